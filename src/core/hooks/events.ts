@@ -1,0 +1,134 @@
+/**
+ * The event catalogue. Canonical names are Claude Code's wherever Claude Code has the
+ * event, so scripts written for it carry over; the seeds' spellings are aliases.
+ */
+
+export const HOOK_EVENTS = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'TurnStart',
+  'SystemPrompt',
+  'BeforeLLM',
+  'AfterLLM',
+  'PreToolUse',
+  'PermissionRequest',
+  'PermissionDenied',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'StepComplete',
+  'Stop',
+  'SubagentStart',
+  'SubagentStop',
+  'PreCompact',
+  'PostCompact',
+  'Notification',
+  'Error',
+  'SessionEnd',
+] as const;
+
+export type HookEventName = (typeof HOOK_EVENTS)[number];
+
+/**
+ * observe: fan-out, never delays the loop. intercept: returns a decision the loop waits
+ * for. approve: answers a permission request; the first override wins, timeout denies.
+ */
+export type EventKind = 'observe' | 'intercept' | 'approve';
+
+export interface EventInfo {
+  kind: EventKind;
+  /** Payload field the group `matcher` is tested against; undefined = matcher ignored. */
+  matchField?: string;
+  /** Plain (non-JSON) stdout on exit 0 becomes model context, as in Claude Code. */
+  plainStdoutIsContext: boolean;
+  /** Exit code 2 blocks the action (Claude Code's per-event table). */
+  exit2Blocks: boolean;
+  /** Tool events: content patterns and `if` filters apply. */
+  toolEvent: boolean;
+  description: string;
+}
+
+export const EVENT_INFO: Record<HookEventName, EventInfo> = {
+  SessionStart: { kind: 'intercept', matchField: 'source', plainStdoutIsContext: true, exit2Blocks: false, toolEvent: false, description: 'A session starts or resumes; hooks may add context.' },
+  UserPromptSubmit: { kind: 'intercept', plainStdoutIsContext: true, exit2Blocks: true, toolEvent: false, description: 'The user submitted a prompt; hooks may block it or add context.' },
+  TurnStart: { kind: 'observe', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: false, description: 'The agent starts working on a prompt.' },
+  SystemPrompt: { kind: 'intercept', plainStdoutIsContext: true, exit2Blocks: false, toolEvent: false, description: 'The system prompt is built; hooks may add extensions to it.' },
+  BeforeLLM: { kind: 'intercept', plainStdoutIsContext: false, exit2Blocks: true, toolEvent: false, description: 'Before each model request; hooks may modify the request or abort the turn.' },
+  AfterLLM: { kind: 'intercept', plainStdoutIsContext: false, exit2Blocks: true, toolEvent: false, description: 'After each model response; hooks may modify the response or abort the turn.' },
+  PreToolUse: { kind: 'intercept', matchField: 'tool_name', plainStdoutIsContext: false, exit2Blocks: true, toolEvent: true, description: 'Before a tool runs; hooks may allow, deny, ask, or rewrite its input.' },
+  PermissionRequest: { kind: 'approve', matchField: 'tool_name', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: true, description: 'A permission prompt is about to be shown; hooks may answer it.' },
+  PermissionDenied: { kind: 'observe', matchField: 'tool_name', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: true, description: 'A tool call was denied (rule, hook, user or timeout).' },
+  PostToolUse: { kind: 'intercept', matchField: 'tool_name', plainStdoutIsContext: false, exit2Blocks: true, toolEvent: true, description: 'A tool succeeded; hooks may add context, feed back a reason, or rewrite the output.' },
+  PostToolUseFailure: { kind: 'intercept', matchField: 'tool_name', plainStdoutIsContext: false, exit2Blocks: true, toolEvent: true, description: 'A tool failed; hooks may add context.' },
+  StepComplete: { kind: 'observe', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: false, description: 'One model step (response plus its tool calls) finished.' },
+  Stop: { kind: 'intercept', plainStdoutIsContext: false, exit2Blocks: true, toolEvent: false, description: 'The agent is about to finish; hooks may make it continue.' },
+  SubagentStart: { kind: 'intercept', matchField: 'agent_type', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: false, description: 'A subagent starts; hooks may add context to it.' },
+  SubagentStop: { kind: 'intercept', matchField: 'agent_type', plainStdoutIsContext: false, exit2Blocks: true, toolEvent: false, description: 'A subagent is about to finish; hooks may make it continue.' },
+  PreCompact: { kind: 'intercept', matchField: 'trigger', plainStdoutIsContext: false, exit2Blocks: true, toolEvent: false, description: 'Before old turns are compacted; hooks may block it.' },
+  PostCompact: { kind: 'observe', matchField: 'trigger', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: false, description: 'After compaction, with the summary.' },
+  Notification: { kind: 'observe', matchField: 'notification_type', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: false, description: 'The agent notifies the user (permission prompt, idle, ...).' },
+  Error: { kind: 'observe', matchField: 'error_type', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: false, description: 'An error occurred (model, tool, hook or internal).' },
+  SessionEnd: { kind: 'observe', matchField: 'reason', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: false, description: 'The session ends.' },
+};
+
+/** One table of alias spellings (seeds, Copilot camelCase, PicoClaw snake_case). */
+export const EVENT_ALIASES: Readonly<Record<string, HookEventName>> = {
+  // seed 000 (AstroResearch)
+  OnSessionStart: 'SessionStart',
+  OnSessionStop: 'Stop',
+  OnStepComplete: 'StepComplete',
+  OnSubagentStart: 'SubagentStart',
+  OnSubagentStop: 'SubagentStop',
+  OnPreCompact: 'PreCompact',
+  OnPostCompact: 'PostCompact',
+  // seed 003 (AtomCode)
+  OnUserPromptSubmit: 'UserPromptSubmit',
+  OnSessionEnd: 'SessionEnd',
+  PreToolExecution: 'PreToolUse',
+  PostToolExecution: 'PostToolUse',
+  OnToolCallStart: 'PreToolUse',
+  PostTurn: 'StepComplete',
+  OnTurnComplete: 'StepComplete',
+  OnTurnStart: 'TurnStart',
+  OnError: 'Error',
+  OnModelResponse: 'AfterLLM',
+  // seed 004 (PicoClaw)
+  before_llm: 'BeforeLLM',
+  after_llm: 'AfterLLM',
+  before_tool: 'PreToolUse',
+  after_tool: 'PostToolUse',
+  approve_tool: 'PermissionRequest',
+  turn_start: 'TurnStart',
+  turn_end: 'StepComplete',
+  llm_request: 'BeforeLLM',
+  llm_response: 'AfterLLM',
+  tool_exec_start: 'PreToolUse',
+  tool_exec_end: 'PostToolUse',
+  context_compress: 'PreCompact',
+  error: 'Error',
+  // GitHub Copilot's camelCase file format
+  sessionStart: 'SessionStart',
+  sessionEnd: 'SessionEnd',
+  userPromptSubmitted: 'UserPromptSubmit',
+  preToolUse: 'PreToolUse',
+  postToolUse: 'PostToolUse',
+  postToolUseFailure: 'PostToolUseFailure',
+  permissionRequest: 'PermissionRequest',
+  agentStop: 'Stop',
+  subagentStart: 'SubagentStart',
+  subagentStop: 'SubagentStop',
+  preCompact: 'PreCompact',
+  errorOccurred: 'Error',
+  notification: 'Notification',
+};
+
+const CANONICAL = new Set<string>(HOOK_EVENTS);
+
+/** The canonical event for a name or alias, or undefined if it is not an event. */
+export function resolveEventName(name: string): HookEventName | undefined {
+  if (CANONICAL.has(name)) return name as HookEventName;
+  return Object.prototype.hasOwnProperty.call(EVENT_ALIASES, name) ? EVENT_ALIASES[name] : undefined;
+}
+
+export function isToolEvent(event: HookEventName): boolean {
+  return EVENT_INFO[event].toolEvent;
+}

@@ -1,0 +1,138 @@
+import type { HookEventName } from './events';
+
+/** Where a hook was defined. Workspace-sourced hooks run only in a trusted workspace. */
+export type HookSourceKind = 'user' | 'workspace' | 'folder' | 'hooksJson' | 'builtin' | 'session' | 'cli';
+
+export interface HookSource {
+  kind: HookSourceKind;
+  /** File the hook came from, when it came from a file. */
+  file?: string;
+  /** 1-based position of the handler entry in that file. */
+  line?: number;
+  column?: number;
+}
+
+export type HandlerType = 'builtin' | 'command' | 'rpc' | 'http';
+export type FailurePolicy = 'continue' | 'block';
+
+export type HandlerSpec =
+  | {
+      type: 'command';
+      /** Shell form (`sh -c`) unless `args` is given, then exec form without a shell. */
+      command: string;
+      args?: string[];
+      cwd?: string;
+      env?: Record<string, string>;
+      /** Fire-and-forget: started, not awaited; decisions ignored, context delivered later. */
+      async?: boolean;
+    }
+  | { type: 'http'; url: string; headers?: Record<string, string>; allowedEnvVars?: string[] }
+  | { type: 'rpc'; server: string; mode: 'observe' | 'intercept' }
+  | { type: 'builtin'; builtin: string; options?: Record<string, unknown> };
+
+/** One resolved, immutable hook: a handler bound to one event. */
+export interface HookDefinition {
+  /** Stable across reloads: derived from source, event and handler content. */
+  id: string;
+  name: string;
+  description?: string;
+  event: HookEventName;
+  /** Group matcher (Claude Code rules): tool name, source, trigger, ... by event. */
+  matcher?: string;
+  /** Argument filters (seed 000 `content_patterns`): `key:substring` or a substring of the JSON. */
+  contentPatterns?: string[];
+  /** Claude Code's `if` permission-rule filter, e.g. `Bash(git *)`. */
+  if?: string;
+  priority: number;
+  onFailure?: FailurePolicy;
+  /** Milliseconds; undefined means the default for the event kind and handler type. */
+  timeoutMs?: number;
+  /** Default enabled state from the config; the user's toggle overrides it. */
+  enabled: boolean;
+  source: HookSource;
+  spec: HandlerSpec;
+}
+
+/** A long-lived JSON-RPC hook process (seed 004 `processes`). */
+export interface ServerDefinition {
+  name: string;
+  command: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  /** Events declared in config; the handshake may narrow them. Empty = take the handshake's. */
+  observe: HookEventName[];
+  intercept: HookEventName[];
+  timeoutMs?: number;
+  enabled: boolean;
+  priority: number;
+  onFailure?: FailurePolicy;
+  source: HookSource;
+}
+
+/** The JSON a hook receives, in Claude Code's snake_case form. */
+export interface HookPayload {
+  hook_event_name: HookEventName;
+  session_id: string;
+  transcript_path: string;
+  cwd: string;
+  permission_mode?: string;
+  [key: string]: unknown;
+}
+
+export interface HookInvocation {
+  hook: HookDefinition;
+  payload: HookPayload;
+  /** Aborted when the hook times out or the turn is cancelled. */
+  signal: AbortSignal;
+  timeoutMs: number;
+  /** The workspace root, exported as CLAUDE_PROJECT_DIR and HOOKPILOT_PROJECT_DIR. */
+  projectDir: string;
+}
+
+/** What a hook asked for, normalized from any handler type. */
+export interface HookEffects {
+  /** PreToolUse: allow | deny | ask | defer. Block-style events: block. */
+  decision?: 'allow' | 'deny' | 'ask' | 'defer' | 'block';
+  reason?: string;
+  /** `continue: false`: end the session after this hook. */
+  stop?: { reason?: string };
+  systemMessage?: string;
+  additionalContext?: string;
+  updatedInput?: Record<string, unknown>;
+  updatedToolOutput?: unknown;
+  /** PermissionRequest answer (Claude Code `hookSpecificOutput.decision`). */
+  permission?: { behavior: 'allow' | 'deny' | 'ask'; updatedInput?: Record<string, unknown>; message?: string; interrupt?: boolean };
+  /** PermissionDenied: ask the model to retry. */
+  retry?: boolean;
+  /** BeforeLLM / AfterLLM rewrites (seed 004 `modify`). */
+  llmRequest?: Record<string, unknown>;
+  llmResponse?: Record<string, unknown>;
+  /** seed 004: abort the turn, or hard-abort the session. */
+  abort?: 'turn' | 'hard';
+  metadata?: Record<string, unknown>;
+  warnings?: string[];
+}
+
+export interface HookTrace {
+  durationMs: number;
+  stdout?: string;
+  stderr?: string;
+  exitCode?: number | null;
+  signal?: string | null;
+  /** Output was cut at the cap. */
+  truncated?: boolean;
+}
+
+export type HookOutcome =
+  | { status: 'success'; effects: HookEffects; trace: HookTrace }
+  /** Exit 2 (or an explicit blocking error): blocks where the event allows it. */
+  | { status: 'blocking-error'; reason: string; effects: HookEffects; trace: HookTrace }
+  /** Crash, bad output, non-zero exit without valid JSON, spawn failure, non-2xx. */
+  | { status: 'error'; error: string; trace: HookTrace }
+  | { status: 'timeout'; error: string; trace: HookTrace }
+  | { status: 'cancelled'; trace: HookTrace };
+
+/** Runs hooks of one handler type. */
+export interface HookHandler {
+  run(invocation: HookInvocation): Promise<HookOutcome>;
+}
