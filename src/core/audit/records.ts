@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+/**
+ * The audit log's record shapes: one JSONL line each. `seq` and `ts` are stamped by the
+ * writer. Secrets are redacted by the writer before a record reaches the disk.
+ */
+const base = {
+  seq: z.number().int().nonnegative(),
+  ts: z.string(),
+  session_id: z.string(),
+};
+
+export const auditRecordSchema = z.discriminatedUnion('type', [
+  z.object({
+    ...base,
+    type: z.literal('event'),
+    dispatch_id: z.string(),
+    event: z.string(),
+    payload: z.unknown(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('hook_run'),
+    dispatch_id: z.string(),
+    event: z.string(),
+    hook_id: z.string(),
+    hook_name: z.string(),
+    handler: z.enum(['builtin', 'command', 'rpc', 'http']),
+    source: z.string(),
+    status: z.enum(['success', 'blocking-error', 'error', 'timeout', 'cancelled']),
+    /** allow | deny | ask | block | defer | error | timeout | none */
+    decision: z.string(),
+    reason: z.string().optional(),
+    input: z.unknown().optional(),
+    effects: z.unknown().optional(),
+    stdout: z.string().optional(),
+    stderr: z.string().optional(),
+    exit_code: z.number().nullable().optional(),
+    duration_ms: z.number(),
+    started_ms: z.number().optional(),
+    error: z.string().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('dispatch'),
+    dispatch_id: z.string(),
+    event: z.string(),
+    decision: z.string(),
+    reason: z.string().optional(),
+    hooks_run: z.number().int(),
+    duration_ms: z.number(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('permission'),
+    tool_name: z.string(),
+    tool_use_id: z.string().optional(),
+    decision: z.enum(['allow', 'deny', 'ask']),
+    /** Which precedence level or actor decided: rule, hook, user, mode, timeout, ... */
+    source: z.string(),
+    reason: z.string().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('note'),
+    level: z.enum(['info', 'warning', 'error']),
+    message: z.string(),
+    data: z.unknown().optional(),
+  }),
+]);
+
+export type AuditRecord = z.infer<typeof auditRecordSchema>;
+
+/** A record before the writer stamps `seq` and `ts`. */
+export type AuditEntry = AuditRecord extends infer R ? (R extends AuditRecord ? Omit<R, 'seq' | 'ts'> : never) : never;
+
+/** Where the engine and the agent send audit entries. Appending never blocks the caller. */
+export interface AuditSink {
+  append(entry: AuditEntry): void;
+}
