@@ -1,0 +1,61 @@
+import { isAbsolute, resolve } from 'node:path';
+import type { HookEventName } from '../events';
+
+/** Names always kept from hooks, besides any `*_API_KEY`, `*_TOKEN`, `*_SECRET`. */
+const SECRET_NAMES = new Set(['HOOKPILOT_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY']);
+const SECRET_SUFFIX = /(_API_KEY|_TOKEN|_SECRET)$/;
+const PROJECT_DIR_PLACEHOLDER = /\$\{(?:CLAUDE|HOOKPILOT)_PROJECT_DIR\}/g;
+const BRACED_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+export function isSecretEnvName(name: string): boolean {
+  const upper = name.toUpperCase();
+  return SECRET_NAMES.has(upper) || SECRET_SUFFIX.test(upper);
+}
+
+/** Replaces `${CLAUDE_PROJECT_DIR}` and `${HOOKPILOT_PROJECT_DIR}` (exec form has no shell to do it). */
+export function substituteProjectDir(text: string, projectDir: string): string {
+  return text.replace(PROJECT_DIR_PLACEHOLDER, () => projectDir);
+}
+
+export interface HookEnvInput {
+  base: NodeJS.ProcessEnv;
+  /** The hook's `env`: values may reference `${NAME}` from the base env, secrets included. */
+  specEnv?: Record<string, string>;
+  projectDir: string;
+  sessionId: string;
+  event: HookEventName;
+}
+
+/**
+ * The environment a command hook sees: the base env without secrets (a hook gets a secret
+ * only when its `env` names it, e.g. `"GH_TOKEN": "${GH_TOKEN}"`), the hook's own `env`,
+ * and the variables Claude Code sets for its hooks.
+ */
+export function buildHookEnv(input: HookEnvInput): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(input.base)) {
+    if (value !== undefined && !isSecretEnvName(name)) env[name] = value;
+  }
+  const fixed: Record<string, string> = {
+    CLAUDE_PROJECT_DIR: input.projectDir,
+    HOOKPILOT_PROJECT_DIR: input.projectDir,
+    CLAUDECODE: '1',
+    CLAUDE_CODE_SESSION_ID: input.sessionId,
+    HOOKPILOT_SESSION_ID: input.sessionId,
+    HOOKPILOT_HOOK_EVENT: input.event,
+  };
+  const lookup = (name: string): string => fixed[name] ?? input.base[name] ?? '';
+  for (const [name, value] of Object.entries(input.specEnv ?? {})) {
+    env[name] = value.replace(BRACED_REFERENCE, (_match, ref: string) => lookup(ref));
+  }
+  return { ...env, ...fixed };
+}
+
+/** spec.cwd (relative to the project), else the session's current directory, else the project. */
+export function resolveHookCwd(specCwd: string | undefined, payloadCwd: string | undefined, projectDir: string): string {
+  if (specCwd !== undefined && specCwd !== '') {
+    const dir = substituteProjectDir(specCwd, projectDir);
+    return isAbsolute(dir) ? dir : resolve(projectDir, dir);
+  }
+  return payloadCwd || projectDir;
+}
