@@ -10,6 +10,8 @@ export interface HookSource {
   /** 1-based position of the handler entry in that file. */
   line?: number;
   column?: number;
+  /** JSON path of the entry, e.g. `hooks.PreToolUse[0].hooks[1]`; also for settings values. */
+  path?: string;
 }
 
 export type HandlerType = 'builtin' | 'command' | 'rpc' | 'http';
@@ -43,6 +45,8 @@ export interface HookDefinition {
   contentPatterns?: string[];
   /** Claude Code's `if` permission-rule filter, e.g. `Bash(git *)`. */
   if?: string;
+  /** Claude Code's spinner text while the hook runs. */
+  statusMessage?: string;
   priority: number;
   onFailure?: FailurePolicy;
   /** Milliseconds; undefined means the default for the event kind and handler type. */
