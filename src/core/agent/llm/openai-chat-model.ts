@@ -1,0 +1,159 @@
+import OpenAI from 'openai';
+import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import type { ChatModel, CompleteOptions, ModelRequest, ModelResponse } from './chat-model';
+import { ModelError } from './model-error';
+import { cancelled, requestErrorToModelError, streamErrorToModelError, type ErrorContext } from './openai-error-mapping';
+import { StreamAssembler } from './stream-assembler';
+
+export interface OpenAIChatModelOptions {
+  /** An OpenAI-compatible endpoint, e.g. `http://127.0.0.1:11434/v1`. */
+  baseURL: string;
+  /** Local servers usually need none; a placeholder is sent then. */
+  apiKey?: string;
+  /** Retries of 408/409/429/5xx and connection failures, with the SDK's backoff. Default 3. */
+  maxRetries?: number;
+  /** How long to wait for the response to start, and then for each next chunk. Default 10 min. */
+  timeoutMs?: number;
+  fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+}
+
+const PLACEHOLDER_API_KEY = 'not-needed';
+const DEFAULT_MAX_RETRIES = 3;
+const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+
+/** A ChatModel over the `openai` SDK's streaming chat completions. */
+export class OpenAIChatModel implements ChatModel {
+  private readonly client: OpenAI;
+  private readonly context: ErrorContext;
+  private readonly apiKey: string | undefined;
+
+  constructor(options: OpenAIChatModelOptions) {
+    const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.apiKey = options.apiKey;
+    this.context = { baseURL: options.baseURL, maxRetries, timeoutMs };
+    this.client = new OpenAI({
+      baseURL: options.baseURL,
+      apiKey: options.apiKey || PLACEHOLDER_API_KEY,
+      maxRetries,
+      timeout: timeoutMs,
+      fetch: options.fetch,
+      // Every failure reaches the caller as a ModelError; the SDK's own console output would be noise.
+      logLevel: 'off',
+    });
+  }
+
+  async complete(request: ModelRequest, options: CompleteOptions): Promise<ModelResponse> {
+    try {
+      return await this.stream(request, options);
+    } catch (error) {
+      throw this.redact(error instanceof ModelError ? error : streamErrorToModelError(error, this.context));
+    }
+  }
+
+  private async stream(request: ModelRequest, { signal, onTextDelta }: CompleteOptions): Promise<ModelResponse> {
+    if (signal.aborted) throw cancelled();
+    const params: ChatCompletionCreateParamsStreaming = {
+      model: request.model,
+      messages: request.messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    // An empty tools array is rejected by OpenAI itself.
+    if (request.tools && request.tools.length > 0) params.tools = request.tools;
+    if (request.temperature !== undefined) params.temperature = request.temperature;
+    if (request.maxTokens !== undefined) params.max_tokens = request.maxTokens;
+
+    let stream;
+    try {
+      // The SDK's retry backoff ignores the signal; the race makes cancel immediate.
+      stream = await raceAbort(this.client.chat.completions.create(params, { signal }), signal);
+    } catch (error) {
+      throw requestErrorToModelError(error, this.context);
+    }
+
+    const assembler = new StreamAssembler();
+    let stalled = false;
+    let callbackFailure: { error: unknown } | undefined;
+    const idle = new IdleTimer(this.context.timeoutMs, () => {
+      stalled = true;
+      stream.controller.abort();
+    });
+    try {
+      for await (const chunk of stream) {
+        idle.reset();
+        const text = assembler.add(chunk);
+        if (text && onTextDelta) {
+          try {
+            onTextDelta(text);
+          } catch (error) {
+            callbackFailure = { error };
+            break;
+          }
+        }
+      }
+    } finally {
+      idle.stop();
+    }
+
+    if (callbackFailure) throw callbackFailure.error;
+    // The SDK ends the iteration quietly when its request is aborted.
+    if (signal.aborted) throw cancelled();
+    const at = `the model at ${this.context.baseURL}`;
+    if (stalled) {
+      throw new ModelError('stream_cut', `the response stream from ${at} stalled: nothing arrived for ${this.context.timeoutMs} ms`);
+    }
+    if (assembler.receivedChunks === 0) {
+      throw new ModelError('malformed', `${at} answered without any stream events (does it support streaming chat completions?)`);
+    }
+    if (!assembler.finished) {
+      throw new ModelError('stream_cut', `the response stream from ${at} ended before the answer was finished (no finish_reason)`);
+    }
+    return assembler.result();
+  }
+
+  private redact(error: ModelError): ModelError {
+    const key = this.apiKey;
+    if (!key || !error.message.includes(key)) return error;
+    const message = error.message.split(key).join('[redacted]');
+    return new ModelError(error.kind, message, error.status);
+  }
+}
+
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelled());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** Fires once when `reset` has not been called for `ms`. */
+class IdleTimer {
+  private timer: ReturnType<typeof setTimeout>;
+
+  constructor(
+    private readonly ms: number,
+    private readonly onIdle: () => void,
+  ) {
+    this.timer = setTimeout(onIdle, ms);
+  }
+
+  reset(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(this.onIdle, this.ms);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+}

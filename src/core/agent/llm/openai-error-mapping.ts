@@ -1,0 +1,94 @@
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from 'openai';
+import { ModelError, type ModelErrorKind } from './model-error';
+
+export interface ErrorContext {
+  baseURL: string;
+  maxRetries: number;
+  timeoutMs: number;
+}
+
+/** Maps an error from opening the request (before any chunk arrived) to a ModelError. */
+export function requestErrorToModelError(error: unknown, context: ErrorContext): ModelError {
+  if (error instanceof ModelError) return error;
+  const at = `the model at ${context.baseURL}`;
+  if (error instanceof APIUserAbortError) return cancelled(error);
+  if (error instanceof APIConnectionTimeoutError) {
+    return new ModelError('unreachable', `${at} did not answer within ${context.timeoutMs} ms`, undefined, { cause: error });
+  }
+  if (error instanceof APIConnectionError) {
+    return new ModelError('unreachable', `cannot reach ${at}: ${describeCause(error)}`, undefined, { cause: error });
+  }
+  if (error instanceof APIError && typeof error.status === 'number') {
+    const kind = kindForStatus(error.status);
+    return new ModelError(kind, statusMessage(kind, at, error.message, context.maxRetries), error.status, { cause: error });
+  }
+  return new ModelError('server', `request to ${at} failed: ${describeCause(error)}`, undefined, { cause: error });
+}
+
+/** Maps an error raised while reading the stream to a ModelError. */
+export function streamErrorToModelError(error: unknown, context: ErrorContext): ModelError {
+  if (error instanceof ModelError) return error;
+  const at = `the model at ${context.baseURL}`;
+  if (error instanceof APIUserAbortError) return cancelled(error);
+  if (error instanceof APIError) {
+    // An `error` object inside the event stream: the server gave up mid-answer.
+    return new ModelError('server', `${at} reported an error mid-stream: ${error.message}`, error.status, { cause: error });
+  }
+  if (error instanceof SyntaxError) {
+    return new ModelError('malformed', `${at} sent a stream event that is not valid JSON: ${error.message}`, undefined, { cause: error });
+  }
+  return new ModelError('stream_cut', `the response stream from ${at} was cut off before it finished: ${describeCause(error)}`, undefined, { cause: error });
+}
+
+export function cancelled(cause?: unknown): ModelError {
+  return new ModelError('cancelled', 'the model request was cancelled', undefined, { cause });
+}
+
+function kindForStatus(status: number): ModelErrorKind {
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 429) return 'rate_limit';
+  if (status >= 500 || status === 408 || status === 409) return 'server';
+  return 'bad_request';
+}
+
+function statusMessage(kind: ModelErrorKind, at: string, detail: string, maxRetries: number): string {
+  const retried = maxRetries > 0 ? ` (still failing after ${maxRetries} ${maxRetries === 1 ? 'retry' : 'retries'})` : '';
+  switch (kind) {
+    case 'auth':
+      return `${at} refused the credentials: ${detail}`;
+    case 'rate_limit':
+      return `${at} is rate limiting requests${retried}: ${detail}`;
+    case 'server':
+      return `${at} failed${retried}: ${detail}`;
+    default:
+      return `${at} rejected the request: ${detail}`;
+  }
+}
+
+/** The innermost cause says what really happened (e.g. `connect ECONNREFUSED 127.0.0.1:9`). */
+function describeCause(error: unknown): string {
+  let current: unknown = error;
+  for (let depth = 0; depth < 10; depth += 1) {
+    const next = innerError(current);
+    if (next === undefined) break;
+    current = next;
+  }
+  if (current instanceof Error) {
+    const code = (current as { code?: unknown }).code;
+    if (current.message) return current.message;
+    if (typeof code === 'string') return code;
+    return current.name;
+  }
+  return String(current);
+}
+
+function innerError(error: unknown): unknown {
+  if (error instanceof AggregateError && error.errors.length > 0) return error.errors[0];
+  if (error instanceof Error && error.cause !== undefined) return error.cause;
+  return undefined;
+}

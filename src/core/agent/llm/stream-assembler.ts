@@ -1,0 +1,101 @@
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import type { ModelResponse, TokenUsage, ToolCallRequest } from './chat-model';
+import { parseToolArguments } from './tool-arguments';
+
+interface PartialToolCall {
+  index: number | undefined;
+  id: string;
+  name: string;
+  argumentsText: string;
+}
+
+type ToolCallDelta = NonNullable<ChatCompletionChunk.Choice.Delta['tool_calls']>[number];
+
+/**
+ * Builds one assistant message from streamed chunks. Tool calls arrive split across chunks
+ * and are keyed by `index`; several calls may interleave.
+ */
+export class StreamAssembler {
+  private content = '';
+  private readonly calls: PartialToolCall[] = [];
+  private finish: string | null = null;
+  private usage: TokenUsage | undefined;
+  private chunkCount = 0;
+
+  /** Returns the text added by this chunk ('' when none). */
+  add(chunk: ChatCompletionChunk): string {
+    this.chunkCount += 1;
+    if (chunk.usage) {
+      this.usage = {
+        promptTokens: chunk.usage.prompt_tokens,
+        completionTokens: chunk.usage.completion_tokens,
+        totalTokens: chunk.usage.total_tokens,
+      };
+    }
+    // Only one choice is requested; other indexes would be a different message.
+    const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+    if (!choice) return '';
+    let text = '';
+    const delta = choice.delta ?? {};
+    if (typeof delta.content === 'string') text += delta.content;
+    if (typeof delta.refusal === 'string') text += delta.refusal;
+    this.content += text;
+    for (const call of delta.tool_calls ?? []) this.addToolCallDelta(call);
+    if (choice.finish_reason) this.finish = choice.finish_reason;
+    return text;
+  }
+
+  get receivedChunks(): number {
+    return this.chunkCount;
+  }
+
+  get finished(): boolean {
+    return this.finish !== null;
+  }
+
+  result(): ModelResponse {
+    const toolCalls = this.calls.map((call, position) => toToolCallRequest(call, position));
+    const response: ModelResponse = { content: this.content, toolCalls, finishReason: this.finish };
+    if (this.usage) response.usage = this.usage;
+    return response;
+  }
+
+  private addToolCallDelta(delta: ToolCallDelta): void {
+    const target = this.findCall(delta);
+    if (delta.id && !target.id) target.id = delta.id;
+    const name = delta.function?.name;
+    // Most servers send the name once; some repeat it in every chunk, a few split it.
+    if (name && target.name !== name) target.name += name;
+    if (delta.function?.arguments) target.argumentsText += delta.function.arguments;
+  }
+
+  private findCall(delta: ToolCallDelta): PartialToolCall {
+    const index = typeof delta.index === 'number' ? delta.index : undefined;
+    const last = this.calls.at(-1);
+    let existing: PartialToolCall | undefined;
+    if (index !== undefined) {
+      existing = [...this.calls].reverse().find((c) => c.index === index);
+    } else if (last && (!delta.id || delta.id === last.id)) {
+      // Servers that omit `index` send each call's pieces in order.
+      existing = last;
+    }
+    // A new id at a known index means the server reused the index for another call.
+    if (existing && !(delta.id && existing.id && delta.id !== existing.id)) return existing;
+    const created: PartialToolCall = { index, id: '', name: '', argumentsText: '' };
+    this.calls.push(created);
+    return created;
+  }
+}
+
+function toToolCallRequest(call: PartialToolCall, position: number): ToolCallRequest {
+  const request: ToolCallRequest = {
+    // Some local servers send no id; the loop needs one to pair the tool result.
+    id: call.id || `call_${position}`,
+    name: call.name,
+    argumentsText: call.argumentsText,
+  };
+  const parsed = parseToolArguments(call.argumentsText);
+  if (parsed.ok) request.arguments = parsed.value;
+  else request.argumentsError = parsed.error;
+  return request;
+}

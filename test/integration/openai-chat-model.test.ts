@@ -1,0 +1,289 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ChatTool, ModelRequest } from '../../src/core/agent/llm/chat-model';
+import { ModelError } from '../../src/core/agent/llm/model-error';
+import { OpenAIChatModel } from '../../src/core/agent/llm/openai-chat-model';
+import {
+  cutStream,
+  malformedToolCall,
+  stall,
+  startModelServer,
+  status,
+  text,
+  toolCalls,
+  type ModelScript,
+  type ModelServer,
+} from '../support/model-server';
+
+const servers: ModelServer[] = [];
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function serve(script: ModelScript): Promise<ModelServer> {
+  const server = await startModelServer(script);
+  servers.push(server);
+  return server;
+}
+
+const BASH_TOOL: ChatTool = {
+  type: 'function',
+  function: {
+    name: 'Bash',
+    description: 'Run a shell command',
+    parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
+  },
+};
+
+const request = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
+  model: 'scripted-model',
+  messages: [
+    { role: 'system', content: 'You are a test.' },
+    { role: 'user', content: 'Say hello' },
+  ],
+  ...extra,
+});
+
+const run = (model: OpenAIChatModel, req: ModelRequest = request(), onTextDelta?: (d: string) => void) =>
+  model.complete(req, { signal: new AbortController().signal, onTextDelta });
+
+async function expectModelError(work: Promise<unknown>): Promise<ModelError> {
+  const error = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ModelError);
+  return error as ModelError;
+}
+
+describe('OpenAIChatModel against a scripted OpenAI-compatible server', () => {
+  it('streams plain text, reporting each delta and the usage', async () => {
+    const server = await serve([text('Hello there, how can I help?', { chunks: 5, usage: { promptTokens: 21, completionTokens: 8 } })]);
+    const model = new OpenAIChatModel({ baseURL: server.url });
+    const deltas: string[] = [];
+
+    const response = await run(model, request(), (d) => deltas.push(d));
+
+    expect(response.content).toBe('Hello there, how can I help?');
+    expect(deltas).toHaveLength(5);
+    expect(deltas.join('')).toBe(response.content);
+    expect(response.toolCalls).toEqual([]);
+    expect(response.finishReason).toBe('stop');
+    expect(response.usage).toEqual({ promptTokens: 21, completionTokens: 8, totalTokens: 29 });
+  });
+
+  it('sends the messages, tools and options it was given', async () => {
+    const server = await serve([text('ok')]);
+    const model = new OpenAIChatModel({ baseURL: server.url, apiKey: 'sk-test-secret' });
+    const messages: ModelRequest['messages'] = [
+      { role: 'user', content: 'List files' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'Bash', arguments: '{"command":"ls"}' } }] },
+      { role: 'tool', tool_call_id: 'call_1', content: 'a.txt\nb.txt' },
+    ];
+
+    await run(model, request({ messages, tools: [BASH_TOOL], temperature: 0.2, maxTokens: 256 }));
+
+    expect(server.requests).toHaveLength(1);
+    const { body, authorization } = server.requests[0];
+    expect(authorization).toBe('present');
+    expect(body.model).toBe('scripted-model');
+    expect(body.stream).toBe(true);
+    expect(body.stream_options?.include_usage).toBe(true);
+    expect(body.messages).toEqual(messages);
+    expect(body.tools).toEqual([BASH_TOOL]);
+    expect(body.temperature).toBe(0.2);
+    expect(body.max_tokens).toBe(256);
+    expect(JSON.stringify(server.requests[0])).not.toContain('sk-test-secret');
+  });
+
+  it('leaves tools out of the request when there are none', async () => {
+    const server = await serve([text('ok')]);
+    await run(new OpenAIChatModel({ baseURL: server.url }), request({ tools: [] }));
+    expect(server.requests[0].body).not.toHaveProperty('tools');
+  });
+
+  it('assembles a tool call whose arguments arrive across 7 chunks', async () => {
+    const args = { command: 'grep -rn "needle" src | head -20', timeout: 30000, description: 'Find the needle' };
+    const server = await serve([toolCalls([{ id: 'call_abc', name: 'Bash', arguments: args }], { splitArguments: 7 })]);
+    const deltas: string[] = [];
+
+    const response = await run(new OpenAIChatModel({ baseURL: server.url }), request({ tools: [BASH_TOOL] }), (d) => deltas.push(d));
+
+    expect(response.finishReason).toBe('tool_calls');
+    expect(response.content).toBe('');
+    expect(deltas).toEqual([]);
+    expect(response.toolCalls).toEqual([
+      { id: 'call_abc', name: 'Bash', argumentsText: JSON.stringify(args), arguments: args },
+    ]);
+  });
+
+  it('assembles two parallel tool calls whose pieces interleave, keyed by index', async () => {
+    const server = await serve([
+      toolCalls(
+        [
+          { id: 'call_1', name: 'Read', arguments: { file_path: 'src/a.ts' } },
+          { id: 'call_2', name: 'Bash', arguments: { command: 'npm test -- --run' } },
+        ],
+        { splitArguments: 4, interleave: true, content: 'Looking at both.' },
+      ),
+    ]);
+
+    const response = await run(new OpenAIChatModel({ baseURL: server.url }));
+
+    expect(response.content).toBe('Looking at both.');
+    expect(response.toolCalls.map((c) => [c.id, c.name, c.arguments])).toEqual([
+      ['call_1', 'Read', { file_path: 'src/a.ts' }],
+      ['call_2', 'Bash', { command: 'npm test -- --run' }],
+    ]);
+  });
+
+  it('reports malformed or non-object arguments as argumentsError without throwing', async () => {
+    const server = await serve([
+      malformedToolCall('Bash', '{"command": "ls'),
+      malformedToolCall('Bash', '["ls"]'),
+      toolCalls([{ name: 'TodoRead', arguments: '' }]),
+    ]);
+    const model = new OpenAIChatModel({ baseURL: server.url });
+
+    const [broken] = (await run(model)).toolCalls;
+    expect(broken.argumentsText).toBe('{"command": "ls');
+    expect(broken.arguments).toBeUndefined();
+    expect(broken.argumentsError).toMatch(/not valid JSON/);
+
+    const [array] = (await run(model)).toolCalls;
+    expect(array.arguments).toBeUndefined();
+    expect(array.argumentsError).toBe('the tool arguments must be a JSON object, got an array');
+
+    const [empty] = (await run(model)).toolCalls;
+    expect(empty.arguments).toEqual({});
+    expect(empty.argumentsError).toBeUndefined();
+  });
+
+  it('retries a 429 (honouring retry-after) and then succeeds', async () => {
+    const server = await serve([status(429, undefined, { retryAfter: 0 }), text('after the rate limit')]);
+
+    const response = await run(new OpenAIChatModel({ baseURL: server.url }));
+
+    expect(response.content).toBe('after the rate limit');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('retries two 500s with backoff and then succeeds', async () => {
+    const server = await serve([status(500), status(503), text('third time lucky')]);
+
+    const response = await run(new OpenAIChatModel({ baseURL: server.url }));
+
+    expect(response.content).toBe('third time lucky');
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('gives up with kind rate_limit once retries are spent', async () => {
+    const server = await serve([status(429, undefined, { retryAfterMs: 0 }), status(429, undefined, { retryAfterMs: 0 })]);
+
+    const error = await expectModelError(run(new OpenAIChatModel({ baseURL: server.url, maxRetries: 1 })));
+
+    expect(error.kind).toBe('rate_limit');
+    expect(error.status).toBe(429);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('maps 401 to auth and never puts the API key in the error', async () => {
+    const key = 'sk-live-very-secret-key';
+    const server = await serve([status(401, { error: { message: `Incorrect API key provided: ${key}`, type: 'invalid_request_error' } })]);
+
+    const error = await expectModelError(run(new OpenAIChatModel({ baseURL: server.url, apiKey: key })));
+
+    expect(error.kind).toBe('auth');
+    expect(error.status).toBe(401);
+    expect(error.message).toContain(server.url);
+    expect(error.message).not.toContain(key);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('maps a 400 to bad_request without retrying', async () => {
+    const server = await serve([status(400, { error: { message: 'model "nope" not found' } })]);
+    const error = await expectModelError(run(new OpenAIChatModel({ baseURL: server.url })));
+    expect(error.kind).toBe('bad_request');
+    expect(error.message).toContain('model "nope" not found');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('fails with stream_cut when the socket is destroyed mid-stream, never returning half a message', async () => {
+    const server = await serve([cutStream(3)]);
+    const deltas: string[] = [];
+
+    const error = await expectModelError(run(new OpenAIChatModel({ baseURL: server.url }), request(), (d) => deltas.push(d)));
+
+    expect(error.kind).toBe('stream_cut');
+    expect(error.message).toMatch(/cut off before it finished/);
+    expect(deltas.length).toBeGreaterThan(0);
+  });
+
+  it('fails with stream_cut when the stream ends cleanly but unfinished', async () => {
+    const server = await serve([cutStream(2, { mode: 'end' })]);
+    const error = await expectModelError(run(new OpenAIChatModel({ baseURL: server.url })));
+    expect(error.kind).toBe('stream_cut');
+    expect(error.message).toMatch(/no finish_reason/);
+  });
+
+  it('fails with stream_cut when the stream stalls longer than the timeout', async () => {
+    const server = await serve([stall(2)]);
+    const error = await expectModelError(run(new OpenAIChatModel({ baseURL: server.url, timeoutMs: 300 })));
+    expect(error.kind).toBe('stream_cut');
+    expect(error.message).toMatch(/stalled/);
+  });
+
+  it('fails with unreachable, naming the URL and the cause, when nothing listens', async () => {
+    const baseURL = `http://127.0.0.1:${await closedPort()}/v1`;
+
+    const error = await expectModelError(run(new OpenAIChatModel({ baseURL, maxRetries: 0 })));
+
+    expect(error.kind).toBe('unreachable');
+    expect(error.message).toMatch(new RegExp(`^cannot reach the model at ${escapeRegex(baseURL)}: .*ECONNREFUSED`));
+  });
+
+  it('cancels mid-stream when the signal aborts', async () => {
+    const server = await serve([stall(3)]);
+    const controller = new AbortController();
+    const model = new OpenAIChatModel({ baseURL: server.url });
+
+    const error = await expectModelError(model.complete(request(), { signal: controller.signal, onTextDelta: () => controller.abort() }));
+
+    expect(error.kind).toBe('cancelled');
+    await expect.poll(() => server.requests[0].clientClosedEarly).toBe(true);
+  });
+
+  it('cancels at once while the SDK waits to retry', async () => {
+    const server = await serve([status(503, undefined, { retryAfter: 30 }), text('too late')]);
+    const controller = new AbortController();
+    const pending = new OpenAIChatModel({ baseURL: server.url }).complete(request(), { signal: controller.signal });
+    await expect.poll(() => server.requests.length).toBe(1);
+
+    controller.abort();
+
+    expect((await expectModelError(pending)).kind).toBe('cancelled');
+  });
+
+  it('fails with cancelled without sending anything when the signal is already aborted', async () => {
+    const server = await serve([text('unused')]);
+    const error = await expectModelError(
+      new OpenAIChatModel({ baseURL: server.url }).complete(request(), { signal: AbortSignal.abort() }),
+    );
+    expect(error.kind).toBe('cancelled');
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function escapeRegex(value: string): string {
+  return value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
