@@ -1,0 +1,129 @@
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readAuditFile, type AuditReadResult } from './audit-reader';
+import { auditFilePath, AuditWriter, isValidSessionId, type AuditWriterOptions } from './audit-writer';
+import type { AuditRecord } from './records';
+import { Redactor } from './redactor';
+
+/**
+ * The audit directory: one JSONL file per session, one writer per session (shared by
+ * everyone who asks), and a live feed of written records for the timeline view.
+ */
+
+export interface AuditLogOptions {
+  dir: string;
+  /** Shared by all writers, so a secret registered once is redacted in every session. */
+  redactor?: Redactor;
+  durable?: boolean;
+  onError?: (error: Error, sessionId: string) => void;
+  maxRecordBytes?: number;
+  io?: AuditWriterOptions['io'];
+}
+
+export interface AuditSessionInfo {
+  sessionId: string;
+  file: string;
+  sizeBytes: number;
+  modified: Date;
+}
+
+export type AuditRecordListener = (record: AuditRecord, sessionId: string) => void;
+
+export interface Disposable {
+  dispose(): void;
+}
+
+export class AuditLog {
+  readonly dir: string;
+  readonly redactor: Redactor;
+  private readonly options: AuditLogOptions;
+  private readonly writers = new Map<string, AuditWriter>();
+  private readonly listeners = new Set<AuditRecordListener>();
+
+  constructor(options: AuditLogOptions) {
+    this.options = options;
+    this.dir = options.dir;
+    this.redactor = options.redactor ?? new Redactor();
+  }
+
+  /** The session's writer; the same instance until it is closed. Throws on an invalid session id. */
+  writerFor(sessionId: string): AuditWriter {
+    const existing = this.writers.get(sessionId);
+    if (existing && !existing.closed) return existing;
+    const writer = new AuditWriter({
+      dir: this.dir,
+      sessionId,
+      redactor: this.redactor,
+      durable: this.options.durable,
+      maxRecordBytes: this.options.maxRecordBytes,
+      io: this.options.io,
+      onError: (error) => this.options.onError?.(error, sessionId),
+      onRecord: (record) => this.emit(record, sessionId),
+    });
+    this.writers.set(sessionId, writer);
+    return writer;
+  }
+
+  /** Sessions with a log file, most recently modified first. */
+  async listSessions(): Promise<AuditSessionInfo[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const sessions: AuditSessionInfo[] = [];
+    for (const name of names) {
+      if (!name.endsWith('.jsonl')) continue;
+      const sessionId = name.slice(0, -'.jsonl'.length);
+      if (!isValidSessionId(sessionId)) continue;
+      const file = join(this.dir, name);
+      const info = await stat(file).catch(() => undefined);
+      if (info?.isFile()) sessions.push({ sessionId, file, sizeBytes: info.size, modified: info.mtime });
+    }
+    return sessions.sort((a, b) => b.modified.getTime() - a.modified.getTime() || a.sessionId.localeCompare(b.sessionId));
+  }
+
+  /** The session's records as on disk, after flushing its writer; empty for an unknown session. */
+  async read(sessionId: string): Promise<AuditReadResult> {
+    const file = auditFilePath(this.dir, sessionId);
+    const writer = this.writers.get(sessionId);
+    // A failed flush was already reported through onError; read what did reach the file.
+    if (writer && !writer.closed) await writer.flush().catch(() => undefined);
+    try {
+      return await readAuditFile(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], problems: [] };
+      throw error;
+    }
+  }
+
+  /** Called for every record once it is written, in any session. */
+  onRecord(listener: AuditRecordListener): Disposable {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  async flush(): Promise<void> {
+    await Promise.all([...this.writers.values()].filter((w) => !w.closed).map((w) => w.flush()));
+  }
+
+  async close(): Promise<void> {
+    const writers = [...this.writers.values()];
+    this.writers.clear();
+    const results = await Promise.allSettled(writers.map((w) => w.close()));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  private emit(record: AuditRecord, sessionId: string): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(record, sessionId);
+      } catch (error) {
+        this.options.onError?.(error instanceof Error ? error : new Error(String(error)), sessionId);
+      }
+    }
+  }
+}

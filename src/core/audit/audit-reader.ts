@@ -1,0 +1,135 @@
+import { createReadStream } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { auditRecordSchema, type AuditRecord } from './records';
+
+/**
+ * Reads a session's JSONL audit file, crash-tolerantly: a line the writer was cut off in
+ * the middle of (the last one) is skipped and reported, never returned half-parsed.
+ */
+
+export interface AuditReadProblem {
+  /** 1-based line number in the file. */
+  line: number;
+  error: string;
+}
+
+export interface AuditReadResult {
+  records: AuditRecord[];
+  problems: AuditReadProblem[];
+}
+
+export type ParsedAuditLine = { ok: true; record: AuditRecord } | { ok: false; invalidJson: boolean; error: string };
+
+const NEWLINE = 0x0a;
+const READ_CHUNK_BYTES = 1024 * 1024;
+const TAIL_CHUNK_BYTES = 64 * 1024;
+
+export function parseAuditLine(text: string): ParsedAuditLine {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, invalidJson: true, error: `invalid JSON: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const parsed = auditRecordSchema.safeParse(json);
+  if (parsed.success) return { ok: true, record: parsed.data };
+  const issues = parsed.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message));
+  return { ok: false, invalidJson: false, error: `invalid record: ${issues.join('; ')}` };
+}
+
+export function tornLineProblem(line: number, bytes: number): AuditReadProblem {
+  return { line, error: `torn last line (${bytes} bytes) skipped` };
+}
+
+/** Streams the file line by line, so a large log is never held twice in memory. */
+export async function readAuditFile(path: string): Promise<AuditReadResult> {
+  const records: AuditRecord[] = [];
+  const problems: AuditReadProblem[] = [];
+  let lineNo = 0;
+  // The last non-blank line, if it was not JSON: it becomes a torn line if nothing follows it.
+  let lastInvalid: { problem: AuditReadProblem; bytes: number } | undefined;
+
+  const takeLine = (bytes: Buffer) => {
+    lineNo++;
+    const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
+    const text = bytes.toString('utf8', 0, end);
+    if (text.trim() === '') return;
+    const parsed = parseAuditLine(text);
+    lastInvalid = undefined;
+    if (parsed.ok) {
+      records.push(parsed.record);
+      return;
+    }
+    const problem = { line: lineNo, error: parsed.error };
+    problems.push(problem);
+    if (parsed.invalidJson) lastInvalid = { problem, bytes: bytes.length };
+  };
+
+  let partial: Buffer[] = [];
+  for await (const chunk of createReadStream(path, { highWaterMark: READ_CHUNK_BYTES })) {
+    const buf = chunk as Buffer;
+    let start = 0;
+    for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
+      const piece = buf.subarray(start, nl);
+      takeLine(partial.length > 0 ? Buffer.concat([...partial, piece]) : piece);
+      partial = [];
+      start = nl + 1;
+    }
+    if (start < buf.length) partial.push(buf.subarray(start));
+  }
+
+  if (partial.length > 0) {
+    const bytes = partial.reduce((n, b) => n + b.length, 0);
+    problems.push(tornLineProblem(lineNo + 1, bytes));
+  } else if (lastInvalid) {
+    const { problem, bytes } = lastInvalid;
+    Object.assign(problem, tornLineProblem(problem.line, bytes));
+  }
+  return { records, problems };
+}
+
+export interface AuditFileTail {
+  /** The highest seq among the last valid records (0 for an empty file). */
+  lastSeq: number;
+  /** False when a write was cut off: the next write must start on a fresh line. */
+  endsWithNewline: boolean;
+}
+
+/**
+ * Finds the seq of the last valid record by reading backwards from the end, chunk by chunk,
+ * so reopening a large log costs only its tail.
+ */
+export async function readAuditFileTail(handle: FileHandle): Promise<AuditFileTail> {
+  const { size } = await handle.stat();
+  if (size === 0) return { lastSeq: 0, endsWithNewline: true };
+  const last = Buffer.alloc(1);
+  await handle.read(last, 0, 1, size - 1);
+  const endsWithNewline = last[0] === NEWLINE;
+
+  let end = size;
+  // Bytes of a line whose start lies before `end`, not yet seen.
+  let carry = Buffer.alloc(0);
+  while (end > 0) {
+    const start = Math.max(0, end - TAIL_CHUNK_BYTES);
+    const chunk = Buffer.alloc(end - start);
+    await handle.read(chunk, 0, chunk.length, start);
+    const data = carry.length > 0 ? Buffer.concat([chunk, carry]) : chunk;
+    let lineEnd = data.length;
+    while (lineEnd > 0) {
+      const nl = data.lastIndexOf(NEWLINE, lineEnd - 1);
+      if (nl === -1 && start > 0) break;
+      const seq = seqOf(data.subarray(nl + 1, lineEnd));
+      if (seq !== undefined) return { lastSeq: seq, endsWithNewline };
+      lineEnd = Math.max(nl, 0);
+    }
+    carry = Buffer.from(data.subarray(0, lineEnd));
+    end = start;
+  }
+  return { lastSeq: 0, endsWithNewline };
+}
+
+function seqOf(line: Buffer): number | undefined {
+  if (line.length === 0) return undefined;
+  const parsed = parseAuditLine(line.toString('utf8'));
+  return parsed.ok ? parsed.record.seq : undefined;
+}

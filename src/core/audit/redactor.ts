@@ -1,0 +1,212 @@
+/**
+ * Removes secrets from audit records before they reach the disk. The writer runs it on
+ * every record, so each string first meets one combined regex per flag set (the fast
+ * path); only strings that hit it go through the per-pattern replacements.
+ *
+ * A pattern may split its match into named groups `pre`, `secret` and `post`: then only
+ * `secret` is replaced and the rest kept (`Bearer [REDACTED:bearer]`). Without them the
+ * whole match is replaced.
+ */
+
+export interface SecretPattern {
+  kind: string;
+  pattern: RegExp;
+}
+
+export interface RedactorOptions {
+  /** Extra patterns; a bare RegExp or string gets the kind `custom`. */
+  patterns?: Array<SecretPattern | RegExp | string>;
+  /** Exact values to redact wherever they appear (values under 8 characters are ignored). */
+  secretValues?: string[];
+  /** Write `[REDACTED]` instead of `[REDACTED:kind]`. */
+  plainReplacement?: boolean;
+}
+
+export const MIN_SECRET_VALUE_LENGTH = 8;
+const MAX_DEPTH = 64;
+const KEY_CACHE_LIMIT = 10_000;
+
+// Keys whose words include one of these (or an adjacent pair below) hold a secret value.
+const SECRET_KEY_WORDS = new Set(['password', 'passwd', 'passphrase', 'secret', 'token', 'apikey', 'authorization', 'cookie', 'credential', 'credentials']);
+const SECRET_KEY_PAIRS = new Set(['api key', 'private key', 'access key', 'secret key', 'session key']);
+
+const ASSIGNMENT_KEYS = 'passw(?:or)?d|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth';
+
+export const BUILTIN_SECRET_PATTERNS: readonly SecretPattern[] = [
+  { kind: 'private_key', pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*$)/g },
+  { kind: 'anthropic_key', pattern: /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{20,}/g },
+  { kind: 'openai_key', pattern: /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{20,}/g },
+  { kind: 'github_token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{22,})/g },
+  { kind: 'aws_access_key_id', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
+  { kind: 'slack_token', pattern: /\bxox[a-z]-[A-Za-z0-9-]{10,}/g },
+  { kind: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+/g },
+  { kind: 'bearer', pattern: /(?<pre>\b[Bb]earer\s+)(?<secret>(?!\[REDACTED)[A-Za-z0-9._~+/-]{8,}=*)/g },
+  { kind: 'url_credentials', pattern: /(?<pre>\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@]+:)(?<secret>(?!\[REDACTED)[^\s/@]+)(?=@)/g },
+  {
+    kind: 'assignment',
+    pattern: new RegExp(`(?<pre>(?<![A-Za-z0-9])(?:${ASSIGNMENT_KEYS})(?:[_-][A-Za-z0-9_-]*)?["']?\\s*[:=]\\s*["']?)(?<secret>(?!\\[REDACTED)[^\\s"',;&]+)`, 'gi'),
+  },
+];
+
+type Groups = Record<string, string | undefined>;
+
+// Named groups repeat across patterns and numbered back-references would shift, so the
+// combined prefilter drops group names and leaves patterns with back-references on their own.
+const NAMED_GROUP = /\(\?<([A-Za-z_$][\w$]*)>/g;
+const BACK_REFERENCE = /\\[1-9]|\\k</;
+
+export class Redactor {
+  private readonly patterns: SecretPattern[];
+  private readonly plain: boolean;
+  private readonly secretValues = new Set<string>();
+  private valuesPattern: RegExp | undefined;
+  private prefilters: RegExp[] | undefined;
+  private readonly keyCache = new Map<string, boolean>();
+
+  constructor(options: RedactorOptions = {}) {
+    this.plain = options.plainReplacement ?? false;
+    this.patterns = [...BUILTIN_SECRET_PATTERNS, ...(options.patterns ?? []).map(toSecretPattern)];
+    for (const value of options.secretValues ?? []) this.addSecretValue(value);
+  }
+
+  /** Registers an exact secret (an API key, a token read from settings). Short values are ignored. */
+  addSecretValue(value: string): void {
+    if (typeof value !== 'string' || value.length < MIN_SECRET_VALUE_LENGTH || this.secretValues.has(value)) return;
+    this.secretValues.add(value);
+    this.valuesPattern = undefined;
+    this.prefilters = undefined;
+  }
+
+  get secretValueCount(): number {
+    return this.secretValues.size;
+  }
+
+  /** Replaces every secret in `text`; returns `text` itself when nothing matched. */
+  redactText(text: string): string {
+    if (!this.couldContainSecret(text)) return text;
+    let out = text;
+    const values = this.valuesRegex();
+    if (values) out = out.replace(values, this.label('secret_value'));
+    for (const { kind, pattern } of this.patterns) {
+      pattern.lastIndex = 0;
+      out = out.replace(pattern, (...args: unknown[]) => this.replacement(kind, args));
+    }
+    return out;
+  }
+
+  /**
+   * A redacted deep copy in JSON form: strings (keys too) are redacted, string values under
+   * secret-named keys are replaced whole, `toJSON` is honoured, cycles and values JSON cannot
+   * hold (bigint, functions) are turned into strings or dropped, so the copy always serializes.
+   */
+  redact(value: unknown): unknown {
+    return this.copy(value, false, 0, []);
+  }
+
+  /** Whether a key such as `password`, `api_key`, `accessToken` or `Authorization` names a secret. */
+  isSecretKey(key: string): boolean {
+    const cached = this.keyCache.get(key);
+    if (cached !== undefined) return cached;
+    const words = key
+      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean);
+    let secret = words.some((w) => SECRET_KEY_WORDS.has(w)) || (words.length === 1 && words[0] === 'auth');
+    for (let i = 0; !secret && i + 1 < words.length; i++) secret = SECRET_KEY_PAIRS.has(`${words[i]} ${words[i + 1]}`);
+    if (this.keyCache.size >= KEY_CACHE_LIMIT) this.keyCache.clear();
+    this.keyCache.set(key, secret);
+    return secret;
+  }
+
+  private copy(value: unknown, secretKey: boolean, depth: number, ancestors: object[]): unknown {
+    switch (typeof value) {
+      case 'string':
+        return secretKey && value.length > 0 ? this.label('key') : this.redactText(value);
+      case 'number':
+        return Number.isFinite(value) ? value : null;
+      case 'boolean':
+        return value;
+      case 'bigint':
+        return value.toString();
+      case 'object':
+        break;
+      default:
+        return undefined;
+    }
+    if (value === null) return null;
+    const withJson = value as { toJSON?: unknown };
+    if (typeof withJson.toJSON === 'function') return this.copy((withJson.toJSON as () => unknown).call(value), secretKey, depth, ancestors);
+    if (ancestors.includes(value)) return '[Circular]';
+    if (depth >= MAX_DEPTH) return '[MaxDepth]';
+    ancestors.push(value);
+    try {
+      if (Array.isArray(value)) return value.map((item: unknown) => this.copy(item, secretKey, depth + 1, ancestors) ?? null);
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(value)) {
+        const item = this.copy((value as Record<string, unknown>)[key], secretKey || this.isSecretKey(key), depth + 1, ancestors);
+        if (item !== undefined) out[this.redactText(key)] = item;
+      }
+      return out;
+    } finally {
+      ancestors.pop();
+    }
+  }
+
+  private couldContainSecret(text: string): boolean {
+    for (const regex of this.prefiltersFor()) if (regex.test(text)) return true;
+    return false;
+  }
+
+  private prefiltersFor(): RegExp[] {
+    if (this.prefilters) return this.prefilters;
+    const byFlags = new Map<string, string[]>();
+    const alone: RegExp[] = [];
+    const sources = this.patterns.map((p) => p.pattern);
+    const values = this.valuesRegex();
+    if (values) sources.push(values);
+    for (const pattern of sources) {
+      const flags = pattern.flags.replace(/[gyd]/g, '');
+      if (BACK_REFERENCE.test(pattern.source)) alone.push(new RegExp(pattern.source, flags));
+      else byFlags.set(flags, [...(byFlags.get(flags) ?? []), pattern.source.replace(NAMED_GROUP, '(?:')]);
+    }
+    // Grouping by identical flags keeps each prefilter an exact union of its members.
+    this.prefilters = [...[...byFlags].map(([flags, list]) => new RegExp(list.map((s) => `(?:${s})`).join('|'), flags)), ...alone];
+    return this.prefilters;
+  }
+
+  private valuesRegex(): RegExp | undefined {
+    if (this.secretValues.size === 0) return undefined;
+    if (!this.valuesPattern) {
+      // Longest first, so a secret that contains another is replaced whole.
+      const sorted = [...this.secretValues].sort((a, b) => b.length - a.length);
+      this.valuesPattern = new RegExp(sorted.map(escapeRegExp).join('|'), 'g');
+    }
+    return this.valuesPattern;
+  }
+
+  private replacement(kind: string, args: unknown[]): string {
+    const last = args[args.length - 1];
+    const groups = typeof last === 'object' && last !== null ? (last as Groups) : undefined;
+    if (groups?.secret === undefined) return this.label(kind);
+    return `${groups.pre ?? ''}${this.label(kind)}${groups.post ?? ''}`;
+  }
+
+  private label(kind: string): string {
+    return this.plain ? '[REDACTED]' : `[REDACTED:${kind}]`;
+  }
+}
+
+function toSecretPattern(p: SecretPattern | RegExp | string): SecretPattern {
+  if (typeof p === 'string') return { kind: 'custom', pattern: new RegExp(p, 'g') };
+  if (p instanceof RegExp) return { kind: 'custom', pattern: withGlobal(p) };
+  return { kind: p.kind, pattern: withGlobal(p.pattern) };
+}
+
+function withGlobal(re: RegExp): RegExp {
+  return re.global ? re : new RegExp(re.source, `${re.flags}g`);
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
