@@ -298,8 +298,8 @@ describe('CommandHookHandler: limits', () => {
   });
 
   it('counts an abort with a TimeoutError reason as a timeout', async () => {
-    const outcome = await run(script('h.sh', 'sleep 60'), { signal: AbortSignal.timeout(150), timeoutMs: 150 });
-    expect(outcome.status).toBe('timeout');
+    const outcome = await run(script('h.sh', 'sleep 60'), { signal: AbortSignal.timeout(150), timeoutMs: 10_000 });
+    expect(outcome).toMatchObject({ status: 'timeout', error: 'hook timed out after 10000 ms' });
   });
 
   it('keeps memory bounded for 50 MB of output and flags the truncation', async () => {
@@ -312,9 +312,12 @@ describe('CommandHookHandler: limits', () => {
     expect(effects.additionalContext?.length).toBeLessThan(3_000);
   });
 
-  it('reports JSON cut off at the output cap as an error', async () => {
-    const outcome = await run(script('h.sh', `printf '{"reason":"'; head -c 3000000 /dev/zero | tr '\\0' 'a'; printf '"}'`));
+  it('treats JSON cut off at the output cap as invalid JSON', async () => {
+    const body = `printf '{"reason":"'; head -c 3000000 /dev/zero | tr '\\0' 'a'; printf '"}'`;
+    const outcome = await run(script('h.sh', body));
     expect(outcome.status === 'error' && outcome.error).toMatch(/exceeded the output size cap/);
+    // Exit 2 still blocks, with stderr as the reason.
+    expect(await run(script('h2.sh', `${body}; echo too big >&2; exit 2`))).toMatchObject({ status: 'blocking-error', reason: 'too big' });
   });
 
   it('spills a 12,000-char additionalContext to a file and keeps a preview', async () => {

@@ -213,7 +213,8 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
     collect(child.stderr, stderr);
 
     child.on('error', (error: NodeJS.ErrnoException) => {
-      if (exit) return;
+      // With a pid the process started; any later error (e.g. a failed kill) waits for 'exit'.
+      if (exit || child.pid !== undefined) return;
       settle(emptyResult({ spawnError: describeSpawnError(error, options), timedOut, aborted }));
     });
     child.on('exit', (code, signal) => {

@@ -1,7 +1,7 @@
 import type { ProcessResult } from '../../process/run-process';
 import { EVENT_INFO, type HookEventName } from '../events';
 import type { HookEffects, HookOutcome, HookTrace } from '../types';
-import { classifyStdout, parseHookOutput } from './output';
+import { classifyStdout, parseHookOutput, type ParsedOutput } from './output';
 
 /** Trace copies of stdout/stderr are cut here; the full (capped) text was already read. */
 export const TRACE_MAX_CHARS = 64 * 1024;
@@ -18,11 +18,13 @@ export function interpretCommandResult(event: HookEventName, result: ProcessResu
   if (result.spawnError !== undefined) return { status: 'error', error: `failed to start hook: ${result.spawnError}`, trace };
 
   const stdout = classifyStdout(result.stdout);
-  // A JSON answer cut at the output cap cannot be read; it must not fall back to text.
-  if (result.stdoutTruncated && result.stdout.trimStart().startsWith('{')) {
-    return { status: 'error', error: 'hook JSON output exceeded the output size cap and was cut off', trace };
-  }
-  const parsed = stdout.kind === 'json' ? parseHookOutput(event, stdout.value) : undefined;
+  // A JSON answer cut at the output cap is invalid JSON, not plain text.
+  const cutJson = result.stdoutTruncated && result.stdout.trimStart().startsWith('{');
+  const parsed: ParsedOutput | undefined = cutJson
+    ? { ok: false, error: 'hook JSON output exceeded the output size cap and was cut off' }
+    : stdout.kind === 'json'
+      ? parseHookOutput(event, stdout.value)
+      : undefined;
   const withCapWarning = (effects: HookEffects): HookEffects =>
     result.stdoutTruncated ? addWarning(effects, 'hook stdout exceeded the output size cap; the rest was discarded') : effects;
 
