@@ -1,0 +1,101 @@
+import { constants } from 'node:os';
+import { z } from 'zod';
+import { runProcess, type ProcessResult } from '../../process/run-process';
+import { MAX_TOOL_OUTPUT_CHARS, truncateMiddle } from './output-limits';
+import { envWithoutSecrets, resolveShell } from './shell-environment';
+import { toolFailure, type Tool, type ToolResult } from './tool';
+
+export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
+export const MAX_BASH_TIMEOUT_MS = 600_000;
+/** Per stream; the model sees at most MAX_TOOL_OUTPUT_CHARS of it anyway. */
+const MAX_CAPTURE_BYTES = 1024 * 1024;
+
+export const bashInputSchema = z.object({
+  command: z.string().min(1).describe('The shell command to run (bash -c, in the working directory).'),
+  description: z.string().optional().describe('A short description of what the command does, in 5-10 words.'),
+  timeout: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_BASH_TIMEOUT_MS)
+    .optional()
+    .describe(`Timeout in milliseconds (default ${DEFAULT_BASH_TIMEOUT_MS}, max ${MAX_BASH_TIMEOUT_MS}).`),
+  run_in_background: z.boolean().optional().describe('Not supported: leave it out; commands always run in the foreground.'),
+});
+export type BashInput = z.infer<typeof bashInputSchema>;
+
+/** Claude Code's Bash `tool_response`. */
+export interface BashResponse {
+  stdout: string;
+  stderr: string;
+  interrupted: boolean;
+  isImage: false;
+}
+
+const BACKGROUND_UNSUPPORTED =
+  'run_in_background is not supported: commands run in the foreground only. Run it without run_in_background ' +
+  `(with a timeout of up to ${MAX_BASH_TIMEOUT_MS} ms for long tasks), or detach it yourself with nohup ... &.`;
+
+/** The shell-style exit status: the code, or 128 + the signal number for a killed process. */
+function exitStatus(result: ProcessResult): number {
+  if (result.exitCode !== null) return result.exitCode;
+  const signalNumber = result.signal ? constants.signals[result.signal] : undefined;
+  return signalNumber === undefined ? 1 : 128 + signalNumber;
+}
+
+function captureNote(result: ProcessResult): string {
+  const streams = [result.stdoutTruncated && 'stdout', result.stderrTruncated && 'stderr'].filter(Boolean);
+  return streams.length === 0 ? '' : `\n[${streams.join(' and ')} beyond ${MAX_CAPTURE_BYTES} bytes was discarded]`;
+}
+
+/** stdout then stderr, as a terminal would interleave them at the end, capped for the model. */
+function modelOutput(result: ProcessResult): string {
+  const parts = [result.stdout.trimEnd(), result.stderr.trimEnd()].filter((part) => part !== '');
+  return truncateMiddle(parts.join('\n'), MAX_TOOL_OUTPUT_CHARS) + captureNote(result);
+}
+
+function withOutput(headline: string, output: string): string {
+  return output === '' ? headline : `${headline}\n${output}`;
+}
+
+export function createBashTool(): Tool<BashInput> {
+  return {
+    name: 'Bash',
+    category: 'execute',
+    description:
+      'Runs a shell command with bash -c in the working directory and returns its stdout and stderr ' +
+      `(output beyond ${MAX_TOOL_OUTPUT_CHARS} characters is cut from the middle). A non-zero exit is reported as ` +
+      `"Exit code N". Default timeout ${DEFAULT_BASH_TIMEOUT_MS} ms, max ${MAX_BASH_TIMEOUT_MS} ms; on timeout the ` +
+      'whole process group is killed. Prefer Read, Grep, Glob, Edit and Write for files. Credentials such as ' +
+      '*_API_KEY and *_TOKEN are removed from the environment.',
+    inputSchema: bashInputSchema,
+    async run(input, ctx): Promise<ToolResult> {
+      if (input.run_in_background) return toolFailure(BACKGROUND_UNSUPPORTED);
+      const timeoutMs = input.timeout ?? DEFAULT_BASH_TIMEOUT_MS;
+      const env = envWithoutSecrets(ctx.env);
+      const result = await runProcess({
+        command: input.command,
+        shell: resolveShell(env),
+        cwd: ctx.cwd,
+        env,
+        timeoutMs,
+        signal: ctx.signal,
+        maxOutputBytes: MAX_CAPTURE_BYTES,
+      });
+      const interrupted = result.timedOut || result.aborted;
+      const response: BashResponse = {
+        stdout: truncateMiddle(result.stdout),
+        stderr: truncateMiddle(result.spawnError ?? result.stderr),
+        interrupted,
+        isImage: false,
+      };
+      const output = modelOutput(result);
+      if (result.spawnError !== undefined) return toolFailure(`Failed to start the shell: ${result.spawnError}`, { response });
+      if (result.aborted) return toolFailure(withOutput('Command aborted before it finished', output), { interrupted, response });
+      if (result.timedOut) return toolFailure(withOutput(`Command timed out after ${timeoutMs} ms`, output), { interrupted, response });
+      const status = exitStatus(result);
+      if (status !== 0) return toolFailure(withOutput(`Exit code ${status}`, output), { response });
+      return { ok: true, content: output === '' ? '(no output)' : output, response };
+    },
+  };
+}

@@ -1,0 +1,135 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { readExisting } from './file-content';
+import { numberLines } from './read-tool';
+import { structuredPatch, type PatchHunk } from './structured-patch';
+import { errorMessage, toolFailure, type Tool, type ToolResult } from './tool';
+import { resolveInWorkspace, toAbsolutePath } from './workspace-paths';
+
+export const editInputSchema = z.object({
+  file_path: z.string().min(1).describe('Absolute path of the file to edit (a relative path resolves against the working directory).'),
+  old_string: z.string().describe('The exact text to replace, including whitespace and indentation.'),
+  new_string: z.string().describe('The text to put in its place (must differ from old_string).'),
+  replace_all: z.boolean().optional().describe('Replace every occurrence of old_string (default false: it must occur exactly once).'),
+});
+export type EditInput = z.infer<typeof editInputSchema>;
+
+/** Claude Code's Edit `tool_response`. */
+export interface EditResponse {
+  filePath: string;
+  oldString: string;
+  newString: string;
+  originalFile: string;
+  replaceAll: boolean;
+  structuredPatch: PatchHunk[];
+  userModified: boolean;
+}
+
+/** The changed region is echoed back to the model when it is at most this many lines. */
+const MAX_SNIPPET_LINES = 40;
+
+function countOccurrences(text: string, search: string): number {
+  let count = 0;
+  for (let at = text.indexOf(search); at !== -1; at = text.indexOf(search, at + search.length)) count += 1;
+  return count;
+}
+
+/**
+ * The strings to search for and insert. Models usually write `\n`; in a CRLF file that text
+ * only matches once its line breaks are written as `\r\n`.
+ */
+function matchLineEndings(original: string, input: EditInput): { oldString: string; newString: string } {
+  const plain = { oldString: input.old_string, newString: input.new_string };
+  if (!original.includes('\r\n') || input.old_string.includes('\r') || original.includes(input.old_string)) return plain;
+  const crlf = (text: string) => text.replace(/\r?\n/g, '\r\n');
+  return original.includes(crlf(input.old_string)) ? { oldString: crlf(input.old_string), newString: crlf(input.new_string) } : plain;
+}
+
+type Replacement = { ok: true; updated: string; count: number } | { ok: false; error: string };
+
+function replaceIn(original: string, filePath: string, input: EditInput): Replacement {
+  if (input.old_string === '') {
+    if (original !== '') {
+      return { ok: false, error: `old_string is empty but ${filePath} already has content. Give the text to replace, or use Write to replace the whole file.` };
+    }
+    return { ok: true, updated: input.new_string, count: 1 };
+  }
+  const { oldString, newString } = matchLineEndings(original, input);
+  const count = countOccurrences(original, oldString);
+  if (count === 0) {
+    return { ok: false, error: `old_string not found in ${filePath}. It must match the file exactly, including whitespace and indentation; Read the file to check.` };
+  }
+  if (count > 1 && !input.replace_all) {
+    return {
+      ok: false,
+      error: `old_string occurs ${count} times in ${filePath}, but must be unique. Add surrounding lines to make it unique, or set replace_all to true to change every occurrence.`,
+    };
+  }
+  // split/join and slicing insert new_string literally (String.replace would expand `$&` and friends).
+  if (input.replace_all) return { ok: true, updated: original.split(oldString).join(newString), count };
+  const at = original.indexOf(oldString);
+  return { ok: true, updated: original.slice(0, at) + newString + original.slice(at + oldString.length), count };
+}
+
+function summary(filePath: string, updated: string, count: number, patch: PatchHunk[]): string {
+  const headline =
+    count > 1 ? `The file ${filePath} has been updated: ${count} occurrences replaced.` : `The file ${filePath} has been updated successfully.`;
+  const hunk = patch[0];
+  if (hunk === undefined || hunk.newLines === 0 || hunk.newLines > MAX_SNIPPET_LINES) return headline;
+  const lines = updated.split(/\r?\n/).slice(hunk.newStart - 1, hunk.newStart - 1 + hunk.newLines);
+  return `${headline} The edited region now reads:\n${numberLines(lines, hunk.newStart)}`;
+}
+
+async function readOriginal(filePath: string, creating: boolean): Promise<{ text: string } | { error: string }> {
+  const existing = await readExisting(filePath);
+  if (existing === null) return creating ? { text: '' } : { error: `File does not exist: ${filePath}` };
+  if (existing.slice(0, 8192).includes('\0')) return { error: `Cannot edit ${filePath}: it is a binary file.` };
+  return { text: existing };
+}
+
+export function createEditTool(): Tool<EditInput> {
+  return {
+    name: 'Edit',
+    category: 'edit',
+    description:
+      'Replaces text in a file: old_string must occur exactly once (include enough surrounding lines to make it unique) ' +
+      'unless replace_all is true. Match the file exactly, including indentation; Read the file first. An empty ' +
+      'old_string creates a new file with new_string. Paths must be inside the workspace.',
+    inputSchema: editInputSchema,
+    target: (input) => input.file_path,
+    normalizeInput: (input, ctx) => ({ ...input, file_path: toAbsolutePath(input.file_path, ctx.cwd) }),
+    async run(input, ctx): Promise<ToolResult> {
+      let filePath: string;
+      try {
+        filePath = resolveInWorkspace(input.file_path, ctx);
+      } catch (error) {
+        return toolFailure(errorMessage(error));
+      }
+      if (input.old_string === input.new_string) {
+        return toolFailure('old_string and new_string are identical: there is nothing to change.');
+      }
+      try {
+        const original = await readOriginal(filePath, input.old_string === '');
+        if ('error' in original) return toolFailure(original.error);
+        const replacement = replaceIn(original.text, filePath, input);
+        if (!replacement.ok) return toolFailure(replacement.error);
+        await mkdir(dirname(filePath), { recursive: true });
+        await writeFile(filePath, replacement.updated, 'utf8');
+        const patch = structuredPatch(original.text, replacement.updated);
+        const response: EditResponse = {
+          filePath,
+          oldString: input.old_string,
+          newString: input.new_string,
+          originalFile: original.text,
+          replaceAll: input.replace_all ?? false,
+          structuredPatch: patch,
+          userModified: false,
+        };
+        return { ok: true, content: summary(filePath, replacement.updated, replacement.count, patch), response };
+      } catch (error) {
+        return toolFailure(`Cannot edit ${filePath}: ${errorMessage(error)}`);
+      }
+    },
+  };
+}

@@ -1,0 +1,150 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { z } from 'zod';
+import { looksBinary } from './file-content';
+import { fileTypeMatcher, knownFileTypes } from './grep-file-types';
+import { buildRegex, formatMatches, matchFile, type FileMatches } from './grep-matcher';
+import { byNewest, findFiles, resolveSearchRoot, type FoundFile, type SearchRoot } from './file-search';
+import { truncateMiddle } from './output-limits';
+import { errorMessage, toolFailure, type Tool, type ToolResult } from './tool';
+
+/** Larger files are skipped: they are generated or data, and would stall the search. */
+export const MAX_GREP_FILE_BYTES = 5 * 1024 * 1024;
+/** Files read at once. */
+const READ_CONCURRENCY = 16;
+
+export const grepInputSchema = z.object({
+  pattern: z.string().min(1).describe('Regular expression to search for (JavaScript syntax, close to ripgrep\'s), e.g. "function\\s+\\w+".'),
+  path: z.string().optional().describe('File or directory to search (default: the working directory).'),
+  glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.{ts,tsx}".'),
+  type: z.string().optional().describe(`Only search files of this type (ripgrep names: ${knownFileTypes().join(', ')}).`),
+  output_mode: z
+    .enum(['content', 'files_with_matches', 'count'])
+    .optional()
+    .describe('"files_with_matches" (default): matching file paths; "content": matching lines; "count": matches per file.'),
+  '-i': z.boolean().optional().describe('Case-insensitive search.'),
+  '-n': z.boolean().optional().describe('Show line numbers in content mode (default true).'),
+  '-A': z.number().int().min(0).optional().describe('Lines of context after each match (content mode).'),
+  '-B': z.number().int().min(0).optional().describe('Lines of context before each match (content mode).'),
+  '-C': z.number().int().min(0).optional().describe('Lines of context before and after each match (content mode).'),
+  multiline: z.boolean().optional().describe('Let the pattern span lines, with . matching newlines.'),
+  head_limit: z.number().int().min(0).optional().describe('Only return the first N lines or entries (0 or absent: all).'),
+});
+export type GrepInput = z.infer<typeof grepInputSchema>;
+type GrepMode = NonNullable<GrepInput['output_mode']>;
+
+/** Claude Code's Grep `tool_response`. */
+export interface GrepResponse {
+  mode: GrepMode;
+  numFiles: number;
+  filenames: string[];
+  content?: string;
+  numLines?: number;
+  numMatches?: number;
+}
+
+interface FileHit extends FoundFile {
+  matches: FileMatches;
+}
+
+/** The files to search: the single file given, or those under the directory that pass the filters. */
+async function candidateFiles(root: SearchRoot, input: GrepInput): Promise<FoundFile[] | string> {
+  const ofType = input.type === undefined ? undefined : fileTypeMatcher(input.type);
+  if (input.type !== undefined && ofType === undefined) {
+    return `Unknown file type "${input.type}". Known types: ${knownFileTypes().join(', ')}. Or use glob instead.`;
+  }
+  if (root.kind === 'file') return [{ path: root.path, mtimeMs: root.mtimeMs, size: root.size }];
+  // Like ripgrep's --glob, a pattern without a slash matches file names at any depth.
+  const pattern = input.glob === undefined ? '**/*' : input.glob.includes('/') ? input.glob : `**/${input.glob}`;
+  const files = await findFiles(pattern, root.path);
+  return ofType === undefined ? files : files.filter((file) => ofType(basename(file.path)));
+}
+
+async function searchFile(file: FoundFile, regex: RegExp): Promise<FileHit | undefined> {
+  if (file.size > MAX_GREP_FILE_BYTES) return undefined;
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file.path);
+  } catch {
+    // Vanished or unreadable since it was listed: nothing to report for it.
+    return undefined;
+  }
+  if (looksBinary(bytes)) return undefined;
+  const matches = matchFile(bytes.toString('utf8'), regex);
+  return matches.matchedLines.length === 0 ? undefined : { ...file, matches };
+}
+
+async function searchFiles(files: FoundFile[], regex: RegExp, signal: AbortSignal): Promise<FileHit[] | undefined> {
+  const hits: FileHit[] = [];
+  for (let start = 0; start < files.length; start += READ_CONCURRENCY) {
+    if (signal.aborted) return undefined;
+    const batch = await Promise.all(files.slice(start, start + READ_CONCURRENCY).map((file) => searchFile(file, regex)));
+    for (const hit of batch) if (hit !== undefined) hits.push(hit);
+  }
+  return hits;
+}
+
+function limit<T>(items: T[], headLimit: number | undefined): T[] {
+  return headLimit ? items.slice(0, headLimit) : items;
+}
+
+function contentLines(hits: FileHit[], input: GrepInput): string[] {
+  const context = input['-C'] ?? 0;
+  const options = { before: input['-B'] ?? context, after: input['-A'] ?? context, lineNumbers: input['-n'] ?? true };
+  const groups = hits.flatMap((hit) => formatMatches(hit.path, hit.matches, options));
+  const withContext = options.before > 0 || options.after > 0;
+  return groups.flatMap((group, index) => (withContext && index > 0 ? ['--', ...group] : group));
+}
+
+function report(mode: GrepMode, hits: FileHit[], input: GrepInput): ToolResult {
+  const byPath = [...hits].sort((a, b) => a.path.localeCompare(b.path));
+  if (mode === 'files_with_matches') {
+    const filenames = limit([...hits].sort(byNewest), input.head_limit).map((hit) => hit.path);
+    const response: GrepResponse = { mode, numFiles: filenames.length, filenames };
+    const content = filenames.length === 0 ? 'No files found' : `Found ${filenames.length} file(s)\n${filenames.join('\n')}`;
+    return { ok: true, content: truncateMiddle(content), response };
+  }
+  if (mode === 'count') {
+    const counted = limit(byPath, input.head_limit);
+    const content = counted.map((hit) => `${hit.path}:${hit.matches.matchedLines.length}`).join('\n');
+    const numMatches = counted.reduce((sum, hit) => sum + hit.matches.matchedLines.length, 0);
+    const response: GrepResponse = { mode, numFiles: counted.length, filenames: counted.map((hit) => hit.path), content, numMatches };
+    return { ok: true, content: counted.length === 0 ? 'No matches found' : truncateMiddle(content), response };
+  }
+  const lines = limit(contentLines(byPath, input), input.head_limit);
+  const content = lines.join('\n');
+  const response: GrepResponse = { mode, numFiles: byPath.length, filenames: byPath.map((hit) => hit.path), content, numLines: lines.length };
+  return { ok: true, content: lines.length === 0 ? 'No matches found' : truncateMiddle(content), response };
+}
+
+export function createGrepTool(): Tool<GrepInput> {
+  return {
+    name: 'Grep',
+    category: 'read',
+    description:
+      'Searches file contents with a regular expression (JavaScript syntax). output_mode "files_with_matches" ' +
+      '(default) lists matching files newest first; "content" shows matching lines as path:line:text with optional ' +
+      'context (-A, -B, -C); "count" gives matching lines per file. Filter files with glob or type. Skips binary ' +
+      'files, files over 5 MB, node_modules and .git.',
+    inputSchema: grepInputSchema,
+    target: (input) => input.path,
+    async run(input, ctx): Promise<ToolResult> {
+      let regex: RegExp;
+      try {
+        regex = buildRegex(input.pattern, { ignoreCase: input['-i'] ?? false, multiline: input.multiline ?? false });
+      } catch (error) {
+        return toolFailure(`Invalid regular expression: ${errorMessage(error)}`);
+      }
+      try {
+        const root = await resolveSearchRoot(input.path, ctx);
+        const files = await candidateFiles(root, input);
+        if (typeof files === 'string') return toolFailure(files);
+        const hits = await searchFiles(files, regex, ctx.signal);
+        if (hits === undefined) return toolFailure('Search aborted before it finished', { interrupted: true });
+        return report(input.output_mode ?? 'files_with_matches', hits, input);
+      } catch (error) {
+        return toolFailure(errorMessage(error));
+      }
+    },
+  };
+}

@@ -1,0 +1,134 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { errnoCode, isBinaryFile } from './file-content';
+import { errorMessage, toolFailure, type Tool, type ToolResult } from './tool';
+import { resolveInWorkspace, toAbsolutePath } from './workspace-paths';
+
+export const DEFAULT_READ_LIMIT = 2000;
+export const MAX_READ_LINE_CHARS = 2000;
+/** Beyond this many characters a read stops early and says where to continue. */
+const MAX_READ_OUTPUT_CHARS = 100_000;
+
+export const readInputSchema = z.object({
+  file_path: z.string().min(1).describe('Absolute path of the file to read (a relative path resolves against the working directory).'),
+  offset: z.number().int().min(0).optional().describe('Line number to start reading from (1-based). Use it with limit for large files.'),
+  limit: z.number().int().positive().optional().describe(`Number of lines to read (default ${DEFAULT_READ_LIMIT}).`),
+});
+export type ReadInput = z.infer<typeof readInputSchema>;
+
+/** Claude Code's Read `tool_response` for a text file. */
+export interface ReadResponse {
+  type: 'text';
+  file: { filePath: string; content: string; numLines: number; startLine: number; totalLines: number };
+}
+
+/** Lines of a text stream, without their `\n` / `\r\n` terminators. */
+async function* splitLines(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+  let pending = '';
+  for await (const chunk of chunks) {
+    pending += chunk;
+    let start = 0;
+    let newline = pending.indexOf('\n', start);
+    while (newline !== -1) {
+      const end = newline > start && pending[newline - 1] === '\r' ? newline - 1 : newline;
+      yield pending.slice(start, end);
+      start = newline + 1;
+      newline = pending.indexOf('\n', start);
+    }
+    pending = pending.slice(start);
+  }
+  if (pending !== '') yield pending;
+}
+
+interface LineWindow {
+  lines: string[];
+  totalLines: number;
+  /** Whether the character budget ended the window before `limit` lines. */
+  cutShort: boolean;
+}
+
+async function readLineWindow(path: string, startLine: number, limit: number, signal: AbortSignal): Promise<LineWindow> {
+  const lines: string[] = [];
+  let totalLines = 0;
+  let chars = 0;
+  let cutShort = false;
+  const stream = createReadStream(path, { encoding: 'utf8', signal });
+  for await (const raw of splitLines(stream)) {
+    totalLines += 1;
+    if (totalLines < startLine || totalLines >= startLine + limit || cutShort) continue;
+    const line = raw.length > MAX_READ_LINE_CHARS ? `${raw.slice(0, MAX_READ_LINE_CHARS)}... [line truncated]` : raw;
+    if (chars + line.length > MAX_READ_OUTPUT_CHARS && lines.length > 0) {
+      cutShort = true;
+      continue;
+    }
+    lines.push(line);
+    chars += line.length + 8;
+  }
+  return { lines, totalLines, cutShort };
+}
+
+/** `cat -n` layout: the line number right-aligned in six columns, a tab, the line. */
+export function numberLines(lines: string[], startLine: number): string {
+  return lines.map((line, index) => `${String(startLine + index).padStart(6)}\t${line}`).join('\n');
+}
+
+function describeWindow(filePath: string, window: LineWindow, startLine: number): string {
+  if (window.totalLines === 0) return `(${filePath} exists but is empty.)`;
+  if (window.lines.length === 0) return `(${filePath} has ${window.totalLines} lines; offset ${startLine} is past the end.)`;
+  const text = numberLines(window.lines, startLine);
+  const lastShown = startLine + window.lines.length - 1;
+  if (lastShown >= window.totalLines) return text;
+  const reason = window.cutShort ? ' (output size limit reached)' : '';
+  return `${text}\n\n(Showing lines ${startLine}-${lastShown} of ${window.totalLines}${reason}. Use offset and limit to read more.)`;
+}
+
+async function checkReadable(filePath: string): Promise<string | undefined> {
+  try {
+    const info = await stat(filePath);
+    if (info.isDirectory()) return `${filePath} is a directory, not a file. Use Glob or Bash (ls) to list it.`;
+    if (!info.isFile()) return `${filePath} is not a regular file.`;
+    if (await isBinaryFile(filePath)) return `Cannot read ${filePath}: it is a binary file (${info.size} bytes), not text.`;
+    return undefined;
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return `File does not exist: ${filePath}`;
+    return `Cannot read ${filePath}: ${errorMessage(error)}`;
+  }
+}
+
+export function createReadTool(): Tool<ReadInput> {
+  return {
+    name: 'Read',
+    category: 'read',
+    description:
+      `Reads a text file and returns its lines numbered like cat -n (number, tab, line). Reads up to ${DEFAULT_READ_LIMIT} ` +
+      `lines from the start by default; use offset (1-based line) and limit for large files. Lines longer than ` +
+      `${MAX_READ_LINE_CHARS} characters are truncated. Refuses directories and binary files. Paths must be inside the workspace.`,
+    inputSchema: readInputSchema,
+    target: (input) => input.file_path,
+    normalizeInput: (input, ctx) => ({ ...input, file_path: toAbsolutePath(input.file_path, ctx.cwd) }),
+    async run(input, ctx): Promise<ToolResult> {
+      let filePath: string;
+      try {
+        filePath = resolveInWorkspace(input.file_path, ctx);
+      } catch (error) {
+        return toolFailure(errorMessage(error));
+      }
+      const problem = await checkReadable(filePath);
+      if (problem !== undefined) return toolFailure(problem);
+      const startLine = Math.max(1, input.offset ?? 1);
+      let window: LineWindow;
+      try {
+        window = await readLineWindow(filePath, startLine, input.limit ?? DEFAULT_READ_LIMIT, ctx.signal);
+      } catch (error) {
+        if (ctx.signal.aborted) return toolFailure(`Reading ${filePath} was aborted`, { interrupted: true });
+        return toolFailure(`Cannot read ${filePath}: ${errorMessage(error)}`);
+      }
+      const response: ReadResponse = {
+        type: 'text',
+        file: { filePath, content: window.lines.join('\n'), numLines: window.lines.length, startLine, totalLines: window.totalLines },
+      };
+      return { ok: true, content: describeWindow(filePath, window, startLine), response };
+    },
+  };
+}

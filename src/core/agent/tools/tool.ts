@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+/** How a tool is gated in the default permission mode: `edit` and `execute` need approval. */
+export type ToolCategory = 'read' | 'edit' | 'execute' | 'meta';
+
+export interface ToolContext {
+  workspaceRoot: string;
+  cwd: string;
+  signal: AbortSignal;
+  env: NodeJS.ProcessEnv;
+  /** Directories outside the workspace that file tools may also touch. */
+  additionalDirectories?: string[];
+  sessionId: string;
+}
+
+export type ToolResult =
+  | {
+      ok: true;
+      /** What the model sees. */
+      content: string;
+      /** Claude-shaped `tool_response` for PostToolUse hooks. */
+      response: unknown;
+    }
+  | {
+      ok: false;
+      /** What the model sees; the first line is `Exit code N` for Bash failures. */
+      error: string;
+      interrupted?: boolean;
+      response?: unknown;
+    };
+
+export interface Tool<I = Record<string, unknown>> {
+  name: string;
+  description: string;
+  category: ToolCategory;
+  /** Validates the model's arguments; also the source of the function's JSON Schema. */
+  inputSchema: z.ZodType<I>;
+  /** The path a file tool touches, for permission rules like Edit(src/**) and workspace checks. */
+  target?(input: I): string | undefined;
+  /**
+   * Returns the input as hooks should see it: Claude Code hands hooks an absolute
+   * `tool_input.file_path`, so relative paths are resolved against `ctx.cwd` here.
+   */
+  normalizeInput?(input: I, ctx: Pick<ToolContext, 'cwd'>): I;
+  run(input: I, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export interface ToolFunctionDefinition {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+/** The OpenAI chat-completions function definition for a tool. */
+export function toolFunctionDefinition(tool: Tool): ToolFunctionDefinition {
+  // `io: 'input'` describes what the model may send (optional fields stay optional).
+  const { $schema: _schemaDialect, ...parameters } = z.toJSONSchema(tool.inputSchema, { io: 'input' });
+  return { type: 'function', function: { name: tool.name, description: tool.description, parameters } };
+}
+
+export function toolFailure(error: string, extra: { interrupted?: boolean; response?: unknown } = {}): ToolResult {
+  return { ok: false, error, ...extra };
+}
+
+/** Message of an unexpected exception, for a tool's error result. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

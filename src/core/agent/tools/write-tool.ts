@@ -1,0 +1,60 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { readExisting } from './file-content';
+import { structuredPatch, type PatchHunk } from './structured-patch';
+import { errorMessage, toolFailure, type Tool, type ToolResult } from './tool';
+import { resolveInWorkspace, toAbsolutePath } from './workspace-paths';
+
+export const writeInputSchema = z.object({
+  file_path: z.string().min(1).describe('Absolute path of the file to write (a relative path resolves against the working directory).'),
+  content: z.string().describe('The complete new content of the file.'),
+});
+export type WriteInput = z.infer<typeof writeInputSchema>;
+
+/** Claude Code's Write `tool_response`. */
+export interface WriteResponse {
+  type: 'create' | 'update';
+  filePath: string;
+  content: string;
+  originalFile: string | null;
+  structuredPatch: PatchHunk[];
+}
+
+export function createWriteTool(): Tool<WriteInput> {
+  return {
+    name: 'Write',
+    category: 'edit',
+    description:
+      'Writes a file, replacing it if it exists and creating missing parent directories. Prefer Edit for changing ' +
+      'part of an existing file. Paths must be inside the workspace.',
+    inputSchema: writeInputSchema,
+    target: (input) => input.file_path,
+    normalizeInput: (input, ctx) => ({ ...input, file_path: toAbsolutePath(input.file_path, ctx.cwd) }),
+    async run(input, ctx): Promise<ToolResult> {
+      let filePath: string;
+      try {
+        filePath = resolveInWorkspace(input.file_path, ctx);
+      } catch (error) {
+        return toolFailure(errorMessage(error));
+      }
+      try {
+        const originalFile = await readExisting(filePath);
+        await mkdir(dirname(filePath), { recursive: true });
+        await writeFile(filePath, input.content, 'utf8');
+        const response: WriteResponse = {
+          type: originalFile === null ? 'create' : 'update',
+          filePath,
+          content: input.content,
+          originalFile,
+          structuredPatch: originalFile === null ? [] : structuredPatch(originalFile, input.content),
+        };
+        const content =
+          originalFile === null ? `File created successfully at: ${filePath}` : `The file ${filePath} has been updated successfully.`;
+        return { ok: true, content, response };
+      } catch (error) {
+        return toolFailure(`Cannot write ${filePath}: ${errorMessage(error)}`);
+      }
+    },
+  };
+}
