@@ -1,0 +1,87 @@
+import type { HookEventName } from './events';
+import type { PayloadOf } from './payloads';
+import type { FailurePolicy, HookEffects } from './types';
+
+export interface AgentHookContext {
+  signal: AbortSignal;
+}
+
+type Method<E extends HookEventName> = (payload: PayloadOf<E>, ctx: AgentHookContext) => HookEffects | void | Promise<HookEffects | void>;
+
+/**
+ * An in-process hook (seed 000 `AgentHook`): it implements only the methods it cares
+ * about; the events it subscribes to are those methods unless `events` narrows them.
+ */
+export interface AgentHook {
+  readonly name: string;
+  readonly description?: string;
+  readonly events?: readonly HookEventName[];
+  /** Tool-name matcher (same rules as config matchers) for tool events. */
+  readonly matcher?: string;
+  readonly contentPatterns?: readonly string[];
+  readonly timeoutMs?: number;
+  readonly priority?: number;
+  readonly onFailure?: FailurePolicy;
+
+  onSessionStart?: Method<'SessionStart'>;
+  onUserPromptSubmit?: Method<'UserPromptSubmit'>;
+  onTurnStart?: Method<'TurnStart'>;
+  onSystemPrompt?: Method<'SystemPrompt'>;
+  beforeLLM?: Method<'BeforeLLM'>;
+  afterLLM?: Method<'AfterLLM'>;
+  preToolUse?: Method<'PreToolUse'>;
+  onPermissionRequest?: Method<'PermissionRequest'>;
+  onPermissionDenied?: Method<'PermissionDenied'>;
+  postToolUse?: Method<'PostToolUse'>;
+  postToolUseFailure?: Method<'PostToolUseFailure'>;
+  onStepComplete?: Method<'StepComplete'>;
+  onStop?: Method<'Stop'>;
+  onSubagentStart?: Method<'SubagentStart'>;
+  onSubagentStop?: Method<'SubagentStop'>;
+  onPreCompact?: Method<'PreCompact'>;
+  onPostCompact?: Method<'PostCompact'>;
+  onNotification?: Method<'Notification'>;
+  onError?: Method<'Error'>;
+  onSessionEnd?: Method<'SessionEnd'>;
+}
+
+export const AGENT_HOOK_METHODS = {
+  SessionStart: 'onSessionStart',
+  UserPromptSubmit: 'onUserPromptSubmit',
+  TurnStart: 'onTurnStart',
+  SystemPrompt: 'onSystemPrompt',
+  BeforeLLM: 'beforeLLM',
+  AfterLLM: 'afterLLM',
+  PreToolUse: 'preToolUse',
+  PermissionRequest: 'onPermissionRequest',
+  PermissionDenied: 'onPermissionDenied',
+  PostToolUse: 'postToolUse',
+  PostToolUseFailure: 'postToolUseFailure',
+  StepComplete: 'onStepComplete',
+  Stop: 'onStop',
+  SubagentStart: 'onSubagentStart',
+  SubagentStop: 'onSubagentStop',
+  PreCompact: 'onPreCompact',
+  PostCompact: 'onPostCompact',
+  Notification: 'onNotification',
+  Error: 'onError',
+  SessionEnd: 'onSessionEnd',
+} as const satisfies Record<HookEventName, keyof AgentHook>;
+
+export function subscribedEvents(hook: AgentHook): HookEventName[] {
+  const implemented = (Object.keys(AGENT_HOOK_METHODS) as HookEventName[]).filter((e) => typeof hook[AGENT_HOOK_METHODS[e]] === 'function');
+  return hook.events ? implemented.filter((e) => hook.events?.includes(e)) : implemented;
+}
+
+/** The seeds' action vocabulary, as effects. */
+export const actions = {
+  block: (reason: string): HookEffects => ({ decision: 'deny', reason }),
+  blockStop: (reason: string): HookEffects => ({ decision: 'block', reason }),
+  ask: (reason: string): HookEffects => ({ decision: 'ask', reason }),
+  mutateInput: (updatedInput: Record<string, unknown>, additionalContext?: string): HookEffects => ({ updatedInput, additionalContext }),
+  mutateOutput: (updatedToolOutput: unknown, additionalContext?: string): HookEffects => ({ updatedToolOutput, additionalContext }),
+  override: (behavior: 'allow' | 'deny' | 'ask', message?: string): HookEffects => ({ permission: { behavior, message } }),
+  injectContext: (additionalContext: string): HookEffects => ({ additionalContext }),
+  warning: (message: string): HookEffects => ({ warnings: [message] }),
+  metadata: (key: string, value: unknown): HookEffects => ({ metadata: { [key]: value } }),
+};

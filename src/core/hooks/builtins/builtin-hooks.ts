@@ -1,0 +1,39 @@
+import type { AuditSink } from '../../audit/records';
+import type { AgentHook } from '../agent-hook';
+import { AuditLogHook } from './audit-log-hook';
+import { CancellationHook } from './cancellation-hook';
+import { ErrorReportHook, type ErrorReport } from './error-report-hook';
+import { MetricsHook } from './metrics-hook';
+import { ResponseValidationHook } from './response-validation-hook';
+import { SessionSummaryHook } from './session-summary-hook';
+import { TurnStatsHook } from './turn-stats-hook';
+
+export interface BuiltinHookDeps {
+  audit: AuditSink;
+  /** Where SessionSummary keeps its summaries. */
+  storageDir: string;
+  reportError: (report: ErrorReport) => void;
+}
+
+/** The seeds' built-in hooks, one instance each per host. */
+export class BuiltinHooks {
+  readonly cancellation = new CancellationHook();
+  readonly metrics = new MetricsHook();
+  readonly auditLog: AuditLogHook;
+  readonly turnStats = new TurnStatsHook();
+  readonly sessionSummary: SessionSummaryHook;
+  readonly errorReport: ErrorReportHook;
+  readonly responseValidation = new ResponseValidationHook();
+
+  constructor(deps: BuiltinHookDeps) {
+    this.auditLog = new AuditLogHook(deps.audit);
+    this.sessionSummary = new SessionSummaryHook(deps.storageDir);
+    this.errorReport = new ErrorReportHook(deps.reportError);
+  }
+
+  all(): AgentHook[] {
+    return [this.cancellation, this.metrics, this.auditLog, this.turnStats, this.sessionSummary, this.errorReport, this.responseValidation];
+  }
+}
+
+export const BUILTIN_HOOK_NAMES = ['Cancellation', 'Metrics', 'AuditLog', 'TurnStats', 'SessionSummary', 'ErrorReport', 'ResponseValidation'] as const;

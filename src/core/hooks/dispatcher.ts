@@ -1,0 +1,269 @@
+import { randomUUID } from 'node:crypto';
+import type { AuditSink } from '../audit/records';
+import { Emitter, type Disposable } from '../events-emitter';
+import { matchPermissionRule, parsePermissionRule } from '../permissions/permission-rule';
+import { emptyResult, ResultAggregator, type DispatchResult, type HookRunSummary, type TaggedContext } from './dispatch-result';
+import { EVENT_INFO, type HookEventName } from './events';
+import { matchesContent, matchesValue } from './matcher';
+import type { RegistrySnapshot } from './registry';
+import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload } from './types';
+
+export interface TimeoutDefaults {
+  observerMs: number;
+  interceptorMs: number;
+  approvalMs: number;
+  commandMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: TimeoutDefaults = { observerMs: 500, interceptorMs: 5_000, approvalMs: 60_000, commandMs: 30_000 };
+
+/** Extra time a handler gets to honour the abort before the dispatcher stops waiting. */
+const BACKSTOP_MS = 2_000;
+
+export interface DispatcherOptions {
+  snapshot: () => RegistrySnapshot;
+  handlers: Record<HandlerType, HookHandler>;
+  projectDir: string;
+  audit?: AuditSink;
+  timeouts?: Partial<TimeoutDefaults>;
+}
+
+export interface HookRunEvent {
+  hook: HookDefinition;
+  event: HookEventName;
+  sessionId: string;
+  outcome: HookOutcome;
+  summary: HookRunSummary;
+}
+
+export interface DispatchOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs the hooks of one event: only subscribers are touched; in-process hooks first, then
+ * process hooks, priority ascending; equal priority in parallel; a block stops later
+ * groups; every outcome is kept and audited.
+ */
+export class HookDispatcher {
+  private readonly timeouts: TimeoutDefaults;
+  private readonly inFlightObservers = new Set<Promise<unknown>>();
+  private readonly asyncContexts = new Map<string, TaggedContext[]>();
+  private readonly hookRan = new Emitter<HookRunEvent>();
+
+  constructor(private readonly options: DispatcherOptions) {
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  }
+
+  /** Fires after every hook run: stats, first-failure notifications, live timelines. */
+  onDidRunHook(listener: (run: HookRunEvent) => void): Disposable {
+    return this.hookRan.on(listener);
+  }
+
+  hasSubscribers(event: HookEventName, sessionId?: string): boolean {
+    return this.options.snapshot().subscribers(event, sessionId).length > 0;
+  }
+
+  /** Intercept and approve events: the caller waits for the merged decision. */
+  async dispatch(payload: HookPayload, options: DispatchOptions = {}): Promise<DispatchResult> {
+    const event = payload.hook_event_name;
+    const snapshot = this.options.snapshot();
+    const subscribers = snapshot.subscribers(event, payload.session_id);
+    const dispatchId = randomUUID();
+    this.options.audit?.append({ type: 'event', session_id: payload.session_id, dispatch_id: dispatchId, event, payload });
+    const result = emptyResult(event, dispatchId);
+    if (subscribers.length === 0) return result;
+    const started = performance.now();
+    const selected = subscribers.filter((hook) => selects(hook, payload, this.options.projectDir));
+    const aggregator = new ResultAggregator(result);
+    let current = payload;
+    const groups = groupByOrder(selected);
+    for (let i = 0; i < groups.length; i++) {
+      if (aggregator.stopsLaterGroups) {
+        for (const hook of groups[i]) aggregator.skip(hook, 'an earlier group blocked');
+        continue;
+      }
+      const input = current;
+      await Promise.all(
+        groups[i].map(async (hook) => {
+          const outcome = await this.runHook(hook, input, options.signal);
+          const summary = aggregator.add(hook, outcome, this.failsClosed(hook, event));
+          this.report(hook, input, payload, dispatchId, outcome, summary);
+        }),
+      );
+      // Sequential groups form a pipeline: a rewrite is what the next group sees.
+      current = pipe(current, result);
+    }
+    this.options.audit?.append({
+      type: 'dispatch',
+      session_id: payload.session_id,
+      dispatch_id: dispatchId,
+      event,
+      decision: result.decision ?? (result.blocked ? 'block' : result.permission?.behavior ?? 'none'),
+      reason: result.blockReason ?? result.permission?.message,
+      hooks_run: result.runs.filter((r) => r.status !== 'skipped').length,
+      duration_ms: performance.now() - started,
+    });
+    return result;
+  }
+
+  /** Observe events: fan out and return at once; the loop never waits (seed 004). */
+  emit(payload: HookPayload): void {
+    const event = payload.hook_event_name;
+    if (this.options.snapshot().subscribers(event, payload.session_id).length === 0) {
+      this.options.audit?.append({ type: 'event', session_id: payload.session_id, dispatch_id: randomUUID(), event, payload });
+      return;
+    }
+    const running = this.dispatch(payload).catch(() => undefined);
+    this.inFlightObservers.add(running);
+    void running.finally(() => this.inFlightObservers.delete(running));
+  }
+
+  /** Waits (bounded) for observers still running, e.g. before the process exits. */
+  async drain(timeoutMs: number): Promise<void> {
+    if (this.inFlightObservers.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.inFlightObservers]), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+    clearTimeout(timer);
+  }
+
+  /** Contexts from async hooks that finished since the last call, for the next model turn. */
+  takeAsyncContexts(sessionId: string): TaggedContext[] {
+    const list = this.asyncContexts.get(sessionId) ?? [];
+    this.asyncContexts.delete(sessionId);
+    return list;
+  }
+
+  timeoutFor(hook: HookDefinition): number {
+    if (hook.timeoutMs !== undefined) return hook.timeoutMs;
+    if (hook.spec.type === 'command') return this.timeouts.commandMs;
+    const kind = EVENT_INFO[hook.event].kind;
+    return kind === 'observe' ? this.timeouts.observerMs : kind === 'approve' ? this.timeouts.approvalMs : this.timeouts.interceptorMs;
+  }
+
+  /** Claude Code fails open; approvals default to deny (seed 004). */
+  private failsClosed(hook: HookDefinition, event: HookEventName): boolean {
+    if (hook.onFailure) return hook.onFailure === 'block';
+    return EVENT_INFO[event].kind === 'approve';
+  }
+
+  private async runHook(hook: HookDefinition, payload: HookPayload, parent?: AbortSignal): Promise<HookOutcome> {
+    if (hook.spec.type === 'command' && hook.spec.async) return this.startAsync(hook, payload);
+    const timeoutMs = this.timeoutFor(hook);
+    const controller = new AbortController();
+    let timedOut = false;
+    const onParentAbort = () => controller.abort(parent?.reason);
+    if (parent?.aborted) return { status: 'cancelled', trace: { durationMs: 0 } };
+    parent?.addEventListener('abort', onParentAbort, { once: true });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error('timeout'));
+    }, timeoutMs);
+    let backstop: NodeJS.Timeout | undefined;
+    const started = performance.now();
+    try {
+      const handler = this.options.handlers[hook.spec.type];
+      const run = handler.run({ hook, payload, signal: controller.signal, timeoutMs, projectDir: this.options.projectDir });
+      const guard = new Promise<HookOutcome>((resolve) => {
+        backstop = setTimeout(
+          () => resolve({ status: 'timeout', error: `hook did not stop within ${timeoutMs + BACKSTOP_MS} ms`, trace: { durationMs: performance.now() - started } }),
+          timeoutMs + BACKSTOP_MS,
+        );
+      });
+      const outcome = await Promise.race([run, guard]).catch((err: unknown): HookOutcome => ({
+        status: 'error',
+        error: err instanceof Error ? err.message : String(err),
+        trace: { durationMs: performance.now() - started },
+      }));
+      if (timedOut && (outcome.status === 'cancelled' || outcome.status === 'error')) {
+        return { status: 'timeout', error: `hook timed out after ${timeoutMs} ms`, trace: outcome.trace };
+      }
+      return outcome;
+    } finally {
+      clearTimeout(timer);
+      clearTimeout(backstop);
+      parent?.removeEventListener('abort', onParentAbort);
+    }
+  }
+
+  /** Claude Code `async: true`: started, not awaited; its context reaches the next turn. */
+  private startAsync(hook: HookDefinition, payload: HookPayload): HookOutcome {
+    const dispatchId = randomUUID();
+    const running = this.runHook({ ...hook, spec: { ...hook.spec, async: false } as HookDefinition['spec'] }, payload).then((outcome) => {
+      const aggregator = new ResultAggregator(emptyResult(payload.hook_event_name, dispatchId));
+      const summary = aggregator.add(hook, outcome, false);
+      const contexts = aggregator.result.contexts.concat(aggregator.result.systemMessages.map((content) => ({ hookName: hook.name, event: hook.event, content })));
+      if (contexts.length > 0) this.asyncContexts.set(payload.session_id, [...(this.asyncContexts.get(payload.session_id) ?? []), ...contexts]);
+      this.report(hook, payload, payload, dispatchId, outcome, summary);
+    });
+    this.inFlightObservers.add(running);
+    void running.finally(() => this.inFlightObservers.delete(running));
+    return { status: 'success', effects: {}, trace: { durationMs: 0 } };
+  }
+
+  private report(hook: HookDefinition, input: HookPayload, original: HookPayload, dispatchId: string, outcome: HookOutcome, summary: HookRunSummary): void {
+    const trace = outcome.trace;
+    this.options.audit?.append({
+      type: 'hook_run',
+      session_id: input.session_id,
+      dispatch_id: dispatchId,
+      event: input.hook_event_name,
+      hook_id: hook.id,
+      hook_name: hook.name,
+      handler: hook.spec.type,
+      source: hook.source.kind,
+      status: outcome.status,
+      decision: summary.decision,
+      reason: summary.reason,
+      input: input === original ? undefined : input,
+      effects: outcome.status === 'success' || outcome.status === 'blocking-error' ? outcome.effects : undefined,
+      stdout: trace.stdout,
+      stderr: trace.stderr,
+      exit_code: trace.exitCode,
+      duration_ms: trace.durationMs,
+      error: summary.error,
+    });
+    if (this.hookRan.size > 0) this.hookRan.fire({ hook, event: input.hook_event_name, sessionId: input.session_id, outcome, summary });
+  }
+}
+
+/** Whether a subscribed hook applies to this payload: matcher, content patterns, `if`. */
+export function selects(hook: HookDefinition, payload: HookPayload, cwd: string): boolean {
+  const info = EVENT_INFO[payload.hook_event_name];
+  if (info.matchField) {
+    const value = payload[info.matchField];
+    if (!matchesValue(hook.matcher, typeof value === 'string' ? value : undefined)) return false;
+  }
+  if (!info.toolEvent) return hook.if === undefined;
+  const toolInput = (payload.tool_input ?? {}) as Record<string, unknown>;
+  if (!matchesContent(hook.contentPatterns, toolInput)) return false;
+  if (hook.if !== undefined) {
+    const rule = parsePermissionRule(hook.if);
+    if (!rule) return true;
+    // An `if` that cannot be evaluated fails open: the hook runs (Claude Code).
+    return matchPermissionRule(rule, String(payload.tool_name ?? ''), toolInput, payload.cwd || cwd) !== 'no-match';
+  }
+  return true;
+}
+
+function groupByOrder(hooks: readonly HookDefinition[]): HookDefinition[][] {
+  const groups: HookDefinition[][] = [];
+  let key = '';
+  for (const hook of hooks) {
+    const k = `${hook.spec.type === 'builtin' ? 0 : 1}:${hook.priority}`;
+    if (k !== key || groups.length === 0) {
+      groups.push([]);
+      key = k;
+    }
+    groups[groups.length - 1].push(hook);
+  }
+  return groups;
+}
+
+function pipe(payload: HookPayload, result: DispatchResult): HookPayload {
+  if (result.updatedInput && 'tool_input' in payload) return { ...payload, tool_input: result.updatedInput };
+  if (result.llmRequest && 'llm_request' in payload) return { ...payload, llm_request: result.llmRequest };
+  if (result.llmResponse && 'llm_response' in payload) return { ...payload, llm_response: result.llmResponse };
+  if (result.updatedToolOutput !== undefined && 'tool_response' in payload) return { ...payload, tool_response: result.updatedToolOutput };
+  return payload;
+}

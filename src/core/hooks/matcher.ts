@@ -1,0 +1,76 @@
+/**
+ * Group matchers with Claude Code's rules (research §3.3), plus seed 000's `prefix*`
+ * and content patterns on tool arguments.
+ */
+
+const EXACT_SET = /^[A-Za-z0-9_\- ,|]+$/;
+const PREFIX = /^[A-Za-z0-9_-]+\*$/;
+
+export type CompiledMatcher =
+  | { kind: 'all' }
+  | { kind: 'exact'; names: ReadonlySet<string> }
+  | { kind: 'prefix'; prefix: string }
+  | { kind: 'regex'; regex: RegExp }
+  | { kind: 'invalid'; error: string };
+
+const cache = new Map<string, CompiledMatcher>();
+
+export function compileMatcher(matcher: string | undefined): CompiledMatcher {
+  if (matcher === undefined || matcher === '' || matcher === '*') return { kind: 'all' };
+  const cached = cache.get(matcher);
+  if (cached) return cached;
+  let compiled: CompiledMatcher;
+  if (EXACT_SET.test(matcher)) {
+    const names = matcher.split(/[|,]/).map((t) => t.trim()).filter((t) => t !== '');
+    compiled = { kind: 'exact', names: new Set(names) };
+  } else if (PREFIX.test(matcher)) {
+    compiled = { kind: 'prefix', prefix: matcher.slice(0, -1) };
+  } else {
+    try {
+      // Unanchored, as in Claude Code: `Edit.*` also matches `NotebookEdit`.
+      compiled = { kind: 'regex', regex: new RegExp(matcher) };
+    } catch (err) {
+      compiled = { kind: 'invalid', error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+  cache.set(matcher, compiled);
+  return compiled;
+}
+
+export function matchesValue(matcher: string | undefined, value: string | undefined): boolean {
+  const compiled = compileMatcher(matcher);
+  switch (compiled.kind) {
+    case 'all':
+      return true;
+    case 'exact':
+      return value !== undefined && compiled.names.has(value);
+    case 'prefix':
+      return value !== undefined && value.startsWith(compiled.prefix);
+    case 'regex':
+      return value !== undefined && compiled.regex.test(value);
+    case 'invalid':
+      return false;
+  }
+}
+
+/**
+ * Seed 000 content patterns: `key:substring` tests one argument (stringified), a bare
+ * pattern tests the whole argument JSON. Any pattern matching is enough.
+ */
+export function matchesContent(patterns: readonly string[] | undefined, args: unknown): boolean {
+  if (!patterns || patterns.length === 0) return true;
+  const record = args && typeof args === 'object' ? (args as Record<string, unknown>) : {};
+  let whole: string | undefined;
+  return patterns.some((pattern) => {
+    const colon = pattern.indexOf(':');
+    if (colon > 0) {
+      const key = pattern.slice(0, colon);
+      if (Object.prototype.hasOwnProperty.call(record, key)) {
+        const v = record[key];
+        return (typeof v === 'string' ? v : JSON.stringify(v) ?? '').includes(pattern.slice(colon + 1));
+      }
+    }
+    whole ??= JSON.stringify(args) ?? '';
+    return whole.includes(pattern);
+  });
+}

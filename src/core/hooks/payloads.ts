@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import type { HookEventName } from './events';
+
+/**
+ * One zod schema per event payload, in Claude Code's snake_case form (research §3.7-3.8),
+ * so that scripts written for Claude Code read the fields they expect.
+ */
+const common = {
+  session_id: z.string(),
+  transcript_path: z.string(),
+  cwd: z.string(),
+  permission_mode: z.enum(['default', 'acceptEdits', 'plan', 'bypassPermissions']).optional(),
+  prompt_id: z.string().optional(),
+  agent_id: z.string().optional(),
+  agent_type: z.string().optional(),
+};
+
+const event = <E extends HookEventName>(name: E) => z.literal(name);
+const toolInput = z.record(z.string(), z.unknown());
+
+const permissionDecision = z.enum(['allow', 'deny', 'ask']);
+
+export const payloadSchemas = {
+  SessionStart: z.looseObject({ ...common, hook_event_name: event('SessionStart'), source: z.enum(['startup', 'resume', 'clear', 'compact']), model: z.string().optional() }),
+  UserPromptSubmit: z.looseObject({ ...common, hook_event_name: event('UserPromptSubmit'), prompt: z.string() }),
+  TurnStart: z.looseObject({ ...common, hook_event_name: event('TurnStart'), turn_index: z.number().int(), prompt: z.string() }),
+  SystemPrompt: z.looseObject({ ...common, hook_event_name: event('SystemPrompt'), system_prompt: z.string() }),
+  BeforeLLM: z.looseObject({
+    ...common,
+    hook_event_name: event('BeforeLLM'),
+    step: z.number().int(),
+    llm_request: z.looseObject({ model: z.string(), messages: z.array(z.unknown()), tools: z.array(z.unknown()).optional() }),
+  }),
+  AfterLLM: z.looseObject({
+    ...common,
+    hook_event_name: event('AfterLLM'),
+    step: z.number().int(),
+    llm_response: z.looseObject({ content: z.string(), tool_calls: z.array(z.unknown()), finish_reason: z.string().nullable() }),
+  }),
+  PreToolUse: z.looseObject({ ...common, hook_event_name: event('PreToolUse'), tool_name: z.string(), tool_input: toolInput, tool_use_id: z.string() }),
+  PermissionRequest: z.looseObject({
+    ...common,
+    hook_event_name: event('PermissionRequest'),
+    tool_name: z.string(),
+    tool_input: toolInput,
+    tool_use_id: z.string().optional(),
+    current_decision: permissionDecision.optional(),
+    decision_reason: z.string().optional(),
+    is_subagent: z.boolean().optional(),
+    permission_suggestions: z.array(z.unknown()).optional(),
+  }),
+  PermissionDenied: z.looseObject({
+    ...common,
+    hook_event_name: event('PermissionDenied'),
+    tool_name: z.string(),
+    tool_input: toolInput,
+    tool_use_id: z.string().optional(),
+    reason: z.string(),
+    source: z.enum(['Rule', 'Hook', 'User', 'Timeout', 'Mode', 'Classifier']),
+  }),
+  PostToolUse: z.looseObject({
+    ...common,
+    hook_event_name: event('PostToolUse'),
+    tool_name: z.string(),
+    tool_input: toolInput,
+    tool_response: z.unknown(),
+    tool_use_id: z.string(),
+    duration_ms: z.number().optional(),
+  }),
+  PostToolUseFailure: z.looseObject({
+    ...common,
+    hook_event_name: event('PostToolUseFailure'),
+    tool_name: z.string(),
+    tool_input: toolInput,
+    tool_use_id: z.string(),
+    error: z.string(),
+    is_interrupt: z.boolean().optional(),
+    duration_ms: z.number().optional(),
+  }),
+  StepComplete: z.looseObject({
+    ...common,
+    hook_event_name: event('StepComplete'),
+    step: z.number().int(),
+    max_steps: z.number().int(),
+    messages_count: z.number().int(),
+    estimated_tokens: z.number().int(),
+    token_limit: z.number().int(),
+    tool_calls: z.number().int(),
+  }),
+  Stop: z.looseObject({ ...common, hook_event_name: event('Stop'), stop_hook_active: z.boolean(), stop_hook_count: z.number().int().optional(), last_assistant_message: z.string() }),
+  SubagentStart: z.looseObject({ ...common, hook_event_name: event('SubagentStart'), agent_id: z.string(), agent_type: z.string(), prompt: z.string() }),
+  SubagentStop: z.looseObject({
+    ...common,
+    hook_event_name: event('SubagentStop'),
+    agent_id: z.string(),
+    agent_type: z.string(),
+    stop_hook_active: z.boolean(),
+    last_assistant_message: z.string(),
+    agent_transcript_path: z.string().optional(),
+  }),
+  PreCompact: z.looseObject({
+    ...common,
+    hook_event_name: event('PreCompact'),
+    trigger: z.enum(['manual', 'auto']),
+    custom_instructions: z.string().nullable(),
+    message_count: z.number().int(),
+    estimated_tokens: z.number().int(),
+  }),
+  PostCompact: z.looseObject({
+    ...common,
+    hook_event_name: event('PostCompact'),
+    trigger: z.enum(['manual', 'auto']),
+    compact_summary: z.string(),
+    new_message_count: z.number().int(),
+  }),
+  Notification: z.looseObject({ ...common, hook_event_name: event('Notification'), message: z.string(), title: z.string().optional(), notification_type: z.string() }),
+  Error: z.looseObject({ ...common, hook_event_name: event('Error'), error_type: z.enum(['model', 'tool', 'hook', 'internal']), error: z.string(), recoverable: z.boolean() }),
+  SessionEnd: z.looseObject({ ...common, hook_event_name: event('SessionEnd'), reason: z.enum(['clear', 'resume', 'logout', 'prompt_input_exit', 'other', 'error', 'completed', 'cancelled']) }),
+} satisfies Record<HookEventName, z.ZodType>;
+
+export type PayloadOf<E extends HookEventName> = z.infer<(typeof payloadSchemas)[E]>;
+
+/** The payload without the fields the dispatcher fills in for every event. */
+export type EventFields<E extends HookEventName> = Omit<PayloadOf<E>, 'hook_event_name' | 'session_id' | 'transcript_path' | 'cwd' | 'permission_mode'>;
+
+export function validatePayload(eventName: HookEventName, payload: unknown): { ok: true } | { ok: false; error: string } {
+  const result = payloadSchemas[eventName].safeParse(payload);
+  return result.success ? { ok: true } : { ok: false, error: z.prettifyError(result.error) };
+}

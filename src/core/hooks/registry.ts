@@ -1,0 +1,160 @@
+import { Emitter, type Disposable } from '../events-emitter';
+import type { HookEventName } from './events';
+import type { HookDefinition, HookSourceKind } from './types';
+
+/** Sources that come from the workspace and so run only when it is trusted. */
+const WORKSPACE_SOURCES: ReadonlySet<HookSourceKind> = new Set(['workspace', 'folder', 'hooksJson']);
+
+export type InactiveReason = 'disabled' | 'untrusted' | 'all-disabled';
+
+export interface HookState {
+  hook: HookDefinition;
+  enabled: boolean;
+  /** false when the hook comes from an untrusted workspace. */
+  trusted: boolean;
+  active: boolean;
+  inactiveReason?: InactiveReason;
+}
+
+export function isWorkspaceSourced(hook: HookDefinition): boolean {
+  return WORKSPACE_SOURCES.has(hook.source.kind);
+}
+
+/** Dispatch order: in-process first, then process-based, then priority ascending (seed 004). */
+function dispatchOrder(a: HookDefinition, b: HookDefinition): number {
+  const rank = (h: HookDefinition) => (h.spec.type === 'builtin' ? 0 : 1);
+  return rank(a) - rank(b) || a.priority - b.priority;
+}
+
+const EMPTY: readonly HookDefinition[] = Object.freeze([]);
+
+/**
+ * An immutable view of the hooks: dispatches take one at their start and finish on it,
+ * whatever reloads happen meanwhile (seed 003's ArcSwap).
+ */
+export class RegistrySnapshot {
+  private readonly index = new Map<HookEventName, readonly HookDefinition[]>();
+
+  constructor(
+    readonly version: number,
+    readonly states: readonly HookState[],
+    private readonly sessionHooks: ReadonlyMap<string, readonly HookDefinition[]>,
+  ) {
+    const byEvent = new Map<HookEventName, HookDefinition[]>();
+    for (const state of states) {
+      if (!state.active) continue;
+      const list = byEvent.get(state.hook.event) ?? [];
+      list.push(state.hook);
+      byEvent.set(state.hook.event, list);
+    }
+    for (const [event, list] of byEvent) this.index.set(event, Object.freeze(list.sort(dispatchOrder)));
+  }
+
+  /** Active hooks for an event in dispatch order; only subscribers are touched. */
+  subscribers(event: HookEventName, sessionId?: string): readonly HookDefinition[] {
+    const global = this.index.get(event) ?? EMPTY;
+    if (sessionId === undefined || this.sessionHooks.size === 0) return global;
+    const session = this.sessionHooks.get(sessionId)?.filter((h) => h.event === event);
+    if (!session || session.length === 0) return global;
+    return [...global, ...session].sort(dispatchOrder);
+  }
+
+  find(id: string): HookState | undefined {
+    return this.states.find((s) => s.hook.id === id);
+  }
+}
+
+export interface RegistryOptions {
+  trusted: boolean;
+  /** The user's enable/disable choices by hook id (kept by the host, not in the file). */
+  enabledOverrides?: Record<string, boolean>;
+}
+
+export class HookRegistry {
+  private definitions: readonly HookDefinition[] = [];
+  private disableAll = false;
+  private trusted: boolean;
+  private overrides: Map<string, boolean>;
+  private sessions = new Map<string, readonly HookDefinition[]>();
+  private snapshot: RegistrySnapshot;
+  private version = 0;
+  private readonly changed = new Emitter<RegistrySnapshot>();
+
+  constructor(options: RegistryOptions) {
+    this.trusted = options.trusted;
+    this.overrides = new Map(Object.entries(options.enabledOverrides ?? {}));
+    this.snapshot = this.build();
+  }
+
+  current(): RegistrySnapshot {
+    return this.snapshot;
+  }
+
+  onDidChange(listener: (snapshot: RegistrySnapshot) => void): Disposable {
+    return this.changed.on(listener);
+  }
+
+  /** Replaces every configured hook (a reload) with one atomic swap. */
+  load(definitions: readonly HookDefinition[], options: { disableAllHooks?: boolean } = {}): void {
+    this.definitions = [...definitions];
+    this.disableAll = options.disableAllHooks ?? false;
+    this.swap();
+  }
+
+  setTrusted(trusted: boolean): void {
+    if (trusted === this.trusted) return;
+    this.trusted = trusted;
+    this.swap();
+  }
+
+  setEnabled(id: string, enabled: boolean): void {
+    this.overrides.set(id, enabled);
+    this.swap();
+  }
+
+  setAllEnabled(enabled: boolean): void {
+    for (const hook of this.definitions) this.overrides.set(hook.id, enabled);
+    this.swap();
+  }
+
+  enabledOverrides(): Record<string, boolean> {
+    return Object.fromEntries(this.overrides);
+  }
+
+  addSessionHook(sessionId: string, hook: HookDefinition): void {
+    this.sessions = new Map(this.sessions).set(sessionId, [...(this.sessions.get(sessionId) ?? []), hook]);
+    this.swap();
+  }
+
+  removeSessionHook(sessionId: string, id: string): boolean {
+    const list = this.sessions.get(sessionId) ?? [];
+    const next = list.filter((h) => h.id !== id);
+    if (next.length === list.length) return false;
+    this.sessions = new Map(this.sessions).set(sessionId, next);
+    this.swap();
+    return true;
+  }
+
+  clearSession(sessionId: string): void {
+    if (!this.sessions.has(sessionId)) return;
+    const next = new Map(this.sessions);
+    next.delete(sessionId);
+    this.sessions = next;
+    this.swap();
+  }
+
+  private swap(): void {
+    this.snapshot = this.build();
+    this.changed.fire(this.snapshot);
+  }
+
+  private build(): RegistrySnapshot {
+    const states = this.definitions.map((hook): HookState => {
+      const enabled = this.overrides.get(hook.id) ?? hook.enabled;
+      const trusted = this.trusted || !isWorkspaceSourced(hook);
+      const inactiveReason: InactiveReason | undefined = !trusted ? 'untrusted' : this.disableAll && hook.source.kind !== 'builtin' ? 'all-disabled' : !enabled ? 'disabled' : undefined;
+      return { hook, enabled, trusted, active: inactiveReason === undefined, inactiveReason };
+    });
+    return new RegistrySnapshot(++this.version, states, this.sessions);
+  }
+}
