@@ -1,0 +1,75 @@
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { describe, expect, it } from 'vitest';
+import { StreamAssembler } from '../../src/core/agent/llm/stream-assembler';
+
+type Delta = ChatCompletionChunk.Choice.Delta;
+type ToolCallDelta = NonNullable<Delta['tool_calls']>[number];
+
+function chunk(delta: Delta, finish: ChatCompletionChunk.Choice['finish_reason'] = null): ChatCompletionChunk {
+  return { id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] };
+}
+
+const call = (piece: Partial<ToolCallDelta> & { function?: { name?: string; arguments?: string } }) =>
+  chunk({ tool_calls: [piece as ToolCallDelta] });
+
+function assemble(chunks: ChatCompletionChunk[]) {
+  const assembler = new StreamAssembler();
+  for (const c of chunks) assembler.add(c);
+  return assembler;
+}
+
+describe('StreamAssembler', () => {
+  it('is unfinished until a finish_reason arrives', () => {
+    const assembler = assemble([chunk({ role: 'assistant', content: 'Hel' }), chunk({ content: 'lo' })]);
+    expect(assembler.finished).toBe(false);
+    assembler.add(chunk({}, 'stop'));
+    expect(assembler.finished).toBe(true);
+    expect(assembler.result()).toEqual({ content: 'Hello', toolCalls: [], finishReason: 'stop' });
+  });
+
+  it('keeps a name that the server repeats in every chunk once', () => {
+    const result = assemble([
+      call({ index: 0, id: 'a', function: { name: 'Bash', arguments: '{"command":' } }),
+      call({ index: 0, function: { name: 'Bash', arguments: '"ls"}' } }),
+      chunk({}, 'tool_calls'),
+    ]).result();
+    expect(result.toolCalls).toEqual([{ id: 'a', name: 'Bash', argumentsText: '{"command":"ls"}', arguments: { command: 'ls' } }]);
+  });
+
+  it('follows calls without an index by their ids, and gives id-less calls one', () => {
+    const result = assemble([
+      call({ function: { name: 'Read', arguments: '{"file_path":"a"}' } }),
+      call({ id: 'second', function: { name: 'Glob', arguments: '{"pattern":' } }),
+      call({ function: { arguments: '"*.ts"}' } }),
+      chunk({}, 'tool_calls'),
+    ]).result();
+    expect(result.toolCalls.map((c) => [c.id, c.name, c.arguments])).toEqual([
+      ['call_0', 'Read', { file_path: 'a' }],
+      ['second', 'Glob', { pattern: '*.ts' }],
+    ]);
+  });
+
+  it('starts a new call when a server reuses index 0 with a new id', () => {
+    const result = assemble([
+      call({ index: 0, id: 'x', function: { name: 'Read', arguments: '{}' } }),
+      call({ index: 0, id: 'y', function: { name: 'Write', arguments: '{}' } }),
+      chunk({}, 'tool_calls'),
+    ]).result();
+    expect(result.toolCalls.map((c) => [c.id, c.name])).toEqual([
+      ['x', 'Read'],
+      ['y', 'Write'],
+    ]);
+  });
+
+  it('reports a JSON value that is not an object as an argumentsError', () => {
+    const [result] = assemble([call({ index: 0, id: 'a', function: { name: 'Bash', arguments: '"ls"' } })]).result().toolCalls;
+    expect(result.arguments).toBeUndefined();
+    expect(result.argumentsError).toBe('the tool arguments must be a JSON object, got a string');
+  });
+
+  it('takes usage from the trailing chunk that has no choices', () => {
+    const assembler = assemble([chunk({ content: 'x' }, 'stop')]);
+    assembler.add({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } });
+    expect(assembler.result().usage).toEqual({ promptTokens: 3, completionTokens: 1, totalTokens: 4 });
+  });
+});
