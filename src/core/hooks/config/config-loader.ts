@@ -1,0 +1,135 @@
+import type { z } from 'zod';
+import { resolveEventName } from '../events';
+import { addZodIssues, parseEntry, ProblemList, type JsonPath, type Locator } from './config-problems';
+import { builtinSettingObjectSchema, defaultsSchema, DOCUMENT_KEYS, hooksDocumentSchema } from './config-schema';
+import { HookIdAllocator } from './hook-ids';
+import { parseJsonc } from './jsonc-document';
+import { isPlainObject, loadHooksSection, type LoadContext } from './load-hooks-section';
+import { loadServers } from './load-servers';
+import { emptyConfig, type BuiltinSetting, type ConfigSource, type HookDefaults, type LoadedConfig } from './loaded-config';
+import { suggestName } from './suggest-name';
+
+/** Sections validated entry by entry elsewhere; the rest are scalars checked field by field. */
+const SECTIONS = new Set(['hooks', 'servers', 'builtins', 'defaults']);
+const BUILTIN_SETTING_KEYS = Object.keys(builtinSettingObjectSchema.shape);
+
+/** Validates each field on its own, so one bad value drops only itself. */
+function parseFields(
+  shape: Readonly<Record<string, z.ZodType>>,
+  value: Record<string, unknown>,
+  path: JsonPath,
+  problems: ProblemList,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, raw] of Object.entries(value)) {
+    const field = shape[key];
+    if (!field) continue;
+    const result = field.safeParse(raw);
+    if (result.success) {
+      if (result.data !== undefined) out[key] = result.data;
+    } else {
+      addZodIssues(problems, result.error.issues, [...path, key], raw, []);
+    }
+  }
+  return out;
+}
+
+function reportUnknownTopLevelKeys(value: Record<string, unknown>, problems: ProblemList): void {
+  for (const key of Object.keys(value)) {
+    if (DOCUMENT_KEYS.includes(key)) continue;
+    const event = resolveEventName(key);
+    const suggestion = suggestName(key, DOCUMENT_KEYS);
+    const message = event
+      ? `"${key}" is an event: put it inside "hooks" (ignored here).`
+      : `Unknown property "${key}" (ignored).${suggestion ? ` Did you mean "${suggestion}"?` : ''}`;
+    problems.add({ severity: 'warning', code: 'unknown-property', message, path: [key], part: 'key' });
+  }
+}
+
+function loadBuiltins(value: unknown, problems: ProblemList): Record<string, BuiltinSetting> {
+  const builtins: Record<string, BuiltinSetting> = {};
+  if (!isPlainObject(value)) {
+    problems.add({ severity: 'error', code: 'invalid-value', message: '"builtins" must be an object keyed by built-in hook name.', path: ['builtins'] });
+    return builtins;
+  }
+  for (const [name, raw] of Object.entries(value)) {
+    const path: JsonPath = ['builtins', name];
+    if (typeof raw === 'boolean') {
+      builtins[name] = { enabled: raw };
+      continue;
+    }
+    if (!isPlainObject(raw)) {
+      problems.add({ severity: 'error', code: 'invalid-value', message: `"${name}" must be true, false or { "enabled", "options" }.`, path });
+      continue;
+    }
+    const parsed = parseEntry(builtinSettingObjectSchema, raw, path, problems, BUILTIN_SETTING_KEYS);
+    if (!parsed) continue;
+    const setting: BuiltinSetting = { enabled: parsed.enabled ?? true };
+    if (parsed.options !== undefined) setting.options = parsed.options;
+    builtins[name] = setting;
+  }
+  return builtins;
+}
+
+function loadDefaults(value: unknown, problems: ProblemList): HookDefaults {
+  if (!isPlainObject(value)) {
+    problems.add({ severity: 'error', code: 'invalid-value', message: '"defaults" must be an object.', path: ['defaults'] });
+    return {};
+  }
+  const known = Object.keys(defaultsSchema.shape);
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    const suggestion = suggestName(key, known);
+    problems.add({
+      severity: 'warning',
+      code: 'unknown-property',
+      message: `Unknown property "${key}" (ignored).${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
+      path: ['defaults', key],
+      part: 'key',
+    });
+  }
+  return parseFields(defaultsSchema.shape, value, ['defaults'], problems) as HookDefaults;
+}
+
+function loadObject(value: unknown, source: ConfigSource, problems: ProblemList, locator: Locator | undefined): LoadedConfig {
+  const config = emptyConfig();
+  if (value === undefined || value === null) return config;
+  if (!isPlainObject(value)) {
+    problems.add({ severity: 'error', code: 'invalid-value', message: 'The hooks configuration must be a JSON object.', path: [] });
+    return config;
+  }
+  reportUnknownTopLevelKeys(value, problems);
+  const declaredServers = new Set(isPlainObject(value.servers) ? Object.keys(value.servers) : []);
+  const ctx: LoadContext = { source, locator, problems, ids: new HookIdAllocator(), declaredServers };
+  if (value.servers !== undefined) config.servers = loadServers(value.servers, ctx);
+  if (value.hooks !== undefined) config.hooks = loadHooksSection(value.hooks, ctx);
+  if (value.builtins !== undefined) config.builtins = loadBuiltins(value.builtins, problems);
+  if (value.defaults !== undefined) config.defaults = loadDefaults(value.defaults, problems);
+  const scalarShape = Object.fromEntries(Object.entries(hooksDocumentSchema.shape).filter(([key]) => !SECTIONS.has(key)));
+  const scalars = parseFields(scalarShape, value, [], problems);
+  if (typeof scalars.disableAllHooks === 'boolean') config.disableAllHooks = scalars.disableAllHooks;
+  if (Array.isArray(scalars.allowedHttpHookUrls)) config.allowedHttpHookUrls = scalars.allowedHttpHookUrls as string[];
+  if (Array.isArray(scalars.httpHookAllowedEnvVars)) config.httpHookAllowedEnvVars = scalars.httpHookAllowedEnvVars as string[];
+  return config;
+}
+
+/**
+ * Loads `.vscode/hooks.json` (JSONC). Every problem carries its JSON path and its
+ * position in `text`; every valid hook loads, whatever is wrong around it.
+ */
+export function loadHooksDocument(text: string, source: ConfigSource): LoadedConfig {
+  const parsed = parseJsonc(text);
+  const problems = new ProblemList(source, parsed.locator);
+  for (const error of parsed.syntaxErrors) problems.addAt(error.range, 'error', 'syntax', error.message);
+  const config = loadObject(parsed.value, source, problems, parsed.locator);
+  config.problems = problems.sorted();
+  return config;
+}
+
+/** Loads an already parsed value (the `hookpilot.hooks` setting): problems carry JSON paths only. */
+export function loadHooksValue(value: unknown, source: ConfigSource): LoadedConfig {
+  const problems = new ProblemList(source);
+  const config = loadObject(value, source, problems, undefined);
+  config.problems = problems.items;
+  return config;
+}

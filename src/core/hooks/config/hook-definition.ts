@@ -1,0 +1,72 @@
+import { EVENT_INFO, type HookEventName } from '../events';
+import type { HandlerSpec, HookSource } from '../types';
+import { commandLabel } from './command-script';
+import type { HandlerConfig } from './config-schema';
+import type { HookDraft } from './hook-ids';
+
+/** Claude Code's `timeout` is seconds; the seeds' `timeout_ms` wins when both are set. */
+export function timeoutMsOf(entry: { timeout?: number; timeout_ms?: number }): number | undefined {
+  if (entry.timeout_ms !== undefined) return entry.timeout_ms;
+  return entry.timeout === undefined ? undefined : Math.round(entry.timeout * 1000);
+}
+
+/** rpc hooks default to the event's kind; observe events cannot be intercepted. */
+export function rpcMode(requested: 'observe' | 'intercept' | undefined, event: HookEventName): 'observe' | 'intercept' {
+  if (EVENT_INFO[event].kind === 'observe') return 'observe';
+  return requested ?? 'intercept';
+}
+
+function urlLabel(url: string): string {
+  const parsed = new URL(url);
+  return parsed.pathname === '/' ? parsed.host : `${parsed.host}${parsed.pathname}`;
+}
+
+function specOf(handler: HandlerConfig, event: HookEventName): HandlerSpec {
+  switch (handler.type) {
+    case 'command':
+      return { type: 'command', command: handler.command, args: handler.args, cwd: handler.cwd, env: handler.env, async: handler.async };
+    case 'http':
+      return { type: 'http', url: handler.url, headers: handler.headers, allowedEnvVars: handler.allowedEnvVars };
+    case 'builtin':
+      return { type: 'builtin', builtin: handler.builtin, options: handler.options };
+    case 'rpc':
+      return { type: 'rpc', server: handler.server, mode: rpcMode(handler.mode, event) };
+  }
+}
+
+function defaultName(handler: HandlerConfig): string {
+  switch (handler.type) {
+    case 'command':
+      return commandLabel(handler.command, handler.args);
+    case 'http':
+      return urlLabel(handler.url);
+    case 'builtin':
+      return handler.builtin;
+    case 'rpc':
+      return handler.server;
+  }
+}
+
+/** Drops undefined members so drafts compare and hash by what is actually set. */
+function compact<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** A validated handler, bound to its event and matcher, as the engine sees it. */
+export function toHookDraft(handler: HandlerConfig, event: HookEventName, matcher: string | undefined, source: HookSource): HookDraft {
+  return compact<HookDraft>({
+    name: handler.name ?? defaultName(handler),
+    description: handler.description,
+    event,
+    matcher,
+    contentPatterns: handler.contentPatterns,
+    if: handler.if,
+    statusMessage: handler.statusMessage,
+    priority: handler.priority ?? 0,
+    onFailure: handler.onFailure,
+    timeoutMs: timeoutMsOf(handler),
+    enabled: handler.enabled ?? true,
+    source: compact(source),
+    spec: compact(specOf(handler, event)),
+  });
+}

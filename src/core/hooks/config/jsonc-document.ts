@@ -1,0 +1,82 @@
+import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, stripComments, type Node, type ParseError } from 'jsonc-parser';
+import type { JsonPath, Locator, TextRange } from './config-problems';
+
+export interface JsoncSyntaxError {
+  message: string;
+  range: TextRange;
+}
+
+export interface ParsedJsonc {
+  /** undefined for an empty document (only whitespace and comments). */
+  value: unknown;
+  locator: Locator;
+  syntaxErrors: JsoncSyntaxError[];
+}
+
+/** Offsets to 1-based line/column; columns count UTF-16 units, as editors do. */
+class LineIndex {
+  private readonly starts: number[] = [0];
+
+  constructor(text: string) {
+    for (let i = 0; i < text.length; i++) {
+      const ch = text.charCodeAt(i);
+      if (ch === 13 /* \r */) {
+        if (text.charCodeAt(i + 1) === 10) i++;
+        this.starts.push(i + 1);
+      } else if (ch === 10 /* \n */) {
+        this.starts.push(i + 1);
+      }
+    }
+  }
+
+  position(offset: number): { line: number; column: number } {
+    let low = 0;
+    let high = this.starts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (this.starts[mid] <= offset) low = mid;
+      else high = mid - 1;
+    }
+    return { line: low + 1, column: offset - this.starts[low] + 1 };
+  }
+
+  range(offset: number, length: number): TextRange {
+    const start = this.position(offset);
+    const end = this.position(offset + length);
+    return { line: start.line, column: start.column, endLine: end.line, endColumn: end.column };
+  }
+}
+
+/** "CloseBraceExpected" -> "close brace expected". */
+function describeParseError(error: ParseError): string {
+  const words = printParseErrorCode(error.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  return `Syntax error: ${words}.`;
+}
+
+function nodeLocator(root: Node | undefined, lines: LineIndex): Locator {
+  return {
+    locate(path: JsonPath, part: 'key' | 'value'): TextRange | undefined {
+      if (!root) return undefined;
+      // A missing property points at the nearest enclosing node that exists.
+      for (let depth = path.length; depth >= 0; depth--) {
+        const node = findNodeAtLocation(root, [...path.slice(0, depth)]);
+        if (!node) continue;
+        const keyNode = part === 'key' && depth === path.length && node.parent?.type === 'property' ? node.parent.children?.[0] : undefined;
+        const target = keyNode ?? node;
+        return lines.range(target.offset, target.length);
+      }
+      return undefined;
+    },
+  };
+}
+
+/** Parses JSONC (comments, trailing commas) tolerantly: a syntax error keeps what parsed. */
+export function parseJsonc(text: string): ParsedJsonc {
+  const lines = new LineIndex(text);
+  if (stripComments(text).trim() === '') return { value: undefined, locator: nodeLocator(undefined, lines), syntaxErrors: [] };
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
+  const syntaxErrors = errors.map((error) => ({ message: describeParseError(error), range: lines.range(error.offset, Math.max(error.length, 1)) }));
+  const value: unknown = root ? getNodeValue(root) : undefined;
+  return { value, locator: nodeLocator(root, lines), syntaxErrors };
+}

@@ -1,0 +1,32 @@
+import type { HookDefinition, HookSourceKind, ServerDefinition } from '../types';
+import type { ConfigProblem } from './config-problems';
+import type { HookDefaults } from './config-schema';
+
+export type { HookDefaults } from './config-schema';
+
+export interface BuiltinSetting {
+  enabled: boolean;
+  options?: Record<string, unknown>;
+}
+
+/** One configuration source, resolved: what loaded, and every problem found on the way. */
+export interface LoadedConfig {
+  hooks: HookDefinition[];
+  servers: ServerDefinition[];
+  builtins: Record<string, BuiltinSetting>;
+  /** Only the values the source sets; the dispatcher supplies the rest. */
+  defaults: HookDefaults;
+  disableAllHooks?: boolean;
+  allowedHttpHookUrls?: string[];
+  httpHookAllowedEnvVars?: string[];
+  problems: ConfigProblem[];
+}
+
+export interface ConfigSource {
+  kind: HookSourceKind;
+  file?: string;
+}
+
+export function emptyConfig(): LoadedConfig {
+  return { hooks: [], servers: [], builtins: {}, defaults: {}, problems: [] };
+}
