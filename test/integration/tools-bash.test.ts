@@ -1,0 +1,132 @@
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createBashTool, type BashInput } from '../../src/core/agent/tools/bash-tool';
+import type { ToolContext, ToolResult } from '../../src/core/agent/tools/tool';
+import { waitUntilDead } from '../fixtures/hooks/process-liveness';
+
+let dir: string;
+const leftovers: number[] = [];
+const bash = createBashTool();
+
+beforeEach(() => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'tools-bash-')));
+});
+
+afterEach(() => {
+  for (const pid of leftovers.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone, as it should be.
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function context(extra: Partial<ToolContext> = {}): ToolContext {
+  return { workspaceRoot: dir, cwd: dir, signal: new AbortController().signal, env: process.env, sessionId: 's1', ...extra };
+}
+
+function run(input: BashInput, extra: Partial<ToolContext> = {}): Promise<ToolResult> {
+  return bash.run(bash.inputSchema.parse(input), context(extra));
+}
+
+function readPid(file: string): number {
+  const pid = Number(readFileSync(file, 'utf8').trim());
+  leftovers.push(pid);
+  return pid;
+}
+
+describe('Bash tool', () => {
+  it('returns stdout and stderr in the Claude Code response shape', async () => {
+    const result = await run({ command: 'echo hello; echo oops >&2', description: 'Say hello' });
+    expect(result).toEqual({
+      ok: true,
+      content: 'hello\noops',
+      response: { stdout: 'hello\n', stderr: 'oops\n', interrupted: false, isImage: false },
+    });
+  });
+
+  it('runs with bash in the working directory', async () => {
+    const result = await run({ command: 'pwd; echo "${BASH_VERSION:+bash}"' });
+    expect(result.ok && result.content).toBe(`${dir}\nbash`);
+  });
+
+  it('falls back to sh when bash is not on PATH', async () => {
+    const result = await run({ command: 'echo "$0"' }, { env: { ...process.env, PATH: join(dir, 'no-bin-here') } });
+    expect(result.ok && result.content).toBe('/bin/sh');
+  });
+
+  it('says when a command printed nothing', async () => {
+    expect(await run({ command: 'true' })).toMatchObject({ ok: true, content: '(no output)' });
+  });
+
+  it('reports a non-zero exit as "Exit code N" with the output', async () => {
+    const result = await run({ command: 'echo partial; echo bad >&2; exit 3' });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error).toBe('Exit code 3\npartial\nbad');
+    expect(result.interrupted).toBeUndefined();
+    expect(result.response).toEqual({ stdout: 'partial\n', stderr: 'bad\n', interrupted: false, isImage: false });
+  });
+
+  it('reports death by signal as 128 + the signal number', async () => {
+    const result = await run({ command: 'kill -TERM $$' });
+    expect(!result.ok && result.error.split('\n')[0]).toBe('Exit code 143');
+  });
+
+  it('times out, killing a backgrounded grandchild too', async () => {
+    const pidFile = join(dir, 'pid');
+    const result = await run({ command: `sleep 30 & echo $! > "${pidFile}"; echo started; wait`, timeout: 300 });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error).toBe('Command timed out after 300 ms\nstarted');
+    expect(result.interrupted).toBe(true);
+    expect(result.response).toMatchObject({ stdout: 'started\n', interrupted: true });
+    expect(await waitUntilDead(readPid(pidFile), 5_000)).toBe(true);
+  });
+
+  it('stops on abort and reports the call as interrupted', async () => {
+    const pidFile = join(dir, 'pid');
+    const controller = new AbortController();
+    const running = run({ command: `sleep 30 & echo $! > "${pidFile}"; wait` }, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 200);
+    const result = await running;
+    expect(result).toMatchObject({ ok: false, interrupted: true, error: expect.stringMatching(/^Command aborted/) });
+    expect(await waitUntilDead(readPid(pidFile), 5_000)).toBe(true);
+  });
+
+  it('caps the output the model sees, cutting the middle', async () => {
+    const result = await run({ command: "echo START; head -c 100000 /dev/zero | tr '\\0' a; echo; echo END" });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.content.length).toBeLessThanOrEqual(30_000);
+    expect(result.content.startsWith('START\naaa')).toBe(true);
+    expect(result.content.endsWith('aaa\nEND')).toBe(true);
+    expect(result.content).toMatch(/\[\d+ characters truncated\]/);
+  });
+
+  it('keeps credentials out of the environment', async () => {
+    const env = { ...process.env, PLAIN_SETTING: 'visible', OPENAI_API_KEY: 'k1', GITHUB_TOKEN: 't1', CLIENT_SECRET: 's1', AWS_SECRET_ACCESS_KEY: 'a1' };
+    const result = await run({ command: 'env' }, { env });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.content).toContain('PLAIN_SETTING=visible');
+    for (const secret of ['k1', 't1', 's1', 'a1']) expect(result.content).not.toContain(`=${secret}`);
+  });
+
+  it('refuses run_in_background with an explanation', async () => {
+    const marker = join(dir, 'ran');
+    const result = await run({ command: `touch "${marker}"`, run_in_background: true });
+    expect(result).toMatchObject({ ok: false, error: expect.stringContaining('run_in_background is not supported') });
+    expect(() => readFileSync(marker)).toThrow();
+  });
+
+  it('validates the timeout bound in its schema', () => {
+    expect(bash.inputSchema.safeParse({ command: 'ls', timeout: 600_001 }).success).toBe(false);
+    expect(bash.inputSchema.safeParse({ command: 'ls', timeout: 600_000 }).success).toBe(true);
+    expect(bash.inputSchema.safeParse({ timeout: 10 }).success).toBe(false);
+  });
+});

@@ -1,0 +1,92 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OutsideWorkspaceError, isWithin, physicalPath, resolveInWorkspace, toAbsolutePath } from '../../src/core/agent/tools/workspace-paths';
+
+let base: string;
+let workspace: string;
+let outside: string;
+
+beforeEach(() => {
+  // realpath: the temp dir may itself sit behind a symlink (macOS /var -> /private/var).
+  base = realpathSync(mkdtempSync(join(tmpdir(), 'workspace-paths-')));
+  workspace = join(base, 'ws');
+  outside = join(base, 'outside');
+  mkdirSync(join(workspace, 'src'), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(outside, 'secret.txt'), 'secret');
+});
+
+afterEach(() => {
+  rmSync(base, { recursive: true, force: true });
+});
+
+const scope = (extra: { cwd?: string; additionalDirectories?: string[] } = {}) => ({ workspaceRoot: workspace, cwd: extra.cwd ?? workspace, ...extra });
+
+describe('toAbsolutePath', () => {
+  it('expands ~ and resolves relative paths against cwd', () => {
+    expect(toAbsolutePath('~', '/x')).toBe(homedir());
+    expect(toAbsolutePath('~/notes.md', '/x')).toBe(join(homedir(), 'notes.md'));
+    expect(toAbsolutePath('a/../b.txt', '/x/y')).toBe('/x/y/b.txt');
+    expect(toAbsolutePath('/abs/file', '/x')).toBe('/abs/file');
+  });
+});
+
+describe('isWithin', () => {
+  it('treats the root itself and descendants as inside, siblings and parents as outside', () => {
+    expect(isWithin('/w', '/w')).toBe(true);
+    expect(isWithin('/w', '/w/a/b')).toBe(true);
+    expect(isWithin('/w', '/w/..hidden')).toBe(true);
+    expect(isWithin('/w', '/')).toBe(false);
+    expect(isWithin('/w', '/wx/a')).toBe(false);
+    expect(isWithin('/w', '/other')).toBe(false);
+  });
+});
+
+describe('resolveInWorkspace', () => {
+  it('resolves relative paths against cwd and returns absolute paths', () => {
+    expect(resolveInWorkspace('a.txt', scope({ cwd: join(workspace, 'src') }))).toBe(join(workspace, 'src', 'a.txt'));
+    expect(resolveInWorkspace(join(workspace, 'new', 'deep', 'file.ts'), scope())).toBe(join(workspace, 'new', 'deep', 'file.ts'));
+    expect(resolveInWorkspace('.', scope())).toBe(workspace);
+  });
+
+  it('refuses .. escapes and absolute paths outside the workspace', () => {
+    expect(() => resolveInWorkspace('../outside/secret.txt', scope())).toThrow(OutsideWorkspaceError);
+    expect(() => resolveInWorkspace('src/../../outside/secret.txt', scope())).toThrow(/^path outside the workspace: src\/\.\.\/\.\.\/outside\/secret\.txt/);
+    expect(() => resolveInWorkspace(join(outside, 'secret.txt'), scope())).toThrow(/path outside the workspace/);
+    expect(() => resolveInWorkspace('/etc/passwd', scope())).toThrow(/path outside the workspace/);
+  });
+
+  it('refuses a symlinked directory that points outside, even for files that do not exist yet', () => {
+    symlinkSync(outside, join(workspace, 'escape'));
+    expect(() => resolveInWorkspace('escape/secret.txt', scope())).toThrow(/symlink/);
+    expect(() => resolveInWorkspace('escape/new/file.txt', scope())).toThrow(OutsideWorkspaceError);
+  });
+
+  it('refuses a symlinked file and a dangling symlink that point outside', () => {
+    symlinkSync(join(outside, 'secret.txt'), join(workspace, 'link.txt'));
+    symlinkSync(join(outside, 'not-yet.txt'), join(workspace, 'dangling.txt'));
+    expect(() => resolveInWorkspace('link.txt', scope())).toThrow(OutsideWorkspaceError);
+    expect(() => resolveInWorkspace('dangling.txt', scope())).toThrow(OutsideWorkspaceError);
+  });
+
+  it('allows symlinks that stay inside the workspace', () => {
+    writeFileSync(join(workspace, 'src', 'real.txt'), 'x');
+    symlinkSync(join(workspace, 'src'), join(workspace, 'alias'));
+    expect(resolveInWorkspace('alias/real.txt', scope())).toBe(join(workspace, 'alias', 'real.txt'));
+  });
+
+  it('allows additional directories', () => {
+    const withExtra = scope({ additionalDirectories: [outside] });
+    expect(resolveInWorkspace('../outside/secret.txt', withExtra)).toBe(join(outside, 'secret.txt'));
+    symlinkSync(outside, join(workspace, 'escape'));
+    expect(resolveInWorkspace('escape/secret.txt', withExtra)).toBe(join(workspace, 'escape', 'secret.txt'));
+  });
+
+  it('stops on symlink loops instead of recursing forever', () => {
+    symlinkSync(join(workspace, 'loop-b'), join(workspace, 'loop-a'));
+    symlinkSync(join(workspace, 'loop-a'), join(workspace, 'loop-b'));
+    expect(() => physicalPath(join(workspace, 'loop-a', 'x'))).toThrow(/too many levels of symbolic links/);
+  });
+});
