@@ -1,0 +1,215 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createEditTool, type EditInput } from '../../src/core/agent/tools/edit-tool';
+import { createReadTool, type ReadInput } from '../../src/core/agent/tools/read-tool';
+import type { ToolContext, ToolResult } from '../../src/core/agent/tools/tool';
+import { createWriteTool, type WriteInput } from '../../src/core/agent/tools/write-tool';
+
+let base: string;
+let ws: string;
+let outside: string;
+const readTool = createReadTool();
+const writeTool = createWriteTool();
+const editTool = createEditTool();
+
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), 'tools-files-')));
+  ws = join(base, 'ws');
+  outside = join(base, 'outside');
+  mkdirSync(join(ws, 'src'), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(outside, 'secret.txt'), 'top secret\n');
+});
+
+afterEach(() => {
+  rmSync(base, { recursive: true, force: true });
+});
+
+function context(extra: Partial<ToolContext> = {}): ToolContext {
+  return { workspaceRoot: ws, cwd: ws, signal: new AbortController().signal, env: process.env, sessionId: 's1', ...extra };
+}
+
+const read = (input: ReadInput, extra?: Partial<ToolContext>) => readTool.run(readTool.inputSchema.parse(input), context(extra));
+const write = (input: WriteInput) => writeTool.run(writeTool.inputSchema.parse(input), context());
+const edit = (input: EditInput) => editTool.run(editTool.inputSchema.parse(input), context());
+
+function errorOf(result: ToolResult): string {
+  if (result.ok) throw new Error(`expected a failure, got: ${result.content}`);
+  return result.error;
+}
+
+function contentOf(result: ToolResult): string {
+  if (!result.ok) throw new Error(`expected success, got: ${result.error}`);
+  return result.content;
+}
+
+const numbered = (count: number) => Array.from({ length: count }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+
+describe('Read tool', () => {
+  it('returns cat -n numbered lines and the Claude Code response shape', async () => {
+    writeFileSync(join(ws, 'src', 'a.txt'), 'one\ntwo\r\nthree\n');
+    const result = await read({ file_path: 'a.txt' }, { cwd: join(ws, 'src') });
+    expect(result).toEqual({
+      ok: true,
+      content: '     1\tone\n     2\ttwo\n     3\tthree',
+      response: { type: 'text', file: { filePath: join(ws, 'src', 'a.txt'), content: 'one\ntwo\nthree', numLines: 3, startLine: 1, totalLines: 3 } },
+    });
+  });
+
+  it('reads a window with offset and limit and says where the rest is', async () => {
+    writeFileSync(join(ws, 'ten.txt'), numbered(10));
+    const result = await read({ file_path: join(ws, 'ten.txt'), offset: 4, limit: 3 });
+    expect(contentOf(result)).toBe('     4\tline 4\n     5\tline 5\n     6\tline 6\n\n(Showing lines 4-6 of 10. Use offset and limit to read more.)');
+    expect(result.ok && result.response).toMatchObject({ file: { numLines: 3, startLine: 4, totalLines: 10 } });
+  });
+
+  it('reads 2000 lines by default and truncates very long lines', async () => {
+    writeFileSync(join(ws, 'big.txt'), numbered(2500));
+    const big = await read({ file_path: 'big.txt' });
+    expect(big.ok && big.response).toMatchObject({ file: { numLines: 2000, startLine: 1, totalLines: 2500 } });
+    expect(contentOf(big)).toContain('  2000\tline 2000\n\n(Showing lines 1-2000 of 2500.');
+
+    writeFileSync(join(ws, 'wide.txt'), `${'x'.repeat(5000)}\nshort\n`);
+    const [first, second] = contentOf(await read({ file_path: 'wide.txt' })).split('\n');
+    expect(first).toBe(`     1\t${'x'.repeat(2000)}... [line truncated]`);
+    expect(second).toBe('     2\tshort');
+  });
+
+  it('handles empty files and offsets past the end', async () => {
+    writeFileSync(join(ws, 'empty.txt'), '');
+    expect(contentOf(await read({ file_path: 'empty.txt' }))).toMatch(/exists but is empty/);
+    writeFileSync(join(ws, 'two.txt'), 'a\nb\n');
+    expect(contentOf(await read({ file_path: 'two.txt', offset: 9 }))).toMatch(/has 2 lines; offset 9 is past the end/);
+  });
+
+  it('refuses missing files, directories and binary files clearly', async () => {
+    expect(errorOf(await read({ file_path: 'nope.txt' }))).toBe(`File does not exist: ${join(ws, 'nope.txt')}`);
+    expect(errorOf(await read({ file_path: 'src' }))).toMatch(/is a directory, not a file/);
+    writeFileSync(join(ws, 'image.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02]));
+    expect(errorOf(await read({ file_path: 'image.png' }))).toMatch(/binary file \(7 bytes\)/);
+  });
+
+  it('refuses paths outside the workspace: .., absolute, and through a symlink', async () => {
+    expect(errorOf(await read({ file_path: '../outside/secret.txt' }))).toMatch(/^path outside the workspace: \.\.\/outside\/secret\.txt/);
+    expect(errorOf(await read({ file_path: join(outside, 'secret.txt') }))).toMatch(/^path outside the workspace/);
+    symlinkSync(outside, join(ws, 'escape'));
+    const viaLink = errorOf(await read({ file_path: 'escape/secret.txt' }));
+    expect(viaLink).toMatch(/^path outside the workspace: .*symlink/);
+    expect(viaLink).not.toContain('top secret');
+  });
+
+  it('reads inside additional directories', async () => {
+    const result = await read({ file_path: join(outside, 'secret.txt') }, { additionalDirectories: [outside] });
+    expect(contentOf(result)).toBe('     1\ttop secret');
+  });
+
+  it('normalizes file_path to an absolute path for hooks', () => {
+    expect(readTool.normalizeInput?.({ file_path: 'src/a.ts', limit: 5 }, { cwd: ws })).toEqual({ file_path: join(ws, 'src', 'a.ts'), limit: 5 });
+    expect(readTool.target?.({ file_path: 'src/a.ts' })).toBe('src/a.ts');
+  });
+});
+
+describe('Write tool', () => {
+  it('creates a file and its missing parent directories', async () => {
+    const result = await write({ file_path: 'deep/er/new.ts', content: 'export {};\n' });
+    const filePath = join(ws, 'deep', 'er', 'new.ts');
+    expect(readFileSync(filePath, 'utf8')).toBe('export {};\n');
+    expect(result).toEqual({
+      ok: true,
+      content: `File created successfully at: ${filePath}`,
+      response: { type: 'create', filePath, content: 'export {};\n', originalFile: null, structuredPatch: [] },
+    });
+  });
+
+  it('updates an existing file and reports the original and a patch', async () => {
+    const filePath = join(ws, 'src', 'config.txt');
+    writeFileSync(filePath, 'a\nb\nc\n');
+    const result = await write({ file_path: filePath, content: 'a\nB\nc\n' });
+    expect(readFileSync(filePath, 'utf8')).toBe('a\nB\nc\n');
+    expect(result.ok && result.response).toEqual({
+      type: 'update',
+      filePath,
+      content: 'a\nB\nc\n',
+      originalFile: 'a\nb\nc\n',
+      structuredPatch: [{ oldStart: 1, oldLines: 3, newStart: 1, newLines: 3, lines: [' a', '-b', '+B', ' c'] }],
+    });
+  });
+
+  it('refuses to write outside the workspace or over a directory', async () => {
+    expect(errorOf(await write({ file_path: '../outside/evil.txt', content: 'x' }))).toMatch(/^path outside the workspace/);
+    symlinkSync(outside, join(ws, 'escape'));
+    expect(errorOf(await write({ file_path: 'escape/evil.txt', content: 'x' }))).toMatch(/^path outside the workspace/);
+    symlinkSync(join(outside, 'planted.txt'), join(ws, 'dangling.txt'));
+    expect(errorOf(await write({ file_path: 'dangling.txt', content: 'x' }))).toMatch(/^path outside the workspace/);
+    expect(existsSync(join(outside, 'evil.txt'))).toBe(false);
+    expect(existsSync(join(outside, 'planted.txt'))).toBe(false);
+    expect(errorOf(await write({ file_path: 'src', content: 'x' }))).toMatch(/it is a directory/);
+  });
+});
+
+describe('Edit tool', () => {
+  const file = () => join(ws, 'src', 'app.ts');
+
+  it('replaces a unique string and reports the Claude Code response shape', async () => {
+    const original = 'const a = 1;\nconst b = 2;\nconst c = 3;\n';
+    writeFileSync(file(), original);
+    const result = await edit({ file_path: 'src/app.ts', old_string: 'const b = 2;', new_string: 'const b = 20;\nconst b2 = 21;' });
+    expect(readFileSync(file(), 'utf8')).toBe('const a = 1;\nconst b = 20;\nconst b2 = 21;\nconst c = 3;\n');
+    expect(result.ok && result.response).toEqual({
+      filePath: file(),
+      oldString: 'const b = 2;',
+      newString: 'const b = 20;\nconst b2 = 21;',
+      originalFile: original,
+      replaceAll: false,
+      structuredPatch: [{ oldStart: 1, oldLines: 3, newStart: 1, newLines: 4, lines: [' const a = 1;', '-const b = 2;', '+const b = 20;', '+const b2 = 21;', ' const c = 3;'] }],
+      userModified: false,
+    });
+    expect(contentOf(result)).toContain('     2\tconst b = 20;\n     3\tconst b2 = 21;');
+  });
+
+  it('refuses a non-unique old_string with the count, unless replace_all', async () => {
+    writeFileSync(file(), 'x = 1\nx = 1\nx = 1\n');
+    const refused = errorOf(await edit({ file_path: file(), old_string: 'x = 1', new_string: 'x = 2' }));
+    expect(refused).toMatch(/occurs 3 times/);
+    expect(readFileSync(file(), 'utf8')).toBe('x = 1\nx = 1\nx = 1\n');
+
+    const result = await edit({ file_path: file(), old_string: 'x = 1', new_string: 'x = 2', replace_all: true });
+    expect(readFileSync(file(), 'utf8')).toBe('x = 2\nx = 2\nx = 2\n');
+    expect(contentOf(result)).toMatch(/3 occurrences replaced/);
+    expect(result.ok && result.response).toMatchObject({ replaceAll: true });
+  });
+
+  it('reports missing text, identical strings and missing files', async () => {
+    writeFileSync(file(), 'hello\n');
+    expect(errorOf(await edit({ file_path: file(), old_string: 'bye', new_string: 'ciao' }))).toMatch(/^old_string not found in/);
+    expect(errorOf(await edit({ file_path: file(), old_string: 'hello', new_string: 'hello' }))).toMatch(/identical/);
+    expect(errorOf(await edit({ file_path: 'src/missing.ts', old_string: 'a', new_string: 'b' }))).toBe(`File does not exist: ${join(ws, 'src', 'missing.ts')}`);
+    expect(errorOf(await edit({ file_path: file(), old_string: '', new_string: 'x' }))).toMatch(/already has content/);
+  });
+
+  it('creates a new file from an empty old_string', async () => {
+    const result = await edit({ file_path: 'src/fresh.ts', old_string: '', new_string: 'fresh\n' });
+    expect(readFileSync(join(ws, 'src', 'fresh.ts'), 'utf8')).toBe('fresh\n');
+    expect(result.ok && result.response).toMatchObject({ originalFile: '', structuredPatch: [{ oldStart: 0, oldLines: 0, newStart: 1, newLines: 1, lines: ['+fresh'] }] });
+  });
+
+  it('inserts new_string literally, without $ substitution', async () => {
+    writeFileSync(file(), 'price: X\n');
+    await edit({ file_path: file(), old_string: 'X', new_string: "$& $' $1 $$" });
+    expect(readFileSync(file(), 'utf8')).toBe("price: $& $' $1 $$\n");
+  });
+
+  it('matches \\n in old_string against a CRLF file and keeps CRLF', async () => {
+    writeFileSync(file(), 'one\r\ntwo\r\nthree\r\n');
+    await edit({ file_path: file(), old_string: 'one\ntwo', new_string: 'uno\ndos' });
+    expect(readFileSync(file(), 'utf8')).toBe('uno\r\ndos\r\nthree\r\n');
+  });
+
+  it('refuses to edit outside the workspace', async () => {
+    const result = await edit({ file_path: join(outside, 'secret.txt'), old_string: 'top', new_string: 'no' });
+    expect(errorOf(result)).toMatch(/^path outside the workspace/);
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('top secret\n');
+  });
+});
