@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatTool, ModelRequest } from '../../src/core/agent/llm/chat-model';
@@ -17,9 +17,11 @@ import {
 } from '../support/model-server';
 
 const servers: ModelServer[] = [];
+const rawServers: Server[] = [];
 
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
+  await Promise.all(rawServers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
 });
 
 async function serve(script: ModelScript): Promise<ModelServer> {
@@ -255,6 +257,18 @@ describe('OpenAIChatModel against a scripted OpenAI-compatible server', () => {
     await expect.poll(() => server.requests[0].clientClosedEarly).toBe(true);
   });
 
+  it('rethrows an error from onTextDelta unchanged and stops reading the stream', async () => {
+    const server = await serve([stall(3)]);
+    const failure = new Error('the view went away');
+
+    const error = await run(new OpenAIChatModel({ baseURL: server.url }), request(), () => {
+      throw failure;
+    }).catch((e: unknown) => e);
+
+    expect(error).toBe(failure);
+    await expect.poll(() => server.requests[0].clientClosedEarly).toBe(true);
+  });
+
   it('cancels at once while the SDK waits to retry', async () => {
     const server = await serve([status(503, undefined, { retryAfter: 30 }), text('too late')]);
     const controller = new AbortController();
@@ -273,6 +287,41 @@ describe('OpenAIChatModel against a scripted OpenAI-compatible server', () => {
     );
     expect(error.kind).toBe('cancelled');
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('OpenAIChatModel against servers that break the streaming protocol', () => {
+  async function rawServer(body: string, contentType: string): Promise<string> {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': contentType });
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    rawServers.push(server);
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  }
+
+  const chunkEvent = (delta: object) =>
+    `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+
+  it('fails with malformed when a stream request gets no stream events', async () => {
+    const baseURL = await rawServer(JSON.stringify({ choices: [{ message: { content: 'not streamed' } }] }), 'application/json');
+    const error = await expectModelError(run(new OpenAIChatModel({ baseURL, maxRetries: 0 })));
+    expect(error.kind).toBe('malformed');
+    expect(error.message).toMatch(/without any stream events/);
+  });
+
+  it('fails with malformed when a stream event is not JSON', async () => {
+    const baseURL = await rawServer(`${chunkEvent({ content: 'Hi' })}data: {not json\n\n`, 'text/event-stream');
+    const error = await expectModelError(run(new OpenAIChatModel({ baseURL, maxRetries: 0 })));
+    expect(error.kind).toBe('malformed');
+  });
+
+  it('fails with server when the stream carries an error event', async () => {
+    const baseURL = await rawServer(`${chunkEvent({ content: 'Hi' })}data: {"error":{"message":"model crashed"}}\n\n`, 'text/event-stream');
+    const error = await expectModelError(run(new OpenAIChatModel({ baseURL, maxRetries: 0 })));
+    expect(error.kind).toBe('server');
+    expect(error.message).toContain('model crashed');
   });
 });
 

@@ -31,7 +31,7 @@ export class OpenAIChatModel implements ChatModel {
     const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.apiKey = options.apiKey;
-    this.context = { baseURL: options.baseURL, maxRetries, timeoutMs };
+    this.context = { baseURL: options.baseURL, timeoutMs };
     this.client = new OpenAI({
       baseURL: options.baseURL,
       apiKey: options.apiKey || PLACEHOLDER_API_KEY,
@@ -47,7 +47,8 @@ export class OpenAIChatModel implements ChatModel {
     try {
       return await this.stream(request, options);
     } catch (error) {
-      throw this.redact(error instanceof ModelError ? error : streamErrorToModelError(error, this.context));
+      // Anything else came from the caller's own onTextDelta and is theirs to see unchanged.
+      throw error instanceof ModelError ? this.redact(error) : error;
     }
   }
 
@@ -92,6 +93,8 @@ export class OpenAIChatModel implements ChatModel {
           }
         }
       }
+    } catch (error) {
+      throw signal.aborted ? cancelled(error) : streamErrorToModelError(error, this.context);
     } finally {
       idle.stop();
     }

@@ -8,7 +8,6 @@ import { ModelError, type ModelErrorKind } from './model-error';
 
 export interface ErrorContext {
   baseURL: string;
-  maxRetries: number;
   timeoutMs: number;
 }
 
@@ -25,7 +24,7 @@ export function requestErrorToModelError(error: unknown, context: ErrorContext):
   }
   if (error instanceof APIError && typeof error.status === 'number') {
     const kind = kindForStatus(error.status);
-    return new ModelError(kind, statusMessage(kind, at, error.message, context.maxRetries), error.status, { cause: error });
+    return new ModelError(kind, statusMessage(kind, at, error.message), error.status, { cause: error });
   }
   return new ModelError('server', `request to ${at} failed: ${describeCause(error)}`, undefined, { cause: error });
 }
@@ -56,15 +55,14 @@ function kindForStatus(status: number): ModelErrorKind {
   return 'bad_request';
 }
 
-function statusMessage(kind: ModelErrorKind, at: string, detail: string, maxRetries: number): string {
-  const retried = maxRetries > 0 ? ` (still failing after ${maxRetries} ${maxRetries === 1 ? 'retry' : 'retries'})` : '';
+function statusMessage(kind: ModelErrorKind, at: string, detail: string): string {
   switch (kind) {
     case 'auth':
       return `${at} refused the credentials: ${detail}`;
     case 'rate_limit':
-      return `${at} is rate limiting requests${retried}: ${detail}`;
+      return `${at} is rate limiting requests: ${detail}`;
     case 'server':
-      return `${at} failed${retried}: ${detail}`;
+      return `${at} failed: ${detail}`;
     default:
       return `${at} rejected the request: ${detail}`;
   }
