@@ -76,5 +76,5 @@ export function commandLabel(command: string, args: readonly string[] | undefine
   const script = findCommandScript(commandWords(command, args, () => undefined));
   if (script) return basename(script.path);
   const text = (args ? [command, ...args].join(' ') : command).replace(/\s+/g, ' ').trim();
-  return text.length > LABEL_LENGTH ? `${text.slice(0, LABEL_LENGTH - 1)}…` : text;
+  return text.length > LABEL_LENGTH ? `${text.slice(0, LABEL_LENGTH)}…` : text;
 }

@@ -1,0 +1,118 @@
+import type { HookDefinition, HookSource, ServerDefinition } from '../types';
+import type { ConfigProblem } from './config-problems';
+import { hookBehaviourKey } from './hook-ids';
+import { emptyConfig, type LoadedConfig } from './loaded-config';
+
+const SOURCE_NAMES: Record<HookSource['kind'], string> = {
+  user: 'user settings',
+  workspace: 'workspace settings',
+  folder: 'folder settings',
+  hooksJson: 'hooks.json',
+  builtin: 'built-in hooks',
+  session: 'this session',
+  cli: 'the command line',
+};
+
+function describeSource(source: HookSource): string {
+  const where = source.file ?? SOURCE_NAMES[source.kind];
+  return source.line !== undefined ? `${where}:${source.line}` : where;
+}
+
+function problemAt(source: HookSource, fields: Pick<ConfigProblem, 'severity' | 'code' | 'message'> & { hookId?: string }): ConfigProblem {
+  const problem: ConfigProblem = { ...fields, path: source.path ?? '', sourceKind: source.kind };
+  if (source.file !== undefined) problem.file = source.file;
+  if (source.line !== undefined) problem.line = source.line;
+  if (source.column !== undefined) problem.column = source.column;
+  return problem;
+}
+
+/** Claude Code runs an identical command or http handler from several settings files once. */
+function mergeHooks(configs: readonly LoadedConfig[], problems: ConfigProblem[]): HookDefinition[] {
+  const hooks: HookDefinition[] = [];
+  const firstByKey = new Map<string, { hook: HookDefinition; config: number }>();
+  configs.forEach((config, index) => {
+    for (const hook of config.hooks) {
+      if (hook.spec.type !== 'command' && hook.spec.type !== 'http') {
+        hooks.push(hook);
+        continue;
+      }
+      const key = hookBehaviourKey(hook);
+      const first = firstByKey.get(key);
+      if (first && first.config !== index) {
+        problems.push(
+          problemAt(hook.source, {
+            severity: 'info',
+            code: 'duplicate-hook',
+            message: `Identical to "${first.hook.name}" in ${describeSource(first.hook.source)}; it runs once, from there.`,
+            hookId: hook.id,
+          }),
+        );
+        continue;
+      }
+      if (!first) firstByKey.set(key, { hook, config: index });
+      hooks.push(hook);
+    }
+  });
+  return hooks;
+}
+
+function mergeServers(configs: readonly LoadedConfig[], problems: ConfigProblem[]): ServerDefinition[] {
+  const byName = new Map<string, ServerDefinition>();
+  for (const server of configs.flatMap((config) => config.servers)) {
+    const first = byName.get(server.name);
+    if (!first) {
+      byName.set(server.name, server);
+      continue;
+    }
+    problems.push(
+      problemAt(server.source, {
+        severity: 'warning',
+        code: 'server-clash',
+        message: `Server "${server.name}" is already declared in ${describeSource(first.source)}; this declaration is ignored.`,
+      }),
+    );
+  }
+  return [...byName.values()];
+}
+
+function unionLists(lists: readonly (string[] | undefined)[]): string[] | undefined {
+  const defined = lists.filter((list): list is string[] => list !== undefined);
+  return defined.length === 0 ? undefined : [...new Set(defined.flat())];
+}
+
+/**
+ * Merges sources given from lowest to highest precedence (user settings, workspace
+ * settings, hooks.json). Hooks concatenate (Claude Code: merge, not override), servers
+ * keep the first declaration, scalar settings take the last value set.
+ */
+export function mergeConfigs(configs: readonly LoadedConfig[]): LoadedConfig {
+  const merged = emptyConfig();
+  const mergeProblems: ConfigProblem[] = [];
+  merged.hooks = mergeHooks(configs, mergeProblems);
+  merged.servers = mergeServers(configs, mergeProblems);
+  for (const config of configs) {
+    for (const [name, setting] of Object.entries(config.builtins)) {
+      const options = setting.options ?? merged.builtins[name]?.options;
+      merged.builtins[name] = options === undefined ? { enabled: setting.enabled } : { enabled: setting.enabled, options };
+    }
+    for (const [key, value] of Object.entries(config.defaults)) {
+      if (value !== undefined) Object.assign(merged.defaults, { [key]: value });
+    }
+    if (config.disableAllHooks !== undefined) merged.disableAllHooks = config.disableAllHooks;
+  }
+  const urls = unionLists(configs.map((config) => config.allowedHttpHookUrls));
+  if (urls) merged.allowedHttpHookUrls = urls;
+  const envVars = unionLists(configs.map((config) => config.httpHookAllowedEnvVars));
+  if (envVars) merged.httpHookAllowedEnvVars = envVars;
+
+  // An rpc hook may name a server another source declares.
+  const serverNames = new Set(merged.servers.map((server) => server.name));
+  const hooksById = new Map(configs.flatMap((config) => config.hooks).map((hook) => [hook.id, hook]));
+  const resolved = (problem: ConfigProblem): boolean => {
+    if (problem.code !== 'unknown-server' || problem.hookId === undefined) return false;
+    const spec = hooksById.get(problem.hookId)?.spec;
+    return spec?.type === 'rpc' && serverNames.has(spec.server);
+  };
+  merged.problems = [...configs.flatMap((config) => config.problems).filter((problem) => !resolved(problem)), ...mergeProblems];
+  return merged;
+}

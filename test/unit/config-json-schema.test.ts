@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { EVENT_ALIASES, HOOK_EVENTS } from '../../src/core/hooks/events';
+import { buildHooksJsonSchema, renderHooksJsonSchema } from '../../src/core/hooks/config/json-schema';
+
+type Schema = Record<string, unknown>;
+
+/** Every `properties` entry anywhere in the schema, with its JSON pointer. */
+function allProperties(node: unknown, pointer = '#'): [string, Schema][] {
+  if (node === null || typeof node !== 'object') return [];
+  const out: [string, Schema][] = [];
+  for (const [key, child] of Object.entries(node)) {
+    if (key === 'properties' && child && typeof child === 'object') {
+      for (const [name, property] of Object.entries(child)) out.push([`${pointer}/properties/${name}`, property as Schema]);
+    }
+    out.push(...allProperties(child, `${pointer}/${key}`));
+  }
+  return out;
+}
+
+describe('hooks JSON Schema', () => {
+  const schema = buildHooksJsonSchema();
+
+  it('is committed up to date in media/hooks.schema.json (run scripts/generate-schema.ts)', () => {
+    const committed = readFileSync(resolve(__dirname, '../../media/hooks.schema.json'), 'utf8');
+    expect(committed).toBe(renderHooksJsonSchema());
+  });
+
+  it('is draft-07, which VS Code jsonValidation reads', () => {
+    expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
+  });
+
+  it('lists every canonical event and alias as a property of "hooks"', () => {
+    const hooks = (schema.properties as Record<string, Schema>).hooks;
+    const names = Object.keys(hooks.properties as Schema);
+    expect(names).toEqual([...HOOK_EVENTS, ...Object.keys(EVENT_ALIASES)]);
+  });
+
+  it('describes every property, so VS Code can show a hover for each', () => {
+    const properties = allProperties(schema);
+    expect(properties.length).toBeGreaterThan(100);
+    const undocumented = properties.filter(([, property]) => typeof property.description !== 'string' || property.description === '').map(([pointer]) => pointer);
+    expect(undocumented).toEqual([]);
+  });
+
+  it('closes handler objects so typos show in the editor', () => {
+    const definitions = schema.definitions as Record<string, Schema>;
+    for (const id of ['commandHandler', 'httpHandler', 'builtinHandler', 'rpcHandler', 'matcherGroup', 'server']) {
+      expect(definitions[id].additionalProperties, id).toBe(false);
+    }
+    expect((definitions.commandHandler.required as string[]).sort()).toEqual(['command', 'type']);
+  });
+});

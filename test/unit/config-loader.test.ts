@@ -1,0 +1,326 @@
+import { describe, expect, it } from 'vitest';
+import { loadHooksDocument, loadHooksValue } from '../../src/core/hooks/config/config-loader';
+import type { ConfigProblem } from '../../src/core/hooks/config/config-problems';
+
+const FILE = '.vscode/hooks.json';
+const load = (text: string) => loadHooksDocument(text, { kind: 'hooksJson', file: FILE });
+
+/** 1-based line/column of the nth occurrence of `needle`, computed independently of the loader. */
+function positionOf(text: string, needle: string, nth = 0): { line: number; column: number } {
+  let offset = -1;
+  for (let i = 0; i <= nth; i++) {
+    offset = text.indexOf(needle, offset + 1);
+    if (offset < 0) throw new Error(`"${needle}" not found`);
+  }
+  const before = text.slice(0, offset).split('\n');
+  return { line: before.length, column: before[before.length - 1].length + 1 };
+}
+
+function only(problems: ConfigProblem[], code: string): ConfigProblem {
+  const found = problems.filter((p) => p.code === code);
+  expect(found, JSON.stringify(problems, null, 2)).toHaveLength(1);
+  return found[0];
+}
+
+describe('loadHooksDocument: shapes', () => {
+  it('loads Claude Code matcher groups with every handler field', () => {
+    const text = `{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          { "type": "command", "command": "\${CLAUDE_PROJECT_DIR}/.claude/hooks/block-rm.sh", "args": ["--strict"], "timeout": 10,
+            "if": "Bash(rm *)", "statusMessage": "Checking…", "async": false, "name": "no rm", "description": "blocks rm",
+            "enabled": false, "priority": -1, "onFailure": "block", "contentPatterns": ["command:rm"], "cwd": "tools", "env": { "A": "1" } }
+        ]
+      }
+    ]
+  }
+}`;
+    const config = load(text);
+    expect(config.problems).toEqual([]);
+    expect(config.hooks).toHaveLength(1);
+    const [hook] = config.hooks;
+    expect(hook).toMatchObject({
+      name: 'no rm',
+      description: 'blocks rm',
+      event: 'PreToolUse',
+      matcher: 'Bash',
+      if: 'Bash(rm *)',
+      statusMessage: 'Checking…',
+      contentPatterns: ['command:rm'],
+      priority: -1,
+      onFailure: 'block',
+      timeoutMs: 10_000,
+      enabled: false,
+      spec: { type: 'command', command: '${CLAUDE_PROJECT_DIR}/.claude/hooks/block-rm.sh', args: ['--strict'], cwd: 'tools', env: { A: '1' }, async: false },
+    });
+    expect(hook.id).toMatch(/^[0-9a-f]{12}$/);
+    expect(hook.source).toEqual({ kind: 'hooksJson', file: FILE, path: 'hooks.PreToolUse[0].hooks[0]', ...positionOf(text, '{ "type": "command"') });
+  });
+
+  it('loads flat handler entries with the matcher on the handler, and applies defaults', () => {
+    const config = load(`{ "hooks": { "PostToolUse": [ { "type": "command", "matcher": "Write|Edit", "command": "npx prettier --write" } ] } }`);
+    expect(config.problems).toEqual([]);
+    expect(config.hooks).toHaveLength(1);
+    expect(config.hooks[0]).toMatchObject({ event: 'PostToolUse', matcher: 'Write|Edit', priority: 0, enabled: true, spec: { type: 'command', command: 'npx prettier --write' } });
+    expect(config.hooks[0].timeoutMs).toBeUndefined();
+    expect(config.hooks[0].spec).not.toHaveProperty('matcher');
+  });
+
+  it('accepts event aliases from the seeds and Copilot', () => {
+    const config = load(`{ "hooks": {
+      "before_tool": [ { "type": "command", "command": "a" } ],
+      "OnSessionStart": [ { "type": "command", "command": "b" } ],
+      "preToolUse": [ { "type": "command", "command": "c" } ],
+      "approve_tool": [ { "type": "command", "command": "d" } ]
+    } }`);
+    expect(config.problems).toEqual([]);
+    expect(config.hooks.map((h) => [h.event, h.spec.type === 'command' && h.spec.command])).toEqual([
+      ['PreToolUse', 'a'],
+      ['SessionStart', 'b'],
+      ['PreToolUse', 'c'],
+      ['PermissionRequest', 'd'],
+    ]);
+  });
+
+  it('loads http, builtin and rpc handlers and derives readable names', () => {
+    const config = load(`{
+      "servers": { "policy": { "command": ["node", "examples/rpc-policy-server/server.js"] } },
+      "hooks": {
+        "PreToolUse": [
+          { "type": "http", "url": "http://127.0.0.1:8080/hooks/pre", "headers": { "Authorization": "Bearer $TOKEN" }, "allowedEnvVars": ["TOKEN"] },
+          { "type": "builtin", "builtin": "TodoGuard", "options": { "max": 3 } },
+          { "type": "rpc", "server": "policy" },
+          { "type": "command", "command": "node scripts/check-bash.js --fast" },
+          { "type": "command", "command": "echo 'this is a rather long inline command that goes on and on'" },
+          { "type": "command", "command": "\\"$CLAUDE_PROJECT_DIR\\"/.claude/hooks/format.sh" }
+        ],
+        "TurnStart": [ { "type": "rpc", "server": "policy", "mode": "observe" } ]
+      }
+    }`);
+    expect(config.problems).toEqual([]);
+    expect(config.hooks.map((h) => h.name)).toEqual([
+      '127.0.0.1:8080/hooks/pre',
+      'TodoGuard',
+      'policy',
+      'check-bash.js',
+      `${"echo 'this is a rather long inline command that goes on and on'".slice(0, 40)}…`,
+      'format.sh',
+      'policy',
+    ]);
+    expect(config.hooks[0].spec).toEqual({ type: 'http', url: 'http://127.0.0.1:8080/hooks/pre', headers: { Authorization: 'Bearer $TOKEN' }, allowedEnvVars: ['TOKEN'] });
+    expect(config.hooks[1].spec).toEqual({ type: 'builtin', builtin: 'TodoGuard', options: { max: 3 } });
+    expect(config.hooks[2].spec).toEqual({ type: 'rpc', server: 'policy', mode: 'intercept' });
+    expect(config.hooks[6].spec).toEqual({ type: 'rpc', server: 'policy', mode: 'observe' });
+  });
+
+  it('loads servers in seed 004 shape, builtins, defaults and top-level settings', () => {
+    const text = `{
+  "servers": {
+    "policy": { "command": ["node", "server.js"], "transport": "stdio", "cwd": "examples", "env": { "LEVEL": "2" },
+                "observe": ["turn_start", "TurnStart", "tool_exec_end"], "intercept": ["before_tool", "approve_tool"], "timeout_ms": 5000,
+                "priority": 3, "onFailure": "block" },
+    "lint": { "command": "uvx picoclaw-hook-reviewer --quiet", "timeout": 2, "enabled": false }
+  },
+  "builtins": { "Metrics": { "enabled": true, "options": { "window": 10 } }, "TodoGuard": false, "AuditLog": {} },
+  "defaults": { "observerTimeoutMs": 500, "interceptorTimeoutMs": 5000, "approvalTimeoutMs": 60000, "commandTimeoutMs": 30000 },
+  "disableAllHooks": true,
+  "allowedHttpHookUrls": ["http://127.0.0.1:*/*"],
+  "httpHookAllowedEnvVars": ["MY_TOKEN"]
+}`;
+    const config = load(text);
+    expect(config.problems).toEqual([]);
+    expect(config.servers).toEqual([
+      {
+        name: 'policy',
+        command: ['node', 'server.js'],
+        cwd: 'examples',
+        env: { LEVEL: '2' },
+        observe: ['TurnStart', 'PostToolUse'],
+        intercept: ['PreToolUse', 'PermissionRequest'],
+        timeoutMs: 5000,
+        enabled: true,
+        priority: 3,
+        onFailure: 'block',
+        source: { kind: 'hooksJson', file: FILE, path: 'servers.policy', ...positionOf(text, '{ "command": ["node"') },
+      },
+      {
+        name: 'lint',
+        command: ['uvx', 'picoclaw-hook-reviewer', '--quiet'],
+        observe: [],
+        intercept: [],
+        timeoutMs: 2000,
+        enabled: false,
+        priority: 0,
+        source: { kind: 'hooksJson', file: FILE, path: 'servers.lint', ...positionOf(text, '{ "command": "uvx') },
+      },
+    ]);
+    expect(config.builtins).toEqual({ Metrics: { enabled: true, options: { window: 10 } }, TodoGuard: { enabled: false }, AuditLog: { enabled: true } });
+    expect(config.defaults).toEqual({ observerTimeoutMs: 500, interceptorTimeoutMs: 5000, approvalTimeoutMs: 60000, commandTimeoutMs: 30000 });
+    expect(config.disableAllHooks).toBe(true);
+    expect(config.allowedHttpHookUrls).toEqual(['http://127.0.0.1:*/*']);
+    expect(config.httpHookAllowedEnvVars).toEqual(['MY_TOKEN']);
+  });
+
+  it('treats an empty document or one with only comments as empty', () => {
+    for (const text of ['', '  \n', '// nothing yet\n']) {
+      const config = load(text);
+      expect(config.hooks).toEqual([]);
+      expect(config.problems).toEqual([]);
+    }
+  });
+});
+
+describe('loadHooksDocument: problems', () => {
+  it('reports three errors at their exact positions and still loads the valid hooks', () => {
+    const text = `{
+  "hooks": {
+    "PreToolUse": [
+      { "matcher": "Bash", "hooks": [
+        { "type": "command", "command": "./ok-1.sh" },
+        { "type": "command", "timeout": "ten", "command": "./bad-timeout.sh" },
+        { "type": "command", "command": "./ok-2.sh" }
+      ] },
+      { "matcher": "Edit(", "hooks": [ { "type": "command", "command": "./never.sh" } ] }
+    ],
+    "PostToolUse": [
+      { "type": "http" },
+      { "type": "http", "url": "http://127.0.0.1:9000/post" }
+    ]
+  }
+}`;
+    const config = load(text);
+    expect(config.hooks.map((h) => h.name)).toEqual(['ok-1.sh', 'ok-2.sh', '127.0.0.1:9000/post']);
+    const errors = config.problems.filter((p) => p.severity === 'error');
+    expect(errors.map((p) => p.code)).toEqual(['invalid-value', 'invalid-matcher', 'missing-field']);
+
+    const [timeout, matcher, url] = errors;
+    expect(timeout).toMatchObject({ file: FILE, path: 'hooks.PreToolUse[0].hooks[1].timeout', ...positionOf(text, '"ten"') });
+    expect(timeout.endColumn).toBe(positionOf(text, '"ten"').column + '"ten"'.length);
+    expect(timeout.message).toContain('"timeout" must be a number');
+    expect(matcher).toMatchObject({ path: 'hooks.PreToolUse[1].matcher', ...positionOf(text, '"Edit("') });
+    expect(matcher.message).toContain('not a valid regular expression');
+    expect(url).toMatchObject({ path: 'hooks.PostToolUse[0]', ...positionOf(text, '{ "type": "http" }') });
+    expect(url.message).toContain('"url"');
+  });
+
+  it('reads comments and trailing commas, and reports a syntax error where it is', () => {
+    const clean = load(`// Hooks for this repo
+{
+  /* block dangerous commands */
+  "hooks": {
+    "PreToolUse": [
+      { "type": "command", "command": "a", }, // trailing comma above
+    ],
+  },
+}`);
+    expect(clean.problems).toEqual([]);
+    expect(clean.hooks).toHaveLength(1);
+
+    const text = `{
+  "hooks": {
+    "PreToolUse": [ { "type": "command", "command": "a" } ],
+    "Stop": [ { "type": "command" "command": "b" } ]
+  }
+}`;
+    const broken = load(text);
+    const syntax = only(broken.problems, 'syntax');
+    expect(syntax).toMatchObject({ severity: 'error', line: 4 });
+    expect(syntax.message).toMatch(/comma expected/i);
+    expect(broken.hooks.map((h) => h.event)).toContain('PreToolUse');
+  });
+
+  it('warns about an unknown event with a did-you-mean, and about events outside "hooks"', () => {
+    const text = `{ "hooks": { "PreToolUs": [ { "type": "command", "command": "a" } ] }, "Stop": [] }`;
+    const config = load(text);
+    expect(config.hooks).toEqual([]);
+    const unknownEvent = only(config.problems, 'unknown-event');
+    expect(unknownEvent).toMatchObject({ severity: 'warning', path: 'hooks.PreToolUs', ...positionOf(text, '"PreToolUs"') });
+    expect(unknownEvent.message).toContain('Did you mean "PreToolUse"?');
+    const misplaced = only(config.problems, 'unknown-property');
+    expect(misplaced.message).toContain('put it inside "hooks"');
+  });
+
+  it('reports unknown handler types, Claude-only types and missing types without dropping siblings', () => {
+    const text = `{ "hooks": { "Stop": [
+      { "type": "prompt", "prompt": "Is the work done?" },
+      { "type": "shell", "command": "x" },
+      { "command": "y" },
+      { "type": "command", "command": "z" }
+    ] } }`;
+    const config = load(text);
+    expect(config.hooks.map((h) => h.spec.type === 'command' && h.spec.command)).toEqual(['z']);
+    const types = config.problems.filter((p) => p.code === 'unknown-handler-type');
+    expect(types.map((p) => p.path)).toEqual(['hooks.Stop[0].type', 'hooks.Stop[1].type']);
+    expect(types[0].message).toContain('not supported by Hookpilot');
+    expect(only(config.problems, 'missing-field')).toMatchObject({ path: 'hooks.Stop[2]', ...positionOf(text, '{ "command": "y" }') });
+  });
+
+  it('warns about unknown properties but keeps the hook', () => {
+    const text = `{ "hooks": { "PreToolUse": [ { "type": "command", "command": "a", "timout": 5 } ] } }`;
+    const config = load(text);
+    expect(config.hooks).toHaveLength(1);
+    const problem = only(config.problems, 'unknown-property');
+    expect(problem).toMatchObject({ severity: 'warning', ...positionOf(text, '"timout"') });
+    expect(problem.message).toContain('Did you mean "timeout"?');
+  });
+
+  it('reports an rpc handler naming an undeclared server', () => {
+    const text = `{ "servers": { "policy": { "command": ["node", "s.js"] } },
+      "hooks": { "PreToolUse": [ { "type": "rpc", "server": "polcy" } ] } }`;
+    const config = load(text);
+    const problem = only(config.problems, 'unknown-server');
+    expect(problem).toMatchObject({ severity: 'error', hookId: config.hooks[0].id, ...positionOf(text, '"polcy"') });
+    expect(problem.message).toContain('Did you mean "policy"?');
+  });
+
+  it('warns where Claude Code would silently ignore a setting', () => {
+    const config = load(`{ "hooks": {
+      "Stop": [ { "matcher": "Bash", "hooks": [ { "type": "command", "command": "a", "if": "Bash(x)" } ] } ],
+      "TurnStart": [ { "type": "command", "command": "b", "timeout": 1, "timeout_ms": 250 } ]
+    } }`);
+    expect(config.hooks).toHaveLength(2);
+    expect(config.problems.map((p) => [p.code, p.path])).toEqual([
+      ['ignored-field', 'hooks.Stop[0].matcher'],
+      ['ignored-field', 'hooks.Stop[0].hooks[0].if'],
+      ['conflicting-fields', 'hooks.TurnStart[0].timeout'],
+    ]);
+    expect(config.hooks[1].timeoutMs).toBe(250);
+  });
+
+  it('keeps valid defaults when one is invalid and drops only the invalid server', () => {
+    const config = load(`{
+      "defaults": { "observerTimeoutMs": 100, "interceptorTimeoutMs": -5 },
+      "servers": { "good": { "command": ["a"] }, "bad": { "command": [] }, "piped": { "command": "a | b" } }
+    }`);
+    expect(config.defaults).toEqual({ observerTimeoutMs: 100 });
+    expect(config.servers.map((s) => s.name)).toEqual(['good']);
+    expect(config.problems.map((p) => p.path)).toEqual(['defaults.interceptorTimeoutMs', 'servers.bad.command', 'servers.piped.command']);
+  });
+});
+
+describe('loadHooksValue', () => {
+  it('loads a settings object and gives problems a JSON path but no position', () => {
+    const config = loadHooksValue(
+      {
+        hooks: {
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'ok' }, { type: 'command', command: 42 }] }],
+        },
+      },
+      { kind: 'user' },
+    );
+    expect(config.hooks).toHaveLength(1);
+    expect(config.hooks[0].source).toEqual({ kind: 'user', path: 'hooks.PreToolUse[0].hooks[0]' });
+    expect(config.problems).toHaveLength(1);
+    expect(config.problems[0]).toMatchObject({ code: 'invalid-value', path: 'hooks.PreToolUse[0].hooks[1].command', sourceKind: 'user' });
+    expect(config.problems[0].line).toBeUndefined();
+  });
+
+  it('treats an unset setting as empty and rejects a non-object', () => {
+    expect(loadHooksValue(undefined, { kind: 'workspace' })).toMatchObject({ hooks: [], problems: [] });
+    expect(loadHooksValue(null, { kind: 'workspace' })).toMatchObject({ hooks: [], problems: [] });
+    expect(loadHooksValue([1], { kind: 'workspace' }).problems.map((p) => p.code)).toEqual(['invalid-value']);
+  });
+});

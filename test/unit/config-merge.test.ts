@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { loadHooksDocument, loadHooksValue } from '../../src/core/hooks/config/config-loader';
+import { mergeConfigs } from '../../src/core/hooks/config/merge-configs';
+
+const hooksJson = (text: string) => loadHooksDocument(text, { kind: 'hooksJson', file: '.vscode/hooks.json' });
+
+describe('mergeConfigs', () => {
+  it('concatenates hooks and runs an identical command or http hook from several sources once', () => {
+    const user = loadHooksValue(
+      {
+        hooks: {
+          PreToolUse: [
+            { matcher: 'Bash', hooks: [{ type: 'command', command: './guard.sh', name: 'user guard' }] },
+            { type: 'http', url: 'http://127.0.0.1:7000/h' },
+          ],
+        },
+      },
+      { kind: 'user' },
+    );
+    const workspace = hooksJson(`{ "hooks": {
+      "PreToolUse": [
+        { "matcher": "Bash", "hooks": [ { "type": "command", "command": "./guard.sh", "name": "workspace copy" } ] },
+        { "matcher": "Write", "hooks": [ { "type": "command", "command": "./guard.sh" } ] },
+        { "type": "http", "url": "http://127.0.0.1:7000/h" },
+        { "type": "builtin", "builtin": "Metrics" }
+      ]
+    } }`);
+    const merged = mergeConfigs([user, workspace]);
+    expect(merged.hooks.map((h) => [h.source.kind, h.matcher, h.spec.type])).toEqual([
+      ['user', 'Bash', 'command'],
+      ['user', undefined, 'http'],
+      ['hooksJson', 'Write', 'command'],
+      ['hooksJson', undefined, 'builtin'],
+    ]);
+    const dropped = merged.problems.filter((p) => p.code === 'duplicate-hook');
+    expect(dropped).toHaveLength(2);
+    expect(dropped[0]).toMatchObject({ severity: 'info', sourceKind: 'hooksJson', file: '.vscode/hooks.json', line: 3, hookId: workspace.hooks[0].id });
+    expect(dropped[0].message).toContain('"user guard" in user settings');
+  });
+
+  it('keeps duplicates within one source (they have suffixed ids)', () => {
+    const one = hooksJson(`{ "hooks": { "Stop": [ { "type": "command", "command": "x" }, { "type": "command", "command": "x" } ] } }`);
+    expect(mergeConfigs([one]).hooks).toHaveLength(2);
+  });
+
+  it('keeps the first declaration of a server and warns about the clash', () => {
+    const user = loadHooksValue({ servers: { policy: { command: ['node', 'user.js'] } } }, { kind: 'user' });
+    const workspace = hooksJson(`{ "servers": { "policy": { "command": ["node", "ws.js"] }, "audit": { "command": ["a"] } } }`);
+    const merged = mergeConfigs([user, workspace]);
+    expect(merged.servers.map((s) => [s.name, s.command[1] ?? s.command[0]])).toEqual([
+      ['policy', 'user.js'],
+      ['audit', 'a'],
+    ]);
+    const clash = merged.problems.filter((p) => p.code === 'server-clash');
+    expect(clash).toHaveLength(1);
+    expect(clash[0]).toMatchObject({ severity: 'warning', file: '.vscode/hooks.json', path: 'servers.policy' });
+  });
+
+  it('resolves an rpc hook against a server another source declares', () => {
+    const user = loadHooksValue({ servers: { policy: { command: ['node', 's.js'] } } }, { kind: 'user' });
+    const workspace = hooksJson(`{ "hooks": { "PreToolUse": [ { "type": "rpc", "server": "policy" }, { "type": "rpc", "server": "nowhere" } ] } }`);
+    expect(workspace.problems.filter((p) => p.code === 'unknown-server')).toHaveLength(2);
+    const merged = mergeConfigs([user, workspace]);
+    expect(merged.hooks).toHaveLength(2);
+    expect(merged.problems.filter((p) => p.code === 'unknown-server').map((p) => p.path)).toEqual(['hooks.PreToolUse[1].server']);
+  });
+
+  it('merges builtins and defaults, lets the later disableAllHooks win, and unions allowlists', () => {
+    const user = loadHooksValue(
+      {
+        builtins: { Metrics: { enabled: true, options: { window: 5 } }, TodoGuard: true },
+        defaults: { observerTimeoutMs: 100, commandTimeoutMs: 1000 },
+        disableAllHooks: true,
+        allowedHttpHookUrls: ['http://127.0.0.1:*/*'],
+      },
+      { kind: 'user' },
+    );
+    const workspace = loadHooksValue(
+      {
+        builtins: { Metrics: false, AuditLog: {} },
+        defaults: { commandTimeoutMs: 2000 },
+        disableAllHooks: false,
+        allowedHttpHookUrls: ['http://localhost:*/*', 'http://127.0.0.1:*/*'],
+        httpHookAllowedEnvVars: ['TOKEN'],
+      },
+      { kind: 'workspace' },
+    );
+    const merged = mergeConfigs([user, workspace, hooksJson('{}')]);
+    expect(merged.builtins).toEqual({ Metrics: { enabled: false, options: { window: 5 } }, TodoGuard: { enabled: true }, AuditLog: { enabled: true } });
+    expect(merged.defaults).toEqual({ observerTimeoutMs: 100, commandTimeoutMs: 2000 });
+    expect(merged.disableAllHooks).toBe(false);
+    expect(merged.allowedHttpHookUrls).toEqual(['http://127.0.0.1:*/*', 'http://localhost:*/*']);
+    expect(merged.httpHookAllowedEnvVars).toEqual(['TOKEN']);
+    expect(mergeConfigs([user]).disableAllHooks).toBe(true);
+    expect(mergeConfigs([hooksJson('{}')]).allowedHttpHookUrls).toBeUndefined();
+  });
+});
