@@ -1,0 +1,41 @@
+import type { HookEventName } from '../../events';
+import type { HookDefinition, ServerDefinition } from '../../types';
+
+export interface RpcEventLists {
+  observe: HookEventName[];
+  intercept: HookEventName[];
+}
+
+/**
+ * Events of one mode: the config's list narrowed by the handshake's when both are known,
+ * the handshake's when the config lists none, the config's before the handshake.
+ */
+function effectiveEvents(configured: HookEventName[], announced: HookEventName[] | undefined): HookEventName[] {
+  if (configured.length === 0) return announced ?? [];
+  if (!announced) return configured;
+  const offered = new Set(announced);
+  return configured.filter((event) => offered.has(event));
+}
+
+/**
+ * One hook per event a server handles, id `rpc:<server>:<event>`. An event both observed
+ * and intercepted is intercepted only: the request already tells the server about it.
+ */
+export function rpcHookDefinitions(server: ServerDefinition, caps?: RpcEventLists): HookDefinition[] {
+  const intercept = [...new Set(effectiveEvents(server.intercept, caps?.intercept))];
+  const intercepted = new Set(intercept);
+  const observe = [...new Set(effectiveEvents(server.observe, caps?.observe))].filter((event) => !intercepted.has(event));
+  const define = (event: HookEventName, mode: 'observe' | 'intercept'): HookDefinition => ({
+    id: `rpc:${server.name}:${event}`,
+    name: server.name,
+    description: `rpc server ${server.name} (${mode})`,
+    event,
+    priority: server.priority,
+    onFailure: server.onFailure,
+    timeoutMs: server.timeoutMs,
+    enabled: server.enabled,
+    source: server.source,
+    spec: { type: 'rpc', server: server.name, mode },
+  });
+  return [...intercept.map((event) => define(event, 'intercept')), ...observe.map((event) => define(event, 'observe'))];
+}

@@ -1,0 +1,242 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import {
+  CancellationTokenSource,
+  ReadableStreamMessageReader,
+  ResponseError,
+  StreamMessageWriter,
+  createMessageConnection,
+  type CancellationToken,
+  type Message,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node';
+import type { ServerDefinition } from '../../types';
+import { guardedReadable } from './rpc-frame-guard';
+import { ExitNotification, ShutdownRequest } from './rpc-protocol';
+import type { RpcCallResult, RpcLogger } from './rpc-types';
+import { TailBuffer } from './tail-buffer';
+
+export interface RpcServerProcessOptions {
+  server: ServerDefinition;
+  projectDir: string;
+  env: NodeJS.ProcessEnv;
+  log: RpcLogger;
+}
+
+export interface RpcExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** One sentence for users: why the process is gone. */
+  reason: string;
+  /** The process never started (missing executable, bad cwd): retrying will not help. */
+  spawnFailed: boolean;
+}
+
+const STDERR_TAIL_CHARS = 16 * 1024;
+/** After the process exits, how long its last stdout may still be read before giving up. */
+const PIPE_DRAIN_MS = 200;
+
+/** Signals the whole process group of a detached child, so grandchildren go too. */
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(process.platform === 'win32' ? pid : -pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+/**
+ * vscode-jsonrpc rethrows a failed write inside a promise executor, where nobody can catch
+ * it: writing to a dead server would become an unhandled rejection in the host. The failure
+ * still reaches onError, and the process's exit settles the requests that wait on it.
+ */
+class SafeStreamMessageWriter extends StreamMessageWriter {
+  override async write(message: Message): Promise<void> {
+    try {
+      await super.write(message);
+    } catch {
+      // Reported through onError; see above.
+    }
+  }
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof ResponseError) return `error ${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * One incarnation of a hook server: a detached child in its own process group with a
+ * vscode-jsonrpc connection on its stdio. Restarts are the supervisor's business; this
+ * class only runs, talks, and reports how the process ended.
+ */
+export class RpcServerProcess {
+  readonly exited: Promise<RpcExit>;
+  readonly pid: number | undefined;
+  private readonly label: string;
+  private readonly cwd: string;
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly connection: MessageConnection;
+  private readonly stderr = new TailBuffer(STDERR_TAIL_CHARS);
+  /** Finishers of requests in flight, settled with the exit when the process dies. */
+  private readonly inFlight = new Set<(exit: RpcExit) => void>();
+  /** Set when we end the process on purpose; it explains the exit better than its code. */
+  private endReason: string | undefined;
+  private exitInfo: RpcExit | undefined;
+
+  constructor(options: RpcServerProcessOptions) {
+    const { server, log } = options;
+    this.label = `rpc server "${server.name}"`;
+    const [file, ...args] = server.command;
+    this.cwd = server.cwd ? resolvePath(options.projectDir, server.cwd) : options.projectDir;
+    this.child = spawn(file, args, {
+      cwd: this.cwd,
+      env: options.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+      windowsHide: true,
+    });
+    this.pid = this.child.pid;
+
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (text: string) => {
+      this.stderr.push(text);
+      log('debug', `[${server.name}] ${text.trimEnd()}`);
+    });
+    // Pipe errors (EPIPE after a crash) surface as the exit; they must not crash the host.
+    this.child.stdin.on('error', (error) => log('debug', `${this.label} stdin: ${error.message}`));
+    this.child.stdout.on('error', (error) => log('debug', `${this.label} stdout: ${error.message}`));
+
+    const reader = new ReadableStreamMessageReader(
+      guardedReadable(this.child.stdout, (violation) =>
+        this.terminate(`${this.label} wrote non-protocol output to stdout (${violation}); servers must write only JSON-RPC messages there and log to stderr`),
+      ),
+    );
+    reader.onError((error) => this.terminate(`${this.label} sent an unreadable message: ${describeError(error)}`));
+    const writer = new SafeStreamMessageWriter(this.child.stdin);
+    writer.onError(([error]) => log('debug', `${this.label}: write failed: ${error.message}`));
+    this.connection = createMessageConnection(reader, writer, {
+      error: (message) => log('warn', `${this.label}: ${message}`),
+      warn: (message) => log('warn', `${this.label}: ${message}`),
+      info: (message) => log('debug', `${this.label}: ${message}`),
+      log: (message) => log('debug', `${this.label}: ${message}`),
+    });
+    this.connection.listen();
+    this.exited = new Promise((resolve) => this.watchExit(resolve));
+  }
+
+  get alive(): boolean {
+    return this.exitInfo === undefined;
+  }
+
+  stderrTail(): string {
+    return this.stderr.text();
+  }
+
+  /** Sends a request and settles on its answer, the deadline, the signal, or the process's death. */
+  call(
+    method: string,
+    send: (connection: MessageConnection, token: CancellationToken) => Promise<unknown>,
+    limits: { timeoutMs: number; signal?: AbortSignal }): Promise<RpcCallResult> {
+    if (this.exitInfo) return Promise.resolve({ status: 'error', error: this.exitInfo.reason });
+    if (limits.signal?.aborted) return Promise.resolve({ status: 'cancelled' });
+    return new Promise<RpcCallResult>((resolve) => {
+      const source = new CancellationTokenSource();
+      let settled = false;
+      const finish = (result: RpcCallResult, cancel: boolean): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        limits.signal?.removeEventListener('abort', onAbort);
+        this.inFlight.delete(onExit);
+        // vscode-jsonrpc sends `$/cancelRequest` for the request's id.
+        if (cancel && this.alive) source.cancel();
+        source.dispose();
+        resolve(result);
+      };
+      const onAbort = (): void => finish({ status: 'cancelled' }, true);
+      const onExit = (exit: RpcExit): void => finish({ status: 'error', error: exit.reason }, false);
+      const timer = setTimeout(
+        () => finish({ status: 'timeout', error: `${this.label} did not answer ${method} within ${limits.timeoutMs} ms` }, true),
+        limits.timeoutMs,
+      );
+      limits.signal?.addEventListener('abort', onAbort, { once: true });
+      this.inFlight.add(onExit);
+      try {
+        send(this.connection, source.token).then(
+          (value) => finish({ status: 'ok', value }, false),
+          (error: unknown) => finish({ status: 'error', error: `${this.label} answered ${method} with ${describeError(error)}` }, false),
+        );
+      } catch (error) {
+        finish({ status: 'error', error: `${this.label}: cannot send ${method}: ${describeError(error)}` }, false);
+      }
+    });
+  }
+
+  /** Fire-and-forget; returns an error message when the process is already gone. */
+  notify(send: (connection: MessageConnection) => Promise<void>): string | undefined {
+    if (this.exitInfo) return this.exitInfo.reason;
+    try {
+      send(this.connection).catch(() => undefined);
+      return undefined;
+    } catch (error) {
+      return `${this.label}: cannot send notification: ${describeError(error)}`;
+    }
+  }
+
+  /** Ends the process now (SIGKILL to its group); `reason` becomes the exit's explanation. */
+  terminate(reason: string): void {
+    if (!this.alive) return;
+    this.endReason ??= reason;
+    if (this.pid !== undefined) signalGroup(this.pid, 'SIGKILL');
+  }
+
+  /** `shutdown` then `exit`; the whole group is killed if it is not gone within `graceMs`. */
+  async stop(graceMs: number): Promise<void> {
+    if (!this.alive) return;
+    this.endReason ??= `${this.label} was stopped`;
+    const deadline = performance.now() + graceMs;
+    const answer = await this.call('shutdown', (connection, token) => connection.sendRequest(ShutdownRequest, token), { timeoutMs: graceMs });
+    if (answer.status === 'ok') this.notify((connection) => connection.sendNotification(ExitNotification));
+    const remaining = Math.max(0, deadline - performance.now());
+    let timer: NodeJS.Timeout | undefined;
+    const inTime = await Promise.race([this.exited.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), remaining)))]);
+    clearTimeout(timer);
+    if (!inTime && this.pid !== undefined) signalGroup(this.pid, 'SIGKILL');
+    await this.exited;
+  }
+
+  private watchExit(resolve: (exit: RpcExit) => void): void {
+    const finish = (exit: RpcExit): void => {
+      if (this.exitInfo) return;
+      this.exitInfo = exit;
+      for (const settle of [...this.inFlight]) settle(exit);
+      this.inFlight.clear();
+      this.connection.dispose();
+      resolve(exit);
+    };
+    this.child.once('error', (error) => {
+      if (this.pid !== undefined) return;
+      // Node reports a missing cwd as a missing executable; say which it is.
+      const why = existsSync(this.cwd) ? error.message : `working directory does not exist: ${this.cwd}`;
+      finish({ code: null, signal: null, reason: `${this.label} could not start: ${why}`, spawnFailed: true });
+    });
+    this.child.once('exit', (code, signal) => {
+      // Leftover children of the server die with it; that also closes the pipes they hold.
+      if (this.pid !== undefined) signalGroup(this.pid, 'SIGKILL');
+      const reason = this.endReason ?? (signal ? `${this.label} was killed by ${signal}` : `${this.label} exited (code ${code})`);
+      const exit = { code, signal, reason, spawnFailed: false };
+      // Let a last answer written just before exiting still be read and delivered.
+      const drained = setTimeout(() => finish(exit), PIPE_DRAIN_MS);
+      this.child.stdout.once('close', () => {
+        clearTimeout(drained);
+        setImmediate(() => finish(exit));
+      });
+      if (this.child.stdout.closed) {
+        clearTimeout(drained);
+        setImmediate(() => finish(exit));
+      }
+    });
+  }
+}

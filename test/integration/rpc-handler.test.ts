@@ -1,0 +1,428 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { HookEventName } from '../../src/core/hooks/events';
+import { rpcHookDefinitions } from '../../src/core/hooks/handlers/rpc/rpc-hook-definitions';
+import { RpcHookHandler } from '../../src/core/hooks/handlers/rpc/rpc-hook-handler';
+import { hookEventParamsSchema, hookInterceptResultSchema, initializeParamsSchema } from '../../src/core/hooks/handlers/rpc/rpc-protocol';
+import { RpcServerPool, type RpcServerPoolOptions } from '../../src/core/hooks/handlers/rpc/rpc-server-pool';
+import type { RpcServerState } from '../../src/core/hooks/handlers/rpc/rpc-types';
+import type { HookDefinition, HookOutcome, HookPayload, ServerDefinition } from '../../src/core/hooks/types';
+
+const FIXTURE = resolve(__dirname, '../fixtures/rpc/fixture-server.js');
+const EXAMPLE = resolve(__dirname, '../../examples/rpc-policy-server/server.js');
+
+let projectDir: string;
+let pool: RpcServerPool | undefined;
+const logs: Array<[string, string]> = [];
+
+beforeAll(() => {
+  projectDir = mkdtempSync(join(tmpdir(), 'hookpilot-rpc-'));
+});
+afterAll(() => rmSync(projectDir, { recursive: true, force: true }));
+afterEach(async () => {
+  await pool?.dispose();
+  pool = undefined;
+  logs.length = 0;
+});
+
+interface FixtureState {
+  pid: number;
+  envNames: string[];
+  projectDirEnv: string;
+  cwd: string;
+  initialize: unknown;
+  initialized: boolean;
+  observed: unknown[];
+  intercepted: unknown[];
+  cancelled: unknown[];
+  shutdown: boolean;
+  grandchildPid: number | null;
+}
+
+let stateCounter = 0;
+function fixtureServer(name: string, options: { mode?: string; args?: string[]; env?: Record<string, string>; observe?: HookEventName[]; intercept?: HookEventName[] } = {}): ServerDefinition & { stateFile: string } {
+  const stateFile = join(projectDir, `state-${process.pid}-${stateCounter++}.json`);
+  return {
+    name,
+    command: [process.execPath, FIXTURE, `--mode=${options.mode ?? 'normal'}`, ...(options.args ?? [])],
+    env: { FIXTURE_STATE: stateFile, ...options.env },
+    observe: options.observe ?? [],
+    intercept: options.intercept ?? [],
+    enabled: true,
+    priority: 10,
+    onFailure: 'continue',
+    timeoutMs: 5000,
+    source: { kind: 'hooksJson', file: '.vscode/hooks.json', line: 3 },
+    stateFile,
+  };
+}
+
+function readState(file: string): FixtureState | undefined {
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as FixtureState) : undefined;
+}
+
+async function waitFor<T>(probe: () => T | undefined | false, what: string, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function newPool(options: Partial<RpcServerPoolOptions> = {}): RpcServerPool {
+  pool = new RpcServerPool({ projectDir, logger: (level, message) => logs.push([level, message]), backoff: { initialMs: 20 }, ...options });
+  return pool;
+}
+
+async function started(servers: ServerDefinition[], options: Partial<RpcServerPoolOptions> = {}): Promise<RpcServerPool> {
+  const p = newPool(options);
+  await p.sync(servers);
+  for (const server of servers) await waitState(p, server.name, 'ready');
+  return p;
+}
+
+function waitState(p: RpcServerPool, name: string, state: RpcServerState, timeoutMs = 5000): Promise<true> {
+  return waitFor(() => p.status(name)?.state === state, `${name} to be ${state} (is ${JSON.stringify(p.status(name))})`, timeoutMs);
+}
+
+function payload(event: HookEventName, extra: Record<string, unknown> = {}): HookPayload {
+  return { hook_event_name: event, session_id: 'session-1', transcript_path: join(projectDir, 't.jsonl'), cwd: projectDir, ...extra };
+}
+
+function hookFor(p: RpcServerPool, server: ServerDefinition, event: HookEventName): HookDefinition {
+  const hook = rpcHookDefinitions(server, p.capabilities(server.name)).find((h) => h.event === event);
+  if (!hook) throw new Error(`no ${event} hook for ${server.name}`);
+  return hook;
+}
+
+function run(p: RpcServerPool, hook: HookDefinition, body: HookPayload, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<HookOutcome> {
+  return new RpcHookHandler(p).run({ hook, payload: body, signal: options.signal ?? new AbortController().signal, timeoutMs: options.timeoutMs ?? 5000, projectDir });
+}
+
+function bash(command: string, fixture?: Record<string, unknown>): HookPayload {
+  return payload('PreToolUse', { tool_name: 'Bash', tool_input: { command }, tool_use_id: 'tu1', ...(fixture ? { fixture } : {}) });
+}
+
+/** Zombies count as dead: an orphan's reaper (PID 1 in a container) may take its time. */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return !existsSync('/proc/self/stat');
+  }
+}
+
+describe('rpc server pool: handshake and lifecycle', () => {
+  it('handshakes, resolves aliases, reports unknown events and keeps secrets out of the env', async () => {
+    const server = fixtureServer('caps', {
+      env: { FIXTURE_CAPS: JSON.stringify({ name: 'fixture', version: '1.2.3', observe: ['turn_start', 'PostToolUse', 'NotAnEvent'], intercept: ['before_tool', 'approve_tool'] }) },
+    });
+    const p = await started([server], { env: { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-x', GITHUB_TOKEN: 'ghp-x', MY_SECRET: 's', HARMLESS: '1' }, sessionId: 'session-1' });
+
+    expect(p.capabilities('caps')).toEqual({ serverName: 'fixture', serverVersion: '1.2.3', observe: ['TurnStart', 'PostToolUse'], intercept: ['PreToolUse', 'PermissionRequest'], unknownEvents: ['NotAnEvent'] });
+    expect(logs.some(([level, message]) => level === 'warn' && message.includes('NotAnEvent'))).toBe(true);
+    const state = await waitFor(() => { const s = readState(server.stateFile); return s?.initialized && s; }, 'initialized');
+    const init = initializeParamsSchema.parse(state.initialize);
+    expect(init).toMatchObject({ protocolVersion: 1, client: { name: 'hookpilot' }, projectDir, sessionId: 'session-1' });
+    expect(state.envNames).toContain('HARMLESS');
+    expect(state.envNames).toContain('FIXTURE_STATE');
+    expect(state.envNames).not.toEqual(expect.arrayContaining(['OPENAI_API_KEY']));
+    expect(state.envNames.filter((n) => /API_KEY|TOKEN|SECRET/.test(n))).toEqual([]);
+    expect(state.projectDirEnv).toBe(projectDir);
+    expect(p.status('caps')).toMatchObject({ state: 'ready', pid: state.pid, crashes: 0 });
+  });
+
+  it('derives one hook per event from config and handshake', () => {
+    const server = fixtureServer('defs', { observe: ['PostToolUse', 'Stop'], intercept: [] });
+    const before = rpcHookDefinitions(server);
+    expect(before.map((h) => [h.id, h.spec])).toEqual([
+      ['rpc:defs:PostToolUse', { type: 'rpc', server: 'defs', mode: 'observe' }],
+      ['rpc:defs:Stop', { type: 'rpc', server: 'defs', mode: 'observe' }],
+    ]);
+    const after = rpcHookDefinitions(server, { observe: ['PostToolUse', 'TurnStart'], intercept: ['PreToolUse', 'Stop'] });
+    expect(after.map((h) => `${h.id} ${h.spec.type === 'rpc' ? h.spec.mode : ''}`)).toEqual(['rpc:defs:PreToolUse intercept', 'rpc:defs:Stop intercept', 'rpc:defs:PostToolUse observe']);
+    expect(after[0]).toMatchObject({ name: 'defs', event: 'PreToolUse', priority: 10, onFailure: 'continue', timeoutMs: 5000, enabled: true, source: server.source });
+  });
+
+  it('sync starts, restarts changed, stops disabled and removed servers, and says so', async () => {
+    const a = fixtureServer('a');
+    const p = newPool();
+    const changes: string[] = [];
+    const subscription = p.onDidChange((c) => changes.push(`${c.server}:${c.status.state}`));
+    await p.sync([a]);
+    await waitState(p, 'a', 'ready');
+    const firstPid = p.status('a')?.pid ?? -1;
+    expect(changes).toEqual(['a:starting', 'a:ready']);
+
+    await p.sync([{ ...a, priority: 99 }]);
+    expect(p.status('a')?.pid).toBe(firstPid);
+
+    await p.sync([{ ...a, command: [...a.command, '--changed'] }]);
+    await waitState(p, 'a', 'ready');
+    expect(p.status('a')?.pid).not.toBe(firstPid);
+    expect(processAlive(firstPid)).toBe(false);
+
+    await p.sync([{ ...a, command: [...a.command, '--changed'], enabled: false }]);
+    expect(p.status('a')).toMatchObject({ state: 'stopped', pid: undefined });
+    expect(p.capabilities('a')).toBeUndefined();
+
+    await p.sync([]);
+    expect(p.status('a')).toBeUndefined();
+    subscription.dispose();
+    const count = changes.length;
+    await p.sync([a]);
+    await waitState(p, 'a', 'ready');
+    expect(changes.length).toBe(count);
+  });
+
+  it('fails at once when the command cannot start or the server refuses the handshake', async () => {
+    const missing: ServerDefinition = { ...fixtureServer('missing'), command: ['hookpilot-no-such-command-xyz'] };
+    const refusing = fixtureServer('refusing', { mode: 'refuse' });
+    const bad = fixtureServer('bad', { mode: 'bad-handshake' });
+    const p = newPool();
+    await p.sync([missing, refusing, bad]);
+    await Promise.all(['missing', 'refusing', 'bad'].map((n) => waitState(p, n, 'failed')));
+    expect(p.status('missing')?.lastError).toMatch(/rpc server "missing" could not start: .*ENOENT/);
+    expect(p.status('refusing')?.lastError).toContain('fixture refuses to initialize');
+    expect(p.status('bad')?.lastError).toMatch(/answered initialize with an invalid result: name: .*; observe: Invalid input/);
+    expect(p.status('missing')?.crashes).toBe(0);
+  });
+
+  it('dispose sends shutdown and exit, and leaves no process behind', async () => {
+    const server = fixtureServer('tidy', { args: ['--grandchild'] });
+    const p = await started([server]);
+    const state = await waitFor(() => { const s = readState(server.stateFile); return s?.grandchildPid ? s : undefined; }, 'grandchild');
+    expect(processAlive(state.pid)).toBe(true);
+    expect(processAlive(state.grandchildPid ?? -1)).toBe(true);
+    await p.dispose();
+    expect(readState(server.stateFile)?.shutdown).toBe(true);
+    expect(processAlive(state.pid)).toBe(false);
+    await waitFor(() => !processAlive(state.grandchildPid ?? -1), 'grandchild to die', 1000);
+  });
+
+  it('kills a server that ignores shutdown within about a second', async () => {
+    const server = fixtureServer('stubborn', { mode: 'ignore-shutdown' });
+    const p = await started([server]);
+    const pid = p.status('stubborn')?.pid ?? -1;
+    const t0 = Date.now();
+    await p.dispose();
+    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(processAlive(pid)).toBe(false);
+  });
+});
+
+describe('rpc hook handler: intercept and observe', () => {
+  it('round-trips deny, allow, updatedInput, context and null answers', async () => {
+    const server = fixtureServer('policy');
+    const p = await started([server]);
+    const pre = hookFor(p, server, 'PreToolUse');
+
+    const deny = await run(p, pre, bash('rm -rf /', { action: 'deny', reason: 'no way' }));
+    expect(deny).toMatchObject({ status: 'success', effects: { decision: 'deny', reason: 'no way' } });
+
+    const allow = await run(p, pre, bash('ls', { action: 'allow' }));
+    expect(allow).toMatchObject({ status: 'success', effects: { decision: 'allow' } });
+
+    const update = await run(p, pre, bash('ls', { action: 'update', updatedInput: { command: 'ls -la' } }));
+    expect(update).toMatchObject({ status: 'success', effects: { decision: 'allow', updatedInput: { command: 'ls -la' } } });
+
+    const context = await run(p, pre, bash('ls', { action: 'context' }));
+    expect(context).toMatchObject({ status: 'success', effects: { additionalContext: 'PreToolUse Bash session-1' } });
+
+    expect(await run(p, pre, bash('ls', { action: 'null' }))).toMatchObject({ status: 'success', effects: {} });
+    expect(await run(p, pre, bash('ls'))).toMatchObject({ status: 'success', effects: {} });
+
+    const state = readState(server.stateFile);
+    expect(state?.intercepted).toHaveLength(6);
+    expect(hookEventParamsSchema.parse(state?.intercepted[0])).toMatchObject({ event: 'PreToolUse', payload: { tool_name: 'Bash', tool_input: { command: 'rm -rf /' } } });
+  });
+
+  it('turns a JSON-RPC error or an invalid answer into an error outcome', async () => {
+    const server = fixtureServer('broken');
+    const p = await started([server]);
+    const pre = hookFor(p, server, 'PreToolUse');
+    const failed = await run(p, pre, bash('ls', { action: 'error' }));
+    expect(failed).toMatchObject({ status: 'error' });
+    expect(failed.status === 'error' && failed.error).toMatch(/rpc server "broken" answered hook\/intercept with error -32001: policy engine broke/);
+    const invalid = await run(p, pre, bash('ls', { action: 'invalid' }));
+    expect(invalid.status === 'error' && invalid.error).toMatch(/rpc server "broken": invalid hook output/);
+    expect(p.status('broken')?.state).toBe('ready');
+  });
+
+  it('sends observe events as notifications and returns at once', async () => {
+    const server = fixtureServer('watcher');
+    const p = await started([server]);
+    const post = hookFor(p, server, 'PostToolUse');
+    expect(post.spec).toEqual({ type: 'rpc', server: 'watcher', mode: 'observe' });
+    for (let i = 0; i < 3; i++) {
+      const outcome = await run(p, post, payload('PostToolUse', { tool_name: 'Read', tool_input: { file_path: `f${i}` }, tool_response: {} }));
+      expect(outcome).toMatchObject({ status: 'success', effects: {} });
+    }
+    const state = await waitFor(() => { const s = readState(server.stateFile); return s && s.observed.length === 3 && s; }, '3 observed events');
+    const params = state.observed.map((o) => hookEventParamsSchema.parse(o));
+    expect(params.map((o) => (o.payload.tool_input as { file_path: string }).file_path)).toEqual(['f0', 'f1', 'f2']);
+    expect(params[0].event).toBe('PostToolUse');
+  });
+
+  it('times out a request the server never answers, cancels it, and stays usable', async () => {
+    const server = fixtureServer('slow');
+    const p = await started([server]);
+    const pre = hookFor(p, server, 'PreToolUse');
+    const pid = p.status('slow')?.pid;
+    const outcome = await run(p, pre, bash('ls', { action: 'hang', tag: 'late' }), { timeoutMs: 300 });
+    expect(outcome.status).toBe('timeout');
+    expect(outcome.status === 'timeout' && outcome.error).toBe('rpc server "slow" did not answer hook/intercept within 300 ms');
+    await waitFor(() => readState(server.stateFile)?.cancelled.includes('late'), 'the server to see $/cancelRequest');
+    expect(await run(p, pre, bash('ls', { action: 'allow' }))).toMatchObject({ status: 'success', effects: { decision: 'allow' } });
+    expect(p.status('slow')).toMatchObject({ state: 'ready', pid });
+  });
+
+  it('cancels a request when the invocation signal aborts', async () => {
+    const server = fixtureServer('abortable');
+    const p = await started([server]);
+    const pre = hookFor(p, server, 'PreToolUse');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const outcome = await run(p, pre, bash('ls', { action: 'hang', tag: 'aborted' }), { signal: controller.signal });
+    expect(outcome.status).toBe('cancelled');
+    await waitFor(() => readState(server.stateFile)?.cancelled.includes('aborted'), 'the server to see $/cancelRequest');
+    const already = new AbortController();
+    already.abort();
+    expect((await run(p, pre, bash('ls', { action: 'allow' }), { signal: already.signal })).status).toBe('cancelled');
+  });
+
+  it('fails the request in flight when the server crashes, restarts it, and the next request works', async () => {
+    const server = fixtureServer('fragile');
+    const p = await started([server]);
+    const pre = hookFor(p, server, 'PreToolUse');
+    const pid = p.status('fragile')?.pid;
+    const crashed = await run(p, pre, bash('ls', { action: 'crash', code: 3 }));
+    expect(crashed.status).toBe('error');
+    expect(crashed.status === 'error' && crashed.error).toBe('rpc server "fragile" exited (code 3)');
+    // Issued while the server restarts: waits for readiness within its own timeout.
+    const next = await run(p, pre, bash('ls', { action: 'allow' }));
+    expect(next).toMatchObject({ status: 'success', effects: { decision: 'allow' } });
+    expect(p.status('fragile')).toMatchObject({ state: 'ready', crashes: 1 });
+    expect(p.status('fragile')?.pid).not.toBe(pid);
+    expect(logs.some(([level, m]) => level === 'warn' && m.includes('exited (code 3); restarting in 20 ms'))).toBe(true);
+  });
+
+  it('gives up on a crash loop, keeps the hooks, and fails their requests clearly', async () => {
+    const server = fixtureServer('looping', { mode: 'crash-on-start', intercept: ['PreToolUse'] });
+    const p = newPool({ backoff: { initialMs: 10, maxCrashes: 3 } });
+    await p.sync([server]);
+    await waitState(p, 'looping', 'failed');
+    const status = p.status('looping');
+    expect(status?.crashes).toBe(3);
+    expect(status?.lastError).toContain('rpc server "looping" exited (code 7); stderr: fixture: crashing on start as asked (gave up after 3 crashes within 60 s)');
+    const outcome = await run(p, rpcHookDefinitions(server, p.capabilities('looping'))[0], bash('ls'));
+    expect(outcome.status).toBe('error');
+    expect(outcome.status === 'error' && outcome.error).toMatch(/^rpc server "looping" is failed \(rpc server "looping" exited \(code 7\)/);
+    expect(outcome.trace.stderr).toContain('crashing on start');
+    // A later sync is a retry.
+    await p.sync([server]);
+    expect(p.status('looping')?.state).not.toBe('failed');
+    await waitState(p, 'looping', 'failed');
+  });
+
+  it('explains stdout garbage, fails the request, and recovers without hurting the host', async () => {
+    const server = fixtureServer('noisy');
+    const p = await started([server]);
+    const pre = hookFor(p, server, 'PreToolUse');
+    const outcome = await run(p, pre, bash('ls', { action: 'garbage' }));
+    expect(outcome.status).toBe('error');
+    expect(outcome.status === 'error' && outcome.error).toBe(
+      'rpc server "noisy" wrote non-protocol output to stdout (not a message header: "oops, a debug print\\n"); servers must write only JSON-RPC messages there and log to stderr',
+    );
+    expect(await run(p, pre, bash('ls', { action: 'allow' }))).toMatchObject({ status: 'success', effects: { decision: 'allow' } });
+  });
+
+  it('marks a server that prints a banner on stdout as failed with the reason', async () => {
+    const server = fixtureServer('banner', { mode: 'banner' });
+    const p = newPool({ backoff: { initialMs: 10, maxCrashes: 2 } });
+    await p.sync([server]);
+    await waitState(p, 'banner', 'failed');
+    expect(p.status('banner')?.lastError).toContain('wrote non-protocol output to stdout (not a message header: "Fixture server 1.0 starting...');
+  });
+
+  it('times out a handshake and restarts; observe events while not ready are reported, not queued', async () => {
+    const server = fixtureServer('mute', { mode: 'silent-handshake', observe: ['PostToolUse'] });
+    const p = newPool({ handshakeTimeoutMs: 200, backoff: { initialMs: 10, maxCrashes: 2 } });
+    await p.sync([server]);
+    const observed = await run(p, rpcHookDefinitions(server)[0], payload('PostToolUse'));
+    expect(observed.status === 'error' && observed.error).toBe('rpc server "mute" is starting; PostToolUse notification dropped');
+    await waitState(p, 'mute', 'failed');
+    expect(p.status('mute')?.lastError).toContain('rpc server "mute" did not answer initialize within 200 ms');
+  });
+});
+
+describe('example rpc-policy-server', () => {
+  const example: ServerDefinition = {
+    name: 'policy',
+    command: [process.execPath, EXAMPLE],
+    observe: [],
+    intercept: [],
+    enabled: true,
+    priority: 0,
+    source: { kind: 'hooksJson' },
+  };
+
+  it('denies rm -rf and git push --force, lets the rest through, and approves read-only tools', async () => {
+    const p = await started([example]);
+    const pre = hookFor(p, example, 'PreToolUse');
+    const decide = async (command: string) => {
+      const outcome = await run(p, pre, bash(command));
+      if (outcome.status !== 'success') throw new Error(`unexpected ${outcome.status}`);
+      return outcome.effects.decision ?? 'none';
+    };
+    expect(await decide('rm -rf build')).toBe('deny');
+    expect(await decide('cd /tmp && sudo rm -fr ~/project')).toBe('deny');
+    expect(await decide('rm --recursive --force x')).toBe('deny');
+    expect(await decide('git push --force origin main')).toBe('deny');
+    expect(await decide('git -C repo push -f')).toBe('deny');
+    expect(await decide('rm -r build')).toBe('none');
+    expect(await decide('git push --force-with-lease origin main')).toBe('none');
+    expect(await decide('ls -la')).toBe('none');
+    const denied = await run(p, pre, bash('rm -rf /'));
+    expect(denied.status === 'success' && denied.effects.reason).toMatch(/^rpc-policy-server: rm -rf is not allowed/);
+
+    const permission = hookFor(p, example, 'PermissionRequest');
+    const read = await run(p, permission, payload('PermissionRequest', { tool_name: 'Read', tool_input: { file_path: 'a' } }));
+    expect(read).toMatchObject({ status: 'success', effects: { permission: { behavior: 'allow' } } });
+    const write = await run(p, permission, payload('PermissionRequest', { tool_name: 'Write', tool_input: { file_path: 'a' } }));
+    expect(write).toMatchObject({ status: 'success', effects: {} });
+  });
+
+  it('speaks the protocol to a plain vscode-jsonrpc client and counts observed events', async () => {
+    const child = spawn(process.execPath, [EXAMPLE], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+    connection.listen();
+    try {
+      const caps = await connection.sendRequest('initialize', { protocolVersion: 1, client: { name: 'hookpilot', version: '0.0.0' }, projectDir });
+      expect(caps).toMatchObject({ name: 'rpc-policy-server', intercept: ['PreToolUse', 'PermissionRequest'] });
+      await connection.sendNotification('initialized');
+      for (const event of ['PostToolUse', 'PostToolUse', 'TurnStart'] as const) await connection.sendNotification('hook/observe', { event, payload: payload(event) });
+      const answer = await connection.sendRequest('hook/intercept', { event: 'PreToolUse', payload: bash('git push --force') });
+      expect(hookInterceptResultSchema.parse(answer)?.hookSpecificOutput?.permissionDecision).toBe('deny');
+      expect(await connection.sendRequest('policy/stats')).toEqual({ observed: { PostToolUse: 2, TurnStart: 1 }, denied: 1, approved: 0 });
+      expect(await connection.sendRequest('shutdown')).toBeNull();
+      const exited = new Promise((r) => child.once('exit', r));
+      await connection.sendNotification('exit');
+      expect(await exited).toBe(0);
+    } finally {
+      connection.dispose();
+      child.kill();
+    }
+  });
+});
