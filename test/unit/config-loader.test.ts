@@ -243,6 +243,11 @@ describe('loadHooksDocument: problems', () => {
     expect(misplaced.message).toContain('put it inside "hooks"');
   });
 
+  it('points seed 004 sections nested inside "hooks" to the top level', () => {
+    const config = load(`{ "hooks": { "processes": { "gate": { "command": ["x"] } } } }`);
+    expect(only(config.problems, 'unknown-event').message).toContain('top-level "servers"');
+  });
+
   it('reports unknown handler types, Claude-only types and missing types without dropping siblings', () => {
     const text = `{ "hooks": { "Stop": [
       { "type": "prompt", "prompt": "Is the work done?" },

@@ -166,6 +166,16 @@ function loadEntry(entry: unknown, path: JsonPath, event: HookEventName, ctx: Lo
   });
 }
 
+/** Seed 004 nests `processes`, `builtins` and `defaults` inside `hooks`; here they are top-level. */
+const TOP_LEVEL_HINTS: Readonly<Record<string, string>> = { processes: 'servers', builtins: 'builtins', defaults: 'defaults', servers: 'servers' };
+
+function unknownEventMessage(key: string): string {
+  const topLevel = Object.prototype.hasOwnProperty.call(TOP_LEVEL_HINTS, key) ? TOP_LEVEL_HINTS[key] : undefined;
+  if (topLevel) return `"${key}" is not an event; declare it as the top-level "${topLevel}", next to "hooks" (ignored here).`;
+  const suggestion = suggestName(key, EVENT_KEYS);
+  return `Unknown event "${key}"; its hooks are ignored.${suggestion ? ` Did you mean "${suggestion}"?` : ` Events: ${HOOK_EVENTS.join(', ')}.`}`;
+}
+
 /** The `hooks` section: every valid handler loads, whatever is wrong with its siblings. */
 export function loadHooksSection(value: unknown, ctx: LoadContext): HookDefinition[] {
   const out: HookDefinition[] = [];
@@ -177,14 +187,7 @@ export function loadHooksSection(value: unknown, ctx: LoadContext): HookDefiniti
     const path: JsonPath = ['hooks', key];
     const event = resolveEventName(key);
     if (!event) {
-      const suggestion = suggestName(key, EVENT_KEYS);
-      ctx.problems.add({
-        severity: 'warning',
-        code: 'unknown-event',
-        message: `Unknown event "${key}"; its hooks are ignored.${suggestion ? ` Did you mean "${suggestion}"?` : ` Events: ${HOOK_EVENTS.join(', ')}.`}`,
-        path,
-        part: 'key',
-      });
+      ctx.problems.add({ severity: 'warning', code: 'unknown-event', message: unknownEventMessage(key), path, part: 'key' });
       continue;
     }
     if (!Array.isArray(entries)) {
