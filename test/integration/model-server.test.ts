@@ -178,7 +178,8 @@ describe('model-server-cli', () => {
     const second = await openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'y' }] });
 
     expect(first.choices[0].message.content).toBe('from the file');
-    expect(second.choices[0].message.tool_calls?.[0]).toMatchObject({ type: 'function', function: { name: 'Bash', arguments: '{"command":"ls"}' } });
+    // No id in the script: the server makes one unique to the request.
+    expect(second.choices[0].message.tool_calls?.[0]).toMatchObject({ id: 'call_1_0', type: 'function', function: { name: 'Bash', arguments: '{"command":"ls"}' } });
   });
 
   it('answers by rules on the last user message, walking a rule reply list across tool rounds', async () => {

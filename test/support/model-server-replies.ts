@@ -6,7 +6,8 @@ export interface ScriptedUsage {
 }
 
 export interface ScriptedToolCall {
-  id: string;
+  /** Without one, the server makes an id unique to the request and position. */
+  id?: string;
   name: string;
   argumentsText: string;
 }
@@ -69,8 +70,8 @@ export function toolCalls(
 ): ToolCallsReply {
   return {
     kind: 'toolCalls',
-    calls: calls.map((call, i) => ({
-      id: call.id ?? `call_scripted_${i}`,
+    calls: calls.map((call) => ({
+      id: call.id,
       name: call.name,
       argumentsText: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
     })),
@@ -115,7 +116,7 @@ export interface StreamPlan {
 }
 
 /** The assistant deltas of a streamed reply, in order; the finish chunk is separate. */
-export function planStream(reply: StreamableReply): StreamPlan {
+export function planStream(reply: StreamableReply, requestIndex: number): StreamPlan {
   const deltas: Delta[] = [{ role: 'assistant', content: '' }];
   if (reply.kind === 'text') {
     for (const piece of splitEvenly(reply.content, reply.chunks)) deltas.push({ content: piece });
@@ -123,7 +124,7 @@ export function planStream(reply: StreamableReply): StreamPlan {
   }
   for (const piece of splitEvenly(reply.content, 1)) deltas.push({ content: piece });
   const perCall = reply.calls.map((call, index) => {
-    const head: Delta = { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] };
+    const head: Delta = { tool_calls: [{ index, id: toolCallId(call, requestIndex, index), type: 'function', function: { name: call.name, arguments: '' } }] };
     const pieces = splitEvenly(call.argumentsText, reply.splitArguments).map(
       (piece): Delta => ({ tool_calls: [{ index, function: { arguments: piece } }] }),
     );
@@ -141,17 +142,21 @@ export function planStream(reply: StreamableReply): StreamPlan {
 }
 
 /** The `message` of a non-streamed chat.completion for this reply. */
-export function completionMessage(reply: StreamableReply): { message: Record<string, unknown>; finishReason: 'stop' | 'tool_calls' } {
+export function completionMessage(reply: StreamableReply, requestIndex: number): { message: Record<string, unknown>; finishReason: 'stop' | 'tool_calls' } {
   if (reply.kind === 'text') return { message: { role: 'assistant', content: reply.content, refusal: null }, finishReason: 'stop' };
   return {
     message: {
       role: 'assistant',
       content: reply.content === '' ? null : reply.content,
       refusal: null,
-      tool_calls: reply.calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.argumentsText } })),
+      tool_calls: reply.calls.map((call, index) => ({ id: toolCallId(call, requestIndex, index), type: 'function', function: { name: call.name, arguments: call.argumentsText } })),
     },
     finishReason: 'tool_calls',
   };
+}
+
+function toolCallId(call: ScriptedToolCall, requestIndex: number, position: number): string {
+  return call.id ?? `call_${requestIndex}_${position}`;
 }
 
 export function replyOutputText(reply: StreamableReply): string {

@@ -181,7 +181,7 @@ async function streamReply(reply: StreamableReply, record: RecordedRequest, res:
   const created = Math.floor(Date.now() / 1000);
   const model = record.body.model;
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({ id, object: 'chat.completion.chunk', created, model, choices, ...extra });
-  const plan = planStream(reply);
+  const plan = planStream(reply, record.index);
   const deltas = limits.stopAfter === undefined ? plan.deltas : plan.deltas.slice(0, limits.stopAfter);
 
   for (const delta of deltas) {
@@ -197,7 +197,7 @@ async function streamReply(reply: StreamableReply, record: RecordedRequest, res:
 }
 
 function completionObject(reply: StreamableReply, record: RecordedRequest): Record<string, unknown> {
-  const { message, finishReason } = completionMessage(reply);
+  const { message, finishReason } = completionMessage(reply, record.index);
   return {
     id: `chatcmpl-scripted-${record.index}`,
     object: 'chat.completion',
