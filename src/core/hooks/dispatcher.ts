@@ -50,6 +50,7 @@ export class HookDispatcher {
   private readonly inFlightObservers = new Set<Promise<unknown>>();
   private readonly asyncContexts = new Map<string, TaggedContext[]>();
   private readonly hookRan = new Emitter<HookRunEvent>();
+  private readonly hookStarting = new Emitter<Omit<HookRunEvent, 'outcome' | 'summary'>>();
 
   constructor(private readonly options: DispatcherOptions) {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
@@ -58,6 +59,11 @@ export class HookDispatcher {
   /** Fires after every hook run: stats, first-failure notifications, live timelines. */
   onDidRunHook(listener: (run: HookRunEvent) => void): Disposable {
     return this.hookRan.on(listener);
+  }
+
+  /** Fires as each hook starts (stream-json `hook_started`). */
+  onWillRunHook(listener: (run: Omit<HookRunEvent, 'outcome' | 'summary'>) => void): Disposable {
+    return this.hookStarting.on(listener);
   }
 
   hasSubscribers(event: HookEventName, sessionId?: string): boolean {
@@ -86,6 +92,7 @@ export class HookDispatcher {
       const input = current;
       await Promise.all(
         groups[i].map(async (hook) => {
+          if (this.hookStarting.size > 0) this.hookStarting.fire({ hook, event, sessionId: payload.session_id });
           const outcome = await this.runHook(hook, input, options.signal);
           const summary = aggregator.add(hook, outcome, this.failsClosed(hook, event));
           this.report(hook, input, payload, dispatchId, outcome, summary);

@@ -1,0 +1,38 @@
+import type { HookEventName } from '../hooks/events';
+
+/** What happened to one tool call, as the CLI's JSON and the chat's tool cards report it. */
+export type ToolOutcome = 'executed' | 'blocked' | 'denied' | 'failed';
+
+/** What a hook did to a tool call, for the chat card ("blocked by guard: ..."). */
+export interface HookAnnotation {
+  hookName: string;
+  event: HookEventName;
+  kind: 'blocked' | 'denied' | 'asked' | 'allowed' | 'context' | 'rewrote-input' | 'rewrote-output' | 'feedback' | 'warning' | 'error';
+  detail?: string;
+}
+
+export type TurnEndReason = 'completed' | 'max_steps' | 'blocked' | 'cancelled' | 'error' | 'stopped' | 'aborted';
+
+/**
+ * Everything an agent session tells its host, in order: the chat renders it, the CLI
+ * prints it (stream-json), tests assert on it.
+ */
+export type AgentEvent =
+  | { type: 'session_started'; sessionId: string; source: 'startup' | 'resume'; model: string }
+  | { type: 'turn_started'; turn: number; prompt: string }
+  | { type: 'prompt_blocked'; reason: string; hookName?: string }
+  | { type: 'text_delta'; text: string }
+  | { type: 'assistant_message'; content: string; toolCalls: Array<{ id: string; name: string; input: unknown }> }
+  | { type: 'tool_started'; id: string; name: string; input: Record<string, unknown> }
+  | { type: 'tool_finished'; id: string; name: string; input: Record<string, unknown>; outcome: ToolOutcome; output: string; hooks: HookAnnotation[]; durationMs: number }
+  | { type: 'approval_requested'; id: string; toolName: string; input: Record<string, unknown>; reason: string; askedBy: string }
+  | { type: 'approval_resolved'; id: string; decision: 'allow' | 'deny'; by: string }
+  | { type: 'hook_started'; hookId: string; hookName: string; event: HookEventName }
+  | { type: 'hook_response'; hookId: string; hookName: string; event: HookEventName; status: string; decision: string; durationMs: number; exitCode?: number | null; stdout?: string; stderr?: string; error?: string }
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string; source?: string }
+  | { type: 'usage'; promptTokens: number; completionTokens: number; totalTokens: number }
+  | { type: 'compacted'; messagesBefore: number; messagesAfter: number; summary: string }
+  | { type: 'turn_ended'; reason: TurnEndReason; result: string; error?: string }
+  | { type: 'session_ended'; reason: string };
+
+export type AgentEventListener = (event: AgentEvent) => void;

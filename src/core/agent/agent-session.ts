@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import { Emitter, type Disposable } from '../events-emitter';
+import type { CancellationHook } from '../hooks/builtins/cancellation-hook';
+import type { HookDispatcher } from '../hooks/dispatcher';
+import type { AgentEvent } from './agent-events';
+import { Compactor } from './compaction';
+import type { ChatMessage, ChatModel } from './llm/chat-model';
+import type { PermissionSettings, Approver } from './permissions/permission-settings';
+import { PermissionGate } from './permissions/permission-gate';
+import { SessionHooks } from './session-hooks';
+import { SubagentRunner } from './subagent-runner';
+import { baseSystemPrompt, withExtensions } from './system-prompt';
+import { createTaskTool } from './task-tool';
+import { ToolExecutor } from './tool-executor';
+import { createBuiltinTools } from './tools/builtin-tools';
+import { TodoStore } from './tools/todo-store';
+import type { Tool } from './tools/tool';
+import { Transcript } from './transcript';
+import { reminder, runTurnLoop, type TurnOutcome } from './turn-loop';
+
+export interface AgentSessionOptions {
+  sessionId?: string;
+  workspaceRoot: string;
+  cwd?: string;
+  model: ChatModel;
+  modelName: string;
+  dispatcher: HookDispatcher;
+  approver: Approver;
+  permissions: () => PermissionSettings;
+  /** Files only a person may let the agent change (hook configs and their scripts). */
+  protectedPaths?: () => readonly string[];
+  transcriptDir: string;
+  env?: NodeJS.ProcessEnv;
+  /** Tools the model is offered; default: all built-ins plus Task. Names listed here are withheld. */
+  disallowedTools?: readonly string[];
+  maxSteps?: number;
+  contextBudgetTokens?: number;
+  /** Consecutive Stop blocks honoured before the agent stops anyway (Claude Code: 8). */
+  stopHookCap?: number;
+  todoGuardCap?: number;
+  approvalTimeoutMs?: number;
+  persistAllowRule?: (rule: string) => Promise<void>;
+  systemPrompt?: string;
+  cancellation?: CancellationHook;
+}
+
+/**
+ * One conversation with the agent: SessionStart, then turns (UserPromptSubmit, TurnStart,
+ * SystemPrompt, the loop, TodoGuard and Stop), then SessionEnd.
+ */
+export class AgentSession {
+  readonly id: string;
+  readonly messages: ChatMessage[] = [];
+  readonly todos = new TodoStore();
+  readonly hooks: SessionHooks;
+  private readonly events = new Emitter<AgentEvent>();
+  private readonly transcript: Transcript;
+  private readonly tools: Tool[];
+  private readonly executor: ToolExecutor;
+  private readonly compactor: Compactor;
+  private readonly gate: PermissionGate;
+  private turn = 0;
+  private ended = false;
+
+  constructor(private readonly options: AgentSessionOptions) {
+    this.id = options.sessionId ?? randomUUID();
+    this.transcript = new Transcript(Transcript.pathFor(options.transcriptDir, this.id));
+    const cwd = options.cwd ?? options.workspaceRoot;
+    this.hooks = new SessionHooks(options.dispatcher, { sessionId: this.id, transcriptPath: this.transcript.file, cwd, permissionMode: () => options.permissions().mode });
+    this.gate = new PermissionGate(options.permissions);
+    const emit = (e: AgentEvent) => this.events.fire(e);
+    this.compactor = new Compactor(options.model, options.modelName, options.contextBudgetTokens ?? 100_000, emit);
+    const withheld = new Set(options.disallowedTools ?? []);
+    const builtins: Tool[] = createBuiltinTools(this.todos);
+    const executorFor = (hooks: SessionHooks, tools: readonly Tool[]) =>
+      new ToolExecutor({
+        tools: new Map(tools.map((t) => [t.name, t])),
+        hooks,
+        gate: this.gate,
+        approver: options.approver,
+        gateContext: () => ({ workspaceRoot: options.workspaceRoot, cwd, protectedPaths: options.protectedPaths?.() ?? [] }),
+        toolContext: (signal) => ({ workspaceRoot: options.workspaceRoot, cwd, signal, env: options.env ?? process.env, sessionId: this.id, additionalDirectories: options.permissions().additionalDirectories }),
+        emit,
+        persistAllowRule: options.persistAllowRule,
+        approvalTimeoutMs: options.approvalTimeoutMs ?? 10 * 60_000,
+      });
+    const subagentTools = builtins.filter((t) => !withheld.has(t.name));
+    const subagents = new SubagentRunner({
+      parentHooks: this.hooks,
+      model: options.model,
+      modelName: options.modelName,
+      tools: subagentTools,
+      executorFor,
+      compactor: this.compactor,
+      emit,
+      maxSteps: options.maxSteps ?? 50,
+      stopHookCap: options.stopHookCap ?? 8,
+      systemPrompt: baseSystemPrompt({ workspaceRoot: options.workspaceRoot, tools: subagentTools, extra: 'You are a subagent: do the task you are given and answer with the result.' }),
+    });
+    this.tools = [...subagentTools, ...(withheld.has('Task') ? [] : [createTaskTool((input, signal) => subagents.run(input, signal)) as unknown as Tool])];
+    this.executor = executorFor(this.hooks, this.tools);
+  }
+
+  onEvent(listener: (event: AgentEvent) => void): Disposable {
+    return this.events.on(listener);
+  }
+
+  /** SessionStart: hooks may add context to the start of the conversation. */
+  async start(source: 'startup' | 'resume' = 'startup', signal?: AbortSignal): Promise<void> {
+    if (source === 'resume') {
+      this.messages.push(...Transcript.load(this.transcript.file).filter((m) => m.role !== 'system'));
+      this.messages.unshift({ role: 'system', content: '' });
+      this.transcript.markWritten(this.messages.length);
+    } else {
+      this.messages.push({ role: 'system', content: '' });
+    }
+    this.events.fire({ type: 'session_started', sessionId: this.id, source, model: this.options.modelName });
+    const result = await this.hooks.dispatch('SessionStart', { source, model: this.options.modelName }, signal);
+    this.notices(result.systemMessages, result.warnings);
+    if (result.contexts.length > 0) this.messages.push(reminder(result.contexts));
+  }
+
+  /** One user prompt, worked on until the agent stops (or is blocked, cancelled, capped). */
+  async prompt(text: string, signal: AbortSignal = new AbortController().signal): Promise<TurnOutcome> {
+    const turn = this.turn++;
+    this.options.cancellation?.resume(this.id);
+    const onAbort = () => this.options.cancellation?.cancel(this.id);
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await this.runTurn(turn, text, signal);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.transcript.sync(this.messages);
+    }
+  }
+
+  private async runTurn(turn: number, text: string, signal: AbortSignal): Promise<TurnOutcome> {
+    const empty = { toolCalls: [], steps: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } };
+    const submit = await this.hooks.dispatch('UserPromptSubmit', { prompt: text }, signal);
+    this.notices(submit.systemMessages, submit.warnings);
+    if (submit.stop) return this.finish({ reason: 'stopped', result: '', stopSession: submit.stop, ...empty });
+    if (submit.blocked) {
+      // Claude Code: the prompt is erased; the reason is for the user, not the model.
+      const reason = submit.blockReason ?? 'blocked by a hook';
+      this.events.fire({ type: 'prompt_blocked', reason, hookName: submit.blockingErrors[0]?.hookName });
+      return this.finish({ reason: 'blocked', result: '', error: reason, ...empty });
+    }
+    this.events.fire({ type: 'turn_started', turn, prompt: text });
+    this.hooks.emit('TurnStart', { turn_index: turn, prompt: text });
+    this.messages.push({ role: 'user', content: text });
+    if (submit.contexts.length > 0) this.messages.push(reminder(submit.contexts));
+    await this.refreshSystemPrompt(signal);
+
+    let stopBlocks = 0;
+    let todoNudges = 0;
+    const outcome = await runTurnLoop(
+      this.messages,
+      {
+        model: this.options.model,
+        modelName: this.options.modelName,
+        hooks: this.hooks,
+        tools: this.tools,
+        executor: this.executor,
+        compactor: this.compactor,
+        emit: (e) => this.events.fire(e),
+        maxSteps: this.options.maxSteps ?? 50,
+        onFinalAnswer: async (answer, loopSignal) => {
+          // TodoGuard runs before Stop hooks (seed 002): unfinished todos mean keep going.
+          if (this.todos.hasUnfinished() && todoNudges < (this.options.todoGuardCap ?? 3)) {
+            todoNudges++;
+            const open = this.todos.get().filter((t) => t.status !== 'completed').map((t) => `- [${t.status}] ${t.content}`).join('\n');
+            return { continueWith: `<system-reminder>\n[TodoGuard] You still have unfinished todos:\n${open}\nFinish them, or update the list with TodoWrite if they are done or no longer needed.\n</system-reminder>` };
+          }
+          this.transcript.sync(this.messages);
+          const stop = await this.hooks.dispatch('Stop', { stop_hook_active: stopBlocks > 0, stop_hook_count: stopBlocks, last_assistant_message: answer }, loopSignal);
+          this.notices(stop.systemMessages, stop.warnings);
+          if (stop.stop) return { stop: stop.stop };
+          if (!stop.blocked && stop.contexts.length === 0) return {};
+          const cap = this.options.stopHookCap ?? 8;
+          if (cap > 0 && stopBlocks >= cap) {
+            this.events.fire({ type: 'notice', level: 'warning', message: `Stop hooks asked to continue ${stopBlocks} times in a row; stopping anyway (cap ${cap}).` });
+            return {};
+          }
+          stopBlocks++;
+          if (stop.blocked) return { continueWith: `Stop hook feedback: ${stop.blockReason ?? ''}${stop.contexts.length ? `\n\n${reminder(stop.contexts).content}` : ''}` };
+          return { continueWith: String(reminder(stop.contexts).content) };
+        },
+      },
+      signal,
+    );
+    return this.finish(outcome);
+  }
+
+  private finish(outcome: TurnOutcome): TurnOutcome {
+    if (outcome.reason === 'completed') this.hooks.emit('Notification', { message: 'Hookpilot finished its turn', title: 'Done', notification_type: 'agent_completed' });
+    this.events.fire({ type: 'turn_ended', reason: outcome.reason, result: outcome.result, error: outcome.error });
+    return outcome;
+  }
+
+  /** SessionEnd, then a bounded wait for observers so their records are not lost. */
+  async end(reason: 'completed' | 'cancelled' | 'error' | 'clear' | 'other' | 'prompt_input_exit' = 'completed'): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    this.transcript.sync(this.messages);
+    this.hooks.emit('SessionEnd', { reason });
+    await this.options.dispatcher.drain(1_500);
+    this.events.fire({ type: 'session_ended', reason });
+  }
+
+  private async refreshSystemPrompt(signal: AbortSignal): Promise<void> {
+    const base = baseSystemPrompt({ workspaceRoot: this.options.workspaceRoot, tools: this.tools, extra: this.options.systemPrompt });
+    const result = await this.hooks.dispatch('SystemPrompt', { system_prompt: base }, signal);
+    this.messages[0] = { role: 'system', content: withExtensions(base, result.contexts) };
+  }
+
+  private notices(systemMessages: readonly string[], warnings: readonly string[]): void {
+    for (const message of systemMessages) this.events.fire({ type: 'notice', level: 'info', message, source: 'hook' });
+    for (const message of warnings) this.events.fire({ type: 'notice', level: 'warning', message, source: 'hook' });
+  }
+}

@@ -1,0 +1,59 @@
+import type { DispatchResult } from '../hooks/dispatch-result';
+import { emptyResult } from '../hooks/dispatch-result';
+import type { HookDispatcher } from '../hooks/dispatcher';
+import type { HookEventName } from '../hooks/events';
+import type { EventFields } from '../hooks/payloads';
+import type { HookPayload } from '../hooks/types';
+
+export interface SessionIdentity {
+  sessionId: string;
+  transcriptPath: string;
+  cwd: string;
+  permissionMode: () => string;
+  /** Set inside a subagent (Claude Code adds agent_id / agent_type to its payloads). */
+  agent?: { id: string; type: string };
+}
+
+/**
+ * The agent's view of the hook engine for one session: it fills in the common payload
+ * fields. A subagent gets a subset view (seed 002 SubsetHooks): only some events pass.
+ */
+export class SessionHooks {
+  constructor(
+    private readonly dispatcher: HookDispatcher,
+    readonly identity: SessionIdentity,
+    private readonly only?: ReadonlySet<HookEventName>,
+  ) {}
+
+  payload<E extends HookEventName>(event: E, fields: EventFields<E>): HookPayload {
+    const id = this.identity;
+    return {
+      session_id: id.sessionId,
+      transcript_path: id.transcriptPath,
+      cwd: id.cwd,
+      permission_mode: id.permissionMode(),
+      ...(id.agent ? { agent_id: id.agent.id, agent_type: id.agent.type } : {}),
+      ...fields,
+      hook_event_name: event,
+    };
+  }
+
+  async dispatch<E extends HookEventName>(event: E, fields: EventFields<E>, signal?: AbortSignal): Promise<DispatchResult> {
+    if (this.only && !this.only.has(event)) return emptyResult(event, '');
+    return this.dispatcher.dispatch(this.payload(event, fields), { signal });
+  }
+
+  emit<E extends HookEventName>(event: E, fields: EventFields<E>): void {
+    if (this.only && !this.only.has(event)) return;
+    this.dispatcher.emit(this.payload(event, fields));
+  }
+
+  takeAsyncContexts() {
+    return this.dispatcher.takeAsyncContexts(this.identity.sessionId);
+  }
+
+  /** The view a subagent gets: only PreToolUse and PostToolUse hooks are inherited. */
+  forSubagent(agent: { id: string; type: string }): SessionHooks {
+    return new SessionHooks(this.dispatcher, { ...this.identity, agent }, new Set<HookEventName>(['PreToolUse', 'PostToolUse']));
+  }
+}

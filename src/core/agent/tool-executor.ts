@@ -1,0 +1,227 @@
+import type { DispatchResult, TaggedContext } from '../hooks/dispatch-result';
+import { formatTaggedContext } from '../hooks/dispatch-result';
+import type { PermissionSignal } from '../permissions/precedence';
+import type { AgentEvent, HookAnnotation, ToolOutcome } from './agent-events';
+import type { ToolCallRequest } from './llm/chat-model';
+import type { GateContext, PermissionGate } from './permissions/permission-gate';
+import { suggestedRule } from './permissions/permission-gate';
+import type { ApprovalAnswer, Approver } from './permissions/permission-settings';
+import type { SessionHooks } from './session-hooks';
+import { summarizeToolCall } from './tool-summary';
+import type { Tool, ToolContext, ToolResult } from './tools/tool';
+
+export interface ToolCallOutcome {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  outcome: ToolOutcome;
+  /** The tool message the model gets. */
+  content: string;
+  hooks: HookAnnotation[];
+  /** A hook said `continue: false`: the session ends after this call. */
+  stop?: { reason?: string; hookName: string };
+  durationMs: number;
+}
+
+export interface ToolExecutorDeps {
+  tools: ReadonlyMap<string, Tool>;
+  hooks: SessionHooks;
+  gate: PermissionGate;
+  approver: Approver;
+  gateContext: () => GateContext;
+  toolContext: (signal: AbortSignal) => ToolContext;
+  emit: (event: AgentEvent) => void;
+  /** "Always allow in this workspace": the host writes the rule to its settings. */
+  persistAllowRule?: (rule: string) => Promise<void>;
+  approvalTimeoutMs: number;
+}
+
+type DenialSource = 'Rule' | 'Hook' | 'User' | 'Timeout' | 'Mode';
+
+/**
+ * One tool call through the whole gate: PreToolUse hooks, permission precedence,
+ * PermissionRequest hooks, a person if still needed, the tool, then PostToolUse or
+ * PostToolUseFailure. Every step leaves a trace on the tool card.
+ */
+export class ToolExecutor {
+  constructor(private readonly deps: ToolExecutorDeps) {}
+
+  async execute(call: ToolCallRequest, signal: AbortSignal, seenContexts: Set<string>): Promise<ToolCallOutcome> {
+    const started = performance.now();
+    const annotations: HookAnnotation[] = [];
+    const finish = (outcome: ToolOutcome, content: string, input: Record<string, unknown>, extra: Partial<ToolCallOutcome> = {}): ToolCallOutcome => {
+      const result: ToolCallOutcome = { id: call.id, name: call.name, input, outcome, content, hooks: annotations, durationMs: performance.now() - started, ...extra };
+      this.deps.emit({ type: 'tool_finished', id: call.id, name: call.name, input, outcome, output: content, hooks: annotations, durationMs: result.durationMs });
+      return result;
+    };
+    const tool = this.deps.tools.get(call.name);
+    const rawInput = call.arguments ?? {};
+    this.deps.emit({ type: 'tool_started', id: call.id, name: call.name, input: rawInput });
+    if (!tool) return finish('failed', `Error: there is no tool named "${call.name}". Available tools: ${[...this.deps.tools.keys()].join(', ')}.`, rawInput);
+    if (call.argumentsError) return finish('failed', `Error: the arguments for ${call.name} were not valid JSON (${call.argumentsError}). Send the call again with a JSON object.`, rawInput);
+    const parsed = tool.inputSchema.safeParse(rawInput);
+    if (!parsed.success) return finish('failed', `Error: invalid input for ${call.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`, rawInput);
+    const ctx = this.deps.toolContext(signal);
+    let input = (tool.normalizeInput ? tool.normalizeInput(parsed.data, ctx) : parsed.data) as Record<string, unknown>;
+
+    const pre = await this.deps.hooks.dispatch('PreToolUse', { tool_name: call.name, tool_input: input, tool_use_id: call.id }, signal);
+    const contexts = [...pre.contexts];
+    annotate(annotations, pre);
+    if (pre.stop) return finish('blocked', `Stopped by hook "${pre.stop.hookName}": ${pre.stop.reason ?? 'continue: false'}`, input, { stop: pre.stop });
+    if (pre.decision === 'deny' || pre.blocked) {
+      const reason = pre.blockReason ?? 'denied by a PreToolUse hook';
+      this.denied(call, input, reason, 'Hook');
+      return finish('blocked', withContexts(`PreToolUse hook "${pre.blockingErrors[0]?.hookName ?? 'hook'}" blocked this call: ${reason}`, contexts, seenContexts), input);
+    }
+    if (pre.updatedInput) {
+      const revalidated = tool.inputSchema.safeParse(pre.updatedInput);
+      if (!revalidated.success) return finish('failed', `Error: a PreToolUse hook rewrote the input of ${call.name} into something invalid: ${revalidated.error.issues[0]?.message}`, input);
+      input = revalidated.data as Record<string, unknown>;
+    }
+    const hookSignal = hookVerdict(pre);
+    const resolution = this.deps.gate.evaluate(tool, input, hookSignal, this.deps.gateContext());
+    if (resolution.verdict === 'deny') {
+      this.denied(call, input, resolution.reason, resolution.level === 'P3' ? 'Hook' : resolution.source.includes('mode') ? 'Mode' : 'Rule');
+      return finish('denied', withContexts(`Permission denied (${resolution.source}): ${resolution.reason}`, contexts, seenContexts), input);
+    }
+    if (resolution.verdict === 'ask') {
+      const answer = await this.ask(call, input, resolution.reason, resolution.source, resolution.system, signal, annotations);
+      if (answer.updatedInput) input = answer.updatedInput;
+      if (answer.stop) return finish('denied', `Permission denied and the turn was interrupted by hook "${answer.stop.hookName}": ${answer.stop.reason ?? ''}`, input, { stop: answer.stop });
+      if (answer.decision === 'deny') {
+        this.denied(call, input, answer.reason, answer.source);
+        return finish('denied', withContexts(`Permission denied (${answer.by}): ${answer.reason}`, contexts, seenContexts), input);
+      }
+    }
+
+    const result = await this.run(tool, input, ctx);
+    if (result.ok) {
+      const post = await this.deps.hooks.dispatch('PostToolUse', { tool_name: call.name, tool_input: input, tool_response: result.response, tool_use_id: call.id, duration_ms: Math.round(performance.now() - started) }, signal);
+      annotate(annotations, post);
+      contexts.push(...post.contexts);
+      let content = result.content;
+      if (post.updatedToolOutput !== undefined) content = typeof post.updatedToolOutput === 'string' ? post.updatedToolOutput : JSON.stringify(post.updatedToolOutput);
+      if (post.blocked) content += `\n\nPostToolUse hook "${post.blockingErrors[0]?.hookName}" feedback: ${post.blockReason}`;
+      return finish('executed', withContexts(content, contexts, seenContexts), input, post.stop ? { stop: post.stop } : {});
+    }
+    const failure = await this.deps.hooks.dispatch(
+      'PostToolUseFailure',
+      { tool_name: call.name, tool_input: input, tool_use_id: call.id, error: result.error, is_interrupt: result.interrupted ?? false, duration_ms: Math.round(performance.now() - started) },
+      signal.aborted ? undefined : signal,
+    );
+    annotate(annotations, failure);
+    contexts.push(...failure.contexts);
+    let content = result.error;
+    if (failure.blocked) content += `\n\nPostToolUseFailure hook "${failure.blockingErrors[0]?.hookName}" feedback: ${failure.blockReason}`;
+    return finish('failed', withContexts(content, contexts, seenContexts), input, failure.stop ? { stop: failure.stop } : {});
+  }
+
+  private async run(tool: Tool, input: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
+    try {
+      return await tool.run(input, ctx);
+    } catch (err) {
+      return { ok: false, error: `Error: ${tool.name} failed: ${err instanceof Error ? err.message : String(err)}` };
+    }
+  }
+
+  private async ask(
+    call: ToolCallRequest,
+    input: Record<string, unknown>,
+    reason: string,
+    askedBy: string,
+    system: boolean,
+    signal: AbortSignal,
+    annotations: HookAnnotation[],
+  ): Promise<{ decision: 'allow' | 'deny'; reason: string; by: string; source: DenialSource; updatedInput?: Record<string, unknown>; stop?: { reason?: string; hookName: string } }> {
+    const request = await this.deps.hooks.dispatch(
+      'PermissionRequest',
+      { tool_name: call.name, tool_input: input, tool_use_id: call.id, current_decision: 'ask', decision_reason: reason, is_subagent: this.deps.hooks.identity.agent !== undefined, permission_suggestions: [suggestedRule(call.name, input)] },
+      signal,
+    );
+    annotate(annotations, request);
+    const override = request.permission;
+    if (override?.interrupt && override.behavior === 'deny') {
+      return { decision: 'deny', reason: override.message ?? 'denied', by: override.hookName, source: 'Hook', stop: { reason: override.message, hookName: override.hookName } };
+    }
+    if (override && override.behavior === 'deny') return { decision: 'deny', reason: override.message ?? `denied by hook "${override.hookName}"`, by: `hook ${override.hookName}`, source: 'Hook' };
+    // A hook may answer allow, except for a system ask: that one needs a person.
+    if (override && override.behavior === 'allow' && !system) return { decision: 'allow', reason: override.message ?? '', by: `hook ${override.hookName}`, source: 'Hook', updatedInput: override.updatedInput };
+
+    this.deps.hooks.emit('Notification', { message: `Hookpilot needs your permission to use ${call.name}`, title: 'Permission needed', notification_type: 'permission_prompt' });
+    const answer = await this.askPerson(call, input, reason, override?.behavior === 'ask' ? `hook ${override.hookName}` : askedBy, system, signal);
+    this.deps.emit({ type: 'approval_resolved', id: call.id, decision: answer.choice === 'deny' ? 'deny' : 'allow', by: answer.by });
+    if (answer.choice === 'deny') return { decision: 'deny', reason: answer.reason ?? 'the user denied this call', by: answer.by, source: answer.timedOut ? 'Timeout' : 'User' };
+    const rule = suggestedRule(call.name, input);
+    if (answer.choice === 'allow-session' || answer.choice === 'allow-always') this.deps.gate.allowForSession(rule);
+    if (answer.choice === 'allow-always') await this.deps.persistAllowRule?.(rule);
+    return { decision: 'allow', reason: '', by: answer.by, source: 'User' };
+  }
+
+  private async askPerson(call: ToolCallRequest, input: Record<string, unknown>, reason: string, askedBy: string, system: boolean, signal: AbortSignal): Promise<ApprovalAnswer> {
+    this.deps.emit({ type: 'approval_requested', id: call.id, toolName: call.name, input, reason, askedBy });
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<ApprovalAnswer>((resolve) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        resolve({ choice: 'deny', by: 'timeout', reason: `no answer within ${Math.round(this.deps.approvalTimeoutMs / 1000)} s`, timedOut: true });
+      }, this.deps.approvalTimeoutMs);
+    });
+    const cancelled = new Promise<ApprovalAnswer>((resolve) => controller.signal.addEventListener('abort', () => resolve({ choice: 'deny', by: 'cancel', reason: 'the turn was cancelled' }), { once: true }));
+    try {
+      return await Promise.race([
+        this.deps.approver.request(
+          { id: call.id, sessionId: this.deps.hooks.identity.sessionId, toolName: call.name, input, summary: summarizeToolCall(call.name, input), reason, askedBy, suggestedRule: suggestedRule(call.name, input), system },
+          controller.signal,
+        ),
+        timeout,
+        cancelled,
+      ]);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      controller.abort();
+    }
+  }
+
+  private denied(call: ToolCallRequest, input: Record<string, unknown>, reason: string, source: DenialSource): void {
+    this.deps.hooks.emit('PermissionDenied', { tool_name: call.name, tool_input: input, tool_use_id: call.id, reason, source });
+  }
+}
+
+function hookVerdict(pre: DispatchResult): PermissionSignal | undefined {
+  if (!pre.decision || pre.decision === 'deny') return undefined;
+  const decider = pre.runs.find((r) => r.decision === pre.decision)?.hookName ?? 'hook';
+  // `defer` has no meaning outside Claude Code's -p mode: it asks, as the safest reading.
+  const verdict = pre.decision === 'defer' ? 'ask' : pre.decision;
+  return { verdict, source: `hook ${decider}`, reason: pre.runs.find((r) => r.hookName === decider)?.reason ?? `${verdict} by hook "${decider}"` };
+}
+
+function annotate(annotations: HookAnnotation[], result: DispatchResult): void {
+  for (const run of result.runs) {
+    if (run.status === 'skipped') continue;
+    const base = { hookName: run.hookName, event: result.event };
+    if (run.status === 'error' || run.status === 'timeout') annotations.push({ ...base, kind: 'error', detail: run.error });
+    else if (run.decision === 'deny' || run.decision === 'block') annotations.push({ ...base, kind: result.event === 'PreToolUse' ? 'blocked' : 'feedback', detail: run.reason });
+    else if (run.decision === 'ask') annotations.push({ ...base, kind: 'asked', detail: run.reason });
+    else if (run.decision === 'allow') annotations.push({ ...base, kind: 'allowed', detail: run.reason });
+  }
+  for (const c of result.contexts) annotations.push({ hookName: c.hookName, event: result.event, kind: 'context', detail: c.content });
+  if (result.updatedInput) annotations.push({ hookName: lastModifier(result) ?? 'hook', event: result.event, kind: 'rewrote-input', detail: JSON.stringify(result.updatedInput) });
+  if (result.updatedToolOutput !== undefined) annotations.push({ hookName: lastModifier(result) ?? 'hook', event: result.event, kind: 'rewrote-output' });
+  for (const w of result.warnings) annotations.push({ hookName: 'hooks', event: result.event, kind: 'warning', detail: w });
+}
+
+function lastModifier(result: DispatchResult): string | undefined {
+  return [...result.runs].reverse().find((r) => r.decision === 'modify' || r.decision === 'allow' || r.decision === 'context')?.hookName;
+}
+
+/** Hook contexts go next to the tool result, once per step (ContextDeduplicator). */
+function withContexts(content: string, contexts: readonly TaggedContext[], seen: Set<string>): string {
+  const fresh = contexts.filter((c) => !seen.has(c.content));
+  for (const c of fresh) seen.add(c.content);
+  if (fresh.length === 0) return content;
+  return `${content}\n\n<system-reminder>\n${fresh.map(formatTaggedContext).join('\n')}\n</system-reminder>`;
+}

@@ -1,0 +1,53 @@
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ChatMessage } from './llm/chat-model';
+
+/**
+ * The session transcript as JSONL at `transcript_path`, which hooks may read (Claude Code
+ * passes the same field). Appends only what is new; a resumed session reads it back.
+ */
+export class Transcript {
+  private written = 0;
+
+  constructor(readonly file: string) {
+    mkdirSync(path.dirname(file), { recursive: true });
+  }
+
+  static pathFor(dir: string, sessionId: string): string {
+    return path.join(dir, `${sessionId}.jsonl`);
+  }
+
+  /** Appends the messages not yet written (the system prompt is not part of the transcript). */
+  sync(messages: readonly ChatMessage[]): void {
+    const fresh = messages.slice(Math.max(this.written, 1));
+    if (fresh.length === 0) return;
+    const ts = new Date().toISOString();
+    appendFileSync(this.file, fresh.map((message) => JSON.stringify({ type: message.role, timestamp: ts, message }) + '\n').join(''));
+    this.written = messages.length;
+  }
+
+  /** Continue writing after messages that were replaced (compaction) or restored. */
+  markWritten(count: number): void {
+    this.written = count;
+  }
+
+  static load(file: string): ChatMessage[] {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      return [];
+    }
+    const messages: ChatMessage[] = [];
+    for (const line of text.split('\n')) {
+      if (line.trim() === '') continue;
+      try {
+        const entry = JSON.parse(line) as { message?: ChatMessage };
+        if (entry.message && typeof entry.message === 'object' && 'role' in entry.message) messages.push(entry.message);
+      } catch {
+        // A torn last line after a crash: the messages before it are still good.
+      }
+    }
+    return messages;
+  }
+}

@@ -1,0 +1,167 @@
+import { formatTaggedContext, type TaggedContext } from '../hooks/dispatch-result';
+import type { AgentEvent, TurnEndReason } from './agent-events';
+import type { Compactor } from './compaction';
+import { estimateTokens } from './compaction';
+import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, TokenUsage, ToolCallRequest } from './llm/chat-model';
+import { ModelError } from './llm/model-error';
+import type { SessionHooks } from './session-hooks';
+import type { ToolCallOutcome, ToolExecutor } from './tool-executor';
+import type { Tool } from './tools/tool';
+import { toolFunctionDefinition } from './tools/tool';
+
+export interface TurnOutcome {
+  reason: TurnEndReason;
+  result: string;
+  error?: string;
+  /** A hook ended the session (`continue: false`). */
+  stopSession?: { reason?: string; hookName: string };
+  toolCalls: ToolCallOutcome[];
+  steps: number;
+  usage: TokenUsage;
+}
+
+/** What to do when the model answers without tool calls: finish, or continue with a message. */
+export type FinalAnswerHandler = (answer: string, signal: AbortSignal) => Promise<{ continueWith?: string; stop?: { reason?: string; hookName: string } }>;
+
+export interface TurnLoopDeps {
+  model: ChatModel;
+  modelName: string;
+  hooks: SessionHooks;
+  tools: readonly Tool[];
+  executor: ToolExecutor;
+  compactor: Compactor;
+  emit: (event: AgentEvent) => void;
+  maxSteps: number;
+  onFinalAnswer: FinalAnswerHandler;
+}
+
+/**
+ * The ReAct loop of one turn: BeforeLLM, the model, AfterLLM, the tool calls, StepComplete,
+ * and the final answer, with compaction when the context passes its budget.
+ */
+export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, signal: AbortSignal): Promise<TurnOutcome> {
+  const toolCalls: ToolCallOutcome[] = [];
+  const usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  const done = (reason: TurnEndReason, result: string, extra: Partial<TurnOutcome> = {}): TurnOutcome => ({ reason, result, toolCalls, steps: step, usage, ...extra });
+  const toolDefs = deps.tools.map(toolFunctionDefinition);
+  let step = 0;
+  let lastText = '';
+  while (step < deps.maxSteps) {
+    if (signal.aborted) return done('cancelled', lastText);
+    step++;
+    const asyncContexts = deps.hooks.takeAsyncContexts();
+    if (asyncContexts.length > 0) messages.push(reminder(asyncContexts));
+    if (deps.compactor.needsCompaction(messages)) await deps.compactor.compact(messages, deps.hooks, 'auto', signal);
+
+    let request: ModelRequest = { model: deps.modelName, messages, tools: toolDefs.length > 0 ? toolDefs : undefined };
+    const before = await deps.hooks.dispatch('BeforeLLM', { step, llm_request: { model: request.model, messages: request.messages, tools: request.tools } }, signal);
+    if (before.abort || before.blocked) return done('aborted', lastText, { error: `BeforeLLM hook "${before.abort?.hookName ?? before.blockingErrors[0]?.hookName}" aborted the turn: ${before.abort?.reason ?? before.blockReason ?? ''}`, stopSession: before.abort?.kind === 'hard' ? { reason: before.abort.reason, hookName: before.abort.hookName } : undefined });
+    if (before.llmRequest) request = applyRequestRewrite(request, before.llmRequest);
+
+    let response: ModelResponse;
+    try {
+      response = await deps.model.complete(request, { signal, onTextDelta: (text) => deps.emit({ type: 'text_delta', text }) });
+    } catch (err) {
+      if (signal.aborted) return done('cancelled', lastText);
+      const message = err instanceof ModelError || err instanceof Error ? err.message : String(err);
+      deps.hooks.emit('Error', { error_type: 'model', error: message, recoverable: true });
+      return done('error', lastText, { error: message });
+    }
+    if (response.usage) {
+      usage.promptTokens += response.usage.promptTokens;
+      usage.completionTokens += response.usage.completionTokens;
+      usage.totalTokens += response.usage.totalTokens;
+      deps.emit({ type: 'usage', ...response.usage });
+    }
+    const after = await deps.hooks.dispatch('AfterLLM', { step, llm_response: { content: response.content, tool_calls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments ?? c.argumentsText })), finish_reason: response.finishReason } }, signal);
+    if (after.abort || after.blocked) return done('aborted', lastText, { error: `AfterLLM hook "${after.abort?.hookName ?? after.blockingErrors[0]?.hookName}" aborted the turn: ${after.abort?.reason ?? after.blockReason ?? ''}`, stopSession: after.abort?.kind === 'hard' ? { reason: after.abort.reason, hookName: after.abort.hookName } : undefined });
+    if (after.llmResponse) response = applyResponseRewrite(response, after.llmResponse);
+    for (const w of after.warnings) deps.emit({ type: 'notice', level: 'warning', message: w, source: 'AfterLLM' });
+
+    lastText = response.content || lastText;
+    messages.push(assistantMessage(response));
+    deps.emit({ type: 'assistant_message', content: response.content, toolCalls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, input: c.arguments ?? c.argumentsText })) });
+    const afterContexts = after.contexts;
+
+    if (response.toolCalls.length > 0) {
+      const outcomes = await executeCalls(response.toolCalls, deps, signal);
+      toolCalls.push(...outcomes);
+      for (const o of outcomes) messages.push({ role: 'tool', tool_call_id: o.id, content: o.content });
+      if (afterContexts.length > 0) messages.push(reminder(afterContexts));
+      deps.hooks.emit('StepComplete', { step, max_steps: deps.maxSteps, messages_count: messages.length, estimated_tokens: estimateTokens(messages), token_limit: deps.compactor.budgetTokens, tool_calls: outcomes.length });
+      const stop = outcomes.find((o) => o.stop)?.stop;
+      if (stop) return done('stopped', lastText, { stopSession: stop });
+      if (signal.aborted) return done('cancelled', lastText);
+      continue;
+    }
+
+    deps.hooks.emit('StepComplete', { step, max_steps: deps.maxSteps, messages_count: messages.length, estimated_tokens: estimateTokens(messages), token_limit: deps.compactor.budgetTokens, tool_calls: 0 });
+    const final = await deps.onFinalAnswer(response.content, signal);
+    if (final.stop) return done('stopped', response.content, { stopSession: final.stop });
+    if (final.continueWith === undefined) return done('completed', response.content);
+    messages.push({ role: 'user', content: final.continueWith });
+  }
+  return done('max_steps', lastText, { error: `stopped after ${deps.maxSteps} steps (--max-steps)` });
+}
+
+/** Read-only calls run together; anything that edits or executes runs alone, in order. */
+async function executeCalls(calls: ToolCallRequest[], deps: TurnLoopDeps, signal: AbortSignal): Promise<ToolCallOutcome[]> {
+  const seen = new Set<string>();
+  const byName = new Map(deps.tools.map((t) => [t.name, t]));
+  const outcomes: ToolCallOutcome[] = [];
+  let batch: ToolCallRequest[] = [];
+  const flush = async () => {
+    outcomes.push(...(await Promise.all(batch.map((c) => deps.executor.execute(c, signal, seen)))));
+    batch = [];
+  };
+  for (const call of calls) {
+    if (outcomes.some((o) => o.stop)) break;
+    if (byName.get(call.name)?.category === 'read') {
+      batch.push(call);
+      continue;
+    }
+    await flush();
+    outcomes.push(await deps.executor.execute(call, signal, seen));
+  }
+  await flush();
+  return outcomes;
+}
+
+function assistantMessage(response: ModelResponse): ChatMessage {
+  if (response.toolCalls.length === 0) return { role: 'assistant', content: response.content };
+  return {
+    role: 'assistant',
+    content: response.content || null,
+    tool_calls: response.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.argumentsText } })),
+  };
+}
+
+export function reminder(contexts: readonly TaggedContext[]): ChatMessage {
+  return { role: 'user', content: `<system-reminder>\n${contexts.map(formatTaggedContext).join('\n')}\n</system-reminder>` };
+}
+
+/** seed 004 `modify` on BeforeLLM: a hook may replace messages, model, tools or sampling. */
+function applyRequestRewrite(request: ModelRequest, rewrite: Record<string, unknown>): ModelRequest {
+  const next = { ...request };
+  if (typeof rewrite.model === 'string') next.model = rewrite.model;
+  if (Array.isArray(rewrite.messages)) next.messages = rewrite.messages as ChatMessage[];
+  if (Array.isArray(rewrite.tools)) next.tools = rewrite.tools as ModelRequest['tools'];
+  if (typeof rewrite.temperature === 'number') next.temperature = rewrite.temperature;
+  return next;
+}
+
+/** seed 004 `modify` on AfterLLM: a hook may replace the text or drop/replace tool calls. */
+function applyResponseRewrite(response: ModelResponse, rewrite: Record<string, unknown>): ModelResponse {
+  const next = { ...response };
+  if (typeof rewrite.content === 'string') next.content = rewrite.content;
+  if (Array.isArray(rewrite.tool_calls)) {
+    next.toolCalls = rewrite.tool_calls.flatMap((c, i): ToolCallRequest[] => {
+      if (!c || typeof c !== 'object') return [];
+      const call = c as { id?: unknown; name?: unknown; arguments?: unknown };
+      if (typeof call.name !== 'string') return [];
+      const args = call.arguments && typeof call.arguments === 'object' ? (call.arguments as Record<string, unknown>) : {};
+      return [{ id: typeof call.id === 'string' ? call.id : `hook_call_${i}`, name: call.name, argumentsText: JSON.stringify(args), arguments: args }];
+    });
+  }
+  return next;
+}
