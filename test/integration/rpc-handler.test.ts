@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HookEventName } from '../../src/core/hooks/events';
+import { FrameGuard } from '../../src/core/hooks/handlers/rpc/rpc-frame-guard';
 import { rpcHookDefinitions } from '../../src/core/hooks/handlers/rpc/rpc-hook-definitions';
 import { RpcHookHandler } from '../../src/core/hooks/handlers/rpc/rpc-hook-handler';
 import { hookEventParamsSchema, hookInterceptResultSchema, initializeParamsSchema } from '../../src/core/hooks/handlers/rpc/rpc-protocol';
@@ -33,6 +34,7 @@ interface FixtureState {
   pid: number;
   envNames: string[];
   projectDirEnv: string;
+  passedToken?: string;
   cwd: string;
   initialize: unknown;
   initialized: boolean;
@@ -44,12 +46,22 @@ interface FixtureState {
 }
 
 let stateCounter = 0;
-function fixtureServer(name: string, options: { mode?: string; args?: string[]; env?: Record<string, string>; observe?: HookEventName[]; intercept?: HookEventName[] } = {}): ServerDefinition & { stateFile: string } {
+interface FixtureOptions {
+  mode?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  observe?: HookEventName[];
+  intercept?: HookEventName[];
+}
+
+function fixtureServer(name: string, options: FixtureOptions = {}): ServerDefinition & { stateFile: string } {
   const stateFile = join(projectDir, `state-${process.pid}-${stateCounter++}.json`);
   return {
     name,
     command: [process.execPath, FIXTURE, `--mode=${options.mode ?? 'normal'}`, ...(options.args ?? [])],
     env: { FIXTURE_STATE: stateFile, ...options.env },
+    cwd: options.cwd,
     observe: options.observe ?? [],
     intercept: options.intercept ?? [],
     enabled: true,
@@ -123,10 +135,41 @@ function processAlive(pid: number): boolean {
   }
 }
 
+describe('stdout frame guard', () => {
+  const frame = (body: string) => `Content-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n${body}`;
+
+  it('accepts well-framed messages however the stream is chunked', () => {
+    const stream = Buffer.from(frame('{"jsonrpc":"2.0","id":1,"result":{"ünï":"cödé"}}') + frame('{}') + frame(''));
+    for (const size of [1, 2, 7, 64, stream.length]) {
+      const guard = new FrameGuard();
+      for (let i = 0; i < stream.length; i += size) {
+        const chunk = stream.subarray(i, i + size);
+        expect(guard.check(chunk)).toEqual({ validLength: chunk.length });
+      }
+    }
+  });
+
+  it('passes the valid prefix and names the garbage after it', () => {
+    const guard = new FrameGuard();
+    const good = frame('{"jsonrpc":"2.0","id":1,"result":null}');
+    const result = guard.check(Buffer.from(`${good}debug: x=1\n`));
+    expect(result).toEqual({ validLength: Buffer.byteLength(good), violation: 'line feed without carriage return in header: "debug: x=1\\n"' });
+    expect(guard.check(Buffer.from(frame('{}'))).validLength).toBe(0);
+  });
+
+  it('rejects a header block without Content-Length or with bare line feeds', () => {
+    expect(new FrameGuard().check(Buffer.from('Content-Type: x\r\n\r\n{}')).violation).toMatch(/^message header without Content-Length/);
+    expect(new FrameGuard().check(Buffer.from('Content-Length: 2\n\n{}')).violation).toMatch(/^line feed without carriage return/);
+    expect(new FrameGuard().check(Buffer.from('{"jsonrpc":"2.0"}')).violation).toBe('not a message header: "{\\"jsonrpc\\":\\"2.0\\"}"');
+  });
+});
+
 describe('rpc server pool: handshake and lifecycle', () => {
   it('handshakes, resolves aliases, reports unknown events and keeps secrets out of the env', async () => {
+    mkdirSync(join(projectDir, 'sub'), { recursive: true });
     const server = fixtureServer('caps', {
-      env: { FIXTURE_CAPS: JSON.stringify({ name: 'fixture', version: '1.2.3', observe: ['turn_start', 'PostToolUse', 'NotAnEvent'], intercept: ['before_tool', 'approve_tool'] }) },
+      cwd: 'sub',
+      env: { PASSED_TOKEN: '${GITHUB_TOKEN}', FIXTURE_CAPS: JSON.stringify({ name: 'fixture', version: '1.2.3', observe: ['turn_start', 'PostToolUse', 'NotAnEvent'], intercept: ['before_tool', 'approve_tool'] }) },
     });
     const p = await started([server], { env: { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-x', GITHUB_TOKEN: 'ghp-x', MY_SECRET: 's', HARMLESS: '1' }, sessionId: 'session-1' });
 
@@ -138,7 +181,10 @@ describe('rpc server pool: handshake and lifecycle', () => {
     expect(state.envNames).toContain('HARMLESS');
     expect(state.envNames).toContain('FIXTURE_STATE');
     expect(state.envNames).not.toEqual(expect.arrayContaining(['OPENAI_API_KEY']));
-    expect(state.envNames.filter((n) => /API_KEY|TOKEN|SECRET/.test(n))).toEqual([]);
+    // Only a secret the server's own env names gets through.
+    expect(state.envNames.filter((n) => /API_KEY|TOKEN|SECRET/.test(n))).toEqual(['PASSED_TOKEN']);
+    expect(state.passedToken).toBe('ghp-x');
+    expect(state.cwd).toBe(join(projectDir, 'sub'));
     expect(state.projectDirEnv).toBe(projectDir);
     expect(p.status('caps')).toMatchObject({ state: 'ready', pid: state.pid, crashes: 0 });
   });
@@ -152,7 +198,9 @@ describe('rpc server pool: handshake and lifecycle', () => {
     ]);
     const after = rpcHookDefinitions(server, { observe: ['PostToolUse', 'TurnStart'], intercept: ['PreToolUse', 'Stop'] });
     expect(after.map((h) => `${h.id} ${h.spec.type === 'rpc' ? h.spec.mode : ''}`)).toEqual(['rpc:defs:PreToolUse intercept', 'rpc:defs:Stop intercept', 'rpc:defs:PostToolUse observe']);
-    expect(after[0]).toMatchObject({ name: 'defs', event: 'PreToolUse', priority: 10, onFailure: 'continue', timeoutMs: 5000, enabled: true, source: server.source });
+    const fromHandshake = rpcHookDefinitions({ ...server, observe: [] }, { observe: ['PostToolUse', 'PreToolUse'], intercept: ['PreToolUse', 'TurnStart'] });
+    expect(fromHandshake.map((h) => `${h.id} ${h.spec.type === 'rpc' ? h.spec.mode : ''}`)).toEqual(['rpc:defs:PreToolUse intercept', 'rpc:defs:PostToolUse observe', 'rpc:defs:TurnStart observe']);
+    expect(fromHandshake[0]).toMatchObject({ name: 'defs', event: 'PreToolUse', priority: 10, onFailure: 'continue', timeoutMs: 5000, enabled: true, source: server.source });
   });
 
   it('sync starts, restarts changed, stops disabled and removed servers, and says so', async () => {

@@ -1,4 +1,4 @@
-import type { HookEventName } from '../../events';
+import { EVENT_INFO, type HookEventName } from '../../events';
 import type { HookDefinition, ServerDefinition } from '../../types';
 
 export interface RpcEventLists {
@@ -20,11 +20,15 @@ function effectiveEvents(configured: HookEventName[], announced: HookEventName[]
 /**
  * One hook per event a server handles, id `rpc:<server>:<event>`. An event both observed
  * and intercepted is intercepted only: the request already tells the server about it.
+ * Observe-kind events are never waited for, so asking to intercept one observes it (as the
+ * config loader does for the config's lists).
  */
 export function rpcHookDefinitions(server: ServerDefinition, caps?: RpcEventLists): HookDefinition[] {
-  const intercept = [...new Set(effectiveEvents(server.intercept, caps?.intercept))];
+  const wanted = effectiveEvents(server.intercept, caps?.intercept);
+  const intercept = [...new Set(wanted.filter((event) => EVENT_INFO[event].kind !== 'observe'))];
   const intercepted = new Set(intercept);
-  const observe = [...new Set(effectiveEvents(server.observe, caps?.observe))].filter((event) => !intercepted.has(event));
+  const observeKind = wanted.filter((event) => EVENT_INFO[event].kind === 'observe');
+  const observe = [...new Set([...effectiveEvents(server.observe, caps?.observe), ...observeKind])].filter((event) => !intercepted.has(event));
   const define = (event: HookEventName, mode: 'observe' | 'intercept'): HookDefinition => ({
     id: `rpc:${server.name}:${event}`,
     name: server.name,

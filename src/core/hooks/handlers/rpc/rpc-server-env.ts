@@ -1,23 +1,31 @@
+import { isAbsolute, resolve } from 'node:path';
 import type { ServerDefinition } from '../../types';
+import { isSecretEnvName, substituteProjectDir } from '../command-env';
 
-/** Inherited variables that look like credentials never reach a hook server. */
-const SECRET_NAME = /(?:^|_)(?:API_KEY|TOKEN|SECRET)$/i;
-
-function isSecretEnvName(name: string): boolean {
-  return SECRET_NAME.test(name);
-}
+const BRACED_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /**
- * The environment a server starts with: the host's minus anything secret-looking, the
- * project directory under both Claude Code's and Hookpilot's names, then the server's own
- * `env` from the config, which the user wrote explicitly and so is passed as given.
+ * The environment a server starts with, by the same rules as command hooks: the host's
+ * minus anything secret-looking, the project directory under Claude Code's and Hookpilot's
+ * names, then the server's own `env`, whose values may name host variables (`${GH_TOKEN}`):
+ * that is how a server gets a secret on purpose.
  */
 export function serverEnvironment(base: NodeJS.ProcessEnv, server: ServerDefinition, projectDir: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(base)) {
     if (value !== undefined && !isSecretEnvName(name)) env[name] = value;
   }
-  env.CLAUDE_PROJECT_DIR = projectDir;
-  env.HOOKPILOT_PROJECT_DIR = projectDir;
-  return { ...env, ...server.env };
+  const fixed = { CLAUDE_PROJECT_DIR: projectDir, HOOKPILOT_PROJECT_DIR: projectDir };
+  const lookup = (name: string): string => (name in fixed ? fixed[name as keyof typeof fixed] : (base[name] ?? ''));
+  for (const [name, value] of Object.entries(server.env ?? {})) {
+    env[name] = value.replace(BRACED_REFERENCE, (_match, ref: string) => lookup(ref));
+  }
+  return { ...env, ...fixed };
+}
+
+/** Program, arguments and cwd with `${CLAUDE_PROJECT_DIR}` / `${HOOKPILOT_PROJECT_DIR}` filled in (there is no shell to do it). */
+export function serverLaunch(server: ServerDefinition, projectDir: string): { file: string; args: string[]; cwd: string } {
+  const [file, ...args] = server.command.map((word) => substituteProjectDir(word, projectDir));
+  const dir = server.cwd ? substituteProjectDir(server.cwd, projectDir) : projectDir;
+  return { file, args, cwd: isAbsolute(dir) ? dir : resolve(projectDir, dir) };
 }

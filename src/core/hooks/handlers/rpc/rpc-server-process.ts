@@ -1,6 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
 import {
   CancellationTokenSource,
   ReadableStreamMessageReader,
@@ -14,6 +13,7 @@ import {
 import type { ServerDefinition } from '../../types';
 import { guardedReadable } from './rpc-frame-guard';
 import { ExitNotification, ShutdownRequest } from './rpc-protocol';
+import { serverLaunch } from './rpc-server-env';
 import type { RpcCallResult, RpcLogger } from './rpc-types';
 import { TailBuffer } from './tail-buffer';
 
@@ -88,8 +88,8 @@ export class RpcServerProcess {
   constructor(options: RpcServerProcessOptions) {
     const { server, log } = options;
     this.label = `rpc server "${server.name}"`;
-    const [file, ...args] = server.command;
-    this.cwd = server.cwd ? resolvePath(options.projectDir, server.cwd) : options.projectDir;
+    const { file, args, cwd } = serverLaunch(server, options.projectDir);
+    this.cwd = cwd;
     this.child = spawn(file, args, {
       cwd: this.cwd,
       env: options.env,
