@@ -28,7 +28,7 @@ export class RpcHookHandler implements HookHandler {
       case 'cancelled':
         return { status: 'cancelled', trace: trace() };
       case 'timeout':
-        return { status: 'timeout', error: result.error, trace: trace() };
+        return { status: 'timeout', error: result.error, trace: { ...trace(), stderr: this.pool.stderrTail(server) } };
       case 'error':
         return { status: 'error', error: result.error, trace: { ...trace(), stderr: this.pool.stderrTail(server) } };
       case 'ok': {

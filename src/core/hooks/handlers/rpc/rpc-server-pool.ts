@@ -48,6 +48,7 @@ export class RpcServerPool {
     for (const { supervisor } of this.supervisors.values()) supervisor.killNow();
   };
   private disposed = false;
+  private syncing: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: RpcServerPoolOptions) {
     this.log = options.logger ?? (() => undefined);
@@ -55,9 +56,19 @@ export class RpcServerPool {
     process.on('exit', this.killOnHostExit);
   }
 
-  /** Starts new, changed or failed enabled servers; stops removed and disabled ones. */
-  async sync(servers: ServerDefinition[]): Promise<void> {
-    if (this.disposed) throw new Error('RpcServerPool is disposed');
+  /**
+   * Starts new, changed or failed enabled servers; stops removed and disabled ones. Calls
+   * run one after another, so a reload that overlaps another sees a settled pool.
+   */
+  sync(servers: ServerDefinition[]): Promise<void> {
+    if (this.disposed) return Promise.reject(new Error('RpcServerPool is disposed'));
+    const next = this.syncing.then(() => this.reconcile(servers));
+    this.syncing = next.catch(() => undefined);
+    return next;
+  }
+
+  private async reconcile(servers: ServerDefinition[]): Promise<void> {
+    if (this.disposed) return;
     const wanted = new Map(servers.map((s) => [s.name, s]));
     const stopping: Array<Promise<void>> = [];
     for (const [name, entry] of this.supervisors) {
@@ -110,6 +121,7 @@ export class RpcServerPool {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    await this.syncing;
     const all = [...this.supervisors.values()];
     this.supervisors.clear();
     await Promise.all(all.map(({ supervisor }) => supervisor.stop()));

@@ -85,7 +85,7 @@ export class RpcServerProcess {
   private endReason: string | undefined;
   private exitInfo: RpcExit | undefined;
 
-  constructor(options: RpcServerProcessOptions) {
+  constructor(private readonly options: RpcServerProcessOptions) {
     const { server, log } = options;
     this.label = `rpc server "${server.name}"`;
     const { file, args, cwd } = serverLaunch(server, options.projectDir);
@@ -138,7 +138,8 @@ export class RpcServerProcess {
   call(
     method: string,
     send: (connection: MessageConnection, token: CancellationToken) => Promise<unknown>,
-    limits: { timeoutMs: number; signal?: AbortSignal }): Promise<RpcCallResult> {
+    limits: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<RpcCallResult> {
     if (this.exitInfo) return Promise.resolve({ status: 'error', error: this.exitInfo.reason });
     if (limits.signal?.aborted) return Promise.resolve({ status: 'cancelled' });
     return new Promise<RpcCallResult>((resolve) => {
@@ -216,8 +217,12 @@ export class RpcServerProcess {
       this.connection.dispose();
       resolve(exit);
     };
-    this.child.once('error', (error) => {
-      if (this.pid !== undefined) return;
+    // `on`, not `once`: a second 'error' without a listener would crash the host.
+    this.child.on('error', (error) => {
+      if (this.pid !== undefined) {
+        this.options.log('warn', `${this.label}: ${error.message}`);
+        return;
+      }
       // Node reports a missing cwd as a missing executable; say which it is.
       const why = existsSync(this.cwd) ? error.message : `working directory does not exist: ${this.cwd}`;
       finish({ code: null, signal: null, reason: `${this.label} could not start: ${why}`, spawnFailed: true });
