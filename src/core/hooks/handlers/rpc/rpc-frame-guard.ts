@@ -94,9 +94,10 @@ export class FrameGuard {
     return undefined;
   }
 
+  /** The offending text: the header block so far (ASCII up to the bad byte), then the chunk from that byte on as UTF-8. */
   private snippet(chunk: Uint8Array, at: number): string {
-    const rest = Buffer.from(chunk.subarray(at + 1, at + 1 + SNIPPET_CHARS)).toString('utf8');
-    return (this.header + rest).slice(0, SNIPPET_CHARS);
+    const rest = Buffer.from(chunk.subarray(at, at + SNIPPET_CHARS * 4)).toString('utf8');
+    return (this.header.slice(0, -1) + rest).slice(0, SNIPPET_CHARS);
   }
 }
 
