@@ -1,0 +1,181 @@
+import type { AgentEvent } from '../core/agent/agent-events';
+import { summarizeToolCall } from '../core/agent/tool-summary';
+import type { ChatItem, ChatItemChanges, ToolItem } from './chat-items';
+import type { ChatStreamMessage } from './chat-protocol';
+import { applyChatMessage, indexOfItem, initialChatState, type ChatViewState } from './chat-reducer';
+import type { TokenUsage } from './wire-common';
+
+/** Tools whose executed calls changed a file, so the card can offer "Show diff". */
+const FILE_EDIT_TOOLS: ReadonlySet<string> = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
+
+export interface ChatProjectorOptions {
+  /** How much of a tool's output the card shows; the rest stays in the host. */
+  outputPreviewChars?: number;
+}
+
+/**
+ * Turns agent events into the chat's numbered stream (append / patch, never the whole
+ * state) and keeps the state those messages build, so a resync is answered with exactly
+ * what the webview would have had. Pure: no VS Code, no timers; the host posts what it returns.
+ */
+export class ChatProjector {
+  private state: ChatViewState = initialChatState();
+  private nextId = 1;
+  private streamingId: string | undefined;
+  /** The prompt the user just sent, shown before UserPromptSubmit hooks finish. */
+  private pendingUserId: string | undefined;
+  /** tool_use_id -> item id of its newest card. */
+  private readonly toolItems = new Map<string, string>();
+  private readonly usedIds = new Set<string>();
+  private totals: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  private readonly previewChars: number;
+
+  constructor(options: ChatProjectorOptions = {}) {
+    this.previewChars = options.outputPreviewChars ?? 2000;
+  }
+
+  /** The whole transcript as a `reset`: the answer to `ready` and `resync`. */
+  snapshot(): ChatStreamMessage {
+    return { type: 'reset', seq: this.state.lastSeq, state: { items: [...this.state.items] } };
+  }
+
+  get lastSeq(): number {
+    return this.state.lastSeq;
+  }
+
+  /** Tokens reported by `usage` events since the last clear, for the status message. */
+  get usage(): TokenUsage {
+    return { ...this.totals };
+  }
+
+  /** Starts an empty chat (New Chat, or before replaying a resumed session); seq keeps counting. */
+  clear(): ChatStreamMessage {
+    this.streamingId = undefined;
+    this.pendingUserId = undefined;
+    this.toolItems.clear();
+    this.usedIds.clear();
+    this.totals = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+    return this.emit({ type: 'reset', seq: this.state.lastSeq + 1, state: { items: [] } });
+  }
+
+  /** Shows the user's prompt at once; the `turn_started` that follows does not repeat it. */
+  userPrompt(text: string): ChatStreamMessage[] {
+    const id = this.newId('u');
+    this.pendingUserId = id;
+    return [this.append({ kind: 'user', id, text })];
+  }
+
+  project(event: AgentEvent): ChatStreamMessage[] {
+    switch (event.type) {
+      case 'turn_started': {
+        if (this.pendingUserId !== undefined) {
+          this.pendingUserId = undefined;
+          return [];
+        }
+        return [this.append({ kind: 'user', id: this.newId('u'), text: event.prompt })];
+      }
+      case 'prompt_blocked': {
+        const out: ChatStreamMessage[] = [];
+        if (this.pendingUserId !== undefined) out.push(this.patch(this.pendingUserId, { kind: 'user', blocked: true }));
+        this.pendingUserId = undefined;
+        out.push(this.append({ kind: 'prompt-blocked', id: this.newId('b'), reason: event.reason, hookName: event.hookName }));
+        return out;
+      }
+      case 'text_delta': {
+        if (event.text === '') return [];
+        if (this.streamingId !== undefined) return [this.patch(this.streamingId, { kind: 'assistant', appendText: event.text })];
+        this.streamingId = this.newId('a');
+        return [this.append({ kind: 'assistant', id: this.streamingId, text: event.text, streaming: true })];
+      }
+      case 'assistant_message':
+        return this.finishAssistant(event.content);
+      case 'tool_started': {
+        const out = this.finishAssistant(undefined);
+        const id = this.newId('t', event.id);
+        this.toolItems.set(event.id, id);
+        const card: ToolItem = { kind: 'tool', id, callId: event.id, name: event.name, summary: summarizeToolCall(event.name, event.input), status: 'running', hooks: [], diffAvailable: false };
+        out.push(this.append(card));
+        return out;
+      }
+      case 'approval_requested':
+        return this.patchTool(event.id, { kind: 'tool', status: 'awaiting-approval', approval: { reason: event.reason, askedBy: event.askedBy } });
+      case 'approval_resolved':
+        return this.patchTool(event.id, { kind: 'tool', status: 'running', approval: null, approvalOutcome: { decision: event.decision, by: event.by } });
+      case 'tool_finished': {
+        const truncated = event.output.length > this.previewChars;
+        return this.patchTool(event.id, {
+          kind: 'tool',
+          status: event.outcome,
+          summary: summarizeToolCall(event.name, event.input),
+          outputPreview: truncated ? event.output.slice(0, this.previewChars) : event.output,
+          outputTruncated: truncated,
+          hooks: event.hooks.map((h) => ({ hookName: h.hookName, event: h.event, kind: h.kind, detail: h.detail })),
+          durationMs: Math.max(0, Math.round(event.durationMs)),
+          diffAvailable: event.outcome === 'executed' && FILE_EDIT_TOOLS.has(event.name),
+        });
+      }
+      case 'notice':
+        return [this.append({ kind: 'notice', id: this.newId('n'), level: event.level, message: event.message, source: event.source })];
+      case 'compacted':
+        return [this.append({ kind: 'notice', id: this.newId('n'), level: 'info', message: `Older turns were compacted: ${event.messagesBefore} messages became ${event.messagesAfter}.`, source: 'compaction' })];
+      case 'usage':
+        this.totals = {
+          promptTokens: this.totals.promptTokens + event.promptTokens,
+          completionTokens: this.totals.completionTokens + event.completionTokens,
+          totalTokens: this.totals.totalTokens + event.totalTokens,
+        };
+        return [];
+      case 'turn_ended': {
+        const out = this.finishAssistant(undefined);
+        this.pendingUserId = undefined;
+        out.push(this.append({ kind: 'turn-end', id: this.newId('e'), reason: event.reason, error: event.error }));
+        return out;
+      }
+      case 'session_ended':
+        return [this.append({ kind: 'notice', id: this.newId('n'), level: 'info', message: `Session ended (${event.reason}).`, source: 'session' })];
+      case 'session_started':
+      case 'hook_started':
+      case 'hook_response':
+        // The Hook Manager's timeline shows hook runs; the chat shows their effect on tool cards.
+        return [];
+    }
+  }
+
+  /** Closes the streaming message; `content` (the final, possibly hook-modified text) wins over the deltas. */
+  private finishAssistant(content: string | undefined): ChatStreamMessage[] {
+    const id = this.streamingId;
+    this.streamingId = undefined;
+    if (id === undefined) {
+      return content !== undefined && content.trim() !== '' ? [this.append({ kind: 'assistant', id: this.newId('a'), text: content, streaming: false })] : [];
+    }
+    const current = this.state.items[indexOfItem(this.state.items, id)];
+    const replaced = content !== undefined && current?.kind === 'assistant' && current.text !== content;
+    return [this.patch(id, replaced ? { kind: 'assistant', streaming: false, text: content } : { kind: 'assistant', streaming: false })];
+  }
+
+  private patchTool(callId: string, changes: ChatItemChanges): ChatStreamMessage[] {
+    const id = this.toolItems.get(callId);
+    return id === undefined ? [] : [this.patch(id, changes)];
+  }
+
+  private append(item: ChatItem): ChatStreamMessage {
+    return this.emit({ type: 'append', seq: this.state.lastSeq + 1, item });
+  }
+
+  private patch(id: string, changes: ChatItemChanges): ChatStreamMessage {
+    return this.emit({ type: 'patch', seq: this.state.lastSeq + 1, id, changes });
+  }
+
+  private emit(msg: ChatStreamMessage): ChatStreamMessage {
+    this.state = applyChatMessage(this.state, msg);
+    return msg;
+  }
+
+  /** `preferred` (a tool_use_id) when free, else a counter-based id. */
+  private newId(prefix: string, preferred?: string): string {
+    let id = preferred !== undefined && !this.usedIds.has(preferred) ? preferred : `${prefix}${this.nextId++}`;
+    while (this.usedIds.has(id)) id = `${prefix}${this.nextId++}`;
+    this.usedIds.add(id);
+    return id;
+  }
+}

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { auditRecordSchema } from '../core/audit/records';
+import { approvalViewSchema, hookViewSchema, problemViewSchema, testResultViewSchema, timelineSessionSchema } from './manager-views';
+import { approvalChoiceSchema, receive, type Received } from './wire-common';
+
+/**
+ * Messages between the Hook Manager webview and the extension host. Hooks, problems,
+ * approvals and trust are small snapshots (the latest wins). The timeline is the audit
+ * log of one session: `timelineReset` replaces it, `timelineAppend` adds the records
+ * written since (records carry the log's own `seq`, so duplicates are dropped and a gap
+ * makes the webview ask for the session again with `selectSession`).
+ */
+
+export const managerTabSchema = z.enum(['hooks', 'approvals', 'timeline']);
+export type ManagerTab = z.infer<typeof managerTabSchema>;
+
+export const hostToManagerSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('hooks'),
+    hooks: z.array(hookViewSchema),
+    /** `disableAllHooks` is set in a config: every configured hook is off. */
+    disableAllHooks: z.boolean(),
+  }),
+  z.object({ type: z.literal('problems'), problems: z.array(problemViewSchema) }),
+  z.object({ type: z.literal('approvals'), pending: z.array(approvalViewSchema) }),
+  /** Workspace trust: workspace-sourced hooks run only when trusted. */
+  z.object({ type: z.literal('trust'), trusted: z.boolean() }),
+  z.object({
+    type: z.literal('timelineReset'),
+    sessionId: z.string(),
+    records: z.array(auditRecordSchema),
+    /** Sessions that have a log, newest first. */
+    sessions: z.array(timelineSessionSchema),
+  }),
+  z.object({ type: z.literal('timelineAppend'), sessionId: z.string(), records: z.array(auditRecordSchema) }),
+  /** The session list changed (a session started or ended) without switching the shown one. */
+  z.object({ type: z.literal('timelineSessions'), sessions: z.array(timelineSessionSchema) }),
+  /** The answer to `testFire` for hook `id`. */
+  z.object({ type: z.literal('testResult'), id: z.string(), result: testResultViewSchema }),
+  /** Bring a tab to the front (commands like "Show Pending Approvals"). */
+  z.object({ type: z.literal('showTab'), tab: managerTabSchema }),
+]);
+export type HostToManager = z.infer<typeof hostToManagerSchema>;
+
+export const MAX_TEST_PAYLOAD_CHARS = 1_000_000;
+
+export const managerToHostSchema = z.discriminatedUnion('type', [
+  /** The webview loaded: the host answers with hooks, problems, approvals, trust and a timelineReset. */
+  z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('toggleHook'), id: z.string().min(1), enabled: z.boolean() }),
+  z.object({ type: z.literal('toggleAll'), enabled: z.boolean() }),
+  /** Run hook `id` once with `payload` (JSON text, as edited by the user); the host answers with testResult. */
+  z.object({ type: z.literal('testFire'), id: z.string().min(1), payload: z.string().max(MAX_TEST_PAYLOAD_CHARS) }),
+  z.object({ type: z.literal('openDefinition'), id: z.string().min(1) }),
+  z.object({ type: z.literal('openProblem'), id: z.string().min(1) }),
+  z.object({ type: z.literal('answerApproval'), id: z.string().min(1), choice: approvalChoiceSchema }),
+  z.object({ type: z.literal('selectSession'), sessionId: z.string().min(1) }),
+  z.object({ type: z.literal('exportTimeline'), sessionId: z.string().min(1) }),
+  z.object({ type: z.literal('reloadHooks') }),
+  z.object({ type: z.literal('openHooksConfig') }),
+  /** Open VS Code's workspace trust editor (from the Restricted Mode banner). */
+  z.object({ type: z.literal('manageTrust') }),
+]);
+export type ManagerToHost = z.infer<typeof managerToHostSchema>;
+
+export function receiveHostToManager(raw: unknown): Received<HostToManager> {
+  return receive(hostToManagerSchema, raw);
+}
+
+export function receiveManagerToHost(raw: unknown): Received<ManagerToHost> {
+  return receive(managerToHostSchema, raw);
+}

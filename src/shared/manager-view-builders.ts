@@ -1,0 +1,133 @@
+import type { ApprovalRequest } from '../core/agent/permissions/permission-settings';
+import type { AuditRecord } from '../core/audit/records';
+import { outcomeDecisionLabel } from '../core/hooks/dispatch-result';
+import type { ConfigProblem } from '../core/hooks/config/config-problems';
+import type { HookState, InactiveReason } from '../core/hooks/registry';
+import type { HandlerSpec, HookOutcome } from '../core/hooks/types';
+import type { ApprovalView, HookLastResult, HookView, ProblemView, TestResultView } from './manager-views';
+
+/** Host-side builders of the Hook Manager's views; pure, no VS Code. */
+
+const INACTIVE_TEXT: Record<InactiveReason, string> = {
+  untrusted: "Restricted Mode: workspace hooks don't run until you trust this folder.",
+  'all-disabled': 'disableAllHooks is set in the configuration: every configured hook is off.',
+  disabled: 'Turned off. Use the toggle or the "Enable Hook…" command to turn it on.',
+};
+
+export function explainInactiveReason(reason: InactiveReason): string {
+  return INACTIVE_TEXT[reason];
+}
+
+export function handlerTarget(spec: HandlerSpec): string {
+  switch (spec.type) {
+    case 'command':
+      return spec.args && spec.args.length > 0 ? [spec.command, ...spec.args].join(' ') : spec.command;
+    case 'http':
+      return spec.url;
+    case 'rpc':
+      return `${spec.server} (${spec.mode})`;
+    case 'builtin':
+      return spec.builtin;
+  }
+}
+
+export interface HookRunStat {
+  runCount: number;
+  errorCount: number;
+  lastResult?: HookLastResult;
+}
+
+/** Run counts, failures and the last result per hook id, folded from `hook_run` audit records. */
+export class HookRunStats {
+  private readonly byId = new Map<string, HookRunStat>();
+
+  /** Returns true when the record was a hook run (the hooks view may need a refresh). */
+  record(record: AuditRecord): boolean {
+    if (record.type !== 'hook_run') return false;
+    const stat = this.byId.get(record.hook_id) ?? { runCount: 0, errorCount: 0 };
+    stat.runCount++;
+    if (record.status === 'error' || record.status === 'timeout') stat.errorCount++;
+    stat.lastResult = { status: record.status, decision: record.decision, durationMs: Math.max(0, record.duration_ms), at: record.ts };
+    this.byId.set(record.hook_id, stat);
+    return true;
+  }
+
+  get(id: string): HookRunStat | undefined {
+    const stat = this.byId.get(id);
+    return stat && { ...stat };
+  }
+}
+
+export function toHookView(state: HookState, stat?: HookRunStat): HookView {
+  const { hook } = state;
+  return {
+    id: hook.id,
+    name: hook.name,
+    description: hook.description,
+    event: hook.event,
+    sourceKind: hook.source.kind,
+    file: hook.source.file,
+    line: hook.source.line,
+    matcher: hook.matcher,
+    handlerType: hook.spec.type,
+    target: handlerTarget(hook.spec),
+    priority: hook.priority,
+    enabled: state.enabled,
+    trusted: state.trusted,
+    active: state.active,
+    inactiveReason: state.inactiveReason && explainInactiveReason(state.inactiveReason),
+    lastResult: stat?.lastResult,
+    errorCount: stat?.errorCount ?? 0,
+    runCount: stat?.runCount ?? 0,
+  };
+}
+
+export function toProblemView(problem: ConfigProblem, id: string): ProblemView {
+  return {
+    id,
+    severity: problem.severity,
+    code: problem.code,
+    message: problem.message,
+    path: problem.path,
+    sourceKind: problem.sourceKind,
+    file: problem.file,
+    line: problem.line,
+    column: problem.column,
+  };
+}
+
+export function toApprovalView(request: ApprovalRequest, createdAt: Date): ApprovalView {
+  return {
+    id: request.id,
+    sessionId: request.sessionId,
+    toolName: request.toolName,
+    summary: request.summary,
+    reason: request.reason,
+    askedBy: request.askedBy,
+    createdAt: createdAt.toISOString(),
+    suggestedRule: request.suggestedRule,
+    system: request.system,
+  };
+}
+
+/** A test-fire's outcome as the manager shows it. */
+export function toTestResultView(outcome: HookOutcome): TestResultView {
+  const trace = { stdout: outcome.trace.stdout, stderr: outcome.trace.stderr, exitCode: outcome.trace.exitCode, durationMs: Math.max(0, outcome.trace.durationMs) };
+  const decision = outcomeDecisionLabel(outcome);
+  switch (outcome.status) {
+    case 'success':
+      return { status: 'success', decision, reason: outcome.effects.reason, effects: outcome.effects, ...trace };
+    case 'blocking-error':
+      return { status: 'blocking-error', decision, reason: outcome.reason, effects: outcome.effects, ...trace };
+    case 'error':
+    case 'timeout':
+      return { status: outcome.status, decision, error: outcome.error, ...trace };
+    case 'cancelled':
+      return { status: 'cancelled', decision, ...trace };
+  }
+}
+
+/** The answer to a testFire whose payload was not a JSON object. */
+export function invalidPayloadResult(error: string): TestResultView {
+  return { status: 'invalid-payload', decision: 'none', error, durationMs: 0 };
+}

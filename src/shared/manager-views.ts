@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { hookEventNameSchema, isoTimeSchema } from './wire-common';
+
+/** What the Hook Manager shows: flat, render-ready views the host builds (see manager-view-builders). */
+
+export const hookSourceKindSchema = z.enum(['user', 'workspace', 'folder', 'hooksJson', 'builtin', 'session', 'cli']);
+export const handlerTypeSchema = z.enum(['builtin', 'command', 'rpc', 'http']);
+export const hookRunStatusSchema = z.enum(['success', 'blocking-error', 'error', 'timeout', 'cancelled']);
+
+export const hookLastResultSchema = z.object({
+  status: hookRunStatusSchema,
+  /** allow, deny, ask, block, context, none, error, timeout, ... */
+  decision: z.string(),
+  durationMs: z.number().nonnegative(),
+  at: isoTimeSchema,
+});
+export type HookLastResult = z.infer<typeof hookLastResultSchema>;
+
+export const hookViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().optional(),
+  event: hookEventNameSchema,
+  sourceKind: hookSourceKindSchema,
+  /** The file it was defined in (absolute or workspace-relative, as the host chooses to show it). */
+  file: z.string().optional(),
+  /** 1-based line of the handler entry. */
+  line: z.number().int().positive().optional(),
+  matcher: z.string().optional(),
+  handlerType: handlerTypeSchema,
+  /** What runs: the command line, the URL, `server (mode)` or the built-in's name. */
+  target: z.string(),
+  priority: z.number(),
+  enabled: z.boolean(),
+  trusted: z.boolean(),
+  active: z.boolean(),
+  /** Why it does not run, in words for the user; absent while active. */
+  inactiveReason: z.string().optional(),
+  lastResult: hookLastResultSchema.optional(),
+  /** Runs that ended in error or timeout. */
+  errorCount: z.number().int().nonnegative(),
+  runCount: z.number().int().nonnegative(),
+});
+export type HookView = z.infer<typeof hookViewSchema>;
+
+/** A configuration diagnostic ("unknown event", "script not executable") with its place. */
+export const problemViewSchema = z.object({
+  /** Opaque to the webview; `openProblem` sends it back. */
+  id: z.string(),
+  severity: z.enum(['error', 'warning', 'info']),
+  code: z.string(),
+  message: z.string(),
+  /** JSON path in the config, e.g. `hooks.PreToolUse[0].hooks[1].command`. */
+  path: z.string(),
+  sourceKind: hookSourceKindSchema,
+  file: z.string().optional(),
+  line: z.number().int().positive().optional(),
+  column: z.number().int().positive().optional(),
+});
+export type ProblemView = z.infer<typeof problemViewSchema>;
+
+/** A permission prompt waiting for a person (the modal and this list answer the same one). */
+export const approvalViewSchema = z.object({
+  /** The tool_use_id. */
+  id: z.string(),
+  sessionId: z.string(),
+  toolName: z.string(),
+  summary: z.string(),
+  reason: z.string(),
+  askedBy: z.string(),
+  createdAt: isoTimeSchema,
+  /** The rule "Allow for this session" / "Always allow" would add. */
+  suggestedRule: z.string().optional(),
+  /** A system ask (e.g. a change to a hook config): only "Allow once" or "Deny" are offered. */
+  system: z.boolean(),
+});
+export type ApprovalView = z.infer<typeof approvalViewSchema>;
+
+export const testResultStatusSchema = z.enum(['success', 'blocking-error', 'error', 'timeout', 'cancelled', 'invalid-payload']);
+
+/** What a test-fire of one hook with a hand-edited payload did. Nothing else ran. */
+export const testResultViewSchema = z.object({
+  status: testResultStatusSchema,
+  decision: z.string(),
+  reason: z.string().optional(),
+  error: z.string().optional(),
+  stdout: z.string().optional(),
+  stderr: z.string().optional(),
+  exitCode: z.number().nullable().optional(),
+  durationMs: z.number().nonnegative(),
+  /** The normalized effects (decision, context, rewritten input, ...), as the engine read them. */
+  effects: z.unknown().optional(),
+});
+export type TestResultView = z.infer<typeof testResultViewSchema>;
+
+export const timelineSessionSchema = z.object({
+  id: z.string(),
+  /** One line: first prompt or start time. */
+  label: z.string(),
+  startedAt: isoTimeSchema.optional(),
+  records: z.number().int().nonnegative().optional(),
+  /** The session that is running now (its timeline grows with timelineAppend). */
+  live: z.boolean().optional(),
+});
+export type TimelineSession = z.infer<typeof timelineSessionSchema>;
