@@ -46,19 +46,34 @@ export interface DispatchOptions {
  * groups; every outcome is kept and audited.
  */
 export class HookDispatcher {
-  private readonly timeouts: TimeoutDefaults;
+  private timeouts: TimeoutDefaults;
   private readonly inFlightObservers = new Set<Promise<unknown>>();
   private readonly asyncContexts = new Map<string, TaggedContext[]>();
   private readonly hookRan = new Emitter<HookRunEvent>();
   private readonly hookStarting = new Emitter<Omit<HookRunEvent, 'outcome' | 'summary'>>();
 
   constructor(private readonly options: DispatcherOptions) {
-    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(options.timeouts) };
   }
 
   /** Fires after every hook run: stats, first-failure notifications, live timelines. */
   onDidRunHook(listener: (run: HookRunEvent) => void): Disposable {
     return this.hookRan.on(listener);
+  }
+
+  /** Config `defaults` change on reload. */
+  setTimeouts(timeouts: Partial<TimeoutDefaults>): void {
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(this.options.timeouts), ...definedOnly(timeouts) };
+  }
+
+  /** Runs one hook on its own (test-fire from the Hook Manager or the CLI), audited as usual. */
+  async runOne(hook: HookDefinition, payload: HookPayload, signal?: AbortSignal): Promise<{ outcome: HookOutcome; summary: HookRunSummary }> {
+    const dispatchId = randomUUID();
+    this.options.audit?.append({ type: 'event', session_id: payload.session_id, dispatch_id: dispatchId, event: payload.hook_event_name, payload });
+    const outcome = await this.runHook({ ...hook, spec: hook.spec.type === 'command' ? { ...hook.spec, async: false } : hook.spec }, payload, signal);
+    const summary = new ResultAggregator(emptyResult(payload.hook_event_name, dispatchId)).add(hook, outcome, this.failsClosed(hook, payload.hook_event_name));
+    this.report(hook, payload, payload, dispatchId, outcome, summary);
+    return { outcome, summary };
   }
 
   /** Fires as each hook starts (stream-json `hook_started`). */
@@ -251,6 +266,10 @@ export function selects(hook: HookDefinition, payload: HookPayload, cwd: string)
     return matchPermissionRule(rule, String(payload.tool_name ?? ''), toolInput, payload.cwd || cwd) !== 'no-match';
   }
   return true;
+}
+
+function definedOnly<T extends object>(value: T | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function groupByOrder(hooks: readonly HookDefinition[]): HookDefinition[][] {

@@ -1,0 +1,187 @@
+import path from 'node:path';
+import { AuditLog } from '../audit/audit-log';
+import type { AuditEntry, AuditSink } from '../audit/records';
+import { Emitter, type Disposable } from '../events-emitter';
+import { agentHookDefinitions } from '../hooks/agent-hook-definitions';
+import type { AgentHook } from '../hooks/agent-hook';
+import { BuiltinHooks } from '../hooks/builtins/builtin-hooks';
+import type { ConfigProblem } from '../hooks/config/config-problems';
+import { emptyConfig, type LoadedConfig } from '../hooks/config/loaded-config';
+import { mergeConfigs } from '../hooks/config/merge-configs';
+import { checkHookScripts } from '../hooks/config/script-diagnostics';
+import { HookDispatcher } from '../hooks/dispatcher';
+import { BuiltinHookHandler } from '../hooks/handlers/builtin-handler';
+import { CommandHookHandler } from '../hooks/handlers/command-handler';
+import { HttpHookHandler } from '../hooks/handlers/http-handler';
+import { rpcHookDefinitions } from '../hooks/handlers/rpc/rpc-hook-definitions';
+import { RpcHookHandler } from '../hooks/handlers/rpc/rpc-hook-handler';
+import { RpcServerPool } from '../hooks/handlers/rpc/rpc-server-pool';
+import { HookRegistry } from '../hooks/registry';
+import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload, HookSource } from '../hooks/types';
+import { protectedHookFiles } from './protected-files';
+
+export type EngineLogger = (level: 'info' | 'warn' | 'error', message: string) => void;
+
+export interface HookEngineOptions {
+  projectDir: string;
+  /** audit/, transcripts/, spill/ and summaries/ live here. */
+  storageDir: string;
+  trusted: boolean;
+  enabledOverrides?: Record<string, boolean>;
+  env?: NodeJS.ProcessEnv;
+  log?: EngineLogger;
+  /** Values that must never reach a log (the API key). */
+  secretValues?: readonly string[];
+}
+
+/**
+ * The hook engine of one host, wired once: configuration, registry, handlers of every type,
+ * dispatcher, built-ins, rpc servers and the audit log. The CLI and the extension both
+ * build exactly one of these in their composition root.
+ */
+export class HookEngine {
+  readonly registry: HookRegistry;
+  readonly dispatcher: HookDispatcher;
+  readonly builtins: BuiltinHooks;
+  readonly audit: AuditLog;
+  readonly rpcPool: RpcServerPool;
+  readonly auditSink: AuditSink;
+  private readonly builtinHandler = new BuiltinHookHandler();
+  private readonly handlers: Record<HandlerType, HookHandler>;
+  private readonly log: EngineLogger;
+  private readonly extraHooks = new Map<string, HookDefinition[]>();
+  private config: LoadedConfig = emptyConfig();
+  private scriptProblems: ConfigProblem[] = [];
+  private readonly reloaded = new Emitter<void>();
+  private readonly disposables: Disposable[] = [];
+
+  constructor(readonly options: HookEngineOptions) {
+    this.log = options.log ?? (() => undefined);
+    this.audit = new AuditLog({ dir: path.join(options.storageDir, 'audit'), onError: (err, session) => this.log('error', `audit log of ${session}: ${err.message}`) });
+    for (const secret of options.secretValues ?? []) this.audit.redactor.addSecretValue(secret);
+    this.auditSink = { append: (entry: AuditEntry) => this.appendAudit(entry) };
+    this.builtins = new BuiltinHooks({
+      audit: this.auditSink,
+      storageDir: path.join(options.storageDir, 'summaries'),
+      reportError: (r) => this.log('warn', `[${r.type}] ${r.message}`),
+    });
+    this.rpcPool = new RpcServerPool({ projectDir: options.projectDir, env: options.env, logger: (level, message) => this.log(level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info', message) });
+    this.handlers = {
+      builtin: this.builtinHandler,
+      command: new CommandHookHandler({ spillDir: path.join(options.storageDir, 'spill'), env: options.env }),
+      rpc: new RpcHookHandler(this.rpcPool),
+      http: new HttpHookHandler({ env: options.env }),
+    };
+    this.registry = new HookRegistry({ trusted: options.trusted, enabledOverrides: options.enabledOverrides });
+    this.dispatcher = new HookDispatcher({ snapshot: () => this.registry.current(), handlers: this.handlers, projectDir: options.projectDir, audit: this.auditSink });
+    this.disposables.push(this.rpcPool.onDidChange(() => this.rebuild()));
+  }
+
+  get problems(): readonly ConfigProblem[] {
+    return [...this.config.problems, ...this.scriptProblems];
+  }
+
+  get loadedConfig(): LoadedConfig {
+    return this.config;
+  }
+
+  onDidReload(listener: () => void): Disposable {
+    return this.reloaded.on(listener);
+  }
+
+  /** Applies configuration sources (user first, then workspace, then hooks.json): one atomic swap. */
+  async reload(configs: readonly LoadedConfig[]): Promise<void> {
+    this.config = mergeConfigs(configs);
+    this.scriptProblems = checkHookScripts(this.config.hooks, this.options.projectDir);
+    const d = this.config.defaults;
+    this.dispatcher.setTimeouts({ observerMs: d.observerTimeoutMs, interceptorMs: d.interceptorTimeoutMs, approvalMs: d.approvalTimeoutMs, commandMs: d.commandTimeoutMs });
+    // The URL and env allowlists come from configuration, so the http handler follows it.
+    this.handlers.http = new HttpHookHandler({ env: this.options.env, allowedUrls: this.config.allowedHttpHookUrls, allowedEnvVars: this.config.httpHookAllowedEnvVars });
+    // rpc servers from an untrusted workspace are not even started.
+    const runnable = this.config.servers.filter((s) => this.options.trusted || !['workspace', 'folder', 'hooksJson'].includes(s.source.kind));
+    await this.rpcPool.sync(runnable);
+    this.rebuild();
+    for (const p of this.problems.filter((x) => x.severity === 'error')) this.log('warn', `${p.file ?? p.sourceKind}${p.line ? `:${p.line}:${p.column}` : ''}: ${p.message}`);
+  }
+
+  setTrusted(trusted: boolean): Promise<void> {
+    this.options.trusted = trusted;
+    this.registry.setTrusted(trusted);
+    return this.reload([this.config]);
+  }
+
+  /** An in-process TypeScript hook from the host or another extension; dispose to remove. */
+  addInProcessHook(hook: AgentHook, source: HookSource = { kind: 'builtin' }): Disposable {
+    const key = `inproc:${hook.name}:${this.extraHooks.size}`;
+    const defs = agentHookDefinitions(hook, { idPrefix: key, source });
+    for (const d of defs) this.builtinHandler.register(d.id, hook);
+    this.extraHooks.set(key, defs);
+    this.rebuild();
+    return {
+      dispose: () => {
+        for (const d of defs) this.builtinHandler.unregister(d.id);
+        this.extraHooks.delete(key);
+        this.rebuild();
+      },
+    };
+  }
+
+  /** A hook for one session only (seed 000); gone when the session is cleared. */
+  addSessionHook(sessionId: string, hook: AgentHook): void {
+    for (const d of agentHookDefinitions(hook, { idPrefix: `session:${sessionId}:${hook.name}`, source: { kind: 'session' } })) {
+      this.builtinHandler.register(d.id, hook);
+      this.registry.addSessionHook(sessionId, d);
+    }
+  }
+
+  clearSession(sessionId: string): void {
+    this.registry.clearSession(sessionId);
+  }
+
+  /** Files whose change would change the guards: the agent may edit them only with approval. */
+  protectedPaths(): string[] {
+    return protectedHookFiles(this.options.projectDir, this.config.hooks);
+  }
+
+  /** Test-fire one hook with a sample payload. Untrusted workspace hooks still never run. */
+  async testFire(hookId: string, payload: HookPayload, signal?: AbortSignal): Promise<{ hook: HookDefinition; outcome: HookOutcome }> {
+    const state = this.registry.current().find(hookId);
+    if (!state) throw new Error(`no hook with id ${hookId}`);
+    if (!state.trusted) throw new Error(`"${state.hook.name}" comes from this workspace, which is not trusted: it does not run in Restricted Mode`);
+    const { outcome } = await this.dispatcher.runOne(state.hook, { ...payload, hook_event_name: state.hook.event }, signal);
+    return { hook: state.hook, outcome };
+  }
+
+  async dispose(): Promise<void> {
+    for (const d of this.disposables) d.dispose();
+    await this.dispatcher.drain(1_500);
+    await this.rpcPool.dispose();
+    await this.audit.close();
+  }
+
+  private rebuild(): void {
+    const builtinDefs = this.builtins.all().flatMap((hook) => {
+      const setting = this.config.builtins[hook.name];
+      const defs = agentHookDefinitions(hook, { idPrefix: `builtin:${hook.name}`, source: { kind: 'builtin' }, enabled: setting?.enabled ?? true });
+      for (const d of defs) this.builtinHandler.register(d.id, hook);
+      return defs;
+    });
+    // A config entry `{ "type": "builtin", "builtin": "AuditLog" }` binds that built-in to its event and matcher.
+    for (const def of this.config.hooks) {
+      if (def.spec.type !== 'builtin') continue;
+      const builtin = this.builtins.all().find((h) => h.name === (def.spec as { builtin: string }).builtin);
+      if (builtin) this.builtinHandler.register(def.id, builtin);
+    }
+    const rpcDefs = this.config.servers.flatMap((server) => rpcHookDefinitions(server, this.rpcPool.capabilities(server.name)));
+    this.registry.load([...builtinDefs, ...[...this.extraHooks.values()].flat(), ...this.config.hooks, ...rpcDefs], { disableAllHooks: this.config.disableAllHooks });
+    this.reloaded.fire();
+  }
+
+  private appendAudit(entry: AuditEntry): void {
+    try {
+      this.audit.writerFor(entry.session_id).append(entry);
+    } catch (err) {
+      this.log('error', `audit: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+}

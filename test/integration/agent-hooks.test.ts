@@ -1,0 +1,183 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentHarness } from '../support/agent-harness';
+import { startAgent, toolMessageSent } from '../support/agent-harness';
+import { malformedToolCall, text, toolCalls } from '../support/model-server';
+import { hooksJson } from '../support/workspace';
+
+// Hook scripts are real executables reading Claude Code's JSON on stdin.
+const nodeHook = (body: string) => `#!/usr/bin/env node
+const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const fs = require('fs');
+${body}
+`;
+
+const guard = nodeHook(`
+if (/rm\\s+-rf/.test(input.tool_input.command || '')) { process.stderr.write('rm -rf is not allowed here'); process.exit(2); }
+`);
+
+let h: AgentHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const bash = (command: string, id = 'call_1') => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
+
+describe('agent loop with real hook scripts', () => {
+  it('a PreToolUse guard (exit 2) blocks rm -rf: the file survives and the model gets the reason', async () => {
+    h = await startAgent(
+      { 'keep.txt': 'precious', 'hooks/guard.js': guard, '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] }) },
+      [bash('rm -rf keep.txt'), text('I could not delete it.')],
+    );
+    const outcome = await h.session.prompt('delete keep.txt');
+    expect(existsSync(h.workspace.file('keep.txt'))).toBe(true);
+    expect(outcome.toolCalls[0]).toMatchObject({ outcome: 'blocked' });
+    expect(toolMessageSent(h.server, 'call_1')).toContain('rm -rf is not allowed here');
+    const card = h.events.find((e) => e.type === 'tool_finished');
+    expect(card && card.type === 'tool_finished' && card.hooks.some((a) => a.kind === 'blocked' && a.hookName === 'guard.js')).toBe(true);
+  });
+
+  it('PostToolUse additionalContext reaches the model next to the tool result', async () => {
+    const ctx = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'formatter ran: 0 changes' } }));`);
+    h = await startAgent(
+      { 'hooks/ctx.js': ctx, '.vscode/hooks.json': hooksJson({ PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/ctx.js', name: 'formatter' }] }] }) },
+      [bash('echo hello'), text('done')],
+      { session: { permissions: () => ({ mode: 'bypassPermissions', allow: [], deny: [], ask: [], additionalDirectories: [] }) } },
+    );
+    await h.session.prompt('say hello');
+    const sent = toolMessageSent(h.server, 'call_1');
+    expect(sent).toContain('hello');
+    expect(sent).toContain('[Hook: formatter | PostToolUse] formatter ran: 0 changes');
+  });
+
+  it('updatedInput replaces the whole input before the tool runs', async () => {
+    const rewrite = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { command: 'echo rewritten > out.txt' } } }));`);
+    h = await startAgent({ 'hooks/rw.js': rewrite, '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/rw.js' }] }] }) }, [bash('echo original > out.txt'), text('ok')]);
+    const outcome = await h.session.prompt('write');
+    expect(readFileSync(h.workspace.file('out.txt'), 'utf8').trim()).toBe('rewritten');
+    expect(outcome.toolCalls[0].input).toEqual({ command: 'echo rewritten > out.txt' });
+  });
+
+  it('in default mode Bash needs approval: with nobody to ask it is denied and PermissionDenied fires', async () => {
+    const record = nodeHook(`fs.appendFileSync('denied.log', input.tool_name + ':' + input.source + '\\n');`);
+    h = await startAgent(
+      { 'hooks/rec.js': record, '.vscode/hooks.json': hooksJson({ PermissionDenied: [{ hooks: [{ type: 'command', command: 'node hooks/rec.js' }] }] }) },
+      [bash('touch made.txt'), text('denied')],
+    );
+    const outcome = await h.session.prompt('touch');
+    await h.engine.dispatcher.drain(5000);
+    expect(outcome.toolCalls[0].outcome).toBe('denied');
+    expect(existsSync(h.workspace.file('made.txt'))).toBe(false);
+    expect(readFileSync(h.workspace.file('denied.log'), 'utf8')).toBe('Bash:User\n');
+  });
+
+  it('a PermissionRequest hook can allow what the mode would ask a person about', async () => {
+    const approve = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } }));`);
+    h = await startAgent({ 'hooks/ok.js': approve, '.vscode/hooks.json': hooksJson({ PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/ok.js' }] }] }) }, [bash('touch made.txt'), text('made')]);
+    const outcome = await h.session.prompt('touch');
+    expect(outcome.toolCalls[0].outcome).toBe('executed');
+    expect(existsSync(h.workspace.file('made.txt'))).toBe(true);
+  });
+
+  it('the approver answers asks: allow once runs the call, deny does not', async () => {
+    const answers = ['allow-once', 'deny'] as const;
+    let asked = 0;
+    h = await startAgent({}, [bash('touch a.txt', 'c1'), bash('touch b.txt', 'c2'), text('done')], {
+      approver: { request: async () => ({ choice: answers[asked++], by: 'user' }) },
+    });
+    await h.session.prompt('touch two files');
+    expect(existsSync(h.workspace.file('a.txt'))).toBe(true);
+    expect(existsSync(h.workspace.file('b.txt'))).toBe(false);
+    expect(toolMessageSent(h.server, 'c2')).toMatch(/Permission denied/);
+  });
+
+  it('a hook allow never overrides a deny rule (system deny)', async () => {
+    const allowAll = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow' } }));`);
+    h = await startAgent({ 'hooks/allow.js': allowAll, '.vscode/hooks.json': hooksJson({ PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/allow.js' }] }] }) }, [bash('touch x.txt'), text('no')], {
+      session: { permissions: () => ({ mode: 'bypassPermissions', allow: [], deny: ['Bash(touch *)'], ask: [], additionalDirectories: [] }) },
+    });
+    const outcome = await h.session.prompt('touch');
+    expect(outcome.toolCalls[0].outcome).toBe('denied');
+    expect(existsSync(h.workspace.file('x.txt'))).toBe(false);
+  });
+
+  it('UserPromptSubmit: exit 2 blocks the prompt before any model call; plain stdout becomes context', async () => {
+    const gate = nodeHook(`if (input.prompt.includes('secret')) { process.stderr.write('prompts may not mention secrets'); process.exit(2); } process.stdout.write('Current branch: main');`);
+    h = await startAgent({ 'hooks/ups.js': gate, '.vscode/hooks.json': hooksJson({ UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/ups.js' }] }] }) }, [text('fine')]);
+    const blocked = await h.session.prompt('tell me the secret');
+    expect(blocked.reason).toBe('blocked');
+    expect(h.server.requests).toHaveLength(0);
+    expect(h.events.find((e) => e.type === 'prompt_blocked')).toMatchObject({ reason: 'prompts may not mention secrets' });
+    await h.session.prompt('hello');
+    const sent = JSON.stringify(h.server.requests[0].body.messages);
+    expect(sent).toContain('Current branch: main');
+    expect(sent).not.toContain('tell me the secret');
+  });
+
+  it('Stop: decision block makes the agent continue with the reason; stop_hook_active is set the next time', async () => {
+    const stop = nodeHook(`fs.appendFileSync('stop.log', String(input.stop_hook_active) + '\\n'); if (!input.stop_hook_active) process.stdout.write(JSON.stringify({ decision: 'block', reason: 'run the tests first' }));`);
+    h = await startAgent({ 'hooks/stop.js': stop, '.vscode/hooks.json': hooksJson({ Stop: [{ hooks: [{ type: 'command', command: 'node hooks/stop.js' }] }] }) }, [text('done'), text('tests pass, done')]);
+    const outcome = await h.session.prompt('work');
+    expect(outcome).toMatchObject({ reason: 'completed', result: 'tests pass, done' });
+    expect(readFileSync(h.workspace.file('stop.log'), 'utf8')).toBe('false\ntrue\n');
+    expect(JSON.stringify(h.server.requests[1].body.messages)).toContain('Stop hook feedback: run the tests first');
+  });
+
+  it('Stop: a hook that always blocks is overridden at the cap', async () => {
+    const stop = nodeHook(`process.stdout.write(JSON.stringify({ decision: 'block', reason: 'again' }));`);
+    h = await startAgent({ 'hooks/stop.js': stop, '.vscode/hooks.json': hooksJson({ Stop: [{ hooks: [{ type: 'command', command: 'node hooks/stop.js' }] }] }) }, [text('1'), text('2'), text('3')], {
+      session: { stopHookCap: 2 },
+    });
+    const outcome = await h.session.prompt('work');
+    expect(outcome.reason).toBe('completed');
+    expect(h.server.requests).toHaveLength(3);
+    expect(h.events.some((e) => e.type === 'notice' && e.message.includes('cap 2'))).toBe(true);
+  });
+
+  it('continue: false from PostToolUse stops the session with its stopReason', async () => {
+    const halt = nodeHook(`process.stdout.write(JSON.stringify({ continue: false, stopReason: 'budget exhausted' }));`);
+    h = await startAgent({ 'hooks/halt.js': halt, '.vscode/hooks.json': hooksJson({ PostToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/halt.js' }] }] }) }, [toolCalls([{ id: 'r1', name: 'Glob', arguments: { pattern: '*' } }]), text('never')]);
+    const outcome = await h.session.prompt('look');
+    expect(outcome.reason).toBe('stopped');
+    expect(outcome.stopSession).toMatchObject({ reason: 'budget exhausted' });
+    expect(h.server.requests).toHaveLength(1);
+  });
+
+  it('malformed tool arguments are explained to the model and the session goes on', async () => {
+    h = await startAgent({}, [malformedToolCall('Bash', '{"command": "ls'), text('retrying is pointless')]);
+    const outcome = await h.session.prompt('list');
+    expect(outcome.reason).toBe('completed');
+    expect(outcome.toolCalls[0].outcome).toBe('failed');
+    expect(JSON.stringify(h.server.requests[1].body.messages)).toContain('not valid JSON');
+  });
+
+  it('SessionStart plain stdout is context at the start of the conversation', async () => {
+    const start = nodeHook(`process.stdout.write('Project uses pnpm; source ' + input.source);`);
+    h = await startAgent({ 'hooks/start.js': start, '.vscode/hooks.json': hooksJson({ SessionStart: [{ matcher: 'startup', hooks: [{ type: 'command', command: 'node hooks/start.js' }] }] }) }, [text('ok')]);
+    await h.session.prompt('hi');
+    expect(JSON.stringify(h.server.requests[0].body.messages)).toContain('Project uses pnpm; source startup');
+  });
+
+  it('untrusted workspace: hooks from .vscode/hooks.json do not run', async () => {
+    h = await startAgent(
+      { 'keep.txt': 'x', 'hooks/guard.js': guard, '.vscode/hooks.json': hooksJson({ PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] }) },
+      [bash('echo rm -rf nothing'), text('ok')],
+      { trusted: false, session: { permissions: () => ({ mode: 'bypassPermissions', allow: [], deny: [], ask: [], additionalDirectories: [] }) } },
+    );
+    const outcome = await h.session.prompt('go');
+    expect(outcome.toolCalls[0].outcome).toBe('executed');
+    expect(outcome.toolCalls[0].hooks).toEqual([]);
+  });
+
+  it('an unreachable model ends the turn with a clear error and fires Error; the session survives', async () => {
+    const rec = nodeHook(`fs.appendFileSync('errors.log', input.error_type + '\\n');`);
+    h = await startAgent({ 'hooks/err.js': rec, '.vscode/hooks.json': hooksJson({ Error: [{ hooks: [{ type: 'command', command: 'node hooks/err.js' }] }] }) }, [text('x')]);
+    await h.server.close();
+    const outcome = await h.session.prompt('hi');
+    await h.engine.dispatcher.drain(5000);
+    expect(outcome.reason).toBe('error');
+    expect(outcome.error).toMatch(/cannot reach the model/);
+    expect(readFileSync(h.workspace.file('errors.log'), 'utf8')).toBe('model\n');
+  });
+});
