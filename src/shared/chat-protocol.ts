@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { chatItemChangesSchema, chatItemSchema } from './chat-items';
 import { modelPresetIdSchema, modelPresetSchema } from './model-presets';
 import { approvalChoiceSchema, isoTimeSchema, receive, tokenUsageSchema, type Received } from './wire-common';

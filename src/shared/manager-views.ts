@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { hookEventNameSchema, isoTimeSchema } from './wire-common';
 
 /** What the Hook Manager shows: flat, render-ready views the host builds (see manager-view-builders). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The three ways to get a model running that the setup panel offers. The host applies a

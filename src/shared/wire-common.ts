@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { HOOK_EVENTS } from '../core/hooks/events';
 
 /** Schemas shared by the chat and Hook Manager protocols. */

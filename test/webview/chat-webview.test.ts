@@ -1,0 +1,250 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ChatItem } from '../../src/shared/chat-items';
+import type { HostToChat } from '../../src/shared/chat-protocol';
+import { MODEL_PRESETS } from '../../src/shared/model-presets';
+import { WebviewPage, launchChromium } from './harness/browser';
+import { buildWebviews } from './harness/build-webviews';
+import { startWebviewServer, type WebviewServer } from './harness/webview-server';
+
+let browser: Browser;
+let server: WebviewServer;
+let bundleDir: string;
+let view: WebviewPage;
+let firstPosted: unknown[];
+
+const ready: HostToChat = { type: 'status', model: { configured: true, name: 'gpt-4.1', endpoint: 'https://api.openai.com/v1' }, busy: false, usage: { promptTokens: 1200, completionTokens: 340, totalTokens: 1540 } };
+
+beforeAll(async () => {
+  bundleDir = mkdtempSync(path.join(tmpdir(), 'hookpilot-webview-'));
+  await buildWebviews(bundleDir, { production: true });
+  server = await startWebviewServer(bundleDir);
+  browser = await launchChromium();
+  // One page for the file (pages are slow to open on a busy machine); each test starts with a reset.
+  view = await WebviewPage.open(browser, server.pageUrl('chat'));
+  firstPosted = await view.posted();
+});
+
+afterAll(async () => {
+  await view?.close();
+  await browser?.close();
+  await server?.close();
+  rmSync(bundleDir, { recursive: true, force: true });
+});
+
+beforeEach(async () => {
+  await view.clearPosted();
+  await view.host(ready);
+});
+
+afterEach(() => {
+  expect(view.problems).toEqual([]);
+});
+
+const tool = (id: string, over: Partial<Extract<ChatItem, { kind: 'tool' }>> = {}): ChatItem => ({
+  kind: 'tool',
+  id,
+  callId: id,
+  name: 'Bash',
+  summary: 'Run: rm -rf build',
+  status: 'running',
+  hooks: [],
+  diffAvailable: false,
+  ...over,
+});
+
+describe('chat webview', () => {
+  it('announces itself with ready and the seq it had', async () => {
+    expect(firstPosted).toEqual([{ type: 'ready', lastSeq: 0 }]);
+  });
+
+  it('renders streamed markdown, sanitized: injected scripts and handlers never run', async () => {
+    await view.host({ type: 'reset', seq: 0, state: { items: [{ kind: 'user', id: 'u1', text: 'show me' }] } });
+    await view.host({ type: 'append', seq: 1, item: { kind: 'assistant', id: 'a1', text: 'Here is **bold** and ', streaming: true } });
+    const payload = '<img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script> [link](javascript:window.__pwned=3) <a href="#" onclick="window.__pwned=4">x</a>\n\n```ts\nconst a = 1;\n```\n';
+    await view.host({ type: 'patch', seq: 2, id: 'a1', changes: { kind: 'assistant', appendText: '`code`.\n\n' } });
+    await view.host({ type: 'patch', seq: 3, id: 'a1', changes: { kind: 'assistant', appendText: payload } });
+    await view.page.waitForSelector('.chat-row-assistant.is-streaming .markdown pre code');
+    const streaming = view.page.locator('.chat-row-assistant .markdown');
+    expect(await streaming.locator('strong').textContent()).toBe('bold');
+    expect(await streaming.locator('p code').first().textContent()).toBe('code');
+    await view.host({ type: 'patch', seq: 4, id: 'a1', changes: { kind: 'assistant', streaming: false } });
+    await view.page.waitForSelector('.chat-row-assistant:not(.is-streaming)');
+    // Raw HTML is shown as text; markdown links keep only safe URLs.
+    expect(await streaming.textContent()).toContain('<img src=x onerror="window.__pwned=1">');
+    const dangerous = await streaming.evaluate((el) =>
+      [...el.querySelectorAll('*')].filter((n) => ['SCRIPT', 'IMG', 'IFRAME', 'STYLE'].includes(n.tagName) || [...n.attributes].some((a) => a.name.startsWith('on') || /^\s*javascript:/i.test(a.value))).length,
+    );
+    expect(dangerous).toBe(0);
+    expect(await streaming.locator('a').textContent()).toBe('link');
+    await streaming.locator('a').click();
+    expect(await view.page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  });
+
+  it('Enter sends the prompt, Shift+Enter adds a line', async () => {
+    await view.host({ type: 'reset', seq: 0, state: { items: [] } });
+    const input = view.page.getByTestId('composer-input');
+    await input.click();
+    await input.pressSequentially('line one');
+    await input.press('Shift+Enter');
+    await input.pressSequentially('line two');
+    expect(await input.inputValue()).toBe('line one\nline two');
+    expect((await view.posted()).filter((m) => m.type === 'send')).toEqual([]);
+    await input.press('Enter');
+    expect(await view.waitForPosted('send')).toEqual([{ type: 'send', text: 'line one\nline two' }]);
+    expect(await input.inputValue()).toBe('');
+    // While a turn runs, Enter does not send and the cancel button replaces send.
+    await view.host({ ...ready, busy: true });
+    await view.page.getByTestId('cancel').waitFor({ state: 'visible' });
+    await input.pressSequentially('again');
+    await input.press('Enter');
+    await view.page.getByTestId('cancel').click();
+    await view.waitForPosted('cancel');
+    expect((await view.posted()).filter((m) => m.type === 'send')).toHaveLength(1);
+  });
+
+  it('shows which hook blocked a tool call, and why', async () => {
+    await view.host({ type: 'reset', seq: 0, state: { items: [] } });
+    await view.host({ type: 'append', seq: 1, item: tool('call_1') });
+    await view.host({
+      type: 'patch',
+      seq: 2,
+      id: 'call_1',
+      changes: {
+        kind: 'tool',
+        status: 'blocked',
+        durationMs: 14,
+        outputPreview: 'PreToolUse hook "guard" blocked this call: no rm -rf',
+        hooks: [
+          { hookName: 'guard', event: 'PreToolUse', kind: 'blocked', detail: 'no rm -rf outside build/' },
+          { hookName: 'audit-context', event: 'PreToolUse', kind: 'context', detail: 'policy v2' },
+        ],
+      },
+    });
+    const card = view.page.locator('.tool-card');
+    await card.locator('.badge-blocked').waitFor();
+    expect(await card.getByTestId('tool-status').textContent()).toContain('blocked');
+    expect(await card.getByTestId('hook-note').allTextContents()).toEqual([' Blocked by guard: no rm -rf outside build/', ' Context from audit-context: policy v2']);
+    expect(await card.locator('.tool-summary').textContent()).toBe('Run: rm -rf build');
+  });
+
+  it('answers an inline approval and asks for a diff', async () => {
+    await view.host({
+      type: 'reset',
+      seq: 0,
+      state: {
+        items: [
+          tool('call_2', { name: 'Edit', summary: 'Edit src/a.ts', status: 'awaiting-approval', approval: { reason: 'edits need approval in default mode', askedBy: 'default mode' } }),
+          tool('call_3', { name: 'Write', summary: 'Write src/b.ts (3 lines)', status: 'executed', diffAvailable: true }),
+        ],
+      },
+    });
+    await view.page.getByTestId('approval').getByText('Allow for session').click();
+    expect(await view.waitForPosted('answerApproval')).toEqual([{ type: 'answerApproval', id: 'call_2', choice: 'allow-session' }]);
+    await view.page.getByText('Show diff').click();
+    expect(await view.waitForPosted('showDiff')).toEqual([{ type: 'showDiff', id: 'call_3' }]);
+  });
+
+  it('asks for a resync on a seq gap and recovers from the reset', async () => {
+    await view.host({ type: 'reset', seq: 10, state: { items: [{ kind: 'user', id: 'u1', text: 'first' }] } });
+    await view.host({ type: 'append', seq: 11, item: { kind: 'user', id: 'u2', text: 'second' } });
+    await view.host({ type: 'append', seq: 13, item: { kind: 'user', id: 'u4', text: 'fourth' } });
+    expect(await view.waitForPosted('resync')).toEqual([{ type: 'resync', lastSeq: 11 }]);
+    await view.page.waitForSelector('[data-id="u2"]');
+    expect(await view.page.locator('[data-id="u4"]').count()).toBe(0);
+    await view.host({
+      type: 'reset',
+      seq: 13,
+      state: { items: ['first', 'second', 'third', 'fourth'].map((text, i) => ({ kind: 'user' as const, id: `u${i + 1}`, text })) },
+    });
+    await view.page.waitForSelector('[data-id="u4"]');
+    await view.host({ type: 'append', seq: 14, item: { kind: 'user', id: 'u5', text: 'fifth' } });
+    await view.page.waitForSelector('[data-id="u5"]');
+    expect(await view.page.locator('.user-text').allTextContents()).toEqual(['first', 'second', 'third', 'fourth', 'fifth']);
+    expect(await view.page.evaluate(() => (window as unknown as { __state: unknown }).__state)).toEqual({ lastSeq: 14 });
+    await view.screenshot('chat-resync.png');
+  });
+
+  it('shows the setup panel while no model is configured', async () => {
+    await view.host({ type: 'status', model: { configured: false, problem: 'No model is configured yet.', presets: [...MODEL_PRESETS] }, busy: false, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } });
+    await view.host({ type: 'reset', seq: 0, state: { items: [] } });
+    const panel = view.page.getByTestId('setup-panel');
+    await panel.waitFor();
+    expect(await panel.locator('h3').allTextContents()).toEqual(['OpenAI', 'Ollama', 'LM Studio']);
+    expect(await panel.textContent()).toContain('ollama pull');
+    expect(await view.page.getByTestId('composer-input').isDisabled()).toBe(true);
+    await view.screenshot('chat-setup.png');
+    await view.page.getByTestId('use-ollama').click();
+    await view.page.getByTestId('key-openai').click();
+    expect((await view.posted()).slice(-2)).toEqual([{ type: 'configureModel', preset: 'ollama' }, { type: 'setApiKey' }]);
+    await view.host(ready);
+    await panel.waitFor({ state: 'hidden' });
+    expect(await view.page.getByTestId('footer-model').textContent()).toBe('gpt-4.1');
+  });
+
+  it('keeps 5,000 messages responsive: a bounded DOM, and scrolling to the end works', async () => {
+    const items: ChatItem[] = [];
+    for (let i = 0; i < 5000; i++) {
+      if (i % 4 === 0) items.push({ kind: 'user', id: `m${i}`, text: `Question ${i}: what does hook ${i} do?` });
+      else if (i % 4 === 1) items.push({ kind: 'assistant', id: `m${i}`, text: `Answer ${i} with **markdown** and a list:\n\n- one\n- two\n`, streaming: false });
+      else if (i % 4 === 2) items.push(tool(`m${i}`, { status: 'executed', hooks: [{ hookName: 'ctx', event: 'PostToolUse', kind: 'context', detail: `note ${i}` }] }));
+      else items.push({ kind: 'turn-end', id: `m${i}`, reason: 'completed' });
+    }
+    await view.host({ type: 'reset', seq: 0, state: { items } });
+    await view.page.waitForSelector('[data-id="m4999"]');
+    const counts = async () =>
+      view.page.evaluate(() => ({ rows: document.querySelectorAll('.chat-row').length, nodes: document.getElementsByTagName('*').length }));
+    const atEnd = await counts();
+    expect(atEnd.rows).toBeLessThan(80);
+    expect(atEnd.nodes).toBeLessThan(2000);
+    // The newest message is on screen.
+    const scroller = view.page.getByTestId('chat-scroller');
+    const box = await scroller.boundingBox();
+    const last = await view.page.locator('[data-id="m4999"]').boundingBox();
+    expect(box && last && last.y + last.height <= box.y + box.height + 1 && last.y >= box.y).toBe(true);
+
+    // Jump to the top, then back to the end.
+    await scroller.evaluate((el) => (el.scrollTop = 0));
+    await view.page.waitForSelector('[data-id="m0"]');
+    expect(await view.page.locator('[data-id="m4999"]').count()).toBe(0);
+    expect((await counts()).rows).toBeLessThan(80);
+    await scroller.evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await view.page.waitForSelector('[data-id="m4999"]');
+    await view.page.waitForFunction(() => {
+      const el = document.querySelector<HTMLElement>('[data-testid="chat-scroller"]');
+      return el !== null && el.scrollTop + el.clientHeight >= el.scrollHeight - 4;
+    });
+    // New messages keep the view at the end.
+    await view.host({ type: 'append', seq: 1, item: { kind: 'user', id: 'm5000', text: 'one more' } });
+    await view.page.waitForSelector('[data-id="m5000"]');
+    const newest = await view.page.locator('[data-id="m5000"]').boundingBox();
+    const frame = await scroller.boundingBox();
+    expect(newest && frame && newest.y + newest.height <= frame.y + frame.height + 1).toBe(true);
+    expect((await counts()).nodes).toBeLessThan(2000);
+  });
+
+  it('renders a conversation the way it looks in VS Code', async () => {
+    await view.host({ type: 'sessions', list: [{ id: 's1', title: 'Clean the build folder', startedAt: '2025-05-01T10:00:00.000Z', turns: 2 }], currentId: 's1' });
+    await view.host({
+      type: 'reset',
+      seq: 0,
+      state: {
+        items: [
+          { kind: 'user', id: 'u1', text: 'Clean the build folder and run the tests' },
+          { kind: 'assistant', id: 'a1', text: 'I will remove `build/` first, then run `npm test`.', streaming: false },
+          tool('t1', { status: 'blocked', durationMs: 12, hooks: [{ hookName: 'guard', event: 'PreToolUse', kind: 'blocked', detail: 'rm -rf is not allowed' }], outputPreview: 'PreToolUse hook "guard" blocked this call' }),
+          tool('t2', { summary: 'Run: npm test', status: 'awaiting-approval', approval: { reason: 'Bash commands need approval', askedBy: 'default mode' } }),
+          tool('t3', { name: 'Edit', summary: 'Edit src/parser.ts', status: 'executed', durationMs: 31, diffAvailable: true, hooks: [{ hookName: 'prettier', event: 'PostToolUse', kind: 'rewrote-output', detail: 'formatted' }] }),
+          { kind: 'notice', id: 'n1', level: 'warning', message: 'Hook "slow-lint" took 4.2 s', source: 'hook' },
+          { kind: 'prompt-blocked', id: 'b1', reason: 'Deploys need a ticket number', hookName: 'policy' },
+          { kind: 'turn-end', id: 'e1', reason: 'cancelled' },
+        ],
+      },
+    });
+    await view.page.waitForSelector('[data-id="e1"]');
+    await view.screenshot('chat-conversation.png');
+  });
+});

@@ -1,0 +1,85 @@
+import { MAX_PROMPT_CHARS } from '../../src/shared/chat-protocol';
+import { h } from '../common/dom';
+
+export interface ComposerActions {
+  send(text: string): void;
+  cancel(): void;
+}
+
+const MAX_HEIGHT_PX = 200;
+
+/** The prompt box: Enter sends, Shift+Enter adds a line, Escape cancels a running turn. */
+export class Composer {
+  readonly el: HTMLElement;
+  private readonly input: HTMLTextAreaElement;
+  private readonly sendButton: HTMLElement;
+  private readonly cancelButton: HTMLElement;
+  private busy = false;
+  private usable = true;
+
+  constructor(private readonly actions: ComposerActions) {
+    this.input = h('textarea', {
+      class: 'composer-input',
+      attrs: { rows: '1', placeholder: 'Ask Hookpilot… (Enter to send, Shift+Enter for a new line)', 'aria-label': 'Message', maxlength: String(MAX_PROMPT_CHARS), 'data-testid': 'composer-input' },
+    });
+    this.input.addEventListener('keydown', (event) => this.onKey(event));
+    this.input.addEventListener('input', () => this.grow());
+    this.sendButton = this.iconButton('send', 'Send (Enter)', 'send', () => this.submit());
+    this.cancelButton = this.iconButton('debug-stop', 'Cancel (Escape)', 'cancel', () => this.actions.cancel());
+    this.el = h('div', { class: 'composer' }, this.input, h('div', { class: 'composer-buttons' }, this.sendButton, this.cancelButton));
+    this.render();
+  }
+
+  setState(busy: boolean, usable: boolean): void {
+    if (busy === this.busy && usable === this.usable) return;
+    this.busy = busy;
+    this.usable = usable;
+    this.render();
+  }
+
+  focus(): void {
+    this.input.focus();
+  }
+
+  private iconButton(iconName: string, label: string, testId: string, onClick: () => void): HTMLElement {
+    const el = document.createElement('vscode-button');
+    el.setAttribute('icon', iconName);
+    el.setAttribute('aria-label', label);
+    el.title = label;
+    el.dataset.testid = testId;
+    el.addEventListener('click', () => {
+      if (!el.hasAttribute('disabled')) onClick();
+    });
+    return el;
+  }
+
+  private onKey(event: KeyboardEvent): void {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing && !event.altKey && !event.ctrlKey && !event.metaKey) {
+      event.preventDefault();
+      this.submit();
+    } else if (event.key === 'Escape' && this.busy) {
+      event.preventDefault();
+      this.actions.cancel();
+    }
+  }
+
+  private submit(): void {
+    const text = this.input.value.trim();
+    if (!text || this.busy || !this.usable) return;
+    this.actions.send(text);
+    this.input.value = '';
+    this.grow();
+  }
+
+  private grow(): void {
+    this.input.style.height = 'auto';
+    this.input.style.height = `${Math.min(this.input.scrollHeight, MAX_HEIGHT_PX)}px`;
+  }
+
+  private render(): void {
+    this.sendButton.hidden = this.busy;
+    this.cancelButton.hidden = !this.busy;
+    this.sendButton.toggleAttribute('disabled', !this.usable);
+    this.input.disabled = !this.usable;
+  }
+}

@@ -1,0 +1,102 @@
+import { describeAnnotation, type HookAnnotationView, type ToolItem, type ToolStatus } from '../../src/shared/chat-items';
+import type { ApprovalChoiceView } from '../../src/shared/wire-common';
+import { formatDuration, h, icon } from '../common/dom';
+
+const TOOL_ICONS: Record<string, string> = {
+  Bash: 'terminal',
+  Read: 'file',
+  Write: 'new-file',
+  Edit: 'edit',
+  MultiEdit: 'edit',
+  Glob: 'search',
+  Grep: 'search',
+  TodoWrite: 'checklist',
+  Task: 'organization',
+};
+
+const STATUS_TEXT: Record<ToolStatus, string> = {
+  running: 'running',
+  'awaiting-approval': 'needs approval',
+  executed: 'done',
+  blocked: 'blocked',
+  denied: 'denied',
+  failed: 'failed',
+};
+
+const ANNOTATION_ICONS: Record<HookAnnotationView['kind'], string> = {
+  blocked: 'circle-slash',
+  denied: 'circle-slash',
+  asked: 'question',
+  allowed: 'pass',
+  context: 'note',
+  'rewrote-input': 'replace',
+  'rewrote-output': 'replace',
+  feedback: 'feedback',
+  warning: 'warning',
+  error: 'error',
+};
+
+const APPROVAL_BUTTONS: Array<{ choice: ApprovalChoiceView; label: string; secondary: boolean }> = [
+  { choice: 'allow-once', label: 'Allow once', secondary: false },
+  { choice: 'allow-session', label: 'Allow for session', secondary: true },
+  { choice: 'allow-always', label: 'Always allow', secondary: true },
+  { choice: 'deny', label: 'Deny', secondary: true },
+];
+
+/** A tool call: what it did, its outcome, and every hook that acted on it. */
+export function renderToolCard(item: ToolItem, previous: HTMLElement | undefined): HTMLElement {
+  const wasOpen = previous?.querySelector('details')?.open ?? false;
+  const statusIcon = item.status === 'running' ? icon('loading', 'codicon-modifier-spin') : icon(item.status === 'executed' ? 'check' : item.status === 'awaiting-approval' ? 'shield' : 'circle-slash');
+  const head = h(
+    'div',
+    { class: 'tool-head' },
+    icon(TOOL_ICONS[item.name] ?? 'tools', 'tool-icon'),
+    h('span', { class: 'tool-name', text: item.name }),
+    h('span', { class: 'tool-summary', text: item.summary, title: item.summary }),
+    h('span', { class: `badge badge-${item.status}`, attrs: { 'data-testid': 'tool-status' } }, statusIcon, ` ${STATUS_TEXT[item.status]}`),
+    item.durationMs !== undefined && h('span', { class: 'tool-duration', text: formatDuration(item.durationMs) }),
+  );
+  const hooks =
+    item.hooks.length > 0 &&
+    h(
+      'ul',
+      { class: 'tool-hooks' },
+      ...item.hooks.map((a) => h('li', { class: `hook-note hook-${a.kind}`, attrs: { 'data-testid': 'hook-note' } }, icon(ANNOTATION_ICONS[a.kind]), h('span', { text: ` ${describeAnnotation(a)}` }))),
+    );
+  const approval =
+    item.approval &&
+    h(
+      'div',
+      { class: 'tool-approval', attrs: { 'data-testid': 'approval' } },
+      h('div', { class: 'approval-reason' }, h('strong', { text: 'Approval needed. ' }), item.approval.reason, h('span', { class: 'approval-by', text: ` (asked by ${item.approval.askedBy})` })),
+      h(
+        'div',
+        { class: 'approval-buttons' },
+        ...APPROVAL_BUTTONS.map((b) => {
+          const el = document.createElement('vscode-button');
+          el.textContent = b.label;
+          if (b.secondary) el.setAttribute('secondary', '');
+          el.dataset.action = 'answer-approval';
+          el.dataset.call = item.callId;
+          el.dataset.choice = b.choice;
+          return el;
+        }),
+      ),
+    );
+  const outcome =
+    item.approvalOutcome &&
+    h('div', { class: `approval-outcome approval-${item.approvalOutcome.decision}`, text: `${item.approvalOutcome.decision === 'allow' ? 'Allowed' : 'Denied'} by ${item.approvalOutcome.by}` });
+  const output =
+    item.outputPreview !== undefined &&
+    item.outputPreview !== '' &&
+    h(
+      'details',
+      { class: 'tool-output', attrs: wasOpen ? { open: '' } : {} },
+      h('summary', { text: 'Output' }),
+      h('pre', { text: item.outputTruncated ? `${item.outputPreview}\n…` : item.outputPreview }),
+    );
+  const diff =
+    item.diffAvailable &&
+    h('a', { class: 'tool-diff', attrs: { href: '#', role: 'button', 'data-action': 'show-diff', 'data-call': item.callId } }, icon('diff'), ' Show diff');
+  return h('div', { class: `tool-card status-${item.status}` }, head, hooks, approval, outcome, output, diff);
+}
