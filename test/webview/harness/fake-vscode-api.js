@@ -1,3 +1,4 @@
+/* global window */
 // Stands in for the API VS Code injects: records what the page posts, keeps its state,
 // and lets the test play the host by posting messages to the window.
 (function () {
