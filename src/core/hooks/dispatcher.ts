@@ -105,12 +105,14 @@ export class HookDispatcher {
         continue;
       }
       const input = current;
+      const started = this.hookStarting.size > 0;
       await Promise.all(
-        groups[i].map(async (hook) => {
-          if (this.hookStarting.size > 0) this.hookStarting.fire({ hook, event, sessionId: payload.session_id });
-          const outcome = await this.runHook(hook, input, options.signal);
-          const summary = aggregator.add(hook, outcome, this.failsClosed(hook, event));
-          this.report(hook, input, payload, dispatchId, outcome, summary);
+        groups[i].map((hook) => {
+          if (started) this.hookStarting.fire({ hook, event, sessionId: payload.session_id });
+          return this.runHook(hook, input, options.signal).then((outcome) => {
+            const summary = aggregator.add(hook, outcome, this.failsClosed(hook, event));
+            this.report(hook, input, payload, dispatchId, outcome, summary);
+          });
         }),
       );
       // Sequential groups form a pipeline: a rewrite is what the next group sees.
@@ -171,28 +173,40 @@ export class HookDispatcher {
 
   private async runHook(hook: HookDefinition, payload: HookPayload, parent?: AbortSignal): Promise<HookOutcome> {
     if (hook.spec.type === 'command' && hook.spec.async) return this.startAsync(hook, payload);
-    const timeoutMs = this.timeoutFor(hook);
-    const controller = new AbortController();
-    let timedOut = false;
-    const onParentAbort = () => controller.abort(parent?.reason);
     if (parent?.aborted) return { status: 'cancelled', trace: { durationMs: 0 } };
-    parent?.addEventListener('abort', onParentAbort, { once: true });
+    const timeoutMs = this.timeoutFor(hook);
+    const handler = this.options.handlers[hook.spec.type];
+    const abort = new HookAbort(parent);
+    const started = performance.now();
+    let running: HookOutcome | Promise<HookOutcome>;
+    try {
+      running = handler.start
+        ? handler.start(hook, payload, () => abort.signal)
+        : handler.run({ hook, payload, signal: abort.signal, timeoutMs, projectDir: this.options.projectDir });
+    } catch (err) {
+      abort.dispose();
+      return { status: 'error', error: err instanceof Error ? err.message : String(err), trace: { durationMs: performance.now() - started } };
+    }
+    if (!(running instanceof Promise)) {
+      abort.dispose();
+      return running;
+    }
+    let timedOut = false;
+    let backstop: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
       timedOut = true;
-      controller.abort(new Error('timeout'));
+      abort.abort(new Error('timeout'));
     }, timeoutMs);
-    let backstop: NodeJS.Timeout | undefined;
-    const started = performance.now();
     try {
-      const handler = this.options.handlers[hook.spec.type];
-      const run = handler.run({ hook, payload, signal: controller.signal, timeoutMs, projectDir: this.options.projectDir });
+      // A handler that ignores the abort is not waited for much longer than its timeout.
       const guard = new Promise<HookOutcome>((resolve) => {
         backstop = setTimeout(
           () => resolve({ status: 'timeout', error: `hook did not stop within ${timeoutMs + BACKSTOP_MS} ms`, trace: { durationMs: performance.now() - started } }),
           timeoutMs + BACKSTOP_MS,
         );
       });
-      const outcome = await Promise.race([run, guard]).catch((err: unknown): HookOutcome => ({
+      const aborted = abort.created || handler.start === undefined ? undefined : abort.whenAborted(started);
+      const outcome = await Promise.race(aborted ? [running, guard, aborted] : [running, guard]).catch((err: unknown): HookOutcome => ({
         status: 'error',
         error: err instanceof Error ? err.message : String(err),
         trace: { durationMs: performance.now() - started },
@@ -204,7 +218,7 @@ export class HookDispatcher {
     } finally {
       clearTimeout(timer);
       clearTimeout(backstop);
-      parent?.removeEventListener('abort', onParentAbort);
+      abort.dispose();
     }
   }
 
@@ -268,20 +282,52 @@ export function selects(hook: HookDefinition, payload: HookPayload, cwd: string)
   return true;
 }
 
+/** An AbortController linked to the caller's signal, created only when someone needs it. */
+class HookAbort {
+  private controller?: AbortController;
+  private readonly waiters: Array<() => void> = [];
+  private readonly onParentAbort = () => this.abort(this.parent?.reason);
+
+  constructor(private readonly parent?: AbortSignal) {
+    parent?.addEventListener('abort', this.onParentAbort, { once: true });
+  }
+
+  get created(): boolean {
+    return this.controller !== undefined;
+  }
+
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    this.controller?.abort(reason);
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  /** For in-process hooks that never looked at their signal: stop waiting on abort. */
+  whenAborted(started: number): Promise<HookOutcome> {
+    return new Promise((resolve) => this.waiters.push(() => resolve({ status: 'cancelled', trace: { durationMs: performance.now() - started } })));
+  }
+
+  dispose(): void {
+    this.parent?.removeEventListener('abort', this.onParentAbort);
+  }
+}
+
 function definedOnly<T extends object>(value: T | undefined): Partial<T> {
   return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function groupByOrder(hooks: readonly HookDefinition[]): HookDefinition[][] {
   const groups: HookDefinition[][] = [];
-  let key = '';
+  let previous: HookDefinition | undefined;
   for (const hook of hooks) {
-    const k = `${hook.spec.type === 'builtin' ? 0 : 1}:${hook.priority}`;
-    if (k !== key || groups.length === 0) {
-      groups.push([]);
-      key = k;
-    }
-    groups[groups.length - 1].push(hook);
+    const sameGroup = previous !== undefined && (previous.spec.type === 'builtin') === (hook.spec.type === 'builtin') && previous.priority === hook.priority;
+    if (sameGroup) groups[groups.length - 1].push(hook);
+    else groups.push([hook]);
+    previous = hook;
   }
   return groups;
 }

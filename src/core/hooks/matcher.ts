@@ -15,8 +15,10 @@ export type CompiledMatcher =
 
 const cache = new Map<string, CompiledMatcher>();
 
+const ALL: CompiledMatcher = { kind: 'all' };
+
 export function compileMatcher(matcher: string | undefined): CompiledMatcher {
-  if (matcher === undefined || matcher === '' || matcher === '*') return { kind: 'all' };
+  if (matcher === undefined || matcher === '' || matcher === '*') return ALL;
   const cached = cache.get(matcher);
   if (cached) return cached;
   let compiled: CompiledMatcher;

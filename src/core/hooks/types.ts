@@ -139,4 +139,10 @@ export type HookOutcome =
 /** Runs hooks of one handler type. */
 export interface HookHandler {
   run(invocation: HookInvocation): Promise<HookOutcome>;
+  /**
+   * In-process fast path: the outcome at once when the hook answers synchronously, else the
+   * running call. `signal` is created only if the hook asks for it, so a synchronous hook
+   * costs no timer and no AbortController.
+   */
+  start?(hook: HookDefinition, payload: HookPayload, signal: () => AbortSignal): HookOutcome | Promise<HookOutcome>;
 }

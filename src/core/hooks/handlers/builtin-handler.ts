@@ -1,6 +1,5 @@
 import { AGENT_HOOK_METHODS, type AgentHook } from '../agent-hook';
-import type { HookEventName } from '../events';
-import type { HookEffects, HookHandler, HookInvocation, HookOutcome } from '../types';
+import type { HookDefinition, HookEffects, HookHandler, HookInvocation, HookOutcome, HookPayload } from '../types';
 
 type AnyMethod = (payload: unknown, ctx: { signal: AbortSignal }) => HookEffects | void | Promise<HookEffects | void>;
 
@@ -16,23 +15,32 @@ export class BuiltinHookHandler implements HookHandler {
     this.hooks.delete(id);
   }
 
-  async run(invocation: HookInvocation): Promise<HookOutcome> {
+  start(hook: HookDefinition, payload: HookPayload, signal: () => AbortSignal): HookOutcome | Promise<HookOutcome> {
     const started = performance.now();
-    const hook = this.hooks.get(invocation.hook.id);
-    const event: HookEventName = invocation.payload.hook_event_name;
-    const method = hook?.[AGENT_HOOK_METHODS[event]] as AnyMethod | undefined;
-    if (!hook || !method) {
-      return { status: 'error', error: `no in-process hook registered for ${invocation.hook.id}`, trace: { durationMs: performance.now() - started } };
-    }
-    if (invocation.signal.aborted) return { status: 'cancelled', trace: { durationMs: 0 } };
+    const agentHook = this.hooks.get(hook.id);
+    const method = agentHook?.[AGENT_HOOK_METHODS[payload.hook_event_name]] as AnyMethod | undefined;
+    if (!agentHook || !method) return { status: 'error', error: `no in-process hook registered for ${hook.id}`, trace: { durationMs: 0 } };
+    const failed = (err: unknown): HookOutcome => ({ status: 'error', error: `${agentHook.name} threw: ${err instanceof Error ? err.message : String(err)}`, trace: { durationMs: performance.now() - started } });
+    const succeeded = (effects: HookEffects | void): HookOutcome => ({ status: 'success', effects: effects ?? {}, trace: { durationMs: performance.now() - started } });
+    let result: ReturnType<AnyMethod>;
     try {
-      // An in-process hook cannot be killed: stop waiting for it as soon as it is aborted.
-      const aborted = new Promise<'aborted'>((resolve) => invocation.signal.addEventListener('abort', () => resolve('aborted'), { once: true }));
-      const effects = await Promise.race([method.call(hook, invocation.payload, { signal: invocation.signal }), aborted]);
-      if (effects === 'aborted') return { status: 'cancelled', trace: { durationMs: performance.now() - started } };
-      return { status: 'success', effects: effects ?? {}, trace: { durationMs: performance.now() - started } };
+      result = method.call(agentHook, payload, {
+        get signal() {
+          return signal();
+        },
+      });
     } catch (err) {
-      return { status: 'error', error: `${hook.name} threw: ${err instanceof Error ? err.message : String(err)}`, trace: { durationMs: performance.now() - started } };
+      return failed(err);
     }
+    return result instanceof Promise ? result.then(succeeded, failed) : succeeded(result);
+  }
+
+  async run(invocation: HookInvocation): Promise<HookOutcome> {
+    if (invocation.signal.aborted) return { status: 'cancelled', trace: { durationMs: 0 } };
+    const running = this.start(invocation.hook, invocation.payload, () => invocation.signal);
+    if (!(running instanceof Promise)) return running;
+    // An in-process hook cannot be killed: stop waiting for it as soon as it is aborted.
+    const aborted = new Promise<HookOutcome>((resolve) => invocation.signal.addEventListener('abort', () => resolve({ status: 'cancelled', trace: { durationMs: 0 } }), { once: true }));
+    return Promise.race([running, aborted]);
   }
 }
