@@ -6,7 +6,7 @@ import type { HookEventName } from '../../src/core/hooks/events';
 import { CommandHookHandler } from '../../src/core/hooks/handlers/command-handler';
 import { TRACE_MAX_CHARS } from '../../src/core/hooks/protocol/interpret-command';
 import type { HandlerSpec, HookOutcome, HookPayload } from '../../src/core/hooks/types';
-import { waitUntilDead } from '../fixtures/hooks/process-liveness';
+import { waitUntilDead } from '../support/process-liveness';
 
 type CommandSpec = Extract<HandlerSpec, { type: 'command' }>;
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/core/process/run-process';
-import { isProcessAlive, waitUntilDead } from '../fixtures/hooks/process-liveness';
+import { isProcessAlive, waitUntilDead } from '../support/process-liveness';
 
 let dir: string;
 const leftovers: number[] = [];

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBashTool, type BashInput } from '../../src/core/agent/tools/bash-tool';
 import type { ToolContext, ToolResult } from '../../src/core/agent/tools/tool';
-import { waitUntilDead } from '../fixtures/hooks/process-liveness';
+import { waitUntilDead } from '../support/process-liveness';
 
 let dir: string;
 const leftovers: number[] = [];

@@ -1,0 +1,140 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentHarness } from '../support/agent-harness';
+import { startAgent, toolMessageSent } from '../support/agent-harness';
+import { waitUntilDead } from '../support/process-liveness';
+import { text, toolCalls } from '../support/model-server';
+import { hooksJson } from '../support/workspace';
+
+const logHook = (file: string) => `#!/usr/bin/env node
+const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+require('fs').appendFileSync(${JSON.stringify(file)}, JSON.stringify(input) + '\\n');
+`;
+const lines = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const bypass = { permissions: () => ({ mode: 'bypassPermissions' as const, allow: [], deny: [], ask: [], additionalDirectories: [] }) };
+
+let h: AgentHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe('agent lifecycle events', () => {
+  it('Task subagents: SubagentStart/Stop fire, and the subagent inherits only PreToolUse/PostToolUse hooks', async () => {
+    const cfg = hooksJson({
+      SubagentStart: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }],
+      SubagentStop: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }],
+      PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }],
+      Stop: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }],
+    });
+    h = await startAgent({ 'hooks/log.js': logHook('events.log'), '.vscode/hooks.json': cfg }, [
+      toolCalls([{ id: 'task1', name: 'Task', arguments: { description: 'count files', prompt: 'How many files?', subagent_type: 'Explore' } }]),
+      toolCalls([{ id: 'sub1', name: 'Glob', arguments: { pattern: '**/*' } }]),
+      text('There are 2 files.'),
+      text('The subagent says 2 files.'),
+    ], { session: bypass });
+    const outcome = await h.session.prompt('count');
+    expect(outcome.reason).toBe('completed');
+    const events = lines(h.workspace.file('events.log'));
+    expect(events.map((e) => e.hook_event_name)).toEqual(['PreToolUse', 'SubagentStart', 'PreToolUse', 'SubagentStop', 'Stop']);
+    const subPre = events[2];
+    expect(subPre).toMatchObject({ tool_name: 'Glob', agent_id: 'agent-1', agent_type: 'Explore' });
+    expect(events[3]).toMatchObject({ agent_type: 'Explore', last_assistant_message: 'There are 2 files.' });
+    expect(toolMessageSent(h.server, 'task1')).toBe('There are 2 files.');
+  });
+
+  it('compaction: past the budget PreCompact and PostCompact fire around a model-written summary', async () => {
+    const cfg = hooksJson({ PreCompact: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }], PostCompact: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }] });
+    const big = 'x'.repeat(3000);
+    let agentRequests = 0;
+    h = await startAgent({ 'hooks/log.js': logHook('compact.log'), '.vscode/hooks.json': cfg }, (req) => {
+      const sys = String((req.body.messages as Array<{ content?: unknown }>)[0].content);
+      if (sys.startsWith('You compact')) return text('SUMMARY: the user asked for echoes.');
+      agentRequests++;
+      return agentRequests <= 6 ? toolCalls([{ id: `e${agentRequests}`, name: 'Bash', arguments: { command: `echo ${big}` } }]) : text('done');
+    }, { session: { ...bypass, contextBudgetTokens: 4000 } });
+    const outcome = await h.session.prompt('echo a lot');
+    await h.engine.dispatcher.drain(5000);
+    expect(outcome.reason).toBe('completed');
+    const events = lines(h.workspace.file('compact.log'));
+    expect(events[0]).toMatchObject({ hook_event_name: 'PreCompact', trigger: 'auto' });
+    expect(events.find((e) => e.hook_event_name === 'PostCompact')).toMatchObject({ compact_summary: 'SUMMARY: the user asked for echoes.' });
+    const after = h.server.requests[h.server.requests.length - 1];
+    expect(JSON.stringify(after.body.messages)).toContain('SUMMARY: the user asked for echoes.');
+    expect(h.events.some((e) => e.type === 'compacted')).toBe(true);
+  });
+
+  it('TodoGuard keeps the agent going while todos are unfinished, before Stop hooks', async () => {
+    h = await startAgent({}, [
+      toolCalls([{ id: 't1', name: 'TodoWrite', arguments: { todos: [{ content: 'Write tests', status: 'in_progress' }] } }]),
+      text('Done!'),
+      toolCalls([{ id: 't2', name: 'TodoWrite', arguments: { todos: [{ content: 'Write tests', status: 'completed' }] } }]),
+      text('Really done.'),
+    ]);
+    const outcome = await h.session.prompt('plan');
+    expect(outcome).toMatchObject({ reason: 'completed', result: 'Really done.' });
+    expect(JSON.stringify(h.server.requests[2].body.messages)).toContain('[TodoGuard] You still have unfinished todos');
+  });
+
+  it('cancellation reaches a running tool: the process tree dies and the turn ends cancelled', async () => {
+    h = await startAgent({}, [toolCalls([{ id: 's1', name: 'Bash', arguments: { command: 'sleep 30 & echo $! > pid.txt; wait' } }])], { session: bypass });
+    const controller = new AbortController();
+    const running = h.session.prompt('sleep', controller.signal);
+    const pidFile = h.workspace.file('pid.txt');
+    for (let i = 0; i < 100 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    controller.abort();
+    const outcome = await running;
+    expect(outcome.reason).toBe('cancelled');
+    expect(Date.now() - started).toBeLessThan(5000);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    expect(await waitUntilDead(pid, 3000)).toBe(true);
+  });
+
+  it('BeforeLLM can rewrite the request and AfterLLM can abort the turn (seed 004)', async () => {
+    const before = `#!/usr/bin/env node
+const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const messages = input.llm_request.messages.concat([{ role: 'user', content: 'Answer in French.' }]);
+process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'BeforeLLM', llmRequest: { messages } } }));`;
+    const after = `#!/usr/bin/env node
+const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+if (input.llm_response.content.includes('password')) process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'AfterLLM', abort: 'turn' }, reason: 'response leaked a password' }));`;
+    const cfg = hooksJson({ BeforeLLM: [{ hooks: [{ type: 'command', command: 'node hooks/before.js' }] }], AfterLLM: [{ hooks: [{ type: 'command', command: 'node hooks/after.js' }] }] });
+    h = await startAgent({ 'hooks/before.js': before, 'hooks/after.js': after, '.vscode/hooks.json': cfg }, [text('Bonjour'), text('the password is hunter2')]);
+    expect(await h.session.prompt('hi')).toMatchObject({ reason: 'completed', result: 'Bonjour' });
+    expect(JSON.stringify(h.server.requests[0].body.messages)).toContain('Answer in French.');
+    const aborted = await h.session.prompt('secret?');
+    expect(aborted.reason).toBe('aborted');
+    expect(aborted.error).toContain('response leaked a password');
+  });
+
+  it('async command hooks do not hold up the tool; their context arrives on a later request', async () => {
+    const slow = `#!/bin/sh
+sleep 0.3
+echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"background lint: 2 warnings"}}'
+`;
+    const cfg = hooksJson({ PostToolUse: [{ hooks: [{ type: 'command', command: './hooks/slow.sh', async: true, name: 'bg-lint' }] }] });
+    h = await startAgent({ 'hooks/slow.sh': slow, '.vscode/hooks.json': cfg }, async (_req, index) => {
+      if (index === 0) return toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]);
+      if (index === 1) {
+        await new Promise((r) => setTimeout(r, 800));
+        return toolCalls([{ id: 'g2', name: 'Glob', arguments: { pattern: '*' } }]);
+      }
+      return text('ok');
+    });
+    await h.session.prompt('look twice');
+    expect(JSON.stringify(h.server.requests[1].body.messages)).not.toContain('background lint');
+    expect(JSON.stringify(h.server.requests[2].body.messages)).toContain('[Hook: bg-lint | PostToolUse] background lint: 2 warnings');
+  });
+
+  it('an edit of the hooks config needs a person even in bypassPermissions mode', async () => {
+    let asked = '';
+    h = await startAgent({ '.vscode/hooks.json': hooksJson({}) }, [toolCalls([{ id: 'w1', name: 'Write', arguments: { file_path: '.vscode/hooks.json', content: '{}' } }]), text('ok')], {
+      session: bypass,
+      approver: { request: async (req) => ((asked = req.reason), { choice: 'deny', by: 'user' }) },
+    });
+    const outcome = await h.session.prompt('disable the hooks');
+    expect(outcome.toolCalls[0].outcome).toBe('denied');
+    expect(asked).toContain('configures hooks');
+  });
+});
