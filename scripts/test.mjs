@@ -1,0 +1,58 @@
+// `npm test`: every suite, in the order a failure is cheapest to find. Ends with one line
+// `N passed, M failed` counted over all vitest suites.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureDeps } from './ensure-deps.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const skipE2e = process.argv.includes('--no-e2e') || process.env.HOOKPILOT_SKIP_E2E === '1';
+ensureDeps(root);
+
+const run = (label, command, args) => {
+  console.log(`\n[hookpilot test] ${label}: ${command} ${args.join(' ')}`);
+  return spawnSync(command, args, { cwd: root, stdio: 'inherit' }).status ?? 1;
+};
+const npx = (args) => ['npx', ['--no-install', ...args]];
+
+for (const [label, [cmd, args]] of [
+  ['typecheck', npx(['tsc', '-p', '.', '--noEmit'])],
+  ['lint', npx(['eslint', '.'])],
+  ['build', ['node', ['esbuild.mjs']]],
+]) {
+  if (run(label, cmd, args) !== 0) {
+    console.log(`\n0 passed, 1 failed`);
+    process.exit(1);
+  }
+}
+
+const reports = join(root, 'test-results', 'vitest');
+rmSync(reports, { recursive: true, force: true });
+mkdirSync(reports, { recursive: true });
+const suites = [['unit and integration', 'vitest.config.mts', 'main.json']];
+if (!skipE2e && existsSync(join(root, 'vitest.e2e.config.mts'))) suites.push(['end-to-end (code-server)', 'vitest.e2e.config.mts', 'e2e.json']);
+
+let failedSuites = 0;
+for (const [label, config, report] of suites) {
+  if (config === 'vitest.e2e.config.mts' && run('e2e setup', 'bash', ['scripts/install-code-server.sh']) !== 0) {
+    failedSuites++;
+    continue;
+  }
+  const [cmd, args] = npx(['vitest', 'run', '--config', config, '--reporter=default', '--reporter=json', `--outputFile.json=${join(reports, report)}`]);
+  if (run(label, cmd, args) !== 0) failedSuites++;
+}
+
+let passed = 0;
+let failed = 0;
+for (const [, , report] of suites) {
+  const file = join(reports, report);
+  if (!existsSync(file)) continue;
+  const json = JSON.parse(readFileSync(file, 'utf8'));
+  passed += json.numPassedTests ?? 0;
+  // A file that failed to load has no failed test of its own: count it once.
+  failed += Math.max(json.numFailedTests ?? 0, json.numFailedTestSuites ?? 0);
+}
+if (failedSuites > 0 && failed === 0) failed = failedSuites;
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(failedSuites > 0 || failed > 0 ? 1 : 0);
