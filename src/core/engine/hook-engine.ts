@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { AuditLog } from '../audit/audit-log';
+import { loadEnvFileSecrets } from '../audit/env-file-secrets';
 import type { AuditEntry, AuditSink } from '../audit/records';
 import { Emitter, type Disposable } from '../events-emitter';
 import { agentHookDefinitions } from '../hooks/agent-hook-definitions';
@@ -91,6 +92,8 @@ export class HookEngine {
 
   /** Applies configuration sources (user first, then workspace, then hooks.json): one atomic swap. */
   async reload(configs: readonly LoadedConfig[]): Promise<void> {
+    // Values in the workspace's .env files are secrets: never written to the audit log.
+    await loadEnvFileSecrets(this.options.projectDir, this.audit.redactor).catch((err: unknown) => this.log('warn', `reading .env files: ${String(err)}`));
     this.config = mergeConfigs(configs);
     this.scriptProblems = checkHookScripts(this.config.hooks, this.options.projectDir);
     const d = this.config.defaults;
