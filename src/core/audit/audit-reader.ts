@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
+import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import { auditRecordSchema, type AuditRecord } from './records';
 
 /**
@@ -97,13 +96,29 @@ export interface AuditFileTail {
 
 /**
  * Finds the seq of the last valid record by reading backwards from the end, chunk by chunk,
- * so reopening a large log costs only its tail.
+ * so reopening a large log costs only its tail. Synchronous: a writer needs it before it
+ * can number its first record, and it reads a few KiB once per session. A missing file
+ * is an empty log.
  */
-export async function readAuditFileTail(handle: FileHandle): Promise<AuditFileTail> {
-  const { size } = await handle.stat();
+export function readAuditFileTail(path: string): AuditFileTail {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { lastSeq: 0, endsWithNewline: true };
+    throw error;
+  }
+  try {
+    return scanTail(fd, fstatSync(fd).size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function scanTail(fd: number, size: number): AuditFileTail {
   if (size === 0) return { lastSeq: 0, endsWithNewline: true };
   const last = Buffer.alloc(1);
-  await handle.read(last, 0, 1, size - 1);
+  readSync(fd, last, 0, 1, size - 1);
   const endsWithNewline = last[0] === NEWLINE;
 
   let end = size;
@@ -112,7 +127,7 @@ export async function readAuditFileTail(handle: FileHandle): Promise<AuditFileTa
   while (end > 0) {
     const start = Math.max(0, end - TAIL_CHUNK_BYTES);
     const chunk = Buffer.alloc(end - start);
-    await handle.read(chunk, 0, chunk.length, start);
+    readSync(fd, chunk, 0, chunk.length, start);
     const data = carry.length > 0 ? Buffer.concat([chunk, carry]) : chunk;
     let lineEnd = data.length;
     while (lineEnd > 0) {

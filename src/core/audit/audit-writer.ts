@@ -1,20 +1,25 @@
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { close, fdatasync, fsync, mkdirSync, open, openSync, writev, writevSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { readAuditFileTail } from './audit-reader';
+import { PendingLines } from './pending-lines';
 import type { AuditEntry, AuditRecord, AuditSink } from './records';
+import { fitRecord } from './record-truncation';
 import { Redactor } from './redactor';
 
 /**
- * The append-only JSONL log of one session. `append` only redacts and serializes; the
- * file write happens on the next tick for everything queued meanwhile (group commit), in
- * one write per batch. Seqs are stamped when the batch is built, after the writer has
- * read the last seq of an existing file, so numbering continues across reopen.
+ * The append-only JSONL log of one session. `append` stamps, redacts and serializes the
+ * record into an off-heap buffer; everything queued during a tick goes to the file in one
+ * gathered write on the next tick (group commit). The constructor reads the last seq of
+ * an existing file, so numbering continues across reopen.
  */
 
 export interface AuditWriterIo {
-  /** Writes `length` bytes of `data` from `offset`; resolves with how many were written. */
-  write(handle: FileHandle, data: Buffer, offset: number, length: number): Promise<number>;
-  datasync(handle: FileHandle): Promise<void>;
+  /** Writes the buffers in order; resolves with the bytes written, which may be fewer. */
+  writev(fd: number, buffers: Buffer[]): Promise<number>;
+  writevSync(fd: number, buffers: Buffer[]): number;
+  datasync(fd: number): Promise<void>;
 }
 
 export interface AuditWriterOptions {
@@ -38,12 +43,18 @@ export interface AuditWriterOptions {
 
 export const DEFAULT_MAX_RECORD_BYTES = 1024 * 1024;
 // Caps one write when a large backlog has built up; a tick's batch normally fits in one.
-const MAX_BATCH_CHARS = 8 * 1024 * 1024;
+const MAX_BATCH_BYTES = 8 * 1024 * 1024;
+// A single tick that queues more than this (thousands of records) is written at once,
+// synchronously, so memory stays bounded however long the burst.
+const SPILL_BYTES = 4 * 1024 * 1024;
 const SESSION_ID = /^[A-Za-z0-9_.-]{1,200}$/;
 
+const openAsync = promisify(open);
+const closeAsync = promisify(close);
 const defaultIo: AuditWriterIo = {
-  write: async (handle, data, offset, length) => (await handle.write(data, offset, length)).bytesWritten,
-  datasync: (handle) => handle.datasync(),
+  writev: (fd, buffers) => new Promise((resolve, reject) => writev(fd, buffers, (error, bytesWritten) => (error ? reject(error) : resolve(bytesWritten)))),
+  writevSync,
+  datasync: promisify(fdatasync),
 };
 
 export function isValidSessionId(sessionId: string): boolean {
@@ -56,12 +67,13 @@ export function auditFilePath(dir: string, sessionId: string): string {
 }
 
 interface Batch {
-  data: Buffer;
-  /** Bytes of `data` already in the file. */
-  offset: number;
+  /** What is still to be written. */
+  slices: Buffer[];
   count: number;
   lastSeq: number;
   records: AuditRecord[];
+  /** Pending-line chunks to recycle once the slices are written. */
+  release: Buffer[];
 }
 
 type Fields = Record<string, unknown>;
@@ -78,23 +90,29 @@ export class AuditWriter implements AuditSink {
   private readonly onError: ((error: Error) => void) | undefined;
   private readonly onRecord: ((record: AuditRecord) => void) | undefined;
 
-  private handle: FileHandle | undefined;
-  private initialized = false;
-  private needsNewline = false;
-  private seq = 0;
-  private writtenSeq = 0;
-  /** Serialized records without their seq, and (only when someone listens) their objects. */
-  private pendingLines: string[] = [];
-  private pendingFields: Fields[] = [];
+  private fd: number | undefined;
+  private seq: number;
+  private writtenSeq: number;
+  private readonly pending = new PendingLines();
+  /** The queued records' objects, kept only when someone listens. */
+  private pendingRecords: AuditRecord[] = [];
   /** A batch whose write failed or is in progress; it goes out before anything newer. */
   private batch: Batch | undefined;
   private appended = 0;
+  /** Records in the file (and synced, when durable). */
   private written = 0;
+  /** Records in the file that a durable writer has not synced yet. */
+  private unsynced = 0;
   private scheduled = false;
   private draining: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
   private finished = false;
+  /** A durable writer syncs the directory once, so that a new file's entry survives too. */
+  private needsDirectorySync: boolean;
+  private lastTsMs = NaN;
+  private lastTs = '';
 
+  /** Throws on an invalid session id or an existing log that cannot be read. */
   constructor(options: AuditWriterOptions) {
     this.sessionId = options.sessionId;
     this.path = auditFilePath(options.dir, options.sessionId);
@@ -106,6 +124,12 @@ export class AuditWriter implements AuditSink {
     this.now = options.now ?? Date.now;
     this.onError = options.onError;
     this.onRecord = options.onRecord;
+    this.needsDirectorySync = this.durable;
+    const tail = readAuditFileTail(this.path);
+    this.seq = tail.lastSeq;
+    this.writtenSeq = tail.lastSeq;
+    // A line cut off by a crash must not swallow the first new record.
+    if (!tail.endsWithNewline) this.pending.prefix = '\n';
   }
 
   /** The seq of the last record known to be in the file. */
@@ -121,12 +145,20 @@ export class AuditWriter implements AuditSink {
   append(entry: AuditEntry): void {
     try {
       if (this.closing) throw new Error(`audit writer for session ${this.sessionId} is closed; record dropped`);
-      const { seq: _seq, ts: _ts, ...fields } = entry as AuditEntry & { seq?: unknown; ts?: unknown };
-      const redacted = this.redactor.redact({ ts: new Date(this.now()).toISOString(), ...fields }) as Fields;
-      const { json, record } = fitRecord(redacted, this.maxRecordBytes);
-      this.pendingLines.push(json);
-      if (this.onRecord) this.pendingFields.push(record);
+      const seq = this.seq + 1;
+      const ts = this.timestamp();
+      // Serialized at once, so only listeners need a copy that the caller cannot change later.
+      const body = (this.onRecord ? this.redactor.redact(unstamped(entry)) : this.redactor.redactForSerialization(unstamped(entry))) as Fields;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error('audit entry is not an object; record dropped');
+      const bodyJson = JSON.stringify(body);
+      let json = bodyJson === '{}' ? `{"seq":${seq},"ts":"${ts}"}` : `{"seq":${seq},"ts":"${ts}",${bodyJson.slice(1)}`;
+      let record: Fields | undefined;
+      if (json.length * 3 > this.maxRecordBytes - 1) ({ json, record } = fitRecord({ seq, ts, ...body }, this.maxRecordBytes));
+      this.pending.push(json);
+      this.seq = seq;
+      if (this.onRecord) this.pendingRecords.push((record ?? { seq, ts, ...body }) as AuditRecord);
       this.appended++;
+      if (this.pending.bytes >= SPILL_BYTES && !this.draining && !this.batch) this.spill();
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => {
@@ -154,9 +186,9 @@ export class AuditWriter implements AuditSink {
         await this.flush();
       } finally {
         this.finished = true;
-        const handle = this.handle;
-        this.handle = undefined;
-        await handle?.close();
+        const fd = this.fd;
+        this.fd = undefined;
+        if (fd !== undefined) await closeAsync(fd);
       }
     })();
     return this.closing;
@@ -171,10 +203,21 @@ export class AuditWriter implements AuditSink {
 
   private async writeAll(): Promise<void> {
     try {
-      while (!this.finished && (this.batch || this.pendingLines.length > 0)) {
-        const handle = await this.openFile();
-        this.batch ??= this.takeBatch();
-        await this.writeBatch(handle, this.batch);
+      while (!this.finished && (this.batch || this.pending.count > 0 || this.unsynced > 0)) {
+        const fd = await this.openFile();
+        if (this.batch || this.pending.count > 0) {
+          const batch = (this.batch ??= this.takeBatch());
+          while (batch.slices.length > 0) consume(batch.slices, await this.io.writev(fd, batch.slices));
+          this.completeBatch(batch);
+        }
+        if (this.unsynced > 0) {
+          const count = this.unsynced;
+          if (this.needsDirectorySync) await syncDirectory(this.dir);
+          this.needsDirectorySync = false;
+          await this.io.datasync(fd);
+          this.unsynced -= count;
+          this.written += count;
+        }
       }
     } catch (error) {
       const err = toError(error);
@@ -183,54 +226,41 @@ export class AuditWriter implements AuditSink {
     }
   }
 
-  private async openFile(): Promise<FileHandle> {
-    if (this.handle) return this.handle;
-    await mkdir(this.dir, { recursive: true });
-    const handle = await open(this.path, 'a+');
+  /** Writes the queue now, synchronously; a failure leaves the batch for the next flush. */
+  private spill(): void {
     try {
-      if (!this.initialized) {
-        const tail = await readAuditFileTail(handle);
-        this.seq = tail.lastSeq;
-        this.writtenSeq = tail.lastSeq;
-        this.needsNewline = !tail.endsWithNewline;
-        this.initialized = true;
-        if (this.durable) await syncDirectory(this.dir);
+      if (this.fd === undefined) {
+        mkdirSync(this.dir, { recursive: true });
+        this.fd = openSync(this.path, 'a');
+      }
+      while (this.pending.count > 0) {
+        const batch = (this.batch = this.takeBatch());
+        while (batch.slices.length > 0) consume(batch.slices, this.io.writevSync(this.fd, batch.slices));
+        this.completeBatch(batch);
       }
     } catch (error) {
-      await handle.close();
-      throw error;
+      this.report(error);
     }
-    this.handle = handle;
-    return handle;
+  }
+
+  private async openFile(): Promise<number> {
+    if (this.fd !== undefined) return this.fd;
+    await mkdir(this.dir, { recursive: true });
+    this.fd = await openAsync(this.path, 'a');
+    return this.fd;
   }
 
   private takeBatch(): Batch {
-    // A line cut off by a crash must not swallow the first new record.
-    const parts: string[] = this.needsNewline ? ['\n'] : [];
-    this.needsNewline = false;
-    const records: AuditRecord[] = [];
-    let chars = 0;
-    let count = 0;
-    while (count < this.pendingLines.length && (count === 0 || chars < MAX_BATCH_CHARS)) {
-      const seq = ++this.seq;
-      const json = this.pendingLines[count];
-      parts.push(`{"seq":${seq},${json.slice(1)}\n`);
-      if (this.onRecord) records.push({ seq, ...this.pendingFields[count] } as AuditRecord);
-      chars += json.length;
-      count++;
-    }
-    this.pendingLines.splice(0, count);
-    if (this.onRecord) this.pendingFields.splice(0, count);
-    return { data: Buffer.from(parts.join(''), 'utf8'), offset: 0, count, lastSeq: this.seq, records };
+    const { slices, count, release } = this.pending.take(MAX_BATCH_BYTES);
+    const records = this.onRecord ? this.pendingRecords.splice(0, count) : [];
+    return { slices, count, lastSeq: this.writtenSeq + count, records, release };
   }
 
-  private async writeBatch(handle: FileHandle, batch: Batch): Promise<void> {
-    while (batch.offset < batch.data.length) {
-      batch.offset += await this.io.write(handle, batch.data, batch.offset, batch.data.length - batch.offset);
-    }
-    if (this.durable) await this.io.datasync(handle);
+  private completeBatch(batch: Batch): void {
     this.batch = undefined;
-    this.written += batch.count;
+    this.pending.recycle(batch.release);
+    if (this.durable) this.unsynced += batch.count;
+    else this.written += batch.count;
     this.writtenSeq = batch.lastSeq;
     for (const record of batch.records) {
       try {
@@ -239,6 +269,16 @@ export class AuditWriter implements AuditSink {
         this.report(error);
       }
     }
+  }
+
+  private timestamp(): string {
+    // toISOString costs about a microsecond; many records share a millisecond.
+    const ms = this.now();
+    if (ms !== this.lastTsMs) {
+      this.lastTsMs = ms;
+      this.lastTs = new Date(ms).toISOString();
+    }
+    return this.lastTs;
   }
 
   private report(error: unknown): void {
@@ -250,48 +290,36 @@ export class AuditWriter implements AuditSink {
   }
 }
 
-/** Serializes a record (without seq); one over `maxBytes` has its long strings shortened. */
-export function fitRecord(record: Fields, maxBytes: number): { json: string; record: Fields } {
-  // Room for the `"seq":N,` the batch splices in.
-  const limit = maxBytes - 32;
-  const json = JSON.stringify(record);
-  if (json.length * 3 <= limit || Buffer.byteLength(json) <= limit) return { json, record };
-  for (let cap = Math.floor(limit / 2); cap >= 256; cap = Math.floor(cap / 2)) {
-    const capped = capStrings(record, cap) as Fields;
-    const cappedJson = JSON.stringify(capped);
-    if (Buffer.byteLength(cappedJson) <= limit) return { json: cappedJson, record: capped };
+/** Drops the first `written` bytes from `slices` (after a possibly partial write). */
+function consume(slices: Buffer[], written: number): void {
+  let left = written;
+  while (left > 0 && slices.length > 0) {
+    if (slices[0].length <= left) {
+      left -= slices[0].length;
+      slices.shift();
+    } else {
+      slices[0] = slices[0].subarray(left);
+      left = 0;
+    }
   }
-  // The structure itself is too big (huge arrays of short strings): keep the record's
-  // identity and replace its nested values with a note.
-  const flat: Fields = {};
-  for (const [key, value] of Object.entries(capStrings(record, 256) as Fields)) {
-    flat[key] = typeof value === 'object' && value !== null ? `[truncated: ${key} too large]` : value;
-  }
-  return { json: JSON.stringify(flat), record: flat };
 }
 
-function capStrings(value: unknown, cap: number): unknown {
-  if (typeof value === 'string') return value.length > cap ? `${value.slice(0, cap)}…[truncated ${value.length - cap} chars]` : value;
-  if (Array.isArray(value)) return value.map((v: unknown) => capStrings(v, cap));
-  if (typeof value === 'object' && value !== null) {
-    const out: Fields = {};
-    for (const [k, v] of Object.entries(value)) out[k] = capStrings(v, cap);
-    return out;
-  }
-  return value;
+/** The entry without a `seq` or `ts` of its own (the types forbid them; JavaScript callers may not know). */
+function unstamped(entry: AuditEntry): object {
+  if (!('seq' in entry) && !('ts' in entry)) return entry;
+  const { seq: _seq, ts: _ts, ...fields } = entry as AuditEntry & { seq?: unknown; ts?: unknown };
+  return fields;
 }
 
 async function syncDirectory(dir: string): Promise<void> {
-  // A new file's directory entry must reach the disk too. Some platforms cannot open or
-  // fsync a directory; there the file's own fdatasync is all that can be done.
-  const handle = await open(dir, 'r').catch(() => undefined);
-  if (!handle) return;
+  // Some platforms cannot open or fsync a directory; there the file's own fdatasync is
+  // all that can be done, so those failures are not errors.
+  const fd = await openAsync(dir, 'r').catch(() => undefined);
+  if (fd === undefined) return;
   try {
-    await handle.sync();
-  } catch {
-    // See above: unsupported for directories on this platform.
+    await promisify(fsync)(fd).catch(() => undefined);
   } finally {
-    await handle.close();
+    await closeAsync(fd);
   }
 }
 

@@ -1,0 +1,228 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isEnvSecret, loadEnvFileSecrets, parseEnvFile } from '../../src/core/audit/env-file-secrets';
+import { Redactor } from '../../src/core/audit/redactor';
+
+const PRIVATE_KEY = ['-----BEGIN OPENSSH PRIVATE KEY-----', 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ', 'AAAAC3NzaC1lZDI1NTE5AAAAIHk3', '-----END OPENSSH PRIVATE KEY-----'].join('\n');
+const JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c';
+
+// [kind, text containing the secret, the secret itself]
+const CASES: Array<[string, string, string]> = [
+  ['openai_key', 'export OPENAI_KEY_VALUE sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv', 'sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv'],
+  ['anthropic_key', 'key=(sk-ant-api03-xY7zW1vU3tS5rQ9pO2nM4lK6jI8hG0f)', 'sk-ant-api03-xY7zW1vU3tS5rQ9pO2nM4lK6jI8hG0f'],
+  ['bearer', 'curl -H "Authorization: Bearer abc.DEF-123_ghi~jkl" https://example.invalid', 'abc.DEF-123_ghi~jkl'],
+  ['github_token', 'git clone https://ghp_1234567890abcdefghijABCDEFGHIJ123456@github.com/x', 'ghp_1234567890abcdefghijABCDEFGHIJ123456'],
+  ['github_token', 'oauth gho_ZYXWVUTSRQPONMLKJIHGFEDCBA9876543210 done', 'gho_ZYXWVUTSRQPONMLKJIHGFEDCBA9876543210'],
+  ['github_token', 'GH=github_pat_11ABCDEFG0aBcDeFgHiJkL_mnopqrstuvwxyz0123456789', 'github_pat_11ABCDEFG0aBcDeFgHiJkL_mnopqrstuvwxyz0123456789'],
+  ['aws_access_key_id', 'aws_access_key_id AKIAIOSFODNN7EXAMPLE', 'AKIAIOSFODNN7EXAMPLE'],
+  ['slack_token', 'token xoxb-123456789012-abcdefABCDEF in config', 'xoxb-123456789012-abcdefABCDEF'],
+  ['private_key', `key:\n${PRIVATE_KEY}\nrest`, 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ'],
+  ['jwt', `cookie session=${JWT};`, JWT],
+  ['assignment', 'mysql --password=hunter2xyz --user=root', 'hunter2xyz'],
+  ['assignment', 'DB_PASSWORD="s3cr3t-pass" npm start', 's3cr3t-pass'],
+  ['assignment', 'api_key: qwertyuiop1234', 'qwertyuiop1234'],
+  ['assignment', '{"client_secret": "cs_live_998877"}', 'cs_live_998877'],
+  ['url_credentials', 'DATABASE_URL=postgres://app:Pa55w0rd!@db.internal:5432/app', 'Pa55w0rd!'],
+];
+
+describe('Redactor.redactText', () => {
+  const redactor = new Redactor();
+
+  it.each(CASES)('redacts %s', (kind, text, secret) => {
+    const out = redactor.redactText(text);
+    expect(out).not.toContain(secret);
+    expect(out).toContain(`[REDACTED:${kind}]`);
+  });
+
+  it('keeps the context around a redacted secret', () => {
+    expect(redactor.redactText('Authorization: Bearer abcdefgh12345678 end')).toBe('Authorization: Bearer [REDACTED:bearer] end');
+    expect(redactor.redactText('x password=hunter2xyz y')).toBe('x password=[REDACTED:assignment] y');
+    expect(redactor.redactText(`a\n${PRIVATE_KEY}\nb`)).toBe('a\n[REDACTED:private_key]\nb');
+  });
+
+  it('redacts a private key block whose end was cut off', () => {
+    expect(redactor.redactText('-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA')).toBe('[REDACTED:private_key]');
+  });
+
+  it('leaves ordinary text alone and returns the same string', () => {
+    const texts = [
+      'npm run build && npm test',
+      'task-management-component-library-v2',
+      'max_tokens: 4096, prompt_tokens: 12',
+      'the author: Jane; oauth: enabled',
+      'Basic setup instructions for bearers',
+      'see https://example.invalid/path?q=1',
+      'akiaiosfodnn7example',
+    ];
+    for (const text of texts) expect(redactor.redactText(text)).toBe(text);
+  });
+
+  it('is idempotent', () => {
+    for (const [, text] of CASES) {
+      const once = redactor.redactText(text);
+      expect(redactor.redactText(once)).toBe(once);
+    }
+  });
+
+  it('redacts exact secret values registered at runtime, but not short ones', () => {
+    const r = new Redactor();
+    r.addSecretValue('local-model-key-42');
+    r.addSecretValue('short');
+    expect(r.secretValueCount).toBe(1);
+    expect(r.redactText('using local-model-key-42 and short')).toBe('using [REDACTED:secret_value] and short');
+    // Registering after the first use rebuilds the lookup.
+    r.addSecretValue('second.secret$(value)');
+    expect(r.redactText('x second.secret$(value) y')).toBe('x [REDACTED:secret_value] y');
+  });
+
+  it('replaces the longer of two overlapping secret values whole', () => {
+    const r = new Redactor({ secretValues: ['abcdefgh', 'abcdefgh-ijklmnop'] });
+    expect(r.redactText('v=abcdefgh-ijklmnop')).toBe('v=[REDACTED:secret_value]');
+  });
+
+  it('applies configured patterns, with and without a kind, and plain replacement text', () => {
+    const r = new Redactor({ patterns: [/ACME-\d{6}/, 'internal-[a-f0-9]{8}', { kind: 'ticket', pattern: /(?<pre>TICKET#)(?<secret>\d+)/i }] });
+    expect(r.redactText('ACME-123456 internal-deadbeef ticket#42')).toBe('[REDACTED:custom] [REDACTED:custom] ticket#[REDACTED:ticket]');
+    const plain = new Redactor({ plainReplacement: true, patterns: [/(\w)\1{9}/] });
+    expect(plain.redactText('sk-abcdefghijklmnopqrstuvwx and zzzzzzzzzz')).toBe('[REDACTED] and [REDACTED]');
+  });
+});
+
+describe('Redactor.redact', () => {
+  const redactor = new Redactor({ secretValues: ['runtime-secret-value'] });
+
+  it('redacts strings at any depth and returns a copy', () => {
+    const input = {
+      tool_input: { command: 'curl -H "Authorization: Bearer tok_1234567890abcdef"', args: ['--key', 'sk-abcdefghijklmnopqrstuvwxyz012'] },
+      nested: [{ deeper: [{ text: 'echo runtime-secret-value' }] }],
+      count: 3,
+      ok: true,
+      none: null,
+    };
+    const snapshot = structuredClone(input);
+    const out = redactor.redact(input);
+    expect(input).toEqual(snapshot);
+    expect(out).toEqual({
+      tool_input: { command: 'curl -H "Authorization: Bearer [REDACTED:bearer]"', args: ['--key', '[REDACTED:openai_key]'] },
+      nested: [{ deeper: [{ text: 'echo [REDACTED:secret_value]' }] }],
+      count: 3,
+      ok: true,
+      none: null,
+    });
+  });
+
+  it('replaces string values under secret-named keys, whatever they contain', () => {
+    const out = redactor.redact({
+      password: 'x',
+      headers: { Authorization: 'Basic dXNlcjpwYXNz', 'x-api-key': 'k1', Cookie: 'a=b' },
+      apiKey: 'abc',
+      accessToken: 'def',
+      AWS_SECRET_ACCESS_KEY: 'ghi',
+      credentials: { user: 'me', pin: 1234 },
+      max_tokens: 'unlimited',
+      prompt_tokens: 12,
+      token_count: 7,
+      author: 'Ann',
+    });
+    expect(out).toEqual({
+      password: '[REDACTED:key]',
+      headers: { Authorization: '[REDACTED:key]', 'x-api-key': '[REDACTED:key]', Cookie: '[REDACTED:key]' },
+      apiKey: '[REDACTED:key]',
+      accessToken: '[REDACTED:key]',
+      AWS_SECRET_ACCESS_KEY: '[REDACTED:key]',
+      credentials: { user: '[REDACTED:key]', pin: 1234 },
+      max_tokens: 'unlimited',
+      prompt_tokens: 12,
+      token_count: 7,
+      author: 'Ann',
+    });
+  });
+
+  it('redacts secrets used as object keys', () => {
+    expect(redactor.redact({ 'runtime-secret-value': 1 })).toEqual({ '[REDACTED:secret_value]': 1 });
+  });
+
+  it('always returns something JSON can serialize', () => {
+    const cyclic: Record<string, unknown> = { name: 'loop' };
+    cyclic.self = cyclic;
+    const shared = { v: 1 };
+    const out = redactor.redact({ cyclic, big: 10n, when: new Date(0), fn: () => 1, list: [undefined, () => 2, shared, shared], nan: NaN });
+    expect(out).toEqual({
+      cyclic: { name: 'loop', self: '[Circular]' },
+      big: '10',
+      when: '1970-01-01T00:00:00.000Z',
+      list: [null, null, { v: 1 }, { v: 1 }],
+      nan: null,
+    });
+    let deep: Record<string, unknown> = {};
+    const root = deep;
+    for (let i = 0; i < 200; i++) deep = (deep.next = {}) as Record<string, unknown>;
+    expect(() => JSON.stringify(redactor.redact(root))).not.toThrow();
+    expect(JSON.stringify(redactor.redact(root))).toContain('[MaxDepth]');
+  });
+});
+
+describe('.env secrets', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'env-secrets-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('parses the dotenv grammar', () => {
+    const text = [
+      '# comment',
+      'PLAIN=value-one # trailing comment',
+      'export EXPORTED=value-two',
+      "SINGLE='single # not a comment'",
+      'DOUBLE="line1\\nline2"',
+      'MULTI="first',
+      'second"',
+      'SPACED = spaced-value ',
+      'EMPTY=',
+      '',
+    ].join('\r\n');
+    expect(parseEnvFile(text)).toEqual([
+      { key: 'PLAIN', value: 'value-one' },
+      { key: 'EXPORTED', value: 'value-two' },
+      { key: 'SINGLE', value: 'single # not a comment' },
+      { key: 'DOUBLE', value: 'line1\nline2' },
+      { key: 'MULTI', value: 'first\nsecond' },
+      { key: 'SPACED', value: 'spaced-value' },
+      { key: 'EMPTY', value: '' },
+    ]);
+  });
+
+  it('treats short values and plain configuration as non-secret', () => {
+    expect(isEnvSecret({ key: 'DB_PASSWORD', value: 'longenough' })).toBe(true);
+    expect(isEnvSecret({ key: 'DB_PASSWORD', value: 'short' })).toBe(false);
+    expect(isEnvSecret({ key: 'SOME_VALUE', value: 'Xk29!abQ' })).toBe(true);
+    expect(isEnvSecret({ key: 'DATABASE_URL', value: 'postgres://u:p4ss@host/db' })).toBe(true);
+    for (const value of ['development', 'localhost', '12345678', 'true', 'http://localhost:3000', '/usr/local/bin', './build/output']) {
+      expect(isEnvSecret({ key: 'SETTING', value })).toBe(false);
+    }
+  });
+
+  it('registers values from .env, .env.local and .env.* in the workspace root, not templates or subfolders', async () => {
+    writeFileSync(join(dir, '.env'), 'OPENAI_API_KEY=env-file-api-key-1\nNODE_ENV=development\nSHORT=abc\n');
+    writeFileSync(join(dir, '.env.local'), 'LOCAL_TOKEN="local-token-value-2"\n');
+    writeFileSync(join(dir, '.env.production'), 'export STRIPE_KEY=rk_prod_value_3\n');
+    writeFileSync(join(dir, '.env.example'), 'OPENAI_API_KEY=placeholder-not-secret\n');
+    mkdirSync(join(dir, 'sub'));
+    writeFileSync(join(dir, 'sub', '.env'), 'NESTED=nested-value-4\n');
+    const r = new Redactor();
+    const result = await loadEnvFileSecrets(dir, r);
+    expect(result.files.map((f) => f.slice(dir.length + 1))).toEqual(['.env', '.env.local', '.env.production']);
+    expect(result.registered).toBe(3);
+    const text = 'a env-file-api-key-1 b local-token-value-2 c rk_prod_value_3 d development placeholder-not-secret nested-value-4';
+    expect(r.redactText(text)).toBe('a [REDACTED:secret_value] b [REDACTED:secret_value] c [REDACTED:secret_value] d development placeholder-not-secret nested-value-4');
+  });
+
+  it('finds nothing in a folder without .env files or one that does not exist', async () => {
+    const r = new Redactor();
+    expect(await loadEnvFileSecrets(dir, r)).toEqual({ files: [], registered: 0 });
+    expect(await loadEnvFileSecrets(join(dir, 'missing'), r)).toEqual({ files: [], registered: 0 });
+  });
+});
