@@ -12,9 +12,12 @@ const common = {
   metafile: true,
 };
 
+// jsonc-parser's "main" is a UMD build whose internal requires esbuild cannot follow; its ESM build bundles.
+const node = { platform: 'node', format: 'cjs', target: 'node20', mainFields: ['module', 'main'] };
+
 const builds = [
-  { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
-  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20' },
+  { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', ...node, external: ['vscode'] },
+  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', ...node },
   { entryPoints: ['webview-ui/chat/main.ts'], outfile: 'dist/webview/chat.js', platform: 'browser', format: 'iife', target: 'es2022' },
   { entryPoints: ['webview-ui/manager/main.ts'], outfile: 'dist/webview/manager.js', platform: 'browser', format: 'iife', target: 'es2022' },
 ].filter((b) => existsSync(b.entryPoints[0]));
