@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { usageError } from './cli-error';
+
+/** Where the model is and how to reach it, from flags first, then the environment. */
+export interface ModelEndpoint {
+  baseURL: string;
+  model: string;
+  /** Undefined for a server on this machine that needs none. */
+  apiKey?: string;
+}
+
+const EXAMPLES = 'OpenAI: https://api.openai.com/v1, Ollama: http://127.0.0.1:11434/v1, LM Studio: http://127.0.0.1:1234/v1';
+
+export function resolveModelEndpoint(flags: { baseUrl?: string; model?: string }, env: NodeJS.ProcessEnv): ModelEndpoint {
+  const baseURL = flags.baseUrl ?? nonEmpty(env.HOOKPILOT_BASE_URL);
+  if (!baseURL) throw usageError(`no model server: pass --base-url URL or set HOOKPILOT_BASE_URL (${EXAMPLES})`);
+  let url: URL;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    throw usageError(`the base URL "${baseURL}" is not a URL (${EXAMPLES})`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`the base URL "${baseURL}" must start with http:// or https://`);
+  const model = flags.model ?? nonEmpty(env.HOOKPILOT_MODEL);
+  if (!model) throw usageError('no model name: pass --model NAME or set HOOKPILOT_MODEL (e.g. gpt-4.1, or qwen2.5-coder:7b on Ollama)');
+  const apiKey = nonEmpty(env.HOOKPILOT_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY);
+  if (!apiKey && !isLoopback(url)) throw usageError(`${baseURL} is not on this machine and needs an API key: set HOOKPILOT_API_KEY (or OPENAI_API_KEY)`);
+  return { baseURL, model, apiKey };
+}
+
+export function isLoopback(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** HOOKPILOT_HOME, else ~/.hookpilot: everything the CLI keeps between runs. */
+export function storageRoot(env: NodeJS.ProcessEnv): string {
+  return nonEmpty(env.HOOKPILOT_HOME) ?? path.join(homedir(), '.hookpilot');
+}
+
+/** One folder per project (audit/, transcripts/, spill/, summaries/), named by a hash of its path. */
+export function projectStorageDir(root: string, projectDir: string): string {
+  let real = projectDir;
+  try {
+    real = realpathSync(projectDir);
+  } catch {
+    // A folder that does not exist yet still gets a stable name from its path.
+  }
+  const hash = createHash('sha256').update(real).digest('hex').slice(0, 16);
+  const label = path.basename(real).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';
+  return path.join(root, 'projects', `${label}-${hash}`);
+}
+
+/** HOOKPILOT_USER_SETTINGS, else VS Code's user settings.json for this platform. */
+export function userSettingsFile(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string {
+  const explicit = nonEmpty(env.HOOKPILOT_USER_SETTINGS);
+  if (explicit) return explicit;
+  if (platform === 'win32') return path.join(env.APPDATA ?? path.join(homedir(), 'AppData', 'Roaming'), 'Code', 'User', 'settings.json');
+  if (platform === 'darwin') return path.join(homedir(), 'Library', 'Application Support', 'Code', 'User', 'settings.json');
+  return path.join(env.XDG_CONFIG_HOME ?? path.join(homedir(), '.config'), 'Code', 'User', 'settings.json');
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value && value.trim() !== '' ? value.trim() : undefined;
+}

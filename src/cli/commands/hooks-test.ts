@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import type { DispatchResult } from '../../core/hooks/dispatch-result';
+import type { HookRunEvent } from '../../core/hooks/dispatcher';
+import { EVENT_INFO, HOOK_EVENTS, resolveEventName } from '../../core/hooks/events';
+import type { HookPayload } from '../../core/hooks/types';
+import { samplePayload } from '../../shared/sample-payload';
+import { projectDirOf, stderrLogger, type CliContext } from '../cli-context';
+import { EXIT, usageError } from '../cli-error';
+import { createEngine } from '../composition';
+import { formatSource, SettingsPositions } from '../config-positions';
+import { readJsonObject } from '../read-input';
+import { collect } from './hooks';
+import { describeMergedResult, describeRun, runToJson } from './hooks-test-report';
+
+const testOptionsSchema = z.object({
+  tool: z.string().optional(),
+  input: z.string().optional(),
+  cwd: z.string().optional(),
+  hooks: z.array(z.string()).default([]),
+  json: z.boolean().default(false),
+});
+
+export function registerHooksTestCommand(hooks: Command, ctx: CliContext): void {
+  hooks
+    .command('test')
+    .description('run every hook that matches EVENT on a sample payload, without a model, and show what each decided')
+    .argument('<event>', 'event name or alias, e.g. PreToolUse, before_tool, UserPromptSubmit')
+    .option('--tool <name>', 'tool_name for tool events (default Bash)')
+    .option('--input <json>', 'tool_input for tool events, other payload fields otherwise: JSON, or @file')
+    .option('--cwd <dir>', 'the workspace (default: the current directory)')
+    .option('--hooks <file>', 'an extra hooks.json-format file (repeatable)', collect)
+    .option('--json', 'print JSON')
+    .action(async (eventName: string, raw: unknown) => {
+      const options = testOptionsSchema.parse(raw);
+      const event = resolveEventName(eventName);
+      if (!event) throw usageError(`unknown event "${eventName}"; events: ${HOOK_EVENTS.join(', ')}`);
+      const toolEvent = EVENT_INFO[event].toolEvent;
+      if (options.tool && !toolEvent) throw usageError(`--tool applies to tool events only, not to ${event}`);
+      const projectDir = projectDirOf(ctx, options.cwd);
+      const input = options.input === undefined ? undefined : await readJsonObject(options.input, '--input');
+
+      const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, log: stderrLogger(ctx) });
+      const sessionId = `test-${randomUUID()}`;
+      const payload: HookPayload = samplePayload(event, options.tool ?? 'Bash', {
+        sessionId,
+        cwd: projectDir,
+        transcriptPath: path.join(engine.options.storageDir, 'transcripts', `${sessionId}.jsonl`),
+      });
+      if (input && toolEvent) payload.tool_input = input;
+      else if (input) Object.assign(payload, input, { hook_event_name: event, session_id: sessionId });
+
+      const runs: HookRunEvent[] = [];
+      const listening = engine.dispatcher.onDidRunHook((run) => {
+        if (run.sessionId === sessionId) runs.push(run);
+      });
+      const controller = new AbortController();
+      const stopListening = ctx.onInterrupt(() => controller.abort());
+      let result: DispatchResult;
+      try {
+        result = await engine.dispatcher.dispatch(payload, { signal: controller.signal });
+        // Async hooks report after the dispatch returns.
+        await engine.dispatcher.drain(5_000);
+      } finally {
+        listening.dispose();
+        stopListening();
+        await engine.dispose();
+      }
+
+      const positions = new SettingsPositions();
+      const where = (run: HookRunEvent) => formatSource(run.hook.source, positions, ctx.cwd);
+      if (options.json) {
+        ctx.stdout.write(`${JSON.stringify({ event, session_id: sessionId, payload, hooks: runs.map((run) => runToJson(run, where(run))), result: mergedToJson(result) }, null, 2)}\n`);
+      } else {
+        const configured = runs.filter((run) => run.hook.source.kind !== 'builtin');
+        const subject = toolEvent ? ` ${String(payload.tool_name)} ${JSON.stringify(payload.tool_input)}` : '';
+        ctx.stdout.write(`${event}${subject}\n`);
+        if (configured.length === 0) ctx.stdout.write('No configured hook matched.\n');
+        for (const run of configured) ctx.stdout.write(describeRun(run, where(run)));
+        const builtins = runs.length - configured.length;
+        if (builtins > 0) ctx.stdout.write(`(${builtins} built-in hook(s) ran too; --json lists them)\n`);
+        ctx.stdout.write(describeMergedResult(result));
+      }
+      ctx.exitCode = EXIT.ok;
+    });
+}
+
+function mergedToJson(result: DispatchResult): Record<string, unknown> {
+  return {
+    decision: result.decision ?? (result.blocked ? 'block' : result.permission?.behavior ?? 'none'),
+    blocked: result.blocked,
+    block_reason: result.blockReason ?? null,
+    contexts: result.contexts.map((c) => ({ hook_name: c.hookName, content: c.content })),
+    system_messages: result.systemMessages,
+    warnings: result.warnings,
+    updated_input: result.updatedInput ?? null,
+    permission: result.permission ?? null,
+    stop: result.stop ?? null,
+  };
+}

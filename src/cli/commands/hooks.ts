@@ -1,0 +1,14 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../cli-context';
+import { registerHooksListCommand } from './hooks-list';
+import { registerHooksTestCommand } from './hooks-test';
+import { registerHooksValidateCommand } from './hooks-validate';
+
+export function registerHooksCommands(program: Command, ctx: CliContext): void {
+  const hooks = program.command('hooks').description('list, validate and test-fire the configured hooks');
+  registerHooksListCommand(hooks, ctx);
+  registerHooksValidateCommand(hooks, ctx);
+  registerHooksTestCommand(hooks, ctx);
+}
+
+export const collect = (value: string, previous: string[] = []) => [...previous, value];

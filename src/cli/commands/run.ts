@@ -1,0 +1,144 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { z } from 'zod';
+import type { AgentEvent } from '../../core/agent/agent-events';
+import { denyingApprover, permissionModeSchema } from '../../core/agent/permissions/permission-settings';
+import type { TurnOutcome } from '../../core/agent/turn-loop';
+import { auditFilePath } from '../../core/audit/audit-writer';
+import { EXIT } from '../cli-error';
+import { projectDirOf, stderrLogger, type CliContext } from '../cli-context';
+import { resolveModelEndpoint } from '../cli-environment';
+import { createEngine, createSession } from '../composition';
+import { relayHookRuns } from '../hook-run-events';
+import { JsonPrinter } from '../output/json-printer';
+import { OUTPUT_FORMATS, type RunPrinter } from '../output/printer';
+import { buildRunResult, type RunResult } from '../output/run-result';
+import { StreamJsonPrinter } from '../output/stream-json-printer';
+import { TextPrinter } from '../output/text-printer';
+import { readPrompt } from '../read-input';
+import { TerminalApprover } from '../terminal-approver';
+import { plainToolNames, splitToolList } from '../tool-rules';
+import { loadPermissions } from '../workspace-permissions';
+
+const runOptionsSchema = z.object({
+  cwd: z.string().optional(),
+  baseUrl: z.string().optional(),
+  model: z.string().optional(),
+  allowedTools: z.array(z.string()).default([]),
+  disallowedTools: z.array(z.string()).default([]),
+  permissionMode: permissionModeSchema.optional(),
+  maxSteps: z.number().int().positive().optional(),
+  maxRetries: z.number().int().nonnegative().optional(),
+  outputFormat: z.enum(OUTPUT_FORMATS).default('text'),
+  hooks: z.array(z.string()).default([]),
+});
+type RunOptions = z.infer<typeof runOptionsSchema>;
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function integer(min: number) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`expected a whole number of at least ${min}`);
+    return n;
+  };
+}
+
+export function registerRunCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('run')
+    .description('run the agent on one prompt, headless (hooks from .vscode/hooks.json, .vscode/settings.json, user settings and --hooks)')
+    .argument('[prompt]', 'what to do; read from stdin when omitted and stdin is piped')
+    .option('--cwd <dir>', 'the workspace to work in (default: the current directory)')
+    .option('--base-url <url>', 'OpenAI-compatible endpoint (default: $HOOKPILOT_BASE_URL)')
+    .option('--model <name>', 'model name (default: $HOOKPILOT_MODEL)')
+    .option('--allowed-tools <rules>', 'tools or rules to allow without asking, e.g. "Read,Bash(git *)" (repeatable)', collect)
+    .option('--disallowed-tools <rules>', 'tools or rules to deny; plain tool names are not offered to the model (repeatable)', collect)
+    .addOption(new Option('--permission-mode <mode>', 'permission mode (default: hookpilot.permissions.mode, else default)').choices(permissionModeSchema.options))
+    .option('--max-steps <n>', 'stop after this many model steps (default 50)', integer(1))
+    .option('--max-retries <n>', 'retries of a failed model request (default 3)', integer(0))
+    .addOption(new Option('--output-format <format>', 'text, json (one object at the end) or stream-json (one event per line)').choices(OUTPUT_FORMATS).default('text'))
+    .option('--hooks <file>', 'an extra hooks.json-format file (repeatable)', collect)
+    .action(async (prompt: string | undefined, raw: unknown) => {
+      ctx.exitCode = await run(prompt, runOptionsSchema.parse(raw), ctx);
+    });
+}
+
+async function run(promptArg: string | undefined, options: RunOptions, ctx: CliContext): Promise<number> {
+  const projectDir = projectDirOf(ctx, options.cwd);
+  const allowedTools = options.allowedTools.flatMap((list) => splitToolList(list, '--allowed-tools'));
+  const disallowedTools = options.disallowedTools.flatMap((list) => splitToolList(list, '--disallowed-tools'));
+  const endpoint = resolveModelEndpoint(options, ctx.env);
+  const permissions = loadPermissions(projectDir, { mode: options.permissionMode, allowedTools, disallowedTools });
+  const prompt = await readPrompt(promptArg, ctx.stdin);
+
+  const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, secretValues: endpoint.apiKey ? [endpoint.apiKey] : [], log: stderrLogger(ctx) });
+  const session = createSession(engine, {
+    endpoint,
+    permissions,
+    // Someone can answer only when stdin is a terminal; otherwise every ask is a deny.
+    approver: ctx.stdin.isTTY ? new TerminalApprover(ctx.stdin, ctx.stderr) : denyingApprover,
+    disallowedTools: plainToolNames(disallowedTools),
+    maxSteps: options.maxSteps,
+    maxRetries: options.maxRetries,
+    env: ctx.env,
+    onPersistError: (message) => ctx.stderr.write(`hookpilot: warning: ${message}\n`),
+  });
+  const printer = createPrinter(options.outputFormat, ctx, { sessionId: session.id, cwd: projectDir, permissionMode: permissions.mode });
+  let blockedBy: string | undefined;
+  const forward = (event: AgentEvent) => {
+    if (event.type === 'prompt_blocked') blockedBy = event.hookName;
+    printer.event(event);
+  };
+  const listening = [session.onEvent(forward), relayHookRuns(engine.dispatcher, session.id, forward)];
+
+  const controller = new AbortController();
+  let interrupted: 'SIGINT' | 'SIGTERM' | undefined;
+  const stopListening = ctx.onInterrupt((signal) => {
+    interrupted = signal;
+    controller.abort();
+  });
+  const started = performance.now();
+  let outcome: TurnOutcome;
+  try {
+    await session.start('startup', controller.signal);
+    outcome = controller.signal.aborted ? cancelledOutcome() : await session.prompt(prompt, controller.signal);
+    // SessionEnd runs whatever happened; observers get a bounded wait before the process exits.
+    await session.end(interrupted ? 'cancelled' : outcome.reason === 'error' ? 'error' : 'completed');
+  } finally {
+    for (const l of listening) l.dispose();
+    await engine.dispose();
+    stopListening();
+  }
+  const result = buildRunResult(outcome, { sessionId: session.id, auditLog: auditFilePath(engine.audit.dir, session.id), durationMs: performance.now() - started });
+  printer.result(result);
+  if (result.is_error) ctx.stderr.write(`hookpilot: ${describeFailure(result, blockedBy, interrupted)}\n`);
+  if (interrupted) return interrupted === 'SIGINT' ? EXIT.interrupted : 128 + 15;
+  return result.is_error ? EXIT.failed : EXIT.ok;
+}
+
+function createPrinter(format: RunOptions['outputFormat'], ctx: CliContext, stream: { sessionId: string; cwd: string; permissionMode: string }): RunPrinter {
+  switch (format) {
+    case 'json':
+      return new JsonPrinter(ctx.stdout, ctx.stderr);
+    case 'stream-json':
+      return new StreamJsonPrinter(ctx.stdout, stream);
+    case 'text':
+      return new TextPrinter(ctx.stdout, ctx.stderr);
+  }
+}
+
+function cancelledOutcome(): TurnOutcome {
+  return { reason: 'cancelled', result: '', toolCalls: [], steps: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } };
+}
+
+function describeFailure(result: RunResult, blockedBy: string | undefined, interrupted: string | undefined): string {
+  if (interrupted) return `interrupted (${interrupted}): the turn was cancelled and the session ended`;
+  switch (result.stop_reason) {
+    case 'blocked':
+      return `the prompt was blocked${blockedBy ? ` by hook "${blockedBy}"` : ''}: ${result.error ?? ''}`;
+    case 'cancelled':
+      return 'the turn was cancelled';
+    default:
+      return result.error ?? `the run ended with ${result.stop_reason}`;
+  }
+}

@@ -1,0 +1,84 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { AuditLog, type AuditSessionInfo } from '../../core/audit/audit-log';
+import { auditFilePath } from '../../core/audit/audit-writer';
+import type { AuditRecord } from '../../core/audit/records';
+import { projectDirOf, type CliContext } from '../cli-context';
+import { CliError, EXIT } from '../cli-error';
+import { projectStorageDir, storageRoot } from '../cli-environment';
+import { formatTable } from '../output/table';
+
+const timelineOptionsSchema = z.object({ cwd: z.string().optional(), json: z.boolean().default(false), list: z.boolean().default(false) });
+
+export function registerTimelineCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('timeline')
+    .description("a session's audit timeline: time, event, hook, decision, duration and reason (default: the most recent session of this project)")
+    .argument('[session]', 'session id, or a unique prefix of one')
+    .option('--cwd <dir>', 'the workspace (default: the current directory)')
+    .option('--list', 'list the recorded sessions instead')
+    .option('--json', 'print JSON')
+    .action(async (sessionArg: string | undefined, raw: unknown) => {
+      const options = timelineOptionsSchema.parse(raw);
+      const projectDir = projectDirOf(ctx, options.cwd);
+      const log = new AuditLog({ dir: path.join(projectStorageDir(storageRoot(ctx.env), projectDir), 'audit') });
+      const sessions = await log.listSessions();
+      if (options.list) {
+        printSessions(sessions, options.json, ctx);
+        ctx.exitCode = EXIT.ok;
+        return;
+      }
+      const sessionId = pickSession(sessions, sessionArg, projectDir);
+      const { records, problems } = await log.read(sessionId);
+      const file = auditFilePath(log.dir, sessionId);
+      if (options.json) {
+        ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, file, records, problems }, null, 2)}\n`);
+      } else {
+        ctx.stdout.write(`Session ${sessionId} (${file})\n`);
+        ctx.stdout.write(formatTable(['TIME', 'EVENT', 'HOOK', 'DECISION', 'MS', 'REASON'], records.flatMap(toRow)));
+      }
+      // A crash mid-write leaves a torn last line: the reader skipped it, the person should know.
+      for (const problem of problems) ctx.stderr.write(`hookpilot: warning: ${file}:${problem.line}: ${problem.error}\n`);
+      ctx.exitCode = EXIT.ok;
+    });
+}
+
+/** The named session (or unique prefix); by default the newest real run, not a `hooks test` one. */
+function pickSession(sessions: readonly AuditSessionInfo[], wanted: string | undefined, projectDir: string): string {
+  if (sessions.length === 0) throw new CliError(`no sessions recorded for ${projectDir} yet: run "hookpilot run" there first`);
+  if (wanted === undefined) return (sessions.find((s) => !s.sessionId.startsWith('test-')) ?? sessions[0]).sessionId;
+  const exact = sessions.find((s) => s.sessionId === wanted);
+  if (exact) return exact.sessionId;
+  const matches = sessions.filter((s) => s.sessionId.startsWith(wanted));
+  if (matches.length === 1) return matches[0].sessionId;
+  if (matches.length > 1) throw new CliError(`"${wanted}" matches ${matches.length} sessions; give more of the id (hookpilot timeline --list)`);
+  throw new CliError(`no session "${wanted}" for ${projectDir} (hookpilot timeline --list shows them)`);
+}
+
+function printSessions(sessions: readonly AuditSessionInfo[], json: boolean, ctx: CliContext): void {
+  if (json) {
+    ctx.stdout.write(`${JSON.stringify(sessions.map((s) => ({ session_id: s.sessionId, file: s.file, size_bytes: s.sizeBytes, modified: s.modified.toISOString() })), null, 2)}\n`);
+    return;
+  }
+  ctx.stdout.write(formatTable(['SESSION', 'MODIFIED', 'SIZE'], sessions.map((s) => [s.sessionId, s.modified.toISOString(), `${s.sizeBytes} B`])));
+}
+
+function toRow(record: AuditRecord): string[][] {
+  const time = record.ts.length >= 23 ? record.ts.slice(11, 23) : record.ts;
+  switch (record.type) {
+    case 'event':
+      return [[time, record.event, '', '', '', '']];
+    case 'hook_run': {
+      const decision = record.status === 'success' ? record.decision : `${record.decision} (${record.status})`;
+      return [[time, record.event, record.hook_name, decision, record.duration_ms.toFixed(1), record.reason ?? record.error ?? '']];
+    }
+    case 'permission':
+      return [[time, `permission ${record.tool_name}`, record.source, record.decision, '', record.reason ?? '']];
+    case 'note':
+      return [[time, 'note', '', record.level, '', record.message]];
+    case 'dispatch':
+      // The hook_run rows already say what each hook decided.
+      return [];
+  }
+}

@@ -1,0 +1,73 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { AgentSession } from '../core/agent/agent-session';
+import { OpenAIChatModel } from '../core/agent/llm/openai-chat-model';
+import type { Approver, PermissionSettings } from '../core/agent/permissions/permission-settings';
+import { HookEngine, type EngineLogger } from '../core/engine/hook-engine';
+import { loadWorkspaceConfigs } from '../core/hooks/config/workspace-config-files';
+import { usageError } from './cli-error';
+import { projectStorageDir, storageRoot, userSettingsFile, type ModelEndpoint } from './cli-environment';
+import { persistAllowRule } from './persist-allow-rule';
+
+export interface EngineSetup {
+  projectDir: string;
+  env: NodeJS.ProcessEnv;
+  /** `--hooks FILE`: extra hooks.json-format files, loaded after the workspace's. */
+  extraHooksFiles?: readonly string[];
+  /** Values never written to the audit log (the API key). */
+  secretValues?: readonly string[];
+  log: EngineLogger;
+}
+
+/**
+ * The CLI's one composition root. The CLI is a trusted context, like `claude -p`: the
+ * workspace's hooks run. Hooks come from the user's settings, the workspace's
+ * .vscode/settings.json and .vscode/hooks.json, then `--hooks` files.
+ */
+export async function createEngine(setup: EngineSetup): Promise<HookEngine> {
+  const extraFiles = (setup.extraHooksFiles ?? []).map((file) => path.resolve(file));
+  for (const file of extraFiles) if (!existsSync(file)) throw usageError(`--hooks: no such file ${file}`);
+  const engine = new HookEngine({
+    projectDir: setup.projectDir,
+    storageDir: projectStorageDir(storageRoot(setup.env), setup.projectDir),
+    trusted: true,
+    env: setup.env,
+    log: setup.log,
+    secretValues: setup.secretValues,
+  });
+  await engine.reload(loadWorkspaceConfigs(setup.projectDir, { userSettingsFile: userSettingsFile(setup.env), extraFiles }));
+  return engine;
+}
+
+export interface SessionSetup {
+  endpoint: ModelEndpoint;
+  permissions: PermissionSettings;
+  approver: Approver;
+  /** Tool names the model is not offered at all. */
+  disallowedTools: readonly string[];
+  maxSteps?: number;
+  maxRetries?: number;
+  env: NodeJS.ProcessEnv;
+  /** "Always allow" could not be saved: the run goes on, the person is told. */
+  onPersistError: (message: string) => void;
+}
+
+export function createSession(engine: HookEngine, setup: SessionSetup): AgentSession {
+  const projectDir = engine.options.projectDir;
+  return new AgentSession({
+    workspaceRoot: projectDir,
+    model: new OpenAIChatModel({ baseURL: setup.endpoint.baseURL, apiKey: setup.endpoint.apiKey, maxRetries: setup.maxRetries }),
+    modelName: setup.endpoint.model,
+    dispatcher: engine.dispatcher,
+    approver: setup.approver,
+    permissions: () => setup.permissions,
+    protectedPaths: () => engine.protectedPaths(),
+    transcriptDir: path.join(engine.options.storageDir, 'transcripts'),
+    env: setup.env,
+    disallowedTools: setup.disallowedTools,
+    maxSteps: setup.maxSteps,
+    cancellation: engine.builtins.cancellation,
+    persistAllowRule: (rule) =>
+      persistAllowRule(projectDir, rule).catch((error: unknown) => setup.onPersistError(`could not save "${rule}" to .vscode/settings.json: ${error instanceof Error ? error.message : String(error)}`)),
+  });
+}

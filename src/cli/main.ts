@@ -1,0 +1,45 @@
+import type { CliContext } from './cli-context';
+import { EXIT } from './cli-error';
+import { runCli } from './program';
+
+// A reader that went away (`hookpilot ... | head`) is not an error worth a stack trace.
+process.stdout.on('error', () => undefined);
+process.stderr.on('error', () => undefined);
+
+const ctx: CliContext = {
+  stdin: process.stdin,
+  stdout: { write: (text) => process.stdout.write(text) },
+  stderr: { write: (text) => process.stderr.write(text) },
+  env: process.env,
+  cwd: process.cwd(),
+  exitCode: EXIT.ok,
+  onInterrupt(listener) {
+    let received = 0;
+    const handle = (signal: 'SIGINT' | 'SIGTERM') => {
+      // The first Ctrl-C cancels the turn and lets SessionEnd run; a second one quits at once.
+      if (++received > 1) process.exit(signal === 'SIGINT' ? EXIT.interrupted : 143);
+      listener(signal);
+    };
+    const onInt = () => handle('SIGINT');
+    const onTerm = () => handle('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+    return () => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+    };
+  },
+};
+
+runCli(process.argv, ctx).then(
+  (code) => exitAfterFlush(code),
+  (error: unknown) => {
+    process.stderr.write(`hookpilot: ${error instanceof Error ? error.message : String(error)}\n`);
+    exitAfterFlush(EXIT.failed);
+  },
+);
+
+/** Exits once what was written has left the process (pipes can be asynchronous). */
+function exitAfterFlush(code: number): void {
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}

@@ -1,0 +1,18 @@
+import type { Output, RunPrinter } from './printer';
+import type { RunResult } from './run-result';
+
+/** `--output-format json`: nothing while the agent works, one JSON object at the end. */
+export class JsonPrinter implements RunPrinter {
+  constructor(
+    private readonly out: Output,
+    private readonly err: Output,
+  ) {}
+
+  event(event: Parameters<RunPrinter['event']>[0]): void {
+    if (event.type === 'notice' && event.level !== 'info') this.err.write(`hookpilot: ${event.level}: ${event.message}\n`);
+  }
+
+  result(result: RunResult): void {
+    this.out.write(`${JSON.stringify(result, null, 2)}\n`);
+  }
+}

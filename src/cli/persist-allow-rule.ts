@@ -1,0 +1,35 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { applyEdits, modify, parse as parseJsonc, type FormattingOptions } from 'jsonc-parser';
+import { WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
+import { PERMISSIONS_KEY } from './workspace-permissions';
+
+const FORMAT: FormattingOptions = { insertSpaces: true, tabSize: 2, eol: '\n' };
+
+/**
+ * "Always allow": adds the rule to `hookpilot.permissions.allow` in the workspace's
+ * .vscode/settings.json. Edits in place, so comments and formatting survive.
+ */
+export async function persistAllowRule(projectDir: string, rule: string): Promise<void> {
+  const file = path.join(projectDir, WORKSPACE_SETTINGS);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await mkdir(path.dirname(file), { recursive: true });
+    text = '{}\n';
+  }
+  const settings: unknown = parseJsonc(text, [], { allowTrailingComma: true });
+  const permissions = isObject(settings) ? settings[PERMISSIONS_KEY] : undefined;
+  const allow = isObject(permissions) ? permissions.allow : undefined;
+  if (Array.isArray(allow) && allow.includes(rule)) return;
+  const edits = Array.isArray(allow)
+    ? modify(text, [PERMISSIONS_KEY, 'allow', -1], rule, { formattingOptions: FORMAT, isArrayInsertion: true })
+    : modify(text, [PERMISSIONS_KEY, 'allow'], [rule], { formattingOptions: FORMAT });
+  await writeFile(file, applyEdits(text, edits));
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

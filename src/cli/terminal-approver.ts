@@ -1,0 +1,58 @@
+import { createInterface } from 'node:readline';
+import type { ApprovalAnswer, ApprovalChoice, ApprovalRequest, Approver } from '../core/agent/permissions/permission-settings';
+import type { Output } from './output/printer';
+
+const CHOICES: Record<string, ApprovalChoice> = {
+  y: 'allow-once',
+  yes: 'allow-once',
+  s: 'allow-session',
+  session: 'allow-session',
+  a: 'allow-always',
+  always: 'allow-always',
+  n: 'deny',
+  no: 'deny',
+};
+
+/**
+ * Asks the person at the terminal: the tool, what it will do, why it is asked, and
+ * [y]es once / [s]ession / [a]lways / [n]o. End of input or a cancelled turn means no.
+ * The terminal stays in its normal line mode, so Ctrl-C still interrupts the run.
+ */
+export class TerminalApprover implements Approver {
+  constructor(
+    private readonly input: NodeJS.ReadableStream,
+    private readonly output: Output,
+  ) {}
+
+  request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+    const always = request.system ? '' : ` / [a]lways (adds ${request.suggestedRule} to .vscode/settings.json)`;
+    this.output.write(`\nHookpilot wants to use ${request.toolName}\n  ${request.summary}\n  Why: ${request.reason} (${request.askedBy})\n`);
+    const question = `Allow? [y]es once / [s]ession${always} / [n]o: `;
+    return new Promise<ApprovalAnswer>((resolve) => {
+      const rl = createInterface({ input: this.input, terminal: false });
+      const finish = (answer: ApprovalAnswer) => {
+        signal.removeEventListener('abort', onAbort);
+        rl.removeListener('close', onClose);
+        rl.close();
+        resolve(answer);
+      };
+      const onAbort = () => finish({ choice: 'deny', by: 'cancel', reason: 'the turn was cancelled' });
+      const onClose = () => finish({ choice: 'deny', by: 'user', reason: 'no answer (end of input)' });
+      const ask = () => {
+        this.output.write(question);
+        rl.once('line', (line) => {
+          const choice = CHOICES[line.trim().toLowerCase()];
+          // A system ask (a protected hook file) can be allowed once or for the session, never always.
+          if (!choice || (choice === 'allow-always' && request.system)) {
+            ask();
+            return;
+          }
+          finish(choice === 'deny' ? { choice, by: 'user', reason: 'the user denied this call' } : { choice, by: 'user' });
+        });
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      rl.once('close', onClose);
+      ask();
+    });
+  }
+}
