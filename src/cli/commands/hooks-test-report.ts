@@ -45,7 +45,8 @@ export function runToJson(run: HookRunEvent, where: string): Record<string, unkn
 /** The merged outcome of all hooks, as the agent would act on it. */
 export function describeMergedResult(result: DispatchResult): string {
   const decision = result.decision ?? (result.blocked ? 'block' : result.permission?.behavior ?? 'none');
-  const lines = [`\nResult: ${decision}${result.blocked ? ' (blocked)' : ''}`];
+  const verdict = result.blocked ? `${decision} (blocked)` : decision === 'none' ? 'no decision: nothing blocked, the action goes on' : decision;
+  const lines = [`\nResult: ${verdict}`];
   if (result.blockReason) lines.push(`  reason: ${result.blockReason}`);
   if (result.permission?.message) lines.push(`  permission: ${result.permission.behavior} by ${result.permission.hookName}: ${result.permission.message}`);
   if (result.stop) lines.push(`  stop: hook "${result.stop.hookName}" ends the session${result.stop.reason ? `: ${result.stop.reason}` : ''}`);

@@ -9,7 +9,7 @@ import { CliError, EXIT } from '../cli-error';
 import { projectStorageDir, storageRoot } from '../cli-environment';
 import { formatTable } from '../output/table';
 
-const timelineOptionsSchema = z.object({ cwd: z.string().optional(), json: z.boolean().default(false), list: z.boolean().default(false) });
+const timelineOptionsSchema = z.object({ cwd: z.string().optional(), json: z.boolean().default(false), list: z.boolean().default(false), all: z.boolean().default(false) });
 
 export function registerTimelineCommand(program: Command, ctx: CliContext): void {
   program
@@ -18,6 +18,7 @@ export function registerTimelineCommand(program: Command, ctx: CliContext): void
     .argument('[session]', 'session id, or a unique prefix of one')
     .option('--cwd <dir>', 'the workspace (default: the current directory)')
     .option('--list', 'list the recorded sessions instead')
+    .option('--all', 'also show built-in hooks that did nothing')
     .option('--json', 'print JSON')
     .action(async (sessionArg: string | undefined, raw: unknown) => {
       const options = timelineOptionsSchema.parse(raw);
@@ -36,7 +37,7 @@ export function registerTimelineCommand(program: Command, ctx: CliContext): void
         ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, file, records, problems }, null, 2)}\n`);
       } else {
         ctx.stdout.write(`Session ${sessionId} (${file})\n`);
-        ctx.stdout.write(formatTable(['TIME', 'EVENT', 'HOOK', 'DECISION', 'MS', 'REASON'], records.flatMap(toRow)));
+        ctx.stdout.write(formatTable(['TIME', 'EVENT', 'HOOK', 'DECISION', 'MS', 'REASON'], records.filter((r) => options.all || !quietBuiltin(r)).flatMap(toRow)));
       }
       // A crash mid-write leaves a torn last line: the reader skipped it, the person should know.
       for (const problem of problems) ctx.stderr.write(`hookpilot: warning: ${file}:${problem.line}: ${problem.error}\n`);
@@ -62,6 +63,11 @@ function printSessions(sessions: readonly AuditSessionInfo[], json: boolean, ctx
     return;
   }
   ctx.stdout.write(formatTable(['SESSION', 'MODIFIED', 'SIZE'], sessions.map((s) => [s.sessionId, s.modified.toISOString(), `${s.sizeBytes} B`])));
+}
+
+/** Built-in hooks run on almost every event; when they did nothing they only hide what matters. */
+function quietBuiltin(record: AuditRecord): boolean {
+  return record.type === 'hook_run' && record.source === 'builtin' && record.decision === 'none' && record.status === 'success';
 }
 
 function toRow(record: AuditRecord): string[][] {

@@ -1,0 +1,141 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli, jsonResult, nodeHook, startTestbed, toolMessageSent, type Testbed } from '../fixtures/cli/cli-harness';
+import { text, toolCalls } from '../support/model-server';
+import { hooksJson } from '../support/workspace';
+
+// `hookpilot run` as users run it: the bundled CLI in a subprocess, a scripted model on 127.0.0.1.
+
+const guard = nodeHook(`if (/rm\\s+-rf/.test(input.tool_input.command || '')) { process.stderr.write('rm -rf is not allowed here'); process.exit(2); }`);
+const guardedWorkspace = {
+  'keep.txt': 'precious',
+  'hooks/guard.js': guard,
+  '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] }),
+};
+const bash = (command: string, id: string) => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
+
+let bundle: { bundle: string; cleanup: () => void };
+let bed: Testbed | undefined;
+beforeAll(async () => {
+  bundle = await buildCli();
+});
+afterAll(() => bundle.cleanup());
+afterEach(async () => {
+  await bed?.close();
+  bed = undefined;
+});
+
+describe('hookpilot run', () => {
+  it('text: an allowed Bash call runs, the guard hook blocks rm -rf, and each call gets one line', async () => {
+    bed = await startTestbed(bundle.bundle, guardedWorkspace, [bash('echo made > made.txt', 'c1'), bash('rm -rf keep.txt', 'c2'), text('Done: one file made, one kept.')]);
+    const r = await bed.run(['tidy up', '--allowed-tools', 'Bash']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(readFileSync(bed.workspace.file('made.txt'), 'utf8')).toBe('made\n');
+    expect(existsSync(bed.workspace.file('keep.txt'))).toBe(true);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^\[Bash\] Run: echo made > made.txt -> executed \(\d+ ms\)$/);
+    expect(lines[1]).toMatch(/^\[Bash\] Run: rm -rf keep.txt -> blocked by hook "guard.js" \(PreToolUse\): rm -rf is not allowed here/);
+    expect(lines[2]).toBe('Done: one file made, one kept.');
+  });
+
+  it('json: one object with the blocked call, the reason sent to the model, and an audit log with hook runs', async () => {
+    bed = await startTestbed(bundle.bundle, guardedWorkspace, [bash('rm -rf keep.txt', 'c1'), text('I left it.')]);
+    const r = await bed.run(['delete keep.txt', '--output-format', 'json', '--allowed-tools', 'Bash']);
+    expect(r.code).toBe(0);
+    const result = jsonResult(r);
+    expect(result).toMatchObject({ type: 'result', subtype: 'success', result: 'I left it.', is_error: false, stop_reason: 'completed', num_turns: 2 });
+    expect(result.tool_calls).toEqual([expect.objectContaining({ id: 'c1', name: 'Bash', input: { command: 'rm -rf keep.txt' }, outcome: 'blocked' })]);
+    expect(result.tool_calls[0].output).toContain('rm -rf is not allowed here');
+    expect(result.permission_denials).toEqual([{ tool_name: 'Bash', tool_use_id: 'c1', tool_input: { command: 'rm -rf keep.txt' } }]);
+    expect(result.usage.total_tokens).toBeGreaterThan(0);
+    expect(existsSync(bed.workspace.file('keep.txt'))).toBe(true);
+    expect(toolMessageSent(bed.server, 'c1')).toContain('rm -rf is not allowed here');
+
+    expect(result.audit_log.startsWith(bed.home)).toBe(true);
+    const records = readFileSync(result.audit_log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(records.every((rec) => rec.session_id === result.session_id)).toBe(true);
+    expect(records).toContainEqual(expect.objectContaining({ type: 'hook_run', event: 'PreToolUse', hook_name: 'guard.js', decision: 'block', exit_code: 2 }));
+    expect(records).toContainEqual(expect.objectContaining({ type: 'event', event: 'SessionEnd' }));
+  });
+
+  it('a call that needs approval is denied without a terminal, and permission_denials lists it', async () => {
+    bed = await startTestbed(bundle.bundle, {}, [bash('touch made.txt', 'c1'), text('Could not.')]);
+    const r = await bed.run(['make a file', '--output-format', 'json']);
+    const result = jsonResult(r);
+    expect(r.code).toBe(0);
+    expect(existsSync(bed.workspace.file('made.txt'))).toBe(false);
+    expect(result.tool_calls[0]).toMatchObject({ outcome: 'denied' });
+    expect(result.permission_denials).toEqual([{ tool_name: 'Bash', tool_use_id: 'c1', tool_input: { command: 'touch made.txt' } }]);
+    expect(toolMessageSent(bed.server, 'c1')).toMatch(/Permission denied .*no-terminal/);
+  });
+
+  it('stream-json: init first, hook_started/hook_response lines for the hook, tool results, the result last', async () => {
+    bed = await startTestbed(bundle.bundle, guardedWorkspace, [bash('rm -rf keep.txt', 'c1'), text('Kept it.', { chunks: 3 })]);
+    const r = await bed.run(['delete', '--output-format', 'stream-json', '--allowed-tools', 'Bash']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const sessionId = lines[0].session_id;
+    expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', model: 'scripted-model', permission_mode: 'default' });
+    expect(lines.every((l) => l.session_id === sessionId)).toBe(true);
+    const started = lines.find((l) => l.subtype === 'hook_started' && l.hook_name === 'guard.js');
+    const response = lines.find((l) => l.subtype === 'hook_response' && l.hook_name === 'guard.js');
+    expect(started).toMatchObject({ type: 'system', hook_event: 'PreToolUse', hook_id: expect.any(String) });
+    expect(response).toMatchObject({ type: 'system', hook_event: 'PreToolUse', hook_id: started?.hook_id, outcome: 'error', status: 'blocking-error', decision: 'block', exit_code: 2, stderr: 'rm -rf is not allowed here' });
+    expect(lines.indexOf(started!)).toBeLessThan(lines.indexOf(response!));
+    expect(lines).toContainEqual(expect.objectContaining({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'Bash', input: { command: 'rm -rf keep.txt' } }] } }));
+    expect(lines).toContainEqual(expect.objectContaining({ type: 'user', outcome: 'blocked', message: expect.objectContaining({ content: [expect.objectContaining({ type: 'tool_result', tool_use_id: 'c1', is_error: true })] }) }));
+    const deltas = lines.filter((l) => l.type === 'stream_event').map((l) => (l.event as { delta: { text: string } }).delta.text);
+    expect(deltas.join('')).toBe('Kept it.');
+    expect(lines[lines.length - 1]).toMatchObject({ type: 'result', subtype: 'success', session_id: sessionId, result: 'Kept it.', permission_denials: [expect.objectContaining({ tool_use_id: 'c1' })] });
+  });
+
+  it('--disallowed-tools withholds a tool from the model; a pattern rule denies matching calls', async () => {
+    bed = await startTestbed(bundle.bundle, {}, [bash('rm -f a.txt', 'c1'), text('ok')]);
+    writeFileSync(bed.workspace.file('a.txt'), 'a');
+    const r = await bed.run(['go', '--output-format', 'json', '--disallowed-tools', 'Write,Bash(rm *)', '--permission-mode', 'bypassPermissions']);
+    expect(r.code).toBe(0);
+    const offered = (bed.server.requests[0].body.tools ?? []).map((t) => t.function?.name);
+    expect(offered).toContain('Bash');
+    expect(offered).not.toContain('Write');
+    expect(jsonResult(r).tool_calls[0]).toMatchObject({ outcome: 'denied' });
+    expect(existsSync(bed.workspace.file('a.txt'))).toBe(true);
+  });
+
+  it('reads the prompt from stdin; permissions and hooks come from settings files and --hooks', async () => {
+    const logTo = (name: string) => nodeHook(`fs.appendFileSync(${JSON.stringify(`${name}.log`)}, input.hook_event_name + '\\n');`);
+    bed = await startTestbed(
+      bundle.bundle,
+      {
+        'hooks/user.js': logTo('user'),
+        'hooks/workspace.js': logTo('workspace'),
+        'hooks/extra.js': logTo('extra'),
+        '.vscode/settings.json': `{
+  // workspace settings, with comments
+  "hookpilot.permissions": { "allow": ["Bash(touch *)"] },
+  "hookpilot.hooks": { "hooks": { "UserPromptSubmit": [{ "hooks": [{ "type": "command", "command": "node hooks/workspace.js" }] }] } },
+}`,
+        'extra-hooks.json': hooksJson({ UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/extra.js' }] }] }),
+      },
+      [bash('touch made.txt', 'c1'), text('made')],
+    );
+    writeFileSync(`${bed.home}/user-settings.json`, JSON.stringify({ 'hookpilot.hooks': { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/user.js' }] }] } } }));
+    const r = await bed.run(['--hooks', bed.workspace.file('extra-hooks.json')], { input: 'make the file\n' });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(existsSync(bed.workspace.file('made.txt'))).toBe(true);
+    expect(JSON.stringify(bed.server.requests[0].body.messages)).toContain('make the file');
+    for (const name of ['user', 'workspace', 'extra']) expect(readFileSync(bed.workspace.file(`${name}.log`), 'utf8')).toBe('UserPromptSubmit\n');
+  });
+
+  it('sends the API key to the model but never writes it to the audit log', async () => {
+    const key = 'sk-hookpilot-test-4f9a7c1e2b';
+    bed = await startTestbed(bundle.bundle, {}, [text('noted')]);
+    const r = await bed.run([`remember ${key} for later`, '--output-format', 'json'], { env: { HOOKPILOT_API_KEY: key } });
+    expect(r.code).toBe(0);
+    expect(bed.server.requests[0].authorization).toBe('present');
+    const audit = readFileSync(jsonResult(r).audit_log, 'utf8');
+    expect(audit).toContain('remember');
+    expect(audit).not.toContain(key);
+  });
+});
