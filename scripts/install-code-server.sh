@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the end-to-end tests need: Debian's chromium, ripgrep and libkrb5-dev,
 # and code-server (a real VS Code with a Node extension host) plus playwright-core in
-# .tools/code-server/. Idempotent: a stamp file makes a repeated run a no-op.
+# .tools/code-server/ (HOOKPILOT_E2E_TOOLS_DIR overrides, e.g. for a CI cache).
+# Idempotent: a stamp file with the versions makes a repeated run a no-op.
 #
 # code-server's own postinstall refuses to run as root and downloads ripgrep, so it is
 # skipped and its steps are done here by hand.
@@ -100,6 +101,11 @@ install_tools() {
 
   printf '%s' "$STAMP_TEXT" >"$STAMP_FILE"
 }
+
+# Two setups at once (parallel jobs on one checkout) would delete each other's install.
+mkdir -p "$(dirname "$TOOLS_DIR")"
+exec 9>"$TOOLS_DIR.lock"
+flock 9
 
 install_debian_packages
 if tools_are_current; then

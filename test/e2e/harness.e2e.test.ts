@@ -26,6 +26,8 @@ let tempRoot: string;
 let workspace: string;
 let vsix: string;
 const smokeFile = (name: string) => path.join(workspace, '.smoke', name);
+// Activation waits for the extension host to boot: slow on a loaded machine.
+const ACTIVATION_TIMEOUT_MS = 90_000;
 
 beforeAll(async () => {
   tempRoot = await mkdtemp(path.join(os.tmpdir(), 'hookpilot-e2e-harness-'));
@@ -72,7 +74,7 @@ describe('trusted workspace', () => {
   };
 
   it('activates the installed extension in a trusted folder', async () => {
-    expect(JSON.parse(await waitForFile(smokeFile('activation.json')))).toEqual({ isTrusted: true });
+    expect(JSON.parse(await waitForFile(smokeFile('activation.json'), { timeoutMs: ACTIVATION_TIMEOUT_MS }))).toEqual({ isTrusted: true });
     await screenshot(page(), 'trusted-workbench');
   });
 
@@ -130,7 +132,7 @@ describe('untrusted workspace (Restricted Mode)', () => {
   });
 
   it('runs the extension with vscode.workspace.isTrusted false', async () => {
-    expect(JSON.parse(await waitForFile(smokeFile('activation.json')))).toEqual({ isTrusted: false });
+    expect(JSON.parse(await waitForFile(smokeFile('activation.json'), { timeoutMs: ACTIVATION_TIMEOUT_MS }))).toEqual({ isTrusted: false });
     if (!workbench) throw new Error('workbench did not open');
     await workbench.page.locator('.part.statusbar .statusbar-item:has-text("Restricted Mode")').waitFor({ state: 'visible' });
     await screenshot(workbench.page, 'restricted-mode');

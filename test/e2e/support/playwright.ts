@@ -10,6 +10,7 @@ import { toolsDir } from './paths';
 export interface Locator {
   click(options?: { timeout?: number; force?: boolean }): Promise<void>;
   fill(value: string, options?: { timeout?: number }): Promise<void>;
+  inputValue(options?: { timeout?: number }): Promise<string>;
   press(key: string, options?: { timeout?: number }): Promise<void>;
   waitFor(options?: { state?: 'attached' | 'detached' | 'visible' | 'hidden'; timeout?: number }): Promise<void>;
   count(): Promise<number>;

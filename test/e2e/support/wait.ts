@@ -7,7 +7,7 @@ export interface WaitOptions {
 
 /** Polls `probe` until it returns a value other than undefined, or fails with `what`. */
 export async function waitUntil<T>(what: string, probe: () => Promise<T | undefined>, options: WaitOptions = {}): Promise<T> {
-  const timeoutMs = options.timeoutMs ?? 20_000;
+  const timeoutMs = options.timeoutMs ?? 30_000;
   const intervalMs = options.intervalMs ?? 200;
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;

@@ -21,8 +21,12 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+// Generous bounds, which cost nothing when things go well: on a loaded two-core machine
+// the extension host has been seen to take 20 s from workbench to activation.
 const WORKBENCH_TIMEOUT_MS = 90_000;
-const UI_TIMEOUT_MS = 20_000;
+const UI_TIMEOUT_MS = 30_000;
+/** For what appears only once the extension host has scanned or activated extensions. */
+const EXTENSION_TIMEOUT_MS = 60_000;
 
 /** Opens `folder` in code-server at `url` in a fresh headless Chromium. */
 export async function openWorkbench(url: string, folder: string): Promise<Workbench> {
@@ -98,14 +102,18 @@ async function clickQuickRow(page: Page, query: string, label: string, timeoutMs
  */
 async function openCommandPalette(page: Page): Promise<void> {
   const input = quickInput(page).locator('input.input');
-  await waitUntil('the command palette to open', async () => {
-    await page.locator('body').evaluate(() => {
-      if (document.activeElement instanceof HTMLIFrameElement) document.activeElement.blur();
-    });
-    await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible', timeout: 2_000 });
-    return true;
-  });
+  await waitUntil(
+    'the command palette to open',
+    async () => {
+      await page.locator('body').evaluate(() => {
+        if (document.activeElement instanceof HTMLIFrameElement) document.activeElement.blur();
+      });
+      await page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible', timeout: 2_000 });
+      return true;
+    },
+    { timeoutMs: UI_TIMEOUT_MS },
+  );
 }
 
 /**
@@ -114,15 +122,22 @@ async function openCommandPalette(page: Page): Promise<void> {
  * asynchronous. The palette does not refresh when an extension's commands arrive after it
  * opened, so it is closed and opened again until the command shows up.
  */
-export async function runCommand(page: Page, title: string, timeoutMs = 30_000): Promise<void> {
+export async function runCommand(page: Page, title: string, timeoutMs = EXTENSION_TIMEOUT_MS): Promise<void> {
+  const query = `>${title}`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     await openCommandPalette(page);
-    if (await clickQuickRow(page, `>${title}`, title, 3_000)) break;
+    if (await clickQuickRow(page, query, title, 3_000)) break;
     await page.keyboard.press('Escape');
     if (Date.now() >= deadline) throw new Error(`command ${JSON.stringify(title)} did not appear in the command palette`);
   }
-  await quickInput(page).waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
+  // The palette closes, unless the command at once opens a quick pick of its own in the
+  // same widget: either way the command query is gone.
+  const input = quickInput(page).locator('input.input');
+  await waitUntil(`the palette to run ${JSON.stringify(title)}`, async () => {
+    if (!(await input.isVisible())) return true;
+    return (await input.inputValue({ timeout: 1_000 })) !== query ? true : undefined;
+  });
 }
 
 /** Picks the item labelled `labelText` in the open quick pick (typing it first to filter). */
@@ -139,10 +154,10 @@ export async function openViewContainer(page: Page, ariaLabel: string): Promise<
     `.part.activitybar li.action-item:has(a.action-label[aria-label=${cssString(ariaLabel)}]), ` +
       `.part.activitybar li.action-item:has(a.action-label[aria-label^=${cssString(`${ariaLabel} (`)}])`,
   ).first();
-  await item.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+  await item.waitFor({ state: 'visible', timeout: EXTENSION_TIMEOUT_MS });
   const isOpen = async () => ((await item.getAttribute('class')) ?? '').split(/\s+/).includes('checked');
   if (!(await isOpen())) await item.click();
-  await waitUntil(`view container ${ariaLabel} to open`, async () => ((await isOpen()) ? true : undefined));
+  await waitUntil(`view container ${ariaLabel} to open`, async () => ((await isOpen()) ? true : undefined), { timeoutMs: UI_TIMEOUT_MS });
 }
 
 export interface WebviewMatch {
@@ -177,7 +192,7 @@ export async function webviewFrame(page: Page, match: WebviewMatch): Promise<Fra
       }
       return undefined;
     },
-    { timeoutMs: match.timeoutMs ?? UI_TIMEOUT_MS, intervalMs: 300 },
+    { timeoutMs: match.timeoutMs ?? EXTENSION_TIMEOUT_MS, intervalMs: 300 },
   );
 }
 
@@ -205,7 +220,7 @@ export async function answerModal(page: Page, buttonLabel: string): Promise<stri
   // A message alone renders as the detail line; with a detail, as text plus detail.
   const message = (await dialog.locator('.dialog-message-container').innerText()).trim();
   const button = await waitUntil(`modal button ${JSON.stringify(buttonLabel)}`, () =>
-    withExactText(dialog.locator('a.monaco-button'), buttonLabel),
+    withExactText(dialog.locator('a.monaco-button'), buttonLabel), { timeoutMs: UI_TIMEOUT_MS },
   );
   await button.click();
   await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
@@ -219,7 +234,9 @@ export async function notifications(page: Page): Promise<string[]> {
 
 /** Waits for a notification toast containing `text` and returns its full message. */
 export async function waitForNotification(page: Page, text: string): Promise<string> {
-  return waitUntil(`notification containing ${JSON.stringify(text)}`, async () => (await notifications(page)).find((m) => m.includes(text)));
+  return waitUntil(`notification containing ${JSON.stringify(text)}`, async () => (await notifications(page)).find((m) => m.includes(text)), {
+    timeoutMs: UI_TIMEOUT_MS,
+  });
 }
 
 /** Clears every toast so none covers what a test clicks next. */
