@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { renderWebviewHtml } from '../../../src/shared/webview-html';
+import { FIXTURES_BUNDLE } from './build-webviews';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -37,7 +38,10 @@ function page(view: 'chat' | 'manager', origin: string): string {
   return html
     .replace('</head>', `<link rel="stylesheet" href="${origin}/harness/theme.css">\n</head>`)
     .replace('<body>', '<body class="vscode-dark">')
-    .replace(`<script nonce="${nonce}" src=`, `<script nonce="${nonce}" src="${origin}/harness/fake-vscode-api.js"></script>\n<script nonce="${nonce}" src=`);
+    .replace(
+      `<script nonce="${nonce}" src=`,
+      `<script nonce="${nonce}" src="${origin}/harness/fake-vscode-api.js"></script>\n<script nonce="${nonce}" src="${origin}/dist/webview/${FIXTURES_BUNDLE}"></script>\n<script nonce="${nonce}" src=`,
+    );
 }
 
 /** Serves the webview bundles built into `bundleDir` on 127.0.0.1, inside a page that plays VS Code. */

@@ -1,0 +1,64 @@
+import type { ManagerToHost } from '../../src/shared/manager-protocol';
+import type { ApprovalView } from '../../src/shared/manager-views';
+import type { ApprovalChoiceView } from '../../src/shared/wire-common';
+import { h, icon } from '../common/dom';
+
+const CHOICES: Array<{ choice: ApprovalChoiceView; label: string; secondary: boolean; system: boolean }> = [
+  { choice: 'allow-once', label: 'Allow once', secondary: false, system: true },
+  { choice: 'allow-session', label: 'Allow for session', secondary: true, system: false },
+  { choice: 'allow-always', label: 'Always allow', secondary: true, system: false },
+  { choice: 'deny', label: 'Deny', secondary: true, system: true },
+];
+
+function ago(iso: string): string {
+  const seconds = Math.max(0, Math.round((Date.now() - new Date(iso).getTime()) / 1000));
+  if (!Number.isFinite(seconds)) return '';
+  if (seconds < 60) return `${seconds} s ago`;
+  return `${Math.round(seconds / 60)} min ago`;
+}
+
+/** Permission prompts waiting for a person; the modal answers the same requests, the first answer wins. */
+export class ApprovalsTab {
+  readonly el: HTMLElement;
+  private readonly list = h('div', { class: 'approvals' });
+  private readonly empty = h('div', { class: 'approvals-empty muted', text: 'Nothing is waiting for your approval.' });
+
+  constructor(private readonly post: (message: ManagerToHost) => void) {
+    this.list.addEventListener('click', (event) => {
+      const target = (event.target as Element | null)?.closest<HTMLElement>('[data-choice]');
+      const card = target?.closest<HTMLElement>('[data-approval-id]');
+      if (!target || !card || target.hasAttribute('disabled')) return;
+      const choice = CHOICES.find((c) => c.choice === target.dataset.choice)?.choice;
+      const id = card.dataset.approvalId;
+      if (!choice || !id) return;
+      card.classList.add('is-answered');
+      card.querySelectorAll('vscode-button').forEach((b) => b.setAttribute('disabled', ''));
+      this.post({ type: 'answerApproval', id, choice });
+    });
+    this.el = h('div', { class: 'tab-panel approvals-tab' }, this.list, this.empty);
+  }
+
+  setPending(pending: readonly ApprovalView[]): void {
+    this.empty.hidden = pending.length > 0;
+    this.list.replaceChildren(...pending.map((a) => this.card(a)));
+  }
+
+  private card(a: ApprovalView): HTMLElement {
+    const buttons = CHOICES.filter((c) => !a.system || c.system).map((c) => {
+      const el = document.createElement('vscode-button');
+      el.textContent = c.label;
+      if (c.secondary) el.setAttribute('secondary', '');
+      el.dataset.choice = c.choice;
+      if (c.choice !== 'allow-once' && c.choice !== 'deny' && a.suggestedRule) el.title = `Adds the rule ${a.suggestedRule}`;
+      return el;
+    });
+    return h(
+      'div',
+      { class: 'approval-card', attrs: { 'data-approval-id': a.id, 'data-testid': 'approval-card' } },
+      h('div', { class: 'approval-head' }, icon('shield'), h('strong', { text: ` ${a.toolName}` }), h('span', { class: 'approval-summary mono', text: a.summary }), h('span', { class: 'spacer' }), h('span', { class: 'muted', text: ago(a.createdAt) })),
+      h('div', { class: 'approval-reason', text: a.reason }),
+      h('div', { class: 'muted approval-meta', text: `Asked by ${a.askedBy} · session ${a.sessionId}${a.system ? ' · protected: only a person can allow this, once' : ''}` }),
+      h('div', { class: 'approval-buttons' }, ...buttons),
+    );
+  }
+}

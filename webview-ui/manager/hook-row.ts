@@ -1,0 +1,112 @@
+import type { ManagerToHost } from '../../src/shared/manager-protocol';
+import type { HookView, TestResultView } from '../../src/shared/manager-views';
+import { button, formatDuration, h, icon, setText } from '../common/dom';
+import { TestFirePanel } from './test-fire-panel';
+
+const SOURCE_LABELS: Record<HookView['sourceKind'], string> = {
+  user: 'user settings',
+  workspace: 'workspace settings',
+  folder: 'folder settings',
+  hooksJson: 'hooks.json',
+  builtin: 'built-in',
+  session: 'session',
+  cli: 'command line',
+};
+
+/** One hook: toggle, where it comes from, what it matches and runs, how it last went. Updated in place. */
+export class HookRow {
+  readonly el: HTMLElement;
+  private readonly toggle = document.createElement('vscode-checkbox');
+  private readonly name = h('span', { class: 'hook-name' });
+  private readonly source = h('span', { class: 'hook-source' });
+  private readonly matcher = h('span', { class: 'hook-matcher mono' });
+  private readonly type = h('span', { class: 'hook-type' });
+  private readonly trust = h('span', { class: 'hook-trust' });
+  private readonly last = h('span', { class: 'hook-last', attrs: { 'data-testid': 'hook-last' } });
+  private readonly errors = h('span', { class: 'hook-errors' });
+  private readonly target = h('div', { class: 'hook-target mono' });
+  private readonly inactive = h('div', { class: 'hook-inactive', attrs: { 'data-testid': 'hook-inactive' } });
+  private testPanel: TestFirePanel | undefined;
+  private readonly testSlot = h('div', { class: 'hook-test-slot' });
+
+  constructor(
+    private view: HookView,
+    private readonly post: (message: ManagerToHost) => void,
+  ) {
+    this.toggle.toggle = true;
+    this.toggle.dataset.testid = 'hook-toggle';
+    this.toggle.addEventListener('change', () => post({ type: 'toggleHook', id: this.view.id, enabled: this.toggle.checked }));
+    const actions = h(
+      'span',
+      { class: 'hook-actions' },
+      button('Test', () => this.toggleTestPanel(), { secondary: true, icon: 'beaker', testId: 'hook-test' }),
+      button('Go to definition', () => post({ type: 'openDefinition', id: this.view.id }), { secondary: true, icon: 'go-to-file', testId: 'hook-open' }),
+    );
+    this.el = h(
+      'div',
+      { class: 'hook-row', attrs: { 'data-hook-id': view.id, 'data-testid': 'hook-row' } },
+      h(
+        'div',
+        { class: 'hook-main' },
+        this.toggle,
+        h('div', { class: 'hook-title' }, this.name, this.target),
+        this.source,
+        this.matcher,
+        this.type,
+        this.trust,
+        this.last,
+        this.errors,
+        actions,
+      ),
+      this.inactive,
+      this.testSlot,
+    );
+    this.update(view);
+  }
+
+  update(view: HookView): void {
+    this.view = view;
+    this.toggle.checked = view.enabled;
+    this.toggle.title = view.enabled ? 'Turn this hook off' : 'Turn this hook on';
+    this.el.classList.toggle('is-inactive', !view.active);
+    setText(this.name, view.name);
+    this.name.title = view.description ?? view.name;
+    setText(this.target, view.target);
+    this.target.title = view.target;
+    setText(this.source, SOURCE_LABELS[view.sourceKind]);
+    this.source.title = view.file ? `${view.file}${view.line ? `:${view.line}` : ''}` : SOURCE_LABELS[view.sourceKind];
+    setText(this.matcher, view.matcher && view.matcher !== '' ? view.matcher : '*');
+    setText(this.type, view.handlerType);
+    this.trust.replaceChildren(view.trusted ? h('span', { class: 'badge badge-trusted', text: 'trusted' }) : h('span', { class: 'badge badge-untrusted' }, icon('workspace-untrusted'), ' untrusted'));
+    this.last.replaceChildren(
+      view.lastResult
+        ? h('span', {}, h('span', { class: `badge badge-${lastBadge(view.lastResult.status, view.lastResult.decision)}`, text: view.lastResult.decision }), h('span', { class: 'muted', text: ` ${formatDuration(view.lastResult.durationMs)}` }))
+        : h('span', { class: 'muted', text: 'not run yet' }),
+    );
+    this.last.title = view.lastResult ? `${view.runCount} runs · last at ${new Date(view.lastResult.at).toLocaleTimeString()}` : '';
+    setText(this.errors, view.errorCount > 0 ? `${view.errorCount} error${view.errorCount === 1 ? '' : 's'}` : '');
+    this.errors.classList.toggle('has-errors', view.errorCount > 0);
+    setText(this.inactive, view.inactiveReason ?? '');
+    this.inactive.hidden = !view.inactiveReason;
+    this.testPanel?.update(view);
+  }
+
+  showTestResult(result: TestResultView): void {
+    if (!this.testPanel) this.toggleTestPanel();
+    this.testPanel?.showResult(result);
+  }
+
+  private toggleTestPanel(): void {
+    if (this.testPanel) {
+      this.testPanel.el.hidden = !this.testPanel.el.hidden;
+      return;
+    }
+    this.testPanel = new TestFirePanel(this.view, (id, payload) => this.post({ type: 'testFire', id, payload }));
+    this.testSlot.append(this.testPanel.el);
+  }
+}
+
+function lastBadge(status: string, decision: string): string {
+  if (status === 'timeout' || status === 'error') return status;
+  return ['allow', 'deny', 'ask', 'block'].includes(decision) ? decision : 'none';
+}

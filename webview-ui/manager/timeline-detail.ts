@@ -1,0 +1,60 @@
+import type { AuditRecordWire } from '../../src/shared/audit-record-wire';
+import { formatDuration, h } from '../common/dom';
+import type { TimelineRow } from './timeline-rows';
+
+/** Text of any JSON value, pretty-printed; strings stay as they are. */
+function pretty(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value, null, 2) ?? String(value);
+}
+
+function field(label: string, value: string | number | null | undefined): HTMLElement | null {
+  if (value === undefined || value === null || value === '') return null;
+  return h('div', { class: 'detail-field' }, h('span', { class: 'detail-label', text: label }), h('span', { class: 'detail-value', text: String(value) }));
+}
+
+function section(label: string, value: unknown, testId: string): HTMLElement | null {
+  if (value === undefined || value === null || value === '') return null;
+  return h('section', { class: 'detail-section', attrs: { 'data-testid': testId } }, h('h4', { text: label }), h('pre', { class: 'detail-pre', text: pretty(value) }));
+}
+
+/**
+ * The detail of one record. For a hook run, "Input (stdin)" is what the hook received: the
+ * rewritten input when an earlier hook changed it, else the payload of its dispatch's event.
+ */
+export function renderRecordDetail(row: TimelineRow, eventPayload: (dispatchId: string) => unknown): HTMLElement[] {
+  const r: AuditRecordWire = row.record;
+  const header = h(
+    'div',
+    { class: 'detail-fields' },
+    field('Time', `${r.ts}`),
+    field('Seq', r.seq),
+    field('Type', r.type),
+    field('Event', row.event),
+    field('Decision', row.decisionText),
+    field('Duration', row.durationMs === undefined ? undefined : formatDuration(row.durationMs)),
+  );
+  switch (r.type) {
+    case 'hook_run':
+      return [
+        header,
+        h('div', { class: 'detail-fields' }, field('Hook', r.hook_name), field('Handler', r.handler), field('Source', r.source), field('Status', r.status), field('Exit code', r.exit_code), field('Dispatch', r.dispatch_id)),
+        section('Reason', r.reason, 'detail-reason'),
+        section('Error', r.error, 'detail-error'),
+        section('Input (stdin)', r.input ?? eventPayload(r.dispatch_id), 'detail-input'),
+        section('stdout', r.stdout, 'detail-stdout'),
+        section('stderr', r.stderr, 'detail-stderr'),
+        section('Effects', r.effects, 'detail-effects'),
+      ].filter((el): el is HTMLElement => el !== null);
+    case 'event':
+      return [header, h('div', { class: 'detail-fields' }, field('Dispatch', r.dispatch_id)), section('Payload', r.payload, 'detail-input')].filter((el): el is HTMLElement => el !== null);
+    case 'dispatch':
+      return [header, h('div', { class: 'detail-fields' }, field('Hooks run', r.hooks_run), field('Dispatch', r.dispatch_id)), section('Reason', r.reason, 'detail-reason')].filter((el): el is HTMLElement => el !== null);
+    case 'permission':
+      return [header, h('div', { class: 'detail-fields' }, field('Tool', r.tool_name), field('Tool use', r.tool_use_id), field('Decided by', r.source)), section('Reason', r.reason, 'detail-reason')].filter(
+        (el): el is HTMLElement => el !== null,
+      );
+    case 'note':
+      return [header, section('Message', r.message, 'detail-message'), section('Data', r.data, 'detail-data')].filter((el): el is HTMLElement => el !== null);
+  }
+}
