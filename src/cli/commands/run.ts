@@ -4,6 +4,7 @@ import type { AgentEvent } from '../../core/agent/agent-events';
 import { denyingApprover, permissionModeSchema } from '../../core/agent/permissions/permission-settings';
 import type { TurnOutcome } from '../../core/agent/turn-loop';
 import { auditFilePath } from '../../core/audit/audit-writer';
+import type { EngineLogger } from '../../core/engine/hook-engine';
 import { EXIT } from '../cli-error';
 import { projectDirOf, stderrLogger, type CliContext } from '../cli-context';
 import { resolveModelEndpoint } from '../cli-environment';
@@ -71,7 +72,10 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   const permissions = loadPermissions(projectDir, { mode: options.permissionMode, allowedTools, disallowedTools });
   const prompt = await readPrompt(promptArg, ctx.stdin);
 
-  const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, secretValues: endpoint.apiKey ? [endpoint.apiKey] : [], log: stderrLogger(ctx) });
+  const toStderr = stderrLogger(ctx);
+  // The ErrorReport built-in hands model errors to the host log; the run reports its error itself, once, at the end.
+  const log: EngineLogger = (level, message) => (message.startsWith('[model] ') ? undefined : toStderr(level, message));
+  const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, secretValues: endpoint.apiKey ? [endpoint.apiKey] : [], log });
   const session = createSession(engine, {
     endpoint,
     permissions,
