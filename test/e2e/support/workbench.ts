@@ -58,28 +58,23 @@ function quickInput(page: Page): Locator {
 }
 
 /**
- * The first of `candidates` whose text is exactly `text`. Compared in code, not with
- * :text-is() (which looks only at an element's own text nodes), because VS Code wraps
- * labels in spans, and highlighted matches split them further.
+ * Matches an element whose whole text is `text`. Playwright's :text-is() looks only at
+ * an element's own text nodes, and VS Code wraps labels in spans (highlighted matches
+ * split them further), so the full text is matched with an anchored pattern instead.
  */
-async function withExactText(candidates: Locator, text: string): Promise<Locator | undefined> {
-  const count = await candidates.count();
-  for (let i = 0; i < count; i++) {
-    const candidate = candidates.nth(i);
-    const content = await candidate.textContent({ timeout: 1_000 }).catch(() => null);
-    if (content?.trim() === text) return candidate;
-  }
-  return undefined;
+function exactly(text: string): RegExp {
+  return new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
 }
 
-async function findQuickRow(page: Page, label: string): Promise<Locator | undefined> {
-  const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
-  const count = await rows.count();
-  for (let i = 0; i < count; i++) {
-    const row = rows.nth(i);
-    if (await withExactText(row.locator('.label-name'), label)) return row;
-  }
-  return undefined;
+/**
+ * The rendered quick-input row labelled `label`. Anchored on content, not on a row index,
+ * so a list that re-renders between finding and clicking cannot swap the row.
+ */
+function quickRow(page: Page, label: string): Locator {
+  return page
+    .locator('.quick-input-widget .quick-input-list .monaco-list-row')
+    .filter({ has: page.locator('.label-name').filter({ hasText: exactly(label) }) })
+    .first();
 }
 
 /** Fills the quick input with `query` and clicks the row labelled `label` once it is rendered. */
@@ -87,13 +82,14 @@ async function clickQuickRow(page: Page, query: string, label: string, timeoutMs
   const input = quickInput(page).locator('input.input');
   await input.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   await input.fill(query);
+  const row = quickRow(page, label);
   try {
-    const row = await waitUntil(`quick-input row ${JSON.stringify(label)}`, () => findQuickRow(page, label), { timeoutMs, intervalMs: 100 });
-    await row.click({ timeout: UI_TIMEOUT_MS });
-    return true;
+    await row.waitFor({ state: 'visible', timeout: timeoutMs });
   } catch {
     return false;
   }
+  await row.click({ timeout: UI_TIMEOUT_MS });
+  return true;
 }
 
 /**
@@ -219,10 +215,7 @@ export async function answerModal(page: Page, buttonLabel: string): Promise<stri
   await dialog.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   // A message alone renders as the detail line; with a detail, as text plus detail.
   const message = (await dialog.locator('.dialog-message-container').innerText()).trim();
-  const button = await waitUntil(`modal button ${JSON.stringify(buttonLabel)}`, () =>
-    withExactText(dialog.locator('a.monaco-button'), buttonLabel), { timeoutMs: UI_TIMEOUT_MS },
-  );
-  await button.click();
+  await dialog.locator('a.monaco-button').filter({ hasText: exactly(buttonLabel) }).first().click({ timeout: UI_TIMEOUT_MS });
   await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
   return message;
 }
