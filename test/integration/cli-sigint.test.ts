@@ -1,0 +1,85 @@
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli, nodeHook, startTestbed, type CliResult, type Testbed } from '../fixtures/cli/cli-harness';
+import { stall, text, toolCalls } from '../support/model-server';
+import { hooksJson } from '../support/workspace';
+
+// Ctrl-C cancels the turn: the model stream, the tool and hook processes stop, SessionEnd runs, exit 130.
+
+const sessionEndHook = nodeHook(`fs.writeFileSync('session-end.txt', input.reason);`);
+
+let bundle: { bundle: string; cleanup: () => void };
+let bed: Testbed | undefined;
+beforeAll(async () => {
+  bundle = await buildCli();
+});
+afterAll(() => bundle.cleanup());
+afterEach(async () => {
+  await bed?.close();
+  bed = undefined;
+});
+
+function processesRunning(marker: string): string[] {
+  return execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes(marker) && !line.includes('ps -eo'));
+}
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Starts the run, waits until `ready`, sends SIGINT, and returns how the CLI ended. */
+async function interruptWhen(ready: () => boolean, what: string, args: string[]): Promise<{ result: CliResult; secondsAfterSignal: number }> {
+  let child: ChildProcess | undefined;
+  const running = bed!.run(args, { onSpawn: (c) => (child = c), timeoutMs: 30_000 });
+  await waitFor(ready, what);
+  const signalled = Date.now();
+  child!.kill('SIGINT');
+  const result = await running;
+  return { result, secondsAfterSignal: (Date.now() - signalled) / 1000 };
+}
+
+const withSessionEnd = (extra: Record<string, unknown> = {}) => hooksJson({ SessionEnd: [{ hooks: [{ type: 'command', command: 'node hooks/end.js' }] }], ...extra });
+
+describe('Ctrl-C during hookpilot run', () => {
+  it('stops a long Bash call: exit 130, no sleep left behind, SessionEnd ran', async () => {
+    bed = await startTestbed(bundle.bundle, { 'hooks/end.js': sessionEndHook, '.vscode/hooks.json': withSessionEnd() }, [toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'sleep 37.25' } }]), text('never')]);
+    const { result, secondsAfterSignal } = await interruptWhen(() => processesRunning('sleep 37.25').length > 0, 'the sleep to start', ['wait', '--permission-mode', 'bypassPermissions']);
+    expect(result.code).toBe(130);
+    // The sleep had 37 s to go: the CLI did not wait for it.
+    expect(secondsAfterSignal).toBeLessThan(20);
+    expect(result.stderr.trim().split('\n').pop()).toBe('hookpilot: interrupted (SIGINT): the turn was cancelled and the session ended');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    await waitFor(() => processesRunning('sleep 37.25').length === 0, 'the sleep to be gone', 3_000);
+    expect(readFileSync(bed.workspace.file('session-end.txt'), 'utf8')).toBe('cancelled');
+    expect(bed.server.requests).toHaveLength(1);
+  });
+
+  it('stops a PreToolUse hook process that is still running', async () => {
+    bed = await startTestbed(
+      bundle.bundle,
+      { 'hooks/end.js': sessionEndHook, '.vscode/hooks.json': withSessionEnd({ PreToolUse: [{ hooks: [{ type: 'command', command: 'sleep 41.75', timeout: 120 }] }] }) },
+      [toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'touch made.txt' } }]), text('never')],
+    );
+    const { result } = await interruptWhen(() => processesRunning('sleep 41.75').length > 0, 'the hook to start', ['go', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
+    expect(result.code).toBe(130);
+    expect(JSON.parse(result.stdout)).toMatchObject({ is_error: true, stop_reason: 'cancelled' });
+    await waitFor(() => processesRunning('sleep 41.75').length === 0, 'the hook process to be gone', 3_000);
+    expect(() => readFileSync(bed!.workspace.file('made.txt'))).toThrow();
+    expect(readFileSync(bed.workspace.file('session-end.txt'), 'utf8')).toBe('cancelled');
+  });
+
+  it('stops a model stream that hangs', async () => {
+    bed = await startTestbed(bundle.bundle, { 'hooks/end.js': sessionEndHook, '.vscode/hooks.json': withSessionEnd() }, [stall(1)]);
+    const { result } = await interruptWhen(() => bed!.server.requests.length > 0, 'the model request', ['hello']);
+    expect(result.code).toBe(130);
+    expect(readFileSync(bed.workspace.file('session-end.txt'), 'utf8')).toBe('cancelled');
+    await waitFor(() => bed!.server.requests[0].clientClosedEarly, 'the client to close the stream', 3_000);
+  });
+});
