@@ -1,6 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The extension host's tests run against a small hand-written stand-in for VS Code's API.
+  resolve: { alias: { vscode: fileURLToPath(new URL('./test/support/vscode-stub.ts', import.meta.url)) } },
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/e2e/**', 'node_modules/**'],

@@ -1,0 +1,254 @@
+import path from 'node:path';
+import * as vscode from 'vscode';
+import type { AgentEvent } from '../core/agent/agent-events';
+import { AgentSession } from '../core/agent/agent-session';
+import type { Approver } from '../core/agent/permissions/permission-settings';
+import { Transcript } from '../core/agent/transcript';
+import { ChatProjector } from '../shared/chat-projector';
+import type { ChatToHost, HostToChat } from '../shared/chat-protocol';
+import { modelPreset } from '../shared/model-presets';
+import { ConfiguredChatModel } from './configured-chat-model';
+import type { DiffPreviews } from './diff-previews';
+import type { EngineHost } from './engine-host';
+import type { HookpilotConfig } from './hookpilot-config';
+import { Disposable } from './lifecycle';
+import type { HookpilotLog } from './log';
+import type { PendingApprovals } from './pending-approvals';
+import { scrubSecrets } from './secret-scrubber';
+import { listSessions } from './session-catalog';
+import { replayTranscript } from './session-replay';
+
+export interface ChatControllerDeps {
+  engineHost: EngineHost;
+  config: HookpilotConfig;
+  approver: Approver;
+  pending: PendingApprovals;
+  diffs: DiffPreviews;
+  log: HookpilotLog;
+  openHookManager: () => void;
+  promptForApiKey: () => Promise<void>;
+}
+
+interface Run {
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/**
+ * The chat's host side, without the webview: one AgentSession at a time, its events
+ * projected into the numbered append/patch stream, cancel, new chat and resume. The view
+ * provider attaches a poster; while none is attached, the stream is kept in the projector
+ * and the next `ready` gets a reset.
+ */
+export class ChatController extends Disposable {
+  private projector = new ChatProjector();
+  private session: AgentSession | undefined;
+  private sessionEvents: vscode.Disposable | undefined;
+  private run: Run | undefined;
+  private poster: ((message: HostToChat) => void) | undefined;
+  private readonly sessionChanged = this._register(new vscode.EventEmitter<string | undefined>());
+  /** The chat's session started, ended or was switched (the Hook Manager follows it live). */
+  readonly onDidChangeSession = this.sessionChanged.event;
+
+  constructor(private readonly deps: ChatControllerDeps) {
+    super();
+    this._register(deps.config.onDidChangeModel(() => this.postStatus()));
+  }
+
+  get currentSessionId(): string | undefined {
+    return this.session?.id;
+  }
+
+  get busy(): boolean {
+    return this.run !== undefined;
+  }
+
+  private get transcriptDir(): string {
+    return path.join(this.deps.engineHost.engine.options.storageDir, 'transcripts');
+  }
+
+  attach(post: (message: HostToChat) => void): vscode.Disposable {
+    this.poster = post;
+    return { dispose: () => (this.poster === post ? (this.poster = undefined) : undefined) };
+  }
+
+  /** Every message leaves scrubbed of secret values, whatever a tool or a hook printed. */
+  private post(message: HostToChat): void {
+    this.poster?.(scrubSecrets(message, this.deps.config.secretValues()));
+  }
+
+  async handle(message: ChatToHost): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+      case 'resync':
+        this.postStatus();
+        await this.postSessions();
+        this.post(this.projector.snapshot());
+        return;
+      case 'send':
+        await this.send(message.text);
+        return;
+      case 'cancel':
+        this.cancel();
+        return;
+      case 'newChat':
+        await this.newChat();
+        return;
+      case 'resume':
+        await this.resume(message.sessionId);
+        return;
+      case 'openHookManager':
+        this.deps.openHookManager();
+        return;
+      case 'configureModel': {
+        await this.deps.config.applyPreset(message.preset);
+        if (modelPreset(message.preset).needsApiKey && !this.deps.config.apiKey()) await this.deps.promptForApiKey();
+        this.postStatus();
+        return;
+      }
+      case 'setApiKey':
+        await this.deps.promptForApiKey();
+        return;
+      case 'answerApproval':
+        this.deps.pending.answer(message.id, message.choice, 'user (chat)');
+        return;
+      case 'showDiff':
+        await this.showDiff(message.id);
+        return;
+    }
+  }
+
+  postFocus(): void {
+    this.post({ type: 'focus' });
+  }
+
+  private postStatus(): void {
+    this.post({ type: 'status', model: this.deps.config.modelStatus(), busy: this.busy, usage: this.projector.usage });
+  }
+
+  private async postSessions(): Promise<void> {
+    const list = await listSessions(this.transcriptDir);
+    this.post({ type: 'sessions', list, currentId: this.session?.id });
+  }
+
+  private emitAll(messages: HostToChat[]): void {
+    for (const message of messages) this.post(message);
+  }
+
+  async send(text: string): Promise<void> {
+    if (this.run) return;
+    const resolution = this.deps.config.resolveEndpoint();
+    if (!resolution.ok) {
+      this.postStatus();
+      return;
+    }
+    const controller = new AbortController();
+    let finish: () => void = () => undefined;
+    this.run = { controller, done: new Promise<void>((resolve) => (finish = resolve)) };
+    this.postStatus();
+    try {
+      const session = this.session ?? (await this.startSession('startup', resolution.endpoint.model));
+      this.emitAll(this.projector.userPrompt(text));
+      await session.prompt(text, controller.signal);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.deps.log.error(`chat turn failed: ${message}`);
+      this.emitAll(this.projector.project({ type: 'notice', level: 'error', message }));
+    } finally {
+      this.run = undefined;
+      finish();
+      this.postStatus();
+      await this.postSessions();
+    }
+  }
+
+  cancel(): void {
+    this.run?.controller.abort();
+  }
+
+  /** Cancels a running turn and ends the session; the next prompt starts a new one. */
+  async newChat(): Promise<void> {
+    await this.endSession('clear');
+    this.post(this.projector.clear());
+    this.postStatus();
+    await this.postSessions();
+  }
+
+  async resume(sessionId: string): Promise<void> {
+    if (sessionId === this.session?.id) return;
+    const resolution = this.deps.config.resolveEndpoint();
+    await this.endSession('other');
+    this.post(this.projector.clear());
+    const messages = Transcript.load(Transcript.pathFor(this.transcriptDir, sessionId));
+    for (const event of replayTranscript(messages)) this.emitAll(this.projector.project(event));
+    if (resolution.ok) await this.startSession('resume', resolution.endpoint.model, sessionId);
+    this.emitAll(this.projector.project({ type: 'notice', level: 'info', message: resolution.ok ? 'Resumed an earlier chat.' : 'This earlier chat can continue once a model is configured.', source: 'session' }));
+    this.postStatus();
+    await this.postSessions();
+  }
+
+  private async startSession(source: 'startup' | 'resume', modelName: string, sessionId?: string): Promise<AgentSession> {
+    const { engineHost, config } = this.deps;
+    const projectDir = engineHost.projectDir;
+    if (!projectDir) throw new Error('Open a folder first: the agent works inside a workspace folder.');
+    const engine = engineHost.engine;
+    const session = new AgentSession({
+      sessionId,
+      workspaceRoot: projectDir,
+      model: new ConfiguredChatModel(() => config.resolveEndpoint(), modelName),
+      modelName,
+      dispatcher: engine.dispatcher,
+      approver: this.deps.approver,
+      permissions: () => config.permissions(projectDir),
+      protectedPaths: () => engine.protectedPaths(),
+      transcriptDir: this.transcriptDir,
+      approvalTimeoutMs: config.approvalTimeoutMs(),
+      persistAllowRule: (rule) =>
+        config.addWorkspaceAllowRule(rule).catch((error: unknown) => {
+          const message = `could not save "${rule}" to the workspace settings: ${error instanceof Error ? error.message : String(error)}`;
+          this.deps.log.error(message);
+          void vscode.window.showErrorMessage(`Hookpilot ${message}`);
+        }),
+      cancellation: engine.builtins.cancellation,
+    });
+    this.session = session;
+    this.sessionEvents = session.onEvent((event) => this.onAgentEvent(event));
+    this.sessionChanged.fire(session.id);
+    await session.start(source);
+    return session;
+  }
+
+  private onAgentEvent(event: AgentEvent): void {
+    // Synchronously, before the tool runs: the diff's "before" side.
+    if (event.type === 'tool_started') this.deps.diffs.snapshotBefore(event.id, event.name, event.input);
+    this.emitAll(this.projector.project(event));
+    if (event.type === 'usage') this.postStatus();
+  }
+
+  private async endSession(reason: 'clear' | 'other' | 'completed'): Promise<void> {
+    const run = this.run;
+    if (run) {
+      run.controller.abort();
+      await run.done;
+    }
+    const session = this.session;
+    if (!session) return;
+    this.session = undefined;
+    await session.end(reason);
+    this.sessionEvents?.dispose();
+    this.sessionEvents = undefined;
+    this.deps.engineHost.engine.clearSession(session.id);
+    this.sessionChanged.fire(undefined);
+  }
+
+  private async showDiff(callId: string): Promise<void> {
+    const pending = this.deps.pending.get(callId);
+    const shown = pending ? await this.deps.diffs.showProposed(pending.request.toolName, pending.request.input) : await this.deps.diffs.showApplied(callId);
+    if (!shown && !pending) void vscode.window.showInformationMessage('Hookpilot has no diff for this tool call (it was made before this window opened).');
+  }
+
+  /** Ends the running session (SessionEnd hooks run) before the engine goes away. */
+  async shutdown(): Promise<void> {
+    await this.endSession('other');
+  }
+}

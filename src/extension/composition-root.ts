@@ -1,0 +1,91 @@
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { ChatController } from './chat-controller';
+import { ChatViewProvider } from './chat-view-provider';
+import { COMMAND_IDS, openHooksConfig, promptForApiKey, registerCommands } from './commands';
+import { DiffPreviews } from './diff-previews';
+import { EngineHost } from './engine-host';
+import { HookActivity } from './hook-activity';
+import { HookManagerPanel } from './hook-manager-panel';
+import { HookpilotConfig } from './hookpilot-config';
+import { HooksDiagnostics } from './hooks-diagnostics';
+import { Disposable } from './lifecycle';
+import { HookpilotLog } from './log';
+import { ModalApprover } from './modal-approver';
+import { PendingApprovals } from './pending-approvals';
+import { HookpilotStatusBar } from './status-bar';
+
+/** Where a window keeps audit logs and transcripts: per workspace, or one shared folder without one. */
+function storageDirOf(context: vscode.ExtensionContext): string {
+  return context.storageUri?.fsPath ?? path.join(context.globalStorageUri.fsPath, 'no-workspace');
+}
+
+/**
+ * The extension's one composition root: builds every service once, wires them by
+ * constructor, registers their disposables, and tears them down in order (the chat's
+ * SessionEnd hooks run before the engine stops its hook servers and closes the audit log).
+ */
+export class CompositionRoot extends Disposable {
+  private engineStopped: Promise<void> | undefined;
+
+  private constructor(
+    readonly engineHost: EngineHost,
+    readonly chat: ChatController,
+    readonly pending: PendingApprovals,
+    readonly manager: HookManagerPanel,
+    readonly statusBar: HookpilotStatusBar,
+    readonly diagnostics: HooksDiagnostics,
+  ) {
+    super();
+  }
+
+  static async create(context: vscode.ExtensionContext, env: NodeJS.ProcessEnv = process.env): Promise<CompositionRoot> {
+    const channel = vscode.window.createOutputChannel('Hookpilot', { log: true });
+    const config = new HookpilotConfig(context.secrets, env);
+    await config.loadSecret();
+    const log = new HookpilotLog(channel, () => config.secretValues());
+    const engineHost = new EngineHost({ config, log, workspaceState: context.workspaceState, storageDir: storageDirOf(context), env });
+    const diagnostics = new HooksDiagnostics();
+    const pending = new PendingApprovals();
+    const diffs = new DiffPreviews();
+    const approver = new ModalApprover(pending, diffs);
+    // The manager is created below; this callback only runs after activation.
+    const showManager = () => manager.show();
+    const activity = new HookActivity(engineHost.engine, log, showManager);
+    const chat = new ChatController({ engineHost, config, approver, pending, diffs, log, openHookManager: showManager, promptForApiKey: () => promptForApiKey(config) });
+    const chatView = new ChatViewProvider(context.extensionUri, chat, log);
+    const manager = new HookManagerPanel({ extensionUri: context.extensionUri, engineHost, activity, pending, chat, config, log, openHooksConfig: () => openHooksConfig(engineHost) });
+    const statusBar = new HookpilotStatusBar(engineHost, activity, pending, COMMAND_IDS.openHookManager);
+
+    const root = new CompositionRoot(engineHost, chat, pending, manager, statusBar, diagnostics);
+    for (const service of [channel, config, engineHost, diagnostics, pending, diffs, activity, chat, chatView, manager, statusBar]) root._register(service);
+    for (const command of registerCommands({ engineHost, config, chat, chatView, manager, log })) root._register(command);
+    root._register(engineHost.onDidReload(() => void root.updateDiagnostics()));
+    await engineHost.reload();
+    log.info(`Hookpilot is ready${engineHost.projectDir ? ` in ${engineHost.projectDir}` : ' (no folder open)'}${engineHost.trusted ? '' : ', Restricted Mode'}.`);
+    return root;
+  }
+
+  private async updateDiagnostics(): Promise<void> {
+    const texts = new Map(this.engineHost.hooksJson.map((f) => [f.file, f.text]));
+    await this.diagnostics.update(this.engineHost.engine.problems, texts);
+  }
+
+  /** deactivate(): end the chat session, then stop the engine (hook servers, audit log). */
+  async shutdown(): Promise<void> {
+    await this.chat.shutdown();
+    this.dispose();
+    await this.stopEngine();
+  }
+
+  private stopEngine(): Promise<void> {
+    this.engineStopped ??= this.engineHost.engine.dispose();
+    return this.engineStopped;
+  }
+
+  override dispose(): void {
+    if (this.isDisposed) return;
+    super.dispose();
+    void this.stopEngine();
+  }
+}

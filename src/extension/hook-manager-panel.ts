@@ -1,0 +1,226 @@
+import path from 'node:path';
+import * as vscode from 'vscode';
+import type { ConfigProblem } from '../core/hooks/config/config-problems';
+import type { HookPayload, HookSource } from '../core/hooks/types';
+import { receiveManagerToHost, type HostToManager, type ManagerTab, type ManagerToHost } from '../shared/manager-protocol';
+import { invalidPayloadResult, toApprovalView, toHookView, toProblemView, toTestResultView } from '../shared/manager-view-builders';
+import type { TestResultView } from '../shared/manager-views';
+import type { ChatController } from './chat-controller';
+import type { EngineHost } from './engine-host';
+import type { HookActivity } from './hook-activity';
+import type { HookpilotConfig } from './hookpilot-config';
+import { Disposable, disposeAll, type IDisposable } from './lifecycle';
+import type { HookpilotLog } from './log';
+import type { PendingApprovals } from './pending-approvals';
+import { scrubSecrets } from './secret-scrubber';
+import { TimelineFeed } from './timeline-feed';
+import { webviewHtml, webviewOptions } from './webview-html';
+
+export const HOOK_MANAGER_VIEW_TYPE = 'hookpilot.hookManager';
+export const HOOK_MANAGER_TITLE = 'Hookpilot Hook Manager';
+
+export interface HookManagerDeps {
+  extensionUri: vscode.Uri;
+  engineHost: EngineHost;
+  activity: HookActivity;
+  pending: PendingApprovals;
+  chat: ChatController;
+  config: HookpilotConfig;
+  log: HookpilotLog;
+  openHooksConfig: () => Promise<void>;
+}
+
+/** Opens `file` with the caret at a 1-based line and column. */
+async function openAt(file: string, line?: number, column?: number): Promise<void> {
+  const document = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+  const position = new vscode.Position(Math.max(0, (line ?? 1) - 1), Math.max(0, (column ?? 1) - 1));
+  await vscode.window.showTextDocument(document, { selection: new vscode.Range(position, position), preview: false });
+}
+
+/** Settings without a file of ours to open are opened through VS Code's own commands. */
+async function openSource(source: HookSource): Promise<boolean> {
+  if (source.file && source.kind !== 'user') {
+    await openAt(source.file, source.line, source.column);
+    return true;
+  }
+  if (source.kind === 'user') await vscode.commands.executeCommand('workbench.action.openSettingsJson');
+  else if (source.kind === 'workspace' || source.kind === 'folder') await vscode.commands.executeCommand('workbench.action.openWorkspaceSettingsFile');
+  else return false;
+  return true;
+}
+
+/**
+ * The Hook Manager webview panel: Hooks (toggle, test-fire, open definition, problems),
+ * Approvals (the same pending requests the modal asks) and Timeline (the audit log, live).
+ * One panel at a time; its subscriptions live exactly as long as it does.
+ */
+export class HookManagerPanel extends Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private panelDisposables: IDisposable[] = [];
+  private timeline: TimelineFeed | undefined;
+  private problems: ConfigProblem[] = [];
+
+  constructor(private readonly deps: HookManagerDeps) {
+    super();
+  }
+
+  get isOpen(): boolean {
+    return this.panel !== undefined;
+  }
+
+  show(tab?: ManagerTab): void {
+    this.deps.activity.acknowledgeBlocks();
+    if (this.panel) {
+      this.panel.reveal();
+    } else {
+      this.open();
+    }
+    if (tab) this.post({ type: 'showTab', tab });
+  }
+
+  private open(): void {
+    const { extensionUri, engineHost, pending, activity, chat } = this.deps;
+    const panel = vscode.window.createWebviewPanel(HOOK_MANAGER_VIEW_TYPE, HOOK_MANAGER_TITLE, vscode.ViewColumn.Active, { ...webviewOptions(extensionUri), retainContextWhenHidden: true });
+    panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'hookpilot.svg');
+    panel.webview.html = webviewHtml(panel.webview, extensionUri, 'manager', HOOK_MANAGER_TITLE);
+    this.panel = panel;
+    const post = (message: HostToManager) => this.post(message);
+    const timeline = new TimelineFeed(engineHost.engine.audit, path.join(engineHost.engine.options.storageDir, 'transcripts'), () => chat.currentSessionId, post);
+    this.timeline = timeline;
+    this.panelDisposables = [
+      timeline,
+      panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      engineHost.onDidReload(() => this.postHooksAndProblems()),
+      engineHost.engine.registry.onDidChange(() => this.postHooks()),
+      activity.onDidChangeStats(() => this.postHooks()),
+      pending.onDidChange(() => this.postApprovals()),
+      chat.onDidChangeSession(() => void timeline.refreshSessions()),
+      panel.onDidChangeViewState(() => {
+        if (panel.active) activity.acknowledgeBlocks();
+      }),
+      panel.onDidDispose(() => {
+        if (this.panel !== panel) return;
+        this.panel = undefined;
+        this.timeline = undefined;
+        disposeAll(this.panelDisposables);
+      }),
+    ];
+  }
+
+  private post(message: HostToManager): void {
+    void this.panel?.webview.postMessage(scrubSecrets(message, this.deps.config.secretValues()));
+  }
+
+  private receive(raw: unknown): void {
+    const received = receiveManagerToHost(raw);
+    if (!received.ok) {
+      this.deps.log.warn(`Hook Manager webview: ${received.error}`);
+      return;
+    }
+    this.handle(received.message).catch((error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      this.deps.log.error(`Hook Manager: ${message}`);
+      void vscode.window.showErrorMessage(`Hookpilot: ${message}`);
+    });
+  }
+
+  async handle(message: ManagerToHost): Promise<void> {
+    const { engineHost, pending } = this.deps;
+    switch (message.type) {
+      case 'ready':
+        this.postHooksAndProblems();
+        this.postApprovals();
+        await this.timeline?.select();
+        return;
+      case 'toggleHook':
+        await engineHost.setEnabled(message.id, message.enabled);
+        return;
+      case 'toggleAll':
+        await engineHost.setAllEnabled(message.enabled);
+        return;
+      case 'testFire':
+        this.post({ type: 'testResult', id: message.id, result: await this.testFire(message.id, message.payload) });
+        return;
+      case 'openDefinition': {
+        const state = engineHost.engine.registry.current().find(message.id);
+        if (!state || !(await openSource(state.hook.source))) void vscode.window.showInformationMessage(`Hookpilot: "${state?.hook.name ?? message.id}" is built into Hookpilot; it has no file to open.`);
+        return;
+      }
+      case 'openProblem': {
+        const problem = this.problems[Number(message.id)];
+        if (problem) await openSource({ kind: problem.sourceKind, file: problem.file, line: problem.line, column: problem.column });
+        return;
+      }
+      case 'answerApproval':
+        pending.answer(message.id, message.choice, 'user (Hook Manager)');
+        return;
+      case 'selectSession':
+        await this.timeline?.select(message.sessionId);
+        return;
+      case 'exportTimeline': {
+        const target = await this.timeline?.export(message.sessionId, vscode.workspace.workspaceFolders?.[0]?.uri);
+        if (target) void vscode.window.showInformationMessage(`Hookpilot: timeline exported to ${target.fsPath}`);
+        return;
+      }
+      case 'reloadHooks':
+        await engineHost.reload();
+        return;
+      case 'openHooksConfig':
+        await this.deps.openHooksConfig();
+        return;
+      case 'manageTrust':
+        await vscode.commands.executeCommand('workbench.trust.manage');
+        return;
+    }
+  }
+
+  private async testFire(id: string, payloadText: string): Promise<TestResultView> {
+    let payload: unknown;
+    try {
+      payload = JSON.parse(payloadText);
+    } catch (error) {
+      return invalidPayloadResult(`The payload is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return invalidPayloadResult('The payload must be a JSON object.');
+    const projectDir = this.deps.engineHost.projectDir ?? '';
+    const filled = { session_id: 'test-fire', transcript_path: '', cwd: projectDir, ...payload } as HookPayload;
+    try {
+      const { outcome } = await this.deps.engineHost.engine.testFire(id, filled);
+      return toTestResultView(outcome);
+    } catch (error) {
+      return { status: 'error', decision: 'none', error: error instanceof Error ? error.message : String(error), durationMs: 0 };
+    }
+  }
+
+  private postHooksAndProblems(): void {
+    this.postHooks();
+    const engine = this.deps.engineHost.engine;
+    this.problems = [...engine.problems];
+    this.post({ type: 'problems', problems: this.problems.map((p, i) => toProblemView({ ...p, file: p.file && this.display(p.file) }, String(i))) });
+    this.post({ type: 'trust', trusted: this.deps.engineHost.trusted });
+  }
+
+  private postHooks(): void {
+    const engine = this.deps.engineHost.engine;
+    const hooks = engine.registry.current().states.map((state) => {
+      const view = toHookView(state, this.deps.activity.stats.get(state.hook.id));
+      return view.file ? { ...view, file: this.display(view.file) } : view;
+    });
+    this.post({ type: 'hooks', hooks, disableAllHooks: engine.loadedConfig.disableAllHooks ?? false });
+  }
+
+  private postApprovals(): void {
+    this.post({ type: 'approvals', pending: this.deps.pending.list().map(({ request, createdAt }) => toApprovalView(request, createdAt)) });
+  }
+
+  /** Workspace files are shown relative to the workspace; others as they are. */
+  private display(file: string): string {
+    return vscode.workspace.asRelativePath(file, false);
+  }
+
+  override dispose(): void {
+    this.panel?.dispose();
+    disposeAll(this.panelDisposables);
+    super.dispose();
+  }
+}

@@ -1,0 +1,198 @@
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { z } from 'zod';
+import { permissionModeSchema, type PermissionMode, type PermissionSettings } from '../core/agent/permissions/permission-settings';
+import type { HookDefaults } from '../core/hooks/config/loaded-config';
+import type { ModelStatus } from '../shared/chat-protocol';
+import { MODEL_PRESETS, modelPreset, type ModelPresetId } from '../shared/model-presets';
+import { Disposable } from './lifecycle';
+
+export const SECTION = 'hookpilot';
+export const API_KEY_SECRET = 'hookpilot.apiKey';
+
+/** Where requests go; the key is absent for a server on this machine. */
+export interface ModelEndpoint {
+  baseURL: string;
+  model: string;
+  apiKey?: string;
+}
+
+export type EndpointResolution = { ok: true; endpoint: ModelEndpoint } | { ok: false; problem: string };
+
+const permissionsSettingSchema = z.object({
+  allow: z.array(z.string()).optional(),
+  deny: z.array(z.string()).optional(),
+  ask: z.array(z.string()).optional(),
+  additionalDirectories: z.array(z.string()).optional(),
+});
+
+const hookTimeoutsSchema = z.object({
+  observer: z.number().int().positive().optional(),
+  interceptor: z.number().int().positive().optional(),
+  approval: z.number().int().positive().optional(),
+  command: z.number().int().positive().optional(),
+});
+
+const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 600;
+
+export function isLoopbackUrl(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value !== undefined && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/**
+ * Hookpilot's settings and its one secret. The API key lives in SecretStorage (falling back
+ * to HOOKPILOT_API_KEY / OPENAI_API_KEY); it is cached here so the chat can ask "is a model
+ * usable?" synchronously, and it is handed only to the model client and the redactor.
+ */
+export class HookpilotConfig extends Disposable {
+  private storedKey: string | undefined;
+  private readonly modelChanged = this._register(new vscode.EventEmitter<void>());
+  /** baseUrl, model or the API key changed. */
+  readonly onDidChangeModel = this.modelChanged.event;
+
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {
+    super();
+    this._register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`${SECTION}.baseUrl`) || e.affectsConfiguration(`${SECTION}.model`)) this.modelChanged.fire();
+      }),
+    );
+    this._register(
+      secrets.onDidChange(async (e) => {
+        if (e.key !== API_KEY_SECRET) return;
+        await this.loadSecret();
+        this.modelChanged.fire();
+      }),
+    );
+  }
+
+  /** Reads the stored key once at start; later changes arrive through onDidChange. */
+  async loadSecret(): Promise<void> {
+    this.storedKey = nonEmpty(await this.secrets.get(API_KEY_SECRET));
+  }
+
+  private settings(): vscode.WorkspaceConfiguration {
+    return vscode.workspace.getConfiguration(SECTION);
+  }
+
+  apiKey(): string | undefined {
+    return this.storedKey ?? nonEmpty(this.env.HOOKPILOT_API_KEY) ?? nonEmpty(this.env.OPENAI_API_KEY);
+  }
+
+  /** Every value that must never reach a log, the audit log or a webview. */
+  secretValues(): string[] {
+    return [this.storedKey, nonEmpty(this.env.HOOKPILOT_API_KEY), nonEmpty(this.env.OPENAI_API_KEY)].filter((v): v is string => v !== undefined);
+  }
+
+  baseUrl(): string | undefined {
+    return nonEmpty(this.settings().get<string>('baseUrl')) ?? nonEmpty(this.env.HOOKPILOT_BASE_URL);
+  }
+
+  modelName(): string | undefined {
+    return nonEmpty(this.settings().get<string>('model')) ?? nonEmpty(this.env.HOOKPILOT_MODEL);
+  }
+
+  resolveEndpoint(): EndpointResolution {
+    const baseURL = this.baseUrl();
+    if (!baseURL) return { ok: false, problem: 'No model is configured. Pick a provider below, or set hookpilot.baseUrl and hookpilot.model in the settings.' };
+    let url: URL;
+    try {
+      url = new URL(baseURL);
+    } catch {
+      return { ok: false, problem: `hookpilot.baseUrl "${baseURL}" is not a URL. Use e.g. https://api.openai.com/v1 or http://localhost:11434/v1.` };
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, problem: `hookpilot.baseUrl "${baseURL}" must start with http:// or https://.` };
+    const model = this.modelName();
+    if (!model) return { ok: false, problem: `No model name is set for ${baseURL}. Set hookpilot.model (e.g. gpt-4.1, or qwen2.5-coder:7b on Ollama), or run "Hookpilot: Select Model".` };
+    const apiKey = this.apiKey();
+    if (!apiKey && !isLoopbackUrl(url)) {
+      return { ok: false, problem: `The API key is missing: ${baseURL} is not on this machine. Click "Set API key…" (or run "Hookpilot: Set API Key"), or set HOOKPILOT_API_KEY.` };
+    }
+    return { ok: true, endpoint: apiKey ? { baseURL, model, apiKey } : { baseURL, model } };
+  }
+
+  /** What the chat's footer or setup panel shows; never carries the key. */
+  modelStatus(): ModelStatus {
+    const resolution = this.resolveEndpoint();
+    if (!resolution.ok) return { configured: false, problem: resolution.problem, presets: [...MODEL_PRESETS] };
+    return { configured: true, name: resolution.endpoint.model, endpoint: resolution.endpoint.baseURL };
+  }
+
+  permissionMode(): PermissionMode {
+    const parsed = permissionModeSchema.safeParse(this.settings().get('permissionMode'));
+    return parsed.success ? parsed.data : 'default';
+  }
+
+  /** `hookpilot.permissions` plus the mode; relative additional directories resolve against `root`. */
+  permissions(root: string | undefined): PermissionSettings {
+    const parsed = permissionsSettingSchema.safeParse(this.settings().get('permissions') ?? {});
+    const value = parsed.success ? parsed.data : {};
+    const resolveDir = (dir: string) => (root && !path.isAbsolute(dir) ? path.resolve(root, dir) : dir);
+    return {
+      mode: this.permissionMode(),
+      allow: value.allow ?? [],
+      deny: value.deny ?? [],
+      ask: value.ask ?? [],
+      additionalDirectories: (value.additionalDirectories ?? []).map(resolveDir),
+    };
+  }
+
+  /** How long a person has to answer a permission prompt before it is denied. */
+  approvalTimeoutMs(): number {
+    const seconds = this.settings().get<number>('approvalTimeoutSeconds');
+    return typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? Math.round(seconds * 1000) : DEFAULT_APPROVAL_TIMEOUT_SECONDS * 1000;
+  }
+
+  /** `hookpilot.hookTimeouts` as the engine's defaults (a hooks.json `defaults` block wins). */
+  hookTimeouts(): HookDefaults {
+    const parsed = hookTimeoutsSchema.safeParse(this.settings().get('hookTimeouts') ?? {});
+    if (!parsed.success) return {};
+    const t = parsed.data;
+    const out: HookDefaults = {};
+    if (t.observer !== undefined) out.observerTimeoutMs = t.observer;
+    if (t.interceptor !== undefined) out.interceptorTimeoutMs = t.interceptor;
+    if (t.approval !== undefined) out.approvalTimeoutMs = t.approval;
+    if (t.command !== undefined) out.commandTimeoutMs = t.command;
+    return out;
+  }
+
+  builtins(): unknown {
+    return this.settings().get('builtins');
+  }
+
+  async setApiKey(key: string): Promise<void> {
+    const trimmed = key.trim();
+    if (trimmed === '') await this.secrets.delete(API_KEY_SECRET);
+    else await this.secrets.store(API_KEY_SECRET, trimmed);
+    await this.loadSecret();
+    this.modelChanged.fire();
+  }
+
+  /** A preset's base URL and model go to the user settings: a model is a person's choice, not a folder's. */
+  async applyPreset(id: ModelPresetId): Promise<void> {
+    const preset = modelPreset(id);
+    await this.settings().update('baseUrl', preset.baseUrl, vscode.ConfigurationTarget.Global);
+    await this.settings().update('model', preset.defaultModel, vscode.ConfigurationTarget.Global);
+  }
+
+  async setModelName(model: string): Promise<void> {
+    await this.settings().update('model', model, vscode.ConfigurationTarget.Global);
+  }
+
+  /** "Always allow in this workspace": adds `rule` to the workspace's hookpilot.permissions.allow. */
+  async addWorkspaceAllowRule(rule: string): Promise<void> {
+    const current = this.settings().inspect<Record<string, unknown>>('permissions')?.workspaceValue;
+    const base = current !== null && typeof current === 'object' && !Array.isArray(current) ? current : {};
+    const allow = Array.isArray(base.allow) ? base.allow.filter((r): r is string => typeof r === 'string') : [];
+    if (allow.includes(rule)) return;
+    await this.settings().update('permissions', { ...base, allow: [...allow, rule] }, vscode.ConfigurationTarget.Workspace);
+  }
+}

@@ -1,0 +1,65 @@
+import * as vscode from 'vscode';
+import type { ApprovalAnswer, ApprovalChoice, ApprovalRequest, Approver } from '../core/agent/permissions/permission-settings';
+import { isFileEditTool, type DiffPreviews } from './diff-previews';
+import type { PendingApprovals } from './pending-approvals';
+
+export const APPROVAL_LABELS: Record<ApprovalChoice, string> = {
+  'allow-once': 'Allow once',
+  'allow-session': 'Allow for this session',
+  'allow-always': 'Always allow in this workspace',
+  deny: 'Deny',
+};
+export const SHOW_DIFF_LABEL = 'Show Diff';
+
+interface ModalItem extends vscode.MessageItem {
+  choice?: ApprovalChoice;
+}
+
+function modalItems(request: ApprovalRequest): ModalItem[] {
+  const choices: ApprovalChoice[] = request.system ? ['allow-once', 'deny'] : ['allow-once', 'allow-session', 'allow-always', 'deny'];
+  // Deny is the close affordance: Escape denies, and no Cancel button is added.
+  const items: ModalItem[] = choices.map((choice) => ({ title: APPROVAL_LABELS[choice], choice, isCloseAffordance: choice === 'deny' }));
+  if (isFileEditTool(request.toolName)) items.push({ title: SHOW_DIFF_LABEL });
+  return items;
+}
+
+function modalDetail(request: ApprovalRequest): string {
+  const lines = [request.summary, '', `Asked by ${request.askedBy}: ${request.reason}`];
+  if (request.system) lines.push('', 'This changes a hook configuration or hook script: only a person can allow it, once.');
+  else lines.push('', `"Allow for this session" and "Always allow in this workspace" add the rule ${request.suggestedRule}.`);
+  return lines.join('\n');
+}
+
+/**
+ * The extension's Approver: every request is listed in PendingApprovals (so the chat and
+ * the Hook Manager can answer it too) and asked in a modal, one modal at a time. "Show
+ * Diff" opens the edit's diff and asks again. Whoever answers first wins; a modal that
+ * lost the race is ignored when it finally returns (VS Code cannot close a modal).
+ */
+export class ModalApprover implements Approver {
+  private modals: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly pending: PendingApprovals,
+    private readonly diffs: DiffPreviews,
+  ) {}
+
+  request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+    const answer = this.pending.add(request, signal);
+    this.modals = this.modals.then(() => this.ask(request)).catch(() => undefined);
+    return answer;
+  }
+
+  private async ask(request: ApprovalRequest): Promise<void> {
+    while (this.pending.get(request.id)?.request === request) {
+      const picked = await vscode.window.showWarningMessage(`Hookpilot wants to use ${request.toolName}`, { modal: true, detail: modalDetail(request) }, ...modalItems(request));
+      if (this.pending.get(request.id)?.request !== request) return;
+      if (picked?.title === SHOW_DIFF_LABEL) {
+        await this.diffs.showProposed(request.toolName, request.input);
+        continue;
+      }
+      this.pending.answer(request.id, picked?.choice ?? 'deny', 'user');
+      return;
+    }
+  }
+}

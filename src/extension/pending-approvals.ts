@@ -1,0 +1,85 @@
+import * as vscode from 'vscode';
+import type { ApprovalAnswer, ApprovalChoice, ApprovalRequest } from '../core/agent/permissions/permission-settings';
+import { Disposable } from './lifecycle';
+
+export interface PendingApproval {
+  request: ApprovalRequest;
+  createdAt: Date;
+}
+
+interface Entry extends PendingApproval {
+  resolve: (answer: ApprovalAnswer) => void;
+}
+
+/** A system ask (a protected hook file) can only be allowed once: no rule may cover it. */
+function allowedChoice(request: ApprovalRequest, choice: ApprovalChoice): ApprovalChoice {
+  return request.system && choice !== 'deny' ? 'allow-once' : choice;
+}
+
+/**
+ * The permission prompts waiting for a person. The modal, the chat's inline buttons and
+ * the Hook Manager's Approvals tab all answer through here: the first answer wins, later
+ * ones are ignored. A request leaves when answered or when its signal aborts (the turn
+ * was cancelled, or the approval timed out in the agent).
+ */
+export class PendingApprovals extends Disposable {
+  private readonly entries = new Map<string, Entry>();
+  private readonly changed = this._register(new vscode.EventEmitter<void>());
+  readonly onDidChange = this.changed.event;
+
+  /** Registers `request`; the promise settles with the first answer, or a deny when `signal` aborts first. */
+  add(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+    return new Promise<ApprovalAnswer>((resolve) => {
+      if (signal.aborted) {
+        resolve({ choice: 'deny', by: 'cancel', reason: 'the request was withdrawn before anyone could answer' });
+        return;
+      }
+      const onAbort = () => {
+        if (this.entries.get(request.id)?.request !== request) return;
+        this.entries.delete(request.id);
+        this.changed.fire();
+        resolve({ choice: 'deny', by: 'cancel', reason: 'the request was withdrawn' });
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.entries.set(request.id, {
+        request,
+        createdAt: new Date(),
+        resolve: (answer) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(answer);
+        },
+      });
+      this.changed.fire();
+    });
+  }
+
+  /** Answers request `id`; false when it is no longer pending (someone else answered first). */
+  answer(id: string, choice: ApprovalChoice, by: string): boolean {
+    const entry = this.entries.get(id);
+    if (!entry) return false;
+    this.entries.delete(id);
+    const final = allowedChoice(entry.request, choice);
+    entry.resolve(final === 'deny' ? { choice: final, by, reason: by === 'shutdown' ? 'VS Code is closing' : 'the user denied this call' } : { choice: final, by });
+    this.changed.fire();
+    return true;
+  }
+
+  get(id: string): PendingApproval | undefined {
+    const entry = this.entries.get(id);
+    return entry && { request: entry.request, createdAt: entry.createdAt };
+  }
+
+  list(): PendingApproval[] {
+    return [...this.entries.values()].map(({ request, createdAt }) => ({ request, createdAt }));
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Every pending request is denied (the window is closing). */
+  override dispose(): void {
+    for (const id of [...this.entries.keys()]) this.answer(id, 'deny', 'shutdown');
+    super.dispose();
+  }
+}
