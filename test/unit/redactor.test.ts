@@ -140,6 +140,18 @@ describe('Redactor.redact', () => {
     });
   });
 
+  it('for serialization, shares what needs no change and never touches the input', () => {
+    const clean = { a: 'plain', list: [1, { b: 'text' }], nested: { c: true } };
+    expect(redactor.redactForSerialization(clean)).toBe(clean);
+    const dirty = { a: 'plain', list: [1, { b: 'x runtime-secret-value' }], nested: { c: true }, token: 't' };
+    const snapshot = structuredClone(dirty);
+    const out = redactor.redactForSerialization(dirty) as typeof dirty;
+    expect(dirty).toEqual(snapshot);
+    expect(out).toEqual({ a: 'plain', list: [1, { b: 'x [REDACTED:secret_value]' }], nested: { c: true }, token: '[REDACTED:key]' });
+    expect(out.nested).toBe(dirty.nested);
+    expect(JSON.stringify(redactor.redactForSerialization(dirty))).toBe(JSON.stringify(redactor.redact(dirty)));
+  });
+
   it('redacts secrets used as object keys', () => {
     expect(redactor.redact({ 'runtime-secret-value': 1 })).toEqual({ '[REDACTED:secret_value]': 1 });
   });
