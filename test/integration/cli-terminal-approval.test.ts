@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildCli, startTestbed, toolMessageSent, type Testbed } from '../fixtures/cli/cli-harness';
+import { SCRIPTED_MODEL_ID, text, toolCalls } from '../support/model-server';
+
+// Approvals on a real terminal: `script` gives the CLI a pseudo-terminal as stdin, and the
+// test types the answers when the question appears.
+
+let bundle: { bundle: string; cleanup: () => void };
+let bed: Testbed | undefined;
+beforeAll(async () => {
+  bundle = await buildCli();
+});
+afterAll(() => bundle.cleanup());
+afterEach(async () => {
+  await bed?.close();
+  bed = undefined;
+});
+
+const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
+
+/** Runs `hookpilot run` on a pseudo-terminal; answers[i] is typed at the i-th approval question. */
+function runOnTerminal(args: string[], answers: string[]): Promise<{ code: number | null; output: string }> {
+  const command = [process.execPath, bundle.bundle, 'run', ...args].map(quote).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: bed!.workspace.dir, env: bed!.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    let asked = 0;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no exit; output so far:\n${output}`));
+    }, 25_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const questions = output.split('Allow? [y]es once').length - 1;
+      while (asked < questions && asked < answers.length) child.stdin.write(`${answers[asked++]}\n`);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+describe('approvals on a terminal', () => {
+  it('[a]lways writes the rule into .vscode/settings.json keeping its comments; [n]o denies', async () => {
+    const settings = '{\n  // team settings: keep this comment\n  "editor.tabSize": 2,\n}\n';
+    bed = await startTestbed(bundle.bundle, { '.vscode/settings.json': settings }, [
+      toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'touch a.txt' } }]),
+      toolCalls([{ id: 'c2', name: 'Bash', arguments: { command: 'touch b.txt' } }]),
+      text('one of two'),
+    ]);
+    const { code, output } = await runOnTerminal(['make two files', '--cwd', bed.workspace.dir, '--base-url', bed.server.url, '--model', SCRIPTED_MODEL_ID], ['a', 'n']);
+    expect(code).toBe(0);
+    expect(output).toContain('Hookpilot wants to use Bash');
+    expect(output).toContain('Run: touch a.txt');
+    expect(output).toContain('[a]lways (adds Bash(touch a.txt) to .vscode/settings.json)');
+    expect(existsSync(bed.workspace.file('a.txt'))).toBe(true);
+    expect(existsSync(bed.workspace.file('b.txt'))).toBe(false);
+    expect(toolMessageSent(bed.server, 'c2')).toMatch(/Permission denied \(user\)/);
+
+    const written = readFileSync(bed.workspace.file('.vscode/settings.json'), 'utf8');
+    expect(written).toContain('// team settings: keep this comment');
+    expect(written).toContain('"editor.tabSize": 2');
+    expect(written).toMatch(/"hookpilot\.permissions": \{\s*"allow": \[\s*"Bash\(touch a\.txt\)"\s*\]\s*\}/);
+  });
+});
