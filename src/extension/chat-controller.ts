@@ -29,6 +29,8 @@ export interface ChatControllerDeps {
   promptForApiKey: () => Promise<void>;
 }
 
+const APPROVAL_BACKSTOP_MS = 5_000;
+
 interface Run {
   controller: AbortController;
   done: Promise<void>;
@@ -202,7 +204,8 @@ export class ChatController extends Disposable {
       permissions: () => config.permissions(projectDir),
       protectedPaths: () => engine.protectedPaths(),
       transcriptDir: this.transcriptDir,
-      approvalTimeoutMs: config.approvalTimeoutMs(),
+      // The approver denies at the configured timeout (as a Timeout); the agent's own timer is only a backstop.
+      approvalTimeoutMs: config.approvalTimeoutMs() + APPROVAL_BACKSTOP_MS,
       persistAllowRule: (rule) =>
         config.addWorkspaceAllowRule(rule).catch((error: unknown) => {
           const message = `could not save "${rule}" to the workspace settings: ${error instanceof Error ? error.message : String(error)}`;
@@ -220,7 +223,7 @@ export class ChatController extends Disposable {
 
   private onAgentEvent(event: AgentEvent): void {
     // Synchronously, before the tool runs: the diff's "before" side.
-    if (event.type === 'tool_started') this.deps.diffs.snapshotBefore(event.id, event.name, event.input);
+    if (event.type === 'tool_started') this.deps.diffs.snapshotBefore(event.id, event.name, event.input, this.deps.engineHost.projectDir ?? '');
     this.emitAll(this.projector.project(event));
     if (event.type === 'usage') this.postStatus();
   }
@@ -243,7 +246,8 @@ export class ChatController extends Disposable {
 
   private async showDiff(callId: string): Promise<void> {
     const pending = this.deps.pending.get(callId);
-    const shown = pending ? await this.deps.diffs.showProposed(pending.request.toolName, pending.request.input) : await this.deps.diffs.showApplied(callId);
+    const root = this.deps.engineHost.projectDir ?? '';
+    const shown = pending ? await this.deps.diffs.showProposed(pending.request.toolName, pending.request.input, root) : await this.deps.diffs.showApplied(callId);
     if (!shown && !pending) void vscode.window.showInformationMessage('Hookpilot has no diff for this tool call (it was made before this window opened).');
   }
 

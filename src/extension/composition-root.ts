@@ -48,7 +48,7 @@ export class CompositionRoot extends Disposable {
     const diagnostics = new HooksDiagnostics();
     const pending = new PendingApprovals();
     const diffs = new DiffPreviews();
-    const approver = new ModalApprover(pending, diffs);
+    const approver = new ModalApprover(pending, diffs, () => engineHost.projectDir ?? '', () => config.approvalTimeoutMs());
     // The manager is created below; this callback only runs after activation.
     const showManager = () => manager.show();
     const activity = new HookActivity(engineHost.engine, log, showManager);

@@ -23,6 +23,10 @@ function readSmallFile(file: string): string | undefined {
   }
 }
 
+function filePathOf(input: Record<string, unknown>, root: string): string | undefined {
+  return typeof input.file_path === 'string' && input.file_path !== '' ? path.resolve(root, input.file_path) : undefined;
+}
+
 /** What a Write or Edit call would leave in the file; undefined when the edit would not apply. */
 export function proposedContent(toolName: string, input: Record<string, unknown>, current: string): string | undefined {
   if (toolName === 'Write') return typeof input.content === 'string' ? input.content : undefined;
@@ -56,17 +60,20 @@ export class DiffPreviews extends Disposable implements vscode.TextDocumentConte
     return this.documents.get(uri.path.split('/')[1] ?? '') ?? '';
   }
 
-  /** Keeps the file's content before tool call `callId` runs; must be called synchronously from tool_started. */
-  snapshotBefore(callId: string, toolName: string, input: Record<string, unknown>): void {
-    const file = typeof input.file_path === 'string' ? input.file_path : undefined;
+  /**
+   * Keeps the file's content before tool call `callId` runs; must be called synchronously
+   * from tool_started. Its input is the model's own, so a relative path resolves against `root`.
+   */
+  snapshotBefore(callId: string, toolName: string, input: Record<string, unknown>, root: string): void {
+    const file = filePathOf(input, root);
     if (!file || !isFileEditTool(toolName)) return;
     this.before.set(callId, { file, text: readSmallFile(file) ?? '' });
     while (this.before.size > MAX_DOCUMENTS) this.before.delete(this.before.keys().next().value as string);
   }
 
   /** The file vs what the pending call would write. False when there is nothing to show. */
-  async showProposed(toolName: string, input: Record<string, unknown>): Promise<boolean> {
-    const file = typeof input.file_path === 'string' ? input.file_path : undefined;
+  async showProposed(toolName: string, input: Record<string, unknown>, root: string): Promise<boolean> {
+    const file = filePathOf(input, root);
     if (!file || !isFileEditTool(toolName)) return false;
     const current = readSmallFile(file) ?? '';
     const proposed = proposedContent(toolName, input, current);

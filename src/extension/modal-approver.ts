@@ -42,10 +42,14 @@ export class ModalApprover implements Approver {
   constructor(
     private readonly pending: PendingApprovals,
     private readonly diffs: DiffPreviews,
+    /** The workspace root a relative file path resolves against. */
+    private readonly root: () => string,
+    /** hookpilot.approvalTimeoutSeconds: no answer by then is a deny. */
+    private readonly timeoutMs: () => number,
   ) {}
 
   request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
-    const answer = this.pending.add(request, signal);
+    const answer = this.pending.add(request, signal, this.timeoutMs());
     this.modals = this.modals.then(() => this.ask(request)).catch(() => undefined);
     return answer;
   }
@@ -55,7 +59,7 @@ export class ModalApprover implements Approver {
       const picked = await vscode.window.showWarningMessage(`Hookpilot wants to use ${request.toolName}`, { modal: true, detail: modalDetail(request) }, ...modalItems(request));
       if (this.pending.get(request.id)?.request !== request) return;
       if (picked?.title === SHOW_DIFF_LABEL) {
-        await this.diffs.showProposed(request.toolName, request.input);
+        await this.diffs.showProposed(request.toolName, request.input, this.root());
         continue;
       }
       this.pending.answer(request.id, picked?.choice ?? 'deny', 'user');

@@ -27,28 +27,32 @@ export class PendingApprovals extends Disposable {
   private readonly changed = this._register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
 
-  /** Registers `request`; the promise settles with the first answer, or a deny when `signal` aborts first. */
-  add(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+  /**
+   * Registers `request`. The promise settles with the first answer; with a deny when
+   * nobody answers within `timeoutMs` (marked timedOut, so PermissionDenied says Timeout);
+   * or with a deny when `signal` aborts first.
+   */
+  add(request: ApprovalRequest, signal: AbortSignal, timeoutMs: number): Promise<ApprovalAnswer> {
     return new Promise<ApprovalAnswer>((resolve) => {
       if (signal.aborted) {
         resolve({ choice: 'deny', by: 'cancel', reason: 'the request was withdrawn before anyone could answer' });
         return;
       }
-      const onAbort = () => {
+      const withdraw = (answer: ApprovalAnswer) => {
         if (this.entries.get(request.id)?.request !== request) return;
         this.entries.delete(request.id);
+        settle(answer);
         this.changed.fire();
-        resolve({ choice: 'deny', by: 'cancel', reason: 'the request was withdrawn' });
+      };
+      const onAbort = () => withdraw({ choice: 'deny', by: 'cancel', reason: 'the request was withdrawn' });
+      const timer = setTimeout(() => withdraw({ choice: 'deny', by: 'timeout', reason: `no answer within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}`, timedOut: true }), timeoutMs);
+      const settle = (answer: ApprovalAnswer) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve(answer);
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      this.entries.set(request.id, {
-        request,
-        createdAt: new Date(),
-        resolve: (answer) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(answer);
-        },
-      });
+      this.entries.set(request.id, { request, createdAt: new Date(), resolve: settle });
       this.changed.fire();
     });
   }

@@ -312,7 +312,7 @@ export const window = {
   createStatusBarItem: (id: string) => {
     const item = new FakeStatusBarItem(id);
     state.statusBarItems.push(item);
-    const registration = tracked(() => item.dispose());
+    const registration = tracked(() => (item.disposed = true));
     return Object.assign(item, { dispose: () => registration.dispose() });
   },
   showInformationMessage: (message: string, ...rest: unknown[]) => showMessage('info', message, ...rest),

@@ -1,0 +1,180 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ApprovalRequest } from '../../../src/core/agent/permissions/permission-settings';
+import { DiffPreviews } from '../../../src/extension/diff-previews';
+import { ModalApprover } from '../../../src/extension/modal-approver';
+import { PendingApprovals } from '../../../src/extension/pending-approvals';
+import type { HostToManager } from '../../../src/shared/manager-protocol';
+import { text, toolCalls } from '../../support/model-server';
+import { stub, Uri, type MessageItemLike, type ShownMessage } from '../../support/vscode-stub';
+import { hooksJson } from '../../support/workspace';
+import { modals, startChat, until, type ChatHarness } from './extension-harness';
+
+let h: ChatHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  stub.reset();
+});
+
+const bash = (command: string, id = 'call_1') => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
+const pick = (shown: ShownMessage, title: string) => shown.items.find((i): i is MessageItemLike => typeof i !== 'string' && i.title === title);
+
+function request(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
+  return {
+    id: 'call_9',
+    sessionId: 's1',
+    toolName: 'Bash',
+    input: { command: 'npm test' },
+    summary: 'Run: npm test',
+    reason: 'Bash needs approval in default mode',
+    askedBy: 'default mode',
+    suggestedRule: 'Bash(npm test)',
+    system: false,
+    ...overrides,
+  };
+}
+
+describe('PendingApprovals and the modal', () => {
+  it('the modal names the tool, the input and who asked, with Allow… / Deny buttons', async () => {
+    stub.reset();
+    const pending = new PendingApprovals();
+    const approver = new ModalApprover(pending, new DiffPreviews(), () => '/tmp', () => 60_000);
+    stub.state.answerMessage = (shown) => pick(shown, 'Allow for this session');
+    const answer = await approver.request(request(), new AbortController().signal);
+    expect(answer).toEqual({ choice: 'allow-session', by: 'user' });
+    const [modal] = modals();
+    expect(modal.message).toBe('Hookpilot wants to use Bash');
+    expect(modal.detail).toContain('Run: npm test');
+    expect(modal.detail).toContain('Asked by default mode: Bash needs approval in default mode');
+    expect(modal.items.map((i) => (typeof i === 'string' ? i : i.title))).toEqual(['Allow once', 'Allow for this session', 'Always allow in this workspace', 'Deny']);
+    expect(pending.size).toBe(0);
+    expect(pending.answer('call_9', 'deny', 'user (Hook Manager)')).toBe(false);
+  });
+
+  it('the first answer wins: the Hook Manager answers while the modal is open, the modal\'s late answer is ignored', async () => {
+    stub.reset();
+    const pending = new PendingApprovals();
+    const approver = new ModalApprover(pending, new DiffPreviews(), () => '/tmp', () => 60_000);
+    let release: () => void = () => undefined;
+    stub.state.answerMessage = (shown) => new Promise((resolve) => (release = () => resolve(pick(shown, 'Allow once'))));
+    const answer = approver.request(request(), new AbortController().signal);
+    await until(() => modals().length === 1, 'the modal');
+    expect(pending.list().map((p) => p.request.id)).toEqual(['call_9']);
+
+    expect(pending.answer('call_9', 'deny', 'user (Hook Manager)')).toBe(true);
+    release();
+    expect(await answer).toEqual({ choice: 'deny', by: 'user (Hook Manager)', reason: 'the user denied this call' });
+    expect(pending.size).toBe(0);
+  });
+
+  it('a system ask offers only Allow once and Deny, and no answer can widen it', async () => {
+    stub.reset();
+    const pending = new PendingApprovals();
+    const approver = new ModalApprover(pending, new DiffPreviews(), () => '/tmp', () => 60_000);
+    let release: () => void = () => undefined;
+    stub.state.answerMessage = () => new Promise((resolve) => (release = () => resolve(undefined)));
+    const answer = approver.request(request({ system: true }), new AbortController().signal);
+    await until(() => modals().length === 1, 'the modal');
+    expect(modals()[0].items.map((i) => (typeof i === 'string' ? i : i.title))).toEqual(['Allow once', 'Deny']);
+    pending.answer('call_9', 'allow-always', 'user (chat)');
+    release();
+    expect(await answer).toEqual({ choice: 'allow-once', by: 'user (chat)' });
+  });
+
+  it('an aborted request (timeout or cancel) leaves the list', async () => {
+    stub.reset();
+    const pending = new PendingApprovals();
+    const controller = new AbortController();
+    const answer = pending.add(request(), controller.signal, 60_000);
+    expect(pending.size).toBe(1);
+    controller.abort();
+    expect(await answer).toMatchObject({ choice: 'deny', by: 'cancel' });
+    expect(pending.size).toBe(0);
+  });
+
+  it('no answer within the timeout is a deny marked as a timeout', async () => {
+    stub.reset();
+    const pending = new PendingApprovals();
+    const answer = pending.add(request(), new AbortController().signal, 50);
+    expect(await answer).toEqual({ choice: 'deny', by: 'timeout', reason: 'no answer within 50 ms', timedOut: true });
+    expect(pending.size).toBe(0);
+    expect(pending.answer('call_9', 'allow-once', 'user')).toBe(false);
+  });
+});
+
+describe('approvals in a chat', () => {
+  it('the Hook Manager lists the pending request and its answer wins over the modal', async () => {
+    h = await startChat({}, [bash('echo hi > out.txt'), text('done')]);
+    let release: () => void = () => undefined;
+    stub.state.answerMessage = (shown) => (shown.modal ? new Promise((resolve) => (release = () => resolve(pick(shown, 'Allow once')))) : undefined);
+    await stub.state.commands.get('hookpilot.openHookManager')?.();
+    const manager = stub.state.panels[0];
+    expect(manager.title).toBe('Hookpilot Hook Manager');
+    manager.webview.send({ type: 'ready' });
+
+    h.webview.send({ type: 'send', text: 'write out.txt' });
+    const listed = await until(() => manager.webview.ofType<Extract<HostToManager, { type: 'approvals' }>>('approvals').find((m) => m.pending.length === 1), 'the approval in the Hook Manager');
+    expect(listed.pending[0]).toMatchObject({ id: 'call_1', toolName: 'Bash', summary: 'Run: echo hi > out.txt', suggestedRule: 'Bash(echo hi > out.txt)', system: false });
+    manager.webview.send({ type: 'answerApproval', id: 'call_1', choice: 'deny' });
+    await until(() => h?.items().some((i) => i.kind === 'turn-end'), 'the end of the turn');
+    release();
+
+    const card = h.items().find((i) => i.kind === 'tool');
+    expect(card).toMatchObject({ status: 'denied', approvalOutcome: { decision: 'deny', by: 'user (Hook Manager)' } });
+    expect(existsSync(h.workspace.file('out.txt'))).toBe(false);
+    expect(manager.webview.ofType<Extract<HostToManager, { type: 'approvals' }>>('approvals').at(-1)?.pending).toEqual([]);
+  });
+
+  it('no answer within hookpilot.approvalTimeoutSeconds denies, and PermissionDenied fires with source Timeout', async () => {
+    const recorder = `const fs = require('fs'); fs.writeFileSync('denied.json', fs.readFileSync(0, 'utf8'));`;
+    h = await startChat(
+      { 'hooks/record.js': recorder, '.vscode/hooks.json': hooksJson({ PermissionDenied: [{ hooks: [{ type: 'command', command: 'node hooks/record.js', name: 'record' }] }] }) },
+      [bash('echo hi > out.txt'), text('ok')],
+      { setup: () => stub.setConfig('hookpilot.approvalTimeoutSeconds', 0.3) },
+    );
+    stub.state.answerMessage = (shown) => (shown.modal ? new Promise(() => undefined) : undefined);
+    await h.prompt('write out.txt');
+
+    expect(h.items().find((i) => i.kind === 'tool')).toMatchObject({ status: 'denied', approvalOutcome: { decision: 'deny', by: 'timeout' } });
+    expect(existsSync(h.workspace.file('out.txt'))).toBe(false);
+    const denied = JSON.parse(await until(() => existsSync(h?.workspace.file('denied.json') ?? '') && readFileSync(h?.workspace.file('denied.json') ?? '', 'utf8'), 'the PermissionDenied hook')) as Record<string, unknown>;
+    expect(denied).toMatchObject({ hook_event_name: 'PermissionDenied', tool_name: 'Bash', source: 'Timeout' });
+    expect(h.root.pending.size).toBe(0);
+  });
+
+  it('"Always allow in this workspace" writes the rule into the workspace settings', async () => {
+    h = await startChat({}, [bash('echo hi > out.txt'), text('done')]);
+    stub.state.answerMessage = (shown) => (shown.modal ? pick(shown, 'Always allow in this workspace') : undefined);
+    await h.prompt('write out.txt');
+    expect(readFileSync(h.workspace.file('out.txt'), 'utf8').trim()).toBe('hi');
+    expect(stub.state.config.get('hookpilot.permissions')?.workspaceValue).toEqual({ allow: ['Bash(echo hi > out.txt)'] });
+    expect(stub.state.config.get('hookpilot.permissions')?.globalValue).toBeUndefined();
+  });
+
+  it('"Show Diff" opens current vs proposed from an in-memory document, then asks again', async () => {
+    const edit = toolCalls([{ id: 'call_e', name: 'Edit', arguments: { file_path: 'src/a.ts', old_string: 'answer = 41', new_string: 'answer = 42' } }]);
+    h = await startChat({ 'src/a.ts': 'export const answer = 41;\n' }, [edit, text('edited')]);
+    const answers = ['Show Diff', 'Allow once'];
+    stub.state.answerMessage = (shown) => (shown.modal ? pick(shown, answers.shift() ?? 'Deny') : undefined);
+    await h.prompt('fix the answer');
+
+    expect(modals()).toHaveLength(2);
+    expect(modals()[0].items.map((i) => (typeof i === 'string' ? i : i.title))).toContain('Show Diff');
+    const diff = stub.state.executed.find((c) => c.id === 'vscode.diff');
+    const [left, right, title] = diff?.args as [Uri, Uri, string];
+    expect(left.scheme).toBe('hookpilot-diff');
+    expect(title).toBe('a.ts: current ↔ proposed (Hookpilot)');
+    const provider = stub.state.contentProviders.get('hookpilot-diff');
+    expect(provider?.provideTextDocumentContent(left)).toBe('export const answer = 41;\n');
+    expect(provider?.provideTextDocumentContent(right)).toBe('export const answer = 42;\n');
+    expect(`${left.toString()}${right.toString()}`).not.toContain('answer');
+    expect(readFileSync(h.workspace.file('src/a.ts'), 'utf8')).toBe('export const answer = 42;\n');
+
+    h.webview.send({ type: 'showDiff', id: 'call_e' });
+    await until(() => stub.state.executed.filter((c) => c.id === 'vscode.diff').length === 2, 'the before/after diff');
+    const [before, after] = stub.state.executed.filter((c) => c.id === 'vscode.diff')[1].args as [Uri, Uri];
+    expect(provider?.provideTextDocumentContent(before)).toBe('export const answer = 41;\n');
+    expect(after.fsPath).toBe(h.workspace.file('src/a.ts'));
+  });
+});
