@@ -22,9 +22,24 @@ const builds = [
   { entryPoints: ['webview-ui/manager/main.ts'], outfile: 'dist/webview/manager.js', platform: 'browser', format: 'iife', target: 'es2022' },
 ].filter((b) => existsSync(b.entryPoints[0]));
 
+// In watch mode the task runner (F5) waits for "build finished" and reads errors as file:line:column.
+const watchReporter = {
+  name: 'watch-reporter',
+  setup(build) {
+    build.onStart(() => console.log('[watch] build started'));
+    build.onEnd((result) => {
+      for (const { text, location } of result.errors) {
+        console.error(`✘ [ERROR] ${text}`);
+        if (location) console.error(`    ${location.file}:${location.line}:${location.column + 1}:`);
+      }
+      console.log('[watch] build finished');
+    });
+  },
+};
+
 mkdirSync('dist', { recursive: true });
 if (watch) {
-  for (const b of builds) await (await esbuild.context({ ...common, ...b })).watch();
+  for (const b of builds) await (await esbuild.context({ ...common, ...b, plugins: [watchReporter] })).watch();
 } else {
   await Promise.all(builds.map((b) => esbuild.build({ ...common, ...b })));
 }

@@ -70,6 +70,12 @@ describe('agent loop with real hook scripts', () => {
     expect(outcome.toolCalls[0].outcome).toBe('denied');
     expect(existsSync(h.workspace.file('made.txt'))).toBe(false);
     expect(readFileSync(h.workspace.file('denied.log'), 'utf8')).toBe('Bash:User\n');
+    const records = await h.engine.audit.read(h.session.id);
+    const permissions = records.records.filter((r) => r.type === 'permission');
+    expect(permissions.map((r) => r.type === 'permission' && [r.decision, r.source])).toEqual([
+      ['ask', 'P8 default mode'],
+      ['deny', 'no-terminal'],
+    ]);
   });
 
   it('a PermissionRequest hook can allow what the mode would ask a person about', async () => {

@@ -39,6 +39,7 @@ export async function startAgent(
     protectedPaths: () => engine.protectedPaths(),
     transcriptDir: path.join(storageDir, 'transcripts'),
     cancellation: engine.builtins.cancellation,
+    audit: engine.auditSink,
     ...options.session,
   });
   const events: AgentEvent[] = [];

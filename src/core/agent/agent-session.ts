@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AuditSink } from '../audit/records';
 import { Emitter, type Disposable } from '../events-emitter';
 import type { CancellationHook } from '../hooks/builtins/cancellation-hook';
 import type { HookDispatcher } from '../hooks/dispatcher';
@@ -40,6 +41,8 @@ export interface AgentSessionOptions {
   todoGuardCap?: number;
   approvalTimeoutMs?: number;
   persistAllowRule?: (rule: string) => Promise<void>;
+  /** Where permission decisions are recorded (the engine's audit sink). */
+  audit?: AuditSink;
   systemPrompt?: string;
   cancellation?: CancellationHook;
 }
@@ -61,6 +64,9 @@ export class AgentSession {
   private readonly gate: PermissionGate;
   private turn = 0;
   private ended = false;
+  /** SessionStart said `continue: false`: no prompt runs in this session. */
+  private stoppedAtStart?: { reason?: string; hookName: string };
+  private readonly hookFailures: Disposable;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.id = options.sessionId ?? randomUUID();
@@ -83,6 +89,7 @@ export class AgentSession {
         emit,
         persistAllowRule: options.persistAllowRule,
         approvalTimeoutMs: options.approvalTimeoutMs ?? 10 * 60_000,
+        audit: options.audit,
       });
     const subagentTools = builtins.filter((t) => !withheld.has(t.name));
     const subagents = new SubagentRunner({
@@ -99,6 +106,13 @@ export class AgentSession {
     });
     this.tools = [...subagentTools, ...(withheld.has('Task') ? [] : [createTaskTool((input, signal) => subagents.run(input, signal)) as unknown as Tool])];
     this.executor = executorFor(this.hooks, this.tools);
+    // A failing hook is an Error event too (not for Error hooks themselves: no loops).
+    this.hookFailures = options.dispatcher.onDidRunHook((run) => {
+      if (run.sessionId !== this.id || run.event === 'Error') return;
+      if (run.outcome.status === 'error' || run.outcome.status === 'timeout') {
+        this.hooks.emit('Error', { error_type: 'hook', error: `hook "${run.hook.name}" (${run.event}) ${run.outcome.status === 'timeout' ? 'timed out' : 'failed'}: ${run.outcome.error}`, recoverable: true });
+      }
+    });
   }
 
   onEvent(listener: (event: AgentEvent) => void): Disposable {
@@ -117,6 +131,7 @@ export class AgentSession {
     this.events.fire({ type: 'session_started', sessionId: this.id, source, model: this.options.modelName });
     const result = await this.hooks.dispatch('SessionStart', { source, model: this.options.modelName }, signal);
     this.notices(result.systemMessages, result.warnings);
+    if (result.stop) this.stoppedAtStart = result.stop;
     if (result.contexts.length > 0) this.messages.push(reminder(result.contexts));
   }
 
@@ -136,6 +151,7 @@ export class AgentSession {
 
   private async runTurn(turn: number, text: string, signal: AbortSignal): Promise<TurnOutcome> {
     const empty = { toolCalls: [], steps: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } };
+    if (this.stoppedAtStart) return this.finish({ reason: 'stopped', result: '', stopSession: this.stoppedAtStart, ...empty });
     const submit = await this.hooks.dispatch('UserPromptSubmit', { prompt: text }, signal);
     this.notices(submit.systemMessages, submit.warnings);
     if (submit.stop) return this.finish({ reason: 'stopped', result: '', stopSession: submit.stop, ...empty });
@@ -201,6 +217,7 @@ export class AgentSession {
   async end(reason: 'completed' | 'cancelled' | 'error' | 'clear' | 'other' | 'prompt_input_exit' = 'completed'): Promise<void> {
     if (this.ended) return;
     this.ended = true;
+    this.hookFailures.dispose();
     this.transcript.sync(this.messages);
     this.hooks.emit('SessionEnd', { reason });
     await this.options.dispatcher.drain(1_500);

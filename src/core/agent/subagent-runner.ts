@@ -51,6 +51,7 @@ export class SubagentRunner {
         maxSteps: this.deps.maxSteps,
         onFinalAnswer: async (answer, loopSignal) => {
           const stop = await parent.dispatch('SubagentStop', { agent_id: agent.id, agent_type: agent.type, stop_hook_active: blocks > 0, last_assistant_message: answer }, loopSignal);
+          if (stop.stop) return { stop: stop.stop };
           if (!stop.blocked || blocks >= this.deps.stopHookCap) return {};
           blocks++;
           return { continueWith: `SubagentStop hook feedback: ${stop.blockReason ?? ''}` };

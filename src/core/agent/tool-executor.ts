@@ -1,3 +1,4 @@
+import type { AuditSink } from '../audit/records';
 import type { DispatchResult, TaggedContext } from '../hooks/dispatch-result';
 import { formatTaggedContext } from '../hooks/dispatch-result';
 import type { PermissionSignal } from '../permissions/precedence';
@@ -34,6 +35,8 @@ export interface ToolExecutorDeps {
   /** "Always allow in this workspace": the host writes the rule to its settings. */
   persistAllowRule?: (rule: string) => Promise<void>;
   approvalTimeoutMs: number;
+  /** Every permission decision is audited, with the level or actor that made it. */
+  audit?: AuditSink;
 }
 
 type DenialSource = 'Rule' | 'Hook' | 'User' | 'Timeout' | 'Mode';
@@ -70,6 +73,7 @@ export class ToolExecutor {
     if (pre.stop) return finish('blocked', `Stopped by hook "${pre.stop.hookName}": ${pre.stop.reason ?? 'continue: false'}`, input, { stop: pre.stop });
     if (pre.decision === 'deny' || pre.blocked) {
       const reason = pre.blockReason ?? 'denied by a PreToolUse hook';
+      this.auditPermission(call, 'deny', `P3 hook ${pre.blockingErrors[0]?.hookName ?? ''}`.trim(), reason);
       this.denied(call, input, reason, 'Hook');
       return finish('blocked', withContexts(`PreToolUse hook "${pre.blockingErrors[0]?.hookName ?? 'hook'}" blocked this call: ${reason}`, contexts, seenContexts), input);
     }
@@ -80,12 +84,14 @@ export class ToolExecutor {
     }
     const hookSignal = hookVerdict(pre);
     const resolution = this.deps.gate.evaluate(tool, input, hookSignal, this.deps.gateContext());
+    this.auditPermission(call, resolution.verdict, `${resolution.level} ${resolution.source}`, resolution.reason);
     if (resolution.verdict === 'deny') {
       this.denied(call, input, resolution.reason, resolution.level === 'P3' ? 'Hook' : resolution.source.includes('mode') ? 'Mode' : 'Rule');
       return finish('denied', withContexts(`Permission denied (${resolution.source}): ${resolution.reason}`, contexts, seenContexts), input);
     }
     if (resolution.verdict === 'ask') {
       const answer = await this.ask(call, input, resolution.reason, resolution.source, resolution.system, signal, annotations);
+      this.auditPermission(call, answer.decision, answer.by, answer.reason);
       if (answer.updatedInput) input = answer.updatedInput;
       if (answer.stop) return finish('denied', `Permission denied and the turn was interrupted by hook "${answer.stop.hookName}": ${answer.stop.reason ?? ''}`, input, { stop: answer.stop });
       if (answer.decision === 'deny') {
@@ -120,7 +126,9 @@ export class ToolExecutor {
     try {
       return await tool.run(input, ctx);
     } catch (err) {
-      return { ok: false, error: `Error: ${tool.name} failed: ${err instanceof Error ? err.message : String(err)}` };
+      const error = `${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`;
+      this.deps.hooks.emit('Error', { error_type: 'tool', error, recoverable: true });
+      return { ok: false, error: `Error: ${error}` };
     }
   }
 
@@ -140,6 +148,7 @@ export class ToolExecutor {
     );
     annotate(annotations, request);
     const override = request.permission;
+    if (request.stop) return { decision: 'deny', reason: request.stop.reason ?? 'stopped by a PermissionRequest hook', by: request.stop.hookName, source: 'Hook', stop: request.stop };
     if (override?.interrupt && override.behavior === 'deny') {
       return { decision: 'deny', reason: override.message ?? 'denied', by: override.hookName, source: 'Hook', stop: { reason: override.message, hookName: override.hookName } };
     }
@@ -184,6 +193,10 @@ export class ToolExecutor {
       signal.removeEventListener('abort', onAbort);
       controller.abort();
     }
+  }
+
+  private auditPermission(call: ToolCallRequest, decision: 'allow' | 'deny' | 'ask', source: string, reason: string): void {
+    this.deps.audit?.append({ type: 'permission', session_id: this.deps.hooks.identity.sessionId, tool_name: call.name, tool_use_id: call.id, decision, source, reason: reason || undefined });
   }
 
   private denied(call: ToolCallRequest, input: Record<string, unknown>, reason: string, source: DenialSource): void {

@@ -56,6 +56,7 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
     let request: ModelRequest = { model: deps.modelName, messages, tools: toolDefs.length > 0 ? toolDefs : undefined };
     const before = await deps.hooks.dispatch('BeforeLLM', { step, llm_request: { model: request.model, messages: request.messages, tools: request.tools } }, signal);
     if (before.abort || before.blocked) return done('aborted', lastText, { error: `BeforeLLM hook "${before.abort?.hookName ?? before.blockingErrors[0]?.hookName}" aborted the turn: ${before.abort?.reason ?? before.blockReason ?? ''}`, stopSession: before.abort?.kind === 'hard' ? { reason: before.abort.reason, hookName: before.abort.hookName } : undefined });
+    if (before.stop) return done('stopped', lastText, { stopSession: before.stop });
     if (before.llmRequest) request = applyRequestRewrite(request, before.llmRequest);
 
     let response: ModelResponse;
@@ -75,6 +76,7 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
     }
     const after = await deps.hooks.dispatch('AfterLLM', { step, llm_response: { content: response.content, tool_calls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments ?? c.argumentsText })), finish_reason: response.finishReason } }, signal);
     if (after.abort || after.blocked) return done('aborted', lastText, { error: `AfterLLM hook "${after.abort?.hookName ?? after.blockingErrors[0]?.hookName}" aborted the turn: ${after.abort?.reason ?? after.blockReason ?? ''}`, stopSession: after.abort?.kind === 'hard' ? { reason: after.abort.reason, hookName: after.abort.hookName } : undefined });
+    if (after.stop) return done('stopped', lastText, { stopSession: after.stop });
     if (after.llmResponse) response = applyResponseRewrite(response, after.llmResponse);
     for (const w of after.warnings) deps.emit({ type: 'notice', level: 'warning', message: w, source: 'AfterLLM' });
 
@@ -96,6 +98,11 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
     }
 
     deps.hooks.emit('StepComplete', { step, max_steps: deps.maxSteps, messages_count: messages.length, estimated_tokens: estimateTokens(messages), token_limit: deps.compactor.budgetTokens, tool_calls: 0 });
+    if (afterContexts.length > 0) {
+      // An AfterLLM hook has something to tell the model about this answer: let it respond.
+      messages.push(reminder(afterContexts));
+      continue;
+    }
     const final = await deps.onFinalAnswer(response.content, signal);
     if (final.stop) return done('stopped', response.content, { stopSession: final.stop });
     if (final.continueWith === undefined) return done('completed', response.content);

@@ -95,7 +95,7 @@ export class HookEngine {
     // Values in the workspace's .env files are secrets: never written to the audit log.
     await loadEnvFileSecrets(this.options.projectDir, this.audit.redactor).catch((err: unknown) => this.log('warn', `reading .env files: ${String(err)}`));
     this.config = mergeConfigs(configs);
-    this.scriptProblems = checkHookScripts(this.config.hooks, this.options.projectDir);
+    this.scriptProblems = [...checkHookScripts(this.config.hooks, this.options.projectDir), ...this.unknownBuiltins()];
     const d = this.config.defaults;
     this.dispatcher.setTimeouts({ observerMs: d.observerTimeoutMs, interceptorMs: d.interceptorTimeoutMs, approvalMs: d.approvalTimeoutMs, commandMs: d.commandTimeoutMs });
     // The URL and env allowlists come from configuration, so the http handler follows it.
@@ -178,6 +178,25 @@ export class HookEngine {
     const rpcDefs = this.config.servers.flatMap((server) => rpcHookDefinitions(server, this.rpcPool.capabilities(server.name)));
     this.registry.load([...builtinDefs, ...[...this.extraHooks.values()].flat(), ...this.config.hooks, ...rpcDefs], { disableAllHooks: this.config.disableAllHooks });
     this.reloaded.fire();
+  }
+
+  /** A `{ "type": "builtin" }` entry naming no built-in would fail on every run: say so now. */
+  private unknownBuiltins(): ConfigProblem[] {
+    const known = new Set(this.builtins.all().map((h) => h.name));
+    return this.config.hooks.flatMap((hook): ConfigProblem[] => {
+      if (hook.spec.type !== 'builtin' || known.has(hook.spec.builtin)) return [];
+      return [{
+        severity: 'error',
+        code: 'invalid-value',
+        message: `there is no built-in hook "${hook.spec.builtin}"; known: ${[...known].join(', ')}`,
+        path: hook.source.path ?? '',
+        sourceKind: hook.source.kind,
+        file: hook.source.file,
+        line: hook.source.line,
+        column: hook.source.column,
+        hookId: hook.id,
+      }];
+    });
   }
 
   private appendAudit(entry: AuditEntry): void {

@@ -71,7 +71,7 @@ export const httpHandlerSchema = z
 export const builtinHandlerSchema = z
   .strictObject({
     type: z.literal('builtin').describe('Run one of Hookpilot\'s in-process hooks.'),
-    builtin: z.string().min(1).describe('Name of the built-in hook, e.g. "Metrics" or "TodoGuard".'),
+    builtin: z.string().min(1).describe('Name of the built-in hook: Cancellation, Metrics, AuditLog, TurnStats, SessionSummary, ErrorReport or ResponseValidation.'),
     options: z.record(z.string(), z.unknown()).optional().describe('Options passed to the built-in hook.'),
     ...commonHandlerFields,
   })
@@ -184,7 +184,7 @@ export const defaultsSchema = z
   .strictObject({
     observerTimeoutMs: milliseconds.optional().describe('Timeout for observe hooks, in milliseconds.'),
     interceptorTimeoutMs: milliseconds.optional().describe('Timeout for intercept hooks (rpc, http, builtin), in milliseconds.'),
-    approvalTimeoutMs: milliseconds.optional().describe('How long a PermissionRequest waits for an answer before it is denied, in milliseconds.'),
+    approvalTimeoutMs: milliseconds.optional().describe('Default timeout of in-process, rpc and http hooks on PermissionRequest, in milliseconds; a hook that does not answer in time denies (the time a person gets is a host setting).'),
     commandTimeoutMs: milliseconds.optional().describe('Timeout for command hooks without their own `timeout`, in milliseconds.'),
   })
   .describe('Default timeouts.');
