@@ -1,5 +1,39 @@
 import { makeTimeline } from './timeline-fixture';
 
-// Bundled into the harness page so large fixtures are made in the page: sending 10,000
-// records from the test process through the debugging protocol would take seconds.
-(window as unknown as { __fixtures: { makeTimeline: typeof makeTimeline } }).__fixtures = { makeTimeline };
+interface HarnessWindow {
+  __host(message: unknown): void;
+  __fixtures: PageFixtures;
+}
+
+/**
+ * Posts a timelineReset of `count` records (made beforehand, outside the measurement) and
+ * resolves with the milliseconds until the first row and the record count are on screen,
+ * checked once per animation frame.
+ */
+function measureTimelineReset(count: number, session: string): Promise<number> {
+  const w = window as unknown as HarnessWindow;
+  const records = makeTimeline(count, session);
+  const expected = `${count.toLocaleString()} records`;
+  return new Promise((resolve) => {
+    // Start from an empty timeline so that the rows found afterwards are the new ones.
+    w.__host({ type: 'timelineReset', sessionId: 'empty', records: [], sessions: [] });
+    setTimeout(() => {
+      const start = performance.now();
+      w.__host({ type: 'timelineReset', sessionId: session, records, sessions: [{ id: session, label: session }] });
+      const check = () => {
+        const shown = document.querySelector('[data-testid="timeline-count"]')?.textContent;
+        const row = document.querySelector('.tl-scroller .tl-row[data-seq="0"]:not([hidden])');
+        if (shown === expected && row && row.getBoundingClientRect().height > 0) resolve(performance.now() - start);
+        else requestAnimationFrame(check);
+      };
+      requestAnimationFrame(check);
+    }, 100);
+  });
+}
+
+const fixtures = { makeTimeline, measureTimelineReset };
+export type PageFixtures = typeof fixtures;
+
+// Bundled into the harness page so that large fixtures are made in the page: sending
+// 10,000 records from the test process through the debugging protocol takes seconds.
+(window as unknown as HarnessWindow).__fixtures = fixtures;
