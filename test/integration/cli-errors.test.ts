@@ -35,6 +35,19 @@ function expectOneLineError(r: CliResult, code: number, pattern: RegExp): void {
   expect(r.stderr).not.toMatch(/\n\s+at /);
 }
 
+describe('hookpilot --version and --help', () => {
+  it('prints the version and the commands, exit 0', async () => {
+    const version = await hookpilot(['--version']);
+    expect(version).toMatchObject({ code: 0, stderr: '' });
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const help = await hookpilot(['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['run [options] [prompt]', 'hooks', 'timeline [options] [session]']) expect(help.stdout).toContain(command);
+    const runHelp = await hookpilot(['run', '--help']);
+    for (const flag of ['--cwd', '--base-url', '--model', '--allowed-tools', '--disallowed-tools', '--permission-mode', '--max-steps', '--output-format', '--hooks']) expect(runHelp.stdout).toContain(flag);
+  });
+});
+
 describe('hookpilot errors', () => {
   it('no base URL: says how to set one, with examples, exit 2', async () => {
     const r = await hookpilot(['run', 'hello', '--model', 'm']);

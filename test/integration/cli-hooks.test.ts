@@ -1,4 +1,5 @@
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli, jsonResult, nodeHook, startTestbed, type Testbed } from '../fixtures/cli/cli-harness';
 import { text, toolCalls } from '../support/model-server';
@@ -42,6 +43,13 @@ describe('hookpilot hooks list', () => {
     expect(row('switched-off')?.slice(1)).toEqual(['Stop', '*', 'command', 'switched-off', '.vscode/hooks.json:29', 'disabled']);
     expect(row('formatter')?.slice(1)).toEqual(['PostToolUse', 'Write|Edit', 'command', 'formatter', '.vscode/settings.json:8', 'active']);
     expect(row('Cancellation')?.slice(1)).toEqual(['PreToolUse', '*', 'builtin', 'Cancellation', 'builtin', 'active']);
+
+    // Without HOOKPILOT_USER_SETTINGS, the user's hooks come from VS Code's user settings.json.
+    const vscodeUser = path.join(bed.home, '.config', 'Code', 'User', 'settings.json');
+    mkdirSync(path.dirname(vscodeUser), { recursive: true });
+    writeFileSync(vscodeUser, JSON.stringify({ 'hookpilot.hooks': { hooks: { SessionStart: [{ hooks: [{ type: 'command', command: 'echo hi', name: 'user-greeting' }] }] } } }));
+    const withUser = await bed.cli(['hooks', 'list'], { env: { HOOKPILOT_USER_SETTINGS: '' } });
+    expect(withUser.stdout).toMatch(new RegExp(`user-greeting +${vscodeUser.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1 +active`));
 
     const json = JSON.parse((await bed.cli(['hooks', 'list', '--json'])).stdout) as Array<Record<string, unknown>>;
     expect(json.find((h) => h.name === 'guard')).toMatchObject({ event: 'PreToolUse', matcher: 'Bash', type: 'command', target: 'node hooks/guard.js', enabled: true, active: true, source: { kind: 'hooksJson', line: 7 } });

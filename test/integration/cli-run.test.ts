@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildCli, jsonResult, nodeHook, startTestbed, toolMessageSent, type Testbed } from '../fixtures/cli/cli-harness';
 import { text, toolCalls } from '../support/model-server';
@@ -12,6 +13,7 @@ const guardedWorkspace = {
   'hooks/guard.js': guard,
   '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] }),
 };
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const bash = (command: string, id: string) => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
 
 let bundle: { bundle: string; cleanup: () => void };
@@ -52,7 +54,10 @@ describe('hookpilot run', () => {
     expect(existsSync(bed.workspace.file('keep.txt'))).toBe(true);
     expect(toolMessageSent(bed.server, 'c1')).toContain('rm -rf is not allowed here');
 
-    expect(result.audit_log.startsWith(bed.home)).toBe(true);
+    // Per-project storage under HOOKPILOT_HOME: projects/<folder name>-<hash of its path>/{audit,transcripts}.
+    const storage = path.join(bed.home, '.hookpilot', 'projects', `${path.basename(bed.workspace.dir)}-`);
+    expect(result.audit_log).toMatch(new RegExp(`^${escapeRegex(storage)}[0-9a-f]{16}/audit/${result.session_id}\\.jsonl$`));
+    expect(existsSync(path.join(path.dirname(path.dirname(result.audit_log)), 'transcripts', `${result.session_id}.jsonl`))).toBe(true);
     const records = readFileSync(result.audit_log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(records.every((rec) => rec.session_id === result.session_id)).toBe(true);
     expect(records).toContainEqual(expect.objectContaining({ type: 'hook_run', event: 'PreToolUse', hook_name: 'guard.js', decision: 'block', exit_code: 2 }));
@@ -126,6 +131,14 @@ describe('hookpilot run', () => {
     expect(existsSync(bed.workspace.file('made.txt'))).toBe(true);
     expect(JSON.stringify(bed.server.requests[0].body.messages)).toContain('make the file');
     for (const name of ['user', 'workspace', 'extra']) expect(readFileSync(bed.workspace.file(`${name}.log`), 'utf8')).toBe('UserPromptSubmit\n');
+  });
+
+  it('a long turn (12 steps) runs to the end without any noise on stderr', async () => {
+    bed = await startTestbed(bundle.bundle, { 'a.txt': 'a' }, (_request, i) => (i < 12 ? toolCalls([{ name: 'Glob', arguments: { pattern: '*.txt' } }]) : text('twelve looks')));
+    const r = await bed.run(['look around']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim().split('\n')).toHaveLength(13);
   });
 
   it('sends the API key to the model but never writes it to the audit log', async () => {
