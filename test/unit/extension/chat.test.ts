@@ -1,0 +1,153 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { HostToChat } from '../../../src/shared/chat-protocol';
+import type { HostToManager } from '../../../src/shared/manager-protocol';
+import { stall, text, toolCalls } from '../../support/model-server';
+import { stub } from '../../support/vscode-stub';
+import { postedText, startChat, startHost, until, type ChatHarness, type HostHarness } from './extension-harness';
+
+type Status = Extract<HostToChat, { type: 'status' }>;
+type Sessions = Extract<HostToChat, { type: 'sessions' }>;
+type StreamMessage = Extract<HostToChat, { type: 'reset' | 'append' | 'patch' }>;
+
+const KEY = 'sk-test-0123456789abcdefSECRET';
+
+let h: ChatHarness | HostHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe('chat stream', () => {
+  it('sends append/patch with consecutive seq numbers, answers resync with a reset, and shows usage', async () => {
+    const chat = await startChat({}, [text('Hello there, how can I help?', { chunks: 4, usage: { promptTokens: 11, completionTokens: 7 } })]);
+    h = chat;
+    await chat.prompt('hi');
+    const stream = chat.webview.posted.filter((m): m is StreamMessage => ['reset', 'append', 'patch'].includes((m as { type: string }).type));
+    expect(stream[0].type).toBe('reset');
+    for (let i = 1; i < stream.length; i++) expect(stream[i].seq).toBe(stream[i - 1].seq + 1);
+    expect(stream.filter((m) => m.type === 'patch').length).toBeGreaterThan(0);
+    expect(chat.items().map((i) => i.kind)).toEqual(['user', 'assistant', 'turn-end']);
+    expect(chat.items()[1]).toMatchObject({ kind: 'assistant', text: 'Hello there, how can I help?', streaming: false });
+    expect(chat.webview.ofType<Status>('status').at(-1)).toMatchObject({ busy: false, model: { configured: true, name: 'scripted-model' }, usage: { promptTokens: 11, completionTokens: 7, totalTokens: 18 } });
+
+    const before = chat.webview.posted.length;
+    chat.webview.send({ type: 'resync', lastSeq: 1 });
+    const reset = await until(() => chat.webview.posted.slice(before).find((m): m is Extract<HostToChat, { type: 'reset' }> => (m as { type: string }).type === 'reset'), 'the resync reset');
+    expect(reset.seq).toBe(stream.at(-1)?.seq);
+    expect(reset.state.items).toEqual(chat.items());
+  });
+
+  it('drops invalid webview messages without acting on them', async () => {
+    const chat = await startChat({}, [text('never')]);
+    h = chat;
+    const before = chat.webview.posted.length;
+    chat.webview.send({ type: 'send', text: '' });
+    chat.webview.send({ type: 'answerApproval', id: 'x', choice: 'allow-forever' });
+    chat.webview.send('not even an object');
+    await until(() => stub.state.logLines.filter((l) => l.message.startsWith('chat webview: invalid message')).length === 3, 'three warnings');
+    expect(chat.webview.posted.length).toBe(before);
+    expect(chat.server.requests).toHaveLength(0);
+  });
+
+  it('cancel stops a running turn', async () => {
+    const chat = await startChat({}, [stall(2, text('a long answer that never ends', { chunks: 5 }))]);
+    h = chat;
+    chat.webview.send({ type: 'send', text: 'take your time' });
+    await until(() => chat.webview.ofType<Status>('status').at(-1)?.busy && chat.items().some((i) => i.kind === 'assistant'), 'the answer to start');
+    await stub.state.commands.get('hookpilot.cancel')?.();
+    await until(() => chat.items().find((i) => i.kind === 'turn-end'), 'the turn to end');
+    expect(chat.items().find((i) => i.kind === 'turn-end')).toMatchObject({ reason: 'cancelled' });
+  });
+
+  it('New Chat starts empty; the earlier chat is listed and resumes with its transcript', async () => {
+    const chat = await startChat({}, [text('Paris.'), text('About 2 million.')]);
+    h = chat;
+    await chat.prompt('What is the capital of France?');
+    const firstSession = chat.root.chat.currentSessionId;
+    await stub.state.commands.get('hookpilot.newChat')?.();
+    expect(chat.items()).toEqual([]);
+    const listed = await until(() => chat.webview.ofType<Sessions>('sessions').at(-1)?.list.find((s) => s.id === firstSession), 'the earlier session');
+    expect(listed).toMatchObject({ title: 'What is the capital of France?', turns: 1 });
+
+    chat.webview.send({ type: 'resume', sessionId: firstSession ?? '' });
+    await until(() => chat.root.chat.currentSessionId === firstSession && chat.items().some((i) => i.kind === 'notice'), 'the resumed session');
+    expect(chat.items().slice(0, 2)).toMatchObject([
+      { kind: 'user', text: 'What is the capital of France?' },
+      { kind: 'assistant', text: 'Paris.' },
+    ]);
+    await chat.prompt('And its population?');
+    const sent = chat.server.requests.at(-1)?.body.messages.map((m) => m.content);
+    expect(sent).toEqual(expect.arrayContaining(['What is the capital of France?', 'Paris.', 'And its population?']));
+  });
+});
+
+describe('model setup', () => {
+  it('without a model the chat gets the setup presets; a preset writes the user settings', async () => {
+    h = await startHost({});
+    const view = await stub.resolveView('hookpilot.chat');
+    view.webview.send({ type: 'ready', lastSeq: 0 });
+    const first = await until(() => view.webview.ofType<Status>('status').at(-1), 'the status');
+    expect(first.model).toMatchObject({ configured: false, problem: expect.stringContaining('No model is configured') });
+    expect(first.model.configured === false && first.model.presets.map((p) => p.id)).toEqual(['openai', 'ollama', 'lmstudio']);
+
+    view.webview.send({ type: 'configureModel', preset: 'ollama' });
+    await until(() => view.webview.ofType<Status>('status').at(-1)?.model.configured, 'a configured model');
+    expect(stub.state.config.get('hookpilot.baseUrl')?.globalValue).toBe('http://localhost:11434/v1');
+    expect(stub.state.config.get('hookpilot.model')?.globalValue).toBe('qwen2.5-coder:7b');
+
+    let asked = 0;
+    stub.state.answerInputBox = (options) => {
+      asked++;
+      expect(options.password).toBe(true);
+      return undefined;
+    };
+    view.webview.send({ type: 'configureModel', preset: 'openai' });
+    await until(() => asked === 1 && view.webview.ofType<Status>('status').at(-1)?.model.configured === false, 'the missing key');
+    const status = view.webview.ofType<Status>('status').at(-1)?.model;
+    expect(status?.configured === false && status.problem).toContain('The API key is missing');
+  });
+
+  it('Select Model lists the endpoint\'s models', async () => {
+    const chat = await startChat({}, []);
+    h = chat;
+    let offered: string[] = [];
+    stub.state.answerQuickPick = (items) => {
+      offered = items.map((i) => i.label);
+      return 'scripted-model';
+    };
+    stub.setConfig('hookpilot.model', 'something-else');
+    await stub.state.commands.get('hookpilot.selectModel')?.();
+    expect(offered).toEqual(expect.arrayContaining(['scripted-model', 'Use Ollama', 'Enter a model name…']));
+    expect(stub.state.config.get('hookpilot.model')?.globalValue).toBe('scripted-model');
+  });
+});
+
+describe('secrets', () => {
+  it('the API key reaches the model server but never a webview message or the log', async () => {
+    const chat = await startChat({}, [toolCalls([{ id: 'call_k', name: 'Bash', arguments: { command: `echo ${KEY}` } }]), text(`Your key is ${KEY}.`)], {
+      setup: async (context) => {
+        await context.secrets.store('hookpilot.apiKey', KEY);
+        stub.setConfig('hookpilot.permissionMode', 'bypassPermissions');
+      },
+    });
+    h = chat;
+    await stub.state.commands.get('hookpilot.openHookManager')?.();
+    const manager = stub.state.panels[0].webview;
+    manager.send({ type: 'ready' });
+    await chat.prompt('print my key');
+    await until(() => manager.ofType<Extract<HostToManager, { type: 'timelineAppend' | 'timelineReset' }>>('timelineAppend').length > 0, 'the live timeline');
+
+    expect(chat.server.requests[0].authorization).toBe('present');
+    const tool = chat.items().find((i) => i.kind === 'tool');
+    expect(tool).toMatchObject({ status: 'executed', outputPreview: expect.stringContaining('[REDACTED]') });
+    expect(postedText(chat.webview)).toContain('[REDACTED]');
+    expect(postedText(chat.webview)).not.toContain(KEY);
+    expect(postedText(manager)).not.toContain(KEY);
+    expect(JSON.stringify(stub.state.logLines)).not.toContain(KEY);
+
+    stub.state.answerInputBox = () => `${KEY}-NEW`;
+    chat.webview.send({ type: 'setApiKey' });
+    await until(() => chat.context.secrets.values.get('hookpilot.apiKey') === `${KEY}-NEW`, 'the new key in secret storage');
+    expect(postedText(chat.webview)).not.toContain(`${KEY}-NEW`);
+  });
+});

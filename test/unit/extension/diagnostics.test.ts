@@ -1,0 +1,78 @@
+import { writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseJsonPath } from '../../../src/extension/hooks-diagnostics';
+import { DiagnosticSeverity, Range, stub, Uri, type FakeDiagnosticCollection } from '../../support/vscode-stub';
+import { startHost, until, type HostHarness } from './extension-harness';
+
+const HOOKS_JSON = `// hooks with mistakes a schema cannot see
+{
+  "hooks": {
+    "PreToolUse": [
+      { "matcher": "Bash(", "hooks": [{ "type": "command", "command": "true" }] }
+    ],
+    "PreToolUze": [{ "hooks": [{ "type": "command", "command": "true" }] }],
+    "PostToolUse": [
+      { "hooks": [{ "type": "command", "command": "./hooks/missing.sh" }] },
+      { "hooks": [{ "type": "command", "command": "./hooks/plain.py" }] }
+    ]
+  }
+}
+`;
+
+let h: HostHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+/** The range of the first occurrence of `needle` in `text` (0-based, end exclusive). */
+function rangeOf(text: string, needle: string): { start: [number, number]; end: [number, number] } {
+  const offset = text.indexOf(needle);
+  if (offset < 0) throw new Error(`"${needle}" is not in the text`);
+  const at = (o: number): [number, number] => {
+    const before = text.slice(0, o).split('\n');
+    return [before.length - 1, before[before.length - 1].length];
+  };
+  return { start: at(offset), end: at(offset + needle.length) };
+}
+
+const plain = (r: Range) => ({ start: [r.start.line, r.start.character], end: [r.end.line, r.end.character] });
+
+function collection(): FakeDiagnosticCollection {
+  const found = stub.state.diagnostics.find((d) => d.name === 'hookpilot');
+  if (!found) throw new Error('no hookpilot diagnostics collection');
+  return found;
+}
+
+describe('hooks.json diagnostics', () => {
+  it('puts what the schema cannot see at its exact place: bad regex, unknown event, missing and non-executable scripts', async () => {
+    h = await startHost({ '.vscode/hooks.json': HOOKS_JSON, 'hooks/plain.py': 'print("hi")\n' });
+    const file = h.workspace.file('.vscode/hooks.json');
+    const diagnostics = await until(() => collection().entries.get(file), 'diagnostics for hooks.json');
+    const byCode = new Map(diagnostics.map((d) => [d.code, d]));
+
+    expect(plain(byCode.get('invalid-matcher')?.range as Range)).toEqual(rangeOf(HOOKS_JSON, '"Bash("'));
+    expect(byCode.get('invalid-matcher')?.severity).toBe(DiagnosticSeverity.Error);
+    expect(plain(byCode.get('unknown-event')?.range as Range)).toEqual(rangeOf(HOOKS_JSON, '"PreToolUze"'));
+    expect(byCode.get('unknown-event')?.message).toContain('PreToolUse');
+    expect(plain(byCode.get('script-missing')?.range as Range)).toEqual(rangeOf(HOOKS_JSON, '"./hooks/missing.sh"'));
+    expect(plain(byCode.get('script-not-executable')?.range as Range)).toEqual(rangeOf(HOOKS_JSON, '"./hooks/plain.py"'));
+    expect(diagnostics.every((d) => d.source === 'Hookpilot')).toBe(true);
+  });
+
+  it('reloads when hooks.json is saved: fixed problems disappear', async () => {
+    h = await startHost({ '.vscode/hooks.json': HOOKS_JSON, 'hooks/plain.py': 'print("hi")\n' });
+    const file = h.workspace.file('.vscode/hooks.json');
+    await until(() => collection().entries.get(file)?.length === 4, 'the four problems');
+    writeFileSync(file, JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'true', name: 'fixed' }] }] } }));
+    stub.state.watchers[0].changed.fire(Uri.file(file));
+    await until(() => collection().entries.size === 0 && h?.root.engineHost.engine.registry.current().states.some((s) => s.hook.name === 'fixed'), 'the reload after saving');
+  });
+
+  it('reads JSON paths back from problem paths', () => {
+    expect(parseJsonPath('hooks.PreToolUse[0].hooks[1]')).toEqual(['hooks', 'PreToolUse', 0, 'hooks', 1]);
+    expect(parseJsonPath('servers["my server"].command')).toEqual(['servers', 'my server', 'command']);
+    expect(parseJsonPath('')).toEqual([]);
+    expect(parseJsonPath('hooks..x')).toBeUndefined();
+  });
+});

@@ -1,0 +1,64 @@
+import { existsSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { HostToManager } from '../../../src/shared/manager-protocol';
+import { text } from '../../support/model-server';
+import { stub } from '../../support/vscode-stub';
+import { hooksJson } from '../../support/workspace';
+import { startChat, until, type ChatHarness } from './extension-harness';
+
+const touch = (file: string, name: string) => ({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', name, command: `node -e "require('fs').writeFileSync('${file}', 'x')"` }] }] } });
+
+let h: ChatHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+type HooksMessage = Extract<HostToManager, { type: 'hooks' }>;
+
+describe('Restricted Mode', () => {
+  it('runs only user hooks until the folder is trusted, and the Hook Manager says why', async () => {
+    h = await startChat(
+      { '.vscode/hooks.json': hooksJson(touch('from-hooks-json.txt', 'hooks-json-hook').hooks) },
+      [text('first'), text('second')],
+      {
+        trusted: false,
+        setup: () => {
+          stub.setConfig('hookpilot.hooks', touch('from-user.txt', 'user-hook'), 'globalValue');
+          stub.setConfig('hookpilot.hooks', touch('from-workspace.txt', 'workspace-hook'), 'workspaceValue');
+        },
+      },
+    );
+    const states = () => new Map(h?.root.engineHost.engine.registry.current().states.map((s) => [s.hook.name, s]));
+    expect(states().get('user-hook')).toMatchObject({ active: true, trusted: true });
+    expect(states().get('workspace-hook')).toMatchObject({ active: false, inactiveReason: 'untrusted' });
+    expect(states().get('hooks-json-hook')).toMatchObject({ active: false, inactiveReason: 'untrusted' });
+    expect(states().get('workspace-hook')?.hook.source.kind).toBe('workspace');
+
+    await stub.state.commands.get('hookpilot.openHookManager')?.();
+    const manager = stub.state.panels[0].webview;
+    manager.send({ type: 'ready' });
+    await until(() => manager.ofType<HooksMessage>('hooks').length > 0, 'the hooks view');
+    expect(manager.ofType<Extract<HostToManager, { type: 'trust' }>>('trust').at(-1)).toEqual({ type: 'trust', trusted: false });
+    const view = manager.ofType<HooksMessage>('hooks').at(-1)?.hooks.find((v) => v.name === 'hooks-json-hook');
+    expect(view).toMatchObject({ active: false, trusted: false, sourceKind: 'hooksJson', file: '.vscode/hooks.json' });
+    expect(view?.inactiveReason).toContain('Restricted Mode');
+
+    manager.send({ type: 'testFire', id: view?.id, payload: JSON.stringify({ prompt: 'hi' }) });
+    const refused = await until(() => manager.ofType<Extract<HostToManager, { type: 'testResult' }>>('testResult').at(-1), 'the test-fire answer');
+    expect(refused.result).toMatchObject({ status: 'error', error: expect.stringContaining('not trusted') });
+    expect(existsSync(h.workspace.file('from-hooks-json.txt'))).toBe(false);
+
+    await h.prompt('hello');
+    expect(existsSync(h.workspace.file('from-user.txt'))).toBe(true);
+    expect(existsSync(h.workspace.file('from-workspace.txt'))).toBe(false);
+    expect(existsSync(h.workspace.file('from-hooks-json.txt'))).toBe(false);
+
+    stub.setTrusted(true);
+    await until(() => manager.ofType<Extract<HostToManager, { type: 'trust' }>>('trust').at(-1)?.trusted, 'the trust message');
+    expect(states().get('hooks-json-hook')).toMatchObject({ active: true, trusted: true });
+    await h.prompt('hello again');
+    expect(existsSync(h.workspace.file('from-workspace.txt'))).toBe(true);
+    expect(existsSync(h.workspace.file('from-hooks-json.txt'))).toBe(true);
+  });
+});
