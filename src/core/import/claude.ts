@@ -1,0 +1,196 @@
+import type { CommandHandlerConfig, HttpHandlerConfig } from '../hooks/config/config-schema';
+import { HOOK_EVENTS, type HookEventName } from '../hooks/events';
+import { ConversionDraft, describeEntry, isPlainObject, isStringArray, isStringRecord, lookup, shown, unreadable, type Conversion } from './conversion';
+import { claudeDefaultTimeout, hookpilotDefault } from './event-semantics';
+import { missingVariables, passSecrets } from './handler-env';
+import type { ConfigFileSource } from './import-types';
+import { claudeMatcher } from './matcher-translation';
+import { parseSourceJson } from './read-source';
+
+/** Claude Code events Hookpilot has no counterpart for, and why. */
+const CLAUDE_ONLY_EVENTS: Readonly<Record<string, string>> = {
+  Setup: 'it runs only for `claude --init` / `--maintenance`; Hookpilot has no setup phase',
+  InstructionsLoaded: 'Hookpilot does not load CLAUDE.md or rule files',
+  UserPromptExpansion: 'Hookpilot has no slash commands or MCP prompts to expand',
+  MessageDisplay: 'Hookpilot has no event to rewrite displayed text',
+  PostToolBatch: 'Hookpilot has no event after a batch of parallel tool calls (StepComplete fires after each model step but cannot block)',
+  TeammateIdle: 'Hookpilot has no agent teams',
+  TaskCreated: 'Hookpilot has no shared task list (agent teams)',
+  TaskCompleted: 'Hookpilot has no shared task list (agent teams)',
+  ConfigChange: 'Hookpilot reloads its configuration itself and has no event to veto a settings change',
+  CwdChanged: 'Hookpilot has no working-directory change event',
+  DirectoryAdded: 'Hookpilot has no /add-dir',
+  FileChanged: 'Hookpilot does not watch files for hooks',
+  WorktreeCreate: 'Hookpilot does not create git worktrees',
+  WorktreeRemove: 'Hookpilot does not create git worktrees',
+  PreModelSwitch: 'switching models is not a hookable event in Hookpilot',
+  PostModelSwitch: 'switching models is not a hookable event in Hookpilot',
+  Elicitation: 'Hookpilot has no MCP client, so no elicitations',
+  ElicitationResult: 'Hookpilot has no MCP client, so no elicitations',
+};
+
+const UNSUPPORTED_TYPES: Readonly<Record<string, string>> = {
+  prompt: 'prompt hooks ask a model for {ok, reason}; Hookpilot runs command, http, rpc and builtin hooks only (a command hook that asks a model can replace it)',
+  agent: 'agent hooks run a subagent to decide; Hookpilot runs command, http, rpc and builtin hooks only',
+  mcp_tool: 'mcp_tool hooks call a tool of an MCP server; Hookpilot has no MCP client for hooks (a command or http hook that calls the same service can replace it)',
+};
+
+const COMMAND_FIELDS = new Set(['type', 'command', 'args', 'timeout', 'async', 'asyncRewake', 'shell', 'once', 'statusMessage', 'if']);
+const HTTP_FIELDS = new Set(['type', 'url', 'headers', 'allowedEnvVars', 'timeout', 'once', 'statusMessage', 'if']);
+
+/** How one file's Claude-shaped hooks are imported. */
+export interface ClaudeShapeOptions {
+  /** Added to every hook of the file (personal file, user scope, ...). */
+  fileNotes: string[];
+  /** `disableAllHooks: true`: the hooks are imported disabled. */
+  disabled: boolean;
+  /** Checks specific to the agent that read this file (variables it sets, ...); may add `env`. */
+  inspectCommand?: (command: string, event: HookEventName, env: Record<string, string> | undefined, draft: ConversionDraft) => Record<string, string> | undefined;
+}
+
+/** `.claude/settings.json`, `.claude/settings.local.json`, `~/.claude/settings.json`. */
+export function convertClaudeSettings(source: ConfigFileSource): Conversion[] {
+  const parsed = parseSourceJson(source);
+  if (!parsed.ok) return [parsed.problem];
+  if (parsed.value === undefined) return [];
+  if (!isPlainObject(parsed.value)) return [unreadable('(file)', 'the settings file is not a JSON object')];
+  const settings = parsed.value;
+  if (settings.hooks === undefined) return [];
+  const fileNotes: string[] = [];
+  if (source.scope === 'local') {
+    fileNotes.push('from settings.local.json, a personal file that is not meant to be committed; .vscode/hooks.json usually is, so check that this hook belongs to everyone');
+  }
+  if (source.scope === 'user') {
+    fileNotes.push('from your user settings, where it applied to every project; imported, it applies to this workspace only (its paths still point to your home directory)');
+  }
+  const disabled = settings.disableAllHooks === true;
+  if (disabled) fileNotes.push('"disableAllHooks": true in this file: imported with "enabled": false');
+  return convertClaudeHooks(settings.hooks, { fileNotes, disabled });
+}
+
+/** The `hooks` object of Claude Code's settings: event → matcher groups → handlers. */
+export function convertClaudeHooks(hooks: unknown, options: ClaudeShapeOptions): Conversion[] {
+  if (!isPlainObject(hooks)) return [unreadable('hooks', '"hooks" is not an object keyed by event name')];
+  const out: Conversion[] = [];
+  for (const [key, groups] of Object.entries(hooks)) {
+    if (!Array.isArray(groups)) {
+      out.push(unreadable(key, `"${key}" is not a list of matcher groups, so Claude Code does not load it either`));
+      continue;
+    }
+    groups.forEach((group: unknown, gi) => {
+      if (!isPlainObject(group) || !Array.isArray(group.hooks)) {
+        out.push(unreadable(key, `${key}[${gi}] is not a matcher group { "matcher", "hooks": [...] }`));
+        return;
+      }
+      group.hooks.forEach((handler: unknown) => out.push(convertGroupHandler(key, group.matcher, handler, options)));
+    });
+  }
+  return out;
+}
+
+function handlerSummary(handler: unknown): string {
+  if (!isPlainObject(handler)) return shown(handler);
+  const type = typeof handler.type === 'string' ? handler.type : 'handler';
+  const what = handler.command ?? handler.url ?? handler.prompt ?? handler.tool;
+  return what === undefined ? `${type} hook` : `${type} ${shown(what)}`;
+}
+
+function convertGroupHandler(key: string, rawMatcher: unknown, handler: unknown, options: ClaudeShapeOptions): Conversion {
+  const draft = new ConversionDraft(key, describeEntry(key, rawMatcher, handlerSummary(handler)));
+  for (const note of options.fileNotes) draft.note(note);
+  const claudeOnly = lookup(CLAUDE_ONLY_EVENTS, key);
+  if (claudeOnly) return draft.unsupported(`Hookpilot has no ${key} event: ${claudeOnly}`);
+  let event: HookEventName;
+  let matcherSource = rawMatcher;
+  if (key === 'StopFailure') {
+    event = 'Error';
+    matcherSource = 'model';
+    draft.change(
+      `StopFailure becomes Error with matcher "model": it fires on every model error, also ones the turn recovers from; "error" is a message, not a code like rate_limit${typeof rawMatcher === 'string' && rawMatcher !== '' ? `; the matcher "${rawMatcher}" is left out` : ''}`,
+    );
+  } else if ((HOOK_EVENTS as readonly string[]).includes(key)) {
+    event = key as HookEventName;
+  } else {
+    return draft.unsupported(`"${key}" is not a Claude Code event Hookpilot knows`);
+  }
+  if (rawMatcher !== undefined && typeof rawMatcher !== 'string') return draft.unsupported('the matcher is not a string');
+  const matcher = claudeMatcher(event, typeof matcherSource === 'string' ? matcherSource : undefined);
+  if (matcher.unsupported) return draft.unsupported(matcher.unsupported);
+  draft.absorb(matcher);
+  if (event === 'PermissionDenied') {
+    draft.change("Hookpilot's PermissionDenied is observe-only: hookSpecificOutput.retry is ignored, and it also fires for denials by rules, hooks and the user");
+  }
+  if (!isPlainObject(handler)) return draft.unsupported('the handler is not an object');
+  const type = handler.type;
+  if (type === 'command') return commandHandler(handler, event, matcher.matcher, draft, options);
+  if (type === 'http') return httpHandler(handler, event, matcher.matcher, draft, options);
+  const unsupportedType = typeof type === 'string' ? lookup(UNSUPPORTED_TYPES, type) : undefined;
+  if (unsupportedType) return draft.unsupported(unsupportedType);
+  return draft.unsupported(`unknown handler type ${shown(type)}`);
+}
+
+function unknownFields(handler: Record<string, unknown>, known: ReadonlySet<string>, draft: ConversionDraft): void {
+  for (const key of Object.keys(handler)) {
+    if (!known.has(key)) draft.change(`"${key}" is not a field Hookpilot knows: left out`);
+  }
+}
+
+/** `timeout`, `if`, `statusMessage`, `once` and the default timeout: shared by command and http. */
+function commonFields(handler: Record<string, unknown>, event: HookEventName, draft: ConversionDraft, out: { type: 'command' | 'http'; timeout?: number; if?: string; statusMessage?: string }): void {
+  if (typeof handler.timeout === 'number' && handler.timeout > 0) {
+    out.timeout = handler.timeout;
+  } else {
+    if (handler.timeout !== undefined) draft.change(`timeout ${shown(handler.timeout)} is not a positive number of seconds: left out`);
+    const fallback = claudeDefaultTimeout(event);
+    if (fallback !== undefined) {
+      out.timeout = fallback;
+      draft.note(`no timeout: Claude Code's default of ${fallback} s is written out (${hookpilotDefault(out.type, event)})`);
+    } else {
+      draft.note(`no timeout: Claude Code shares a 1.5 s budget among SessionEnd hooks; Hookpilot gives each its own timeout (${hookpilotDefault(out.type, event)})`);
+    }
+  }
+  if (typeof handler.if === 'string' && handler.if !== '') out.if = handler.if;
+  if (typeof handler.statusMessage === 'string') out.statusMessage = handler.statusMessage;
+  if (handler.once !== undefined) draft.note('"once" is honoured only in skill frontmatter, so Claude Code ignores it here too: left out');
+}
+
+function commandHandler(handler: Record<string, unknown>, event: HookEventName, matcher: string | undefined, draft: ConversionDraft, options: ClaudeShapeOptions): Conversion {
+  if (typeof handler.command !== 'string' || handler.command === '') return draft.unsupported('the command hook has no "command"');
+  unknownFields(handler, COMMAND_FIELDS, draft);
+  const out: CommandHandlerConfig = { type: 'command', command: handler.command };
+  if (isStringArray(handler.args)) out.args = handler.args;
+  else if (handler.args !== undefined) draft.change('"args" is not a list of strings: left out, so the command runs through the shell');
+  if (handler.shell === 'powershell') return draft.unsupported('it runs in PowerShell ("shell": "powershell"); Hookpilot runs shell-form hooks with sh');
+  if (handler.shell === 'bash' && out.args === undefined) {
+    out.args = ['-c', out.command];
+    out.command = 'bash';
+    draft.note('"shell": "bash" written in exec form (bash -c ...), so it still runs in bash');
+  }
+  commonFields(handler, event, draft, out);
+  if (handler.async === true) out.async = true;
+  if (handler.asyncRewake === true) {
+    out.async = true;
+    draft.change('"asyncRewake" is not supported: it runs as a plain async hook, and its exit code 2 does not wake the agent');
+  }
+  if (options.disabled) out.enabled = false;
+  const text = [out.command, ...(out.args ?? [])].join(' ');
+  draft.absorb(missingVariables(text, { CLAUDE_PLUGIN_ROOT: 'it only exists for plugin hooks', CLAUDE_PLUGIN_DATA: 'it only exists for plugin hooks', CLAUDE_ENV_FILE: 'Hookpilot has no env file for later Bash commands' }));
+  const secrets = passSecrets(text, out.env);
+  draft.absorb(secrets);
+  let env = secrets.env;
+  if (options.inspectCommand) env = options.inspectCommand(text, event, env, draft);
+  if (env) out.env = env;
+  return draft.to(event, matcher, out);
+}
+
+function httpHandler(handler: Record<string, unknown>, event: HookEventName, matcher: string | undefined, draft: ConversionDraft, options: ClaudeShapeOptions): Conversion {
+  if (typeof handler.url !== 'string' || handler.url === '') return draft.unsupported('the http hook has no "url"');
+  unknownFields(handler, HTTP_FIELDS, draft);
+  const out: HttpHandlerConfig = { type: 'http', url: handler.url };
+  if (isStringRecord(handler.headers)) out.headers = handler.headers;
+  else if (handler.headers !== undefined) draft.change('"headers" is not an object of strings: left out');
+  if (isStringArray(handler.allowedEnvVars)) out.allowedEnvVars = handler.allowedEnvVars;
+  commonFields(handler, event, draft, out);
+  if (options.disabled) out.enabled = false;
+  return draft.to(event, matcher, out);
+}

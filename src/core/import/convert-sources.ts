@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { commandHandlerSchema, httpHandlerSchema } from '../hooks/config/config-schema';
+import { EVENT_INFO } from '../hooks/events';
+import { compileMatcher } from '../hooks/matcher';
+import { convertAtomcodeJson } from './atomcode';
+import { convertAtomcodeToml } from './atomcode-toml';
+import { convertClaudeSettings } from './claude';
+import { convertClineScript } from './cline';
+import { convertCodingAgentHooks } from './coding-agent';
+import type { Conversion } from './conversion';
+import { convertCopilotHooks } from './copilot';
+import { convertCursorHooks } from './cursor';
+import { convertGeminiSettings } from './gemini';
+import type { FoundSource, ImportedHook, ImportReportEntry, ImportResult } from './import-types';
+import { buildDocument, hookIdentity } from './write-hooks-json';
+
+function convertSource(source: FoundSource): Conversion[] {
+  switch (source.format) {
+    case 'claude-settings':
+      return convertClaudeSettings(source);
+    case 'copilot-hooks':
+      return convertCopilotHooks(source);
+    case 'cline-script':
+      return convertClineScript(source);
+    case 'cursor-hooks':
+      return convertCursorHooks(source);
+    case 'gemini-settings':
+      return convertGeminiSettings(source);
+    case 'coding-agent-hooks':
+      return convertCodingAgentHooks(source);
+    case 'atomcode-json':
+      return convertAtomcodeJson(source);
+    case 'atomcode-toml':
+      return convertAtomcodeToml(source);
+  }
+}
+
+/**
+ * The last word on a conversion: the handler must pass Hookpilot's own schema and the
+ * matcher must compile, or the hook is reported as not carried over rather than written
+ * into a file that would not load.
+ */
+function settle(source: FoundSource, conversion: Conversion): { entry: ImportReportEntry; hook?: ImportedHook } {
+  const entry: ImportReportEntry = {
+    tool: source.tool,
+    file: source.displayPath,
+    original: conversion.original,
+    sourceEvent: conversion.sourceEvent,
+    status: 'exact',
+    reasons: [],
+    notes: [...conversion.notes],
+  };
+  // Notes about how a hook was converted say nothing about one that was not.
+  const fail = (reason: string) => {
+    entry.status = 'unsupported';
+    entry.reasons = [reason];
+    entry.notes = [];
+    return { entry };
+  };
+  const target = conversion.target;
+  if (conversion.unsupported !== undefined || !target) return fail(conversion.unsupported ?? 'nothing to import');
+  const schema = target.handler.type === 'command' ? commandHandlerSchema : httpHandlerSchema;
+  const valid = schema.safeParse(target.handler);
+  if (!valid.success) return fail(`the converted hook is not valid for Hookpilot: ${z.prettifyError(valid.error).replace(/\n/g, '; ')}`);
+  let matcher = target.matcher;
+  if (matcher !== undefined && !EVENT_INFO[target.event].matchField) {
+    entry.notes.push(`${target.event} has no matcher in Hookpilot: "${matcher}" left out`);
+    matcher = undefined;
+  }
+  if (matcher !== undefined) {
+    const compiled = compileMatcher(matcher);
+    if (compiled.kind === 'invalid') return fail(`the matcher "${matcher}" is not a valid regular expression (${compiled.error})`);
+    entry.matcher = matcher;
+  }
+  entry.targetEvent = target.event;
+  entry.reasons = [...conversion.changes];
+  entry.status = conversion.changes.length > 0 ? 'changed' : 'exact';
+  return { entry, hook: { event: target.event, matcher, handler: target.handler, entry } };
+}
+
+/**
+ * Converts every found source into one hooks document plus a report entry per source
+ * hook. Pure: the sources carry their text. A hook identical to one converted before
+ * (the same handler in two settings files) is reported and added once, as Claude Code
+ * runs it once.
+ */
+export function convertSources(found: readonly FoundSource[]): ImportResult {
+  const entries: ImportReportEntry[] = [];
+  const hooks: ImportedHook[] = [];
+  const firstOf = new Map<string, ImportReportEntry>();
+  for (const source of found) {
+    for (const conversion of convertSource(source)) {
+      const { entry, hook } = settle(source, conversion);
+      entries.push(entry);
+      if (!hook) continue;
+      const identity = hookIdentity(hook.event, hook.matcher, hook.handler);
+      const first = firstOf.get(identity);
+      if (first) {
+        entry.skipped = 'duplicate';
+        entry.notes.push(`identical to the hook from ${first.file} (${first.sourceEvent}): added once`);
+      } else {
+        firstOf.set(identity, entry);
+      }
+      hooks.push(hook);
+    }
+  }
+  return { document: buildDocument(hooks.filter((h) => h.entry.skipped === undefined)), hooks, entries };
+}

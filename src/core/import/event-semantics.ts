@@ -1,0 +1,44 @@
+import { DEFAULT_TIMEOUTS } from '../hooks/dispatcher';
+import { EVENT_INFO, type HookEventName } from '../hooks/events';
+
+/** What exit code 2 does on the events where it blocks (Claude Code's table, research §3.8). */
+const EXIT2_EFFECT: Partial<Record<HookEventName, string>> = {
+  UserPromptSubmit: 'blocks the prompt',
+  BeforeLLM: 'aborts the turn',
+  AfterLLM: 'aborts the turn',
+  PreToolUse: 'denies the tool call',
+  PostToolUse: 'feeds stderr back to the agent as a blocking reason',
+  PostToolUseFailure: 'feeds stderr back to the agent',
+  Stop: 'keeps the agent working, with stderr as its next instruction',
+  SubagentStop: 'keeps the subagent working',
+  PreCompact: 'blocks the compaction',
+};
+
+/** A change when exit code 2 blocks on `event` in Hookpilot but `elsewhere` describes something milder. */
+export function exit2Difference(event: HookEventName, elsewhere: string): string | undefined {
+  if (!EVENT_INFO[event].exit2Blocks) return undefined;
+  return `exit code 2 ${elsewhere}; in Hookpilot it ${EXIT2_EFFECT[event] ?? 'blocks'}`;
+}
+
+export const HOOKPILOT_COMMAND_TIMEOUT_S = DEFAULT_TIMEOUTS.commandMs / 1000;
+
+/** Hookpilot's default timeout for a hook of this type on this event, in words. */
+export function hookpilotDefault(type: 'command' | 'http', event: HookEventName): string {
+  if (type === 'command') return `Hookpilot's default for command hooks is ${HOOKPILOT_COMMAND_TIMEOUT_S} s`;
+  const ms = EVENT_INFO[event].kind === 'observe' ? DEFAULT_TIMEOUTS.observerMs : DEFAULT_TIMEOUTS.interceptorMs;
+  return `Hookpilot's default for http hooks on ${event} is ${ms / 1000} s`;
+}
+
+/**
+ * Claude Code's timeout for a command or http hook without one (research §3.5), written
+ * out because Hookpilot's defaults are shorter. SessionEnd has a shared budget instead.
+ */
+export function claudeDefaultTimeout(event: HookEventName): number | undefined {
+  if (event === 'SessionEnd') return undefined;
+  return event === 'UserPromptSubmit' ? 30 : 600;
+}
+
+/** Observe events never wait for a hook's answer: whatever it prints is only logged. */
+export function isObserveEvent(event: HookEventName): boolean {
+  return EVENT_INFO[event].kind === 'observe';
+}

@@ -1,0 +1,74 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { HOOKS_JSON } from '../hooks/config/workspace-config-files';
+import { convertSources } from './convert-sources';
+import { discoverHookSources, searchedLocations } from './discover';
+import type { ImportReport, ImportTool } from './import-types';
+import { planMerge } from './write-hooks-json';
+
+export { convertSources } from './convert-sources';
+export { discoverHookSources, searchedLocations, type DiscoverOptions } from './discover';
+export * from './import-types';
+export { formatImportReport } from './report';
+export { buildDocument, hookIdentity, mergeIntoHooksJson, planMerge, type MergePlan } from './write-hooks-json';
+
+export interface ImportHooksOptions {
+  /** The workspace: where other tools' files are found and `.vscode/hooks.json` is written. */
+  cwd: string;
+  from?: ImportTool;
+  /** Report and return the text, write nothing. */
+  dryRun: boolean;
+  /** The home directory for user-level files (default: the user's). */
+  home?: string;
+}
+
+export interface ImportHooksResult {
+  report: ImportReport;
+  /** The file written; absent on a dry run, or when there was nothing to add. */
+  written?: string;
+  /** `.vscode/hooks.json` as it is (or, on a dry run, would be) after the import. */
+  text: string;
+}
+
+function readIfPresent(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Finds the hooks of other tools in `cwd`, converts them, and merges them into
+ * `.vscode/hooks.json` (unless `dryRun`). Throws when the existing hooks.json cannot be
+ * edited safely (a syntax error); nothing is written then.
+ */
+export function importHooks(options: ImportHooksOptions): ImportHooksResult {
+  const projectDir = path.resolve(options.cwd);
+  const found = discoverHookSources(projectDir, { home: options.home, from: options.from });
+  const result = convertSources(found);
+  const targetFile = path.join(projectDir, HOOKS_JSON);
+  const existing = readIfPresent(targetFile);
+  const plan = result.hooks.length > 0 ? planMerge(existing, result) : { text: existing ?? '', added: [], alreadyPresent: [] };
+  for (const hook of plan.alreadyPresent) {
+    hook.entry.skipped = 'already-present';
+    hook.entry.notes.push(`already in ${HOOKS_JSON.split(path.sep).join('/')}: not added again`);
+  }
+  const write = !options.dryRun && plan.added.length > 0;
+  if (write) {
+    mkdirSync(path.dirname(targetFile), { recursive: true });
+    writeFileSync(targetFile, plan.text);
+  }
+  const report: ImportReport = {
+    projectDir,
+    target: HOOKS_JSON.split(path.sep).join('/'),
+    dryRun: options.dryRun,
+    searched: searchedLocations(options.from),
+    sources: found.filter((s) => result.entries.some((e) => e.file === s.displayPath)).map((s) => ({ tool: s.tool, file: s.displayPath, scope: s.scope })),
+    entries: result.entries,
+    added: plan.added.length,
+    written: write,
+  };
+  return { report, written: write ? targetFile : undefined, text: plan.text };
+}

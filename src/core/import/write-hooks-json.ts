@@ -1,0 +1,128 @@
+import { applyEdits, modify, parse, printParseErrorCode, stripComments, type FormattingOptions, type JSONPath, type ParseError } from 'jsonc-parser';
+import { canonicalJson } from '../hooks/config/hook-ids';
+import { resolveEventName, type HookEventName } from '../hooks/events';
+import { isPlainObject } from './conversion';
+import type { ImportedDocument, ImportedGroup, ImportedHandler, ImportedHook, ImportResult } from './import-types';
+
+/**
+ * What makes two hooks the same hook when importing: event, matcher and what the
+ * handler does. Labels and the enabled flag are left out, so a hook someone renamed or
+ * disabled after importing it is not imported again.
+ */
+export function hookIdentity(event: HookEventName, matcher: string | undefined, handler: Record<string, unknown>): string {
+  const { enabled: _enabled, name: _name, description: _description, statusMessage: _statusMessage, ...behaviour } = handler;
+  return canonicalJson({ event, matcher: normalizeMatcher(matcher), handler: behaviour });
+}
+
+function normalizeMatcher(matcher: unknown): string {
+  return typeof matcher === 'string' && matcher !== '*' ? matcher : '';
+}
+
+/** Claude Code's group shape: one group per event and matcher, in the order hooks come. */
+export function buildDocument(hooks: readonly ImportedHook[]): ImportedDocument {
+  const document: ImportedDocument = { hooks: {} };
+  for (const hook of hooks) {
+    const groups = (document.hooks[hook.event] ??= []);
+    let group = groups.find((g) => normalizeMatcher(g.matcher) === normalizeMatcher(hook.matcher));
+    if (!group) {
+      group = hook.matcher === undefined ? { hooks: [] } : { matcher: hook.matcher, hooks: [] };
+      groups.push(group);
+    }
+    group.hooks.push(hook.handler);
+  }
+  return document;
+}
+
+export interface MergePlan {
+  text: string;
+  added: ImportedHook[];
+  /** Identical hooks found in the existing file: not added again. */
+  alreadyPresent: ImportedHook[];
+}
+
+/** Identities of every hook already in a hooks.json document (groups and flat handlers, any event spelling). */
+function existingIdentities(root: Record<string, unknown>): Set<string> {
+  const identities = new Set<string>();
+  if (!isPlainObject(root.hooks)) return identities;
+  for (const [key, entries] of Object.entries(root.hooks)) {
+    const event = resolveEventName(key);
+    if (!event || !Array.isArray(entries)) continue;
+    for (const entry of entries) {
+      if (!isPlainObject(entry)) continue;
+      if (Array.isArray(entry.hooks)) {
+        for (const handler of entry.hooks) if (isPlainObject(handler)) identities.add(hookIdentity(event, entry.matcher as string | undefined, handler));
+      } else if ('type' in entry) {
+        const { matcher, ...handler } = entry;
+        identities.add(hookIdentity(event, matcher as string | undefined, handler));
+      }
+    }
+  }
+  return identities;
+}
+
+/** Indentation and line ends of the existing text, so inserted hooks look like their neighbours. */
+function formattingOf(text: string): FormattingOptions {
+  const indent = /^([ \t]+)\S/m.exec(text)?.[1];
+  const insertSpaces = indent === undefined || indent[0] === ' ';
+  return { insertSpaces, tabSize: insertSpaces ? (indent?.length ?? 2) : 1, eol: text.includes('\r\n') ? '\r\n' : '\n' };
+}
+
+function edit(text: string, path: JSONPath, value: unknown, formattingOptions: FormattingOptions): string {
+  return applyEdits(text, modify(text, path, value, { formattingOptions }));
+}
+
+/** Adds one hook to the text: into a group with the same matcher if the event has one, else a new group. */
+function insertHook(text: string, hook: ImportedHook, formatting: FormattingOptions): string {
+  const root = parse(text, [], { allowTrailingComma: true }) as Record<string, unknown>;
+  const group: ImportedGroup = hook.matcher === undefined ? { hooks: [hook.handler] } : { matcher: hook.matcher, hooks: [hook.handler] };
+  if (root.hooks === undefined) return edit(text, ['hooks'], { [hook.event]: [group] }, formatting);
+  if (!isPlainObject(root.hooks)) throw new Error('"hooks" in the existing hooks.json is not an object; fix it before importing');
+  const keys = Object.keys(root.hooks).filter((key) => resolveEventName(key) === hook.event);
+  const key = keys.includes(hook.event) ? hook.event : keys[0];
+  if (key === undefined) return edit(text, ['hooks', hook.event], [group], formatting);
+  const entries = root.hooks[key];
+  if (!Array.isArray(entries)) throw new Error(`"hooks.${key}" in the existing hooks.json is not a list; fix it before importing`);
+  const index = entries.findIndex((e) => isPlainObject(e) && Array.isArray(e.hooks) && normalizeMatcher(e.matcher) === normalizeMatcher(hook.matcher));
+  if (index >= 0) return edit(text, ['hooks', key, index, 'hooks', -1], hook.handler satisfies ImportedHandler, formatting);
+  return edit(text, ['hooks', key, -1], group, formatting);
+}
+
+/**
+ * Merges imported hooks into the text of an existing `.vscode/hooks.json` (or starts
+ * one). Edits are made in place, so comments and formatting of the existing file survive;
+ * hooks already there, and duplicates within the import, are not added again.
+ */
+export function planMerge(existingText: string | undefined, imported: Pick<ImportResult, 'hooks'>): MergePlan {
+  const candidates = imported.hooks.filter((hook) => hook.entry.skipped !== 'duplicate');
+  const blank = existingText === undefined || stripComments(existingText).trim() === '';
+  if (blank) {
+    const json = `${JSON.stringify(buildDocument(candidates), null, 2)}\n`;
+    const text = existingText === undefined || existingText.trim() === '' ? json : `${existingText.trimEnd()}\n${json}`;
+    return { text, added: candidates, alreadyPresent: [] };
+  }
+  const errors: ParseError[] = [];
+  const root: unknown = parse(existingText, errors, { allowTrailingComma: true });
+  if (errors.length > 0) {
+    throw new Error(`the existing hooks.json has a syntax error (${printParseErrorCode(errors[0].error)} at offset ${errors[0].offset}); fix it before importing`);
+  }
+  if (!isPlainObject(root)) throw new Error('the existing hooks.json is not a JSON object; fix it before importing');
+  const present = existingIdentities(root);
+  const formatting = formattingOf(existingText);
+  const plan: MergePlan = { text: existingText, added: [], alreadyPresent: [] };
+  for (const hook of candidates) {
+    const identity = hookIdentity(hook.event, hook.matcher, hook.handler);
+    if (present.has(identity)) {
+      plan.alreadyPresent.push(hook);
+      continue;
+    }
+    plan.text = insertHook(plan.text, hook, formatting);
+    present.add(identity);
+    plan.added.push(hook);
+  }
+  return plan;
+}
+
+/** The merged text (see planMerge). Throws when the existing file cannot be edited safely. */
+export function mergeIntoHooksJson(existingText: string | undefined, imported: Pick<ImportResult, 'hooks'>): string {
+  return planMerge(existingText, imported).text;
+}
