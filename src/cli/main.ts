@@ -1,10 +1,18 @@
 import type { CliContext } from './cli-context';
-import { EXIT } from './cli-error';
+import { EXIT, oneLine } from './cli-error';
 import { runCli } from './program';
 
 // A reader that went away (`hookpilot ... | head`) is not an error worth a stack trace.
 process.stdout.on('error', () => undefined);
 process.stderr.on('error', () => undefined);
+
+// Whatever escapes is still one line for the person at the terminal, never a stack trace.
+const fatal = (error: unknown) => {
+  process.stderr.write(`hookpilot: ${oneLine(error)}\n`);
+  process.exit(EXIT.failed);
+};
+process.on('uncaughtException', fatal);
+process.on('unhandledRejection', fatal);
 
 const ctx: CliContext = {
   stdin: process.stdin,
@@ -34,7 +42,7 @@ const ctx: CliContext = {
 runCli(process.argv, ctx).then(
   (code) => exitAfterFlush(code),
   (error: unknown) => {
-    process.stderr.write(`hookpilot: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`hookpilot: ${oneLine(error)}\n`);
     exitAfterFlush(EXIT.failed);
   },
 );

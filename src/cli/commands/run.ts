@@ -18,6 +18,7 @@ import { StreamJsonPrinter } from '../output/stream-json-printer';
 import { TextPrinter } from '../output/text-printer';
 import { readPrompt } from '../read-input';
 import { TerminalApprover } from '../terminal-approver';
+import { collect } from './hooks';
 import { plainToolNames, splitToolList } from '../tool-rules';
 import { loadPermissions } from '../workspace-permissions';
 
@@ -34,8 +35,6 @@ const runOptionsSchema = z.object({
   hooks: z.array(z.string()).default([]),
 });
 type RunOptions = z.infer<typeof runOptionsSchema>;
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 function integer(min: number) {
   return (value: string) => {

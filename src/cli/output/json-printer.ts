@@ -1,3 +1,4 @@
+import type { AgentEvent } from '../../core/agent/agent-events';
 import type { Output, RunPrinter } from './printer';
 import type { RunResult } from './run-result';
 
@@ -8,7 +9,7 @@ export class JsonPrinter implements RunPrinter {
     private readonly err: Output,
   ) {}
 
-  event(event: Parameters<RunPrinter['event']>[0]): void {
+  event(event: AgentEvent): void {
     if (event.type === 'notice' && event.level !== 'info') this.err.write(`hookpilot: ${event.level}: ${event.message}\n`);
   }
 

@@ -23,8 +23,7 @@ export class TextPrinter implements RunPrinter {
         this.line(`[${event.name}] ${summarizeToolCall(event.name, event.input)} -> ${describeOutcome(event.outcome, event.output, event.hooks)} (${Math.round(event.durationMs)} ms)`);
         return;
       case 'notice':
-        if (event.level !== 'info') this.err.write(`hookpilot: ${event.level}: ${event.message}\n`);
-        else this.err.write(`hookpilot: ${event.message}\n`);
+        this.err.write(`hookpilot: ${event.level === 'info' ? '' : `${event.level}: `}${event.message}\n`);
         return;
       case 'compacted':
         this.err.write(`hookpilot: compacted the conversation (${event.messagesBefore} -> ${event.messagesAfter} messages)\n`);
