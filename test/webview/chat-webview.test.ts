@@ -227,7 +227,14 @@ describe('chat webview', () => {
   });
 
   it('renders a conversation the way it looks in VS Code', async () => {
-    await view.host({ type: 'sessions', list: [{ id: 's1', title: 'Clean the build folder', startedAt: '2025-05-01T10:00:00.000Z', turns: 2 }], currentId: 's1' });
+    await view.host({
+      type: 'sessions',
+      list: [
+        { id: 's1', title: 'Clean the build folder', startedAt: '2025-05-01T10:00:00.000Z', turns: 2 },
+        { id: 's0', title: 'Explain the hook config', startedAt: '2025-04-30T16:00:00.000Z', turns: 5 },
+      ],
+      currentId: 's1',
+    });
     await view.host({
       type: 'reset',
       seq: 0,
@@ -246,5 +253,17 @@ describe('chat webview', () => {
     });
     await view.page.waitForSelector('[data-id="e1"]');
     await view.screenshot('chat-conversation.png');
+
+    // Header actions and the session picker.
+    await view.page.getByTestId('new-chat').click();
+    await view.page.getByTestId('open-manager').click();
+    await view.page.getByTestId('session-picker').evaluate((el) => {
+      (el as HTMLElement & { value: string }).value = 's0';
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    await view.waitForPosted('resume');
+    expect((await view.posted()).slice(-3)).toEqual([{ type: 'newChat' }, { type: 'openHookManager' }, { type: 'resume', sessionId: 's0' }]);
+    await view.host({ type: 'focus' });
+    await view.page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'composer-input');
   });
 });

@@ -223,6 +223,8 @@ describe('Hook Manager webview', () => {
     });
     await view.page.waitForFunction(() => document.querySelector('[data-testid="timeline-count"]')?.textContent === '10,000 records');
     expect(await count.textContent()).toBe('10,000 records');
+    await setFilter('timeline-session', 'session-0');
+    expect(await view.waitForPosted('selectSession')).toEqual([{ type: 'selectSession', sessionId: 'session-0' }]);
   });
 
   it('appends live records, drops duplicates and reloads on a gap', async () => {
