@@ -71,6 +71,7 @@ describe('chat webview', () => {
     const streaming = view.page.locator('.chat-row-assistant .markdown');
     expect(await streaming.locator('strong').textContent()).toBe('bold');
     expect(await streaming.locator('p code').first().textContent()).toBe('code');
+    await view.screenshot('chat-streaming.png');
     await view.host({ type: 'patch', seq: 4, id: 'a1', changes: { kind: 'assistant', streaming: false } });
     await view.page.waitForSelector('.chat-row-assistant:not(.is-streaming)');
     // Raw HTML is shown as text; markdown links keep only safe URLs.

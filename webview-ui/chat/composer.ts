@@ -20,7 +20,7 @@ export class Composer {
   constructor(private readonly actions: ComposerActions) {
     this.input = h('textarea', {
       class: 'composer-input',
-      attrs: { rows: '1', placeholder: 'Ask Hookpilot… (Enter to send, Shift+Enter for a new line)', 'aria-label': 'Message', maxlength: String(MAX_PROMPT_CHARS), 'data-testid': 'composer-input' },
+      attrs: { rows: '1', placeholder: 'Ask Hookpilot…', title: 'Enter sends, Shift+Enter adds a line', 'aria-label': 'Message', maxlength: String(MAX_PROMPT_CHARS), 'data-testid': 'composer-input' },
     });
     this.input.addEventListener('keydown', (event) => this.onKey(event));
     this.input.addEventListener('input', () => this.grow());
