@@ -1,0 +1,141 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HookEngine } from '../../src/core/engine/hook-engine';
+import { loadWorkspaceConfigs } from '../../src/core/hooks/config/workspace-config-files';
+import type { HookPayload } from '../../src/core/hooks/types';
+import { importHooks } from '../../src/core/import/import-hooks';
+import { copyFixture, entryOf, hookOf, IMPORT_FIXTURES, loadCleanly, statusTable, type FixtureCopy } from '../fixtures/import/fixture-project';
+
+const userHome = path.join(IMPORT_FIXTURES, 'claude', 'home');
+let project: FixtureCopy;
+
+beforeEach(() => {
+  project = copyFixture('claude/project');
+});
+afterEach(() => project.cleanup());
+
+describe('importing Claude Code settings', () => {
+  it('reports every hook of the three settings files with its status', () => {
+    const { report } = importHooks({ cwd: project.dir, home: userHome, dryRun: true });
+    expect(report.sources).toEqual([
+      { tool: 'claude', file: '.claude/settings.json', scope: 'project' },
+      { tool: 'claude', file: '.claude/settings.local.json', scope: 'local' },
+      { tool: 'claude', file: '~/.claude/settings.json', scope: 'user' },
+    ]);
+    expect(statusTable(report.entries)).toEqual([
+      ['.claude/settings.json', 'PreToolUse', 'PreToolUse', 'exact'],
+      ['.claude/settings.json', 'PreToolUse', 'PreToolUse', 'exact'],
+      ['.claude/settings.json', 'PreToolUse', '-', 'unsupported'],
+      ['.claude/settings.json', 'PreToolUse', 'PreToolUse', 'exact'],
+      ['.claude/settings.json', 'PostToolUse', 'PostToolUse', 'exact'],
+      ['.claude/settings.json', 'PostToolUse', 'PostToolUse', 'changed'],
+      ['.claude/settings.json', 'UserPromptSubmit', 'UserPromptSubmit', 'exact'],
+      ['.claude/settings.json', 'SessionStart', 'SessionStart', 'exact'],
+      ['.claude/settings.json', 'Notification', 'Notification', 'exact'],
+      ['.claude/settings.json', 'SubagentStart', '-', 'unsupported'],
+      ['.claude/settings.json', 'PreCompact', '-', 'unsupported'],
+      ['.claude/settings.json', 'StopFailure', 'Error', 'changed'],
+      ['.claude/settings.json', 'Setup', '-', 'unsupported'],
+      ['.claude/settings.json', 'FileChanged', '-', 'unsupported'],
+      ['.claude/settings.json', 'PostToolBatch', '-', 'unsupported'],
+      ['.claude/settings.local.json', 'PreToolUse', 'PreToolUse', 'exact (duplicate)'],
+      ['.claude/settings.local.json', 'PreToolUse', 'PreToolUse', 'exact'],
+      ['~/.claude/settings.json', 'Stop', 'Stop', 'exact'],
+      ['~/.claude/settings.json', 'SessionEnd', 'SessionEnd', 'exact'],
+    ]);
+  });
+
+  it('says why what cannot carry over does not, and what changed', () => {
+    const { entries } = importHooks({ cwd: project.dir, home: userHome, dryRun: true }).report;
+    expect(entryOf(entries, 'PreToolUse', 'prompt `Does this edit').reasons[0]).toMatch(/prompt hooks ask a model.*Hookpilot runs command, http, rpc and builtin hooks only/);
+    expect(entryOf(entries, 'SubagentStart', 'Stay read-only').reasons[0]).toMatch(/PowerShell/);
+    expect(entryOf(entries, 'PreCompact', 'mcp_tool').reasons[0]).toMatch(/no MCP client/);
+    expect(entryOf(entries, 'Setup', 'npm ci').reasons[0]).toMatch(/^Hookpilot has no Setup event/);
+    expect(entryOf(entries, 'FileChanged', 'direnv').reasons[0]).toMatch(/^Hookpilot has no FileChanged event/);
+    expect(entryOf(entries, 'PostToolBatch', 'batch done').reasons[0]).toMatch(/^Hookpilot has no PostToolBatch event/);
+    expect(entryOf(entries, 'PostToolUse', 'npm test').reasons).toEqual([expect.stringMatching(/"asyncRewake" is not supported/)]);
+    expect(entryOf(entries, 'StopFailure', 'rate limited').reasons).toEqual([expect.stringMatching(/StopFailure becomes Error with matcher "model".*"rate_limit" is left out/)]);
+    expect(entryOf(entries, 'PreToolUse', 'my-bash-logger').notes).toEqual(
+      expect.arrayContaining([expect.stringMatching(/settings\.local\.json, a personal file/), expect.stringMatching(/"once" is honoured only in skill frontmatter/)]),
+    );
+    expect(entryOf(entries, 'Stop', 'notify-done').notes).toEqual(expect.arrayContaining([expect.stringMatching(/user settings.*applies to this workspace only/)]));
+    expect(entryOf(entries, 'SessionStart', 'context.md').notes).toEqual(expect.arrayContaining([expect.stringMatching(/never sends source "fork"/)]));
+    expect(entryOf(entries, 'PreToolUse', 'GITHUB_TOKEN').notes).toEqual(
+      expect.arrayContaining([expect.stringMatching(/written as "\(\?:mcp__github__\*\)"/), expect.stringMatching(/GITHUB_TOKEN passed through "env"/)]),
+    );
+  });
+
+  it('writes hooks.json that loads without a problem, with matchers, if, timeouts and async kept', () => {
+    const result = importHooks({ cwd: project.dir, home: userHome, dryRun: false });
+    const file = path.join(project.dir, '.vscode', 'hooks.json');
+    expect(result.written).toBe(file);
+    expect(readFileSync(file, 'utf8')).toBe(result.text);
+    const config = loadCleanly(result.text);
+    expect(config.hooks).toHaveLength(12);
+
+    const guard = hookOf(config, 'PreToolUse', 'block-rm.sh');
+    expect(guard).toMatchObject({ matcher: 'Bash', timeoutMs: 10_000, statusMessage: 'Checking the command…', spec: { type: 'command', command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/block-rm.sh' } });
+    expect(hookOf(config, 'PreToolUse', 'protect-env.js')).toMatchObject({ matcher: 'Edit|Write', if: 'Edit(**/.env*)', timeoutMs: 600_000 });
+    expect(hookOf(config, 'PreToolUse', 'audit.example.com')).toMatchObject({ matcher: '(?:mcp__github__*)', spec: { env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } } });
+    expect(hookOf(config, 'PostToolUse', 'prettier')).toMatchObject({ matcher: 'Write|Edit', timeoutMs: 30_000, spec: { async: true } });
+    expect(hookOf(config, 'PostToolUse', 'npm test')).toMatchObject({ timeoutMs: 300_000, spec: { async: true } });
+    expect(hookOf(config, 'UserPromptSubmit', '127.0.0.1:8787')).toMatchObject({ timeoutMs: 30_000, spec: { type: 'http', headers: { Authorization: 'Bearer $AUDIT_TOKEN' }, allowedEnvVars: ['AUDIT_TOKEN'] } });
+    expect(hookOf(config, 'Notification', 'notify-send')).toMatchObject({ matcher: 'permission_prompt', spec: { command: 'bash', args: ['-c', 'notify-send Claude "$(jq -r .message)"'] } });
+    expect(hookOf(config, 'Error', 'rate limited')).toMatchObject({ matcher: 'model' });
+    expect(hookOf(config, 'Stop', 'notify-done')).toMatchObject({ timeoutMs: 600_000 });
+    expect(hookOf(config, 'SessionEnd', 'archive-transcript').timeoutMs).toBeUndefined();
+    // The same guard in settings.json and settings.local.json is imported once, as Claude Code runs it once.
+    expect(config.hooks.filter((h) => JSON.stringify(h.spec).includes('block-rm.sh'))).toHaveLength(1);
+  });
+
+  it('imports the hooks of a file with "disableAllHooks": true switched off', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hookpilot-import-off-'));
+    try {
+      mkdirSync(path.join(dir, '.claude'));
+      const settings = { disableAllHooks: true, hooks: { Stop: [{ hooks: [{ type: 'command', command: 'npm test', timeout: 120 }] }] } };
+      writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify(settings));
+      const result = importHooks({ cwd: dir, home: project.home, dryRun: false });
+      expect(result.report.entries[0]).toMatchObject({ status: 'exact', notes: [expect.stringMatching(/"disableAllHooks": true in this file: imported with "enabled": false/)] });
+      expect(loadCleanly(result.text).hooks).toMatchObject([{ event: 'Stop', enabled: false, timeoutMs: 120_000 }]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('an imported Claude Code guard', () => {
+  let engine: HookEngine;
+  let storage: string;
+
+  beforeEach(async () => {
+    importHooks({ cwd: project.dir, home: userHome, dryRun: false });
+    storage = mkdtempSync(path.join(tmpdir(), 'hookpilot-import-engine-'));
+    engine = new HookEngine({ projectDir: project.dir, storageDir: storage, trusted: true });
+    await engine.reload(loadWorkspaceConfigs(project.dir));
+  });
+  afterEach(async () => {
+    await engine.dispose();
+    rmSync(storage, { recursive: true, force: true });
+  });
+
+  const payload = (extra: Record<string, unknown>): HookPayload => ({ hook_event_name: 'PreToolUse', session_id: 'import-test', transcript_path: '', cwd: project.dir, tool_use_id: 't1', ...extra });
+  const idOf = (text: string) => {
+    const state = engine.registry.current().states.find((s) => s.hook.event === 'PreToolUse' && JSON.stringify(s.hook.spec).includes(text));
+    if (!state) throw new Error(`no imported hook running ${text}`);
+    return state.hook.id;
+  };
+
+  it('blocks rm -rf with exit 2 and lets ls through, unchanged', async () => {
+    const blocked = await engine.testFire(idOf('block-rm.sh'), payload({ tool_name: 'Bash', tool_input: { command: 'rm -rf /' } }));
+    expect(blocked.outcome).toMatchObject({ status: 'blocking-error', reason: expect.stringContaining('rm -rf is not allowed here') });
+    const allowed = await engine.testFire(idOf('block-rm.sh'), payload({ tool_name: 'Bash', tool_input: { command: 'ls' } }));
+    expect(allowed.outcome.status).toBe('success');
+  });
+
+  it('denies an edit of .env with its JSON answer', async () => {
+    const { outcome } = await engine.testFire(idOf('protect-env.js'), payload({ tool_name: 'Edit', tool_input: { file_path: path.join(project.dir, '.env'), old_string: 'a', new_string: 'b' } }));
+    expect(outcome.status === 'success' && outcome.effects).toMatchObject({ decision: 'deny', reason: '.env files are protected' });
+  });
+});
