@@ -59,6 +59,7 @@ export class HookManagerPanel extends Disposable {
   private panelDisposables: IDisposable[] = [];
   private timeline: TimelineFeed | undefined;
   private problems: ConfigProblem[] = [];
+  private requestedTab: ManagerTab | undefined;
 
   constructor(private readonly deps: HookManagerDeps) {
     super();
@@ -72,10 +73,12 @@ export class HookManagerPanel extends Disposable {
     this.deps.activity.acknowledgeBlocks();
     if (this.panel) {
       this.panel.reveal();
+      if (tab) this.post({ type: 'showTab', tab });
     } else {
+      // A new page would drop a message sent before it listens: the tab goes with `ready`.
+      this.requestedTab = tab;
       this.open();
     }
-    if (tab) this.post({ type: 'showTab', tab });
   }
 
   private open(): void {
@@ -130,6 +133,8 @@ export class HookManagerPanel extends Disposable {
       case 'ready':
         this.postHooksAndProblems();
         this.postApprovals();
+        if (this.requestedTab) this.post({ type: 'showTab', tab: this.requestedTab });
+        this.requestedTab = undefined;
         await this.timeline?.select();
         return;
       case 'toggleHook':

@@ -95,6 +95,19 @@ describe('Hook Manager', () => {
     expect(lines.map((r) => r.seq)).toEqual(lines.map((_, i) => i + 1));
   });
 
+  it('Show Timeline opens the manager on its Timeline tab once the page is ready', async () => {
+    h = await startChat({}, []);
+    await stub.state.commands.get('hookpilot.showTimeline')?.();
+    const webview = stub.state.panels[0].webview;
+    expect(webview.ofType('showTab')).toEqual([]);
+    webview.send({ type: 'ready' });
+    await until(() => last(webview, 'showTab'), 'the tab message');
+    expect(last(webview, 'showTab')).toEqual({ type: 'showTab', tab: 'timeline' });
+    await stub.state.commands.get('hookpilot.showApprovals')?.();
+    expect(last(webview, 'showTab')).toEqual({ type: 'showTab', tab: 'approvals' });
+    expect(stub.state.panels).toHaveLength(1);
+  });
+
   it('a blocked prompt puts a badge on the status bar until the Hook Manager is opened', async () => {
     h = await startChat({ 'hooks/guard.js': GUARD, '.vscode/hooks.json': HOOKS }, [text('never')]);
     const item = stub.state.statusBarItems[0];
