@@ -1,5 +1,5 @@
-/** Exit codes of the CLI: 0 done, 1 the run failed, 2 the command line or setup is wrong, 130 Ctrl-C. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+/** Exit codes of the CLI: 0 done, 1 the run failed, 2 the command line or setup is wrong, 130 Ctrl-C (143 SIGTERM). */
+export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130, terminated: 143 } as const;
 
 /**
  * An error meant for the person at the terminal: its message is printed as one line on

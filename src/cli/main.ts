@@ -25,7 +25,7 @@ const ctx: CliContext = {
     let received = 0;
     const handle = (signal: 'SIGINT' | 'SIGTERM') => {
       // The first Ctrl-C cancels the turn and lets SessionEnd run; a second one quits at once.
-      if (++received > 1) process.exit(signal === 'SIGINT' ? EXIT.interrupted : 143);
+      if (++received > 1) process.exit(signal === 'SIGINT' ? EXIT.interrupted : EXIT.terminated);
       listener(signal);
     };
     const onInt = () => handle('SIGINT');

@@ -118,7 +118,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   const result = buildRunResult(outcome, { sessionId: session.id, auditLog: auditFilePath(engine.audit.dir, session.id), durationMs: performance.now() - started });
   printer.result(result);
   if (result.is_error) ctx.stderr.write(`hookpilot: ${describeFailure(result, blockedBy, interrupted)}\n`);
-  if (interrupted) return interrupted === 'SIGINT' ? EXIT.interrupted : 128 + 15;
+  if (interrupted) return interrupted === 'SIGINT' ? EXIT.interrupted : EXIT.terminated;
   return result.is_error ? EXIT.failed : EXIT.ok;
 }
 
