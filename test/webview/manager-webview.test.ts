@@ -144,6 +144,7 @@ describe('Hook Manager webview', () => {
     expect(await row.getByTestId('test-stdout').textContent()).toBe('Checking formatting...');
     expect(await row.getByTestId('test-stderr').textContent()).toContain('SyntaxError');
     expect(await row.getByTestId('test-effects').textContent()).toContain('"decision": "block"');
+    await view.screenshot('manager-test-fire.png');
   });
 
   it('answers approvals with the chosen scope; protected files only offer once or deny', async () => {
