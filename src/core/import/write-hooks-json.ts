@@ -1,4 +1,4 @@
-import { applyEdits, modify, parse, printParseErrorCode, stripComments, type FormattingOptions, type JSONPath, type ParseError } from 'jsonc-parser';
+import { findNodeAtLocation, parse, parseTree, printParseErrorCode, stripComments, type JSONPath, type Node, type ParseError } from 'jsonc-parser';
 import { canonicalJson } from '../hooks/config/hook-ids';
 import { resolveEventName, type HookEventName } from '../hooks/events';
 import { isPlainObject } from './conversion';
@@ -60,31 +60,90 @@ function existingIdentities(root: Record<string, unknown>): Set<string> {
   return identities;
 }
 
-/** Indentation and line ends of the existing text, so inserted hooks look like their neighbours. */
-function formattingOf(text: string): FormattingOptions {
-  const indent = /^([ \t]+)\S/m.exec(text)?.[1];
-  const insertSpaces = indent === undefined || indent[0] === ' ';
-  return { insertSpaces, tabSize: insertSpaces ? (indent?.length ?? 2) : 1, eol: text.includes('\r\n') ? '\r\n' : '\n' };
+interface Layout {
+  /** One level of indentation. */
+  unit: string;
+  eol: string;
 }
 
-function edit(text: string, path: JSONPath, value: unknown, formattingOptions: FormattingOptions): string {
-  return applyEdits(text, modify(text, path, value, { formattingOptions }));
+/** Indentation and line ends of the existing text, so inserted hooks look like their neighbours. */
+function layoutOf(text: string): Layout {
+  const indent = /^([ \t]+)\S/m.exec(text)?.[1];
+  return { unit: indent === undefined ? '  ' : indent[0] === '\t' ? '\t' : indent, eol: text.includes('\r\n') ? '\r\n' : '\n' };
 }
+
+function lineStart(text: string, offset: number): number {
+  return text.lastIndexOf('\n', offset - 1) + 1;
+}
+
+function indentAt(text: string, offset: number): string {
+  return /^[ \t]*/.exec(text.slice(lineStart(text, offset)))?.[0] ?? '';
+}
+
+function startsLine(text: string, offset: number): boolean {
+  return text.slice(lineStart(text, offset), offset).trim() === '';
+}
+
+/** Pretty JSON whose lines after the first are indented by `indent`. */
+function serialize(value: unknown, indent: string, layout: Layout): string {
+  return JSON.stringify(value, null, layout.unit).split('\n').join(`${layout.eol}${indent}`);
+}
+
+/**
+ * Appends a member (an array item, or a `"key": value` property) to the array or object at
+ * `path`, on a line of its own, without touching any other line: a comment after the last
+ * member stays with it, and a trailing comma stays a trailing comma.
+ */
+function appendMember(text: string, path: JSONPath, member: (indent: string, layout: Layout) => string, layout: Layout): string {
+  const container = findNodeAtLocation(parseTree(text, [], { allowTrailingComma: true }) as Node, path);
+  if (!container) throw new Error(`cannot find ${path.join('.')} in the existing hooks.json`);
+  const children = container.children ?? [];
+  if (children.length === 0) {
+    const outer = indentAt(text, container.offset);
+    const inner = outer + layout.unit;
+    const open = container.offset + 1;
+    const close = container.offset + container.length - 1;
+    return `${text.slice(0, open)}${layout.eol}${inner}${member(inner, layout)}${layout.eol}${outer}${text.slice(close)}`;
+  }
+  const last = children[children.length - 1];
+  const indent = startsLine(text, last.offset) ? indentAt(text, last.offset) : indentAt(text, container.offset) + layout.unit;
+  const end = last.offset + last.length;
+  let at = end;
+  while (text[at] === ' ' || text[at] === '\t') at++;
+  const trailingComma = text[at] === ',';
+  if (trailingComma) at++;
+  let cursor = at;
+  while (text[cursor] === ' ' || text[cursor] === '\t') cursor++;
+  if (text.startsWith('//', cursor)) {
+    const eol = text.indexOf('\n', cursor);
+    at = eol < 0 ? text.length : text[eol - 1] === '\r' ? eol - 1 : eol;
+  } else if (text.startsWith('/*', cursor) && text.indexOf('*/', cursor) >= 0) {
+    at = text.indexOf('*/', cursor) + 2;
+  } else if (!trailingComma) {
+    at = end;
+  }
+  const added = `${layout.eol}${indent}${member(indent, layout)}${trailingComma ? ',' : ''}`;
+  if (trailingComma) return `${text.slice(0, at)}${added}${text.slice(at)}`;
+  return `${text.slice(0, end)},${text.slice(end, at)}${added}${text.slice(at)}`;
+}
+
+const item = (value: unknown) => (indent: string, layout: Layout) => serialize(value, indent, layout);
+const property = (key: string, value: unknown) => (indent: string, layout: Layout) => `${JSON.stringify(key)}: ${serialize(value, indent, layout)}`;
 
 /** Adds one hook to the text: into a group with the same matcher if the event has one, else a new group. */
-function insertHook(text: string, hook: ImportedHook, formatting: FormattingOptions): string {
+function insertHook(text: string, hook: ImportedHook, layout: Layout): string {
   const root = parse(text, [], { allowTrailingComma: true }) as Record<string, unknown>;
   const group: ImportedGroup = hook.matcher === undefined ? { hooks: [hook.handler] } : { matcher: hook.matcher, hooks: [hook.handler] };
-  if (root.hooks === undefined) return edit(text, ['hooks'], { [hook.event]: [group] }, formatting);
+  if (root.hooks === undefined) return appendMember(text, [], property('hooks', { [hook.event]: [group] }), layout);
   if (!isPlainObject(root.hooks)) throw new Error('"hooks" in the existing hooks.json is not an object; fix it before importing');
   const keys = Object.keys(root.hooks).filter((key) => resolveEventName(key) === hook.event);
   const key = keys.includes(hook.event) ? hook.event : keys[0];
-  if (key === undefined) return edit(text, ['hooks', hook.event], [group], formatting);
+  if (key === undefined) return appendMember(text, ['hooks'], property(hook.event, [group]), layout);
   const entries = root.hooks[key];
   if (!Array.isArray(entries)) throw new Error(`"hooks.${key}" in the existing hooks.json is not a list; fix it before importing`);
   const index = entries.findIndex((e) => isPlainObject(e) && Array.isArray(e.hooks) && normalizeMatcher(e.matcher) === normalizeMatcher(hook.matcher));
-  if (index >= 0) return edit(text, ['hooks', key, index, 'hooks', -1], hook.handler satisfies ImportedHandler, formatting);
-  return edit(text, ['hooks', key, -1], group, formatting);
+  if (index >= 0) return appendMember(text, ['hooks', key, index, 'hooks'], item(hook.handler satisfies ImportedHandler), layout);
+  return appendMember(text, ['hooks', key], item(group), layout);
 }
 
 /**
@@ -107,7 +166,7 @@ export function planMerge(existingText: string | undefined, imported: Pick<Impor
   }
   if (!isPlainObject(root)) throw new Error('the existing hooks.json is not a JSON object; fix it before importing');
   const present = existingIdentities(root);
-  const formatting = formattingOf(existingText);
+  const layout = layoutOf(existingText);
   const plan: MergePlan = { text: existingText, added: [], alreadyPresent: [] };
   for (const hook of candidates) {
     const identity = hookIdentity(hook.event, hook.matcher, hook.handler);
@@ -115,7 +174,7 @@ export function planMerge(existingText: string | undefined, imported: Pick<Impor
       plan.alreadyPresent.push(hook);
       continue;
     }
-    plan.text = insertHook(plan.text, hook, formatting);
+    plan.text = insertHook(plan.text, hook, layout);
     present.add(identity);
     plan.added.push(hook);
   }
