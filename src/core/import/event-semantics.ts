@@ -37,8 +37,3 @@ export function claudeDefaultTimeout(event: HookEventName): number | undefined {
   if (event === 'SessionEnd') return undefined;
   return event === 'UserPromptSubmit' ? 30 : 600;
 }
-
-/** Observe events never wait for a hook's answer: whatever it prints is only logged. */
-export function isObserveEvent(event: HookEventName): boolean {
-  return EVENT_INFO[event].kind === 'observe';
-}

@@ -15,10 +15,6 @@ export const TOOL_LABELS: Readonly<Record<ImportTool, string>> = {
   atomcode: 'AtomCode',
 };
 
-export function isImportTool(value: string): value is ImportTool {
-  return (IMPORT_TOOLS as readonly string[]).includes(value);
-}
-
 /** project: committed with the repository; local: personal but inside it; user: the home directory. */
 export type SourceScope = 'project' | 'local' | 'user';
 
