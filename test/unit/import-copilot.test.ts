@@ -29,6 +29,9 @@ describe('importing GitHub Copilot hooks (.github/hooks/*.json)', () => {
       ['.github/hooks/policy.json', 'sessionStart', '-', 'unsupported'],
       ['.github/hooks/policy.json', 'userPromptTransformed', '-', 'unsupported'],
       ['.github/hooks/vscode.json', 'PreToolUse', 'PreToolUse', 'changed'],
+      ['.github/hooks/vscode.json', 'PostToolUse', 'PostToolUse', 'exact'],
+      ['.github/hooks/vscode.json', 'PostToolUse', 'PostToolUse', 'exact'],
+      ['.github/hooks/vscode.json', 'SessionStart', '-', 'unsupported'],
       ['.github/hooks/vscode.json', 'errorOccurred', 'Error', 'changed'],
     ]);
   });
@@ -44,18 +47,25 @@ describe('importing GitHub Copilot hooks (.github/hooks/*.json)', () => {
       expect.stringMatching(/fail-closed.*"onFailure": "block"/),
     ]);
     expect(guard.notes).toEqual(expect.arrayContaining([expect.stringMatching(/"bash\|powershell" → "Bash"/), expect.stringMatching(/"powershell" variant is for Windows/)]));
-    expect(entryOf(entries, 'preToolUse', 'windows-only.ps1').reasons).toEqual([expect.stringMatching(/only a PowerShell command/)]);
+    expect(entryOf(entries, 'preToolUse', 'windows-only.ps1').reasons).toEqual([expect.stringMatching(/only a Windows \(PowerShell\) command/)]);
     expect(entryOf(entries, 'preToolUse', '(view|grep)').reasons[0]).toMatch(/regular expression over Copilot's tool names/);
     expect(entryOf(entries, 'userPromptSubmitted', 'log-prompt').reasons).toEqual(expect.arrayContaining([expect.stringMatching(/exit code 2 is only a warning in Copilot; in Hookpilot it blocks the prompt/)]));
     expect(entryOf(entries, 'permissionRequest', 'auto-approve').reasons).toEqual(expect.arrayContaining([expect.stringMatching(/exit code 2 denies in Copilot; Hookpilot .* ignores it/)]));
     expect(entryOf(entries, 'sessionStart', 'prompt entry').reasons[0]).toMatch(/no prompt hooks/);
     expect(entryOf(entries, 'userPromptTransformed', 'after-transform').reasons[0]).toMatch(/no event after a prompt is transformed/);
     expect(entryOf(entries, 'PreToolUse', 'check-command.sh').notes).toEqual(expect.arrayContaining([expect.stringMatching(/PascalCase event .* already gets Claude Code's input/)]));
+    // VS Code's own format: a command per OS, and Claude Code's matcher groups.
+    const os = process.platform === 'darwin' ? 'osx' : 'linux';
+    expect(entryOf(entries, 'PostToolUse', 'format.sh').notes).toEqual(expect.arrayContaining([`the "${os}" command is used (VS Code picks the command for the OS)`, expect.stringMatching(/windows variants? (is|are) left out/)]));
+    expect(entryOf(entries, 'PostToolUse', 'lint-changed').notes).toEqual(expect.arrayContaining(['from a Claude Code-style matcher group: VS Code ignores its matcher, Copilot CLI and Hookpilot apply it']));
+    expect(entryOf(entries, 'SessionStart', 'hello.cmd').reasons).toEqual(['it has only a Windows (PowerShell) command; Hookpilot runs hooks with sh on Linux and macOS']);
   });
 
   it('writes hooks.json that loads without a problem, with mapped matchers, timeouts and failure policy', () => {
     const config = loadCleanly(run(false).text);
-    expect(config.hooks).toHaveLength(9);
+    expect(config.hooks).toHaveLength(11);
+    expect(hookOf(config, 'PostToolUse', 'format.sh')).toMatchObject({ timeoutMs: 20_000, spec: { command: process.platform === 'darwin' ? './scripts/format.sh --mac' : './scripts/format.sh' } });
+    expect(hookOf(config, 'PostToolUse', 'lint-changed')).toMatchObject({ matcher: 'Write|Edit', timeoutMs: 30_000 });
     // The camelCase entry (policy.json) and the PascalCase one (vscode.json) run the same script.
     const guards = config.hooks.filter((h) => h.event === 'PreToolUse' && JSON.stringify(h.spec).includes('check-command.sh'));
     expect(guards).toMatchObject([

@@ -50,7 +50,7 @@ const OUTPUT_CHANGES: Readonly<Record<string, string>> = {
   errorOccurred: "its answer is ignored: Hookpilot's Error event is observe-only",
 };
 
-const ENTRY_FIELDS = new Set(['type', 'bash', 'powershell', 'command', 'exec', 'args', 'cwd', 'env', 'timeoutSec', 'timeout', 'matcher', 'url', 'headers', 'allowedEnvVars']);
+const ENTRY_FIELDS = new Set(['type', 'bash', 'powershell', 'command', 'linux', 'osx', 'windows', 'exec', 'args', 'cwd', 'env', 'timeoutSec', 'timeout', 'matcher', 'url', 'headers', 'allowedEnvVars']);
 
 /** Shell syntax `sh` (dash) does not have: such a `bash` entry keeps running in bash. */
 const BASH_ONLY = /\[\[|\$\(\(|<\(|>\(|\bfunction\s|\bsource\s|\$'|\{\w*,[^}]*\}|\w=\(|\b(?:declare|shopt|pushd|popd)\b/;
@@ -70,18 +70,25 @@ export function convertCopilotHooks(source: ConfigFileSource): Conversion[] {
       out.push(unreadable(key, `"${key}" is not a list of hook entries`));
       continue;
     }
-    for (const entry of entries) out.push(convertEntry(key, entry, disabled));
+    for (const entry of entries) {
+      // VS Code also reads Claude Code's shape here: a matcher group around its handlers.
+      if (isPlainObject(entry) && Array.isArray(entry.hooks)) {
+        for (const handler of entry.hooks) out.push(convertEntry(key, isPlainObject(handler) && entry.matcher !== undefined ? { ...handler, matcher: entry.matcher } : handler, disabled, entry.matcher !== undefined));
+      } else {
+        out.push(convertEntry(key, entry, disabled, false));
+      }
+    }
   }
   return out;
 }
 
 function summary(entry: Record<string, unknown>): string {
   if (typeof entry.exec === 'string') return `exec ${shown([entry.exec, ...(isStringArray(entry.args) ? entry.args : [])].join(' '))}`;
-  for (const field of ['bash', 'command', 'powershell', 'url']) if (typeof entry[field] === 'string') return `${field} ${shown(entry[field])}`;
+  for (const field of ['bash', 'command', 'linux', 'osx', 'windows', 'powershell', 'url']) if (typeof entry[field] === 'string') return `${field} ${shown(entry[field])}`;
   return `${typeof entry.type === 'string' ? entry.type : 'command'} entry`;
 }
 
-function convertEntry(key: string, entry: unknown, disabled: boolean): Conversion {
+function convertEntry(key: string, entry: unknown, disabled: boolean, grouped: boolean): Conversion {
   const draft = new ConversionDraft(key, isPlainObject(entry) ? describeEntry(key, entry.matcher, summary(entry)) : `${key}: ${shown(entry)}`);
   const camelEvent = lookup(COPILOT_EVENTS, key);
   const camel = camelEvent !== undefined;
@@ -96,9 +103,13 @@ function convertEntry(key: string, entry: unknown, disabled: boolean): Conversio
   const matcher = convertMatcher(event, entry.matcher, camel);
   if (matcher.unsupported) return draft.unsupported(matcher.unsupported);
   draft.absorb(matcher);
-  if (camel) protocolChanges(key, event, draft);
-  else draft.note('a PascalCase event in a Copilot file already gets Claude Code\'s input and tool names');
-  exitCodeChanges(event, draft);
+  if (grouped) draft.note('from a Claude Code-style matcher group: VS Code ignores its matcher, Copilot CLI and Hookpilot apply it');
+  if (camel) {
+    protocolChanges(key, event, draft);
+    exitCodeChanges(event, draft);
+  } else {
+    draft.note("a PascalCase event in a Copilot file already gets Claude Code's input and tool names, and exit code 2 blocks as in VS Code");
+  }
   const timeout = typeof entry.timeoutSec === 'number' ? entry.timeoutSec : entry.timeout;
   const seconds = typeof timeout === 'number' && timeout > 0 ? timeout : DEFAULT_TIMEOUT_S;
   if (timeout === undefined) draft.note(`no timeoutSec: Copilot's default of ${DEFAULT_TIMEOUT_S} s is written out`);
@@ -113,7 +124,10 @@ function convertEntry(key: string, entry: unknown, disabled: boolean): Conversio
     return draft.to(event, matcher.matcher, http);
   }
   const command = commandOf(entry, draft);
-  if (!command) return draft.unsupported(typeof entry.powershell === 'string' ? 'it has only a PowerShell command, which runs on Windows; Hookpilot runs hooks with sh on Linux and macOS' : 'the entry has no bash, command or exec');
+  if (!command) {
+    const windowsOnly = typeof entry.powershell === 'string' || typeof entry.windows === 'string';
+    return draft.unsupported(windowsOnly ? 'it has only a Windows (PowerShell) command; Hookpilot runs hooks with sh on Linux and macOS' : 'the entry has no bash, command, linux/osx or exec');
+  }
   command.timeout = seconds;
   if (typeof entry.cwd === 'string' && entry.cwd !== '') command.cwd = entry.cwd;
   if (isStringRecord(entry.env)) {
@@ -142,9 +156,14 @@ function commandOf(entry: Record<string, unknown>, draft: ConversionDraft): Comm
   if (typeof entry.exec === 'string' && entry.exec !== '') {
     return { type: 'command', command: entry.exec, args: isStringArray(entry.args) ? entry.args : [] };
   }
-  const script = typeof entry.bash === 'string' ? entry.bash : entry.command;
-  if (typeof script !== 'string' || script === '') return undefined;
+  // VS Code's own format has a command per OS; the one for this machine's kind of OS is used.
+  const own = process.platform === 'darwin' ? entry.osx : entry.linux;
+  const script = [entry.bash, entry.command, own].find((s): s is string => typeof s === 'string' && s !== '');
+  if (script === undefined) return undefined;
   if (typeof entry.powershell === 'string') draft.note('the "powershell" variant is for Windows: left out');
+  if (typeof own === 'string' && script === own) draft.note(`the "${process.platform === 'darwin' ? 'osx' : 'linux'}" command is used (VS Code picks the command for the OS)`);
+  const others = ['linux', 'osx', 'windows'].filter((os) => typeof entry[os] === 'string' && entry[os] !== script);
+  if (others.length > 0) draft.note(`the ${others.join(', ')} variant${others.length > 1 ? 's are' : ' is'} left out`);
   if (typeof entry.bash === 'string' && BASH_ONLY.test(script)) {
     draft.note('written as bash -c …, because the line uses bash-only syntax and Hookpilot\'s shell form is sh');
     return { type: 'command', command: 'bash', args: ['-c', script] };
