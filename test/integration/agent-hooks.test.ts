@@ -78,6 +78,20 @@ describe('agent loop with real hook scripts', () => {
     ]);
   });
 
+  it('an unanswered approval times out: denied, and PermissionDenied fires with source Timeout', async () => {
+    const record = nodeHook(`fs.appendFileSync('denied.log', input.source + '\\n');`);
+    h = await startAgent(
+      { 'hooks/rec.js': record, '.vscode/hooks.json': hooksJson({ PermissionDenied: [{ hooks: [{ type: 'command', command: 'node hooks/rec.js' }] }] }) },
+      [bash('touch late.txt'), text('timed out')],
+      { approver: { request: () => new Promise(() => undefined) }, session: { approvalTimeoutMs: 200 } },
+    );
+    const outcome = await h.session.prompt('touch');
+    await h.engine.dispatcher.drain(5000);
+    expect(outcome.toolCalls[0].outcome).toBe('denied');
+    expect(existsSync(h.workspace.file('late.txt'))).toBe(false);
+    expect(readFileSync(h.workspace.file('denied.log'), 'utf8')).toBe('Timeout\n');
+  });
+
   it('a PermissionRequest hook can allow what the mode would ask a person about', async () => {
     const approve = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } }));`);
     h = await startAgent({ 'hooks/ok.js': approve, '.vscode/hooks.json': hooksJson({ PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/ok.js' }] }] }) }, [bash('touch made.txt'), text('made')]);

@@ -174,8 +174,9 @@ export class ToolExecutor {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<ApprovalAnswer>((resolve) => {
       timer = setTimeout(() => {
-        controller.abort();
+        // Resolve first: the abort below would otherwise let "cancelled" win the race.
         resolve({ choice: 'deny', by: 'timeout', reason: `no answer within ${Math.round(this.deps.approvalTimeoutMs / 1000)} s`, timedOut: true });
+        controller.abort();
       }, this.deps.approvalTimeoutMs);
     });
     const cancelled = new Promise<ApprovalAnswer>((resolve) => controller.signal.addEventListener('abort', () => resolve({ choice: 'deny', by: 'cancel', reason: 'the turn was cancelled' }), { once: true }));

@@ -65,11 +65,17 @@ export class OpenAIChatModel implements ChatModel {
     if (request.temperature !== undefined) params.temperature = request.temperature;
     if (request.maxTokens !== undefined) params.max_tokens = request.maxTokens;
 
+    // The SDK never removes its abort listener: give it a signal of its own per request, so a
+    // long turn does not pile listeners onto the turn's signal.
+    const request_ = new AbortController();
+    const forward = () => request_.abort(signal.reason);
+    signal.addEventListener('abort', forward, { once: true });
     let stream;
     try {
       // The SDK's retry backoff ignores the signal; the race makes cancel immediate.
-      stream = await raceAbort(this.client.chat.completions.create(params, { signal }), signal);
+      stream = await raceAbort(this.client.chat.completions.create(params, { signal: request_.signal }), signal);
     } catch (error) {
+      signal.removeEventListener('abort', forward);
       throw requestErrorToModelError(error, this.context);
     }
 
@@ -97,6 +103,7 @@ export class OpenAIChatModel implements ChatModel {
       throw signal.aborted ? cancelled(error) : streamErrorToModelError(error, this.context);
     } finally {
       idle.stop();
+      signal.removeEventListener('abort', forward);
     }
 
     if (callbackFailure) throw callbackFailure.error;
