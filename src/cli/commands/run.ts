@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { z } from 'zod';
 import type { AgentEvent } from '../../core/agent/agent-events';
@@ -96,8 +95,6 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   const listening = [session.onEvent(forward), relayHookRuns(engine.dispatcher, session.id, forward)];
 
   const controller = new AbortController();
-  // The openai SDK adds an abort listener per model request to this signal; long turns are normal.
-  setMaxListeners(0, controller.signal);
   let interrupted: 'SIGINT' | 'SIGTERM' | undefined;
   const stopListening = ctx.onInterrupt((signal) => {
     interrupted = signal;
