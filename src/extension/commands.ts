@@ -10,6 +10,7 @@ import type { ChatViewProvider } from './chat-view-provider';
 import type { EngineHost } from './engine-host';
 import { OPEN_HOOK_MANAGER_ACTION } from './hook-activity';
 import type { HookManagerPanel } from './hook-manager-panel';
+import { importHooksCommand } from './import-hooks-command';
 import { pickHook } from './hook-picks';
 import type { HookpilotConfig } from './hookpilot-config';
 import { HOOKS_JSON_TEMPLATE } from './hooks-json-template';
@@ -32,6 +33,7 @@ export const COMMAND_IDS = {
   showApprovals: 'hookpilot.showApprovals',
   setApiKey: 'hookpilot.setApiKey',
   selectModel: 'hookpilot.selectModel',
+  importHooks: 'hookpilot.importHooks',
 } as const;
 
 export interface CommandDeps {
@@ -154,6 +156,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [COMMAND_IDS.showApprovals]: () => manager.show('approvals'),
     [COMMAND_IDS.setApiKey]: () => promptForApiKey(config),
     [COMMAND_IDS.selectModel]: () => selectModel(config),
+    [COMMAND_IDS.importHooks]: () => importHooksCommand(engineHost),
   };
   return Object.entries(handlers).map(([id, handler]) =>
     vscode.commands.registerCommand(id, async () => {
