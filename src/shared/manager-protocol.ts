@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { auditRecordWireSchema } from './audit-record-wire';
+import { auditRecordSchema } from '../core/audit/records';
 import { approvalViewSchema, hookViewSchema, problemViewSchema, testResultViewSchema, timelineSessionSchema } from './manager-views';
 import { approvalChoiceSchema, receive, type Received } from './wire-common';
 
@@ -28,11 +28,11 @@ export const hostToManagerSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('timelineReset'),
     sessionId: z.string(),
-    records: z.array(auditRecordWireSchema),
+    records: z.array(auditRecordSchema),
     /** Sessions that have a log, newest first. */
     sessions: z.array(timelineSessionSchema),
   }),
-  z.object({ type: z.literal('timelineAppend'), sessionId: z.string(), records: z.array(auditRecordWireSchema) }),
+  z.object({ type: z.literal('timelineAppend'), sessionId: z.string(), records: z.array(auditRecordSchema) }),
   /** The session list changed (a session started or ended) without switching the shown one. */
   z.object({ type: z.literal('timelineSessions'), sessions: z.array(timelineSessionSchema) }),
   /** The answer to `testFire` for hook `id`. */

@@ -1,6 +1,5 @@
-import { describe, expect, expectTypeOf, it } from 'vitest';
-import { auditRecordSchema, type AuditRecord } from '../../src/core/audit/records';
-import { auditRecordWireSchema, type AuditRecordWire } from '../../src/shared/audit-record-wire';
+import { describe, expect, it } from 'vitest';
+import type { AuditRecord } from '../../src/core/audit/records';
 import { HookRegistry } from '../../src/core/hooks/registry';
 import type { HookDefinition } from '../../src/core/hooks/types';
 import { receiveHostToManager, receiveManagerToHost } from '../../src/shared/manager-protocol';
@@ -88,22 +87,10 @@ describe('Hook Manager views', () => {
 });
 
 describe('audit records on the wire', () => {
-  it('have exactly the shape of the audit log records', () => {
-    expectTypeOf<AuditRecordWire>().toEqualTypeOf<AuditRecord>();
-    const samples: unknown[] = [
-      run(1, 'g', 'success', 'allow', 3),
-      { type: 'event', seq: 2, ts: 't', session_id: 's', dispatch_id: 'd', event: 'Stop', payload: { a: 1 } },
-      { type: 'dispatch', seq: 3, ts: 't', session_id: 's', dispatch_id: 'd', event: 'Stop', decision: 'none', hooks_run: 1, duration_ms: 4 },
-      { type: 'permission', seq: 4, ts: 't', session_id: 's', tool_name: 'Bash', decision: 'ask', source: 'rule' },
-      { type: 'note', seq: 5, ts: 't', session_id: 's', level: 'warning', message: 'torn line skipped' },
-      { type: 'permission', seq: 6, ts: 't', session_id: 's', tool_name: 'Bash', decision: 'maybe', source: 'rule' },
-      { type: 'hook_run', seq: 7, ts: 't', session_id: 's' },
-    ];
-    for (const sample of samples) {
-      const wire = auditRecordWireSchema.safeParse(sample);
-      const core = auditRecordSchema.safeParse(sample);
-      expect(wire.success).toBe(core.success);
-      if (wire.success && core.success) expect(wire.data).toEqual(core.data);
-    }
+  it('timeline messages carry audit log records, checked with the audit log schema', () => {
+    const good = { type: 'permission', seq: 4, ts: 't', session_id: 's', tool_name: 'Bash', decision: 'ask', source: 'rule' };
+    const bad = { ...good, decision: 'maybe' };
+    expect(receiveHostToManager({ type: 'timelineAppend', sessionId: 's', records: [good] }).ok).toBe(true);
+    expect(receiveHostToManager({ type: 'timelineAppend', sessionId: 's', records: [bad] }).ok).toBe(false);
   });
 });

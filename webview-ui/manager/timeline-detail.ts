@@ -1,4 +1,4 @@
-import type { AuditRecordWire } from '../../src/shared/audit-record-wire';
+import type { AuditRecord } from '../../src/core/audit/records';
 import { formatDuration, h } from '../common/dom';
 import type { TimelineRow } from './timeline-rows';
 
@@ -23,7 +23,7 @@ function section(label: string, value: unknown, testId: string): HTMLElement | n
  * rewritten input when an earlier hook changed it, else the payload of its dispatch's event.
  */
 export function renderRecordDetail(row: TimelineRow, eventPayload: (dispatchId: string) => unknown): HTMLElement[] {
-  const r: AuditRecordWire = row.record;
+  const r: AuditRecord = row.record;
   const header = h(
     'div',
     { class: 'detail-fields' },

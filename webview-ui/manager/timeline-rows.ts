@@ -1,4 +1,4 @@
-import type { AuditRecordWire } from '../../src/shared/audit-record-wire';
+import type { AuditRecord } from '../../src/core/audit/records';
 
 /** The badge a timeline row shows; also what the decision filter matches. */
 export type DecisionBadge = 'allow' | 'block' | 'deny' | 'ask' | 'error' | 'timeout' | 'none';
@@ -7,7 +7,7 @@ export const DECISION_BADGES: readonly DecisionBadge[] = ['allow', 'block', 'den
 
 /** One audit record flattened for a table row: cheap to build, since a reset builds thousands (the time is formatted only when shown). */
 export interface TimelineRow {
-  record: AuditRecordWire;
+  record: AuditRecord;
   seq: number;
   /** The hook event, or Permission / Note for records without one. */
   event: string;
@@ -64,7 +64,7 @@ function payloadSubject(payload: unknown): string {
   return '';
 }
 
-export function toTimelineRow(record: AuditRecordWire): TimelineRow {
+export function toTimelineRow(record: AuditRecord): TimelineRow {
   const common = { record, seq: record.seq };
   switch (record.type) {
     case 'hook_run': {

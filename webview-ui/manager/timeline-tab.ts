@@ -1,4 +1,4 @@
-import type { AuditRecordWire } from '../../src/shared/audit-record-wire';
+import type { AuditRecord } from '../../src/core/audit/records';
 import type { ManagerToHost } from '../../src/shared/manager-protocol';
 import type { TimelineSession } from '../../src/shared/manager-views';
 import { button, formatDuration, h, icon, setText, toolbarButton } from '../common/dom';
@@ -94,7 +94,7 @@ export class TimelineTab {
     this.refreshCount();
   }
 
-  reset(sessionId: string, records: readonly AuditRecordWire[], sessions: readonly TimelineSession[]): void {
+  reset(sessionId: string, records: readonly AuditRecord[], sessions: readonly TimelineSession[]): void {
     this.sessionId = sessionId;
     this.setSessions(sessions);
     this.payloads.clear();
@@ -110,7 +110,7 @@ export class TimelineTab {
     this.applyFilter(false);
   }
 
-  append(sessionId: string, records: readonly AuditRecordWire[]): void {
+  append(sessionId: string, records: readonly AuditRecord[]): void {
     if (sessionId !== this.sessionId) return;
     const fresh = records.filter((r) => r.seq > this.lastSeq);
     if (fresh.length === 0) return;
@@ -141,7 +141,7 @@ export class TimelineTab {
     this.sessionSelect.hidden = sessions.length === 0;
   }
 
-  private addRecords(records: readonly AuditRecordWire[]): void {
+  private addRecords(records: readonly AuditRecord[]): void {
     for (const record of records) {
       const row = toTimelineRow(record);
       this.rows.push(row);

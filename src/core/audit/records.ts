@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The audit log's record shapes: one JSONL line each. `seq` and `ts` are stamped by the
