@@ -5,7 +5,7 @@ import { readExisting } from './file-content';
 import { numberLines } from './read-tool';
 import { structuredPatch, type PatchHunk } from './structured-patch';
 import { errorMessage, toolFailure, type Tool, type ToolResult } from './tool';
-import { resolveInWorkspace, toAbsolutePath } from './workspace-paths';
+import { filePathAccessors, workspaceFile } from './workspace-paths';
 
 export const editInputSchema = z.object({
   file_path: z.string().min(1).describe('Absolute path of the file to edit (a relative path resolves against the working directory).'),
@@ -97,15 +97,11 @@ export function createEditTool(): Tool<EditInput> {
       'unless replace_all is true. Match the file exactly, including indentation; Read the file first. An empty ' +
       'old_string creates a new file with new_string. Paths must be inside the workspace.',
     inputSchema: editInputSchema,
-    target: (input) => input.file_path,
-    normalizeInput: (input, ctx) => ({ ...input, file_path: toAbsolutePath(input.file_path, ctx.cwd) }),
+    ...filePathAccessors(),
     async run(input, ctx): Promise<ToolResult> {
-      let filePath: string;
-      try {
-        filePath = resolveInWorkspace(input.file_path, ctx);
-      } catch (error) {
-        return toolFailure(errorMessage(error));
-      }
+      const file = workspaceFile(input.file_path, ctx);
+      if (!file.ok) return toolFailure(file.error);
+      const filePath = file.path;
       if (input.old_string === input.new_string) {
         return toolFailure('old_string and new_string are identical: there is nothing to change.');
       }

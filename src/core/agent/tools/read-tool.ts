@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { errnoCode, isBinaryFile } from './file-content';
 import { errorMessage, toolFailure, type Tool, type ToolResult } from './tool';
-import { resolveInWorkspace, toAbsolutePath } from './workspace-paths';
+import { filePathAccessors, workspaceFile } from './workspace-paths';
 
 export const DEFAULT_READ_LIMIT = 2000;
 export const MAX_READ_LINE_CHARS = 2000;
@@ -105,15 +105,11 @@ export function createReadTool(): Tool<ReadInput> {
       `lines from the start by default; use offset (1-based line) and limit for large files. Lines longer than ` +
       `${MAX_READ_LINE_CHARS} characters are truncated. Refuses directories and binary files. Paths must be inside the workspace.`,
     inputSchema: readInputSchema,
-    target: (input) => input.file_path,
-    normalizeInput: (input, ctx) => ({ ...input, file_path: toAbsolutePath(input.file_path, ctx.cwd) }),
+    ...filePathAccessors(),
     async run(input, ctx): Promise<ToolResult> {
-      let filePath: string;
-      try {
-        filePath = resolveInWorkspace(input.file_path, ctx);
-      } catch (error) {
-        return toolFailure(errorMessage(error));
-      }
+      const file = workspaceFile(input.file_path, ctx);
+      if (!file.ok) return toolFailure(file.error);
+      const filePath = file.path;
       const problem = await checkReadable(filePath);
       if (problem !== undefined) return toolFailure(problem);
       const startLine = Math.max(1, input.offset ?? 1);

@@ -82,3 +82,23 @@ function describeRoots(roots: string[]): string {
   const [workspace, ...others] = roots;
   return others.length === 0 ? `the workspace ${workspace}` : `the workspace ${workspace} and ${others.join(', ')}`;
 }
+
+/**
+ * `target` and `normalizeInput` of the tools that take a `file_path` (Read, Write, Edit):
+ * hooks see the absolute path, as in Claude Code.
+ */
+export function filePathAccessors<I extends { file_path: string }>() {
+  return {
+    target: (input: I) => input.file_path,
+    normalizeInput: (input: I, ctx: { cwd: string }): I => ({ ...input, file_path: toAbsolutePath(input.file_path, ctx.cwd) }),
+  };
+}
+
+/** The workspace path of a file tool's input, or the message the model gets when it is outside. */
+export function workspaceFile(filePath: string, scope: WorkspaceScope): { ok: true; path: string } | { ok: false; error: string } {
+  try {
+    return { ok: true, path: resolveInWorkspace(filePath, scope) };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { readExisting } from './file-content';
 import { structuredPatch, type PatchHunk } from './structured-patch';
 import { errorMessage, toolFailure, type Tool, type ToolResult } from './tool';
-import { resolveInWorkspace, toAbsolutePath } from './workspace-paths';
+import { filePathAccessors, workspaceFile } from './workspace-paths';
 
 export const writeInputSchema = z.object({
   file_path: z.string().min(1).describe('Absolute path of the file to write (a relative path resolves against the working directory).'),
@@ -29,15 +29,11 @@ export function createWriteTool(): Tool<WriteInput> {
       'Writes a file, replacing it if it exists and creating missing parent directories. Prefer Edit for changing ' +
       'part of an existing file. Paths must be inside the workspace.',
     inputSchema: writeInputSchema,
-    target: (input) => input.file_path,
-    normalizeInput: (input, ctx) => ({ ...input, file_path: toAbsolutePath(input.file_path, ctx.cwd) }),
+    ...filePathAccessors(),
     async run(input, ctx): Promise<ToolResult> {
-      let filePath: string;
-      try {
-        filePath = resolveInWorkspace(input.file_path, ctx);
-      } catch (error) {
-        return toolFailure(errorMessage(error));
-      }
+      const file = workspaceFile(input.file_path, ctx);
+      if (!file.ok) return toolFailure(file.error);
+      const filePath = file.path;
       try {
         const originalFile = await readExisting(filePath);
         await mkdir(dirname(filePath), { recursive: true });
