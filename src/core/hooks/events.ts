@@ -70,6 +70,23 @@ export const EVENT_INFO: Record<HookEventName, EventInfo> = {
   SessionEnd: { kind: 'observe', matchField: 'reason', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: false, description: 'The session ends.' },
 };
 
+/** GitHub Copilot's camelCase event keys (its file format; research §4.2). */
+export const COPILOT_EVENT_NAMES: Readonly<Record<string, HookEventName>> = {
+  sessionStart: 'SessionStart',
+  sessionEnd: 'SessionEnd',
+  userPromptSubmitted: 'UserPromptSubmit',
+  preToolUse: 'PreToolUse',
+  postToolUse: 'PostToolUse',
+  postToolUseFailure: 'PostToolUseFailure',
+  permissionRequest: 'PermissionRequest',
+  agentStop: 'Stop',
+  subagentStart: 'SubagentStart',
+  subagentStop: 'SubagentStop',
+  preCompact: 'PreCompact',
+  errorOccurred: 'Error',
+  notification: 'Notification',
+};
+
 /** One table of alias spellings (seeds, Copilot camelCase, PicoClaw snake_case). */
 export const EVENT_ALIASES: Readonly<Record<string, HookEventName>> = {
   // seed 000 (AstroResearch)
@@ -105,20 +122,7 @@ export const EVENT_ALIASES: Readonly<Record<string, HookEventName>> = {
   tool_exec_end: 'PostToolUse',
   context_compress: 'PreCompact',
   error: 'Error',
-  // GitHub Copilot's camelCase file format
-  sessionStart: 'SessionStart',
-  sessionEnd: 'SessionEnd',
-  userPromptSubmitted: 'UserPromptSubmit',
-  preToolUse: 'PreToolUse',
-  postToolUse: 'PostToolUse',
-  postToolUseFailure: 'PostToolUseFailure',
-  permissionRequest: 'PermissionRequest',
-  agentStop: 'Stop',
-  subagentStart: 'SubagentStart',
-  subagentStop: 'SubagentStop',
-  preCompact: 'PreCompact',
-  errorOccurred: 'Error',
-  notification: 'Notification',
+  ...COPILOT_EVENT_NAMES,
 };
 
 const CANONICAL = new Set<string>(HOOK_EVENTS);

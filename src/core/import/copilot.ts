@@ -1,5 +1,5 @@
 import type { CommandHandlerConfig, HttpHandlerConfig } from '../hooks/config/config-schema';
-import { HOOK_EVENTS, isToolEvent, type HookEventName } from '../hooks/events';
+import { COPILOT_EVENT_NAMES, HOOK_EVENTS, isToolEvent, type HookEventName } from '../hooks/events';
 import { ConversionDraft, describeEntry, isPlainObject, isStringArray, isStringRecord, lookup, shown, unreadable, type Conversion } from './conversion';
 import { exit2Difference } from './event-semantics';
 import { braceReferences, passSecrets } from './handler-env';
@@ -7,23 +7,6 @@ import type { ConfigFileSource } from './import-types';
 import { claudeMatcher, translateToolMatcher, translateValueMatcher, type MatcherResult } from './matcher-translation';
 import { parseSourceJson } from './read-source';
 import { COPILOT_TOOL_NAMES, describeToolNames } from './tool-names';
-
-/** Copilot's camelCase events (research §4.2). */
-const COPILOT_EVENTS: Readonly<Record<string, HookEventName>> = {
-  sessionStart: 'SessionStart',
-  sessionEnd: 'SessionEnd',
-  userPromptSubmitted: 'UserPromptSubmit',
-  preToolUse: 'PreToolUse',
-  postToolUse: 'PostToolUse',
-  postToolUseFailure: 'PostToolUseFailure',
-  permissionRequest: 'PermissionRequest',
-  agentStop: 'Stop',
-  subagentStart: 'SubagentStart',
-  subagentStop: 'SubagentStop',
-  preCompact: 'PreCompact',
-  errorOccurred: 'Error',
-  notification: 'Notification',
-};
 
 const COPILOT_ONLY: Readonly<Record<string, string>> = {
   userPromptTransformed: 'Hookpilot has no event after a prompt is transformed (and only SDK hooks may change the prompt there)',
@@ -90,7 +73,7 @@ function summary(entry: Record<string, unknown>): string {
 
 function convertEntry(key: string, entry: unknown, disabled: boolean, grouped: boolean): Conversion {
   const draft = new ConversionDraft(key, isPlainObject(entry) ? describeEntry(key, entry.matcher, summary(entry)) : `${key}: ${shown(entry)}`);
-  const camelEvent = lookup(COPILOT_EVENTS, key);
+  const camelEvent = lookup(COPILOT_EVENT_NAMES, key);
   const camel = camelEvent !== undefined;
   const event = camelEvent ?? ((HOOK_EVENTS as readonly string[]).includes(key) ? (key as HookEventName) : undefined);
   if (!event) return draft.unsupported(lookup(COPILOT_ONLY, key) ?? `"${key}" is not a Copilot event Hookpilot knows`);
