@@ -184,11 +184,14 @@ describe('trusted workspace', () => {
     const blockNote = chat.locator('[data-testid="hook-note"]').filter({ hasText: 'Blocked by rm-guard' });
     await blockNote.waitFor({ state: 'visible', timeout: TURN_TIMEOUT_MS });
     expect(await blockNote.innerText()).toContain(GUARD_REASON);
+    expect(await chat.locator('.tool-card.status-blocked').filter({ has: blockNote }).count()).toBe(1);
     expect(existsSync(path.join(folder, 'keep.txt'))).toBe(true);
     await screenshot(page(), 'hookpilot-2-guard-blocked');
 
     // (2) A harmless command needs approval: allowed once, it runs.
-    expect(await answerModal(page(), 'Allow once')).toContain('Hookpilot wants to use Bash');
+    const allowMessage = await answerModal(page(), 'Allow once');
+    expect(allowMessage).toContain('Hookpilot wants to use Bash');
+    expect(allowMessage).toContain('echo allowed');
     expect((await waitForFile(path.join(folder, 'allowed.txt'), { timeoutMs: TURN_TIMEOUT_MS })).trim()).toBe('allowed');
 
     // (3) The next one is denied: it never runs.
@@ -212,7 +215,7 @@ describe('trusted workspace', () => {
 
     chat = await openChat(page());
     await sendPrompt(chat, PROMPTS.trustedSecond);
-    await answerModal(page(), 'Allow once');
+    expect(await answerModal(page(), 'Allow once')).toContain('rm -rf keep.txt');
     await waitForText(chat, FINAL_TEXTS.trustedSecond);
     expect(existsSync(path.join(folder, 'keep.txt'))).toBe(false);
     expect((await guardRuns(folder)).length).toBe(runsBefore);
@@ -226,11 +229,15 @@ describe('trusted workspace', () => {
     await hookRow(manager, 'rm-guard').waitFor({ state: 'visible', timeout: 30_000 });
     await hookRow(manager, 'context-note').waitFor({ state: 'visible', timeout: 30_000 });
     expect(await manager.locator('[data-testid="trust-banner"]').isVisible()).toBe(false);
+    expect(await hookRow(manager, 'rm-guard').locator('[data-testid="hook-inactive"]').innerText()).toContain('Turned off');
+    expect(await hookRow(manager, 'context-note').locator('.badge-trusted').count()).toBe(1);
     await screenshot(page(), 'hookpilot-6-manager-hooks');
 
     await manager.locator('[data-testid="tab-timeline"]').click();
-    const rows = manager.locator('.tl-row:not(.tl-header)');
-    await rows.filter({ hasText: 'context-note' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    // The session's records in order: the guard's block comes early, so its row is rendered.
+    const hookRun = (name: string) => manager.locator('.tl-row:not(.tl-header)').filter({ has: manager.locator(`.tl-subject:text-is("${name}")`) });
+    await hookRun('rm-guard').filter({ has: manager.locator('.badge-block') }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    await hookRun('context-note').first().waitFor({ state: 'visible', timeout: 30_000 });
     await screenshot(page(), 'hookpilot-7-manager-timeline');
   });
 });
@@ -268,7 +275,12 @@ describe('untrusted workspace (Restricted Mode)', () => {
 
     const manager = await openHookManager(page());
     await manager.locator('[data-testid="trust-banner"]').waitFor({ state: 'visible', timeout: 30_000 });
-    await hookRow(manager, 'rm-guard').locator('.badge-untrusted').waitFor({ state: 'visible', timeout: 30_000 });
+    for (const name of ['rm-guard', 'context-note']) {
+      const row = hookRow(manager, name);
+      await row.locator('.badge-untrusted').waitFor({ state: 'visible', timeout: 30_000 });
+      expect(await row.locator('[data-testid="hook-inactive"]').innerText()).toContain('Restricted Mode');
+      expect(await row.locator('[data-testid="hook-last"]').innerText()).toContain('not run yet');
+    }
     await screenshot(page(), 'hookpilot-9-restricted-manager');
   });
 });
