@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli, jsonResult, nodeHook, startTestbed, toolMessageSent, type Testbed } from '../fixtures/cli/cli-harness';
+import { afterEach, describe, expect, it } from 'vitest';
+import { jsonResult, nodeHook, startTestbed, toolMessageSent, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
@@ -12,12 +12,8 @@ const fixture = (name: string) => readFileSync(path.join(__dirname, '../fixtures
 const logHook = (label: string) => ({ type: 'command', command: `sh hooks/log.sh '${label}'` });
 const logLines = (bed: Testbed) => readFileSync(bed.workspace.file('hooks.log'), 'utf8').trim().split('\n').sort();
 
-let bundle: { bundle: string; cleanup: () => void };
+const bundle = useCliBundle();
 let bed: Testbed | undefined;
-beforeAll(async () => {
-  bundle = await buildCli();
-});
-afterAll(() => bundle.cleanup());
 afterEach(async () => {
   await bed?.close();
   bed = undefined;

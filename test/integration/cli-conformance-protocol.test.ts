@@ -1,18 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli, jsonResult, nodeHook, startTestbed, toolMessageSent, type Testbed } from '../fixtures/cli/cli-harness';
+import { afterEach, describe, expect, it } from 'vitest';
+import { jsonResult, nodeHook, startTestbed, toolMessageSent, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
 // Claude Code conformance (research §3.20) at the CLI level: exit codes and JSON, decisions,
 // Stop and UserPromptSubmit. Real hook scripts; the checks are files and what the model is sent.
 
-let bundle: { bundle: string; cleanup: () => void };
+const bundle = useCliBundle();
 let bed: Testbed | undefined;
-beforeAll(async () => {
-  bundle = await buildCli();
-});
-afterAll(() => bundle.cleanup());
 afterEach(async () => {
   await bed?.close();
   bed = undefined;

@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli, jsonResult, nodeHook, startTestbed, type Testbed } from '../fixtures/cli/cli-harness';
+import { afterEach, describe, expect, it } from 'vitest';
+import { jsonResult, nodeHook, startTestbed, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
@@ -19,12 +19,8 @@ const files = {
   '.vscode/settings.json': JSON.stringify({ 'hookpilot.hooks': { hooks: { PostToolUse: [{ matcher: 'Write|Edit', hooks: [{ type: 'command', command: 'echo formatted', name: 'formatter' }] }] } } }, null, 2),
 };
 
-let bundle: { bundle: string; cleanup: () => void };
+const bundle = useCliBundle();
 let bed: Testbed | undefined;
-beforeAll(async () => {
-  bundle = await buildCli();
-});
-afterAll(() => bundle.cleanup());
 afterEach(async () => {
   await bed?.close();
   bed = undefined;

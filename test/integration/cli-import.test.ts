@@ -1,19 +1,15 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildCli, cliEnv, runCli } from '../fixtures/cli/cli-harness';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cliEnv, runCli, useCliBundle } from '../fixtures/cli/cli-harness';
 import { IMPORT_FIXTURES, loadCleanly } from '../fixtures/import/fixture-project';
 
 // hookpilot hooks import, through the bundled CLI.
 
-let bundle: { bundle: string; cleanup: () => void };
+const bundle = useCliBundle();
 let root: string;
 let home: string;
-beforeAll(async () => {
-  bundle = await buildCli();
-});
-afterAll(() => bundle.cleanup());
 beforeEach(() => {
   root = mkdtempSync(path.join(tmpdir(), 'hookpilot-cli-import-'));
   home = path.join(root, 'home');

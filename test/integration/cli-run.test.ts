@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli, jsonResult, nodeHook, startTestbed, toolMessageSent, type Testbed } from '../fixtures/cli/cli-harness';
+import { afterEach, describe, expect, it } from 'vitest';
+import { jsonResult, nodeHook, startTestbed, toolMessageSent, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
@@ -16,12 +16,8 @@ const guardedWorkspace = {
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const bash = (command: string, id: string) => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
 
-let bundle: { bundle: string; cleanup: () => void };
+const bundle = useCliBundle();
 let bed: Testbed | undefined;
-beforeAll(async () => {
-  bundle = await buildCli();
-});
-afterAll(() => bundle.cleanup());
 afterEach(async () => {
   await bed?.close();
   bed = undefined;

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli, jsonResult, REPO_ROOT, startTestbed, toolMessageSent, type Testbed } from '../fixtures/cli/cli-harness';
+import { afterEach, describe, expect, it } from 'vitest';
+import { jsonResult, REPO_ROOT, startTestbed, toolMessageSent, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
@@ -11,12 +11,8 @@ import { hooksJson } from '../support/workspace';
 
 const SAFETY_NET = path.join(REPO_ROOT, 'node_modules/.bin/cc-safety-net');
 
-let bundle: { bundle: string; cleanup: () => void };
+const bundle = useCliBundle();
 let bed: Testbed | undefined;
-beforeAll(async () => {
-  bundle = await buildCli();
-});
-afterAll(() => bundle.cleanup());
 afterEach(async () => {
   await bed?.close();
   bed = undefined;

@@ -1,7 +1,7 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli, nodeHook, startTestbed, type CliResult, type Testbed } from '../fixtures/cli/cli-harness';
+import { afterEach, describe, expect, it } from 'vitest';
+import { nodeHook, startTestbed, type CliResult, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { stall, text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
@@ -9,12 +9,8 @@ import { hooksJson } from '../support/workspace';
 
 const sessionEndHook = nodeHook(`fs.writeFileSync('session-end.txt', input.reason);`);
 
-let bundle: { bundle: string; cleanup: () => void };
+const bundle = useCliBundle();
 let bed: Testbed | undefined;
-beforeAll(async () => {
-  bundle = await buildCli();
-});
-afterAll(() => bundle.cleanup());
 afterEach(async () => {
   await bed?.close();
   bed = undefined;
