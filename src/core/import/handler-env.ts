@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isSecretEnvName } from '../hooks/handlers/command-env';
+import { isSecretEnvName } from '../secret-env-names';
 import { lookup, noFindings, type Findings } from './conversion';
 import type { FoundSource } from './import-types';
 

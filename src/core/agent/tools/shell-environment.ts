@@ -1,19 +1,10 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-
-/**
- * Variable names a command should not inherit: API keys, tokens, secrets and passwords
- * (OPENAI_API_KEY, GITHUB_TOKEN, CLIENT_SECRET, AWS_SECRET_ACCESS_KEY, DB_PASSWORD).
- */
-const SECRET_NAME = /(?:^|_)(?:API_KEY|TOKEN|SECRET|PASSWORD)$|(?:^|_)SECRET_/i;
-
-export function isSecretName(name: string): boolean {
-  return SECRET_NAME.test(name);
-}
+import { isSecretEnvName } from '../../secret-env-names';
 
 /** A copy of `env` without the variables that look like credentials. */
 export function envWithoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !isSecretName(name)));
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !isSecretEnvName(name)));
 }
 
 function isExecutableFile(path: string): boolean {

@@ -1,16 +1,9 @@
 import { isAbsolute, resolve } from 'node:path';
+import { isSecretEnvName } from '../../secret-env-names';
 import type { HookEventName } from '../events';
 
-/** Names always kept from hooks, besides any `*_API_KEY`, `*_TOKEN`, `*_SECRET`. */
-const SECRET_NAMES = new Set(['HOOKPILOT_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY']);
-const SECRET_SUFFIX = /(_API_KEY|_TOKEN|_SECRET)$/;
 const PROJECT_DIR_PLACEHOLDER = /\$\{(?:CLAUDE|HOOKPILOT)_PROJECT_DIR\}/g;
 const BRACED_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
-export function isSecretEnvName(name: string): boolean {
-  const upper = name.toUpperCase();
-  return SECRET_NAMES.has(upper) || SECRET_SUFFIX.test(upper);
-}
 
 /** Replaces `${CLAUDE_PROJECT_DIR}` and `${HOOKPILOT_PROJECT_DIR}` (exec form has no shell to do it). */
 export function substituteProjectDir(text: string, projectDir: string): string {

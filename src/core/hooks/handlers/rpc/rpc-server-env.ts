@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { ServerDefinition } from '../../types';
-import { isSecretEnvName, substituteProjectDir } from '../command-env';
+import { isSecretEnvName } from '../../../secret-env-names';
+import { substituteProjectDir } from '../command-env';
 
 const BRACED_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
