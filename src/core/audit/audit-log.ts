@@ -4,6 +4,7 @@ import { readAuditFile, type AuditReadResult } from './audit-reader';
 import { auditFilePath, AuditWriter, isValidSessionId, type AuditWriterOptions } from './audit-writer';
 import type { AuditRecord } from './records';
 import { Redactor } from './redactor';
+import type { Disposable } from '../events-emitter';
 
 /**
  * The audit directory: one JSONL file per session, one writer per session (shared by
@@ -28,10 +29,6 @@ export interface AuditSessionInfo {
 }
 
 export type AuditRecordListener = (record: AuditRecord, sessionId: string) => void;
-
-export interface Disposable {
-  dispose(): void;
-}
 
 export class AuditLog {
   readonly dir: string;

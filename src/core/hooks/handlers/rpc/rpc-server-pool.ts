@@ -5,6 +5,7 @@ import { RPC_PROTOCOL_VERSION } from './rpc-protocol';
 import { serverEnvironment } from './rpc-server-env';
 import { RpcServerSupervisor } from './rpc-server-supervisor';
 import { DEFAULT_BACKOFF, type RpcBackoff, type RpcCallResult, type RpcCapabilities, type RpcLogger, type RpcServerStatus } from './rpc-types';
+import type { Disposable } from '../../../events-emitter';
 
 export interface RpcServerPoolOptions {
   projectDir: string;
@@ -21,10 +22,6 @@ export interface RpcServerPoolOptions {
 export interface RpcServerChange {
   server: string;
   status: RpcServerStatus;
-}
-
-export interface Disposable {
-  dispose(): void;
 }
 
 const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
