@@ -18,6 +18,8 @@ const node = { platform: 'node', format: 'cjs', target: 'node20', mainFields: ['
 const builds = [
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', ...node, external: ['vscode'] },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', ...node },
+  // Command hooks are spawned from this small helper process, not from the large host process.
+  { entryPoints: ['src/core/process/spawner/spawner-main.ts'], outfile: 'dist/process-spawner.js', ...node },
   { entryPoints: ['webview-ui/chat/main.ts'], outfile: 'dist/webview/chat.js', platform: 'browser', format: 'iife', target: 'es2022' },
   { entryPoints: ['webview-ui/manager/main.ts'], outfile: 'dist/webview/manager.js', platform: 'browser', format: 'iife', target: 'es2022' },
 ].filter((b) => existsSync(b.entryPoints[0]));
