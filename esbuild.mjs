@@ -16,7 +16,9 @@ const common = {
 const node = { platform: 'node', format: 'cjs', target: 'node20', mainFields: ['module', 'main'] };
 
 const builds = [
-  { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', ...node, external: ['vscode'] },
+  // package.json's "main" is a small loader that compiles the extension from V8's code cache.
+  { entryPoints: ['src/extension/extension-entry.ts'], outfile: 'dist/extension.js', ...node, external: ['vscode'] },
+  { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension-main.js', ...node, external: ['vscode'] },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', ...node },
   // Command hooks are spawned from this small helper process, not from the large host process.
   { entryPoints: ['src/core/process/spawner/spawner-main.ts'], outfile: 'dist/process-spawner.js', ...node },
