@@ -34,6 +34,8 @@ export async function createEngine(setup: EngineSetup): Promise<HookEngine> {
     env: setup.env,
     log: setup.log,
     secretValues: setup.secretValues,
+    // dist/cli.js and dist/process-spawner.js are built side by side.
+    spawnerModulePath: path.join(__dirname, 'process-spawner.js'),
   });
   await engine.reload(loadWorkspaceConfigs(setup.projectDir, { userSettingsFile: userSettingsFile(setup.env), extraFiles }));
   return engine;

@@ -44,7 +44,7 @@ export class CompositionRoot extends Disposable {
     const config = new HookpilotConfig(context.secrets, env);
     await config.loadSecret();
     const log = new HookpilotLog(channel, () => config.secretValues());
-    const engineHost = new EngineHost({ config, log, workspaceState: context.workspaceState, storageDir: storageDirOf(context), env });
+    const engineHost = new EngineHost({ config, log, workspaceState: context.workspaceState, storageDir: storageDirOf(context), env, spawnerModulePath: path.join(context.extensionPath, 'dist', 'process-spawner.js') });
     const diagnostics = new HooksDiagnostics();
     const pending = new PendingApprovals();
     const diffs = new DiffPreviews();

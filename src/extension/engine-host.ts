@@ -22,6 +22,8 @@ export interface EngineHostOptions {
   /** audit/, transcripts/, spill/ and summaries/ go here. */
   storageDir: string;
   env: NodeJS.ProcessEnv;
+  /** The built helper that command hooks are spawned from (see SpawnerProcessRunner). */
+  spawnerModulePath: string;
 }
 
 /** What one hooks.json said, kept for diagnostics (positions need the text). */
@@ -58,6 +60,7 @@ export class EngineHost extends Disposable {
       env: options.env,
       log: options.log.engineLogger,
       secretValues: options.config.secretValues(),
+      spawnerModulePath: options.spawnerModulePath,
     });
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {

@@ -1,9 +1,11 @@
 import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runProcess } from '../../src/core/process/run-process';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { directProcessRunner, type ProcessRunner } from '../../src/core/process/process-runner';
+import type { RunProcessOptions } from '../../src/core/process/run-process';
 import { isProcessAlive, waitUntilDead } from '../support/process-liveness';
+import { startSpawnerFromSource } from '../support/spawner';
 
 let dir: string;
 const leftovers: number[] = [];
@@ -23,8 +25,10 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const sh = (command: string, extra: Partial<Parameters<typeof runProcess>[0]> = {}) =>
-  runProcess({ command, shell: true, cwd: dir, env: process.env, ...extra });
+const spawner = startSpawnerFromSource();
+beforeAll(() => spawner.ready());
+afterAll(() => spawner.runner.dispose());
+
 
 function readPid(file: string): number {
   const pid = Number(readFileSync(file, 'utf8').trim());
@@ -32,7 +36,14 @@ function readPid(file: string): number {
   return pid;
 }
 
-describe('runProcess', () => {
+// Every behaviour holds whether the process is spawned here or by the spawner helper.
+describe.each([
+  ['spawned directly', () => directProcessRunner],
+  ['spawned by the spawner helper', () => spawner.runner],
+])('runProcess, %s', (_name, runnerOf: () => ProcessRunner) => {
+  const runProcess = (options: RunProcessOptions) => runnerOf().run(options);
+  const sh = (command: string, extra: Partial<RunProcessOptions> = {}) => runProcess({ command, shell: true, cwd: dir, env: process.env, ...extra });
+
   it('reports exit codes and both streams', async () => {
     const result = await sh('echo out; echo err >&2; exit 3');
     expect(result).toMatchObject({ exitCode: 3, signal: null, stdout: 'out\n', stderr: 'err\n', timedOut: false, aborted: false });

@@ -18,6 +18,7 @@ import { rpcHookDefinitions } from '../hooks/handlers/rpc/rpc-hook-definitions';
 import { RpcHookHandler } from '../hooks/handlers/rpc/rpc-hook-handler';
 import { RpcServerPool } from '../hooks/handlers/rpc/rpc-server-pool';
 import { HookRegistry } from '../hooks/registry';
+import { SpawnerPool } from '../process/spawner/spawner-pool';
 import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload, HookSource } from '../hooks/types';
 import { protectedHookFiles } from './protected-files';
 
@@ -33,6 +34,11 @@ export interface HookEngineOptions {
   log?: EngineLogger;
   /** Values that must never reach a log (the API key). */
   secretValues?: readonly string[];
+  /**
+   * The built process-spawner helper: command hooks are spawned from it instead of from this
+   * (large) process. Without it they are spawned directly.
+   */
+  spawnerModulePath?: string;
 }
 
 /**
@@ -55,6 +61,7 @@ export class HookEngine {
   private scriptProblems: ConfigProblem[] = [];
   private readonly reloaded = new Emitter<void>();
   private readonly disposables: Disposable[] = [];
+  private readonly spawner: SpawnerPool | undefined;
 
   constructor(readonly options: HookEngineOptions) {
     this.log = options.log ?? (() => undefined);
@@ -67,9 +74,12 @@ export class HookEngine {
       reportError: (r) => this.log('warn', `[${r.type}] ${r.message}`),
     });
     this.rpcPool = new RpcServerPool({ projectDir: options.projectDir, env: options.env, logger: (level, message) => this.log(level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info', message) });
+    if (options.spawnerModulePath) {
+      this.spawner = new SpawnerPool({ modulePath: options.spawnerModulePath, log: (level, message) => this.log(level, message) });
+    }
     this.handlers = {
       builtin: this.builtinHandler,
-      command: new CommandHookHandler({ spillDir: path.join(options.storageDir, 'spill'), env: options.env }),
+      command: new CommandHookHandler({ spillDir: path.join(options.storageDir, 'spill'), env: options.env, runner: this.spawner }),
       rpc: new RpcHookHandler(this.rpcPool),
       http: new HttpHookHandler({ env: options.env }),
     };
@@ -104,6 +114,7 @@ export class HookEngine {
     const runnable = this.config.servers.filter((s) => this.options.trusted || !['workspace', 'folder', 'hooksJson'].includes(s.source.kind));
     await this.rpcPool.sync(runnable);
     this.rebuild();
+    if (this.registry.current().states.some((s) => s.active && s.hook.spec.type === 'command')) this.spawner?.warmUp();
     for (const p of this.problems.filter((x) => x.severity === 'error')) this.log('warn', `${p.file ?? p.sourceKind}${p.line ? `:${p.line}:${p.column}` : ''}: ${p.message}`);
   }
 
@@ -158,6 +169,8 @@ export class HookEngine {
   async dispose(): Promise<void> {
     for (const d of this.disposables) d.dispose();
     await this.dispatcher.drain(1_500);
+    // After the drain: async hooks still finishing run through the spawner.
+    this.spawner?.dispose();
     await this.rpcPool.dispose();
     await this.audit.close();
   }

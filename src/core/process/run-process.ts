@@ -19,6 +19,8 @@ export interface RunProcessOptions {
   maxOutputBytes?: number;
   /** SIGTERM to the group, then SIGKILL after this many ms, default 500. */
   killGraceMs?: number;
+  /** Told the child's pid (also its process group id) once it has started. */
+  onSpawn?: (pid: number) => void;
 }
 
 export interface ProcessResult {
@@ -150,6 +152,8 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
       resolve(emptyResult({ spawnError: error instanceof Error ? error.message : String(error) }));
       return;
     }
+
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
 
     let settled = false;
     let timedOut = false;

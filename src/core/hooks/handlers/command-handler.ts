@@ -1,4 +1,4 @@
-import { runProcess } from '../../process/run-process';
+import { directProcessRunner, type ProcessRunner } from '../../process/process-runner';
 import { interpretCommandResult } from '../protocol/interpret-command';
 import { spillOutcome } from '../protocol/spill';
 import type { HookHandler, HookInvocation, HookOutcome } from '../types';
@@ -9,6 +9,8 @@ export interface CommandHookHandlerOptions {
   spillDir?: string;
   /** Base environment for hooks (secrets are removed from it); default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Where the hook process is spawned from; default this process. */
+  runner?: ProcessRunner;
 }
 
 /**
@@ -19,10 +21,12 @@ export interface CommandHookHandlerOptions {
 export class CommandHookHandler implements HookHandler {
   private readonly spillDir: string | undefined;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly runner: ProcessRunner;
 
   constructor(options: CommandHookHandlerOptions = {}) {
     this.spillDir = options.spillDir;
     this.env = options.env ?? process.env;
+    this.runner = options.runner ?? directProcessRunner;
   }
 
   async run(invocation: HookInvocation): Promise<HookOutcome> {
@@ -32,7 +36,7 @@ export class CommandHookHandler implements HookHandler {
       return { status: 'error', error: `command handler cannot run a ${spec.type} hook`, trace: { durationMs: 0 } };
     }
     const execArgs = spec.args?.map((arg) => substituteProjectDir(arg, projectDir));
-    const result = await runProcess({
+    const result = await this.runner.run({
       command: execArgs ? substituteProjectDir(spec.command, projectDir) : spec.command,
       args: execArgs,
       shell: execArgs === undefined,

@@ -1,0 +1,49 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { percentiles, type BenchRow, type BenchSuite } from './types';
+
+const MAX_RATIO = 1.5;
+/** A small host (the CLI) and one the size of a VS Code extension host with a few extensions. */
+const HOSTS = [
+  { label: 'small host', ballastMb: 0 },
+  { label: 'extension-host-sized host', ballastMb: 400 },
+];
+
+interface HostSamples {
+  rssMb: number;
+  bare: number[];
+  direct: number[];
+  pool: number[];
+  blockedDirect: number[];
+  blockedPool: number[];
+}
+
+/**
+ * Two no-op command hooks in one group (they run in parallel) against one bare spawn of the
+ * same script, each host in a fresh process: spawned from the host itself, and through the
+ * spawner helpers the CLI and the extension use.
+ */
+const suite: BenchSuite = {
+  title: 'command hooks in a host',
+  async run(): Promise<BenchRow[]> {
+    const rows: BenchRow[] = [];
+    const tsx = pathToFileURL(require.resolve('tsx')).href;
+    for (const host of HOSTS) {
+      const out = execFileSync(process.execPath, ['--import', tsx, join(__dirname, 'command-hooks-host.ts'), String(host.ballastMb)], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+      const s = JSON.parse(out) as HostSamples;
+      const at = `${host.label}, ${Math.round(s.rssMb)} MB`;
+      const bare = percentiles(s.bare);
+      const pool = percentiles(s.pool);
+      const ratio = pool.p50 / bare.p50;
+      rows.push({ name: `${at}: bare spawn of a no-op sh script`, unit: 'ms', ...bare });
+      rows.push({ name: `${at}: dispatch, 2 command hooks spawned by the host`, unit: 'ms', ...percentiles(s.direct), value: percentiles(s.direct).p50 / bare.p50 });
+      rows.push({ name: `${at}: dispatch, 2 command hooks via the spawner helpers (value: / bare)`, unit: 'ms', ...pool, value: ratio, target: `<= ${MAX_RATIO}x bare spawn`, ok: ratio <= MAX_RATIO });
+      rows.push({ name: `${at}: host thread blocked starting a hook, spawned by the host`, unit: 'ms', ...percentiles(s.blockedDirect) });
+      rows.push({ name: `${at}: host thread blocked starting a hook, via the spawner helpers`, unit: 'ms', ...percentiles(s.blockedPool) });
+    }
+    return rows;
+  },
+};
+
+export default suite;

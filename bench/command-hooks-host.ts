@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HookDispatcher } from '../src/core/hooks/dispatcher';
+import { BuiltinHookHandler } from '../src/core/hooks/handlers/builtin-handler';
+import { CommandHookHandler } from '../src/core/hooks/handlers/command-handler';
+import { HookRegistry } from '../src/core/hooks/registry';
+import type { HookDefinition, HookHandler, HookPayload } from '../src/core/hooks/types';
+import { directProcessRunner, type ProcessRunner } from '../src/core/process/process-runner';
+import type { RunProcessOptions } from '../src/core/process/run-process';
+import { SpawnerPool } from '../src/core/process/spawner/spawner-pool';
+
+/**
+ * Run as its own process (`node --import tsx bench/command-hooks-host.ts BALLAST_MB`): a host
+ * holding BALLAST_MB of live heap, as an extension host does, dispatching two no-op command
+ * hooks spawned from itself and through the spawner helpers, against a bare spawn of the same
+ * script. Prints the samples as JSON.
+ */
+const ROUNDS = 210;
+const WARMUP = 10;
+const unused: HookHandler = { run: () => Promise.reject(new Error('unused')) };
+const script = join(__dirname, '../test/fixtures/hooks/noop.sh');
+
+/** Live objects the size of a busy host's heap: fork copies the page tables of all of it. */
+function ballast(mb: number): unknown[] {
+  return Array.from({ length: mb }, () => Array.from({ length: 1024 * 12 }, (_, i) => ({ i })));
+}
+
+function dispatcher(runner: ProcessRunner, dir: string): HookDispatcher {
+  const registry = new HookRegistry({ trusted: true });
+  const hook = (id: string): HookDefinition => ({ id, name: id, event: 'PreToolUse', priority: 0, enabled: true, source: { kind: 'user' }, spec: { type: 'command', command: `"${script}"` } });
+  registry.load([hook('c1'), hook('c2')]);
+  return new HookDispatcher({ snapshot: () => registry.current(), handlers: { builtin: new BuiltinHookHandler(), command: new CommandHookHandler({ runner }), rpc: unused, http: unused }, projectDir: dir });
+}
+
+/** How long starting one process holds the host's thread (its event loop cannot run meanwhile). */
+function blockedMs(runner: ProcessRunner, options: RunProcessOptions): { ms: number; done: Promise<unknown> } {
+  const start = performance.now();
+  const done = runner.run(options);
+  return { ms: performance.now() - start, done };
+}
+
+async function main(): Promise<void> {
+  const kept = ballast(Number(process.argv[2] ?? 0));
+  const dir = mkdtempSync(join(tmpdir(), 'hookpilot-bench-'));
+  const pool = new SpawnerPool({ modulePath: join(__dirname, '../dist/process-spawner.js') });
+  try {
+    pool.warmUp();
+    for (const deadline = Date.now() + 10_000; !pool.ready; await new Promise((r) => setTimeout(r, 20))) {
+      if (Date.now() > deadline) throw new Error('dist/process-spawner.js did not start: run `npm run build`');
+    }
+    const payload: HookPayload = { hook_event_name: 'PreToolUse', session_id: 'bench', transcript_path: join(dir, 't.jsonl'), cwd: dir, tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'c1' };
+    const bareOptions: RunProcessOptions = { command: `"${script}"`, shell: true, cwd: dir, env: process.env, input: JSON.stringify(payload), timeoutMs: 30_000 };
+    const direct = dispatcher(directProcessRunner, dir);
+    const viaPool = dispatcher(pool, dir);
+    const samples = { bare: [] as number[], direct: [] as number[], pool: [] as number[], blockedDirect: [] as number[], blockedPool: [] as number[] };
+    const time = async (fn: () => Promise<unknown>) => {
+      const start = performance.now();
+      await fn();
+      return performance.now() - start;
+    };
+    // Interleaved, so a change in machine load hits every variant alike.
+    for (let round = 0; round < ROUNDS; round++) {
+      const bare = await time(() => directProcessRunner.run(bareOptions));
+      const d = await time(() => direct.dispatch(payload));
+      const p = await time(() => viaPool.dispatch(payload));
+      const bd = blockedMs(directProcessRunner, bareOptions);
+      await bd.done;
+      const bp = blockedMs(pool, bareOptions);
+      await bp.done;
+      if (round < WARMUP) continue;
+      samples.bare.push(bare);
+      samples.direct.push(d);
+      samples.pool.push(p);
+      samples.blockedDirect.push(bd.ms);
+      samples.blockedPool.push(bp.ms);
+    }
+    process.stdout.write(JSON.stringify({ rssMb: process.memoryUsage().rss / 1e6, heldItems: kept.length, ...samples }));
+  } finally {
+    pool.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+void main();

@@ -1,0 +1,200 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import type { Disposable } from '../../events-emitter';
+import type { ProcessRunner } from '../process-runner';
+import { runProcess, type ProcessResult, type RunProcessOptions } from '../run-process';
+import { spawnerToHostSchema, type HostToSpawner, type SpawnerToHost, type SpawnRequestOptions } from './spawner-protocol';
+
+export interface SpawnerProcessRunnerOptions {
+  /** The built helper script (dist/process-spawner.js). */
+  modulePath: string;
+  /** Node flags for the helper (a TypeScript loader in tests); never the host's own, which may hold --inspect. */
+  execArgv?: string[];
+  log?: (level: 'info' | 'warn', message: string) => void;
+}
+
+interface PendingRun {
+  resolve(result: ProcessResult): void;
+  onSpawn?: (pid: number) => void;
+  pid?: number;
+  started: number;
+  detach(): void;
+}
+
+/** After this many helper deaths without a single finished run, processes are spawned directly. */
+const MAX_CONSECUTIVE_FAILURES = 3;
+const STDERR_TAIL_BYTES = 2048;
+const HELPER_EXIT_GRACE_MS = 2000;
+
+/**
+ * Runs processes through one long-lived spawner helper (see spawner-main.ts), so the host
+ * never forks itself. Until the helper is ready, and whenever it cannot run, processes are
+ * spawned directly: a hook always runs. A helper that dies takes its running processes
+ * with it (their groups are killed) and is started again on the next run.
+ */
+export class SpawnerProcessRunner implements ProcessRunner, Disposable {
+  private helper: ChildProcess | undefined;
+  private ready = false;
+  private failures = 0;
+  private disposed = false;
+  private nextId = 1;
+  private stderrTail = '';
+  private readonly pending = new Map<number, PendingRun>();
+
+  constructor(private readonly options: SpawnerProcessRunnerOptions) {}
+
+  /** Starts the helper ahead of the first run, so that run does not pay for its start. */
+  warmUp(): void {
+    this.ensureHelper();
+  }
+
+  /** Whether runs currently go through the helper (false: spawned directly). */
+  get viaHelper(): boolean {
+    return this.helper !== undefined && this.ready;
+  }
+
+  /** Runs in flight through the helper. */
+  get load(): number {
+    return this.pending.size;
+  }
+
+  /** The helper's pid while it runs (for diagnostics). */
+  get helperPid(): number | undefined {
+    return this.helper?.pid;
+  }
+
+  run(options: RunProcessOptions): Promise<ProcessResult> {
+    const helper = this.ensureHelper();
+    if (!helper || !this.ready || options.signal?.aborted) return runProcess(options);
+    return new Promise<ProcessResult>((resolve) => {
+      const id = this.nextId++;
+      const onAbort = () => this.post({ type: 'abort', id });
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      this.pending.set(id, { resolve, onSpawn: options.onSpawn, started: performance.now(), detach: () => options.signal?.removeEventListener('abort', onAbort) });
+      if (this.pending.size === 1) this.keepHostAlive(true);
+      this.post({ type: 'run', id, options: requestOptions(options) });
+    });
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    const helper = this.helper;
+    this.helper = undefined;
+    // The helper stops what it runs once the channel closes; its answers can no longer arrive.
+    this.settleAll((run) => abortedResult(run));
+    if (!helper) return;
+    if (helper.connected) helper.disconnect();
+    setTimeout(() => helper.kill('SIGKILL'), HELPER_EXIT_GRACE_MS).unref();
+  }
+
+  private ensureHelper(): ChildProcess | undefined {
+    if (this.helper || this.disposed || this.failures >= MAX_CONSECUTIVE_FAILURES) return this.helper;
+    if (!existsSync(this.options.modulePath)) {
+      this.failures = MAX_CONSECUTIVE_FAILURES;
+      this.options.log?.('info', `process spawner ${this.options.modulePath} is not built; hook processes are spawned directly`);
+      return undefined;
+    }
+    const helper = fork(this.options.modulePath, [], {
+      execArgv: this.options.execArgv ?? [],
+      // Inside VS Code, process.execPath is Electron: this makes it behave as Node.
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'json',
+    });
+    this.helper = helper;
+    this.ready = false;
+    this.stderrTail = '';
+    helper.stderr?.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+    });
+    (helper.stderr as Socket | null)?.unref();
+    helper.on('message', (raw: unknown) => this.onMessage(raw));
+    helper.on('error', (error) => this.onHelperGone(helper, error.message));
+    helper.on('exit', (code, signal) => this.onHelperGone(helper, signal ? `killed by ${signal}` : `exit code ${code}`));
+    this.keepHostAlive(false);
+    return helper;
+  }
+
+  private onMessage(raw: unknown): void {
+    const parsed = spawnerToHostSchema.safeParse(raw);
+    if (!parsed.success) return;
+    const message: SpawnerToHost = parsed.data;
+    if (message.type === 'ready') {
+      this.ready = true;
+      return;
+    }
+    const run = this.pending.get(message.id);
+    if (!run) return;
+    if (message.type === 'started') {
+      run.pid = message.pid;
+      run.onSpawn?.(message.pid);
+      return;
+    }
+    this.failures = 0;
+    this.settle(message.id, run, { ...message.result, signal: message.result.signal as NodeJS.Signals | null });
+  }
+
+  private onHelperGone(helper: ChildProcess, why: string): void {
+    if (helper !== this.helper) return;
+    this.helper = undefined;
+    this.ready = false;
+    this.failures++;
+    const stderr = this.stderrTail.trim();
+    this.options.log?.('warn', `process spawner stopped (${why})${stderr ? `: ${stderr}` : ''}; ${this.failures >= MAX_CONSECUTIVE_FAILURES ? 'hook processes are spawned directly from now on' : 'it restarts on the next hook'}`);
+    this.settleAll((run) => {
+      // Orphaned hook processes would otherwise run on unobserved.
+      if (run.pid !== undefined) killGroup(run.pid);
+      return { ...abortedResult(run), aborted: false, spawnError: `the process spawner stopped while the process ran (${why}); the process was killed` };
+    });
+  }
+
+  private settle(id: number, run: PendingRun, result: ProcessResult): void {
+    this.pending.delete(id);
+    run.detach();
+    if (this.pending.size === 0) this.keepHostAlive(false);
+    run.resolve(result);
+  }
+
+  private settleAll(result: (run: PendingRun) => ProcessResult): void {
+    for (const [id, run] of [...this.pending]) this.settle(id, run, result(run));
+  }
+
+  private post(message: HostToSpawner): void {
+    // A closed channel surfaces as the helper's exit, which settles every pending run.
+    if (this.helper?.connected) this.helper.send(message, () => undefined);
+  }
+
+  /** An idle helper must not keep the host (a CLI run) alive; a busy one must. */
+  private keepHostAlive(busy: boolean): void {
+    const helper = this.helper;
+    if (!helper) return;
+    if (busy) {
+      helper.ref();
+      helper.channel?.ref();
+    } else {
+      helper.unref();
+      helper.channel?.unref();
+    }
+  }
+}
+
+function requestOptions(options: RunProcessOptions): SpawnRequestOptions {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(options.env)) if (value !== undefined) env[key] = value;
+  const { command, args, shell, cwd, input, timeoutMs, maxOutputBytes, killGraceMs } = options;
+  return { command, args, shell, cwd, env, input, timeoutMs, maxOutputBytes, killGraceMs };
+}
+
+function abortedResult(run: PendingRun): ProcessResult {
+  return { exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, timedOut: false, aborted: true, durationMs: performance.now() - run.started };
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}

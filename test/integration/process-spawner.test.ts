@@ -1,0 +1,137 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SpawnerPool } from '../../src/core/process/spawner/spawner-pool';
+import { SpawnerProcessRunner } from '../../src/core/process/spawner/spawner-process-runner';
+import { waitUntilDead } from '../support/process-liveness';
+import { SPAWNER_EXEC_ARGV, SPAWNER_SOURCE, startSpawnerFromSource } from '../support/spawner';
+
+const execFileAsync = promisify(execFile);
+let dir: string;
+let logs: string[];
+const log = (level: 'info' | 'warn', message: string) => logs.push(`${level}: ${message}`);
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'spawner-'));
+  logs = [];
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function waitForFile(file: string): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      const text = readFileSync(file, 'utf8').trim();
+      if (text) return text;
+    } catch {
+      // Not written yet.
+    }
+    if (Date.now() > deadline) throw new Error(`${file} never appeared`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('the process spawner helper', () => {
+  it('runs processes in the helper, not in the host', async () => {
+    const spawner = startSpawnerFromSource(log);
+    try {
+      await spawner.ready();
+      const result = await spawner.runner.run({ command: 'echo $PPID', shell: true, cwd: dir, env: process.env });
+      expect(Number(result.stdout.trim())).toBe(spawner.runner.helperPid);
+      expect(spawner.runner.helperPid).not.toBe(process.pid);
+    } finally {
+      spawner.runner.dispose();
+    }
+  });
+
+  it('kills the running process group when the helper dies, reports it, and starts a new helper', async () => {
+    const spawner = startSpawnerFromSource(log);
+    try {
+      await spawner.ready();
+      const firstHelper = spawner.runner.helperPid!;
+      const pidFile = join(dir, 'pid');
+      const running = spawner.runner.run({ command: `sleep 30 & echo $! > "${pidFile}"; wait`, shell: true, cwd: dir, env: process.env, timeoutMs: 20_000 });
+      const grandchild = Number(await waitForFile(pidFile));
+      process.kill(firstHelper, 'SIGKILL');
+      const result = await running;
+      expect(result.spawnError).toMatch(/process spawner stopped while the process ran \(killed by SIGKILL\)/);
+      expect(await waitUntilDead(grandchild, 5_000)).toBe(true);
+      expect(logs.join('\n')).toMatch(/warn: process spawner stopped \(killed by SIGKILL\); it restarts on the next hook/);
+
+      await spawner.ready();
+      expect(spawner.runner.helperPid).not.toBe(firstHelper);
+      expect((await spawner.runner.run({ command: 'echo again', shell: true, cwd: dir, env: process.env })).stdout).toBe('again\n');
+    } finally {
+      spawner.runner.dispose();
+    }
+  });
+
+  it('on dispose, answers runs in flight as aborted and the helper kills their processes and exits', async () => {
+    const spawner = startSpawnerFromSource(log);
+    await spawner.ready();
+    const helperPid = spawner.runner.helperPid!;
+    const pidFile = join(dir, 'pid');
+    const running = spawner.runner.run({ command: `sleep 30 & echo $! > "${pidFile}"; wait`, shell: true, cwd: dir, env: process.env });
+    const grandchild = Number(await waitForFile(pidFile));
+    spawner.runner.dispose();
+    expect((await running).aborted).toBe(true);
+    expect(await waitUntilDead(grandchild, 5_000)).toBe(true);
+    expect(await waitUntilDead(helperPid, 5_000)).toBe(true);
+    // A disposed runner still runs what it is given, directly.
+    expect((await spawner.runner.run({ command: 'echo direct', shell: true, cwd: dir, env: process.env })).stdout).toBe('direct\n');
+  });
+
+  it('spawns directly when the helper is not built', async () => {
+    const runner = new SpawnerProcessRunner({ modulePath: join(dir, 'missing.js'), log });
+    runner.warmUp();
+    expect(runner.viaHelper).toBe(false);
+    expect((await runner.run({ command: 'echo ok', shell: true, cwd: dir, env: process.env })).stdout).toBe('ok\n');
+    expect(logs).toEqual([expect.stringMatching(/^info: process spawner .*missing\.js is not built; hook processes are spawned directly$/)]);
+    runner.dispose();
+  });
+
+  it('gives up on a helper that keeps dying and spawns directly from then on', async () => {
+    const runner = new SpawnerProcessRunner({ modulePath: join(__dirname, '../fixtures/spawner/crash-at-start.js'), log });
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        runner.warmUp();
+        const pid = runner.helperPid!;
+        expect(pid).toBeGreaterThan(0);
+        expect(await waitUntilDead(pid, 5_000)).toBe(true);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      runner.warmUp();
+      expect(runner.helperPid).toBeUndefined();
+      expect((await runner.run({ command: 'echo still runs', shell: true, cwd: dir, env: process.env })).stdout).toBe('still runs\n');
+      expect(logs.at(-1)).toMatch(/process spawner stopped \(exit code 7\); hook processes are spawned directly from now on/);
+    } finally {
+      runner.dispose();
+    }
+  });
+
+  it('spreads processes that run at the same time over the pool\'s helpers', async () => {
+    const pool = new SpawnerPool({ modulePath: SPAWNER_SOURCE, execArgv: SPAWNER_EXEC_ARGV, size: 2 });
+    try {
+      pool.warmUp();
+      const deadline = Date.now() + 20_000;
+      while (!pool.ready && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(pool.ready).toBe(true);
+      const parents = await Promise.all([1, 2].map(() => pool.run({ command: 'sleep 0.3; echo $PPID', shell: true, cwd: dir, env: process.env })));
+      const pids = parents.map((r) => Number(r.stdout.trim()));
+      expect(new Set(pids).size).toBe(2);
+      expect(pids).not.toContain(process.pid);
+    } finally {
+      pool.dispose();
+    }
+  });
+
+  it('does not keep an idle host alive, and the helper leaves with its host', async () => {
+    const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', join(__dirname, '../fixtures/spawner/idle-host.ts')], { cwd: join(__dirname, '../..'), timeout: 20_000 });
+    const report = JSON.parse(stdout) as { helperPid: number; stdout: string };
+    expect(report.stdout).toBe('ran\n');
+    expect(await waitUntilDead(report.helperPid, 5_000)).toBe(true);
+  });
+});
