@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as vscode from 'vscode';
+import { z } from 'zod';
 import type { HookPayload } from '../core/hooks/types';
 import { toTestResultView } from '../shared/manager-view-builders';
 import { MODEL_PRESETS, type ModelPresetId } from '../shared/model-presets';
@@ -119,12 +120,22 @@ async function testHook(deps: CommandDeps): Promise<void> {
   if ((await show(message, OPEN_HOOK_MANAGER_ACTION)) === OPEN_HOOK_MANAGER_ACTION) deps.manager.show('hooks');
 }
 
+/** `hookpilot.openChat` may carry a prompt (from a keybinding, a task or another extension). */
+const openChatArgument = z.union([z.string().min(1), z.object({ prompt: z.string().min(1) }).transform((a) => a.prompt)]).optional();
+
 /** Registers every command; the returned disposables unregister them. */
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const { engineHost, chat, chatView, manager, config } = deps;
   const registry = () => engineHost.engine.registry.current();
-  const handlers: Record<(typeof COMMAND_IDS)[keyof typeof COMMAND_IDS], () => unknown> = {
-    [COMMAND_IDS.openChat]: () => chatView.reveal(),
+  const handlers: Record<(typeof COMMAND_IDS)[keyof typeof COMMAND_IDS], (argument?: unknown) => unknown> = {
+    [COMMAND_IDS.openChat]: async (argument) => {
+      const parsed = openChatArgument.safeParse(argument);
+      if (!parsed.success) throw new Error('hookpilot.openChat takes a prompt: a string or { "prompt": string }');
+      await chatView.reveal();
+      if (parsed.data === undefined) return;
+      if (chat.busy) throw new Error('a chat turn is running: wait for it or cancel it before sending another prompt');
+      await chat.send(parsed.data);
+    },
     [COMMAND_IDS.newChat]: async () => {
       await chatView.reveal();
       await chat.newChat();
@@ -159,9 +170,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [COMMAND_IDS.importHooks]: () => importHooksCommand(engineHost),
   };
   return Object.entries(handlers).map(([id, handler]) =>
-    vscode.commands.registerCommand(id, async () => {
+    vscode.commands.registerCommand(id, async (argument?: unknown) => {
       try {
-        await handler();
+        await handler(argument);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         deps.log.error(`${id}: ${message}`);

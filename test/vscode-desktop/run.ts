@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runTests } from '@vscode/test-electron';
-import { build } from 'esbuild';
+import { buildSuite } from './build-suite';
 
 /**
  * `npm run test:desktop`: the mocha suite in a real desktop VS Code, through
@@ -13,34 +13,12 @@ import { build } from 'esbuild';
 
 const SKIP_MESSAGE = 'desktop VS Code suite skipped: set HOOKPILOT_VSCODE_EXECUTABLE to a VS Code build';
 const root = path.resolve(__dirname, '..', '..');
-const suiteSource = path.join(__dirname, 'suite');
-const suiteOut = path.join(root, 'out', 'vscode-desktop');
 const fixtureWorkspace = path.join(__dirname, 'fixtures', 'workspace');
 
 /** The extension itself, as `main` in package.json expects it (dist/extension.js). */
 function buildExtension(): void {
   const result = spawnSync(process.execPath, ['esbuild.mjs'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) throw new Error(`building the extension failed (node esbuild.mjs exited with ${result.status ?? result.signal})`);
-}
-
-/** One CommonJS file per suite; `vscode` and `mocha` stay external so the host's instances are used. */
-async function buildSuite(): Promise<string> {
-  rmSync(suiteOut, { recursive: true, force: true });
-  const entryPoints = readdirSync(suiteSource)
-    .filter((name) => name === 'index.ts' || name.endsWith('.suite.ts'))
-    .map((name) => path.join(suiteSource, name));
-  await build({
-    entryPoints,
-    outdir: suiteOut,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    sourcemap: 'inline',
-    external: ['vscode', 'mocha'],
-    logLevel: 'warning',
-  });
-  return path.join(suiteOut, 'index.js');
 }
 
 async function main(): Promise<number> {
@@ -54,7 +32,7 @@ async function main(): Promise<number> {
     return 1;
   }
   buildExtension();
-  const extensionTestsPath = await buildSuite();
+  const extensionTestsPath = await buildSuite(root);
   // A throwaway profile and a copy of the fixture: the run leaves nothing behind.
   const scratch = mkdtempSync(path.join(tmpdir(), 'hookpilot-desktop-'));
   const workspace = path.join(scratch, 'workspace');

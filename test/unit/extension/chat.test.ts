@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { HostToChat } from '../../../src/shared/chat-protocol';
 import type { HostToManager } from '../../../src/shared/manager-protocol';
 import { stall, text, toolCalls } from '../../support/model-server';
-import { stub } from '../../support/vscode-stub';
+import { commands, stub } from '../../support/vscode-stub';
 import { postedText, startChat, startHost, until, type ChatHarness, type HostHarness } from './extension-harness';
 
 type Status = Extract<HostToChat, { type: 'status' }>;
@@ -47,6 +47,25 @@ describe('chat stream', () => {
     await until(() => stub.state.logLines.filter((l) => l.message.startsWith('chat webview: invalid message')).length === 3, 'three warnings');
     expect(chat.webview.posted.length).toBe(before);
     expect(chat.server.requests).toHaveLength(0);
+  });
+
+  it('Open Chat with a prompt sends it; a malformed argument or a busy chat is an error, not a silent drop', async () => {
+    const chat = await startChat({}, [text('first answer'), stall(2, text('slow', { chunks: 3 }))]);
+    h = chat;
+    await commands.executeCommand('hookpilot.openChat', 'from a keybinding');
+    expect(chat.server.requests[0].body.messages.at(-1)).toMatchObject({ role: 'user', content: 'from a keybinding' });
+    expect(chat.items().map((i) => i.kind)).toEqual(['user', 'assistant', 'turn-end']);
+
+    await commands.executeCommand('hookpilot.openChat', { prompt: 42 });
+    expect(stub.state.messages.at(-1)).toMatchObject({ level: 'error', message: expect.stringContaining('hookpilot.openChat takes a prompt') });
+
+    const slow = commands.executeCommand('hookpilot.openChat', { prompt: 'second' });
+    await until(() => chat.webview.ofType<Status>('status').at(-1)?.busy, 'the second turn to start');
+    await commands.executeCommand('hookpilot.openChat', 'third');
+    expect(stub.state.messages.at(-1)).toMatchObject({ level: 'error', message: expect.stringContaining('a chat turn is running') });
+    await commands.executeCommand('hookpilot.cancel');
+    await slow;
+    expect(chat.server.requests.map((r) => r.body.messages.at(-1))).toEqual([expect.objectContaining({ content: 'from a keybinding' }), expect.objectContaining({ content: 'second' })]);
   });
 
   it('cancel stops a running turn', async () => {
