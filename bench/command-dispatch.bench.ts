@@ -13,6 +13,7 @@ const HOSTS = [
 interface HostSamples {
   rssMb: number;
   bare: number[];
+  bareTwo: number[];
   direct: number[];
   pool: number[];
   blockedDirect: number[];
@@ -37,6 +38,8 @@ const suite: BenchSuite = {
       const pool = percentiles(s.pool);
       const ratio = pool.p50 / bare.p50;
       rows.push({ name: `${at}: bare spawn of a no-op sh script`, unit: 'ms', ...bare });
+      // Two processes at once on this machine's cores: the floor for two hooks in parallel.
+      rows.push({ name: `${at}: two bare spawns at once (value: / bare)`, unit: 'ms', ...percentiles(s.bareTwo), value: percentiles(s.bareTwo).p50 / bare.p50 });
       rows.push({ name: `${at}: dispatch, 2 command hooks spawned by the host`, unit: 'ms', ...percentiles(s.direct), value: percentiles(s.direct).p50 / bare.p50 });
       rows.push({ name: `${at}: dispatch, 2 command hooks via the spawner helpers (value: / bare)`, unit: 'ms', ...pool, value: ratio, target: `<= ${MAX_RATIO}x bare spawn`, ok: ratio <= MAX_RATIO });
       rows.push({ name: `${at}: host thread blocked starting a hook, spawned by the host`, unit: 'ms', ...percentiles(s.blockedDirect) });

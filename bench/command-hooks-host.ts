@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     const bareOptions: RunProcessOptions = { command: `"${script}"`, shell: true, cwd: dir, env: process.env, input: JSON.stringify(payload), timeoutMs: 30_000 };
     const direct = dispatcher(directProcessRunner, dir);
     const viaPool = dispatcher(pool, dir);
-    const samples = { bare: [] as number[], direct: [] as number[], pool: [] as number[], blockedDirect: [] as number[], blockedPool: [] as number[] };
+    const samples = { bare: [] as number[], bareTwo: [] as number[], direct: [] as number[], pool: [] as number[], blockedDirect: [] as number[], blockedPool: [] as number[] };
     const time = async (fn: () => Promise<unknown>) => {
       const start = performance.now();
       await fn();
@@ -62,6 +62,7 @@ async function main(): Promise<void> {
     // Interleaved, so a change in machine load hits every variant alike.
     for (let round = 0; round < ROUNDS; round++) {
       const bare = await time(() => directProcessRunner.run(bareOptions));
+      const bareTwo = await time(() => Promise.all([directProcessRunner.run(bareOptions), directProcessRunner.run(bareOptions)]));
       const d = await time(() => direct.dispatch(payload));
       const p = await time(() => viaPool.dispatch(payload));
       const bd = blockedMs(directProcessRunner, bareOptions);
@@ -70,6 +71,7 @@ async function main(): Promise<void> {
       await bp.done;
       if (round < WARMUP) continue;
       samples.bare.push(bare);
+      samples.bareTwo.push(bareTwo);
       samples.direct.push(d);
       samples.pool.push(p);
       samples.blockedDirect.push(bd.ms);
