@@ -92,6 +92,21 @@ describe('agent loop with real hook scripts', () => {
     expect(readFileSync(h.workspace.file('denied.log'), 'utf8')).toBe('Timeout\n');
   });
 
+  it('a PermissionDenied hook answering retry: true tells the model it may retry; the retry is checked again', async () => {
+    const retry = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionDenied', retry: input.tool_input.command === 'touch first.txt' } }));`);
+    h = await startAgent(
+      { 'hooks/retry.js': retry, '.vscode/hooks.json': hooksJson({ PermissionDenied: [{ hooks: [{ type: 'command', command: 'node hooks/retry.js' }] }] }) },
+      [bash('touch first.txt', 'c1'), bash('touch second.txt', 'c2'), text('gave up')],
+    );
+    const outcome = await h.session.prompt('touch twice');
+    expect(outcome.toolCalls.map((c) => c.outcome)).toEqual(['denied', 'denied']);
+    expect(existsSync(h.workspace.file('first.txt'))).toBe(false);
+    expect(existsSync(h.workspace.file('second.txt'))).toBe(false);
+    expect(toolMessageSent(h.server, 'c1')).toMatch(/Permission denied[\s\S]*A PermissionDenied hook says you may retry this tool call/);
+    expect(toolMessageSent(h.server, 'c2')).toMatch(/Permission denied/);
+    expect(toolMessageSent(h.server, 'c2')).not.toMatch(/may retry/);
+  });
+
   it('a PermissionRequest hook can allow what the mode would ask a person about', async () => {
     const approve = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } }));`);
     h = await startAgent({ 'hooks/ok.js': approve, '.vscode/hooks.json': hooksJson({ PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/ok.js' }] }] }) }, [bash('touch made.txt'), text('made')]);

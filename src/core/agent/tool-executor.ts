@@ -74,8 +74,8 @@ export class ToolExecutor {
     if (pre.decision === 'deny' || pre.blocked) {
       const reason = pre.blockReason ?? 'denied by a PreToolUse hook';
       this.auditPermission(call, 'deny', `P3 hook ${pre.blockingErrors[0]?.hookName ?? ''}`.trim(), reason);
-      this.denied(call, input, reason, 'Hook');
-      return finish('blocked', withContexts(`PreToolUse hook "${pre.blockingErrors[0]?.hookName ?? 'hook'}" blocked this call: ${reason}`, contexts, seenContexts), input);
+      const retry = await this.denied(call, input, reason, 'Hook', signal);
+      return finish('blocked', withContexts(`PreToolUse hook "${pre.blockingErrors[0]?.hookName ?? 'hook'}" blocked this call: ${reason}${retry}`, contexts, seenContexts), input);
     }
     if (pre.updatedInput) {
       const revalidated = tool.inputSchema.safeParse(pre.updatedInput);
@@ -86,8 +86,8 @@ export class ToolExecutor {
     const resolution = this.deps.gate.evaluate(tool, input, hookSignal, this.deps.gateContext());
     this.auditPermission(call, resolution.verdict, `${resolution.level} ${resolution.source}`, resolution.reason);
     if (resolution.verdict === 'deny') {
-      this.denied(call, input, resolution.reason, resolution.level === 'P3' ? 'Hook' : resolution.source.includes('mode') ? 'Mode' : 'Rule');
-      return finish('denied', withContexts(`Permission denied (${resolution.source}): ${resolution.reason}`, contexts, seenContexts), input);
+      const retry = await this.denied(call, input, resolution.reason, resolution.level === 'P3' ? 'Hook' : resolution.source.includes('mode') ? 'Mode' : 'Rule', signal);
+      return finish('denied', withContexts(`Permission denied (${resolution.source}): ${resolution.reason}${retry}`, contexts, seenContexts), input);
     }
     if (resolution.verdict === 'ask') {
       const answer = await this.ask(call, input, resolution.reason, resolution.source, resolution.system, signal, annotations);
@@ -95,8 +95,8 @@ export class ToolExecutor {
       if (answer.updatedInput) input = answer.updatedInput;
       if (answer.stop) return finish('denied', `Permission denied and the turn was interrupted by hook "${answer.stop.hookName}": ${answer.stop.reason ?? ''}`, input, { stop: answer.stop });
       if (answer.decision === 'deny') {
-        this.denied(call, input, answer.reason, answer.source);
-        return finish('denied', withContexts(`Permission denied (${answer.by}): ${answer.reason}`, contexts, seenContexts), input);
+        const retry = await this.denied(call, input, answer.reason, answer.source, signal);
+        return finish('denied', withContexts(`Permission denied (${answer.by}): ${answer.reason}${retry}`, contexts, seenContexts), input);
       }
     }
 
@@ -200,10 +200,18 @@ export class ToolExecutor {
     this.deps.audit?.append({ type: 'permission', session_id: this.deps.hooks.identity.sessionId, tool_name: call.name, tool_use_id: call.id, decision, source, reason: reason || undefined });
   }
 
-  private denied(call: ToolCallRequest, input: Record<string, unknown>, reason: string, source: DenialSource): void {
-    this.deps.hooks.emit('PermissionDenied', { tool_name: call.name, tool_input: input, tool_use_id: call.id, reason, source });
+  /**
+   * Fires PermissionDenied and waits for it: a hook answering `retry: true` (Claude Code's
+   * hookSpecificOutput) lets the model try again. The retry goes through every check anew,
+   * so it can never turn a deny into an allow. Returns the note for the model, or ''.
+   */
+  private async denied(call: ToolCallRequest, input: Record<string, unknown>, reason: string, source: DenialSource, signal: AbortSignal): Promise<string> {
+    const result = await this.deps.hooks.dispatch('PermissionDenied', { tool_name: call.name, tool_input: input, tool_use_id: call.id, reason, source }, signal);
+    return result.retry ? `\n\n${RETRY_NOTE}` : '';
   }
 }
+
+const RETRY_NOTE = 'A PermissionDenied hook says you may retry this tool call; the retry is checked again like any call.';
 
 function hookVerdict(pre: DispatchResult): PermissionSignal | undefined {
   if (!pre.decision || pre.decision === 'deny') return undefined;

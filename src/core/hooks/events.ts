@@ -56,7 +56,7 @@ export const EVENT_INFO: Record<HookEventName, EventInfo> = {
   AfterLLM: { kind: 'intercept', plainStdoutIsContext: false, exit2Blocks: true, toolEvent: false, description: 'After each model response; hooks may modify the response or abort the turn.' },
   PreToolUse: { kind: 'intercept', matchField: 'tool_name', plainStdoutIsContext: false, exit2Blocks: true, toolEvent: true, description: 'Before a tool runs; hooks may allow, deny, ask, or rewrite its input.' },
   PermissionRequest: { kind: 'approve', matchField: 'tool_name', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: true, description: 'A permission prompt is about to be shown; hooks may answer it.' },
-  PermissionDenied: { kind: 'observe', matchField: 'tool_name', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: true, description: 'A tool call was denied (rule, hook, user or timeout).' },
+  PermissionDenied: { kind: 'observe', matchField: 'tool_name', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: true, description: 'A tool call was denied (rule, hook, user or timeout); `retry: true` lets the model try again.' },
   PostToolUse: { kind: 'intercept', matchField: 'tool_name', plainStdoutIsContext: false, exit2Blocks: true, toolEvent: true, description: 'A tool succeeded; hooks may add context, feed back a reason, or rewrite the output.' },
   PostToolUseFailure: { kind: 'intercept', matchField: 'tool_name', plainStdoutIsContext: false, exit2Blocks: true, toolEvent: true, description: 'A tool failed; hooks may add context.' },
   StepComplete: { kind: 'observe', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: false, description: 'One model step (response plus its tool calls) finished.' },
