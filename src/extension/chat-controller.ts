@@ -11,6 +11,7 @@ import { ConfiguredChatModel } from './configured-chat-model';
 import type { DiffPreviews } from './diff-previews';
 import type { EngineHost } from './engine-host';
 import type { HookpilotConfig } from './hookpilot-config';
+import { HookStatusLine } from './hook-status-line';
 import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
 import type { PendingApprovals } from './pending-approvals';
@@ -48,6 +49,7 @@ export class ChatController extends Disposable {
   private sessionEvents: vscode.Disposable | undefined;
   private run: Run | undefined;
   private poster: ((message: HostToChat) => void) | undefined;
+  private readonly hookStatus: HookStatusLine;
   private readonly sessionChanged = this._register(new vscode.EventEmitter<string | undefined>());
   /** The chat's session started, ended or was switched (the Hook Manager follows it live). */
   readonly onDidChangeSession = this.sessionChanged.event;
@@ -55,6 +57,8 @@ export class ChatController extends Disposable {
   constructor(private readonly deps: ChatControllerDeps) {
     super();
     this._register(deps.config.onDidChangeModel(() => this.postStatus()));
+    this.hookStatus = this._register(new HookStatusLine(deps.engineHost.engine.dispatcher, () => this.session?.id));
+    this._register(this.hookStatus.onDidChange(() => this.postStatus()));
   }
 
   get currentSessionId(): string | undefined {
@@ -125,7 +129,7 @@ export class ChatController extends Disposable {
   }
 
   private postStatus(): void {
-    this.post({ type: 'status', model: this.deps.config.modelStatus(), busy: this.busy, usage: this.projector.usage });
+    this.post({ type: 'status', model: this.deps.config.modelStatus(), busy: this.busy, usage: this.projector.usage, activity: this.hookStatus.current?.slice(0, 200) });
   }
 
   private async postSessions(): Promise<void> {

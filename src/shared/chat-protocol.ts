@@ -58,6 +58,8 @@ export const hostToChatSchema = z.discriminatedUnion('type', [
     busy: z.boolean(),
     /** Tokens used by this chat so far. */
     usage: tokenUsageSchema,
+    /** The `statusMessage` of a hook running now, shown instead of "Working…". */
+    activity: z.string().max(200).optional(),
   }),
   z.object({
     type: z.literal('sessions'),

@@ -11,7 +11,7 @@ const guard = nodeHook(`if (/rm\\s+-rf/.test(input.tool_input.command || '')) { 
 const guardedWorkspace = {
   'keep.txt': 'precious',
   'hooks/guard.js': guard,
-  '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] }),
+  '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', statusMessage: 'Checking the command…' }] }] }),
 };
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const bash = (command: string, id: string) => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
@@ -81,7 +81,7 @@ describe('hookpilot run', () => {
     expect(lines.every((l) => l.session_id === sessionId)).toBe(true);
     const started = lines.find((l) => l.subtype === 'hook_started' && l.hook_name === 'guard.js');
     const response = lines.find((l) => l.subtype === 'hook_response' && l.hook_name === 'guard.js');
-    expect(started).toMatchObject({ type: 'system', hook_event: 'PreToolUse', hook_id: expect.any(String) });
+    expect(started).toMatchObject({ type: 'system', hook_event: 'PreToolUse', hook_id: expect.any(String), status_message: 'Checking the command…' });
     expect(response).toMatchObject({ type: 'system', hook_event: 'PreToolUse', hook_id: started?.hook_id, outcome: 'error', status: 'blocking-error', decision: 'block', exit_code: 2, stderr: 'rm -rf is not allowed here' });
     expect(lines.indexOf(started!)).toBeLessThan(lines.indexOf(response!));
     expect(lines).toContainEqual(expect.objectContaining({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'Bash', input: { command: 'rm -rf keep.txt' } }] } }));

@@ -186,6 +186,20 @@ describe('chat webview', () => {
     expect(await view.page.getByTestId('footer-model').textContent()).toBe('gpt-4.1');
   });
 
+  it('shows a running hook\'s statusMessage in the footer instead of "Working…", and hides it when idle', async () => {
+    const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+    const model = { configured: true as const, name: 'gpt-4.1' };
+    const footerText = (text: string) => view.page.waitForFunction((expected) => document.querySelector('[data-testid="footer-working"]')?.textContent === expected, text);
+    await view.host({ type: 'status', model, busy: true, usage, activity: 'Checking command…' });
+    const working = view.page.getByTestId('footer-working');
+    await working.waitFor();
+    await footerText('Checking command…');
+    await view.host({ type: 'status', model, busy: true, usage });
+    await footerText('Working…');
+    await view.host({ type: 'status', model, busy: false, usage });
+    await working.waitFor({ state: 'hidden' });
+  });
+
   it('keeps 5,000 messages responsive: a bounded DOM, and scrolling to the end works', async () => {
     const items: ChatItem[] = [];
     for (let i = 0; i < 5000; i++) {

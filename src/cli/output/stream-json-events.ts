@@ -54,7 +54,7 @@ export function streamJsonLine(event: AgentEvent, ctx: StreamContext): Line {
     case 'approval_resolved':
       return { type: 'system', subtype: 'approval_resolved', ...session, tool_use_id: event.id, decision: event.decision, by: event.by };
     case 'hook_started':
-      return { type: 'system', subtype: 'hook_started', ...session, hook_id: event.hookId, hook_name: event.hookName, hook_event: event.event };
+      return { type: 'system', subtype: 'hook_started', ...session, hook_id: event.hookId, hook_name: event.hookName, hook_event: event.event, ...(event.statusMessage ? { status_message: event.statusMessage } : {}) };
     case 'hook_response':
       return {
         type: 'system',

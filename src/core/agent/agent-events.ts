@@ -27,7 +27,7 @@ export type AgentEvent =
   | { type: 'tool_finished'; id: string; name: string; input: Record<string, unknown>; outcome: ToolOutcome; output: string; hooks: HookAnnotation[]; durationMs: number }
   | { type: 'approval_requested'; id: string; toolName: string; input: Record<string, unknown>; reason: string; askedBy: string }
   | { type: 'approval_resolved'; id: string; decision: 'allow' | 'deny'; by: string }
-  | { type: 'hook_started'; hookId: string; hookName: string; event: HookEventName }
+  | { type: 'hook_started'; hookId: string; hookName: string; event: HookEventName; statusMessage?: string }
   | { type: 'hook_response'; hookId: string; hookName: string; event: HookEventName; status: string; decision: string; durationMs: number; exitCode?: number | null; stdout?: string; stderr?: string; error?: string }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string; source?: string }
   | { type: 'usage'; promptTokens: number; completionTokens: number; totalTokens: number }

@@ -68,6 +68,16 @@ describe('chat stream', () => {
     expect(chat.server.requests.map((r) => r.body.messages.at(-1))).toEqual([expect.objectContaining({ content: 'from a keybinding' }), expect.objectContaining({ content: 'second' })]);
   });
 
+  it('while a hook with a statusMessage runs, the status carries it; afterwards it is gone', async () => {
+    const hooks = { hooks: { PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: 'sleep 0.3', statusMessage: 'Checking the pattern…' }] }] } };
+    const chat = await startChat({ '.vscode/hooks.json': JSON.stringify(hooks) }, [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('found')]);
+    h = chat;
+    await chat.prompt('list files');
+    const activities = chat.webview.ofType<Status>('status').map((s) => s.activity);
+    expect(activities).toContain('Checking the pattern…');
+    expect(activities.at(-1)).toBeUndefined();
+  });
+
   it('cancel stops a running turn', async () => {
     const chat = await startChat({}, [stall(2, text('a long answer that never ends', { chunks: 5 }))]);
     h = chat;
