@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the end-to-end tests need: Debian's chromium, ripgrep and libkrb5-dev,
-# and code-server (a real VS Code with a Node extension host) plus playwright-core in
+# and code-server (a real VS Code with a Node extension host) in
 # .tools/code-server/ (HOOKPILOT_E2E_TOOLS_DIR overrides, e.g. for a CI cache).
 # Idempotent: a stamp file with the versions makes a repeated run a no-op.
 #
@@ -9,8 +9,7 @@
 set -euo pipefail
 
 CODE_SERVER_VERSION="4.100.3"
-PLAYWRIGHT_CORE_VERSION="1.64.1"
-STAMP_TEXT="code-server@${CODE_SERVER_VERSION} playwright-core@${PLAYWRIGHT_CORE_VERSION}"
+STAMP_TEXT="code-server@${CODE_SERVER_VERSION}"
 APT_PACKAGES=(libkrb5-dev ripgrep chromium)
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -55,8 +54,7 @@ install_debian_packages() {
 
 tools_are_current() {
   [ -f "$STAMP_FILE" ] && [ "$(cat "$STAMP_FILE")" = "$STAMP_TEXT" ] \
-    && [ -f "$TOOLS_DIR/node_modules/code-server/out/node/entry.js" ] \
-    && [ -f "$TOOLS_DIR/node_modules/playwright-core/package.json" ]
+    && [ -f "$TOOLS_DIR/node_modules/code-server/out/node/entry.js" ]
 }
 
 install_tools() {
@@ -66,9 +64,8 @@ install_tools() {
   # Its own package.json keeps npm from walking up and installing into the project.
   printf '{ "name": "hookpilot-e2e-tools", "private": true }\n' >"$TOOLS_DIR/package.json"
 
-  step "npm install code-server and playwright-core (scripts skipped)"
-  (cd "$TOOLS_DIR" && npm install "${NPM_FLAGS[@]}" --ignore-scripts \
-    "code-server@${CODE_SERVER_VERSION}" "playwright-core@${PLAYWRIGHT_CORE_VERSION}")
+  step "npm install code-server (scripts skipped)"
+  (cd "$TOOLS_DIR" && npm install "${NPM_FLAGS[@]}" --ignore-scripts "code-server@${CODE_SERVER_VERSION}")
 
   step "npm install VS Code's production dependencies (scripts skipped)"
   (cd "$VSCODE_DIR" && npm install "${NPM_FLAGS[@]}" --omit=dev --ignore-scripts)

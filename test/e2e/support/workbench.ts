@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { chromiumPath, resultsDir } from './paths';
-import { loadChromium, type Browser, type FrameLocator, type Locator, type Page } from './playwright';
+import { chromium, type Browser, type FrameLocator, type Locator, type Page } from './playwright';
 import { waitUntil } from './wait';
 
 export interface Workbench {
@@ -30,7 +30,7 @@ const EXTENSION_TIMEOUT_MS = 60_000;
 
 /** Opens `folder` in code-server at `url` in a fresh headless Chromium. */
 export async function openWorkbench(url: string, folder: string): Promise<Workbench> {
-  const browser: Browser = await loadChromium().launch({ executablePath: chromiumPath, headless: true, args: CHROMIUM_ARGS });
+  const browser: Browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: CHROMIUM_ARGS });
   try {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     const page = await context.newPage();
