@@ -113,7 +113,7 @@ const suite: BenchSuite = {
       for (const setup of SETUPS) {
         const projectDir = mkdtempSync(join(tmpdir(), 'hookpilot-agent-bench-'));
         const storageDir = join(projectDir, '.storage');
-        // As the CLI and the extension run: command hooks spawned by the helper `npm run bench` builds.
+        // As the extension runs: command hooks spawned by the helpers `npm run bench` builds.
         const engine = new HookEngine({ projectDir, storageDir, trusted: true, spawnerModulePath: join(__dirname, '../dist/process-spawner.js') });
         prepared.push({ ...setup, engine, projectDir, storageDir, perCall: [], wallMs: 0 });
         await engine.reload([loadHooksValue(setup.config, { kind: 'cli' })]);

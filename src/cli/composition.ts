@@ -34,8 +34,8 @@ export async function createEngine(setup: EngineSetup): Promise<HookEngine> {
     env: setup.env,
     log: setup.log,
     secretValues: setup.secretValues,
-    // dist/cli.js and dist/process-spawner.js are built side by side.
-    spawnerModulePath: path.join(__dirname, 'process-spawner.js'),
+    // No spawner helpers: a CLI process is small, so forking from it is cheap, and a one-shot
+    // run would pay for starting the helpers without gaining from them.
   });
   await engine.reload(loadWorkspaceConfigs(setup.projectDir, { userSettingsFile: userSettingsFile(setup.env), extraFiles }));
   return engine;
