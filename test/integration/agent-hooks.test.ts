@@ -115,6 +115,24 @@ describe('agent loop with real hook scripts', () => {
     expect(existsSync(h.workspace.file('made.txt'))).toBe(true);
   });
 
+  it('a PermissionRequest rewrite is checked again: a deny rule still denies it, an invalid one fails, a fine one runs', async () => {
+    const rewrite = nodeHook(`
+const to = { 'touch a.txt': 'rm -f keep.txt', 'touch b.txt': 42, 'touch c.txt': 'touch rewritten.txt' }[input.tool_input.command];
+process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput: { command: to } } } }));`);
+    h = await startAgent(
+      { 'keep.txt': 'precious', 'hooks/rewrite.js': rewrite, '.vscode/hooks.json': hooksJson({ PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/rewrite.js' }] }] }) },
+      [bash('touch a.txt', 'c1'), bash('touch b.txt', 'c2'), bash('touch c.txt', 'c3'), text('done')],
+      { session: { permissions: () => ({ mode: 'default', allow: [], deny: ['Bash(rm *)'], ask: [], additionalDirectories: [] }) } },
+    );
+    const outcome = await h.session.prompt('touch three files');
+    expect(outcome.toolCalls.map((c) => c.outcome)).toEqual(['denied', 'failed', 'executed']);
+    expect(readFileSync(h.workspace.file('keep.txt'), 'utf8')).toBe('precious');
+    expect(toolMessageSent(h.server, 'c1')).toMatch(/Permission denied .*the input a PermissionRequest hook rewrote/);
+    expect(toolMessageSent(h.server, 'c2')).toMatch(/rewrote the input of Bash into something invalid/);
+    expect(existsSync(h.workspace.file('rewritten.txt'))).toBe(true);
+    expect(existsSync(h.workspace.file('c.txt'))).toBe(false);
+  });
+
   it('the approver answers asks: allow once runs the call, deny does not', async () => {
     const answers = ['allow-once', 'deny'] as const;
     let asked = 0;

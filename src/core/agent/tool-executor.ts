@@ -92,7 +92,21 @@ export class ToolExecutor {
     if (resolution.verdict === 'ask') {
       const answer = await this.ask(call, input, resolution.reason, resolution.source, resolution.system, signal, annotations);
       this.auditPermission(call, answer.decision, answer.by, answer.reason);
-      if (answer.updatedInput) input = answer.updatedInput;
+      if (answer.updatedInput && answer.decision === 'allow') {
+        const revalidated = tool.inputSchema.safeParse(answer.updatedInput);
+        if (!revalidated.success) return finish('failed', `Error: a PermissionRequest hook rewrote the input of ${call.name} into something invalid: ${revalidated.error.issues[0]?.message}`, input);
+        const rewritten = revalidated.data as Record<string, unknown>;
+        // The hook allowed what it wrote, unchecked: system and rule denials still apply to it,
+        // and a system ask (a protected file) needs a person, never a hook.
+        const recheck = this.deps.gate.evaluate(tool, rewritten, undefined, this.deps.gateContext());
+        if (recheck.verdict === 'deny' || (recheck.verdict === 'ask' && recheck.system)) {
+          const reason = `${recheck.reason} (the input a PermissionRequest hook rewrote${recheck.verdict === 'ask' ? ' needs a person to approve it' : ''})`;
+          this.auditPermission(call, 'deny', `${recheck.level} ${recheck.source}`, reason);
+          const retry = await this.denied(call, rewritten, reason, recheck.source.includes('mode') ? 'Mode' : 'Rule', signal);
+          return finish('denied', withContexts(`Permission denied (${recheck.source}): ${reason}${retry}`, contexts, seenContexts), rewritten);
+        }
+        input = rewritten;
+      }
       if (answer.stop) return finish('denied', `Permission denied and the turn was interrupted by hook "${answer.stop.hookName}": ${answer.stop.reason ?? ''}`, input, { stop: answer.stop });
       if (answer.decision === 'deny') {
         const retry = await this.denied(call, input, answer.reason, answer.source, signal);
