@@ -84,6 +84,29 @@ describe('the process spawner helper', () => {
     expect((await spawner.runner.run({ command: 'echo direct', shell: true, cwd: dir, env: process.env })).stdout).toBe('direct\n');
   });
 
+  it('on dispose, also kills what in a group ignored SIGTERM', async () => {
+    const spawner = startSpawnerFromSource(log);
+    await spawner.ready();
+    const pidFile = join(dir, 'pid');
+    const running = spawner.runner.run({ command: `(trap "" TERM; exec sleep 30) & echo $! > "${pidFile}"; wait`, shell: true, cwd: dir, env: process.env, killGraceMs: 200 });
+    const stubborn = Number(await waitForFile(pidFile));
+    spawner.runner.dispose();
+    await running;
+    expect(await waitUntilDead(stubborn, 5_000)).toBe(true);
+  });
+
+  it('answers a request it cannot run instead of leaving it pending', async () => {
+    const spawner = startSpawnerFromSource(log);
+    try {
+      await spawner.ready();
+      const result = await spawner.runner.run({ command: 'echo never', shell: true, cwd: dir, env: process.env, timeoutMs: Number.NaN });
+      expect(result.spawnError).toMatch(/^invalid spawn request: /);
+      expect(spawner.runner.load).toBe(0);
+    } finally {
+      spawner.runner.dispose();
+    }
+  });
+
   it('spawns directly when the helper is not built', async () => {
     const runner = new SpawnerProcessRunner({ modulePath: join(dir, 'missing.js'), log });
     runner.warmUp();
@@ -112,7 +135,7 @@ describe('the process spawner helper', () => {
     }
   });
 
-  it('spreads processes that run at the same time over the pool\'s helpers', async () => {
+  it('spreads processes that run at the same time over the pool\'s helpers, and restarts a helper that died', async () => {
     const pool = new SpawnerPool({ modulePath: SPAWNER_SOURCE, execArgv: SPAWNER_EXEC_ARGV, size: 2 });
     try {
       pool.warmUp();
@@ -123,6 +146,16 @@ describe('the process spawner helper', () => {
       const pids = parents.map((r) => Number(r.stdout.trim()));
       expect(new Set(pids).size).toBe(2);
       expect(pids).not.toContain(process.pid);
+
+      // A helper that dies is started again by the next run, not only by the next reload.
+      process.kill(pids[0], 'SIGKILL');
+      expect(await waitUntilDead(pids[0], 5_000)).toBe(true);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(pool.ready).toBe(false);
+      expect((await pool.run({ command: 'echo still', shell: true, cwd: dir, env: process.env })).stdout).toBe('still\n');
+      const restartDeadline = Date.now() + 20_000;
+      while (!pool.ready && Date.now() < restartDeadline) await new Promise((r) => setTimeout(r, 20));
+      expect(pool.ready).toBe(true);
     } finally {
       pool.dispose();
     }

@@ -1,4 +1,5 @@
-import { runProcess } from '../run-process';
+import { z } from 'zod';
+import { runProcess, type ProcessResult } from '../run-process';
 import { hostToSpawnerSchema, type SpawnerToHost } from './spawner-protocol';
 
 /**
@@ -6,33 +7,62 @@ import { hostToSpawnerSchema, type SpawnerToHost } from './spawner-protocol';
  * from a large host (an extension host of hundreds of MB) blocks the host's event loop for
  * milliseconds per spawn; forking from here is cheap and never blocks the host.
  */
-const running = new Map<number, { controller: AbortController; done: Promise<void> }>();
+const running = new Map<number, { controller: AbortController; done: Promise<void>; pid?: number }>();
+/** Enough of a request to answer it, when the rest does not parse. */
+const requestIdSchema = z.object({ type: z.literal('run'), id: z.number() });
 
 function send(message: SpawnerToHost): void {
   if (process.connected) process.send?.(message);
 }
 
+function failed(error: string): ProcessResult {
+  return { exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, timedOut: false, aborted: false, spawnError: error, durationMs: 0 };
+}
+
 process.on('message', (raw: unknown) => {
   const parsed = hostToSpawnerSchema.safeParse(raw);
-  if (!parsed.success) return;
+  if (!parsed.success) {
+    // A request the host waits for gets an answer, even when it cannot be run.
+    const request = requestIdSchema.safeParse(raw);
+    if (request.success) send({ type: 'result', id: request.data.id, result: failed(`invalid spawn request: ${parsed.error.issues[0]?.message ?? 'unknown'}`) });
+    return;
+  }
   const message = parsed.data;
   if (message.type === 'abort') {
     running.get(message.id)?.controller.abort();
     return;
   }
   const { id, options } = message;
-  const controller = new AbortController();
-  const done = runProcess({ ...options, signal: controller.signal, onSpawn: (pid) => send({ type: 'started', id, pid }) }).then((result) => {
+  const entry: { controller: AbortController; done: Promise<void>; pid?: number } = { controller: new AbortController(), done: Promise.resolve() };
+  running.set(id, entry);
+  entry.done = runProcess({
+    ...options,
+    signal: entry.controller.signal,
+    onSpawn: (pid) => {
+      entry.pid = pid;
+      send({ type: 'started', id, pid });
+    },
+  }).then((result) => {
     running.delete(id);
     send({ type: 'result', id, result });
   });
-  running.set(id, { controller, done });
 });
 
-// The host went away (exit, crash or dispose): stop what runs, then leave.
+// The host went away (exit, crash or dispose): stop what runs, then leave. Leaving drops
+// runProcess's SIGKILL timers, so whatever of a group ignored SIGTERM is killed here first.
 process.on('disconnect', () => {
-  for (const { controller } of running.values()) controller.abort();
-  void Promise.all([...running.values()].map((r) => r.done)).then(() => process.exit(0));
+  const entries = [...running.values()];
+  for (const entry of entries) entry.controller.abort();
+  void Promise.all(entries.map((entry) => entry.done)).then(() => {
+    for (const { pid } of entries) {
+      try {
+        if (pid !== undefined) process.kill(-pid, 'SIGKILL');
+      } catch {
+        // The group is gone already.
+      }
+    }
+    process.exit(0);
+  });
 });
 
 send({ type: 'ready' });

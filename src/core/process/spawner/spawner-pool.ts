@@ -29,6 +29,8 @@ export class SpawnerPool implements ProcessRunner, Disposable {
   }
 
   run(options: RunProcessOptions): Promise<ProcessResult> {
+    // A helper that died is started again here, not only on the next reload.
+    for (const helper of this.helpers) if (!helper.viaHelper) helper.warmUp();
     const ready = this.helpers.filter((h) => h.viaHelper);
     // None ready yet: the first helper spawns directly meanwhile (and starts itself).
     if (ready.length === 0) return this.helpers[0].run(options);

@@ -15,8 +15,9 @@ export interface SpawnerProcessRunnerOptions {
 }
 
 interface PendingRun {
+  options: RunProcessOptions;
   resolve(result: ProcessResult): void;
-  onSpawn?: (pid: number) => void;
+  /** Set once the helper has spawned the process (its process group id). */
   pid?: number;
   started: number;
   detach(): void;
@@ -26,6 +27,10 @@ interface PendingRun {
 const MAX_CONSECUTIVE_FAILURES = 3;
 const STDERR_TAIL_BYTES = 2048;
 const HELPER_EXIT_GRACE_MS = 2000;
+/** A helper that served this long before dying was not failing to start: its death resets the count. */
+const HEALTHY_UPTIME_MS = 30_000;
+/** Debugger and loader flags of the host are not the helper's. */
+const HOST_ONLY_VARIABLES = ['NODE_OPTIONS', 'VSCODE_INSPECTOR_OPTIONS'];
 
 /**
  * Runs processes through one long-lived spawner helper (see spawner-main.ts), so the host
@@ -36,6 +41,7 @@ const HELPER_EXIT_GRACE_MS = 2000;
 export class SpawnerProcessRunner implements ProcessRunner, Disposable {
   private helper: ChildProcess | undefined;
   private ready = false;
+  private readyAt = 0;
   private failures = 0;
   private disposed = false;
   private nextId = 1;
@@ -66,14 +72,17 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
 
   run(options: RunProcessOptions): Promise<ProcessResult> {
     const helper = this.ensureHelper();
-    if (!helper || !this.ready || options.signal?.aborted) return runProcess(options);
+    if (!helper || !this.ready || !helper.connected || options.signal?.aborted) return runProcess(options);
     return new Promise<ProcessResult>((resolve) => {
       const id = this.nextId++;
       const onAbort = () => this.post({ type: 'abort', id });
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      this.pending.set(id, { resolve, onSpawn: options.onSpawn, started: performance.now(), detach: () => options.signal?.removeEventListener('abort', onAbort) });
+      this.pending.set(id, { options, resolve, started: performance.now(), detach: () => options.signal?.removeEventListener('abort', onAbort) });
       if (this.pending.size === 1) this.keepHostAlive(true);
-      this.post({ type: 'run', id, options: requestOptions(options) });
+      // A request that never reached the helper runs here: a hook is never skipped.
+      helper.send({ type: 'run', id, options: requestOptions(options) } satisfies HostToSpawner, (error) => {
+        if (error) this.runDirectly(id);
+      });
     });
   }
 
@@ -82,11 +91,16 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
     this.disposed = true;
     const helper = this.helper;
     this.helper = undefined;
+    const groups = [...this.pending.values()].flatMap((run) => (run.pid === undefined ? [] : [run.pid]));
     // The helper stops what it runs once the channel closes; its answers can no longer arrive.
     this.settleAll((run) => abortedResult(run));
     if (!helper) return;
     if (helper.connected) helper.disconnect();
-    setTimeout(() => helper.kill('SIGKILL'), HELPER_EXIT_GRACE_MS).unref();
+    // Should the helper not have finished by then, nothing it started survives it.
+    setTimeout(() => {
+      for (const pid of groups) killGroup(pid);
+      helper.kill('SIGKILL');
+    }, HELPER_EXIT_GRACE_MS).unref();
   }
 
   private ensureHelper(): ChildProcess | undefined {
@@ -98,10 +112,10 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
     }
     const helper = fork(this.options.modulePath, [], {
       execArgv: this.options.execArgv ?? [],
-      // Inside VS Code, process.execPath is Electron: this makes it behave as Node.
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      // Inside VS Code, process.execPath is Electron: ELECTRON_RUN_AS_NODE makes it behave as Node.
+      env: { ...withoutHostOnlyVariables(process.env), ELECTRON_RUN_AS_NODE: '1' },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      serialization: 'json',
+      serialization: 'advanced',
     });
     this.helper = helper;
     this.ready = false;
@@ -123,13 +137,14 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
     const message: SpawnerToHost = parsed.data;
     if (message.type === 'ready') {
       this.ready = true;
+      this.readyAt = performance.now();
       return;
     }
     const run = this.pending.get(message.id);
     if (!run) return;
     if (message.type === 'started') {
       run.pid = message.pid;
-      run.onSpawn?.(message.pid);
+      run.options.onSpawn?.(message.pid);
       return;
     }
     this.failures = 0;
@@ -138,16 +153,31 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
 
   private onHelperGone(helper: ChildProcess, why: string): void {
     if (helper !== this.helper) return;
+    if (this.ready && performance.now() - this.readyAt >= HEALTHY_UPTIME_MS) this.failures = 0;
     this.helper = undefined;
     this.ready = false;
     this.failures++;
     const stderr = this.stderrTail.trim();
     this.options.log?.('warn', `process spawner stopped (${why})${stderr ? `: ${stderr}` : ''}; ${this.failures >= MAX_CONSECUTIVE_FAILURES ? 'hook processes are spawned directly from now on' : 'it restarts on the next hook'}`);
-    this.settleAll((run) => {
+    for (const [id, run] of [...this.pending]) {
+      if (run.pid === undefined) {
+        this.runDirectly(id);
+        continue;
+      }
       // Orphaned hook processes would otherwise run on unobserved.
-      if (run.pid !== undefined) killGroup(run.pid);
-      return { ...abortedResult(run), aborted: false, spawnError: `the process spawner stopped while the process ran (${why}); the process was killed` };
-    });
+      killGroup(run.pid);
+      this.settle(id, run, { ...abortedResult(run), aborted: false, spawnError: `the process spawner stopped while the process ran (${why}); the process was killed` });
+    }
+  }
+
+  /** A run the helper never started (its channel failed, or it died first) runs in this process instead. */
+  private runDirectly(id: number): void {
+    const run = this.pending.get(id);
+    if (!run || run.pid !== undefined) return;
+    this.pending.delete(id);
+    run.detach();
+    if (this.pending.size === 0) this.keepHostAlive(false);
+    void runProcess(run.options).then(run.resolve);
   }
 
   private settle(id: number, run: PendingRun, result: ProcessResult): void {
@@ -178,6 +208,12 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
       helper.channel?.unref();
     }
   }
+}
+
+function withoutHostOnlyVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const copy = { ...env };
+  for (const key of HOST_ONLY_VARIABLES) delete copy[key];
+  return copy;
 }
 
 function requestOptions(options: RunProcessOptions): SpawnRequestOptions {
