@@ -9,7 +9,7 @@ export interface TurnStats {
   durationMs?: number;
 }
 
-/** Seed 003 TurnStatsHook: per-turn step and tool counts and duration. */
+/** Seed 003 TurnStatsHook: per-turn step and tool counts and duration, for a live session. */
 export class TurnStatsHook implements AgentHook {
   readonly name = 'TurnStats';
   readonly description = 'Measures steps, tool calls and time per turn.';
@@ -35,5 +35,11 @@ export class TurnStatsHook implements AgentHook {
     stats.toolCalls += p.tool_calls;
     stats.durationMs = this.now() - stats.startedAt;
     return { metadata: { turn_stats: { ...stats } } };
+  }
+
+  /** A long-lived host must not keep every session it ever ran. */
+  onSessionEnd(p: PayloadOf<'SessionEnd'>) {
+    this.current.delete(p.session_id);
+    this.history.delete(p.session_id);
   }
 }
