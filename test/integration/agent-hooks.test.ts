@@ -107,12 +107,24 @@ describe('agent loop with real hook scripts', () => {
     expect(toolMessageSent(h.server, 'c2')).not.toMatch(/may retry/);
   });
 
-  it('a PermissionRequest hook can allow what the mode would ask a person about', async () => {
-    const approve = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } }));`);
+  it('a PostToolUseFailure hook can replace the error text the model sees', async () => {
+    const explain = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUseFailure', updatedToolOutput: 'FRIENDLY: ' + input.tool_input.file_path + ' does not exist yet' } }));`);
+    h = await startAgent(
+      { 'hooks/explain.js': explain, '.vscode/hooks.json': hooksJson({ PostToolUseFailure: [{ matcher: 'Read', hooks: [{ type: 'command', command: 'node hooks/explain.js' }] }] }) },
+      [toolCalls([{ id: 'r1', name: 'Read', arguments: { file_path: 'missing.txt' } }]), text('ok')],
+    );
+    const outcome = await h.session.prompt('read it');
+    expect(outcome.toolCalls[0].outcome).toBe('failed');
+    expect(toolMessageSent(h.server, 'r1')).toMatch(/^FRIENDLY: \/\S*missing\.txt does not exist yet$/);
+  });
+
+  it('a PermissionRequest hook can allow what the mode would ask a person about, and its context reaches the model', async () => {
+    const approve = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' }, additionalContext: 'APPROVED-BY-POLICY-7' } }));`);
     h = await startAgent({ 'hooks/ok.js': approve, '.vscode/hooks.json': hooksJson({ PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/ok.js' }] }] }) }, [bash('touch made.txt'), text('made')]);
     const outcome = await h.session.prompt('touch');
     expect(outcome.toolCalls[0].outcome).toBe('executed');
     expect(existsSync(h.workspace.file('made.txt'))).toBe(true);
+    expect(toolMessageSent(h.server, 'call_1')).toContain('APPROVED-BY-POLICY-7');
   });
 
   it('a PermissionRequest rewrite is checked again: a deny rule still denies it, an invalid one fails, a fine one runs', async () => {

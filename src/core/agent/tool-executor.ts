@@ -90,7 +90,7 @@ export class ToolExecutor {
       return finish('denied', withContexts(`Permission denied (${resolution.source}): ${resolution.reason}${retry}`, contexts, seenContexts), input);
     }
     if (resolution.verdict === 'ask') {
-      const answer = await this.ask(call, input, resolution.reason, resolution.source, resolution.system, signal, annotations);
+      const answer = await this.ask(call, input, resolution.reason, resolution.source, resolution.system, signal, annotations, contexts);
       this.auditPermission(call, answer.decision, answer.by, answer.reason);
       if (answer.updatedInput && answer.decision === 'allow') {
         const revalidated = tool.inputSchema.safeParse(answer.updatedInput);
@@ -132,6 +132,8 @@ export class ToolExecutor {
     annotate(annotations, failure);
     contexts.push(...failure.contexts);
     let content = result.error;
+    // Seed 000's FailHooks: a hook may replace the error text the model sees.
+    if (failure.updatedToolOutput !== undefined) content = typeof failure.updatedToolOutput === 'string' ? failure.updatedToolOutput : JSON.stringify(failure.updatedToolOutput);
     if (failure.blocked) content += `\n\nPostToolUseFailure hook "${failure.blockingErrors[0]?.hookName}" feedback: ${failure.blockReason}`;
     return finish('failed', withContexts(content, contexts, seenContexts), input, failure.stop ? { stop: failure.stop } : {});
   }
@@ -154,6 +156,7 @@ export class ToolExecutor {
     system: boolean,
     signal: AbortSignal,
     annotations: HookAnnotation[],
+    contexts: TaggedContext[],
   ): Promise<{ decision: 'allow' | 'deny'; reason: string; by: string; source: DenialSource; updatedInput?: Record<string, unknown>; stop?: { reason?: string; hookName: string } }> {
     const request = await this.deps.hooks.dispatch(
       'PermissionRequest',
@@ -161,6 +164,8 @@ export class ToolExecutor {
       signal,
     );
     annotate(annotations, request);
+    // Seed 000's InjectContext: what a PermissionRequest hook adds reaches the model too.
+    contexts.push(...request.contexts);
     const override = request.permission;
     if (request.stop) return { decision: 'deny', reason: request.stop.reason ?? 'stopped by a PermissionRequest hook', by: request.stop.hookName, source: 'Hook', stop: request.stop };
     if (override?.interrupt && override.behavior === 'deny') {
