@@ -98,6 +98,8 @@ export function samplePayload(event: HookEventName, toolName = 'Bash', context: 
       return { ...base, step: 1, max_steps: 50, messages_count: 6, estimated_tokens: 4200, token_limit: 100000, tool_calls: 1 };
     case 'Stop':
       return { ...base, stop_hook_active: false, stop_hook_count: 0, last_assistant_message: 'The tests pass now.' };
+    case 'TurnEnd':
+      return { ...base, turn_index: 0, reason: 'completed', steps: 3, tool_calls: 2, last_assistant_message: 'The tests pass now.' };
     case 'SubagentStart':
       return { ...base, agent_id: 'agent_test_01', agent_type: 'general-purpose', prompt: 'Find where the hooks config is loaded.' };
     case 'SubagentStop':

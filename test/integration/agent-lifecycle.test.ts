@@ -43,6 +43,27 @@ describe('agent lifecycle events', () => {
     expect(toolMessageSent(h.server, 'task1')).toBe('There are 2 files.');
   });
 
+  it('TurnEnd fires once a turn is over, however it ended, with its counts', async () => {
+    const cfg = hooksJson({ TurnEnd: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }], Stop: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }] });
+    const files = { 'hooks/log.js': logHook('events.log'), '.vscode/hooks.json': cfg };
+    const glob = (id: string) => toolCalls([{ id, name: 'Glob', arguments: { pattern: '*' } }]);
+
+    h = await startAgent(files, [glob('g1'), text('Two files.')], { session: bypass });
+    expect((await h.session.prompt('count')).reason).toBe('completed');
+    await h.engine.dispatcher.drain(5_000);
+    const completed = lines(h.workspace.file('events.log'));
+    expect(completed.map((e) => e.hook_event_name)).toEqual(['Stop', 'TurnEnd']);
+    expect(completed[1]).toMatchObject({ turn_index: 0, reason: 'completed', steps: 2, tool_calls: 1, last_assistant_message: 'Two files.' });
+    await h.close();
+
+    h = await startAgent(files, [glob('g1'), glob('g2')], { session: { ...bypass, maxSteps: 1 } });
+    expect((await h.session.prompt('count')).reason).toBe('max_steps');
+    await h.engine.dispatcher.drain(5_000);
+    const outOfSteps = lines(h.workspace.file('events.log'));
+    expect(outOfSteps.map((e) => e.hook_event_name)).toEqual(['TurnEnd']);
+    expect(outOfSteps[0]).toMatchObject({ turn_index: 0, reason: 'max_steps', steps: 1, tool_calls: 1 });
+  });
+
   it('compaction: past the budget PreCompact and PostCompact fire around a model-written summary', async () => {
     const cfg = hooksJson({ PreCompact: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }], PostCompact: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }] });
     const big = 'x'.repeat(3000);

@@ -39,6 +39,10 @@ describe('the TurnStats built-in', () => {
     hook.onTurnStart(turnStart(0));
     now += 50;
     expect(hook.onStepComplete(step(1, 2))).toEqual({ metadata: { turn_stats: { turn: 0, startedAt: 1_000, steps: 1, toolCalls: 2, durationMs: 50 } } });
+    now += 25;
+    const turnEnd = { ...common, hook_event_name: 'TurnEnd', turn_index: 0, reason: 'completed', steps: 1, tool_calls: 2, last_assistant_message: 'done' } as PayloadOf<'TurnEnd'>;
+    expect(hook.onTurnEnd(turnEnd)).toEqual({ metadata: { turn_stats: { turn: 0, startedAt: 1_000, steps: 1, toolCalls: 2, durationMs: 75, reason: 'completed' } } });
+    expect(hook.onTurnEnd(turnEnd)).toBeUndefined();
     hook.onTurnStart(turnStart(1));
     hook.onStepComplete(step(1, 1));
     expect(hook.stats('s1').map((t) => [t.turn, t.steps, t.toolCalls])).toEqual([

@@ -21,7 +21,7 @@ describe('importing AtomCode hooks (.hooks.json and .atomcode/hooks/hooks.toml)'
       ['.hooks.json', 'SessionStart', 'SessionStart', 'exact'],
       ['.atomcode/hooks/hooks.toml', 'post_tool_execution', 'PostToolUse', 'changed'],
       ['.atomcode/hooks/hooks.toml', 'SystemPrompt', 'SystemPrompt', 'changed'],
-      ['.atomcode/hooks/hooks.toml', 'post_turn', 'StepComplete', 'changed'],
+      ['.atomcode/hooks/hooks.toml', 'post_turn', 'TurnEnd', 'changed'],
       ['.atomcode/hooks/hooks.toml', 'on_session_start', '-', 'unsupported'],
       ['.atomcode/hooks/hooks.toml', 'pre_tool_execution', 'PreToolUse', 'changed'],
       ['.atomcode/hooks/hooks.toml', 'OnSessionEnd', 'SessionEnd', 'changed'],
@@ -57,8 +57,8 @@ describe('importing AtomCode hooks (.hooks.json and .atomcode/hooks/hooks.toml)'
       spec: { command: `sh ${scriptPath('lint.sh')}`, env: { ATOMCODE_HOOK_TYPE: 'post_tool_execution', ATOMCODE_WORKSPACE: '${CLAUDE_PROJECT_DIR}' } },
     });
     expect(hookOf(config, 'SystemPrompt', 'conventions.py')).toMatchObject({ timeoutMs: 2_500, spec: { command: `python3 ${scriptPath('conventions.py')}` } });
-    expect(hookOf(config, 'StepComplete', 'summary.js')).toMatchObject({ spec: { command: `node ${scriptPath('summary.js')}` } });
-    expect(hookOf(config, 'StepComplete', 'summary.js').timeoutMs).toBeUndefined();
+    expect(hookOf(config, 'TurnEnd', 'summary.js')).toMatchObject({ spec: { command: `node ${scriptPath('summary.js')}` } });
+    expect(hookOf(config, 'TurnEnd', 'summary.js').timeoutMs).toBeUndefined();
     const webhooks = config.hooks.filter((h) => h.spec.type === 'http');
     expect(webhooks.map((h) => [h.event, h.name, h.timeoutMs])).toEqual([
       ['PreToolUse', 'audit', 5_000],

@@ -204,6 +204,14 @@ export class AgentSession {
       },
       signal,
     );
+    this.hooks.emit('TurnEnd', {
+      turn_index: turn,
+      reason: outcome.reason,
+      steps: outcome.steps,
+      tool_calls: outcome.toolCalls.length,
+      last_assistant_message: outcome.result,
+      ...(outcome.error ? { error: outcome.error } : {}),
+    });
     return this.finish(outcome);
   }
 

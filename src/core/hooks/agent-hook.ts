@@ -36,6 +36,7 @@ export interface AgentHook {
   postToolUseFailure?: Method<'PostToolUseFailure'>;
   onStepComplete?: Method<'StepComplete'>;
   onStop?: Method<'Stop'>;
+  onTurnEnd?: Method<'TurnEnd'>;
   onSubagentStart?: Method<'SubagentStart'>;
   onSubagentStop?: Method<'SubagentStop'>;
   onPreCompact?: Method<'PreCompact'>;
@@ -59,6 +60,7 @@ export const AGENT_HOOK_METHODS = {
   PostToolUseFailure: 'postToolUseFailure',
   StepComplete: 'onStepComplete',
   Stop: 'onStop',
+  TurnEnd: 'onTurnEnd',
   SubagentStart: 'onSubagentStart',
   SubagentStop: 'onSubagentStop',
   PreCompact: 'onPreCompact',

@@ -87,6 +87,16 @@ export const payloadSchemas = {
     token_limit: z.number().int(),
     tool_calls: z.number().int(),
   }),
+  TurnEnd: z.looseObject({
+    ...common,
+    hook_event_name: event('TurnEnd'),
+    turn_index: z.number().int(),
+    reason: z.enum(['completed', 'max_steps', 'blocked', 'cancelled', 'error', 'stopped', 'aborted']),
+    steps: z.number().int(),
+    tool_calls: z.number().int(),
+    last_assistant_message: z.string(),
+    error: z.string().optional(),
+  }),
   Stop: z.looseObject({ ...common, hook_event_name: event('Stop'), stop_hook_active: z.boolean(), stop_hook_count: z.number().int().optional(), last_assistant_message: z.string() }),
   SubagentStart: z.looseObject({ ...common, hook_event_name: event('SubagentStart'), agent_id: z.string(), agent_type: z.string(), prompt: z.string() }),
   SubagentStop: z.looseObject({

@@ -39,7 +39,7 @@ const SCRIPT_EVENTS: Readonly<Record<string, { event: HookEventName; output: str
     output: 'Denied(reason) → exit 2 with the reason on stderr (or permissionDecision "deny"); Modified(args) → hookSpecificOutput.updatedInput; Warning(msg) → systemMessage',
   },
   posttoolexecution: { event: 'PostToolUse', output: 'Denied(reason) → {"decision": "block", "reason": …}; Warning(msg) → systemMessage' },
-  postturn: { event: 'StepComplete', output: 'its answer is ignored (StepComplete is observe-only)' },
+  postturn: { event: 'TurnEnd', output: 'its answer is ignored (TurnEnd is observe-only)' },
   systemprompt: { event: 'SystemPrompt', output: 'plain stdout (or hookSpecificOutput.additionalContext) is added to the system prompt' },
 };
 
@@ -49,7 +49,7 @@ const WEBHOOK_EVENTS: Readonly<Record<string, HookEventName>> = {
   onsessionend: 'SessionEnd',
   ontoolcallstart: 'PreToolUse',
   onturnstart: 'TurnStart',
-  onturncomplete: 'StepComplete',
+  onturncomplete: 'TurnEnd',
   onerror: 'Error',
   onmodelresponse: 'AfterLLM',
 };
@@ -124,7 +124,6 @@ function convertScript(source: ConfigFileSource, entry: unknown): Conversion {
     draft.note('"enabled": false kept');
   }
   if (isToolEvent(event)) draft.change('ATOMCODE_TOOL_NAME is not set: read tool_name from the input');
-  if (event === 'StepComplete') draft.change('StepComplete fires after each model step (a response and its tool calls), which can be more often than AtomCode\'s PostTurn');
   draft.change(`the script gets Claude Code's input on stdin (hook_event_name, tool_name, tool_input, …) instead of AtomCode's context JSON, and answers with Claude Code's output instead of a HookResult: ${spec.output}`);
   return draft.to(event, undefined, handler);
 }

@@ -37,6 +37,15 @@ export class TurnStatsHook implements AgentHook {
     return { metadata: { turn_stats: { ...stats } } };
   }
 
+  /** Seed 003's OnTurnComplete: the turn's final figures, with how it ended. */
+  onTurnEnd(p: PayloadOf<'TurnEnd'>) {
+    const stats = this.current.get(p.session_id);
+    if (!stats) return undefined;
+    this.current.delete(p.session_id);
+    stats.durationMs = this.now() - stats.startedAt;
+    return { metadata: { turn_stats: { ...stats, reason: p.reason } } };
+  }
+
   /** A long-lived host must not keep every session it ever ran. */
   onSessionEnd(p: PayloadOf<'SessionEnd'>) {
     this.current.delete(p.session_id);
