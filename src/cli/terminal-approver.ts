@@ -9,13 +9,15 @@ const CHOICES: Record<string, ApprovalChoice> = {
   session: 'allow-session',
   a: 'allow-always',
   always: 'allow-always',
+  d: 'deny-session',
+  never: 'deny-session',
   n: 'deny',
   no: 'deny',
 };
 
 /**
  * Asks the person at the terminal: the tool, what it will do, why it is asked, and
- * [y]es once / [s]ession / [a]lways / [n]o. End of input or a cancelled turn means no.
+ * [y]es once / [s]ession / [a]lways / [d]eny for the session / [n]o. End of input or a cancelled turn means no.
  * The terminal stays in its normal line mode, so Ctrl-C still interrupts the run.
  */
 export class TerminalApprover implements Approver {
@@ -27,7 +29,7 @@ export class TerminalApprover implements Approver {
   request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const always = request.system ? '' : ` / [a]lways (adds ${request.suggestedRule} to .vscode/settings.json)`;
     this.output.write(`\nHookpilot wants to use ${request.toolName}\n  ${request.summary}\n  Why: ${request.reason} (${request.askedBy})\n`);
-    const question = `Allow? [y]es once / [s]ession${always} / [n]o: `;
+    const question = `Allow? [y]es once / [s]ession${always} / [d]eny for this session / [n]o: `;
     return new Promise<ApprovalAnswer>((resolve) => {
       const rl = createInterface({ input: this.input, terminal: false });
       const finish = (answer: ApprovalAnswer) => {
@@ -47,7 +49,7 @@ export class TerminalApprover implements Approver {
             ask();
             return;
           }
-          finish(choice === 'deny' ? { choice, by: 'user', reason: 'the user denied this call' } : { choice, by: 'user' });
+          finish(choice === 'deny' || choice === 'deny-session' ? { choice, by: 'user', reason: 'the user denied this call' } : { choice, by: 'user' });
         });
       };
       signal.addEventListener('abort', onAbort, { once: true });

@@ -7,6 +7,7 @@ export const APPROVAL_LABELS: Record<ApprovalChoice, string> = {
   'allow-once': 'Allow once',
   'allow-session': 'Allow for this session',
   'allow-always': 'Always allow in this workspace',
+  'deny-session': 'Deny for this session',
   deny: 'Deny',
 };
 export const SHOW_DIFF_LABEL = 'Show Diff';
@@ -16,7 +17,7 @@ interface ModalItem extends vscode.MessageItem {
 }
 
 function modalItems(request: ApprovalRequest): ModalItem[] {
-  const choices: ApprovalChoice[] = request.system ? ['allow-once', 'deny'] : ['allow-once', 'allow-session', 'allow-always', 'deny'];
+  const choices: ApprovalChoice[] = request.system ? ['allow-once', 'deny-session', 'deny'] : ['allow-once', 'allow-session', 'allow-always', 'deny-session', 'deny'];
   // Deny is the close affordance: Escape denies, and no Cancel button is added.
   const items: ModalItem[] = choices.map((choice) => ({ title: APPROVAL_LABELS[choice], choice, isCloseAffordance: choice === 'deny' }));
   if (isFileEditTool(request.toolName)) items.push({ title: SHOW_DIFF_LABEL });

@@ -11,9 +11,9 @@ interface Entry extends PendingApproval {
   resolve: (answer: ApprovalAnswer) => void;
 }
 
-/** A system ask (a protected hook file) can only be allowed once: no rule may cover it. */
+/** A system ask (a protected hook file) can only be allowed once: no allow rule may cover it. Denying is always possible. */
 function allowedChoice(request: ApprovalRequest, choice: ApprovalChoice): ApprovalChoice {
-  return request.system && choice !== 'deny' ? 'allow-once' : choice;
+  return request.system && (choice === 'allow-session' || choice === 'allow-always') ? 'allow-once' : choice;
 }
 
 /**
@@ -63,7 +63,8 @@ export class PendingApprovals extends Disposable {
     if (!entry) return false;
     this.entries.delete(id);
     const final = allowedChoice(entry.request, choice);
-    entry.resolve(final === 'deny' ? { choice: final, by, reason: by === 'shutdown' ? 'VS Code is closing' : 'the user denied this call' } : { choice: final, by });
+    const denied = final === 'deny' || final === 'deny-session';
+    entry.resolve(denied ? { choice: final, by, reason: by === 'shutdown' ? 'VS Code is closing' : 'the user denied this call' } : { choice: final, by });
     this.changed.fire();
     return true;
   }

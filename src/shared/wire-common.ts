@@ -6,7 +6,7 @@ import { HOOK_EVENTS } from '../core/hooks/events';
 export const hookEventNameSchema = z.enum(HOOK_EVENTS);
 
 /** The four answers to a permission prompt, the same in the modal, the chat and the manager. */
-export const approvalChoiceSchema = z.enum(['allow-once', 'allow-session', 'allow-always', 'deny']);
+export const approvalChoiceSchema = z.enum(['allow-once', 'allow-session', 'allow-always', 'deny-session', 'deny']);
 export type ApprovalChoiceView = z.infer<typeof approvalChoiceSchema>;
 
 export const tokenUsageSchema = z.object({

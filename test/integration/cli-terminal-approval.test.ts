@@ -62,4 +62,16 @@ describe('approvals on a terminal', () => {
     expect(written).toContain('"editor.tabSize": 2');
     expect(written).toMatch(/"hookpilot\.permissions": \{\s*"allow": \[\s*"Bash\(touch a\.txt\)"\s*\]\s*\}/);
   });
+
+  it('[d]eny for this session denies the call and, without asking again, every later call of the same rule', async () => {
+    const touch = (id: string) => toolCalls([{ id, name: 'Bash', arguments: { command: 'touch a.txt' } }]);
+    bed = await startTestbed(bundle.bundle, {}, [touch('c1'), touch('c2'), text('gave up')]);
+    const { code, output } = await runOnTerminal(['make a file', '--cwd', bed.workspace.dir, '--base-url', bed.server.url, '--model', SCRIPTED_MODEL_ID], ['d']);
+    expect(code).toBe(0);
+    expect(output.split('Allow? [y]es once')).toHaveLength(2);
+    expect(output).toContain('[d]eny for this session');
+    expect(existsSync(bed.workspace.file('a.txt'))).toBe(false);
+    expect(toolMessageSent(bed.server, 'c1')).toMatch(/Permission denied \(user\)/);
+    expect(toolMessageSent(bed.server, 'c2')).toMatch(/Permission denied \(session rule Bash\(touch a\.txt\)\)/);
+  });
 });

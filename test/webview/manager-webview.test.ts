@@ -152,14 +152,14 @@ describe('Hook Manager webview', () => {
     await view.page.getByTestId('tab-approvals').click();
     const cards = view.page.getByTestId('approval-card');
     await cards.first().waitFor();
-    expect(await cards.nth(0).locator('vscode-button').allTextContents()).toEqual(['Allow once', 'Allow for session', 'Always allow', 'Deny']);
-    expect(await cards.nth(1).locator('vscode-button').allTextContents()).toEqual(['Allow once', 'Deny']);
+    expect(await cards.nth(0).locator('vscode-button').allTextContents()).toEqual(['Allow once', 'Allow for session', 'Always allow', 'Deny for session', 'Deny']);
+    expect(await cards.nth(1).locator('vscode-button').allTextContents()).toEqual(['Allow once', 'Deny for session', 'Deny']);
     expect(await view.page.locator('.tab[data-tab="approvals"] vscode-badge').textContent()).toBe('2');
     await view.host({ type: 'trust', trusted: false });
     await view.screenshot('manager-approvals.png');
     await cards.nth(0).getByText('Always allow').click();
     expect(await view.waitForPosted('answerApproval')).toEqual([{ type: 'answerApproval', id: 'call_7', choice: 'allow-always' }]);
-    await cards.nth(1).getByText('Deny').click();
+    await cards.nth(1).getByText('Deny', { exact: true }).click();
     expect((await view.waitForPosted('answerApproval', 2))[1]).toEqual({ type: 'answerApproval', id: 'call_8', choice: 'deny' });
     await view.host({ type: 'approvals', pending: [] });
     await view.page.getByText('Nothing is waiting for your approval.').waitFor();

@@ -40,6 +40,7 @@ const APPROVAL_BUTTONS: Array<{ choice: ApprovalChoiceView; label: string; secon
   { choice: 'allow-once', label: 'Allow once', secondary: false },
   { choice: 'allow-session', label: 'Allow for session', secondary: true },
   { choice: 'allow-always', label: 'Always allow', secondary: true },
+  { choice: 'deny-session', label: 'Deny for session', secondary: true },
   { choice: 'deny', label: 'Deny', secondary: true },
 ];
 

@@ -7,6 +7,7 @@ const CHOICES: Array<{ choice: ApprovalChoiceView; label: string; secondary: boo
   { choice: 'allow-once', label: 'Allow once', secondary: false, system: true },
   { choice: 'allow-session', label: 'Allow for session', secondary: true, system: false },
   { choice: 'allow-always', label: 'Always allow', secondary: true, system: false },
+  { choice: 'deny-session', label: 'Deny for session', secondary: true, system: true },
   { choice: 'deny', label: 'Deny', secondary: true, system: true },
 ];
 

@@ -177,9 +177,10 @@ export class ToolExecutor {
 
     this.deps.hooks.emit('Notification', { message: `Hookpilot needs your permission to use ${call.name}`, title: 'Permission needed', notification_type: 'permission_prompt' });
     const answer = await this.askPerson(call, input, reason, override?.behavior === 'ask' ? `hook ${override.hookName}` : askedBy, system, signal);
-    this.deps.emit({ type: 'approval_resolved', id: call.id, decision: answer.choice === 'deny' ? 'deny' : 'allow', by: answer.by });
-    if (answer.choice === 'deny') return { decision: 'deny', reason: answer.reason ?? 'the user denied this call', by: answer.by, source: answer.timedOut ? 'Timeout' : 'User' };
+    this.deps.emit({ type: 'approval_resolved', id: call.id, decision: answer.choice === 'deny' || answer.choice === 'deny-session' ? 'deny' : 'allow', by: answer.by });
     const rule = suggestedRule(call.name, input);
+    if (answer.choice === 'deny-session') this.deps.gate.denyForSession(rule);
+    if (answer.choice === 'deny' || answer.choice === 'deny-session') return { decision: 'deny', reason: answer.reason ?? 'the user denied this call', by: answer.by, source: answer.timedOut ? 'Timeout' : 'User' };
     if (answer.choice === 'allow-session' || answer.choice === 'allow-always') this.deps.gate.allowForSession(rule);
     if (answer.choice === 'allow-always') await this.deps.persistAllowRule?.(rule);
     return { decision: 'allow', reason: '', by: answer.by, source: 'User' };

@@ -47,7 +47,7 @@ describe('PendingApprovals and the modal', () => {
     expect(modal.message).toBe('Hookpilot wants to use Bash');
     expect(modal.detail).toContain('Run: npm test');
     expect(modal.detail).toContain('Asked by default mode: Bash needs approval in default mode');
-    expect(modal.items.map((i) => (typeof i === 'string' ? i : i.title))).toEqual(['Allow once', 'Allow for this session', 'Always allow in this workspace', 'Deny']);
+    expect(modal.items.map((i) => (typeof i === 'string' ? i : i.title))).toEqual(['Allow once', 'Allow for this session', 'Always allow in this workspace', 'Deny for this session', 'Deny']);
     expect(pending.size).toBe(0);
     expect(pending.answer('call_9', 'deny', 'user (Hook Manager)')).toBe(false);
   });
@@ -68,7 +68,7 @@ describe('PendingApprovals and the modal', () => {
     expect(pending.size).toBe(0);
   });
 
-  it('a system ask offers only Allow once and Deny, and no answer can widen it', async () => {
+  it('a system ask offers only Allow once and the denials, and no answer can widen it', async () => {
     stub.reset();
     const pending = new PendingApprovals();
     const approver = new ModalApprover(pending, new DiffPreviews(), () => '/tmp', () => 60_000);
@@ -76,10 +76,14 @@ describe('PendingApprovals and the modal', () => {
     stub.state.answerMessage = () => new Promise((resolve) => (release = () => resolve(undefined)));
     const answer = approver.request(request({ system: true }), new AbortController().signal);
     await until(() => modals().length === 1, 'the modal');
-    expect(modals()[0].items.map((i) => (typeof i === 'string' ? i : i.title))).toEqual(['Allow once', 'Deny']);
+    expect(modals()[0].items.map((i) => (typeof i === 'string' ? i : i.title))).toEqual(['Allow once', 'Deny for this session', 'Deny']);
     pending.answer('call_9', 'allow-always', 'user (chat)');
     release();
     expect(await answer).toEqual({ choice: 'allow-once', by: 'user (chat)' });
+
+    const denied = pending.add(request({ system: true }), new AbortController().signal, 60_000);
+    pending.answer('call_9', 'deny-session', 'user (chat)');
+    expect(await denied).toEqual({ choice: 'deny-session', by: 'user (chat)', reason: 'the user denied this call' });
   });
 
   it('an aborted request (timeout or cancel) leaves the list', async () => {

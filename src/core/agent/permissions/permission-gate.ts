@@ -31,6 +31,12 @@ export class PermissionGate {
     if (rule) this.sessionRules.push({ verdict: 'allow', rule });
   }
 
+  /** P2: final for this session; no hook, mode or later allow can turn it around. */
+  denyForSession(ruleText: string): void {
+    const rule = parsePermissionRule(ruleText);
+    if (rule) this.sessionRules.push({ verdict: 'deny', rule });
+  }
+
   evaluate(tool: Tool, input: Record<string, unknown>, hook: PermissionSignal | undefined, ctx: GateContext): PermissionResolution {
     const settings = this.settings();
     return resolvePermission({

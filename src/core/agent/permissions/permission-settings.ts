@@ -13,7 +13,8 @@ export const permissionSettingsSchema = z.object({
 });
 export type PermissionSettings = z.infer<typeof permissionSettingsSchema>;
 
-export type ApprovalChoice = 'allow-once' | 'allow-session' | 'allow-always' | 'deny';
+/** `deny-session` also denies every later call the suggested rule matches, for this session (P2). */
+export type ApprovalChoice = 'allow-once' | 'allow-session' | 'allow-always' | 'deny-session' | 'deny';
 
 export interface ApprovalRequest {
   /** The tool_use_id; the modal and the Hook Manager answer the same request. */
