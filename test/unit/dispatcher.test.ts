@@ -163,6 +163,19 @@ describe('HookDispatcher', () => {
     expect(finished).toBe(true);
   });
 
+  it('an async in-process hook (seed 000 AsyncAgentHook) does not hold up an intercept event; its context arrives later', async () => {
+    const { add, dispatcher } = makeEngine();
+    const release = deferred();
+    add({ ...hook('reporter', { postToolUse: async () => { await release.promise; return { ...actions.block('ignored: async hooks cannot block'), additionalContext: 'reported upstream' }; } }), async: true });
+    const result = await dispatcher.dispatch(toolPayload('PostToolUse', 'Bash', { command: 'ls' }, { tool_response: { stdout: '' } }));
+    expect(result.blocked).toBe(false);
+    expect(result.contexts).toEqual([]);
+    expect(dispatcher.takeAsyncContexts('sess-1')).toEqual([]);
+    release.resolve();
+    await dispatcher.drain(1000);
+    expect(dispatcher.takeAsyncContexts('sess-1').map((c) => c.content)).toEqual(['reported upstream']);
+  });
+
   it('disabled and untrusted workspace hooks do not run; user hooks still do', async () => {
     const ran: string[] = [];
     const cmd = { run: async (inv: { hook: HookDefinition }) => { ran.push(inv.hook.name); return { status: 'success' as const, effects: {}, trace: { durationMs: 0 } }; } };

@@ -15,6 +15,6 @@ export function agentHookDefinitions(hook: AgentHook, options: { idPrefix: strin
     timeoutMs: hook.timeoutMs,
     enabled: options.enabled ?? true,
     source: options.source,
-    spec: { type: 'builtin', builtin: hook.name },
+    spec: { type: 'builtin', builtin: hook.name, async: hook.async },
   }));
 }

@@ -22,6 +22,11 @@ export interface AgentHook {
   readonly timeoutMs?: number;
   readonly priority?: number;
   readonly onFailure?: FailurePolicy;
+  /**
+   * Seed 000's AsyncAgentHook: every method runs fire-and-forget (remote reporting, slow
+   * work); what it returns cannot block or rewrite, its context reaches the next model request.
+   */
+  readonly async?: boolean;
 
   onSessionStart?: Method<'SessionStart'>;
   onUserPromptSubmit?: Method<'UserPromptSubmit'>;

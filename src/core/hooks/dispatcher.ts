@@ -70,7 +70,7 @@ export class HookDispatcher {
   async runOne(hook: HookDefinition, payload: HookPayload, signal?: AbortSignal): Promise<{ outcome: HookOutcome; summary: HookRunSummary }> {
     const dispatchId = randomUUID();
     this.options.audit?.append({ type: 'event', session_id: payload.session_id, dispatch_id: dispatchId, event: payload.hook_event_name, payload });
-    const outcome = await this.runHook({ ...hook, spec: hook.spec.type === 'command' ? { ...hook.spec, async: false } : hook.spec }, payload, signal);
+    const outcome = await this.runHook(awaited(hook), payload, signal);
     const summary = new ResultAggregator(emptyResult(payload.hook_event_name, dispatchId)).add(hook, outcome, this.failsClosed(hook, payload.hook_event_name));
     this.report(hook, payload, payload, dispatchId, outcome, summary);
     return { outcome, summary };
@@ -172,7 +172,7 @@ export class HookDispatcher {
   }
 
   private async runHook(hook: HookDefinition, payload: HookPayload, parent?: AbortSignal): Promise<HookOutcome> {
-    if (hook.spec.type === 'command' && hook.spec.async) return this.startAsync(hook, payload);
+    if (isAsync(hook)) return this.startAsync(hook, payload);
     if (parent?.aborted) return { status: 'cancelled', trace: { durationMs: 0 } };
     const timeoutMs = this.timeoutFor(hook);
     const handler = this.options.handlers[hook.spec.type];
@@ -222,10 +222,10 @@ export class HookDispatcher {
     }
   }
 
-  /** Claude Code `async: true`: started, not awaited; its context reaches the next turn. */
+  /** Claude Code `async: true` (and seed 000's AsyncAgentHook): started, not awaited; its context reaches the next turn. */
   private startAsync(hook: HookDefinition, payload: HookPayload): HookOutcome {
     const dispatchId = randomUUID();
-    const running = this.runHook({ ...hook, spec: { ...hook.spec, async: false } as HookDefinition['spec'] }, payload).then((outcome) => {
+    const running = this.runHook(awaited(hook), payload).then((outcome) => {
       const aggregator = new ResultAggregator(emptyResult(payload.hook_event_name, dispatchId));
       const summary = aggregator.add(hook, outcome, false);
       const contexts = aggregator.result.contexts.concat(aggregator.result.systemMessages.map((content) => ({ hookName: hook.name, event: hook.event, content })));
@@ -338,4 +338,13 @@ function pipe(payload: HookPayload, result: DispatchResult): HookPayload {
   if (result.llmResponse && 'llm_response' in payload) return { ...payload, llm_response: result.llmResponse };
   if (result.updatedToolOutput !== undefined && 'tool_response' in payload) return { ...payload, tool_response: result.updatedToolOutput };
   return payload;
+}
+
+function isAsync(hook: HookDefinition): boolean {
+  return (hook.spec.type === 'command' || hook.spec.type === 'builtin') && hook.spec.async === true;
+}
+
+/** The same hook, run and awaited (test-fire, or the body of an async run). */
+function awaited(hook: HookDefinition): HookDefinition {
+  return hook.spec.type === 'command' || hook.spec.type === 'builtin' ? { ...hook, spec: { ...hook.spec, async: false } } : hook;
 }

@@ -30,7 +30,13 @@ export type HandlerSpec =
     }
   | { type: 'http'; url: string; headers?: Record<string, string>; allowedEnvVars?: string[] }
   | { type: 'rpc'; server: string; mode: 'observe' | 'intercept' }
-  | { type: 'builtin'; builtin: string; options?: Record<string, unknown> };
+  | {
+      type: 'builtin';
+      builtin: string;
+      options?: Record<string, unknown>;
+      /** Seed 000's AsyncAgentHook: fire-and-forget like an async command hook. */
+      async?: boolean;
+    };
 
 /** One resolved, immutable hook: a handler bound to one event. */
 export interface HookDefinition {
