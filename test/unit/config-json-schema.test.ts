@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EVENT_ALIASES, HOOK_EVENTS } from '../../src/core/hooks/events';
 import { buildHooksJsonSchema, renderHooksJsonSchema } from '../../src/core/hooks/config/json-schema';
+import { NESTED_SECTION_KEYS } from '../../src/core/hooks/config/config-schema';
 
 type Schema = Record<string, unknown>;
 
@@ -31,10 +32,10 @@ describe('hooks JSON Schema', () => {
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
   });
 
-  it('lists every canonical event and alias as a property of "hooks"', () => {
+  it('lists every canonical event and alias, and seed 004\'s nested sections, as properties of "hooks"', () => {
     const hooks = (schema.properties as Record<string, Schema>).hooks;
     const names = Object.keys(hooks.properties as Schema);
-    expect(names).toEqual([...HOOK_EVENTS, ...Object.keys(EVENT_ALIASES)]);
+    expect(names).toEqual([...HOOK_EVENTS, ...Object.keys(EVENT_ALIASES), ...NESTED_SECTION_KEYS]);
   });
 
   it('describes every property, so VS Code can show a hover for each', () => {

@@ -243,9 +243,37 @@ describe('loadHooksDocument: problems', () => {
     expect(misplaced.message).toContain('put it inside "hooks"');
   });
 
-  it('points seed 004 sections nested inside "hooks" to the top level', () => {
-    const config = load(`{ "hooks": { "processes": { "gate": { "command": ["x"] } } } }`);
+  it('reads seed 004\'s sections nested inside "hooks" as the top-level ones, positions and all', () => {
+    const text = `{
+  "hooks": {
+    "enabled": true,
+    "processes": {
+      "review-gate": { "enabled": true, "transport": "stdio", "command": ["uvx", "reviewer"], "observe": ["turn_start", "turn_end"], "intercept": ["before_tool", "approve_tool"], "timeout_ms": 5000 },
+      "broken": { "command": 42 }
+    },
+    "builtins": { "Metrics": { "enabled": false } },
+    "defaults": { "observer_timeout_ms": 700, "interceptorTimeoutMs": 4000, "aproval_timeout_ms": 1 },
+    "PreToolUse": [{ "matcher": "Bash", "hooks": [{ "type": "command", "command": "echo ok" }] }],
+    "servers": {}
+  },
+  "defaults": { "interceptorTimeoutMs": 6000 }
+}`;
+    const config = load(text);
+    expect(config.servers.map((s) => [s.name, s.observe, s.intercept, s.timeoutMs])).toEqual([['review-gate', ['TurnStart', 'TurnEnd'], ['PreToolUse', 'PermissionRequest'], 5000]]);
+    expect(config.builtins).toEqual({ Metrics: { enabled: false } });
+    // The top-level section wins over its nested twin.
+    expect(config.defaults).toEqual({ observerTimeoutMs: 700, interceptorTimeoutMs: 6000 });
+    expect(config.disableAllHooks).toBe(false);
+    expect(config.hooks.map((h) => h.event)).toEqual(['PreToolUse']);
+    expect(only(config.problems, 'invalid-value')).toMatchObject({ path: 'hooks.processes.broken.command', ...positionOf(text, '42') });
+    expect(only(config.problems, 'unknown-property')).toMatchObject({ path: 'hooks.defaults.aproval_timeout_ms' });
     expect(only(config.problems, 'unknown-event').message).toContain('top-level "servers"');
+  });
+
+  it('seed 004\'s "enabled": false inside "hooks" turns every hook off, unless the top level says otherwise', () => {
+    expect(load(`{ "hooks": { "enabled": false } }`).disableAllHooks).toBe(true);
+    expect(load(`{ "hooks": { "enabled": false }, "disableAllHooks": false }`).disableAllHooks).toBe(false);
+    expect(only(load(`{ "hooks": { "enabled": "no" } }`).problems, 'invalid-value').path).toBe('hooks.enabled');
   });
 
   it('reports unknown handler types, Claude-only types and missing types without dropping siblings', () => {

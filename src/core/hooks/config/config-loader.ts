@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { resolveEventName } from '../events';
 import { addZodIssues, parseEntry, ProblemList, type JsonPath, type Locator } from './config-problems';
-import { builtinSettingObjectSchema, defaultsSchema, DOCUMENT_KEYS, hooksDocumentSchema } from './config-schema';
+import { builtinSettingObjectSchema, defaultsSchema, DOCUMENT_KEYS, hooksDocumentSchema, SNAKE_CASE_DEFAULTS } from './config-schema';
 import { HookIdAllocator } from './hook-ids';
 import { parseJsonc } from './jsonc-document';
 import { isPlainObject, loadHooksSection, type LoadContext } from './load-hooks-section';
@@ -46,14 +46,14 @@ function reportUnknownTopLevelKeys(value: Record<string, unknown>, problems: Pro
   }
 }
 
-function loadBuiltins(value: unknown, problems: ProblemList): Record<string, BuiltinSetting> {
+function loadBuiltins(value: unknown, problems: ProblemList, at: JsonPath = ['builtins']): Record<string, BuiltinSetting> {
   const builtins: Record<string, BuiltinSetting> = {};
   if (!isPlainObject(value)) {
-    problems.add({ severity: 'error', code: 'invalid-value', message: '"builtins" must be an object keyed by built-in hook name.', path: ['builtins'] });
+    problems.add({ severity: 'error', code: 'invalid-value', message: '"builtins" must be an object keyed by built-in hook name.', path: at });
     return builtins;
   }
   for (const [name, raw] of Object.entries(value)) {
-    const path: JsonPath = ['builtins', name];
+    const path: JsonPath = [...at, name];
     if (typeof raw === 'boolean') {
       builtins[name] = { enabled: raw };
       continue;
@@ -71,24 +71,46 @@ function loadBuiltins(value: unknown, problems: ProblemList): Record<string, Bui
   return builtins;
 }
 
-function loadDefaults(value: unknown, problems: ProblemList): HookDefaults {
+/** `defaults`; seed 004's snake_case keys (`observer_timeout_ms`, ...) mean the camelCase ones. */
+function loadDefaults(value: unknown, problems: ProblemList, at: JsonPath = ['defaults']): HookDefaults {
   if (!isPlainObject(value)) {
-    problems.add({ severity: 'error', code: 'invalid-value', message: '"defaults" must be an object.', path: ['defaults'] });
+    problems.add({ severity: 'error', code: 'invalid-value', message: '"defaults" must be an object.', path: at });
     return {};
   }
   const known = Object.keys(defaultsSchema.shape);
-  for (const key of Object.keys(value)) {
-    if (known.includes(key)) continue;
-    const suggestion = suggestName(key, known);
-    problems.add({
-      severity: 'warning',
-      code: 'unknown-property',
-      message: `Unknown property "${key}" (ignored).${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
-      path: ['defaults', key],
-      part: 'key',
-    });
+  const defaults: HookDefaults = {};
+  for (const [key, raw] of Object.entries(value)) {
+    const field = Object.prototype.hasOwnProperty.call(SNAKE_CASE_DEFAULTS, key) ? SNAKE_CASE_DEFAULTS[key] : known.includes(key) ? (key as keyof HookDefaults) : undefined;
+    if (!field) {
+      const suggestion = suggestName(key, known);
+      problems.add({ severity: 'warning', code: 'unknown-property', message: `Unknown property "${key}" (ignored).${suggestion ? ` Did you mean "${suggestion}"?` : ''}`, path: [...at, key], part: 'key' });
+      continue;
+    }
+    Object.assign(defaults, parseFields({ [field]: defaultsSchema.shape[field] }, { [field]: raw }, at, problems));
   }
-  return parseFields(defaultsSchema.shape, value, ['defaults'], problems) as HookDefaults;
+  return defaults;
+}
+
+/**
+ * Seed 004 nests `processes` (servers), `builtins`, `defaults` and `enabled` inside `hooks`.
+ * They load as the top-level sections would, with positions at their place in `hooks`; a
+ * top-level section wins over its nested twin.
+ */
+function loadNestedSections(hooks: Record<string, unknown>, config: LoadedConfig, ctx: LoadContext): void {
+  if (hooks.processes !== undefined) {
+    const topLevel = new Set(config.servers.map((s) => s.name));
+    const nested = loadServers(hooks.processes, ctx, ['hooks', 'processes']);
+    for (const server of nested) {
+      if (topLevel.has(server.name)) ctx.problems.add({ severity: 'warning', code: 'server-clash', message: `"${server.name}" is also declared in the top-level "servers"; that one is used.`, path: ['hooks', 'processes', server.name], part: 'key' });
+    }
+    config.servers = [...nested.filter((s) => !topLevel.has(s.name)), ...config.servers];
+  }
+  if (hooks.builtins !== undefined) config.builtins = { ...loadBuiltins(hooks.builtins, ctx.problems, ['hooks', 'builtins']), ...config.builtins };
+  if (hooks.defaults !== undefined) config.defaults = { ...loadDefaults(hooks.defaults, ctx.problems, ['hooks', 'defaults']), ...config.defaults };
+  if (hooks.enabled !== undefined) {
+    if (typeof hooks.enabled !== 'boolean') ctx.problems.add({ severity: 'error', code: 'invalid-value', message: '"enabled" must be true or false.', path: ['hooks', 'enabled'] });
+    else if (config.disableAllHooks === undefined) config.disableAllHooks = !hooks.enabled;
+  }
 }
 
 function loadObject(value: unknown, source: ConfigSource, problems: ProblemList, locator: Locator | undefined): LoadedConfig {
@@ -99,12 +121,14 @@ function loadObject(value: unknown, source: ConfigSource, problems: ProblemList,
     return config;
   }
   reportUnknownTopLevelKeys(value, problems);
-  const declaredServers = new Set(isPlainObject(value.servers) ? Object.keys(value.servers) : []);
+  const nestedProcesses = isPlainObject(value.hooks) && isPlainObject(value.hooks.processes) ? Object.keys(value.hooks.processes) : [];
+  const declaredServers = new Set([...(isPlainObject(value.servers) ? Object.keys(value.servers) : []), ...nestedProcesses]);
   const ctx: LoadContext = { source, locator, problems, ids: new HookIdAllocator(), declaredServers };
   if (value.servers !== undefined) config.servers = loadServers(value.servers, ctx);
   if (value.hooks !== undefined) config.hooks = loadHooksSection(value.hooks, ctx);
   if (value.builtins !== undefined) config.builtins = loadBuiltins(value.builtins, problems);
   if (value.defaults !== undefined) config.defaults = loadDefaults(value.defaults, problems);
+  if (isPlainObject(value.hooks)) loadNestedSections(value.hooks, config, ctx);
   const scalarShape = Object.fromEntries(Object.entries(hooksDocumentSchema.shape).filter(([key]) => !SECTIONS.has(key)));
   const scalars = parseFields(scalarShape, value, [], problems);
   if (typeof scalars.disableAllHooks === 'boolean') config.disableAllHooks = scalars.disableAllHooks;

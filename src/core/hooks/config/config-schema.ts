@@ -147,11 +147,6 @@ for (const [alias, event] of Object.entries(EVENT_ALIASES)) {
   hooksShape[alias] = z.array(eventEntrySchema).describe(`Alias of ${event}. ${eventDescription(event)}`).optional();
 }
 
-/** Loose: an unknown event key is reported by the loader with a did-you-mean, not by the schema. */
-const hooksSchema = z
-  .looseObject(hooksShape)
-  .describe('Hooks by event. Keys are event names (Claude Code\'s, or an alias); values are lists of matcher groups or handlers.');
-
 export const serverSchema = z
   .strictObject({
     command: z
@@ -190,6 +185,35 @@ export const defaultsSchema = z
   .describe('Default timeouts.');
 
 export type HookDefaults = z.infer<typeof defaultsSchema>;
+
+/** Seed 004's spelling of `defaults`, as it nests inside `hooks`. */
+export const SNAKE_CASE_DEFAULTS: Readonly<Record<string, keyof HookDefaults>> = {
+  observer_timeout_ms: 'observerTimeoutMs',
+  interceptor_timeout_ms: 'interceptorTimeoutMs',
+  approval_timeout_ms: 'approvalTimeoutMs',
+  command_timeout_ms: 'commandTimeoutMs',
+};
+
+const nestedDefaultsSchema = z
+  .strictObject({
+    ...defaultsSchema.shape,
+    ...Object.fromEntries(Object.entries(SNAKE_CASE_DEFAULTS).map(([snake, camel]) => [snake, defaultsSchema.shape[camel]])),
+  })
+  .describe('Seed 004\'s place for `defaults` (snake_case keys accepted): the same as the top-level `defaults`.');
+
+/** Seed 004 nests these inside `hooks`; they mean what the top-level sections mean. */
+export const NESTED_SECTION_KEYS = ['processes', 'builtins', 'defaults', 'enabled'] as const;
+
+/** Loose: an unknown event key is reported by the loader with a did-you-mean, not by the schema. */
+const hooksSchema = z
+  .looseObject({
+    ...hooksShape,
+    processes: z.record(z.string(), serverSchema).optional().describe('Seed 004\'s place for `servers`: JSON-RPC hook processes by name.'),
+    builtins: z.record(z.string(), builtinSettingSchema).optional().describe('Seed 004\'s place for `builtins`.'),
+    defaults: nestedDefaultsSchema.optional(),
+    enabled: z.boolean().optional().describe('Seed 004: false turns every hook off (the top-level `disableAllHooks`).'),
+  })
+  .describe('Hooks by event. Keys are event names (Claude Code\'s, or an alias); values are lists of matcher groups or handlers. Seed 004\'s `processes`, `builtins`, `defaults` and `enabled` may nest here too.');
 
 export const hooksDocumentSchema = z
   .strictObject({

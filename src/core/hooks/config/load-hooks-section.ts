@@ -2,7 +2,7 @@ import { EVENT_INFO, HOOK_EVENTS, isToolEvent, resolveEventName, type HookEventN
 import { compileMatcher } from '../matcher';
 import type { HookDefinition, HookSource } from '../types';
 import { formatJsonPath, parseEntry, type JsonPath, type Locator, type ProblemList } from './config-problems';
-import { EVENT_KEYS, HANDLER_SCHEMAS, MATCHER_GROUP_KEYS, type ConfigHandlerType, type HandlerConfig } from './config-schema';
+import { EVENT_KEYS, HANDLER_SCHEMAS, MATCHER_GROUP_KEYS, NESTED_SECTION_KEYS, type ConfigHandlerType, type HandlerConfig } from './config-schema';
 import { toHookDraft } from './hook-definition';
 import type { HookIdAllocator } from './hook-ids';
 import type { ConfigSource } from './loaded-config';
@@ -166,8 +166,8 @@ function loadEntry(entry: unknown, path: JsonPath, event: HookEventName, ctx: Lo
   });
 }
 
-/** Seed 004 nests `processes`, `builtins` and `defaults` inside `hooks`; here they are top-level. */
-const TOP_LEVEL_HINTS: Readonly<Record<string, string>> = { processes: 'servers', builtins: 'builtins', defaults: 'defaults', servers: 'servers' };
+/** Sections that belong next to `hooks`, not inside it (seed 004's nested ones are read by the loader). */
+const TOP_LEVEL_HINTS: Readonly<Record<string, string>> = { servers: 'servers', disableAllHooks: 'disableAllHooks' };
 
 function unknownEventMessage(key: string): string {
   const topLevel = Object.prototype.hasOwnProperty.call(TOP_LEVEL_HINTS, key) ? TOP_LEVEL_HINTS[key] : undefined;
@@ -184,6 +184,7 @@ export function loadHooksSection(value: unknown, ctx: LoadContext): HookDefiniti
     return out;
   }
   for (const [key, entries] of Object.entries(value)) {
+    if ((NESTED_SECTION_KEYS as readonly string[]).includes(key)) continue;
     const path: JsonPath = ['hooks', key];
     const event = resolveEventName(key);
     if (!event) {

@@ -90,14 +90,14 @@ function toServer(name: string, config: ServerConfig, command: string[], path: J
 }
 
 /** The `servers` section (seed 004 `processes`): long-lived JSON-RPC hook processes by name. */
-export function loadServers(value: unknown, ctx: LoadContext): ServerDefinition[] {
+export function loadServers(value: unknown, ctx: LoadContext, at: JsonPath = ['servers']): ServerDefinition[] {
   if (!isPlainObject(value)) {
-    ctx.problems.add({ severity: 'error', code: 'invalid-value', message: '"servers" must be an object keyed by server name.', path: ['servers'] });
+    ctx.problems.add({ severity: 'error', code: 'invalid-value', message: `"${String(at.at(-1))}" must be an object keyed by server name.`, path: at });
     return [];
   }
   const servers: ServerDefinition[] = [];
   for (const [name, raw] of Object.entries(value)) {
-    const path: JsonPath = ['servers', name];
+    const path: JsonPath = [...at, name];
     const config = parseEntry<ServerConfig>(serverSchema, raw, path, ctx.problems, SERVER_KEYS);
     if (!config) continue;
     const command = commandArgv(config.command, path, ctx);
