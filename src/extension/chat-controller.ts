@@ -37,6 +37,9 @@ interface Run {
   done: Promise<void>;
 }
 
+/** Claude Code's `/compact [instructions]`, typed in the composer. */
+const COMPACT_COMMAND = /^\/compact(?:\s+([\s\S]*))?$/;
+
 /**
  * The chat's host side, without the webview: one AgentSession at a time, its events
  * projected into the numbered append/patch stream, cancel, new chat and resume. The view
@@ -142,23 +145,46 @@ export class ChatController extends Disposable {
   }
 
   async send(text: string): Promise<void> {
-    if (this.run) return;
+    const compact = COMPACT_COMMAND.exec(text.trim());
+    if (compact) return this.compact(compact[1]?.trim() || null);
     const resolution = this.deps.config.resolveEndpoint();
     if (!resolution.ok) {
       this.postStatus();
       return;
     }
+    await this.exclusive('chat turn', async (signal) => {
+      const session = this.session ?? (await this.startSession('startup', resolution.endpoint.model));
+      this.emitAll(this.projector.userPrompt(text));
+      await session.prompt(text, signal);
+    });
+  }
+
+  /** Claude Code's /compact: the conversation so far becomes one summary (PreCompact, trigger "manual"). */
+  async compact(instructions: string | null): Promise<void> {
+    const session = this.session;
+    if (!session) {
+      this.emitAll(this.projector.project({ type: 'notice', level: 'info', message: 'Nothing to compact yet: the chat has not started.', source: 'compaction' }));
+      return;
+    }
+    await this.exclusive('compaction', async (signal) => {
+      if (!(await session.compact(instructions, signal))) {
+        this.emitAll(this.projector.project({ type: 'notice', level: 'info', message: 'Nothing was compacted: too little conversation so far, or a PreCompact hook blocked it.', source: 'compaction' }));
+      }
+    });
+  }
+
+  /** One thing at a time talks to the session: a turn or a compaction, cancellable, shown as busy. */
+  private async exclusive(what: string, work: (signal: AbortSignal) => Promise<void>): Promise<void> {
+    if (this.run) return;
     const controller = new AbortController();
     let finish: () => void = () => undefined;
     this.run = { controller, done: new Promise<void>((resolve) => (finish = resolve)) };
     this.postStatus();
     try {
-      const session = this.session ?? (await this.startSession('startup', resolution.endpoint.model));
-      this.emitAll(this.projector.userPrompt(text));
-      await session.prompt(text, controller.signal);
+      await work(controller.signal);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      this.deps.log.error(`chat turn failed: ${message}`);
+      this.deps.log.error(`${what} failed: ${message}`);
       this.emitAll(this.projector.project({ type: 'notice', level: 'error', message }));
     } finally {
       this.run = undefined;

@@ -22,6 +22,7 @@ import { listEndpointModels } from './model-catalog';
 export const COMMAND_IDS = {
   openChat: 'hookpilot.openChat',
   newChat: 'hookpilot.newChat',
+  compactChat: 'hookpilot.compactChat',
   cancel: 'hookpilot.cancel',
   openHookManager: 'hookpilot.openHookManager',
   enableHook: 'hookpilot.enableHook',
@@ -139,6 +140,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [COMMAND_IDS.newChat]: async () => {
       await chatView.reveal();
       await chat.newChat();
+    },
+    [COMMAND_IDS.compactChat]: async () => {
+      if (chat.busy) throw new Error('a chat turn is running: wait for it or cancel it before compacting');
+      const instructions = await vscode.window.showInputBox({ title: 'Compact Conversation', prompt: 'What the summary should keep in focus (optional)', placeHolder: 'e.g. the open bugs and the files changed' });
+      // Escape cancels; an empty answer compacts without instructions.
+      if (instructions === undefined) return;
+      await chatView.reveal();
+      await chat.compact(instructions.trim() || null);
     },
     [COMMAND_IDS.cancel]: () => chat.cancel(),
     [COMMAND_IDS.openHookManager]: () => manager.show(),

@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Transcript } from '../../src/core/agent/transcript';
 import type { AgentHarness } from '../support/agent-harness';
 import { startAgent, toolMessageSent } from '../support/agent-harness';
 import { waitUntilDead } from '../support/process-liveness';
@@ -83,6 +85,31 @@ describe('agent lifecycle events', () => {
     const after = h.server.requests[h.server.requests.length - 1];
     expect(JSON.stringify(after.body.messages)).toContain('SUMMARY: the user asked for echoes.');
     expect(h.events.some((e) => e.type === 'compacted')).toBe(true);
+
+    // The transcript keeps the history, marks the boundary, and a resume gets exactly the compacted conversation.
+    const transcriptFile = Transcript.pathFor(path.join(h.workspace.dir, '.hookpilot-test-storage', 'transcripts'), h.session.id);
+    expect(readFileSync(transcriptFile, 'utf8')).toContain('"subtype":"compact_boundary"');
+    const resumed = Transcript.load(transcriptFile);
+    expect(resumed.map((m) => m.role)).toEqual([...after.body.messages.slice(1).map((m) => m.role), 'assistant']);
+    expect(String(resumed[0].content)).toContain('SUMMARY: the user asked for echoes.');
+  });
+
+  it('a manual compaction (/compact) fires PreCompact with trigger "manual" and the instructions; a hook may block it', async () => {
+    const cfg = hooksJson({ PreCompact: [{ matcher: 'manual', hooks: [{ type: 'command', command: 'node hooks/log.js' }] }] });
+    const summaries: string[] = [];
+    h = await startAgent({ 'hooks/log.js': logHook('compact.log'), '.vscode/hooks.json': cfg }, (req) => {
+      const messages = req.body.messages as Array<{ content?: unknown }>;
+      if (String(messages[0].content).startsWith('You compact')) {
+        summaries.push(String(messages[1].content));
+        return text('SUMMARY: five answers.');
+      }
+      return text(`answer ${req.index}`);
+    }, { session: bypass });
+    for (let i = 0; i < 5; i++) await h.session.prompt(`question ${i}`);
+    expect(await h.session.compact('keep the answers')).toBe(true);
+    await h.engine.dispatcher.drain(5000);
+    expect(lines(h.workspace.file('compact.log'))[0]).toMatchObject({ hook_event_name: 'PreCompact', trigger: 'manual', custom_instructions: 'keep the answers' });
+    expect(summaries[0]).toMatch(/^Focus: keep the answers/);
   });
 
   it('TodoGuard keeps the agent going while todos are unfinished, before Stop hooks', async () => {

@@ -74,7 +74,11 @@ export class AgentSession {
     const cwd = options.cwd ?? options.workspaceRoot;
     this.hooks = new SessionHooks(options.dispatcher, { sessionId: this.id, transcriptPath: this.transcript.file, cwd, permissionMode: () => options.permissions().mode });
     this.gate = new PermissionGate(options.permissions);
-    const emit = (e: AgentEvent) => this.events.fire(e);
+    const emit = (e: AgentEvent) => {
+      // The conversation was just replaced in place: the transcript follows before anyone hears of it.
+      if (e.type === 'compacted') this.transcript.compacted(this.messages);
+      this.events.fire(e);
+    };
     this.compactor = new Compactor(options.model, options.modelName, options.contextBudgetTokens ?? 100_000, emit);
     const withheld = new Set(options.disallowedTools ?? []);
     const builtins: Tool[] = createBuiltinTools(this.todos);
@@ -133,6 +137,14 @@ export class AgentSession {
     this.notices(result.systemMessages, result.warnings);
     if (result.stop) this.stoppedAtStart = result.stop;
     if (result.contexts.length > 0) this.messages.push(reminder(result.contexts));
+  }
+
+  /**
+   * Compacts the conversation now (Claude Code's `/compact`): PreCompact with trigger
+   * "manual" may block it. False when it was blocked or there is too little to compact.
+   */
+  async compact(instructions: string | null, signal: AbortSignal = new AbortController().signal): Promise<boolean> {
+    return this.compactor.compact(this.messages, this.hooks, 'manual', signal, instructions);
   }
 
   /** One user prompt, worked on until the agent stops (or is blocked, cancelled, capped). */

@@ -28,16 +28,17 @@ export class Compactor {
   }
 
   async compact(messages: ChatMessage[], hooks: SessionHooks, trigger: 'auto' | 'manual', signal: AbortSignal, instructions: string | null = null): Promise<boolean> {
+    const [system, ...rest] = messages;
+    let cut = rest.length - KEEP_RECENT;
+    // Never separate a tool result from the assistant message that asked for it.
+    while (cut > 0 && rest[cut]?.role === 'tool') cut--;
+    // One old message (often the last summary) is not worth a summary of its own.
+    if (cut < 2) return false;
     const pre = await hooks.dispatch('PreCompact', { trigger, custom_instructions: instructions, message_count: messages.length, estimated_tokens: estimateTokens(messages) }, signal);
     if (pre.blocked) {
       this.emit({ type: 'notice', level: 'warning', message: `compaction blocked by hook "${pre.blockingErrors[0]?.hookName}": ${pre.blockReason}` });
       return false;
     }
-    const [system, ...rest] = messages;
-    let cut = rest.length - KEEP_RECENT;
-    // Never separate a tool result from the assistant message that asked for it.
-    while (cut > 0 && rest[cut]?.role === 'tool') cut--;
-    if (cut <= 0) return false;
     const old = rest.slice(0, cut);
     const summary = await this.summarize(old, instructions, signal);
     const before = messages.length;

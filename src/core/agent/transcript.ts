@@ -26,9 +26,19 @@ export class Transcript {
     this.written = messages.length;
   }
 
-  /** Continue writing after messages that were replaced (compaction) or restored. */
+  /** Continue writing after messages that were restored. */
   markWritten(count: number): void {
     this.written = count;
+  }
+
+  /**
+   * After a compaction: a boundary record (as Claude Code writes one), then the compacted
+   * conversation. The history before it stays in the file for readers; a resume starts at it.
+   */
+  compacted(messages: readonly ChatMessage[]): void {
+    appendFileSync(this.file, JSON.stringify({ type: 'system', subtype: 'compact_boundary', timestamp: new Date().toISOString() }) + '\n');
+    this.written = 0;
+    this.sync(messages);
   }
 
   static load(file: string): ChatMessage[] {
@@ -42,8 +52,9 @@ export class Transcript {
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
       try {
-        const entry = JSON.parse(line) as { message?: ChatMessage };
-        if (entry.message && typeof entry.message === 'object' && 'role' in entry.message) messages.push(entry.message);
+        const entry = JSON.parse(line) as { message?: ChatMessage; subtype?: string };
+        if (entry.subtype === 'compact_boundary') messages.length = 0;
+        else if (entry.message && typeof entry.message === 'object' && 'role' in entry.message) messages.push(entry.message);
       } catch {
         // A torn last line after a crash: the messages before it are still good.
       }

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostToChat } from '../../../src/shared/chat-protocol';
 import type { HostToManager } from '../../../src/shared/manager-protocol';
@@ -76,6 +78,33 @@ describe('chat stream', () => {
     const activities = chat.webview.ofType<Status>('status').map((s) => s.activity);
     expect(activities).toContain('Checking the pattern…');
     expect(activities.at(-1)).toBeUndefined();
+  });
+
+  it('/compact in the composer (and Compact Conversation) compacts with PreCompact trigger "manual"; too early says so', async () => {
+    const hooks = { hooks: { PreCompact: [{ matcher: 'manual', hooks: [{ type: 'command', command: 'cat > precompact.json' }] }] } };
+    const chat = await startChat({ '.vscode/hooks.json': JSON.stringify(hooks) }, (req) => {
+      const messages = req.body.messages as Array<{ content?: unknown }>;
+      return String(messages[0].content).startsWith('You compact') ? text('SUMMARY of the chat') : text(`answer ${req.index}`);
+    });
+    h = chat;
+    // A compaction is no turn: it ends with a notice.
+    const compactWith = async (text: string) => {
+      const notices = chat.items().filter((i) => i.kind === 'notice').length;
+      chat.webview.send({ type: 'send', text });
+      await until(() => chat.items().filter((i) => i.kind === 'notice').length > notices, `the notice after "${text}"`);
+      await until(() => chat.webview.ofType<Status>('status').at(-1)?.busy === false, 'the chat to be idle');
+    };
+    await compactWith('/compact');
+    expect(chat.items().at(-1)).toMatchObject({ kind: 'notice', message: expect.stringContaining('Nothing to compact yet') });
+    for (let i = 0; i < 5; i++) await chat.prompt(`question ${i}`);
+    await compactWith('/compact keep the answers');
+    expect(chat.items().at(-1)).toMatchObject({ kind: 'notice', message: expect.stringMatching(/^Older turns were compacted/) });
+    expect(JSON.parse(readFileSync(join(chat.workspace.dir, 'precompact.json'), 'utf8'))).toMatchObject({ trigger: 'manual', custom_instructions: 'keep the answers' });
+    expect(chat.items().filter((i) => i.kind === 'user').map((i) => i.kind === 'user' && i.text)).not.toContain('/compact keep the answers');
+
+    stub.state.answerInputBox = () => '';
+    await commands.executeCommand('hookpilot.compactChat');
+    expect(chat.items().at(-1)).toMatchObject({ kind: 'notice', message: expect.stringMatching(/^Nothing was compacted: too little conversation/) });
   });
 
   it('cancel stops a running turn', async () => {
