@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { AgentSession } from '../core/agent/agent-session';
+import { Transcript } from '../core/agent/transcript';
+import { isValidSessionId } from '../core/audit/audit-writer';
 import { OpenAIChatModel } from '../core/agent/llm/openai-chat-model';
 import type { Approver, PermissionSettings } from '../core/agent/permissions/permission-settings';
 import { HookEngine, type EngineLogger } from '../core/engine/hook-engine';
@@ -52,11 +54,27 @@ export interface SessionSetup {
   env: NodeJS.ProcessEnv;
   /** "Always allow" could not be saved: the run goes on, the person is told. */
   onPersistError: (message: string) => void;
+  /** Continue this earlier session (its transcript is loaded by `start('resume')`). */
+  sessionId?: string;
+}
+
+/** The earlier session `--resume ID` or `--continue` names, checked against this workspace's transcripts. */
+export function sessionToResume(engine: HookEngine, request: { resume?: string; continue?: boolean }): string | undefined {
+  const dir = path.join(engine.options.storageDir, 'transcripts');
+  if (request.resume !== undefined) {
+    if (!isValidSessionId(request.resume) || !existsSync(Transcript.pathFor(dir, request.resume))) throw usageError(`--resume: no session ${JSON.stringify(request.resume)} in this workspace`);
+    return request.resume;
+  }
+  if (!request.continue) return undefined;
+  const latest = Transcript.latestSessionId(dir);
+  if (!latest) throw usageError('--continue: no earlier session in this workspace');
+  return latest;
 }
 
 export function createSession(engine: HookEngine, setup: SessionSetup): AgentSession {
   const projectDir = engine.options.projectDir;
   return new AgentSession({
+    sessionId: setup.sessionId,
     workspaceRoot: projectDir,
     model: new OpenAIChatModel({ baseURL: setup.endpoint.baseURL, apiKey: setup.endpoint.apiKey, maxRetries: setup.maxRetries }),
     modelName: setup.endpoint.model,

@@ -91,6 +91,32 @@ describe('hookpilot run', () => {
     expect(lines[lines.length - 1]).toMatchObject({ type: 'result', subtype: 'success', session_id: sessionId, result: 'Kept it.', permission_denials: [expect.objectContaining({ tool_use_id: 'c1' })] });
   });
 
+  it('--resume and --continue carry on an earlier session: the model sees its history, SessionStart gets source "resume"', async () => {
+    const hooks = { '.vscode/hooks.json': hooksJson({ SessionStart: [{ hooks: [{ type: 'command', command: 'cat >> starts.log; echo >> starts.log' }] }] }) };
+    bed = await startTestbed(bundle.bundle, hooks, [text('First answer.'), text('Second answer.'), text('Third answer.')]);
+    const first = await bed.run(['first question', '--output-format', 'json']);
+    expect(first.code).toBe(0);
+    const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+
+    const second = await bed.run(['second question', '--output-format', 'json', '--resume', sessionId]);
+    expect(second.code).toBe(0);
+    expect((JSON.parse(second.stdout) as { session_id: string }).session_id).toBe(sessionId);
+    const contents = (i: number) => bed!.server.requests[i].body.messages.map((m) => m.content);
+    expect(contents(1)).toEqual(expect.arrayContaining(['first question', 'First answer.', 'second question']));
+
+    const third = await bed.run(['third question', '--continue']);
+    expect(third.code).toBe(0);
+    expect(contents(2)).toEqual(expect.arrayContaining(['first question', 'second question', 'Second answer.', 'third question']));
+    const starts = readFileSync(bed.workspace.file('starts.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { source: string; session_id: string });
+    expect(starts.map((s) => [s.source, s.session_id === sessionId])).toEqual([['startup', true], ['resume', true], ['resume', true]]);
+
+    for (const bad of [['--resume', '../../etc/passwd'], ['--resume', 'no-such-session'], ['--resume', sessionId, '--continue']]) {
+      const r = await bed.run(['again', ...bad]);
+      expect(r.code, bad.join(' ')).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
   it('--disallowed-tools withholds a tool from the model; a pattern rule denies matching calls', async () => {
     bed = await startTestbed(bundle.bundle, {}, [bash('rm -f a.txt', 'c1'), text('ok')]);
     writeFileSync(bed.workspace.file('a.txt'), 'a');

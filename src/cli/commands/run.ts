@@ -8,7 +8,7 @@ import type { EngineLogger } from '../../core/engine/hook-engine';
 import { EXIT } from '../cli-error';
 import { projectDirOf, stderrLogger, type CliContext } from '../cli-context';
 import { resolveModelEndpoint } from '../cli-environment';
-import { createEngine, createSession } from '../composition';
+import { createEngine, createSession, sessionToResume } from '../composition';
 import { relayHookRuns } from '../hook-run-events';
 import { JsonPrinter } from '../output/json-printer';
 import { OUTPUT_FORMATS, type RunPrinter } from '../output/printer';
@@ -32,6 +32,8 @@ const runOptionsSchema = z.object({
   maxRetries: z.number().int().nonnegative().optional(),
   outputFormat: z.enum(OUTPUT_FORMATS).default('text'),
   hooks: z.array(z.string()).default([]),
+  resume: z.string().optional(),
+  continue: z.boolean().optional(),
 });
 type RunOptions = z.infer<typeof runOptionsSchema>;
 
@@ -58,6 +60,8 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
     .option('--max-retries <n>', 'retries of a failed model request (default 3)', integer(0))
     .addOption(new Option('--output-format <format>', 'text, json (one object at the end) or stream-json (one event per line)').choices(OUTPUT_FORMATS).default('text'))
     .option('--hooks <file>', 'an extra hooks.json-format file (repeatable)', collect)
+    .addOption(new Option('--resume <session-id>', 'continue an earlier session of this workspace (SessionStart gets source "resume")').conflicts('continue'))
+    .option('--continue', 'continue the most recent session of this workspace')
     .action(async (prompt: string | undefined, raw: unknown) => {
       ctx.exitCode = await run(prompt, runOptionsSchema.parse(raw), ctx);
     });
@@ -75,7 +79,15 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   // The ErrorReport built-in hands model errors to the host log; the run reports its error itself, once, at the end.
   const log: EngineLogger = (level, message) => (message.startsWith('[model] ') ? undefined : toStderr(level, message));
   const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, secretValues: endpoint.apiKey ? [endpoint.apiKey] : [], log });
+  let resumed: string | undefined;
+  try {
+    resumed = sessionToResume(engine, options);
+  } catch (error) {
+    await engine.dispose();
+    throw error;
+  }
   const session = createSession(engine, {
+    sessionId: resumed,
     endpoint,
     permissions,
     // Someone can answer only when stdin is a terminal; otherwise every ask is a deny.
@@ -103,7 +115,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   const started = performance.now();
   let outcome: TurnOutcome;
   try {
-    await session.start('startup', controller.signal);
+    await session.start(resumed ? 'resume' : 'startup', controller.signal);
     outcome = controller.signal.aborted ? cancelledOutcome() : await session.prompt(prompt, controller.signal);
     // SessionEnd runs whatever happened; observers get a bounded wait before the process exits.
     await session.end(interrupted ? 'cancelled' : outcome.reason === 'error' ? 'error' : 'completed');

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ChatMessage } from './llm/chat-model';
 
@@ -39,6 +39,20 @@ export class Transcript {
     appendFileSync(this.file, JSON.stringify({ type: 'system', subtype: 'compact_boundary', timestamp: new Date().toISOString() }) + '\n');
     this.written = 0;
     this.sync(messages);
+  }
+
+  /** The session whose transcript in `dir` changed last, if any. */
+  static latestSessionId(dir: string): string | undefined {
+    let names: string[];
+    try {
+      names = readdirSync(dir).filter((name) => name.endsWith('.jsonl'));
+    } catch {
+      return undefined;
+    }
+    const newest = names
+      .map((name) => ({ name, mtime: statSync(path.join(dir, name)).mtimeMs }))
+      .sort((a, b) => b.mtime - a.mtime)[0];
+    return newest?.name.slice(0, -'.jsonl'.length);
   }
 
   static load(file: string): ChatMessage[] {
