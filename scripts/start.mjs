@@ -33,7 +33,9 @@ mkdirSync(extensions, { recursive: true });
 // A model is optional: without one everything but the chat works (test-fire hooks in the Hook Manager).
 const settings = {
   'workbench.startupEditor': 'none',
-  'security.workspace.trust.startupPrompt': 'never',
+  // VS Code's default: the demo asks once whether to trust its folder. Its hooks run only once
+  // it is trusted, which is the point of Restricted Mode.
+  'security.workspace.trust.startupPrompt': 'once',
   'chat.disableAIFeatures': true,
   ...(process.env.HOOKPILOT_BASE_URL ? { 'hookpilot.baseUrl': process.env.HOOKPILOT_BASE_URL } : {}),
   ...(process.env.HOOKPILOT_MODEL ? { 'hookpilot.model': process.env.HOOKPILOT_MODEL } : {}),
@@ -55,6 +57,7 @@ server.stdout.on('data', (chunk) => {
   if (!announced && /HTTP server listening/.test(String(chunk))) {
     announced = true;
     console.log(`\n  Hookpilot is running in VS Code: open http://127.0.0.1:${port}/?folder=${encodeURIComponent(demo)}\n`);
+    console.log('  Trust the demo folder when VS Code asks: workspace hooks never run in Restricted Mode.\n');
     if (!process.env.HOOKPILOT_BASE_URL) console.log('  No model configured: set HOOKPILOT_BASE_URL (and HOOKPILOT_API_KEY if needed) before npm start for the chat.\n');
   }
 });
