@@ -1,7 +1,7 @@
 import type { AuditSink } from '../audit/records';
 import type { DispatchResult, TaggedContext } from '../hooks/dispatch-result';
 import { formatTaggedContext } from '../hooks/dispatch-result';
-import type { PermissionSignal } from '../permissions/precedence';
+import type { PermissionResolution, PermissionSignal } from '../permissions/precedence';
 import type { AgentEvent, HookAnnotation, ToolOutcome } from './agent-events';
 import type { ToolCallRequest } from './llm/chat-model';
 import type { GateContext, PermissionGate } from './permissions/permission-gate';
@@ -86,7 +86,7 @@ export class ToolExecutor {
     const resolution = this.deps.gate.evaluate(tool, input, hookSignal, this.deps.gateContext());
     this.auditPermission(call, resolution.verdict, `${resolution.level} ${resolution.source}`, resolution.reason);
     if (resolution.verdict === 'deny') {
-      const retry = await this.denied(call, input, resolution.reason, resolution.level === 'P3' ? 'Hook' : resolution.source.includes('mode') ? 'Mode' : 'Rule', signal);
+      const retry = await this.denied(call, input, resolution.reason, denialSource(resolution), signal);
       return finish('denied', withContexts(`Permission denied (${resolution.source}): ${resolution.reason}${retry}`, contexts, seenContexts), input);
     }
     if (resolution.verdict === 'ask') {
@@ -102,7 +102,7 @@ export class ToolExecutor {
         if (recheck.verdict === 'deny' || (recheck.verdict === 'ask' && recheck.system)) {
           const reason = `${recheck.reason} (the input a PermissionRequest hook rewrote${recheck.verdict === 'ask' ? ' needs a person to approve it' : ''})`;
           this.auditPermission(call, 'deny', `${recheck.level} ${recheck.source}`, reason);
-          const retry = await this.denied(call, rewritten, reason, recheck.source.includes('mode') ? 'Mode' : 'Rule', signal);
+          const retry = await this.denied(call, rewritten, reason, denialSource(recheck), signal);
           return finish('denied', withContexts(`Permission denied (${recheck.source}): ${reason}${retry}`, contexts, seenContexts), rewritten);
         }
         input = rewritten;
@@ -232,6 +232,12 @@ export class ToolExecutor {
 }
 
 const RETRY_NOTE = 'A PermissionDenied hook says you may retry this tool call; the retry is checked again like any call.';
+
+/** Who denied, in PermissionDenied's terms. */
+function denialSource(resolution: PermissionResolution): DenialSource {
+  if (resolution.level === 'P3') return 'Hook';
+  return resolution.source.includes('mode') ? 'Mode' : 'Rule';
+}
 
 function hookVerdict(pre: DispatchResult): PermissionSignal | undefined {
   if (!pre.decision || pre.decision === 'deny') return undefined;
