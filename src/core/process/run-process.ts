@@ -36,6 +36,11 @@ export interface ProcessResult {
   durationMs: number;
 }
 
+/** The result of a process that produced nothing: never started, aborted first, or lost. */
+export function noOutputResult(durationMs: number, extra: Partial<ProcessResult> = {}): ProcessResult {
+  return { exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, timedOut: false, aborted: false, durationMs, ...extra };
+}
+
 const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 const DEFAULT_KILL_GRACE_MS = 500;
 /**
@@ -122,18 +127,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
   const stdout = new CappedBuffer(maxBytes);
   const stderr = new CappedBuffer(maxBytes);
 
-  const emptyResult = (extra: Partial<ProcessResult>): ProcessResult => ({
-    exitCode: null,
-    signal: null,
-    stdout: '',
-    stderr: '',
-    stdoutTruncated: false,
-    stderrTruncated: false,
-    timedOut: false,
-    aborted: false,
-    durationMs: performance.now() - started,
-    ...extra,
-  });
+  const emptyResult = (extra: Partial<ProcessResult>): ProcessResult => noOutputResult(performance.now() - started, extra);
 
   if (options.signal?.aborted) return Promise.resolve(emptyResult({ aborted: true }));
 

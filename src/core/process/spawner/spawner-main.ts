@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { runProcess, type ProcessResult } from '../run-process';
+import { noOutputResult, runProcess } from '../run-process';
 import { hostToSpawnerSchema, type SpawnerToHost } from './spawner-protocol';
 
 /**
@@ -7,7 +7,14 @@ import { hostToSpawnerSchema, type SpawnerToHost } from './spawner-protocol';
  * from a large host (an extension host of hundreds of MB) blocks the host's event loop for
  * milliseconds per spawn; forking from here is cheap and never blocks the host.
  */
-const running = new Map<number, { controller: AbortController; done: Promise<void>; pid?: number }>();
+interface RunningProcess {
+  controller: AbortController;
+  done: Promise<void>;
+  /** Its process group, once spawned. */
+  pid?: number;
+}
+
+const running = new Map<number, RunningProcess>();
 /** Enough of a request to answer it, when the rest does not parse. */
 const requestIdSchema = z.object({ type: z.literal('run'), id: z.number() });
 
@@ -15,16 +22,12 @@ function send(message: SpawnerToHost): void {
   if (process.connected) process.send?.(message);
 }
 
-function failed(error: string): ProcessResult {
-  return { exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, timedOut: false, aborted: false, spawnError: error, durationMs: 0 };
-}
-
 process.on('message', (raw: unknown) => {
   const parsed = hostToSpawnerSchema.safeParse(raw);
   if (!parsed.success) {
     // A request the host waits for gets an answer, even when it cannot be run.
     const request = requestIdSchema.safeParse(raw);
-    if (request.success) send({ type: 'result', id: request.data.id, result: failed(`invalid spawn request: ${parsed.error.issues[0]?.message ?? 'unknown'}`) });
+    if (request.success) send({ type: 'result', id: request.data.id, result: noOutputResult(0, { spawnError: `invalid spawn request: ${parsed.error.issues[0]?.message ?? 'unknown'}` }) });
     return;
   }
   const message = parsed.data;
@@ -33,7 +36,7 @@ process.on('message', (raw: unknown) => {
     return;
   }
   const { id, options } = message;
-  const entry: { controller: AbortController; done: Promise<void>; pid?: number } = { controller: new AbortController(), done: Promise.resolve() };
+  const entry: RunningProcess = { controller: new AbortController(), done: Promise.resolve() };
   running.set(id, entry);
   entry.done = runProcess({
     ...options,

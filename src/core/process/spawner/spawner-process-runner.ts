@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { Disposable } from '../../events-emitter';
 import type { ProcessRunner } from '../process-runner';
-import { runProcess, type ProcessResult, type RunProcessOptions } from '../run-process';
+import { noOutputResult, runProcess, type ProcessResult, type RunProcessOptions } from '../run-process';
 import { spawnerToHostSchema, type HostToSpawner, type SpawnerToHost, type SpawnRequestOptions } from './spawner-protocol';
 
 export interface SpawnerProcessRunnerOptions {
@@ -93,7 +93,7 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
     this.helper = undefined;
     const groups = [...this.pending.values()].flatMap((run) => (run.pid === undefined ? [] : [run.pid]));
     // The helper stops what it runs once the channel closes; its answers can no longer arrive.
-    this.settleAll((run) => abortedResult(run));
+    this.settleAll((run) => noOutputResult(performance.now() - run.started, { aborted: true }));
     if (!helper) return;
     if (helper.connected) helper.disconnect();
     // Should the helper not have finished by then, nothing it started survives it.
@@ -166,7 +166,7 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
       }
       // Orphaned hook processes would otherwise run on unobserved.
       killGroup(run.pid);
-      this.settle(id, run, { ...abortedResult(run), aborted: false, spawnError: `the process spawner stopped while the process ran (${why}); the process was killed` });
+      this.settle(id, run, noOutputResult(performance.now() - run.started, { spawnError: `the process spawner stopped while the process ran (${why}); the process was killed` }));
     }
   }
 
@@ -221,10 +221,6 @@ function requestOptions(options: RunProcessOptions): SpawnRequestOptions {
   for (const [key, value] of Object.entries(options.env)) if (value !== undefined) env[key] = value;
   const { command, args, shell, cwd, input, timeoutMs, maxOutputBytes, killGraceMs } = options;
   return { command, args, shell, cwd, env, input, timeoutMs, maxOutputBytes, killGraceMs };
-}
-
-function abortedResult(run: PendingRun): ProcessResult {
-  return { exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, timedOut: false, aborted: true, durationMs: performance.now() - run.started };
 }
 
 function killGroup(pid: number): void {
