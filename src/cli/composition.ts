@@ -59,8 +59,8 @@ export interface SessionSetup {
 }
 
 /** The earlier session `--resume ID` or `--continue` names, checked against this workspace's transcripts. */
-export function sessionToResume(engine: HookEngine, request: { resume?: string; continue?: boolean }): string | undefined {
-  const dir = path.join(engine.options.storageDir, 'transcripts');
+export function sessionToResume(projectDir: string, env: NodeJS.ProcessEnv, request: { resume?: string; continue?: boolean }): string | undefined {
+  const dir = path.join(projectStorageDir(storageRoot(env), projectDir), 'transcripts');
   if (request.resume !== undefined) {
     if (!isValidSessionId(request.resume) || !existsSync(Transcript.pathFor(dir, request.resume))) throw usageError(`--resume: no session ${JSON.stringify(request.resume)} in this workspace`);
     return request.resume;

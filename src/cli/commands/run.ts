@@ -78,14 +78,8 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   const toStderr = stderrLogger(ctx);
   // The ErrorReport built-in hands model errors to the host log; the run reports its error itself, once, at the end.
   const log: EngineLogger = (level, message) => (message.startsWith('[model] ') ? undefined : toStderr(level, message));
+  const resumed = sessionToResume(projectDir, ctx.env, options);
   const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, secretValues: endpoint.apiKey ? [endpoint.apiKey] : [], log });
-  let resumed: string | undefined;
-  try {
-    resumed = sessionToResume(engine, options);
-  } catch (error) {
-    await engine.dispose();
-    throw error;
-  }
   const session = createSession(engine, {
     sessionId: resumed,
     endpoint,

@@ -109,7 +109,8 @@ function loadNestedSections(hooks: Record<string, unknown>, config: LoadedConfig
   if (hooks.defaults !== undefined) config.defaults = { ...loadDefaults(hooks.defaults, ctx.problems, ['hooks', 'defaults']), ...config.defaults };
   if (hooks.enabled !== undefined) {
     if (typeof hooks.enabled !== 'boolean') ctx.problems.add({ severity: 'error', code: 'invalid-value', message: '"enabled" must be true or false.', path: ['hooks', 'enabled'] });
-    else if (config.disableAllHooks === undefined) config.disableAllHooks = !hooks.enabled;
+    // A top-level `disableAllHooks`, read after this, overrides it.
+    else config.disableAllHooks = !hooks.enabled;
   }
 }
 
