@@ -6,18 +6,24 @@ import { BuiltinHookHandler } from '../src/core/hooks/handlers/builtin-handler';
 import { CommandHookHandler } from '../src/core/hooks/handlers/command-handler';
 import { HookRegistry } from '../src/core/hooks/registry';
 import type { HookDefinition, HookHandler, HookPayload } from '../src/core/hooks/types';
-import { directProcessRunner, type ProcessRunner } from '../src/core/process/process-runner';
+import { directProcessRunner, LocalProcessRunner, type ProcessRunner } from '../src/core/process/process-runner';
 import type { RunProcessOptions } from '../src/core/process/run-process';
 import { SpawnerPool } from '../src/core/process/spawner/spawner-pool';
 
 /**
  * Run as its own process (`node --import tsx bench/command-hooks-host.ts BALLAST_MB`): a host
  * holding BALLAST_MB of live heap, as an extension host does, dispatching two no-op command
- * hooks spawned from itself and through the spawner helpers, against a bare spawn of the same
- * script. Prints the samples as JSON.
+ * hooks (spawned on demand from itself, from itself with prestarted shells, and through the
+ * spawner helpers) against a bare spawn of the same script: exec'd directly, no shell.
+ * Prints the samples as JSON.
  */
 const ROUNDS = 210;
 const WARMUP = 10;
+/**
+ * Hooks do not come back to back: a model call or a tool runs between two dispatches. Every
+ * variant is followed by the same pause, in which prestarted shells are started again.
+ */
+const BETWEEN_DISPATCHES_MS = 10;
 const unused: HookHandler = { run: () => Promise.reject(new Error('unused')) };
 const script = join(__dirname, '../test/fixtures/hooks/noop.sh');
 
@@ -44,42 +50,56 @@ async function main(): Promise<void> {
   const kept = ballast(Number(process.argv[2] ?? 0));
   const dir = mkdtempSync(join(tmpdir(), 'hookpilot-bench-'));
   const pool = new SpawnerPool({ modulePath: join(__dirname, '../dist/process-spawner.js') });
+  const runners: Array<{ dispose(): void }> = [pool];
   try {
     pool.warmUp();
     for (const deadline = Date.now() + 10_000; !pool.ready; await new Promise((r) => setTimeout(r, 20))) {
       if (Date.now() > deadline) throw new Error('dist/process-spawner.js did not start: run `npm run build`');
     }
     const payload: HookPayload = { hook_event_name: 'PreToolUse', session_id: 'bench', transcript_path: join(dir, 't.jsonl'), cwd: dir, tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'c1' };
-    const bareOptions: RunProcessOptions = { command: `"${script}"`, shell: true, cwd: dir, env: process.env, input: JSON.stringify(payload), timeoutMs: 30_000 };
-    const direct = dispatcher(directProcessRunner, dir);
+    const bareOptions: RunProcessOptions = { command: script, cwd: dir, env: process.env, input: JSON.stringify(payload), timeoutMs: 30_000 };
+    const hookOptions: RunProcessOptions = { ...bareOptions, command: `"${script}"`, shell: true };
+    const local = new LocalProcessRunner();
+    runners.push(local);
+    const onDemand = dispatcher(directProcessRunner, dir);
+    const prestarted = dispatcher(local, dir);
     const viaPool = dispatcher(pool, dir);
-    const samples = { bare: [] as number[], bareTwo: [] as number[], direct: [] as number[], pool: [] as number[], blockedDirect: [] as number[], blockedPool: [] as number[] };
+    const samples = { bare: [] as number[], bareTwo: [] as number[], onDemand: [] as number[], prestarted: [] as number[], pool: [] as number[], blockedOnDemand: [] as number[], blockedPrestarted: [] as number[], blockedPool: [] as number[] };
     const time = async (fn: () => Promise<unknown>) => {
       const start = performance.now();
       await fn();
-      return performance.now() - start;
+      const ms = performance.now() - start;
+      await new Promise((r) => setTimeout(r, BETWEEN_DISPATCHES_MS));
+      return ms;
+    };
+    const blocked = async (runner: ProcessRunner) => {
+      const b = blockedMs(runner, hookOptions);
+      await time(() => b.done);
+      return b.ms;
     };
     // Interleaved, so a change in machine load hits every variant alike.
     for (let round = 0; round < ROUNDS; round++) {
       const bare = await time(() => directProcessRunner.run(bareOptions));
       const bareTwo = await time(() => Promise.all([directProcessRunner.run(bareOptions), directProcessRunner.run(bareOptions)]));
-      const d = await time(() => direct.dispatch(payload));
+      const o = await time(() => onDemand.dispatch(payload));
+      const l = await time(() => prestarted.dispatch(payload));
       const p = await time(() => viaPool.dispatch(payload));
-      const bd = blockedMs(directProcessRunner, bareOptions);
-      await bd.done;
-      const bp = blockedMs(pool, bareOptions);
-      await bp.done;
+      const bo = await blocked(directProcessRunner);
+      const bl = await blocked(local);
+      const bp = await blocked(pool);
       if (round < WARMUP) continue;
       samples.bare.push(bare);
       samples.bareTwo.push(bareTwo);
-      samples.direct.push(d);
+      samples.onDemand.push(o);
+      samples.prestarted.push(l);
       samples.pool.push(p);
-      samples.blockedDirect.push(bd.ms);
-      samples.blockedPool.push(bp.ms);
+      samples.blockedOnDemand.push(bo);
+      samples.blockedPrestarted.push(bl);
+      samples.blockedPool.push(bp);
     }
     process.stdout.write(JSON.stringify({ rssMb: process.memoryUsage().rss / 1e6, heldItems: kept.length, ...samples }));
   } finally {
-    pool.dispose();
+    for (const runner of runners) runner.dispose();
     rmSync(dir, { recursive: true, force: true });
   }
 }

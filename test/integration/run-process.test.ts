@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { directProcessRunner, type ProcessRunner } from '../../src/core/process/process-runner';
 import type { RunProcessOptions } from '../../src/core/process/run-process';
+import { ThroughPrestartedShell } from '../support/prestarted';
 import { isProcessAlive, waitUntilDead } from '../support/process-liveness';
 import { startSpawnerFromSource } from '../support/spawner';
 
@@ -26,8 +27,12 @@ afterEach(() => {
 });
 
 const spawner = startSpawnerFromSource();
+const prestarted = new ThroughPrestartedShell();
 beforeAll(() => spawner.ready());
-afterAll(() => spawner.runner.dispose());
+afterAll(() => {
+  spawner.runner.dispose();
+  prestarted.dispose();
+});
 
 
 function readPid(file: string): number {
@@ -36,10 +41,12 @@ function readPid(file: string): number {
   return pid;
 }
 
-// Every behaviour holds whether the process is spawned here or by the spawner helper.
+// Every behaviour holds whether the process is spawned here, by the spawner helper, or
+// is a shell started ahead of the run.
 describe.each([
   ['spawned directly', () => directProcessRunner],
   ['spawned by the spawner helper', () => spawner.runner],
+  ['run by a prestarted shell', () => prestarted],
 ])('runProcess, %s', (_name, runnerOf: () => ProcessRunner) => {
   const runProcess = (options: RunProcessOptions) => runnerOf().run(options);
   const sh = (command: string, extra: Partial<RunProcessOptions> = {}) => runProcess({ command, shell: true, cwd: dir, env: process.env, ...extra });

@@ -18,6 +18,7 @@ import { rpcHookDefinitions } from '../hooks/handlers/rpc/rpc-hook-definitions';
 import { RpcHookHandler } from '../hooks/handlers/rpc/rpc-hook-handler';
 import { RpcServerPool } from '../hooks/handlers/rpc/rpc-server-pool';
 import { HookRegistry } from '../hooks/registry';
+import { LocalProcessRunner } from '../process/process-runner';
 import { SpawnerPool } from '../process/spawner/spawner-pool';
 import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload, HookSource } from '../hooks/types';
 import { protectedHookFiles } from './protected-files';
@@ -36,7 +37,7 @@ export interface HookEngineOptions {
   secretValues?: readonly string[];
   /**
    * The built process-spawner helper: command hooks are spawned from it instead of from this
-   * (large) process. Without it they are spawned directly.
+   * (large) process. Without it they are spawned from this process.
    */
   spawnerModulePath?: string;
 }
@@ -61,7 +62,8 @@ export class HookEngine {
   private scriptProblems: ConfigProblem[] = [];
   private readonly reloaded = new Emitter<void>();
   private readonly disposables: Disposable[] = [];
-  private readonly spawner: SpawnerPool | undefined;
+  /** Spawns command hooks: through the helpers when there are some, else from here. */
+  private readonly processes: SpawnerPool | LocalProcessRunner;
 
   constructor(readonly options: HookEngineOptions) {
     this.log = options.log ?? (() => undefined);
@@ -74,12 +76,12 @@ export class HookEngine {
       reportError: (r) => this.log('warn', `[${r.type}] ${r.message}`),
     });
     this.rpcPool = new RpcServerPool({ projectDir: options.projectDir, env: options.env, logger: (level, message) => this.log(level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info', message) });
-    if (options.spawnerModulePath) {
-      this.spawner = new SpawnerPool({ modulePath: options.spawnerModulePath, log: (level, message) => this.log(level, message) });
-    }
+    this.processes = options.spawnerModulePath
+      ? new SpawnerPool({ modulePath: options.spawnerModulePath, log: (level, message) => this.log(level, message) })
+      : new LocalProcessRunner();
     this.handlers = {
       builtin: this.builtinHandler,
-      command: new CommandHookHandler({ spillDir: path.join(options.storageDir, 'spill'), env: options.env, runner: this.spawner }),
+      command: new CommandHookHandler({ spillDir: path.join(options.storageDir, 'spill'), env: options.env, runner: this.processes }),
       rpc: new RpcHookHandler(this.rpcPool),
       http: new HttpHookHandler({ env: options.env }),
     };
@@ -114,7 +116,7 @@ export class HookEngine {
     const runnable = this.config.servers.filter((s) => this.options.trusted || !['workspace', 'folder', 'hooksJson'].includes(s.source.kind));
     await this.rpcPool.sync(runnable);
     this.rebuild();
-    if (this.registry.current().states.some((s) => s.active && s.hook.spec.type === 'command')) this.spawner?.warmUp();
+    if (this.registry.current().states.some((s) => s.active && s.hook.spec.type === 'command')) if (this.processes instanceof SpawnerPool) this.processes.warmUp();
     for (const p of this.problems.filter((x) => x.severity === 'error')) this.log('warn', `${p.file ?? p.sourceKind}${p.line ? `:${p.line}:${p.column}` : ''}: ${p.message}`);
   }
 
@@ -169,8 +171,8 @@ export class HookEngine {
   async dispose(): Promise<void> {
     for (const d of this.disposables) d.dispose();
     await this.dispatcher.drain(1_500);
-    // After the drain: async hooks still finishing run through the spawner.
-    this.spawner?.dispose();
+    // After the drain: async hooks still finishing run through it.
+    this.processes.dispose();
     await this.rpcPool.dispose();
     await this.audit.close();
   }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import type { PrestartedShells } from './prestarted-shells';
 
 export interface RunProcessOptions {
   command: string;
@@ -84,6 +85,11 @@ function spawnTarget(options: RunProcessOptions): { file: string; args: string[]
   return { file: options.command, args };
 }
 
+function spawnFresh(options: RunProcessOptions): ChildProcess {
+  const target = spawnTarget(options);
+  return spawn(target.file, target.args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+}
+
 /** Sends `signal` to the child's whole process group (falls back to the child alone). */
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined) return;
@@ -118,9 +124,9 @@ function describeSpawnError(error: NodeJS.ErrnoException, options: RunProcessOpt
  * Runs a process in its own process group, feeding `input` on stdin and collecting capped
  * stdout/stderr. Never throws: spawn failures come back as `spawnError`. On timeout or
  * abort the whole group gets SIGTERM, then SIGKILL after the grace period, so
- * grandchildren die too.
+ * grandchildren die too. With `shells`, a waiting shell runs the command when one fits.
  */
-export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
+export function runProcess(options: RunProcessOptions, shells?: PrestartedShells): Promise<ProcessResult> {
   const started = performance.now();
   const maxBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
@@ -131,17 +137,15 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
 
   if (options.signal?.aborted) return Promise.resolve(emptyResult({ aborted: true }));
 
-  return new Promise<ProcessResult>((resolve) => {
-    const target = spawnTarget(options);
+  return new Promise<ProcessResult>((resolveRun) => {
+    const resolve = (result: ProcessResult) => {
+      shells?.release();
+      resolveRun(result);
+    };
+    const prestarted = shells?.acquire(options);
     let child: ChildProcess;
     try {
-      child = spawn(target.file, target.args, {
-        cwd: options.cwd,
-        env: options.env,
-        detached: true,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        windowsHide: true,
-      });
+      child = prestarted?.child ?? spawnFresh(options);
     } catch (error) {
       resolve(emptyResult({ spawnError: error instanceof Error ? error.message : String(error) }));
       return;
@@ -236,6 +240,6 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessResult> {
 
     // The child may exit without reading stdin; a broken pipe is not an error here.
     child.stdin?.on('error', () => undefined);
-    child.stdin?.end(options.input ?? '');
+    child.stdin?.end((prestarted?.commandLine ?? '') + (options.input ?? ''));
   });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PrestartedShells } from '../prestarted-shells';
 import { noOutputResult, runProcess } from '../run-process';
 import { hostToSpawnerSchema, type SpawnerToHost } from './spawner-protocol';
 
@@ -15,6 +16,7 @@ interface RunningProcess {
 }
 
 const running = new Map<number, RunningProcess>();
+const shells = new PrestartedShells();
 /** Enough of a request to answer it, when the rest does not parse. */
 const requestIdSchema = z.object({ type: z.literal('run'), id: z.number() });
 
@@ -38,14 +40,17 @@ process.on('message', (raw: unknown) => {
   const { id, options } = message;
   const entry: RunningProcess = { controller: new AbortController(), done: Promise.resolve() };
   running.set(id, entry);
-  entry.done = runProcess({
-    ...options,
-    signal: entry.controller.signal,
-    onSpawn: (pid) => {
-      entry.pid = pid;
-      send({ type: 'started', id, pid });
+  entry.done = runProcess(
+    {
+      ...options,
+      signal: entry.controller.signal,
+      onSpawn: (pid) => {
+        entry.pid = pid;
+        send({ type: 'started', id, pid });
+      },
     },
-  }).then((result) => {
+    shells,
+  ).then((result) => {
     running.delete(id);
     send({ type: 'result', id, result });
   });
@@ -54,6 +59,7 @@ process.on('message', (raw: unknown) => {
 // The host went away (exit, crash or dispose): stop what runs, then leave. Leaving drops
 // runProcess's SIGKILL timers, so whatever of a group ignored SIGTERM is killed here first.
 process.on('disconnect', () => {
+  shells.dispose();
   const entries = [...running.values()];
   for (const entry of entries) entry.controller.abort();
   void Promise.all(entries.map((entry) => entry.done)).then(() => {
