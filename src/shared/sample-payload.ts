@@ -94,6 +94,8 @@ export function samplePayload(event: HookEventName, toolName = 'Bash', context: 
       return { ...base, ...toolFields, tool_response: tool.response, duration_ms: 120 };
     case 'PostToolUseFailure':
       return { ...base, ...toolFields, error: `${toolName} failed: exit code 1`, is_interrupt: false, duration_ms: 120 };
+    case 'ToolSkipped':
+      return { ...base, ...toolFields, reason: 'hook "budget" stopped the turn before this call ran' };
     case 'StepComplete':
       return { ...base, step: 1, max_steps: 50, messages_count: 6, estimated_tokens: 4200, token_limit: 100000, tool_calls: 1 };
     case 'Stop':

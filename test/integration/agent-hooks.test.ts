@@ -209,6 +209,46 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
     expect(h.server.requests).toHaveLength(1);
   });
 
+  it('continue: false on the first of three calls: the others are not run, each still gets its tool message, ToolSkipped fires, and the chat goes on', async () => {
+    const halt = nodeHook(`process.stdout.write(JSON.stringify({ continue: false, stopReason: 'out of budget' }));`);
+    const skipped = nodeHook(`fs.appendFileSync('skipped.log', input.tool_use_id + ' ' + input.tool_name + ': ' + input.reason + '\\n');`);
+    h = await startAgent(
+      {
+        'hooks/halt.js': halt,
+        'hooks/skipped.js': skipped,
+        '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/halt.js' }] }], tool_exec_skipped: [{ hooks: [{ type: 'command', command: 'node hooks/skipped.js' }] }] }),
+      },
+      [
+        toolCalls([
+          { id: 'c1', name: 'Bash', arguments: { command: 'echo one > one.txt' } },
+          { id: 'c2', name: 'Write', arguments: { file_path: 'two.txt', content: 'two' } },
+          { id: 'c3', name: 'Glob', arguments: { pattern: '*' } },
+        ]),
+        text('Here again.'),
+      ],
+    );
+    const outcome = await h.session.prompt('do three things');
+    expect(outcome.reason).toBe('stopped');
+    expect(outcome.toolCalls.map((c) => [c.id, c.outcome])).toEqual([['c1', 'blocked'], ['c2', 'skipped'], ['c3', 'skipped']]);
+    expect(existsSync(h.workspace.file('one.txt')) || existsSync(h.workspace.file('two.txt'))).toBe(false);
+    const log = h.workspace.file('skipped.log');
+    for (let i = 0; i < 200 && !(existsSync(log) && readFileSync(log, 'utf8').split('\n').length > 2); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(readFileSync(log, 'utf8').split('\n').filter(Boolean).sort()).toEqual([
+      'c2 Write: hook "halt.js" stopped the turn before this call ran (out of budget).',
+      'c3 Glob: hook "halt.js" stopped the turn before this call ran (out of budget).',
+    ]);
+    expect(h.events.filter((e) => e.type === 'tool_finished').map((e) => e.type === 'tool_finished' && e.outcome)).toEqual(['blocked', 'skipped', 'skipped']);
+
+    // The next prompt sends a conversation an OpenAI-compatible server accepts: every call has its answer.
+    expect((await h.session.prompt('and now?')).reason).toBe('completed');
+    const messages = h.server.requests[1].body.messages as Array<{ role: string; tool_call_id?: string; tool_calls?: Array<{ id: string }> }>;
+    const asked = messages.flatMap((m) => m.tool_calls?.map((c) => c.id) ?? []);
+    const answered = messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id);
+    expect(asked).toEqual(['c1', 'c2', 'c3']);
+    expect(answered).toEqual(['c1', 'c2', 'c3']);
+    expect(toolMessageSent(h.server, 'c3')).toContain('Not run: hook "halt.js" stopped the turn');
+  });
+
   it('malformed tool arguments are explained to the model and the session goes on', async () => {
     h = await startAgent({}, [malformedToolCall('Bash', '{"command": "ls'), text('retrying is pointless')]);
     const outcome = await h.session.prompt('list');

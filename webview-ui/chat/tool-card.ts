@@ -21,6 +21,7 @@ const STATUS_TEXT: Record<ToolStatus, string> = {
   blocked: 'blocked',
   denied: 'denied',
   failed: 'failed',
+  skipped: 'not run',
 };
 
 const ANNOTATION_ICONS: Record<HookAnnotationView['kind'], string> = {

@@ -63,6 +63,8 @@ function describeOutcome(outcome: string, output: string, hooks: readonly HookAn
       return `denied: ${firstLine}`;
     case 'failed':
       return `failed: ${firstLine}`;
+    case 'skipped':
+      return `not run: ${firstLine}`;
     default:
       return 'executed';
   }

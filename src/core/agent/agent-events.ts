@@ -1,7 +1,7 @@
 import type { HookEventName } from '../hooks/events';
 
 /** What happened to one tool call, as the CLI's JSON and the chat's tool cards report it. */
-export type ToolOutcome = 'executed' | 'blocked' | 'denied' | 'failed';
+export type ToolOutcome = 'executed' | 'blocked' | 'denied' | 'failed' | 'skipped';
 
 /** What a hook did to a tool call, for the chat card ("blocked by guard: ..."). */
 export interface HookAnnotation {

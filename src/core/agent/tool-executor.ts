@@ -49,6 +49,16 @@ type DenialSource = 'Rule' | 'Hook' | 'User' | 'Timeout' | 'Mode';
 export class ToolExecutor {
   constructor(private readonly deps: ToolExecutorDeps) {}
 
+  /** A call the model asked for that never runs still gets its tool message: the API wants one per call. */
+  skip(call: ToolCallRequest, reason: string): ToolCallOutcome {
+    const input = call.arguments ?? {};
+    const content = `Not run: ${reason}`;
+    this.deps.emit({ type: 'tool_started', id: call.id, name: call.name, input });
+    this.deps.emit({ type: 'tool_finished', id: call.id, name: call.name, input, outcome: 'skipped', output: content, hooks: [], durationMs: 0 });
+    this.deps.hooks.emit('ToolSkipped', { tool_name: call.name, tool_input: input, tool_use_id: call.id, reason });
+    return { id: call.id, name: call.name, input, outcome: 'skipped', content, hooks: [], durationMs: 0 };
+  }
+
   async execute(call: ToolCallRequest, signal: AbortSignal, seenContexts: Set<string>): Promise<ToolCallOutcome> {
     const started = performance.now();
     const annotations: HookAnnotation[] = [];

@@ -111,24 +111,29 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
   return done('max_steps', lastText, { error: `stopped after ${deps.maxSteps} steps (--max-steps)` });
 }
 
-/** Read-only calls run together; anything that edits or executes runs alone, in order. */
+/**
+ * Read-only calls run together; anything that edits or executes runs alone, in order. Once a
+ * hook stops the turn, the calls after it are not run, but each still gets its tool message.
+ */
 async function executeCalls(calls: ToolCallRequest[], deps: TurnLoopDeps, signal: AbortSignal): Promise<ToolCallOutcome[]> {
   const seen = new Set<string>();
   const byName = new Map(deps.tools.map((t) => [t.name, t]));
   const outcomes: ToolCallOutcome[] = [];
+  const stopped = () => outcomes.find((o) => o.stop)?.stop;
   let batch: ToolCallRequest[] = [];
   const flush = async () => {
     outcomes.push(...(await Promise.all(batch.map((c) => deps.executor.execute(c, signal, seen)))));
     batch = [];
   };
   for (const call of calls) {
-    if (outcomes.some((o) => o.stop)) break;
-    if (byName.get(call.name)?.category === 'read') {
+    if (byName.get(call.name)?.category === 'read' && !stopped()) {
       batch.push(call);
       continue;
     }
     await flush();
-    outcomes.push(await deps.executor.execute(call, signal, seen));
+    const stop = stopped();
+    if (stop) outcomes.push(deps.executor.skip(call, `hook "${stop.hookName}" stopped the turn before this call ran${stop.reason ? ` (${stop.reason})` : ''}.`));
+    else outcomes.push(await deps.executor.execute(call, signal, seen));
   }
   await flush();
   return outcomes;

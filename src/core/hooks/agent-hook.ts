@@ -39,6 +39,7 @@ export interface AgentHook {
   onPermissionDenied?: Method<'PermissionDenied'>;
   postToolUse?: Method<'PostToolUse'>;
   postToolUseFailure?: Method<'PostToolUseFailure'>;
+  onToolSkipped?: Method<'ToolSkipped'>;
   onStepComplete?: Method<'StepComplete'>;
   onStop?: Method<'Stop'>;
   onTurnEnd?: Method<'TurnEnd'>;
@@ -63,6 +64,7 @@ export const AGENT_HOOK_METHODS = {
   PermissionDenied: 'onPermissionDenied',
   PostToolUse: 'postToolUse',
   PostToolUseFailure: 'postToolUseFailure',
+  ToolSkipped: 'onToolSkipped',
   StepComplete: 'onStepComplete',
   Stop: 'onStop',
   TurnEnd: 'onTurnEnd',

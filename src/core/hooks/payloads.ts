@@ -58,6 +58,14 @@ export const payloadSchemas = {
     reason: z.string(),
     source: z.enum(['Rule', 'Hook', 'User', 'Timeout', 'Mode', 'Classifier']),
   }),
+  ToolSkipped: z.looseObject({
+    ...common,
+    hook_event_name: event('ToolSkipped'),
+    tool_name: z.string(),
+    tool_input: z.unknown(),
+    tool_use_id: z.string(),
+    reason: z.string(),
+  }),
   PostToolUse: z.looseObject({
     ...common,
     hook_event_name: event('PostToolUse'),
