@@ -147,6 +147,12 @@ export class ChatController extends Disposable {
   async send(text: string): Promise<void> {
     const compact = COMPACT_COMMAND.exec(text.trim());
     if (compact) return this.compact(compact[1]?.trim() || null);
+    // Sent while the agent works: it hears it after its current step (steering, seed 004).
+    if (this.run && this.session) {
+      this.session.queue(text);
+      this.emitAll(this.projector.queuedPrompt(text));
+      return;
+    }
     const resolution = this.deps.config.resolveEndpoint();
     if (!resolution.ok) {
       this.postStatus();
@@ -157,6 +163,17 @@ export class ChatController extends Disposable {
       this.emitAll(this.projector.userPrompt(text));
       await session.prompt(text, signal);
     });
+    await this.runFollowUp();
+  }
+
+  /** What was sent during a turn (or a compaction) and never reached the model is the next prompt. */
+  private async runFollowUp(): Promise<void> {
+    const session = this.session;
+    const followUp = session?.takeFollowUp();
+    if (!session || followUp === undefined) return;
+    this.emitAll(this.projector.adoptQueued());
+    await this.exclusive('chat turn', (signal) => session.prompt(followUp, signal).then(() => undefined));
+    await this.runFollowUp();
   }
 
   /** Claude Code's /compact: the conversation so far becomes one summary (PreCompact, trigger "manual"). */
@@ -171,6 +188,7 @@ export class ChatController extends Disposable {
         this.emitAll(this.projector.project({ type: 'notice', level: 'info', message: 'Nothing was compacted: too little conversation so far, or a PreCompact hook blocked it.', source: 'compaction' }));
       }
     });
+    await this.runFollowUp();
   }
 
   /** One thing at a time talks to the session: a turn or a compaction, cancellable, shown as busy. */

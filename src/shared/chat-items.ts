@@ -40,6 +40,8 @@ export const userItemSchema = z.object({
   text: z.string(),
   /** A UserPromptSubmit hook blocked this prompt; it never reached the model. */
   blocked: z.boolean().optional(),
+  /** Sent while the agent worked: the model gets it after the current step. */
+  queued: z.boolean().optional(),
 });
 
 export const assistantItemSchema = z.object({
@@ -112,7 +114,7 @@ export type ChatItemKind = ChatItem['kind'];
  * without resending it: patches stay small however long the answer grows.
  */
 export const chatItemChangesSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('user'), blocked: z.boolean().optional() }),
+  z.object({ kind: z.literal('user'), blocked: z.boolean().optional(), queued: z.boolean().optional() }),
   z.object({ kind: z.literal('assistant'), appendText: z.string().optional(), text: z.string().optional(), streaming: z.boolean().optional() }),
   z.object({
     kind: z.literal('tool'),

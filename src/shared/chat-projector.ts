@@ -24,6 +24,8 @@ export class ChatProjector {
   private streamingId: string | undefined;
   /** The prompt the user just sent, shown before UserPromptSubmit hooks finish. */
   private pendingUserId: string | undefined;
+  /** Messages sent while the agent worked, oldest first, not yet given to the model. */
+  private queuedIds: string[] = [];
   /** tool_use_id -> item id of its newest card. */
   private readonly toolItems = new Map<string, string>();
   private readonly usedIds = new Set<string>();
@@ -52,6 +54,7 @@ export class ChatProjector {
   clear(): ChatStreamMessage {
     this.streamingId = undefined;
     this.pendingUserId = undefined;
+    this.queuedIds = [];
     this.toolItems.clear();
     this.usedIds.clear();
     this.totals = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
@@ -63,6 +66,20 @@ export class ChatProjector {
     const id = this.newId('u');
     this.pendingUserId = id;
     return [this.append({ kind: 'user', id, text })];
+  }
+
+  /** Shows a message sent while the agent works, marked as waiting for the next step. */
+  queuedPrompt(text: string): ChatStreamMessage[] {
+    const id = this.newId('u');
+    this.queuedIds.push(id);
+    return [this.append({ kind: 'user', id, text, queued: true })];
+  }
+
+  /** The waiting messages became the next prompt: its `turn_started` does not repeat them. */
+  adoptQueued(): ChatStreamMessage[] {
+    const ids = this.queuedIds.splice(0);
+    this.pendingUserId = ids.at(-1);
+    return ids.map((id) => this.patch(id, { kind: 'user', queued: false }));
   }
 
   project(event: AgentEvent): ChatStreamMessage[] {
@@ -78,6 +95,16 @@ export class ChatProjector {
         const out: ChatStreamMessage[] = [];
         if (this.pendingUserId !== undefined) out.push(this.patch(this.pendingUserId, { kind: 'user', blocked: true }));
         this.pendingUserId = undefined;
+        out.push(this.append({ kind: 'prompt-blocked', id: this.newId('b'), reason: event.reason, hookName: event.hookName }));
+        return out;
+      }
+      case 'steering_injected': {
+        const id = this.queuedIds.shift();
+        return id === undefined ? [] : [this.patch(id, { kind: 'user', queued: false })];
+      }
+      case 'steering_blocked': {
+        const id = this.queuedIds.shift();
+        const out = id === undefined ? [] : [this.patch(id, { kind: 'user', queued: false, blocked: true })];
         out.push(this.append({ kind: 'prompt-blocked', id: this.newId('b'), reason: event.reason, hookName: event.hookName }));
         return out;
       }

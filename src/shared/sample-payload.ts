@@ -100,6 +100,12 @@ export function samplePayload(event: HookEventName, toolName = 'Bash', context: 
       return { ...base, step: 1, max_steps: 50, messages_count: 6, estimated_tokens: 4200, token_limit: 100000, tool_calls: 1 };
     case 'Stop':
       return { ...base, stop_hook_active: false, stop_hook_count: 0, last_assistant_message: 'The tests pass now.' };
+    case 'SteeringInjected':
+      return { ...base, prompt: 'Use vitest, not jest', turn_index: 0, step: 2 };
+    case 'InterruptReceived':
+      return { ...base, turn_index: 0 };
+    case 'FollowUpQueued':
+      return { ...base, prompt: 'Then update the changelog', turn_index: 0, messages: 1 };
     case 'TurnEnd':
       return { ...base, turn_index: 0, reason: 'completed', steps: 3, tool_calls: 2, last_assistant_message: 'The tests pass now.' };
     case 'SubagentStart':

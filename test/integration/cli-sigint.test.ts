@@ -8,6 +8,7 @@ import { hooksJson } from '../support/workspace';
 // Ctrl-C cancels the turn: the model stream, the tool and hook processes stop, SessionEnd runs, exit 130.
 
 const sessionEndHook = nodeHook(`fs.writeFileSync('session-end.txt', input.reason);`);
+const interruptHook = nodeHook(`fs.writeFileSync('interrupt.txt', input.hook_event_name + ' ' + input.turn_index);`);
 
 const bundle = useCliBundle();
 let bed: Testbed | undefined;
@@ -44,8 +45,9 @@ async function interruptWhen(ready: () => boolean, what: string, args: string[])
 const withSessionEnd = (extra: Record<string, unknown> = {}) => hooksJson({ SessionEnd: [{ hooks: [{ type: 'command', command: 'node hooks/end.js' }] }], ...extra });
 
 describe('Ctrl-C during hookpilot run', () => {
-  it('stops a long Bash call: exit 130, no sleep left behind, SessionEnd ran', async () => {
-    bed = await startTestbed(bundle.bundle, { 'hooks/end.js': sessionEndHook, '.vscode/hooks.json': withSessionEnd() }, [toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'sleep 37.25' } }]), text('never')]);
+  it('stops a long Bash call: exit 130, no sleep left behind, InterruptReceived and SessionEnd ran', async () => {
+    const files = { 'hooks/end.js': sessionEndHook, 'hooks/interrupt.js': interruptHook, '.vscode/hooks.json': withSessionEnd({ interrupt_received: [{ hooks: [{ type: 'command', command: 'node hooks/interrupt.js' }] }] }) };
+    bed = await startTestbed(bundle.bundle, files, [toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'sleep 37.25' } }]), text('never')]);
     const { result, secondsAfterSignal } = await interruptWhen(() => processesRunning('sleep 37.25').length > 0, 'the sleep to start', ['wait', '--permission-mode', 'bypassPermissions']);
     expect(result.code).toBe(130);
     // The sleep had 37 s to go: the CLI did not wait for it.
@@ -54,6 +56,7 @@ describe('Ctrl-C during hookpilot run', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
     await waitFor(() => processesRunning('sleep 37.25').length === 0, 'the sleep to be gone', 3_000);
     expect(readFileSync(bed.workspace.file('session-end.txt'), 'utf8')).toBe('cancelled');
+    expect(readFileSync(bed.workspace.file('interrupt.txt'), 'utf8')).toBe('InterruptReceived 0');
     expect(bed.server.requests).toHaveLength(1);
   });
 

@@ -97,14 +97,21 @@ describe('chat webview', () => {
     await input.press('Enter');
     expect(await view.waitForPosted('send')).toEqual([{ type: 'send', text: 'line one\nline two' }]);
     expect(await input.inputValue()).toBe('');
-    // While a turn runs, Enter does not send and the cancel button replaces send.
+    // While a turn runs, Enter queues the message for the agent and the cancel button shows.
     await view.host({ ...ready, busy: true });
     await view.page.getByTestId('cancel').waitFor({ state: 'visible' });
+    expect(await input.getAttribute('placeholder')).toBe('Tell the agent more while it works…');
     await input.pressSequentially('again');
     await input.press('Enter');
+    expect((await view.waitForPosted('send', 2)).at(-1)).toEqual({ type: 'send', text: 'again' });
+    expect(await input.inputValue()).toBe('');
+    // The host shows it as queued until the agent reads it.
+    await view.host({ type: 'append', seq: 1, item: { kind: 'user', id: 'u1', text: 'again', queued: true } });
+    await view.page.getByTestId('queued-note').waitFor({ state: 'visible' });
+    await view.host({ type: 'patch', seq: 2, id: 'u1', changes: { kind: 'user', queued: false } });
+    await view.page.getByTestId('queued-note').waitFor({ state: 'detached' });
     await view.page.getByTestId('cancel').click();
     await view.waitForPosted('cancel');
-    expect((await view.posted()).filter((m) => m.type === 'send')).toHaveLength(1);
   });
 
   it('shows which hook blocked a tool call, and why', async () => {

@@ -8,7 +8,10 @@ export interface ComposerActions {
 
 const MAX_HEIGHT_PX = 200;
 
-/** The prompt box: Enter sends, Shift+Enter adds a line, Escape cancels a running turn. */
+/**
+ * The prompt box: Enter sends, Shift+Enter adds a line, Escape cancels a running turn. While
+ * the agent works, Enter queues the message: the agent reads it after its current step.
+ */
 export class Composer {
   readonly el: HTMLElement;
   private readonly input: HTMLTextAreaElement;
@@ -65,7 +68,7 @@ export class Composer {
 
   private submit(): void {
     const text = this.input.value.trim();
-    if (!text || this.busy || !this.usable) return;
+    if (!text || !this.usable) return;
     this.actions.send(text);
     this.input.value = '';
     this.grow();
@@ -77,8 +80,9 @@ export class Composer {
   }
 
   private render(): void {
-    this.sendButton.hidden = this.busy;
     this.cancelButton.hidden = !this.busy;
+    this.sendButton.title = this.busy ? 'Queue for the agent (Enter): it reads this after its current step' : 'Send (Enter)';
+    this.input.placeholder = this.busy ? 'Tell the agent more while it works…' : 'Ask Hookpilot…';
     this.sendButton.toggleAttribute('disabled', !this.usable);
     this.input.disabled = !this.usable;
   }

@@ -29,6 +29,10 @@ export function streamJsonLine(event: AgentEvent, ctx: StreamContext): Line {
       return { type: 'system', subtype: 'turn_started', ...session, turn: event.turn, prompt: event.prompt };
     case 'prompt_blocked':
       return { type: 'system', subtype: 'prompt_blocked', ...session, reason: event.reason, hook_name: event.hookName };
+    case 'steering_injected':
+      return { type: 'system', subtype: 'steering_injected', ...session, prompt: event.text };
+    case 'steering_blocked':
+      return { type: 'system', subtype: 'steering_blocked', ...session, prompt: event.text, reason: event.reason, hook_name: event.hookName };
     case 'text_delta':
       return { type: 'stream_event', ...session, event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: event.text } } };
     case 'assistant_message': {

@@ -21,6 +21,9 @@ export type AgentEvent =
   | { type: 'session_started'; sessionId: string; source: 'startup' | 'resume'; model: string }
   | { type: 'turn_started'; turn: number; prompt: string }
   | { type: 'prompt_blocked'; reason: string; hookName?: string }
+  /** A message queued while the turn ran reached the model (or a UserPromptSubmit hook blocked it). */
+  | { type: 'steering_injected'; text: string }
+  | { type: 'steering_blocked'; text: string; reason: string; hookName?: string }
   | { type: 'text_delta'; text: string }
   | { type: 'assistant_message'; content: string; toolCalls: Array<{ id: string; name: string; input: unknown }> }
   | { type: 'tool_started'; id: string; name: string; input: Record<string, unknown> }

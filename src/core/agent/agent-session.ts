@@ -64,6 +64,8 @@ export class AgentSession {
   private readonly gate: PermissionGate;
   private turn = 0;
   private ended = false;
+  /** Messages the user sent while a turn ran, in order, not yet given to the model. */
+  private readonly queued: string[] = [];
   /** SessionStart said `continue: false`: no prompt runs in this session. */
   private stoppedAtStart?: { reason?: string; hookName: string };
   private readonly hookFailures: Disposable;
@@ -147,11 +149,32 @@ export class AgentSession {
     return this.compactor.compact(this.messages, this.hooks, 'manual', signal, instructions);
   }
 
+  /**
+   * A message sent while a turn runs (steering, seed 004): it reaches the model at the next
+   * step, after the UserPromptSubmit hooks, and a turn about to end goes on with it. What
+   * still waits when the turn ends is the next prompt (takeFollowUp).
+   */
+  queue(text: string): void {
+    this.queued.push(text);
+  }
+
+  /** The messages still waiting after a turn, as the next prompt (FollowUpQueued fires). */
+  takeFollowUp(): string | undefined {
+    if (this.queued.length === 0) return undefined;
+    const messages = this.queued.splice(0);
+    const prompt = messages.join('\n\n');
+    this.hooks.emit('FollowUpQueued', { prompt, turn_index: Math.max(0, this.turn - 1), messages: messages.length });
+    return prompt;
+  }
+
   /** One user prompt, worked on until the agent stops (or is blocked, cancelled, capped). */
   async prompt(text: string, signal: AbortSignal = new AbortController().signal): Promise<TurnOutcome> {
     const turn = this.turn++;
     this.options.cancellation?.resume(this.id);
-    const onAbort = () => this.options.cancellation?.cancel(this.id);
+    const onAbort = () => {
+      this.options.cancellation?.cancel(this.id);
+      this.hooks.emit('InterruptReceived', { turn_index: turn });
+    };
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       return await this.runTurn(turn, text, signal);
@@ -192,6 +215,7 @@ export class AgentSession {
         compactor: this.compactor,
         emit: (e) => this.events.fire(e),
         maxSteps: this.options.maxSteps ?? 50,
+        takeSteering: (step, loopSignal) => this.takeSteering(turn, step, loopSignal),
         onFinalAnswer: async (answer, loopSignal) => {
           // TodoGuard runs before Stop hooks (seed 002): unfinished todos mean keep going.
           if (this.todos.hasUnfinished() && todoNudges < (this.options.todoGuardCap ?? 3)) {
@@ -242,6 +266,29 @@ export class AgentSession {
     this.hooks.emit('SessionEnd', { reason });
     await this.options.dispatcher.drain(1_500);
     this.events.fire({ type: 'session_ended', reason });
+  }
+
+  private async takeSteering(turn: number, step: number, signal: AbortSignal): Promise<boolean> {
+    let injected = false;
+    while (this.queued.length > 0 && !signal.aborted) {
+      const text = this.queued[0];
+      const submit = await this.hooks.dispatch('UserPromptSubmit', { prompt: text }, signal);
+      // Interrupted while its hooks ran: it stays queued, for the next prompt.
+      if (signal.aborted) break;
+      this.queued.shift();
+      this.notices(submit.systemMessages, submit.warnings);
+      if (submit.blocked || submit.stop) {
+        const reason = submit.blockReason ?? submit.stop?.reason ?? 'blocked by a hook';
+        this.events.fire({ type: 'steering_blocked', text, reason, hookName: submit.blockingErrors[0]?.hookName ?? submit.stop?.hookName });
+        continue;
+      }
+      this.messages.push({ role: 'user', content: text });
+      if (submit.contexts.length > 0) this.messages.push(reminder(submit.contexts));
+      this.hooks.emit('SteeringInjected', { prompt: text, turn_index: turn, step });
+      this.events.fire({ type: 'steering_injected', text });
+      injected = true;
+    }
+    return injected;
   }
 
   private async refreshSystemPrompt(signal: AbortSignal): Promise<void> {

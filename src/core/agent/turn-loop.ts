@@ -33,6 +33,8 @@ export interface TurnLoopDeps {
   emit: (event: AgentEvent) => void;
   maxSteps: number;
   onFinalAnswer: FinalAnswerHandler;
+  /** Adds the messages the user sent since the last step; true when any reached the conversation. */
+  takeSteering?: (step: number, signal: AbortSignal) => Promise<boolean>;
 }
 
 /**
@@ -51,6 +53,7 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
     step++;
     const asyncContexts = deps.hooks.takeAsyncContexts();
     if (asyncContexts.length > 0) messages.push(reminder(asyncContexts));
+    await deps.takeSteering?.(step, signal);
     if (deps.compactor.needsCompaction(messages)) await deps.compactor.compact(messages, deps.hooks, 'auto', signal);
 
     let request: ModelRequest = { model: deps.modelName, messages, tools: toolDefs.length > 0 ? toolDefs : undefined };
@@ -103,6 +106,8 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
       messages.push(reminder(afterContexts));
       continue;
     }
+    // The user said more while this answer was written: the model hears it before the turn can end.
+    if (await deps.takeSteering?.(step, signal)) continue;
     const final = await deps.onFinalAnswer(response.content, signal);
     if (final.stop) return done('stopped', response.content, { stopSession: final.stop });
     if (final.continueWith === undefined) return done('completed', response.content);

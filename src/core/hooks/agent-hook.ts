@@ -41,7 +41,10 @@ export interface AgentHook {
   postToolUseFailure?: Method<'PostToolUseFailure'>;
   onToolSkipped?: Method<'ToolSkipped'>;
   onStepComplete?: Method<'StepComplete'>;
+  onSteeringInjected?: Method<'SteeringInjected'>;
   onStop?: Method<'Stop'>;
+  onInterruptReceived?: Method<'InterruptReceived'>;
+  onFollowUpQueued?: Method<'FollowUpQueued'>;
   onTurnEnd?: Method<'TurnEnd'>;
   onSubagentStart?: Method<'SubagentStart'>;
   onSubagentStop?: Method<'SubagentStop'>;
@@ -66,7 +69,10 @@ export const AGENT_HOOK_METHODS = {
   PostToolUseFailure: 'postToolUseFailure',
   ToolSkipped: 'onToolSkipped',
   StepComplete: 'onStepComplete',
+  SteeringInjected: 'onSteeringInjected',
   Stop: 'onStop',
+  InterruptReceived: 'onInterruptReceived',
+  FollowUpQueued: 'onFollowUpQueued',
   TurnEnd: 'onTurnEnd',
   SubagentStart: 'onSubagentStart',
   SubagentStop: 'onSubagentStop',

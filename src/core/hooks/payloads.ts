@@ -116,6 +116,9 @@ export const payloadSchemas = {
     last_assistant_message: z.string(),
     agent_transcript_path: z.string().optional(),
   }),
+  SteeringInjected: z.looseObject({ ...common, hook_event_name: event('SteeringInjected'), prompt: z.string(), turn_index: z.number().int(), step: z.number().int() }),
+  InterruptReceived: z.looseObject({ ...common, hook_event_name: event('InterruptReceived'), turn_index: z.number().int() }),
+  FollowUpQueued: z.looseObject({ ...common, hook_event_name: event('FollowUpQueued'), prompt: z.string(), turn_index: z.number().int(), messages: z.number().int() }),
   PreCompact: z.looseObject({
     ...common,
     hook_event_name: event('PreCompact'),

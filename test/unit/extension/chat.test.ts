@@ -70,6 +70,35 @@ describe('chat stream', () => {
     expect(chat.server.requests.map((r) => r.body.messages.at(-1))).toEqual([expect.objectContaining({ content: 'from a keybinding' }), expect.objectContaining({ content: 'second' })]);
   });
 
+  it('a message sent while the agent works is shown queued, reaches the model after the step, and one sent too late is the next prompt', async () => {
+    const hooks = {
+      hooks: {
+        PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: 'sleep 0.4' }] }],
+        Stop: [{ hooks: [{ type: 'command', command: 'sleep 0.4', statusMessage: 'Final checks…' }] }],
+      },
+    };
+    const chat = await startChat({ '.vscode/hooks.json': JSON.stringify(hooks) }, [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('Listed the ts files.'), text('Summary: none.')]);
+    h = chat;
+    const lastStatus = () => chat.webview.ofType<Status>('status').at(-1);
+    chat.webview.send({ type: 'send', text: 'list files' });
+    await until(() => chat.items().some((i) => i.kind === 'tool'), 'the tool call to start');
+    chat.webview.send({ type: 'send', text: 'only ts files' });
+    await until(() => chat.items().some((i) => i.kind === 'user' && i.text === 'only ts files' && i.queued === true), 'the queued message');
+    // Sent while the Stop hook runs, after the last step: it waits for the turn to end.
+    await until(() => lastStatus()?.activity === 'Final checks…', 'the Stop hook');
+    chat.webview.send({ type: 'send', text: 'and a summary' });
+    await until(() => chat.items().filter((i) => i.kind === 'turn-end').length === 2, 'the follow-up turn to end');
+    await until(() => lastStatus()?.busy === false, 'the chat to be idle');
+
+    expect(chat.server.requests).toHaveLength(3);
+    expect(chat.server.requests[1].body.messages.at(-1)).toMatchObject({ role: 'user', content: 'only ts files' });
+    expect(chat.server.requests[2].body.messages.at(-1)).toMatchObject({ role: 'user', content: 'and a summary' });
+    const users = chat.items().filter((i) => i.kind === 'user');
+    expect(users.map((u) => [u.text, u.queued ?? false])).toEqual([['list files', false], ['only ts files', false], ['and a summary', false]]);
+    // Each message shows where it was sent; the follow-up's turn does not repeat it.
+    expect(chat.items().map((i) => i.kind)).toEqual(['user', 'tool', 'user', 'assistant', 'user', 'turn-end', 'assistant', 'turn-end']);
+  });
+
   it('while a hook with a statusMessage runs, the status carries it; afterwards it is gone', async () => {
     const hooks = { hooks: { PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: 'sleep 0.3', statusMessage: 'Checking the pattern…' }] }] } };
     const chat = await startChat({ '.vscode/hooks.json': JSON.stringify(hooks) }, [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('found')]);
