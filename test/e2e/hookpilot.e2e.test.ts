@@ -33,14 +33,17 @@ const TURN_TIMEOUT_MS = 60_000;
 const PROMPTS = {
   trustedFirst: 'E2E-TRUSTED-1: tidy the workspace',
   trustedSecond: 'E2E-TRUSTED-2: remove keep.txt',
+  steering: 'E2E-STEERING: run the slow check',
   restricted: 'E2E-RESTRICTED: remove keep.txt',
 } as const;
 const FINAL_TEXTS = {
   trustedFirst: 'E2E-DONE-1: three commands tried.',
   trustedSecond: 'E2E-DONE-2: keep.txt is gone.',
+  steering: 'E2E-DONE-STEERING: the check passed, and I read your note.',
   restricted: 'E2E-DONE-3: left keep.txt alone.',
 } as const;
 const CONTEXT_MARKER = 'CONTEXT-NOTE-MARKER';
+const STEERING_NOTE = 'E2E-NOTE: also mention the note';
 const GUARD_REASON = 'rm -rf is not allowed in this workspace';
 
 const bash = (command: string) => toolCalls([{ name: 'Bash', arguments: { command, description: 'run a command' } }]);
@@ -68,6 +71,8 @@ function script(request: RecordedRequest): ScriptedReply {
   const steps: Record<keyof typeof PROMPTS, ScriptedReply[]> = {
     trustedFirst: [bash('rm -rf keep.txt'), bash('echo allowed > allowed.txt'), bash('echo denied > denied.txt'), text(FINAL_TEXTS.trustedFirst)],
     trustedSecond: [bash('rm -rf keep.txt'), text(FINAL_TEXTS.trustedSecond)],
+    // The final answer says whether the note typed during the command reached the model.
+    steering: [bash('sleep 3'), text(request.body.messages.some((m) => contentText(m.content).includes(STEERING_NOTE)) ? FINAL_TEXTS.steering : 'E2E-NO-NOTE')],
     restricted: [bash('rm -rf keep.txt'), text(FINAL_TEXTS.restricted)],
   };
   // Anything else the extension asks (a title, a summary) gets a plain answer.
@@ -220,6 +225,24 @@ describe('trusted workspace', () => {
     expect(existsSync(path.join(folder, 'keep.txt'))).toBe(false);
     expect((await guardRuns(folder)).length).toBe(runsBefore);
     await screenshot(page(), 'hookpilot-5-second-turn-done');
+  });
+
+  it('queues a message typed while the agent works and gives it to the model after the running step', async () => {
+    chat = await openChat(page());
+    await sendPrompt(chat, PROMPTS.steering);
+    expect(await answerModal(page(), 'Allow once')).toContain('sleep 3');
+    // The command takes 3 s; meanwhile the user types a note.
+    await chat.locator('[data-testid="cancel"]').waitFor({ state: 'visible', timeout: 10_000 });
+    const input = chat.locator('textarea.composer-input');
+    await input.fill(STEERING_NOTE);
+    await input.press('Enter');
+    const queued = chat.locator('[data-testid="queued-note"]');
+    await queued.waitFor({ state: 'visible', timeout: 10_000 });
+    await screenshot(page(), 'hookpilot-5b-steering-queued');
+    await waitForText(chat, FINAL_TEXTS.steering);
+    expect(await queued.count()).toBe(0);
+    const delivered = model.requests.find((r) => r.body.messages.some((m) => contentText(m.content).includes(STEERING_NOTE)));
+    expect(delivered?.body.messages.slice(-2).map((m) => m.role)).toEqual(['tool', 'user']);
   });
 
   it('lists the hooks and their runs in the Hook Manager', async () => {
