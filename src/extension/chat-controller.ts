@@ -168,6 +168,8 @@ export class ChatController extends Disposable {
 
   /** What was sent during a turn (or a compaction) and never reached the model is the next prompt. */
   private async runFollowUp(): Promise<void> {
+    // A turn that started meanwhile takes them: at its next step, or after it.
+    if (this.run) return;
     const session = this.session;
     const followUp = session?.takeFollowUp();
     if (!session || followUp === undefined) return;

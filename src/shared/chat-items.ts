@@ -17,7 +17,7 @@ export const hookAnnotationSchema = z.object({
 });
 export type HookAnnotationView = z.infer<typeof hookAnnotationSchema>;
 
-/** A tool card's state: running, waiting for a person, or one of the four outcomes. */
+/** A tool card's state: running, waiting for a person, or one of the five outcomes. */
 export const toolStatusSchema = z.enum(['running', 'awaiting-approval', 'executed', 'blocked', 'denied', 'failed', 'skipped']);
 export type ToolStatus = z.infer<typeof toolStatusSchema>;
 
