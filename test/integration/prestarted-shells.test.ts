@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PrestartedShells } from '../../src/core/process/prestarted-shells';
 import { runProcess, type RunProcessOptions } from '../../src/core/process/run-process';
+import { shellForksSingleCommands } from '../../src/core/process/shell-fork-probe';
 import { untilWaiting } from '../support/prestarted';
 import { isProcessAlive, waitUntilDead } from '../support/process-liveness';
 
@@ -95,8 +96,7 @@ describe('prestarted shells', () => {
     }
   });
 
-  it('are not used for what sh -c would do differently: args, another shell, several lines, a variable the shell sets at start', async () => {
-    await warm();
+  it('are not used for what sh -c would do differently: args, another shell, several lines, an env a line cannot express', async () => {
     const cases: Array<[string, Partial<RunProcessOptions>]> = [
       ['echo "[$0][$1]"', { args: ['a'] }],
       ['echo $0', { shell: 'bash' }],
@@ -104,12 +104,27 @@ describe('prestarted shells', () => {
       ['echo "[$IFS]"', { env: { ...baseEnv, IFS: ':' } }],
       ['env | grep -c "^A-B=" || true', { env: { ...baseEnv, 'A-B': '1' } }],
       ['echo "$PWD"', { env: { ...baseEnv, PWD: '/' } }],
+      ['printf "[%s]" "$MULTI"; cat', { env: { ...baseEnv, MULTI: 'line one\nline two' }, input: '{"payload":1}' }],
+      ['echo "$SHELLOPTS"', { env: { ...baseEnv, SHELLOPTS: 'braceexpand' } }],
     ];
     for (const [command, extra] of cases) {
+      await warm();
+      const waitingPids = processesIn(dir);
       const fresh = await runProcess(request(command, extra));
-      const run = await runExpecting(false, request(command, extra));
-      expect({ exitCode: run.exitCode, stdout: run.stdout }).toEqual({ exitCode: fresh.exitCode, stdout: fresh.stdout });
+      let pid: number | undefined;
+      const run = await runProcess(request(command, { ...extra, onSpawn: (p) => (pid = p) }), shells);
+      expect(waitingPids).not.toContain(pid);
+      expect({ command, exitCode: run.exitCode, stdout: run.stdout }).toEqual({ command, exitCode: fresh.exitCode, stdout: fresh.stdout });
     }
+  });
+
+  it('after a run they could not serve, start again from its environment', async () => {
+    const unusual = { ...baseEnv, IFS: ':' };
+    await warm({ env: unusual });
+    // Started with IFS=':': a run without it cannot use them, and the next shells start from it.
+    await runProcess(request('true'), shells);
+    await untilWaiting(shells);
+    expect((await runExpecting(true, request('echo "[$IFS]" | od -c | head -1'))).exitCode).toBe(0);
   });
 
   it('start as many shells as runs went in parallel, for the directory last used', async () => {
@@ -142,14 +157,57 @@ describe('prestarted shells', () => {
     expect((await runExpecting(true, request('ls', { cwd: project }))).stdout).toBe('new-file\n');
   });
 
-  it('skip a shell that died while it waited', async () => {
+  it('skip a shell that died while it waited, even before this process has seen it exit', async () => {
     await warm();
     const [pid] = processesIn(dir);
     process.kill(pid, 'SIGKILL');
-    expect(await waitUntilDead(pid, 2_000)).toBe(true);
-    await new Promise((r) => setTimeout(r, 50));
+    // No await until the run: the exit event cannot have been delivered yet.
+    for (const deadline = Date.now() + 2_000; isProcessAlive(pid) && Date.now() < deadline; );
+    expect(isProcessAlive(pid)).toBe(false);
     const result = await runProcess(request('echo alive'), shells);
-    expect(result).toMatchObject({ exitCode: 0, stdout: 'alive\n' });
+    expect(result).toMatchObject({ exitCode: 0, signal: null, stdout: 'alive\n' });
+  });
+
+  it('survive shells that cannot start: a directory that is a file, no file descriptors left', async () => {
+    const file = join(dir, 'not-a-directory');
+    writeFileSync(file, '');
+    const result = await runProcess(request('true', { cwd: file }), shells);
+    expect(result.spawnError).toBeDefined();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(shells.waiting).toBe(0);
+    expect((await runProcess(request('echo fine'), shells)).stdout).toBe('fine\n');
+
+    // Out of descriptors, starting the next shell fails with an 'error' event: heard, not fatal.
+    const host = join(dir, 'fd-host.ts');
+    writeFileSync(
+      host,
+      `import { openSync, closeSync } from 'node:fs';
+import { PrestartedShells } from ${JSON.stringify(join(__dirname, '../../src/core/process/prestarted-shells'))};
+import { runProcess } from ${JSON.stringify(join(__dirname, '../../src/core/process/run-process'))};
+const shells = new PrestartedShells();
+const options = { command: 'true', shell: true, cwd: ${JSON.stringify(dir)}, env: process.env };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+void (async () => {
+  await runProcess(options, shells);
+  while (shells.waiting === 0) await sleep(10);
+  const fds: number[] = [];
+  try { for (;;) fds.push(openSync('/dev/null', 'r')); } catch {}
+  const taken = await runProcess(options, shells);
+  await sleep(300);
+  for (const fd of fds) closeSync(fd);
+  console.log(JSON.stringify({ taken: taken.exitCode, waiting: shells.waiting }));
+  shells.dispose();
+})();
+`,
+    );
+    const out = execFileSync('sh', ['-c', 'ulimit -n 256 && exec "$0" --import "$1" "$2"', process.execPath, pathToFileURL(require.resolve('tsx')).href, host], { encoding: 'utf8', timeout: 20_000 });
+    expect(JSON.parse(out.trim().split('\n').pop() ?? '')).toEqual({ taken: 0, waiting: 0 });
+  });
+
+  it('stand for sh -c only where it forks for a single command (dash), not where it execs it (bash)', async () => {
+    expect(await shellForksSingleCommands('/bin/sh')).toBe(realpathSync('/bin/sh').endsWith('dash'));
+    expect(await shellForksSingleCommands('/bin/bash')).toBe(false);
+    expect(await shellForksSingleCommands('/bin/dash')).toBe(true);
   });
 
   it('are killed on dispose, and never keep their host alive', async () => {

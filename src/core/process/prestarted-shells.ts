@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { Disposable } from '../events-emitter';
+import { shellCommandLine } from './shell-command-line';
+import { shellForksSingleCommands } from './shell-fork-probe';
 
 /** What a run needs to know of the process it gets: how it spawns (shell, directory, env). */
 export interface ShellRequest {
@@ -26,30 +28,6 @@ const WAITING_SHELL = 'IFS= read -r __hookpilot_line || exit 0; eval "unset __ho
 const SHELL = '/bin/sh';
 /** Parallel runs beyond this start cold: a priority group rarely has more command hooks. */
 const MAX_SHELLS = 4;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** The shell sets or reads these only as it starts: a difference here needs a fresh shell. */
-const SET_AT_START = new Set(['IFS', 'PS1', 'PS2', 'PS4', 'OPTIND', 'PPID', 'PWD', 'OLDPWD', 'ENV', 'LINENO', 'MAIL', 'MAILCHECK', 'MAILPATH']);
-
-/** `'...'` quoting: everything inside is literal, a quote is closed, escaped and reopened. */
-function quote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The statements that turn `from` into `to`, or undefined when a shell cannot express them. */
-function environmentChange(from: NodeJS.ProcessEnv, to: NodeJS.ProcessEnv): string | undefined {
-  const statements: string[] = [];
-  for (const [name, value] of Object.entries(to)) {
-    if (value === undefined || from[name] === value) continue;
-    if (!ENV_NAME.test(name) || SET_AT_START.has(name)) return undefined;
-    statements.push(`export ${name}=${quote(value)}; `);
-  }
-  for (const name of Object.keys(from)) {
-    if (from[name] === undefined || to[name] !== undefined) continue;
-    if (!ENV_NAME.test(name) || SET_AT_START.has(name)) return undefined;
-    statements.push(`unset ${name}; `);
-  }
-  return statements.join('');
-}
 
 function directoryIdOf(dir: string): string | undefined {
   try {
@@ -57,6 +35,19 @@ function directoryIdOf(dir: string): string | undefined {
     return `${stat.dev}:${stat.ino}`;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Dead, but its exit not yet seen by this process (a zombie): handing it out would lose the
+ * run. Only Linux says so cheaply; elsewhere the exit event is the only sign.
+ */
+function exitedUnseen(pid: number | undefined): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }
 
@@ -72,8 +63,9 @@ function setRef(child: ChildProcess, ref: boolean): void {
  * A short hook is mostly the cost of forking the host and exec'ing the shell; a run that
  * takes a waiting shell skips both, and the next shells are started once nothing runs, off
  * every hook's critical path. The shell evals the same command line, in the same directory,
- * with the same $0 and, after exporting what differs, the same environment as `sh -c` would.
- * Idle shells never keep the host alive, and exit when it goes away.
+ * with the same $0 and, after exporting what differs, the same environment as `sh -c` would,
+ * and is used only where `sh -c` forks for a single command too (dash; not bash, which execs
+ * it). Idle shells never keep the host alive, and exit when it goes away.
  */
 export class PrestartedShells implements Disposable {
   private idle: Array<{ child: ChildProcess; env: NodeJS.ProcessEnv }> = [];
@@ -84,6 +76,8 @@ export class PrestartedShells implements Disposable {
   private wanted = 0;
   private filling: NodeJS.Immediate | undefined;
   private disposed = false;
+  /** Whether this machine's `sh -c` forks for a single command; undefined until asked. */
+  private shellForks: boolean | undefined;
 
   /** How many shells wait for a command now. */
   get waiting(): number {
@@ -101,14 +95,16 @@ export class PrestartedShells implements Disposable {
     this.wanted = Math.min(MAX_SHELLS, Math.max(this.wanted, this.running));
     while (this.idle.length > 0) {
       const shell = this.idle.shift();
-      if (!shell || shell.child.exitCode !== null || shell.child.signalCode !== null) continue;
-      const change = environmentChange(shell.env, request.env);
-      if (change === undefined) {
-        this.idle.push(shell);
+      if (!shell || shell.child.exitCode !== null || shell.child.signalCode !== null || exitedUnseen(shell.child.pid)) continue;
+      const commandLine = shellCommandLine(shell.env, request.env, request.command);
+      if (commandLine === undefined) {
+        // Started in an environment a line cannot turn into this one: the next start from this one.
+        this.idle.unshift(shell);
+        this.retire();
         return undefined;
       }
       setRef(shell.child, true);
-      return { child: shell.child, commandLine: `${change}${request.command}\n` };
+      return { child: shell.child, commandLine };
     }
     return undefined;
   }
@@ -116,7 +112,7 @@ export class PrestartedShells implements Disposable {
   /** Marks a run as finished; once none runs, the shells used up are started again. */
   release(): void {
     this.running = Math.max(0, this.running - 1);
-    if (this.running === 0 && !this.filling && !this.disposed) this.filling = setImmediate(() => this.fill());
+    this.scheduleFill();
   }
 
   dispose(): void {
@@ -125,10 +121,22 @@ export class PrestartedShells implements Disposable {
     this.retire();
   }
 
+  private scheduleFill(): void {
+    if (this.running === 0 && !this.filling && !this.disposed) this.filling = setImmediate(() => this.fill());
+  }
+
   private fill(): void {
     this.filling = undefined;
     const template = this.template;
     if (!template || this.disposed || this.running > 0) return;
+    if (this.shellForks === undefined) {
+      void shellForksSingleCommands(SHELL).then((forks) => {
+        this.shellForks = forks;
+        if (forks) this.scheduleFill();
+      });
+      return;
+    }
+    if (!this.shellForks) return;
     this.directoryId = directoryIdOf(template.cwd);
     if (this.directoryId === undefined) return;
     while (this.idle.length < this.wanted) {
@@ -138,11 +146,11 @@ export class PrestartedShells implements Disposable {
       } catch {
         return;
       }
-      // No pid: it could not start (the directory is gone); the next run spawns as usual.
+      // Before anything else: a spawn that fails (no such directory, no file descriptors
+      // left) reports it as an 'error' event, which must not go unheard.
+      child.on('error', () => undefined);
       if (child.pid === undefined) return;
       const shell = { child, env: template.env };
-      // A shell that dies while it waits is simply not used.
-      child.on('error', () => undefined);
       child.stdin?.on('error', () => undefined);
       child.once('exit', () => (this.idle = this.idle.filter((s) => s !== shell)));
       setRef(child, false);
