@@ -146,9 +146,10 @@ export class ChatController extends Disposable {
 
   async send(text: string): Promise<void> {
     const compact = COMPACT_COMMAND.exec(text.trim());
-    if (compact) return this.compact(compact[1]?.trim() || null);
-    // Sent while the agent works: it hears it after its current step (steering, seed 004).
-    if (this.run && this.session) {
+    if (compact) return this.compact(compact[1]?.trim() || null, text);
+    // Sent while the agent works, or while earlier such messages still wait: the model gets
+    // it after the current step, in order (steering, seed 004).
+    if (this.session && (this.run || this.session.hasQueued)) {
       this.session.queue(text);
       this.emitAll(this.projector.queuedPrompt(text));
       return;
@@ -158,44 +159,65 @@ export class ChatController extends Disposable {
       this.postStatus();
       return;
     }
-    await this.exclusive('chat turn', async (signal) => {
+    const interrupted = await this.exclusive('chat turn', async (signal) => {
       const session = this.session ?? (await this.startSession('startup', resolution.endpoint.model));
       this.emitAll(this.projector.userPrompt(text));
       await session.prompt(text, signal);
     });
-    await this.runFollowUp();
+    await this.afterRun(interrupted);
   }
 
-  /** What was sent during a turn (or a compaction) and never reached the model is the next prompt. */
-  private async runFollowUp(): Promise<void> {
-    // A turn that started meanwhile takes them: at its next step, or after it.
-    if (this.run) return;
+  /**
+   * What was sent during a turn (or a compaction) and never reached the model: the next
+   * prompt, or back in the composer when the user interrupted the turn.
+   */
+  private async afterRun(interrupted: boolean): Promise<void> {
     const session = this.session;
-    const followUp = session?.takeFollowUp();
-    if (!session || followUp === undefined) return;
+    // A turn that started meanwhile takes them: at its next step, or after it.
+    if (this.run || !session?.hasQueued) return;
+    if (interrupted) return this.returnQueued(session);
+    const followUp = session.takeFollowUp();
+    if (followUp === undefined) return;
     this.emitAll(this.projector.adoptQueued());
-    await this.exclusive('chat turn', (signal) => session.prompt(followUp, signal).then(() => undefined));
-    await this.runFollowUp();
+    await this.afterRun(await this.exclusive('chat turn', (signal) => session.prompt(followUp, signal).then(() => undefined)));
   }
 
-  /** Claude Code's /compact: the conversation so far becomes one summary (PreCompact, trigger "manual"). */
-  async compact(instructions: string | null): Promise<void> {
+  private returnQueued(session: AgentSession): void {
+    const texts = session.takeQueued();
+    if (texts.length === 0) return;
+    this.emitAll(this.projector.withdrawQueued());
+    this.post({ type: 'restoreDraft', text: texts.join('\n\n') });
+  }
+
+  /**
+   * Claude Code's /compact: the conversation so far becomes one summary (PreCompact, trigger
+   * "manual"). Only between turns: typed while the agent works, it goes back to the composer.
+   */
+  async compact(instructions: string | null, typed?: string): Promise<void> {
     const session = this.session;
     if (!session) {
       this.emitAll(this.projector.project({ type: 'notice', level: 'info', message: 'Nothing to compact yet: the chat has not started.', source: 'compaction' }));
       return;
     }
-    await this.exclusive('compaction', async (signal) => {
+    if (this.run) {
+      this.emitAll(this.projector.project({ type: 'notice', level: 'info', message: 'The conversation can be compacted only between turns: run /compact again when the agent has finished.', source: 'compaction' }));
+      if (typed) this.post({ type: 'restoreDraft', text: typed });
+      return;
+    }
+    const interrupted = await this.exclusive('compaction', async (signal) => {
       if (!(await session.compact(instructions, signal))) {
         this.emitAll(this.projector.project({ type: 'notice', level: 'info', message: 'Nothing was compacted: too little conversation so far, or a PreCompact hook blocked it.', source: 'compaction' }));
       }
     });
-    await this.runFollowUp();
+    await this.afterRun(interrupted);
   }
 
-  /** One thing at a time talks to the session: a turn or a compaction, cancellable, shown as busy. */
-  private async exclusive(what: string, work: (signal: AbortSignal) => Promise<void>): Promise<void> {
-    if (this.run) return;
+  /**
+   * One thing at a time talks to the session: a turn or a compaction, cancellable, shown as
+   * busy. True when it was interrupted (cancelled, or the session ended under it).
+   */
+  private async exclusive(what: string, work: (signal: AbortSignal) => Promise<void>): Promise<boolean> {
+    if (this.run) return false;
     const controller = new AbortController();
     let finish: () => void = () => undefined;
     this.run = { controller, done: new Promise<void>((resolve) => (finish = resolve)) };
@@ -212,6 +234,7 @@ export class ChatController extends Disposable {
       this.postStatus();
       await this.postSessions();
     }
+    return controller.signal.aborted;
   }
 
   cancel(): void {
@@ -287,6 +310,8 @@ export class ChatController extends Disposable {
     const session = this.session;
     if (!session) return;
     this.session = undefined;
+    // Messages it never got are the user's: back to the composer, not lost with the session.
+    this.returnQueued(session);
     await session.end(reason);
     this.sessionEvents?.dispose();
     this.sessionEvents = undefined;

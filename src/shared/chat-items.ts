@@ -42,6 +42,8 @@ export const userItemSchema = z.object({
   blocked: z.boolean().optional(),
   /** Sent while the agent worked: the model gets it after the current step. */
   queued: z.boolean().optional(),
+  /** Queued when the turn was interrupted: never sent, and back in the composer. */
+  withdrawn: z.boolean().optional(),
 });
 
 export const assistantItemSchema = z.object({
@@ -114,7 +116,7 @@ export type ChatItemKind = ChatItem['kind'];
  * without resending it: patches stay small however long the answer grows.
  */
 export const chatItemChangesSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('user'), blocked: z.boolean().optional(), queued: z.boolean().optional() }),
+  z.object({ kind: z.literal('user'), blocked: z.boolean().optional(), queued: z.boolean().optional(), withdrawn: z.boolean().optional() }),
   z.object({ kind: z.literal('assistant'), appendText: z.string().optional(), text: z.string().optional(), streaming: z.boolean().optional() }),
   z.object({
     kind: z.literal('tool'),

@@ -82,6 +82,11 @@ export class ChatProjector {
     return ids.map((id) => this.patch(id, { kind: 'user', queued: false }));
   }
 
+  /** The turn was interrupted: the waiting messages were never sent (they go back to the composer). */
+  withdrawQueued(): ChatStreamMessage[] {
+    return this.queuedIds.splice(0).map((id) => this.patch(id, { kind: 'user', queued: false, withdrawn: true }));
+  }
+
   project(event: AgentEvent): ChatStreamMessage[] {
     switch (event.type) {
       case 'turn_started': {

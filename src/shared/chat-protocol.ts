@@ -69,6 +69,8 @@ export const hostToChatSchema = z.discriminatedUnion('type', [
   }),
   /** Put the caret in the composer (a "focus chat" command). */
   z.object({ type: z.literal('focus') }),
+  /** Text the user sent that was never run (queued when the turn was interrupted): back to the composer. */
+  z.object({ type: z.literal('restoreDraft'), text: z.string().min(1) }),
 ]);
 export type HostToChat = z.infer<typeof hostToChatSchema>;
 export type ChatStreamMessage = Extract<HostToChat, { type: 'reset' | 'append' | 'patch' }>;

@@ -40,6 +40,7 @@ export function applyChatMessage(state: ChatViewState, msg: HostToChat): ChatVie
     case 'sessions':
       return { ...state, sessions: msg.list, currentSessionId: msg.currentId };
     case 'focus':
+    case 'restoreDraft':
       return state;
   }
 }
@@ -69,7 +70,7 @@ export function indexOfItem(items: readonly ChatItem[], id: string): number {
 /** The item with `changes` applied, or undefined when the kinds differ. Undefined fields mean "unchanged". */
 export function applyChanges(item: ChatItem, changes: ChatItemChanges): ChatItem | undefined {
   if (item.kind === 'user' && changes.kind === 'user') {
-    return { ...item, blocked: changes.blocked ?? item.blocked, queued: changes.queued ?? item.queued };
+    return { ...item, blocked: changes.blocked ?? item.blocked, queued: changes.queued ?? item.queued, withdrawn: changes.withdrawn ?? item.withdrawn };
   }
   if (item.kind === 'assistant' && changes.kind === 'assistant') {
     const base = changes.text ?? item.text;

@@ -11,6 +11,7 @@ const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 const detail = input.prompt !== undefined ? input.prompt : 'turn ' + input.turn_index;
 require('fs').appendFileSync('events.log', input.hook_event_name + ' ' + JSON.stringify(detail) + (input.step !== undefined ? ' @' + input.step : '') + '\\n');
 if (/secret/.test(input.prompt || '')) { process.stderr.write('no secrets in prompts'); process.exit(2); }
+if (/halt/.test(input.prompt || '')) process.stdout.write(JSON.stringify({ continue: false, stopReason: 'halted by request' }));
 `;
 const logged = { type: 'command', command: 'node hooks/log.js' };
 const files = {
@@ -81,6 +82,18 @@ describe('messages sent while the agent works (steering, seed 004)', () => {
     expect(JSON.stringify(harness.server.requests[1].body.messages)).not.toContain('my secret');
     expect(harness.events.find((e) => e.type === 'steering_blocked')).toMatchObject({ text: 'my secret is 42', reason: expect.stringContaining('no secrets in prompts'), hookName: 'log.js' });
     expect(harness.events.some((e) => e.type === 'steering_injected')).toBe(false);
+  });
+
+  it('stopped by a UserPromptSubmit hook (continue: false), stop the turn as a prompt would', async () => {
+    h = await startAgent(files, [toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'sleep 0.3' } }]), text('never')], bypass);
+    const harness = h;
+    harness.session.onEvent((e) => {
+      if (e.type === 'tool_started') harness.session.queue('halt now');
+    });
+    const outcome = await harness.session.prompt('go');
+    expect(outcome).toMatchObject({ reason: 'stopped', stopSession: { reason: 'halted by request', hookName: 'log.js' } });
+    expect(harness.server.requests).toHaveLength(1);
+    expect(harness.events.find((e) => e.type === 'steering_blocked')).toMatchObject({ text: 'halt now', reason: 'halted by request' });
   });
 
   it('still waiting when the turn is interrupted, become the next prompt: InterruptReceived, then FollowUpQueued', async () => {

@@ -112,6 +112,12 @@ describe('chat webview', () => {
     await view.page.getByTestId('queued-note').waitFor({ state: 'detached' });
     await view.page.getByTestId('cancel').click();
     await view.waitForPosted('cancel');
+    // What was queued when the turn was stopped comes back ahead of the draft being typed.
+    await input.pressSequentially('half typed');
+    await view.host({ type: 'patch', seq: 3, id: 'u1', changes: { kind: 'user', withdrawn: true } });
+    await view.host({ type: 'restoreDraft', text: 'again' });
+    await view.page.getByTestId('withdrawn-note').waitFor({ state: 'visible' });
+    expect(await input.inputValue()).toBe('again\n\nhalf typed');
   });
 
   it('shows which hook blocked a tool call, and why', async () => {

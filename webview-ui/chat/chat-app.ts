@@ -78,6 +78,10 @@ export class ChatApp {
       this.composer.focus();
       return;
     }
+    if (message.type === 'restoreDraft') {
+      this.composer.restore(message.text);
+      return;
+    }
     this.state = applyChatMessage(this.state, message);
     if (message.type === 'reset') {
       this.resyncAskedAt = Number.NEGATIVE_INFINITY;

@@ -44,6 +44,14 @@ export class Composer {
     this.input.focus();
   }
 
+  /** Puts text that was never sent back in the box, ahead of whatever is being typed. */
+  restore(text: string): void {
+    const draft = this.input.value.trim();
+    this.input.value = draft ? `${text}\n\n${draft}` : text;
+    this.grow();
+    this.input.focus();
+  }
+
   private iconButton(iconName: string, label: string, testId: string, onClick: () => void): HTMLElement {
     const el = document.createElement('vscode-button');
     el.setAttribute('icon', iconName);

@@ -44,10 +44,11 @@ function row(item: ChatItem, content: HTMLElement): HTMLElement {
 function userView(item: UserItem): HTMLElement {
   return h(
     'div',
-    { class: `user-message${item.blocked ? ' is-blocked' : ''}${item.queued ? ' is-queued' : ''}` },
+    { class: `user-message${item.blocked ? ' is-blocked' : ''}${item.queued || item.withdrawn ? ' is-queued' : ''}` },
     h('div', { class: 'user-text', text: item.text }),
     item.blocked && h('div', { class: 'user-blocked-note' }, icon('circle-slash'), ' Not sent: a hook blocked this prompt'),
     item.queued && h('div', { class: 'user-queued-note', attrs: { 'data-testid': 'queued-note' } }, icon('clock'), ' Queued: the agent reads it after its current step'),
+    item.withdrawn && h('div', { class: 'user-queued-note', attrs: { 'data-testid': 'withdrawn-note' } }, icon('discard'), ' Not sent: the turn was stopped; it is back in the message box'),
   );
 }
 

@@ -17,7 +17,7 @@ import { createBuiltinTools } from './tools/builtin-tools';
 import { TodoStore } from './tools/todo-store';
 import type { Tool } from './tools/tool';
 import { Transcript } from './transcript';
-import { reminder, runTurnLoop, type TurnOutcome } from './turn-loop';
+import { reminder, runTurnLoop, type SteeringResult, type TurnOutcome } from './turn-loop';
 
 export interface AgentSessionOptions {
   sessionId?: string;
@@ -158,10 +158,20 @@ export class AgentSession {
     this.queued.push(text);
   }
 
+  /** Whether messages wait for the next step or prompt. */
+  get hasQueued(): boolean {
+    return this.queued.length > 0;
+  }
+
+  /** The waiting messages, taken back unsent (the turn was interrupted). */
+  takeQueued(): string[] {
+    return this.queued.splice(0);
+  }
+
   /** The messages still waiting after a turn, as the next prompt (FollowUpQueued fires). */
   takeFollowUp(): string | undefined {
     if (this.queued.length === 0) return undefined;
-    const messages = this.queued.splice(0);
+    const messages = this.takeQueued();
     const prompt = messages.join('\n\n');
     this.hooks.emit('FollowUpQueued', { prompt, turn_index: Math.max(0, this.turn - 1), messages: messages.length });
     return prompt;
@@ -268,7 +278,7 @@ export class AgentSession {
     this.events.fire({ type: 'session_ended', reason });
   }
 
-  private async takeSteering(turn: number, step: number, signal: AbortSignal): Promise<boolean> {
+  private async takeSteering(turn: number, step: number, signal: AbortSignal): Promise<SteeringResult> {
     let injected = false;
     while (this.queued.length > 0 && !signal.aborted) {
       const text = this.queued[0];
@@ -277,9 +287,13 @@ export class AgentSession {
       if (signal.aborted) break;
       this.queued.shift();
       this.notices(submit.systemMessages, submit.warnings);
-      if (submit.blocked || submit.stop) {
-        const reason = submit.blockReason ?? submit.stop?.reason ?? 'blocked by a hook';
-        this.events.fire({ type: 'steering_blocked', text, reason, hookName: submit.blockingErrors[0]?.hookName ?? submit.stop?.hookName });
+      // As for a prompt: `continue: false` stops the turn, a block keeps the message from the model.
+      if (submit.stop) {
+        this.events.fire({ type: 'steering_blocked', text, reason: submit.stop.reason ?? 'continue: false', hookName: submit.stop.hookName });
+        return { injected, stop: submit.stop };
+      }
+      if (submit.blocked) {
+        this.events.fire({ type: 'steering_blocked', text, reason: submit.blockReason ?? 'blocked by a hook', hookName: submit.blockingErrors[0]?.hookName });
         continue;
       }
       this.messages.push({ role: 'user', content: text });
@@ -288,7 +302,7 @@ export class AgentSession {
       this.events.fire({ type: 'steering_injected', text });
       injected = true;
     }
-    return injected;
+    return { injected };
   }
 
   private async refreshSystemPrompt(signal: AbortSignal): Promise<void> {

@@ -20,6 +20,12 @@ export interface TurnOutcome {
   usage: TokenUsage;
 }
 
+/** What the user said while the turn ran: whether any reached the conversation, or a hook's stop. */
+export interface SteeringResult {
+  injected: boolean;
+  stop?: { reason?: string; hookName: string };
+}
+
 /** What to do when the model answers without tool calls: finish, or continue with a message. */
 export type FinalAnswerHandler = (answer: string, signal: AbortSignal) => Promise<{ continueWith?: string; stop?: { reason?: string; hookName: string } }>;
 
@@ -33,8 +39,8 @@ export interface TurnLoopDeps {
   emit: (event: AgentEvent) => void;
   maxSteps: number;
   onFinalAnswer: FinalAnswerHandler;
-  /** Adds the messages the user sent since the last step; true when any reached the conversation. */
-  takeSteering?: (step: number, signal: AbortSignal) => Promise<boolean>;
+  /** Adds the messages the user sent since the last step. */
+  takeSteering?: (step: number, signal: AbortSignal) => Promise<SteeringResult>;
 }
 
 /**
@@ -53,7 +59,8 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
     step++;
     const asyncContexts = deps.hooks.takeAsyncContexts();
     if (asyncContexts.length > 0) messages.push(reminder(asyncContexts));
-    await deps.takeSteering?.(step, signal);
+    const steering = await deps.takeSteering?.(step, signal);
+    if (steering?.stop) return done('stopped', lastText, { stopSession: steering.stop });
     if (deps.compactor.needsCompaction(messages)) await deps.compactor.compact(messages, deps.hooks, 'auto', signal);
 
     let request: ModelRequest = { model: deps.modelName, messages, tools: toolDefs.length > 0 ? toolDefs : undefined };
@@ -107,7 +114,9 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
       continue;
     }
     // The user said more while this answer was written: the model hears it before the turn can end.
-    if (await deps.takeSteering?.(step, signal)) continue;
+    const late = await deps.takeSteering?.(step, signal);
+    if (late?.stop) return done('stopped', response.content, { stopSession: late.stop });
+    if (late?.injected) continue;
     const final = await deps.onFinalAnswer(response.content, signal);
     if (final.stop) return done('stopped', response.content, { stopSession: final.stop });
     if (final.continueWith === undefined) return done('completed', response.content);

@@ -146,6 +146,28 @@ describe('chat stream', () => {
     expect(chat.items().find((i) => i.kind === 'turn-end')).toMatchObject({ reason: 'cancelled' });
   });
 
+  it('cancel with messages queued: none is sent, they go back to the composer and the chat says so; /compact waits for the turn', async () => {
+    const chat = await startChat({}, [stall(2, text('a long answer that never ends', { chunks: 5 }))]);
+    h = chat;
+    chat.webview.send({ type: 'send', text: 'take your time' });
+    await until(() => chat.webview.ofType<Status>('status').at(-1)?.busy && chat.items().some((i) => i.kind === 'assistant'), 'the answer to start');
+    chat.webview.send({ type: 'send', text: '/compact keep the decisions' });
+    await until(() => chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft').length === 1, 'the /compact to come back');
+    expect(chat.items().at(-1)).toMatchObject({ kind: 'notice', message: expect.stringContaining('only between turns') });
+    chat.webview.send({ type: 'send', text: 'first note' });
+    chat.webview.send({ type: 'send', text: 'second note' });
+    await until(() => chat.items().filter((i) => i.kind === 'user' && i.queued).length === 2, 'two queued messages');
+    await stub.state.commands.get('hookpilot.cancel')?.();
+    await until(() => chat.webview.ofType<Status>('status').at(-1)?.busy === false && chat.items().some((i) => i.kind === 'turn-end'), 'the turn to end');
+    await until(() => chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft').length === 2, 'the notes to come back');
+
+    expect(chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft').map((m) => m.text)).toEqual(['/compact keep the decisions', 'first note\n\nsecond note']);
+    const notes = chat.items().filter((i) => i.kind === 'user' && i.text.endsWith('note'));
+    expect(notes.map((n) => n.kind === 'user' && [n.queued, n.withdrawn])).toEqual([[false, true], [false, true]]);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(chat.server.requests).toHaveLength(1);
+  });
+
   it('New Chat starts empty; the earlier chat is listed and resumes with its transcript', async () => {
     const chat = await startChat({}, [text('Paris.'), text('About 2 million.')]);
     h = chat;
