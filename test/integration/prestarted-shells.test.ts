@@ -208,6 +208,8 @@ void (async () => {
     expect(await shellForksSingleCommands('/bin/sh')).toBe(realpathSync('/bin/sh').endsWith('dash'));
     expect(await shellForksSingleCommands('/bin/bash')).toBe(false);
     expect(await shellForksSingleCommands('/bin/dash')).toBe(true);
+    // No answer (the shell is missing, or the probe timed out): unknown, asked again later.
+    expect(await shellForksSingleCommands(join(dir, 'no-such-shell'))).toBeUndefined();
   });
 
   it('are killed on dispose, and never keep their host alive', async () => {

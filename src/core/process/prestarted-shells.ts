@@ -130,6 +130,7 @@ export class PrestartedShells implements Disposable {
     const template = this.template;
     if (!template || this.disposed || this.running > 0) return;
     if (this.shellForks === undefined) {
+      // Unanswered (a failed probe): asked again at the next idle moment.
       void shellForksSingleCommands(SHELL).then((forks) => {
         this.shellForks = forks;
         if (forks) this.scheduleFill();
