@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { AgentEvent } from '../core/agent/agent-events';
 import { AgentSession } from '../core/agent/agent-session';
 import type { Approver } from '../core/agent/permissions/permission-settings';
+import type { TurnOutcome } from '../core/agent/turn-loop';
 import { Transcript } from '../core/agent/transcript';
 import { ChatProjector } from '../shared/chat-projector';
 import type { ChatToHost, HostToChat } from '../shared/chat-protocol';
@@ -16,6 +17,7 @@ import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
 import type { PendingApprovals } from './pending-approvals';
 import { scrubSecrets } from './secret-scrubber';
+import { UnsentDrafts } from './unsent-drafts';
 import { listSessions } from './session-catalog';
 import { replayTranscript } from './session-replay';
 
@@ -51,6 +53,9 @@ export class ChatController extends Disposable {
   private session: AgentSession | undefined;
   private sessionEvents: vscode.Disposable | undefined;
   private run: Run | undefined;
+  /** Ending or switching the session: a prompt sent meanwhile waits, then goes to the chat that follows. */
+  private switching: Promise<void> | undefined;
+  private readonly drafts = new UnsentDrafts((message) => this.post(message));
   private poster: ((message: HostToChat) => void) | undefined;
   private readonly hookStatus: HookStatusLine;
   private readonly sessionChanged = this._register(new vscode.EventEmitter<string | undefined>());
@@ -93,6 +98,10 @@ export class ChatController extends Disposable {
         this.postStatus();
         await this.postSessions();
         this.post(this.projector.snapshot());
+        if (message.type === 'ready') this.drafts.resend();
+        return;
+      case 'draftRestored':
+        this.drafts.acknowledge(message.id);
         return;
       case 'send':
         await this.send(message.text);
@@ -145,6 +154,7 @@ export class ChatController extends Disposable {
   }
 
   async send(text: string): Promise<void> {
+    while (this.switching) await this.switching;
     const compact = COMPACT_COMMAND.exec(text.trim());
     if (compact) return this.compact(compact[1]?.trim() || null, text);
     // Sent while the agent works, or while earlier such messages still wait: the model gets
@@ -159,34 +169,44 @@ export class ChatController extends Disposable {
       this.postStatus();
       return;
     }
-    const interrupted = await this.exclusive('chat turn', async (signal) => {
+    const halted = await this.runTurn(async (signal) => {
       const session = this.session ?? (await this.startSession('startup', resolution.endpoint.model));
       this.emitAll(this.projector.userPrompt(text));
-      await session.prompt(text, signal);
+      return session.prompt(text, signal);
     });
-    await this.afterRun(interrupted);
+    await this.afterRun(halted);
+  }
+
+  /** One prompt as the chat's turn; true when it was interrupted or a hook stopped the agent. */
+  private async runTurn(prompt: (signal: AbortSignal) => Promise<TurnOutcome>): Promise<boolean> {
+    let stopped = false;
+    const interrupted = await this.exclusive('chat turn', async (signal) => {
+      stopped = (await prompt(signal)).reason === 'stopped';
+    });
+    return interrupted || stopped;
   }
 
   /**
    * What was sent during a turn (or a compaction) and never reached the model: the next
-   * prompt, or back in the composer when the user interrupted the turn.
+   * prompt, or back in the composer when the turn was halted (the user interrupted it, or a
+   * hook stopped the agent).
    */
-  private async afterRun(interrupted: boolean): Promise<void> {
+  private async afterRun(halted: boolean): Promise<void> {
     const session = this.session;
     // A turn that started meanwhile takes them: at its next step, or after it.
     if (this.run || !session?.hasQueued) return;
-    if (interrupted) return this.returnQueued(session);
+    if (halted) return this.returnQueued(session);
     const followUp = session.takeFollowUp();
     if (followUp === undefined) return;
     this.emitAll(this.projector.adoptQueued());
-    await this.afterRun(await this.exclusive('chat turn', (signal) => session.prompt(followUp, signal).then(() => undefined)));
+    await this.afterRun(await this.runTurn((signal) => session.prompt(followUp, signal)));
   }
 
   private returnQueued(session: AgentSession): void {
     const texts = session.takeQueued();
     if (texts.length === 0) return;
     this.emitAll(this.projector.withdrawQueued());
-    this.post({ type: 'restoreDraft', text: texts.join('\n\n') });
+    this.drafts.add(texts.join('\n\n'));
   }
 
   /**
@@ -194,6 +214,7 @@ export class ChatController extends Disposable {
    * "manual"). Only between turns: typed while the agent works, it goes back to the composer.
    */
   async compact(instructions: string | null, typed?: string): Promise<void> {
+    while (this.switching) await this.switching;
     const session = this.session;
     if (!session) {
       this.emitAll(this.projector.project({ type: 'notice', level: 'info', message: 'Nothing to compact yet: the chat has not started.', source: 'compaction' }));
@@ -201,7 +222,7 @@ export class ChatController extends Disposable {
     }
     if (this.run) {
       this.emitAll(this.projector.project({ type: 'notice', level: 'info', message: 'The conversation can be compacted only between turns: run /compact again when the agent has finished.', source: 'compaction' }));
-      if (typed) this.post({ type: 'restoreDraft', text: typed });
+      if (typed) this.drafts.add(typed);
       return;
     }
     const interrupted = await this.exclusive('compaction', async (signal) => {
@@ -243,8 +264,10 @@ export class ChatController extends Disposable {
 
   /** Cancels a running turn and ends the session; the next prompt starts a new one. */
   async newChat(): Promise<void> {
-    await this.endSession('clear');
-    this.post(this.projector.clear());
+    await this.switchSession(async () => {
+      await this.endSession('clear');
+      this.post(this.projector.clear());
+    });
     this.postStatus();
     await this.postSessions();
   }
@@ -252,12 +275,14 @@ export class ChatController extends Disposable {
   async resume(sessionId: string): Promise<void> {
     if (sessionId === this.session?.id) return;
     const resolution = this.deps.config.resolveEndpoint();
-    await this.endSession('other');
-    this.post(this.projector.clear());
-    const messages = Transcript.load(Transcript.pathFor(this.transcriptDir, sessionId));
-    for (const event of replayTranscript(messages)) this.emitAll(this.projector.project(event));
-    if (resolution.ok) await this.startSession('resume', resolution.endpoint.model, sessionId);
-    this.emitAll(this.projector.project({ type: 'notice', level: 'info', message: resolution.ok ? 'Resumed an earlier chat.' : 'This earlier chat can continue once a model is configured.', source: 'session' }));
+    await this.switchSession(async () => {
+      await this.endSession('other');
+      this.post(this.projector.clear());
+      const messages = Transcript.load(Transcript.pathFor(this.transcriptDir, sessionId));
+      for (const event of replayTranscript(messages)) this.emitAll(this.projector.project(event));
+      if (resolution.ok) await this.startSession('resume', resolution.endpoint.model, sessionId);
+      this.emitAll(this.projector.project({ type: 'notice', level: 'info', message: resolution.ok ? 'Resumed an earlier chat.' : 'This earlier chat can continue once a model is configured.', source: 'session' }));
+    });
     this.postStatus();
     await this.postSessions();
   }
@@ -292,6 +317,19 @@ export class ChatController extends Disposable {
     this.sessionChanged.fire(session.id);
     await session.start(source);
     return session;
+  }
+
+  /** One switch at a time; prompts sent while it runs wait for it (see send). */
+  private async switchSession(work: () => Promise<void>): Promise<void> {
+    while (this.switching) await this.switching;
+    let done: () => void = () => undefined;
+    this.switching = new Promise<void>((resolve) => (done = resolve));
+    try {
+      await work();
+    } finally {
+      this.switching = undefined;
+      done();
+    }
   }
 
   private onAgentEvent(event: AgentEvent): void {

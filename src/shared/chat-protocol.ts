@@ -70,7 +70,7 @@ export const hostToChatSchema = z.discriminatedUnion('type', [
   /** Put the caret in the composer (a "focus chat" command). */
   z.object({ type: z.literal('focus') }),
   /** Text the user sent that was never run (queued when the turn was interrupted): back to the composer. */
-  z.object({ type: z.literal('restoreDraft'), text: z.string().min(1) }),
+  z.object({ type: z.literal('restoreDraft'), id: z.number().int().positive(), text: z.string().min(1) }),
 ]);
 export type HostToChat = z.infer<typeof hostToChatSchema>;
 export type ChatStreamMessage = Extract<HostToChat, { type: 'reset' | 'append' | 'patch' }>;
@@ -83,6 +83,8 @@ export const chatToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready'), lastSeq: seq }),
   z.object({ type: z.literal('send'), text: z.string().trim().min(1).max(MAX_PROMPT_CHARS) }),
   z.object({ type: z.literal('cancel') }),
+  /** A `restoreDraft` is in the composer: the host stops keeping it. */
+  z.object({ type: z.literal('draftRestored'), id: z.number().int().positive() }),
   z.object({ type: z.literal('newChat') }),
   z.object({ type: z.literal('resume'), sessionId: z.string().min(1) }),
   /** The webview saw a gap after `lastSeq`; the host answers with a reset. */

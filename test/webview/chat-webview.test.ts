@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatItem } from '../../src/shared/chat-items';
-import type { HostToChat } from '../../src/shared/chat-protocol';
+import { MAX_PROMPT_CHARS, type HostToChat } from '../../src/shared/chat-protocol';
 import { MODEL_PRESETS } from '../../src/shared/model-presets';
 import { WebviewPage, launchChromium } from './harness/browser';
 import { buildWebviews } from './harness/build-webviews';
@@ -115,9 +115,17 @@ describe('chat webview', () => {
     // What was queued when the turn was stopped comes back ahead of the draft being typed.
     await input.pressSequentially('half typed');
     await view.host({ type: 'patch', seq: 3, id: 'u1', changes: { kind: 'user', withdrawn: true } });
-    await view.host({ type: 'restoreDraft', text: 'again' });
+    await view.host({ type: 'restoreDraft', id: 7, text: 'again' });
     await view.page.getByTestId('withdrawn-note').waitFor({ state: 'visible' });
     expect(await input.inputValue()).toBe('again\n\nhalf typed');
+    expect(await view.waitForPosted('draftRestored')).toEqual([{ type: 'draftRestored', id: 7 }]);
+    // Restored text can outgrow a prompt: Enter then keeps it and says why.
+    await view.host({ type: 'restoreDraft', id: 8, text: 'x'.repeat(MAX_PROMPT_CHARS) });
+    await input.press('Enter');
+    await view.page.getByTestId('composer-hint').waitFor({ state: 'visible' });
+    expect(await view.page.getByTestId('composer-hint').innerText()).toContain('Too long to send');
+    expect((await input.inputValue()).length).toBeGreaterThan(MAX_PROMPT_CHARS);
+    expect((await view.posted()).filter((m) => m.type === 'send')).toHaveLength(2);
   });
 
   it('shows which hook blocked a tool call, and why', async () => {

@@ -80,6 +80,7 @@ export class ChatApp {
     }
     if (message.type === 'restoreDraft') {
       this.composer.restore(message.text);
+      this.channel.post({ type: 'draftRestored', id: message.id });
       return;
     }
     this.state = applyChatMessage(this.state, message);

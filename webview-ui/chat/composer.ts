@@ -17,6 +17,8 @@ export class Composer {
   private readonly input: HTMLTextAreaElement;
   private readonly sendButton: HTMLElement;
   private readonly cancelButton: HTMLElement;
+  /** Says why Enter did nothing (restored text can make the prompt longer than it may be). */
+  private readonly hint: HTMLElement;
   private busy = false;
   private usable = true;
 
@@ -26,10 +28,15 @@ export class Composer {
       attrs: { rows: '1', placeholder: 'Ask Hookpilot…', title: 'Enter sends, Shift+Enter adds a line', 'aria-label': 'Message', maxlength: String(MAX_PROMPT_CHARS), 'data-testid': 'composer-input' },
     });
     this.input.addEventListener('keydown', (event) => this.onKey(event));
-    this.input.addEventListener('input', () => this.grow());
+    this.input.addEventListener('input', () => {
+      this.grow();
+      this.hint.hidden = true;
+    });
     this.sendButton = this.iconButton('send', 'Send (Enter)', 'send', () => this.submit());
     this.cancelButton = this.iconButton('debug-stop', 'Cancel (Escape)', 'cancel', () => this.actions.cancel());
-    this.el = h('div', { class: 'composer' }, this.input, h('div', { class: 'composer-buttons' }, this.sendButton, this.cancelButton));
+    this.hint = h('div', { class: 'composer-hint', attrs: { role: 'status', 'data-testid': 'composer-hint' } });
+    this.hint.hidden = true;
+    this.el = h('div', { class: 'composer-area' }, this.hint, h('div', { class: 'composer' }, this.input, h('div', { class: 'composer-buttons' }, this.sendButton, this.cancelButton)));
     this.render();
   }
 
@@ -77,6 +84,11 @@ export class Composer {
   private submit(): void {
     const text = this.input.value.trim();
     if (!text || !this.usable) return;
+    if (text.length > MAX_PROMPT_CHARS) {
+      this.hint.textContent = `Too long to send: ${text.length.toLocaleString('en-US')} characters, at most ${MAX_PROMPT_CHARS.toLocaleString('en-US')}.`;
+      this.hint.hidden = false;
+      return;
+    }
     this.actions.send(text);
     this.input.value = '';
     this.grow();

@@ -161,11 +161,51 @@ describe('chat stream', () => {
     await until(() => chat.webview.ofType<Status>('status').at(-1)?.busy === false && chat.items().some((i) => i.kind === 'turn-end'), 'the turn to end');
     await until(() => chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft').length === 2, 'the notes to come back');
 
-    expect(chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft').map((m) => m.text)).toEqual(['/compact keep the decisions', 'first note\n\nsecond note']);
+    const drafts = () => chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft');
+    expect(drafts().map((m) => m.text)).toEqual(['/compact keep the decisions', 'first note\n\nsecond note']);
     const notes = chat.items().filter((i) => i.kind === 'user' && i.text.endsWith('note'));
     expect(notes.map((n) => n.kind === 'user' && [n.queued, n.withdrawn])).toEqual([[false, true], [false, true]]);
     await new Promise((r) => setTimeout(r, 200));
     expect(chat.server.requests).toHaveLength(1);
+
+    // A page that was not there (a hidden view) gets them when it loads, until it confirms one.
+    chat.webview.send({ type: 'draftRestored', id: drafts()[0].id });
+    chat.webview.send({ type: 'ready', lastSeq: 0 });
+    await until(() => drafts().length === 3, 'the unconfirmed draft again');
+    expect(drafts()[2]).toEqual(drafts()[1]);
+  });
+
+  it('a hook stopping the agent on a queued message sends back what was queued behind it', async () => {
+    const halt = `#!/usr/bin/env node
+const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+if (/halt/.test(input.prompt)) process.stdout.write(JSON.stringify({ continue: false, stopReason: 'halted' }));
+`;
+    const hooks = { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/halt.js' }] }], PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: 'sleep 0.4' }] }] } };
+    const chat = await startChat({ 'hooks/halt.js': halt, '.vscode/hooks.json': JSON.stringify(hooks) }, [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('never')]);
+    h = chat;
+    chat.webview.send({ type: 'send', text: 'list files' });
+    await until(() => chat.items().some((i) => i.kind === 'tool'), 'the tool call to start');
+    chat.webview.send({ type: 'send', text: 'halt please' });
+    chat.webview.send({ type: 'send', text: 'and more' });
+    await until(() => chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft').length === 1, 'the rest to come back');
+    expect(chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft')[0].text).toBe('and more');
+    expect(chat.items().find((i) => i.kind === 'turn-end')).toMatchObject({ reason: 'stopped' });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(chat.server.requests).toHaveLength(1);
+  });
+
+  it('a prompt sent while New Chat is still ending the old session goes to the new chat', async () => {
+    const hooks = { hooks: { SessionEnd: [{ hooks: [{ type: 'command', command: 'sleep 0.8' }] }] } };
+    const chat = await startChat({ '.vscode/hooks.json': JSON.stringify(hooks) }, [text('first'), text('second')]);
+    h = chat;
+    await chat.prompt('one');
+    const ending = commands.executeCommand('hookpilot.newChat');
+    await new Promise((r) => setTimeout(r, 100));
+    chat.webview.send({ type: 'send', text: 'two' });
+    await ending;
+    await until(() => chat.items().some((i) => i.kind === 'turn-end'), 'the new chat to answer');
+    expect(chat.items().map((i) => (i.kind === 'user' || i.kind === 'assistant' ? `${i.kind}: ${i.text}` : i.kind))).toEqual(['user: two', 'assistant: second', 'turn-end']);
+    expect(chat.root.chat.currentSessionId).toBeDefined();
   });
 
   it('New Chat starts empty; the earlier chat is listed and resumes with its transcript', async () => {
