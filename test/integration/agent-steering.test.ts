@@ -41,13 +41,19 @@ async function logLines(harness: AgentHarness, count: number): Promise<string[]>
 
 const contents = (harness: AgentHarness, request: number) => (harness.server.requests[request].body.messages as Array<{ role: string; content: unknown }>).map((m) => `${m.role}: ${String(m.content)}`);
 
+/** An agent whose first step runs a short command; `message` is queued as soon as it starts. */
+async function queueDuringTool(message: string, reply: string): Promise<AgentHarness> {
+  const harness = await startAgent(files, [toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'sleep 0.3' } }]), text(reply)], bypass);
+  harness.session.onEvent((e) => {
+    if (e.type === 'tool_started') harness.session.queue(message);
+  });
+  return harness;
+}
+
 describe('messages sent while the agent works (steering, seed 004)', () => {
   it('reach the model after the running step, through UserPromptSubmit; SteeringInjected fires', async () => {
-    h = await startAgent(files, [toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'sleep 0.3' } }]), text('Done, with tabs.')], bypass);
+    h = await queueDuringTool('use tabs, not spaces', 'Done, with tabs.');
     const harness = h;
-    harness.session.onEvent((e) => {
-      if (e.type === 'tool_started') harness.session.queue('use tabs, not spaces');
-    });
     const outcome = await harness.session.prompt('format the file');
     expect(outcome).toMatchObject({ reason: 'completed', result: 'Done, with tabs.' });
     expect(contents(harness, 1).slice(-2)).toEqual([expect.stringMatching(/^tool: /), 'user: use tabs, not spaces']);
@@ -73,11 +79,8 @@ describe('messages sent while the agent works (steering, seed 004)', () => {
   });
 
   it('blocked by a UserPromptSubmit hook, never reach the model and say why', async () => {
-    h = await startAgent(files, [toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'sleep 0.3' } }]), text('ok')], bypass);
+    h = await queueDuringTool('my secret is 42', 'ok');
     const harness = h;
-    harness.session.onEvent((e) => {
-      if (e.type === 'tool_started') harness.session.queue('my secret is 42');
-    });
     await harness.session.prompt('go');
     expect(JSON.stringify(harness.server.requests[1].body.messages)).not.toContain('my secret');
     expect(harness.events.find((e) => e.type === 'steering_blocked')).toMatchObject({ text: 'my secret is 42', reason: expect.stringContaining('no secrets in prompts'), hookName: 'log.js' });
@@ -85,11 +88,8 @@ describe('messages sent while the agent works (steering, seed 004)', () => {
   });
 
   it('stopped by a UserPromptSubmit hook (continue: false), stop the turn as a prompt would', async () => {
-    h = await startAgent(files, [toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'sleep 0.3' } }]), text('never')], bypass);
+    h = await queueDuringTool('halt now', 'never');
     const harness = h;
-    harness.session.onEvent((e) => {
-      if (e.type === 'tool_started') harness.session.queue('halt now');
-    });
     const outcome = await harness.session.prompt('go');
     expect(outcome).toMatchObject({ reason: 'stopped', stopSession: { reason: 'halted by request', hookName: 'log.js' } });
     expect(harness.server.requests).toHaveLength(1);
