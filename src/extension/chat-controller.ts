@@ -17,9 +17,9 @@ import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
 import type { PendingApprovals } from './pending-approvals';
 import { scrubSecrets } from './secret-scrubber';
-import { UnsentDrafts } from './unsent-drafts';
 import { listSessions } from './session-catalog';
 import { replayTranscript } from './session-replay';
+import { UnsentDrafts } from './unsent-drafts';
 
 export interface ChatControllerDeps {
   engineHost: EngineHost;

@@ -69,7 +69,7 @@ export const hostToChatSchema = z.discriminatedUnion('type', [
   }),
   /** Put the caret in the composer (a "focus chat" command). */
   z.object({ type: z.literal('focus') }),
-  /** Text the user sent that was never run (queued when the turn was interrupted): back to the composer. */
+  /** Text the user sent that never ran (queued for a halted turn, /compact while busy): back to the composer. */
   z.object({ type: z.literal('restoreDraft'), id: z.number().int().positive(), text: z.string().min(1) }),
 ]);
 export type HostToChat = z.infer<typeof hostToChatSchema>;
