@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentHarness } from '../support/agent-harness';
 import { startAgent, toolMessageSent } from '../support/agent-harness';
 import { malformedToolCall, text, toolCalls } from '../support/model-server';
+import { actions } from '../../src/core/hooks/agent-hook';
 import { hooksJson } from '../support/workspace';
 
 // Hook scripts are real executables reading Claude Code's JSON on stdin.
@@ -247,6 +248,25 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
     expect(asked).toEqual(['c1', 'c2', 'c3']);
     expect(answered).toEqual(['c1', 'c2', 'c3']);
     expect(toolMessageSent(h.server, 'c3')).toContain('Not run: hook "halt.js" stopped the turn');
+  });
+
+  it("seed 000's Warning: the user sees it, the model gets it as context, and truncateOutput shortens the output the model sees (in-process and command hooks)", async () => {
+    const shorten = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', truncateOutput: true } }));`);
+    const bigOutput = "node -e \"process.stdout.write('H'.repeat(1500) + 'M'.repeat(3000) + 'T'.repeat(500))\"";
+    h = await startAgent(
+      { 'hooks/shorten.js': shorten, '.vscode/hooks.json': hooksJson({ PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/shorten.js' }] }] }) },
+      [toolCalls([{ id: 'w1', name: 'Bash', arguments: { command: bigOutput } }]), toolCalls([{ id: 'w2', name: 'Glob', arguments: { pattern: '*' } }]), text('done')],
+      { session: { permissions: () => ({ mode: 'bypassPermissions', allow: [], deny: [], ask: [], additionalDirectories: [] }) } },
+    );
+    h.engine.addInProcessHook({ name: 'glob-watch', postToolUse: (p) => (p.tool_name === 'Glob' ? actions.warning('the listing may be stale') : undefined) });
+    await h.session.prompt('print a lot, then list');
+
+    const shortened = toolMessageSent(h.server, 'w1') ?? '';
+    expect(shortened).toMatch(/^H{1500}\n\[… 3000 characters left out at the request of hook "shorten\.js" …\]\nT{500}/);
+    expect(shortened).not.toContain('M');
+    expect(toolMessageSent(h.server, 'w2')).toContain('[Hook: glob-watch | PostToolUse] Warning: the listing may be stale');
+    const card = h.events.find((e) => e.type === 'tool_finished' && e.id === 'w2');
+    expect(card?.type === 'tool_finished' && card.hooks.some((a) => a.kind === 'warning' && a.detail === 'the listing may be stale')).toBe(true);
   });
 
   it('malformed tool arguments are explained to the model and the session goes on', async () => {

@@ -3,6 +3,7 @@ import type { DispatchResult, TaggedContext } from '../hooks/dispatch-result';
 import { formatTaggedContext } from '../hooks/dispatch-result';
 import type { PermissionResolution, PermissionSignal } from '../permissions/precedence';
 import type { AgentEvent, HookAnnotation, ToolOutcome } from './agent-events';
+import { rewriteToolOutput } from './tool-output-rewrite';
 import type { ToolCallRequest } from './llm/chat-model';
 import type { GateContext, PermissionGate } from './permissions/permission-gate';
 import { suggestedRule } from './permissions/permission-gate';
@@ -129,10 +130,7 @@ export class ToolExecutor {
       const post = await this.deps.hooks.dispatch('PostToolUse', { tool_name: call.name, tool_input: input, tool_response: result.response, tool_use_id: call.id, duration_ms: Math.round(performance.now() - started) }, signal);
       annotate(annotations, post);
       contexts.push(...post.contexts);
-      let content = result.content;
-      if (post.updatedToolOutput !== undefined) content = typeof post.updatedToolOutput === 'string' ? post.updatedToolOutput : JSON.stringify(post.updatedToolOutput);
-      if (post.blocked) content += `\n\nPostToolUse hook "${post.blockingErrors[0]?.hookName}" feedback: ${post.blockReason}`;
-      return finish('executed', withContexts(content, contexts, seenContexts), input, post.stop ? { stop: post.stop } : {});
+      return finish('executed', withContexts(rewriteToolOutput(result.content, post), contexts, seenContexts), input, post.stop ? { stop: post.stop } : {});
     }
     const failure = await this.deps.hooks.dispatch(
       'PostToolUseFailure',
@@ -141,11 +139,8 @@ export class ToolExecutor {
     );
     annotate(annotations, failure);
     contexts.push(...failure.contexts);
-    let content = result.error;
-    // Seed 000's FailHooks: a hook may replace the error text the model sees.
-    if (failure.updatedToolOutput !== undefined) content = typeof failure.updatedToolOutput === 'string' ? failure.updatedToolOutput : JSON.stringify(failure.updatedToolOutput);
-    if (failure.blocked) content += `\n\nPostToolUseFailure hook "${failure.blockingErrors[0]?.hookName}" feedback: ${failure.blockReason}`;
-    return finish('failed', withContexts(content, contexts, seenContexts), input, failure.stop ? { stop: failure.stop } : {});
+    // Seed 000's FailHooks: a hook may replace (or shorten) the error text the model sees.
+    return finish('failed', withContexts(rewriteToolOutput(result.error, failure), contexts, seenContexts), input, failure.stop ? { stop: failure.stop } : {});
   }
 
   private async run(tool: Tool, input: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {

@@ -97,6 +97,10 @@ export const actions = {
   mutateOutput: (updatedToolOutput: unknown, additionalContext?: string): HookEffects => ({ updatedToolOutput, additionalContext }),
   override: (behavior: 'allow' | 'deny' | 'ask', message?: string): HookEffects => ({ permission: { behavior, message } }),
   injectContext: (additionalContext: string): HookEffects => ({ additionalContext }),
-  warning: (message: string): HookEffects => ({ warnings: [message] }),
+  /**
+   * Seed 000's Warning: the user sees it, the model gets it as context, and the action goes on;
+   * `truncateOutput` (PostToolUse) also shortens the tool output the model sees.
+   */
+  warning: (message: string, options: { truncateOutput?: boolean } = {}): HookEffects => ({ warnings: [message], additionalContext: `Warning: ${message}`, ...(options.truncateOutput ? { truncateOutput: true } : {}) }),
   metadata: (key: string, value: unknown): HookEffects => ({ metadata: { [key]: value } }),
 };

@@ -51,6 +51,8 @@ export interface DispatchResult {
   stop?: { reason?: string; hookName: string };
   abort?: { kind: 'turn' | 'hard'; hookName: string; reason?: string };
   retry?: boolean;
+  /** The first hook that asked for the tool output to be shortened. */
+  truncateOutputBy?: string;
   runs: HookRunSummary[];
 }
 
@@ -180,6 +182,7 @@ export class ResultAggregator {
     if (e.stop) r.stop ??= { reason: e.stop.reason, hookName: hook.name };
     if (e.abort) r.abort ??= { kind: e.abort, hookName: hook.name, reason: e.reason };
     if (e.retry) r.retry = true;
+    if (e.truncateOutput) r.truncateOutputBy ??= hook.name;
   }
 
   private addContext(hookName: string, content: string): void {

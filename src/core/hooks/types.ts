@@ -121,6 +121,8 @@ export interface HookEffects {
   abort?: 'turn' | 'hard';
   metadata?: Record<string, unknown>;
   warnings?: string[];
+  /** PostToolUse / PostToolUseFailure (seed 000 Warning `truncate_output`): the model sees a shortened output. */
+  truncateOutput?: boolean;
 }
 
 export interface HookTrace {

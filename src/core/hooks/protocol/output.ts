@@ -30,6 +30,8 @@ const hookSpecificOutput = z.looseObject({
   llmResponse: z.record(z.string(), z.unknown()).optional(),
   abort: z.enum(['turn', 'hard']).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
+  /** Seed 000's Warning `truncate_output` (PostToolUse / PostToolUseFailure): shorten what the model sees. */
+  truncateOutput: z.boolean().optional(),
 });
 
 export const hookOutputSchema = z.looseObject({
@@ -89,6 +91,7 @@ export function parseHookOutput(event: HookEventName, value: unknown): ParsedOut
     if (hso.llmResponse !== undefined) effects.llmResponse = hso.llmResponse;
     if (hso.abort !== undefined) effects.abort = hso.abort;
     if (hso.metadata !== undefined) effects.metadata = hso.metadata;
+    if (hso.truncateOutput) effects.truncateOutput = true;
   }
   return { ok: true, effects };
 }
