@@ -6,9 +6,10 @@ import { isValidSessionId } from '../core/audit/audit-writer';
 import { OpenAIChatModel } from '../core/agent/llm/openai-chat-model';
 import type { Approver, PermissionSettings } from '../core/agent/permissions/permission-settings';
 import { HookEngine, type EngineLogger } from '../core/engine/hook-engine';
-import { loadWorkspaceConfigs } from '../core/hooks/config/workspace-config-files';
+import { HOOKS_JSON, loadWorkspaceConfigs, WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
 import { usageError } from './cli-error';
 import { projectStorageDir, storageRoot, userSettingsFile, type ModelEndpoint } from './cli-environment';
+import type { ConfigFileSnapshot } from './config-snapshot';
 import { persistAllowRule } from './persist-allow-rule';
 
 export interface EngineSetup {
@@ -43,6 +44,11 @@ export async function createEngine(setup: EngineSetup): Promise<HookEngine> {
   return engine;
 }
 
+/** Every file hooks and permissions are read from, once, when a run starts. */
+export function configFiles(projectDir: string, env: NodeJS.ProcessEnv, extraHooksFiles: readonly string[] = []): string[] {
+  return [userSettingsFile(env), path.join(projectDir, WORKSPACE_SETTINGS), path.join(projectDir, HOOKS_JSON), ...extraHooksFiles.map((file) => path.resolve(file))];
+}
+
 export interface SessionSetup {
   endpoint: ModelEndpoint;
   permissions: PermissionSettings;
@@ -56,6 +62,8 @@ export interface SessionSetup {
   onPersistError: (message: string) => void;
   /** Continue this earlier session (its transcript is loaded by `start('resume')`). */
   sessionId?: string;
+  /** The configuration files as the run read them; "Always allow" writes one of them. */
+  configSnapshot: ConfigFileSnapshot;
 }
 
 /** The earlier session `--resume ID` or `--continue` names, checked against this workspace's transcripts. */
@@ -88,6 +96,6 @@ export function createSession(engine: HookEngine, setup: SessionSetup): AgentSes
     maxSteps: setup.maxSteps,
     cancellation: engine.builtins.cancellation,
     persistAllowRule: (rule) =>
-      persistAllowRule(projectDir, rule).catch((error: unknown) => setup.onPersistError(`could not save "${rule}" to .vscode/settings.json: ${error instanceof Error ? error.message : String(error)}`)),
+      setup.configSnapshot.ownWrite(path.join(projectDir, WORKSPACE_SETTINGS), () => persistAllowRule(projectDir, rule)).catch((error: unknown) => setup.onPersistError(`could not save "${rule}" to .vscode/settings.json: ${error instanceof Error ? error.message : String(error)}`)),
   });
 }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { z } from 'zod';
 import type { AgentEvent } from '../../core/agent/agent-events';
@@ -8,7 +9,8 @@ import type { EngineLogger } from '../../core/engine/hook-engine';
 import { EXIT } from '../cli-error';
 import { projectDirOf, stderrLogger, type CliContext } from '../cli-context';
 import { resolveModelEndpoint } from '../cli-environment';
-import { createEngine, createSession, sessionToResume } from '../composition';
+import { configFiles, createEngine, createSession, sessionToResume } from '../composition';
+import { ConfigFileSnapshot } from '../config-snapshot';
 import { relayHookRuns } from '../hook-run-events';
 import { JsonPrinter } from '../output/json-printer';
 import { OUTPUT_FORMATS, type RunPrinter } from '../output/printer';
@@ -72,6 +74,8 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   const allowedTools = options.allowedTools.flatMap((list) => splitToolList(list, '--allowed-tools'));
   const disallowedTools = options.disallowedTools.flatMap((list) => splitToolList(list, '--disallowed-tools'));
   const endpoint = resolveModelEndpoint(options, ctx.env);
+  // Taken before anything is read: whatever changes these files later applies to the next session only.
+  const configSnapshot = ConfigFileSnapshot.take(configFiles(projectDir, ctx.env, options.hooks));
   const permissions = loadPermissions(projectDir, { mode: options.permissionMode, allowedTools, disallowedTools });
   const prompt = await readPrompt(promptArg, ctx.stdin);
 
@@ -91,6 +95,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     maxRetries: options.maxRetries,
     env: ctx.env,
     onPersistError: (message) => ctx.stderr.write(`hookpilot: warning: ${message}\n`),
+    configSnapshot,
   });
   const printer = createPrinter(options.outputFormat, ctx, { sessionId: session.id, cwd: projectDir, permissionMode: permissions.mode });
   let blockedBy: string | undefined;
@@ -117,6 +122,9 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     for (const l of listening) l.dispose();
     await engine.dispose();
     stopListening();
+    for (const file of configSnapshot.changed()) {
+      ctx.stderr.write(`hookpilot: ${displayPath(projectDir, file)} changed during this session; the change applies to the next session\n`);
+    }
   }
   const result = buildRunResult(outcome, { sessionId: session.id, auditLog: auditFilePath(engine.audit.dir, session.id), durationMs: performance.now() - started });
   printer.result(result);
@@ -134,6 +142,12 @@ function createPrinter(format: RunOptions['outputFormat'], ctx: CliContext, stre
     case 'text':
       return new TextPrinter(ctx.stdout, ctx.stderr);
   }
+}
+
+/** Inside the workspace, relative to it; elsewhere (user settings, --hooks files), absolute. */
+function displayPath(projectDir: string, file: string): string {
+  const relative = path.relative(projectDir, file);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
 }
 
 function cancelledOutcome(): TurnOutcome {

@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** A file's bytes as a hash, or why there are none: enough to tell whether it changed. */
+function fingerprint(file: string): string {
+  try {
+    return createHash('sha256').update(readFileSync(file)).digest('hex');
+  } catch (error) {
+    return `unreadable: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
+  }
+}
+
+/**
+ * The configuration files a run read once at its start: hooks and permissions are a snapshot
+ * for the whole session, as in Claude Code. Whatever rewrites them meanwhile (the model
+ * through Bash, a hook, a person) applies to the next session; `changed()` names them so the
+ * run can say so.
+ */
+export class ConfigFileSnapshot {
+  private constructor(private readonly baseline: Map<string, string>) {}
+
+  static take(files: readonly string[]): ConfigFileSnapshot {
+    return new ConfigFileSnapshot(new Map(files.map((file) => [path.resolve(file), fingerprint(file)])));
+  }
+
+  /**
+   * A write of Hookpilot's own on a person's word ("Always allow"): the file's new content
+   * becomes the baseline, unless it had already changed before the write, which stays reported.
+   */
+  async ownWrite(file: string, write: () => Promise<void>): Promise<void> {
+    const key = path.resolve(file);
+    const before = fingerprint(key);
+    await write();
+    if (this.baseline.get(key) === before) this.baseline.set(key, fingerprint(key));
+  }
+
+  /** The files whose content differs from what the run read at its start. */
+  changed(): string[] {
+    return [...this.baseline].filter(([file, print]) => fingerprint(file) !== print).map(([file]) => file);
+  }
+}
