@@ -357,3 +357,38 @@ describe('loadHooksValue', () => {
     expect(loadHooksValue([1], { kind: 'workspace' }).problems.map((p) => p.code)).toEqual(['invalid-value']);
   });
 });
+
+describe('loadHooksDocument: timeouts over the maximum', () => {
+  it('keeps a guard whose timeout overflows Node\'s timers, at 24 h, with an error at the value', () => {
+    const text = `{
+  "hooks": {
+    "PreToolUse": [{ "hooks": [
+      { "type": "command", "command": "guard.sh", "onFailure": "block", "timeout": 2592000 },
+      { "type": "command", "command": "other.sh", "timeout_ms": 99999999999 }
+    ] }]
+  },
+  "servers": { "s": { "command": ["node", "s.js"], "timeout_ms": 3000000000 } },
+  "defaults": { "commandTimeoutMs": 1e400 }
+}`;
+    const config = load(text);
+    expect(config.hooks.map((h) => h.timeoutMs)).toEqual([86_400_000, 86_400_000]);
+    expect(config.servers[0].timeoutMs).toBe(86_400_000);
+    expect(config.defaults).toEqual({ commandTimeoutMs: 86_400_000 });
+    const errors = config.problems.filter((p) => p.severity === 'error');
+    expect(errors.map((p) => p.path)).toEqual([
+      'hooks.PreToolUse[0].hooks[0].timeout',
+      'hooks.PreToolUse[0].hooks[1].timeout_ms',
+      'servers.s.timeout_ms',
+      'defaults.commandTimeoutMs',
+    ]);
+    expect(errors[0]).toMatchObject({ code: 'invalid-value', ...positionOf(text, '2592000') });
+    expect(errors[0].message).toBe('"timeout" 2592000 is over the maximum of 86400 s (24 h); 86400 s (24 h) is used instead.');
+    expect(errors[2]).toMatchObject(positionOf(text, '3000000000'));
+  });
+
+  it('reports the snake_case spelling of a nested default where it is written', () => {
+    const config = load('{ "hooks": { "defaults": { "command_timeout_ms": 90000000 } } }');
+    expect(config.defaults).toEqual({ commandTimeoutMs: 86_400_000 });
+    expect(only(config.problems, 'invalid-value').path).toBe('hooks.defaults.command_timeout_ms');
+  });
+});

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditSink } from '../audit/records';
 import { Emitter, type Disposable } from '../events-emitter';
+import { timerDelay } from '../timer-delay';
 import { matchPermissionRule, parsePermissionRule } from '../permissions/permission-rule';
 import { emptyResult, ResultAggregator, type DispatchResult, type HookRunSummary, type TaggedContext } from './dispatch-result';
 import { EVENT_INFO, type HookEventName } from './events';
@@ -196,13 +197,13 @@ export class HookDispatcher {
     const timer = setTimeout(() => {
       timedOut = true;
       abort.abort(new Error('timeout'));
-    }, timeoutMs);
+    }, timerDelay(timeoutMs));
     try {
       // A handler that ignores the abort is not waited for much longer than its timeout.
       const guard = new Promise<HookOutcome>((resolve) => {
         backstop = setTimeout(
           () => resolve({ status: 'timeout', error: `hook did not stop within ${timeoutMs + BACKSTOP_MS} ms`, trace: { durationMs: performance.now() - started } }),
-          timeoutMs + BACKSTOP_MS,
+          timerDelay(timeoutMs + BACKSTOP_MS),
         );
       });
       const aborted = abort.created || handler.start === undefined ? undefined : abort.whenAborted(started);

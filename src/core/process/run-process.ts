@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { timerDelay } from '../timer-delay';
 import type { PrestartedShells } from './prestarted-shells';
 
 export interface RunProcessOptions {
@@ -234,7 +235,7 @@ export function runProcess(options: RunProcessOptions, shells?: PrestartedShells
       timeoutTimer = setTimeout(() => {
         timedOut = true;
         kill();
-      }, options.timeoutMs);
+      }, timerDelay(options.timeoutMs));
     }
     options.signal?.addEventListener('abort', onAbort, { once: true });
 

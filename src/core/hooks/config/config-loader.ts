@@ -8,6 +8,7 @@ import { isPlainObject, loadHooksSection, type LoadContext } from './load-hooks-
 import { loadServers } from './load-servers';
 import { emptyConfig, type BuiltinSetting, type ConfigSource, type HookDefaults, type LoadedConfig } from './loaded-config';
 import { suggestName } from './suggest-name';
+import { clampTimeouts } from './timeout-bounds';
 
 /** Sections validated entry by entry elsewhere; the rest are scalars checked field by field. */
 const SECTIONS = new Set(['hooks', 'servers', 'builtins', 'defaults']);
@@ -86,7 +87,8 @@ function loadDefaults(value: unknown, problems: ProblemList, at: JsonPath = ['de
       problems.add({ severity: 'warning', code: 'unknown-property', message: `Unknown property "${key}" (ignored).${suggestion ? ` Did you mean "${suggestion}"?` : ''}`, path: [...at, key], part: 'key' });
       continue;
     }
-    Object.assign(defaults, parseFields({ [field]: defaultsSchema.shape[field] }, { [field]: raw }, at, problems));
+    const bounded = clampTimeouts({ [key]: raw }, { [key]: 'ms' }, at, problems) as Record<string, unknown>;
+    Object.assign(defaults, parseFields({ [field]: defaultsSchema.shape[field] }, { [field]: bounded[key] }, at, problems));
   }
   return defaults;
 }

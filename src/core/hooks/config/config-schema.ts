@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EVENT_ALIASES, EVENT_INFO, HOOK_EVENTS, type HookEventName } from '../events';
+import { MAX_TIMEOUT_MS, MAX_TIMEOUT_SECONDS } from './timeout-bounds';
 
 /**
  * The hooks configuration document: `.vscode/hooks.json` and the `hookpilot.hooks`
@@ -17,8 +18,8 @@ export const EVENT_KEYS: readonly string[] = [...HOOK_EVENTS, ...Object.keys(EVE
 /** Known names are offered as completions; unknown ones get a did-you-mean warning from the loader. */
 const eventNameSchema = z.union([z.enum(EVENT_KEYS as [string, ...string[]]), z.string()]);
 
-const seconds = z.number().positive();
-const milliseconds = z.number().int().positive();
+const seconds = z.number().positive().max(MAX_TIMEOUT_SECONDS);
+const milliseconds = z.number().int().positive().max(MAX_TIMEOUT_MS);
 const failurePolicy = z
   .enum(['continue', 'block'])
   .describe('What a crash, timeout or unusable output means: `continue` (Claude Code\'s behaviour) or `block` the action.');
@@ -36,8 +37,8 @@ const commonHandlerFields = {
   enabled: z.boolean().optional().describe('Default enabled state (default true). Enable Hook… / Disable Hook… override it without editing this file.'),
   priority: z.number().int().optional().describe('Order within an event: ascending; hooks with equal priority run in parallel. Default 0.'),
   onFailure: failurePolicy.optional(),
-  timeout: seconds.optional().describe('Timeout in seconds (Claude Code\'s unit). Defaults come from `defaults`.'),
-  timeout_ms: milliseconds.optional().describe('Timeout in milliseconds (the seeds\' unit); wins over `timeout`.'),
+  timeout: seconds.optional().describe('Timeout in seconds (Claude Code\'s unit), at most 86400 (24 h). Defaults come from `defaults`.'),
+  timeout_ms: milliseconds.optional().describe('Timeout in milliseconds (the seeds\' unit), at most 86400000 (24 h); wins over `timeout`.'),
   if: z.string().min(1).optional().describe('Claude Code permission-rule filter such as "Bash(rm *)" or "Edit(*.ts)". Tool events only: on any other event a hook with `if` never runs.'),
   contentPatterns: z
     .array(z.string().min(1))

@@ -7,6 +7,10 @@ import { toHookDraft } from './hook-definition';
 import type { HookIdAllocator } from './hook-ids';
 import type { ConfigSource } from './loaded-config';
 import { suggestName } from './suggest-name';
+import { clampTimeouts, type TimeoutUnit } from './timeout-bounds';
+
+/** The timeout fields of handlers and servers. */
+export const TIMEOUT_FIELDS: Readonly<Record<string, TimeoutUnit>> = { timeout: 'seconds', timeout_ms: 'ms' };
 
 /** What loading one document shares across its sections. */
 export interface LoadContext {
@@ -130,7 +134,8 @@ function loadHandler(raw: unknown, path: JsonPath, event: HookEventName, matcher
   }
   const schema = HANDLER_SCHEMAS[type];
   const knownKeys = [...Object.keys(schema.shape), ...(flat ? ['matcher'] : [])];
-  const parsed: HandlerConfig | undefined = parseEntry<HandlerConfig>(schema, handler, path, ctx.problems, knownKeys);
+  const bounded = clampTimeouts(handler, TIMEOUT_FIELDS, path, ctx.problems);
+  const parsed: HandlerConfig | undefined = parseEntry<HandlerConfig>(schema, bounded, path, ctx.problems, knownKeys);
   if (!parsed) return;
   const hook = ctx.ids.assign(toHookDraft(parsed, event, matcher, hookSourceAt(ctx, path)));
   checkLoadedHook(hook, parsed, path, ctx);

@@ -4,8 +4,9 @@ import type { ServerDefinition } from '../types';
 import { parseEntry, type JsonPath } from './config-problems';
 import { EVENT_KEYS, serverSchema, type ServerConfig } from './config-schema';
 import { timeoutMsOf } from './hook-definition';
-import { hookSourceAt, isPlainObject, type LoadContext } from './load-hooks-section';
+import { hookSourceAt, isPlainObject, TIMEOUT_FIELDS, type LoadContext } from './load-hooks-section';
 import { suggestName } from './suggest-name';
+import { clampTimeouts } from './timeout-bounds';
 
 const SERVER_KEYS = Object.keys(serverSchema.shape);
 
@@ -98,7 +99,8 @@ export function loadServers(value: unknown, ctx: LoadContext, at: JsonPath = ['s
   const servers: ServerDefinition[] = [];
   for (const [name, raw] of Object.entries(value)) {
     const path: JsonPath = [...at, name];
-    const config = parseEntry<ServerConfig>(serverSchema, raw, path, ctx.problems, SERVER_KEYS);
+    const bounded = clampTimeouts(raw, TIMEOUT_FIELDS, path, ctx.problems);
+    const config = parseEntry<ServerConfig>(serverSchema, bounded, path, ctx.problems, SERVER_KEYS);
     if (!config) continue;
     const command = commandArgv(config.command, path, ctx);
     if (command) servers.push(toServer(name, config, command, path, ctx));

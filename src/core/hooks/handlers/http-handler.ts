@@ -1,3 +1,4 @@
+import { timerDelay } from '../../timer-delay';
 import { classifyStdout, parseHookOutput } from '../protocol/output';
 import type { HookHandler, HookInvocation, HookOutcome, HookTrace } from '../types';
 import { UrlAllowlist } from './url-allowlist';
@@ -70,7 +71,7 @@ export class HttpHookHandler implements HookHandler {
       ? setTimeout(() => {
           timedOut = true;
           controller.abort();
-        }, invocation.timeoutMs)
+        }, timerDelay(invocation.timeoutMs))
       : undefined;
     const onCancel = (): void => controller.abort();
     invocation.signal.addEventListener('abort', onCancel, { once: true });

@@ -10,6 +10,7 @@ import {
   type Message,
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
+import { timerDelay } from '../../../timer-delay';
 import type { ServerDefinition } from '../../types';
 import { guardedReadable } from './rpc-frame-guard';
 import { ExitNotification, ShutdownRequest } from './rpc-protocol';
@@ -160,7 +161,7 @@ export class RpcServerProcess {
       const onExit = (exit: RpcExit): void => finish({ status: 'error', error: exit.reason }, false);
       const timer = setTimeout(
         () => finish({ status: 'timeout', error: `${this.label} did not answer ${method} within ${limits.timeoutMs} ms` }, true),
-        limits.timeoutMs,
+        timerDelay(limits.timeoutMs),
       );
       limits.signal?.addEventListener('abort', onAbort, { once: true });
       this.inFlight.add(onExit);
