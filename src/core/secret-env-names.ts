@@ -1,10 +1,59 @@
 /**
- * Environment variable names that hold credentials: API keys, tokens, secrets and passwords
- * (OPENAI_API_KEY, GITHUB_TOKEN, CLIENT_SECRET, AWS_SECRET_ACCESS_KEY, DB_PASSWORD). Hook
- * processes, rpc servers and the Bash tool do not inherit them unless a hook's `env` names them.
+ * Which variables of an environment hold credentials. The Bash tool's shell does not inherit
+ * them (unless the user passes one by name), and their values are registered with the
+ * redactor so that they never reach the model, the transcript or a log.
  */
-const SECRET_NAME = /(?:^|_)(?:API_KEY|TOKEN|SECRET|PASSWORD)$|(?:^|_)SECRET_/i;
+
+import { MIN_SECRET_VALUE_LENGTH } from './audit/redactor';
+
+// A word anywhere in the name: GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, PGPASSWORD, GOOGLE_APPLICATION_CREDENTIALS.
+// A word ending the name but not starting a longer one: TOKENIZERS_PARALLELISM is no token.
+const SECRET_WORD = /(?:^|_)[A-Z0-9]*(?:TOKENS?|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASE|CREDENTIALS?|COOKIES?)(?:_|$)/i;
+// A name's last word: OPENAI_API_KEY, STRIPE_KEY, SENTRY_DSN, DB_PASS, MYSQL_PWD (but not PWD or OLDPWD), BASIC_AUTH.
+const SECRET_SUFFIX = /(?:^|_)(?:API_?KEY|KEY|DSN|PASS|AUTH)$|.+_PWD$/i;
+// PRIVATE_KEY anywhere (MY_PRIVATE_KEY_PEM), npm's auth settings (NPM_AUTH_TOKEN, NPM_CONFIG__AUTH).
+const SECRET_PREFIX_OR_PART = /PRIVATE_?KEY|^NPM_(?:CONFIG_+)?AUTH/i;
 
 export function isSecretEnvName(name: string): boolean {
-  return SECRET_NAME.test(name);
+  return SECRET_WORD.test(name) || SECRET_SUFFIX.test(name) || SECRET_PREFIX_OR_PART.test(name);
+}
+
+/** The password of a URL with user info (`postgres://user:pw@host/db`), as written (percent-encoded), if it has one. */
+export function urlPassword(value: string): string | undefined {
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^\s/@]*:[^\s/@]*@/i.test(value)) return undefined;
+  try {
+    const password = new URL(value).password;
+    return password === '' ? undefined : password;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A secret-named variable, or one whose value is a URL carrying a password (DATABASE_URL, HTTPS_PROXY). */
+export function isSecretEnvEntry(name: string, value: string | undefined): boolean {
+  return isSecretEnvName(name) || (value !== undefined && urlPassword(value) !== undefined);
+}
+
+/**
+ * The secret values of an environment, for the redactor: every secret-named variable's value,
+ * and the password of every URL-valued one (its whole value too when the name is secret).
+ * Values under MIN_SECRET_VALUE_LENGTH are left out.
+ */
+export function secretEnvValues(env: NodeJS.ProcessEnv): string[] {
+  const values = new Set<string>();
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (isSecretEnvName(name)) values.add(value.trim());
+    const password = urlPassword(value.trim());
+    if (password !== undefined) values.add(password).add(decoded(password));
+  }
+  return [...values].filter((v) => v.length >= MIN_SECRET_VALUE_LENGTH);
+}
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }

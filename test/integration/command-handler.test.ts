@@ -87,13 +87,13 @@ describe('CommandHookHandler: execution', () => {
     expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({ hook_event_name: 'PreToolUse', session_id: 'session-42', tool_input: { command: 'rm -rf /' } });
   });
 
-  it('sets Claude Code and Hookpilot variables and keeps secrets out of the environment', async () => {
+  it('sets Claude Code and Hookpilot variables and passes the environment as Claude Code does, secrets included', async () => {
     const out = join(dir, 'env.txt');
     const handler = new CommandHookHandler({
-      env: { PATH: process.env.PATH, HARMLESS: 'yes', OPENAI_API_KEY: 'sk-1', HOOKPILOT_API_KEY: 'hp', GITHUB_TOKEN: 'gh', AWS_SECRET: 's', my_api_key: 'k', GH_TOKEN: 'pass-me' },
+      env: { PATH: process.env.PATH, HARMLESS: 'yes', OPENAI_API_KEY: 'sk-1', HOOKPILOT_API_KEY: 'hp', GITHUB_TOKEN: 'gh', AWS_SECRET: 's', my_api_key: 'k', GH_TOKEN: 'orig' },
     });
     const outcome = await run(
-      { command: `env > "${out}"`, env: { GH_TOKEN: '${GH_TOKEN}', EXTRA: 'at ${CLAUDE_PROJECT_DIR}' } },
+      { command: `env > "${out}"`, env: { GH_TOKEN: '${GITHUB_TOKEN}-from-env', EXTRA: 'at ${CLAUDE_PROJECT_DIR}' } },
       { handler, event: 'PostToolUse' },
     );
     expect(outcome.status).toBe('success');
@@ -106,10 +106,15 @@ describe('CommandHookHandler: execution', () => {
       CLAUDE_CODE_SESSION_ID: 'session-42',
       HOOKPILOT_SESSION_ID: 'session-42',
       HOOKPILOT_HOOK_EVENT: 'PostToolUse',
-      GH_TOKEN: 'pass-me',
+      // A hook is the user's own code: it gets tokens and keys, and its own `env` still wins.
+      OPENAI_API_KEY: 'sk-1',
+      HOOKPILOT_API_KEY: 'hp',
+      GITHUB_TOKEN: 'gh',
+      AWS_SECRET: 's',
+      my_api_key: 'k',
+      GH_TOKEN: 'gh-from-env',
       EXTRA: `at ${projectDir}`,
     });
-    for (const secret of ['OPENAI_API_KEY', 'HOOKPILOT_API_KEY', 'GITHUB_TOKEN', 'AWS_SECRET', 'my_api_key']) expect(env).not.toHaveProperty(secret);
   });
 
   it('runs in the payload cwd while CLAUDE_PROJECT_DIR stays at the project root', async () => {

@@ -166,7 +166,7 @@ describe('stdout frame guard', () => {
 });
 
 describe('rpc server pool: handshake and lifecycle', () => {
-  it('handshakes, resolves aliases, reports unknown events and keeps secrets out of the env', async () => {
+  it('handshakes, resolves aliases, reports unknown events and passes the whole env', async () => {
     mkdirSync(join(projectDir, 'sub'), { recursive: true });
     const server = fixtureServer('caps', {
       cwd: 'sub',
@@ -181,9 +181,8 @@ describe('rpc server pool: handshake and lifecycle', () => {
     expect(init).toMatchObject({ protocolVersion: 1, client: { name: 'hookpilot' }, projectDir, sessionId: 'session-1' });
     expect(state.envNames).toContain('HARMLESS');
     expect(state.envNames).toContain('FIXTURE_STATE');
-    expect(state.envNames).not.toEqual(expect.arrayContaining(['OPENAI_API_KEY']));
-    // Only a secret the server's own env names gets through.
-    expect(state.envNames.filter((n) => /API_KEY|TOKEN|SECRET/.test(n))).toEqual(['PASSED_TOKEN']);
+    // A server is the user's own code: like a command hook, it gets the whole environment.
+    expect(state.envNames).toEqual(expect.arrayContaining(['OPENAI_API_KEY', 'GITHUB_TOKEN', 'MY_SECRET', 'PASSED_TOKEN']));
     expect(state.passedToken).toBe('ghp-x');
     expect(state.cwd).toBe(join(projectDir, 'sub'));
     expect(state.projectDirEnv).toBe(projectDir);

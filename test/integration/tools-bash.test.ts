@@ -109,12 +109,34 @@ describe('Bash tool', () => {
   });
 
   it('keeps credentials out of the environment', async () => {
-    const env = { ...process.env, PLAIN_SETTING: 'visible', OPENAI_API_KEY: 'k1', GITHUB_TOKEN: 't1', CLIENT_SECRET: 's1', AWS_SECRET_ACCESS_KEY: 'a1' };
+    const secrets = {
+      OPENAI_API_KEY: 'k1',
+      GITHUB_TOKEN: 't1',
+      CLIENT_SECRET: 's1',
+      AWS_SECRET_ACCESS_KEY: 'a1',
+      PGPASSWORD: 'p1',
+      SENTRY_DSN: 'd1',
+      MY_PRIVATE_KEY: 'pk1',
+      NPM_AUTH_TOKEN: 'n1',
+      NPM_CONFIG__AUTH: 'n2',
+      GOOGLE_APPLICATION_CREDENTIALS: 'c1',
+      MYSQL_PWD: 'm1',
+      DB_PASS: 'dp1',
+      DATABASE_URL: 'postgres://u:pw1@h/db',
+      HTTPS_PROXY: 'http://me:proxypw@proxy:3128',
+    };
+    const env = { ...process.env, PLAIN_SETTING: 'visible', PLAIN_URL: 'https://example.invalid/x', TOKENIZERS_PARALLELISM: 'false', ...secrets };
     const result = await run({ command: 'env' }, { env });
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(result.content).toContain('PLAIN_SETTING=visible');
-    for (const secret of ['k1', 't1', 's1', 'a1']) expect(result.content).not.toContain(`=${secret}`);
+    for (const kept of ['PLAIN_SETTING=visible', 'PLAIN_URL=https://example.invalid/x', 'TOKENIZERS_PARALLELISM=false', `PWD=${dir}`]) expect(result.content).toContain(kept);
+    for (const name of Object.keys(secrets)) expect(result.content).not.toMatch(new RegExp(`^${name}=`, 'm'));
+  });
+
+  it('lets through the secret-looking variables the user passes by name, and no others', async () => {
+    const env = { ...process.env, GITHUB_TOKEN: 'passed-token', NPM_AUTH_TOKEN: 'kept-back' };
+    const result = await run({ command: 'echo "gh=$GITHUB_TOKEN npm=$NPM_AUTH_TOKEN"' }, { env, passEnv: ['GITHUB_TOKEN'] });
+    expect(result).toMatchObject({ ok: true, content: 'gh=passed-token npm=' });
   });
 
   it('refuses run_in_background with an explanation', async () => {

@@ -25,6 +25,11 @@ const CASES: Array<[string, string, string]> = [
   ['assignment', 'api_key: qwertyuiop1234', 'qwertyuiop1234'],
   ['assignment', '{"client_secret": "cs_live_998877"}', 'cs_live_998877'],
   ['url_credentials', 'DATABASE_URL=postgres://app:Pa55w0rd!@db.internal:5432/app', 'Pa55w0rd!'],
+  ['npm_token', '//registry.npmjs.org/:_authToken npm_abcdefghijklmnopqrstuvwxyz0123456789', 'npm_abcdefghijklmnopqrstuvwxyz0123456789'],
+  ['gitlab_token', 'PRIVATE-TOKEN glpat-Ab3dEf6hIj9kLm2nOp5q', 'glpat-Ab3dEf6hIj9kLm2nOp5q'],
+  ['google_api_key', 'maps AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q key', 'AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q'],
+  ['stripe_key', 'charge with sk_live_4eC39HqLyjWDarjtT1zdp7dc now', 'sk_live_4eC39HqLyjWDarjtT1zdp7dc'],
+  ['huggingface_token', 'login hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789', 'hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789'],
 ];
 
 describe('Redactor.redactText', () => {
@@ -87,6 +92,36 @@ describe('Redactor.redactText', () => {
     expect(r.redactText('ACME-123456 internal-deadbeef ticket#42')).toBe('[REDACTED:custom] [REDACTED:custom] ticket#[REDACTED:ticket]');
     const plain = new Redactor({ plainReplacement: true, patterns: [/(\w)\1{9}/] });
     expect(plain.redactText('sk-abcdefghijklmnopqrstuvwx and zzzzzzzzzz')).toBe('[REDACTED] and [REDACTED]');
+  });
+});
+
+describe('Redactor.redactForModel', () => {
+  it('removes registered values and token shapes from every string, keys included', () => {
+    const r = new Redactor({ secretValues: ['registered-secret-value'] });
+    const messages = [
+      { role: 'tool', tool_call_id: 'c1', content: 'GITHUB_TOKEN=registered-secret-value\nother ghp_1234567890abcdefghijABCDEFGHIJ123456' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'Bash', arguments: '{"command":"echo registered-secret-value"}' } }] },
+    ];
+    expect(r.redactForModel(messages)).toEqual([
+      { role: 'tool', tool_call_id: 'c1', content: 'GITHUB_TOKEN=[REDACTED:secret_value]\nother [REDACTED:github_token]' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'Bash', arguments: '{"command":"echo [REDACTED:secret_value]"}' } }] },
+    ]);
+    expect(r.redactForModel({ 'registered-secret-value': 1 })).toEqual({ '[REDACTED:secret_value]': 1 });
+  });
+
+  it('leaves source code that only looks like an assignment or a header as written', () => {
+    const r = new Redactor();
+    const code = 'const password = form.password;\nheaders.Authorization = `Bearer ${session.accessToken}`;\n{ token: getToken(), api_key: cfg.apiKey }';
+    expect(r.redactForModel(code)).toBe(code);
+    expect(r.redactForModel({ password: 'form.password', token: 'x' })).toEqual({ password: 'form.password', token: 'x' });
+    // The audit log still redacts them.
+    expect(r.redactText(code)).toContain('password = [REDACTED:assignment]');
+  });
+
+  it('returns the same objects when nothing needs redacting', () => {
+    const r = new Redactor({ secretValues: ['registered-secret-value'] });
+    const messages = [{ role: 'user', content: 'hello' }, { role: 'tool', tool_call_id: 'c', content: [{ type: 'text', text: 'fine' }] }];
+    expect(r.redactForModel(messages)).toBe(messages);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
- * Removes secrets from audit records before they reach the disk. The writer runs it on
- * every record, so each string first meets one combined regex per flag set (the fast
+ * The host's one registry of secrets, and how they are removed: from audit records before
+ * they reach the disk (`redact`, `redactText`), and from everything the model reads
+ * (`redactForModel`). Each string first meets one combined regex per flag set (the fast
  * path); only strings that hit it go through the per-pattern replacements.
  *
  * A pattern may split its match into named groups `pre`, `secret` and `post`: then only
@@ -11,6 +12,11 @@
 export interface SecretPattern {
   kind: string;
   pattern: RegExp;
+  /**
+   * Found by its context (`password=`, `Bearer `), not by its shape: applied to logs only.
+   * In what the model reads it would rewrite ordinary source code (`token = getToken()`).
+   */
+  contextual?: boolean;
 }
 
 export interface RedactorOptions {
@@ -22,6 +28,7 @@ export interface RedactorOptions {
   plainReplacement?: boolean;
 }
 
+/** Values shorter than this are not worth redacting ("true", "1", a port). */
 export const MIN_SECRET_VALUE_LENGTH = 8;
 const MAX_DEPTH = 64;
 const KEY_CACHE_LIMIT = 10_000;
@@ -42,11 +49,17 @@ export const BUILTIN_SECRET_PATTERNS: readonly SecretPattern[] = [
   { kind: 'github_token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{22,})/g },
   { kind: 'aws_access_key_id', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
   { kind: 'slack_token', pattern: /\bxox[a-z]-[A-Za-z0-9-]{10,}/g },
+  { kind: 'npm_token', pattern: /\bnpm_[A-Za-z0-9]{36}\b/g },
+  { kind: 'gitlab_token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}/g },
+  { kind: 'google_api_key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g },
+  { kind: 'stripe_key', pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/g },
+  { kind: 'huggingface_token', pattern: /\bhf_[A-Za-z0-9]{30,}\b/g },
   { kind: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]+/g },
-  { kind: 'bearer', pattern: /(?<pre>\b[Bb]earer\s+)(?<secret>(?!\[REDACTED)[A-Za-z0-9._~+/-]{8,}=*)/g },
+  { kind: 'bearer', contextual: true, pattern: /(?<pre>\b[Bb]earer\s+)(?<secret>(?!\[REDACTED)[A-Za-z0-9._~+/-]{8,}=*)/g },
   { kind: 'url_credentials', pattern: /(?<pre>:\/\/[^\s:/@[\]]+:)(?<secret>(?!\[REDACTED)[^\s/@]+)(?=@)/g },
   {
     kind: 'assignment',
+    contextual: true,
     // Anchored on the `:` or `=`, with the key name in a look-behind: scanning for one
     // character is far cheaper than trying a dozen case-insensitive words at every position.
     pattern: new RegExp(`(?<pre>[:=](?<=(?<![A-Za-z0-9])(?:${ASSIGNMENT_KEYS})(?:[_-][A-Za-z0-9_-]*)?["']?\\s*[:=])\\s*["']?)(?<secret>(?!\\[REDACTED)[^\\s"',;&]+)`, 'g'),
@@ -60,18 +73,33 @@ type Groups = Record<string, string | undefined>;
 const NAMED_GROUP = /\(\?<([A-Za-z_$][\w$]*)>/g;
 const BACK_REFERENCE = /\\[1-9]|\\k</;
 
+/** One use's patterns and, built on first use, their combined prefilters. */
+interface Scanner {
+  patterns: readonly SecretPattern[];
+  prefilters?: RegExp[];
+}
+
+/** How a deep copy treats what it meets: which scanner, whether secret-named keys hide their value, whether to share. */
+interface CopyMode {
+  scanner: Scanner;
+  keys: boolean;
+  share: boolean;
+}
+
 export class Redactor {
-  private readonly patterns: SecretPattern[];
+  private readonly logs: Scanner;
+  private readonly model: Scanner;
   private readonly plain: boolean;
   private readonly secretValues = new Set<string>();
   private valuesPattern: RegExp | undefined;
-  private prefilters: RegExp[] | undefined;
   /** Keys repeat in every record: what each one is and how it reads once redacted. */
   private readonly keyCache = new Map<string, { secret: boolean; text: string }>();
 
   constructor(options: RedactorOptions = {}) {
     this.plain = options.plainReplacement ?? false;
-    this.patterns = [...BUILTIN_SECRET_PATTERNS, ...(options.patterns ?? []).map(toSecretPattern)];
+    const patterns = [...BUILTIN_SECRET_PATTERNS, ...(options.patterns ?? []).map(toSecretPattern)];
+    this.logs = { patterns };
+    this.model = { patterns: patterns.filter((p) => !p.contextual) };
     for (const value of options.secretValues ?? []) this.addSecretValue(value);
   }
 
@@ -80,7 +108,8 @@ export class Redactor {
     if (typeof value !== 'string' || value.length < MIN_SECRET_VALUE_LENGTH || this.secretValues.has(value)) return;
     this.secretValues.add(value);
     this.valuesPattern = undefined;
-    this.prefilters = undefined;
+    this.logs.prefilters = undefined;
+    this.model.prefilters = undefined;
     this.keyCache.clear();
   }
 
@@ -90,15 +119,16 @@ export class Redactor {
 
   /** Replaces every secret in `text`; returns `text` itself when nothing matched. */
   redactText(text: string): string {
-    if (!this.couldContainSecret(text)) return text;
-    let out = text;
-    const values = this.valuesRegex();
-    if (values) out = out.replace(values, this.label('secret_value'));
-    for (const { kind, pattern } of this.patterns) {
-      pattern.lastIndex = 0;
-      out = out.replace(pattern, (...args: unknown[]) => this.replacement(kind, args));
-    }
-    return out;
+    return this.scan(text, this.logs);
+  }
+
+  /**
+   * For what the model reads (and the transcript of it): every string of `value` without the
+   * registered secret values and token shapes, but with contextual patterns left out, so that
+   * source code reads as written. Parts that need no change are returned as they are.
+   */
+  redactForModel<T>(value: T): T {
+    return this.copy(value, false, 0, [], { scanner: this.model, keys: false, share: true }) as T;
   }
 
   /**
@@ -107,7 +137,7 @@ export class Redactor {
    * hold (bigint, functions) are turned into strings or dropped, so the copy always serializes.
    */
   redact(value: unknown): unknown {
-    return this.copy(value, false, 0, [], false);
+    return this.copy(value, false, 0, [], { scanner: this.logs, keys: true, share: false });
   }
 
   /**
@@ -115,12 +145,24 @@ export class Redactor {
    * when nothing does): for a caller that serializes the result at once, this saves the copy.
    */
   redactForSerialization(value: unknown): unknown {
-    return this.copy(value, false, 0, [], true);
+    return this.copy(value, false, 0, [], { scanner: this.logs, keys: true, share: true });
   }
 
   /** Whether a key such as `password`, `api_key`, `accessToken` or `Authorization` names a secret. */
   isSecretKey(key: string): boolean {
     return this.keyInfo(key).secret;
+  }
+
+  private scan(text: string, scanner: Scanner): string {
+    if (!this.couldContainSecret(text, scanner)) return text;
+    let out = text;
+    const values = this.valuesRegex();
+    if (values) out = out.replace(values, this.label('secret_value'));
+    for (const { kind, pattern } of scanner.patterns) {
+      pattern.lastIndex = 0;
+      out = out.replace(pattern, (...args: unknown[]) => this.replacement(kind, args));
+    }
+    return out;
   }
 
   private keyInfo(key: string): { secret: boolean; text: string } {
@@ -139,10 +181,10 @@ export class Redactor {
     return info;
   }
 
-  private copy(value: unknown, secretKey: boolean, depth: number, ancestors: object[], share: boolean): unknown {
+  private copy(value: unknown, secretKey: boolean, depth: number, ancestors: object[], mode: CopyMode): unknown {
     switch (typeof value) {
       case 'string':
-        return secretKey && value.length > 0 ? this.label('key') : this.redactText(value);
+        return secretKey && value.length > 0 ? this.label('key') : this.scan(value, mode.scanner);
       case 'number':
         return Number.isFinite(value) ? value : null;
       case 'boolean':
@@ -156,36 +198,36 @@ export class Redactor {
     }
     if (value === null) return null;
     const withJson = value as { toJSON?: unknown };
-    if (typeof withJson.toJSON === 'function') return this.copy((withJson.toJSON as () => unknown).call(value), secretKey, depth, ancestors, share);
+    if (typeof withJson.toJSON === 'function') return this.copy((withJson.toJSON as () => unknown).call(value), secretKey, depth, ancestors, mode);
     if (ancestors.includes(value)) return '[Circular]';
     if (depth >= MAX_DEPTH) return '[MaxDepth]';
     ancestors.push(value);
     try {
-      return Array.isArray(value) ? this.copyArray(value, secretKey, depth, ancestors, share) : this.copyObject(value, secretKey, depth, ancestors, share);
+      return Array.isArray(value) ? this.copyArray(value, secretKey, depth, ancestors, mode) : this.copyObject(value, secretKey, depth, ancestors, mode);
     } finally {
       ancestors.pop();
     }
   }
 
   // With `share`, a new array or object is made only from the first element that changes.
-  private copyArray(value: unknown[], secretKey: boolean, depth: number, ancestors: object[], share: boolean): unknown[] {
-    let out: unknown[] | undefined = share ? undefined : [];
+  private copyArray(value: unknown[], secretKey: boolean, depth: number, ancestors: object[], mode: CopyMode): unknown[] {
+    let out: unknown[] | undefined = mode.share ? undefined : [];
     for (let i = 0; i < value.length; i++) {
-      const item = this.copy(value[i], secretKey, depth + 1, ancestors, share) ?? null;
+      const item = this.copy(value[i], secretKey, depth + 1, ancestors, mode) ?? null;
       if (!out && item !== value[i]) out = value.slice(0, i);
       out?.push(item);
     }
     return out ?? value;
   }
 
-  private copyObject(value: object, secretKey: boolean, depth: number, ancestors: object[], share: boolean): object {
+  private copyObject(value: object, secretKey: boolean, depth: number, ancestors: object[], mode: CopyMode): object {
     const source = value as Record<string, unknown>;
     const keys = Object.keys(source);
-    let out: Record<string, unknown> | undefined = share ? undefined : {};
+    let out: Record<string, unknown> | undefined = mode.share ? undefined : {};
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k];
-      const info = this.keyInfo(key);
-      const item = this.copy(source[key], secretKey || info.secret, depth + 1, ancestors, share);
+      const info = mode.keys ? this.keyInfo(key) : { secret: false, text: this.scan(key, mode.scanner) };
+      const item = this.copy(source[key], secretKey || info.secret, depth + 1, ancestors, mode);
       if (!out && (item !== source[key] || info.text !== key)) {
         out = {};
         for (let j = 0; j < k; j++) out[keys[j]] = source[keys[j]];
@@ -195,16 +237,16 @@ export class Redactor {
     return out ?? value;
   }
 
-  private couldContainSecret(text: string): boolean {
-    for (const regex of this.prefiltersFor()) if (regex.test(text)) return true;
+  private couldContainSecret(text: string, scanner: Scanner): boolean {
+    for (const regex of this.prefiltersFor(scanner)) if (regex.test(text)) return true;
     return false;
   }
 
-  private prefiltersFor(): RegExp[] {
-    if (this.prefilters) return this.prefilters;
+  private prefiltersFor(scanner: Scanner): RegExp[] {
+    if (scanner.prefilters) return scanner.prefilters;
     const byFlags = new Map<string, string[]>();
     const alone: RegExp[] = [];
-    const sources = this.patterns.map((p) => p.pattern);
+    const sources = scanner.patterns.map((p) => p.pattern);
     const values = this.valuesRegex();
     if (values) sources.push(values);
     for (const pattern of sources) {
@@ -213,8 +255,8 @@ export class Redactor {
       else byFlags.set(flags, [...(byFlags.get(flags) ?? []), pattern.source.replace(NAMED_GROUP, '(?:')]);
     }
     // Grouping by identical flags keeps each prefilter an exact union of its members.
-    this.prefilters = [...[...byFlags].map(([flags, list]) => new RegExp(list.map((s) => `(?:${s})`).join('|'), flags)), ...alone];
-    return this.prefilters;
+    scanner.prefilters = [...[...byFlags].map(([flags, list]) => new RegExp(list.map((s) => `(?:${s})`).join('|'), flags)), ...alone];
+    return scanner.prefilters;
   }
 
   private valuesRegex(): RegExp | undefined {
@@ -242,7 +284,7 @@ export class Redactor {
 function toSecretPattern(p: SecretPattern | RegExp | string): SecretPattern {
   if (typeof p === 'string') return { kind: 'custom', pattern: new RegExp(p, 'g') };
   if (p instanceof RegExp) return { kind: 'custom', pattern: withGlobal(p) };
-  return { kind: p.kind, pattern: withGlobal(p.pattern) };
+  return { ...p, pattern: withGlobal(p.pattern) };
 }
 
 function withGlobal(re: RegExp): RegExp {

@@ -67,12 +67,12 @@ export function createBashTool(): Tool<BashInput> {
       `(output beyond ${MAX_TOOL_OUTPUT_CHARS} characters is cut from the middle). A non-zero exit is reported as ` +
       `"Exit code N". Default timeout ${DEFAULT_BASH_TIMEOUT_MS} ms, max ${MAX_BASH_TIMEOUT_MS} ms; on timeout the ` +
       'whole process group is killed. Prefer Read, Grep, Glob, Edit and Write for files. Credentials such as ' +
-      '*_API_KEY and *_TOKEN are removed from the environment.',
+      '*_API_KEY, *_TOKEN and *PASSWORD* are removed from the environment, and secret values are redacted from the output.',
     inputSchema: bashInputSchema,
     async run(input, ctx): Promise<ToolResult> {
       if (input.run_in_background) return toolFailure(BACKGROUND_UNSUPPORTED);
       const timeoutMs = input.timeout ?? DEFAULT_BASH_TIMEOUT_MS;
-      const env = envWithoutSecrets(ctx.env);
+      const env = envWithoutSecrets(ctx.env, ctx.passEnv);
       const result = await runProcess({
         command: input.command,
         shell: resolveShell(env),

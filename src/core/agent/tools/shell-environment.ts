@@ -1,10 +1,15 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { isSecretEnvName } from '../../secret-env-names';
+import { isSecretEnvEntry } from '../../secret-env-names';
 
-/** A copy of `env` without the variables that look like credentials. */
-export function envWithoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !isSecretEnvName(name)));
+/**
+ * A copy of `env` without the variables that look like credentials, except those the user
+ * passes by name (`hookpilot.tools.bash.passEnv`, `--pass-env`). What the model's shell may
+ * print is still redacted before the model reads it, passed values included.
+ */
+export function envWithoutSecrets(env: NodeJS.ProcessEnv, passEnv: readonly string[] = []): NodeJS.ProcessEnv {
+  const passed = new Set(passEnv);
+  return Object.fromEntries(Object.entries(env).filter(([name, value]) => passed.has(name) || !isSecretEnvEntry(name, value)));
 }
 
 function isExecutableFile(path: string): boolean {

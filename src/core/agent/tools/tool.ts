@@ -11,6 +11,8 @@ export interface ToolContext {
   /** Directories outside the workspace that file tools may also touch. */
   additionalDirectories?: string[];
   sessionId: string;
+  /** Secret-looking variables the user lets the Bash tool's shell inherit. */
+  passEnv?: readonly string[];
 }
 
 export type ToolResult =

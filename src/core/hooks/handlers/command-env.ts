@@ -1,5 +1,4 @@
 import { isAbsolute, resolve } from 'node:path';
-import { isSecretEnvName } from '../../secret-env-names';
 import type { HookEventName } from '../events';
 
 const PROJECT_DIR_PLACEHOLDER = /\$\{(?:CLAUDE|HOOKPILOT)_PROJECT_DIR\}/g;
@@ -12,7 +11,7 @@ export function substituteProjectDir(text: string, projectDir: string): string {
 
 export interface HookEnvInput {
   base: NodeJS.ProcessEnv;
-  /** The hook's `env`: values may reference `${NAME}` from the base env, secrets included. */
+  /** The hook's `env`: values may reference `${NAME}` from the base env. */
   specEnv?: Record<string, string>;
   projectDir: string;
   sessionId: string;
@@ -20,15 +19,14 @@ export interface HookEnvInput {
 }
 
 /**
- * The environment a command hook sees: the base env without secrets (a hook gets a secret
- * only when its `env` names it, e.g. `"GH_TOKEN": "${GH_TOKEN}"`), the hook's own `env`,
- * and the variables Claude Code sets for its hooks.
+ * The environment a command hook sees, as Claude Code gives it: the whole base env (tokens
+ * and keys included: a hook is the user's own code, and a third-party hook that checks
+ * GITHUB_TOKEN must decide as it would under Claude Code), the hook's own `env`, and the
+ * variables Claude Code sets for its hooks. Only the model's Bash tool goes without secrets.
  */
 export function buildHookEnv(input: HookEnvInput): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(input.base)) {
-    if (value !== undefined && !isSecretEnvName(name)) env[name] = value;
-  }
+  for (const [name, value] of Object.entries(input.base)) if (value !== undefined) env[name] = value;
   const fixed: Record<string, string> = {
     CLAUDE_PROJECT_DIR: input.projectDir,
     HOOKPILOT_PROJECT_DIR: input.projectDir,

@@ -1,21 +1,18 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { ServerDefinition } from '../../types';
-import { isSecretEnvName } from '../../../secret-env-names';
 import { substituteProjectDir } from '../command-env';
 
 const BRACED_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /**
- * The environment a server starts with, by the same rules as command hooks: the host's
- * minus anything secret-looking, the project directory under Claude Code's and Hookpilot's
- * names, then the server's own `env`, whose values may name host variables (`${GH_TOKEN}`):
- * that is how a server gets a secret on purpose.
+ * The environment a server starts with, by the same rules as command hooks (a server is the
+ * user's own code too): the host's whole environment, the project directory under Claude
+ * Code's and Hookpilot's names, then the server's own `env`, whose values may name host
+ * variables (`${GH_TOKEN}`).
  */
 export function serverEnvironment(base: NodeJS.ProcessEnv, server: ServerDefinition, projectDir: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(base)) {
-    if (value !== undefined && !isSecretEnvName(name)) env[name] = value;
-  }
+  for (const [name, value] of Object.entries(base)) if (value !== undefined) env[name] = value;
   const fixed = { CLAUDE_PROJECT_DIR: projectDir, HOOKPILOT_PROJECT_DIR: projectDir };
   const lookup = (name: string): string => (name in fixed ? fixed[name as keyof typeof fixed] : (base[name] ?? ''));
   for (const [name, value] of Object.entries(server.env ?? {})) {

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { isSecretEnvEntry, isSecretEnvName, secretEnvValues, urlPassword } from '../../src/core/secret-env-names';
+
+describe('secret-looking environment variables', () => {
+  it.each([
+    'OPENAI_API_KEY', 'HOOKPILOT_API_KEY', 'MY_APIKEY', 'GITHUB_TOKEN', 'GH_TOKEN', 'AWS_SESSION_TOKEN', 'ACCESSTOKEN', 'NPM_AUTH_TOKEN',
+    'AWS_SECRET_ACCESS_KEY', 'CLIENT_SECRET', 'SECRET_KEY_BASE', 'DB_PASSWORD', 'PGPASSWORD', 'MYSQL_PWD', 'DB_PASS', 'SMTP_PASSWD',
+    'SENTRY_DSN', 'MY_PRIVATE_KEY', 'PRIVATE_KEY_PEM', 'NPM_AUTH', 'NPM_CONFIG__AUTH', 'GOOGLE_APPLICATION_CREDENTIALS',
+    'AWS_CREDENTIALS_FILE', 'STRIPE_KEY', 'BASIC_AUTH', 'SESSION_COOKIE', 'gpg_passphrase', 'github_token',
+  ])('%s is secret', (name) => {
+    expect(isSecretEnvName(name)).toBe(true);
+  });
+
+  it.each(['PATH', 'HOME', 'PWD', 'OLDPWD', 'TOKENIZERS_PARALLELISM', 'SSH_AUTH_SOCK', 'KEYBOARD_LAYOUT', 'AWS_ACCESS_KEY_ID', 'DATABASE_URL', 'LANG', 'PASSAGE', 'NODE_ENV'])(
+    '%s is not secret by its name',
+    (name) => {
+      expect(isSecretEnvName(name)).toBe(false);
+    },
+  );
+
+  it('counts a URL with a password as secret, whatever its name', () => {
+    expect(urlPassword('postgres://app:Pa55w0rd@db/app')).toBe('Pa55w0rd');
+    expect(urlPassword('https://token@github.com/x')).toBeUndefined();
+    expect(urlPassword('https://example.invalid/a:b@c')).toBeUndefined();
+    expect(urlPassword('not a url')).toBeUndefined();
+    expect(isSecretEnvEntry('DATABASE_URL', 'postgres://u:pw@h/db')).toBe(true);
+    expect(isSecretEnvEntry('HTTPS_PROXY', 'http://me:proxypw@proxy:3128')).toBe(true);
+    expect(isSecretEnvEntry('DATABASE_URL', 'postgres://h/db')).toBe(false);
+  });
+
+  it('collects the values to redact: secret-named values and URL passwords (as written and decoded), not short ones', () => {
+    const values = secretEnvValues({
+      GITHUB_TOKEN: 'ghp_value_long_enough',
+      PGPASSWORD: 'short',
+      SENTRY_DSN: 'https://public1234@o1.ingest.example/1',
+      DATABASE_URL: 'postgres://u:p%40ssword99@h/db',
+      REDIS_URL: 'redis://:pw@h',
+      PATH: '/usr/bin:/bin',
+      FLAG_TOKEN: 'true',
+    });
+    expect(values.sort()).toEqual(['ghp_value_long_enough', 'https://public1234@o1.ingest.example/1', 'p%40ssword99', 'p@ssword99'].sort());
+  });
+});
