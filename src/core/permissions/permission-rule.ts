@@ -1,11 +1,13 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { parse as parseShell } from 'shell-quote';
+import { bashRuleMatches } from './bash-rules';
+import { wildcardMatch } from './wildcard';
 
 /**
  * Claude Code's permission-rule syntax, `Tool` or `Tool(pattern)`: used by allow/deny/ask
- * rules and by a hook's `if` filter. Bash patterns match each subcommand (`&&`, `;`, `|`)
- * with leading `VAR=value` stripped; file tools match a path glob relative to the cwd.
+ * rules and by a hook's `if` filter. `matchPermissionRule` says whether a rule matches ANY
+ * subcommand of a Bash line (deny, ask, `if`); whether allow rules grant a whole line is
+ * `bashAllowedBy`'s question (bash-rules.ts). File tools match a path glob relative to the cwd.
  */
 export interface PermissionRule {
   tool: string;
@@ -32,7 +34,7 @@ export function matchPermissionRule(rule: PermissionRule, toolName: string, inpu
   if (toolName === 'Bash') {
     const command = typeof input.command === 'string' ? input.command : undefined;
     if (command === undefined) return 'no-match';
-    return matchBashPattern(rule.pattern, command);
+    return bashRuleMatches(rule.pattern, command);
   }
   if (FILE_TOOLS.has(toolName)) {
     const target = PATH_KEYS.map((k) => input[k]).find((v): v is string => typeof v === 'string');
@@ -40,52 +42,12 @@ export function matchPermissionRule(rule: PermissionRule, toolName: string, inpu
     return matchPathPattern(rule.pattern, target, cwd) ? 'match' : 'no-match';
   }
   // Other tools: the pattern is a glob over the JSON of the input.
-  return wildcardRegex(rule.pattern).test(JSON.stringify(input)) ? 'match' : 'no-match';
+  return wildcardMatch(rule.pattern, JSON.stringify(input)) ? 'match' : 'no-match';
 }
 
 function toolMatches(ruleTool: string, toolName: string): boolean {
   if (ruleTool === '*') return true;
   return ruleTool.split('|').some((t) => (t.endsWith('*') ? toolName.startsWith(t.slice(0, -1)) : t === toolName));
-}
-
-/** `git *` matches `git push`; `git status*` matches `git status -s`; `*` is any run of characters. */
-function wildcardRegex(pattern: string): RegExp {
-  const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
-  // `npm run test:*` (legacy prefix form) means the same as `npm run test*`.
-  return new RegExp(`^${escaped.replace(/:\.\*$/, '.*')}$`, 's');
-}
-
-export function splitBashCommand(command: string): string[] | undefined {
-  let tokens: ReturnType<typeof parseShell>;
-  try {
-    tokens = parseShell(command, (name) => `$${name}`);
-  } catch {
-    return undefined;
-  }
-  const commands: string[] = [];
-  let current: string[] = [];
-  const flush = () => {
-    // Leading VAR=value assignments are not part of the command name.
-    while (current.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(current[0])) current.shift();
-    if (current.length > 0) commands.push(current.join(' '));
-    current = [];
-  };
-  for (const token of tokens) {
-    if (typeof token === 'string') current.push(token);
-    else if ('op' in token) {
-      if (token.op === 'glob') current.push((token as { pattern: string }).pattern);
-      else flush();
-    } else if ('comment' in token) flush();
-  }
-  flush();
-  return commands;
-}
-
-function matchBashPattern(pattern: string, command: string): RuleMatch {
-  const subcommands = splitBashCommand(command);
-  if (subcommands === undefined || subcommands.length === 0) return 'unparseable';
-  const regex = wildcardRegex(pattern);
-  return subcommands.some((c) => regex.test(c)) ? 'match' : 'no-match';
 }
 
 function matchPathPattern(pattern: string, target: string, cwd: string): boolean {

@@ -1,0 +1,211 @@
+import sh from 'mvdan-sh';
+import { HOLE } from './wildcard';
+
+const { syntax } = sh;
+type Node = sh.Node;
+
+/**
+ * What a Bash command line would run, from a real shell parser (mvdan/sh, bash dialect):
+ * what permission rules and the gate need to decide on it without running it.
+ */
+export type BashAnalysis =
+  | { kind: 'unparseable'; error: string }
+  | {
+      kind: 'parsed';
+      /** Every simple command anywhere in the tree, substitutions and function bodies included. */
+      commands: SimpleCommand[];
+      redirects: RedirectTarget[];
+      /**
+       * Why the line may run code no rule can see (command or process substitution, arithmetic,
+       * a function definition, ...); empty when every command is visible. Never auto-allowed.
+       */
+      hidden: string[];
+    };
+
+export interface SimpleCommand {
+  /**
+   * The words with quoting removed, leading `VAR=value` assignments left out. A part the shell
+   * would expand (`$VAR`, `$(...)`, `{a,b}`) is a HOLE. Unquoted glob characters stay as they are.
+   */
+  words: string[];
+  /** Names assigned before the command (`FOO=1 git push` => FOO). */
+  assigned: string[];
+  /** Whether the command name is not fixed text (an expansion or a glob): then anything may run. */
+  dynamicName: boolean;
+}
+
+export interface RedirectTarget {
+  /** The target with quoting removed; undefined when an expansion makes it unknowable. */
+  target: string | undefined;
+  /** Whether the redirection can create or change the target (`>`, `>>`, `>|`, `&>`, `<>`, `>&file`). */
+  write: boolean;
+}
+
+const parser = syntax.NewParser();
+const WRITE_OPS = new Set(['>', '>>', '<>', '>|', '&>', '&>>']);
+const REDIRECT_OPS = redirectOperatorCodes();
+
+export function analyzeBashCommand(command: string): BashAnalysis {
+  let file: sh.File;
+  try {
+    file = parser.Parse(command, 'command');
+  } catch (error) {
+    return { kind: 'unparseable', error: parseErrorMessage(error) };
+  }
+  const commands: SimpleCommand[] = [];
+  const redirects: RedirectTarget[] = [];
+  const hidden = new Set<string>();
+  syntax.Walk(file, (node) => {
+    if (node === null || node === undefined) return true;
+    const type = syntax.NodeType(node);
+    const reason = HIDING_NODES[type];
+    if (reason) hidden.add(reason);
+    if (type === 'ParamExp' && !isPlainParameter(node as sh.ParamExp)) hidden.add('a parameter expansion beyond $NAME or ${NAME}');
+    if (type === 'CallExpr') collectCall(node as sh.CallExpr, commands, hidden);
+    if (type === 'DeclClause') collectDecl(node as sh.DeclClause, commands, hidden);
+    if (type === 'Redirect') collectRedirect(node as sh.Redirect, redirects);
+    return true;
+  });
+  return { kind: 'parsed', commands, redirects, hidden: [...hidden] };
+}
+
+/** The parser throws Go errors: objects with an `Error()` method, not Error instances. */
+function parseErrorMessage(error: unknown): string {
+  const goError = error as { Error?: unknown } | null;
+  if (goError && typeof goError.Error === 'function') return String((goError.Error as () => unknown).call(goError));
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Constructs that run code the words of a simple command do not show. */
+const HIDING_NODES: Record<string, string | undefined> = {
+  CmdSubst: 'command substitution ($(...) or backticks)',
+  ProcSubst: 'process substitution (<(...) or >(...))',
+  // Bash evaluates variables inside arithmetic recursively, and `a[$(cmd)]` there runs cmd.
+  ArithmExp: 'arithmetic expansion',
+  ArithmCmd: 'an arithmetic command',
+  LetClause: 'let (arithmetic)',
+  CStyleLoop: 'an arithmetic for loop',
+  TestClause: '[[ ... ]] (its arithmetic operators evaluate variables)',
+  FuncDecl: 'a function definition',
+  CoprocClause: 'a coprocess',
+  ExtGlob: 'an extended glob',
+};
+
+/** `$NAME` / `${NAME}` only: indirection, indices, slices and `@P` can evaluate code. */
+function isPlainParameter(node: sh.ParamExp): boolean {
+  return !node.Excl && !node.Length && !node.Width && !node.Index && !node.Slice && !node.Repl && !node.Exp && !node.Names;
+}
+
+function collectCall(call: sh.CallExpr, commands: SimpleCommand[], hidden: Set<string>): void {
+  const assigned = call.Assigns.flatMap((a) => (a?.Name ? [a.Name.Value] : []));
+  const words = call.Args.flatMap((w) => (w ? [wordValue(w)] : []));
+  if (words.length === 0) {
+    // `a=1` alone runs nothing, but `a=(...)`-style arrays and indexed assignments evaluate arithmetic.
+    if (call.Assigns.some((a) => a && (a.Index || a.Array))) hidden.add('an array assignment');
+    return;
+  }
+  // `printf -v 'a[$(cmd)]'`, `read`, `unset`, `test -v` evaluate a subscript in a name they are given.
+  if (words.some((w) => w.text.includes('[') && /\$\(|`/.test(w.text))) hidden.add('a variable subscript that bash may evaluate');
+  commands.push({ words: words.map((w) => w.text), assigned, dynamicName: words[0].expands || words[0].glob });
+}
+
+function collectDecl(decl: sh.DeclClause, commands: SimpleCommand[], hidden: Set<string>): void {
+  const words = [decl.Variant?.Value ?? 'declare'];
+  for (const arg of decl.Args) {
+    if (!arg) continue;
+    const value = arg.Value ? wordValue(arg.Value).text : '';
+    words.push(arg.Naked ? value || (arg.Name?.Value ?? '') : `${arg.Name?.Value ?? ''}=${value}`);
+  }
+  // An integer variable or a nameref makes later plain assignments evaluate arithmetic.
+  if (words.some((w) => /^[-+][a-zA-Z]*[in]/.test(w))) hidden.add(`${words[0]} -i or -n`);
+  commands.push({ words, assigned: [], dynamicName: false });
+}
+
+function collectRedirect(redirect: sh.Redirect, redirects: RedirectTarget[]): void {
+  const op = REDIRECT_OPS.get(redirect.Op as unknown as number);
+  if (op === undefined || op === '<<' || op === '<<-' || op === '<<<' || !redirect.Word) return;
+  const value = wordValue(redirect.Word);
+  const target = value.expands || value.glob ? undefined : value.text;
+  // `>&2` and `>&-` duplicate or close a descriptor; `>&file` writes file, like `&>file`.
+  if (op === '>&' || op === '<&') {
+    if (target !== undefined && /^(\d+-?|-)$/.test(target)) return;
+    redirects.push({ target, write: op === '>&' });
+    return;
+  }
+  redirects.push({ target, write: WRITE_OPS.has(op) });
+}
+
+/** The numeric codes of the redirection operators in this build of the parser, read from a probe. */
+function redirectOperatorCodes(): Map<number, string> {
+  const ops = ['>', '>>', '<', '<>', '<&', '>&', '>|', '&>', '&>>', '<<<'];
+  const file = parser.Parse(`: ${ops.map((op, i) => `${op}${/&$/.test(op) ? '1' : `f${i}`}`).join(' ')} <<E <<-F\nE\nF\n`, 'probe');
+  const found: number[] = [];
+  syntax.Walk(file, (node) => {
+    if (node && syntax.NodeType(node) === 'Redirect') found.push((node as sh.Redirect).Op as unknown as number);
+    return true;
+  });
+  return new Map(found.map((code, i) => [code, [...ops, '<<', '<<-'][i]]));
+}
+
+interface WordValue {
+  text: string;
+  /** A part is expanded by the shell (parameter, substitution, arithmetic, braces). */
+  expands: boolean;
+  /** Unquoted `*`, `?` or `[`: pathname expansion may replace the word. */
+  glob: boolean;
+}
+
+export function wordValue(word: sh.Word): WordValue {
+  const value: WordValue = { text: '', expands: false, glob: false };
+  if (hasBraceExpansion(word)) return { text: HOLE, expands: true, glob: false };
+  for (const part of word.Parts) appendPart(part, false, value);
+  return value;
+}
+
+function appendPart(part: Node, quoted: boolean, into: WordValue): void {
+  const type = syntax.NodeType(part);
+  if (type === 'Lit') {
+    const raw = (part as sh.Lit).Value;
+    if (!quoted && /(^|[^\\])(\\\\)*[*?[]/.test(raw)) into.glob = true;
+    into.text += quoted ? raw.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === '\n' ? '' : c)) : unescapeUnquoted(raw);
+  } else if (type === 'SglQuoted') {
+    const sgl = part as sh.SglQuoted;
+    into.text += sgl.Dollar ? decodeAnsiC(sgl.Value) : sgl.Value;
+  } else if (type === 'DblQuoted') {
+    for (const inner of (part as sh.DblQuoted).Parts) appendPart(inner, true, into);
+  } else {
+    into.text += HOLE;
+    into.expands = true;
+  }
+}
+
+function unescapeUnquoted(raw: string): string {
+  return raw.replace(/\\\n/g, '').replace(/\\(.)/gs, '$1');
+}
+
+/**
+ * Whether bash would brace-expand the word: an unquoted `{...}` holding a comma or `..`, as
+ * seen with quoted parts blanked out. (The parser's own SplitBraces rewrites the tree in place.)
+ */
+function hasBraceExpansion(word: sh.Word): boolean {
+  const unquoted = word.Parts.map((part) => (syntax.NodeType(part) === 'Lit' ? (part as sh.Lit).Value.replace(/\\./gs, '_') : '_')).join('');
+  return /\{[^{}]*(,|\.\.)[^{}]*\}/.test(unquoted);
+}
+
+const C_ESCAPES: Record<string, string> = {
+  a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?',
+};
+
+/** Bash's `$'...'` quoting: `$'\x67it'` is `git`. */
+export function decodeAnsiC(text: string): string {
+  return text.replace(/\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)/gs, (_, esc: string) => {
+    const kind = esc[0];
+    if (kind === 'x' || kind === 'u' || kind === 'U') {
+      const code = parseInt(esc.slice(1), 16);
+      return code <= 0x10ffff ? String.fromCodePoint(code) : '';
+    }
+    if (/[0-7]/.test(kind)) return String.fromCharCode(parseInt(esc, 8) & 0xff);
+    if (kind === 'c' && esc.length === 2) return String.fromCharCode(esc.charCodeAt(1) & 0x1f);
+    return C_ESCAPES[esc] ?? `\\${esc}`;
+  });
+}

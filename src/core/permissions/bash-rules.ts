@@ -1,0 +1,98 @@
+import { analyzeBashCommand, type BashAnalysis, type RedirectTarget, type SimpleCommand } from './bash-command';
+import { commandForms, HIDING_COMMANDS, nestedScript, type CommandForm } from './bash-wrappers';
+import { HOLE, wildcardCouldMatch, wildcardMatch } from './wildcard';
+
+/**
+ * Bash permission rules, as Claude Code applies them. Deny, ask and `if` match when ANY
+ * subcommand matches (substitutions, wrappers and `bash -c` strings included). An allow rule
+ * set grants a call only when EVERY subcommand matches some allow rule and nothing hides code
+ * from the rules (substitutions, functions, `eval`, ...).
+ */
+export type BashRuleMatch = 'match' | 'no-match' | 'unparseable';
+
+/**
+ * Variables that decide what a command runs (`PATH=. git`, `GIT_EXTERNAL_DIFF=x git diff`,
+ * `LD_PRELOAD=...`): a leading assignment of one of them is not stripped for an allow rule.
+ */
+const RISKY_VARIABLE =
+  /^(PATH|IFS|ENV|BASH_ENV|SHELL|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|CDPATH|GLOBIGNORE|HOME|PAGER|EDITOR|VISUAL|BROWSER|NODE_PATH|LD_\w*|DYLD_\w*|GIT_\w*|BASH_FUNC_\w*|PYTHON\w*|PERL\w*|RUBY\w*|\w*_COMMAND|\w*_PAGER|\w*_EDITOR|\w*_OPTIONS|\w*_SHELL)$/;
+const MAX_NESTING = 3;
+
+/**
+ * Whether a rule pattern (undefined: any command) matches some subcommand. 'unparseable'
+ * when it does not, but might: the line does not parse, or an expansion (`$CMD -rf`,
+ * `bash -c "$X"`) could turn into a matching command.
+ */
+export function bashRuleMatches(pattern: string | undefined, command: string, depth = 0): BashRuleMatch {
+  if (pattern === undefined) return 'match';
+  const analysis = analyzeBashCommand(command);
+  if (analysis.kind === 'unparseable') return heuristicMatch(pattern, command) ? 'match' : 'unparseable';
+  let could = false;
+  for (const simple of analysis.commands) {
+    for (const form of commandForms(simple)) {
+      const text = matchText(form.words, simple.dynamicName && form.words === simple.words);
+      if (wildcardMatch(pattern, text)) return 'match';
+      if (wildcardCouldMatch(pattern, text)) could = true;
+      const script = nestedScript(form.words);
+      if (script === undefined || depth >= MAX_NESTING) continue;
+      const nested = bashRuleMatches(pattern, script, depth + 1);
+      if (nested === 'match') return 'match';
+      if (nested === 'unparseable') could = true;
+    }
+  }
+  return could ? 'unparseable' : 'no-match';
+}
+
+/** A command name that is an expansion or a glob could be any command: it becomes a hole. */
+function matchText(words: string[], dynamicName: boolean): string {
+  return (dynamicName ? [HOLE, ...words.slice(1)] : words).join(' ');
+}
+
+/**
+ * For a line the parser rejects (bash most likely would too): split at every operator and
+ * quote-strip each piece, so that an unterminated quote cannot hide `rm -rf x` from `Bash(rm *)`.
+ */
+function heuristicMatch(pattern: string, command: string): boolean {
+  return command.split(/[;&|\n()`<>{}]|\$\(/).some((fragment) => {
+    const words = fragment.replace(/["'\\]/g, '').trim().split(/\s+/).filter((w) => w !== '');
+    while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0])) words.shift();
+    if (words.length === 0) return false;
+    return commandForms({ words, assigned: [], dynamicName: false }).some((form) => wildcardMatch(pattern, form.words.join(' ')));
+  });
+}
+
+export type BashAllowResult = { allowed: true; writes: RedirectTarget[] } | { allowed: false; reason: string };
+
+/**
+ * Whether a set of allow-rule patterns (undefined: the bare `Bash` rule, any command) grants
+ * the whole line. Write redirections are returned for the caller to judge as file edits.
+ */
+export function bashAllowedBy(patterns: ReadonlyArray<string | undefined>, analysis: BashAnalysis): BashAllowResult {
+  if (analysis.kind === 'unparseable') return { allowed: false, reason: `the command cannot be parsed (${analysis.error})` };
+  const writes = analysis.redirects.filter((r) => r.write);
+  if (patterns.includes(undefined)) return { allowed: true, writes };
+  if (analysis.hidden.length > 0) return { allowed: false, reason: `it contains ${analysis.hidden.join(', ')}` };
+  for (const simple of analysis.commands) {
+    if (simple.dynamicName) return { allowed: false, reason: `its command name comes from an expansion or a glob` };
+    if (!commandAllowed(simple, patterns as string[])) return { allowed: false, reason: `no allow rule matches \`${simple.words.join(' ').replaceAll(HOLE, '$…')}\`` };
+  }
+  return { allowed: true, writes };
+}
+
+function commandAllowed(simple: SimpleCommand, patterns: readonly string[]): boolean {
+  const forms = commandForms(simple);
+  for (let k = 0; k < forms.length; k += 1) {
+    if (k > 0 && !forms[k].transparent) return false;
+    if (forms[k].assigned.some((name) => RISKY_VARIABLE.test(name))) return false;
+    if (patterns.some((pattern) => formAllowedBy(pattern, forms, k))) return true;
+  }
+  return false;
+}
+
+/** A wrapper (`timeout`, `xargs`) or a code runner (`eval`, `sh`) is granted only by a rule that names it. */
+function formAllowedBy(pattern: string, forms: CommandForm[], k: number): boolean {
+  const name = forms[k].words[0];
+  const mustName = k < forms.length - 1 || HIDING_COMMANDS.has(name);
+  if (mustName && pattern.split(' ')[0] !== name) return false;
+  return wildcardMatch(pattern, forms[k].words.join(' '));
+}

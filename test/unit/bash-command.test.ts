@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeBashCommand, decodeAnsiC } from '../../src/core/permissions/bash-command';
+import { HOLE } from '../../src/core/permissions/wildcard';
+
+const parsed = (command: string) => {
+  const analysis = analyzeBashCommand(command);
+  if (analysis.kind !== 'parsed') throw new Error(`${command} did not parse: ${analysis.error}`);
+  return analysis;
+};
+const commands = (command: string) => parsed(command).commands.map((c) => c.words.join(' ').replaceAll(HOLE, '<?>'));
+
+describe('analyzeBashCommand', () => {
+  it.each([
+    ['git status && touch ../x', ['git status', 'touch ../x']],
+    ['git status; touch ../x', ['git status', 'touch ../x']],
+    ['git status\ntouch ../x', ['git status', 'touch ../x']],
+    ['git status | touch ../x', ['git status', 'touch ../x']],
+    ['git status |& touch ../x', ['git status', 'touch ../x']],
+    ['git status || touch ../x &', ['git status', 'touch ../x']],
+    ['(git status; touch ../x)', ['git status', 'touch ../x']],
+    ['{ git status; touch ../x; }', ['git status', 'touch ../x']],
+    ['if git status; then touch ../x; fi', ['git status', 'touch ../x']],
+    ['for f in a b; do touch ../$f; done', ['touch ../<?>']],
+    ['A=1 B=2 git push', ['git push']],
+  ])('finds every simple command of %j', (command, expected) => {
+    expect(commands(command)).toEqual(expected);
+  });
+
+  it('walks into substitutions, and says they hide code', () => {
+    for (const command of ['git log $(touch ../x)', 'git log `touch ../x`', 'git log "$(touch ../x)"']) {
+      const analysis = parsed(command);
+      expect(analysis.commands.map((c) => c.words[0])).toEqual(['git', 'touch']);
+      expect(analysis.hidden).toEqual(['command substitution ($(...) or backticks)']);
+    }
+    expect(parsed('diff <(touch ../x) a').hidden).toEqual(['process substitution (<(...) or >(...))']);
+    expect(parsed('cat <<EOF\n$(touch ../x)\nEOF').commands.map((c) => c.words[0])).toEqual(['cat', 'touch']);
+  });
+
+  it.each([
+    ['f() { touch ../x; }; git status', 'a function definition'],
+    ['echo $((x))', 'arithmetic expansion'],
+    ['(( x ))', 'an arithmetic command'],
+    ['[[ x -eq 1 ]]', '[[ ... ]] (its arithmetic operators evaluate variables)'],
+    ['echo ${!x}', 'a parameter expansion beyond $NAME or ${NAME}'],
+    ['echo ${x@P}', 'a parameter expansion beyond $NAME or ${NAME}'],
+    ['echo ${x[i]}', 'a parameter expansion beyond $NAME or ${NAME}'],
+    ["printf -v 'a[$(touch ../x)]' %s 1", 'a variable subscript that bash may evaluate'],
+    ['declare -i x; x=1', 'declare -i or -n'],
+  ])('%j hides code: %s', (command, reason) => {
+    expect(parsed(command).hidden).toContain(reason);
+  });
+
+  it('keeps plain $NAME visible as an unknown part of a word', () => {
+    const analysis = parsed('git log "$BRANCH" ${REF}');
+    expect(analysis.hidden).toEqual([]);
+    expect(analysis.commands[0].words).toEqual(['git', 'log', HOLE, HOLE]);
+  });
+
+  it('removes quoting the way bash does', () => {
+    expect(commands("g''it \"st\"atus")).toEqual(['git status']);
+    expect(commands("$'\\x67'it $'\\147'it")).toEqual(['git git']);
+    // One word with a space in it: a program named "git status", not git.
+    expect(parsed('git\\ status').commands[0].words).toEqual(['git status']);
+  });
+
+  it('marks command names that an expansion or a glob makes up', () => {
+    expect(parsed('$CMD -rf x').commands[0].dynamicName).toBe(true);
+    expect(parsed('g?t status').commands[0].dynamicName).toBe(true);
+    expect(parsed('{touch,../x}').commands[0].dynamicName).toBe(true);
+    expect(parsed('git status').commands[0].dynamicName).toBe(false);
+    expect(parsed('mkdir -p src/{a,b}').commands[0].words).toEqual(['mkdir', '-p', HOLE]);
+  });
+
+  it('lists redirections, and which of them write', () => {
+    const { redirects } = parsed('cmd > a >> b >| c &> d &>> e <> f >&g < h 2>&1 >&- 3<&0 > /dev/null > "$OUT"');
+    expect(redirects).toEqual([
+      { target: 'a', write: true },
+      { target: 'b', write: true },
+      { target: 'c', write: true },
+      { target: 'd', write: true },
+      { target: 'e', write: true },
+      { target: 'f', write: true },
+      { target: 'g', write: true },
+      { target: 'h', write: false },
+      { target: '/dev/null', write: true },
+      { target: undefined, write: true },
+    ]);
+    expect(parsed('cat <<EOF\nx\nEOF').redirects).toEqual([]);
+  });
+
+  it('says why a line does not parse', () => {
+    expect(analyzeBashCommand('echo "unterminated')).toEqual({ kind: 'unparseable', error: expect.stringContaining('without closing quote') });
+  });
+
+  it('decodes $\'...\' escapes', () => {
+    expect(decodeAnsiC('\\x67\\151t\\n\\u00e9\\cA\\q')).toBe('git\n\u00e9\x01\\q');
+  });
+});
