@@ -1,7 +1,8 @@
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { jsonResult, nodeHook, startTestbed, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
-import { text, toolCalls } from '../support/model-server';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { jsonResult, nodeHook, startTestbed, toolMessageSent, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
+import { stall, text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
 // Attacks on the hook engine's limits through the real CLI: configured timeouts, matchers,
@@ -46,5 +47,37 @@ describe('timeouts', () => {
     expect(r.stdout).toContain(
       `.vscode/hooks.json:${line}:${column}: error: "timeout_ms" 99999999999 is over the maximum of 86400000 ms (24 h); 86400000 ms (24 h) is used instead.`,
     );
+  });
+});
+
+describe('matchers', () => {
+  const crafted = `${'a'.repeat(50_000)}b`;
+
+  it('a (a+)+$ matcher against a crafted subagent_type does not hold the CLI: the run goes on and SIGINT ends it', async () => {
+    const hooks = hooksJson({ SubagentStart: [{ matcher: '(a+)+$', hooks: [{ type: 'command', command: 'touch matched.txt' }] }] });
+    bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooks }, [
+      toolCalls([{ id: 't1', name: 'Task', arguments: { description: 'x', prompt: 'go', subagent_type: crafted } }]),
+      stall(1),
+    ]);
+    let child: ChildProcess | undefined;
+    const running = bed.run(['go', '--permission-mode', 'bypassPermissions'], { onSpawn: (c) => (child = c), timeoutMs: 30_000 });
+    // The subagent's own model request means SubagentStart's matcher has answered.
+    await vi.waitFor(() => expect(bed!.server.requests.length).toBe(2), { timeout: 20_000, interval: 50 });
+    child!.kill('SIGINT');
+    const result = await running;
+    expect(result.code).toBe(130);
+    expect(existsSync(bed.workspace.file('matched.txt'))).toBe(false);
+  });
+
+  it('a model-written catastrophic Grep pattern over a crafted file finishes', async () => {
+    bed = await startTestbed(bundle.bundle, { 'crafted.txt': `${crafted}\n` }, [
+      toolCalls([{ id: 'g1', name: 'Grep', arguments: { pattern: '(a+)+$', path: 'crafted.txt', output_mode: 'count' } }]),
+      toolCalls([{ id: 'g2', name: 'Grep', arguments: { pattern: '(a+)+b$', path: 'crafted.txt', output_mode: 'count' } }]),
+      text('done'),
+    ]);
+    const r = await bed.run(['go', ...bypass], { timeoutMs: 30_000 });
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed']);
+    expect(toolMessageSent(bed.server, 'g1')).toContain('No matches found');
+    expect(toolMessageSent(bed.server, 'g2')).toMatch(/crafted\.txt:1/);
   });
 });

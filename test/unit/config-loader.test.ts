@@ -392,3 +392,13 @@ describe('loadHooksDocument: timeouts over the maximum', () => {
     expect(only(config.problems, 'invalid-value').path).toBe('hooks.defaults.command_timeout_ms');
   });
 });
+
+describe('loadHooksDocument: matchers that would need backtracking', () => {
+  it('reports a lookahead matcher at its position as an error that says why', () => {
+    const text = '{ "hooks": { "PreToolUse": [{ "matcher": "Bash(?!Output)", "hooks": [{ "type": "command", "command": "true" }] }] } }';
+    const config = load(text);
+    const problem = only(config.problems, 'invalid-matcher');
+    expect(problem).toMatchObject({ severity: 'error', path: 'hooks.PreToolUse[0].matcher', ...positionOf(text, '"Bash(?!') });
+    expect(problem.message).toMatch(/^Matcher "Bash\(\?!Output\)" is not a valid regular expression \(.*lookaround and backreferences are not supported/);
+  });
+});

@@ -45,6 +45,20 @@ describe('group matcher (Claude Code rules, research §3.3)', () => {
     expect(matchesValue('([', 'Bash')).toBe(false);
   });
 
+  it('matches in linear time: (a+)+$ against a long crafted value answers instead of hanging', () => {
+    expect(matchesValue('(a+)+$', `${'a'.repeat(50_000)}b`)).toBe(false);
+    expect(matchesValue('(a|aa)*c', 'a'.repeat(200_000))).toBe(false);
+    expect(matchesValue('(a+)+$', 'aaa')).toBe(true);
+  });
+
+  it('refuses lookaround and backreferences, which need backtracking, with a reason', () => {
+    for (const pattern of ['Bash(?!Output)', '(?<=mcp__)x', '(Edit)\\1']) {
+      const compiled = compileMatcher(pattern);
+      expect(compiled, pattern).toMatchObject({ kind: 'invalid', error: expect.stringMatching(/lookaround and backreferences are not supported/) });
+      expect(matchesValue(pattern, 'Bash')).toBe(false);
+    }
+  });
+
   it('no value (event without the field) only matches the match-all forms', () => {
     expect(matchesValue('Bash', undefined)).toBe(false);
     expect(matchesValue('*', undefined)).toBe(true);

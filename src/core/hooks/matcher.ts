@@ -1,6 +1,12 @@
+import { RE2JS } from 're2js';
+
 /**
  * Group matchers with Claude Code's rules (research §3.3), plus seed 000's `prefix*`
  * and content patterns on tool arguments.
+ *
+ * Regex matchers run on RE2 (re2js), whose matching time is linear in the input: a
+ * backtracking engine lets `(a+)+$` and a long crafted value hold the host's only thread.
+ * RE2 has no lookaround or backreferences; a matcher using them is reported at load.
  */
 
 const EXACT_SET = /^[A-Za-z0-9_\- ,|]+$/;
@@ -10,7 +16,7 @@ export type CompiledMatcher =
   | { kind: 'all' }
   | { kind: 'exact'; names: ReadonlySet<string> }
   | { kind: 'prefix'; prefix: string }
-  | { kind: 'regex'; regex: RegExp }
+  | { kind: 'regex'; regex: RE2JS }
   | { kind: 'invalid'; error: string };
 
 const cache = new Map<string, CompiledMatcher>();
@@ -30,13 +36,29 @@ export function compileMatcher(matcher: string | undefined): CompiledMatcher {
   } else {
     try {
       // Unanchored, as in Claude Code: `Edit.*` also matches `NotebookEdit`.
-      compiled = { kind: 'regex', regex: new RegExp(matcher) };
+      compiled = { kind: 'regex', regex: RE2JS.compile(matcher) };
     } catch (err) {
-      compiled = { kind: 'invalid', error: err instanceof Error ? err.message : String(err) };
+      compiled = { kind: 'invalid', error: describeSyntaxError(matcher, err) };
     }
   }
   cache.set(matcher, compiled);
   return compiled;
+}
+
+/** RE2's message, plus why a pattern JavaScript would accept is refused. */
+function describeSyntaxError(matcher: string, err: unknown): string {
+  const message = err instanceof Error ? err.message.replace(/^error parsing regexp: /, '') : String(err);
+  if (!isJavaScriptRegex(matcher)) return message;
+  return `${message}; lookaround and backreferences are not supported, as matching must take linear time`;
+}
+
+function isJavaScriptRegex(source: string): boolean {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function matchesValue(matcher: string | undefined, value: string | undefined): boolean {

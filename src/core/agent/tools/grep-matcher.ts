@@ -1,3 +1,5 @@
+import { RE2JS } from 're2js';
+
 /** Matched lines of one file: its lines and the 0-based indexes of those that match. */
 export interface FileMatches {
   lines: string[];
@@ -12,14 +14,27 @@ export interface ContextOptions {
 
 const MAX_OUTPUT_LINE_CHARS = 500;
 
+/** A compiled search expression and whether it may span lines. */
+export interface SearchPattern {
+  regex: RE2JS;
+  multiline: boolean;
+}
+
 /**
- * The search expression. Lines are tested one at a time, so `^` and `$` anchor at line
- * boundaries as in ripgrep; multiline mode matches across lines with `.` matching newlines
- * (rg -U --multiline-dotall). Throws a SyntaxError for an invalid pattern.
+ * The search expression, in RE2 syntax like ripgrep's default engine. The model writes it, so
+ * it runs on RE2 (re2js): matching time is linear in the file, where a backtracking engine
+ * would let `(a+)+$` hold the host's only thread. Lines are tested one at a time, so `^` and
+ * `$` anchor at line boundaries as in ripgrep; multiline mode matches across lines with `.`
+ * matching newlines (rg -U --multiline-dotall). Throws for an invalid pattern.
  */
-export function buildRegex(pattern: string, options: { ignoreCase: boolean; multiline: boolean }): RegExp {
-  const flags = (options.ignoreCase ? 'i' : '') + (options.multiline ? 'gms' : '');
-  return new RegExp(pattern, flags);
+export function buildRegex(pattern: string, options: { ignoreCase: boolean; multiline: boolean }): SearchPattern {
+  const flags = (options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | (options.multiline ? RE2JS.MULTILINE | RE2JS.DOTALL : 0);
+  try {
+    return { regex: RE2JS.compile(pattern, flags), multiline: options.multiline };
+  } catch (error) {
+    const message = error instanceof Error ? error.message.replace(/^error parsing regexp: /, '') : String(error);
+    throw new Error(`${message} (RE2 syntax, as ripgrep: no lookaround or backreferences)`, { cause: error });
+  }
 }
 
 function splitLines(text: string): string[] {
@@ -40,24 +55,26 @@ function lineAt(lineStarts: number[], offset: number): number {
   return low;
 }
 
-function matchAcrossLines(text: string, lines: string[], regex: RegExp): number[] {
+function matchAcrossLines(text: string, lines: string[], regex: RE2JS): number[] {
   const lineStarts = [0];
   for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lineStarts.push(at + 1);
   const matched = new Set<number>();
-  for (const match of text.matchAll(regex)) {
-    const first = lineAt(lineStarts, match.index);
-    const last = lineAt(lineStarts, match.index + Math.max(0, match[0].length - 1));
+  // Offsets are UTF-16 indexes into `text`; an empty match moves the search on by itself.
+  const matcher = regex.matcher(text);
+  while (matcher.find()) {
+    const first = lineAt(lineStarts, matcher.start());
+    const last = lineAt(lineStarts, Math.max(matcher.start(), matcher.end() - 1));
     for (let line = first; line <= last && line < lines.length; line += 1) matched.add(line);
   }
   return [...matched].sort((a, b) => a - b);
 }
 
-export function matchFile(text: string, regex: RegExp): FileMatches {
+export function matchFile(text: string, pattern: SearchPattern): FileMatches {
   const lines = splitLines(text);
-  if (regex.flags.includes('s')) return { lines, matchedLines: matchAcrossLines(text, lines, regex) };
+  if (pattern.multiline) return { lines, matchedLines: matchAcrossLines(text, lines, pattern.regex) };
   const matchedLines: number[] = [];
   lines.forEach((line, index) => {
-    if (regex.test(line)) matchedLines.push(index);
+    if (pattern.regex.test(line)) matchedLines.push(index);
   });
   return { lines, matchedLines };
 }

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import { looksBinary } from './file-content';
 import { fileTypeMatcher, knownFileTypes } from './grep-file-types';
-import { buildRegex, formatMatches, matchFile, type FileMatches } from './grep-matcher';
+import { buildRegex, formatMatches, matchFile, type FileMatches, type SearchPattern } from './grep-matcher';
 import { byNewest, findFiles, resolveSearchRoot, type FoundFile, type SearchRoot } from './file-search';
 import { truncateMiddle } from './output-limits';
 import { errorMessage, toolFailure, type Tool, type ToolResult } from './tool';
@@ -14,7 +14,7 @@ export const MAX_GREP_FILE_BYTES = 5 * 1024 * 1024;
 const READ_CONCURRENCY = 16;
 
 export const grepInputSchema = z.object({
-  pattern: z.string().min(1).describe('Regular expression to search for (JavaScript syntax, close to ripgrep\'s), e.g. "function\\s+\\w+".'),
+  pattern: z.string().min(1).describe('Regular expression to search for (RE2 syntax, as ripgrep: no lookaround or backreferences), e.g. "function\\s+\\w+".'),
   path: z.string().optional().describe('File or directory to search (default: the working directory).'),
   glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.{ts,tsx}".'),
   type: z.string().optional().describe(`Only search files of this type (ripgrep names: ${knownFileTypes().join(', ')}).`),
@@ -60,7 +60,7 @@ async function candidateFiles(root: SearchRoot, input: GrepInput): Promise<Found
   return ofType === undefined ? files : files.filter((file) => ofType(basename(file.path)));
 }
 
-async function searchFile(file: FoundFile, regex: RegExp): Promise<FileHit | undefined> {
+async function searchFile(file: FoundFile, regex: SearchPattern): Promise<FileHit | undefined> {
   if (file.size > MAX_GREP_FILE_BYTES) return undefined;
   let bytes: Buffer;
   try {
@@ -74,7 +74,7 @@ async function searchFile(file: FoundFile, regex: RegExp): Promise<FileHit | und
   return matches.matchedLines.length === 0 ? undefined : { ...file, matches };
 }
 
-async function searchFiles(files: FoundFile[], regex: RegExp, signal: AbortSignal): Promise<FileHit[] | undefined> {
+async function searchFiles(files: FoundFile[], regex: SearchPattern, signal: AbortSignal): Promise<FileHit[] | undefined> {
   const hits: FileHit[] = [];
   for (let start = 0; start < files.length; start += READ_CONCURRENCY) {
     if (signal.aborted) return undefined;
@@ -122,14 +122,14 @@ export function createGrepTool(): Tool<GrepInput> {
     name: 'Grep',
     category: 'read',
     description:
-      'Searches file contents with a regular expression (JavaScript syntax). output_mode "files_with_matches" ' +
+      'Searches file contents with a regular expression (RE2 syntax, as ripgrep). output_mode "files_with_matches" ' +
       '(default) lists matching files newest first; "content" shows matching lines as path:line:text with optional ' +
       'context (-A, -B, -C); "count" gives matching lines per file. Filter files with glob or type. Skips binary ' +
       'files, files over 5 MB, node_modules and .git.',
     inputSchema: grepInputSchema,
     target: (input) => input.path,
     async run(input, ctx): Promise<ToolResult> {
-      let regex: RegExp;
+      let regex: SearchPattern;
       try {
         regex = buildRegex(input.pattern, { ignoreCase: input['-i'] ?? false, multiline: input.multiline ?? false });
       } catch (error) {

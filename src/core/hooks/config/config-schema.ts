@@ -28,7 +28,7 @@ const stringMap = z.record(z.string(), z.string());
 export const matcherSchema = z
   .string()
   .describe(
-    'Which occurrences of the event run these hooks (Claude Code rules): empty or "*" for all; "Bash", "Write|Edit" or "Write,Edit" for exact names; "mcp__*" for a prefix; anything else is an unanchored JavaScript regular expression. What it is tested against depends on the event (tool_name for tool events).',
+    'Which occurrences of the event run these hooks (Claude Code rules): empty or "*" for all; "Bash", "Write|Edit" or "Write,Edit" for exact names; "mcp__*" for a prefix; anything else is an unanchored regular expression in RE2 syntax (no lookaround or backreferences: matching takes linear time). What it is tested against depends on the event (tool_name for tool events).',
   );
 
 const commonHandlerFields = {
