@@ -58,6 +58,8 @@ export interface SessionSetup {
   maxSteps?: number;
   maxRetries?: number;
   env: NodeJS.ProcessEnv;
+  /** `--pass-env`: secret-looking variables the Bash tool still inherits. */
+  passEnv?: readonly string[];
   /** "Always allow" could not be saved: the run goes on, the person is told. */
   onPersistError: (message: string) => void;
   /** Continue this earlier session (its transcript is loaded by `start('resume')`). */
@@ -92,6 +94,9 @@ export function createSession(engine: HookEngine, setup: SessionSetup): AgentSes
     protectedPaths: () => engine.protectedPaths(),
     transcriptDir: path.join(engine.options.storageDir, 'transcripts'),
     env: setup.env,
+    passEnv: setup.passEnv,
+    // The engine's registry: the API key, secret-looking variables, .env values.
+    redactor: engine.audit.redactor,
     disallowedTools: setup.disallowedTools,
     maxSteps: setup.maxSteps,
     cancellation: engine.builtins.cancellation,

@@ -5,7 +5,9 @@ import type { AgentEvent } from '../../core/agent/agent-events';
 import { denyingApprover, permissionModeSchema } from '../../core/agent/permissions/permission-settings';
 import type { TurnOutcome } from '../../core/agent/turn-loop';
 import { auditFilePath } from '../../core/audit/audit-writer';
+import type { Redactor } from '../../core/audit/redactor';
 import type { EngineLogger } from '../../core/engine/hook-engine';
+import { secretEnvValues } from '../../core/secret-env-names';
 import { EXIT } from '../cli-error';
 import { projectDirOf, stderrLogger, type CliContext } from '../cli-context';
 import { resolveModelEndpoint } from '../cli-environment';
@@ -36,8 +38,15 @@ const runOptionsSchema = z.object({
   hooks: z.array(z.string()).default([]),
   resume: z.string().optional(),
   continue: z.boolean().optional(),
+  passEnv: z.array(z.string()).default([]),
 });
 type RunOptions = z.infer<typeof runOptionsSchema>;
+
+/** `--pass-env NAME`: a variable name, repeatable. */
+function envName(value: string, previous: string[] = []): string[] {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) throw new InvalidArgumentError(`"${value}" is not an environment variable name (letters, digits and _)`);
+  return [...previous, value];
+}
 
 function integer(min: number) {
   return (value: string) => {
@@ -64,6 +73,7 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
     .option('--hooks <file>', 'an extra hooks.json-format file (repeatable)', collect)
     .addOption(new Option('--resume <session-id>', 'continue an earlier session of this workspace (SessionStart gets source "resume")').conflicts('continue'))
     .option('--continue', 'continue the most recent session of this workspace')
+    .option('--pass-env <name>', 'let the Bash tool inherit this secret-looking variable (its value stays redacted from the model; repeatable)', envName)
     .action(async (prompt: string | undefined, raw: unknown) => {
       ctx.exitCode = await run(prompt, runOptionsSchema.parse(raw), ctx);
     });
@@ -83,7 +93,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   // The ErrorReport built-in hands model errors to the host log; the run reports its error itself, once, at the end.
   const log: EngineLogger = (level, message) => (message.startsWith('[model] ') ? undefined : toStderr(level, message));
   const resumed = sessionToResume(projectDir, ctx.env, options);
-  const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, secretValues: endpoint.apiKey ? [endpoint.apiKey] : [], log });
+  const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, secretValues: [...(endpoint.apiKey ? [endpoint.apiKey] : []), ...secretEnvValues(ctx.env)], log });
   const session = createSession(engine, {
     sessionId: resumed,
     endpoint,
@@ -94,10 +104,11 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     maxSteps: options.maxSteps,
     maxRetries: options.maxRetries,
     env: ctx.env,
+    passEnv: options.passEnv,
     onPersistError: (message) => ctx.stderr.write(`hookpilot: warning: ${message}\n`),
     configSnapshot,
   });
-  const printer = createPrinter(options.outputFormat, ctx, { sessionId: session.id, cwd: projectDir, permissionMode: permissions.mode });
+  const printer = createPrinter(options.outputFormat, ctx, { sessionId: session.id, cwd: projectDir, permissionMode: permissions.mode }, engine.audit.redactor);
   let blockedBy: string | undefined;
   const forward = (event: AgentEvent) => {
     if (event.type === 'prompt_blocked') blockedBy = event.hookName;
@@ -133,12 +144,12 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   return result.is_error ? EXIT.failed : EXIT.ok;
 }
 
-function createPrinter(format: RunOptions['outputFormat'], ctx: CliContext, stream: { sessionId: string; cwd: string; permissionMode: string }): RunPrinter {
+function createPrinter(format: RunOptions['outputFormat'], ctx: CliContext, stream: { sessionId: string; cwd: string; permissionMode: string }, redactor: Redactor): RunPrinter {
   switch (format) {
     case 'json':
-      return new JsonPrinter(ctx.stdout, ctx.stderr);
+      return new JsonPrinter(ctx.stdout, ctx.stderr, redactor);
     case 'stream-json':
-      return new StreamJsonPrinter(ctx.stdout, stream);
+      return new StreamJsonPrinter(ctx.stdout, stream, redactor);
     case 'text':
       return new TextPrinter(ctx.stdout, ctx.stderr);
   }

@@ -13,3 +13,11 @@ export interface RunPrinter {
 export interface Output {
   write(text: string): void;
 }
+
+/**
+ * The engine's secret registry: json and stream-json carry tool output and raw hook stdout
+ * and stderr, so every string is redacted as in the audit log.
+ */
+export interface OutputRedactor {
+  redactForSerialization(value: unknown): unknown;
+}

@@ -41,7 +41,7 @@ export interface AgentSessionOptions {
   todoGuardCap?: number;
   approvalTimeoutMs?: number;
   persistAllowRule?: (rule: string) => Promise<void>;
-  /** Where permission decisions are recorded (the engine's audit sink). */
+  /** Where permission decisions are recorded; default: the dispatcher's audit sink. */
   audit?: AuditSink;
   systemPrompt?: string;
   cancellation?: CancellationHook;
@@ -95,7 +95,7 @@ export class AgentSession {
         emit,
         persistAllowRule: options.persistAllowRule,
         approvalTimeoutMs: options.approvalTimeoutMs ?? 10 * 60_000,
-        audit: options.audit,
+        audit: options.audit ?? options.dispatcher.auditSink,
       });
     const subagentTools = builtins.filter((t) => !withheld.has(t.name));
     const subagents = new SubagentRunner({
@@ -127,6 +127,8 @@ export class AgentSession {
 
   /** SessionStart: hooks may add context to the start of the conversation. */
   async start(source: 'startup' | 'resume' = 'startup', signal?: AbortSignal): Promise<void> {
+    // Throws when another process works on this session: two writers would interleave the transcript.
+    this.transcript.open(this.id);
     if (source === 'resume') {
       this.messages.push(...Transcript.load(this.transcript.file).filter((m) => m.role !== 'system'));
       this.messages.unshift({ role: 'system', content: '' });
@@ -139,6 +141,7 @@ export class AgentSession {
     this.notices(result.systemMessages, result.warnings);
     if (result.stop) this.stoppedAtStart = result.stop;
     if (result.contexts.length > 0) this.messages.push(reminder(result.contexts));
+    this.transcript.sync(this.messages);
   }
 
   /**
@@ -210,6 +213,7 @@ export class AgentSession {
     this.hooks.emit('TurnStart', { turn_index: turn, prompt: text });
     this.messages.push({ role: 'user', content: text });
     if (submit.contexts.length > 0) this.messages.push(reminder(submit.contexts));
+    this.transcript.sync(this.messages);
     await this.refreshSystemPrompt(signal);
 
     let stopBlocks = 0;
@@ -226,6 +230,7 @@ export class AgentSession {
         emit: (e) => this.events.fire(e),
         maxSteps: this.options.maxSteps ?? 50,
         takeSteering: (step, loopSignal) => this.takeSteering(turn, step, loopSignal),
+        persist: () => this.transcript.sync(this.messages),
         onFinalAnswer: async (answer, loopSignal) => {
           // TodoGuard runs before Stop hooks (seed 002): unfinished todos mean keep going.
           if (this.todos.hasUnfinished() && todoNudges < (this.options.todoGuardCap ?? 3)) {
@@ -267,14 +272,22 @@ export class AgentSession {
     return outcome;
   }
 
-  /** SessionEnd, then a bounded wait for observers so their records are not lost. */
+  /**
+   * SessionEnd, then a bounded wait for observers so their records are not lost. Async hooks
+   * end with the session: those still running are killed (and recorded as cancelled).
+   */
   async end(reason: 'completed' | 'cancelled' | 'error' | 'clear' | 'other' | 'prompt_input_exit' = 'completed'): Promise<void> {
     if (this.ended) return;
     this.ended = true;
     this.hookFailures.dispose();
     this.transcript.sync(this.messages);
+    const dispatcher = this.options.dispatcher;
+    await dispatcher.cancelAsync('the session ended', this.id);
     this.hooks.emit('SessionEnd', { reason });
-    await this.options.dispatcher.drain(1_500);
+    await dispatcher.drain(1_500);
+    // SessionEnd's own async hooks had the drain to finish.
+    await dispatcher.cancelAsync('the session ended', this.id);
+    this.transcript.close();
     this.events.fire({ type: 'session_ended', reason });
   }
 

@@ -1,16 +1,35 @@
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ChatMessage } from './llm/chat-model';
+import { SessionLock } from './session-lock';
+
+/** The tool message a call gets when the process died before its result was written. */
+export const INTERRUPTED_CALL = 'Error: the session ended (the process was stopped) before this call finished; whether it ran is unknown.';
 
 /**
  * The session transcript as JSONL at `transcript_path`, which hooks may read (Claude Code
- * passes the same field). Appends only what is new; a resumed session reads it back.
+ * passes the same field). Each message is appended as soon as it is in the conversation, so a
+ * crash loses at most the step in flight; a resumed session reads it back. One process at a
+ * time writes it (SessionLock).
  */
 export class Transcript {
   private written = 0;
+  private lock?: SessionLock;
 
   constructor(readonly file: string) {
     mkdirSync(path.dirname(file), { recursive: true });
+  }
+
+  /** Takes the session's lock (throws SessionInUseError) and creates the file: hooks may read it from the first event. */
+  open(sessionId: string): void {
+    this.lock ??= SessionLock.acquire(`${this.file}.lock`, sessionId);
+    appendFileSync(this.file, '');
+  }
+
+  /** Lets another process resume the session. */
+  close(): void {
+    this.lock?.release();
+    this.lock = undefined;
   }
 
   static pathFor(dir: string, sessionId: string): string {
@@ -73,6 +92,31 @@ export class Transcript {
         // A torn last line after a crash: the messages before it are still good.
       }
     }
-    return messages;
+    return answerDanglingCalls(messages);
   }
+}
+
+/**
+ * A crash between a tool call and its result leaves calls without a tool message, which the
+ * model API refuses: each gets one saying the call's fate is unknown.
+ */
+function answerDanglingCalls(messages: readonly ChatMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  let pending: string[] = [];
+  const flush = () => {
+    for (const id of pending) out.push({ role: 'tool', tool_call_id: id, content: INTERRUPTED_CALL });
+    pending = [];
+  };
+  for (const message of messages) {
+    if (message.role === 'tool') {
+      pending = pending.filter((id) => id !== message.tool_call_id);
+      out.push(message);
+      continue;
+    }
+    flush();
+    out.push(message);
+    if (message.role === 'assistant' && message.tool_calls) pending = message.tool_calls.map((call) => call.id);
+  }
+  flush();
+  return out;
 }
