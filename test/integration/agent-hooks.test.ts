@@ -73,9 +73,9 @@ describe('agent loop with real hook scripts', () => {
     expect(readFileSync(h.workspace.file('denied.log'), 'utf8')).toBe('Bash:User\n');
     const records = await h.engine.audit.read(h.session.id);
     const permissions = records.records.filter((r) => r.type === 'permission');
-    expect(permissions.map((r) => r.type === 'permission' && [r.decision, r.source])).toEqual([
-      ['ask', 'P8 default mode'],
-      ['deny', 'no-terminal'],
+    expect(permissions).toMatchObject([
+      { tool_name: 'Bash', tool_use_id: 'call_1', decision: 'ask', by: 'mode', level: 'P8', source: 'default mode' },
+      { tool_name: 'Bash', tool_use_id: 'call_1', decision: 'deny', by: 'person', source: 'no-terminal', answer: 'deny' },
     ]);
   });
 
@@ -305,4 +305,62 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
     expect(outcome.error).toMatch(/cannot reach the model/);
     expect(readFileSync(h.workspace.file('errors.log'), 'utf8')).toBe('model\n');
   });
+
+  it('an abort decision from a PreToolUse hook ends the turn: the tool does not run and the calls after it are skipped', async () => {
+    const abort = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', abort: 'turn' }, reason: 'budget guard' }));`);
+    h = await startAgent(
+      { 'hooks/abort.js': abort, '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/abort.js', name: 'budget' }] }] }) },
+      [toolCalls([{ id: 'a1', name: 'Bash', arguments: { command: 'touch aborted.txt' } }, { id: 'a2', name: 'Write', arguments: { file_path: 'later.txt', content: 'x' } }]), text('never')],
+      { session: { permissions: () => ({ mode: 'bypassPermissions', allow: [], deny: [], ask: [], additionalDirectories: [] }) } },
+    );
+    const outcome = await h.session.prompt('go');
+    expect(outcome.reason).toBe('aborted');
+    expect(outcome.error).toContain('hook "budget" aborted the turn');
+    expect(outcome.stopSession).toBeUndefined();
+    expect(outcome.toolCalls.map((c) => [c.id, c.outcome])).toEqual([['a1', 'blocked'], ['a2', 'skipped']]);
+    expect(existsSync(h.workspace.file('aborted.txt')) || existsSync(h.workspace.file('later.txt'))).toBe(false);
+    expect(h.server.requests).toHaveLength(1);
+  });
+
+  it('a hard_abort from PostToolUse ends the turn and the session after the call', async () => {
+    const abort = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', abort: 'hard' } }));`);
+    h = await startAgent(
+      { 'hooks/abort.js': abort, '.vscode/hooks.json': hooksJson({ PostToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/abort.js', name: 'kill-switch' }] }] }) },
+      [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('never')],
+    );
+    const outcome = await h.session.prompt('look');
+    expect(outcome).toMatchObject({ reason: 'aborted', stopSession: { hookName: 'kill-switch' } });
+    expect(h.server.requests).toHaveLength(1);
+  });
+
+  it('every permission decision is audited with who decided: rule, hook, person (with the answer), session rule, mode', async () => {
+    const guard = nodeHook(`if ((input.tool_input.command || '').includes('forbidden')) { process.stderr.write('not that'); process.exit(2); }`);
+    h = await startAgent(
+      { 'hooks/guard.js': guard, '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'guard' }] }] }) },
+      [
+        toolCalls([{ id: 'r1', name: 'Bash', arguments: { command: 'git status' } }]),
+        toolCalls([{ id: 'h1', name: 'Bash', arguments: { command: 'echo forbidden' } }]),
+        toolCalls([{ id: 'p1', name: 'Bash', arguments: { command: 'touch a.txt' } }]),
+        toolCalls([{ id: 's1', name: 'Bash', arguments: { command: 'touch a.txt' } }]),
+        toolCalls([{ id: 'm1', name: 'Glob', arguments: { pattern: '*' } }]),
+        text('done'),
+      ],
+      {
+        approver: { request: async () => ({ choice: 'allow-session', by: 'user' }) },
+        session: { permissions: () => ({ mode: 'default', allow: ['Bash(git *)'], deny: [], ask: [], additionalDirectories: [] }) },
+      },
+    );
+    await h.session.prompt('work');
+    const { records } = await h.engine.audit.read(h.session.id);
+    const permissions = records.flatMap((r) => (r.type === 'permission' ? [{ id: r.tool_use_id, decision: r.decision, by: r.by, source: r.source, level: r.level, answer: r.answer }] : []));
+    expect(permissions).toEqual([
+      { id: 'r1', decision: 'allow', by: 'rule', source: 'rule Bash(git *)', level: 'P7', answer: undefined },
+      { id: 'h1', decision: 'deny', by: 'hook', source: 'hook guard', level: 'P3', answer: undefined },
+      { id: 'p1', decision: 'ask', by: 'mode', source: 'default mode', level: 'P8', answer: undefined },
+      { id: 'p1', decision: 'allow', by: 'person', source: 'user', level: undefined, answer: 'session' },
+      { id: 's1', decision: 'allow', by: 'session-rule', source: 'session rule Bash(touch a.txt)', level: 'P7', answer: undefined },
+      { id: 'm1', decision: 'allow', by: 'mode', source: 'read-only tool', level: 'P8', answer: undefined },
+    ]);
+  });
 });
+

@@ -33,7 +33,7 @@ describe('timeline rows', () => {
 
   it('give records without a hook a readable event and subject', () => {
     expect(toTimelineRow({ ...base, type: 'event', seq: 2, dispatch_id: 'd', event: 'UserPromptSubmit', payload: { prompt: 'fix it' } })).toMatchObject({ event: 'UserPromptSubmit', subject: 'fix it', badge: 'none', decisionText: '' });
-    expect(toTimelineRow({ ...base, type: 'permission', seq: 3, tool_name: 'Bash', decision: 'deny', source: 'rule Bash(rm:*)' })).toMatchObject({ event: 'Permission', subject: 'Bash · rule Bash(rm:*)', badge: 'deny' });
+    expect(toTimelineRow({ ...base, type: 'permission', seq: 3, tool_name: 'Bash', decision: 'deny', source: 'rule Bash(rm:*)' })).toMatchObject({ event: 'Permission', subject: 'Bash · denied by rule Bash(rm:*)', badge: 'deny' });
     expect(toTimelineRow({ ...base, type: 'dispatch', seq: 4, dispatch_id: 'd', event: 'Stop', decision: 'block', hooks_run: 2, duration_ms: 40 })).toMatchObject({ subject: '2 hooks', badge: 'block', durationMs: 40 });
     expect(toTimelineRow({ ...base, type: 'note', seq: 5, level: 'error', message: 'torn line skipped' })).toMatchObject({ event: 'Note', subject: 'torn line skipped', badge: 'error' });
   });

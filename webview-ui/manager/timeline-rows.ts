@@ -1,3 +1,4 @@
+import { describePermission } from '../../src/core/audit/permission-text';
 import type { AuditRecord } from '../../src/core/audit/records';
 
 /** The badge a timeline row shows; also what the decision filter matches. */
@@ -76,7 +77,7 @@ export function toTimelineRow(record: AuditRecord): TimelineRow {
     case 'event':
       return { ...common, event: record.event, subject: payloadSubject(record.payload), hookName: undefined, badge: 'none', decisionText: '', durationMs: undefined };
     case 'permission':
-      return { ...common, event: 'Permission', subject: `${record.tool_name} · ${record.source}`, hookName: undefined, badge: badgeFor(record.decision), decisionText: record.decision, durationMs: undefined };
+      return { ...common, event: 'Permission', subject: `${record.tool_name} · ${describePermission(record)}`, hookName: undefined, badge: badgeFor(record.decision), decisionText: record.decision, durationMs: undefined };
     case 'note':
       return { ...common, event: 'Note', subject: record.message, hookName: undefined, badge: record.level === 'error' ? 'error' : 'none', decisionText: record.level === 'info' ? '' : record.level, durationMs: undefined };
   }

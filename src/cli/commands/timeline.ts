@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { AuditLog, type AuditSessionInfo } from '../../core/audit/audit-log';
 import { auditFilePath } from '../../core/audit/audit-writer';
+import { describePermission } from '../../core/audit/permission-text';
 import type { AuditRecord } from '../../core/audit/records';
 import { projectDirOf, type CliContext } from '../cli-context';
 import { CliError, EXIT } from '../cli-error';
@@ -80,7 +81,7 @@ function toRow(record: AuditRecord): string[][] {
       return [[time, record.event, record.hook_name, decision, record.duration_ms.toFixed(1), record.reason ?? record.error ?? '']];
     }
     case 'permission':
-      return [[time, `permission ${record.tool_name}`, record.source, record.decision, '', record.reason ?? '']];
+      return [[time, `permission ${record.tool_name}`, '', describePermission(record), '', record.reason ?? '']];
     case 'note':
       return [[time, 'note', '', record.level, '', record.message]];
     case 'dispatch':

@@ -14,6 +14,8 @@ export interface SessionIdentity {
   agent?: { id: string; type: string };
 }
 
+const SUBAGENT_EVENTS: ReadonlySet<HookEventName> = new Set<HookEventName>(['PreToolUse', 'PermissionRequest', 'PermissionDenied', 'PostToolUse', 'PostToolUseFailure']);
+
 /**
  * The agent's view of the hook engine for one session: it fills in the common payload
  * fields. A subagent gets a subset view (seed 002 SubsetHooks): only some events pass.
@@ -52,8 +54,11 @@ export class SessionHooks {
     return this.dispatcher.takeAsyncContexts(this.identity.sessionId);
   }
 
-  /** The view a subagent gets: only PreToolUse and PostToolUse hooks are inherited. */
+  /**
+   * The view a subagent gets: its tool calls pass the same gates as the parent's (PreToolUse,
+   * PermissionRequest, PermissionDenied, PostToolUse, PostToolUseFailure); no other event is inherited.
+   */
   forSubagent(agent: { id: string; type: string }): SessionHooks {
-    return new SessionHooks(this.dispatcher, { ...this.identity, agent }, new Set<HookEventName>(['PreToolUse', 'PostToolUse']));
+    return new SessionHooks(this.dispatcher, { ...this.identity, agent }, SUBAGENT_EVENTS);
   }
 }

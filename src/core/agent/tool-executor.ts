@@ -1,13 +1,14 @@
+import type { PermissionDecider } from '../audit/permission-text';
 import type { AuditSink } from '../audit/records';
 import type { DispatchResult, TaggedContext } from '../hooks/dispatch-result';
 import { formatTaggedContext } from '../hooks/dispatch-result';
-import type { PermissionResolution, PermissionSignal } from '../permissions/precedence';
+import type { PermissionResolution, PermissionSignal, PrecedenceLevel } from '../permissions/precedence';
 import type { AgentEvent, HookAnnotation, ToolOutcome } from './agent-events';
 import { rewriteToolOutput } from './tool-output-rewrite';
 import type { ToolCallRequest } from './llm/chat-model';
 import type { GateContext, PermissionGate } from './permissions/permission-gate';
 import { suggestedRule } from './permissions/permission-gate';
-import type { ApprovalAnswer, Approver } from './permissions/permission-settings';
+import type { ApprovalAnswer, ApprovalChoice, Approver } from './permissions/permission-settings';
 import type { SessionHooks } from './session-hooks';
 import { summarizeToolCall } from './tool-summary';
 import type { Tool, ToolContext, ToolResult } from './tools/tool';
@@ -22,6 +23,8 @@ export interface ToolCallOutcome {
   hooks: HookAnnotation[];
   /** A hook said `continue: false`: the session ends after this call. */
   stop?: { reason?: string; hookName: string };
+  /** A hook decided `abort` (the turn ends after this call) or `hard_abort` (the session ends too). */
+  abort?: { kind: 'turn' | 'hard'; reason?: string; hookName: string };
   durationMs: number;
 }
 
@@ -41,6 +44,14 @@ export interface ToolExecutorDeps {
 }
 
 type DenialSource = 'Rule' | 'Hook' | 'User' | 'Timeout' | 'Mode';
+
+/** Who made a permission decision, as the audit log records it. */
+interface Decision {
+  by: PermissionDecider;
+  source: string;
+  level?: PrecedenceLevel;
+  answer?: 'once' | 'session' | 'always' | 'deny' | 'deny-session';
+}
 
 /**
  * One tool call through the whole gate: PreToolUse hooks, permission precedence,
@@ -82,9 +93,14 @@ export class ToolExecutor {
     const contexts = [...pre.contexts];
     annotate(annotations, pre);
     if (pre.stop) return finish('blocked', `Stopped by hook "${pre.stop.hookName}": ${pre.stop.reason ?? 'continue: false'}`, input, { stop: pre.stop });
+    if (pre.abort) {
+      this.auditPermission(call, 'deny', { by: 'hook', source: `hook ${pre.abort.hookName}`, level: 'P3' }, pre.abort.reason ?? 'abort');
+      return finish('blocked', `Aborted by hook "${pre.abort.hookName}": ${pre.abort.reason ?? 'abort'}`, input, { abort: pre.abort });
+    }
     if (pre.decision === 'deny' || pre.blocked) {
       const reason = pre.blockReason ?? 'denied by a PreToolUse hook';
-      this.auditPermission(call, 'deny', `P3 hook ${pre.blockingErrors[0]?.hookName ?? ''}`.trim(), reason);
+      const decider = pre.runs.find((r) => r.decision === 'deny' || r.decision === 'block')?.hookName ?? pre.blockingErrors[0]?.hookName ?? 'hook';
+      this.auditPermission(call, 'deny', { by: 'hook', source: `hook ${decider}`, level: 'P3' }, reason);
       const retry = await this.denied(call, input, reason, 'Hook', signal);
       return finish('blocked', withContexts(`PreToolUse hook "${pre.blockingErrors[0]?.hookName ?? 'hook'}" blocked this call: ${reason}${retry}`, contexts, seenContexts), input);
     }
@@ -95,14 +111,14 @@ export class ToolExecutor {
     }
     const hookSignal = hookVerdict(pre);
     const resolution = this.deps.gate.evaluate(tool, input, hookSignal, this.deps.gateContext());
-    this.auditPermission(call, resolution.verdict, `${resolution.level} ${resolution.source}`, resolution.reason);
+    this.auditPermission(call, resolution.verdict, gateDecision(resolution), resolution.reason);
     if (resolution.verdict === 'deny') {
       const retry = await this.denied(call, input, resolution.reason, denialSource(resolution), signal);
       return finish('denied', withContexts(`Permission denied (${resolution.source}): ${resolution.reason}${retry}`, contexts, seenContexts), input);
     }
     if (resolution.verdict === 'ask') {
       const answer = await this.ask(call, input, resolution.reason, resolution.source, resolution.system, signal, annotations, contexts);
-      this.auditPermission(call, answer.decision, answer.by, answer.reason);
+      this.auditPermission(call, answer.decision, answer.audit, answer.reason);
       if (answer.updatedInput && answer.decision === 'allow') {
         const revalidated = tool.inputSchema.safeParse(answer.updatedInput);
         if (!revalidated.success) return finish('failed', `Error: a PermissionRequest hook rewrote the input of ${call.name} into something invalid: ${revalidated.error.issues[0]?.message}`, input);
@@ -112,7 +128,7 @@ export class ToolExecutor {
         const recheck = this.deps.gate.evaluate(tool, rewritten, undefined, this.deps.gateContext());
         if (recheck.verdict === 'deny' || (recheck.verdict === 'ask' && recheck.system)) {
           const reason = `${recheck.reason} (the input a PermissionRequest hook rewrote${recheck.verdict === 'ask' ? ' needs a person to approve it' : ''})`;
-          this.auditPermission(call, 'deny', `${recheck.level} ${recheck.source}`, reason);
+          this.auditPermission(call, 'deny', gateDecision(recheck), reason);
           const retry = await this.denied(call, rewritten, reason, denialSource(recheck), signal);
           return finish('denied', withContexts(`Permission denied (${recheck.source}): ${reason}${retry}`, contexts, seenContexts), rewritten);
         }
@@ -130,7 +146,7 @@ export class ToolExecutor {
       const post = await this.deps.hooks.dispatch('PostToolUse', { tool_name: call.name, tool_input: input, tool_response: result.response, tool_use_id: call.id, duration_ms: Math.round(performance.now() - started) }, signal);
       annotate(annotations, post);
       contexts.push(...post.contexts);
-      return finish('executed', withContexts(rewriteToolOutput(result.content, post), contexts, seenContexts), input, post.stop ? { stop: post.stop } : {});
+      return finish('executed', withContexts(rewriteToolOutput(result.content, post), contexts, seenContexts), input, halts(post));
     }
     const failure = await this.deps.hooks.dispatch(
       'PostToolUseFailure',
@@ -140,7 +156,7 @@ export class ToolExecutor {
     annotate(annotations, failure);
     contexts.push(...failure.contexts);
     // Seed 000's FailHooks: a hook may replace (or shorten) the error text the model sees.
-    return finish('failed', withContexts(rewriteToolOutput(result.error, failure), contexts, seenContexts), input, failure.stop ? { stop: failure.stop } : {});
+    return finish('failed', withContexts(rewriteToolOutput(result.error, failure), contexts, seenContexts), input, halts(failure));
   }
 
   private async run(tool: Tool, input: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {
@@ -162,7 +178,7 @@ export class ToolExecutor {
     signal: AbortSignal,
     annotations: HookAnnotation[],
     contexts: TaggedContext[],
-  ): Promise<{ decision: 'allow' | 'deny'; reason: string; by: string; source: DenialSource; updatedInput?: Record<string, unknown>; stop?: { reason?: string; hookName: string } }> {
+  ): Promise<{ decision: 'allow' | 'deny'; reason: string; by: string; source: DenialSource; audit: Decision; updatedInput?: Record<string, unknown>; stop?: { reason?: string; hookName: string } }> {
     const request = await this.deps.hooks.dispatch(
       'PermissionRequest',
       { tool_name: call.name, tool_input: input, tool_use_id: call.id, current_decision: 'ask', decision_reason: reason, is_subagent: this.deps.hooks.identity.agent !== undefined, permission_suggestions: [suggestedRule(call.name, input)] },
@@ -172,23 +188,32 @@ export class ToolExecutor {
     // Seed 000's InjectContext: what a PermissionRequest hook adds reaches the model too.
     contexts.push(...request.contexts);
     const override = request.permission;
-    if (request.stop) return { decision: 'deny', reason: request.stop.reason ?? 'stopped by a PermissionRequest hook', by: request.stop.hookName, source: 'Hook', stop: request.stop };
+    const byHook = (hookName: string): Decision => ({ by: 'hook', source: `hook ${hookName}` });
+    if (request.stop) return { decision: 'deny', reason: request.stop.reason ?? 'stopped by a PermissionRequest hook', by: request.stop.hookName, source: 'Hook', audit: byHook(request.stop.hookName), stop: request.stop };
     if (override?.interrupt && override.behavior === 'deny') {
-      return { decision: 'deny', reason: override.message ?? 'denied', by: override.hookName, source: 'Hook', stop: { reason: override.message, hookName: override.hookName } };
+      const stop = { reason: override.message, hookName: override.hookName };
+      return { decision: 'deny', reason: override.message ?? 'denied', by: override.hookName, source: 'Hook', audit: byHook(override.hookName), stop };
     }
-    if (override && override.behavior === 'deny') return { decision: 'deny', reason: override.message ?? `denied by hook "${override.hookName}"`, by: `hook ${override.hookName}`, source: 'Hook' };
+    if (override && override.behavior === 'deny') {
+      return { decision: 'deny', reason: override.message ?? `denied by hook "${override.hookName}"`, by: `hook ${override.hookName}`, source: 'Hook', audit: byHook(override.hookName) };
+    }
     // A hook may answer allow, except for a system ask: that one needs a person.
-    if (override && override.behavior === 'allow' && !system) return { decision: 'allow', reason: override.message ?? '', by: `hook ${override.hookName}`, source: 'Hook', updatedInput: override.updatedInput };
+    if (override && override.behavior === 'allow' && !system) {
+      return { decision: 'allow', reason: override.message ?? '', by: `hook ${override.hookName}`, source: 'Hook', audit: byHook(override.hookName), updatedInput: override.updatedInput };
+    }
 
     this.deps.hooks.emit('Notification', { message: `Hookpilot needs your permission to use ${call.name}`, title: 'Permission needed', notification_type: 'permission_prompt' });
     const answer = await this.askPerson(call, input, reason, override?.behavior === 'ask' ? `hook ${override.hookName}` : askedBy, system, signal);
     this.deps.emit({ type: 'approval_resolved', id: call.id, decision: answer.choice === 'deny' || answer.choice === 'deny-session' ? 'deny' : 'allow', by: answer.by });
     const rule = suggestedRule(call.name, input);
     if (answer.choice === 'deny-session') this.deps.gate.denyForSession(rule);
-    if (answer.choice === 'deny' || answer.choice === 'deny-session') return { decision: 'deny', reason: answer.reason ?? 'the user denied this call', by: answer.by, source: answer.timedOut ? 'Timeout' : 'User' };
+    const audit = personDecision(answer);
+    if (answer.choice === 'deny' || answer.choice === 'deny-session') {
+      return { decision: 'deny', reason: answer.reason ?? 'the user denied this call', by: answer.by, source: answer.timedOut ? 'Timeout' : 'User', audit };
+    }
     if (answer.choice === 'allow-session' || answer.choice === 'allow-always') this.deps.gate.allowForSession(rule);
     if (answer.choice === 'allow-always') await this.deps.persistAllowRule?.(rule);
-    return { decision: 'allow', reason: '', by: answer.by, source: 'User' };
+    return { decision: 'allow', reason: '', by: answer.by, source: 'User', audit };
   }
 
   private async askPerson(call: ToolCallRequest, input: Record<string, unknown>, reason: string, askedBy: string, system: boolean, signal: AbortSignal): Promise<ApprovalAnswer> {
@@ -221,8 +246,9 @@ export class ToolExecutor {
     }
   }
 
-  private auditPermission(call: ToolCallRequest, decision: 'allow' | 'deny' | 'ask', source: string, reason: string): void {
-    this.deps.audit?.append({ type: 'permission', session_id: this.deps.hooks.identity.sessionId, tool_name: call.name, tool_use_id: call.id, decision, source, reason: reason || undefined });
+  private auditPermission(call: ToolCallRequest, decision: 'allow' | 'deny' | 'ask', who: Decision, reason: string): void {
+    const { sessionId, agent } = this.deps.hooks.identity;
+    this.deps.audit?.append({ type: 'permission', session_id: sessionId, tool_name: call.name, tool_use_id: call.id, decision, ...who, agent_id: agent?.id, reason: reason || undefined });
   }
 
   /**
@@ -242,6 +268,36 @@ const RETRY_NOTE = 'A PermissionDenied hook says you may retry this tool call; t
 function denialSource(resolution: PermissionResolution): DenialSource {
   if (resolution.level === 'P3') return 'Hook';
   return resolution.source.includes('mode') ? 'Mode' : 'Rule';
+}
+
+/** The gate's decider, from the signal that won (see permission-gate.ts for the source texts). */
+function gateDecision(resolution: PermissionResolution): Decision {
+  const { level, source } = resolution;
+  // P1 and P2 denials are final too (`system`), but a rule decided them.
+  const by: PermissionDecider = level === 'P0' || (level === 'P4' && resolution.system)
+    ? 'system'
+    : source.startsWith('session rule ')
+      ? 'session-rule'
+      : source.startsWith('rule ')
+        ? 'rule'
+        : source.startsWith('hook ')
+          ? 'hook'
+          : 'mode';
+  return { by, source, level };
+}
+
+const ANSWERS: Record<ApprovalChoice, NonNullable<Decision['answer']>> = { 'allow-once': 'once', 'allow-session': 'session', 'allow-always': 'always', deny: 'deny', 'deny-session': 'deny-session' };
+
+/** A person's answer, or what stood in for one (the approval timeout, a cancelled turn). */
+function personDecision(answer: ApprovalAnswer): Decision {
+  if (answer.timedOut) return { by: 'timeout', source: answer.by };
+  if (answer.by === 'cancel') return { by: 'cancel', source: answer.by };
+  return { by: 'person', source: answer.by, answer: ANSWERS[answer.choice] };
+}
+
+/** A hook's `continue: false` or `abort` after the tool ran: the turn ends after this call. */
+function halts(result: DispatchResult): Partial<ToolCallOutcome> {
+  return { ...(result.stop ? { stop: result.stop } : {}), ...(result.abort ? { abort: result.abort } : {}) };
 }
 
 function hookVerdict(pre: DispatchResult): PermissionSignal | undefined {

@@ -41,6 +41,8 @@ export interface TurnLoopDeps {
   onFinalAnswer: FinalAnswerHandler;
   /** Adds the messages the user sent since the last step. */
   takeSteering?: (step: number, signal: AbortSignal) => Promise<SteeringResult>;
+  /** Writes the messages added so far to the transcript (a crash then loses at most the step in flight). */
+  persist?: () => void;
 }
 
 /**
@@ -63,6 +65,7 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
     if (steering?.stop) return done('stopped', lastText, { stopSession: steering.stop });
     if (deps.compactor.needsCompaction(messages)) await deps.compactor.compact(messages, deps.hooks, 'auto', signal);
 
+    deps.persist?.();
     let request: ModelRequest = { model: deps.modelName, messages, tools: toolDefs.length > 0 ? toolDefs : undefined };
     const before = await deps.hooks.dispatch('BeforeLLM', { step, llm_request: { model: request.model, messages: request.messages, tools: request.tools } }, signal);
     if (before.abort || before.blocked) return done('aborted', lastText, { error: `BeforeLLM hook "${before.abort?.hookName ?? before.blockingErrors[0]?.hookName}" aborted the turn: ${before.abort?.reason ?? before.blockReason ?? ''}`, stopSession: before.abort?.kind === 'hard' ? { reason: before.abort.reason, hookName: before.abort.hookName } : undefined });
@@ -92,6 +95,7 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
 
     lastText = response.content || lastText;
     messages.push(assistantMessage(response));
+    deps.persist?.();
     deps.emit({ type: 'assistant_message', content: response.content, toolCalls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, input: c.arguments ?? c.argumentsText })) });
     const afterContexts = after.contexts;
 
@@ -100,9 +104,15 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
       toolCalls.push(...outcomes);
       for (const o of outcomes) messages.push({ role: 'tool', tool_call_id: o.id, content: o.content });
       if (afterContexts.length > 0) messages.push(reminder(afterContexts));
+      deps.persist?.();
       deps.hooks.emit('StepComplete', { step, max_steps: deps.maxSteps, messages_count: messages.length, estimated_tokens: estimateTokens(messages), token_limit: deps.compactor.budgetTokens, tool_calls: outcomes.length });
       const stop = outcomes.find((o) => o.stop)?.stop;
       if (stop) return done('stopped', lastText, { stopSession: stop });
+      const abort = outcomes.find((o) => o.abort)?.abort;
+      if (abort) {
+        const stopSession = abort.kind === 'hard' ? { reason: abort.reason, hookName: abort.hookName } : undefined;
+        return done('aborted', lastText, { error: `hook "${abort.hookName}" aborted the turn: ${abort.reason ?? 'abort'}`, stopSession });
+      }
       if (signal.aborted) return done('cancelled', lastText);
       continue;
     }
@@ -133,7 +143,8 @@ async function executeCalls(calls: ToolCallRequest[], deps: TurnLoopDeps, signal
   const seen = new Set<string>();
   const byName = new Map(deps.tools.map((t) => [t.name, t]));
   const outcomes: ToolCallOutcome[] = [];
-  const stopped = () => outcomes.find((o) => o.stop)?.stop;
+  // A `continue: false` or an `abort` ends the turn: the calls after it do not run.
+  const stopped = () => outcomes.map((o) => o.stop ?? o.abort).find((halt) => halt !== undefined);
   let batch: ToolCallRequest[] = [];
   const flush = async () => {
     outcomes.push(...(await Promise.all(batch.map((c) => deps.executor.execute(c, signal, seen)))));

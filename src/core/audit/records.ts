@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { PERMISSION_DECIDERS } from './permission-text';
 
 /**
  * The audit log's record shapes: one JSONL line each. `seq` and `ts` are stamped by the
@@ -39,6 +40,8 @@ export const auditRecordSchema = z.discriminatedUnion('type', [
     duration_ms: z.number(),
     started_ms: z.number().optional(),
     error: z.string().optional(),
+    /** An `async: true` run: recorded once it finished (or was cancelled), with its real duration. */
+    async: z.boolean().optional(),
   }),
   z.object({
     ...base,
@@ -55,9 +58,18 @@ export const auditRecordSchema = z.discriminatedUnion('type', [
     type: z.literal('permission'),
     tool_name: z.string(),
     tool_use_id: z.string().optional(),
+    /** `ask` is followed by a second record with the final answer. */
     decision: z.enum(['allow', 'deny', 'ask']),
-    /** Which precedence level or actor decided: rule, hook, user, mode, timeout, ... */
+    /** Who decided: the rule text, hook name, mode, who answered ("user", "no-terminal"), ... */
     source: z.string(),
+    /** The kind of decider, for filters and the timeline's "allowed by ...". */
+    by: z.enum(PERMISSION_DECIDERS).optional(),
+    /** The precedence level (P0-P8) when the permission gate decided. */
+    level: z.string().optional(),
+    /** A person's answer: once, for the session, always (persisted), or deny. */
+    answer: z.enum(['once', 'session', 'always', 'deny', 'deny-session']).optional(),
+    /** Set for a call made by a Task subagent. */
+    agent_id: z.string().optional(),
     reason: z.string().optional(),
   }),
   z.object({

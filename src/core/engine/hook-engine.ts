@@ -170,6 +170,8 @@ export class HookEngine {
 
   async dispose(): Promise<void> {
     for (const d of this.disposables) d.dispose();
+    // Async hooks do not outlive the engine: their process groups are killed, their records kept.
+    await this.dispatcher.cancelAsync('the engine stopped');
     await this.dispatcher.drain(1_500);
     // After the drain: async hooks still finishing run through it.
     this.processes.dispose();

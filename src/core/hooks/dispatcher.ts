@@ -21,6 +21,18 @@ export const DEFAULT_TIMEOUTS: TimeoutDefaults = { observerMs: 500, interceptorM
 /** Extra time a handler gets to honour the abort before the dispatcher stops waiting. */
 const BACKSTOP_MS = 2_000;
 
+/** How long cancelAsync waits for cancelled async runs to report before recording them itself. */
+const ASYNC_CANCEL_WAIT_MS = 3_000;
+
+/** An `async: true` run in flight: its session, how to stop it, and whether it was recorded. */
+interface AsyncRun {
+  sessionId: string;
+  controller: AbortController;
+  done: Promise<void>;
+  /** Records the run as cancelled now (it did not report in time); later outcomes are dropped. */
+  reportCancelled: () => void;
+}
+
 export interface DispatcherOptions {
   snapshot: () => RegistrySnapshot;
   handlers: Record<HandlerType, HookHandler>;
@@ -50,11 +62,17 @@ export class HookDispatcher {
   private timeouts: TimeoutDefaults;
   private readonly inFlightObservers = new Set<Promise<unknown>>();
   private readonly asyncContexts = new Map<string, TaggedContext[]>();
+  private readonly asyncRuns = new Set<AsyncRun>();
   private readonly hookRan = new Emitter<HookRunEvent>();
   private readonly hookStarting = new Emitter<Omit<HookRunEvent, 'outcome' | 'summary'>>();
 
   constructor(private readonly options: DispatcherOptions) {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(options.timeouts) };
+  }
+
+  /** Where hook runs are recorded; the agent records its permission decisions there too. */
+  get auditSink(): AuditSink | undefined {
+    return this.options.audit;
   }
 
   /** Fires after every hook run: stats, first-failure notifications, live timelines. */
@@ -112,7 +130,8 @@ export class HookDispatcher {
           if (started) this.hookStarting.fire({ hook, event, sessionId: payload.session_id });
           return this.runHook(hook, input, options.signal).then((outcome) => {
             const summary = aggregator.add(hook, outcome, this.failsClosed(hook, event));
-            this.report(hook, input, payload, dispatchId, outcome, summary);
+            // An async run is recorded when it ends (startAsync), never as a 0 ms success.
+            if (!isAsync(hook)) this.report(hook, input, payload, dispatchId, outcome, summary);
           });
         }),
       );
@@ -150,6 +169,20 @@ export class HookDispatcher {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled([...this.inFlightObservers]), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
     clearTimeout(timer);
+  }
+
+  /**
+   * Stops the async runs of a session (or all): each process group gets SIGTERM, then SIGKILL,
+   * and each run is recorded as cancelled with its real duration. Waits for those records.
+   */
+  async cancelAsync(reason: string, sessionId?: string): Promise<void> {
+    const runs = [...this.asyncRuns].filter((run) => sessionId === undefined || run.sessionId === sessionId);
+    if (runs.length === 0) return;
+    for (const run of runs) run.controller.abort(new Error(reason));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled(runs.map((r) => r.done)), new Promise((r) => (timer = setTimeout(r, ASYNC_CANCEL_WAIT_MS)))]);
+    clearTimeout(timer);
+    for (const run of runs) if (this.asyncRuns.has(run)) run.reportCancelled();
   }
 
   /** Contexts from async hooks that finished since the last call, for the next model turn. */
@@ -226,19 +259,33 @@ export class HookDispatcher {
   /** Claude Code `async: true` (and seed 000's AsyncAgentHook): started, not awaited; its context reaches the next turn. */
   private startAsync(hook: HookDefinition, payload: HookPayload): HookOutcome {
     const dispatchId = randomUUID();
-    const running = this.runHook(awaited(hook), payload).then((outcome) => {
+    const controller = new AbortController();
+    const started = performance.now();
+    const finish = (outcome: HookOutcome) => {
+      if (!this.asyncRuns.delete(run)) return;
       const aggregator = new ResultAggregator(emptyResult(payload.hook_event_name, dispatchId));
       const summary = aggregator.add(hook, outcome, false);
       const contexts = aggregator.result.contexts.concat(aggregator.result.systemMessages.map((content) => ({ hookName: hook.name, event: hook.event, content })));
-      if (contexts.length > 0) this.asyncContexts.set(payload.session_id, [...(this.asyncContexts.get(payload.session_id) ?? []), ...contexts]);
-      this.report(hook, payload, payload, dispatchId, outcome, summary);
-    });
-    this.inFlightObservers.add(running);
-    void running.finally(() => this.inFlightObservers.delete(running));
+      if (contexts.length > 0 && !controller.signal.aborted) {
+        this.asyncContexts.set(payload.session_id, [...(this.asyncContexts.get(payload.session_id) ?? []), ...contexts]);
+      }
+      const why = controller.signal.aborted && outcome.status === 'cancelled' ? `cancelled: ${errorText(controller.signal.reason)}` : undefined;
+      this.report(hook, payload, payload, dispatchId, outcome, why ? { ...summary, error: why } : summary, true);
+    };
+    const run: AsyncRun = {
+      sessionId: payload.session_id,
+      controller,
+      done: Promise.resolve(),
+      reportCancelled: () => finish({ status: 'cancelled', trace: { durationMs: performance.now() - started } }),
+    };
+    this.asyncRuns.add(run);
+    run.done = this.runHook(awaited(hook), payload, controller.signal).then(finish);
+    this.inFlightObservers.add(run.done);
+    void run.done.finally(() => this.inFlightObservers.delete(run.done));
     return { status: 'success', effects: {}, trace: { durationMs: 0 } };
   }
 
-  private report(hook: HookDefinition, input: HookPayload, original: HookPayload, dispatchId: string, outcome: HookOutcome, summary: HookRunSummary): void {
+  private report(hook: HookDefinition, input: HookPayload, original: HookPayload, dispatchId: string, outcome: HookOutcome, summary: HookRunSummary, async?: true): void {
     const trace = outcome.trace;
     this.options.audit?.append({
       type: 'hook_run',
@@ -259,6 +306,7 @@ export class HookDispatcher {
       exit_code: trace.exitCode,
       duration_ms: trace.durationMs,
       error: summary.error,
+      async,
     });
     if (this.hookRan.size > 0) this.hookRan.fire({ hook, event: input.hook_event_name, sessionId: input.session_id, outcome, summary });
   }
@@ -315,6 +363,10 @@ class HookAbort {
   dispose(): void {
     this.parent?.removeEventListener('abort', this.onParentAbort);
   }
+}
+
+function errorText(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason);
 }
 
 function definedOnly<T extends object>(value: T | undefined): Partial<T> {
