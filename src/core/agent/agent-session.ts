@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditSink } from '../audit/records';
+import { Redactor } from '../audit/redactor';
 import { Emitter, type Disposable } from '../events-emitter';
 import type { CancellationHook } from '../hooks/builtins/cancellation-hook';
 import type { HookDispatcher } from '../hooks/dispatcher';
 import type { AgentEvent } from './agent-events';
 import { Compactor } from './compaction';
 import type { ChatMessage, ChatModel } from './llm/chat-model';
+import { RedactingChatModel, type ModelRedactor } from './llm/redacting-chat-model';
 import type { PermissionSettings, Approver } from './permissions/permission-settings';
 import { PermissionGate } from './permissions/permission-gate';
 import { SessionHooks } from './session-hooks';
@@ -45,6 +47,13 @@ export interface AgentSessionOptions {
   audit?: AuditSink;
   systemPrompt?: string;
   cancellation?: CancellationHook;
+  /**
+   * The host's secret registry (the engine's audit redactor): what the model reads and the
+   * transcript are redacted with it. Default: token shapes only.
+   */
+  redactor?: ModelRedactor;
+  /** Secret-looking variables the Bash tool's shell still inherits (`hookpilot.tools.bash.passEnv`, `--pass-env`). */
+  passEnv?: readonly string[];
 }
 
 /**
@@ -69,10 +78,14 @@ export class AgentSession {
   /** SessionStart said `continue: false`: no prompt runs in this session. */
   private stoppedAtStart?: { reason?: string; hookName: string };
   private readonly hookFailures: Disposable;
+  /** The model behind the secret boundary. */
+  private readonly model: ChatModel;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.id = options.sessionId ?? randomUUID();
-    this.transcript = new Transcript(Transcript.pathFor(options.transcriptDir, this.id));
+    const redactor = options.redactor ?? new Redactor();
+    this.model = new RedactingChatModel(options.model, redactor);
+    this.transcript = new Transcript(Transcript.pathFor(options.transcriptDir, this.id), (value) => redactor.redactForModel(value));
     const cwd = options.cwd ?? options.workspaceRoot;
     this.hooks = new SessionHooks(options.dispatcher, { sessionId: this.id, transcriptPath: this.transcript.file, cwd, permissionMode: () => options.permissions().mode });
     this.gate = new PermissionGate(options.permissions);
@@ -81,7 +94,7 @@ export class AgentSession {
       if (e.type === 'compacted') this.transcript.compacted(this.messages);
       this.events.fire(e);
     };
-    this.compactor = new Compactor(options.model, options.modelName, options.contextBudgetTokens ?? 100_000, emit);
+    this.compactor = new Compactor(this.model, options.modelName, options.contextBudgetTokens ?? 100_000, emit);
     const withheld = new Set(options.disallowedTools ?? []);
     const builtins: Tool[] = createBuiltinTools(this.todos);
     const executorFor = (hooks: SessionHooks, tools: readonly Tool[]) =>
@@ -91,7 +104,7 @@ export class AgentSession {
         gate: this.gate,
         approver: options.approver,
         gateContext: () => ({ workspaceRoot: options.workspaceRoot, cwd, protectedPaths: options.protectedPaths?.() ?? [] }),
-        toolContext: (signal) => ({ workspaceRoot: options.workspaceRoot, cwd, signal, env: options.env ?? process.env, sessionId: this.id, additionalDirectories: options.permissions().additionalDirectories }),
+        toolContext: (signal) => ({ workspaceRoot: options.workspaceRoot, cwd, signal, env: options.env ?? process.env, sessionId: this.id, additionalDirectories: options.permissions().additionalDirectories, passEnv: options.passEnv }),
         emit,
         persistAllowRule: options.persistAllowRule,
         approvalTimeoutMs: options.approvalTimeoutMs ?? 10 * 60_000,
@@ -100,7 +113,7 @@ export class AgentSession {
     const subagentTools = builtins.filter((t) => !withheld.has(t.name));
     const subagents = new SubagentRunner({
       parentHooks: this.hooks,
-      model: options.model,
+      model: this.model,
       modelName: options.modelName,
       tools: subagentTools,
       executorFor,
@@ -221,7 +234,7 @@ export class AgentSession {
     const outcome = await runTurnLoop(
       this.messages,
       {
-        model: this.options.model,
+        model: this.model,
         modelName: this.options.modelName,
         hooks: this.hooks,
         tools: this.tools,

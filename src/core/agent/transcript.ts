@@ -16,7 +16,11 @@ export class Transcript {
   private written = 0;
   private lock?: SessionLock;
 
-  constructor(readonly file: string) {
+  /** `redact` removes secrets from each message before it is written (the model never saw them either). */
+  constructor(
+    readonly file: string,
+    private readonly redact: <T>(value: T) => T = (value) => value,
+  ) {
     mkdirSync(path.dirname(file), { recursive: true });
   }
 
@@ -41,7 +45,7 @@ export class Transcript {
     const fresh = messages.slice(Math.max(this.written, 1));
     if (fresh.length === 0) return;
     const ts = new Date().toISOString();
-    appendFileSync(this.file, fresh.map((message) => JSON.stringify({ type: message.role, timestamp: ts, message }) + '\n').join(''));
+    appendFileSync(this.file, fresh.map((message) => JSON.stringify({ type: message.role, timestamp: ts, message: this.redact(message) }) + '\n').join(''));
     this.written = messages.length;
   }
 
