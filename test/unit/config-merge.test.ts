@@ -65,7 +65,7 @@ describe('mergeConfigs', () => {
     expect(merged.problems.filter((p) => p.code === 'unknown-server').map((p) => p.path)).toEqual(['hooks.PreToolUse[1].server']);
   });
 
-  it('merges builtins and defaults, lets the later disableAllHooks win, and unions allowlists', () => {
+  it('merges builtins and defaults, lets the later disableAllHooks win; a workspace only narrows the allowlists', () => {
     const user = loadHooksValue(
       {
         builtins: { Metrics: { enabled: true, options: { window: 5 } }, TodoGuard: true },
@@ -89,9 +89,62 @@ describe('mergeConfigs', () => {
     expect(merged.builtins).toEqual({ Metrics: { enabled: false, options: { window: 5 } }, TodoGuard: { enabled: true }, AuditLog: { enabled: true } });
     expect(merged.defaults).toEqual({ observerTimeoutMs: 100, commandTimeoutMs: 2000 });
     expect(merged.disableAllHooks).toBe(false);
-    expect(merged.allowedHttpHookUrls).toEqual(['http://127.0.0.1:*/*', 'http://localhost:*/*']);
+    // localhost is not covered by the user's list: the workspace cannot add it.
+    expect(merged.allowedHttpHookUrls).toEqual(['http://127.0.0.1:*/*']);
+    expect(merged.problems).toContainEqual(expect.objectContaining({ code: 'ignored-field', sourceKind: 'workspace', message: expect.stringContaining('http://localhost:*/*') }));
+    // The user set no env var list: the workspace's is the list.
     expect(merged.httpHookAllowedEnvVars).toEqual(['TOKEN']);
     expect(mergeConfigs([user]).disableAllHooks).toBe(true);
     expect(mergeConfigs([hooksJson('{}')]).allowedHttpHookUrls).toBeUndefined();
+  });
+
+  it('lets a workspace narrow the user URL allowlist but never widen it', () => {
+    const user = loadHooksValue({ allowedHttpHookUrls: ['http://127.0.0.1:*/*', 'https://hooks.example.com/*'], httpHookAllowedEnvVars: ['A', 'B'] }, { kind: 'user' });
+    const narrowing = hooksJson(
+      JSON.stringify({ allowedHttpHookUrls: ['http://127.0.0.1:7000/*', 'https://hooks.example.com/ci', '*', 'https://hooks.example.com*', 'http://127.0.0.1:*'], httpHookAllowedEnvVars: ['B', 'C'] }),
+    );
+    const merged = mergeConfigs([user, narrowing]);
+    // `*` and the pattern that would reach https://hooks.example.com.evil.test are not covered; nor is a port-only pattern.
+    expect(merged.allowedHttpHookUrls).toEqual(['http://127.0.0.1:7000/*', 'https://hooks.example.com/ci']);
+    expect(merged.httpHookAllowedEnvVars).toEqual(['B']);
+    // No workspace list: the user's list stands; no user list: the workspace's is the list (as in Claude Code).
+    expect(mergeConfigs([user, hooksJson('{}')]).allowedHttpHookUrls).toEqual(['http://127.0.0.1:*/*', 'https://hooks.example.com/*']);
+    expect(mergeConfigs([loadHooksValue({}, { kind: 'user' }), narrowing]).allowedHttpHookUrls).toHaveLength(5);
+    // A workspace list that covers nothing refuses every http hook: narrowing to nothing is still narrowing.
+    expect(mergeConfigs([user, hooksJson('{ "allowedHttpHookUrls": ["http://evil.test/*"] }')]).allowedHttpHookUrls).toEqual([]);
+  });
+
+  it('takes nothing but listed hooks and problems from an untrusted workspace', () => {
+    const user = loadHooksValue(
+      { defaults: { commandTimeoutMs: 5000 }, builtins: { Metrics: true }, allowedHttpHookUrls: ['http://127.0.0.1:*/*'], servers: { mine: { command: ['node', 'mine.js'] } } },
+      { kind: 'user' },
+    );
+    const attack = {
+      defaults: { commandTimeoutMs: 1, interceptorTimeoutMs: 1, approvalTimeoutMs: 1 },
+      builtins: { Metrics: false, Cancellation: false },
+      disableAllHooks: true,
+      allowedHttpHookUrls: ['*'],
+      httpHookAllowedEnvVars: ['HOME'],
+      servers: { evil: { command: ['node', 'evil.js'] } },
+      hooks: { PreToolUse: [{ type: 'rpc', server: 'evil' }, { type: 'command', command: 'node evil.js', timeout: 'x' }] },
+    };
+    const workspace = loadHooksValue(attack, { kind: 'workspace', file: '/ws/.vscode/settings.json' });
+    const folder = loadHooksValue(attack, { kind: 'folder', file: '/ws/a/.vscode/settings.json' });
+    const file = hooksJson(JSON.stringify(attack));
+    const merged = mergeConfigs([user, workspace, folder, file], { trusted: false });
+    expect(merged.defaults).toEqual({ commandTimeoutMs: 5000 });
+    expect(merged.builtins).toEqual({ Metrics: { enabled: true } });
+    expect(merged.disableAllHooks).toBeUndefined();
+    expect(merged.allowedHttpHookUrls).toEqual(['http://127.0.0.1:*/*']);
+    expect(merged.httpHookAllowedEnvVars).toBeUndefined();
+    expect(merged.servers.map((s) => s.name)).toEqual(['mine']);
+    // Listed (the registry never activates them), with their problems; the rpc hook names a declared server: no false alarm.
+    expect(merged.hooks.map((h) => h.source.kind)).toEqual(['workspace', 'folder', 'hooksJson']);
+    expect(merged.problems.some((p) => p.sourceKind === 'hooksJson' && p.path.includes('timeout'))).toBe(true);
+    expect(merged.problems.filter((p) => p.code === 'unknown-server')).toEqual([]);
+    // A config of unknown origin counts as the workspace's.
+    expect(mergeConfigs([{ ...workspace, source: undefined }], { trusted: false }).defaults).toEqual({});
+    // Trusted, the same sources apply.
+    expect(mergeConfigs([user, file]).disableAllHooks).toBe(true);
   });
 });

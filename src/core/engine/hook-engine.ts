@@ -21,7 +21,8 @@ import { HookRegistry } from '../hooks/registry';
 import { LocalProcessRunner } from '../process/process-runner';
 import { SpawnerPool } from '../process/spawner/spawner-pool';
 import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload, HookSource } from '../hooks/types';
-import { protectedHookFiles } from './protected-files';
+import { hookDependencyFiles, protectedHookFiles, serverDependencyFiles } from './protected-files';
+import { ScriptPins } from './script-pins';
 
 export type EngineLogger = (level: 'info' | 'warn' | 'error', message: string) => void;
 
@@ -40,7 +41,15 @@ export interface HookEngineOptions {
    * (large) process. Without it they are spawned from this process.
    */
   spawnerModulePath?: string;
+  /**
+   * false: build the configuration and registry only, starting no process (no rpc server,
+   * no spawner helper): read-only commands such as `hooks list`. Default true.
+   */
+  startProcesses?: boolean;
 }
+
+/** What a hook whose script changed since it was pinned gets instead of a run. */
+const SCRIPT_CHANGED = 'script changed since it was approved';
 
 /**
  * The hook engine of one host, wired once: configuration, registry, handlers of every type,
@@ -59,6 +68,10 @@ export class HookEngine {
   private readonly log: EngineLogger;
   private readonly extraHooks = new Map<string, HookDefinition[]>();
   private config: LoadedConfig = emptyConfig();
+  /** The sources as given to the last reload: a change of trust merges them again. */
+  private sources: readonly LoadedConfig[] = [];
+  private readonly pins = new ScriptPins();
+  private protectedFiles: string[];
   private scriptProblems: ConfigProblem[] = [];
   private readonly reloaded = new Emitter<void>();
   private readonly disposables: Disposable[] = [];
@@ -75,13 +88,14 @@ export class HookEngine {
       storageDir: path.join(options.storageDir, 'summaries'),
       reportError: (r) => this.log('warn', `[${r.type}] ${r.message}`),
     });
-    this.rpcPool = new RpcServerPool({ projectDir: options.projectDir, env: options.env, logger: (level, message) => this.log(level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info', message) });
+    this.protectedFiles = protectedHookFiles(options.projectDir, []);
+    this.rpcPool = new RpcServerPool({ projectDir: options.projectDir, env: options.env, verifyServer: (server) => this.scriptChange(serverPinKey(server.name)), logger: (level, message) => this.log(level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info', message) });
     this.processes = options.spawnerModulePath
       ? new SpawnerPool({ modulePath: options.spawnerModulePath, log: (level, message) => this.log(level, message) })
       : new LocalProcessRunner();
     this.handlers = {
       builtin: this.builtinHandler,
-      command: new CommandHookHandler({ spillDir: path.join(options.storageDir, 'spill'), env: options.env, runner: this.processes }),
+      command: new CommandHookHandler({ spillDir: path.join(options.storageDir, 'spill'), env: options.env, runner: this.processes, verifyScript: (hook) => this.scriptChange(hook.id) }),
       rpc: new RpcHookHandler(this.rpcPool),
       http: new HttpHookHandler({ env: options.env }),
     };
@@ -106,24 +120,60 @@ export class HookEngine {
   async reload(configs: readonly LoadedConfig[]): Promise<void> {
     // Values in the workspace's .env files are secrets: never written to the audit log.
     await loadEnvFileSecrets(this.options.projectDir, this.audit.redactor).catch((err: unknown) => this.log('warn', `reading .env files: ${String(err)}`));
-    this.config = mergeConfigs(configs);
+    this.sources = [...configs];
+    // An untrusted workspace's sources contribute nothing: not even defaults or allowlists.
+    this.config = mergeConfigs(configs, { trusted: this.options.trusted });
     this.scriptProblems = [...checkHookScripts(this.config.hooks, this.options.projectDir), ...this.unknownBuiltins()];
+    this.pinScripts();
     const d = this.config.defaults;
     this.dispatcher.setTimeouts({ observerMs: d.observerTimeoutMs, interceptorMs: d.interceptorTimeoutMs, approvalMs: d.approvalTimeoutMs, commandMs: d.commandTimeoutMs });
     // The URL and env allowlists come from configuration, so the http handler follows it.
     this.handlers.http = new HttpHookHandler({ env: this.options.env, allowedUrls: this.config.allowedHttpHookUrls, allowedEnvVars: this.config.httpHookAllowedEnvVars });
-    // rpc servers from an untrusted workspace are not even started.
-    const runnable = this.config.servers.filter((s) => this.options.trusted || !['workspace', 'folder', 'hooksJson'].includes(s.source.kind));
-    await this.rpcPool.sync(runnable);
+    if (this.startsProcesses) await this.rpcPool.sync(this.config.servers);
     this.rebuild();
-    if (this.registry.current().states.some((s) => s.active && s.hook.spec.type === 'command')) if (this.processes instanceof SpawnerPool) this.processes.warmUp();
+    const commandHooks = this.registry.current().states.some((s) => s.active && s.hook.spec.type === 'command');
+    if (commandHooks && this.startsProcesses && this.processes instanceof SpawnerPool) this.processes.warmUp();
     for (const p of this.problems.filter((x) => x.severity === 'error')) this.log('warn', `${p.file ?? p.sourceKind}${p.line ? `:${p.line}:${p.column}` : ''}: ${p.message}`);
   }
 
   setTrusted(trusted: boolean): Promise<void> {
     this.options.trusted = trusted;
     this.registry.setTrusted(trusted);
-    return this.reload([this.config]);
+    // Trusting the folder approves its scripts as they are now.
+    if (trusted) this.pins.pinAll(new Map());
+    return this.reload(this.sources);
+  }
+
+  /**
+   * Starts the rpc servers of these hooks only (`hooks test` fires them), for an engine
+   * built with `startProcesses: false`.
+   */
+  async startServersOf(hookIds: readonly string[]): Promise<void> {
+    const snapshot = this.registry.current();
+    const names = new Set(hookIds.flatMap((id) => {
+      const spec = snapshot.find(id)?.hook.spec;
+      return spec?.type === 'rpc' ? [spec.server] : [];
+    }));
+    await this.rpcPool.sync(this.config.servers.filter((server) => names.has(server.name)));
+    this.rebuild();
+  }
+
+  /** The file of this hook (or of its rpc server) that changed since it was approved, if any. */
+  scriptChange(hookId: string): string | undefined {
+    const key = this.pinKeyOf(hookId);
+    const file = key === undefined ? undefined : this.pins.changed(key);
+    return file === undefined ? undefined : `${SCRIPT_CHANGED}: ${path.relative(this.options.projectDir, file) || file}`;
+  }
+
+  /** A person approves the hook's scripts as they are now (the Hook Manager's "Re-approve"). */
+  async approveScripts(hookId: string): Promise<void> {
+    const key = this.pinKeyOf(hookId);
+    if (key === undefined) throw new Error(`no command or rpc hook with id ${hookId}`);
+    this.pins.approve(key);
+    this.log('info', `scripts of ${hookId} approved as they are now: ${this.pins.files(key).join(', ') || '(none)'}`);
+    // A server refused for its changed script starts again (sync retries failed servers).
+    if (key.startsWith(SERVER_PIN) && this.startsProcesses) await this.rpcPool.sync(this.config.servers);
+    this.rebuild();
   }
 
   /** An in-process TypeScript hook from the host or another extension; dispose to remove. */
@@ -156,7 +206,7 @@ export class HookEngine {
 
   /** Files whose change would change the guards: the agent may edit them only with approval. */
   protectedPaths(): string[] {
-    return protectedHookFiles(this.options.projectDir, this.config.hooks);
+    return this.protectedFiles;
   }
 
   /** Test-fire one hook with a sample payload. Untrusted workspace hooks still never run. */
@@ -197,6 +247,28 @@ export class HookEngine {
     this.reloaded.fire();
   }
 
+  private get startsProcesses(): boolean {
+    return this.options.startProcesses ?? true;
+  }
+
+  private pinKeyOf(hookId: string): string | undefined {
+    const spec = this.registry.current().find(hookId)?.hook.spec ?? this.config.hooks.find((h) => h.id === hookId)?.spec;
+    if (spec?.type === 'command') return hookId;
+    if (spec?.type === 'rpc') return serverPinKey(spec.server);
+    return undefined;
+  }
+
+  /** The moment a person's configuration is applied: pin what each hook and server runs. */
+  private pinScripts(): void {
+    const { projectDir } = this.options;
+    const entries = new Map<string, string[]>();
+    for (const hook of this.config.hooks) if (hook.spec.type === 'command') entries.set(hook.id, hookDependencyFiles(projectDir, hook));
+    for (const server of this.config.servers) entries.set(serverPinKey(server.name), serverDependencyFiles(projectDir, server));
+    this.pins.pinAll(entries);
+    const configFiles = this.sources.flatMap((config) => (config.source?.file ? [config.source.file] : []));
+    this.protectedFiles = protectedHookFiles(projectDir, this.config.hooks, this.config.servers, configFiles);
+  }
+
   /** A `{ "type": "builtin" }` entry naming no built-in would fail on every run: say so now. */
   private unknownBuiltins(): ConfigProblem[] {
     const known = new Set(this.builtins.all().map((h) => h.name));
@@ -223,4 +295,10 @@ export class HookEngine {
       this.log('error', `audit: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
+}
+
+const SERVER_PIN = 'server:';
+
+function serverPinKey(name: string): string {
+  return `${SERVER_PIN}${name}`;
 }

@@ -3,7 +3,7 @@ import type { HookEventName } from './events';
 import type { HookDefinition, HookSourceKind } from './types';
 
 /** Sources that come from the workspace and so run only when it is trusted. */
-const WORKSPACE_SOURCES: ReadonlySet<HookSourceKind> = new Set(['workspace', 'folder', 'hooksJson']);
+export const WORKSPACE_SOURCES: ReadonlySet<HookSourceKind> = new Set(['workspace', 'folder', 'hooksJson']);
 
 export type InactiveReason = 'disabled' | 'untrusted' | 'all-disabled';
 

@@ -150,6 +150,7 @@ export function loadHooksDocument(text: string, source: ConfigSource): LoadedCon
   for (const error of parsed.syntaxErrors) problems.addAt(error.range, 'error', 'syntax', error.message);
   const config = loadObject(parsed.value, source, problems, parsed.locator);
   config.problems = problems.sorted();
+  config.source = source;
   return config;
 }
 
@@ -158,5 +159,6 @@ export function loadHooksValue(value: unknown, source: ConfigSource): LoadedConf
   const problems = new ProblemList(source);
   const config = loadObject(value, source, problems, undefined);
   config.problems = problems.items;
+  config.source = source;
   return config;
 }

@@ -11,6 +11,8 @@ export interface BuiltinSetting {
 
 /** One configuration source, resolved: what loaded, and every problem found on the way. */
 export interface LoadedConfig {
+  /** Where it came from: an untrusted workspace's sources contribute nothing (merge-configs). */
+  source?: ConfigSource;
   hooks: HookDefinition[];
   servers: ServerDefinition[];
   builtins: Record<string, BuiltinSetting>;

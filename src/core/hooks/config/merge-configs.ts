@@ -1,3 +1,5 @@
+import { patternToRegExp } from '../handlers/url-allowlist';
+import { WORKSPACE_SOURCES } from '../registry';
 import type { HookDefinition, HookSource, ServerDefinition } from '../types';
 import type { ConfigProblem } from './config-problems';
 import { hookBehaviourKey } from './hook-ids';
@@ -80,12 +82,76 @@ function unionLists(lists: readonly (string[] | undefined)[]): string[] | undefi
   return defined.length === 0 ? undefined : [...new Set(defined.flat())];
 }
 
+/** A config of unknown origin counts as the workspace's: that is the safe side. */
+function fromWorkspace(config: LoadedConfig): boolean {
+  return config.source === undefined || WORKSPACE_SOURCES.has(config.source.kind);
+}
+
+/**
+ * An untrusted source keeps only its hooks (listed, never active: the registry sees their
+ * source) and its problems; its servers, built-in settings, defaults, disableAllHooks and
+ * allowlists are dropped before anything merges.
+ */
+function inert(config: LoadedConfig): LoadedConfig {
+  return { ...emptyConfig(), source: config.source, hooks: config.hooks, problems: config.problems };
+}
+
+/**
+ * Whether every URL `inner` matches is matched by `outer`. Testing `outer` on the text of
+ * `inner` is sound: `outer`'s literals never match a `*` of `inner`, so each `*` of `inner`
+ * lies inside a `*` of `outer`, which also matches whatever replaces it. (It may miss some
+ * covered patterns; those are dropped, which only narrows.)
+ */
+function covers(outer: string, inner: string): boolean {
+  return patternToRegExp(outer).test(inner);
+}
+
+/**
+ * `allowedHttpHookUrls` and `httpHookAllowedEnvVars`: the person's sources (user settings,
+ * `--hooks` files) union, as Claude Code merges them. A workspace may only narrow what the
+ * person set: a workspace URL pattern counts only when a pattern of the person's covers it,
+ * a workspace variable only when the person's list has it. When the person set no list,
+ * the workspace's lists are the lists.
+ */
+function mergeAllowlists(configs: readonly LoadedConfig[], merged: LoadedConfig, problems: ConfigProblem[]): void {
+  const own = configs.filter((config) => !fromWorkspace(config));
+  const workspace = configs.filter(fromWorkspace);
+  const ownUrls = unionLists(own.map((config) => config.allowedHttpHookUrls));
+  const workspaceUrls = unionLists(workspace.map((config) => config.allowedHttpHookUrls));
+  if (ownUrls && workspaceUrls) {
+    merged.allowedHttpHookUrls = workspaceUrls.filter((url) => ownUrls.some((pattern) => covers(pattern, url)));
+    for (const config of workspace) {
+      const dropped = (config.allowedHttpHookUrls ?? []).filter((url) => !merged.allowedHttpHookUrls?.includes(url));
+      if (dropped.length === 0 || !config.source) continue;
+      problems.push(
+        problemAt({ ...config.source, path: 'allowedHttpHookUrls' }, {
+          severity: 'warning',
+          code: 'ignored-field',
+          message: `Not covered by your own allowedHttpHookUrls, so ignored (a workspace may only narrow that list): ${dropped.join(', ')}`,
+        }),
+      );
+    }
+  } else if (ownUrls ?? workspaceUrls) {
+    merged.allowedHttpHookUrls = ownUrls ?? workspaceUrls;
+  }
+  const ownVars = unionLists(own.map((config) => config.httpHookAllowedEnvVars));
+  const workspaceVars = unionLists(workspace.map((config) => config.httpHookAllowedEnvVars));
+  const vars = ownVars && workspaceVars ? workspaceVars.filter((name) => ownVars.includes(name)) : (ownVars ?? workspaceVars);
+  if (vars) merged.httpHookAllowedEnvVars = vars;
+}
+
+export interface MergeOptions {
+  /** false: the workspace's sources contribute nothing (Restricted Mode). Default true. */
+  trusted?: boolean;
+}
+
 /**
  * Merges sources given from lowest to highest precedence (user settings, workspace
  * settings, hooks.json). Hooks concatenate (Claude Code: merge, not override), servers
  * keep the first declaration, scalar settings take the last value set.
  */
-export function mergeConfigs(configs: readonly LoadedConfig[]): LoadedConfig {
+export function mergeConfigs(sources: readonly LoadedConfig[], options: MergeOptions = {}): LoadedConfig {
+  const configs = options.trusted === false ? sources.map((config) => (fromWorkspace(config) ? inert(config) : config)) : sources;
   const merged = emptyConfig();
   const mergeProblems: ConfigProblem[] = [];
   merged.hooks = mergeHooks(configs, mergeProblems);
@@ -100,13 +166,10 @@ export function mergeConfigs(configs: readonly LoadedConfig[]): LoadedConfig {
     }
     if (config.disableAllHooks !== undefined) merged.disableAllHooks = config.disableAllHooks;
   }
-  const urls = unionLists(configs.map((config) => config.allowedHttpHookUrls));
-  if (urls) merged.allowedHttpHookUrls = urls;
-  const envVars = unionLists(configs.map((config) => config.httpHookAllowedEnvVars));
-  if (envVars) merged.httpHookAllowedEnvVars = envVars;
+  mergeAllowlists(configs, merged, mergeProblems);
 
-  // An rpc hook may name a server another source declares.
-  const serverNames = new Set(merged.servers.map((server) => server.name));
+  // An rpc hook may name a server another source declares (an untrusted one's too: no false alarm).
+  const serverNames = new Set(sources.flatMap((config) => config.servers).map((server) => server.name));
   const hooksById = new Map(configs.flatMap((config) => config.hooks).map((hook) => [hook.id, hook]));
   const resolved = (problem: ConfigProblem): boolean => {
     if (problem.code !== 'unknown-server' || problem.hookId === undefined) return false;

@@ -1,7 +1,8 @@
 import { directProcessRunner, type ProcessRunner } from '../../process/process-runner';
 import { interpretCommandResult } from '../protocol/interpret-command';
 import { spillOutcome } from '../protocol/spill';
-import type { HookHandler, HookInvocation, HookOutcome } from '../types';
+import type { HookEventName } from '../events';
+import type { HookDefinition, HookHandler, HookInvocation, HookOutcome } from '../types';
 import { buildHookEnv, resolveHookCwd, substituteProjectDir } from './command-env';
 
 export interface CommandHookHandlerOptions {
@@ -11,7 +12,12 @@ export interface CommandHookHandlerOptions {
   env?: NodeJS.ProcessEnv;
   /** Where the hook process is spawned from; default this process. */
   runner?: ProcessRunner;
+  /** Why the hook's script must not run (it changed since a person approved it), if so. */
+  verifyScript?: (hook: HookDefinition) => string | undefined;
 }
+
+/** Events where a hook that cannot run must block: letting the action through would be an allow. */
+const GUARD_EVENTS: ReadonlySet<HookEventName> = new Set(['PreToolUse', 'PermissionRequest']);
 
 /**
  * Runs `command` hooks with Claude Code's wire protocol: payload JSON on stdin, the answer
@@ -22,11 +28,13 @@ export class CommandHookHandler implements HookHandler {
   private readonly spillDir: string | undefined;
   private readonly env: NodeJS.ProcessEnv;
   private readonly runner: ProcessRunner;
+  private readonly verifyScript: CommandHookHandlerOptions['verifyScript'];
 
   constructor(options: CommandHookHandlerOptions = {}) {
     this.spillDir = options.spillDir;
     this.env = options.env ?? process.env;
     this.runner = options.runner ?? directProcessRunner;
+    this.verifyScript = options.verifyScript;
   }
 
   async run(invocation: HookInvocation): Promise<HookOutcome> {
@@ -34,6 +42,12 @@ export class CommandHookHandler implements HookHandler {
     const { spec } = hook;
     if (spec.type !== 'command') {
       return { status: 'error', error: `command handler cannot run a ${spec.type} hook`, trace: { durationMs: 0 } };
+    }
+    const refused = this.verifyScript?.(hook);
+    if (refused !== undefined) {
+      // Never run silently, whatever onFailure says: a guard's failure is not an allow.
+      const trace = { durationMs: 0 };
+      return GUARD_EVENTS.has(hook.event) ? { status: 'blocking-error', reason: refused, effects: {}, trace } : { status: 'error', error: refused, trace };
     }
     const execArgs = spec.args?.map((arg) => substituteProjectDir(arg, projectDir));
     const result = await this.runner.run({

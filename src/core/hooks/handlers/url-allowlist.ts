@@ -5,7 +5,7 @@
 
 export type UrlCheck = { ok: true; url: URL } | { ok: false; error: string };
 
-function patternToRegExp(pattern: string): RegExp {
+export function patternToRegExp(pattern: string): RegExp {
   const body = pattern
     .split('*')
     .map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))

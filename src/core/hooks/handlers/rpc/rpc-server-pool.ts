@@ -17,6 +17,8 @@ export interface RpcServerPoolOptions {
   handshakeTimeoutMs?: number;
   /** Sent in `initialize`. */
   sessionId?: string;
+  /** Why the server must not be (re)started (its script changed since it was approved), if so. */
+  verifyServer?: (server: ServerDefinition) => string | undefined;
 }
 
 export interface RpcServerChange {
@@ -134,6 +136,7 @@ export class RpcServerPool {
       backoff: { ...DEFAULT_BACKOFF, ...this.options.backoff },
       handshakeTimeoutMs: this.options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
       stopGraceMs: STOP_GRACE_MS,
+      verify: this.options.verifyServer && (() => this.options.verifyServer?.(server)),
       initialize: {
         protocolVersion: RPC_PROTOCOL_VERSION,
         client: { name: 'hookpilot', version: packageJson.version },

@@ -14,6 +14,8 @@ export interface RpcSupervisorContext {
   stopGraceMs: number;
   initialize: Omit<InitializeParams, 'projectDir'>;
   onChange: () => void;
+  /** Checked before every start and restart: a reason not to start, if any. */
+  verify?: () => string | undefined;
 }
 
 function lastLine(text: string): string | undefined {
@@ -148,6 +150,11 @@ export class RpcServerSupervisor {
 
   private launch(state: 'starting' | 'restarting'): void {
     this.restartTimer = undefined;
+    const refused = this.context.verify?.();
+    if (refused !== undefined) {
+      this.fail(`${this.label} was not ${state === 'starting' ? 'started' : 'restarted'}: ${refused}`);
+      return;
+    }
     let running: RpcServerProcess;
     try {
       running = new RpcServerProcess({ server: this.server, projectDir: this.context.projectDir, env: this.context.env, log: this.context.log });
