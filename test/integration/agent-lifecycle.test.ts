@@ -1,10 +1,13 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Transcript } from '../../src/core/agent/transcript';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { AgentSession } from '../../src/core/agent/agent-session';
+import { OpenAIChatModel } from '../../src/core/agent/llm/openai-chat-model';
+import { denyingApprover } from '../../src/core/agent/permissions/permission-settings';
+import { INTERRUPTED_CALL, Transcript } from '../../src/core/agent/transcript';
 import type { AgentHarness } from '../support/agent-harness';
 import { startAgent, toolMessageSent } from '../support/agent-harness';
-import { waitUntilDead } from '../support/process-liveness';
+import { isProcessAlive, waitUntilDead } from '../support/process-liveness';
 import { text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
@@ -22,7 +25,7 @@ afterEach(async () => {
 });
 
 describe('agent lifecycle events', () => {
-  it('Task subagents: SubagentStart/Stop fire, and the subagent inherits only PreToolUse/PostToolUse hooks', async () => {
+  it('Task subagents: SubagentStart/Stop fire, and the subagent inherits only the tool-call hooks (not Stop)', async () => {
     const cfg = hooksJson({
       SubagentStart: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }],
       SubagentStop: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }],
@@ -185,4 +188,136 @@ echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"
     expect(outcome.toolCalls[0].outcome).toBe('denied');
     expect(asked).toContain('configures hooks');
   });
+
+  it('a subagent tool call passes the same permission gates: PermissionRequest, PermissionDenied and PostToolUseFailure hooks, with is_subagent and agent_id', async () => {
+    const cfg = hooksJson({
+      PermissionRequest: [{ hooks: [{ type: 'command', command: 'node hooks/ask.js', name: 'no-curl' }] }],
+      PermissionDenied: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }],
+      PostToolUseFailure: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }],
+    });
+    const ask = `#!/usr/bin/env node
+const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+require('fs').appendFileSync('events.log', JSON.stringify(input) + '\\n');
+process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'no curl from subagents' } } }));
+`;
+    h = await startAgent({ 'hooks/log.js': logHook('events.log'), 'hooks/ask.js': ask, '.vscode/hooks.json': cfg }, [
+      toolCalls([{ id: 'task1', name: 'Task', arguments: { description: 'fetch', prompt: 'Fetch it', subagent_type: 'Explore' } }]),
+      toolCalls([{ id: 'sub1', name: 'Bash', arguments: { command: 'curl http://127.0.0.1:9/x' } }, { id: 'sub2', name: 'Read', arguments: { file_path: 'missing.txt' } }]),
+      text('Could not fetch.'),
+      text('done'),
+    ]);
+    await h.session.prompt('fetch');
+    await h.engine.dispatcher.drain(5_000);
+    const events = lines(h.workspace.file('events.log'));
+    const byEvent = (name: string) => events.find((e) => e.hook_event_name === name);
+    const subagent = { agent_id: 'agent-1', agent_type: 'Explore' };
+    expect(byEvent('PermissionRequest')).toMatchObject({ tool_name: 'Bash', tool_use_id: 'sub1', is_subagent: true, ...subagent });
+    expect(byEvent('PermissionDenied')).toMatchObject({ tool_name: 'Bash', tool_use_id: 'sub1', source: 'Hook', ...subagent });
+    expect(byEvent('PostToolUseFailure')).toMatchObject({ tool_name: 'Read', tool_use_id: 'sub2', ...subagent });
+    const { records } = await h.engine.audit.read(h.session.id);
+    expect(records.filter((r) => r.type === 'permission' && r.tool_use_id === 'sub1')).toMatchObject([
+      { decision: 'ask', agent_id: 'agent-1' },
+      { decision: 'deny', by: 'hook', source: 'hook no-curl', agent_id: 'agent-1' },
+    ]);
+  });
+
+  it('an async hook still running when the session ends is killed with its process group and recorded as cancelled', async () => {
+    const slow = `#!/bin/sh
+echo $$ > async.pid
+sleep 30
+`;
+    const cfg = hooksJson({ PostToolUse: [{ hooks: [{ type: 'command', command: './hooks/slow.sh', async: true, name: 'bg-sleep' }] }] });
+    h = await startAgent({ 'hooks/slow.sh': slow, '.vscode/hooks.json': cfg }, [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('ok')]);
+    await h.session.prompt('look');
+    const pidFile = h.workspace.file('async.pid');
+    await vi.waitFor(() => expect(readFileSync(pidFile, 'utf8').trim()).toMatch(/^\d+$/), { timeout: 10_000 });
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    expect(isProcessAlive(pid)).toBe(true);
+    await h.session.end();
+    expect(await waitUntilDead(pid, 5_000)).toBe(true);
+    const { records } = await h.engine.audit.read(h.session.id);
+    const runs = records.filter((r) => r.type === 'hook_run' && r.hook_name === 'bg-sleep');
+    // One record, written when the run ended: not a success in 0 ms at launch.
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ status: 'cancelled', async: true, error: 'cancelled: the session ended' });
+    expect(runs[0].type === 'hook_run' && runs[0].duration_ms).toBeGreaterThan(0);
+  });
+
+  it('the transcript exists from SessionStart on, and holds the assistant message while its tool call runs', async () => {
+    const check = `#!/usr/bin/env node
+const fs = require('fs');
+const input = JSON.parse(fs.readFileSync(0, 'utf8'));
+const text = fs.existsSync(input.transcript_path) ? fs.readFileSync(input.transcript_path, 'utf8') : null;
+fs.appendFileSync('seen.log', JSON.stringify({ event: input.hook_event_name, exists: text !== null, hasCall: text !== null && text.includes('"w1"'), hasPrompt: text !== null && text.includes('write it') }) + '\\n');
+`;
+    const cfg = hooksJson({ SessionStart: [{ hooks: [{ type: 'command', command: 'node hooks/check.js' }] }], PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/check.js' }] }] });
+    h = await startAgent({ 'hooks/check.js': check, '.vscode/hooks.json': cfg }, [toolCalls([{ id: 'w1', name: 'Glob', arguments: { pattern: '*' } }]), text('ok')]);
+    await h.session.prompt('write it');
+    expect(lines(h.workspace.file('seen.log'))).toEqual([
+      { event: 'SessionStart', exists: true, hasCall: false, hasPrompt: false },
+      { event: 'PreToolUse', exists: true, hasCall: true, hasPrompt: true },
+    ]);
+  });
+
+  it('a resumed transcript whose last tool call never got its result (a crash) is answered, so the model API accepts it', async () => {
+    const storage = (dir: string) => path.join(dir, '.hookpilot-test-storage', 'transcripts');
+    h = await startAgent({}, [text('fine')]);
+    const dir = storage(h.workspace.dir);
+    mkdirSync(dir, { recursive: true });
+    const sessionId = 'crashed-session';
+    const entry = (message: unknown) => JSON.stringify({ type: 'x', timestamp: 't', message });
+    writeFileSync(
+      Transcript.pathFor(dir, sessionId),
+      [
+        entry({ role: 'user', content: 'run it' }),
+        entry({ role: 'assistant', content: null, tool_calls: [{ id: 'lost1', type: 'function', function: { name: 'Bash', arguments: '{"command":"make"}' } }] }),
+        '{"type":"tool","timest',
+      ].join('\n'),
+    );
+    const resumed = new AgentSession({
+      sessionId,
+      workspaceRoot: h.workspace.dir,
+      model: new OpenAIChatModel({ baseURL: h.server.url, maxRetries: 0 }),
+      modelName: 'scripted-model',
+      dispatcher: h.engine.dispatcher,
+      approver: denyingApprover,
+      permissions: () => ({ mode: 'default', allow: [], deny: [], ask: [], additionalDirectories: [] }),
+      transcriptDir: dir,
+    });
+    await resumed.start('resume');
+    expect((await resumed.prompt('and?')).reason).toBe('completed');
+    await resumed.end();
+    const sent = h.server.requests[0].body.messages as Array<{ role: string; tool_call_id?: string; content?: unknown }>;
+    expect(sent.find((m) => m.role === 'tool' && m.tool_call_id === 'lost1')?.content).toBe(INTERRUPTED_CALL);
+  });
+
+  it('one session, one writer: a second session object on the same id is refused until the first ends; a dead owner\'s lock is taken over', async () => {
+    h = await startAgent({}, []);
+    const dir = path.join(h.workspace.dir, '.hookpilot-test-storage', 'transcripts');
+    const open = (sessionId: string) =>
+      new AgentSession({
+        sessionId,
+        workspaceRoot: h!.workspace.dir,
+        model: new OpenAIChatModel({ baseURL: h!.server.url, maxRetries: 0 }),
+        modelName: 'scripted-model',
+        dispatcher: h!.engine.dispatcher,
+        approver: denyingApprover,
+        permissions: () => ({ mode: 'default', allow: [], deny: [], ask: [], additionalDirectories: [] }),
+        transcriptDir: dir,
+      });
+    await expect(open(h.session.id).start('resume')).rejects.toThrow(`session ${h.session.id} is in use by process ${process.pid}`);
+    await h.session.end();
+    const again = open(h.session.id);
+    await again.start('resume');
+    await again.end();
+
+    // A lock left by a process that no longer exists (SIGKILL) is stale.
+    writeFileSync(`${Transcript.pathFor(dir, 'orphaned')}.lock`, '2147483646\n');
+    const orphan = open('orphaned');
+    await orphan.start('startup');
+    expect(readFileSync(`${Transcript.pathFor(dir, 'orphaned')}.lock`, 'utf8').trim()).toBe(String(process.pid));
+    await orphan.end();
+    expect(existsSync(`${Transcript.pathFor(dir, 'orphaned')}.lock`)).toBe(false);
+  });
 });
+
