@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HookEventName } from '../../src/core/hooks/events';
-import { FrameGuard } from '../../src/core/hooks/handlers/rpc/rpc-frame-guard';
+import { FrameGuard, MAX_FRAME_BYTES } from '../../src/core/hooks/handlers/rpc/rpc-frame-guard';
 import { rpcHookDefinitions } from '../../src/core/hooks/handlers/rpc/rpc-hook-definitions';
 import { RpcHookHandler } from '../../src/core/hooks/handlers/rpc/rpc-hook-handler';
 import { hookEventParamsSchema, hookInterceptResultSchema, initializeParamsSchema } from '../../src/core/hooks/handlers/rpc/rpc-protocol';
@@ -155,6 +155,18 @@ describe('stdout frame guard', () => {
     const result = guard.check(Buffer.from(`${good}debug: x=1\n`));
     expect(result).toEqual({ validLength: Buffer.byteLength(good), violation: 'line feed without carriage return in header: "debug: x=1\\n"' });
     expect(guard.check(Buffer.from(frame('{}'))).validLength).toBe(0);
+  });
+
+  it('refuses a Content-Length over 4 MiB at the header, before any of the body', () => {
+    const guard = new FrameGuard();
+    const good = frame('{}');
+    const big = `Content-Length: ${MAX_FRAME_BYTES + 1}\r\n\r\n{"x":`;
+    expect(guard.check(Buffer.from(good + big))).toEqual({
+      validLength: Buffer.byteLength(good),
+      violation: `a message of ${MAX_FRAME_BYTES + 1} bytes, over the ${MAX_FRAME_BYTES}-byte limit`,
+      oversize: true,
+    });
+    expect(new FrameGuard().check(Buffer.from(frame('x'.repeat(1000))))).toEqual({ validLength: Buffer.byteLength(frame('x'.repeat(1000))) });
   });
 
   it('rejects a header block without Content-Length or with bare line feeds', () => {
@@ -364,6 +376,42 @@ describe('rpc hook handler: intercept and observe', () => {
     expect(p.status('fragile')).toMatchObject({ state: 'ready', crashes: 1 });
     expect(p.status('fragile')?.pid).not.toBe(pid);
     expect(logs.some(([level, m]) => level === 'warn' && m.includes('exited (code 3); restarting in 20 ms'))).toBe(true);
+  });
+
+  it('stops a server that announces a frame over 4 MiB before buffering it, fails the request, and restarts it', async () => {
+    const server = fixtureServer('bloated');
+    const p = await started([server]);
+    const pre = hookFor(p, server, 'PreToolUse');
+    const pid = p.status('bloated')?.pid;
+    const outcome = await run(p, pre, bash('ls', { action: 'huge-frame' }));
+    expect(outcome).toMatchObject({
+      status: 'error',
+      error: 'rpc server "bloated" sent a message of 5000000000 bytes, over the 4194304-byte limit; the server was stopped',
+    });
+    const next = await run(p, pre, bash('ls', { action: 'allow' }));
+    expect(next).toMatchObject({ status: 'success', effects: { decision: 'allow' } });
+    expect(p.status('bloated')?.pid).not.toBe(pid);
+    expect(logs.some(([level, m]) => level === 'warn' && m.includes('over the 4194304-byte limit; the server was stopped; restarting'))).toBe(true);
+  });
+
+  it('cuts a long answer like command output before it reaches the model, and spills the whole of it', async () => {
+    const server = fixtureServer('verbose');
+    const p = await started([server]);
+    const pre = hookFor(p, server, 'PreToolUse');
+    const handler = new RpcHookHandler(p);
+    const invocation = { hook: pre, payload: bash('ls', { action: 'long-reason', repeat: 250_000 }), signal: new AbortController().signal, timeoutMs: 5000, projectDir };
+    const cut = await handler.run(invocation);
+    expect(cut.status).toBe('success');
+    const reason = cut.status === 'success' ? (cut.effects.reason ?? '') : '';
+    expect(cut).toMatchObject({ effects: { decision: 'deny' } });
+    expect(reason.length).toBeLessThan(2_200);
+    expect(reason).toMatch(/\[Hook output truncated: 1,000,000 chars, showing the first 2000\]$/);
+
+    const spillDir = join(projectDir, 'spill');
+    const spilled = await new RpcHookHandler(p, { spillDir }).run(invocation);
+    const pointer = spilled.status === 'success' ? (spilled.effects.reason ?? '') : '';
+    const file = /saved in (.+)\]$/.exec(pointer)?.[1];
+    expect(file && readFileSync(file, 'utf8')).toBe('no. '.repeat(250_000));
   });
 
   it('gives up on a crash loop, keeps the hooks, and fails their requests clearly', async () => {

@@ -81,3 +81,65 @@ describe('matchers', () => {
     expect(toolMessageSent(bed.server, 'g2')).toMatch(/crafted\.txt:1/);
   });
 });
+
+/**
+ * A hand-framed rpc hook server (no library: the workspace is a temp dir) whose answer to
+ * hook/intercept is chosen by ANSWER: a huge frame streamed in pieces, or a long reason.
+ */
+const rpcServer = `const answer = process.env.ANSWER;
+let buffered = Buffer.alloc(0);
+const send = (body) => { const text = JSON.stringify(body); process.stdout.write('Content-Length: ' + Buffer.byteLength(text) + '\\r\\n\\r\\n' + text); };
+function streamHuge(bytes) {
+  process.stdout.write('Content-Length: ' + bytes + '\\r\\n\\r\\n{"jsonrpc":"2.0","id":1,"result":{"reason":"');
+  const piece = 'x'.repeat(1 << 20);
+  let left = bytes;
+  const more = () => { while (left > 0) { left -= piece.length; if (!process.stdout.write(piece)) return process.stdout.once('drain', more); } };
+  process.stdout.on('error', () => process.exit(0));
+  more();
+}
+process.stdin.on('data', (chunk) => {
+  buffered = Buffer.concat([buffered, chunk]);
+  for (;;) {
+    const end = buffered.indexOf('\\r\\n\\r\\n');
+    if (end < 0) return;
+    const length = Number(/Content-Length: (\\d+)/i.exec(buffered.subarray(0, end).toString())[1]);
+    if (buffered.length < end + 4 + length) return;
+    const message = JSON.parse(buffered.subarray(end + 4, end + 4 + length).toString());
+    buffered = buffered.subarray(end + 4 + length);
+    if (message.method === 'initialize') send({ jsonrpc: '2.0', id: message.id, result: { name: 'limits', intercept: ['PreToolUse'] } });
+    else if (message.method === 'shutdown') send({ jsonrpc: '2.0', id: message.id, result: null });
+    else if (message.method === 'exit') process.exit(0);
+    else if (message.method === 'hook/intercept' && answer === 'huge') streamHuge(200 * 1024 * 1024);
+    else if (message.method === 'hook/intercept') {
+      const reason = 'no. '.repeat(250000);
+      send({ jsonrpc: '2.0', id: message.id, result: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } } });
+    }
+  }
+});
+`;
+
+function rpcWorkspace(answer: 'huge' | 'long-reason'): Record<string, string> {
+  const servers = { limits: { command: ['node', 'hooks/server.js'], env: { ANSWER: answer }, intercept: ['PreToolUse'], onFailure: 'block', timeout: 20 } };
+  return { 'hooks/server.js': rpcServer, '.vscode/hooks.json': JSON.stringify({ servers }, null, 2) };
+}
+
+describe('rpc answers', () => {
+  it('a 200 MB frame from a guard server blocks the call, with a short reason, and the run ends', async () => {
+    bed = await startTestbed(bundle.bundle, rpcWorkspace('huge'), [touch('c1', 'made.txt'), text('done')]);
+    const r = await bed.run(['go', ...bypass], { timeoutMs: 30_000 });
+    expect(jsonResult(r).tool_calls[0]).toMatchObject({ outcome: 'blocked' });
+    expect(existsSync(bed.workspace.file('made.txt'))).toBe(false);
+    const sent = toolMessageSent(bed.server, 'c1') ?? '';
+    expect(sent).toContain('over the 4194304-byte limit');
+    expect(sent.length).toBeLessThan(5_000);
+  });
+
+  it('a 1,000,000-char deny reason reaches the model and the transcript cut to a preview', async () => {
+    bed = await startTestbed(bundle.bundle, rpcWorkspace('long-reason'), [touch('c1', 'made.txt'), text('done')]);
+    const r = await bed.run(['go', ...bypass], { timeoutMs: 30_000 });
+    expect(jsonResult(r).tool_calls[0]).toMatchObject({ outcome: 'blocked' });
+    const sent = toolMessageSent(bed.server, 'c1') ?? '';
+    expect(sent).toMatch(/\[Hook output truncated: (the full )?1,000,000 chars/);
+    expect(sent.length).toBeLessThan(5_000);
+  });
+});

@@ -51,6 +51,9 @@ async function spillEffects(effects: HookEffects, target: SpillTarget): Promise<
   if (out.additionalContext !== undefined) out.additionalContext = await spillLongText(out.additionalContext, target);
   if (out.systemMessage !== undefined) out.systemMessage = await spillLongText(out.systemMessage, target);
   if (out.reason !== undefined) out.reason = await spillLongText(out.reason, target);
+  if (out.stop?.reason !== undefined) out.stop = { ...out.stop, reason: await spillLongText(out.stop.reason, target) };
+  if (out.permission?.message !== undefined) out.permission = { ...out.permission, message: await spillLongText(out.permission.message, target) };
+  if (out.warnings !== undefined) out.warnings = await Promise.all(out.warnings.map((warning) => spillLongText(warning, target)));
   return out;
 }
 

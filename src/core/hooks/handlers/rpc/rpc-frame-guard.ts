@@ -2,6 +2,11 @@ import type { Readable } from 'node:stream';
 import { Disposable, type RAL } from 'vscode-jsonrpc/node';
 
 const MAX_HEADER_BYTES = 1024;
+/**
+ * The largest message a server may send. vscode-jsonrpc buffers a whole body before parsing
+ * it, so a huge Content-Length would otherwise grow the host's memory without bound.
+ */
+export const MAX_FRAME_BYTES = 4 * 1024 * 1024;
 const SNIPPET_CHARS = 120;
 const CR = 13;
 const LF = 10;
@@ -15,12 +20,18 @@ function isValueByte(b: number): boolean {
   return (b >= 32 && b <= 126) || b === 9;
 }
 
+/** What is wrong with a server's stdout; `oversize` when it is a frame over MAX_FRAME_BYTES. */
+export interface FrameViolation {
+  description: string;
+  oversize: boolean;
+}
+
 /**
  * Checks a server's stdout against the base-protocol framing (`Content-Length: N` headers,
- * an empty line, N bytes of body) before vscode-jsonrpc reads it. vscode-jsonrpc would
- * wait forever for the end of a "header" that is really a banner or a debug print, so the
- * requests would only time out; this turns such output into an immediate, explained fault.
- * Bodies are only counted, never copied.
+ * an empty line, N bytes of body, N at most MAX_FRAME_BYTES) before vscode-jsonrpc reads it.
+ * vscode-jsonrpc would wait forever for the end of a "header" that is really a banner or a
+ * debug print, so the requests would only time out; this turns such output into an
+ * immediate, explained fault. Bodies are only counted, never copied.
  */
 export class FrameGuard {
   private inBody = false;
@@ -29,13 +40,14 @@ export class FrameGuard {
   private lineHasColon = false;
   private afterCR = false;
   private violation: string | undefined;
+  private oversize = false;
 
   /**
    * Scans `chunk`. `validLength` is how many leading bytes may go on to the reader: all of
    * them, or up to the start of the header block in which the first violation was found.
    */
-  check(chunk: Uint8Array): { validLength: number; violation?: string } {
-    if (this.violation !== undefined) return { validLength: 0, violation: this.violation };
+  check(chunk: Uint8Array): { validLength: number; violation?: string; oversize?: true } {
+    if (this.violation !== undefined) return { validLength: 0, ...this.reported() };
     let headerStart = 0;
     let i = 0;
     while (i < chunk.length) {
@@ -49,12 +61,16 @@ export class FrameGuard {
       if (this.header === '') headerStart = i;
       const problem = this.headerByte(chunk[i]);
       if (problem !== undefined) {
-        this.violation = `${problem}: ${JSON.stringify(this.snippet(chunk, i))}`;
-        return { validLength: headerStart, violation: this.violation };
+        this.violation = this.oversize ? problem : `${problem}: ${JSON.stringify(this.snippet(chunk, i))}`;
+        return { validLength: headerStart, ...this.reported() };
       }
       i++;
     }
     return { validLength: chunk.length };
+  }
+
+  private reported(): { violation?: string; oversize?: true } {
+    return this.oversize ? { violation: this.violation, oversize: true } : { violation: this.violation };
   }
 
   private headerByte(b: number): string | undefined {
@@ -88,7 +104,12 @@ export class FrameGuard {
     }
     const match = /(?:^|\n)content-length:[ \t]*(\d+)[ \t]*\r\n/i.exec(this.header);
     if (!match) return 'message header without Content-Length';
-    this.bodyRemaining = Number(match[1]);
+    const length = Number(match[1]);
+    if (length > MAX_FRAME_BYTES) {
+      this.oversize = true;
+      return `a message of ${match[1]} bytes, over the ${MAX_FRAME_BYTES}-byte limit`;
+    }
+    this.bodyRemaining = length;
     this.header = '';
     this.inBody = this.bodyRemaining > 0;
     return undefined;
@@ -105,7 +126,7 @@ export class FrameGuard {
  * A vscode-jsonrpc readable over a child's stdout that passes data on only while it is well
  * framed; the first violation goes to `onViolation` and everything after it is dropped.
  */
-export function guardedReadable(stdout: Readable, onViolation: (description: string) => void): RAL.ReadableStream {
+export function guardedReadable(stdout: Readable, onViolation: (violation: FrameViolation) => void): RAL.ReadableStream {
   const guard = new FrameGuard();
   let reported = false;
   // Node's listener type is `(...args: any[]) => void`; `unknown[]` keeps this file any-free.
@@ -117,11 +138,11 @@ export function guardedReadable(stdout: Readable, onViolation: (description: str
   return {
     onData: (listener) =>
       subscribe('data', (chunk: Buffer) => {
-        const { validLength, violation } = guard.check(chunk);
+        const { validLength, violation, oversize } = guard.check(chunk);
         if (validLength > 0) listener(validLength === chunk.length ? chunk : chunk.subarray(0, validLength));
         if (violation !== undefined && !reported) {
           reported = true;
-          onViolation(violation);
+          onViolation({ description: violation, oversize: oversize === true });
         }
       }),
     onClose: (listener) => subscribe('close', listener),

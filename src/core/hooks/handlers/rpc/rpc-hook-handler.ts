@@ -1,13 +1,23 @@
 import { parseHookOutput } from '../../protocol/output';
+import { spillOutcome } from '../../protocol/spill';
 import type { HookHandler, HookInvocation, HookOutcome } from '../../types';
 import type { RpcServerPool } from './rpc-server-pool';
 
+export interface RpcHookHandlerOptions {
+  /** Where answer texts over 10,000 chars are saved; without it they are only truncated. */
+  spillDir?: string;
+}
+
 /**
  * Runs rpc hooks through the pool's long-lived servers. Observe hooks are notifications and
- * return at once; intercept hooks are requests whose answer is a command hook's JSON output.
+ * return at once; intercept hooks are requests whose answer is a command hook's JSON output,
+ * whose long texts are cut like a command hook's before they reach the model.
  */
 export class RpcHookHandler implements HookHandler {
-  constructor(private readonly pool: RpcServerPool) {}
+  constructor(
+    private readonly pool: RpcServerPool,
+    private readonly options: RpcHookHandlerOptions = {},
+  ) {}
 
   async run(invocation: HookInvocation): Promise<HookOutcome> {
     const started = performance.now();
@@ -35,7 +45,8 @@ export class RpcHookHandler implements HookHandler {
         // null and {} both mean "no opinion, continue".
         const parsed = parseHookOutput(hook.event, result.value ?? {});
         if (!parsed.ok) return { status: 'error', error: `rpc server "${server}": ${parsed.error}`, trace: trace() };
-        return { status: 'success', effects: parsed.effects, trace: trace() };
+        const outcome: HookOutcome = { status: 'success', effects: parsed.effects, trace: trace() };
+        return spillOutcome(outcome, { dir: this.options.spillDir, sessionId: payload.session_id, label: hook.name });
       }
     }
   }

@@ -110,8 +110,12 @@ export class RpcServerProcess {
     this.child.stdout.on('error', (error) => log('debug', `${this.label} stdout: ${error.message}`));
 
     const reader = new ReadableStreamMessageReader(
-      guardedReadable(this.child.stdout, (violation) =>
-        this.terminate(`${this.label} wrote non-protocol output to stdout (${violation}); servers must write only JSON-RPC messages there and log to stderr`),
+      guardedReadable(this.child.stdout, ({ description, oversize }) =>
+        this.terminate(
+          oversize
+            ? `${this.label} sent ${description}; the server was stopped`
+            : `${this.label} wrote non-protocol output to stdout (${description}); servers must write only JSON-RPC messages there and log to stderr`,
+        ),
       ),
     );
     reader.onError((error) => this.terminate(`${this.label} sent an unreadable message: ${describeError(error)}`));
