@@ -311,6 +311,9 @@ export class ChatController extends Disposable {
           void vscode.window.showErrorMessage(`Hookpilot ${message}`);
         }),
       cancellation: engine.builtins.cancellation,
+      // The engine's registry (the key, secret-looking variables, .env values): the model and the transcript never see them.
+      redactor: engine.audit.redactor,
+      passEnv: config.bashPassEnv(),
     });
     this.session = session;
     this.sessionEvents = session.onEvent((event) => this.onAgentEvent(event));

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import { permissionModeSchema, type PermissionMode, type PermissionSettings } from '../core/agent/permissions/permission-settings';
 import type { HookDefaults } from '../core/hooks/config/loaded-config';
+import { secretEnvValues } from '../core/secret-env-names';
 import type { ModelStatus } from '../shared/chat-protocol';
 import { MODEL_PRESETS, modelPreset, type ModelPresetId } from '../shared/model-presets';
 import { Disposable } from './lifecycle';
@@ -34,6 +35,8 @@ const hookTimeoutsSchema = z.object({
 });
 
 const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 600;
+
+const passEnvSchema = z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/));
 
 export function isLoopbackUrl(url: URL): boolean {
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -87,9 +90,20 @@ export class HookpilotConfig extends Disposable {
     return this.storedKey ?? nonEmpty(this.env.HOOKPILOT_API_KEY) ?? nonEmpty(this.env.OPENAI_API_KEY);
   }
 
-  /** Every value that must never reach a log, the audit log or a webview. */
+  /** Every value that must never reach a log, the audit log, a webview or the model: the key and secret-looking variables. */
   secretValues(): string[] {
-    return [this.storedKey, nonEmpty(this.env.HOOKPILOT_API_KEY), nonEmpty(this.env.OPENAI_API_KEY)].filter((v): v is string => v !== undefined);
+    const key = [this.storedKey, nonEmpty(this.env.HOOKPILOT_API_KEY), nonEmpty(this.env.OPENAI_API_KEY)].filter((v): v is string => v !== undefined);
+    return [...key, ...secretEnvValues(this.env)];
+  }
+
+  /**
+   * `hookpilot.tools.bash.passEnv`: the secret-looking variables the Bash tool keeps. From the
+   * user's settings only (the setting is machine-scoped): a workspace must not be able to hand
+   * the user's credentials to the model's shell.
+   */
+  bashPassEnv(): string[] {
+    const parsed = passEnvSchema.safeParse(this.settings().inspect('tools.bash.passEnv')?.globalValue ?? []);
+    return parsed.success ? parsed.data : [];
   }
 
   baseUrl(): string | undefined {
