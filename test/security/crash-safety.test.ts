@@ -1,0 +1,85 @@
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { jsonResult, startTestbed, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
+import { stall, text, toolCalls, type RecordedRequest } from '../support/model-server';
+import { waitUntilDead } from '../support/process-liveness';
+
+// A crash loses at most the step in flight: the transcript is written as the conversation
+// grows, `--continue` finds it after a SIGKILL, and two processes never write one session.
+
+const bundle = useCliBundle();
+let bed: Testbed | undefined;
+let running: ChildProcess | undefined;
+afterEach(async () => {
+  if (running?.exitCode === null && running.signalCode === null) running.kill('SIGKILL');
+  running = undefined;
+  await bed?.close();
+  bed = undefined;
+});
+
+/** The CLI's transcripts of the test workspace (one project folder under the temp home). */
+function transcripts(home: string): { dir: string; ids: string[] } {
+  const projects = path.join(home, '.hookpilot', 'projects');
+  const project = existsSync(projects) ? readdirSync(projects)[0] : undefined;
+  const dir = project ? path.join(projects, project, 'transcripts') : '';
+  const ids = dir && existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.jsonl')).map((n) => n.slice(0, -'.jsonl'.length)) : [];
+  return { dir, ids };
+}
+
+type Message = { role: string; content?: unknown; tool_call_id?: string; tool_calls?: Array<{ id: string }> };
+const messagesOf = (request: RecordedRequest) => request.body.messages as Message[];
+const lastUserText = (request: RecordedRequest) => String(messagesOf(request).filter((m) => m.role === 'user').at(-1)?.content ?? '');
+
+describe('a crash loses no conversation', () => {
+  it('SIGKILL after ~70 tool calls: --continue finds the session and the model gets every complete step back', async () => {
+    bed = await startTestbed(bundle.bundle, {}, (request, index) => {
+      if (lastUserText(request) === 'carry on') return text('resumed');
+      return toolCalls([{ id: `c${index}`, name: 'Bash', arguments: { command: `echo step ${index}` } }]);
+    });
+    const first = bed.run(['count forever', '--permission-mode', 'bypassPermissions', '--max-steps', '500'], { onSpawn: (c) => (running = c), timeoutMs: 120_000 });
+    await vi.waitFor(() => expect(bed!.server.requests.length).toBeGreaterThanOrEqual(70), { timeout: 90_000, interval: 20 });
+    const seen = bed.server.requests.length;
+    running!.kill('SIGKILL');
+    const killed = await first;
+    expect(killed.signal).toBe('SIGKILL');
+    expect(await waitUntilDead(running!.pid!, 5_000)).toBe(true);
+
+    const { dir, ids } = transcripts(bed.home);
+    expect(ids).toHaveLength(1);
+    // The lock of the killed process is still there: stale, since its pid is gone.
+    expect(readFileSync(path.join(dir, `${ids[0]}.jsonl.lock`), 'utf8').trim()).toBe(String(running!.pid));
+
+    const resumed = await bed.run(['carry on', '--continue', '--permission-mode', 'bypassPermissions', '--output-format', 'json'], { timeoutMs: 60_000 });
+    expect(resumed.code).toBe(0);
+    expect(jsonResult(resumed)).toMatchObject({ session_id: ids[0], result: 'resumed' });
+    const sent = messagesOf(bed.server.requests.at(-1)!);
+    expect(sent.find((m) => m.role === 'user')?.content).toBe('count forever');
+    // Request N was sent after steps 0..N-2 had their results: every one of them is back.
+    const results = new Map(sent.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, String(m.content)]));
+    for (let i = 0; i < seen - 1; i++) expect(results.get(`c${i}`), `result of c${i}`).toContain(`step ${i}`);
+    // And the model API gets a well-formed conversation: each call has exactly one answer.
+    const calls = sent.flatMap((m) => m.tool_calls?.map((c) => c.id) ?? []);
+    expect(calls.filter((id) => !results.has(id))).toEqual([]);
+    expect(new Set(calls).size).toBe(calls.length);
+  });
+
+  it('a second resume of a session in use is refused with the owner\'s pid; after the first ends it may resume', async () => {
+    bed = await startTestbed(bundle.bundle, {}, (request) => (lastUserText(request) === 'hang' ? stall(1) : text(`ok: ${lastUserText(request)}`)));
+    const created = await bed.run(['hello', '--output-format', 'json']);
+    const sessionId = jsonResult(created).session_id;
+
+    const first = bed.run(['hang', '--resume', sessionId], { onSpawn: (c) => (running = c), timeoutMs: 60_000 });
+    await vi.waitFor(() => expect(bed!.server.requests.some((r) => lastUserText(r) === 'hang')).toBe(true), { timeout: 20_000 });
+    const second = await bed.run(['interleave', '--resume', sessionId]);
+    expect(second.code).toBe(1);
+    expect(second.stderr.trim()).toBe(`hookpilot: session ${sessionId} is in use by process ${running!.pid}`);
+    expect(bed.server.requests.some((r) => lastUserText(r) === 'interleave')).toBe(false);
+
+    running!.kill('SIGINT');
+    expect((await first).code).toBe(130);
+    const third = await bed.run(['after', '--resume', sessionId, '--output-format', 'json']);
+    expect(jsonResult(third)).toMatchObject({ session_id: sessionId, result: 'ok: after' });
+  });
+});
