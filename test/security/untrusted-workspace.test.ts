@@ -91,4 +91,34 @@ describe('an untrusted workspace contributes nothing', () => {
     await expect.poll(() => existsSync(marker), { timeout: 10_000 }).toBe(true);
     expect(Number(readFileSync(marker, 'utf8'))).toBeGreaterThan(0);
   });
+
+  it('a trusted workspace may narrow the user URL allowlist, never widen it', async () => {
+    const http = await listen();
+    const home = mkdtempSync(path.join(tmpdir(), 'hookpilot-narrow-home-'));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+    const userSettings = path.join(home, 'settings.json');
+    const hook = (name: string) => ({ type: 'http', url: `${http.url}/${name}`, name });
+    writeFileSync(
+      userSettings,
+      JSON.stringify({ 'hookpilot.hooks': { allowedHttpHookUrls: [`${http.url}/a`, `${http.url}/b`], hooks: { PreToolUse: [{ hooks: [hook('a'), hook('b'), hook('c')] }] } } }),
+    );
+    // The workspace tries to add /c, with a port wildcard the user's list does not have.
+    const ws = makeWorkspace({ '.vscode/hooks.json': JSON.stringify({ allowedHttpHookUrls: [`${http.url}/a`, `${http.url}/c`, 'http://127.0.0.1:*/b'] }) });
+    cleanups.push(ws.cleanup);
+    const engine = new HookEngine({ projectDir: ws.dir, storageDir: path.join(home, 'storage'), trusted: true });
+    cleanups.push(() => engine.dispose());
+    await engine.reload(loadWorkspaceConfigs(ws.dir, { userSettingsFile: userSettings }));
+    const result = await engine.dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }, { cwd: ws.dir }));
+    const status = Object.fromEntries(result.runs.filter((r) => r.handler === 'http').map((r) => [r.hookName, r.status]));
+    // /a and /b pass both lists; /c passes only the workspace's.
+    expect(status).toEqual({ a: 'success', b: 'success', c: 'error' });
+    expect(http.hits.sort()).toEqual(['/a', '/b']);
+
+    writeFileSync(ws.file('.vscode/hooks.json'), JSON.stringify({ allowedHttpHookUrls: [`${http.url}/a`] }));
+    await engine.reload(loadWorkspaceConfigs(ws.dir, { userSettingsFile: userSettings }));
+    http.hits.length = 0;
+    const narrowed = await engine.dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }, { cwd: ws.dir }));
+    expect(narrowed.runs.find((r) => r.hookName === 'b')).toMatchObject({ status: 'error', error: expect.stringContaining("the workspace's allowedHttpHookUrls") });
+    expect(http.hits).toEqual(['/a']);
+  });
 });

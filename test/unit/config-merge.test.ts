@@ -89,29 +89,30 @@ describe('mergeConfigs', () => {
     expect(merged.builtins).toEqual({ Metrics: { enabled: false, options: { window: 5 } }, TodoGuard: { enabled: true }, AuditLog: { enabled: true } });
     expect(merged.defaults).toEqual({ observerTimeoutMs: 100, commandTimeoutMs: 2000 });
     expect(merged.disableAllHooks).toBe(false);
-    // localhost is not covered by the user's list: the workspace cannot add it.
+    // The user's list stands; the workspace's can only narrow it (a URL must pass both).
     expect(merged.allowedHttpHookUrls).toEqual(['http://127.0.0.1:*/*']);
-    expect(merged.problems).toContainEqual(expect.objectContaining({ code: 'ignored-field', sourceKind: 'workspace', message: expect.stringContaining('http://localhost:*/*') }));
+    expect(merged.workspaceHttpHookUrls).toEqual(['http://localhost:*/*', 'http://127.0.0.1:*/*']);
     // The user set no env var list: the workspace's is the list.
     expect(merged.httpHookAllowedEnvVars).toEqual(['TOKEN']);
     expect(mergeConfigs([user]).disableAllHooks).toBe(true);
     expect(mergeConfigs([hooksJson('{}')]).allowedHttpHookUrls).toBeUndefined();
   });
 
-  it('lets a workspace narrow the user URL allowlist but never widen it', () => {
-    const user = loadHooksValue({ allowedHttpHookUrls: ['http://127.0.0.1:*/*', 'https://hooks.example.com/*'], httpHookAllowedEnvVars: ['A', 'B'] }, { kind: 'user' });
-    const narrowing = hooksJson(
-      JSON.stringify({ allowedHttpHookUrls: ['http://127.0.0.1:7000/*', 'https://hooks.example.com/ci', '*', 'https://hooks.example.com*', 'http://127.0.0.1:*'], httpHookAllowedEnvVars: ['B', 'C'] }),
-    );
-    const merged = mergeConfigs([user, narrowing]);
-    // `*` and the pattern that would reach https://hooks.example.com.evil.test are not covered; nor is a port-only pattern.
-    expect(merged.allowedHttpHookUrls).toEqual(['http://127.0.0.1:7000/*', 'https://hooks.example.com/ci']);
+  it('lets a workspace narrow the user allowlists but never widen them', () => {
+    const user = loadHooksValue({ allowedHttpHookUrls: ['http://127.0.0.1:*/*'], httpHookAllowedEnvVars: ['A', 'B'] }, { kind: 'user' });
+    const workspace = hooksJson('{ "allowedHttpHookUrls": ["*"], "httpHookAllowedEnvVars": ["B", "C"] }');
+    const merged = mergeConfigs([user, workspace]);
+    expect(merged.allowedHttpHookUrls).toEqual(['http://127.0.0.1:*/*']);
+    expect(merged.workspaceHttpHookUrls).toEqual(['*']);
     expect(merged.httpHookAllowedEnvVars).toEqual(['B']);
-    // No workspace list: the user's list stands; no user list: the workspace's is the list (as in Claude Code).
-    expect(mergeConfigs([user, hooksJson('{}')]).allowedHttpHookUrls).toEqual(['http://127.0.0.1:*/*', 'https://hooks.example.com/*']);
-    expect(mergeConfigs([loadHooksValue({}, { kind: 'user' }), narrowing]).allowedHttpHookUrls).toHaveLength(5);
-    // A workspace list that covers nothing refuses every http hook: narrowing to nothing is still narrowing.
-    expect(mergeConfigs([user, hooksJson('{ "allowedHttpHookUrls": ["http://evil.test/*"] }')]).allowedHttpHookUrls).toEqual([]);
+    // No workspace list: the user's list alone; no user list: the workspace's is the list (as in Claude Code).
+    const userOnly = mergeConfigs([user, hooksJson('{}')]);
+    expect([userOnly.allowedHttpHookUrls, userOnly.workspaceHttpHookUrls]).toEqual([['http://127.0.0.1:*/*'], undefined]);
+    const workspaceOnly = mergeConfigs([loadHooksValue({}, { kind: 'user' }), workspace]);
+    expect([workspaceOnly.allowedHttpHookUrls, workspaceOnly.workspaceHttpHookUrls]).toEqual([['*'], undefined]);
+    // A `--hooks` file is the person's own, like user settings.
+    const cli = loadHooksDocument('{ "allowedHttpHookUrls": ["http://localhost:*/*"] }', { kind: 'cli', file: '/tmp/extra.json' });
+    expect(mergeConfigs([user, cli, workspace]).allowedHttpHookUrls).toEqual(['http://127.0.0.1:*/*', 'http://localhost:*/*']);
   });
 
   it('takes nothing but listed hooks and problems from an untrusted workspace', () => {
@@ -136,6 +137,7 @@ describe('mergeConfigs', () => {
     expect(merged.builtins).toEqual({ Metrics: { enabled: true } });
     expect(merged.disableAllHooks).toBeUndefined();
     expect(merged.allowedHttpHookUrls).toEqual(['http://127.0.0.1:*/*']);
+    expect(merged.workspaceHttpHookUrls).toBeUndefined();
     expect(merged.httpHookAllowedEnvVars).toBeUndefined();
     expect(merged.servers.map((s) => s.name)).toEqual(['mine']);
     // Listed (the registry never activates them), with their problems; the rpc hook names a declared server: no false alarm.

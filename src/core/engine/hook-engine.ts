@@ -23,6 +23,7 @@ import { SpawnerPool } from '../process/spawner/spawner-pool';
 import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload, HookSource } from '../hooks/types';
 import { hookDependencyFiles, protectedHookFiles, serverDependencyFiles } from './protected-files';
 import { ScriptPins } from './script-pins';
+import { limitHttpUrls } from './workspace-url-limit';
 
 export type EngineLogger = (level: 'info' | 'warn' | 'error', message: string) => void;
 
@@ -128,7 +129,8 @@ export class HookEngine {
     const d = this.config.defaults;
     this.dispatcher.setTimeouts({ observerMs: d.observerTimeoutMs, interceptorMs: d.interceptorTimeoutMs, approvalMs: d.approvalTimeoutMs, commandMs: d.commandTimeoutMs });
     // The URL and env allowlists come from configuration, so the http handler follows it.
-    this.handlers.http = new HttpHookHandler({ env: this.options.env, allowedUrls: this.config.allowedHttpHookUrls, allowedEnvVars: this.config.httpHookAllowedEnvVars });
+    const http = new HttpHookHandler({ env: this.options.env, allowedUrls: this.config.allowedHttpHookUrls, allowedEnvVars: this.config.httpHookAllowedEnvVars });
+    this.handlers.http = limitHttpUrls(http, this.config.workspaceHttpHookUrls);
     if (this.startsProcesses) await this.rpcPool.sync(this.config.servers);
     this.rebuild();
     const commandHooks = this.registry.current().states.some((s) => s.active && s.hook.spec.type === 'command');

@@ -20,6 +20,8 @@ export interface LoadedConfig {
   defaults: HookDefaults;
   disableAllHooks?: boolean;
   allowedHttpHookUrls?: string[];
+  /** Merged only: a trusted workspace's own list when the user set one too; a URL must match both. */
+  workspaceHttpHookUrls?: string[];
   httpHookAllowedEnvVars?: string[];
   problems: ConfigProblem[];
 }

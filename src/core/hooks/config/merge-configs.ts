@@ -1,4 +1,3 @@
-import { patternToRegExp } from '../handlers/url-allowlist';
 import { WORKSPACE_SOURCES } from '../registry';
 import type { HookDefinition, HookSource, ServerDefinition } from '../types';
 import type { ConfigProblem } from './config-problems';
@@ -97,43 +96,20 @@ function inert(config: LoadedConfig): LoadedConfig {
 }
 
 /**
- * Whether every URL `inner` matches is matched by `outer`. Testing `outer` on the text of
- * `inner` is sound: `outer`'s literals never match a `*` of `inner`, so each `*` of `inner`
- * lies inside a `*` of `outer`, which also matches whatever replaces it. (It may miss some
- * covered patterns; those are dropped, which only narrows.)
- */
-function covers(outer: string, inner: string): boolean {
-  return patternToRegExp(outer).test(inner);
-}
-
-/**
  * `allowedHttpHookUrls` and `httpHookAllowedEnvVars`: the person's sources (user settings,
  * `--hooks` files) union, as Claude Code merges them. A workspace may only narrow what the
- * person set: a workspace URL pattern counts only when a pattern of the person's covers it,
- * a workspace variable only when the person's list has it. When the person set no list,
- * the workspace's lists are the lists.
+ * person set: with both URL lists set, a URL must be allowed by both (`workspaceHttpHookUrls`
+ * holds the workspace's), and a workspace variable counts only when the person's list has
+ * it. When the person set no list, the workspace's lists are the lists.
  */
-function mergeAllowlists(configs: readonly LoadedConfig[], merged: LoadedConfig, problems: ConfigProblem[]): void {
+function mergeAllowlists(configs: readonly LoadedConfig[], merged: LoadedConfig): void {
   const own = configs.filter((config) => !fromWorkspace(config));
   const workspace = configs.filter(fromWorkspace);
   const ownUrls = unionLists(own.map((config) => config.allowedHttpHookUrls));
   const workspaceUrls = unionLists(workspace.map((config) => config.allowedHttpHookUrls));
-  if (ownUrls && workspaceUrls) {
-    merged.allowedHttpHookUrls = workspaceUrls.filter((url) => ownUrls.some((pattern) => covers(pattern, url)));
-    for (const config of workspace) {
-      const dropped = (config.allowedHttpHookUrls ?? []).filter((url) => !merged.allowedHttpHookUrls?.includes(url));
-      if (dropped.length === 0 || !config.source) continue;
-      problems.push(
-        problemAt({ ...config.source, path: 'allowedHttpHookUrls' }, {
-          severity: 'warning',
-          code: 'ignored-field',
-          message: `Not covered by your own allowedHttpHookUrls, so ignored (a workspace may only narrow that list): ${dropped.join(', ')}`,
-        }),
-      );
-    }
-  } else if (ownUrls ?? workspaceUrls) {
-    merged.allowedHttpHookUrls = ownUrls ?? workspaceUrls;
-  }
+  const urls = ownUrls ?? workspaceUrls;
+  if (urls) merged.allowedHttpHookUrls = urls;
+  if (ownUrls && workspaceUrls) merged.workspaceHttpHookUrls = workspaceUrls;
   const ownVars = unionLists(own.map((config) => config.httpHookAllowedEnvVars));
   const workspaceVars = unionLists(workspace.map((config) => config.httpHookAllowedEnvVars));
   const vars = ownVars && workspaceVars ? workspaceVars.filter((name) => ownVars.includes(name)) : (ownVars ?? workspaceVars);
@@ -166,7 +142,7 @@ export function mergeConfigs(sources: readonly LoadedConfig[], options: MergeOpt
     }
     if (config.disableAllHooks !== undefined) merged.disableAllHooks = config.disableAllHooks;
   }
-  mergeAllowlists(configs, merged, mergeProblems);
+  mergeAllowlists(configs, merged);
 
   // An rpc hook may name a server another source declares (an untrusted one's too: no false alarm).
   const serverNames = new Set(sources.flatMap((config) => config.servers).map((server) => server.name));
