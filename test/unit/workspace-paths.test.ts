@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OutsideWorkspaceError, isWithin, physicalPath, resolveInWorkspace, toAbsolutePath } from '../../src/core/agent/tools/workspace-paths';
+import { HardLinkError, OutsideWorkspaceError, isWithin, physicalPath, resolveInWorkspace, toAbsolutePath } from '../../src/core/agent/tools/workspace-paths';
 
 let base: string;
 let workspace: string;
@@ -71,17 +71,28 @@ describe('resolveInWorkspace', () => {
     expect(() => resolveInWorkspace('dangling.txt', scope())).toThrow(OutsideWorkspaceError);
   });
 
-  it('allows symlinks that stay inside the workspace', () => {
+  it('allows symlinks that stay inside the workspace, and returns the physical path to act on', () => {
     writeFileSync(join(workspace, 'src', 'real.txt'), 'x');
     symlinkSync(join(workspace, 'src'), join(workspace, 'alias'));
-    expect(resolveInWorkspace('alias/real.txt', scope())).toBe(join(workspace, 'alias', 'real.txt'));
+    symlinkSync(join(workspace, 'src', 'real.txt'), join(workspace, 'file-alias.txt'));
+    expect(resolveInWorkspace('alias/real.txt', scope())).toBe(join(workspace, 'src', 'real.txt'));
+    expect(resolveInWorkspace('file-alias.txt', scope())).toBe(join(workspace, 'src', 'real.txt'));
+    expect(resolveInWorkspace('alias/new/file.txt', scope())).toBe(join(workspace, 'src', 'new', 'file.txt'));
+  });
+
+  it('refuses a regular file with several hard links: its other names may be outside', () => {
+    linkSync(join(outside, 'secret.txt'), join(workspace, 'innocent.txt'));
+    expect(() => resolveInWorkspace('innocent.txt', scope())).toThrow(HardLinkError);
+    expect(() => resolveInWorkspace('innocent.txt', scope())).toThrow(/2 hard links.*outside the workspace/);
+    // Directories always have several links; they are not refused for it.
+    expect(resolveInWorkspace('src', scope())).toBe(join(workspace, 'src'));
   });
 
   it('allows additional directories', () => {
     const withExtra = scope({ additionalDirectories: [outside] });
     expect(resolveInWorkspace('../outside/secret.txt', withExtra)).toBe(join(outside, 'secret.txt'));
     symlinkSync(outside, join(workspace, 'escape'));
-    expect(resolveInWorkspace('escape/secret.txt', withExtra)).toBe(join(workspace, 'escape', 'secret.txt'));
+    expect(resolveInWorkspace('escape/secret.txt', withExtra)).toBe(join(outside, 'secret.txt'));
   });
 
   it('stops on symlink loops instead of recursing forever', () => {

@@ -1,9 +1,12 @@
-import path from 'node:path';
-import { matchPermissionRule, parsePermissionRule, type PermissionRule } from '../../permissions/permission-rule';
+import { analyzeBashCommand } from '../../permissions/bash-command';
+import { bashAllowedBy } from '../../permissions/bash-rules';
+import { matchPermissionRule, parsePermissionRule, type PermissionRule, type RuleMatch } from '../../permissions/permission-rule';
 import { resolvePermission, type PermissionResolution, type PermissionSignal, type Verdict } from '../../permissions/precedence';
 import type { Tool, ToolCategory } from '../tools/tool';
-import { OutsideWorkspaceError, resolveInWorkspace } from '../tools/workspace-paths';
+import { OutsideWorkspaceError, physicalPath, resolveInWorkspace, toAbsolutePath, type WorkspaceScope } from '../tools/workspace-paths';
+import { bashProtectedCheck, redirectWritesProblem } from './bash-gate';
 import type { PermissionMode, PermissionSettings } from './permission-settings';
+import { protectedTargetOf, protectedTargets } from './protected-targets';
 
 export interface GateContext {
   workspaceRoot: string;
@@ -39,10 +42,23 @@ export class PermissionGate {
 
   evaluate(tool: Tool, input: Record<string, unknown>, hook: PermissionSignal | undefined, ctx: GateContext): PermissionResolution {
     const settings = this.settings();
+    const settingsRules = compile(settings);
+    const call: RuleCall = {
+      toolName: tool.name,
+      input,
+      cwd: ctx.cwd,
+      physical: physicalView(tool, input, ctx, settings),
+      scope: { workspaceRoot: ctx.workspaceRoot, cwd: ctx.cwd, additionalDirectories: settings.additionalDirectories },
+      // A Bash redirection is allowed where an Edit of its target would be.
+      editAllowed: (file) =>
+        settings.mode === 'acceptEdits' ||
+        [...settingsRules, ...this.sessionRules].some((r) => r.verdict === 'allow' && editRuleMatches(r.rule, file, ctx.cwd)),
+    };
     return resolvePermission({
       system: this.systemCheck(tool, input, settings, ctx),
-      toolRule: firstMatch(compile(settings), tool.name, input, ctx.cwd, 'rule'),
-      sessionRule: firstMatch(this.sessionRules, tool.name, input, ctx.cwd, 'session rule'),
+      toolRule: ruleSignal(settingsRules, [], call, 'rule'),
+      // Allow rules combine: a Bash line may be granted partly by settings, partly by this session.
+      sessionRule: ruleSignal(this.sessionRules, settingsRules, call, 'session rule'),
       hook,
       implicit: implicitVerdict(settings.mode, tool.category),
     });
@@ -52,20 +68,33 @@ export class PermissionGate {
     if (settings.mode === 'plan' && (tool.category === 'edit' || tool.category === 'execute')) {
       return { verdict: 'deny', source: 'plan mode', reason: 'plan mode is read-only: no edits or commands' };
     }
+    if (tool.name === 'Bash' && typeof input.command === 'string') {
+      return bashProtectedCheck(input.command, ctx.cwd, protectedTargets(ctx.protectedPaths, ctx.workspaceRoot));
+    }
     const target = tool.target?.(input);
     if (target === undefined) return undefined;
-    let absolute: string;
+    let physical: string;
     try {
-      absolute = resolveInWorkspace(target, { workspaceRoot: ctx.workspaceRoot, cwd: ctx.cwd, additionalDirectories: settings.additionalDirectories });
+      physical = resolveInWorkspace(target, { workspaceRoot: ctx.workspaceRoot, cwd: ctx.cwd, additionalDirectories: settings.additionalDirectories });
     } catch (err) {
       if (err instanceof OutsideWorkspaceError) return { verdict: 'deny', source: 'workspace boundary', reason: err.message };
       throw err;
     }
-    if (tool.category === 'edit' && ctx.protectedPaths.some((p) => path.resolve(p) === absolute)) {
-      return { verdict: 'ask', source: 'protected file', reason: `${path.relative(ctx.workspaceRoot, absolute)} configures hooks: a person must approve changes to it` };
-    }
+    // Compared by physical path: `vs/hooks.json` with `vs -> .vscode` is .vscode/hooks.json.
+    const hit = tool.category === 'edit' ? protectedTargetOf(physical, ctx.cwd, protectedTargets(ctx.protectedPaths, ctx.workspaceRoot)) : undefined;
+    if (hit) return { verdict: 'ask', source: 'protected file', reason: `${hit.shown} configures hooks: a person must approve changes to it` };
     return undefined;
   }
+}
+
+interface RuleCall {
+  toolName: string;
+  input: Record<string, unknown>;
+  cwd: string;
+  /** A file tool's input with its path as the file system resolves it, and the physical cwd. */
+  physical?: { input: Record<string, unknown>; cwd: string };
+  scope: WorkspaceScope;
+  editAllowed: (file: string) => boolean;
 }
 
 function compile(settings: PermissionSettings): CompiledRule[] {
@@ -79,13 +108,78 @@ function compile(settings: PermissionSettings): CompiledRule[] {
   return out;
 }
 
-/** Deny rules first, then ask, then allow: the strongest matching rule speaks. */
-function firstMatch(rules: readonly CompiledRule[], toolName: string, input: Record<string, unknown>, cwd: string, label: string): PermissionSignal | undefined {
-  for (const verdict of ['deny', 'ask', 'allow'] as const) {
-    const hit = rules.find((r) => r.verdict === verdict && matchPermissionRule(r.rule, toolName, input, cwd) === 'match');
-    if (hit) return { verdict, source: `${label} ${hit.rule.text}`, reason: `${verdict} ${label} ${hit.rule.text}` };
+/**
+ * Deny rules first, then ask, then allow: the strongest matching rule speaks. A deny or ask
+ * rule matches when any subcommand of a Bash line does; one that might match but cannot be
+ * checked (an expansion, a line that does not parse) makes the call ask. Allow is `allowSignal`.
+ */
+function ruleSignal(rules: readonly CompiledRule[], alsoAllowing: readonly CompiledRule[], call: RuleCall, label: string): PermissionSignal | undefined {
+  const signal = (verdict: Verdict, rule: PermissionRule, why = `${verdict} ${label} ${rule.text}`) => ({ verdict, source: `${label} ${rule.text}`, reason: why });
+  const matches = (verdict: Verdict) => rules.filter((r) => r.verdict === verdict).map((r) => ({ rule: r.rule, match: anyViewMatch(r.rule, call) }));
+  const denies = matches('deny');
+  const deny = denies.find((m) => m.match === 'match') ?? bashWriteDenied(rules, call);
+  if (deny) return signal('deny', deny.rule);
+  const unsure = denies.find((m) => m.match === 'unparseable');
+  if (unsure) return signal('ask', unsure.rule, `cannot tell whether deny ${label} ${unsure.rule.text} matches this command: a person decides`);
+  const ask = matches('ask').find((m) => m.match !== 'no-match');
+  if (ask) return signal('ask', ask.rule);
+  return allowSignal(rules, alsoAllowing, call, label);
+}
+
+function allowSignal(rules: readonly CompiledRule[], alsoAllowing: readonly CompiledRule[], call: RuleCall, label: string): PermissionSignal | undefined {
+  const allows = rules.filter((r) => r.verdict === 'allow');
+  if (call.toolName !== 'Bash') {
+    // Both views must match: `src/link -> ../secrets` is not granted by Edit(src/**).
+    const hit = allows.find((r) => views(call).every((v) => matchPermissionRule(r.rule, call.toolName, v.input, v.cwd) === 'match'));
+    return hit && { verdict: 'allow', source: `${label} ${hit.rule.text}`, reason: `allow ${label} ${hit.rule.text}` };
   }
-  return undefined;
+  const bashRules = [...allows, ...alsoAllowing.filter((r) => r.verdict === 'allow')].filter((r) => ruleCoversTool(r.rule, 'Bash'));
+  if (typeof call.input.command !== 'string' || !allows.some((r) => ruleCoversTool(r.rule, 'Bash'))) return undefined;
+  const granted = bashAllowedBy(bashRules.map((r) => r.rule.pattern), analyzeBashCommand(call.input.command));
+  if (!granted.allowed) return undefined;
+  if (redirectWritesProblem(granted.writes, call.scope, call.editAllowed) !== undefined) return undefined;
+  // Named in the audit: the rules that match some subcommand.
+  const texts = bashRules.filter((r) => matchPermissionRule(r.rule, 'Bash', call.input, call.cwd) === 'match').map((r) => r.rule.text).join(', ');
+  return { verdict: 'allow', source: `${label} ${texts}`, reason: `allow ${label} ${texts}` };
+}
+
+function views(call: RuleCall): Array<{ input: Record<string, unknown>; cwd: string }> {
+  return call.physical ? [call, call.physical] : [call];
+}
+
+/** Deny and ask rules for files match the path as given or as resolved: a symlink does not get around them. */
+function anyViewMatch(rule: PermissionRule, call: RuleCall): RuleMatch {
+  const results = views(call).map((v) => matchPermissionRule(rule, call.toolName, v.input, v.cwd));
+  return results.includes('match') ? 'match' : results.includes('unparseable') ? 'unparseable' : 'no-match';
+}
+
+function physicalView(tool: Tool, input: Record<string, unknown>, ctx: GateContext, settings: PermissionSettings): RuleCall['physical'] {
+  const target = tool.target?.(input);
+  if (target === undefined) return undefined;
+  try {
+    const physical = resolveInWorkspace(target, { workspaceRoot: ctx.workspaceRoot, cwd: ctx.cwd, additionalDirectories: settings.additionalDirectories });
+    return { input: { ...input, file_path: physical, path: physical, notebook_path: physical }, cwd: physicalPath(ctx.cwd) };
+  } catch {
+    // Outside the workspace: the system check denies it anyway.
+    return undefined;
+  }
+}
+
+/** A Bash redirection writes a file: an Edit or Write deny rule for that file denies the line. */
+function bashWriteDenied(rules: readonly CompiledRule[], call: RuleCall): { rule: PermissionRule } | undefined {
+  if (call.toolName !== 'Bash' || typeof call.input.command !== 'string') return undefined;
+  const analysis = analyzeBashCommand(call.input.command);
+  if (analysis.kind !== 'parsed') return undefined;
+  const targets = analysis.redirects.flatMap((r) => (r.write && r.target !== undefined ? [toAbsolutePath(r.target, call.cwd)] : []));
+  return rules.find((r) => r.verdict === 'deny' && targets.some((file) => editRuleMatches(r.rule, file, call.cwd)));
+}
+
+function editRuleMatches(rule: PermissionRule, file: string, cwd: string): boolean {
+  return ['Edit', 'Write'].some((tool) => matchPermissionRule(rule, tool, { file_path: file }, cwd) === 'match');
+}
+
+function ruleCoversTool(rule: PermissionRule, toolName: string): boolean {
+  return matchPermissionRule({ tool: rule.tool, text: rule.text }, toolName, {}, '/') === 'match';
 }
 
 export function implicitVerdict(mode: PermissionMode, category: ToolCategory): PermissionSignal {

@@ -1,7 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { readExisting } from './file-content';
+import { openForUpdate, rewrite } from './file-content';
 import { numberLines } from './read-tool';
 import { structuredPatch, type PatchHunk } from './structured-patch';
 import { errorMessage, toolFailure, type Tool, type ToolResult } from './tool';
@@ -81,9 +81,8 @@ function summary(filePath: string, updated: string, count: number, patch: PatchH
   return `${headline} The edited region now reads:\n${numberLines(lines, hunk.newStart)}`;
 }
 
-async function readOriginal(filePath: string, creating: boolean): Promise<{ text: string } | { error: string }> {
-  const existing = await readExisting(filePath);
-  if (existing === null) return creating ? { text: '' } : { error: `File does not exist: ${filePath}` };
+async function readOriginal(handle: FileHandle, filePath: string): Promise<{ text: string } | { error: string }> {
+  const existing = await handle.readFile('utf8');
   if (existing.slice(0, 8192).includes('\0')) return { error: `Cannot edit ${filePath}: it is a binary file.` };
   return { text: existing };
 }
@@ -105,24 +104,31 @@ export function createEditTool(): Tool<EditInput> {
       if (input.old_string === input.new_string) {
         return toolFailure('old_string and new_string are identical: there is nothing to change.');
       }
+      const creating = input.old_string === '';
       try {
-        const original = await readOriginal(filePath, input.old_string === '');
-        if ('error' in original) return toolFailure(original.error);
-        const replacement = replaceIn(original.text, filePath, input);
-        if (!replacement.ok) return toolFailure(replacement.error);
-        await mkdir(dirname(filePath), { recursive: true });
-        await writeFile(filePath, replacement.updated, 'utf8');
-        const patch = structuredPatch(original.text, replacement.updated);
-        const response: EditResponse = {
-          filePath,
-          oldString: input.old_string,
-          newString: input.new_string,
-          originalFile: original.text,
-          replaceAll: input.replace_all ?? false,
-          structuredPatch: patch,
-          userModified: false,
-        };
-        return { ok: true, content: summary(filePath, replacement.updated, replacement.count, patch), response };
+        if (creating) await mkdir(dirname(file.physical), { recursive: true });
+        const opened = await openForUpdate(file.physical, input.file_path, creating);
+        if (!opened) return toolFailure(`File does not exist: ${filePath}`);
+        try {
+          const original = opened.created ? { text: '' } : await readOriginal(opened.handle, filePath);
+          if ('error' in original) return toolFailure(original.error);
+          const replacement = replaceIn(original.text, filePath, input);
+          if (!replacement.ok) return toolFailure(replacement.error);
+          await rewrite(opened.handle, replacement.updated);
+          const patch = structuredPatch(original.text, replacement.updated);
+          const response: EditResponse = {
+            filePath,
+            oldString: input.old_string,
+            newString: input.new_string,
+            originalFile: original.text,
+            replaceAll: input.replace_all ?? false,
+            structuredPatch: patch,
+            userModified: false,
+          };
+          return { ok: true, content: summary(filePath, replacement.updated, replacement.count, patch), response };
+        } finally {
+          await opened.handle.close();
+        }
       } catch (error) {
         return toolFailure(`Cannot edit ${filePath}: ${errorMessage(error)}`);
       }

@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { z } from 'zod';
-import { looksBinary } from './file-content';
+import { looksBinary, openForReading } from './file-content';
 import { fileTypeMatcher, knownFileTypes } from './grep-file-types';
 import { buildRegex, formatMatches, matchFile, type FileMatches, type SearchPattern } from './grep-matcher';
 import { byNewest, findFiles, resolveSearchRoot, type FoundFile, type SearchRoot } from './file-search';
@@ -64,9 +63,15 @@ async function searchFile(file: FoundFile, regex: SearchPattern): Promise<FileHi
   if (file.size > MAX_GREP_FILE_BYTES) return undefined;
   let bytes: Buffer;
   try {
-    bytes = await readFile(file.path);
+    // Opened as Read opens a file: not through a symlink, not a file with other hard links.
+    const handle = await openForReading(file.path, file.path);
+    try {
+      bytes = await handle.readFile();
+    } finally {
+      await handle.close();
+    }
   } catch {
-    // Vanished or unreadable since it was listed: nothing to report for it.
+    // Vanished, unreadable, or a link since it was listed: nothing to report for it.
     return undefined;
   }
   if (looksBinary(bytes)) return undefined;

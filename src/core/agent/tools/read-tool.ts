@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
-import { errnoCode, isBinaryFile } from './file-content';
+import { errnoCode, isBinaryFile, openForReading } from './file-content';
 import { errorMessage, toolFailure, type Tool, type ToolResult } from './tool';
 import { filePathAccessors, workspaceFile } from './workspace-paths';
 
@@ -48,12 +48,12 @@ interface LineWindow {
   cutShort: boolean;
 }
 
-async function readLineWindow(path: string, startLine: number, limit: number, signal: AbortSignal): Promise<LineWindow> {
+async function readLineWindow(handle: FileHandle, startLine: number, limit: number, signal: AbortSignal): Promise<LineWindow> {
   const lines: string[] = [];
   let totalLines = 0;
   let chars = 0;
   let cutShort = false;
-  const stream = createReadStream(path, { encoding: 'utf8', signal });
+  const stream = createReadStream('', { fd: handle, start: 0, autoClose: false, encoding: 'utf8', signal });
   for await (const raw of splitLines(stream)) {
     totalLines += 1;
     if (totalLines < startLine || totalLines >= startLine + limit || cutShort) continue;
@@ -83,17 +83,26 @@ function describeWindow(filePath: string, window: LineWindow, startLine: number)
   return `${text}\n\n(Showing lines ${startLine}-${lastShown} of ${window.totalLines}${reason}. Use offset and limit to read more.)`;
 }
 
-async function checkReadable(filePath: string): Promise<string | undefined> {
+/** Opens the checked file for reading, or says why it cannot be read. */
+async function openReadable(physical: string, filePath: string, requested: string): Promise<FileHandle | string> {
+  let handle: FileHandle;
   try {
-    const info = await stat(filePath);
-    if (info.isDirectory()) return `${filePath} is a directory, not a file. Use Glob or Bash (ls) to list it.`;
-    if (!info.isFile()) return `${filePath} is not a regular file.`;
-    if (await isBinaryFile(filePath)) return `Cannot read ${filePath}: it is a binary file (${info.size} bytes), not text.`;
-    return undefined;
+    handle = await openForReading(physical, requested);
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return `File does not exist: ${filePath}`;
     return `Cannot read ${filePath}: ${errorMessage(error)}`;
   }
+  const problem = await readProblem(handle, filePath).catch((error: unknown) => `Cannot read ${filePath}: ${errorMessage(error)}`);
+  if (problem === undefined) return handle;
+  await handle.close();
+  return problem;
+}
+
+async function readProblem(handle: FileHandle, filePath: string): Promise<string | undefined> {
+  const info = await handle.stat();
+  if (info.isDirectory()) return `${filePath} is a directory, not a file. Use Glob or Bash (ls) to list it.`;
+  if (await isBinaryFile(handle)) return `Cannot read ${filePath}: it is a binary file (${info.size} bytes), not text.`;
+  return undefined;
 }
 
 export function createReadTool(): Tool<ReadInput> {
@@ -110,15 +119,17 @@ export function createReadTool(): Tool<ReadInput> {
       const file = workspaceFile(input.file_path, ctx);
       if (!file.ok) return toolFailure(file.error);
       const filePath = file.path;
-      const problem = await checkReadable(filePath);
-      if (problem !== undefined) return toolFailure(problem);
+      const handle = await openReadable(file.physical, filePath, input.file_path);
+      if (typeof handle === 'string') return toolFailure(handle);
       const startLine = Math.max(1, input.offset ?? 1);
       let window: LineWindow;
       try {
-        window = await readLineWindow(filePath, startLine, input.limit ?? DEFAULT_READ_LIMIT, ctx.signal);
+        window = await readLineWindow(handle, startLine, input.limit ?? DEFAULT_READ_LIMIT, ctx.signal);
       } catch (error) {
         if (ctx.signal.aborted) return toolFailure(`Reading ${filePath} was aborted`, { interrupted: true });
         return toolFailure(`Cannot read ${filePath}: ${errorMessage(error)}`);
+      } finally {
+        await handle.close();
       }
       const response: ReadResponse = {
         type: 'text',

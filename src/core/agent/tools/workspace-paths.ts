@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ToolContext } from './tool';
@@ -13,6 +13,20 @@ export class OutsideWorkspaceError extends Error {
   ) {
     super(`path outside the workspace: ${requestedPath} (${detail})`);
     this.name = 'OutsideWorkspaceError';
+  }
+}
+
+/**
+ * A regular file with more than one hard link: its other names may lie outside the workspace
+ * (a link to ~/.ssh/id_rsa, say), and nothing short of scanning the disk can tell where.
+ */
+export class HardLinkError extends OutsideWorkspaceError {
+  constructor(requestedPath: string, resolvedPath: string, links: number) {
+    super(requestedPath, resolvedPath, `hard link`);
+    this.message =
+      `refusing ${requestedPath}: it is a file with ${links} hard links, and its other names may lie outside the workspace, ` +
+      'so reading or writing it could reach a file there. Copy it (cp) to get a file of its own.';
+    this.name = 'HardLinkError';
   }
 }
 
@@ -48,6 +62,16 @@ export function physicalPath(path: string, hops = 0): string {
   return join(physicalPath(parent, hops), basename(path));
 }
 
+/** The link count of a regular file; 1 for anything else, or when there is nothing there yet. */
+export function hardLinkCount(path: string): number {
+  try {
+    const info = statSync(path);
+    return info.isFile() ? info.nlink : 1;
+  } catch {
+    return 1;
+  }
+}
+
 function isSymlink(path: string): boolean {
   try {
     return lstatSync(path).isSymbolicLink();
@@ -63,14 +87,19 @@ export function allowedRoots(scope: WorkspaceScope): string[] {
 
 /**
  * Resolves a path a file tool was given and makes sure it stays in the workspace (or an
- * additional directory), following symlinks. Returns the absolute (not symlink-resolved)
- * path; throws `OutsideWorkspaceError` otherwise.
+ * additional directory), following every symlink (the target and each parent). Returns the
+ * physical path, the one that was checked and the one to use; throws `OutsideWorkspaceError`
+ * when it leads outside, `HardLinkError` for a regular file with several hard links.
  */
 export function resolveInWorkspace(filePath: string, scope: WorkspaceScope): string {
   const absolute = toAbsolutePath(filePath, scope.cwd);
   const roots = allowedRoots(scope);
   const physical = physicalPath(absolute);
-  if (roots.some((root) => isWithin(physicalPath(root), physical))) return absolute;
+  if (roots.some((root) => isWithin(physicalPath(root), physical))) {
+    const links = hardLinkCount(physical);
+    if (links > 1) throw new HardLinkError(filePath, absolute, links);
+    return physical;
+  }
   const lexicallyInside = roots.some((root) => isWithin(root, absolute));
   const detail = lexicallyInside
     ? `it leads through a symlink to ${physical}, outside ${describeRoots(roots)}`
@@ -94,10 +123,14 @@ export function filePathAccessors<I extends { file_path: string }>() {
   };
 }
 
-/** The workspace path of a file tool's input, or the message the model gets when it is outside. */
-export function workspaceFile(filePath: string, scope: WorkspaceScope): { ok: true; path: string } | { ok: false; error: string } {
+/**
+ * The file a file tool's input names: `path` as the model gave it (made absolute, for
+ * messages) and `physical`, the checked path to act on; or the message the model gets.
+ */
+export function workspaceFile(filePath: string, scope: WorkspaceScope): { ok: true; path: string; physical: string } | { ok: false; error: string } {
   try {
-    return { ok: true, path: resolveInWorkspace(filePath, scope) };
+    const physical = resolveInWorkspace(filePath, scope);
+    return { ok: true, path: toAbsolutePath(filePath, scope.cwd), physical };
   } catch (error) {
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }

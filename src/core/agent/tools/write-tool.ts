@@ -1,7 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { readExisting } from './file-content';
+import { openForUpdate, rewrite } from './file-content';
 import { structuredPatch, type PatchHunk } from './structured-patch';
 import { errorMessage, toolFailure, type Tool, type ToolResult } from './tool';
 import { filePathAccessors, workspaceFile } from './workspace-paths';
@@ -35,9 +35,16 @@ export function createWriteTool(): Tool<WriteInput> {
       if (!file.ok) return toolFailure(file.error);
       const filePath = file.path;
       try {
-        const originalFile = await readExisting(filePath);
-        await mkdir(dirname(filePath), { recursive: true });
-        await writeFile(filePath, input.content, 'utf8');
+        await mkdir(dirname(file.physical), { recursive: true });
+        const opened = await openForUpdate(file.physical, input.file_path, true);
+        if (!opened) throw new Error('it vanished while being opened');
+        let originalFile: string | null;
+        try {
+          originalFile = opened.created ? null : await opened.handle.readFile('utf8');
+          await rewrite(opened.handle, input.content);
+        } finally {
+          await opened.handle.close();
+        }
         const response: WriteResponse = {
           type: originalFile === null ? 'create' : 'update',
           filePath,

@@ -1,0 +1,71 @@
+import path from 'node:path';
+import picomatch from 'picomatch';
+import { HOLE } from '../../permissions/wildcard';
+import { isWithin, physicalPath, toAbsolutePath } from '../tools/workspace-paths';
+
+/**
+ * The protected files (hook configs and scripts) as the file system sees them, for checks that
+ * must not be fooled by a symlink (`vs -> .vscode`): each file's physical path, and for a file
+ * inside the workspace, each directory between it and the workspace root (`.vscode`), since
+ * moving or replacing that directory changes the file too.
+ */
+export interface ProtectedTarget {
+  physical: string;
+  /** How messages name it: relative to the workspace when inside it. */
+  shown: string;
+}
+
+export function protectedTargets(protectedPaths: readonly string[], workspaceRoot: string): ProtectedTarget[] {
+  const root = physicalOrSelf(workspaceRoot);
+  const targets = new Map<string, ProtectedTarget>();
+  const add = (physical: string) => {
+    const shown = isWithin(root, physical) ? path.relative(root, physical) : physical;
+    targets.set(physical, { physical, shown });
+  };
+  for (const file of protectedPaths) {
+    const physical = physicalOrSelf(path.resolve(file));
+    add(physical);
+    if (!isWithin(root, physical)) continue;
+    for (let dir = path.dirname(physical); dir !== root && isWithin(root, dir); dir = path.dirname(dir)) add(dir);
+  }
+  return [...targets.values()];
+}
+
+/** The protected target a path leads to, if any (after every symlink). */
+export function protectedTargetOf(filePath: string, cwd: string, targets: readonly ProtectedTarget[]): ProtectedTarget | undefined {
+  if (targets.length === 0) return undefined;
+  const physical = physicalOrSelf(toAbsolutePath(filePath, cwd));
+  return targets.find((t) => t.physical === physical);
+}
+
+/**
+ * The protected target a shell word could name: the word as a path, the value of `--opt=value`,
+ * or, for a glob (or a word with an expansion in it, read as `**`), any target it matches.
+ */
+export function protectedTargetInWord(word: string, cwd: string, targets: readonly ProtectedTarget[]): ProtectedTarget | undefined {
+  const eq = word.indexOf('=');
+  const candidates = eq > 0 ? [word, word.slice(eq + 1)] : [word];
+  for (const candidate of candidates) {
+    if (candidate === '' || (candidate.includes(HOLE) && /^[/.*\uE000]*$/.test(candidate))) continue;
+    const hit = candidate.includes(HOLE) || /[*?[]/.test(candidate) ? globTarget(candidate.replaceAll(HOLE, '**'), cwd, targets) : protectedTargetOf(candidate, cwd, targets);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+function globTarget(glob: string, cwd: string, targets: readonly ProtectedTarget[]): ProtectedTarget | undefined {
+  const absolute = toAbsolutePath(glob, cwd);
+  const { base, glob: rest } = picomatch.scan(absolute);
+  // The literal start of the glob may itself lead through a symlink.
+  const physicalGlob = path.join(physicalOrSelf(base || '/'), rest);
+  return targets.find((t) => picomatch.isMatch(t.physical, physicalGlob, { dot: true }));
+}
+
+function physicalOrSelf(p: string): string {
+  try {
+    return physicalPath(p);
+  } catch {
+    // A symlink loop: nothing real is there to protect or reach.
+    return p;
+  }
+}
