@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEditTool, type EditInput } from '../../src/core/agent/tools/edit-tool';
+import { openForReading, openForUpdate } from '../../src/core/agent/tools/file-content';
 import { createReadTool, type ReadInput } from '../../src/core/agent/tools/read-tool';
 import type { ToolContext, ToolResult } from '../../src/core/agent/tools/tool';
 import { createWriteTool, type WriteInput } from '../../src/core/agent/tools/write-tool';
@@ -210,6 +211,32 @@ describe('Edit tool', () => {
   it('refuses to edit outside the workspace', async () => {
     const result = await edit({ file_path: join(outside, 'secret.txt'), old_string: 'top', new_string: 'no' });
     expect(errorOf(result)).toMatch(/^path outside the workspace/);
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('top secret\n');
+  });
+});
+
+describe('links', () => {
+  it('refuses a hard-linked file for Read, Write and Edit, and leaves its other name alone', async () => {
+    linkSync(join(outside, 'secret.txt'), join(ws, 'notes.txt'));
+    expect(errorOf(await read({ file_path: 'notes.txt' }))).toMatch(/2 hard links.*outside the workspace/);
+    expect(errorOf(await write({ file_path: 'notes.txt', content: 'pwned' }))).toMatch(/hard links/);
+    expect(errorOf(await edit({ file_path: 'notes.txt', old_string: 'top', new_string: 'pwned' }))).toMatch(/hard links/);
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('top secret\n');
+  });
+
+  it('acts on the file a symlink inside the workspace leads to, and reports the path as given', async () => {
+    writeFileSync(join(ws, 'src', 'real.txt'), 'old\n');
+    symlinkSync(join(ws, 'src'), join(ws, 'alias'));
+    const result = await write({ file_path: 'alias/real.txt', content: 'new\n' });
+    expect(result.ok && result.response).toMatchObject({ type: 'update', filePath: join(ws, 'alias', 'real.txt'), originalFile: 'old\n' });
+    expect(readFileSync(join(ws, 'src', 'real.txt'), 'utf8')).toBe('new\n');
+  });
+
+  it('does not follow a symlink that replaced the checked file after the check', async () => {
+    // What the tools open is the checked physical path; a link planted there since is refused, not followed.
+    symlinkSync(join(outside, 'secret.txt'), join(ws, 'swapped.txt'));
+    await expect(openForReading(join(ws, 'swapped.txt'), 'swapped.txt')).rejects.toThrow(/symbolic link/);
+    await expect(openForUpdate(join(ws, 'swapped.txt'), 'swapped.txt', true)).rejects.toThrow(/symbolic link/);
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('top secret\n');
   });
 });
