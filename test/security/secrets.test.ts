@@ -30,6 +30,7 @@ process.stdout.write(JSON.stringify({
   systemMessage: 'pg is ' + process.env.PGPASSWORD,
   hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'the token is ' + process.env.GITHUB_TOKEN },
 }));`);
+const greetingHook = nodeHook(`process.stdout.write(JSON.stringify({ systemMessage: 'pg is ' + process.env.PGPASSWORD }));`);
 const blockingHook = nodeHook(`process.stderr.write('no globbing with ' + process.env.NPM_AUTH_TOKEN); process.exit(2);`);
 
 const workspace = {
@@ -37,7 +38,9 @@ const workspace = {
   '.env': `STRIPE_SECRET=${DOTENV_SECRET}\n`,
   'hooks/context.js': contextHook,
   'hooks/block.js': blockingHook,
+  'hooks/greeting.js': greetingHook,
   '.vscode/hooks.json': hooksJson({
+    UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/greeting.js' }] }],
     PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/context.js' }] }],
     PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: 'node hooks/block.js' }] }],
   }),
@@ -70,7 +73,7 @@ function expectNoSecret(where: string, content: string): void {
   for (const secret of SECRETS) expect(content.includes(secret), `${where} holds ${secret}`).toBe(false);
 }
 
-async function runAttempts(format: 'json' | 'stream-json', extraArgs: string[] = []): Promise<CliResult> {
+async function runAttempts(format: 'text' | 'json' | 'stream-json', extraArgs: string[] = []): Promise<CliResult> {
   bed = await startTestbed(bundle.bundle, workspace, attempts());
   const r = await bed.run(['find the secrets', '--output-format', format, '--allowed-tools', 'Bash,Read,Glob', ...extraArgs], { env: SECRET_ENV });
   expect(r.code, r.stderr).toBe(0);
@@ -82,6 +85,7 @@ function expectSealed(b: Testbed, r: CliResult): void {
   for (const file of storageFiles(b.home, 'transcripts')) expectNoSecret(`transcript ${file}`, readFileSync(file, 'utf8'));
   for (const file of storageFiles(b.home, 'audit')) expectNoSecret(`audit log ${file}`, readFileSync(file, 'utf8'));
   expectNoSecret('stdout', r.stdout);
+  expectNoSecret('stderr', r.stderr);
 }
 
 describe('secrets never reach the model', () => {
@@ -117,6 +121,13 @@ describe('secrets never reach the model', () => {
     expect(responses.some((l) => String(l.stdout).includes('the token is [REDACTED:secret_value]'))).toBe(true);
     expect(responses.some((l) => l.stderr === 'no globbing with [REDACTED:secret_value]')).toBe(true);
     expect(lines[lines.length - 1]).toMatchObject({ type: 'result', subtype: 'success' });
+  });
+
+  it('text: the tool lines and the notices, which quote hook reasons and messages, are redacted', async () => {
+    const r = await runAttempts('text');
+    expectSealed(bed!, r);
+    expect(r.stdout).toMatch(/^\[Glob\] .* -> blocked by hook "block\.js" \(PreToolUse\): no globbing with \[REDACTED:secret_value\]/m);
+    expect(r.stderr).toContain('pg is [REDACTED:secret_value]');
   });
 
   it('--pass-env GITHUB_TOKEN lets the Bash tool use it, while the model still sees it redacted', async () => {

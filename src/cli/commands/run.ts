@@ -151,7 +151,7 @@ function createPrinter(format: RunOptions['outputFormat'], ctx: CliContext, stre
     case 'stream-json':
       return new StreamJsonPrinter(ctx.stdout, stream, redactor);
     case 'text':
-      return new TextPrinter(ctx.stdout, ctx.stderr);
+      return new TextPrinter(ctx.stdout, ctx.stderr, redactor);
   }
 }
 

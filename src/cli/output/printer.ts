@@ -15,9 +15,10 @@ export interface Output {
 }
 
 /**
- * The engine's secret registry: json and stream-json carry tool output and raw hook stdout
- * and stderr, so every string is redacted as in the audit log.
+ * The engine's secret registry: the output carries tool output, hook reasons and messages and
+ * (stream-json) raw hook stdout and stderr, so every string is redacted as in the audit log.
  */
 export interface OutputRedactor {
+  redactText(text: string): string;
   redactForSerialization(value: unknown): unknown;
 }

@@ -1,10 +1,11 @@
 import type { AgentEvent, HookAnnotation } from '../../core/agent/agent-events';
 import { clip, summarizeToolCall } from '../../core/agent/tool-summary';
-import type { Output, RunPrinter } from './printer';
+import type { Output, OutputRedactor, RunPrinter } from './printer';
 
 /**
  * `--output-format text`: the assistant's words as they stream, and one line per tool
- * call with what happened to it and which hook blocked it. Notices go to stderr.
+ * call with what happened to it and which hook blocked it. Notices go to stderr. Tool
+ * lines and notices (which quote tool output and hook reasons) are redacted.
  */
 export class TextPrinter implements RunPrinter {
   private atLineStart = true;
@@ -12,6 +13,7 @@ export class TextPrinter implements RunPrinter {
   constructor(
     private readonly out: Output,
     private readonly err: Output,
+    private readonly redactor: OutputRedactor,
   ) {}
 
   event(event: AgentEvent): void {
@@ -20,10 +22,10 @@ export class TextPrinter implements RunPrinter {
         this.write(event.text);
         return;
       case 'tool_finished':
-        this.line(`[${event.name}] ${summarizeToolCall(event.name, event.input)} -> ${describeOutcome(event.outcome, event.output, event.hooks)} (${Math.round(event.durationMs)} ms)`);
+        this.line(this.redactor.redactText(`[${event.name}] ${summarizeToolCall(event.name, event.input)} -> ${describeOutcome(event.outcome, event.output, event.hooks)} (${Math.round(event.durationMs)} ms)`));
         return;
       case 'notice':
-        this.err.write(`hookpilot: ${event.level === 'info' ? '' : `${event.level}: `}${event.message}\n`);
+        this.err.write(`hookpilot: ${event.level === 'info' ? '' : `${event.level}: `}${this.redactor.redactText(event.message)}\n`);
         return;
       case 'compacted':
         this.err.write(`hookpilot: compacted the conversation (${event.messagesBefore} -> ${event.messagesAfter} messages)\n`);
