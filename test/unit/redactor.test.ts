@@ -118,6 +118,15 @@ describe('Redactor.redactForModel', () => {
     expect(r.redactText(code)).toContain('password = [REDACTED:assignment]');
   });
 
+  it('redacts generated-looking values of secret-named keys, as in a credentials file, but not code', () => {
+    const r = new Redactor();
+    const credentials = '[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n';
+    expect(r.redactForModel(credentials)).toBe('[default]\naws_access_key_id = [REDACTED:aws_access_key_id]\naws_secret_access_key = [REDACTED:assignment]\n');
+    expect(r.redactForModel('DB_PASSWORD="hunter2hunter2" npm start')).toBe('DB_PASSWORD="[REDACTED:assignment]" npm start');
+    const code = 'const secret = uuidv4();\napiKey: process.env.API_KEY_V2,\ntoken = tokens2024[i];\npassword: hunter2';
+    expect(r.redactForModel(code)).toBe(code);
+  });
+
   it('returns the same objects when nothing needs redacting', () => {
     const r = new Redactor({ secretValues: ['registered-secret-value'] });
     const messages = [{ role: 'user', content: 'hello' }, { role: 'tool', tool_call_id: 'c', content: [{ type: 'text', text: 'fine' }] }];

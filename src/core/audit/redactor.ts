@@ -64,6 +64,17 @@ export const BUILTIN_SECRET_PATTERNS: readonly SecretPattern[] = [
     // character is far cheaper than trying a dozen case-insensitive words at every position.
     pattern: new RegExp(`(?<pre>[:=](?<=(?<![A-Za-z0-9])(?:${ASSIGNMENT_KEYS})(?:[_-][A-Za-z0-9_-]*)?["']?\\s*[:=])\\s*["']?)(?<secret>(?!\\[REDACTED)[^\\s"',;&]+)`, 'g'),
   },
+  {
+    kind: 'assignment',
+    // The same, for what the model reads too, but only for values that look generated (12+
+    // letters and digits, both present, ending the word): `aws_secret_access_key = wJalr...`
+    // in a credentials file, not `token = getToken()` in code.
+    pattern: new RegExp(
+      `(?<pre>[:=](?<=(?<![A-Za-z0-9])(?:${ASSIGNMENT_KEYS})(?:[_-][A-Za-z0-9_-]*)?["']?\\s*[:=])\\s*["']?)` +
+        `(?<secret>(?=[\\w+/=-]*\\d)(?=[\\w+/=-]*[A-Za-z])[\\w+/=-]{12,})(?![^\\s"',;&])`,
+      'g',
+    ),
+  },
 ];
 
 type Groups = Record<string, string | undefined>;
