@@ -45,6 +45,7 @@ interface RunOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   handler?: CommandHookHandler;
+  onFailure?: 'continue' | 'block';
 }
 
 function run(spec: Omit<CommandSpec, 'type'> | string, options: RunOptions = {}): Promise<HookOutcome> {
@@ -61,7 +62,7 @@ function run(spec: Omit<CommandSpec, 'type'> | string, options: RunOptions = {})
   };
   const handler = options.handler ?? new CommandHookHandler({ spillDir: join(dir, 'spill') });
   return handler.run({
-    hook: { id: 'h1', name: 'test hook', event, priority: 0, enabled: true, source: { kind: 'user' }, spec: fullSpec },
+    hook: { id: 'h1', name: 'test hook', event, priority: 0, enabled: true, source: { kind: 'user' }, spec: fullSpec, onFailure: options.onFailure },
     payload,
     signal: options.signal ?? new AbortController().signal,
     timeoutMs: options.timeoutMs ?? 10_000,
@@ -202,6 +203,16 @@ describe('CommandHookHandler: stdout protocol (exit 0)', () => {
 
   it('gives suppressOutput no observable effect', async () => {
     expect(await run(script('h.sh', `echo '{"suppressOutput":true}'`))).toMatchObject({ status: 'success', effects: {} });
+  });
+
+  it('reads JSON cut off mid-object as plain text (Claude Code), but as a failure when onFailure is "block"', async () => {
+    const cut = script('h.sh', `printf '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "de'`);
+    expect(await run(cut)).toMatchObject({ status: 'success', effects: {} });
+    expect(await run(cut, { onFailure: 'block' })).toMatchObject({
+      status: 'error',
+      error: 'hook stdout starts with "{" but is not valid JSON (cut off?); with onFailure "block" that is a failure',
+    });
+    expect(await run(script('ok.sh', `echo 'all good'`), { onFailure: 'block' })).toMatchObject({ status: 'success' });
   });
 
   it('ignores non-JSON garbage on a non-context event', async () => {

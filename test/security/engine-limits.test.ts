@@ -143,3 +143,26 @@ describe('rpc answers', () => {
     expect(sent.length).toBeLessThan(5_000);
   });
 });
+
+describe('smaller defects', () => {
+  it('a guard with onFailure "block" whose JSON answer is cut off blocks the call', async () => {
+    const cutOff = `process.stdout.write('{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "de');`;
+    const guard = { type: 'command', command: 'node hooks/cut.js', name: 'cut-guard', onFailure: 'block' };
+    bed = await startTestbed(bundle.bundle, { 'hooks/cut.js': cutOff, '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [guard] }] }) }, [
+      touch('c1', 'made.txt'),
+      text('done'),
+    ]);
+    const r = await bed.run(['go', ...bypass]);
+    expect(jsonResult(r).tool_calls[0]).toMatchObject({ outcome: 'blocked' });
+    expect(existsSync(bed.workspace.file('made.txt'))).toBe(false);
+    expect(toolMessageSent(bed.server, 'c1')).toContain('not valid JSON');
+  });
+
+  it('20 hooks in one parallel group print no MaxListenersExceededWarning', async () => {
+    const hooks = Array.from({ length: 20 }, (_, i) => ({ type: 'command', command: 'true', name: `parallel-${i}` }));
+    bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks }] }) }, [touch('c1', 'made.txt'), text('done')]);
+    const r = await bed.run(['go', ...bypass]);
+    expect(jsonResult(r).tool_calls[0]).toMatchObject({ outcome: 'executed' });
+    expect(r.stderr).not.toContain('MaxListenersExceededWarning');
+  });
+});

@@ -3,6 +3,7 @@ import type { AuditSink } from '../audit/records';
 import { Emitter, type Disposable } from '../events-emitter';
 import { timerDelay } from '../timer-delay';
 import { matchPermissionRule, parsePermissionRule } from '../permissions/permission-rule';
+import { onAbort } from './abort-fanout';
 import { emptyResult, ResultAggregator, type DispatchResult, type HookRunSummary, type TaggedContext } from './dispatch-result';
 import { EVENT_INFO, type HookEventName } from './events';
 import { matchesContent, matchesValue } from './matcher';
@@ -335,10 +336,10 @@ export function selects(hook: HookDefinition, payload: HookPayload, cwd: string)
 class HookAbort {
   private controller?: AbortController;
   private readonly waiters: Array<() => void> = [];
-  private readonly onParentAbort = () => this.abort(this.parent?.reason);
+  private readonly unsubscribe: (() => void) | undefined;
 
-  constructor(private readonly parent?: AbortSignal) {
-    parent?.addEventListener('abort', this.onParentAbort, { once: true });
+  constructor(parent?: AbortSignal) {
+    this.unsubscribe = parent && onAbort(parent, () => this.abort(parent.reason));
   }
 
   get created(): boolean {
@@ -361,7 +362,7 @@ class HookAbort {
   }
 
   dispose(): void {
-    this.parent?.removeEventListener('abort', this.onParentAbort);
+    this.unsubscribe?.();
   }
 }
 

@@ -1,5 +1,6 @@
 import { directProcessRunner, type ProcessRunner } from '../../process/process-runner';
 import { interpretCommandResult } from '../protocol/interpret-command';
+import { classifyStdout } from '../protocol/output';
 import { spillOutcome } from '../protocol/spill';
 import type { HookEventName } from '../events';
 import type { HookDefinition, HookHandler, HookInvocation, HookOutcome } from '../types';
@@ -62,9 +63,20 @@ export class CommandHookHandler implements HookHandler {
     });
     // A caller that enforces the timeout itself aborts with a TimeoutError: still a timeout.
     const timedOut = result.timedOut || (result.aborted && isTimeoutReason(invocation.signal.reason));
-    const outcome = interpretCommandResult(hook.event, { ...result, timedOut }, invocation.timeoutMs);
+    const outcome = brokenJsonFails(hook, result.stdout, interpretCommandResult(hook.event, { ...result, timedOut }, invocation.timeoutMs));
     return spillOutcome(outcome, { dir: this.spillDir, sessionId: payload.session_id, label: hook.name });
   }
+}
+
+/**
+ * Claude Code reads stdout that starts with `{` but does not parse as plain text, so exit 0
+ * succeeds. A hook with onFailure "block" asked for failures to block, and a decision cut
+ * off mid-JSON (a crash, a killed writer) is such a failure, not an allow.
+ */
+function brokenJsonFails(hook: HookDefinition, stdout: string, outcome: HookOutcome): HookOutcome {
+  if (hook.onFailure !== 'block' || outcome.status !== 'success') return outcome;
+  if (!stdout.trimStart().startsWith('{') || classifyStdout(stdout).kind === 'json') return outcome;
+  return { status: 'error', error: 'hook stdout starts with "{" but is not valid JSON (cut off?); with onFailure "block" that is a failure', trace: outcome.trace };
 }
 
 function isTimeoutReason(reason: unknown): boolean {
