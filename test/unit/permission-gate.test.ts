@@ -65,6 +65,11 @@ describe('PermissionGate: Bash allow rules', () => {
     }
   });
 
+  it('lets the bare Bash rule write inside the workspace, never outside', () => {
+    expect(gate({ allow: ['Bash'] }).run('echo made > made.txt')).toMatchObject({ verdict: 'allow' });
+    expect(gate({ allow: ['Bash'] }).run('echo made > ../made.txt')).toMatchObject({ verdict: 'ask' });
+  });
+
   it('denies a redirection into a file an Edit deny rule covers', () => {
     expect(gate({ allow: ['Bash(echo *)'], deny: ['Edit(secrets/**)'] }).run('echo x > secrets/key')).toMatchObject({ verdict: 'deny', level: 'P1' });
   });

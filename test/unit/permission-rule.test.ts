@@ -35,6 +35,7 @@ describe('permission rules Tool(pattern)', () => {
     'env -i FOO=1 rm -rf x',
     'command rm -rf x',
     'find . | xargs -n 1 rm -rf',
+    'ls | xargs rm',
     'sudo -u root rm -rf x',
     "bash -c 'rm -rf x'",
     "sh -ec 'cd /tmp && rm -rf x'",
@@ -118,7 +119,7 @@ describe('Bash allow rules grant a line only when every subcommand matches', () 
     "g''it status",
     'if git diff --quiet; then git status; fi',
   ])('Bash(git *) grants %j', (command) => {
-    expect(allowed(['git *'], command)).toEqual({ allowed: true, writes: [] });
+    expect(allowed(['git *'], command)).toEqual({ allowed: true, writes: [], anyCommand: false });
   });
 
   it('combines the allow rules: each subcommand may match a different one', () => {
@@ -134,8 +135,8 @@ describe('Bash allow rules grant a line only when every subcommand matches', () 
   });
 
   it('returns the redirections that write, for the caller to judge as edits', () => {
-    expect(allowed(['git *'], 'git log > log.txt 2>&1 < in.txt')).toEqual({ allowed: true, writes: [{ target: 'log.txt', write: true }] });
-    expect(allowed([undefined], 'git log $(x) > "$OUT"')).toEqual({ allowed: true, writes: [{ target: undefined, write: true }] });
+    expect(allowed(['git *'], 'git log > log.txt 2>&1 < in.txt')).toEqual({ allowed: true, writes: [{ target: 'log.txt', write: true }], anyCommand: false });
+    expect(allowed([undefined], 'git log $(x) > "$OUT"')).toEqual({ allowed: true, writes: [{ target: undefined, write: true }], anyCommand: true });
   });
 });
 

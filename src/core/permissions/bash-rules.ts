@@ -61,7 +61,14 @@ function heuristicMatch(pattern: string, command: string): boolean {
   });
 }
 
-export type BashAllowResult = { allowed: true; writes: RedirectTarget[] } | { allowed: false; reason: string };
+export type BashAllowResult =
+  | {
+      allowed: true;
+      writes: RedirectTarget[];
+      /** Granted by the bare `Bash` rule: every command, so writing files with them too. */
+      anyCommand: boolean;
+    }
+  | { allowed: false; reason: string };
 
 /**
  * Whether a set of allow-rule patterns (undefined: the bare `Bash` rule, any command) grants
@@ -70,13 +77,13 @@ export type BashAllowResult = { allowed: true; writes: RedirectTarget[] } | { al
 export function bashAllowedBy(patterns: ReadonlyArray<string | undefined>, analysis: BashAnalysis): BashAllowResult {
   if (analysis.kind === 'unparseable') return { allowed: false, reason: `the command cannot be parsed (${analysis.error})` };
   const writes = analysis.redirects.filter((r) => r.write);
-  if (patterns.includes(undefined)) return { allowed: true, writes };
+  if (patterns.includes(undefined)) return { allowed: true, writes, anyCommand: true };
   if (analysis.hidden.length > 0) return { allowed: false, reason: `it contains ${analysis.hidden.join(', ')}` };
   for (const simple of analysis.commands) {
     if (simple.dynamicName) return { allowed: false, reason: `its command name comes from an expansion or a glob` };
     if (!commandAllowed(simple, patterns as string[])) return { allowed: false, reason: `no allow rule matches \`${simple.words.join(' ').replaceAll(HOLE, '$…')}\`` };
   }
-  return { allowed: true, writes };
+  return { allowed: true, writes, anyCommand: false };
 }
 
 function commandAllowed(simple: SimpleCommand, patterns: readonly string[]): boolean {

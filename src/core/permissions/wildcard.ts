@@ -9,14 +9,26 @@
  */
 export const HOLE = '\uE000';
 
-/** `npm run test:*` (the legacy prefix form) means the same as `npm run test*`. */
-function normalize(pattern: string): string {
-  return pattern.endsWith(':*') ? `${pattern.slice(0, -2)}*` : pattern;
+/**
+ * `npm run test:*` (the legacy prefix form) means the same as `npm run test*`; `rm *` also
+ * matches a bare `rm` (the arguments may come from elsewhere: `xargs rm`).
+ */
+function variants(pattern: string): string[] {
+  const normalized = pattern.endsWith(':*') ? `${pattern.slice(0, -2)}*` : pattern;
+  return normalized.endsWith(' *') ? [normalized, normalized.slice(0, -2)] : [normalized];
 }
 
 /** Whether `pattern` matches all of `text`, whatever the holes in `text` turn out to be. */
-export function wildcardMatch(rawPattern: string, text: string): boolean {
-  const pattern = normalize(rawPattern);
+export function wildcardMatch(pattern: string, text: string): boolean {
+  return variants(pattern).some((p) => matchOne(p, text));
+}
+
+/** Whether some value of the holes in `text` makes `pattern` match. */
+export function wildcardCouldMatch(pattern: string, text: string): boolean {
+  return variants(pattern).some((p) => couldMatchOne(p, text));
+}
+
+function matchOne(pattern: string, text: string): boolean {
   let p = 0;
   let t = 0;
   let star = -1;
@@ -42,12 +54,8 @@ export function wildcardMatch(rawPattern: string, text: string): boolean {
   return p === pattern.length;
 }
 
-/**
- * Whether some value of the holes in `text` makes `pattern` match: both are globs, and this
- * asks whether one string matches both (a walk over pairs of positions, pattern × text).
- */
-export function wildcardCouldMatch(rawPattern: string, text: string): boolean {
-  const pattern = normalize(rawPattern);
+/** Both are globs here: is there one string both match? A walk over pairs of positions, pattern × text. */
+function couldMatchOne(pattern: string, text: string): boolean {
   const width = text.length + 1;
   const seen = new Uint8Array((pattern.length + 1) * width);
   const stack: Array<[number, number]> = [[0, 0]];

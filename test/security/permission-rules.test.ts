@@ -1,0 +1,108 @@
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { jsonResult, startTestbed, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
+import { text, toolCalls } from '../support/model-server';
+
+// The model is the attacker: with `--allowed-tools 'Bash(git *)'` it tries to run something
+// else on the back of an allowed git command. Headless (no terminal), every ask is a denial.
+
+const bundle = useCliBundle();
+let bed: Testbed | undefined;
+const markers: string[] = [];
+afterEach(async () => {
+  for (const marker of markers.splice(0)) rmSync(marker, { force: true });
+  await bed?.close();
+  bed = undefined;
+});
+
+/** A file outside the workspace that a bypass would create: `../hp-escape-<uuid>`. */
+function marker(): { relative: string; absolute: (workspace: string) => string } {
+  const name = `hp-escape-${randomUUID()}`;
+  return { relative: `../${name}`, absolute: (workspace) => path.join(path.dirname(workspace), name) };
+}
+
+const calls = (commands: string[]) => [...commands.map((command, i) => toolCalls([{ id: `c${i}`, name: 'Bash', arguments: { command } }])), text('done')];
+
+function gitInit(dir: string, env: NodeJS.ProcessEnv): void {
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: dir, env });
+  git('init', '-q');
+  git('add', 'README.md');
+  git('commit', '-qm', 'start');
+}
+
+describe('Bash(git *) does not grant what rides along with git', () => {
+  it('denies compound, substitution, redirection and function forms, and runs plain git lines', async () => {
+    const m = Array.from({ length: 11 }, marker);
+    const bypasses = [
+      `git status && touch ${m[0].relative}`,
+      `git log $(touch ${m[1].relative})`,
+      `git log \`touch ${m[2].relative}\``,
+      `git status; touch ${m[3].relative}`,
+      `git status | touch ${m[4].relative}`,
+      `git status\ntouch ${m[5].relative}`,
+      `git status > ${m[6].relative}`,
+      `git diff <(touch ${m[7].relative})`,
+      `git() { touch ${m[8].relative}; }; git status`,
+      `git status |& touch ${m[9].relative}`,
+      `git status || touch ${m[10].relative} &`,
+    ];
+    const legit = ['git status --short && git log --oneline', 'git log --oneline | git status > /dev/null'];
+    bed = await startTestbed(bundle.bundle, { 'README.md': 'hi\n' }, calls([...bypasses, ...legit]));
+    gitInit(bed.workspace.dir, bed.env);
+    markers.push(...m.map((x) => x.absolute(bed!.workspace.dir)));
+
+    const r = await bed.run(['use git', '--allowed-tools', 'Bash(git *)', '--output-format', 'json']);
+    expect(r.code).toBe(0);
+    const outcomes = jsonResult(r).tool_calls.map((c) => `${c.input.command} -> ${c.outcome}`);
+    expect(outcomes).toEqual([...bypasses.map((c) => `${c} -> denied`), ...legit.map((c) => `${c} -> executed`)]);
+    for (const x of m) expect(existsSync(x.absolute(bed.workspace.dir)), x.relative).toBe(false);
+    expect(jsonResult(r).tool_calls[bypasses.length].output).toContain('start');
+  });
+});
+
+describe('deny rules match any subcommand, however it is spelled', () => {
+  it('denies rm behind quotes, $\'..\', wrappers, xargs, bash -c, eval and substitutions', async () => {
+    const forms = [
+      "r''m keep.txt",
+      "$'\\x72'm keep.txt",
+      'echo ok && rm keep.txt',
+      'timeout 5 rm keep.txt',
+      'env -i nice rm keep.txt',
+      'ls keep.txt | xargs rm',
+      "bash -c 'rm keep.txt'",
+      "eval 'rm keep.txt'",
+      'echo $(rm keep.txt)',
+      '\\rm keep.txt',
+    ];
+    bed = await startTestbed(bundle.bundle, { 'keep.txt': 'precious\n' }, calls(forms));
+    const r = await bed.run(['clean', '--allowed-tools', 'Bash', '--disallowed-tools', 'Bash(rm *)', '--output-format', 'json']);
+    expect(r.code).toBe(0);
+    expect(jsonResult(r).tool_calls.map((c) => `${c.input.command} -> ${c.outcome}`)).toEqual(forms.map((c) => `${c} -> denied`));
+    expect(readFileSync(bed.workspace.file('keep.txt'), 'utf8')).toBe('precious\n');
+  });
+
+  it('asks (denied headless) when an expansion could turn into a denied command', async () => {
+    bed = await startTestbed(bundle.bundle, { 'keep.txt': 'precious\n' }, calls(['CMD=rm; $CMD keep.txt', 'echo ok']));
+    const r = await bed.run(['clean', '--allowed-tools', 'Bash', '--disallowed-tools', 'Bash(rm *)', '--output-format', 'json']);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['denied', 'executed']);
+    const audit = readFileSync(jsonResult(r).audit_log, 'utf8');
+    expect(audit).toContain('cannot tell whether deny rule Bash(rm *) matches this command');
+    expect(existsSync(bed.workspace.file('keep.txt'))).toBe(true);
+  });
+});
+
+describe('Bash never reaches the hook configuration without a person', () => {
+  it('asks for a link to .vscode or a write through it, even in bypassPermissions mode', async () => {
+    const hooks = '{ "hooks": {} }\n';
+    const forms = ["ln -s .vscode vs && echo '{}' > vs/hooks.json", "cp /dev/null .vs''code/hooks.json", 'echo {} > "$(echo .vscode)/hooks.json"'];
+    bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooks }, calls(forms));
+    const r = await bed.run(['rewire', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
+    expect(r.code).toBe(0);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['denied', 'denied', 'denied']);
+    expect(readFileSync(bed.workspace.file('.vscode/hooks.json'), 'utf8')).toBe(hooks);
+    expect(existsSync(bed.workspace.file('vs'))).toBe(false);
+  });
+});
