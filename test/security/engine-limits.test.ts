@@ -158,6 +158,24 @@ describe('smaller defects', () => {
     expect(toolMessageSent(bed.server, 'c1')).toContain('not valid JSON');
   });
 
+  it('hooks validate names a broken settings file once, with the position of each syntax error', async () => {
+    bed = await startTestbed(bundle.bundle, { '.vscode/settings.json': '{\n  "hookpilot.hooks": { "hooks": {} }\n  "editor.tabSize": 2\n}\n' });
+    const r = await bed.cli(['hooks', 'validate']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('.vscode/settings.json:3:3: error: Syntax error: comma expected.');
+    expect(r.stdout).not.toMatch(/settings\.json: [^\n]*settings\.json/);
+  });
+
+  it('hooks validate warns about an event name in the wrong case, with a did-you-mean, wherever it is written', async () => {
+    const hooks = JSON.stringify({ hooks: { pretooluse: [{ hooks: [{ type: 'command', command: 'true' }] }] }, servers: { s: { command: ['node', 's.js'], observe: ['posttooluse'] } } }, null, 2);
+    const settings = JSON.stringify({ 'hookpilot.hooks': { hooks: { userpromptsubmit: [{ hooks: [{ type: 'command', command: 'true' }] }] } } }, null, 2);
+    bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooks, '.vscode/settings.json': settings });
+    const r = await bed.cli(['hooks', 'validate']);
+    expect(r.stdout).toMatch(/\.vscode\/hooks\.json:3:5: warning: Unknown event "pretooluse"; its hooks are ignored\. Did you mean "PreToolUse"\?/);
+    expect(r.stdout).toMatch(/\.vscode\/hooks\.json:\d+:\d+: warning: Unknown event "posttooluse" \(ignored\)\. Did you mean "PostToolUse"\?/);
+    expect(r.stdout).toMatch(/\.vscode\/settings\.json:\d+:\d+: warning: Unknown event "userpromptsubmit"; its hooks are ignored\. Did you mean "UserPromptSubmit"\?/);
+  });
+
   it('20 hooks in one parallel group print no MaxListenersExceededWarning', async () => {
     const hooks = Array.from({ length: 20 }, (_, i) => ({ type: 'command', command: 'true', name: `parallel-${i}` }));
     bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks }] }) }, [touch('c1', 'made.txt'), text('done')]);

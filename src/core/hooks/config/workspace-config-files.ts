@@ -1,24 +1,33 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { loadHooksDocument, loadHooksValue } from './config-loader';
+import type { ConfigProblem } from './config-problems';
+import { parseJsonc, type JsoncSyntaxError } from './jsonc-document';
 import { emptyConfig, type LoadedConfig } from './loaded-config';
 
 export const HOOKS_JSON = path.join('.vscode', 'hooks.json');
 export const WORKSPACE_SETTINGS = path.join('.vscode', 'settings.json');
 
-/** Reads a JSONC settings file; a missing file is an empty object, a broken one a problem. */
-export function readSettingsFile(file: string): { settings: Record<string, unknown>; error?: string } {
+export interface SettingsFile {
+  settings: Record<string, unknown>;
+  /** Where the text is broken, each with its position; what parsed around them is kept. */
+  syntaxErrors: JsoncSyntaxError[];
+  /** The file holds something other than an object; its settings are ignored. */
+  notAnObject?: true;
+}
+
+/** Reads a JSONC settings file; a missing file is an empty object, a broken one has problems. */
+export function readSettingsFile(file: string): SettingsFile {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    return { settings: {} };
+    return { settings: {}, syntaxErrors: [] };
   }
-  const errors: ParseError[] = [];
-  const value: unknown = parseJsonc(text, errors, { allowTrailingComma: true });
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return { settings: {}, error: `${file}: not a JSON object` };
-  return { settings: value as Record<string, unknown>, error: errors.length > 0 ? `${file}: ${errors.length} JSON syntax error(s)` : undefined };
+  const { value, syntaxErrors } = parseJsonc(text);
+  if (value === undefined) return { settings: {}, syntaxErrors };
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { settings: {}, syntaxErrors, notAnObject: true };
+  return { settings: value as Record<string, unknown>, syntaxErrors };
 }
 
 /**
@@ -41,10 +50,17 @@ export function loadWorkspaceConfigs(projectDir: string, options: { userSettings
   return configs;
 }
 
+/** The file's own problems: each names its position; the file itself is the problem's `file`. */
+function settingsFileProblems(read: SettingsFile, file: string, kind: 'user' | 'workspace'): ConfigProblem[] {
+  const problems: ConfigProblem[] = read.syntaxErrors.map(({ message, range }) => ({ severity: 'error', code: 'syntax', message, path: '', sourceKind: kind, file, ...range }));
+  if (read.notAnObject) problems.push({ severity: 'error', code: 'invalid-value', message: 'A settings file must hold a JSON object.', path: '', sourceKind: kind, file });
+  return problems;
+}
+
 function settingsConfig(file: string, kind: 'user' | 'workspace'): LoadedConfig {
-  const { settings, error } = readSettingsFile(file);
-  const value = settings['hookpilot.hooks'];
+  const read = readSettingsFile(file);
+  const value = read.settings['hookpilot.hooks'];
   const config = value === undefined ? emptyConfig() : loadHooksValue(value, { kind, file });
-  if (error) config.problems.push({ severity: 'error', code: 'syntax', message: error, path: '', sourceKind: kind, file });
+  config.problems.push(...settingsFileProblems(read, file, kind));
   return config;
 }
