@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as vscode from 'vscode';
@@ -56,6 +57,8 @@ export async function openHooksConfig(engineHost: EngineHost): Promise<void> {
   }
   const file = path.join(root, '.vscode', 'hooks.json');
   await mkdir(path.dirname(file), { recursive: true });
+  // The template is the user's own doing; an existing file is left as it is (and nothing is expected of it).
+  if (!existsSync(file)) engineHost.expectHooksJsonWrite(file, HOOKS_JSON_TEMPLATE);
   await writeFile(file, HOOKS_JSON_TEMPLATE, { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'EEXIST') throw error;
   });

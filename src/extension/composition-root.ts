@@ -13,6 +13,8 @@ import { Disposable } from './lifecycle';
 import { HookpilotLog } from './log';
 import { ModalApprover } from './modal-approver';
 import { PendingApprovals } from './pending-approvals';
+import { AppliedConfig } from './pending-config-applied';
+import { PendingConfigNotifier } from './pending-config-notifier';
 import { HookpilotStatusBar } from './status-bar';
 
 /** Where a window keeps audit logs and transcripts: per workspace, or one shared folder without one. */
@@ -41,10 +43,11 @@ export class CompositionRoot extends Disposable {
 
   static async create(context: vscode.ExtensionContext, env: NodeJS.ProcessEnv = process.env): Promise<CompositionRoot> {
     const channel = vscode.window.createOutputChannel('Hookpilot', { log: true });
-    const config = new HookpilotConfig(context.secrets, env);
+    const applied = new AppliedConfig();
+    const config = new HookpilotConfig(context.secrets, env, applied);
     await config.loadSecret();
     const log = new HookpilotLog(channel, () => config.secretValues());
-    const engineHost = new EngineHost({ config, log, workspaceState: context.workspaceState, storageDir: storageDirOf(context), env, spawnerModulePath: path.join(context.extensionPath, 'dist', 'process-spawner.js') });
+    const engineHost = new EngineHost({ config, log, workspaceState: context.workspaceState, storageDir: storageDirOf(context), env, spawnerModulePath: path.join(context.extensionPath, 'dist', 'process-spawner.js'), applied });
     const diagnostics = new HooksDiagnostics();
     const pending = new PendingApprovals();
     const diffs = new DiffPreviews();
@@ -56,9 +59,10 @@ export class CompositionRoot extends Disposable {
     const chatView = new ChatViewProvider(context.extensionUri, chat, log);
     const manager = new HookManagerPanel({ extensionUri: context.extensionUri, engineHost, activity, pending, chat, config, log, openHooksConfig: () => openHooksConfig(engineHost) });
     const statusBar = new HookpilotStatusBar(engineHost, activity, pending, COMMAND_IDS.openHookManager);
+    const configNotifier = new PendingConfigNotifier(engineHost, () => manager.show('hooks'), log);
 
     const root = new CompositionRoot(engineHost, chat, pending, manager, statusBar, diagnostics);
-    for (const service of [channel, config, engineHost, diagnostics, pending, diffs, activity, chat, chatView, manager, statusBar]) root._register(service);
+    for (const service of [channel, config, engineHost, diagnostics, pending, diffs, activity, chat, chatView, manager, statusBar, configNotifier]) root._register(service);
     for (const command of registerCommands({ engineHost, config, chat, chatView, manager, log })) root._register(command);
     root._register(engineHost.onDidReload(() => void root.updateDiagnostics()));
     await engineHost.reload();

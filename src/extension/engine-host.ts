@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { HookEngine } from '../core/engine/hook-engine';
 import { loadHooksDocument, loadHooksValue } from '../core/hooks/config/config-loader';
@@ -7,9 +6,11 @@ import type { LoadedConfig } from '../core/hooks/config/loaded-config';
 import type { HookState } from '../core/hooks/registry';
 import type { HookSourceKind } from '../core/hooks/types';
 import type { HookpilotConfig } from './hookpilot-config';
-import { SECTION } from './hookpilot-config';
 import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
+import type { AppliedConfig } from './pending-config-applied';
+import { STALE_CHANGE, type PendingConfigChange, type SourceText } from './pending-config-guard';
+import { GOVERNING_KEYS, governedSources, hooksJsonFile, readSource, SECTION, savedText, withoutBom } from './pending-config-sources';
 
 export const HOOKS_JSON_RELATIVE = '.vscode/hooks.json';
 const OVERRIDES_KEY = 'hookpilot.enabledOverrides';
@@ -24,6 +25,8 @@ export interface EngineHostOptions {
   env: NodeJS.ProcessEnv;
   /** The built helper that command hooks are spawned from (see SpawnerProcessRunner). */
   spawnerModulePath: string;
+  /** The governing configuration as applied; changes no person made wait here. */
+  applied: AppliedConfig;
 }
 
 /** What one hooks.json said, kept for diagnostics (positions need the text). */
@@ -32,14 +35,25 @@ export interface HooksJsonFile {
   text: string;
 }
 
-function hooksJsonPath(folder: vscode.WorkspaceFolder): string {
-  return path.join(folder.uri.fsPath, '.vscode', 'hooks.json');
+/** hooks.json as it is now, read the way the guard compares it. */
+function readSourceNow(file: string): SourceText {
+  try {
+    return withoutBom(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
  * Owns the one HookEngine of this window: loads hooks from the settings (user, workspace,
- * folder, via inspect) and from .vscode/hooks.json, reloads when they change, follows
- * workspace trust, and keeps the user's enable/disable choices in workspace state.
+ * folder) and from .vscode/hooks.json, follows workspace trust, and keeps the user's
+ * enable/disable choices in workspace state. Workspace hooks and settings are loaded from the
+ * applied configuration: a change a person saved in the editor (or made through Hookpilot's
+ * commands) reloads at once; any other change is held until a person applies it.
  */
 export class EngineHost extends Disposable {
   readonly engine: HookEngine;
@@ -49,6 +63,9 @@ export class EngineHost extends Disposable {
   private readonly reloaded = this._register(new vscode.EventEmitter<void>());
   /** After every reload and trust change: hooks, problems and trust may differ. */
   readonly onDidReload = this.reloaded.event;
+  private readonly held = this._register(new vscode.EventEmitter<PendingConfigChange>());
+  /** A change no person made was found and held (once per distinct content). */
+  readonly onDidHoldChange = this.held.event;
 
   constructor(private readonly options: EngineHostOptions) {
     super();
@@ -62,18 +79,28 @@ export class EngineHost extends Disposable {
       secretValues: options.config.secretValues(),
       spawnerModulePath: options.spawnerModulePath,
     });
+    const { guard } = options.applied;
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (['hooks', 'builtins', 'hookTimeouts'].some((key) => e.affectsConfiguration(`${SECTION}.${key}`))) this.scheduleReload();
+        if (GOVERNING_KEYS.some((key) => e.affectsConfiguration(`${SECTION}.${key}`))) this.scheduleReload();
       }),
     );
     this._register(vscode.workspace.onDidGrantWorkspaceTrust(() => void this.setTrusted(true)));
     this._register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.scheduleReload()));
     this._register(options.config.onDidChangeModel(() => this.registerSecrets()));
+    // The editor saved a governed file: that content is a person's, and applies when it is seen on disk.
+    this._register(
+      vscode.workspace.onDidSaveTextDocument((document) => {
+        const source = governedSources().find((s) => s.file === document.uri.fsPath);
+        if (!source) return;
+        guard.noteSave(source.file, savedText(source, document.getText()));
+        this.scheduleReload();
+      }),
+    );
     // One watcher for every folder, present or added later; nested .vscode folders are filtered out.
     const watcher = this._register(vscode.workspace.createFileSystemWatcher(`**/${HOOKS_JSON_RELATIVE}`));
     const onHooksJson = (uri: vscode.Uri) => {
-      if ((vscode.workspace.workspaceFolders ?? []).some((folder) => hooksJsonPath(folder) === uri.fsPath)) this.scheduleReload();
+      if ((vscode.workspace.workspaceFolders ?? []).some((folder) => hooksJsonFile(folder) === uri.fsPath)) this.scheduleReload();
     };
     this._register(watcher.onDidChange(onHooksJson));
     this._register(watcher.onDidCreate(onHooksJson));
@@ -89,27 +116,102 @@ export class EngineHost extends Disposable {
     return vscode.workspace.isTrusted;
   }
 
-  /** The hooks.json files as last loaded. */
+  /** The hooks.json files as applied (what the engine loaded). */
   get hooksJson(): readonly HooksJsonFile[] {
     return this.hooksJsonFiles;
   }
 
-  /** Reloads every source now; overlapping calls run one after the other. */
+  /** The changes held until a person applies or discards them. */
+  get pendingChanges(): readonly PendingConfigChange[] {
+    return this.options.applied.guard.pendingChanges();
+  }
+
+  /** Looks at every governed source again and reloads from the applied configuration; calls run one after the other. */
   reload(): Promise<void> {
     clearTimeout(this.reloadTimer);
     this.reloadTimer = undefined;
-    this.reloading = this.reloading.then(() => this.doReload()).catch((error: unknown) => this.options.log.error(`reloading hooks failed: ${error instanceof Error ? error.message : String(error)}`));
-    return this.reloading;
+    return this.serialized(async () => {
+      await this.checkSources();
+      await this.doReload();
+    }).catch(() => undefined);
   }
 
+  /** A person applies the held change `id`: it is loaded now. */
+  applyPending(id: string): Promise<PendingConfigChange> {
+    // Checked now too, so that a stale Apply is the caller's error, not a failed reload.
+    if (!this.options.applied.guard.find(id)) return Promise.reject(new Error(STALE_CHANGE));
+    return this.serialized(async () => {
+      const change = this.options.applied.guard.apply(id);
+      this.options.log.info(`${change.label}: the change on disk was applied by the user`);
+      await this.doReload();
+      return change;
+    });
+  }
+
+  /** A person discards the held change `id`: the applied configuration stays; the file on disk still differs. */
+  discardPending(id: string): PendingConfigChange {
+    const change = this.options.applied.guard.discard(id);
+    this.options.log.info(`${change.label}: the change on disk was discarded by the user; the applied configuration stays`);
+    return change;
+  }
+
+  /**
+   * One of Hookpilot's own commands, on a person's word, is about to write `text` to the
+   * hooks.json `file`: call right before writing, and that write applies as soon as it is seen.
+   */
+  expectHooksJsonWrite(file: string, text: string): void {
+    this.options.applied.guard.expect(file, readSourceNow(file), text);
+  }
+
+  private serialized<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.reloading.then(work);
+    this.reloading = run.then(
+      () => undefined,
+      (error: unknown) => this.options.log.error(`reloading hooks failed: ${errorText(error)}`),
+    );
+    return run;
+  }
+
+  /** After a change event: reload only when a person's change was applied. */
   private scheduleReload(): void {
     clearTimeout(this.reloadTimer);
-    this.reloadTimer = setTimeout(() => void this.reload(), RELOAD_DEBOUNCE_MS);
+    this.reloadTimer = setTimeout(() => {
+      void this.serialized(async () => {
+        if (await this.checkSources()) await this.doReload();
+      }).catch(() => undefined);
+    }, RELOAD_DEBOUNCE_MS);
+  }
+
+  /** Compares every governed source with its applied content; true when something was applied. */
+  private async checkSources(): Promise<boolean> {
+    if (this.isDisposed) return false;
+    const { guard } = this.options.applied;
+    const sources = governedSources();
+    guard.retain(new Set(sources.map((s) => s.file)));
+    let applied = false;
+    for (const source of sources) {
+      let text: SourceText;
+      try {
+        text = await readSource(source);
+      } catch (error) {
+        // Unreadable is not a change anyone can review: the applied content stays.
+        this.options.log.warn(`cannot read ${source.file}: ${errorText(error)}; the applied hook configuration stays`);
+        continue;
+      }
+      const observation = guard.observe(source.file, source.label, text);
+      if (observation === 'applied') applied = true;
+      const change = guard.pendingChanges().find((c) => c.file === source.file);
+      if (observation === 'held' && change) {
+        this.options.log.warn(`${source.label} changed on disk outside the editor; the change is held until you apply it (Hook Manager)`);
+        this.held.fire(change);
+      }
+    }
+    return applied;
   }
 
   private async doReload(): Promise<void> {
     if (this.isDisposed) return;
-    const configs = [this.settingsDefaults(), ...this.settingsHooks(), ...(await this.loadHooksJsonFiles())];
+    const configs = [this.settingsDefaults(), ...this.settingsHooks(), ...this.loadHooksJsonFiles()];
     await this.engine.reload(configs);
     const hooks = this.engine.registry.current().states;
     this.options.log.info(`hooks loaded: ${hooks.filter((s) => s.active).length} active of ${hooks.length}${this.trusted ? '' : ' (Restricted Mode: workspace hooks are off)'}`);
@@ -155,36 +257,27 @@ export class EngineHost extends Disposable {
     return config;
   }
 
-  /** hookpilot.hooks per scope: inspect() keeps user, workspace and folder values apart. */
+  /** hookpilot.hooks per scope: the user's live, the workspace's and folders' as applied. */
   private settingsHooks(): LoadedConfig[] {
     const configs: LoadedConfig[] = [];
     const add = (value: unknown, kind: HookSourceKind, file?: string) => {
       if (value !== undefined && value !== null) configs.push(loadHooksValue(value, file ? { kind, file } : { kind }));
     };
-    const folders = vscode.workspace.workspaceFolders ?? [];
-    const inspected = vscode.workspace.getConfiguration(SECTION).inspect('hooks');
-    add(inspected?.globalValue, 'user');
-    const workspaceFile = vscode.workspace.workspaceFile?.fsPath ?? (folders[0] ? path.join(folders[0].uri.fsPath, '.vscode', 'settings.json') : undefined);
-    add(inspected?.workspaceValue, 'workspace', workspaceFile);
-    // In a single-folder window the folder's settings are the workspace settings; only multi-root has both.
-    if (vscode.workspace.workspaceFile) {
-      for (const folder of folders) {
-        const value = vscode.workspace.getConfiguration(SECTION, folder.uri).inspect('hooks')?.workspaceFolderValue;
-        add(value, 'folder', path.join(folder.uri.fsPath, '.vscode', 'settings.json'));
-      }
+    const { applied } = this.options;
+    add(vscode.workspace.getConfiguration(SECTION).inspect('hooks')?.globalValue, 'user');
+    for (const source of governedSources()) {
+      if (source.kind === 'workspaceSettings') add(applied.settingsValues('workspaceSettings').hooks, 'workspace', source.file);
+      if (source.kind === 'folderSettings') add(applied.settingsValues('folderSettings', source.folder).hooks, 'folder', source.file);
     }
     return configs;
   }
 
-  private async loadHooksJsonFiles(): Promise<LoadedConfig[]> {
+  private loadHooksJsonFiles(): LoadedConfig[] {
+    const { guard } = this.options.applied;
     const files: HooksJsonFile[] = [];
-    for (const folder of vscode.workspace.workspaceFolders ?? []) {
-      const file = hooksJsonPath(folder);
-      try {
-        files.push({ file, text: await readFile(file, 'utf8') });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.options.log.warn(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
-      }
+    for (const source of governedSources()) {
+      const text = source.kind === 'hooksJson' ? guard.appliedText(source.file) : undefined;
+      if (text !== undefined) files.push({ file: source.file, text });
     }
     this.hooksJsonFiles = files;
     return files.map(({ file, text }) => loadHooksDocument(text, { kind: 'hooksJson', file }));

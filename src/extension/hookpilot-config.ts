@@ -7,8 +7,10 @@ import { secretEnvValues } from '../core/secret-env-names';
 import type { ModelStatus } from '../shared/chat-protocol';
 import { MODEL_PRESETS, modelPreset, type ModelPresetId } from '../shared/model-presets';
 import { Disposable } from './lifecycle';
+import type { AppliedConfig } from './pending-config-applied';
+import { SECTION } from './pending-config-sources';
 
-export const SECTION = 'hookpilot';
+export { SECTION };
 export const API_KEY_SECRET = 'hookpilot.apiKey';
 
 /** Where requests go; the key is absent for a server on this machine. */
@@ -50,7 +52,9 @@ function nonEmpty(value: string | undefined): string | undefined {
 /**
  * Hookpilot's settings and its one secret. The API key lives in SecretStorage (falling back
  * to HOOKPILOT_API_KEY / OPENAI_API_KEY); it is cached here so the chat can ask "is a model
- * usable?" synchronously, and it is handed only to the model client and the redactor.
+ * usable?" synchronously, and it is handed only to the model client and the redactor. The
+ * settings that govern the agent (permissions, hook defaults, the endpoint the key goes to)
+ * are read from the applied configuration, so a change no person made does not widen them.
  */
 export class HookpilotConfig extends Disposable {
   private storedKey: string | undefined;
@@ -61,6 +65,7 @@ export class HookpilotConfig extends Disposable {
   constructor(
     private readonly secrets: vscode.SecretStorage,
     private readonly env: NodeJS.ProcessEnv,
+    private readonly applied: AppliedConfig,
   ) {
     super();
     this._register(
@@ -68,6 +73,8 @@ export class HookpilotConfig extends Disposable {
         if (e.affectsConfiguration(`${SECTION}.baseUrl`) || e.affectsConfiguration(`${SECTION}.model`)) this.modelChanged.fire();
       }),
     );
+    // A held change applied by a person may move the endpoint.
+    this._register(applied.guard.onDidChange(() => this.modelChanged.fire()));
     this._register(
       secrets.onDidChange(async (e) => {
         if (e.key !== API_KEY_SECRET) return;
@@ -107,7 +114,8 @@ export class HookpilotConfig extends Disposable {
   }
 
   baseUrl(): string | undefined {
-    return nonEmpty(this.settings().get<string>('baseUrl')) ?? nonEmpty(this.env.HOOKPILOT_BASE_URL);
+    const value = this.applied.value('baseUrl');
+    return nonEmpty(typeof value === 'string' ? value : undefined) ?? nonEmpty(this.env.HOOKPILOT_BASE_URL);
   }
 
   modelName(): string | undefined {
@@ -141,13 +149,13 @@ export class HookpilotConfig extends Disposable {
   }
 
   permissionMode(): PermissionMode {
-    const parsed = permissionModeSchema.safeParse(this.settings().get('permissionMode'));
+    const parsed = permissionModeSchema.safeParse(this.applied.value('permissionMode'));
     return parsed.success ? parsed.data : 'default';
   }
 
   /** `hookpilot.permissions` plus the mode; relative additional directories resolve against `root`. */
   permissions(root: string | undefined): PermissionSettings {
-    const parsed = permissionsSettingSchema.safeParse(this.settings().get('permissions') ?? {});
+    const parsed = permissionsSettingSchema.safeParse(this.applied.value('permissions') ?? {});
     const value = parsed.success ? parsed.data : {};
     const resolveDir = (dir: string) => (root && !path.isAbsolute(dir) ? path.resolve(root, dir) : dir);
     return {
@@ -167,7 +175,7 @@ export class HookpilotConfig extends Disposable {
 
   /** `hookpilot.hookTimeouts` as the engine's defaults (a hooks.json `defaults` block wins). */
   hookTimeouts(): HookDefaults {
-    const parsed = hookTimeoutsSchema.safeParse(this.settings().get('hookTimeouts') ?? {});
+    const parsed = hookTimeoutsSchema.safeParse(this.applied.value('hookTimeouts') ?? {});
     if (!parsed.success) return {};
     const t = parsed.data;
     const out: HookDefaults = {};
@@ -179,7 +187,7 @@ export class HookpilotConfig extends Disposable {
   }
 
   builtins(): unknown {
-    return this.settings().get('builtins');
+    return this.applied.value('builtins');
   }
 
   async setApiKey(key: string): Promise<void> {
@@ -207,6 +215,7 @@ export class HookpilotConfig extends Disposable {
     const base = current !== null && typeof current === 'object' && !Array.isArray(current) ? current : {};
     const allow = Array.isArray(base.allow) ? base.allow.filter((r): r is string => typeof r === 'string') : [];
     if (allow.includes(rule)) return;
+    this.applied.expectWorkspaceWrite('permissions', { ...base, allow: [...allow, rule] });
     await this.settings().update('permissions', { ...base, allow: [...allow, rule] }, vscode.ConfigurationTarget.Workspace);
   }
 }

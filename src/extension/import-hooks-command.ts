@@ -1,3 +1,4 @@
+import path from 'node:path';
 import * as vscode from 'vscode';
 import { formatImportReport, importHooks } from '../core/import/import-hooks';
 import { IMPORT_TOOLS, type ImportTool } from '../core/import/import-types';
@@ -40,6 +41,8 @@ export async function importHooksCommand(engineHost: EngineHost): Promise<void> 
     'Import',
   );
   if (answer !== 'Import') return;
+  // The person confirmed this text: written by Hookpilot, it applies at once.
+  engineHost.expectHooksJsonWrite(path.join(cwd, '.vscode', 'hooks.json'), preview.text);
   const result = importHooks({ cwd, from: pick.tool, dryRun: false });
   await engineHost.reload();
   if (result.written) await vscode.window.showTextDocument(vscode.Uri.file(result.written), { preview: false });

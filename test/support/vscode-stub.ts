@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigurationTarget, Disposable, EventEmitter, Uri, type Diagnostic, type Listener, type ThemeColor } from './vscode-stub-values';
 
@@ -158,6 +159,7 @@ class StubState {
   readonly configChanged = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
   readonly trustGranted = new EventEmitter<void>();
   readonly foldersChanged = new EventEmitter<unknown>();
+  readonly documentSaved = new EventEmitter<{ uri: Uri; getText(): string }>();
 }
 
 let state = new StubState();
@@ -238,6 +240,7 @@ export const workspace = {
   onDidGrantWorkspaceTrust: (listener: Listener<void>) => trackedEvent(state.trustGranted, listener),
   onDidChangeConfiguration: (listener: Listener<{ affectsConfiguration(section: string): boolean }>) => trackedEvent(state.configChanged, listener),
   onDidChangeWorkspaceFolders: (listener: Listener<unknown>) => trackedEvent(state.foldersChanged, listener),
+  onDidSaveTextDocument: (listener: Listener<{ uri: Uri; getText(): string }>) => trackedEvent(state.documentSaved, listener),
   getConfiguration: (section: string) => ({
     get: <T>(key: string, fallback?: T): T | undefined => (layerValue(state.config.get(`${section}.${key}`)) as T | undefined) ?? fallback,
     inspect: (key: string) => ({ key: `${section}.${key}`, ...state.config.get(`${section}.${key}`) }),
@@ -339,6 +342,11 @@ export const stub = {
   setConfig(key: string, value: unknown, layer: keyof ConfigLayers = 'globalValue'): void {
     state.config.set(key, { ...state.config.get(key), [layer]: value });
     state.configChanged.fire({ affectsConfiguration: (section) => key === section || key.startsWith(`${section}.`) || section.startsWith(`${key}.`) });
+  },
+  /** The editor saves `text` to `file`: written to disk, then onDidSaveTextDocument (the watcher is the test's to fire). */
+  saveDocument(file: string, text: string): void {
+    writeFileSync(file, text);
+    state.documentSaved.fire({ uri: Uri.file(file), getText: () => text });
   },
   setTrusted(trusted: boolean): void {
     state.trusted = trusted;

@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseJsonPath } from '../../../src/extension/hooks-diagnostics';
 import { DiagnosticSeverity, Range, stub, Uri, type FakeDiagnosticCollection } from '../../support/vscode-stub';
@@ -64,7 +63,7 @@ describe('hooks.json diagnostics', () => {
     h = await startHost({ '.vscode/hooks.json': HOOKS_JSON, 'hooks/plain.py': 'print("hi")\n' });
     const file = h.workspace.file('.vscode/hooks.json');
     await until(() => collection().entries.get(file)?.length === 4, 'the four problems');
-    writeFileSync(file, JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'true', name: 'fixed' }] }] } }));
+    stub.saveDocument(file, JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'true', name: 'fixed' }] }] } }));
     stub.state.watchers[0].changed.fire(Uri.file(file));
     await until(() => collection().entries.size === 0 && h?.root.engineHost.engine.registry.current().states.some((s) => s.hook.name === 'fixed'), 'the reload after saving');
   });

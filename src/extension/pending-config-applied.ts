@@ -1,0 +1,58 @@
+import * as vscode from 'vscode';
+import { ConfigChangeGuard, type SourceText } from './pending-config-guard';
+import { governedSources, readSettingsSource, SECTION, settingsText, settingsValues, type GovernedSource, type GoverningKey } from './pending-config-sources';
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** VS Code's layering of one setting: objects merge key by key, anything else the upper layer replaces. */
+function overlay(lower: unknown, upper: unknown): unknown {
+  if (upper === undefined) return lower;
+  if (!isPlainObject(lower) || !isPlainObject(upper)) return upper;
+  const merged: Record<string, unknown> = { ...lower };
+  for (const [key, value] of Object.entries(upper)) merged[key] = overlay(lower[key], value);
+  return merged;
+}
+
+/**
+ * The configuration that governs the agent as applied, which is not always what is on disk:
+ * the engine loads hooks.json and the settings hooks from here, and the permission gate, the
+ * model endpoint and the hook defaults read the governing settings from here. Defaults and
+ * user settings stay live (they are the user's own, outside the workspace); workspace and
+ * folder values come from the snapshot the guard keeps.
+ */
+export class AppliedConfig {
+  readonly guard = new ConfigChangeGuard();
+
+  /** The applied text of a source; the first read of a settings source takes it as VS Code holds it now. */
+  settingsSourceText(source: GovernedSource): SourceText {
+    if (!this.guard.isKnown(source.file)) this.guard.adopt(source.file, readSettingsSource(source));
+    return this.guard.appliedText(source.file);
+  }
+
+  /** The applied governing values of the workspace, or of one folder of a multi-root workspace. */
+  settingsValues(kind: 'workspaceSettings' | 'folderSettings', folder?: vscode.WorkspaceFolder): Partial<Record<GoverningKey, unknown>> {
+    const source = governedSources().find((s) => s.kind === kind && (!folder || s.folder?.uri.fsPath === folder.uri.fsPath));
+    return source ? settingsValues(this.settingsSourceText(source)) : {};
+  }
+
+  /** The effective value of a governing key: default, then the user's (live), then the workspace's (applied). */
+  value(key: GoverningKey): unknown {
+    const inspected = vscode.workspace.getConfiguration(SECTION).inspect(key);
+    return overlay(overlay(inspected?.defaultValue, inspected?.globalValue), this.settingsValues('workspaceSettings')[key]);
+  }
+
+  /**
+   * Hookpilot is about to write `value` to the workspace value of `key` on a person's word:
+   * that write applies by itself, unless the workspace settings already hold a change no
+   * person made, which then stays held with this write in it.
+   */
+  expectWorkspaceWrite(key: GoverningKey, value: unknown): void {
+    const source = governedSources().find((s) => s.kind === 'workspaceSettings');
+    if (!source) return;
+    this.settingsSourceText(source);
+    const before = readSettingsSource(source);
+    this.guard.expect(source.file, before, settingsText({ ...settingsValues(before), [key]: value }));
+  }
+}

@@ -1,0 +1,170 @@
+import { createTwoFilesPatch } from 'diff';
+import { Emitter } from '../core/events-emitter';
+
+/** What a governed source holds: its text, or undefined when the file does not exist. */
+export type SourceText = string | undefined;
+
+/**
+ * A change to the configuration that governs the agent (hooks, permissions) that no person
+ * made: held, not applied, until a person applies or discards it. `id` changes whenever the
+ * held content changes, so Apply applies exactly the content that was reviewed.
+ */
+export interface PendingConfigChange {
+  id: string;
+  file: string;
+  /** The file as a person reads it (relative to its folder). */
+  label: string;
+  appliedText: SourceText;
+  newText: SourceText;
+  /** Unified diff from the applied content to the new content. */
+  diff: string;
+}
+
+export const STALE_CHANGE = 'that configuration change is no longer pending: the file changed again, or it was already applied or discarded';
+
+/** What `observe` found: nothing new, a change it applied (a person's), or a change it holds. */
+export type Observation = 'unchanged' | 'applied' | 'held';
+
+function unifiedDiff(label: string, from: SourceText, to: SourceText): string {
+  return createTwoFilesPatch(`${label} (applied)`, `${label} (on disk)`, from ?? '', to ?? '', from === undefined ? 'no file' : undefined, to === undefined ? 'deleted' : undefined);
+}
+
+/**
+ * The applied configuration of every governed source, and the changes held back from it.
+ *
+ * The first content seen of a source is applied (as Claude Code snapshots its settings at
+ * startup). Later content applies by itself only when a person's action explains it: the
+ * editor saved exactly that content, or one of Hookpilot's own commands announced it before
+ * writing. Anything else (the agent's Bash, a hook, another program) is held as a
+ * PendingConfigChange, and the engine and the permission gate keep the applied content.
+ * This holds whether or not a session is running: a process the agent started can outlive
+ * its turn, and an unexplained change is as untrusted after a session as during it.
+ */
+export class ConfigChangeGuard {
+  private readonly applied = new Map<string, SourceText>();
+  private readonly pending = new Map<string, PendingConfigChange>();
+  /** The last content the editor saved to each file, until an observation uses it. */
+  private readonly saved = new Map<string, SourceText>();
+  /** Content one of Hookpilot's commands is about to write, until an observation uses it. */
+  private readonly expected = new Map<string, SourceText>();
+  /** Content a person discarded: seeing it again on disk asks nothing again. */
+  private readonly discarded = new Map<string, SourceText>();
+  private readonly changed = new Emitter<void>();
+  private nextId = 1;
+
+  /** The applied content or the held changes changed. */
+  onDidChange(listener: () => void): { dispose(): void } {
+    return this.changed.on(listener);
+  }
+
+  isKnown(file: string): boolean {
+    return this.applied.has(file);
+  }
+
+  appliedText(file: string): SourceText {
+    return this.applied.get(file);
+  }
+
+  /** The first content seen of a source (at activation, or a folder added later) is applied as it is. */
+  adopt(file: string, text: SourceText): void {
+    if (!this.applied.has(file)) this.applied.set(file, text);
+  }
+
+  /** Sources that are gone (their folder was removed) keep nothing: a folder added again starts afresh. */
+  retain(files: ReadonlySet<string>): void {
+    for (const file of [...this.applied.keys()].filter((f) => !files.has(f))) {
+      for (const map of [this.applied, this.saved, this.expected, this.discarded]) map.delete(file);
+      this.drop(file);
+    }
+  }
+
+  /** The editor saved `text` to `file`: that content is a person's. */
+  noteSave(file: string, text: SourceText): void {
+    this.saved.set(file, text);
+  }
+
+  /**
+   * Hookpilot is about to turn `before` into `after` on a person's word (a command, "Always
+   * allow"). Only a file that holds the applied content is explained this way: a write on top
+   * of a held change would otherwise carry that change in with it.
+   */
+  expect(file: string, before: SourceText, after: SourceText): void {
+    if (this.applied.has(file) && this.applied.get(file) === before) this.expected.set(file, after);
+  }
+
+  /** What `file` holds now: applies it when a person's action explains it, else holds it. */
+  observe(file: string, label: string, text: SourceText): Observation {
+    if (!this.applied.has(file)) {
+      this.applied.set(file, text);
+      return 'applied';
+    }
+    const current = this.applied.get(file);
+    const explained = this.take(this.saved, file, text) || this.take(this.expected, file, text);
+    if (text === current) {
+      this.discarded.delete(file);
+      this.drop(file);
+      return 'unchanged';
+    }
+    if (explained) {
+      this.applied.set(file, text);
+      this.discarded.delete(file);
+      this.pending.delete(file);
+      this.changed.fire();
+      return 'applied';
+    }
+    if (this.discarded.has(file) && this.discarded.get(file) === text) return 'unchanged';
+    const held = this.pending.get(file);
+    if (held && held.newText === text) return 'unchanged';
+    this.pending.set(file, { id: `config-change-${this.nextId++}`, file, label, appliedText: current, newText: text, diff: unifiedDiff(label, current, text) });
+    this.changed.fire();
+    return 'held';
+  }
+
+  pendingChanges(): PendingConfigChange[] {
+    return [...this.pending.values()];
+  }
+
+  find(id: string): PendingConfigChange | undefined {
+    return this.pendingChanges().find((c) => c.id === id);
+  }
+
+  /** A person applies the held change `id`: its new content becomes the applied one. */
+  apply(id: string): PendingConfigChange {
+    const change = this.held(id);
+    this.applied.set(change.file, change.newText);
+    this.settle(change.file);
+    return change;
+  }
+
+  /** A person discards the held change `id`: the applied content stays, and this content asks no more. */
+  discard(id: string): PendingConfigChange {
+    const change = this.held(id);
+    this.discarded.set(change.file, change.newText);
+    this.settle(change.file);
+    return change;
+  }
+
+  private held(id: string): PendingConfigChange {
+    const change = this.find(id);
+    if (!change) throw new Error(STALE_CHANGE);
+    return change;
+  }
+
+  /** A person decided about `file`: what an earlier save or command explained no longer does. */
+  private settle(file: string): void {
+    this.saved.delete(file);
+    this.expected.delete(file);
+    this.drop(file);
+  }
+
+  private drop(file: string): void {
+    if (this.pending.delete(file)) this.changed.fire();
+  }
+
+  /** Uses up a remembered content of `file` when it is what the file holds now. */
+  private take(from: Map<string, SourceText>, file: string, text: SourceText): boolean {
+    if (!from.has(file) || from.get(file) !== text) return false;
+    from.delete(file);
+    return true;
+  }
+}

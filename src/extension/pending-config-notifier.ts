@@ -1,0 +1,50 @@
+import * as vscode from 'vscode';
+import type { EngineHost } from './engine-host';
+import { Disposable } from './lifecycle';
+import type { HookpilotLog } from './log';
+import type { PendingConfigChange } from './pending-config-guard';
+
+export const REVIEW_ACTION = 'Review';
+export const APPLY_ACTION = 'Apply';
+export const DISCARD_ACTION = 'Discard';
+
+/** What a person is told after discarding: the engine keeps the applied content, the file does not. */
+export function discardedMessage(change: PendingConfigChange): string {
+  return `Hookpilot: the change was discarded; the hooks and permissions applied before stay in force. ${change.label} on disk still differs from them, and will apply only if you save it from the editor or apply it.`;
+}
+
+/**
+ * Asks a person about each change held back from the hook configuration: Review opens the
+ * Hook Manager on its diff, Apply loads exactly the content that was held, Discard keeps the
+ * applied configuration.
+ */
+export class PendingConfigNotifier extends Disposable {
+  constructor(
+    private readonly engineHost: EngineHost,
+    private readonly review: () => void,
+    private readonly log: HookpilotLog,
+  ) {
+    super();
+    this._register(engineHost.onDidHoldChange((change) => void this.ask(change)));
+  }
+
+  private async ask(change: PendingConfigChange): Promise<void> {
+    const answer = await vscode.window.showWarningMessage(
+      `Hook configuration changed on disk outside the editor: ${change.label}. Hookpilot keeps the configuration applied before until you apply the change.`,
+      REVIEW_ACTION,
+      APPLY_ACTION,
+      DISCARD_ACTION,
+    );
+    try {
+      if (answer === REVIEW_ACTION) this.review();
+      else if (answer === APPLY_ACTION) await this.engineHost.applyPending(change.id);
+      else if (answer === DISCARD_ACTION) void vscode.window.showInformationMessage(discardedMessage(this.engineHost.discardPending(change.id)));
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.log.warn(`${change.label}: ${message}`);
+      void vscode.window.showWarningMessage(`Hookpilot: ${message}.`, REVIEW_ACTION).then((again) => {
+        if (again === REVIEW_ACTION) this.review();
+      });
+    }
+  }
+}

@@ -1,0 +1,113 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse as parseJsonc } from 'jsonc-parser';
+import * as vscode from 'vscode';
+import type { SourceText } from './pending-config-guard';
+
+export const SECTION = 'hookpilot';
+
+/**
+ * The settings that govern the agent: its hooks, its permissions, and where its API key is
+ * sent. Their workspace and folder values are applied from the snapshot, never live.
+ */
+export const GOVERNING_KEYS = ['hooks', 'builtins', 'hookTimeouts', 'permissions', 'permissionMode', 'baseUrl'] as const;
+export type GoverningKey = (typeof GOVERNING_KEYS)[number];
+
+/** A file whose governing content is applied only on a person's word. */
+export interface GovernedSource {
+  kind: 'hooksJson' | 'workspaceSettings' | 'folderSettings';
+  file: string;
+  /** The file as a person reads it. */
+  label: string;
+  folder?: vscode.WorkspaceFolder;
+}
+
+function isMultiRoot(): boolean {
+  return vscode.workspace.workspaceFile !== undefined;
+}
+
+/** Where the workspace-level settings live: the .code-workspace file, else the folder's settings.json. */
+export function workspaceSettingsFile(): string | undefined {
+  const first = vscode.workspace.workspaceFolders?.[0];
+  return vscode.workspace.workspaceFile?.fsPath ?? (first ? path.join(first.uri.fsPath, '.vscode', 'settings.json') : undefined);
+}
+
+export function hooksJsonFile(folder: vscode.WorkspaceFolder): string {
+  return path.join(folder.uri.fsPath, '.vscode', 'hooks.json');
+}
+
+function folderLabel(folder: vscode.WorkspaceFolder, rel: string): string {
+  return isMultiRoot() ? `${folder.name}/${rel}` : rel;
+}
+
+/** Every governed source of the open workspace: each folder's hooks.json, and the workspace's and folders' settings. */
+export function governedSources(): GovernedSource[] {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  const sources: GovernedSource[] = folders.map((folder) => ({ kind: 'hooksJson', file: hooksJsonFile(folder), label: folderLabel(folder, '.vscode/hooks.json'), folder }));
+  const workspaceFile = workspaceSettingsFile();
+  if (workspaceFile) sources.push({ kind: 'workspaceSettings', file: workspaceFile, label: isMultiRoot() ? path.basename(workspaceFile) : '.vscode/settings.json' });
+  // In a single-folder window the folder's settings are the workspace settings; only multi-root has both.
+  if (isMultiRoot()) {
+    for (const folder of folders) {
+      sources.push({ kind: 'folderSettings', file: path.join(folder.uri.fsPath, '.vscode', 'settings.json'), label: folderLabel(folder, '.vscode/settings.json'), folder });
+    }
+  }
+  return sources;
+}
+
+export function withoutBom(text: string): string {
+  return text.startsWith('\uFEFF') ? text.slice(1) : text;
+}
+
+/** Objects with their keys sorted, so that equal settings give equal text whatever their order in the file. */
+function sorted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sorted);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted((value as Record<string, unknown>)[key])]));
+}
+
+/** The governing settings of one scope as text: what is applied, compared and shown in a diff. */
+export function settingsText(values: Partial<Record<GoverningKey, unknown>>): string {
+  const present = GOVERNING_KEYS.filter((key) => values[key] !== undefined).map((key) => [`${SECTION}.${key}`, values[key]]);
+  return `${JSON.stringify(sorted(Object.fromEntries(present)), null, 2)}\n`;
+}
+
+/** The values a settings text holds, by key without the section. */
+export function settingsValues(text: SourceText): Partial<Record<GoverningKey, unknown>> {
+  const parsed = JSON.parse(text ?? '{}') as Record<string, unknown>;
+  return Object.fromEntries(GOVERNING_KEYS.filter((key) => `${SECTION}.${key}` in parsed).map((key) => [key, parsed[`${SECTION}.${key}`]]));
+}
+
+/** The governing settings of a settings source as VS Code holds them now. */
+export function readSettingsSource(source: GovernedSource): string {
+  const configuration = vscode.workspace.getConfiguration(SECTION, source.folder?.uri);
+  const values: Partial<Record<GoverningKey, unknown>> = {};
+  for (const key of GOVERNING_KEYS) {
+    const inspected = configuration.inspect(key);
+    values[key] = source.kind === 'folderSettings' ? inspected?.workspaceFolderValue : inspected?.workspaceValue;
+  }
+  return settingsText(values);
+}
+
+/** What a source holds now: hooks.json on disk (undefined when absent), or the settings of that scope. */
+export async function readSource(source: GovernedSource): Promise<SourceText> {
+  if (source.kind !== 'hooksJson') return readSettingsSource(source);
+  try {
+    return withoutBom(await readFile(source.file, 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** The content a save of `documentText` gives a source, comparable with `readSource`. */
+export function savedText(source: GovernedSource, documentText: string): SourceText {
+  const text = withoutBom(documentText);
+  if (source.kind === 'hooksJson') return text;
+  const parsed: unknown = parseJsonc(text, [], { allowTrailingComma: true });
+  const root = source.file.endsWith('.code-workspace') ? (parsed as { settings?: unknown } | undefined)?.settings : parsed;
+  if (root === null || typeof root !== 'object' || Array.isArray(root)) return settingsText({});
+  const settings = root as Record<string, unknown>;
+  const nested = settings[SECTION] !== null && typeof settings[SECTION] === 'object' ? (settings[SECTION] as Record<string, unknown>) : {};
+  return settingsText(Object.fromEntries(GOVERNING_KEYS.map((key) => [key, settings[`${SECTION}.${key}`] ?? nested[key]])));
+}

@@ -1,0 +1,266 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { text, toolCalls, type RecordedRequest } from '../../support/model-server';
+import { stub, Uri, type ShownMessage } from '../../support/vscode-stub';
+import { hooksJson } from '../../support/workspace';
+import { startChat, startHost, until, type ChatHarness, type HostHarness } from './extension-harness';
+
+// The agent is the attacker: it rewrites the configuration that governs it on disk (through
+// Bash, as a person's editor never would). Such a change is held until a person applies it;
+// a save from the editor and Hookpilot's own commands apply at once.
+
+const GUARDED = hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'rm-guard' }] }] });
+const GUARD_SCRIPT = `const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+if (String(input.tool_input.command).includes('rm -rf')) { process.stderr.write('rm -rf is not allowed here'); process.exit(2); }
+`;
+const DISABLE_ALL = '{"disableAllHooks":true}\n';
+
+let h: HostHarness | ChatHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const guardActive = () => h?.root.engineHost.engine.registry.current().states.find((s) => s.hook.name === 'rm-guard')?.active === true;
+const held = () => h?.root.engineHost.pendingChanges ?? [];
+const warnings = () => stub.state.messages.filter((m) => m.level === 'warning' && m.message.startsWith('Hook configuration changed on disk outside the editor'));
+
+/** The agent writes hooks.json behind the editor's back; VS Code's watcher reports it. */
+function writeBehindEditor(harness: HostHarness, content: string): void {
+  const file = harness.workspace.file('.vscode/hooks.json');
+  writeFileSync(file, content);
+  stub.state.watchers[0].changed.fire(Uri.file(file));
+}
+
+function answerWarningsWith(answer: string): void {
+  stub.state.answerMessage = (shown: ShownMessage) => (shown.message.startsWith('Hook configuration changed on disk') ? answer : undefined);
+}
+
+describe('hooks.json changed on disk outside the editor', () => {
+  it('is held, not applied: the guard stays on, a notification offers Review / Apply / Discard, the diff shows the change', async () => {
+    const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
+    h = host;
+    expect(guardActive()).toBe(true);
+    writeBehindEditor(host, DISABLE_ALL);
+
+    const [change] = await until(() => held().length > 0 && held(), 'the held change');
+    expect(change.label).toBe('.vscode/hooks.json');
+    expect(change.diff).toContain('+{"disableAllHooks":true}');
+    expect(change.diff).toContain('-    "PreToolUse": [');
+    expect(warnings()).toHaveLength(1);
+    expect(warnings()[0].items).toEqual(['Review', 'Apply', 'Discard']);
+    expect(guardActive()).toBe(true);
+    expect(host.root.engineHost.hooksJson[0].text).toBe(GUARDED);
+
+    // Reload Hooks (a person asking to reload) loads the applied configuration, not the disk.
+    await stub.state.commands.get('hookpilot.reloadHooks')?.();
+    expect(guardActive()).toBe(true);
+    // The same content seen again asks nothing again.
+    writeBehindEditor(host, DISABLE_ALL);
+    await host.root.engineHost.reload();
+    expect(warnings()).toHaveLength(1);
+  });
+
+  it('a save from the editor applies at once, with no question', async () => {
+    const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
+    h = host;
+    const file = host.workspace.file('.vscode/hooks.json');
+    stub.saveDocument(file, DISABLE_ALL);
+    stub.state.watchers[0].changed.fire(Uri.file(file));
+    await until(() => !guardActive(), 'the saved change to apply');
+    expect(held()).toEqual([]);
+    expect(warnings()).toEqual([]);
+  });
+
+  it('a save whose content is not what ends up on disk explains nothing: the other content is held', async () => {
+    const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
+    h = host;
+    const file = host.workspace.file('.vscode/hooks.json');
+    stub.saveDocument(file, GUARDED.replace('rm-guard', 'renamed-guard'));
+    writeBehindEditor(host, DISABLE_ALL);
+    await until(() => held().length > 0, 'the held change');
+    expect(guardActive()).toBe(true);
+  });
+
+  it('Apply in the notification loads exactly the held content', async () => {
+    const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
+    h = host;
+    answerWarningsWith('Apply');
+    writeBehindEditor(host, DISABLE_ALL);
+    await until(() => !guardActive() && held().length === 0, 'the applied change');
+    expect(host.root.engineHost.engine.loadedConfig.disableAllHooks).toBe(true);
+  });
+
+  it('Discard keeps the applied configuration and says the file on disk still differs', async () => {
+    const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
+    h = host;
+    answerWarningsWith('Discard');
+    writeBehindEditor(host, DISABLE_ALL);
+    const told = await until(() => stub.state.messages.find((m) => m.message.includes('the change was discarded')), 'the discard message');
+    expect(told.message).toContain('.vscode/hooks.json on disk still differs');
+    expect(held()).toEqual([]);
+    expect(guardActive()).toBe(true);
+    expect(readFileSync(host.workspace.file('.vscode/hooks.json'), 'utf8')).toBe(DISABLE_ALL);
+  });
+
+  it('an Apply for content that changed again after the review is refused; the newer content stays held', async () => {
+    const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
+    h = host;
+    writeBehindEditor(host, GUARDED.replace('rm-guard', 'harmless-looking'));
+    const reviewed = await until(() => held()[0], 'the first held change');
+    writeBehindEditor(host, DISABLE_ALL);
+    await until(() => held()[0]?.newText === DISABLE_ALL, 'the newer held change');
+
+    await expect(host.root.engineHost.applyPending(reviewed.id)).rejects.toThrow(/no longer pending/);
+    expect(guardActive()).toBe(true);
+    expect(held()).toHaveLength(1);
+  });
+
+  it('a deleted hooks.json is held too: deleting the guards is a change like any other', async () => {
+    const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
+    h = host;
+    const file = host.workspace.file('.vscode/hooks.json');
+    rmSync(file);
+    stub.state.watchers[0].deleted.fire(Uri.file(file));
+    const [change] = await until(() => held().length > 0 && held(), 'the held deletion');
+    expect(change.newText).toBeUndefined();
+    expect(guardActive()).toBe(true);
+  });
+
+  it('Import Hooks writes through Hookpilot: the imported hooks apply at once', async () => {
+    const host = await startHost({ '.claude/settings.json': JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true' }] }] } }) });
+    h = host;
+    stub.state.answerQuickPick = (items) => items[0].label;
+    stub.state.answerMessage = (shown) => (shown.modal ? 'Import' : undefined);
+    await stub.state.commands.get('hookpilot.importHooks')?.();
+    stub.state.watchers[0].changed.fire(Uri.file(host.workspace.file('.vscode/hooks.json')));
+    await host.root.engineHost.reload();
+    expect(host.root.engineHost.engine.registry.current().states.some((s) => s.hook.event === 'Stop' && s.hook.source.kind === 'hooksJson')).toBe(true);
+    expect(held()).toEqual([]);
+    expect(warnings()).toEqual([]);
+  });
+
+  it('Open Hooks Config creates the file through Hookpilot: its template applies without a question', async () => {
+    const host = await startHost({});
+    h = host;
+    await stub.state.commands.get('hookpilot.openHooksConfig')?.();
+    const file = host.workspace.file('.vscode/hooks.json');
+    stub.state.watchers[0].created.fire(Uri.file(file));
+    await host.root.engineHost.reload();
+    expect(host.root.engineHost.hooksJson.map((f) => f.file)).toEqual([file]);
+    expect(held()).toEqual([]);
+  });
+});
+
+describe('workspace settings changed outside the editor', () => {
+  const ALLOW_ALL = { allow: ['Bash(*)'] };
+
+  it('an allow-all rule the settings gain without a save does not widen the permissions; the diff names the key', async () => {
+    const host = await startHost({}, { setup: () => stub.setConfig('hookpilot.permissions', { allow: ['Read'] }, 'workspaceValue') });
+    h = host;
+    stub.setConfig('hookpilot.permissions', ALLOW_ALL, 'workspaceValue');
+    stub.setConfig('hookpilot.permissionMode', 'bypassPermissions', 'workspaceValue');
+    const [change] = await until(() => held().length > 0 && held(), 'the held settings change');
+    expect(change.label).toBe('.vscode/settings.json');
+    expect(change.diff).toContain('-      "Read"\n+      "Bash(*)"');
+    expect(change.diff).toContain('"hookpilot.permissionMode": "bypassPermissions"');
+    const config = host.root.engineHost['options'].config;
+    expect(config.permissions(host.workspace.dir)).toMatchObject({ mode: 'default', allow: ['Read'] });
+  });
+
+  it('hooks in the workspace settings are held the same way', async () => {
+    const hooks = { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'rm-guard' }] }] };
+    const host = await startHost({ 'hooks/guard.js': GUARD_SCRIPT }, { setup: () => stub.setConfig('hookpilot.hooks', { hooks }, 'workspaceValue') });
+    h = host;
+    expect(guardActive()).toBe(true);
+    stub.setConfig('hookpilot.hooks', {}, 'workspaceValue');
+    await until(() => held().length > 0, 'the held settings change');
+    await host.root.engineHost.reload();
+    expect(guardActive()).toBe(true);
+  });
+
+  it('a save of settings.json from the editor with that content applies it', async () => {
+    const host = await startHost({ '.vscode/settings.json': '{}' });
+    h = host;
+    const file = host.workspace.file('.vscode/settings.json');
+    stub.saveDocument(file, `{\n  // widened by hand\n  "hookpilot.permissions": { "allow": ["Bash(*)"] }\n}\n`);
+    stub.setConfig('hookpilot.permissions', ALLOW_ALL, 'workspaceValue');
+    const config = host.root.engineHost['options'].config;
+    await until(() => config.permissions(host.workspace.dir).allow.includes('Bash(*)'), 'the saved rule to apply');
+    expect(held()).toEqual([]);
+  });
+
+  it('Always allow applies its own rule at once, but never carries in a change that was held', async () => {
+    const host = await startHost({});
+    h = host;
+    const config = host.root.engineHost['options'].config;
+    await config.addWorkspaceAllowRule('Bash(npm test)');
+    await host.root.engineHost.reload();
+    expect(config.permissions(host.workspace.dir).allow).toEqual(['Bash(npm test)']);
+    expect(held()).toEqual([]);
+
+    stub.setConfig('hookpilot.permissions', { allow: ['Bash(npm test)', 'Bash(*)'] }, 'workspaceValue');
+    await until(() => held().length > 0, 'the held settings change');
+    await config.addWorkspaceAllowRule('Bash(ls)');
+    await host.root.engineHost.reload();
+    expect(config.permissions(host.workspace.dir).allow).toEqual(['Bash(npm test)']);
+    expect(held()[0].newText).toContain('Bash(ls)');
+  });
+});
+
+describe('the agent rewriting its own configuration in the chat', () => {
+  // The rewrite goes through a script the agent writes and runs: no check of the command line can see it.
+  const throughScript = (content: string) => [
+    toolCalls([{ id: 'write', name: 'Write', arguments: { file_path: 'tidy.sh', content } }]),
+    toolCalls([{ id: 'run', name: 'Bash', arguments: { command: 'sh tidy.sh' } }]),
+  ];
+
+  it('disableAllHooks written through Bash does not switch off the guard: rm -rf stays blocked in the same session', async () => {
+    const steps = throughScript(`echo '{"disableAllHooks":true}' > .vscode/hooks.json\n`);
+    const script = async (_request: RecordedRequest, index: number) => {
+      if (index < steps.length) return steps[index];
+      if (index === steps.length) {
+        // The write happened for real; VS Code's watcher reports it before the agent's next step.
+        stub.state.watchers[0].changed.fire(Uri.file(h!.workspace.file('.vscode/hooks.json')));
+        await until(() => h!.root.engineHost.pendingChanges.length > 0, 'the held change');
+        return toolCalls([{ id: 'wipe', name: 'Bash', arguments: { command: 'rm -rf precious' } }]);
+      }
+      return index === steps.length + 1 ? text('done') : undefined;
+    };
+    const chat = await startChat({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT, 'precious/data.txt': 'keep me\n' }, script, {
+      setup: () => stub.setConfig('hookpilot.permissionMode', 'bypassPermissions'),
+    });
+    h = chat;
+    await chat.prompt('tidy up');
+
+    const tools = chat.items().filter((i) => i.kind === 'tool');
+    expect(tools.map((t) => (t as { status: string }).status)).toEqual(['executed', 'executed', 'blocked']);
+    expect(readFileSync(chat.workspace.file('.vscode/hooks.json'), 'utf8')).toContain('disableAllHooks');
+    expect(existsSync(chat.workspace.file('precious/data.txt'))).toBe(true);
+    expect(warnings()).toHaveLength(1);
+  });
+
+  it('an allow-all rule the agent writes into the workspace settings does not let its next command run unasked', async () => {
+    const steps = throughScript(`echo '{"hookpilot.permissions":{"allow":["Bash(*)"]}}' > .vscode/settings.json\n`);
+    const script = async (_request: RecordedRequest, index: number) => {
+      if (index < steps.length) return steps[index];
+      if (index === steps.length) {
+        // VS Code reads the file the agent wrote and reports the new workspace value.
+        stub.setConfig('hookpilot.permissions', { allow: ['Bash(*)'] }, 'workspaceValue');
+        await until(() => h!.root.engineHost.pendingChanges.length > 0, 'the held change');
+        return toolCalls([{ id: 'touch', name: 'Bash', arguments: { command: 'touch pwned' } }]);
+      }
+      return index === steps.length + 1 ? text('done') : undefined;
+    };
+    const chat = await startChat({ '.vscode/settings.json': '{}' }, script, {
+      setup: () => stub.setConfig('hookpilot.permissions', { allow: ['Write(tidy.sh)', 'Bash(sh tidy.sh)'] }, 'workspaceValue'),
+    });
+    h = chat;
+    await chat.prompt('widen');
+
+    expect(readFileSync(chat.workspace.file('.vscode/settings.json'), 'utf8')).toContain('Bash(*)');
+    // Asked (and the person said no), where an applied allow-all would have run it unasked.
+    expect(chat.items().find((i) => i.kind === 'tool' && i.callId === 'touch')).toMatchObject({ status: 'denied', approvalOutcome: { by: 'user' } });
+    expect(existsSync(chat.workspace.file('pwned'))).toBe(false);
+  });
+});
