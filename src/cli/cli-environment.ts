@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { z } from 'zod';
+import { readSettingsFile } from '../core/hooks/config/workspace-config-files';
 import { usageError } from './cli-error';
 
 /** Where the model is and how to reach it, from flags first, then the environment. */
@@ -61,6 +63,20 @@ export function userSettingsFile(env: NodeJS.ProcessEnv, platform: NodeJS.Platfo
   if (platform === 'win32') return path.join(env.APPDATA ?? path.join(homedir(), 'AppData', 'Roaming'), 'Code', 'User', 'settings.json');
   if (platform === 'darwin') return path.join(homedir(), 'Library', 'Application Support', 'Code', 'User', 'settings.json');
   return path.join(env.XDG_CONFIG_HOME ?? path.join(homedir(), '.config'), 'Code', 'User', 'settings.json');
+}
+
+const passEnvSchema = z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/));
+
+/**
+ * `hookpilot.tools.bash.passEnv` from the user's settings file, as in VS Code; never from the
+ * workspace's settings, which a cloned repository controls. A bad value is ignored with a problem.
+ */
+export function userPassEnv(settingsFile: string): { names: string[]; problem?: string } {
+  const value = readSettingsFile(settingsFile).settings['hookpilot.tools.bash.passEnv'];
+  if (value === undefined) return { names: [] };
+  const parsed = passEnvSchema.safeParse(value);
+  if (parsed.success) return { names: parsed.data };
+  return { names: [], problem: `${settingsFile}: hookpilot.tools.bash.passEnv must be a list of variable names; it is ignored` };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

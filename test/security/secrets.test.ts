@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonResult, nodeHook, startTestbed, toolMessageSent, useCliBundle, type CliResult, type Testbed } from '../fixtures/cli/cli-harness';
@@ -137,6 +137,25 @@ describe('secrets never reach the model', () => {
     expect(readFileSync(bed.workspace.file('seen.txt'), 'utf8')).toBe(`gh=${SECRET_ENV.GITHUB_TOKEN} npm=\n`);
     expect(toolMessageSent(bed.server, 'gh')).toBe('gh=[REDACTED:secret_value] npm=');
     expectSealed(bed, r);
+  });
+
+  it('hookpilot.tools.bash.passEnv counts from the user settings only, never from the workspace settings', async () => {
+    const settings = { '.vscode/settings.json': JSON.stringify({ 'hookpilot.tools.bash.passEnv': ['NPM_AUTH_TOKEN'] }) };
+    bed = await startTestbed(bundle.bundle, settings, [bash('gh', 'echo "gh=$GITHUB_TOKEN npm=$NPM_AUTH_TOKEN" > seen.txt'), text('Done.')]);
+    writeFileSync(path.join(bed.home, 'user-settings.json'), JSON.stringify({ 'hookpilot.tools.bash.passEnv': ['GITHUB_TOKEN'] }));
+    const r = await bed.run(['use gh', '--output-format', 'json', '--allowed-tools', 'Bash'], { env: SECRET_ENV });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(bed.workspace.file('seen.txt'), 'utf8')).toBe(`gh=${SECRET_ENV.GITHUB_TOKEN} npm=\n`);
+    expectSealed(bed, r);
+  });
+
+  it('a user passEnv setting that is not a list of names is ignored with a warning', async () => {
+    bed = await startTestbed(bundle.bundle, {}, [bash('gh', 'echo "gh=$GITHUB_TOKEN" > seen.txt'), text('Done.')]);
+    writeFileSync(path.join(bed.home, 'user-settings.json'), JSON.stringify({ 'hookpilot.tools.bash.passEnv': 'GITHUB_TOKEN' }));
+    const r = await bed.run(['use gh', '--allowed-tools', 'Bash'], { env: SECRET_ENV });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/warning: .*user-settings\.json: hookpilot\.tools\.bash\.passEnv must be a list of variable names; it is ignored/);
+    expect(readFileSync(bed.workspace.file('seen.txt'), 'utf8')).toBe('gh=\n');
   });
 
   it('--pass-env refuses what is not a variable name', async () => {

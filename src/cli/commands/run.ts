@@ -10,7 +10,7 @@ import type { EngineLogger } from '../../core/engine/hook-engine';
 import { secretEnvValues } from '../../core/secret-env-names';
 import { EXIT } from '../cli-error';
 import { projectDirOf, stderrLogger, type CliContext } from '../cli-context';
-import { resolveModelEndpoint } from '../cli-environment';
+import { resolveModelEndpoint, userPassEnv, userSettingsFile } from '../cli-environment';
 import { configFiles, createEngine, createSession, sessionToResume } from '../composition';
 import { ConfigFileSnapshot } from '../config-snapshot';
 import { relayHookRuns } from '../hook-run-events';
@@ -104,7 +104,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     maxSteps: options.maxSteps,
     maxRetries: options.maxRetries,
     env: ctx.env,
-    passEnv: options.passEnv,
+    passEnv: [...options.passEnv, ...passEnvSetting(ctx)],
     onPersistError: (message) => ctx.stderr.write(`hookpilot: warning: ${message}\n`),
     configSnapshot,
   });
@@ -159,6 +159,12 @@ function createPrinter(format: RunOptions['outputFormat'], ctx: CliContext, stre
 function displayPath(projectDir: string, file: string): string {
   const relative = path.relative(projectDir, file);
   return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
+}
+
+function passEnvSetting(ctx: CliContext): string[] {
+  const { names, problem } = userPassEnv(userSettingsFile(ctx.env));
+  if (problem) ctx.stderr.write(`hookpilot: warning: ${problem}\n`);
+  return names;
 }
 
 function cancelledOutcome(): TurnOutcome {
