@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AgentHarness } from '../support/agent-harness';
 import { startAgent, toolMessageSent } from '../support/agent-harness';
 import { malformedToolCall, text, toolCalls } from '../support/model-server';
@@ -361,6 +361,75 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
       { id: 's1', decision: 'allow', by: 'session-rule', source: 'session rule Bash(touch a.txt)', level: 'P7', answer: undefined },
       { id: 'm1', decision: 'allow', by: 'mode', source: 'read-only tool', level: 'P8', answer: undefined },
     ]);
+  });
+
+  it('approve_tool hooks see every call that would run, also those a rule or the mode allows; a deny from one blocks it', async () => {
+    const approver = nodeHook(`
+fs.appendFileSync('approvals.log', input.tool_use_id + ' ' + input.current_decision + '\\n');
+if ((input.tool_input.command || '').includes('deploy')) process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'no deploys today' } } }));
+else process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } }));`);
+    const claudeStyle = nodeHook(`fs.appendFileSync('claude.log', input.tool_use_id + '\\n');`);
+    h = await startAgent(
+      {
+        'hooks/approver.js': approver,
+        'hooks/claude.js': claudeStyle,
+        '.vscode/hooks.json': hooksJson({ approve_tool: [{ hooks: [{ type: 'command', command: 'node hooks/approver.js', name: 'change-freeze' }] }], PermissionRequest: [{ hooks: [{ type: 'command', command: 'node hooks/claude.js' }] }] }),
+      },
+      [
+        toolCalls([{ id: 'ok1', name: 'Bash', arguments: { command: 'echo fine' } }]),
+        toolCalls([{ id: 'dep1', name: 'Bash', arguments: { command: 'echo deploy' } }]),
+        toolCalls([{ id: 'rd1', name: 'Glob', arguments: { pattern: '*' } }]),
+        text('done'),
+      ],
+      { session: { permissions: () => ({ mode: 'default', allow: ['Bash(echo *)'], deny: [], ask: [], additionalDirectories: [] }) } },
+    );
+    const outcome = await h.session.prompt('ship it');
+    expect(outcome.toolCalls.map((c) => [c.id, c.outcome])).toEqual([['ok1', 'executed'], ['dep1', 'denied'], ['rd1', 'executed']]);
+    expect(toolMessageSent(h.server, 'ok1')).toContain('fine');
+    expect(toolMessageSent(h.server, 'dep1')).toContain('Permission denied (hook change-freeze): no deploys today');
+    expect(readFileSync(h.workspace.file('approvals.log'), 'utf8')).toBe('ok1 allow\ndep1 allow\nrd1 allow\n');
+    // A hook under Claude Code's own name keeps Claude Code's meaning: it runs only when a person would be asked.
+    expect(existsSync(h.workspace.file('claude.log'))).toBe(false);
+    const { records } = await h.engine.audit.read(h.session.id);
+    expect(records.filter((r) => r.type === 'permission' && r.tool_use_id === 'dep1')).toMatchObject([
+      { decision: 'allow', by: 'rule' },
+      { decision: 'deny', by: 'hook', source: 'hook change-freeze', reason: 'no deploys today' },
+    ]);
+  });
+
+  it('an approve_tool hook that fails denies the call: a broken guard is never an allow', async () => {
+    h = await startAgent(
+      { 'hooks/broken.js': nodeHook(`throw new Error('guard crashed');`), '.vscode/hooks.json': hooksJson({ approve_tool: [{ hooks: [{ type: 'command', command: 'node hooks/broken.js', name: 'broken-guard' }] }] }) },
+      [toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'touch made.txt' } }]), text('done')],
+      { session: { permissions: () => ({ mode: 'bypassPermissions', allow: [], deny: [], ask: [], additionalDirectories: [] }) } },
+    );
+    const outcome = await h.session.prompt('touch');
+    expect(outcome.toolCalls[0].outcome).toBe('denied');
+    expect(existsSync(h.workspace.file('made.txt'))).toBe(false);
+  });
+
+  it('an rpc server announcing approve_tool in its handshake sees every call; its deny blocks one the mode allowed', async () => {
+    const server = `const { createMessageConnection, StreamMessageReader, StreamMessageWriter } = require(${JSON.stringify(require.resolve('vscode-jsonrpc/node'))});
+const c = createMessageConnection(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout));
+c.onRequest('initialize', () => ({ name: 'freeze', observe: [], intercept: ['approve_tool'] }));
+c.onRequest('hook/intercept', (params) => {
+  require('fs').appendFileSync('rpc.log', params.payload.tool_use_id + ' ' + params.payload.current_decision + '\\n');
+  return params.payload.tool_input.command === 'echo deploy' ? { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'frozen' } } } : {};
+});
+c.onRequest('shutdown', () => null);
+c.onNotification('exit', () => process.exit(0));
+c.listen();
+`;
+    h = await startAgent(
+      { 'hooks/server.js': server, '.vscode/hooks.json': hooksJson({}, { servers: { freeze: { command: ['node', 'hooks/server.js'] } } }) },
+      [toolCalls([{ id: 'e1', name: 'Bash', arguments: { command: 'echo hi' } }, { id: 'e2', name: 'Bash', arguments: { command: 'echo deploy' } }]), text('done')],
+      { session: { permissions: () => ({ mode: 'bypassPermissions', allow: [], deny: [], ask: [], additionalDirectories: [] }) } },
+    );
+    await vi.waitFor(() => expect(h!.engine.dispatcher.hasSubscribers('PermissionRequest', h!.session.id, (hook) => hook.everyCall === true)).toBe(true), { timeout: 10_000 });
+    const outcome = await h.session.prompt('ship');
+    expect(outcome.toolCalls.map((c) => [c.id, c.outcome])).toEqual([['e1', 'executed'], ['e2', 'denied']]);
+    expect(toolMessageSent(h.server, 'e2')).toContain('frozen');
+    expect(readFileSync(h.workspace.file('rpc.log'), 'utf8')).toBe('e1 allow\ne2 allow\n');
   });
 });
 

@@ -186,7 +186,7 @@ describe('rpc server pool: handshake and lifecycle', () => {
     });
     const p = await started([server], { env: { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-x', GITHUB_TOKEN: 'ghp-x', MY_SECRET: 's', HARMLESS: '1' }, sessionId: 'session-1' });
 
-    expect(p.capabilities('caps')).toEqual({ serverName: 'fixture', serverVersion: '1.2.3', observe: ['TurnStart', 'PostToolUse'], intercept: ['PreToolUse', 'PermissionRequest'], unknownEvents: ['NotAnEvent'] });
+    expect(p.capabilities('caps')).toEqual({ serverName: 'fixture', serverVersion: '1.2.3', observe: ['TurnStart', 'PostToolUse'], intercept: ['PreToolUse', 'PermissionRequest'], unknownEvents: ['NotAnEvent'], approveEveryCall: true });
     expect(logs.some(([level, message]) => level === 'warn' && message.includes('NotAnEvent'))).toBe(true);
     const state = await waitFor(() => { const s = readState(server.stateFile); return s?.initialized && s; }, 'initialized');
     const init = initializeParamsSchema.parse(state.initialize);

@@ -144,6 +144,7 @@ describe('loadHooksDocument: shapes', () => {
         enabled: true,
         priority: 3,
         onFailure: 'block',
+        approveEveryCall: true,
         source: { kind: 'hooksJson', file: FILE, path: 'servers.policy', ...positionOf(text, '{ "command": ["node"') },
       },
       {

@@ -3,7 +3,7 @@ import { emptyResult } from '../hooks/dispatch-result';
 import type { HookDispatcher } from '../hooks/dispatcher';
 import type { HookEventName } from '../hooks/events';
 import type { EventFields } from '../hooks/payloads';
-import type { HookPayload } from '../hooks/types';
+import type { HookDefinition, HookPayload } from '../hooks/types';
 
 export interface SessionIdentity {
   sessionId: string;
@@ -13,6 +13,8 @@ export interface SessionIdentity {
   /** Set inside a subagent (Claude Code adds agent_id / agent_type to its payloads). */
   agent?: { id: string; type: string };
 }
+
+const everyCall = (hook: HookDefinition) => hook.everyCall === true;
 
 const SUBAGENT_EVENTS: ReadonlySet<HookEventName> = new Set<HookEventName>(['PreToolUse', 'PermissionRequest', 'PermissionDenied', 'PostToolUse', 'PostToolUseFailure']);
 
@@ -43,6 +45,16 @@ export class SessionHooks {
   async dispatch<E extends HookEventName>(event: E, fields: EventFields<E>, signal?: AbortSignal): Promise<DispatchResult> {
     if (this.only && !this.only.has(event)) return emptyResult(event, '');
     return this.dispatcher.dispatch(this.payload(event, fields), { signal });
+  }
+
+  /**
+   * PermissionRequest for a call the gate allowed without asking: only hooks registered as
+   * `approve_tool` see it. Undefined when there are none (nothing is dispatched or audited).
+   */
+  async approveEveryCall(fields: EventFields<'PermissionRequest'>, signal?: AbortSignal): Promise<DispatchResult | undefined> {
+    if (this.only && !this.only.has('PermissionRequest')) return undefined;
+    if (!this.dispatcher.hasSubscribers('PermissionRequest', this.identity.sessionId, everyCall)) return undefined;
+    return this.dispatcher.dispatch(this.payload('PermissionRequest', fields), { signal, only: everyCall });
   }
 
   emit<E extends HookEventName>(event: E, fields: EventFields<E>): void {

@@ -116,6 +116,15 @@ export class ToolExecutor {
       const retry = await this.denied(call, input, resolution.reason, denialSource(resolution), signal);
       return finish('denied', withContexts(`Permission denied (${resolution.source}): ${resolution.reason}${retry}`, contexts, seenContexts), input);
     }
+    if (resolution.verdict === 'allow') {
+      const veto = await this.approveEveryCall(call, input, resolution.reason, signal, annotations, contexts);
+      if (veto) {
+        this.auditPermission(call, 'deny', { by: 'hook', source: `hook ${veto.hookName}` }, veto.reason);
+        const retry = await this.denied(call, input, veto.reason, 'Hook', signal);
+        const halt = veto.abort ? { abort: veto.abort } : veto.stop ? { stop: veto.stop } : {};
+        return finish('denied', withContexts(`Permission denied (hook ${veto.hookName}): ${veto.reason}${retry}`, contexts, seenContexts), input, halt);
+      }
+    }
     if (resolution.verdict === 'ask') {
       const answer = await this.ask(call, input, resolution.reason, resolution.source, resolution.system, signal, annotations, contexts);
       this.auditPermission(call, answer.decision, answer.audit, answer.reason);
@@ -214,6 +223,38 @@ export class ToolExecutor {
     if (answer.choice === 'allow-session' || answer.choice === 'allow-always') this.deps.gate.allowForSession(rule);
     if (answer.choice === 'allow-always') await this.deps.persistAllowRule?.(rule);
     return { decision: 'allow', reason: '', by: answer.by, source: 'User', audit };
+  }
+
+  /**
+   * Hooks registered as `approve_tool` see every call that would run, also those a rule or the
+   * mode allowed: any of them may deny it (a failing one denies too). They cannot allow more
+   * than the gate did, nor rewrite the input.
+   */
+  private async approveEveryCall(
+    call: ToolCallRequest,
+    input: Record<string, unknown>,
+    reason: string,
+    signal: AbortSignal,
+    annotations: HookAnnotation[],
+    contexts: TaggedContext[],
+  ): Promise<{ hookName: string; reason: string; stop?: ToolCallOutcome['stop']; abort?: ToolCallOutcome['abort'] } | undefined> {
+    const fields = { tool_name: call.name, tool_input: input, tool_use_id: call.id, current_decision: 'allow' as const, decision_reason: reason, is_subagent: this.deps.hooks.identity.agent !== undefined, permission_suggestions: [suggestedRule(call.name, input)] };
+    const result = await this.deps.hooks.approveEveryCall(fields, signal);
+    if (!result) return undefined;
+    annotate(annotations, result);
+    contexts.push(...result.contexts);
+    const denier = result.runs.find((r) => r.decision === 'deny');
+    const blocked = result.blockingErrors[0];
+    if (result.abort) return { hookName: result.abort.hookName, reason: result.abort.reason ?? 'abort', abort: result.abort };
+    if (result.stop) return { hookName: result.stop.hookName, reason: result.stop.reason ?? 'continue: false', stop: result.stop };
+    if (result.permission?.behavior === 'deny') {
+      const { hookName, message, interrupt } = result.permission;
+      const why = message ?? `denied by hook "${hookName}"`;
+      return { hookName, reason: why, stop: interrupt ? { reason: message, hookName } : undefined };
+    }
+    if (denier) return { hookName: denier.hookName, reason: denier.reason ?? `denied by hook "${denier.hookName}"` };
+    if (blocked) return { hookName: blocked.hookName, reason: blocked.reason };
+    return undefined;
   }
 
   private async askPerson(call: ToolCallRequest, input: Record<string, unknown>, reason: string, askedBy: string, system: boolean, signal: AbortSignal): Promise<ApprovalAnswer> {

@@ -52,6 +52,8 @@ export interface HookRunEvent {
 
 export interface DispatchOptions {
   signal?: AbortSignal;
+  /** Only these of the event's subscribers take part (approve_tool hooks for calls the gate allowed). */
+  only?: (hook: HookDefinition) => boolean;
 }
 
 /**
@@ -101,15 +103,17 @@ export class HookDispatcher {
     return this.hookStarting.on(listener);
   }
 
-  hasSubscribers(event: HookEventName, sessionId?: string): boolean {
-    return this.options.snapshot().subscribers(event, sessionId).length > 0;
+  hasSubscribers(event: HookEventName, sessionId?: string, only?: (hook: HookDefinition) => boolean): boolean {
+    const subscribers = this.options.snapshot().subscribers(event, sessionId);
+    return only ? subscribers.some(only) : subscribers.length > 0;
   }
 
   /** Intercept and approve events: the caller waits for the merged decision. */
   async dispatch(payload: HookPayload, options: DispatchOptions = {}): Promise<DispatchResult> {
     const event = payload.hook_event_name;
     const snapshot = this.options.snapshot();
-    const subscribers = snapshot.subscribers(event, payload.session_id);
+    const all = snapshot.subscribers(event, payload.session_id);
+    const subscribers = options.only ? all.filter(options.only) : all;
     const dispatchId = randomUUID();
     this.options.audit?.append({ type: 'event', session_id: payload.session_id, dispatch_id: dispatchId, event, payload });
     const result = emptyResult(event, dispatchId);

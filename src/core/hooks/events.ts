@@ -142,6 +142,12 @@ export const EVENT_ALIASES: Readonly<Record<string, HookEventName>> = {
   ...COPILOT_EVENT_NAMES,
 };
 
+/**
+ * The approval interceptor of PicoClaw-style configs. Hooks registered under this alias see every call that would
+ * run (PermissionRequest with `current_decision` "allow" too), not only those a person is asked about.
+ */
+export const APPROVE_EVERY_CALL = 'approve_tool';
+
 const CANONICAL = new Set<string>(HOOK_EVENTS);
 
 /** The canonical event for a name or alias, or undefined if it is not an event. */

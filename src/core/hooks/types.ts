@@ -61,6 +61,11 @@ export interface HookDefinition {
   enabled: boolean;
   source: HookSource;
   spec: HandlerSpec;
+  /**
+   * Registered as `approve_tool` (the PicoClaw-style approval interceptor): a PermissionRequest hook
+   * consulted for every call that would run, not only when a person would be asked.
+   */
+  everyCall?: boolean;
 }
 
 /** A long-lived JSON-RPC hook process (seed 004 `processes`). */
@@ -75,6 +80,8 @@ export interface ServerDefinition {
   timeoutMs?: number;
   enabled: boolean;
   priority: number;
+  /** Its `intercept` list names `approve_tool`: its PermissionRequest hook sees every call (HookDefinition.everyCall). */
+  approveEveryCall?: boolean;
   onFailure?: FailurePolicy;
   source: HookSource;
 }

@@ -1,4 +1,4 @@
-import { EVENT_INFO, HOOK_EVENTS, isToolEvent, resolveEventName, type HookEventName } from '../events';
+import { APPROVE_EVERY_CALL, EVENT_INFO, HOOK_EVENTS, isToolEvent, resolveEventName, type HookEventName } from '../events';
 import { compileMatcher } from '../matcher';
 import type { HookDefinition, HookSource } from '../types';
 import { formatJsonPath, parseEntry, type JsonPath, type Locator, type ProblemList } from './config-problems';
@@ -200,7 +200,9 @@ export function loadHooksSection(value: unknown, ctx: LoadContext): HookDefiniti
       ctx.problems.add({ severity: 'error', code: 'invalid-value', message: `"${key}" must be an array of matcher groups or handlers.`, path });
       continue;
     }
+    const first = out.length;
     entries.forEach((entry: unknown, i) => loadEntry(entry, [...path, i], event, ctx, out));
+    if (key === APPROVE_EVERY_CALL) for (const hook of out.slice(first)) hook.everyCall = true;
   }
   return out;
 }

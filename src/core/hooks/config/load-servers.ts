@@ -1,5 +1,5 @@
 import { parse } from 'shell-quote';
-import { EVENT_INFO, resolveEventName, type HookEventName } from '../events';
+import { APPROVE_EVERY_CALL, EVENT_INFO, resolveEventName, type HookEventName } from '../events';
 import type { ServerDefinition } from '../types';
 import { parseEntry, type JsonPath } from './config-problems';
 import { EVENT_KEYS, serverSchema, type ServerConfig } from './config-schema';
@@ -87,6 +87,7 @@ function toServer(name: string, config: ServerConfig, command: string[], path: J
   const timeoutMs = timeoutMsOf(config);
   if (timeoutMs !== undefined) server.timeoutMs = timeoutMs;
   if (config.onFailure !== undefined) server.onFailure = config.onFailure;
+  if (interceptNames.includes(APPROVE_EVERY_CALL)) server.approveEveryCall = true;
   return server;
 }
 

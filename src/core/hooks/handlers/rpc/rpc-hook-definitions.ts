@@ -4,6 +4,7 @@ import type { HookDefinition, ServerDefinition } from '../../types';
 export interface RpcEventLists {
   observe: HookEventName[];
   intercept: HookEventName[];
+  approveEveryCall?: boolean;
 }
 
 /**
@@ -40,6 +41,7 @@ export function rpcHookDefinitions(server: ServerDefinition, caps?: RpcEventList
     enabled: server.enabled,
     source: server.source,
     spec: { type: 'rpc', server: server.name, mode },
+    ...(event === 'PermissionRequest' && (server.approveEveryCall || caps?.approveEveryCall) ? { everyCall: true } : {}),
   });
   return [...intercept.map((event) => define(event, 'intercept')), ...observe.map((event) => define(event, 'observe'))];
 }

@@ -1,4 +1,4 @@
-import { resolveEventName, type HookEventName } from '../../events';
+import { APPROVE_EVERY_CALL, resolveEventName, type HookEventName } from '../../events';
 import type { HookPayload, ServerDefinition } from '../../types';
 import { HookInterceptRequest, HookObserveNotification, InitializeRequest, InitializedNotification, initializeResultSchema, type InitializeParams } from './rpc-protocol';
 import { RpcServerProcess, type RpcExit } from './rpc-server-process';
@@ -215,6 +215,7 @@ export class RpcServerSupervisor {
       observe: resolveEvents(parsed.data.observe, unknownEvents),
       intercept: resolveEvents(parsed.data.intercept, unknownEvents),
       unknownEvents,
+      ...(parsed.data.intercept.includes(APPROVE_EVERY_CALL) ? { approveEveryCall: true } : {}),
     };
     if (unknownEvents.length > 0) this.context.log('warn', `${this.label} declared unknown events: ${unknownEvents.join(', ')}`);
     const sent = running.notify((connection) => connection.sendNotification(InitializedNotification));

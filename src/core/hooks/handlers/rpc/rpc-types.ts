@@ -18,6 +18,8 @@ export interface RpcCapabilities {
   intercept: HookEventName[];
   /** Names in the handshake that are neither events nor aliases (reported, not fatal). */
   unknownEvents: string[];
+  /** The handshake's intercept list names `approve_tool`. */
+  approveEveryCall?: boolean;
 }
 
 export type RpcServerState = 'starting' | 'ready' | 'restarting' | 'failed' | 'stopped';
