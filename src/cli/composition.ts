@@ -20,6 +20,8 @@ export interface EngineSetup {
   /** Values never written to the audit log (the API key). */
   secretValues?: readonly string[];
   log: EngineLogger;
+  /** false for read-only commands: load the configuration, start no process. */
+  startProcesses?: boolean;
 }
 
 /**
@@ -37,6 +39,7 @@ export async function createEngine(setup: EngineSetup): Promise<HookEngine> {
     env: setup.env,
     log: setup.log,
     secretValues: setup.secretValues,
+    startProcesses: setup.startProcesses,
     // No spawner helpers: a CLI process is small, so forking from it is cheap, and a one-shot
     // run would pay for starting the helpers without gaining from them.
   });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import type { HookState } from '../../core/hooks/registry';
+import type { ServerDefinition } from '../../core/hooks/types';
 import { handlerTarget } from '../../shared/manager-view-builders';
 import { projectDirOf, stderrLogger, type CliContext } from '../cli-context';
 import { EXIT } from '../cli-error';
@@ -14,19 +15,22 @@ const listOptionsSchema = z.object({ cwd: z.string().optional(), hooks: z.array(
 export function registerHooksListCommand(hooks: Command, ctx: CliContext): void {
   hooks
     .command('list')
-    .description('every hook from every source: id, event, matcher, type, name, source (file:line) and whether it is active')
+    .description('every hook from every source: id, event, matcher, type, name, source (file:line) and whether it is active; starts no process (rpc servers show as not started)')
     .option('--cwd <dir>', 'the workspace (default: the current directory)')
     .option('--hooks <file>', 'an extra hooks.json-format file (repeatable)', collect)
     .option('--json', 'print JSON instead of a table')
     .action(async (raw: unknown) => {
       const options = listOptionsSchema.parse(raw);
       const projectDir = projectDirOf(ctx, options.cwd);
-      const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, log: stderrLogger(ctx) });
+      // Listing reads the configuration only: no rpc server (workspace code) is started.
+      const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, log: stderrLogger(ctx), startProcesses: false });
       let states: readonly HookState[];
+      let silentServers: ServerDefinition[];
       try {
         // Configured hooks first, in file order; the built-ins after them.
         const all = engine.registry.current().states;
         states = [...all.filter((s) => s.hook.source.kind !== 'builtin'), ...all.filter((s) => s.hook.source.kind === 'builtin')];
+        silentServers = engine.loadedConfig.servers.filter((server) => server.observe.length === 0 && server.intercept.length === 0);
       } finally {
         await engine.dispose();
       }
@@ -43,18 +47,24 @@ export function registerHooksListCommand(hooks: Command, ctx: CliContext): void 
           enabled: s.enabled,
           active: s.active,
           inactive_reason: s.inactiveReason ?? null,
+          // rpc hooks come from the declared events; the server's handshake may narrow them.
+          server: s.hook.spec.type === 'rpc' ? { name: s.hook.spec.server, started: false } : null,
         }));
         ctx.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       } else {
         const rows = states.map((s) => [s.hook.id, s.hook.event, s.hook.matcher ?? '*', s.hook.spec.type, s.hook.name, formatSource(s.hook.source, positions, ctx.cwd), stateOf(s)]);
         ctx.stdout.write(formatTable(['ID', 'EVENT', 'MATCHER', 'TYPE', 'NAME', 'SOURCE', 'STATE'], rows));
       }
+      for (const server of silentServers) {
+        const where = formatSource(server.source, positions, ctx.cwd);
+        ctx.stderr.write(`hookpilot: rpc server "${server.name}" (${where}) declares no events: its hooks are known once it runs (hookpilot hooks test starts it)\n`);
+      }
       ctx.exitCode = EXIT.ok;
     });
 }
 
 function stateOf(state: HookState): string {
-  if (state.active) return 'active';
+  if (state.active) return state.hook.spec.type === 'rpc' ? 'active (server not started)' : 'active';
   if (state.inactiveReason === 'disabled') return 'disabled';
   return `inactive (${state.inactiveReason ?? 'unknown'})`;
 }

@@ -42,7 +42,8 @@ export function registerHooksTestCommand(hooks: Command, ctx: CliContext): void 
       const projectDir = projectDirOf(ctx, options.cwd);
       const input = options.input === undefined ? undefined : await readJsonObject(options.input, '--input');
 
-      const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, log: stderrLogger(ctx) });
+      // Only the rpc servers this event can reach are started, below.
+      const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, log: stderrLogger(ctx), startProcesses: false });
       const sessionId = `test-${randomUUID()}`;
       const payload: HookPayload = samplePayload(event, options.tool ?? 'Bash', {
         sessionId,
@@ -60,6 +61,7 @@ export function registerHooksTestCommand(hooks: Command, ctx: CliContext): void 
       const stopListening = ctx.onInterrupt(() => controller.abort());
       let result: DispatchResult;
       try {
+        await engine.startServersFor(payload);
         result = await engine.dispatcher.dispatch(payload, { signal: controller.signal });
         // Async hooks report after the dispatch returns.
         await engine.dispatcher.drain(5_000);

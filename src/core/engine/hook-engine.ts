@@ -10,7 +10,7 @@ import type { ConfigProblem } from '../hooks/config/config-problems';
 import { emptyConfig, type LoadedConfig } from '../hooks/config/loaded-config';
 import { mergeConfigs } from '../hooks/config/merge-configs';
 import { checkHookScripts } from '../hooks/config/script-diagnostics';
-import { HookDispatcher } from '../hooks/dispatcher';
+import { HookDispatcher, selects } from '../hooks/dispatcher';
 import { BuiltinHookHandler } from '../hooks/handlers/builtin-handler';
 import { CommandHookHandler } from '../hooks/handlers/command-handler';
 import { HttpHookHandler } from '../hooks/handlers/http-handler';
@@ -147,16 +147,31 @@ export class HookEngine {
   }
 
   /**
-   * Starts the rpc servers of these hooks only (`hooks test` fires them), for an engine
-   * built with `startProcesses: false`.
+   * For an engine built with `startProcesses: false` (`hooks test`): starts only the rpc
+   * servers that could answer this payload, those with a hook it selects and those that
+   * declare no events (only their handshake says which), and waits for the latter to answer.
    */
-  async startServersOf(hookIds: readonly string[]): Promise<void> {
-    const snapshot = this.registry.current();
-    const names = new Set(hookIds.flatMap((id) => {
-      const spec = snapshot.find(id)?.hook.spec;
-      return spec?.type === 'rpc' ? [spec.server] : [];
-    }));
-    await this.rpcPool.sync(this.config.servers.filter((server) => names.has(server.name)));
+  async startServersFor(payload: HookPayload): Promise<void> {
+    const selected = this.registry.current().subscribers(payload.hook_event_name, payload.session_id).filter((hook) => selects(hook, payload, this.options.projectDir));
+    const names = new Set(selected.flatMap((hook) => (hook.spec.type === 'rpc' ? [hook.spec.server] : [])));
+    const undeclared = this.config.servers.filter((s) => s.enabled && s.observe.length === 0 && s.intercept.length === 0);
+    for (const server of undeclared) names.add(server.name);
+    if (names.size === 0) return;
+    const settled = () => undeclared.every((s) => ['ready', 'failed', 'stopped'].includes(this.rpcPool.status(s.name)?.state ?? 'not added yet'));
+    let listening: Disposable | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const handshakes = new Promise<void>((resolve) => {
+      listening = this.rpcPool.onDidChange(() => settled() && resolve());
+      // A server that keeps crashing is given up on by its supervisor; this only bounds the wait.
+      timer = setTimeout(resolve, HANDSHAKE_WAIT_MS);
+    });
+    try {
+      await this.rpcPool.sync(this.config.servers.filter((server) => names.has(server.name)));
+      if (!settled()) await handshakes;
+    } finally {
+      listening?.dispose();
+      clearTimeout(timer);
+    }
     this.rebuild();
   }
 
@@ -300,6 +315,8 @@ export class HookEngine {
 }
 
 const SERVER_PIN = 'server:';
+/** How long `startServersFor` waits for servers that declare no events to answer their handshake. */
+const HANDSHAKE_WAIT_MS = 15_000;
 
 function serverPinKey(name: string): string {
   return `${SERVER_PIN}${name}`;
