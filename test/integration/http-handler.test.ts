@@ -161,6 +161,16 @@ describe('HttpHookHandler', () => {
     expect(received).toHaveLength(1);
   });
 
+  it('does not let a host wildcard be satisfied by the path: *.example.com refuses 127.0.0.1/.example.com/x', async () => {
+    const port = new URL(base).port;
+    const smuggled = `http://127.0.0.1:${port}/.example.com/x`;
+    const outcome = await run(invocation({ url: smuggled }), { allowedUrls: ['http://*.example.com/*'] });
+    expect(outcome).toMatchObject({ status: 'error', error: `http hook URL not in allowlist: ${smuggled}` });
+    const viaPort = await run(invocation({ url: `${base}/hook` }), { allowedUrls: [`http://127.0.0.1:${Number(port) + 1}*`] });
+    expect(viaPort.status).toBe('error');
+    expect(received).toHaveLength(0);
+  });
+
   it('does not let credentials in the URL smuggle another host past a wildcard', async () => {
     const outcome = await run(invocation({ url: 'http://127.0.0.1:1@elsewhere.test/hook' }), { allowedUrls: ['http://127.0.0.1:*'] });
     expect(outcome.status).toBe('error');

@@ -1,5 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jsonResult, nodeHook, startTestbed, toolMessageSent, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { stall, text, toolCalls } from '../support/model-server';
@@ -182,5 +185,34 @@ describe('smaller defects', () => {
     const r = await bed.run(['go', ...bypass]);
     expect(jsonResult(r).tool_calls[0]).toMatchObject({ outcome: 'executed' });
     expect(r.stderr).not.toContain('MaxListenersExceededWarning');
+  });
+});
+
+describe('http allowlist', () => {
+  let receiver: Server | undefined;
+  afterEach(async () => {
+    await new Promise((resolve) => receiver?.close(resolve) ?? resolve(undefined));
+    receiver = undefined;
+  });
+
+  it('http://*.example.com/* does not admit a loopback URL whose path holds ".example.com"', async () => {
+    const requests: string[] = [];
+    receiver = createServer((req, res) => {
+      requests.push(req.url ?? '');
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => receiver!.listen(0, '127.0.0.1', resolve));
+    const { port } = receiver.address() as AddressInfo;
+    const smuggled = `http://127.0.0.1:${port}/.example.com/x`;
+    const allowed = `http://127.0.0.1:${port}/allowed`;
+    bed = await startTestbed(bundle.bundle, {}, [touch('c1', 'made.txt'), text('done')]);
+    const hooks = { PreToolUse: [{ hooks: [{ type: 'http', url: smuggled, name: 'smuggled' }, { type: 'http', url: allowed, name: 'allowed', priority: 1 }] }] };
+    const settings = { 'hookpilot.hooks': { hooks, allowedHttpHookUrls: ['http://*.example.com/*', `http://127.0.0.1:${port}/allowed`] } };
+    writeFileSync(path.join(bed.home, 'user-settings.json'), JSON.stringify(settings));
+    const r = await bed.run(['go', ...bypass]);
+    // The allowed hook ran after the refused one, so the refusal is not a matter of timing.
+    expect(requests).toEqual(['/allowed']);
+    expect(jsonResult(r).tool_calls[0]).toMatchObject({ outcome: 'executed' });
+    expect(r.stderr).toContain(`hook "smuggled" (PreToolUse) failed: http hook URL not in allowlist: ${smuggled}`);
   });
 });

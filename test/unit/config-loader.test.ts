@@ -403,3 +403,14 @@ describe('loadHooksDocument: matchers that would need backtracking', () => {
     expect(problem.message).toMatch(/^Matcher "Bash\(\?!Output\)" is not a valid regular expression \(.*lookaround and backreferences are not supported/);
   });
 });
+
+describe('loadHooksDocument: allowedHttpHookUrls', () => {
+  it('keeps the list and reports a pattern that does not parse at its position, as allowing nothing', () => {
+    const text = '{ "allowedHttpHookUrls": ["https://*.example.com/*", "http://h*.example.com/*"] }';
+    const config = load(text);
+    expect(config.allowedHttpHookUrls).toEqual(['https://*.example.com/*', 'http://h*.example.com/*']);
+    const problem = only(config.problems, 'invalid-value');
+    expect(problem).toMatchObject({ severity: 'error', path: 'allowedHttpHookUrls[1]', ...positionOf(text, '"http://h*') });
+    expect(problem.message).toBe('URL pattern "http://h*.example.com/*" may use "*" only as whole leading labels of the host ("*.example.com"); it allows no URL.');
+  });
+});

@@ -8,6 +8,7 @@ import { isPlainObject, loadHooksSection, type LoadContext } from './load-hooks-
 import { loadServers } from './load-servers';
 import { emptyConfig, type BuiltinSetting, type ConfigSource, type HookDefaults, type LoadedConfig } from './loaded-config';
 import { suggestName } from './suggest-name';
+import { parseUrlPattern } from '../handlers/url-pattern';
 import { clampTimeouts } from './timeout-bounds';
 
 /** Sections validated entry by entry elsewhere; the rest are scalars checked field by field. */
@@ -116,6 +117,14 @@ function loadNestedSections(hooks: Record<string, unknown>, config: LoadedConfig
   }
 }
 
+/** A pattern that does not parse allows no URL (the allowlist skips it); say so where it is written. */
+function reportBadUrlPatterns(patterns: readonly string[], problems: ProblemList): void {
+  patterns.forEach((pattern, i) => {
+    const parsed = parseUrlPattern(pattern);
+    if (!parsed.ok) problems.add({ severity: 'error', code: 'invalid-value', message: `${parsed.error}; it allows no URL.`, path: ['allowedHttpHookUrls', i] });
+  });
+}
+
 function loadObject(value: unknown, source: ConfigSource, problems: ProblemList, locator: Locator | undefined): LoadedConfig {
   const config = emptyConfig();
   if (value === undefined || value === null) return config;
@@ -135,7 +144,10 @@ function loadObject(value: unknown, source: ConfigSource, problems: ProblemList,
   const scalarShape = Object.fromEntries(Object.entries(hooksDocumentSchema.shape).filter(([key]) => !SECTIONS.has(key)));
   const scalars = parseFields(scalarShape, value, [], problems);
   if (typeof scalars.disableAllHooks === 'boolean') config.disableAllHooks = scalars.disableAllHooks;
-  if (Array.isArray(scalars.allowedHttpHookUrls)) config.allowedHttpHookUrls = scalars.allowedHttpHookUrls as string[];
+  if (Array.isArray(scalars.allowedHttpHookUrls)) {
+    config.allowedHttpHookUrls = scalars.allowedHttpHookUrls as string[];
+    reportBadUrlPatterns(config.allowedHttpHookUrls, problems);
+  }
   if (Array.isArray(scalars.httpHookAllowedEnvVars)) config.httpHookAllowedEnvVars = scalars.httpHookAllowedEnvVars as string[];
   return config;
 }

@@ -228,7 +228,9 @@ export const hooksDocumentSchema = z
     allowedHttpHookUrls: z
       .array(z.string().min(1))
       .optional()
-      .describe('URL patterns http hooks may call; `*` matches any run of characters. Unset: any URL.'),
+      .describe(
+        'URL patterns http hooks may call, scheme://host[:port][/path] matched part by part: host exact, `*.domain` (whole labels) or `*`; port exact, `*` or the default; path a glob whose `*` stays in the path. Unset: any URL.',
+      ),
     httpHookAllowedEnvVars: z
       .array(z.string().min(1))
       .optional()

@@ -1,31 +1,28 @@
+import { parseUrlPattern, urlMatches, type UrlPattern } from './url-pattern';
+
 /**
- * URL allowlist for http hooks (Claude Code's `allowedHttpHookUrls`): a pattern's `*`
- * matches any run of characters, everything else matches literally.
+ * URL allowlist for http hooks (Claude Code's `allowedHttpHookUrls`), matched part by part
+ * (see url-pattern.ts). A pattern that does not parse allows nothing: the loader reports it.
  */
 
 export type UrlCheck = { ok: true; url: URL } | { ok: false; error: string };
 
-export function patternToRegExp(pattern: string): RegExp {
-  const body = pattern
-    .split('*')
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${body}$`);
-}
-
 export class UrlAllowlist {
-  private readonly patterns: RegExp[] | undefined;
+  private readonly patterns: UrlPattern[] | undefined;
 
   /** undefined: every URL is allowed; []: every URL is refused. */
   constructor(patterns: readonly string[] | undefined) {
-    this.patterns = patterns?.map(patternToRegExp);
+    this.patterns = patterns?.flatMap((text) => {
+      const parsed = parseUrlPattern(text);
+      return parsed.ok ? [parsed.pattern] : [];
+    });
   }
 
   /**
-   * Parses and checks `raw`. Patterns are matched against the normalized URL (lowercase
-   * scheme and host), so the same string that was checked is the one requested. URLs with
-   * credentials are refused: `http://127.0.0.1:1@evil.test/` would otherwise satisfy
-   * `http://127.0.0.1:*` while going to another host.
+   * Parses and checks `raw`. Patterns are matched against the parsed URL (lowercase scheme
+   * and host, default port elided, path normalized), so what was checked is what is
+   * requested. URLs with credentials are refused: `http://127.0.0.1:1@evil.test/` names
+   * another host than it seems to.
    */
   check(raw: string): UrlCheck {
     let url: URL;
@@ -40,7 +37,7 @@ export class UrlAllowlist {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       return { ok: false, error: `http hook URL must use http or https: ${url.href}` };
     }
-    if (this.patterns && !this.patterns.some((pattern) => pattern.test(url.href))) {
+    if (this.patterns && !this.patterns.some((pattern) => urlMatches(pattern, url))) {
       return { ok: false, error: `http hook URL not in allowlist: ${url.href}` };
     }
     return { ok: true, url };
