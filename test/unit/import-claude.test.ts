@@ -62,9 +62,10 @@ describe('importing Claude Code settings', () => {
     );
     expect(entryOf(entries, 'Stop', 'notify-done').notes).toEqual(expect.arrayContaining([expect.stringMatching(/user settings.*applies to this workspace only/)]));
     expect(entryOf(entries, 'SessionStart', 'context.md').notes).toEqual(expect.arrayContaining([expect.stringMatching(/never sends source "fork"/)]));
-    expect(entryOf(entries, 'PreToolUse', 'GITHUB_TOKEN').notes).toEqual(
-      expect.arrayContaining([expect.stringMatching(/written as "\(\?:mcp__github__\*\)"/), expect.stringMatching(/GITHUB_TOKEN passed through "env"/)]),
-    );
+    // Hooks get the whole environment, as under Claude Code: a token the command uses needs no "env".
+    const tokenUser = entryOf(entries, 'PreToolUse', 'GITHUB_TOKEN').notes;
+    expect(tokenUser).toEqual(expect.arrayContaining([expect.stringMatching(/written as "\(\?:mcp__github__\*\)"/)]));
+    expect(tokenUser.join('\n')).not.toMatch(/passed through "env"/);
   });
 
   it('writes hooks.json that loads without a problem, with matchers, if, timeouts and async kept', () => {
@@ -78,7 +79,8 @@ describe('importing Claude Code settings', () => {
     const guard = hookOf(config, 'PreToolUse', 'block-rm.sh');
     expect(guard).toMatchObject({ matcher: 'Bash', timeoutMs: 10_000, statusMessage: 'Checking the command…', spec: { type: 'command', command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/block-rm.sh' } });
     expect(hookOf(config, 'PreToolUse', 'protect-env.js')).toMatchObject({ matcher: 'Edit|Write', if: 'Edit(**/.env*)', timeoutMs: 600_000 });
-    expect(hookOf(config, 'PreToolUse', 'audit.example.com')).toMatchObject({ matcher: '(?:mcp__github__*)', spec: { env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } } });
+    expect(hookOf(config, 'PreToolUse', 'audit.example.com')).toMatchObject({ matcher: '(?:mcp__github__*)' });
+    expect(hookOf(config, 'PreToolUse', 'audit.example.com')?.spec).not.toHaveProperty('env');
     expect(hookOf(config, 'PostToolUse', 'prettier')).toMatchObject({ matcher: 'Write|Edit', timeoutMs: 30_000, spec: { async: true } });
     expect(hookOf(config, 'PostToolUse', 'npm test')).toMatchObject({ timeoutMs: 300_000, spec: { async: true } });
     expect(hookOf(config, 'UserPromptSubmit', '127.0.0.1:8787')).toMatchObject({ timeoutMs: 30_000, spec: { type: 'http', headers: { Authorization: 'Bearer $AUDIT_TOKEN' }, allowedEnvVars: ['AUDIT_TOKEN'] } });

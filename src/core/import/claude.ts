@@ -2,7 +2,7 @@ import type { CommandHandlerConfig, HttpHandlerConfig } from '../hooks/config/co
 import { HOOK_EVENTS, type HookEventName } from '../hooks/events';
 import { ConversionDraft, describeEntry, isPlainObject, isStringArray, isStringRecord, lookup, shown, unreadable, type Conversion } from './conversion';
 import { claudeDefaultTimeout, hookpilotDefault } from './event-semantics';
-import { missingVariables, passSecrets } from './handler-env';
+import { missingVariables } from './handler-env';
 import type { ConfigFileSource } from './import-types';
 import { claudeMatcher } from './matcher-translation';
 import { parseSourceJson } from './read-source';
@@ -175,9 +175,7 @@ function commandHandler(handler: Record<string, unknown>, event: HookEventName, 
   if (options.disabled) out.enabled = false;
   const text = [out.command, ...(out.args ?? [])].join(' ');
   draft.absorb(missingVariables(text, { CLAUDE_PLUGIN_ROOT: 'it only exists for plugin hooks', CLAUDE_PLUGIN_DATA: 'it only exists for plugin hooks', CLAUDE_ENV_FILE: 'Hookpilot has no env file for later Bash commands' }));
-  const secrets = passSecrets(text, out.env);
-  draft.absorb(secrets);
-  let env = secrets.env;
+  let env = out.env;
   if (options.inspectCommand) env = options.inspectCommand(text, event, env, draft);
   if (env) out.env = env;
   return draft.to(event, matcher, out);

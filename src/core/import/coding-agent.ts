@@ -2,7 +2,7 @@ import type { CommandHandlerConfig } from '../hooks/config/config-schema';
 import { isToolEvent, type HookEventName } from '../hooks/events';
 import { ConversionDraft, describeEntry, isPlainObject, shown, unreadable, type Conversion } from './conversion';
 import { exit2Difference } from './event-semantics';
-import { msToSeconds, passSecrets } from './handler-env';
+import { msToSeconds } from './handler-env';
 import type { ConfigFileSource } from './import-types';
 import { translateToolMatcher } from './matcher-translation';
 import { parseSourceJson } from './read-source';
@@ -74,9 +74,6 @@ function convertEntry(key: string, entry: unknown, priority: number | undefined)
     handler.priority = priority;
     draft.note(`"priority": ${priority} keeps coding-agent's order: the event's hooks run one after another`);
   }
-  const secrets = passSecrets(entry.command, undefined);
-  draft.absorb(secrets);
-  if (secrets.env) handler.env = secrets.env;
 
   // coding-agent's PostToolUse also runs for failed tools, which Hookpilot reports as PostToolUseFailure.
   const targets: HookEventName[] = event === 'PostToolUse' ? ['PostToolUse', 'PostToolUseFailure'] : [event];

@@ -2,7 +2,7 @@ import type { CommandHandlerConfig, HttpHandlerConfig } from '../hooks/config/co
 import { COPILOT_EVENT_NAMES, HOOK_EVENTS, isToolEvent, type HookEventName } from '../hooks/events';
 import { ConversionDraft, describeEntry, isPlainObject, isStringArray, isStringRecord, lookup, shown, unreadable, type Conversion } from './conversion';
 import { exit2Difference } from './event-semantics';
-import { braceReferences, passSecrets } from './handler-env';
+import { braceReferences } from './handler-env';
 import type { ConfigFileSource } from './import-types';
 import { claudeMatcher, translateToolMatcher, translateValueMatcher, type MatcherResult } from './matcher-translation';
 import { parseSourceJson } from './read-source';
@@ -118,9 +118,6 @@ function convertEntry(key: string, entry: unknown, disabled: boolean, grouped: b
     draft.absorb(braced);
     command.env = braced.env;
   }
-  const secrets = passSecrets([command.command, ...(command.args ?? [])].join(' '), command.env);
-  draft.absorb(secrets);
-  if (secrets.env) command.env = secrets.env;
   if (event === 'PreToolUse') {
     command.onFailure = 'block';
     draft.change('Copilot denies the tool when a preToolUse hook crashes (fail-closed) but not when it times out; "onFailure": "block" keeps the crash case and also denies on a timeout');

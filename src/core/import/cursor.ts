@@ -1,7 +1,6 @@
 import type { CommandHandlerConfig } from '../hooks/config/config-schema';
 import { isToolEvent, type HookEventName } from '../hooks/events';
 import { ConversionDraft, describeEntry, isPlainObject, lookup, shown, unreadable, type Conversion } from './conversion';
-import { passSecrets } from './handler-env';
 import type { ConfigFileSource } from './import-types';
 import { claudeMatcher } from './matcher-translation';
 import { parseSourceJson } from './read-source';
@@ -146,8 +145,5 @@ function convertEntry(key: string, entry: unknown): Conversion {
   if (spec.change) draft.change(spec.change);
   draft.change(`Cursor's input becomes Claude Code's: conversation_id → session_id, workspace_roots → cwd, hook_event_name "${key}" → "${spec.event}"; ${spec.input}`);
   draft.change(`output: ${spec.output}`);
-  const secrets = passSecrets(entry.command, undefined);
-  draft.absorb(secrets);
-  if (secrets.env) handler.env = secrets.env;
   return draft.to(spec.event, matcher, handler);
 }

@@ -1,7 +1,7 @@
 import type { CommandHandlerConfig } from '../hooks/config/config-schema';
 import { isToolEvent, type HookEventName } from '../hooks/events';
 import { ConversionDraft, describeEntry, isPlainObject, isStringArray, lookup, shown, unreadable, type Conversion } from './conversion';
-import { aliasVariables, missingVariables, msToSeconds, passSecrets } from './handler-env';
+import { aliasVariables, missingVariables, msToSeconds } from './handler-env';
 import type { ConfigFileSource } from './import-types';
 import { translateToolMatcher, translateValueMatcher, type MatcherResult } from './matcher-translation';
 import { parseSourceJson } from './read-source';
@@ -145,9 +145,7 @@ function convertHandler(key: string, rawMatcher: unknown, handler: unknown, ctx:
   }
   const aliased = aliasVariables(out.command, undefined, GEMINI_VARIABLES);
   draft.absorb(aliased).absorb(missingVariables(out.command, MISSING_VARIABLES));
-  const secrets = passSecrets(out.command, aliased.env);
-  draft.absorb(secrets);
-  if (secrets.env) out.env = secrets.env;
+  if (aliased.env) out.env = aliased.env;
 
   // AfterTool also runs for failed tools, which Hookpilot reports as PostToolUseFailure.
   const targets: HookEventName[] = spec.event === 'PostToolUse' ? ['PostToolUse', 'PostToolUseFailure'] : [spec.event];

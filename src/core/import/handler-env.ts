@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { isSecretEnvName } from '../secret-env-names';
 import { lookup, noFindings, type Findings } from './conversion';
 import type { FoundSource } from './import-types';
 
@@ -14,23 +13,6 @@ export function referencedVariables(text: string): string[] {
 
 export interface EnvResult extends Findings {
   env?: Record<string, string>;
-}
-
-/**
- * Other agents hand hooks their whole environment; Hookpilot withholds `*_TOKEN`,
- * `*_SECRET` and `*_API_KEY` variables unless the hook's `env` names them. A command
- * line that uses one gets it named, so it keeps working.
- */
-export function passSecrets(command: string, env: Record<string, string> | undefined): EnvResult {
-  const names = referencedVariables(command).filter((name) => isSecretEnvName(name) && !(env && lookup(env, name) !== undefined));
-  if (names.length === 0) return { env, ...noFindings() };
-  const out = { ...env };
-  for (const name of names) out[name] = `\${${name}}`;
-  return {
-    env: out,
-    changes: [],
-    notes: [`${names.join(', ')} passed through "env": Hookpilot gives hooks no *_TOKEN, *_SECRET or *_API_KEY variable unless "env" names it`],
-  };
 }
 
 /**
