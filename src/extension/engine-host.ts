@@ -121,6 +121,11 @@ export class EngineHost extends Disposable {
     return this.hooksJsonFiles;
   }
 
+  /** A change was held, applied or discarded. */
+  onDidChangePending(listener: () => void): vscode.Disposable {
+    return this.options.applied.guard.onDidChange(listener);
+  }
+
   /** The changes held until a person applies or discards them. */
   get pendingChanges(): readonly PendingConfigChange[] {
     return this.options.applied.guard.pendingChanges();

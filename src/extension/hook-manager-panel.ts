@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { ConfigProblem } from '../core/hooks/config/config-problems';
 import type { HookPayload, HookSource } from '../core/hooks/types';
 import { receiveManagerToHost, type HostToManager, type ManagerTab, type ManagerToHost } from '../shared/manager-protocol';
-import { invalidPayloadResult, toApprovalView, toHookView, toProblemView, toTestResultView } from '../shared/manager-view-builders';
+import { invalidPayloadResult, toApprovalView, toHookView, toPendingConfigView, toProblemView, toTestResultView } from '../shared/manager-view-builders';
 import type { TestResultView } from '../shared/manager-views';
 import type { ChatController } from './chat-controller';
 import type { EngineHost } from './engine-host';
@@ -12,6 +12,7 @@ import type { HookpilotConfig } from './hookpilot-config';
 import { Disposable, disposeAll, type IDisposable } from './lifecycle';
 import type { HookpilotLog } from './log';
 import type { PendingApprovals } from './pending-approvals';
+import { discardedMessage } from './pending-config-notifier';
 import { scrubSecrets } from './secret-scrubber';
 import { TimelineFeed } from './timeline-feed';
 import { webviewHtml, webviewOptions } from './webview-html';
@@ -97,6 +98,7 @@ export class HookManagerPanel extends Disposable {
       engineHost.engine.registry.onDidChange(() => this.postHooks()),
       activity.onDidChangeStats(() => this.postHooks()),
       pending.onDidChange(() => this.postApprovals()),
+      engineHost.onDidChangePending(() => this.postPendingConfig()),
       chat.onDidChangeSession(() => void timeline.refreshSessions()),
       panel.onDidChangeViewState(() => {
         if (panel.active) activity.acknowledgeBlocks();
@@ -133,6 +135,7 @@ export class HookManagerPanel extends Disposable {
       case 'ready':
         this.postHooksAndProblems();
         this.postApprovals();
+        this.postPendingConfig();
         if (this.requestedTab) this.post({ type: 'showTab', tab: this.requestedTab });
         this.requestedTab = undefined;
         await this.timeline?.select();
@@ -176,6 +179,12 @@ export class HookManagerPanel extends Disposable {
       case 'manageTrust':
         await vscode.commands.executeCommand('workbench.trust.manage');
         return;
+      case 'applyConfigChange':
+        await engineHost.applyPending(message.id);
+        return;
+      case 'discardConfigChange':
+        void vscode.window.showInformationMessage(discardedMessage(engineHost.discardPending(message.id)));
+        return;
     }
   }
 
@@ -195,6 +204,10 @@ export class HookManagerPanel extends Disposable {
     } catch (error) {
       return { status: 'error', decision: 'none', error: error instanceof Error ? error.message : String(error), durationMs: 0 };
     }
+  }
+
+  private postPendingConfig(): void {
+    this.post({ type: 'pendingConfig', changes: this.deps.engineHost.pendingChanges.map(toPendingConfigView) });
   }
 
   private postHooksAndProblems(): void {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { auditRecordSchema } from '../core/audit/records';
-import { approvalViewSchema, hookViewSchema, problemViewSchema, testResultViewSchema, timelineSessionSchema } from './manager-views';
+import { approvalViewSchema, hookViewSchema, pendingConfigViewSchema, problemViewSchema, testResultViewSchema, timelineSessionSchema } from './manager-views';
 import { approvalChoiceSchema, receive, type Received } from './wire-common';
 
 /**
@@ -39,6 +39,8 @@ export const hostToManagerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('testResult'), id: z.string(), result: testResultViewSchema }),
   /** Bring a tab to the front (commands like "Show Pending Approvals"). */
   z.object({ type: z.literal('showTab'), tab: managerTabSchema }),
+  /** Configuration changes held until a person applies or discards them (the latest list wins). */
+  z.object({ type: z.literal('pendingConfig'), changes: z.array(pendingConfigViewSchema) }),
 ]);
 export type HostToManager = z.infer<typeof hostToManagerSchema>;
 
@@ -60,6 +62,10 @@ export const managerToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openHooksConfig') }),
   /** Open VS Code's workspace trust editor (from the Restricted Mode banner). */
   z.object({ type: z.literal('manageTrust') }),
+  /** Apply the held configuration change `id`, exactly as shown. */
+  z.object({ type: z.literal('applyConfigChange'), id: z.string().min(1) }),
+  /** Discard the held configuration change `id`: the applied configuration stays. */
+  z.object({ type: z.literal('discardConfigChange'), id: z.string().min(1) }),
 ]);
 export type ManagerToHost = z.infer<typeof managerToHostSchema>;
 

@@ -4,7 +4,7 @@ import { outcomeDecisionLabel } from '../core/hooks/dispatch-result';
 import type { ConfigProblem } from '../core/hooks/config/config-problems';
 import type { HookState, InactiveReason } from '../core/hooks/registry';
 import type { HandlerSpec, HookOutcome } from '../core/hooks/types';
-import type { ApprovalView, HookLastResult, HookView, ProblemView, TestResultView } from './manager-views';
+import type { ApprovalView, HookLastResult, HookView, PendingConfigView, ProblemView, TestResultView } from './manager-views';
 
 /** Host-side builders of the Hook Manager's views; pure, no VS Code. */
 
@@ -130,4 +130,12 @@ export function toTestResultView(outcome: HookOutcome): TestResultView {
 /** The answer to a testFire whose payload was not a JSON object. */
 export function invalidPayloadResult(error: string): TestResultView {
   return { status: 'invalid-payload', decision: 'none', error, durationMs: 0 };
+}
+
+/** Past this many characters a held change's diff is cut: the page stays responsive whatever was written. */
+export const MAX_PENDING_DIFF_CHARS = 100_000;
+
+export function toPendingConfigView(change: { id: string; label: string; diff: string }): PendingConfigView {
+  const truncated = change.diff.length > MAX_PENDING_DIFF_CHARS;
+  return { id: change.id, label: change.label, diff: truncated ? change.diff.slice(0, MAX_PENDING_DIFF_CHARS) : change.diff, truncated };
 }

@@ -103,3 +103,16 @@ export const timelineSessionSchema = z.object({
   live: z.boolean().optional(),
 });
 export type TimelineSession = z.infer<typeof timelineSessionSchema>;
+
+/** A change to hooks.json or the governing settings that no person made: held until one applies or discards it. */
+export const pendingConfigViewSchema = z.object({
+  /** Names exactly the content shown: Apply for an id that is no longer pending is refused. */
+  id: z.string(),
+  /** The file as a person reads it, e.g. `.vscode/hooks.json`. */
+  label: z.string(),
+  /** Unified diff from the applied content to the content on disk. */
+  diff: z.string(),
+  /** The diff was cut short (a very large change). */
+  truncated: z.boolean(),
+});
+export type PendingConfigView = z.infer<typeof pendingConfigViewSchema>;

@@ -244,6 +244,44 @@ describe('Hook Manager webview', () => {
     expect(await view.waitForPosted('exportTimeline')).toEqual([{ type: 'exportTimeline', sessionId: 'session-1' }]);
   });
 
+  it('shows a held configuration change as a diff with Apply and Discard, as text whatever the file holds', async () => {
+    const diff = [
+      'Index: .vscode/hooks.json (applied)',
+      '===================================================================',
+      '--- .vscode/hooks.json (applied)',
+      '+++ .vscode/hooks.json (on disk)',
+      '@@ -1,3 +1,1 @@',
+      '-{',
+      '-  "hooks": { "PreToolUse": [] }',
+      '-}',
+      '+{"disableAllHooks":true,"x":"<img src=x onerror=alert(1)>"}',
+      '',
+    ].join('\n');
+    await view.host({ type: 'pendingConfig', changes: [{ id: 'config-change-1', label: '.vscode/hooks.json', diff, truncated: false }] });
+    const change = view.page.getByTestId('pending-change');
+    await change.waitFor();
+    expect(await change.locator('.banner-text').textContent()).toContain('.vscode/hooks.json changed on disk outside the editor.');
+    const lines = await change.locator('.diff-line').evaluateAll((els) => els.map((el) => [el.className.replace('diff-line ', ''), el.textContent?.trimEnd()]));
+    expect(lines).toEqual([
+      ['diff-meta', '--- .vscode/hooks.json (applied)'],
+      ['diff-meta', '+++ .vscode/hooks.json (on disk)'],
+      ['diff-hunk', '@@ -1,3 +1,1 @@'],
+      ['diff-del', '-{'],
+      ['diff-del', '-  "hooks": { "PreToolUse": [] }'],
+      ['diff-del', '-}'],
+      ['diff-add', '+{"disableAllHooks":true,"x":"<img src=x onerror=alert(1)>"}'],
+    ]);
+    expect(await change.locator('img').count()).toBe(0);
+    await view.screenshot('manager-pending-config.png');
+
+    await change.getByTestId('pending-apply').click();
+    expect(await view.waitForPosted('applyConfigChange')).toEqual([{ type: 'applyConfigChange', id: 'config-change-1' }]);
+    await change.getByTestId('pending-discard').click();
+    expect(await view.waitForPosted('discardConfigChange')).toEqual([{ type: 'discardConfigChange', id: 'config-change-1' }]);
+    await view.host({ type: 'pendingConfig', changes: [] });
+    await view.page.getByTestId('pending-config').waitFor({ state: 'hidden' });
+  });
+
   it('looks like VS Code with a full timeline', async () => {
     await view.host({ type: 'showTab', tab: 'timeline' });
     await view.host({ type: 'timelineReset', sessionId: 'session-1', records: makeTimeline(400), sessions: [{ id: 'session-1', label: 'Clean the build', live: true }] });

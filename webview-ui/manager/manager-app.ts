@@ -3,6 +3,7 @@ import { button, h, icon, setText } from '../common/dom';
 import { HostChannel } from '../common/host-channel';
 import { ApprovalsTab } from './approvals-tab';
 import { HooksTab } from './hooks-tab';
+import { PendingConfigSection } from './pending-config';
 import { TimelineTab } from './timeline-tab';
 
 const TAB_LABELS: Record<ManagerTab, string> = { hooks: 'Hooks', approvals: 'Approvals', timeline: 'Timeline' };
@@ -22,6 +23,7 @@ export class ManagerApp {
   private readonly tabs = new Map<ManagerTab, { button: HTMLElement; panel: HTMLElement }>();
   private readonly approvalCount = document.createElement('vscode-badge');
   private readonly trustBanner: HTMLElement;
+  private readonly pendingConfig: PendingConfigSection;
   private current: ManagerTab;
 
   constructor(root: HTMLElement) {
@@ -44,6 +46,7 @@ export class ManagerApp {
       button('Manage Workspace Trust', () => post({ type: 'manageTrust' }), { secondary: true, testId: 'manage-trust' }),
     );
     this.trustBanner.hidden = true;
+    this.pendingConfig = new PendingConfigSection(post);
     const panels = { hooks: this.hooks.el, approvals: this.approvals.el, timeline: this.timeline.el };
     const bar = h('div', { class: 'tab-bar', attrs: { role: 'tablist' } });
     for (const tab of managerTabSchema.options) {
@@ -51,7 +54,7 @@ export class ManagerApp {
       bar.append(tabButton);
       this.tabs.set(tab, { button: tabButton, panel: panels[tab] });
     }
-    root.replaceChildren(h('div', { class: 'manager-app' }, bar, this.trustBanner, h('div', { class: 'tab-panels' }, this.hooks.el, this.approvals.el, this.timeline.el)));
+    root.replaceChildren(h('div', { class: 'manager-app' }, bar, this.trustBanner, this.pendingConfig.el, h('div', { class: 'tab-panels' }, this.hooks.el, this.approvals.el, this.timeline.el)));
     this.current = this.channel.savedState(readSavedTab) ?? 'hooks';
     this.show(this.current);
     this.channel.listen(receiveHostToManager, (message) => this.onMessage(message));
@@ -98,6 +101,9 @@ export class ManagerApp {
         return;
       case 'showTab':
         this.show(message.tab);
+        return;
+      case 'pendingConfig':
+        this.pendingConfig.set(message.changes);
         return;
     }
   }

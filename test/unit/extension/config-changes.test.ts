@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { HostToManager } from '../../../src/shared/manager-protocol';
 import { text, toolCalls, type RecordedRequest } from '../../support/model-server';
 import { stub, Uri, type ShownMessage } from '../../support/vscode-stub';
 import { hooksJson } from '../../support/workspace';
@@ -14,6 +15,7 @@ const GUARD_SCRIPT = `const input = JSON.parse(require('fs').readFileSync(0, 'ut
 if (String(input.tool_input.command).includes('rm -rf')) { process.stderr.write('rm -rf is not allowed here'); process.exit(2); }
 `;
 const DISABLE_ALL = '{"disableAllHooks":true}\n';
+type PendingConfig = Extract<HostToManager, { type: 'pendingConfig' }>;
 
 let h: HostHarness | ChatHarness | undefined;
 afterEach(async () => {
@@ -101,6 +103,37 @@ describe('hooks.json changed on disk outside the editor', () => {
     expect(held()).toEqual([]);
     expect(guardActive()).toBe(true);
     expect(readFileSync(host.workspace.file('.vscode/hooks.json'), 'utf8')).toBe(DISABLE_ALL);
+  });
+
+  it('Review opens the Hook Manager on the held change; Apply from there loads it, and the list empties', async () => {
+    const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
+    h = host;
+    answerWarningsWith('Review');
+    writeBehindEditor(host, DISABLE_ALL);
+    const manager = (await until(() => stub.state.panels[0], 'the Hook Manager')).webview;
+    manager.send({ type: 'ready' });
+    const shown = await until(() => manager.ofType<PendingConfig>('pendingConfig').at(-1)?.changes[0], 'the held change in the Hook Manager');
+    expect(shown).toMatchObject({ label: '.vscode/hooks.json', diff: expect.stringContaining('+{"disableAllHooks":true}'), truncated: false });
+    expect(guardActive()).toBe(true);
+
+    manager.send({ type: 'applyConfigChange', id: shown.id });
+    await until(() => !guardActive(), 'the applied change');
+    await until(() => manager.ofType<PendingConfig>('pendingConfig').at(-1)?.changes.length === 0, 'an empty list');
+  });
+
+  it('Discard from the Hook Manager keeps the guard; a stale id is an error the user sees', async () => {
+    const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
+    h = host;
+    writeBehindEditor(host, DISABLE_ALL);
+    const [change] = await until(() => held().length > 0 && held(), 'the held change');
+    await stub.state.commands.get('hookpilot.openHookManager')?.();
+    const manager = stub.state.panels[0].webview;
+    manager.send({ type: 'discardConfigChange', id: change.id });
+    await until(() => stub.state.messages.find((m) => m.message.includes('the change was discarded')), 'the discard message');
+    expect(guardActive()).toBe(true);
+    manager.send({ type: 'applyConfigChange', id: change.id });
+    await until(() => stub.state.messages.find((m) => m.level === 'error' && m.message.includes('no longer pending')), 'the stale-apply error');
+    expect(guardActive()).toBe(true);
   });
 
   it('an Apply for content that changed again after the review is refused; the newer content stays held', async () => {

@@ -1,0 +1,51 @@
+import type { ManagerToHost } from '../../src/shared/manager-protocol';
+import type { PendingConfigView } from '../../src/shared/manager-views';
+import { button, h, icon } from '../common/dom';
+
+/** One line of a unified diff, classed by what it does. */
+function diffLine(line: string): HTMLElement {
+  const kind = line.startsWith('+++') || line.startsWith('---') ? 'meta' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : 'same';
+  return h('span', { class: `diff-line diff-${kind}`, text: `${line}\n` });
+}
+
+/**
+ * Configuration changes no person made, held back from the engine: for each, what changed
+ * (the diff from the applied content to the file on disk) and Apply / Discard. Shown above
+ * every tab, since the agent keeps working under the applied configuration meanwhile.
+ */
+export class PendingConfigSection {
+  readonly el = h('section', { class: 'pending-config', attrs: { 'data-testid': 'pending-config', 'aria-label': 'Configuration changes waiting for you' } });
+
+  constructor(private readonly post: (message: ManagerToHost) => void) {
+    this.el.hidden = true;
+  }
+
+  set(changes: readonly PendingConfigView[]): void {
+    this.el.hidden = changes.length === 0;
+    this.el.replaceChildren(...changes.map((change) => this.render(change)));
+  }
+
+  private render(change: PendingConfigView): HTMLElement {
+    // The "Index:" and "====" lines the diff library writes first say nothing a person needs.
+    const lines = change.diff.split('\n').filter((line, i, all) => !(i === all.length - 1 && line === '') && !line.startsWith('Index: ') && !/^=+$/.test(line));
+    return h(
+      'div',
+      { class: 'pending-change', attrs: { 'data-testid': 'pending-change', 'data-change-id': change.id } },
+      h(
+        'div',
+        { class: 'banner', attrs: { role: 'status' } },
+        icon('warning'),
+        h(
+          'span',
+          { class: 'banner-text' },
+          h('strong', { text: `${change.label} changed on disk outside the editor. ` }),
+          'Hookpilot keeps the hooks and permissions applied before until you apply this change.',
+        ),
+        button('Apply', () => this.post({ type: 'applyConfigChange', id: change.id }), { testId: 'pending-apply' }),
+        button('Discard', () => this.post({ type: 'discardConfigChange', id: change.id }), { secondary: true, testId: 'pending-discard' }),
+      ),
+      h('pre', { class: 'pending-diff mono', attrs: { 'data-testid': 'pending-diff' } }, ...lines.map(diffLine)),
+      change.truncated ? h('p', { class: 'muted', text: 'The change is too large to show in full; open the file to see the rest.' }) : null,
+    );
+  }
+}
