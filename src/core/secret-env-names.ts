@@ -1,13 +1,13 @@
+import { MIN_SECRET_VALUE_LENGTH } from './audit/redactor';
+
 /**
  * Which variables of an environment hold credentials. The Bash tool's shell does not inherit
  * them (unless the user passes one by name), and their values are registered with the
  * redactor so that they never reach the model, the transcript or a log.
  */
 
-import { MIN_SECRET_VALUE_LENGTH } from './audit/redactor';
-
-// A word anywhere in the name: GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, PGPASSWORD, GOOGLE_APPLICATION_CREDENTIALS.
-// A word ending the name but not starting a longer one: TOKENIZERS_PARALLELISM is no token.
+// One of these words anywhere in the name, alone or ending a longer word (PGPASSWORD, ACCESSTOKEN):
+// GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, GOOGLE_APPLICATION_CREDENTIALS; TOKENIZERS_PARALLELISM holds no token.
 const SECRET_WORD = /(?:^|_)[A-Z0-9]*(?:TOKENS?|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASE|CREDENTIALS?|COOKIES?)(?:_|$)/i;
 // A name's last word: OPENAI_API_KEY, STRIPE_KEY, SENTRY_DSN, DB_PASS, MYSQL_PWD (but not PWD or OLDPWD), BASIC_AUTH.
 const SECRET_SUFFIX = /(?:^|_)(?:API_?KEY|KEY|DSN|PASS|AUTH)$|.+_PWD$/i;
