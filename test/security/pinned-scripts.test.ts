@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonResult, nodeHook, startTestbed, toolMessageSent, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
 import { text, toolCalls, type ScriptedReply } from '../support/model-server';
@@ -101,3 +101,52 @@ describe('pinned hook scripts', () => {
     expect(calls.c2.hooks).toContainEqual(expect.objectContaining({ hook_name: 'note', kind: 'error', detail: expect.stringContaining('script changed since it was approved: hooks/note.sh') }));
   });
 });
+
+describe('files hooks depend on are protected from edit tools', () => {
+  it('asks a person (denied without one) before the model edits any of them', async () => {
+    const write = (id: string, file: string) => ({ id, name: 'Write', arguments: { file_path: file, content: 'exit 0\n' } });
+    const targets = {
+      lib: 'hooks/lib.sh', // sourced inside `bash -c`
+      manifest: 'package.json', // an `npm run` hook's
+      npmScript: 'hooks/lint.js', // what that npm script runs
+      config: 'hooks/config.json', // named by `--config=`
+      server: 'hooks/server.js', // an rpc server's script
+      extra: 'extra-hooks.json', // the CLI's --hooks file
+      workspaceFile: 'team.code-workspace',
+      claude: '.claude/settings.local.json',
+    };
+    const files = {
+      'hooks/lib.sh': 'true\n',
+      'hooks/lint.js': '',
+      'hooks/config.json': '{}',
+      'hooks/server.js': '',
+      'team.code-workspace': '{}',
+      'package.json': JSON.stringify({ scripts: { lint: 'node hooks/lint.js' } }),
+      'extra-hooks.json': hooksJson({ Stop: [{ hooks: [{ type: 'command', command: 'true' }] }] }),
+      '.vscode/hooks.json': hooksJson(
+        {
+          PostToolUse: [
+            {
+              hooks: [
+                { type: 'command', command: `bash -c 'source hooks/lib.sh'` },
+                { type: 'command', command: 'npm run lint' },
+                { type: 'command', command: 'node -e 1 --config=hooks/config.json' },
+              ],
+            },
+          ],
+        },
+        { servers: { policy: { command: ['node', 'hooks/server.js'], intercept: ['Stop'], enabled: false } } },
+      ),
+    };
+    bed = await startTestbed(bundle.bundle, files, [
+      toolCalls([...Object.entries(targets).map(([id, file]) => write(id, file)), write('free', 'notes.txt')]),
+      text('done'),
+    ]);
+    const r = await bed.run(['go', '--permission-mode', 'bypassPermissions', '--hooks', bed.workspace.file('extra-hooks.json'), '--output-format', 'json']);
+    const outcomes = Object.fromEntries(jsonResult(r).tool_calls.map((c) => [c.id, c.outcome]));
+    expect(outcomes).toEqual({ ...Object.fromEntries(Object.keys(targets).map((id) => [id, 'denied'])), free: 'executed' });
+    const b = bed;
+    for (const file of Object.values(targets)) expect(existsSync(b.workspace.file(file)) ? readFileSync(b.workspace.file(file), 'utf8') : '').not.toBe('exit 0\n');
+  });
+});
+
