@@ -98,6 +98,15 @@ describe('HttpHookHandler', () => {
     expect(outcome.trace.stdout).toContain('permissionDecision');
   });
 
+  it('cuts a long reason like command output before it reaches the model', async () => {
+    respond = json(200, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no. '.repeat(100_000) } });
+    const outcome = await run(invocation());
+    expect(outcome).toMatchObject({ status: 'success', effects: { decision: 'deny' } });
+    const reason = outcome.status === 'success' ? (outcome.effects.reason ?? '') : '';
+    expect(reason).toMatch(/\[Hook output truncated: 400,000 chars, showing the first 2000\]$/);
+    expect(reason.length).toBeLessThan(2_100);
+  });
+
   it('blocks PostToolUse through a 200 with decision block', async () => {
     respond = json(200, { decision: 'block', reason: 'output leaks a key' });
     const outcome = await run(invocation({}, { event: 'PostToolUse' }));

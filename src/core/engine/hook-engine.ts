@@ -97,8 +97,8 @@ export class HookEngine {
     this.handlers = {
       builtin: this.builtinHandler,
       command: new CommandHookHandler({ spillDir: path.join(options.storageDir, 'spill'), env: options.env, runner: this.processes, verifyScript: (hook) => this.scriptChange(hook.id) }),
-      rpc: new RpcHookHandler(this.rpcPool),
-      http: new HttpHookHandler({ env: options.env }),
+      rpc: new RpcHookHandler(this.rpcPool, { spillDir: path.join(options.storageDir, 'spill') }),
+      http: new HttpHookHandler({ env: options.env, spillDir: path.join(options.storageDir, 'spill') }),
     };
     this.registry = new HookRegistry({ trusted: options.trusted, enabledOverrides: options.enabledOverrides });
     this.dispatcher = new HookDispatcher({ snapshot: () => this.registry.current(), handlers: this.handlers, projectDir: options.projectDir, audit: this.auditSink });
@@ -129,7 +129,12 @@ export class HookEngine {
     const d = this.config.defaults;
     this.dispatcher.setTimeouts({ observerMs: d.observerTimeoutMs, interceptorMs: d.interceptorTimeoutMs, approvalMs: d.approvalTimeoutMs, commandMs: d.commandTimeoutMs });
     // The URL and env allowlists come from configuration, so the http handler follows it.
-    const http = new HttpHookHandler({ env: this.options.env, allowedUrls: this.config.allowedHttpHookUrls, allowedEnvVars: this.config.httpHookAllowedEnvVars });
+    const http = new HttpHookHandler({
+      env: this.options.env,
+      allowedUrls: this.config.allowedHttpHookUrls,
+      allowedEnvVars: this.config.httpHookAllowedEnvVars,
+      spillDir: path.join(this.options.storageDir, 'spill'),
+    });
     this.handlers.http = limitHttpUrls(http, this.config.workspaceHttpHookUrls);
     if (this.startsProcesses) await this.rpcPool.sync(this.config.servers);
     this.rebuild();

@@ -1,5 +1,6 @@
 import { timerDelay } from '../../timer-delay';
 import { classifyStdout, parseHookOutput } from '../protocol/output';
+import { spillOutcome } from '../protocol/spill';
 import type { HookHandler, HookInvocation, HookOutcome, HookTrace } from '../types';
 import { UrlAllowlist } from './url-allowlist';
 
@@ -11,6 +12,8 @@ export interface HttpHookHandlerOptions {
   env?: NodeJS.ProcessEnv;
   /** Response bodies beyond this are an error; reading stops there. Default 1 MiB. */
   maxResponseBytes?: number;
+  /** Where answer texts over 10,000 chars are saved; without it they are only truncated. */
+  spillDir?: string;
 }
 
 const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -38,8 +41,10 @@ export class HttpHookHandler implements HookHandler {
   private readonly globalEnvVars: ReadonlySet<string> | undefined;
   private readonly env: NodeJS.ProcessEnv;
   private readonly maxResponseBytes: number;
+  private readonly spillDir: string | undefined;
 
   constructor(options: HttpHookHandlerOptions = {}) {
+    this.spillDir = options.spillDir;
     this.allowlist = new UrlAllowlist(options.allowedUrls);
     this.globalEnvVars = options.allowedEnvVars ? new Set(options.allowedEnvVars) : undefined;
     this.env = options.env ?? process.env;
@@ -100,7 +105,9 @@ export class HttpHookHandler implements HookHandler {
 
     const trace: HookTrace = { durationMs: elapsed(), stdout: redact(body.text), exitCode: status };
     if (body.truncated) trace.truncated = true;
-    return interpretResponse(invocation, url, status, body, trace, this.maxResponseBytes);
+    const outcome = interpretResponse(invocation, url, status, body, trace, this.maxResponseBytes);
+    // Long texts reach the model cut, as a command hook's do.
+    return spillOutcome(outcome, { dir: this.spillDir, sessionId: invocation.payload.session_id, label: invocation.hook.name });
   }
 
   /**
