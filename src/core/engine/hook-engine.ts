@@ -90,7 +90,7 @@ export class HookEngine {
       reportError: (r) => this.log('warn', `[${r.type}] ${r.message}`),
     });
     this.protectedFiles = protectedHookFiles(options.projectDir, []);
-    this.rpcPool = new RpcServerPool({ projectDir: options.projectDir, env: options.env, verifyServer: (server) => this.scriptChange(serverPinKey(server.name)), logger: (level, message) => this.log(level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info', message) });
+    this.rpcPool = new RpcServerPool({ projectDir: options.projectDir, env: options.env, verifyServer: (server) => this.changeOf(serverPinKey(server.name)), logger: (level, message) => this.log(level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info', message) });
     this.processes = options.spawnerModulePath
       ? new SpawnerPool({ modulePath: options.spawnerModulePath, log: (level, message) => this.log(level, message) })
       : new LocalProcessRunner();
@@ -183,8 +183,7 @@ export class HookEngine {
   /** The file of this hook (or of its rpc server) that changed since it was approved, if any. */
   scriptChange(hookId: string): string | undefined {
     const key = this.pinKeyOf(hookId);
-    const file = key === undefined ? undefined : this.pins.changed(key);
-    return file === undefined ? undefined : `${SCRIPT_CHANGED}: ${path.relative(this.options.projectDir, file) || file}`;
+    return key === undefined ? undefined : this.changeOf(key);
   }
 
   /** A person approves the hook's scripts as they are now (the Hook Manager's "Re-approve"). */
@@ -271,6 +270,11 @@ export class HookEngine {
 
   private get startsProcesses(): boolean {
     return this.options.startProcesses ?? true;
+  }
+
+  private changeOf(pinKey: string): string | undefined {
+    const file = this.pins.changed(pinKey);
+    return file === undefined ? undefined : `${SCRIPT_CHANGED}: ${path.relative(this.options.projectDir, file) || file}`;
   }
 
   private pinKeyOf(hookId: string): string | undefined {

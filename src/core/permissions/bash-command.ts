@@ -1,8 +1,8 @@
-import sh from 'mvdan-sh';
+import type sh from 'mvdan-sh';
 import { HOLE } from './wildcard';
 
-const { syntax } = sh;
 type Node = sh.Node;
+type Syntax = (typeof sh)['syntax'];
 
 /**
  * What a Bash command line would run, from a real shell parser (mvdan/sh, bash dialect):
@@ -41,11 +41,26 @@ export interface RedirectTarget {
   write: boolean;
 }
 
-const parser = syntax.NewParser();
 const WRITE_OPS = new Set(['>', '>>', '<>', '>|', '&>', '&>>']);
-const REDIRECT_OPS = redirectOperatorCodes();
+
+/**
+ * The parser, loaded on first use: starting its Go runtime takes a noticeable fraction of a
+ * second, which a CLI run or an extension activation that never gates a Bash call should not pay.
+ */
+let loaded: { syntax: Syntax; parser: sh.Parser; redirectOps: Map<number, string> } | undefined;
+let syntax: Syntax;
+function shell(): NonNullable<typeof loaded> {
+  if (!loaded) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    syntax = (require('mvdan-sh') as typeof sh).syntax;
+    const parser = syntax.NewParser();
+    loaded = { syntax, parser, redirectOps: redirectOperatorCodes(parser) };
+  }
+  return loaded;
+}
 
 export function analyzeBashCommand(command: string): BashAnalysis {
+  const { parser } = shell();
   let file: sh.File;
   try {
     file = parser.Parse(command, 'command');
@@ -122,7 +137,7 @@ function collectDecl(decl: sh.DeclClause, commands: SimpleCommand[], hidden: Set
 }
 
 function collectRedirect(redirect: sh.Redirect, redirects: RedirectTarget[]): void {
-  const op = REDIRECT_OPS.get(redirect.Op as unknown as number);
+  const op = shell().redirectOps.get(redirect.Op as unknown as number);
   if (op === undefined || op === '<<' || op === '<<-' || op === '<<<' || !redirect.Word) return;
   const value = wordValue(redirect.Word);
   const target = value.expands || value.glob ? undefined : value.text;
@@ -136,7 +151,7 @@ function collectRedirect(redirect: sh.Redirect, redirects: RedirectTarget[]): vo
 }
 
 /** The numeric codes of the redirection operators in this build of the parser, read from a probe. */
-function redirectOperatorCodes(): Map<number, string> {
+function redirectOperatorCodes(parser: sh.Parser): Map<number, string> {
   const ops = ['>', '>>', '<', '<>', '<&', '>&', '>|', '&>', '&>>', '<<<'];
   const file = parser.Parse(`: ${ops.map((op, i) => `${op}${/&$/.test(op) ? '1' : `f${i}`}`).join(' ')} <<E <<-F\nE\nF\n`, 'probe');
   const found: number[] = [];
@@ -155,7 +170,7 @@ interface WordValue {
   glob: boolean;
 }
 
-export function wordValue(word: sh.Word): WordValue {
+function wordValue(word: sh.Word): WordValue {
   const value: WordValue = { text: '', expands: false, glob: false };
   if (hasBraceExpansion(word)) return { text: HOLE, expands: true, glob: false };
   for (const part of word.Parts) appendPart(part, false, value);
