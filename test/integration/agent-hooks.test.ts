@@ -239,6 +239,8 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
       'c3 Glob: hook "halt.js" stopped the turn before this call ran (out of budget).',
     ]);
     expect(h.events.filter((e) => e.type === 'tool_finished').map((e) => e.type === 'tool_finished' && e.outcome)).toEqual(['blocked', 'skipped', 'skipped']);
+    const { records } = await h.engine.audit.read(h.session.id);
+    expect(records.filter((r) => r.type === 'permission')).toMatchObject([{ tool_use_id: 'c1', decision: 'deny', by: 'hook', source: 'hook halt.js', reason: 'out of budget' }]);
 
     // The next prompt sends a conversation an OpenAI-compatible server accepts: every call has its answer.
     expect((await h.session.prompt('and now?')).reason).toBe('completed');

@@ -92,7 +92,10 @@ export class ToolExecutor {
     const pre = await this.deps.hooks.dispatch('PreToolUse', { tool_name: call.name, tool_input: input, tool_use_id: call.id }, signal);
     const contexts = [...pre.contexts];
     annotate(annotations, pre);
-    if (pre.stop) return finish('blocked', `Stopped by hook "${pre.stop.hookName}": ${pre.stop.reason ?? 'continue: false'}`, input, { stop: pre.stop });
+    if (pre.stop) {
+      this.auditPermission(call, 'deny', { by: 'hook', source: `hook ${pre.stop.hookName}`, level: 'P3' }, pre.stop.reason ?? 'continue: false');
+      return finish('blocked', `Stopped by hook "${pre.stop.hookName}": ${pre.stop.reason ?? 'continue: false'}`, input, { stop: pre.stop });
+    }
     if (pre.abort) {
       this.auditPermission(call, 'deny', { by: 'hook', source: `hook ${pre.abort.hookName}`, level: 'P3' }, pre.abort.reason ?? 'abort');
       return finish('blocked', `Aborted by hook "${pre.abort.hookName}": ${pre.abort.reason ?? 'abort'}`, input, { abort: pre.abort });
