@@ -1,0 +1,177 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HookEngine } from '../../src/core/engine/hook-engine';
+import { hookDependencyFiles } from '../../src/core/engine/protected-files';
+import { ScriptPins } from '../../src/core/engine/script-pins';
+import { loadHooksDocument } from '../../src/core/hooks/config/config-loader';
+import { loadWorkspaceConfigs } from '../../src/core/hooks/config/workspace-config-files';
+import { toolPayload } from '../support/hook-fixtures';
+import { isProcessAlive } from '../support/process-liveness';
+import { hooksJson, makeWorkspace } from '../support/workspace';
+
+const REPO_ROOT = path.resolve(__dirname, '../..');
+let cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  cleanups = [];
+});
+
+function workspace(files: Record<string, string>) {
+  const ws = makeWorkspace(files);
+  cleanups.push(ws.cleanup);
+  return ws;
+}
+
+async function engineFor(dir: string): Promise<HookEngine> {
+  const storage = mkdtempSync(path.join(tmpdir(), 'hookpilot-pins-'));
+  const engine = new HookEngine({ projectDir: dir, storageDir: storage, trusted: true });
+  cleanups.push(async () => {
+    await engine.dispose();
+    rmSync(storage, { recursive: true, force: true });
+  });
+  await engine.reload(loadWorkspaceConfigs(dir));
+  return engine;
+}
+
+const allow = (note: string) => `process.stdout.write(${JSON.stringify(note)});`;
+
+describe('ScriptPins', () => {
+  it('sees a rewrite with its mtime put back, a file that appears or becomes a directory; not a touch', () => {
+    const ws = workspace({ 'a.sh': 'echo one\n', 'b.sh': 'x' });
+    const pins = new ScriptPins();
+    pins.pinAll(new Map([['h', [ws.file('a.sh')]], ['new', [ws.file('later.sh')]], ['dir', [ws.file('b.sh')]]]));
+    expect(pins.changed('h')).toBeUndefined();
+
+    const before = statSync(ws.file('a.sh'));
+    utimesSync(ws.file('a.sh'), new Date(), new Date());
+    expect(pins.changed('h')).toBeUndefined();
+    writeFileSync(ws.file('a.sh'), 'echo two\n');
+    utimesSync(ws.file('a.sh'), before.atime, before.mtime);
+    expect(pins.changed('h')).toBe(ws.file('a.sh'));
+    // Still changed until a person approves it.
+    expect(pins.changed('h')).toBe(ws.file('a.sh'));
+    pins.approve('h');
+    expect(pins.changed('h')).toBeUndefined();
+
+    expect(pins.changed('new')).toBeUndefined();
+    writeFileSync(ws.file('later.sh'), 'echo hi\n');
+    expect(pins.changed('new')).toBe(ws.file('later.sh'));
+
+    unlinkSync(ws.file('b.sh'));
+    mkdirSync(ws.file('b.sh'));
+    expect(pins.changed('dir')).toBe(ws.file('b.sh'));
+  });
+
+  it('a reload keeps the pins of unchanged hooks: reapplying a configuration approves nothing', () => {
+    const ws = workspace({ 'a.sh': 'one' });
+    const pins = new ScriptPins();
+    pins.pinAll(new Map([['h', [ws.file('a.sh')]]]));
+    writeFileSync(ws.file('a.sh'), 'two');
+    pins.pinAll(new Map([['h', [ws.file('a.sh')]]]));
+    expect(pins.changed('h')).toBe(ws.file('a.sh'));
+  });
+});
+
+describe('hookDependencyFiles', () => {
+  it('names the script, files named anywhere in the command, and what an npm script runs', () => {
+    const ws = workspace({
+      'hooks/guard.py': '',
+      'hooks/lib.sh': '',
+      'hooks/rules.json': '',
+      'hooks/pre.js': '',
+      'hooks/main.js': '',
+      'package.json': JSON.stringify({ scripts: { prelint: 'node hooks/pre.js', lint: 'node ./hooks/main.js --fix' } }),
+    });
+    const hooks = loadHooksDocument(
+      hooksJson({
+        PreToolUse: [
+          {
+            hooks: [
+              { type: 'command', command: 'python3 "$CLAUDE_PROJECT_DIR/hooks/guard.py" --rules hooks/rules.json /etc/passwd' },
+              { type: 'command', command: `bash -c 'source hooks/lib.sh && check'` },
+              { type: 'command', command: 'npm run lint' },
+              { type: 'command', command: './hooks/missing.sh' },
+              { type: 'command', command: 'node', args: ['${CLAUDE_PROJECT_DIR}/hooks/main.js'] },
+            ],
+          },
+        ],
+      }),
+      { kind: 'hooksJson', file: ws.file('.vscode/hooks.json') },
+    ).hooks;
+    const deps = hooks.map((hook) => hookDependencyFiles(ws.dir, hook).map((f) => path.relative(ws.dir, f)).sort());
+    expect(deps).toEqual([
+      ['hooks/guard.py', 'hooks/rules.json'],
+      ['hooks/lib.sh'],
+      ['hooks/main.js', 'hooks/pre.js', 'package.json'],
+      // Missing now, pinned as missing: one created later is a change.
+      ['hooks/missing.sh'],
+      ['hooks/main.js'],
+    ]);
+  });
+});
+
+describe('a hook whose script changed', () => {
+  it('blocks PreToolUse and denies PermissionRequest whatever onFailure says, until re-approved', async () => {
+    const ws = workspace({
+      'hooks/guard.js': allow('guard ok'),
+      'hooks/approve.js': allow('{}'),
+      '.vscode/hooks.json': hooksJson({
+        PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'guard', onFailure: 'continue' }] }],
+        PermissionRequest: [{ hooks: [{ type: 'command', command: 'node hooks/approve.js', name: 'approver', onFailure: 'continue' }] }],
+      }),
+    });
+    const engine = await engineFor(ws.dir);
+    const id = (name: string) => engine.registry.current().states.find((s) => s.hook.name === name)?.hook.id ?? '';
+    const pre = () => engine.dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }, { cwd: ws.dir }));
+    expect((await pre()).blocked).toBe(false);
+
+    writeFileSync(ws.file('hooks/guard.js'), allow('weakened'));
+    writeFileSync(ws.file('hooks/approve.js'), allow(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } })));
+    const blocked = await pre();
+    expect(blocked).toMatchObject({ blocked: true, decision: 'deny', blockReason: 'script changed since it was approved: hooks/guard.js' });
+    const asked = await engine.dispatcher.dispatch(toolPayload('PermissionRequest', 'Bash', { command: 'ls' }, { cwd: ws.dir }));
+    expect(asked.permission).toMatchObject({ behavior: 'deny', message: 'script changed since it was approved: hooks/approve.js' });
+    expect(engine.scriptChange(id('guard'))).toBe('script changed since it was approved: hooks/guard.js');
+
+    // Reloading the same configuration is no approval.
+    await engine.reload(loadWorkspaceConfigs(ws.dir));
+    expect((await pre()).blocked).toBe(true);
+
+    await engine.approveScripts(id('guard'));
+    expect(engine.scriptChange(id('guard'))).toBeUndefined();
+    const after = await pre();
+    expect(after.blocked).toBe(false);
+    expect(after.runs.find((r) => r.hookName === 'guard')?.status).toBe('success');
+    // The other hook stays refused: approval is per hook.
+    expect(engine.scriptChange(id('approver'))).toBe('script changed since it was approved: hooks/approve.js');
+  });
+
+  it('an rpc server whose script changed is not restarted after a crash, until re-approved', async () => {
+    const server = (version: string) => `require('fs').appendFileSync('starts.log', ${JSON.stringify(version)} + ' ' + process.pid + '\\n');
+const { createMessageConnection, StreamMessageReader, StreamMessageWriter } = require(${JSON.stringify(path.join(REPO_ROOT, 'node_modules/vscode-jsonrpc/node'))});
+const c = createMessageConnection(new StreamMessageReader(process.stdin), new StreamMessageWriter(process.stdout));
+c.onRequest('initialize', () => ({ name: 'policy', observe: [], intercept: ['PreToolUse'] }));
+c.onRequest('hook/intercept', () => ({}));
+c.onRequest('shutdown', () => null);
+c.onNotification('exit', () => process.exit(0));
+c.listen();
+`;
+    const ws = workspace({ 'hooks/server.js': server('v1'), '.vscode/hooks.json': hooksJson({}, { servers: { policy: { command: ['node', 'hooks/server.js'], intercept: ['PreToolUse'] } } }) });
+    const engine = await engineFor(ws.dir);
+    await expect.poll(() => engine.rpcPool.status('policy')?.state, { timeout: 10_000 }).toBe('ready');
+    const pid = engine.rpcPool.status('policy')?.pid ?? 0;
+
+    writeFileSync(ws.file('hooks/server.js'), server('v2'));
+    process.kill(-pid, 'SIGKILL');
+    await expect.poll(() => engine.rpcPool.status('policy')?.state, { timeout: 10_000 }).toBe('failed');
+    expect(engine.rpcPool.status('policy')?.lastError).toContain('was not restarted: script changed since it was approved: hooks/server.js');
+    expect(readFileSync(ws.file('starts.log'), 'utf8').trim().split('\n')).toHaveLength(1);
+    expect(isProcessAlive(pid)).toBe(false);
+
+    await engine.approveScripts('rpc:policy:PreToolUse');
+    await expect.poll(() => engine.rpcPool.status('policy')?.state, { timeout: 10_000 }).toBe('ready');
+    expect(readFileSync(ws.file('starts.log'), 'utf8')).toMatch(/^v1 \d+\nv2 \d+\n$/);
+  });
+});
