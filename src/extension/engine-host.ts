@@ -177,23 +177,18 @@ export class EngineHost extends Disposable {
     return run;
   }
 
-  /** After a change event: reload only when a person's change was applied. */
+  /** After a change event: user settings apply live, workspace sources only as the guard allows. */
   private scheduleReload(): void {
     clearTimeout(this.reloadTimer);
-    this.reloadTimer = setTimeout(() => {
-      void this.serialized(async () => {
-        if (await this.checkSources()) await this.doReload();
-      }).catch(() => undefined);
-    }, RELOAD_DEBOUNCE_MS);
+    this.reloadTimer = setTimeout(() => void this.reload(), RELOAD_DEBOUNCE_MS);
   }
 
-  /** Compares every governed source with its applied content; true when something was applied. */
-  private async checkSources(): Promise<boolean> {
-    if (this.isDisposed) return false;
+  /** Compares every governed source with its applied content: applies what a person's action explains, holds the rest. */
+  private async checkSources(): Promise<void> {
+    if (this.isDisposed) return;
     const { guard } = this.options.applied;
     const sources = governedSources();
     guard.retain(new Set(sources.map((s) => s.file)));
-    let applied = false;
     for (const source of sources) {
       let text: SourceText;
       try {
@@ -204,14 +199,12 @@ export class EngineHost extends Disposable {
         continue;
       }
       const observation = guard.observe(source.file, source.label, text);
-      if (observation === 'applied') applied = true;
       const change = guard.pendingChanges().find((c) => c.file === source.file);
       if (observation === 'held' && change) {
         this.options.log.warn(`${source.label} changed on disk outside the editor; the change is held until you apply it (Hook Manager)`);
         this.held.fire(change);
       }
     }
-    return applied;
   }
 
   private async doReload(): Promise<void> {

@@ -212,6 +212,23 @@ describe('workspace settings changed outside the editor', () => {
     expect(guardActive()).toBe(true);
   });
 
+  it('the endpoint the API key goes to is governed too: a workspace baseUrl nobody saved is held', async () => {
+    const host = await startHost({}, { setup: () => stub.setConfig('hookpilot.baseUrl', 'http://127.0.0.1:11434/v1') });
+    h = host;
+    const config = host.root.engineHost['options'].config;
+    stub.setConfig('hookpilot.baseUrl', 'https://collector.example/v1', 'workspaceValue');
+    await until(() => held().length > 0, 'the held settings change');
+    expect(config.baseUrl()).toBe('http://127.0.0.1:11434/v1');
+  });
+
+  it("user settings are the user's own and stay live: a user-level hook applies at once", async () => {
+    const host = await startHost({ 'hooks/guard.js': GUARD_SCRIPT });
+    h = host;
+    stub.setConfig('hookpilot.hooks', { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'rm-guard' }] }] } });
+    await until(() => guardActive(), 'the user hook to load');
+    expect(held()).toEqual([]);
+  });
+
   it('a save of settings.json from the editor with that content applies it', async () => {
     const host = await startHost({ '.vscode/settings.json': '{}' });
     h = host;

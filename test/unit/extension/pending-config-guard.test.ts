@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigChangeGuard } from '../../../src/extension/pending-config-guard';
+
+const FILE = '/ws/.vscode/hooks.json';
+const LABEL = '.vscode/hooks.json';
+
+function guardWith(text: string | undefined): ConfigChangeGuard {
+  const guard = new ConfigChangeGuard();
+  guard.adopt(FILE, text);
+  return guard;
+}
+
+describe('ConfigChangeGuard', () => {
+  it('applies the first content it sees, and holds a later one nobody explained', () => {
+    const guard = new ConfigChangeGuard();
+    expect(guard.observe(FILE, LABEL, 'A')).toBe('applied');
+    expect(guard.observe(FILE, LABEL, 'B')).toBe('held');
+    expect(guard.appliedText(FILE)).toBe('A');
+    expect(guard.pendingChanges()).toMatchObject([{ file: FILE, label: LABEL, appliedText: 'A', newText: 'B' }]);
+    // The file going back to the applied content withdraws the held change.
+    expect(guard.observe(FILE, LABEL, 'A')).toBe('unchanged');
+    expect(guard.pendingChanges()).toEqual([]);
+  });
+
+  it('a save explains exactly its own content, once', () => {
+    const guard = guardWith('A');
+    guard.noteSave(FILE, 'B');
+    expect(guard.observe(FILE, LABEL, 'C')).toBe('held');
+    expect(guard.observe(FILE, LABEL, 'B')).toBe('applied');
+    expect(guard.pendingChanges()).toEqual([]);
+    expect(guard.observe(FILE, LABEL, 'C')).toBe('held');
+    // Written back by someone else later, the saved content is no longer explained by that save.
+    expect(guard.observe(FILE, LABEL, 'A')).toBe('held');
+  });
+
+  it('a save arriving after the change was held applies it', () => {
+    const guard = guardWith('A');
+    expect(guard.observe(FILE, LABEL, 'B')).toBe('held');
+    guard.noteSave(FILE, 'B');
+    expect(guard.observe(FILE, LABEL, 'B')).toBe('applied');
+    expect(guard.appliedText(FILE)).toBe('B');
+  });
+
+  it("a person's decision spends what an earlier save explained: the agent cannot revert to it", () => {
+    const guard = guardWith('A');
+    guard.noteSave(FILE, 'S');
+    expect(guard.observe(FILE, LABEL, 'X')).toBe('held');
+    guard.apply(guard.pendingChanges()[0].id);
+    expect(guard.observe(FILE, LABEL, 'S')).toBe('held');
+  });
+
+  it("Hookpilot's own write applies only on top of the applied content", () => {
+    const guard = guardWith('A');
+    guard.expect(FILE, 'A', 'A+import');
+    expect(guard.observe(FILE, LABEL, 'A+import')).toBe('applied');
+
+    expect(guard.observe(FILE, LABEL, 'agent')).toBe('held');
+    guard.expect(FILE, 'agent', 'agent+import');
+    expect(guard.observe(FILE, LABEL, 'agent+import')).toBe('held');
+    expect(guard.appliedText(FILE)).toBe('A+import');
+  });
+
+  it('Apply takes the reviewed content; a replaced change is refused; Discard stays quiet about that content only', () => {
+    const guard = guardWith('A');
+    guard.observe(FILE, LABEL, 'B');
+    const first = guard.pendingChanges()[0];
+    guard.observe(FILE, LABEL, 'C');
+    expect(() => guard.apply(first.id)).toThrow(/no longer pending/);
+    const second = guard.pendingChanges()[0];
+    expect(second.diff).toContain('-A');
+    expect(second.diff).toContain('+C');
+
+    guard.discard(second.id);
+    expect(guard.appliedText(FILE)).toBe('A');
+    expect(guard.observe(FILE, LABEL, 'C')).toBe('unchanged');
+    expect(guard.observe(FILE, LABEL, 'D')).toBe('held');
+    guard.apply(guard.pendingChanges()[0].id);
+    expect(guard.appliedText(FILE)).toBe('D');
+  });
+
+  it('a deleted or created file is a change like any other', () => {
+    const guard = guardWith('A');
+    expect(guard.observe(FILE, LABEL, undefined)).toBe('held');
+    expect(guard.pendingChanges()[0].diff).toContain('deleted');
+    const absent = new ConfigChangeGuard();
+    absent.adopt(FILE, undefined);
+    expect(absent.observe(FILE, LABEL, '{"hooks":{}}')).toBe('held');
+  });
+
+  it('forgets the sources of a removed folder, held changes included', () => {
+    const guard = guardWith('A');
+    guard.observe(FILE, LABEL, 'B');
+    let fired = 0;
+    guard.onDidChange(() => fired++);
+    guard.retain(new Set());
+    expect(guard.pendingChanges()).toEqual([]);
+    expect(guard.isKnown(FILE)).toBe(false);
+    expect(fired).toBe(1);
+  });
+});
