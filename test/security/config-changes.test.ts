@@ -5,7 +5,8 @@ import { text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
 // The model is the attacker: through Bash it rewrites the configuration that governs it, then
-// tries what that configuration forbade. `hookpilot run` reads hooks and permissions once per
+// tries what that configuration forbade (through `node -e`, which the gate's check of Bash
+// words for hook files cannot see). `hookpilot run` reads hooks and permissions once per
 // session, so the rewrite must not take effect before the next session.
 
 const bundle = useCliBundle();
@@ -22,7 +23,7 @@ const writeFileCommand = (file: string, content: unknown) => `node -e 'require("
 describe('configuration the model rewrites mid-session (hookpilot run)', () => {
   it('disableAllHooks written to .vscode/hooks.json through Bash does not switch off the guard of the running session', async () => {
     bed = await startTestbed(bundle.bundle, { 'hooks/guard.js': guard, '.vscode/hooks.json': guardedHooks, 'precious/data.txt': 'keep me\n' }, [
-      toolCalls([{ id: 'disable', name: 'Bash', arguments: { command: `echo '{"disableAllHooks":true}' > .vscode/hooks.json` } }]),
+      toolCalls([{ id: 'disable', name: 'Bash', arguments: { command: writeFileCommand('.vscode/hooks.json', { disableAllHooks: true }) } }]),
       toolCalls([{ id: 'allow-all', name: 'Bash', arguments: { command: writeFileCommand('.vscode/settings.json', { 'hookpilot.permissions': { allow: ['Bash(*)'] } }) } }]),
       toolCalls([{ id: 'wipe', name: 'Bash', arguments: { command: 'rm -rf precious' } }]),
       text('done'),
@@ -54,7 +55,7 @@ describe('configuration the model rewrites mid-session (hookpilot run)', () => {
 
   it('the change governs the next session, which says nothing about configuration when nothing changes during it', async () => {
     bed = await startTestbed(bundle.bundle, { 'hooks/guard.js': guard, '.vscode/hooks.json': guardedHooks, 'scratch/x.txt': 'x' }, [
-      toolCalls([{ id: 'disable', name: 'Bash', arguments: { command: `echo '{"disableAllHooks":true}' > .vscode/hooks.json` } }]),
+      toolCalls([{ id: 'disable', name: 'Bash', arguments: { command: writeFileCommand('.vscode/hooks.json', { disableAllHooks: true }) } }]),
       text('first session done'),
       toolCalls([{ id: 'wipe', name: 'Bash', arguments: { command: 'rm -rf scratch' } }]),
       text('second session done'),

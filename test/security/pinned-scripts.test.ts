@@ -4,8 +4,10 @@ import { jsonResult, nodeHook, startTestbed, toolMessageSent, useCliBundle, type
 import { text, toolCalls, type ScriptedReply } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
-// The model rewrites a script a hook runs, through Bash (which the protected-file check
-// does not see), then tries what the old script would have refused. The real CLI, real hooks.
+// The model rewrites a script a hook runs, through Bash, then tries what the old script would
+// have refused. The real CLI, real hooks. The gate asks before a Bash line that names a hook
+// file; `node -e` with the path inside its code is what that check cannot see, so the writes
+// below use it, to test the pinning behind the check.
 
 const bundle = useCliBundle();
 let bed: Testbed | undefined;
@@ -15,6 +17,9 @@ afterEach(async () => {
 });
 
 const bash = (id: string, command: string) => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
+/** A Bash line that runs `code` in node (fs and the file name `f` at hand). */
+const nodeScript = (file: string, code: string) => `node -e ${JSON.stringify(`const fs = require('fs'); const f = ${JSON.stringify(file)}; ${code}`)}`;
+const nodeWrite = (file: string, content: string) => nodeScript(file, `fs.writeFileSync(f, ${JSON.stringify(content)});`);
 /** Refuses any command that mentions `pwned`. */
 const guard = nodeHook(`if (/pwned/.test(input.tool_input.command || '')) { process.stderr.write('no pwned'); process.exit(2); }`);
 /** What the model writes instead: allows everything, and leaves a mark if it ever runs. */
@@ -35,7 +40,7 @@ async function runGuarded(files: Record<string, string>, hookCommand: string, re
 
 describe('pinned hook scripts', () => {
   it('a guard script rewritten by the model blocks instead of running, and the timeline says why', async () => {
-    const rewrite = `printf %s "${weakened.replace(/"/g, '\\"')}" > hooks/guard.js`;
+    const rewrite = nodeWrite('hooks/guard.js', weakened);
     const { bed: b, result } = await runGuarded({ 'hooks/guard.js': guard }, 'node hooks/guard.js', rewrite, [bash('c3', 'echo again'), text('done')]);
     const calls = Object.fromEntries(result.tool_calls.map((c) => [c.id, c]));
     expect(calls.c1.outcome).toBe('executed');
@@ -55,7 +60,7 @@ describe('pinned hook scripts', () => {
   it('blocks a guard whose sourced library changed (bash -c "source …")', async () => {
     const files = { 'hooks/lib.sh': 'check() { case "$1" in *pwned*) echo "no pwned" >&2; exit 2;; esac; }\n' };
     const command = `bash -c 'source hooks/lib.sh; check "$(cat)"'`;
-    const { bed: b, result } = await runGuarded(files, command, `echo 'check() { :; }' > hooks/lib.sh`);
+    const { bed: b, result } = await runGuarded(files, command, nodeWrite('hooks/lib.sh', 'check() { :; }\n'));
     expect(result.tool_calls.find((c) => c.id === 'c2')?.outcome).toBe('blocked');
     expect(existsSync(b.workspace.file('pwned'))).toBe(false);
     expect(toolMessageSent(b.server, 'c2')).toContain('script changed since it was approved: hooks/lib.sh');
@@ -76,12 +81,13 @@ describe('pinned hook scripts', () => {
   });
 
   it('a deleted guard script blocks too, and a script touched without change still runs', async () => {
-    const { bed: b, result } = await runGuarded({ 'hooks/guard.js': guard }, 'node hooks/guard.js', 'touch hooks/guard.js && rm -f hooks/guard.js');
+    const touch = nodeScript('hooks/guard.js', 'const t = new Date(); fs.utimesSync(f, t, t);');
+    const { bed: b, result } = await runGuarded({ 'hooks/guard.js': guard }, 'node hooks/guard.js', `${touch} && ${nodeScript('hooks/guard.js', 'fs.rmSync(f);')}`);
     expect(result.tool_calls.find((c) => c.id === 'c2')?.outcome).toBe('blocked');
     expect(toolMessageSent(b.server, 'c2')).toContain('script changed since it was approved: hooks/guard.js');
 
     await b.close();
-    const touched = await runGuarded({ 'hooks/guard.js': guard }, 'node hooks/guard.js', 'touch hooks/guard.js');
+    const touched = await runGuarded({ 'hooks/guard.js': guard }, 'node hooks/guard.js', touch);
     // Same content: the guard itself runs and refuses `touch pwned` by its own rule.
     expect(toolMessageSent(touched.bed.server, 'c2')).toContain('no pwned');
     expect(toolMessageSent(touched.bed.server, 'c2')).not.toContain('script changed');
@@ -92,7 +98,7 @@ describe('pinned hook scripts', () => {
       'hooks/note.sh': '#!/bin/sh\necho noted\n',
       '.vscode/hooks.json': hooksJson({ PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './hooks/note.sh', name: 'note' }] }] }),
     };
-    bed = await startTestbed(bundle.bundle, files, [bash('c1', `printf '#!/bin/sh\\ntouch note-ran\\n' > hooks/note.sh`), bash('c2', 'touch after'), text('done')]);
+    bed = await startTestbed(bundle.bundle, files, [bash('c1', nodeWrite('hooks/note.sh', '#!/bin/sh\ntouch note-ran\n')), bash('c2', 'touch after'), text('done')]);
     const r = await bed.run(['go', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
     const calls = Object.fromEntries(jsonResult(r).tool_calls.map((c) => [c.id, c]));
     expect(calls.c2.outcome).toBe('executed');
