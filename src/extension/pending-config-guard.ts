@@ -34,8 +34,8 @@ function unifiedDiff(label: string, from: SourceText, to: SourceText): string {
  *
  * The first content seen of a source is applied (as Claude Code snapshots its settings at
  * startup). Later content applies by itself only when a person's action explains it: the
- * editor saved exactly that content, or one of Hookpilot's own commands announced it before
- * writing. Anything else (the agent's Bash, a hook, another program) is held as a
+ * editor saved exactly that content (over the applied one, not over a held change), or one of
+ * Hookpilot's own commands announced it before writing. Anything else (the agent's Bash, a hook, another program) is held as a
  * PendingConfigChange, and the engine and the permission gate keep the applied content.
  * This holds whether or not a session is running: a process the agent started can outlive
  * its turn, and an unexplained change is as untrusted after a session as during it.
@@ -78,9 +78,13 @@ export class ConfigChangeGuard {
     }
   }
 
-  /** The editor saved `text` to `file`: that content is a person's. */
+  /**
+   * The editor saved `text` to `file`: that content is a person's. Not while a change is held
+   * there: the document then carries content nobody reviewed (an auto-save after an unrelated
+   * edit would apply it), so the save stays held with it until a person applies it.
+   */
   noteSave(file: string, text: SourceText): void {
-    this.saved.set(file, text);
+    if (!this.pending.has(file)) this.saved.set(file, text);
   }
 
   /**

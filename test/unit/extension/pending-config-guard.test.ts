@@ -33,12 +33,16 @@ describe('ConfigChangeGuard', () => {
     expect(guard.observe(FILE, LABEL, 'A')).toBe('held');
   });
 
-  it('a save arriving after the change was held applies it', () => {
+  it('a save on top of a held change does not apply it: the document carries content nobody reviewed', () => {
     const guard = guardWith('A');
     expect(guard.observe(FILE, LABEL, 'B')).toBe('held');
-    guard.noteSave(FILE, 'B');
-    expect(guard.observe(FILE, LABEL, 'B')).toBe('applied');
-    expect(guard.appliedText(FILE)).toBe('B');
+    guard.noteSave(FILE, 'B+edit');
+    expect(guard.observe(FILE, LABEL, 'B+edit')).toBe('held');
+    expect(guard.pendingChanges()[0].newText).toBe('B+edit');
+    // Saving the applied content back withdraws the held change.
+    guard.noteSave(FILE, 'A');
+    expect(guard.observe(FILE, LABEL, 'A')).toBe('unchanged');
+    expect(guard.pendingChanges()).toEqual([]);
   });
 
   it("a person's decision spends what an earlier save explained: the agent cannot revert to it", () => {
