@@ -110,7 +110,7 @@ describe('hookpilot errors', () => {
     const validate = await bed.cli(['hooks', 'validate']);
     expect(validate.code).toBe(1);
     expect(validate.stdout.trim().split('\n')).toEqual([
-      '.vscode/hooks.json:6:20: error: Matcher "(" is not a valid regular expression (Invalid regular expression: /(/: Unterminated group); its hooks are not loaded.',
+      '.vscode/hooks.json:6:20: error: Matcher "(" is not a valid regular expression (missing closing ): `(`); its hooks are not loaded.',
       '.vscode/hooks.json:7:19: error: Missing required property "command".',
       '.vscode/hooks.json:9:5: warning: Unknown event "PreToolUze"; its hooks are ignored. Did you mean "PreToolUse"?',
       expect.stringMatching(/^\.vscode\/hooks\.json:10:33: warning: Hook script not found: \.\/hooks\/missing\.sh/),

@@ -179,6 +179,13 @@ describe('smaller defects', () => {
     expect(r.stdout).toMatch(/\.vscode\/settings\.json:\d+:\d+: warning: Unknown event "userpromptsubmit"; its hooks are ignored\. Did you mean "UserPromptSubmit"\?/);
   });
 
+  it('hooks test with an event name in the wrong case suggests the right one', async () => {
+    bed = await startTestbed(bundle.bundle, {});
+    const r = await bed.cli(['hooks', 'test', 'pretooluse']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe('hookpilot: unknown event "pretooluse"; did you mean "PreToolUse"?');
+  });
+
   it('20 hooks in one parallel group print no MaxListenersExceededWarning', async () => {
     const hooks = Array.from({ length: 20 }, (_, i) => ({ type: 'command', command: 'true', name: `parallel-${i}` }));
     bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks }] }) }, [touch('c1', 'made.txt'), text('done')]);

@@ -23,7 +23,7 @@ describe('group matcher (Claude Code rules, research §3.3)', () => {
     expect(matchesValue('code-reviewer', 'senior-code-reviewer')).toBe(false);
   });
 
-  it('anything else is an unanchored JavaScript regex', () => {
+  it('anything else is an unanchored regex (RE2 syntax)', () => {
     expect(matchesValue('Edit.*', 'NotebookEdit')).toBe(true);
     expect(matchesValue('^Edit$', 'Edit')).toBe(true);
     expect(matchesValue('^Edit$', 'NotebookEdit')).toBe(false);

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { EVENT_KEYS } from '../../core/hooks/config/config-schema';
+import { suggestName } from '../../core/hooks/config/suggest-name';
 import type { DispatchResult } from '../../core/hooks/dispatch-result';
 import type { HookRunEvent } from '../../core/hooks/dispatcher';
 import { EVENT_INFO, HOOK_EVENTS, resolveEventName } from '../../core/hooks/events';
@@ -36,7 +38,10 @@ export function registerHooksTestCommand(hooks: Command, ctx: CliContext): void 
     .action(async (eventName: string, raw: unknown) => {
       const options = testOptionsSchema.parse(raw);
       const event = resolveEventName(eventName);
-      if (!event) throw usageError(`unknown event "${eventName}"; events: ${HOOK_EVENTS.join(', ')}`);
+      if (!event) {
+        const suggestion = suggestName(eventName, EVENT_KEYS);
+        throw usageError(`unknown event "${eventName}"; ${suggestion ? `did you mean "${suggestion}"?` : `events: ${HOOK_EVENTS.join(', ')}`}`);
+      }
       const toolEvent = EVENT_INFO[event].toolEvent;
       if (options.tool && !toolEvent) throw usageError(`--tool applies to tool events only, not to ${event}`);
       const projectDir = projectDirOf(ctx, options.cwd);
