@@ -305,7 +305,11 @@ fs.appendFileSync('seen.log', JSON.stringify({ event: input.hook_event_name, exi
         permissions: () => ({ mode: 'default', allow: [], deny: [], ask: [], additionalDirectories: [] }),
         transcriptDir: dir,
       });
-    await expect(open(h.session.id).start('resume')).rejects.toThrow(`session ${h.session.id} is in use by process ${process.pid}`);
+    const refused = open(h.session.id);
+    await expect(refused.start('resume')).rejects.toThrow(`session ${h.session.id} is in use by process ${process.pid}`);
+    // Nor can it write the transcript anyway.
+    await expect(refused.prompt('sneak in')).rejects.toThrow('has not started');
+    expect(readFileSync(Transcript.pathFor(dir, h.session.id), 'utf8')).not.toContain('sneak in');
     await h.session.end();
     const again = open(h.session.id);
     await again.start('resume');

@@ -72,6 +72,8 @@ export class AgentSession {
   private readonly compactor: Compactor;
   private readonly gate: PermissionGate;
   private turn = 0;
+  /** start() took the session's lock: only then may turns write the transcript. */
+  private started = false;
   private ended = false;
   /** Messages the user sent while a turn ran, in order, not yet given to the model. */
   private readonly queued: string[] = [];
@@ -142,6 +144,7 @@ export class AgentSession {
   async start(source: 'startup' | 'resume' = 'startup', signal?: AbortSignal): Promise<void> {
     // Throws when another process works on this session: two writers would interleave the transcript.
     this.transcript.open(this.id);
+    this.started = true;
     if (source === 'resume') {
       this.messages.push(...Transcript.load(this.transcript.file).filter((m) => m.role !== 'system'));
       this.messages.unshift({ role: 'system', content: '' });
@@ -195,6 +198,8 @@ export class AgentSession {
 
   /** One user prompt, worked on until the agent stops (or is blocked, cancelled, capped). */
   async prompt(text: string, signal: AbortSignal = new AbortController().signal): Promise<TurnOutcome> {
+    // A session whose start failed (its lock is held elsewhere) must not write the transcript.
+    if (!this.started) throw new Error(`session ${this.id} has not started: resume it again, or start a new one`);
     const turn = this.turn++;
     this.options.cancellation?.resume(this.id);
     const onAbort = () => {
