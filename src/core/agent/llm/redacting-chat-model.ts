@@ -7,8 +7,9 @@ export interface ModelRedactor {
 
 /**
  * The model is the boundary secrets must not cross: every request leaves with the known
- * secret values and token shapes removed from its messages, whatever put them there (a tool
- * result, a hook's context or reason, a BeforeLLM rewrite, a compaction, a resumed transcript).
+ * secret values and token shapes removed from its messages and tools, whatever put them there
+ * (a tool result, a hook's context or reason, a BeforeLLM rewrite, a compaction, a resumed
+ * transcript).
  * Redacting here rather than where each message is made leaves no path around it, and values
  * registered later (a `.env` read at reload) are removed from earlier messages too.
  */
@@ -19,6 +20,7 @@ export class RedactingChatModel implements ChatModel {
   ) {}
 
   complete(request: ModelRequest, options: CompleteOptions): Promise<ModelResponse> {
-    return this.inner.complete({ ...request, messages: this.redactor.redactForModel(request.messages) }, options);
+    const { messages, tools } = request;
+    return this.inner.complete({ ...request, messages: this.redactor.redactForModel(messages), tools: tools && this.redactor.redactForModel(tools) }, options);
   }
 }
