@@ -154,6 +154,9 @@ export class HookManagerPanel extends Disposable {
         if (!state || !(await openSource(state.hook.source))) void vscode.window.showInformationMessage(`Hookpilot: "${state?.hook.name ?? message.id}" is built into Hookpilot; it has no file to open.`);
         return;
       }
+      case 'approveScripts':
+        await engineHost.engine.approveScripts(message.id);
+        return;
       case 'openProblem': {
         const problem = this.problems[Number(message.id)];
         if (problem) await openSource({ kind: problem.sourceKind, file: problem.file, line: problem.line, column: problem.column });
@@ -221,7 +224,8 @@ export class HookManagerPanel extends Disposable {
   private postHooks(): void {
     const engine = this.deps.engineHost.engine;
     const hooks = engine.registry.current().states.map((state) => {
-      const view = toHookView(state, this.deps.activity.stats.get(state.hook.id));
+      const scriptChanged = engine.scriptChange(state.hook.id);
+      const view = { ...toHookView(state, this.deps.activity.stats.get(state.hook.id)), ...(scriptChanged ? { scriptChanged } : {}) };
       return view.file ? { ...view, file: this.display(view.file) } : view;
     });
     this.post({ type: 'hooks', hooks, disableAllHooks: engine.loadedConfig.disableAllHooks ?? false });

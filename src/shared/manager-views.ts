@@ -36,6 +36,8 @@ export const hookViewSchema = z.object({
   active: z.boolean(),
   /** Why it does not run, in words for the user; absent while active. */
   inactiveReason: z.string().optional(),
+  /** "script changed since it was approved: FILE": it fails instead of running until re-approved. */
+  scriptChanged: z.string().optional(),
   lastResult: hookLastResultSchema.optional(),
   /** Runs that ended in error or timeout. */
   errorCount: z.number().int().nonnegative(),

@@ -26,6 +26,15 @@ export class HookRow {
   private readonly errors = h('span', { class: 'hook-errors' });
   private readonly target = h('div', { class: 'hook-target mono' });
   private readonly inactive = h('div', { class: 'hook-inactive', attrs: { 'data-testid': 'hook-inactive' } });
+  private readonly changedText = h('span', { class: 'hook-changed-text' });
+  /** The script changed since it was approved: it fails instead of running until a person re-approves it. */
+  private readonly changed = h(
+    'div',
+    { class: 'hook-changed', attrs: { 'data-testid': 'hook-script-changed' } },
+    icon('warning'),
+    this.changedText,
+    button('Re-approve', () => this.post({ type: 'approveScripts', id: this.view.id }), { secondary: true, testId: 'hook-reapprove' }),
+  );
   private testPanel: TestFirePanel | undefined;
   private readonly testSlot = h('div', { class: 'hook-test-slot' });
 
@@ -59,6 +68,7 @@ export class HookRow {
         actions,
       ),
       this.inactive,
+      this.changed,
       this.testSlot,
     );
     this.update(view);
@@ -88,6 +98,8 @@ export class HookRow {
     this.errors.classList.toggle('has-errors', view.errorCount > 0);
     setText(this.inactive, view.inactiveReason ?? '');
     this.inactive.hidden = !view.inactiveReason;
+    setText(this.changedText, view.scriptChanged ? ` ${view.scriptChanged}: it fails instead of running until you re-approve it.` : '');
+    this.changed.hidden = !view.scriptChanged;
     this.testPanel?.update(view);
   }
 

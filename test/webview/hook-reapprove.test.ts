@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HookView } from '../../src/shared/manager-views';
+import { WebviewPage, launchChromium } from './harness/browser';
+import { buildWebviews } from './harness/build-webviews';
+import { startWebviewServer, type WebviewServer } from './harness/webview-server';
+
+let browser: Browser;
+let server: WebviewServer;
+let bundleDir: string;
+let view: WebviewPage;
+
+const guard: HookView = {
+  id: 'guard',
+  name: 'guard',
+  event: 'PreToolUse',
+  sourceKind: 'hooksJson',
+  file: '.vscode/hooks.json',
+  line: 4,
+  matcher: 'Bash',
+  handlerType: 'command',
+  target: 'node hooks/guard.js',
+  priority: 0,
+  enabled: true,
+  trusted: true,
+  active: true,
+  errorCount: 1,
+  runCount: 1,
+};
+
+beforeAll(async () => {
+  bundleDir = mkdtempSync(path.join(tmpdir(), 'hookpilot-webview-'));
+  await buildWebviews(bundleDir, { production: true });
+  server = await startWebviewServer(bundleDir);
+  browser = await launchChromium();
+  view = await WebviewPage.open(browser, server.pageUrl('manager'), { width: 1280, height: 800 });
+});
+
+afterAll(async () => {
+  await view?.close();
+  await browser?.close();
+  await server?.close();
+  rmSync(bundleDir, { recursive: true, force: true });
+});
+
+describe('Hook Manager webview: a changed hook script', () => {
+  it('says so on the row and posts approveScripts from Re-approve; the note goes once approved', async () => {
+    await view.host({ type: 'hooks', hooks: [{ ...guard, scriptChanged: 'script changed since it was approved: hooks/guard.js' }], disableAllHooks: false });
+    await view.page.getByTestId('tab-hooks').click();
+    const row = view.page.locator('[data-hook-id="guard"]');
+    await row.getByTestId('hook-script-changed').waitFor();
+    expect(await row.getByTestId('hook-script-changed').textContent()).toContain('script changed since it was approved: hooks/guard.js');
+    await row.getByTestId('hook-reapprove').click();
+    expect(await view.waitForPosted('approveScripts')).toEqual([{ type: 'approveScripts', id: 'guard' }]);
+
+    await view.host({ type: 'hooks', hooks: [guard], disableAllHooks: false });
+    await row.getByTestId('hook-script-changed').waitFor({ state: 'hidden' });
+    expect(view.problems).toEqual([]);
+  });
+});
