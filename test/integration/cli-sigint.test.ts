@@ -1,8 +1,9 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeHook, startTestbed, type CliResult, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { stall, text, toolCalls } from '../support/model-server';
+import { waitUntilDead } from '../support/process-liveness';
 import { hooksJson } from '../support/workspace';
 
 // Ctrl-C cancels the turn: the model stream, the tool and hook processes stop, SessionEnd runs, exit 130.
@@ -72,6 +73,50 @@ describe('Ctrl-C during hookpilot run', () => {
     await waitFor(() => processesRunning('sleep 41.75').length === 0, 'the hook process to be gone', 3_000);
     expect(() => readFileSync(bed!.workspace.file('made.txt'))).toThrow();
     expect(readFileSync(bed.workspace.file('session-end.txt'), 'utf8')).toBe('cancelled');
+  });
+
+  it('a second Ctrl-C quits at once, and the async hooks still running are stopped on the way out', async () => {
+    const asyncSleeper = `#!/bin/sh
+echo $$ > async.pid
+sleep 30
+`;
+    // A guard that outlives SIGTERM for a while: the first Ctrl-C cannot end the turn at once.
+    const stubbornGuard = `#!/bin/sh
+echo $$ > guard.pid
+trap 'echo term > term.txt' TERM
+while :; do sleep 1; done
+`;
+    bed = await startTestbed(
+      bundle.bundle,
+      {
+        'hooks/async.sh': asyncSleeper,
+        'hooks/guard.sh': stubbornGuard,
+        '.vscode/hooks.json': hooksJson({
+          PostToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: './hooks/async.sh', async: true }] }],
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './hooks/guard.sh', timeout: 120 }] }],
+        }),
+      },
+      [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'true' } }]), text('never')],
+    );
+    let child: ChildProcess | undefined;
+    const running = bed.run(['go', '--permission-mode', 'bypassPermissions'], { onSpawn: (c) => (child = c), timeoutMs: 30_000 });
+    const pidOf = (name: string) => Number(readFileSync(bed!.workspace.file(name), 'utf8'));
+    const written = (name: string) => existsSync(bed!.workspace.file(name)) && /^\d+\s*$/.test(readFileSync(bed!.workspace.file(name), 'utf8'));
+    await waitFor(() => written('async.pid') && written('guard.pid'), 'both hooks to start');
+    const guard = pidOf('guard.pid');
+    try {
+      child!.kill('SIGINT');
+      await waitFor(() => existsSync(bed!.workspace.file('term.txt')), 'the guard to get SIGTERM');
+      child!.kill('SIGINT');
+      expect((await running).code).toBe(130);
+      expect(await waitUntilDead(pidOf('async.pid'), 5_000)).toBe(true);
+    } finally {
+      try {
+        process.kill(-guard, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
   });
 
   it('stops a model stream that hangs', async () => {

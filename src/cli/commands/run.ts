@@ -122,6 +122,9 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     interrupted = signal;
     controller.abort();
   });
+  // A second Ctrl-C exits at once: async hooks still get their SIGTERM on the way out.
+  const stopAsyncOnExit = () => void engine.dispatcher.cancelAsync('the CLI exited');
+  process.once('exit', stopAsyncOnExit);
   const started = performance.now();
   let outcome: TurnOutcome;
   try {
@@ -133,6 +136,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     for (const l of listening) l.dispose();
     await engine.dispose();
     stopListening();
+    process.off('exit', stopAsyncOnExit);
     for (const file of configSnapshot.changed()) {
       ctx.stderr.write(`hookpilot: ${displayPath(projectDir, file)} changed during this session; the change applies to the next session\n`);
     }
