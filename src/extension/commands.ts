@@ -37,6 +37,7 @@ export const COMMAND_IDS = {
   setApiKey: 'hookpilot.setApiKey',
   selectModel: 'hookpilot.selectModel',
   importHooks: 'hookpilot.importHooks',
+  reviewConfigChanges: 'hookpilot.reviewConfigChanges',
 } as const;
 
 export interface CommandDeps {
@@ -180,6 +181,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [COMMAND_IDS.setApiKey]: () => promptForApiKey(config),
     [COMMAND_IDS.selectModel]: () => selectModel(config),
     [COMMAND_IDS.importHooks]: () => importHooksCommand(engineHost),
+    [COMMAND_IDS.reviewConfigChanges]: () => {
+      if (engineHost.pendingChanges.length > 0) manager.show('hooks');
+      else void vscode.window.showInformationMessage('Hookpilot: no configuration change is waiting; the hooks and permissions on disk are the applied ones.');
+    },
   };
   return Object.entries(handlers).map(([id, handler]) =>
     vscode.commands.registerCommand(id, async (argument?: unknown) => {

@@ -136,6 +136,18 @@ describe('hooks.json changed on disk outside the editor', () => {
     expect(guardActive()).toBe(true);
   });
 
+  it('Review Configuration Changes opens the Hook Manager while a change is held, and says so when none is', async () => {
+    const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
+    h = host;
+    await stub.state.commands.get('hookpilot.reviewConfigChanges')?.();
+    expect(stub.state.messages.at(-1)?.message).toContain('no configuration change is waiting');
+    expect(stub.state.panels).toEqual([]);
+    writeBehindEditor(host, DISABLE_ALL);
+    await until(() => held().length > 0, 'the held change');
+    await stub.state.commands.get('hookpilot.reviewConfigChanges')?.();
+    expect(stub.state.panels).toHaveLength(1);
+  });
+
   it('an Apply for content that changed again after the review is refused; the newer content stays held', async () => {
     const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
     h = host;
