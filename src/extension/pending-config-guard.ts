@@ -25,8 +25,17 @@ export const STALE_CHANGE = 'that configuration change is no longer pending: the
 /** What `observe` found: nothing new, a change it applied (a person's), or a change it holds. */
 export type Observation = 'unchanged' | 'applied' | 'held';
 
+/** Beyond this size, or this long, two versions are not compared line by line: whoever wrote the file must not stall the host. */
+const MAX_DIFF_INPUT_CHARS = 1_000_000;
+const DIFF_TIMEOUT_MS = 1_000;
+
 function unifiedDiff(label: string, from: SourceText, to: SourceText): string {
-  return createTwoFilesPatch(`${label} (applied)`, `${label} (on disk)`, from ?? '', to ?? '', from === undefined ? 'no file' : undefined, to === undefined ? 'deleted' : undefined);
+  const [oldName, newName] = [`${label} (applied)`, `${label} (on disk)`];
+  const tooLarge = () =>
+    `--- ${oldName}\n+++ ${newName}\n@@ not compared @@\n The two versions are too large or too different to compare here (${from?.length ?? 0} and ${to?.length ?? 0} characters); open the file to read it.\n`;
+  if ((from?.length ?? 0) > MAX_DIFF_INPUT_CHARS || (to?.length ?? 0) > MAX_DIFF_INPUT_CHARS) return tooLarge();
+  const options = { timeout: DIFF_TIMEOUT_MS };
+  return createTwoFilesPatch(oldName, newName, from ?? '', to ?? '', from === undefined ? 'no file' : undefined, to === undefined ? 'deleted' : undefined, options) ?? tooLarge();
 }
 
 /**

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostToManager } from '../../../src/shared/manager-protocol';
 import { text, toolCalls, type RecordedRequest } from '../../support/model-server';
@@ -170,6 +170,18 @@ describe('hooks.json changed on disk outside the editor', () => {
     const [change] = await until(() => held().length > 0 && held(), 'the held deletion');
     expect(change.newText).toBeUndefined();
     expect(guardActive()).toBe(true);
+  });
+
+  it('a hooks.json that cannot be read is no change to review: the applied configuration stays, and the log says why', async () => {
+    const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
+    h = host;
+    const file = host.workspace.file('.vscode/hooks.json');
+    rmSync(file);
+    mkdirSync(file);
+    stub.state.watchers[0].changed.fire(Uri.file(file));
+    await until(() => stub.state.logLines.find((l) => l.level === 'warn' && l.message.includes(`cannot read ${file}`)), 'the warning');
+    expect(guardActive()).toBe(true);
+    expect(held()).toEqual([]);
   });
 
   it('Import Hooks writes through Hookpilot: the imported hooks apply at once', async () => {

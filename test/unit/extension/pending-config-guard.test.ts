@@ -101,4 +101,12 @@ describe('ConfigChangeGuard', () => {
     expect(guard.isKnown(FILE)).toBe(false);
     expect(fired).toBe(1);
   });
+
+  it('does not compare a huge file line by line: the diff says so instead of stalling the host', () => {
+    const guard = guardWith('A');
+    const huge = Array.from({ length: 150_000 }, (_, i) => `line ${i} ${'x'.repeat(i % 7)}`).join('\n');
+    expect(guard.observe(FILE, LABEL, huge)).toBe('held');
+    expect(guard.pendingChanges()[0].diff).toMatch(/too large or too different to compare here \(1 and \d+ characters\)/);
+    expect(guard.pendingChanges()[0].newText).toBe(huge);
+  });
 });
