@@ -30,6 +30,7 @@ process.stdout.write(JSON.stringify({
   systemMessage: 'pg is ' + process.env.PGPASSWORD,
   hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'the token is ' + process.env.GITHUB_TOKEN },
 }));`);
+const failingHook = nodeHook(`process.stderr.write('cannot reach the db at ' + process.env.DATABASE_URL + ' as ' + process.env.AWS_SECRET_ACCESS_KEY); process.exit(1);`);
 const greetingHook = nodeHook(`process.stdout.write(JSON.stringify({ systemMessage: 'pg is ' + process.env.PGPASSWORD }));`);
 const blockingHook = nodeHook(`process.stderr.write('no globbing with ' + process.env.NPM_AUTH_TOKEN); process.exit(2);`);
 
@@ -39,9 +40,13 @@ const workspace = {
   'hooks/context.js': contextHook,
   'hooks/block.js': blockingHook,
   'hooks/greeting.js': greetingHook,
+  'hooks/fail.js': failingHook,
   '.vscode/hooks.json': hooksJson({
     UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/greeting.js' }] }],
-    PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/context.js' }] }],
+    PostToolUse: [
+      { matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/context.js' }] },
+      { matcher: 'Read', hooks: [{ type: 'command', command: 'node hooks/fail.js' }] },
+    ],
     PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: 'node hooks/block.js' }] }],
   }),
 };

@@ -5,7 +5,7 @@ import type { AgentEvent } from '../../core/agent/agent-events';
 import { denyingApprover, permissionModeSchema } from '../../core/agent/permissions/permission-settings';
 import type { TurnOutcome } from '../../core/agent/turn-loop';
 import { auditFilePath } from '../../core/audit/audit-writer';
-import type { Redactor } from '../../core/audit/redactor';
+import { Redactor } from '../../core/audit/redactor';
 import type { EngineLogger } from '../../core/engine/hook-engine';
 import { secretEnvValues } from '../../core/secret-env-names';
 import { EXIT } from '../cli-error';
@@ -90,10 +90,14 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   const prompt = await readPrompt(promptArg, ctx.stdin);
 
   const toStderr = stderrLogger(ctx);
+  const secretValues = [...(endpoint.apiKey ? [endpoint.apiKey] : []), ...secretEnvValues(ctx.env)];
+  // Hook failures quote hook stderr: redacted, with the engine's registry (.env values too) once it exists.
+  let redactor = new Redactor({ secretValues });
   // The ErrorReport built-in hands model errors to the host log; the run reports its error itself, once, at the end.
-  const log: EngineLogger = (level, message) => (message.startsWith('[model] ') ? undefined : toStderr(level, message));
+  const log: EngineLogger = (level, message) => (message.startsWith('[model] ') ? undefined : toStderr(level, redactor.redactText(message)));
   const resumed = sessionToResume(projectDir, ctx.env, options);
-  const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, secretValues: [...(endpoint.apiKey ? [endpoint.apiKey] : []), ...secretEnvValues(ctx.env)], log });
+  const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, secretValues, log });
+  redactor = engine.audit.redactor;
   const session = createSession(engine, {
     sessionId: resumed,
     endpoint,
