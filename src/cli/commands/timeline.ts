@@ -38,7 +38,8 @@ export function registerTimelineCommand(program: Command, ctx: CliContext): void
         ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, file, records, problems }, null, 2)}\n`);
       } else {
         ctx.stdout.write(`Session ${sessionId} (${file})\n`);
-        ctx.stdout.write(formatTable(['TIME', 'EVENT', 'HOOK', 'DECISION', 'MS', 'REASON'], records.filter((r) => options.all || !quietBuiltin(r)).flatMap(toRow)));
+        const rows = records.filter((r) => options.all || !quietBuiltin(r)).flatMap(toRow);
+        ctx.stdout.write(formatTable(['TIME', 'EVENT', 'HOOK', 'DECISION', 'MS', 'REASON'], rows.map((row) => row.map(printable))));
       }
       // A crash mid-write leaves a torn last line: the reader skipped it, the person should know.
       for (const problem of problems) ctx.stderr.write(`hookpilot: warning: ${file}:${problem.line}: ${problem.error}\n`);
@@ -64,6 +65,16 @@ function printSessions(sessions: readonly AuditSessionInfo[], json: boolean, ctx
     return;
   }
   ctx.stdout.write(formatTable(['SESSION', 'MODIFIED', 'SIZE'], sessions.map((s) => [s.sessionId, s.modified.toISOString(), `${s.sizeBytes} B`])));
+}
+
+/**
+ * Logged text holds what a model wrote (a path in a reason, a command a hook echoed): its control
+ * characters are shown escaped, so it can neither drive the terminal nor forge or hide a row.
+ * Line breaks stay: the table turns them into spaces.
+ */
+function printable(cell: string): string {
+  const escape = (c: string) => (c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return cell.replace(/\p{Cc}/gu, (c) => (c === '\n' || c === '\t' ? c : escape(c)));
 }
 
 /** Built-in hooks run on almost every event; when they did nothing they only hide what matters. */
