@@ -218,6 +218,8 @@ export class EngineHost extends Disposable {
 
   async setTrusted(trusted: boolean): Promise<void> {
     await this.engine.setTrusted(trusted);
+    // The workspace's settings values are read only while it is trusted: read them again.
+    await this.reload();
     this.options.log.info(trusted ? 'workspace trusted: workspace hooks are on' : 'workspace not trusted: workspace hooks are off');
     this.reloaded.fire();
   }

@@ -37,10 +37,15 @@ export class AppliedConfig {
     return source ? settingsValues(this.settingsSourceText(source)) : {};
   }
 
-  /** The effective value of a governing key: default, then the user's (live), then the workspace's (applied). */
+  /**
+   * The effective value of a governing key: default, then the user's (live), then the
+   * workspace's (applied), which an untrusted workspace does not contribute: inspect() does
+   * not apply VS Code's restrictedConfigurations.
+   */
   value(key: GoverningKey): unknown {
     const inspected = vscode.workspace.getConfiguration(SECTION).inspect(key);
-    return overlay(overlay(inspected?.defaultValue, inspected?.globalValue), this.settingsValues('workspaceSettings')[key]);
+    const own = overlay(inspected?.defaultValue, inspected?.globalValue);
+    return vscode.workspace.isTrusted ? overlay(own, this.settingsValues('workspaceSettings')[key]) : own;
   }
 
   /**

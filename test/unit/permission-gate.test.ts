@@ -65,6 +65,14 @@ describe('PermissionGate: Bash allow rules', () => {
     }
   });
 
+  it('does not trust a redirection whose meaning the line itself can change', () => {
+    const { run } = gate({ allow: ['Bash(git *)', 'Bash(ln *)', 'Bash(cd *)'], mode: 'acceptEdits' });
+    expect(run('git log > src/log.txt')).toMatchObject({ verdict: 'allow' });
+    for (const command of ['ln -s .. up && git log > up/x', 'cd .. && git log > x', 'git log > new-dir/x']) {
+      expect(run(command), command).toMatchObject({ verdict: 'ask' });
+    }
+  });
+
   it('lets the bare Bash rule write inside the workspace, never outside', () => {
     expect(gate({ allow: ['Bash'] }).run('echo made > made.txt')).toMatchObject({ verdict: 'allow' });
     expect(gate({ allow: ['Bash'] }).run('echo made > ../made.txt')).toMatchObject({ verdict: 'ask' });

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { BashAnalysis, RedirectTarget } from '../../permissions/bash-command';
 import { analyzeBashCommand } from '../../permissions/bash-command';
@@ -12,6 +13,7 @@ import { protectedTargetInWord, type ProtectedTarget } from './protected-targets
  * redirections may be allowed without one.
  */
 const MAX_NESTING = 3;
+type ParsedBash = Extract<BashAnalysis, { kind: 'parsed' }>;
 
 /** A system ask when the command names a protected file, a directory holding one, or writes where an expansion decides. */
 export function bashProtectedCheck(command: string, cwd: string, targets: readonly ProtectedTarget[]): PermissionSignal | undefined {
@@ -36,7 +38,7 @@ function systemAsk(reason: string): PermissionSignal {
 }
 
 /** Every word and redirection target of the line, those of `bash -c` / `eval` strings included. */
-function shellWords(analysis: Extract<BashAnalysis, { kind: 'parsed' }>, depth: number): string[] {
+function shellWords(analysis: ParsedBash, depth: number): string[] {
   const words = analysis.redirects.flatMap((r) => (r.target === undefined ? [] : [r.target]));
   for (const simple of analysis.commands) {
     words.push(...simple.words);
@@ -53,24 +55,41 @@ function shellWords(analysis: Extract<BashAnalysis, { kind: 'parsed' }>, depth: 
 /** Where a redirection may write without a second thought. */
 const HARMLESS_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty', '/dev/fd/1', '/dev/fd/2']);
 
+/** Commands after which a relative name, or a directory checked now, may mean another place. */
+const PATH_CHANGERS = new Set(['cd', 'pushd', 'popd', 'ln']);
+
 /**
  * Why the write redirections of an otherwise allowed line still need a person, or undefined:
  * a redirection is a file edit, allowed only inside the workspace and only where an Edit of
- * the file would be allowed (`editAllowed`).
+ * the file would be allowed (`editAllowed`). The check runs before the line does, so a line
+ * that changes directory or makes links, or writes into a directory that does not exist yet
+ * (`ln -s .. up && git log > up/x`), cannot show where it will really write.
  */
-export function redirectWritesProblem(writes: readonly RedirectTarget[], scope: WorkspaceScope, editAllowed: (file: string) => boolean): string | undefined {
+export function redirectWritesProblem(analysis: ParsedBash, writes: readonly RedirectTarget[], scope: WorkspaceScope, editAllowed: (file: string) => boolean): string | undefined {
+  const changer = analysis.commands.flatMap((c) => commandForms(c)).find((f) => PATH_CHANGERS.has(f.words[0]));
   for (const { target } of writes) {
     if (target === undefined) return 'it writes to a file named by an expansion';
     if (HARMLESS_TARGETS.has(target)) continue;
+    if (changer) return `it writes ${target} after \`${changer.words[0]}\` may have changed what that name means`;
     // `~user/x` is another user's home: outside, whatever it resolves to here.
     if (/^~[^/]/.test(target)) return `it writes outside the workspace (${target})`;
+    let physical: string;
     try {
-      resolveInWorkspace(target, scope);
+      physical = resolveInWorkspace(target, scope);
     } catch (error) {
       if (error instanceof OutsideWorkspaceError) return `it writes outside the workspace (${error.message})`;
       throw error;
     }
+    if (!isDirectory(path.dirname(physical))) return `it writes ${target} into a directory that does not exist yet`;
     if (!editAllowed(target)) return `it writes ${target}, and an Edit of it would need approval`;
   }
   return undefined;
+}
+
+function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }

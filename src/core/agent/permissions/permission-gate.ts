@@ -135,10 +135,11 @@ function allowSignal(rules: readonly CompiledRule[], alsoAllowing: readonly Comp
   }
   const bashRules = [...allows, ...alsoAllowing.filter((r) => r.verdict === 'allow')].filter((r) => ruleCoversTool(r.rule, 'Bash'));
   if (typeof call.input.command !== 'string' || !allows.some((r) => ruleCoversTool(r.rule, 'Bash'))) return undefined;
-  const granted = bashAllowedBy(bashRules.map((r) => r.rule.pattern), analyzeBashCommand(call.input.command));
-  if (!granted.allowed) return undefined;
+  const analysis = analyzeBashCommand(call.input.command);
+  const granted = bashAllowedBy(bashRules.map((r) => r.rule.pattern), analysis);
+  if (!granted.allowed || analysis.kind !== 'parsed') return undefined;
   // The bare `Bash` rule grants `cp` and `tee` anyway: inside the workspace, its redirections are no different.
-  if (redirectWritesProblem(granted.writes, call.scope, granted.anyCommand ? () => true : call.editAllowed) !== undefined) return undefined;
+  if (redirectWritesProblem(analysis, granted.writes, call.scope, granted.anyCommand ? () => true : call.editAllowed) !== undefined) return undefined;
   // Named in the audit: the rules that match some subcommand.
   const texts = bashRules.filter((r) => matchPermissionRule(r.rule, 'Bash', call.input, call.cwd) === 'match').map((r) => r.rule.text).join(', ');
   return { verdict: 'allow', source: `${label} ${texts}`, reason: `allow ${label} ${texts}` };
