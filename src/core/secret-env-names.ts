@@ -34,16 +34,20 @@ export function isSecretEnvEntry(name: string, value: string | undefined): boole
   return isSecretEnvName(name) || (value !== undefined && urlPassword(value) !== undefined);
 }
 
+// A file path (GOOGLE_APPLICATION_CREDENTIALS=/home/me/key.json) points at a secret but is none:
+// redacting it would hide every mention of that folder from the model.
+const FILE_PATH = /^(?:~|\.{1,2})?\/[\w./-]*$/;
+
 /**
- * The secret values of an environment, for the redactor: every secret-named variable's value,
- * and the password of every URL-valued one (its whole value too when the name is secret).
- * Values under MIN_SECRET_VALUE_LENGTH are left out.
+ * The secret values of an environment, for the redactor: every secret-named variable's value
+ * (unless it is a file path), and the password of every URL-valued one (its whole value too
+ * when the name is secret). Values under MIN_SECRET_VALUE_LENGTH are left out.
  */
 export function secretEnvValues(env: NodeJS.ProcessEnv): string[] {
   const values = new Set<string>();
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
-    if (isSecretEnvName(name)) values.add(value.trim());
+    if (isSecretEnvName(name) && !FILE_PATH.test(value.trim())) values.add(value.trim());
     const password = urlPassword(value.trim());
     if (password !== undefined) values.add(password).add(decoded(password));
   }

@@ -28,7 +28,7 @@ describe('secret-looking environment variables', () => {
     expect(isSecretEnvEntry('DATABASE_URL', 'postgres://h/db')).toBe(false);
   });
 
-  it('collects the values to redact: secret-named values and URL passwords (as written and decoded), not short ones', () => {
+  it('collects the values to redact: secret-named values and URL passwords (as written and decoded), not short ones or file paths', () => {
     const values = secretEnvValues({
       GITHUB_TOKEN: 'ghp_value_long_enough',
       PGPASSWORD: 'short',
@@ -37,6 +37,8 @@ describe('secret-looking environment variables', () => {
       REDIS_URL: 'redis://:pw@h',
       PATH: '/usr/bin:/bin',
       FLAG_TOKEN: 'true',
+      GOOGLE_APPLICATION_CREDENTIALS: '/home/me/.config/gcloud/key.json',
+      AWS_SHARED_CREDENTIALS_FILE: '~/.aws/credentials',
     });
     expect(values.sort()).toEqual(['ghp_value_long_enough', 'https://public1234@o1.ingest.example/1', 'p%40ssword99', 'p@ssword99'].sort());
   });
