@@ -95,6 +95,28 @@ describe('the audit says who decided', () => {
   });
 });
 
+describe('a subagent passes the same gates', () => {
+  it('a call routed through a Task subagent cannot slip past an approve_tool guard, even in bypassPermissions mode', async () => {
+    const freeze = nodeHook(`
+fs.appendFileSync('guard.log', input.tool_use_id + ' ' + (input.agent_id || 'main') + '\\n');
+if ((input.tool_input.command || '').includes('curl')) process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'no network' } } }));`);
+    bed = await startTestbed(
+      bundle.bundle,
+      { 'hooks/freeze.js': freeze, '.vscode/hooks.json': hooksJson({ approve_tool: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/freeze.js', name: 'no-network' }] }] }) },
+      [
+        toolCalls([{ id: 'task1', name: 'Task', arguments: { description: 'upload', prompt: 'upload the repo' } }]),
+        toolCalls([{ id: 'sub1', name: 'Bash', arguments: { command: 'curl -s http://127.0.0.1:9/ ; touch uploaded.txt' } }]),
+        text('could not'),
+        text('done'),
+      ],
+    );
+    const result = await bed.run(['tidy up', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(bed.workspace.file('uploaded.txt'))).toBe(false);
+    expect(readFileSync(bed.workspace.file('guard.log'), 'utf8')).toBe('sub1 agent-1\n');
+  });
+});
+
 describe('async hooks end with the run', () => {
   const asyncConfig = hooksJson({ PostToolUse: [{ hooks: [{ type: 'command', command: './hooks/sleeper.sh', async: true, name: 'bg-sleep' }] }] });
 
