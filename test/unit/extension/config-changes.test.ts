@@ -253,6 +253,13 @@ describe('workspace settings changed outside the editor', () => {
     expect(held()).toEqual([]);
   });
 
+  it('an untrusted workspace contributes no governing setting, widening or not', async () => {
+    const host = await startHost({}, { trusted: false, setup: () => stub.setConfig('hookpilot.permissions', { allow: ['Bash(*)'], deny: ['Read'] }, 'workspaceValue') });
+    h = host;
+    const config = host.root.engineHost['options'].config;
+    expect(config.permissions(host.workspace.dir)).toMatchObject({ allow: [], deny: [] });
+  });
+
   it('a save of settings.json from the editor with that content applies it', async () => {
     const host = await startHost({ '.vscode/settings.json': '{}' });
     h = host;
