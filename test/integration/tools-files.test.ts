@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -230,6 +231,12 @@ describe('links', () => {
     const result = await write({ file_path: 'alias/real.txt', content: 'new\n' });
     expect(result.ok && result.response).toMatchObject({ type: 'update', filePath: join(ws, 'alias', 'real.txt'), originalFile: 'old\n' });
     expect(readFileSync(join(ws, 'src', 'real.txt'), 'utf8')).toBe('new\n');
+  });
+
+  it('refuses a FIFO without waiting for a writer', async () => {
+    execFileSync('mkfifo', [join(ws, 'pipe')]);
+    expect(errorOf(await read({ file_path: 'pipe' }))).toMatch(/not a regular file/);
+    expect(errorOf(await write({ file_path: 'pipe', content: 'x' }))).toMatch(/not a regular file/);
   });
 
   it('does not follow a symlink that replaced the checked file after the check', async () => {

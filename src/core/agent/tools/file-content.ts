@@ -4,7 +4,8 @@ import { HardLinkError } from './workspace-paths';
 
 const SNIFF_BYTES = 8192;
 // Windows has no O_NOFOLLOW; there, creating a symlink needs privileges the agent lacks anyway.
-const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
+// O_NONBLOCK: opening a FIFO the model made must not hang the tool (regular files ignore it).
+const NO_FOLLOW = (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /** A NUL byte in the first 8 KiB marks a file as binary, as git and grep decide. */
 export function looksBinary(sample: Uint8Array): boolean {
