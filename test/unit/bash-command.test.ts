@@ -46,6 +46,7 @@ describe('analyzeBashCommand', () => {
     ['echo ${x[i]}', 'a parameter expansion beyond $NAME or ${NAME}'],
     ["printf -v 'a[$(touch ../x)]' %s 1", 'a variable subscript that bash may evaluate'],
     ['declare -i x; x=1', 'declare -i or -n'],
+    ["git log $'a\\'; touch ../x; \\''", "$'...' with an escaped quote"],
   ])('%j hides code: %s', (command, reason) => {
     expect(parsed(command).hidden).toContain(reason);
   });

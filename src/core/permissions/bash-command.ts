@@ -59,7 +59,16 @@ function shell(): NonNullable<typeof loaded> {
   return loaded;
 }
 
+/** The gate asks about one command many times (once per rule): the last answer is kept. */
+let last: { command: string; analysis: BashAnalysis } | undefined;
+
+/** What `command` would run. The result is shared: treat it as read-only. */
 export function analyzeBashCommand(command: string): BashAnalysis {
+  if (last?.command !== command) last = { command, analysis: analyze(command) };
+  return last.analysis;
+}
+
+function analyze(command: string): BashAnalysis {
   const { parser } = shell();
   let file: sh.File;
   try {
@@ -76,6 +85,8 @@ export function analyzeBashCommand(command: string): BashAnalysis {
     const reason = HIDING_NODES[type];
     if (reason) hidden.add(reason);
     if (type === 'ParamExp' && !isPlainParameter(node as sh.ParamExp)) hidden.add('a parameter expansion beyond $NAME or ${NAME}');
+    // Where bash is missing the Bash tool runs sh, which ends `$'a\'` at the escaped quote.
+    if (type === 'SglQuoted' && (node as sh.SglQuoted).Dollar && (node as sh.SglQuoted).Value.includes("\\'")) hidden.add("$'...' with an escaped quote");
     if (type === 'CallExpr') collectCall(node as sh.CallExpr, commands, hidden);
     if (type === 'DeclClause') collectDecl(node as sh.DeclClause, commands, hidden);
     if (type === 'Redirect') collectRedirect(node as sh.Redirect, redirects);
