@@ -94,6 +94,7 @@ describe('hookDependencyFiles', () => {
               { type: 'command', command: 'npm run lint' },
               { type: 'command', command: './hooks/missing.sh' },
               { type: 'command', command: 'node', args: ['${CLAUDE_PROJECT_DIR}/hooks/main.js'] },
+              { type: 'command', command: 'npx --yes eslint .' },
             ],
           },
         ],
@@ -104,10 +105,11 @@ describe('hookDependencyFiles', () => {
     expect(deps).toEqual([
       ['hooks/guard.py', 'hooks/rules.json'],
       ['hooks/lib.sh'],
-      ['hooks/main.js', 'hooks/pre.js', 'package.json'],
+      ['.npmrc', '.yarnrc', '.yarnrc.yml', 'hooks/main.js', 'hooks/pre.js', 'package.json'],
       // Missing now, pinned as missing: one created later is a change.
       ['hooks/missing.sh'],
       ['hooks/main.js'],
+      ['.npmrc', '.yarnrc', '.yarnrc.yml', 'node_modules/.bin/eslint', 'package.json'],
     ]);
   });
 });

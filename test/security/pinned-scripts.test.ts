@@ -80,6 +80,18 @@ describe('pinned hook scripts', () => {
     expect(toolMessageSent(b.server, 'c2')).toContain('script changed since it was approved: package.json');
   });
 
+  it('blocks an `npm run` guard once the model adds an .npmrc that swaps the script shell', async () => {
+    const files = { 'hooks/guard.js': guard, 'package.json': JSON.stringify({ name: 'ws', scripts: { guard: 'node hooks/guard.js' } }) };
+    // The file name is computed as the command runs, so the Bash check cannot see it: the pin does.
+    const rewrite = `printf '#!/bin/sh\\ntouch weakened-ran\\n' > evil.sh && chmod +x evil.sh && node -e "require('fs').writeFileSync('.np' + 'mrc', 'script-shell=./evil.sh')"`;
+    const { bed: b, result } = await runGuarded(files, 'npm run --silent guard', rewrite);
+    expect(result.tool_calls.find((c) => c.id === 'c1')?.outcome).toBe('executed');
+    expect(result.tool_calls.find((c) => c.id === 'c2')?.outcome).toBe('blocked');
+    expect(existsSync(b.workspace.file('pwned'))).toBe(false);
+    expect(existsSync(b.workspace.file('weakened-ran'))).toBe(false);
+    expect(toolMessageSent(b.server, 'c2')).toContain('script changed since it was approved: .npmrc');
+  });
+
   it('a deleted guard script blocks too, and a script touched without change still runs', async () => {
     const touch = nodeScript('hooks/guard.js', 'const t = new Date(); fs.utimesSync(f, t, t);');
     const { bed: b, result } = await runGuarded({ 'hooks/guard.js': guard }, 'node hooks/guard.js', `${touch} && ${nodeScript('hooks/guard.js', 'fs.rmSync(f);')}`);

@@ -10,6 +10,8 @@ const CONFIG_FILES = ['.vscode/hooks.json', '.vscode/settings.json', '.claude/se
 
 /** Programs that run a `package.json` script: the manifest and that script's files are dependencies. */
 const PACKAGE_RUNNERS = new Set(['npm', 'npx', 'yarn', 'pnpm', 'bun']);
+/** Package manager settings beside package.json: `script-shell=./x.sh` would run a file of the model's. */
+const PACKAGE_MANAGER_RC = ['.npmrc', '.yarnrc', '.yarnrc.yml'];
 /** npm runs these without `run`. */
 const NPM_SHORTCUTS = new Set(['test', 'start', 'stop', 'restart']);
 /** A `-c` script is parsed again for the files it names; deeper nesting is not followed. */
@@ -76,12 +78,14 @@ function addNamedFiles(deps: Dependencies, command: readonly string[], words: re
 function addPackageScript(deps: Dependencies, words: readonly string[]): void {
   const manifest = path.join(deps.cwd, 'package.json');
   if (!isWithin(deps.projectDir, manifest)) return;
-  deps.files.add(manifest);
+  // Pinned even while missing: one created later must not run unseen.
+  for (const file of ['package.json', ...PACKAGE_MANAGER_RC]) deps.files.add(path.join(deps.cwd, file));
   const [program, ...rest] = words;
   const args = rest.filter((word) => !word.startsWith('-'));
   if (path.basename(program) === 'npx') {
+    // A local tool wins over the registry's, so one the model installs later would run.
     const bin = args[0] && path.join(deps.cwd, 'node_modules', '.bin', args[0]);
-    if (bin && isWithin(deps.projectDir, bin) && isFile(bin)) deps.files.add(bin);
+    if (bin && isWithin(deps.projectDir, bin)) deps.files.add(bin);
     return;
   }
   const name = args[0] === 'run' || args[0] === 'run-script' ? args[1] : NPM_SHORTCUTS.has(args[0] ?? '') || path.basename(program) !== 'npm' ? args[0] : undefined;
