@@ -162,6 +162,15 @@ describe('Grep tool', () => {
     expect(responseOf(result).content).toBe(`${file}:2:foo(\n${file}:3:  bar)`);
   });
 
+  it('answers a model-written pattern that would backtrack forever, and stops a multiline search whose matches rescan the file', async () => {
+    put('runs.txt', `${'a'.repeat(50_000)}b\n`);
+    expect(responseOf(await grep({ pattern: '(a+)+$', path: 'runs.txt' })).numFiles).toBe(0);
+    expect(errorOf(await grep({ pattern: '(?=a)b', path: 'runs.txt' }))).toMatch(/^Invalid regular expression: .*no lookaround or backreferences/);
+    // Every `a` is a match, and each search for the next one first scans to the end for a `z`.
+    const result = await grep({ pattern: '[^z]*z|a', path: 'runs.txt', multiline: true, output_mode: 'count' });
+    expect(result.ok && result.content).toMatch(/^.*runs\.txt:1\n\[Multiline search stopped after 5 s: the rest was not searched; narrow the pattern or the path\]$/);
+  });
+
   it('limits output with head_limit', async () => {
     for (let i = 0; i < 5; i += 1) put(`many/f${i}.txt`, 'needle\nneedle\n', 200 + i);
     const files = await grep({ pattern: 'needle', path: 'many', head_limit: 2 });

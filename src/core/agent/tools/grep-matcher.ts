@@ -4,6 +4,8 @@ import { RE2JS } from 're2js';
 export interface FileMatches {
   lines: string[];
   matchedLines: number[];
+  /** The deadline passed before the whole file was searched. */
+  incomplete?: true;
 }
 
 export interface ContextOptions {
@@ -55,23 +57,49 @@ function lineAt(lineStarts: number[], offset: number): number {
   return low;
 }
 
-function matchAcrossLines(text: string, lines: string[], regex: RE2JS): number[] {
+/** When a search must stop: a deadline (performance.now()) and the caller's signal. */
+export interface MatchLimits {
+  deadline: number;
+  signal?: AbortSignal;
+}
+
+/** Between searches, the event loop gets a turn this often (Ctrl-C, other work). */
+const YIELD_EVERY_MS = 50;
+
+/**
+ * Every match of the whole text. Each search is linear, but each may scan to the end of the
+ * text (`[^z]*z|a` on a long run of `a`), so many matches can cost the square of the file:
+ * the deadline bounds that, and the loop yields so a cancel is seen at once.
+ */
+async function matchAcrossLines(text: string, lines: string[], regex: RE2JS, limits: MatchLimits): Promise<FileMatches> {
   const lineStarts = [0];
   for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lineStarts.push(at + 1);
   const matched = new Set<number>();
+  let incomplete = false;
   // Offsets are UTF-16 indexes into `text`; an empty match moves the search on by itself.
   const matcher = regex.matcher(text);
+  let yielded = performance.now();
   while (matcher.find()) {
     const first = lineAt(lineStarts, matcher.start());
     const last = lineAt(lineStarts, Math.max(matcher.start(), matcher.end() - 1));
     for (let line = first; line <= last && line < lines.length; line += 1) matched.add(line);
+    if (performance.now() - yielded > YIELD_EVERY_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      yielded = performance.now();
+    }
+    if (performance.now() > limits.deadline || limits.signal?.aborted) {
+      incomplete = true;
+      break;
+    }
   }
-  return [...matched].sort((a, b) => a - b);
+  const matchedLines = [...matched].sort((a, b) => a - b);
+  return incomplete ? { lines, matchedLines, incomplete } : { lines, matchedLines };
 }
 
-export function matchFile(text: string, pattern: SearchPattern): FileMatches {
+/** Lines are tested one by one, in linear time; a multiline search stops at the limits. */
+export async function matchFile(text: string, pattern: SearchPattern, limits: MatchLimits = { deadline: Number.POSITIVE_INFINITY }): Promise<FileMatches> {
   const lines = splitLines(text);
-  if (pattern.multiline) return { lines, matchedLines: matchAcrossLines(text, lines, pattern.regex) };
+  if (pattern.multiline) return matchAcrossLines(text, lines, pattern.regex, limits);
   const matchedLines: number[] = [];
   lines.forEach((line, index) => {
     if (pattern.regex.test(line)) matchedLines.push(index);

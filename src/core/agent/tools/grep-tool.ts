@@ -11,6 +11,19 @@ import { errorMessage, toolFailure, type Tool, type ToolResult } from './tool';
 export const MAX_GREP_FILE_BYTES = 5 * 1024 * 1024;
 /** Files read at once. */
 const READ_CONCURRENCY = 16;
+/**
+ * How long a multiline search may match. Each match is found in linear time, but the
+ * model's pattern can make every match rescan the rest of the file; the search stops here.
+ */
+export const MULTILINE_BUDGET_MS = 5_000;
+
+/** One search: when multiline matching must stop, and whether it did. */
+interface SearchRun {
+  pattern: SearchPattern;
+  deadline: number;
+  signal: AbortSignal;
+  incomplete: boolean;
+}
 
 export const grepInputSchema = z.object({
   pattern: z.string().min(1).describe('Regular expression to search for (RE2 syntax, as ripgrep: no lookaround or backreferences), e.g. "function\\s+\\w+".'),
@@ -59,7 +72,7 @@ async function candidateFiles(root: SearchRoot, input: GrepInput): Promise<Found
   return ofType === undefined ? files : files.filter((file) => ofType(basename(file.path)));
 }
 
-async function searchFile(file: FoundFile, regex: SearchPattern): Promise<FileHit | undefined> {
+async function searchFile(file: FoundFile, run: SearchRun): Promise<FileHit | undefined> {
   if (file.size > MAX_GREP_FILE_BYTES) return undefined;
   let bytes: Buffer;
   try {
@@ -75,15 +88,20 @@ async function searchFile(file: FoundFile, regex: SearchPattern): Promise<FileHi
     return undefined;
   }
   if (looksBinary(bytes)) return undefined;
-  const matches = matchFile(bytes.toString('utf8'), regex);
+  if (run.pattern.multiline && performance.now() > run.deadline) {
+    run.incomplete = true;
+    return undefined;
+  }
+  const matches = await matchFile(bytes.toString('utf8'), run.pattern, run);
+  if (matches.incomplete) run.incomplete = true;
   return matches.matchedLines.length === 0 ? undefined : { ...file, matches };
 }
 
-async function searchFiles(files: FoundFile[], regex: SearchPattern, signal: AbortSignal): Promise<FileHit[] | undefined> {
+async function searchFiles(files: FoundFile[], run: SearchRun, signal: AbortSignal): Promise<FileHit[] | undefined> {
   const hits: FileHit[] = [];
   for (let start = 0; start < files.length; start += READ_CONCURRENCY) {
     if (signal.aborted) return undefined;
-    const batch = await Promise.all(files.slice(start, start + READ_CONCURRENCY).map((file) => searchFile(file, regex)));
+    const batch = await Promise.all(files.slice(start, start + READ_CONCURRENCY).map((file) => searchFile(file, run)));
     for (const hit of batch) if (hit !== undefined) hits.push(hit);
   }
   return hits;
@@ -144,9 +162,13 @@ export function createGrepTool(): Tool<GrepInput> {
         const root = await resolveSearchRoot(input.path, ctx);
         const files = await candidateFiles(root, input);
         if (typeof files === 'string') return toolFailure(files);
-        const hits = await searchFiles(files, regex, ctx.signal);
-        if (hits === undefined) return toolFailure('Search aborted before it finished', { interrupted: true });
-        return report(input.output_mode ?? 'files_with_matches', hits, input);
+        const run: SearchRun = { pattern: regex, deadline: performance.now() + MULTILINE_BUDGET_MS, signal: ctx.signal, incomplete: false };
+        const hits = await searchFiles(files, run, ctx.signal);
+        if (hits === undefined || ctx.signal.aborted) return toolFailure('Search aborted before it finished', { interrupted: true });
+        const result = report(input.output_mode ?? 'files_with_matches', hits, input);
+        if (!run.incomplete || !result.ok) return result;
+        const note = `[Multiline search stopped after ${MULTILINE_BUDGET_MS / 1000} s: the rest was not searched; narrow the pattern or the path]`;
+        return { ...result, content: `${result.content}\n${note}` };
       } catch (error) {
         return toolFailure(errorMessage(error));
       }
