@@ -51,9 +51,20 @@ export function renderRecordDetail(row: TimelineRow, eventPayload: (dispatchId: 
     case 'dispatch':
       return [header, h('div', { class: 'detail-fields' }, field('Hooks run', r.hooks_run), field('Dispatch', r.dispatch_id)), section('Reason', r.reason, 'detail-reason')].filter((el): el is HTMLElement => el !== null);
     case 'permission':
-      return [header, h('div', { class: 'detail-fields' }, field('Tool', r.tool_name), field('Tool use', r.tool_use_id), field('Decided by', r.source), field('Level', r.level), field('Answer', r.answer), field('Subagent', r.agent_id)), section('Reason', r.reason, 'detail-reason')].filter(
-        (el): el is HTMLElement => el !== null,
-      );
+      return [
+        header,
+        h(
+          'div',
+          { class: 'detail-fields' },
+          field('Tool', r.tool_name),
+          field('Tool use', r.tool_use_id),
+          field('Decided by', r.source),
+          field('Level', r.level),
+          field('Answer', r.answer),
+          field('Subagent', r.agent_id),
+        ),
+        section('Reason', r.reason, 'detail-reason'),
+      ].filter((el): el is HTMLElement => el !== null);
     case 'note':
       return [header, section('Message', r.message, 'detail-message'), section('Data', r.data, 'detail-data')].filter((el): el is HTMLElement => el !== null);
   }

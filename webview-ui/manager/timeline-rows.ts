@@ -77,7 +77,15 @@ export function toTimelineRow(record: AuditRecord): TimelineRow {
     case 'event':
       return { ...common, event: record.event, subject: payloadSubject(record.payload), hookName: undefined, badge: 'none', decisionText: '', durationMs: undefined };
     case 'permission':
-      return { ...common, event: 'Permission', subject: `${record.tool_name} · ${describePermission(record)}`, hookName: undefined, badge: badgeFor(record.decision), decisionText: record.decision, durationMs: undefined };
+      return {
+        ...common,
+        event: 'Permission',
+        subject: `${record.tool_name} · ${describePermission(record)}`,
+        hookName: undefined,
+        badge: badgeFor(record.decision),
+        decisionText: record.decision,
+        durationMs: undefined,
+      };
     case 'note':
       return { ...common, event: 'Note', subject: record.message, hookName: undefined, badge: record.level === 'error' ? 'error' : 'none', decisionText: record.level === 'info' ? '' : record.level, durationMs: undefined };
   }

@@ -16,7 +16,13 @@ export interface SessionIdentity {
 
 const everyCall = (hook: HookDefinition) => hook.everyCall === true;
 
-const SUBAGENT_EVENTS: ReadonlySet<HookEventName> = new Set<HookEventName>(['PreToolUse', 'PermissionRequest', 'PermissionDenied', 'PostToolUse', 'PostToolUseFailure']);
+const SUBAGENT_EVENTS: ReadonlySet<HookEventName> = new Set<HookEventName>([
+  'PreToolUse',
+  'PermissionRequest',
+  'PermissionDenied',
+  'PostToolUse',
+  'PostToolUseFailure',
+]);
 
 /**
  * The agent's view of the hook engine for one session: it fills in the common payload

@@ -2,6 +2,7 @@ import type { PermissionDecider } from '../audit/permission-text';
 import type { AuditSink } from '../audit/records';
 import type { DispatchResult, TaggedContext } from '../hooks/dispatch-result';
 import { formatTaggedContext } from '../hooks/dispatch-result';
+import type { EventFields } from '../hooks/payloads';
 import type { PermissionResolution, PermissionSignal, PrecedenceLevel } from '../permissions/precedence';
 import type { AgentEvent, HookAnnotation, ToolOutcome } from './agent-events';
 import { rewriteToolOutput } from './tool-output-rewrite';
@@ -44,6 +45,17 @@ export interface ToolExecutorDeps {
 }
 
 type DenialSource = 'Rule' | 'Hook' | 'User' | 'Timeout' | 'Mode';
+
+/** What asking (PermissionRequest hooks, then a person) decided. */
+interface AskAnswer {
+  decision: 'allow' | 'deny';
+  reason: string;
+  by: string;
+  source: DenialSource;
+  audit: Decision;
+  updatedInput?: Record<string, unknown>;
+  stop?: { reason?: string; hookName: string };
+}
 
 /** Who made a permission decision, as the audit log records it. */
 interface Decision {
@@ -93,8 +105,9 @@ export class ToolExecutor {
     const contexts = [...pre.contexts];
     annotate(annotations, pre);
     if (pre.stop) {
-      this.auditPermission(call, 'deny', { by: 'hook', source: `hook ${pre.stop.hookName}`, level: 'P3' }, pre.stop.reason ?? 'continue: false');
-      return finish('blocked', `Stopped by hook "${pre.stop.hookName}": ${pre.stop.reason ?? 'continue: false'}`, input, { stop: pre.stop });
+      const why = pre.stop.reason ?? 'continue: false';
+      this.auditPermission(call, 'deny', { by: 'hook', source: `hook ${pre.stop.hookName}`, level: 'P3' }, why);
+      return finish('blocked', `Stopped by hook "${pre.stop.hookName}": ${why}`, input, { stop: pre.stop });
     }
     if (pre.abort) {
       this.auditPermission(call, 'deny', { by: 'hook', source: `hook ${pre.abort.hookName}`, level: 'P3' }, pre.abort.reason ?? 'abort');
@@ -102,8 +115,8 @@ export class ToolExecutor {
     }
     if (pre.decision === 'deny' || pre.blocked) {
       const reason = pre.blockReason ?? 'denied by a PreToolUse hook';
-      const decider = pre.runs.find((r) => r.decision === 'deny' || r.decision === 'block')?.hookName ?? pre.blockingErrors[0]?.hookName ?? 'hook';
-      this.auditPermission(call, 'deny', { by: 'hook', source: `hook ${decider}`, level: 'P3' }, reason);
+      const decider = pre.runs.find((r) => r.decision === 'deny' || r.decision === 'block')?.hookName ?? pre.blockingErrors[0]?.hookName;
+      this.auditPermission(call, 'deny', { by: 'hook', source: `hook ${decider ?? 'unknown'}`, level: 'P3' }, reason);
       const retry = await this.denied(call, input, reason, 'Hook', signal);
       return finish('blocked', withContexts(`PreToolUse hook "${pre.blockingErrors[0]?.hookName ?? 'hook'}" blocked this call: ${reason}${retry}`, contexts, seenContexts), input);
     }
@@ -125,7 +138,8 @@ export class ToolExecutor {
         this.auditPermission(call, 'deny', { by: 'hook', source: `hook ${veto.hookName}` }, veto.reason);
         const retry = await this.denied(call, input, veto.reason, 'Hook', signal);
         const halt = veto.abort ? { abort: veto.abort } : veto.stop ? { stop: veto.stop } : {};
-        return finish('denied', withContexts(`Permission denied (hook ${veto.hookName}): ${veto.reason}${retry}`, contexts, seenContexts), input, halt);
+        const content = withContexts(`Permission denied (hook ${veto.hookName}): ${veto.reason}${retry}`, contexts, seenContexts);
+        return finish('denied', content, input, halt);
       }
     }
     if (resolution.verdict === 'ask') {
@@ -190,28 +204,30 @@ export class ToolExecutor {
     signal: AbortSignal,
     annotations: HookAnnotation[],
     contexts: TaggedContext[],
-  ): Promise<{ decision: 'allow' | 'deny'; reason: string; by: string; source: DenialSource; audit: Decision; updatedInput?: Record<string, unknown>; stop?: { reason?: string; hookName: string } }> {
-    const request = await this.deps.hooks.dispatch(
-      'PermissionRequest',
-      { tool_name: call.name, tool_input: input, tool_use_id: call.id, current_decision: 'ask', decision_reason: reason, is_subagent: this.deps.hooks.identity.agent !== undefined, permission_suggestions: [suggestedRule(call.name, input)] },
-      signal,
-    );
+  ): Promise<AskAnswer> {
+    const request = await this.deps.hooks.dispatch('PermissionRequest', this.permissionRequest(call, input, 'ask', reason), signal);
     annotate(annotations, request);
     // Seed 000's InjectContext: what a PermissionRequest hook adds reaches the model too.
     contexts.push(...request.contexts);
     const override = request.permission;
-    const byHook = (hookName: string): Decision => ({ by: 'hook', source: `hook ${hookName}` });
-    if (request.stop) return { decision: 'deny', reason: request.stop.reason ?? 'stopped by a PermissionRequest hook', by: request.stop.hookName, source: 'Hook', audit: byHook(request.stop.hookName), stop: request.stop };
-    if (override?.interrupt && override.behavior === 'deny') {
-      const stop = { reason: override.message, hookName: override.hookName };
-      return { decision: 'deny', reason: override.message ?? 'denied', by: override.hookName, source: 'Hook', audit: byHook(override.hookName), stop };
+    const byHook = (decision: 'allow' | 'deny', hookName: string, why: string, extra: Partial<AskAnswer> = {}): AskAnswer => ({
+      decision,
+      reason: why,
+      by: `hook ${hookName}`,
+      source: 'Hook',
+      audit: { by: 'hook', source: `hook ${hookName}` },
+      ...extra,
+    });
+    if (request.stop) {
+      return byHook('deny', request.stop.hookName, request.stop.reason ?? 'stopped by a PermissionRequest hook', { stop: request.stop });
     }
-    if (override && override.behavior === 'deny') {
-      return { decision: 'deny', reason: override.message ?? `denied by hook "${override.hookName}"`, by: `hook ${override.hookName}`, source: 'Hook', audit: byHook(override.hookName) };
+    if (override?.behavior === 'deny') {
+      const stop = override.interrupt ? { stop: { reason: override.message, hookName: override.hookName } } : {};
+      return byHook('deny', override.hookName, override.message ?? `denied by hook "${override.hookName}"`, stop);
     }
     // A hook may answer allow, except for a system ask: that one needs a person.
     if (override && override.behavior === 'allow' && !system) {
-      return { decision: 'allow', reason: override.message ?? '', by: `hook ${override.hookName}`, source: 'Hook', audit: byHook(override.hookName), updatedInput: override.updatedInput };
+      return byHook('allow', override.hookName, override.message ?? '', { updatedInput: override.updatedInput });
     }
 
     this.deps.hooks.emit('Notification', { message: `Hookpilot needs your permission to use ${call.name}`, title: 'Permission needed', notification_type: 'permission_prompt' });
@@ -221,7 +237,8 @@ export class ToolExecutor {
     if (answer.choice === 'deny-session') this.deps.gate.denyForSession(rule);
     const audit = personDecision(answer);
     if (answer.choice === 'deny' || answer.choice === 'deny-session') {
-      return { decision: 'deny', reason: answer.reason ?? 'the user denied this call', by: answer.by, source: answer.timedOut ? 'Timeout' : 'User', audit };
+      const source = answer.timedOut ? 'Timeout' : 'User';
+      return { decision: 'deny', reason: answer.reason ?? 'the user denied this call', by: answer.by, source, audit };
     }
     if (answer.choice === 'allow-session' || answer.choice === 'allow-always') this.deps.gate.allowForSession(rule);
     if (answer.choice === 'allow-always') await this.deps.persistAllowRule?.(rule);
@@ -241,8 +258,7 @@ export class ToolExecutor {
     annotations: HookAnnotation[],
     contexts: TaggedContext[],
   ): Promise<{ hookName: string; reason: string; stop?: ToolCallOutcome['stop']; abort?: ToolCallOutcome['abort'] } | undefined> {
-    const fields = { tool_name: call.name, tool_input: input, tool_use_id: call.id, current_decision: 'allow' as const, decision_reason: reason, is_subagent: this.deps.hooks.identity.agent !== undefined, permission_suggestions: [suggestedRule(call.name, input)] };
-    const result = await this.deps.hooks.approveEveryCall(fields, signal);
+    const result = await this.deps.hooks.approveEveryCall(this.permissionRequest(call, input, 'allow', reason), signal);
     if (!result) return undefined;
     annotate(annotations, result);
     contexts.push(...result.contexts);
@@ -258,6 +274,24 @@ export class ToolExecutor {
     if (denier) return { hookName: denier.hookName, reason: denier.reason ?? `denied by hook "${denier.hookName}"` };
     if (blocked) return { hookName: blocked.hookName, reason: blocked.reason };
     return undefined;
+  }
+
+  /** PermissionRequest's fields: `current_decision` is what the permission check said. */
+  private permissionRequest(
+    call: ToolCallRequest,
+    input: Record<string, unknown>,
+    current: 'ask' | 'allow',
+    reason: string,
+  ): EventFields<'PermissionRequest'> {
+    return {
+      tool_name: call.name,
+      tool_input: input,
+      tool_use_id: call.id,
+      current_decision: current,
+      decision_reason: reason,
+      is_subagent: this.deps.hooks.identity.agent !== undefined,
+      permission_suggestions: [suggestedRule(call.name, input)],
+    };
   }
 
   private async askPerson(call: ToolCallRequest, input: Record<string, unknown>, reason: string, askedBy: string, system: boolean, signal: AbortSignal): Promise<ApprovalAnswer> {
@@ -292,7 +326,8 @@ export class ToolExecutor {
 
   private auditPermission(call: ToolCallRequest, decision: 'allow' | 'deny' | 'ask', who: Decision, reason: string): void {
     const { sessionId, agent } = this.deps.hooks.identity;
-    this.deps.audit?.append({ type: 'permission', session_id: sessionId, tool_name: call.name, tool_use_id: call.id, decision, ...who, agent_id: agent?.id, reason: reason || undefined });
+    const record = { type: 'permission', session_id: sessionId, tool_name: call.name, tool_use_id: call.id, decision, ...who } as const;
+    this.deps.audit?.append({ ...record, agent_id: agent?.id, reason: reason || undefined });
   }
 
   /**
@@ -330,7 +365,13 @@ function gateDecision(resolution: PermissionResolution): Decision {
   return { by, source, level };
 }
 
-const ANSWERS: Record<ApprovalChoice, NonNullable<Decision['answer']>> = { 'allow-once': 'once', 'allow-session': 'session', 'allow-always': 'always', deny: 'deny', 'deny-session': 'deny-session' };
+const ANSWERS: Record<ApprovalChoice, NonNullable<Decision['answer']>> = {
+  'allow-once': 'once',
+  'allow-session': 'session',
+  'allow-always': 'always',
+  deny: 'deny',
+  'deny-session': 'deny-session',
+};
 
 /** A person's answer, or what stood in for one (the approval timeout, a cancelled turn). */
 function personDecision(answer: ApprovalAnswer): Decision {

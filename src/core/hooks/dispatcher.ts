@@ -274,8 +274,9 @@ export class HookDispatcher {
       if (contexts.length > 0 && !controller.signal.aborted) {
         this.asyncContexts.set(payload.session_id, [...(this.asyncContexts.get(payload.session_id) ?? []), ...contexts]);
       }
-      const why = controller.signal.aborted && outcome.status === 'cancelled' ? `cancelled: ${errorText(controller.signal.reason)}` : undefined;
-      this.report(hook, payload, payload, dispatchId, outcome, why ? { ...summary, error: why } : summary, true);
+      // Stopped because its session ended: the record says so rather than a bare "cancelled".
+      if (controller.signal.aborted && outcome.status === 'cancelled') summary.error = `cancelled: ${errorText(controller.signal.reason)}`;
+      this.report(hook, payload, payload, dispatchId, outcome, summary, true);
     };
     const run: AsyncRun = {
       sessionId: payload.session_id,
@@ -290,7 +291,15 @@ export class HookDispatcher {
     return { status: 'success', effects: {}, trace: { durationMs: 0 } };
   }
 
-  private report(hook: HookDefinition, input: HookPayload, original: HookPayload, dispatchId: string, outcome: HookOutcome, summary: HookRunSummary, async?: true): void {
+  private report(
+    hook: HookDefinition,
+    input: HookPayload,
+    original: HookPayload,
+    dispatchId: string,
+    outcome: HookOutcome,
+    summary: HookRunSummary,
+    async?: true,
+  ): void {
     const trace = outcome.trace;
     this.options.audit?.append({
       type: 'hook_run',
