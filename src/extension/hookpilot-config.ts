@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import { permissionModeSchema, type PermissionMode, type PermissionSettings } from '../core/agent/permissions/permission-settings';
 import type { HookDefaults } from '../core/hooks/config/loaded-config';
+import { MAX_TIMEOUT_MS } from '../core/hooks/config/timeout-bounds';
 import { secretEnvValues } from '../core/secret-env-names';
 import type { ModelStatus } from '../shared/chat-protocol';
 import { MODEL_PRESETS, modelPreset, type ModelPresetId } from '../shared/model-presets';
@@ -167,10 +168,11 @@ export class HookpilotConfig extends Disposable {
     };
   }
 
-  /** How long a person has to answer a permission prompt before it is denied. */
+  /** How long a person has to answer a permission prompt before it is denied: at most a day (a longer timer would fire at once). */
   approvalTimeoutMs(): number {
     const seconds = this.settings().get<number>('approvalTimeoutSeconds');
-    return typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? Math.round(seconds * 1000) : DEFAULT_APPROVAL_TIMEOUT_SECONDS * 1000;
+    const ms = typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? Math.round(seconds * 1000) : DEFAULT_APPROVAL_TIMEOUT_SECONDS * 1000;
+    return Math.min(ms, MAX_TIMEOUT_MS);
   }
 
   /** `hookpilot.hookTimeouts` as the engine's defaults (a hooks.json `defaults` block wins). */

@@ -147,6 +147,15 @@ describe('approvals in a chat', () => {
     expect(h.root.pending.size).toBe(0);
   });
 
+  it('an approvalTimeoutSeconds past what a timer holds still waits for the person', async () => {
+    h = await startChat({}, [bash('echo hi > out.txt'), text('ok')], { setup: () => stub.setConfig('hookpilot.approvalTimeoutSeconds', 30 * 86_400) });
+    // Answered a moment later: an overflowed timer would have denied within 1 ms.
+    stub.state.answerMessage = (shown) => (shown.modal ? new Promise((resolve) => setTimeout(() => resolve(pick(shown, 'Allow once')), 100)) : undefined);
+    await h.prompt('write out.txt');
+    expect(h.items().find((i) => i.kind === 'tool')).toMatchObject({ status: 'executed' });
+    expect(readFileSync(h.workspace.file('out.txt'), 'utf8').trim()).toBe('hi');
+  });
+
   it('"Always allow in this workspace" writes the rule into the workspace settings', async () => {
     h = await startChat({}, [bash('echo hi > out.txt'), text('done')]);
     stub.state.answerMessage = (shown) => (shown.modal ? pick(shown, 'Always allow in this workspace') : undefined);
