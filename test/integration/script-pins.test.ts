@@ -150,6 +150,24 @@ describe('a hook whose script changed', () => {
     expect(engine.scriptChange(id('approver'))).toBe('script changed since it was approved: hooks/approve.js');
   });
 
+  it('granting workspace trust approves no script the agent changed while the folder was untrusted', async () => {
+    const ws = workspace({
+      'hooks/guard.js': allow('guard ok'),
+      '.vscode/hooks.json': hooksJson({ PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'guard' }] }] }),
+    });
+    const storage = mkdtempSync(path.join(tmpdir(), 'hookpilot-pins-'));
+    const engine = new HookEngine({ projectDir: ws.dir, storageDir: storage, trusted: false });
+    cleanups.push(async () => {
+      await engine.dispose();
+      rmSync(storage, { recursive: true, force: true });
+    });
+    await engine.reload(loadWorkspaceConfigs(ws.dir));
+    writeFileSync(ws.file('hooks/guard.js'), allow('weakened'));
+    await engine.setTrusted(true);
+    const result = await engine.dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }, { cwd: ws.dir }));
+    expect(result).toMatchObject({ blocked: true, blockReason: 'script changed since it was approved: hooks/guard.js' });
+  });
+
   it('an rpc server whose script changed is not restarted after a crash, until re-approved', async () => {
     const server = (version: string) => `require('fs').appendFileSync('starts.log', ${JSON.stringify(version)} + ' ' + process.pid + '\\n');
 const { createMessageConnection, StreamMessageReader, StreamMessageWriter } = require(${JSON.stringify(path.join(REPO_ROOT, 'node_modules/vscode-jsonrpc/node'))});

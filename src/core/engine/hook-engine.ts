@@ -146,8 +146,7 @@ export class HookEngine {
   setTrusted(trusted: boolean): Promise<void> {
     this.options.trusted = trusted;
     this.registry.setTrusted(trusted);
-    // Trusting the folder approves its scripts as they are now.
-    if (trusted) this.pins.pinAll(new Map());
+    // The pins stay: a script the agent changed while the folder was untrusted still needs a person.
     return this.reload(this.sources);
   }
 
