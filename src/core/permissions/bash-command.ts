@@ -86,7 +86,8 @@ function analyze(command: string): BashAnalysis {
     if (reason) hidden.add(reason);
     if (type === 'ParamExp' && !isPlainParameter(node as sh.ParamExp)) hidden.add('a parameter expansion beyond $NAME or ${NAME}');
     // Where bash is missing the Bash tool runs sh, which ends `$'a\'` at the escaped quote.
-    if (type === 'SglQuoted' && (node as sh.SglQuoted).Dollar && (node as sh.SglQuoted).Value.includes("\\'")) hidden.add("$'...' with an escaped quote");
+    const quoted = type === 'SglQuoted' ? (node as sh.SglQuoted) : undefined;
+    if (quoted?.Dollar && quoted.Value.includes("\\'")) hidden.add("$'...' with an escaped quote");
     if (type === 'CallExpr') collectCall(node as sh.CallExpr, commands, hidden);
     if (type === 'DeclClause') collectDecl(node as sh.DeclClause, commands, hidden);
     if (type === 'Redirect') collectRedirect(node as sh.Redirect, redirects);
@@ -214,7 +215,8 @@ function unescapeUnquoted(raw: string): string {
  * seen with quoted parts blanked out. (The parser's own SplitBraces rewrites the tree in place.)
  */
 function hasBraceExpansion(word: sh.Word): boolean {
-  const unquoted = word.Parts.map((part) => (syntax.NodeType(part) === 'Lit' ? (part as sh.Lit).Value.replace(/\\./gs, '_') : '_')).join('');
+  const blank = (part: Node) => (syntax.NodeType(part) === 'Lit' ? (part as sh.Lit).Value.replace(/\\./gs, '_') : '_');
+  const unquoted = word.Parts.map(blank).join('');
   return /\{[^{}]*(,|\.\.)[^{}]*\}/.test(unquoted);
 }
 

@@ -14,8 +14,13 @@ export type BashRuleMatch = 'match' | 'no-match' | 'unparseable';
  * Variables that decide what a command runs (`PATH=. git`, `GIT_EXTERNAL_DIFF=x git diff`,
  * `LD_PRELOAD=...`): a leading assignment of one of them is not stripped for an allow rule.
  */
-const RISKY_VARIABLE =
-  /^(PATH|IFS|ENV|BASH_ENV|SHELL|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|CDPATH|GLOBIGNORE|HOME|PAGER|EDITOR|VISUAL|BROWSER|NODE_PATH|LD_\w*|DYLD_\w*|GIT_\w*|BASH_FUNC_\w*|PYTHON\w*|PERL\w*|RUBY\w*|\w*_COMMAND|\w*_PAGER|\w*_EDITOR|\w*_OPTIONS|\w*_SHELL)$/;
+const RISKY_VARIABLE = new RegExp(
+  `^(${[
+    'PATH', 'IFS', 'ENV', 'BASH_ENV', 'SHELL', 'SHELLOPTS', 'BASHOPTS', 'PS4', 'PROMPT_COMMAND', 'CDPATH', 'GLOBIGNORE', 'HOME',
+    'PAGER', 'EDITOR', 'VISUAL', 'BROWSER', 'NODE_PATH', 'LD_\\w*', 'DYLD_\\w*', 'GIT_\\w*', 'BASH_FUNC_\\w*', 'PYTHON\\w*', 'PERL\\w*',
+    'RUBY\\w*', '\\w*_COMMAND', '\\w*_PAGER', '\\w*_EDITOR', '\\w*_OPTIONS', '\\w*_SHELL',
+  ].join('|')})$`,
+);
 const MAX_NESTING = 3;
 
 /**
@@ -81,7 +86,9 @@ export function bashAllowedBy(patterns: ReadonlyArray<string | undefined>, analy
   if (analysis.hidden.length > 0) return { allowed: false, reason: `it contains ${analysis.hidden.join(', ')}` };
   for (const simple of analysis.commands) {
     if (simple.dynamicName) return { allowed: false, reason: `its command name comes from an expansion or a glob` };
-    if (!commandAllowed(simple, patterns as string[])) return { allowed: false, reason: `no allow rule matches \`${simple.words.join(' ').replaceAll(HOLE, '$…')}\`` };
+    if (!commandAllowed(simple, patterns as string[])) {
+      return { allowed: false, reason: `no allow rule matches \`${simple.words.join(' ').replaceAll(HOLE, '$…')}\`` };
+    }
   }
   return { allowed: true, writes, anyCommand: false };
 }

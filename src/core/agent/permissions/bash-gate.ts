@@ -65,7 +65,12 @@ const PATH_CHANGERS = new Set(['cd', 'pushd', 'popd', 'ln']);
  * that changes directory or makes links, or writes into a directory that does not exist yet
  * (`ln -s .. up && git log > up/x`), cannot show where it will really write.
  */
-export function redirectWritesProblem(analysis: ParsedBash, writes: readonly RedirectTarget[], scope: WorkspaceScope, editAllowed: (file: string) => boolean): string | undefined {
+export function redirectWritesProblem(
+  analysis: ParsedBash,
+  writes: readonly RedirectTarget[],
+  scope: WorkspaceScope,
+  editAllowed: (file: string) => boolean,
+): string | undefined {
   const changer = analysis.commands.flatMap((c) => commandForms(c)).find((f) => PATH_CHANGERS.has(f.words[0]));
   for (const { target } of writes) {
     if (target === undefined) return 'it writes to a file named by an expansion';

@@ -1,23 +1,17 @@
-import { analyzeBashCommand } from '../../permissions/bash-command';
-import { bashAllowedBy } from '../../permissions/bash-rules';
-import { matchPermissionRule, parsePermissionRule, type PermissionRule, type RuleMatch } from '../../permissions/permission-rule';
-import { resolvePermission, type PermissionResolution, type PermissionSignal, type Verdict } from '../../permissions/precedence';
+import { parsePermissionRule } from '../../permissions/permission-rule';
+import { resolvePermission, type PermissionResolution, type PermissionSignal } from '../../permissions/precedence';
 import type { Tool, ToolCategory } from '../tools/tool';
-import { OutsideWorkspaceError, physicalPath, resolveInWorkspace, toAbsolutePath, type WorkspaceScope } from '../tools/workspace-paths';
-import { bashProtectedCheck, redirectWritesProblem } from './bash-gate';
+import { OutsideWorkspaceError, physicalPath, resolveInWorkspace } from '../tools/workspace-paths';
+import { bashProtectedCheck } from './bash-gate';
 import type { PermissionMode, PermissionSettings } from './permission-settings';
 import { protectedTargetOf, protectedTargets } from './protected-targets';
+import { compileRules, editRuleMatches, ruleSignal, type CompiledRule, type RuleCall } from './rule-signals';
 
 export interface GateContext {
   workspaceRoot: string;
   cwd: string;
   /** Files the agent may only change with a person's approval (hook configs and scripts). */
   protectedPaths: readonly string[];
-}
-
-interface CompiledRule {
-  verdict: Verdict;
-  rule: PermissionRule;
 }
 
 /**
@@ -42,7 +36,8 @@ export class PermissionGate {
 
   evaluate(tool: Tool, input: Record<string, unknown>, hook: PermissionSignal | undefined, ctx: GateContext): PermissionResolution {
     const settings = this.settings();
-    const settingsRules = compile(settings);
+    const settingsRules = compileRules(settings);
+    const allRules = [...settingsRules, ...this.sessionRules];
     const call: RuleCall = {
       toolName: tool.name,
       input,
@@ -51,8 +46,7 @@ export class PermissionGate {
       scope: { workspaceRoot: ctx.workspaceRoot, cwd: ctx.cwd, additionalDirectories: settings.additionalDirectories },
       // A Bash redirection is allowed where an Edit of its target would be.
       editAllowed: (file) =>
-        settings.mode === 'acceptEdits' ||
-        [...settingsRules, ...this.sessionRules].some((r) => r.verdict === 'allow' && editRuleMatches(r.rule, file, ctx.cwd)),
+        settings.mode === 'acceptEdits' || allRules.some((r) => r.verdict === 'allow' && editRuleMatches(r.rule, file, ctx.cwd)),
     };
     return resolvePermission({
       system: this.systemCheck(tool, input, settings, ctx),
@@ -73,115 +67,34 @@ export class PermissionGate {
     }
     const target = tool.target?.(input);
     if (target === undefined) return undefined;
+    const scope = { workspaceRoot: ctx.workspaceRoot, cwd: ctx.cwd, additionalDirectories: settings.additionalDirectories };
     let physical: string;
     try {
-      physical = resolveInWorkspace(target, { workspaceRoot: ctx.workspaceRoot, cwd: ctx.cwd, additionalDirectories: settings.additionalDirectories });
+      physical = resolveInWorkspace(target, scope);
     } catch (err) {
       if (err instanceof OutsideWorkspaceError) return { verdict: 'deny', source: 'workspace boundary', reason: err.message };
       throw err;
     }
     // Compared by physical path: `vs/hooks.json` with `vs -> .vscode` is .vscode/hooks.json.
-    const hit = tool.category === 'edit' ? protectedTargetOf(physical, ctx.cwd, protectedTargets(ctx.protectedPaths, ctx.workspaceRoot)) : undefined;
-    if (hit) return { verdict: 'ask', source: 'protected file', reason: `${hit.shown} configures hooks: a person must approve changes to it` };
-    return undefined;
+    if (tool.category !== 'edit') return undefined;
+    const hit = protectedTargetOf(physical, ctx.cwd, protectedTargets(ctx.protectedPaths, ctx.workspaceRoot));
+    const reason = `${hit?.shown} configures hooks: a person must approve changes to it`;
+    return hit && { verdict: 'ask', source: 'protected file', reason };
   }
 }
 
-interface RuleCall {
-  toolName: string;
-  input: Record<string, unknown>;
-  cwd: string;
-  /** A file tool's input with its path as the file system resolves it, and the physical cwd. */
-  physical?: { input: Record<string, unknown>; cwd: string };
-  scope: WorkspaceScope;
-  editAllowed: (file: string) => boolean;
-}
-
-function compile(settings: PermissionSettings): CompiledRule[] {
-  const out: CompiledRule[] = [];
-  for (const [verdict, list] of [['deny', settings.deny], ['ask', settings.ask], ['allow', settings.allow]] as const) {
-    for (const text of list) {
-      const rule = parsePermissionRule(text);
-      if (rule) out.push({ verdict, rule });
-    }
-  }
-  return out;
-}
-
-/**
- * Deny rules first, then ask, then allow: the strongest matching rule speaks. A deny or ask
- * rule matches when any subcommand of a Bash line does; one that might match but cannot be
- * checked (an expansion, a line that does not parse) makes the call ask. Allow is `allowSignal`.
- */
-function ruleSignal(rules: readonly CompiledRule[], alsoAllowing: readonly CompiledRule[], call: RuleCall, label: string): PermissionSignal | undefined {
-  const signal = (verdict: Verdict, rule: PermissionRule, why = `${verdict} ${label} ${rule.text}`) => ({ verdict, source: `${label} ${rule.text}`, reason: why });
-  const matches = (verdict: Verdict) => rules.filter((r) => r.verdict === verdict).map((r) => ({ rule: r.rule, match: anyViewMatch(r.rule, call) }));
-  const denies = matches('deny');
-  const deny = denies.find((m) => m.match === 'match') ?? bashWriteDenied(rules, call);
-  if (deny) return signal('deny', deny.rule);
-  const unsure = denies.find((m) => m.match === 'unparseable');
-  if (unsure) return signal('ask', unsure.rule, `cannot tell whether deny ${label} ${unsure.rule.text} matches this command: a person decides`);
-  const ask = matches('ask').find((m) => m.match !== 'no-match');
-  if (ask) return signal('ask', ask.rule);
-  return allowSignal(rules, alsoAllowing, call, label);
-}
-
-function allowSignal(rules: readonly CompiledRule[], alsoAllowing: readonly CompiledRule[], call: RuleCall, label: string): PermissionSignal | undefined {
-  const allows = rules.filter((r) => r.verdict === 'allow');
-  if (call.toolName !== 'Bash') {
-    // Both views must match: `src/link -> ../secrets` is not granted by Edit(src/**).
-    const hit = allows.find((r) => views(call).every((v) => matchPermissionRule(r.rule, call.toolName, v.input, v.cwd) === 'match'));
-    return hit && { verdict: 'allow', source: `${label} ${hit.rule.text}`, reason: `allow ${label} ${hit.rule.text}` };
-  }
-  const bashRules = [...allows, ...alsoAllowing.filter((r) => r.verdict === 'allow')].filter((r) => ruleCoversTool(r.rule, 'Bash'));
-  if (typeof call.input.command !== 'string' || !allows.some((r) => ruleCoversTool(r.rule, 'Bash'))) return undefined;
-  const analysis = analyzeBashCommand(call.input.command);
-  const granted = bashAllowedBy(bashRules.map((r) => r.rule.pattern), analysis);
-  if (!granted.allowed || analysis.kind !== 'parsed') return undefined;
-  // The bare `Bash` rule grants `cp` and `tee` anyway: inside the workspace, its redirections are no different.
-  if (redirectWritesProblem(analysis, granted.writes, call.scope, granted.anyCommand ? () => true : call.editAllowed) !== undefined) return undefined;
-  // Named in the audit: the rules that match some subcommand.
-  const texts = bashRules.filter((r) => matchPermissionRule(r.rule, 'Bash', call.input, call.cwd) === 'match').map((r) => r.rule.text).join(', ');
-  return { verdict: 'allow', source: `${label} ${texts}`, reason: `allow ${label} ${texts}` };
-}
-
-function views(call: RuleCall): Array<{ input: Record<string, unknown>; cwd: string }> {
-  return call.physical ? [call, call.physical] : [call];
-}
-
-/** Deny and ask rules for files match the path as given or as resolved: a symlink does not get around them. */
-function anyViewMatch(rule: PermissionRule, call: RuleCall): RuleMatch {
-  const results = views(call).map((v) => matchPermissionRule(rule, call.toolName, v.input, v.cwd));
-  return results.includes('match') ? 'match' : results.includes('unparseable') ? 'unparseable' : 'no-match';
-}
-
+/** A file tool's input with its path resolved, for rules to match both. */
 function physicalView(tool: Tool, input: Record<string, unknown>, ctx: GateContext, settings: PermissionSettings): RuleCall['physical'] {
   const target = tool.target?.(input);
   if (target === undefined) return undefined;
   try {
-    const physical = resolveInWorkspace(target, { workspaceRoot: ctx.workspaceRoot, cwd: ctx.cwd, additionalDirectories: settings.additionalDirectories });
+    const scope = { workspaceRoot: ctx.workspaceRoot, cwd: ctx.cwd, additionalDirectories: settings.additionalDirectories };
+    const physical = resolveInWorkspace(target, scope);
     return { input: { ...input, file_path: physical, path: physical, notebook_path: physical }, cwd: physicalPath(ctx.cwd) };
   } catch {
     // Outside the workspace: the system check denies it anyway.
     return undefined;
   }
-}
-
-/** A Bash redirection writes a file: an Edit or Write deny rule for that file denies the line. */
-function bashWriteDenied(rules: readonly CompiledRule[], call: RuleCall): { rule: PermissionRule } | undefined {
-  if (call.toolName !== 'Bash' || typeof call.input.command !== 'string') return undefined;
-  const analysis = analyzeBashCommand(call.input.command);
-  if (analysis.kind !== 'parsed') return undefined;
-  const targets = analysis.redirects.flatMap((r) => (r.write && r.target !== undefined ? [toAbsolutePath(r.target, call.cwd)] : []));
-  return rules.find((r) => r.verdict === 'deny' && targets.some((file) => editRuleMatches(r.rule, file, call.cwd)));
-}
-
-function editRuleMatches(rule: PermissionRule, file: string, cwd: string): boolean {
-  return ['Edit', 'Write'].some((tool) => matchPermissionRule(rule, tool, { file_path: file }, cwd) === 'match');
-}
-
-function ruleCoversTool(rule: PermissionRule, toolName: string): boolean {
-  return matchPermissionRule({ tool: rule.tool, text: rule.text }, toolName, {}, '/') === 'match';
 }
 
 export function implicitVerdict(mode: PermissionMode, category: ToolCategory): PermissionSignal {

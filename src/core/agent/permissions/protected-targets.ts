@@ -47,7 +47,8 @@ export function protectedTargetInWord(word: string, cwd: string, targets: readon
   const candidates = eq > 0 ? [word, word.slice(eq + 1)] : [word];
   for (const candidate of candidates) {
     if (candidate === '' || (candidate.includes(HOLE) && /^[/.*\uE000]*$/.test(candidate))) continue;
-    const hit = candidate.includes(HOLE) || /[*?[]/.test(candidate) ? globTarget(candidate.replaceAll(HOLE, '**'), cwd, targets) : protectedTargetOf(candidate, cwd, targets);
+    const pattern = candidate.includes(HOLE) || /[*?[]/.test(candidate);
+    const hit = pattern ? globTarget(candidate.replaceAll(HOLE, '**'), cwd, targets) : protectedTargetOf(candidate, cwd, targets);
     if (hit) return hit;
   }
   return undefined;

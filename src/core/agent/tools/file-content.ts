@@ -53,11 +53,16 @@ export function openForReading(physical: string, requested: string): Promise<Fil
   return openChecked(physical, constants.O_RDONLY, requested);
 }
 
+interface OpenedForUpdate {
+  handle: FileHandle;
+  created: boolean;
+}
+
 /**
  * Opens a file to rewrite it: `created` says whether it did not exist (and now does, empty).
  * Returns undefined when it does not exist and `create` is false.
  */
-export async function openForUpdate(physical: string, requested: string, create: boolean): Promise<{ handle: FileHandle; created: boolean } | undefined> {
+export async function openForUpdate(physical: string, requested: string, create: boolean): Promise<OpenedForUpdate | undefined> {
   if (create) {
     try {
       return { handle: await openChecked(physical, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, requested), created: true };

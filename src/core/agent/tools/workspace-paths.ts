@@ -123,11 +123,13 @@ export function filePathAccessors<I extends { file_path: string }>() {
   };
 }
 
+type WorkspaceFile = { ok: true; path: string; physical: string } | { ok: false; error: string };
+
 /**
  * The file a file tool's input names: `path` as the model gave it (made absolute, for
  * messages) and `physical`, the checked path to act on; or the message the model gets.
  */
-export function workspaceFile(filePath: string, scope: WorkspaceScope): { ok: true; path: string; physical: string } | { ok: false; error: string } {
+export function workspaceFile(filePath: string, scope: WorkspaceScope): WorkspaceFile {
   try {
     const physical = resolveInWorkspace(filePath, scope);
     return { ok: true, path: toAbsolutePath(filePath, scope.cwd), physical };

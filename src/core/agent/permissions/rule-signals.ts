@@ -1,0 +1,124 @@
+import { analyzeBashCommand } from '../../permissions/bash-command';
+import { bashAllowedBy } from '../../permissions/bash-rules';
+import { matchPermissionRule, parsePermissionRule, type PermissionRule, type RuleMatch } from '../../permissions/permission-rule';
+import type { PermissionSignal, Verdict } from '../../permissions/precedence';
+import { toAbsolutePath, type WorkspaceScope } from '../tools/workspace-paths';
+import { redirectWritesProblem } from './bash-gate';
+import type { PermissionSettings } from './permission-settings';
+
+export interface CompiledRule {
+  verdict: Verdict;
+  rule: PermissionRule;
+}
+
+type ToolInput = Record<string, unknown>;
+
+/** One tool call as the rules see it. */
+export interface RuleCall {
+  toolName: string;
+  input: ToolInput;
+  cwd: string;
+  /** A file tool's input with its path as the file system resolves it, and the physical cwd. */
+  physical?: { input: ToolInput; cwd: string };
+  scope: WorkspaceScope;
+  /** Whether an Edit of this file would be allowed without a person (for Bash redirections). */
+  editAllowed: (file: string) => boolean;
+}
+
+export function compileRules(settings: PermissionSettings): CompiledRule[] {
+  const out: CompiledRule[] = [];
+  for (const [verdict, list] of [['deny', settings.deny], ['ask', settings.ask], ['allow', settings.allow]] as const) {
+    for (const text of list) {
+      const rule = parsePermissionRule(text);
+      if (rule) out.push({ verdict, rule });
+    }
+  }
+  return out;
+}
+
+/**
+ * The signal of one set of rules (settings or session). Deny rules first, then ask, then
+ * allow: the strongest matching rule speaks. A deny or ask rule matches when any subcommand of
+ * a Bash line does; a deny rule that might match but cannot be checked (an expansion, a line
+ * that does not parse) makes the call ask. `alsoAllowing` are allow rules that may complete
+ * a Bash grant (a line granted partly by settings, partly by this session).
+ */
+export function ruleSignal(
+  rules: readonly CompiledRule[],
+  alsoAllowing: readonly CompiledRule[],
+  call: RuleCall,
+  label: string,
+): PermissionSignal | undefined {
+  const signal = (verdict: Verdict, rule: PermissionRule, reason = `${verdict} ${label} ${rule.text}`) => ({
+    verdict,
+    source: `${label} ${rule.text}`,
+    reason,
+  });
+  const matches = (verdict: Verdict) =>
+    rules.filter((r) => r.verdict === verdict).map((r) => ({ rule: r.rule, match: anyViewMatch(r.rule, call) }));
+  const denies = matches('deny');
+  const deny = denies.find((m) => m.match === 'match') ?? bashWriteDenied(rules, call);
+  if (deny) return signal('deny', deny.rule);
+  const unsure = denies.find((m) => m.match === 'unparseable');
+  if (unsure) {
+    return signal('ask', unsure.rule, `cannot tell whether deny ${label} ${unsure.rule.text} matches this command: a person decides`);
+  }
+  const ask = matches('ask').find((m) => m.match !== 'no-match');
+  if (ask) return signal('ask', ask.rule);
+  return call.toolName === 'Bash' ? bashAllowSignal(rules, alsoAllowing, call, label) : fileAllowSignal(rules, call, label);
+}
+
+function fileAllowSignal(rules: readonly CompiledRule[], call: RuleCall, label: string): PermissionSignal | undefined {
+  // Both views must match: Edit(src/**) does not grant `src/link` when it leads to `.env`.
+  const grants = (rule: PermissionRule) => views(call).every((v) => matchPermissionRule(rule, call.toolName, v.input, v.cwd) === 'match');
+  const hit = rules.find((r) => r.verdict === 'allow' && grants(r.rule));
+  return hit && { verdict: 'allow', source: `${label} ${hit.rule.text}`, reason: `allow ${label} ${hit.rule.text}` };
+}
+
+function bashAllowSignal(
+  rules: readonly CompiledRule[],
+  alsoAllowing: readonly CompiledRule[],
+  call: RuleCall,
+  label: string,
+): PermissionSignal | undefined {
+  const own = rules.filter((r) => r.verdict === 'allow' && ruleCoversTool(r.rule, 'Bash'));
+  if (typeof call.input.command !== 'string' || own.length === 0) return undefined;
+  const bashRules = [...own, ...alsoAllowing.filter((r) => r.verdict === 'allow' && ruleCoversTool(r.rule, 'Bash'))];
+  const analysis = analyzeBashCommand(call.input.command);
+  const granted = bashAllowedBy(bashRules.map((r) => r.rule.pattern), analysis);
+  if (!granted.allowed || analysis.kind !== 'parsed') return undefined;
+  // The bare `Bash` rule grants `cp` and `tee` anyway: inside the workspace, its redirections are no different.
+  const editAllowed = granted.anyCommand ? () => true : call.editAllowed;
+  if (redirectWritesProblem(analysis, granted.writes, call.scope, editAllowed) !== undefined) return undefined;
+  // Named in the audit: the rules that match some subcommand.
+  const used = bashRules.filter((r) => matchPermissionRule(r.rule, 'Bash', call.input, call.cwd) === 'match');
+  const texts = used.map((r) => r.rule.text).join(', ');
+  return { verdict: 'allow', source: `${label} ${texts}`, reason: `allow ${label} ${texts}` };
+}
+
+function views(call: RuleCall): Array<{ input: ToolInput; cwd: string }> {
+  return call.physical ? [call, call.physical] : [call];
+}
+
+/** Deny and ask rules for files match the path as given or as resolved: a symlink does not get around them. */
+function anyViewMatch(rule: PermissionRule, call: RuleCall): RuleMatch {
+  const results = views(call).map((v) => matchPermissionRule(rule, call.toolName, v.input, v.cwd));
+  return results.includes('match') ? 'match' : results.includes('unparseable') ? 'unparseable' : 'no-match';
+}
+
+/** A Bash redirection writes a file: an Edit or Write deny rule for that file denies the line. */
+function bashWriteDenied(rules: readonly CompiledRule[], call: RuleCall): { rule: PermissionRule } | undefined {
+  if (call.toolName !== 'Bash' || typeof call.input.command !== 'string') return undefined;
+  const analysis = analyzeBashCommand(call.input.command);
+  if (analysis.kind !== 'parsed') return undefined;
+  const targets = analysis.redirects.flatMap((r) => (r.write && r.target !== undefined ? [toAbsolutePath(r.target, call.cwd)] : []));
+  return rules.find((r) => r.verdict === 'deny' && targets.some((file) => editRuleMatches(r.rule, file, call.cwd)));
+}
+
+export function editRuleMatches(rule: PermissionRule, file: string, cwd: string): boolean {
+  return ['Edit', 'Write'].some((tool) => matchPermissionRule(rule, tool, { file_path: file }, cwd) === 'match');
+}
+
+function ruleCoversTool(rule: PermissionRule, toolName: string): boolean {
+  return matchPermissionRule({ tool: rule.tool, text: rule.text }, toolName, {}, '/') === 'match';
+}
