@@ -35,15 +35,6 @@ export interface HooksJsonFile {
   text: string;
 }
 
-/** hooks.json as it is now, read the way the guard compares it. */
-function readSourceNow(file: string): SourceText {
-  try {
-    return withoutBom(readFileSync(file, 'utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -165,7 +156,14 @@ export class EngineHost extends Disposable {
    * hooks.json `file`: call right before writing, and that write applies as soon as it is seen.
    */
   expectHooksJsonWrite(file: string, text: string): void {
-    this.options.applied.guard.expect(file, readSourceNow(file), text);
+    let before: SourceText;
+    try {
+      before = withoutBom(readFileSync(file, 'utf8'));
+    } catch (error) {
+      // A file that exists but cannot be read explains nothing: what is written stays held.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return;
+    }
+    this.options.applied.guard.expect(file, before, text);
   }
 
   private serialized<T>(work: () => Promise<T>): Promise<T> {
