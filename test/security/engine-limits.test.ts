@@ -20,20 +20,23 @@ afterEach(async () => {
 });
 
 const touch = (id: string, file: string) => toolCalls([{ id, name: 'Bash', arguments: { command: `touch ${file}` } }]);
+/** The files plus a hooks.json with `guard` as the one PreToolUse hook on Bash. */
+const guarded = (files: Record<string, string>, guard: Record<string, unknown>) => ({
+  ...files,
+  '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [guard] }] }),
+});
 const bypass = ['--permission-mode', 'bypassPermissions', '--output-format', 'json'];
 
 /** A PreToolUse guard that takes a moment, then denies. */
 const slowDeny = nodeHook(`setTimeout(() => {
-  process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'slow guard says no' } }));
+  const deny = { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'slow guard says no' };
+  process.stdout.write(JSON.stringify({ hookSpecificOutput: deny }));
 }, 500);`);
 
 describe('timeouts', () => {
   it('a guard with a 30-day timeout (over Node\'s timer limit) still gets to deny', async () => {
     const guard = { type: 'command', command: 'node hooks/slow-deny.js', name: 'slow-guard', onFailure: 'block', timeout: 2_592_000 };
-    bed = await startTestbed(bundle.bundle, { 'hooks/slow-deny.js': slowDeny, '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [guard] }] }) }, [
-      touch('c1', 'made.txt'),
-      text('done'),
-    ]);
+    bed = await startTestbed(bundle.bundle, guarded({ 'hooks/slow-deny.js': slowDeny }, guard), [touch('c1', 'made.txt'), text('done')]);
     const r = await bed.run(['go', ...bypass]);
     expect(jsonResult(r).tool_calls[0]).toMatchObject({ outcome: 'blocked' });
     expect(existsSync(bed.workspace.file('made.txt'))).toBe(false);
@@ -151,10 +154,7 @@ describe('smaller defects', () => {
   it('a guard with onFailure "block" whose JSON answer is cut off blocks the call', async () => {
     const cutOff = `process.stdout.write('{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "de');`;
     const guard = { type: 'command', command: 'node hooks/cut.js', name: 'cut-guard', onFailure: 'block' };
-    bed = await startTestbed(bundle.bundle, { 'hooks/cut.js': cutOff, '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [guard] }] }) }, [
-      touch('c1', 'made.txt'),
-      text('done'),
-    ]);
+    bed = await startTestbed(bundle.bundle, guarded({ 'hooks/cut.js': cutOff }, guard), [touch('c1', 'made.txt'), text('done')]);
     const r = await bed.run(['go', ...bypass]);
     expect(jsonResult(r).tool_calls[0]).toMatchObject({ outcome: 'blocked' });
     expect(existsSync(bed.workspace.file('made.txt'))).toBe(false);
@@ -170,8 +170,9 @@ describe('smaller defects', () => {
   });
 
   it('hooks validate warns about an event name in the wrong case, with a did-you-mean, wherever it is written', async () => {
-    const hooks = JSON.stringify({ hooks: { pretooluse: [{ hooks: [{ type: 'command', command: 'true' }] }] }, servers: { s: { command: ['node', 's.js'], observe: ['posttooluse'] } } }, null, 2);
-    const settings = JSON.stringify({ 'hookpilot.hooks': { hooks: { userpromptsubmit: [{ hooks: [{ type: 'command', command: 'true' }] }] } } }, null, 2);
+    const noop = [{ hooks: [{ type: 'command', command: 'true' }] }];
+    const hooks = JSON.stringify({ hooks: { pretooluse: noop }, servers: { s: { command: ['node', 's.js'], observe: ['posttooluse'] } } }, null, 2);
+    const settings = JSON.stringify({ 'hookpilot.hooks': { hooks: { userpromptsubmit: noop } } }, null, 2);
     bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooks, '.vscode/settings.json': settings });
     const r = await bed.cli(['hooks', 'validate']);
     expect(r.stdout).toMatch(/\.vscode\/hooks\.json:3:5: warning: Unknown event "pretooluse"; its hooks are ignored\. Did you mean "PreToolUse"\?/);
@@ -188,7 +189,8 @@ describe('smaller defects', () => {
 
   it('20 hooks in one parallel group print no MaxListenersExceededWarning', async () => {
     const hooks = Array.from({ length: 20 }, (_, i) => ({ type: 'command', command: 'true', name: `parallel-${i}` }));
-    bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks }] }) }, [touch('c1', 'made.txt'), text('done')]);
+    const files = { '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks }] }) };
+    bed = await startTestbed(bundle.bundle, files, [touch('c1', 'made.txt'), text('done')]);
     const r = await bed.run(['go', ...bypass]);
     expect(jsonResult(r).tool_calls[0]).toMatchObject({ outcome: 'executed' });
     expect(r.stderr).not.toContain('MaxListenersExceededWarning');
@@ -213,7 +215,8 @@ describe('http allowlist', () => {
     const smuggled = `http://127.0.0.1:${port}/.example.com/x`;
     const allowed = `http://127.0.0.1:${port}/allowed`;
     bed = await startTestbed(bundle.bundle, {}, [touch('c1', 'made.txt'), text('done')]);
-    const hooks = { PreToolUse: [{ hooks: [{ type: 'http', url: smuggled, name: 'smuggled' }, { type: 'http', url: allowed, name: 'allowed', priority: 1 }] }] };
+    const pair = [{ type: 'http', url: smuggled, name: 'smuggled' }, { type: 'http', url: allowed, name: 'allowed', priority: 1 }];
+    const hooks = { PreToolUse: [{ hooks: pair }] };
     const settings = { 'hookpilot.hooks': { hooks, allowedHttpHookUrls: ['http://*.example.com/*', `http://127.0.0.1:${port}/allowed`] } };
     writeFileSync(path.join(bed.home, 'user-settings.json'), JSON.stringify(settings));
     const r = await bed.run(['go', ...bypass]);

@@ -97,7 +97,11 @@ async function matchAcrossLines(text: string, lines: string[], regex: RE2JS, lim
 }
 
 /** Lines are tested one by one, in linear time; a multiline search stops at the limits. */
-export async function matchFile(text: string, pattern: SearchPattern, limits: MatchLimits = { deadline: Number.POSITIVE_INFINITY }): Promise<FileMatches> {
+export async function matchFile(
+  text: string,
+  pattern: SearchPattern,
+  limits: MatchLimits = { deadline: Number.POSITIVE_INFINITY },
+): Promise<FileMatches> {
   const lines = splitLines(text);
   if (pattern.multiline) return matchAcrossLines(text, lines, pattern.regex, limits);
   const matchedLines: number[] = [];

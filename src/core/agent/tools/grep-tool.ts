@@ -26,7 +26,10 @@ interface SearchRun {
 }
 
 export const grepInputSchema = z.object({
-  pattern: z.string().min(1).describe('Regular expression to search for (RE2 syntax, as ripgrep: no lookaround or backreferences), e.g. "function\\s+\\w+".'),
+  pattern: z
+    .string()
+    .min(1)
+    .describe('Regular expression to search for (RE2 syntax, as ripgrep: no lookaround or backreferences), e.g. "function\\s+\\w+".'),
   path: z.string().optional().describe('File or directory to search (default: the working directory).'),
   glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.{ts,tsx}".'),
   type: z.string().optional().describe(`Only search files of this type (ripgrep names: ${knownFileTypes().join(', ')}).`),
@@ -167,7 +170,8 @@ export function createGrepTool(): Tool<GrepInput> {
         if (hits === undefined || ctx.signal.aborted) return toolFailure('Search aborted before it finished', { interrupted: true });
         const result = report(input.output_mode ?? 'files_with_matches', hits, input);
         if (!run.incomplete || !result.ok) return result;
-        const note = `[Multiline search stopped after ${MULTILINE_BUDGET_MS / 1000} s: the rest was not searched; narrow the pattern or the path]`;
+        const seconds = MULTILINE_BUDGET_MS / 1000;
+        const note = `[Multiline search stopped after ${seconds} s: the rest was not searched; narrow the pattern or the path]`;
         return { ...result, content: `${result.content}\n${note}` };
       } catch (error) {
         return toolFailure(errorMessage(error));

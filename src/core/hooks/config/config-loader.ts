@@ -121,7 +121,8 @@ function loadNestedSections(hooks: Record<string, unknown>, config: LoadedConfig
 function reportBadUrlPatterns(patterns: readonly string[], problems: ProblemList): void {
   patterns.forEach((pattern, i) => {
     const parsed = parseUrlPattern(pattern);
-    if (!parsed.ok) problems.add({ severity: 'error', code: 'invalid-value', message: `${parsed.error}; it allows no URL.`, path: ['allowedHttpHookUrls', i] });
+    if (parsed.ok) return;
+    problems.add({ severity: 'error', code: 'invalid-value', message: `${parsed.error}; it allows no URL.`, path: ['allowedHttpHookUrls', i] });
   });
 }
 

@@ -12,7 +12,12 @@ const MAXIMUM: Record<TimeoutUnit, number> = { seconds: MAX_TIMEOUT_SECONDS, ms:
  * `entry` with every timeout over the maximum lowered to it, each reported as an error.
  * The hook still loads: dropping a guard over its timeout would skip the check it makes.
  */
-export function clampTimeouts(entry: unknown, fields: Readonly<Record<string, TimeoutUnit>>, path: JsonPath, problems: ProblemList): unknown {
+export function clampTimeouts(
+  entry: unknown,
+  fields: Readonly<Record<string, TimeoutUnit>>,
+  path: JsonPath,
+  problems: ProblemList,
+): unknown {
   if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return entry;
   let copy: Record<string, unknown> | undefined;
   for (const [field, unit] of Object.entries(fields)) {

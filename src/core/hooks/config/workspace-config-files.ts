@@ -52,8 +52,9 @@ export function loadWorkspaceConfigs(projectDir: string, options: { userSettings
 
 /** The file's own problems: each names its position; the file itself is the problem's `file`. */
 function settingsFileProblems(read: SettingsFile, file: string, kind: 'user' | 'workspace'): ConfigProblem[] {
-  const problems: ConfigProblem[] = read.syntaxErrors.map(({ message, range }) => ({ severity: 'error', code: 'syntax', message, path: '', sourceKind: kind, file, ...range }));
-  if (read.notAnObject) problems.push({ severity: 'error', code: 'invalid-value', message: 'A settings file must hold a JSON object.', path: '', sourceKind: kind, file });
+  const at = { severity: 'error', path: '', sourceKind: kind, file } as const;
+  const problems: ConfigProblem[] = read.syntaxErrors.map(({ message, range }) => ({ ...at, code: 'syntax', message, ...range }));
+  if (read.notAnObject) problems.push({ ...at, code: 'invalid-value', message: 'A settings file must hold a JSON object.' });
   return problems;
 }
 

@@ -76,7 +76,8 @@ export class CommandHookHandler implements HookHandler {
 function brokenJsonFails(hook: HookDefinition, stdout: string, outcome: HookOutcome): HookOutcome {
   if (hook.onFailure !== 'block' || outcome.status !== 'success') return outcome;
   if (!stdout.trimStart().startsWith('{') || classifyStdout(stdout).kind === 'json') return outcome;
-  return { status: 'error', error: 'hook stdout starts with "{" but is not valid JSON (cut off?); with onFailure "block" that is a failure', trace: outcome.trace };
+  const error = 'hook stdout starts with "{" but is not valid JSON (cut off?); with onFailure "block" that is a failure';
+  return { status: 'error', error, trace: outcome.trace };
 }
 
 function isTimeoutReason(reason: unknown): boolean {

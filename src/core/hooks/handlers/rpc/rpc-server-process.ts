@@ -114,7 +114,8 @@ export class RpcServerProcess {
         this.terminate(
           oversize
             ? `${this.label} sent ${description}; the server was stopped`
-            : `${this.label} wrote non-protocol output to stdout (${description}); servers must write only JSON-RPC messages there and log to stderr`,
+            : `${this.label} wrote non-protocol output to stdout (${description}); ` +
+              'servers must write only JSON-RPC messages there and log to stderr',
         ),
       ),
     );
