@@ -15,10 +15,14 @@ export function discardedMessage(change: PendingConfigChange): string {
 
 /**
  * Asks a person about each change held back from the hook configuration: Review opens the
- * Hook Manager on its diff, Apply loads exactly the content that was held, Discard keeps the
- * applied configuration.
+ * Hook Manager on its diff, Apply loads exactly the content that was held (if the file changed
+ * again since, the person is told and can review the newer change), Discard keeps the applied
+ * configuration.
  */
 export class PendingConfigNotifier extends Disposable {
+  /** Files with a question on screen: a file rewritten again and again asks once, not once per write. */
+  private readonly asking = new Set<string>();
+
   constructor(
     private readonly engineHost: EngineHost,
     private readonly review: () => void,
@@ -29,12 +33,15 @@ export class PendingConfigNotifier extends Disposable {
   }
 
   private async ask(change: PendingConfigChange): Promise<void> {
+    if (this.asking.has(change.file)) return;
+    this.asking.add(change.file);
     const answer = await vscode.window.showWarningMessage(
       `Hook configuration changed on disk outside the editor: ${change.label}. Hookpilot keeps the configuration applied before until you apply the change.`,
       REVIEW_ACTION,
       APPLY_ACTION,
       DISCARD_ACTION,
     );
+    this.asking.delete(change.file);
     try {
       if (answer === REVIEW_ACTION) this.review();
       else if (answer === APPLY_ACTION) await this.engineHost.applyPending(change.id);

@@ -75,7 +75,7 @@ describe('ScriptPins', () => {
 });
 
 describe('hookDependencyFiles', () => {
-  it('names the script, files named anywhere in the command, and what an npm script runs', () => {
+  it('names the script, files named anywhere in the command, what an npm script runs, a Makefile, a python -m module', () => {
     const ws = workspace({
       'hooks/guard.py': '',
       'hooks/lib.sh': '',
@@ -95,6 +95,8 @@ describe('hookDependencyFiles', () => {
               { type: 'command', command: './hooks/missing.sh' },
               { type: 'command', command: 'node', args: ['${CLAUDE_PROJECT_DIR}/hooks/main.js'] },
               { type: 'command', command: 'npx --yes eslint .' },
+              { type: 'command', command: 'make -s guard' },
+              { type: 'command', command: 'python3 -m hooks.check' },
             ],
           },
         ],
@@ -110,6 +112,8 @@ describe('hookDependencyFiles', () => {
       ['hooks/missing.sh'],
       ['hooks/main.js'],
       ['.npmrc', '.yarnrc', '.yarnrc.yml', 'node_modules/.bin/eslint', 'package.json'],
+      ['GNUmakefile', 'Makefile', 'makefile'],
+      ['hooks/check.py', 'hooks/check/__main__.py'],
     ]);
   });
 });

@@ -12,6 +12,11 @@ const CONFIG_FILES = ['.vscode/hooks.json', '.vscode/settings.json', '.claude/se
 const PACKAGE_RUNNERS = new Set(['npm', 'npx', 'yarn', 'pnpm', 'bun']);
 /** Package manager settings beside package.json: `script-shell=./x.sh` would run a file of the model's. */
 const PACKAGE_MANAGER_RC = ['.npmrc', '.yarnrc', '.yarnrc.yml'];
+/** Programs that read a file of their working directory to know what to run. */
+const TASK_FILES: Record<string, readonly string[]> = {
+  make: ['GNUmakefile', 'makefile', 'Makefile'],
+  just: ['justfile', '.justfile', 'Justfile'],
+};
 /** npm runs these without `run`. */
 const NPM_SHORTCUTS = new Set(['test', 'start', 'stop', 'restart']);
 /** A `-c` script is parsed again for the files it names; deeper nesting is not followed. */
@@ -69,6 +74,19 @@ function addNamedFiles(deps: Dependencies, command: readonly string[], words: re
   for (const word of words) {
     const file = toPath(word, deps.cwd);
     if (file && isWithin(deps.projectDir, file) && isFile(file)) deps.files.add(file);
+  }
+  const add = (file: string): void => {
+    if (isWithin(deps.projectDir, file)) deps.files.add(file);
+  };
+  for (const [i, word] of words.entries()) {
+    // Pinned even while missing, like the script: a file created later must not run unseen.
+    for (const file of TASK_FILES[path.basename(word)] ?? []) add(path.join(deps.cwd, file));
+    // `python3 -m hooks.guard` runs hooks/guard.py (or its package's __main__.py) from the working directory.
+    if (word === '-m' && /^python/.test(path.basename(words[i - 1] ?? '')) && words[i + 1]) {
+      const module = path.join(deps.cwd, ...words[i + 1].split('.'));
+      add(`${module}.py`);
+      add(path.join(module, '__main__.py'));
+    }
   }
   const runner = words.findIndex((word) => PACKAGE_RUNNERS.has(path.basename(word)));
   if (runner >= 0 && !inPackageScript) addPackageScript(deps, words.slice(runner));

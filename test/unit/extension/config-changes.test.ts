@@ -161,6 +161,23 @@ describe('hooks.json changed on disk outside the editor', () => {
     expect(held()).toHaveLength(1);
   });
 
+  it('a file rewritten while the question is on screen asks once; Apply on that question is then refused and says why', async () => {
+    const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
+    h = host;
+    let answerFirst: (answer: string) => void = () => undefined;
+    stub.state.answerMessage = (shown) => (shown.message.startsWith('Hook configuration changed') ? new Promise((resolve) => (answerFirst = resolve)) : undefined);
+    writeBehindEditor(host, GUARDED.replace('rm-guard', 'looks-harmless'));
+    await until(() => warnings().length === 1, 'the question');
+    writeBehindEditor(host, DISABLE_ALL);
+    await until(() => held()[0]?.newText === DISABLE_ALL, 'the newer held change');
+    expect(warnings()).toHaveLength(1);
+
+    answerFirst('Apply');
+    await until(() => stub.state.messages.find((m) => m.message.includes('no longer pending')), 'the refusal');
+    expect(guardActive()).toBe(true);
+    expect(held()[0].newText).toBe(DISABLE_ALL);
+  });
+
   it('a deleted hooks.json is held too: deleting the guards is a change like any other', async () => {
     const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
     h = host;
