@@ -102,8 +102,11 @@ describe('PermissionGate: Bash allow rules', () => {
 describe('PermissionGate: protected files, physically', () => {
   it('asks a person for any Bash word that leads to a protected file or its directory, in every mode', () => {
     symlinkSync(join(ws, '.vscode'), join(ws, 'vs'));
+    mkdirSync(join(ws, '.vscode', 'sub'));
+    symlinkSync(join(ws, '.vscode', 'sub'), join(ws, 'deep'));
     const { run } = gate({ mode: 'bypassPermissions' });
     for (const command of [
+      'echo {} > deep/../hooks.json',
       'cat .vscode/hooks.json',
       'echo {} > vs/hooks.json',
       'rm -rf .vscode',

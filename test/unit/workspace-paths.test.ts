@@ -2,7 +2,7 @@ import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, wr
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HardLinkError, OutsideWorkspaceError, isWithin, physicalPath, resolveInWorkspace, toAbsolutePath } from '../../src/core/agent/tools/workspace-paths';
+import { HardLinkError, OutsideWorkspaceError, isWithin, physicalPath, physicalPathOf, resolveInWorkspace, toAbsolutePath } from '../../src/core/agent/tools/workspace-paths';
 
 let base: string;
 let workspace: string;
@@ -78,6 +78,15 @@ describe('resolveInWorkspace', () => {
     expect(resolveInWorkspace('alias/real.txt', scope())).toBe(join(workspace, 'src', 'real.txt'));
     expect(resolveInWorkspace('file-alias.txt', scope())).toBe(join(workspace, 'src', 'real.txt'));
     expect(resolveInWorkspace('alias/new/file.txt', scope())).toBe(join(workspace, 'src', 'new', 'file.txt'));
+  });
+
+  it('resolves .. after a symlink as the kernel does: from the link target', () => {
+    mkdirSync(join(outside, 'sub'));
+    symlinkSync(join(outside, 'sub'), join(workspace, 'link'));
+    writeFileSync(join(workspace, 'secret.txt'), 'not this one');
+    // path.resolve would say link/../secret.txt is the workspace's secret.txt; open(2) reaches outside/secret.txt.
+    expect(() => resolveInWorkspace('link/../secret.txt', scope())).toThrow(OutsideWorkspaceError);
+    expect(physicalPathOf('link/../new/file.txt', workspace)).toBe(join(outside, 'new', 'file.txt'));
   });
 
   it('refuses a regular file with several hard links: its other names may be outside', () => {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { HOLE } from '../../permissions/wildcard';
-import { isWithin, physicalPath, toAbsolutePath } from '../tools/workspace-paths';
+import { isWithin, physicalPath, physicalPathOf, toAbsolutePath } from '../tools/workspace-paths';
 
 /**
  * The protected files (hook configs and scripts) as the file system sees them, for checks that
@@ -34,7 +34,12 @@ export function protectedTargets(protectedPaths: readonly string[], workspaceRoo
 /** The protected target a path leads to, if any (after every symlink). */
 export function protectedTargetOf(filePath: string, cwd: string, targets: readonly ProtectedTarget[]): ProtectedTarget | undefined {
   if (targets.length === 0) return undefined;
-  const physical = physicalOrSelf(toAbsolutePath(filePath, cwd));
+  let physical: string;
+  try {
+    physical = physicalPathOf(filePath, cwd);
+  } catch {
+    return undefined;
+  }
   return targets.find((t) => t.physical === physical);
 }
 

@@ -72,6 +72,32 @@ export function hardLinkCount(path: string): number {
   }
 }
 
+/**
+ * Where `filePath` (relative to `cwd`, `~` expanded) leads as the kernel resolves it: a `..`
+ * after a symlink climbs out of the link's target, not back to where the link sits, so
+ * `link/../x` is not `x` (path.resolve would say it is).
+ */
+export function physicalPathOf(filePath: string, cwd: string): string {
+  const home = filePath === '~' || filePath.startsWith('~/');
+  const raw = home ? `${homedir()}/${filePath.slice(2)}` : isAbsolute(filePath) ? filePath : `${cwd}/${filePath}`;
+  return physicalOfRaw(raw, 0);
+}
+
+function physicalOfRaw(raw: string, hops: number): string {
+  try {
+    return realpathSync.native(raw);
+  } catch {
+    // Missing, dangling or looping: resolve the parent the same way, then this name.
+  }
+  const cut = raw.lastIndexOf('/');
+  if (cut < 0) return physicalPath(resolve(raw), hops);
+  const parent = cut === 0 ? '/' : physicalOfRaw(raw.slice(0, cut), hops);
+  const name = raw.slice(cut + 1);
+  if (name === '' || name === '.') return parent;
+  if (name === '..') return dirname(parent);
+  return physicalPath(join(parent, name), hops);
+}
+
 function isSymlink(path: string): boolean {
   try {
     return lstatSync(path).isSymbolicLink();
@@ -94,7 +120,7 @@ export function allowedRoots(scope: WorkspaceScope): string[] {
 export function resolveInWorkspace(filePath: string, scope: WorkspaceScope): string {
   const absolute = toAbsolutePath(filePath, scope.cwd);
   const roots = allowedRoots(scope);
-  const physical = physicalPath(absolute);
+  const physical = physicalPathOf(filePath, scope.cwd);
   if (roots.some((root) => isWithin(physicalPath(root), physical))) {
     const links = hardLinkCount(physical);
     if (links > 1) throw new HardLinkError(filePath, absolute, links);
