@@ -66,6 +66,12 @@ describe('translateToolMatcher', () => {
   it('refuses a pattern JavaScript cannot compile', () => {
     expect(translateToolMatcher('(?i)bash', gemini)).toMatchObject({ unsupported: expect.stringMatching(/not a JavaScript regular expression/) });
   });
+
+  it('refuses a pattern Hookpilot cannot run in linear time (lookaround, backreferences)', () => {
+    expect(translateToolMatcher('read_(?!many)', gemini)).toMatchObject({
+      unsupported: expect.stringMatching(/^the matcher "read_\(\?!many\)" is not a regular expression Hookpilot can run \(.*lookaround/),
+    });
+  });
 });
 
 describe('translateValueMatcher and checkMatchValues', () => {

@@ -144,15 +144,27 @@ export function translateToolMatcher(pattern: string | undefined, options: ToolM
     return { matcher, changes: findings.changes, notes: [...findings.notes, ...missingToolNotes([...new Set(translated)])] };
   }
   const matcher = options.anchored && !explicitlyAnchored ? `^(?:${pattern})$` : forceRegex(pattern);
-  try {
-    new RegExp(matcher);
-  } catch (err) {
-    return { ...findings, unsupported: `the matcher "${pattern}" is not a JavaScript regular expression (${err instanceof Error ? err.message : String(err)})` };
-  }
+  const refused = unrunnable(pattern, matcher);
+  if (refused) return { ...findings, unsupported: refused };
   findings.changes.push(
     `the matcher "${pattern}" is a regular expression over ${options.label}'s tool names; Hookpilot's tools have Claude Code's names (${HOOKPILOT_TOOL_NAMES.join(', ')}), so check that "${matcher}" matches what was meant`,
   );
   return { matcher, ...findings };
+}
+
+/**
+ * Why `matcher` cannot be carried over, if it cannot: the other agents compile it as a
+ * JavaScript regular expression, and Hookpilot runs it on RE2 (no lookaround, no
+ * backreferences), so it must be both.
+ */
+function unrunnable(pattern: string, matcher: string): string | undefined {
+  try {
+    new RegExp(matcher);
+  } catch (err) {
+    return `the matcher "${pattern}" is not a JavaScript regular expression (${err instanceof Error ? err.message : String(err)})`;
+  }
+  const compiled = compileMatcher(matcher);
+  return compiled.kind === 'invalid' ? `the matcher "${pattern}" is not a regular expression Hookpilot can run (${compiled.error})` : undefined;
 }
 
 /** Keeps a pattern a regular expression where Hookpilot would read it as names or a prefix. */
@@ -176,11 +188,8 @@ export function translateValueMatcher(event: HookEventName, pattern: string | un
     return { matcher, changes: values.changes, notes: [...notes, ...values.notes] };
   }
   const matcher = anchored ? `^(?:${pattern})$` : forceRegex(pattern);
-  try {
-    new RegExp(matcher);
-  } catch (err) {
-    return { ...noFindings(), unsupported: `the matcher "${pattern}" is not a JavaScript regular expression (${err instanceof Error ? err.message : String(err)})` };
-  }
+  const refused = unrunnable(pattern, matcher);
+  if (refused) return { ...noFindings(), unsupported: refused };
   const values = matchValuesOf(event);
   const field = EVENT_INFO[event].matchField ?? '';
   return { matcher, changes: [], notes: values ? [`the matcher is tested against ${field}, which Hookpilot sets to one of ${values.join(', ')}`] : [] };
