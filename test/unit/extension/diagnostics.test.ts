@@ -59,6 +59,27 @@ describe('hooks.json diagnostics', () => {
     expect(diagnostics.every((d) => d.source === 'Hookpilot')).toBe(true);
   });
 
+  it('puts a timeout over 24 h and a lookahead matcher under their values, as errors, while the guard still loads', async () => {
+    const text = `{
+  "hooks": {
+    "PreToolUse": [
+      { "hooks": [{ "type": "command", "command": "true", "name": "guard", "onFailure": "block", "timeout": 2592000 }] },
+      { "matcher": "Bash(?!Output)", "hooks": [{ "type": "command", "command": "true" }] }
+    ]
+  }
+}
+`;
+    h = await startHost({ '.vscode/hooks.json': text });
+    const file = h.workspace.file('.vscode/hooks.json');
+    const diagnostics = await until(() => collection().entries.get(file)?.length === 2 && collection().entries.get(file), 'the two problems');
+    const byCode = new Map(diagnostics.map((d) => [d.code, d]));
+    expect(plain(byCode.get('invalid-value')?.range as Range)).toEqual(rangeOf(text, '2592000'));
+    expect(byCode.get('invalid-value')).toMatchObject({ severity: DiagnosticSeverity.Error, message: expect.stringContaining('over the maximum of 86400 s') });
+    expect(plain(byCode.get('invalid-matcher')?.range as Range)).toEqual(rangeOf(text, '"Bash(?!Output)"'));
+    const guard = h.root.engineHost.engine.registry.current().states.find((s) => s.hook.name === 'guard');
+    expect(guard?.hook.timeoutMs).toBe(86_400_000);
+  });
+
   it('reloads when hooks.json is saved: fixed problems disappear', async () => {
     h = await startHost({ '.vscode/hooks.json': HOOKS_JSON, 'hooks/plain.py': 'print("hi")\n' });
     const file = h.workspace.file('.vscode/hooks.json');
