@@ -34,7 +34,11 @@ export function bashRuleMatches(pattern: string | undefined, command: string, de
   if (analysis.kind === 'unparseable') return heuristicMatch(pattern, command) ? 'match' : 'unparseable';
   let could = false;
   for (const simple of analysis.commands) {
-    for (const form of commandForms(simple)) {
+    const forms = commandForms(simple);
+    // Behind a wrapper, options this reading does not know (`env -C dir rm`, `sudo -E rm`) could
+    // hide where the command starts: a deny rule is tried from every later word as well.
+    if (forms.length > 1 && innerSuffixes(forms[1].words).some((words) => wildcardMatch(pattern, words.join(' ')))) return 'match';
+    for (const form of forms) {
       const text = matchText(form.words, simple.dynamicName && form.words === simple.words);
       if (wildcardMatch(pattern, text)) return 'match';
       if (wildcardCouldMatch(pattern, text)) could = true;
@@ -46,6 +50,16 @@ export function bashRuleMatches(pattern: string | undefined, command: string, de
     }
   }
   return could ? 'unparseable' : 'no-match';
+}
+
+const MAX_SUFFIXES = 32;
+
+function innerSuffixes(words: string[]): string[][] {
+  const suffixes: string[][] = [];
+  for (let i = 1; i < words.length && suffixes.length < MAX_SUFFIXES; i += 1) {
+    if (!words[i].startsWith('-')) suffixes.push(words.slice(i));
+  }
+  return suffixes;
 }
 
 /** A command name that is an expansion or a glob could be any command: it becomes a hole. */
