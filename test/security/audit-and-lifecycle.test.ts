@@ -114,6 +114,9 @@ if ((input.tool_input.command || '').includes('curl')) process.stdout.write(JSON
     expect(result.code, result.stderr).toBe(0);
     expect(existsSync(bed.workspace.file('uploaded.txt'))).toBe(false);
     expect(readFileSync(bed.workspace.file('guard.log'), 'utf8')).toBe('sub1 agent-1\n');
+    // Calls its matcher does not select (Task) leave no PermissionRequest behind.
+    const requests = (await auditRecords()).filter((r) => r.type === 'event' && r.event === 'PermissionRequest');
+    expect(requests.map((r) => r.type === 'event' && (r.payload as { tool_use_id?: string }).tool_use_id)).toEqual(['sub1']);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { DispatchResult } from '../hooks/dispatch-result';
 import { emptyResult } from '../hooks/dispatch-result';
-import type { HookDispatcher } from '../hooks/dispatcher';
+import { selects, type HookDispatcher } from '../hooks/dispatcher';
 import type { HookEventName } from '../hooks/events';
 import type { EventFields } from '../hooks/payloads';
 import type { HookDefinition, HookPayload } from '../hooks/types';
@@ -13,8 +13,6 @@ export interface SessionIdentity {
   /** Set inside a subagent (Claude Code adds agent_id / agent_type to its payloads). */
   agent?: { id: string; type: string };
 }
-
-const everyCall = (hook: HookDefinition) => hook.everyCall === true;
 
 const SUBAGENT_EVENTS: ReadonlySet<HookEventName> = new Set<HookEventName>([
   'PreToolUse',
@@ -55,12 +53,14 @@ export class SessionHooks {
 
   /**
    * PermissionRequest for a call the gate allowed without asking: only hooks registered as
-   * `approve_tool` see it. Undefined when there are none (nothing is dispatched or audited).
+   * `approve_tool` see it. Undefined when none applies to this call (nothing is dispatched or audited).
    */
   async approveEveryCall(fields: EventFields<'PermissionRequest'>, signal?: AbortSignal): Promise<DispatchResult | undefined> {
     if (this.only && !this.only.has('PermissionRequest')) return undefined;
-    if (!this.dispatcher.hasSubscribers('PermissionRequest', this.identity.sessionId, everyCall)) return undefined;
-    return this.dispatcher.dispatch(this.payload('PermissionRequest', fields), { signal, only: everyCall });
+    const payload = this.payload('PermissionRequest', fields);
+    const only = (hook: HookDefinition) => hook.everyCall === true && selects(hook, payload, this.identity.cwd);
+    if (!this.dispatcher.hasSubscribers('PermissionRequest', this.identity.sessionId, only)) return undefined;
+    return this.dispatcher.dispatch(payload, { signal, only });
   }
 
   emit<E extends HookEventName>(event: E, fields: EventFields<E>): void {
