@@ -118,6 +118,39 @@ describe('hookDependencyFiles', () => {
   });
 });
 
+describe('a hook that writes its own log', () => {
+  it('is not changed by its own runs: redirection targets and tee files are outputs', async () => {
+    const ws = workspace({
+      'hooks/guard.js': allow('ok'),
+      'logs/out.log': '',
+      'logs/err.log': '',
+      'logs/tee.log': '',
+      '.vscode/hooks.json': hooksJson({
+        PreToolUse: [
+          {
+            hooks: [
+              { type: 'command', command: 'node hooks/guard.js >> logs/out.log 2> logs/err.log; echo "{}"', name: 'redirect' },
+              { type: 'command', command: `bash -c 'node hooks/guard.js | tee -a logs/tee.log >/dev/null'`, name: 'tee' },
+            ],
+          },
+        ],
+      }),
+    });
+    const engine = await engineFor(ws.dir);
+    for (const state of engine.registry.current().states.filter((s) => s.hook.spec.type === 'command')) {
+      expect(hookDependencyFiles(ws.dir, state.hook).map((f) => path.relative(ws.dir, f))).toEqual(['hooks/guard.js']);
+    }
+    for (let i = 0; i < 2; i++) {
+      const result = await engine.dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }, { cwd: ws.dir }));
+      expect(result.runs.filter((r) => r.handler === 'command').map((r) => [r.hookName, r.status])).toEqual([
+        ['redirect', 'success'],
+        ['tee', 'success'],
+      ]);
+    }
+    expect(readFileSync(ws.file('logs/tee.log'), 'utf8')).toBe('okok');
+  });
+});
+
 describe('a hook whose script changed', () => {
   it('blocks PreToolUse and denies PermissionRequest whatever onFailure says, until re-approved', async () => {
     const ws = workspace({

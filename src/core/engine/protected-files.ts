@@ -19,6 +19,8 @@ const TASK_FILES: Record<string, readonly string[]> = {
 };
 /** npm runs these without `run`. */
 const NPM_SHORTCUTS = new Set(['test', 'start', 'stop', 'restart']);
+/** The word after one of these is a file the command writes (a log), not one it runs. */
+const OUTPUT_REDIRECTS = new Set(['>', '>>', '>|', '&>', '&>>', '>&']);
 /** A `-c` script is parsed again for the files it names; deeper nesting is not followed. */
 const MAX_NESTING = 2;
 
@@ -41,11 +43,26 @@ function toPath(word: string, cwd: string): string | undefined {
   return path.resolve(cwd, word);
 }
 
-/** Every word of a command, operators dropped, quoted scripts (`bash -c '…'`) split again. */
+/**
+ * Every word of a command that may name a file it reads, quoted scripts (`bash -c '…'`)
+ * split again. Operators, output redirection targets and `tee`'s files are outputs: a hook
+ * that appends to its log must not count as changed by its own run.
+ */
 function allWords(command: string, expand: (name: string) => string, depth = 0): string[] {
   const words: string[] = [];
+  let output = false;
+  let tee = false;
   for (const entry of parse(command, expand)) {
-    if (typeof entry !== 'string') continue;
+    if (typeof entry !== 'string') {
+      output = 'op' in entry && OUTPUT_REDIRECTS.has(entry.op);
+      tee = false;
+      continue;
+    }
+    if (output || tee) {
+      output = false;
+      continue;
+    }
+    tee = path.basename(entry) === 'tee';
     words.push(entry);
     // `--config=hooks/x.json`: the value may be a file.
     const eq = entry.indexOf('=');
