@@ -169,6 +169,12 @@ describe('stdout frame guard', () => {
     expect(new FrameGuard().check(Buffer.from(frame('x'.repeat(1000))))).toEqual({ validLength: Buffer.byteLength(frame('x'.repeat(1000))) });
   });
 
+  it('refuses two Content-Length headers, of which the guard and the reader would each believe another', () => {
+    const header = 'Content-Length: 2\r\nContent-Length: 5000000000\r\n\r\n{}';
+    expect(new FrameGuard().check(Buffer.from(header)).violation).toMatch(/^more than one Content-Length header: /);
+    expect(new FrameGuard().check(Buffer.from('content-length: 2\r\nCONTENT-LENGTH: 2\r\n\r\n{}')).violation).toMatch(/^more than one Content-Length header/);
+  });
+
   it('rejects a header block without Content-Length or with bare line feeds', () => {
     expect(new FrameGuard().check(Buffer.from('Content-Type: x\r\n\r\n{}')).violation).toMatch(/^message header without Content-Length/);
     expect(new FrameGuard().check(Buffer.from('Content-Length: 2\n\n{}')).violation).toMatch(/^line feed without carriage return/);

@@ -116,6 +116,11 @@ process.stdin.on('data', (chunk) => {
     else if (message.method === 'shutdown') send({ jsonrpc: '2.0', id: message.id, result: null });
     else if (message.method === 'exit') process.exit(0);
     else if (message.method === 'hook/intercept' && answer === 'huge') streamHuge(200 * 1024 * 1024);
+    else if (message.method === 'hook/intercept' && answer === 'two-lengths') {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: {} });
+      process.stdout.write('Content-Length: ' + body.length + '\\r\\nContent-Length: 5000000000\\r\\n\\r\\n' + body);
+      streamHuge(3 * 1024 * 1024);
+    }
     else if (message.method === 'hook/intercept') {
       const reason = 'no. '.repeat(250000);
       send({ jsonrpc: '2.0', id: message.id, result: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } } });
@@ -124,7 +129,7 @@ process.stdin.on('data', (chunk) => {
 });
 `;
 
-function rpcWorkspace(answer: 'huge' | 'long-reason'): Record<string, string> {
+function rpcWorkspace(answer: 'huge' | 'long-reason' | 'two-lengths'): Record<string, string> {
   const servers = { limits: { command: ['node', 'hooks/server.js'], env: { ANSWER: answer }, intercept: ['PreToolUse'], onFailure: 'block', timeout: 20 } };
   return { 'hooks/server.js': rpcServer, '.vscode/hooks.json': JSON.stringify({ servers }, null, 2) };
 }
@@ -138,6 +143,13 @@ describe('rpc answers', () => {
     const sent = toolMessageSent(bed.server, 'c1') ?? '';
     expect(sent).toContain('over the 4194304-byte limit');
     expect(sent.length).toBeLessThan(5_000);
+  });
+
+  it('two Content-Length headers (a small one for the guard, 5 GB for the reader) are refused, and the guard blocks', async () => {
+    bed = await startTestbed(bundle.bundle, rpcWorkspace('two-lengths'), [touch('c1', 'made.txt'), text('done')]);
+    const r = await bed.run(['go', ...bypass], { timeoutMs: 30_000 });
+    expect(jsonResult(r).tool_calls[0]).toMatchObject({ outcome: 'blocked' });
+    expect(toolMessageSent(bed.server, 'c1')).toContain('more than one Content-Length header');
   });
 
   it('a 1,000,000-char deny reason reaches the model and the transcript cut to a preview', async () => {

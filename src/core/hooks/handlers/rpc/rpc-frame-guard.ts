@@ -102,6 +102,8 @@ export class FrameGuard {
       this.lineHasColon = false;
       return undefined;
     }
+    // vscode-jsonrpc takes the last of several: the guard would count another body than it reads.
+    if ((this.header.match(/(?:^|\n)content-length:/gi) ?? []).length > 1) return 'more than one Content-Length header';
     const match = /(?:^|\n)content-length:[ \t]*(\d+)[ \t]*\r\n/i.exec(this.header);
     if (!match) return 'message header without Content-Length';
     const length = Number(match[1]);
