@@ -91,6 +91,7 @@ describe('analyzeBashCommand', () => {
 
   it('says why a line does not parse', () => {
     expect(analyzeBashCommand('echo "unterminated')).toEqual({ kind: 'unparseable', error: expect.stringContaining('without closing quote') });
+    expect(analyzeBashCommand(`echo ${'a '.repeat(20_000)}`)).toEqual({ kind: 'unparseable', error: expect.stringContaining('too long to analyze') });
   });
 
   it('decodes $\'...\' escapes', () => {

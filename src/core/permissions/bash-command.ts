@@ -68,7 +68,15 @@ export function analyzeBashCommand(command: string): BashAnalysis {
   return last.analysis;
 }
 
+/**
+ * Past this many words the analysis would take seconds (the parser's tree walk costs about
+ * 0.1 ms a word), so a longer line is not analyzed: it is treated as one that does not parse.
+ */
+const MAX_WORDS = 10_000;
+
 function analyze(command: string): BashAnalysis {
+  const words = command.split(/\s+/).length;
+  if (words > MAX_WORDS) return { kind: 'unparseable', error: `too long to analyze (${words} words, at most ${MAX_WORDS})` };
   const { parser } = shell();
   let file: sh.File;
   try {
