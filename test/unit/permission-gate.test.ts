@@ -138,6 +138,13 @@ describe('PermissionGate: protected files, physically', () => {
     expect(tool(write, { file_path: join(ws, 'notes.txt'), content: 'x' })).toMatchObject({ verdict: 'deny', level: 'P0' });
   });
 
+  it('denies a path that cannot be resolved, and does not grant a redirection to one', () => {
+    symlinkSync(join(ws, 'loop-b'), join(ws, 'loop-a'));
+    symlinkSync(join(ws, 'loop-a'), join(ws, 'loop-b'));
+    expect(gate({ mode: 'bypassPermissions' }).tool(write, { file_path: join(ws, 'loop-a', 'x'), content: '' })).toMatchObject({ verdict: 'deny', level: 'P0' });
+    expect(gate({ allow: ['Bash(git *)'], mode: 'acceptEdits' }).run('git log > loop-a/x')).toMatchObject({ verdict: 'ask' });
+  });
+
   it('matches file rules on the path as given and as resolved', () => {
     symlinkSync(join(ws, '.env'), join(ws, 'src', 'config'));
     expect(gate({ deny: ['Read(**/.env*)'] }).tool(read, { file_path: join(ws, 'src', 'config') })).toMatchObject({ verdict: 'deny', level: 'P1' });

@@ -83,7 +83,7 @@ export function redirectWritesProblem(
       physical = resolveInWorkspace(target, scope);
     } catch (error) {
       if (error instanceof OutsideWorkspaceError) return `it writes outside the workspace (${error.message})`;
-      throw error;
+      return `cannot tell where ${target} leads (${error instanceof Error ? error.message : String(error)})`;
     }
     if (!isDirectory(path.dirname(physical))) return `it writes ${target} into a directory that does not exist yet`;
     if (!editAllowed(target)) return `it writes ${target}, and an Edit of it would need approval`;
@@ -107,7 +107,7 @@ export function redirectReadsProblem(analysis: ParsedBash, scope: WorkspaceScope
       resolveInWorkspace(target, scope);
     } catch (error) {
       if (error instanceof OutsideWorkspaceError) return `it reads outside the workspace (${error.message})`;
-      throw error;
+      return `cannot tell where ${target} leads (${error instanceof Error ? error.message : String(error)})`;
     }
   }
   return undefined;

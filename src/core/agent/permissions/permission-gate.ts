@@ -73,7 +73,8 @@ export class PermissionGate {
       physical = resolveInWorkspace(target, scope);
     } catch (err) {
       if (err instanceof OutsideWorkspaceError) return { verdict: 'deny', source: 'workspace boundary', reason: err.message };
-      throw err;
+      // A path that cannot be resolved (a symlink loop) cannot be shown to be inside.
+      return { verdict: 'deny', source: 'workspace boundary', reason: err instanceof Error ? err.message : String(err) };
     }
     // Compared by physical path: `vs/hooks.json` with `vs -> .vscode` is .vscode/hooks.json.
     if (tool.category !== 'edit') return undefined;
