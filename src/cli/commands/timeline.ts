@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { AuditLog, type AuditSessionInfo } from '../../core/audit/audit-log';
 import { auditFilePath } from '../../core/audit/audit-writer';
+import { expandModelRequests } from '../../core/audit/model-request-delta';
 import { describePermission } from '../../core/audit/permission-text';
 import type { AuditRecord } from '../../core/audit/records';
 import { projectDirOf, type CliContext } from '../cli-context';
@@ -35,7 +36,8 @@ export function registerTimelineCommand(program: Command, ctx: CliContext): void
       const { records, problems } = await log.read(sessionId);
       const file = auditFilePath(log.dir, sessionId);
       if (options.json) {
-        ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, file, records, problems }, null, 2)}\n`);
+        // Model requests are logged as deltas; JSON readers get each one whole.
+        ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, file, records: expandModelRequests(records), problems }, null, 2)}\n`);
       } else {
         ctx.stdout.write(`Session ${sessionId} (${file})\n`);
         const rows = records.filter((r) => options.all || !quietBuiltin(r)).flatMap(toRow);

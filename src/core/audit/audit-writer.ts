@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { readAuditFileTail } from './audit-reader';
+import { ModelRequestDeltas } from './model-request-delta';
 import { PendingLines } from './pending-lines';
 import type { AuditEntry, AuditRecord, AuditSink } from './records';
 import { fitRecord } from './record-truncation';
@@ -94,6 +95,7 @@ export class AuditWriter implements AuditSink {
   private seq: number;
   private writtenSeq: number;
   private readonly pending = new PendingLines();
+  private readonly requestDeltas = new ModelRequestDeltas();
   /** The queued records' objects, kept only when someone listens. */
   private pendingRecords: AuditRecord[] = [];
   /** A batch whose write failed or is in progress; it goes out before anything newer. */
@@ -148,12 +150,21 @@ export class AuditWriter implements AuditSink {
       const seq = this.seq + 1;
       const ts = this.timestamp();
       // Serialized at once, so only listeners need a copy that the caller cannot change later.
-      const body = (this.onRecord ? this.redactor.redact(unstamped(entry)) : this.redactor.redactForSerialization(unstamped(entry))) as Fields;
+      // A model request is logged as what changed since the previous one, before the
+      // redactor and JSON.stringify walk it: both would otherwise cost the whole history.
+      const compacted = unstamped(this.requestDeltas.compact(entry));
+      const body = (this.onRecord ? this.redactor.redact(compacted) : this.redactor.redactForSerialization(compacted)) as Fields;
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error('audit entry is not an object; record dropped');
+      this.requestDeltas.record(body);
       const bodyJson = JSON.stringify(body);
       let json = bodyJson === '{}' ? `{"seq":${seq},"ts":"${ts}"}` : `{"seq":${seq},"ts":"${ts}",${bodyJson.slice(1)}`;
       let record: Fields | undefined;
-      if (json.length * 3 > this.maxRecordBytes - 1) ({ json, record } = fitRecord({ seq, ts, ...body }, this.maxRecordBytes));
+      if (json.length * 3 > this.maxRecordBytes - 1) {
+        const full = { seq, ts, ...body };
+        ({ json, record } = fitRecord(full, this.maxRecordBytes));
+        // Shortened messages cannot be a base a reader could check: the next request is logged in full.
+        if (record !== full) this.requestDeltas.reset();
+      }
       this.pending.push(json);
       this.seq = seq;
       if (this.onRecord) this.pendingRecords.push((record ?? { seq, ts, ...body }) as AuditRecord);
