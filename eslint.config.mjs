@@ -1,5 +1,20 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+const NODE_MODULES = builtinModules.flatMap((name) => [name, `node:${name}`]);
+const dirPattern = (dirs) => `^\\.\\.?/(.*/)?(${dirs.join('|')})(/|$)`;
+
+/** The imports a layer must not make: vscode, Node modules, a layer above it, runtime code of a layer it may only see types of. */
+function layer(files, name, { noVscode, noNode, up, typesOnly = [] }) {
+  const paths = [
+    ...(noVscode ? [{ name: 'vscode', message: `${name} must not import vscode: the host API enters through small interfaces.` }] : []),
+    ...(noNode ? NODE_MODULES.map((n) => ({ name: n, message: `${name} runs in a browser bundle: no Node module.` })) : []),
+  ];
+  const patterns = [{ regex: dirPattern(up), message: `${name} must not import ${up.join(', ')}: imports point down.` }];
+  if (typesOnly.length > 0) patterns.push({ regex: dirPattern(typesOnly), allowTypeImports: true, message: `${name} may import only types from ${typesOnly.join(', ')}; runtime helpers come through src/shared.` });
+  return { files, rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths, patterns }] } };
+}
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'out/**', 'test-results/**', 'coverage/**'] },
@@ -12,11 +27,12 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
     },
   },
-  {
-    // The core is host-free: the VS Code API enters only through small interfaces.
-    files: ['src/core/**/*.ts', 'src/cli/**/*.ts', 'src/shared/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/core, src/cli and src/shared must not import vscode.' }] }] },
-  },
+  // Imports point down (docs/architecture.md, "Layers"); test/unit/layers.test.ts checks the same on resolved paths.
+  layer(['src/core/**/*.ts'], 'src/core', { noVscode: true, noNode: false, up: ['extension', 'cli', 'shared', 'webview-ui'] }),
+  layer(['src/shared/**/*.ts'], 'src/shared', { noVscode: true, noNode: true, up: ['extension', 'cli', 'webview-ui'] }),
+  layer(['src/cli/**/*.ts'], 'src/cli', { noVscode: true, noNode: false, up: ['extension', 'webview-ui'] }),
+  layer(['src/extension/**/*.ts'], 'src/extension', { noVscode: false, noNode: false, up: ['cli', 'webview-ui'] }),
+  layer(['webview-ui/**/*.ts'], 'webview-ui', { noVscode: true, noNode: true, up: ['src/extension', 'src/cli'], typesOnly: ['src/core'] }),
   {
     files: ['**/*.js', '**/*.cjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },

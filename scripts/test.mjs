@@ -18,6 +18,9 @@ const npx = (args) => ['npx', ['--no-install', ...args]];
 
 for (const [label, [cmd, args]] of [
   ['typecheck', npx(['tsc', '-p', '.', '--noEmit'])],
+  // Per layer: the core without DOM types, the webviews without Node types.
+  ['typecheck core', npx(['tsc', '-p', 'tsconfig.core.json', '--noEmit'])],
+  ['typecheck webviews', npx(['tsc', '-p', 'tsconfig.webview.json', '--noEmit'])],
   ['lint', npx(['eslint', '.'])],
   ['build', ['node', ['esbuild.mjs']]],
 ]) {

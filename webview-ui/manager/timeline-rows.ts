@@ -1,4 +1,4 @@
-import { describePermission } from '../../src/core/audit/permission-text';
+import { describePermission } from '../../src/shared/permission-text';
 import type { AuditRecord } from '../../src/core/audit/records';
 
 /** The badge a timeline row shows; also what the decision filter matches. */
