@@ -30,6 +30,12 @@ export class PendingConfigNotifier extends Disposable {
   ) {
     super();
     this._register(engineHost.onDidHoldChange((change) => void this.ask(change)));
+    // A change settled elsewhere (the Hook Manager, a save) leaves its question stale: the next change asks again.
+    this._register(
+      engineHost.onDidChangePending(() => {
+        for (const file of this.asking) if (!engineHost.pendingChanges.some((c) => c.file === file)) this.asking.delete(file);
+      }),
+    );
   }
 
   private async ask(change: PendingConfigChange): Promise<void> {

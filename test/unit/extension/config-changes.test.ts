@@ -178,6 +178,17 @@ describe('hooks.json changed on disk outside the editor', () => {
     expect(held()[0].newText).toBe(DISABLE_ALL);
   });
 
+  it('a change settled in the Hook Manager while its question is still open lets the next change ask again', async () => {
+    const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
+    h = host;
+    stub.state.answerMessage = (shown) => (shown.message.startsWith('Hook configuration changed') ? new Promise(() => undefined) : undefined);
+    writeBehindEditor(host, DISABLE_ALL);
+    const [change] = await until(() => held().length > 0 && held(), 'the held change');
+    host.root.engineHost.discardPending(change.id);
+    writeBehindEditor(host, GUARDED.replace('rm-guard', 'renamed'));
+    await until(() => warnings().length === 2, 'the second question');
+  });
+
   it('a deleted hooks.json is held too: deleting the guards is a change like any other', async () => {
     const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
     h = host;
