@@ -132,12 +132,11 @@ describe('agent lifecycle events', () => {
     const controller = new AbortController();
     const running = h.session.prompt('sleep', controller.signal);
     const pidFile = h.workspace.file('pid.txt');
-    for (let i = 0; i < 100 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 50));
-    const started = Date.now();
+    await vi.waitFor(() => expect(readFileSync(pidFile, 'utf8').trim()).toMatch(/^\d+$/), { timeout: 10_000 });
     controller.abort();
+    // The sleep had 30 s to go: a turn that waited for it would hit the test's timeout.
     const outcome = await running;
     expect(outcome.reason).toBe('cancelled');
-    expect(Date.now() - started).toBeLessThan(5000);
     const pid = Number(readFileSync(pidFile, 'utf8'));
     expect(await waitUntilDead(pid, 3000)).toBe(true);
   });
@@ -160,20 +159,33 @@ if (input.llm_response.content.includes('password')) process.stdout.write(JSON.s
   });
 
   it('async command hooks do not hold up the tool; their context arrives on a later request', async () => {
+    // The hook finishes only once the test lets it: no race between its sleep and the model's.
     const slow = `#!/bin/sh
-sleep 0.3
+while [ ! -f release ]; do sleep 0.05; done
 echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"background lint: 2 warnings"}}'
 `;
     const cfg = hooksJson({ PostToolUse: [{ hooks: [{ type: 'command', command: './hooks/slow.sh', async: true, name: 'bg-lint' }] }] });
     h = await startAgent({ 'hooks/slow.sh': slow, '.vscode/hooks.json': cfg }, async (_req, index) => {
       if (index === 0) return toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]);
       if (index === 1) {
-        await new Promise((r) => setTimeout(r, 800));
+        // The tool's result reached the model while its hook is still waiting for the release file.
+        const harness = h;
+        if (!harness) throw new Error('the model was asked before startAgent returned');
+        const finished = new Promise<void>((resolve) => {
+          const listener = harness.engine.dispatcher.onDidRunHook((run) => {
+            if (run.hook.name !== 'bg-lint') return;
+            listener.dispose();
+            resolve();
+          });
+        });
+        writeFileSync(harness.workspace.file('release'), '');
+        await finished;
         return toolCalls([{ id: 'g2', name: 'Glob', arguments: { pattern: '*' } }]);
       }
       return text('ok');
     });
     await h.session.prompt('look twice');
+    expect(toolMessageSent(h.server, 'g1')).toBeDefined();
     expect(JSON.stringify(h.server.requests[1].body.messages)).not.toContain('background lint');
     expect(JSON.stringify(h.server.requests[2].body.messages)).toContain('[Hook: bg-lint | PostToolUse] background lint: 2 warnings');
   });
