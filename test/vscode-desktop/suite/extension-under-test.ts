@@ -9,6 +9,7 @@ export const EXTENSION_ID = `${manifest.publisher}.${manifest.name}`;
 const contributedCommandsSchema = z.object({
   contributes: z.object({ commands: z.array(z.object({ command: z.string() })).optional() }).optional(),
 });
+const mainSchema = z.object({ main: z.string() });
 
 export function hookpilotExtension(): vscode.Extension<unknown> {
   const extension = vscode.extensions.getExtension(EXTENSION_ID);
@@ -36,6 +37,13 @@ export async function waitFor(condition: () => boolean, what: string, timeoutMs 
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The manifest's `main`, relative to the extension's folder. */
+export function mainEntry(extension: vscode.Extension<unknown>): string {
+  const parsed = mainSchema.safeParse(extension.packageJSON);
+  if (!parsed.success) throw new Error(`${EXTENSION_ID}'s package.json has no main: ${parsed.error.message}`);
+  return parsed.data.main;
 }
 
 export function webviewTabs(): vscode.Tab[] {

@@ -15,7 +15,7 @@ export function run(): Promise<void> {
     .sort();
   if (files.length === 0) return Promise.reject(new Error(`no *.suite.js files in ${__dirname}`));
   for (const file of files) mocha.addFile(path.join(__dirname, file));
-  const results: SuiteResults = { passed: [], failed: [] };
+  const results: SuiteResults = { passed: [], failed: [], pending: [] };
   return new Promise((resolve, reject) => {
     const runner = mocha.run((failures) => {
       // A runner that cannot see the host's exit code (VS Code in a browser) reads this file.
@@ -25,6 +25,7 @@ export function run(): Promise<void> {
       else resolve();
     });
     runner.on('pass', (t) => results.passed.push(t.fullTitle()));
+    runner.on('pending', (t) => results.pending.push(t.fullTitle()));
     runner.on('fail', (t, error: unknown) => results.failed.push({ title: t.fullTitle(), error: error instanceof Error ? (error.stack ?? error.message) : String(error) }));
   });
 }
