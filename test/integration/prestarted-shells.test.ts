@@ -237,4 +237,57 @@ void runProcess({ command: 'true', shell: true, cwd: ${JSON.stringify(dir)}, env
     while (processesIn(dir).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
     expect(processesIn(dir)).toEqual([]);
   });
+
+  describe('for the Bash tool (bash)', () => {
+    const bashPath = execFileSync('sh', ['-c', 'command -v bash'], { encoding: 'utf8' }).trim();
+    let bashShells: PrestartedShells;
+    beforeEach(() => {
+      bashShells = new PrestartedShells({ bash: true });
+    });
+    afterEach(() => bashShells.dispose());
+
+    const bashRequest = (command: string, extra: Partial<RunProcessOptions> = {}) => request(command, { shell: bashPath, ...extra });
+    async function takeBash(options: RunProcessOptions) {
+      await runProcess({ ...options, command: 'true' }, bashShells);
+      await untilWaiting(bashShells);
+      const result = runProcess(options, bashShells);
+      expect(bashShells.waiting).toBe(0);
+      return result;
+    }
+
+    it('run bash -c commands the same: environment, $0, arguments, directory, stdin, exit codes, errors', async () => {
+      const commands = ['echo "[$0][$#][$*]"; pwd; env | sort', 'cat; echo "[$?]"', 'echo out; echo err >&2; exit 2', 'nosuchcommand-hookpilot', 'echo one\necho two'];
+      for (const command of commands) {
+        const fresh = await runProcess(bashRequest(command));
+        const prestarted = await takeBash(bashRequest(command));
+        expect({ command, exitCode: prestarted.exitCode, stdout: prestarted.stdout, stderr: prestarted.stderr }).toEqual({ command, exitCode: fresh.exitCode, stdout: fresh.stdout, stderr: fresh.stderr });
+      }
+    });
+
+    it('end a command killed by a signal with the same shell status, 128 + n', async () => {
+      const status = (r: { exitCode: number | null; signal: NodeJS.Signals | null }) => r.exitCode ?? 128 + (r.signal === 'SIGKILL' ? 9 : -128);
+      for (const command of ['kill -9 $$', 'sh -c "kill -9 \\$\\$"']) {
+        const fresh = await runProcess(bashRequest(command));
+        const prestarted = await takeBash(bashRequest(command));
+        expect({ command, status: status(prestarted) }).toEqual({ command, status: status(fresh) });
+      }
+    });
+
+    it('are not used for sh, for args, or for a run whose environment differs in any variable', async () => {
+      for (const options of [request('true'), bashRequest('echo "$1"', { args: ['a'] }), bashRequest('true', { env: { ...baseEnv, KEEP: 'changed' } })]) {
+        await runProcess(bashRequest('true'), bashShells);
+        await untilWaiting(bashShells);
+        const waitingPids = processesIn(dir);
+        let pid: number | undefined;
+        await runProcess({ ...options, onSpawn: (p) => (pid = p) }, bashShells);
+        expect(waitingPids).not.toContain(pid);
+      }
+      // After a run in another environment, the waiting shells start from that one.
+      const other = { ...baseEnv, KEEP: 'changed' };
+      await runProcess(bashRequest('true', { env: other }), bashShells);
+      await untilWaiting(bashShells);
+      expect((await takeBash(bashRequest('echo "$KEEP"', { env: other }))).stdout).toBe('changed\n');
+    });
+  });
 });
+

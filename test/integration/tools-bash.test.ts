@@ -1,18 +1,30 @@
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBashTool, type BashInput } from '../../src/core/agent/tools/bash-tool';
+import { resolveShell } from '../../src/core/agent/tools/shell-environment';
 import type { ToolContext, ToolResult } from '../../src/core/agent/tools/tool';
+import { PrestartedShells } from '../../src/core/process/prestarted-shells';
+import { untilWaiting } from '../support/prestarted';
 import { waitUntilDead } from '../support/process-liveness';
 
 let dir: string;
 const leftovers: number[] = [];
-const bash = createBashTool();
+/** Never hands out a shell: every command spawns bash afresh. */
+const noShells = new PrestartedShells({ bash: true });
+noShells.dispose();
+const fresh = createBashTool(noShells);
+const waitingShells = new PrestartedShells({ bash: true });
+const prestarted = createBashTool(waitingShells);
+let bash = fresh;
+let throughWaitingShell = false;
 
 beforeEach(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'tools-bash-')));
 });
+
+afterAll(() => waitingShells.dispose());
 
 afterEach(() => {
   for (const pid of leftovers.splice(0)) {
@@ -29,8 +41,19 @@ function context(extra: Partial<ToolContext> = {}): ToolContext {
   return { workspaceRoot: dir, cwd: dir, signal: new AbortController().signal, env: process.env, sessionId: 's1', ...extra };
 }
 
-function run(input: BashInput, extra: Partial<ToolContext> = {}): Promise<ToolResult> {
-  return bash.run(bash.inputSchema.parse(input), context(extra));
+/**
+ * Runs the command as the tool does. Through a waiting shell, a no-op first starts one for
+ * this directory and environment, and the command must take it (when bash is on PATH).
+ */
+async function run(input: BashInput, extra: Partial<ToolContext> = {}): Promise<ToolResult> {
+  if (!throughWaitingShell) return bash.run(bash.inputSchema.parse(input), context(extra));
+  const bashOnPath = (extra.env ?? process.env).PATH === process.env.PATH;
+  await bash.run({ command: 'true' }, context(extra));
+  if (bashOnPath) await untilWaiting(waitingShells);
+  const before = waitingShells.waiting;
+  const result = bash.run(bash.inputSchema.parse(input), context(extra));
+  if (!input.run_in_background) expect(waitingShells.waiting).toBe(bashOnPath ? before - 1 : before);
+  return result;
 }
 
 function readPid(file: string): number {
@@ -39,7 +62,15 @@ function readPid(file: string): number {
   return pid;
 }
 
-describe('Bash tool', () => {
+describe.each([
+  ['spawned afresh', false],
+  ['from a waiting bash', true],
+])('Bash tool, %s', (_mode, viaWaitingShell) => {
+  beforeEach(() => {
+    throughWaitingShell = viaWaitingShell;
+    bash = viaWaitingShell ? prestarted : fresh;
+  });
+
   it('returns stdout and stderr in the Claude Code response shape', async () => {
     const result = await run({ command: 'echo hello; echo oops >&2', description: 'Say hello' });
     expect(result).toEqual({
@@ -139,6 +170,15 @@ describe('Bash tool', () => {
     expect(result).toMatchObject({ ok: true, content: 'gh=passed-token npm=' });
   });
 
+  it('runs a command of several lines, a here-document included, as bash -c does', async () => {
+    const result = await run({ command: 'cat <<EOF\nline one\n$((1 + 1))\nEOF\necho "[$0]"; exit 4' });
+    expect(result).toMatchObject({ ok: false, error: `Exit code 4\nline one\n2\n[${resolveShell(process.env)}]` });
+  });
+
+  it('gives the command an empty stdin', async () => {
+    expect(await run({ command: 'cat; echo "read $?"' })).toMatchObject({ ok: true, content: 'read 0' });
+  });
+
   it('refuses run_in_background with an explanation', async () => {
     const marker = join(dir, 'ran');
     const result = await run({ command: `touch "${marker}"`, run_in_background: true });
@@ -150,5 +190,32 @@ describe('Bash tool', () => {
     expect(bash.inputSchema.safeParse({ command: 'ls', timeout: 600_001 }).success).toBe(false);
     expect(bash.inputSchema.safeParse({ command: 'ls', timeout: 600_000 }).success).toBe(true);
     expect(bash.inputSchema.safeParse({ timeout: 10 }).success).toBe(false);
+  });
+});
+
+describe('Bash tool from waiting shells, as the model attacks it', () => {
+  it('never runs a command in a shell that started with a variable its run does not have (/proc/$$/environ keeps it)', async () => {
+    const shells = new PrestartedShells({ bash: true });
+    const tool = createBashTool(shells);
+    try {
+      const env = { ...process.env, GITHUB_TOKEN: 'ghp_passedonlyonce0123' };
+      // Passed by name once: the shell started after it has the token in its start environment.
+      await tool.run({ command: 'true' }, context({ env, passEnv: ['GITHUB_TOKEN'] }));
+      await untilWaiting(shells);
+      const result = await tool.run({ command: `tr '\\0' '\\n' < /proc/$$/environ; echo "[$GITHUB_TOKEN]"` }, context({ env }));
+      expect(result.ok).toBe(true);
+      if (!result.ok) return;
+      expect(result.content).toContain('[]');
+      expect(result.content).not.toContain('ghp_passedonlyonce0123');
+    } finally {
+      shells.dispose();
+    }
+  });
+
+  it('keeps the command off its command line: a NUL in a command is refused as bash -c refuses it', async () => {
+    const result = await prestarted.run({ command: 'echo a\0echo b' }, context());
+    const freshResult = await fresh.run({ command: 'echo a\0echo b' }, context());
+    expect(result.ok).toBe(false);
+    expect(result).toEqual(freshResult);
   });
 });

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import type { Socket } from 'node:net';
+import { basename } from 'node:path';
 import type { Disposable } from '../events-emitter';
 import { shellCommandLine } from './shell-command-line';
 import { shellForksSingleCommands } from './shell-fork-probe';
@@ -25,6 +26,8 @@ export interface PrestartedShell {
  * with the same $0 as `sh -c command`. At end of input (the host went away) it just exits.
  */
 const WAITING_SHELL = 'IFS= read -r __hookpilot_line || exit 0; eval "unset __hookpilot_line; $__hookpilot_line"';
+/** bash reads up to a NUL, which no command can hold: a command of several lines fits too. */
+const WAITING_BASH = `IFS= read -r -d '' __hookpilot_line || exit 0; eval "unset __hookpilot_line; $__hookpilot_line"`;
 const SHELL = '/bin/sh';
 /** Parallel runs beyond this start cold: a priority group rarely has more command hooks. */
 const MAX_SHELLS = 4;
@@ -51,6 +54,11 @@ function exitedUnseen(pid: number | undefined): boolean {
   }
 }
 
+function sameEnv(a: NodeJS.ProcessEnv, b: NodeJS.ProcessEnv): boolean {
+  const names = Object.keys(a).filter((name) => a[name] !== undefined);
+  return names.length === Object.keys(b).filter((name) => b[name] !== undefined).length && names.every((name) => a[name] === b[name]);
+}
+
 function setRef(child: ChildProcess, ref: boolean): void {
   for (const target of [child, child.stdin, child.stdout, child.stderr] as Array<Pick<Socket, 'ref' | 'unref'> | null>) {
     if (ref) target?.ref();
@@ -67,9 +75,22 @@ function setRef(child: ChildProcess, ref: boolean): void {
  * and is used only where `sh -c` forks for a single command too (dash; not bash, which execs
  * it). Idle shells never keep the host alive, and exit when it goes away.
  */
+export interface PrestartedShellsOptions {
+  /**
+   * For the model's Bash tool: bash shells, for runs of `bash -c` (any command, several lines
+   * included) whose environment is exactly the one the shells started with, since
+   * /proc/PID/environ keeps a process's starting environment and no variable a run dropped
+   * may linger there. An eval'ing bash forks where `bash -c` would exec a lone last command:
+   * that command sees the shell as its parent, and its death by a signal ends the run with
+   * exit status 128+n, the status the Bash tool reports for either.
+   */
+  bash?: boolean;
+}
+
 export class PrestartedShells implements Disposable {
   private idle: Array<{ child: ChildProcess; env: NodeJS.ProcessEnv }> = [];
-  private template: { cwd: string; env: NodeJS.ProcessEnv } | undefined;
+  private template: { cwd: string; env: NodeJS.ProcessEnv; shell: string } | undefined;
+  private readonly bash: boolean;
   /** The directory the waiting shells run in, as it was when they started. */
   private directoryId: string | undefined;
   private running = 0;
@@ -85,18 +106,22 @@ export class PrestartedShells implements Disposable {
   }
 
   /** Marks a run as started and hands it a waiting shell when one fits the request. */
+  constructor(options: PrestartedShellsOptions = {}) {
+    this.bash = options.bash ?? false;
+  }
+
   acquire(request: ShellRequest): PrestartedShell | undefined {
     this.running++;
-    // Only plain `sh -c command` runs fit: no positional args, another shell or multi-line script.
-    if (this.disposed || request.shell !== true || request.args?.length || request.command.includes('\n')) return undefined;
+    const shell = this.shellFor(request);
+    if (this.disposed || shell === undefined || request.args?.length) return undefined;
     // A directory removed (or replaced) since the shells started would not be the one asked for.
-    if (this.template?.cwd !== request.cwd || this.directoryId !== directoryIdOf(request.cwd)) this.retire();
-    this.template = { cwd: request.cwd, env: request.env };
+    if (this.template?.cwd !== request.cwd || this.template.shell !== shell || this.directoryId !== directoryIdOf(request.cwd)) this.retire();
+    this.template = { cwd: request.cwd, env: request.env, shell };
     this.wanted = Math.min(MAX_SHELLS, Math.max(this.wanted, this.running));
     while (this.idle.length > 0) {
       const shell = this.idle.shift();
       if (!shell || shell.child.exitCode !== null || shell.child.signalCode !== null || exitedUnseen(shell.child.pid)) continue;
-      const commandLine = shellCommandLine(shell.env, request.env, request.command);
+      const commandLine = this.bash ? (sameEnv(shell.env, request.env) ? `${request.command}\0` : undefined) : shellCommandLine(shell.env, request.env, request.command);
       if (commandLine === undefined) {
         // Started in an environment a line cannot turn into this one: the next start from this one.
         this.idle.unshift(shell);
@@ -107,6 +132,12 @@ export class PrestartedShells implements Disposable {
       return { child: shell.child, commandLine };
     }
     return undefined;
+  }
+
+  /** The shell a fitting request runs in: plain `sh -c command` (one line), or bash -c for bash shells. */
+  private shellFor(request: ShellRequest): string | undefined {
+    if (!this.bash) return request.shell === true && !request.command.includes('\n') ? SHELL : undefined;
+    return typeof request.shell === 'string' && basename(request.shell) === 'bash' && !request.command.includes('\0') ? request.shell : undefined;
   }
 
   /** Marks a run as finished; once none runs, the shells used up are started again. */
@@ -129,7 +160,7 @@ export class PrestartedShells implements Disposable {
     this.filling = undefined;
     const template = this.template;
     if (!template || this.disposed || this.running > 0) return;
-    if (this.shellForks === undefined) {
+    if (!this.bash && this.shellForks === undefined) {
       // Unanswered (a failed probe): asked again at the next idle moment.
       void shellForksSingleCommands(SHELL).then((forks) => {
         this.shellForks = forks;
@@ -137,13 +168,14 @@ export class PrestartedShells implements Disposable {
       });
       return;
     }
-    if (!this.shellForks) return;
+    if (!this.bash && !this.shellForks) return;
     this.directoryId = directoryIdOf(template.cwd);
     if (this.directoryId === undefined) return;
     while (this.idle.length < this.wanted) {
       let child: ChildProcess;
       try {
-        child = spawn(SHELL, ['-c', WAITING_SHELL, SHELL], { cwd: template.cwd, env: template.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+        const script = this.bash ? WAITING_BASH : WAITING_SHELL;
+        child = spawn(template.shell, ['-c', script, template.shell], { cwd: template.cwd, env: template.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
       } catch {
         return;
       }

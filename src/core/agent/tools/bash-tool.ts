@@ -1,5 +1,6 @@
 import { constants } from 'node:os';
 import { z } from 'zod';
+import { PrestartedShells } from '../../process/prestarted-shells';
 import { runProcess, type ProcessResult } from '../../process/run-process';
 import { MAX_TOOL_OUTPUT_CHARS, truncateMiddle } from './output-limits';
 import { envWithoutSecrets, resolveShell } from './shell-environment';
@@ -58,7 +59,11 @@ function withOutput(headline: string, output: string): string {
   return output === '' ? headline : `${headline}\n${output}`;
 }
 
-export function createBashTool(): Tool<BashInput> {
+/**
+ * Forking this process and exec'ing bash is most of a short command's cost: a bash waits,
+ * started after the previous command, in the same directory and environment (`shells`).
+ */
+export function createBashTool(shells = new PrestartedShells({ bash: true })): Tool<BashInput> {
   return {
     name: 'Bash',
     category: 'execute',
@@ -81,7 +86,7 @@ export function createBashTool(): Tool<BashInput> {
         timeoutMs,
         signal: ctx.signal,
         maxOutputBytes: MAX_CAPTURE_BYTES,
-      });
+      }, shells);
       const interrupted = result.timedOut || result.aborted;
       const response: BashResponse = {
         stdout: truncateMiddle(result.stdout),
