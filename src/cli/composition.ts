@@ -4,6 +4,7 @@ import { AgentSession } from '../core/agent/agent-session';
 import { Transcript } from '../core/agent/transcript';
 import { isValidSessionId } from '../core/audit/audit-writer';
 import { OpenAIChatModel } from '../core/agent/llm/openai-chat-model';
+import type { Tool } from '../core/agent/tools/tool';
 import type { Approver, PermissionSettings } from '../core/agent/permissions/permission-settings';
 import { HookEngine, type EngineLogger } from '../core/engine/hook-engine';
 import { HOOKS_JSON, loadWorkspaceConfigs, WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
@@ -69,6 +70,8 @@ export interface SessionSetup {
   sessionId?: string;
   /** The configuration files as the run read them; "Always allow" writes one of them. */
   configSnapshot: ConfigFileSnapshot;
+  /** The MCP servers' tools. */
+  extraTools?: readonly Tool[];
 }
 
 /** The earlier session `--resume ID` or `--continue` names, checked against this workspace's transcripts. */
@@ -101,6 +104,7 @@ export function createSession(engine: HookEngine, setup: SessionSetup): AgentSes
     // The engine's registry: the API key, secret-looking variables, .env values.
     redactor: engine.audit.redactor,
     disallowedTools: setup.disallowedTools,
+    extraTools: setup.extraTools,
     maxSteps: setup.maxSteps,
     cancellation: engine.builtins.cancellation,
     persistAllowRule: (rule) =>

@@ -22,6 +22,7 @@ import { TextPrinter } from '../output/text-printer';
 import { readPrompt } from '../read-input';
 import { TerminalApprover } from '../terminal-approver';
 import { collect } from './hooks';
+import { createCliMcpManager, formatMcpProblem, loadCliMcpConfigs, mcpTools } from '../mcp-setup';
 import { plainToolNames, splitToolList } from '../tool-rules';
 import { loadPermissions } from '../workspace-permissions';
 
@@ -39,6 +40,7 @@ const runOptionsSchema = z.object({
   resume: z.string().optional(),
   continue: z.boolean().optional(),
   passEnv: z.array(z.string()).default([]),
+  mcpConfig: z.array(z.string()).default([]),
 });
 type RunOptions = z.infer<typeof runOptionsSchema>;
 
@@ -73,6 +75,7 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
     .option('--hooks <file>', 'an extra hooks.json-format file (repeatable)', collect)
     .addOption(new Option('--resume <session-id>', 'continue an earlier session of this workspace (SessionStart gets source "resume")').conflicts('continue'))
     .option('--continue', 'continue the most recent session of this workspace')
+    .option('--mcp-config <file>', 'MCP servers from a .mcp.json-format file, added to .mcp.json, .vscode/mcp.json and user settings (repeatable)', collect)
     .option('--pass-env <name>', 'let the Bash tool inherit this secret-looking variable (its value stays redacted from the model; repeatable)', envName)
     .action(async (prompt: string | undefined, raw: unknown) => {
       ctx.exitCode = await run(prompt, runOptionsSchema.parse(raw), ctx);
@@ -96,8 +99,13 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   // The ErrorReport built-in hands model errors to the host log; the run reports its error itself, once, at the end.
   const log: EngineLogger = (level, message) => (message.startsWith('[model] ') ? undefined : toStderr(level, redactor.redactText(message)));
   const resumed = sessionToResume(projectDir, ctx.env, options);
+  const mcpConfigs = loadCliMcpConfigs(projectDir, userSettingsFile(ctx.env), options.mcpConfig);
+  for (const problem of mcpConfigs.flatMap((c) => c.problems)) ctx.stderr.write(`hookpilot: ${formatMcpProblem(problem, ctx.cwd)}\n`);
   const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, secretValues, log });
   redactor = engine.audit.redactor;
+  // Servers start before the session: their tools are part of what the model is offered.
+  const mcp = createCliMcpManager(projectDir, ctx.env, log);
+  await mcp.start(mcpConfigs);
   const session = createSession(engine, {
     sessionId: resumed,
     endpoint,
@@ -109,6 +117,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     maxRetries: options.maxRetries,
     env: ctx.env,
     passEnv: [...options.passEnv, ...passEnvSetting(ctx)],
+    extraTools: mcpTools(mcp, plainToolNames(disallowedTools)),
     onPersistError: (message) => ctx.stderr.write(`hookpilot: warning: ${message}\n`),
     configSnapshot,
   });
@@ -127,7 +136,10 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     controller.abort();
   });
   // A second Ctrl-C exits at once: async hooks still get their SIGTERM on the way out.
-  const stopAsyncOnExit = () => void engine.dispatcher.cancelAsync('the CLI exited');
+  const stopAsyncOnExit = () => {
+    void engine.dispatcher.cancelAsync('the CLI exited');
+    mcp.killNow();
+  };
   process.once('exit', stopAsyncOnExit);
   const started = performance.now();
   let outcome: TurnOutcome;
@@ -138,6 +150,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     await session.end(interrupted ? 'cancelled' : outcome.reason === 'error' ? 'error' : 'completed');
   } finally {
     for (const l of listening) l.dispose();
+    await mcp.stop();
     await engine.dispose();
     stopListening();
     process.off('exit', stopAsyncOnExit);

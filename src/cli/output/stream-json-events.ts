@@ -1,4 +1,5 @@
 import type { AgentEvent } from '../../core/agent/agent-events';
+import { mcpServerOf } from '../../core/mcp/mcp-names';
 
 export interface StreamContext {
   sessionId: string;
@@ -13,6 +14,12 @@ function hookOutcome(status: string): 'success' | 'error' | 'cancelled' {
   if (status === 'success') return 'success';
   if (status === 'timeout' || status === 'cancelled') return 'cancelled';
   return 'error';
+}
+
+/** An MCP tool's line names its server. */
+function mcpServer(toolName: string): Line {
+  const server = mcpServerOf(toolName);
+  return server === undefined ? {} : { mcp_server: server };
 }
 
 /**
@@ -41,13 +48,14 @@ export function streamJsonLine(event: AgentEvent, ctx: StreamContext): Line {
       return { type: 'assistant', ...session, message: { role: 'assistant', content } };
     }
     case 'tool_started':
-      return { type: 'system', subtype: 'tool_started', ...session, tool_use_id: event.id, tool_name: event.name, tool_input: event.input };
+      return { type: 'system', subtype: 'tool_started', ...session, tool_use_id: event.id, tool_name: event.name, ...mcpServer(event.name), tool_input: event.input };
     case 'tool_finished':
       return {
         type: 'user',
         ...session,
         message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: event.id, content: event.output, is_error: event.outcome !== 'executed' }] },
         tool_name: event.name,
+        ...mcpServer(event.name),
         tool_input: event.input,
         outcome: event.outcome,
         hooks: event.hooks.map((h) => ({ hook_name: h.hookName, event: h.event, kind: h.kind, detail: h.detail })),

@@ -54,6 +54,8 @@ export interface AgentSessionOptions {
   redactor?: ModelRedactor;
   /** Secret-looking variables the Bash tool's shell still inherits (`hookpilot.tools.bash.passEnv`, `--pass-env`). */
   passEnv?: readonly string[];
+  /** More tools for the main agent (MCP servers' tools); subagents do not get them. */
+  extraTools?: readonly Tool[];
 }
 
 /**
@@ -125,7 +127,8 @@ export class AgentSession {
       stopHookCap: options.stopHookCap ?? 8,
       systemPrompt: baseSystemPrompt({ workspaceRoot: options.workspaceRoot, tools: subagentTools, extra: 'You are a subagent: do the task you are given and answer with the result.' }),
     });
-    this.tools = [...subagentTools, ...(withheld.has('Task') ? [] : [createTaskTool((input, signal) => subagents.run(input, signal)) as unknown as Tool])];
+    const task = withheld.has('Task') ? [] : [createTaskTool((input, signal) => subagents.run(input, signal)) as unknown as Tool];
+    this.tools = [...subagentTools, ...task, ...(options.extraTools ?? []).filter((t) => !withheld.has(t.name))];
     this.executor = executorFor(this.hooks, this.tools);
     // A failing hook is an Error event too (not for Error hooks themselves: no loops).
     this.hookFailures = options.dispatcher.onDidRunHook((run) => {

@@ -1,3 +1,5 @@
+import { mcpServerOf } from '../mcp/mcp-names';
+
 /** One line that says what a tool call will do, for approvals and tool cards. */
 export function summarizeToolCall(toolName: string, input: Record<string, unknown>): string {
   const str = (k: string) => (typeof input[k] === 'string' ? (input[k] as string) : undefined);
@@ -15,8 +17,11 @@ export function summarizeToolCall(toolName: string, input: Record<string, unknow
       return `${toolName} ${str('pattern')}${str('path') ? ` in ${str('path')}` : ''}`;
     case 'Task':
       return `Subagent: ${clip(str('description') ?? str('prompt') ?? '', 120)}`;
-    default:
+    default: {
+      const server = mcpServerOf(toolName);
+      if (server !== undefined) return `MCP ${server}: ${toolName.slice(`mcp__${server}__`.length)} ${clip(JSON.stringify(input), 160)}`;
       return `${toolName} ${clip(JSON.stringify(input), 160)}`;
+    }
   }
 }
 

@@ -47,7 +47,12 @@ export function matchPermissionRule(rule: PermissionRule, toolName: string, inpu
 
 function toolMatches(ruleTool: string, toolName: string): boolean {
   if (ruleTool === '*') return true;
-  return ruleTool.split('|').some((t) => (t.endsWith('*') ? toolName.startsWith(t.slice(0, -1)) : t === toolName));
+  return ruleTool.split('|').some((t) => (t.endsWith('*') ? toolName.startsWith(t.slice(0, -1)) : t === toolName || isMcpServerOf(t, toolName)));
+}
+
+/** Claude Code: `mcp__memory` names every tool of the server memory (whose name holds no `__`). */
+function isMcpServerOf(ruleTool: string, toolName: string): boolean {
+  return /^mcp__[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/.test(ruleTool) && toolName.startsWith(`${ruleTool}__`);
 }
 
 function matchPathPattern(pattern: string, target: string, cwd: string): boolean {

@@ -37,6 +37,8 @@ export interface Tool<I = Record<string, unknown>> {
   category: ToolCategory;
   /** Validates the model's arguments; also the source of the function's JSON Schema. */
   inputSchema: z.ZodType<I>;
+  /** The function's JSON Schema when it comes from elsewhere (an MCP server's tool); default: from inputSchema. */
+  parameters?: Record<string, unknown>;
   /** The path a file tool touches, for permission rules like Edit(src/**) and workspace checks. */
   target?(input: I): string | undefined;
   /**
@@ -54,6 +56,7 @@ export interface ToolFunctionDefinition {
 
 /** The OpenAI chat-completions function definition for a tool. */
 export function toolFunctionDefinition(tool: Tool): ToolFunctionDefinition {
+  if (tool.parameters) return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
   // `io: 'input'` describes what the model may send (optional fields stay optional).
   const { $schema: _schemaDialect, ...parameters } = z.toJSONSchema(tool.inputSchema, { io: 'input' });
   return { type: 'function', function: { name: tool.name, description: tool.description, parameters } };

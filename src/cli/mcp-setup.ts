@@ -1,0 +1,78 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ConfigProblem } from '../core/hooks/config/config-problems';
+import { parseJsonc } from '../core/hooks/config/jsonc-document';
+import { loadMcpDocument, loadMcpSetting, type LoadedMcpConfig, type McpSource } from '../core/mcp/mcp-config';
+import { McpManager } from '../core/mcp/mcp-manager';
+import { createMcpTool } from '../core/mcp/mcp-tool';
+import type { Tool } from '../core/agent/tools/tool';
+import { matchPermissionRule, parsePermissionRule } from '../core/permissions/permission-rule';
+import { usageError } from './cli-error';
+import { displayPath } from './config-positions';
+
+/** The workspace's MCP files, in load order: Claude Code's, then VS Code's. */
+export const WORKSPACE_MCP_FILES = ['.mcp.json', path.join('.vscode', 'mcp.json')];
+export const MCP_SETTING = 'hookpilot.mcpServers';
+
+/**
+ * The CLI's MCP servers, in merge order (a later definition of a name wins): the user
+ * setting `hookpilot.mcpServers`, the workspace's `.mcp.json` and `.vscode/mcp.json` (the
+ * CLI trusts its workspace, like `claude -p`), then each `--mcp-config` file.
+ */
+export function loadCliMcpConfigs(projectDir: string, userSettingsFile: string, mcpConfigFiles: readonly string[]): LoadedMcpConfig[] {
+  const configs: LoadedMcpConfig[] = [];
+  const user = userSetting(userSettingsFile);
+  if (user) configs.push(user);
+  for (const file of WORKSPACE_MCP_FILES.map((f) => path.join(projectDir, f))) {
+    const text = readIfExists(file);
+    if (text !== undefined) configs.push(loadMcpDocument(text, { kind: 'workspace', file }));
+  }
+  for (const given of mcpConfigFiles) {
+    const file = path.resolve(given);
+    const text = readIfExists(file);
+    if (text === undefined) throw usageError(`--mcp-config: no such file ${file}`);
+    configs.push(loadMcpDocument(text, { kind: 'cli', file }));
+  }
+  return configs;
+}
+
+/** Each problem as `file:line:column: severity: message`. */
+export function formatMcpProblem(problem: ConfigProblem, cwd: string): string {
+  const where = problem.file ? displayPath(problem.file, cwd) : problem.sourceKind;
+  const at = problem.line !== undefined ? `${where}:${problem.line}:${problem.column ?? 1}` : where;
+  return `${at}: ${problem.severity}: ${problem.message}`;
+}
+
+export function createCliMcpManager(projectDir: string, env: NodeJS.ProcessEnv, log: McpManagerLog): McpManager {
+  return new McpManager({ workspaceFolder: projectDir, env, log, callTimeoutMs: timeoutFromEnv(env) });
+}
+
+type McpManagerLog = ConstructorParameters<typeof McpManager>[0]['log'];
+
+/** The connected servers' tools for the agent, less those `--disallowed-tools` names (`mcp__server` names them all). */
+export function mcpTools(manager: McpManager, withheld: readonly string[]): Tool[] {
+  const rules = withheld.flatMap((text) => parsePermissionRule(text) ?? []);
+  const offered = manager.tools().filter((info) => !rules.some((rule) => matchPermissionRule(rule, info.qualifiedName, {}, '/') === 'match'));
+  return offered.map((info) => createMcpTool(info, manager));
+}
+
+/** Claude Code's MCP_TOOL_TIMEOUT (ms) sets the call timeout. */
+function timeoutFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const value = Number(env.MCP_TOOL_TIMEOUT);
+  return Number.isInteger(value) && value > 0 ? Math.min(value, 86_400_000) : undefined;
+}
+
+function userSetting(file: string): LoadedMcpConfig | undefined {
+  const text = readIfExists(file);
+  if (text === undefined) return undefined;
+  const { value, locator } = parseJsonc(text);
+  const servers = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[MCP_SETTING] : undefined;
+  if (servers === undefined) return undefined;
+  const source: McpSource = { kind: 'user', file };
+  return loadMcpSetting(servers, source, locator);
+}
+
+function readIfExists(file: string): string | undefined {
+  if (!existsSync(file)) return undefined;
+  return readFileSync(file, 'utf8');
+}

@@ -1,0 +1,133 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Emitter, type Disposable } from '../events-emitter';
+import type { LoadedMcpConfig, McpInput, McpServerConfig, McpSource } from './mcp-config';
+import { McpConnection, type McpServerState, type McpToolInfo } from './mcp-connection';
+import { expandServer } from './mcp-variables';
+
+export interface McpManagerOptions {
+  workspaceFolder: string;
+  env: NodeJS.ProcessEnv;
+  log: (level: 'info' | 'warn' | 'error', message: string) => void;
+  /** Asks a person for an `${input:id}` value (VS Code); the CLI has none. */
+  resolveInput?: (input: McpInput) => Promise<string | undefined>;
+  /** Connecting and listing tools, per server; default 30 s. */
+  startTimeoutMs?: number;
+  /** One tool call, unless the server sets its own `timeout`; default 120 s. */
+  callTimeoutMs?: number;
+  /** Most bytes of one message from a stdio server; default 16 MiB. */
+  maxMessageBytes?: number;
+}
+
+export interface McpServerStatus {
+  name: string;
+  source: McpSource;
+  transport: McpServerConfig['transport'];
+  state: McpServerState;
+  error?: string;
+  tools: McpToolInfo[];
+}
+
+/**
+ * The session's MCP servers: starts them through the SDK's client, lists their tools, calls
+ * them with a timeout, and stops them (stdio servers with their whole process group).
+ */
+export class McpManager {
+  private readonly connections = new Map<string, McpConnection>();
+  private inputs: McpInput[] = [];
+  private readonly changed = new Emitter<void>();
+
+  constructor(private readonly options: McpManagerOptions) {}
+
+  onDidChange(listener: () => void): Disposable {
+    return this.changed.on(listener);
+  }
+
+  /**
+   * Replaces the servers with these sources' (in order; a later definition of a name wins, as
+   * a later settings scope does) and waits until each is connected or failed.
+   */
+  async start(sources: readonly LoadedMcpConfig[]): Promise<void> {
+    await this.stop();
+    const byName = new Map<string, McpServerConfig>();
+    for (const source of sources) {
+      for (const server of source.servers) {
+        const earlier = byName.get(server.name);
+        if (earlier) this.options.log('warn', `[mcp] ${server.name}: defined in ${where(earlier.source)} and ${where(server.source)}; the latter is used`);
+        byName.set(server.name, server);
+      }
+    }
+    this.inputs = sources.flatMap((s) => s.inputs);
+    for (const server of byName.values()) this.connections.set(server.name, this.connection(server));
+    await Promise.all([...this.connections.values()].map((c) => c.start(() => this.resolve(c.config))));
+  }
+
+  statuses(): McpServerStatus[] {
+    return [...this.connections.values()].map((c) => ({
+      name: c.name,
+      source: c.config.source,
+      transport: c.config.transport,
+      state: c.state,
+      ...(c.error ? { error: c.error } : {}),
+      tools: c.tools,
+    }));
+  }
+
+  /** The tools of every connected server. */
+  tools(): McpToolInfo[] {
+    return [...this.connections.values()].flatMap((c) => (c.state === 'connected' ? c.tools : []));
+  }
+
+  async callTool(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs?: number): Promise<CallToolResult> {
+    const connection = this.connections.get(server);
+    if (!connection) throw new Error(`no MCP server "${server}" is configured`);
+    const timeout = timeoutMs ?? connection.config.timeoutMs ?? this.options.callTimeoutMs ?? 120_000;
+    return connection.callTool(tool, args, { signal, timeoutMs: timeout });
+  }
+
+  async restart(name: string): Promise<void> {
+    const connection = this.connections.get(name);
+    if (!connection) return;
+    await connection.stop();
+    await connection.start(() => this.resolve(connection.config));
+  }
+
+  async setEnabled(name: string, enabled: boolean): Promise<void> {
+    const connection = this.connections.get(name);
+    if (!connection) return;
+    if (!enabled) return connection.stop('disabled');
+    const fresh = this.connection({ ...connection.config, disabled: false });
+    this.connections.set(name, fresh);
+    await fresh.start(() => this.resolve(fresh.config));
+  }
+
+  /** Stops every server (and its process group); the manager may be started again. */
+  async stop(): Promise<void> {
+    const all = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(all.map((c) => c.stop()));
+  }
+
+  /** For a process about to exit (a second Ctrl-C): every stdio server's group is killed now. */
+  killNow(): void {
+    for (const c of this.connections.values()) c.killNow();
+  }
+
+  private connection(server: McpServerConfig): McpConnection {
+    return new McpConnection(server, {
+      workspaceFolder: this.options.workspaceFolder,
+      env: this.options.env,
+      startTimeoutMs: this.options.startTimeoutMs ?? 30_000,
+      maxMessageBytes: this.options.maxMessageBytes ?? 16 * 1024 * 1024,
+      log: this.options.log,
+      onStateChange: () => this.changed.fire(),
+    });
+  }
+
+  private resolve(server: McpServerConfig): Promise<McpServerConfig> {
+    return expandServer(server, { workspaceFolder: this.options.workspaceFolder, env: this.options.env, inputs: this.inputs, resolveInput: this.options.resolveInput });
+  }
+}
+
+function where(source: McpSource): string {
+  return source.file ?? `${source.kind} settings`;
+}

@@ -1,0 +1,75 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { MAX_TOOL_OUTPUT_CHARS, truncateMiddle } from '../agent/tools/output-limits';
+import { errorMessage, toolFailure, type Tool, type ToolResult } from '../agent/tools/tool';
+import type { McpToolInfo } from './mcp-connection';
+import type { McpManager } from './mcp-manager';
+
+/** Claude Code cuts MCP tool descriptions at 2048 characters too. */
+const MAX_DESCRIPTION_CHARS = 2048;
+
+type McpContent = CallToolResult['content'][number];
+
+/**
+ * An MCP server's tool as an agent tool named `mcp__<server>__<tool>`. It is gated like a
+ * command (`execute`): a call needs a rule, a hook or a person to allow it, as in Claude Code.
+ * The server checks the arguments against its own schema.
+ */
+export function createMcpTool(info: McpToolInfo, manager: McpManager): Tool {
+  return {
+    name: info.qualifiedName,
+    description: `${info.description.slice(0, MAX_DESCRIPTION_CHARS)}\n(MCP server "${info.server}", tool "${info.name}")`,
+    category: 'execute',
+    inputSchema: z.record(z.string(), z.unknown()),
+    parameters: objectSchema(info.inputSchema),
+    run: async (input, ctx): Promise<ToolResult> => {
+      let result: CallToolResult;
+      try {
+        result = await manager.callTool(info.server, info.name, input, ctx.signal);
+      } catch (error) {
+        if (ctx.signal.aborted) return toolFailure('Interrupted: the MCP call was cancelled', { interrupted: true });
+        return toolFailure(`MCP server "${info.server}", tool "${info.name}": ${errorMessage(error)}`);
+      }
+      // Hooks see the MCP result's content (Claude Code's tool_response), each text already capped.
+      const response = result.content.map(capContent);
+      const text = truncateMiddle(resultText(result));
+      if (result.isError) return toolFailure(text === '' ? `tool "${info.name}" reported an error` : text, { response });
+      return { ok: true, content: text, response };
+    },
+  };
+}
+
+/** The text the model reads: text parts as they are, other parts named. */
+export function resultText(result: CallToolResult): string {
+  const parts = result.content.map(contentText);
+  if (parts.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
+  return parts.join('\n');
+}
+
+function contentText(part: McpContent): string {
+  switch (part.type) {
+    case 'text':
+      return part.text;
+    case 'image':
+    case 'audio':
+      return `[${part.type} ${part.mimeType}, ${Math.floor((part.data.length * 3) / 4)} bytes]`;
+    case 'resource':
+      return 'text' in part.resource ? part.resource.text : `[resource ${part.resource.uri}]`;
+    case 'resource_link':
+      return `[resource ${part.uri}${part.name ? ` "${part.name}"` : ''}]`;
+    default:
+      return JSON.stringify(part);
+  }
+}
+
+function capContent(part: McpContent): McpContent {
+  if (part.type === 'text') return { ...part, text: truncateMiddle(part.text) };
+  if ((part.type === 'image' || part.type === 'audio') && part.data.length > MAX_TOOL_OUTPUT_CHARS) return { ...part, data: '' };
+  return part;
+}
+
+/** Function parameters must be an object schema; a server that says otherwise gets an open one. */
+function objectSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = schema;
+  return rest.type === 'object' ? rest : { type: 'object', properties: {} };
+}

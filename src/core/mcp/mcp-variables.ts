@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseEnv } from 'node:util';
+import type { McpInput, McpServerConfig } from './mcp-config';
+
+export interface VariableContext {
+  workspaceFolder: string;
+  env: NodeJS.ProcessEnv;
+  inputs: readonly McpInput[];
+  /** Asks for an `${input:id}` value (VS Code); undefined where no one can be asked (the CLI). */
+  resolveInput?: (input: McpInput) => Promise<string | undefined>;
+}
+
+const VARIABLE = /\$\{([^}]+)\}/g;
+
+/**
+ * Expands VS Code's `${workspaceFolder}`, `${userHome}`, `${env:NAME}`, `${input:id}` and
+ * Claude Code's `${NAME}` / `${NAME:-default}` in every string of a server. A variable that
+ * has no value is an error naming it: a server started with half its settings would fail
+ * later and less clearly.
+ */
+export async function expandServer(server: McpServerConfig, ctx: VariableContext): Promise<McpServerConfig> {
+  const values = new Map<string, string>();
+  const wanted = new Set<string>();
+  const strings = serverStrings(server);
+  for (const text of strings) for (const m of text.matchAll(VARIABLE)) wanted.add(m[1]);
+  for (const name of wanted) values.set(name, await valueOf(name, ctx));
+  const expand = (text: string) => text.replace(VARIABLE, (_, name: string) => values.get(name) ?? '');
+  const map = (record: Record<string, string>) => Object.fromEntries(Object.entries(record).map(([k, v]) => [k, expand(v)]));
+  if (server.transport !== 'stdio') {
+    const url = expand(server.url);
+    if (!/^https?:\/\//i.test(url)) throw new Error(`"${url}" is not an http(s) URL`);
+    return { ...server, url, headers: map(server.headers) };
+  }
+  const envFile = server.envFile === undefined ? undefined : path.resolve(ctx.workspaceFolder, expand(server.envFile));
+  const env = { ...(envFile ? readEnvFile(envFile) : {}), ...map(server.env) };
+  const cwd = server.cwd === undefined ? undefined : path.resolve(ctx.workspaceFolder, expand(server.cwd));
+  return { ...server, command: expand(server.command), args: server.args.map(expand), env, envFile, cwd };
+}
+
+function serverStrings(server: McpServerConfig): string[] {
+  if (server.transport !== 'stdio') return [server.url, ...Object.values(server.headers)];
+  return [server.command, ...server.args, ...Object.values(server.env), server.envFile ?? '', server.cwd ?? ''];
+}
+
+async function valueOf(name: string, ctx: VariableContext): Promise<string> {
+  if (name === 'workspaceFolder') return ctx.workspaceFolder;
+  if (name === 'userHome') return os.homedir();
+  if (name.startsWith('input:')) return inputValue(name.slice('input:'.length), ctx);
+  const [variable, fallback] = name.startsWith('env:') ? [name.slice(4), undefined] : splitDefault(name);
+  const value = ctx.env[variable] ?? fallback;
+  if (value === undefined) throw new Error(`the environment variable ${variable} is not set (\${${name}})`);
+  return value;
+}
+
+function splitDefault(name: string): [string, string | undefined] {
+  const at = name.indexOf(':-');
+  return at < 0 ? [name, undefined] : [name.slice(0, at), name.slice(at + 2)];
+}
+
+async function inputValue(id: string, ctx: VariableContext): Promise<string> {
+  const input = ctx.inputs.find((i) => i.id === id);
+  if (!input) throw new Error(`\${input:${id}} is used but no input "${id}" is defined in "inputs"`);
+  if (!ctx.resolveInput) throw new Error(`\${input:${id}} needs an answer from a person: only VS Code can ask for it`);
+  const value = await ctx.resolveInput(input);
+  if (value === undefined) throw new Error(`no value was given for \${input:${id}}`);
+  return value;
+}
+
+function readEnvFile(file: string): Record<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read envFile ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return Object.fromEntries(Object.entries(parseEnv(text)).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]])));
+}

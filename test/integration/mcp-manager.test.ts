@@ -1,0 +1,171 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { loadMcpDocument, type LoadedMcpConfig } from '../../src/core/mcp/mcp-config';
+import { McpManager } from '../../src/core/mcp/mcp-manager';
+import { createMcpTool } from '../../src/core/mcp/mcp-tool';
+import { MAX_TOOL_OUTPUT_CHARS } from '../../src/core/agent/tools/output-limits';
+import { waitUntilDead } from '../support/process-liveness';
+import { makeWorkspace } from '../support/workspace';
+
+const ROOT = path.resolve(__dirname, '../..');
+const MEMORY = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
+const EVERYTHING = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const FIXTURE = path.join(ROOT, 'test/fixtures/mcp/misbehaving-server.mjs');
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function managerFor(servers: Record<string, unknown>, options: { callTimeoutMs?: number; env?: NodeJS.ProcessEnv } = {}) {
+  const ws = makeWorkspace();
+  const logs: string[] = [];
+  const manager = new McpManager({
+    workspaceFolder: ws.dir,
+    env: { ...process.env, ...options.env },
+    log: (level, message) => logs.push(`${level} ${message}`),
+    callTimeoutMs: options.callTimeoutMs,
+  });
+  cleanups.push(() => ws.cleanup(), () => manager.stop());
+  const config: LoadedMcpConfig = loadMcpDocument(JSON.stringify({ mcpServers: servers }), { kind: 'cli', file: path.join(ws.dir, 'mcp.json') });
+  expect(config.problems).toEqual([]);
+  return { manager, config, logs, ws };
+}
+
+const ctx = (signal = new AbortController().signal) => ({ workspaceRoot: '/', cwd: '/', signal, env: {}, sessionId: 's' });
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** server-everything over a network transport, on 127.0.0.1. */
+async function everythingOver(transport: 'streamableHttp' | 'sse'): Promise<number> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [EVERYTHING, transport], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  cleanups.push(() => void child.kill('SIGKILL'));
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (d: Buffer) => /listening|running/i.test(d.toString()) && resolve());
+    child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}`)));
+  });
+  return port;
+}
+
+describe('McpManager with real servers', () => {
+  it('offers server-memory tools as mcp__memory__* and calls them over stdio', async () => {
+    const { manager, config, ws } = managerFor({ memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: '${workspaceFolder}/memory.jsonl' } } });
+    await manager.start([config]);
+    expect(manager.statuses()).toMatchObject([{ name: 'memory', state: 'connected', transport: 'stdio' }]);
+    const names = manager.tools().map((t) => t.qualifiedName);
+    expect(names).toContain('mcp__memory__create_entities');
+    expect(names).toContain('mcp__memory__read_graph');
+
+    const create = createMcpTool(manager.tools().find((t) => t.name === 'create_entities')!, manager);
+    expect(create.category).toBe('execute');
+    expect(create.parameters).toMatchObject({ type: 'object', properties: { entities: { type: 'array' } } });
+    const made = await create.run({ entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] }, ctx());
+    expect(made.ok).toBe(true);
+    const read = await createMcpTool(manager.tools().find((t) => t.name === 'read_graph')!, manager).run({}, ctx());
+    expect(read.ok && read.content).toContain('wrote the first program');
+    expect(read.ok && read.response).toEqual([expect.objectContaining({ type: 'text' })]);
+    expect(readFileSync(path.join(ws.dir, 'memory.jsonl'), 'utf8')).toContain('Ada');
+  });
+
+  it.each(['http', 'sse'] as const)('calls server-everything over %s', async (type) => {
+    const port = await everythingOver(type === 'http' ? 'streamableHttp' : 'sse');
+    const url = `http://127.0.0.1:${port}/${type === 'http' ? 'mcp' : 'sse'}`;
+    const { manager, config } = managerFor({ everything: { type, url } });
+    await manager.start([config]);
+    expect(manager.statuses()[0]).toMatchObject({ state: 'connected', transport: type });
+    const echo = manager.tools().find((t) => t.name === 'echo')!;
+    expect(echo.qualifiedName).toBe('mcp__everything__echo');
+    const result = await createMcpTool(echo, manager).run({ message: 'over the wire' }, ctx());
+    expect(result.ok && result.content).toContain('over the wire');
+  });
+});
+
+describe('McpManager with a misbehaving server', () => {
+  const fixture = (env: Record<string, string> = {}) => ({ bad: { command: process.execPath, args: [FIXTURE], env } });
+  const toolOf = (manager: McpManager, name: string) => createMcpTool(manager.tools().find((t) => t.name === name)!, manager);
+
+  it('a server that exits at start is failed with its stderr, and the others still work', async () => {
+    const { manager, config } = managerFor({ ...fixture({ MCP_FIXTURE_EXIT_AT_START: '1' }), good: { command: process.execPath, args: [FIXTURE] } });
+    await manager.start([config]);
+    const bad = manager.statuses().find((s) => s.name === 'bad')!;
+    expect(bad.state).toBe('failed');
+    expect(bad.error).toContain('refusing to start');
+    expect(manager.tools().map((t) => t.qualifiedName)).toContain('mcp__good__echo');
+    expect(manager.tools().some((t) => t.server === 'bad')).toBe(false);
+  });
+
+  it('a command that does not exist is a failed server, not a throw', async () => {
+    const { manager, config } = managerFor({ ghost: { command: '/nonexistent/mcp-server' } });
+    await manager.start([config]);
+    expect(manager.statuses()[0]).toMatchObject({ state: 'failed', error: expect.stringContaining('ENOENT') });
+  });
+
+  it('a crash mid-call fails the call with a clear message and marks the server failed', async () => {
+    const { manager, config } = managerFor(fixture());
+    await manager.start([config]);
+    const echo = toolOf(manager, 'echo');
+    const result = await toolOf(manager, 'crash').run({}, ctx());
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.error).toMatch(/MCP server "bad", tool "crash": .*closed/i);
+    await vi.waitFor(() => expect(manager.statuses()[0].state).toBe('failed'));
+    expect(manager.statuses()[0].error).toContain('crashing now');
+    const after = await echo.run({ text: 'anyone?' }, ctx());
+    expect(!after.ok && after.error).toMatch(/MCP server "bad" is not connected: the server closed the connection/);
+  });
+
+  it('a hanging call ends at the call timeout; cancelling ends it at once', async () => {
+    const { manager, config } = managerFor(fixture(), { callTimeoutMs: 300 });
+    await manager.start([config]);
+    const timedOut = await toolOf(manager, 'hang').run({}, ctx());
+    expect(!timedOut.ok && timedOut.error).toMatch(/timed out/i);
+    const controller = new AbortController();
+    const pending = toolOf(manager, 'hang').run({}, ctx(controller.signal));
+    controller.abort();
+    expect(await pending).toMatchObject({ ok: false, interrupted: true });
+    // The server still answers other calls.
+    expect(await toolOf(manager, 'echo').run({ text: 'still here' }, ctx())).toMatchObject({ ok: true, content: 'echo: still here' });
+  });
+
+  it('a huge result is cut for the model and for hooks; isError is a failed call', async () => {
+    const { manager, config } = managerFor(fixture());
+    await manager.start([config]);
+    const huge = await toolOf(manager, 'huge').run({ size: 2_000_000 }, ctx());
+    expect(huge.ok && huge.content.length).toBeLessThanOrEqual(MAX_TOOL_OUTPUT_CHARS);
+    expect(huge.ok && JSON.stringify(huge.response).length).toBeLessThan(MAX_TOOL_OUTPUT_CHARS + 200);
+    expect(await toolOf(manager, 'fail').run({}, ctx())).toMatchObject({ ok: false, error: 'it went wrong' });
+  });
+
+  it('a message over the size cap closes that server only', async () => {
+    const ws = makeWorkspace();
+    const manager = new McpManager({ workspaceFolder: ws.dir, env: process.env, log: () => undefined, maxMessageBytes: 100_000 });
+    cleanups.push(() => ws.cleanup(), () => manager.stop());
+    await manager.start([loadMcpDocument(JSON.stringify({ mcpServers: fixture() }), { kind: 'cli' })]);
+    const result = await toolOf(manager, 'huge').run({ size: 500_000 }, ctx());
+    expect(result.ok).toBe(false);
+    await vi.waitFor(() => expect(manager.statuses()[0].state).toBe('failed'));
+  });
+
+  it('stop kills the whole process tree of a stdio server started through a shell', async () => {
+    const ws = makeWorkspace();
+    cleanups.push(() => ws.cleanup());
+    const pidFile = path.join(ws.dir, 'server.pid');
+    // `; exit` keeps sh from exec'ing node: the server is a grandchild of ours.
+    const { manager, config } = managerFor({ tree: { command: 'sh', args: ['-c', `node ${FIXTURE}; exit $?`], env: { MCP_FIXTURE_PID_FILE: pidFile } } });
+    await manager.start([config]);
+    expect(manager.statuses()[0].state).toBe('connected');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    await manager.stop();
+    expect(await waitUntilDead(pid, 5_000)).toBe(true);
+  });
+});

@@ -1,0 +1,104 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadMcpDocument, loadMcpSetting } from '../../src/core/mcp/mcp-config';
+import { mcpServerOf, mcpToolName, sanitizeServerName } from '../../src/core/mcp/mcp-names';
+import { expandServer } from '../../src/core/mcp/mcp-variables';
+import { matchPermissionRule, parsePermissionRule } from '../../src/core/permissions/permission-rule';
+
+const source = { kind: 'workspace' as const, file: '/ws/.vscode/mcp.json' };
+
+describe('MCP configuration files', () => {
+  it('reads VS Code servers (stdio, http, sse) with inputs, and Claude Code mcpServers', () => {
+    const vscode = loadMcpDocument(
+      `{
+  // VS Code's format
+  "inputs": [{ "type": "promptString", "id": "token", "description": "API token", "password": true }],
+  "servers": {
+    "memory": { "type": "stdio", "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": { "N": 1, "GONE": null } },
+    "remote": { "type": "http", "url": "https://example.invalid/mcp", "headers": { "Authorization": "Bearer \${input:token}" } },
+    "old": { "type": "sse", "url": "http://127.0.0.1:1/sse" },
+  }
+}`,
+      source,
+    );
+    expect(vscode.problems).toEqual([]);
+    expect(vscode.inputs).toEqual([{ type: 'promptString', id: 'token', description: 'API token', password: true }]);
+    expect(vscode.servers.map((s) => [s.name, s.transport])).toEqual([['memory', 'stdio'], ['remote', 'http'], ['old', 'sse']]);
+    expect(vscode.servers[0]).toMatchObject({ command: 'npx', env: { N: '1' } });
+
+    const claude = loadMcpDocument(JSON.stringify({ mcpServers: { fs: { command: 'mcp-fs' }, web: { url: 'https://example.invalid' } } }), source);
+    expect(claude.servers.map((s) => [s.name, s.transport])).toEqual([['fs', 'stdio'], ['web', 'http']]);
+  });
+
+  it('reports each bad entry at its position and keeps the good ones', () => {
+    const text = '{\n  "servers": {\n    "a": { "type": "stdio" },\n    "b": { "url": 5 },\n    "c": { "command": "ok", "comand": "x" },\n    "d e": { "command": "y" },\n    "d_e": { "command": "z" }\n  }\n}';
+    const loaded = loadMcpDocument(text, source);
+    expect(loaded.servers.map((s) => s.name)).toEqual(['c', 'd_e']);
+    const at = loaded.problems.map((p) => `${p.line}:${p.severity}:${p.message}`);
+    expect(at).toEqual([
+      '3:error:Server "a" is stdio: it needs a "command".',
+      '4:error:"url" must be a string, not a number.',
+      '5:warning:Unknown property "comand" (ignored). Did you mean "command"?',
+      '7:error:Server "d_e" has the same tool prefix mcp__d_e__ as another server here.',
+    ]);
+  });
+
+  it('a syntax error, a non-object and a file without servers are problems, not throws', () => {
+    expect(loadMcpDocument('{ "servers": { ', source).problems[0]).toMatchObject({ code: 'syntax', line: 1 });
+    expect(loadMcpDocument('[1]', source).problems[0].message).toContain('JSON object');
+    expect(loadMcpDocument('{"server": {}}', source).problems.map((p) => p.severity)).toEqual(['warning', 'warning']);
+    expect(loadMcpSetting({ x: { command: 'a' } }, { kind: 'user' }).servers[0].name).toBe('x');
+    expect(loadMcpSetting([], { kind: 'user' }).problems[0].message).toContain('object of servers');
+  });
+});
+
+describe('MCP names and rules', () => {
+  it('sanitises server and tool names; a server name never holds __', () => {
+    expect(mcpToolName('my server', 'do.it')).toBe('mcp__my_server__do_it');
+    expect(sanitizeServerName('a__b')).toBe('a_b');
+    expect(sanitizeServerName('_x_')).toBe('x');
+    expect(mcpServerOf('mcp__memory__read_graph')).toBe('memory');
+    expect(mcpServerOf('Bash')).toBeUndefined();
+  });
+
+  it('mcp__server names every tool of that server and no other server; mcp__server__* too', () => {
+    const matches = (rule: string, tool: string) => matchPermissionRule(parsePermissionRule(rule)!, tool, {}, '/');
+    expect(matches('mcp__memory', 'mcp__memory__create_entities')).toBe('match');
+    expect(matches('mcp__memory', 'mcp__memory2__create_entities')).toBe('no-match');
+    expect(matches('mcp__memory__*', 'mcp__memory__read_graph')).toBe('match');
+    expect(matches('mcp__memory__read_graph', 'mcp__memory__read_graph')).toBe('match');
+    expect(matches('mcp__memory__read_graph', 'mcp__memory__create_entities')).toBe('no-match');
+    expect(matches('mcp__mem', 'mcp__memory__read_graph')).toBe('no-match');
+  });
+});
+
+describe('MCP variables', () => {
+  const stdio = (extra: Record<string, unknown>) => loadMcpSetting({ s: { command: 'run', ...extra } }, { kind: 'user' }).servers[0];
+
+  it('expands workspaceFolder, env:NAME, NAME, NAME:-default and envFile', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hp-mcp-vars-'));
+    writeFileSync(path.join(dir, '.env'), 'FROM_FILE=yes\n');
+    const server = await expandServer(stdio({ args: ['${workspaceFolder}/x', '${env:HOME_X}', '${MISSING:-fallback}'], env: { A: '${HOME_X}' }, envFile: '${workspaceFolder}/.env' }), {
+      workspaceFolder: dir,
+      env: { HOME_X: '/home/x' },
+      inputs: [],
+    });
+    expect(server).toMatchObject({ args: [`${dir}/x`, '/home/x', 'fallback'], env: { FROM_FILE: 'yes', A: '/home/x' } });
+  });
+
+  it('a missing variable or an input without anyone to ask is an error naming it', async () => {
+    const ctx = { workspaceFolder: '/ws', env: {}, inputs: [{ id: 'tok', description: '', password: true }] };
+    await expect(expandServer(stdio({ args: ['${NOPE}'] }), ctx)).rejects.toThrow('the environment variable NOPE is not set');
+    await expect(expandServer(stdio({ args: ['${input:tok}'] }), ctx)).rejects.toThrow('only VS Code can ask');
+    await expect(expandServer(stdio({ args: ['${input:other}'] }), ctx)).rejects.toThrow('no input "other"');
+    const asked = await expandServer(stdio({ args: ['${input:tok}'] }), { ...ctx, resolveInput: async () => 'secret' });
+    expect(asked.transport === 'stdio' && asked.args).toEqual(['secret']);
+  });
+
+  it('an http server URL must stay http(s) after expansion', async () => {
+    const server = loadMcpSetting({ s: { url: '${U}' } }, { kind: 'user' }).servers[0];
+    await expect(expandServer(server, { workspaceFolder: '/', env: { U: 'file:///etc/passwd' }, inputs: [] })).rejects.toThrow('not an http(s) URL');
+  });
+});
