@@ -2,10 +2,17 @@ import type { AgentEvent } from './agent-events';
 import type { ChatMessage, ChatModel } from './llm/chat-model';
 import type { SessionHooks } from './session-hooks';
 
+/** Each message's JSON length, measured once: messages are appended, never changed in place. */
+const messageChars = new WeakMap<ChatMessage, number>();
+
 /** A rough token estimate (4 characters a token): enough to decide when to compact. */
 export function estimateTokens(messages: readonly ChatMessage[]): number {
   let chars = 0;
-  for (const m of messages) chars += JSON.stringify(m).length;
+  for (const m of messages) {
+    let length = messageChars.get(m);
+    if (length === undefined) messageChars.set(m, (length = JSON.stringify(m).length));
+    chars += length;
+  }
   return Math.ceil(chars / 4);
 }
 
