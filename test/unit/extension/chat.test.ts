@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostToChat } from '../../../src/shared/chat-protocol';
@@ -147,7 +147,7 @@ describe('chat stream', () => {
   });
 
   it('cancel with messages queued: none is sent, they go back to the composer and the chat says so; /compact waits for the turn', async () => {
-    const chat = await startChat({}, [stall(2, text('a long answer that never ends', { chunks: 5 }))]);
+    const chat = await startChat({}, [stall(2, text('a long answer that never ends', { chunks: 5 })), text('fresh answer')]);
     h = chat;
     chat.webview.send({ type: 'send', text: 'take your time' });
     await until(() => chat.webview.ofType<Status>('status').at(-1)?.busy && chat.items().some((i) => i.kind === 'assistant'), 'the answer to start');
@@ -165,8 +165,12 @@ describe('chat stream', () => {
     expect(drafts().map((m) => m.text)).toEqual(['/compact keep the decisions', 'first note\n\nsecond note']);
     const notes = chat.items().filter((i) => i.kind === 'user' && i.text.endsWith('note'));
     expect(notes.map((n) => n.kind === 'user' && [n.queued, n.withdrawn])).toEqual([[false, true], [false, true]]);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(chat.server.requests).toHaveLength(1);
+    // The next request carries whatever the chat still held: only the new prompt.
+    chat.webview.send({ type: 'send', text: 'fresh start' });
+    await until(() => chat.items().some((i) => i.kind === 'assistant' && i.text === 'fresh answer'), 'the next prompt to be answered');
+    expect(chat.server.requests).toHaveLength(2);
+    expect(JSON.stringify(chat.server.requests[1].body.messages)).toContain('fresh start');
+    expect(JSON.stringify(chat.server.requests[1].body.messages)).not.toContain('note');
 
     // A page that was not there (a hidden view) gets them when it loads, until it confirms one.
     chat.webview.send({ type: 'draftRestored', id: drafts()[0].id });
@@ -181,7 +185,7 @@ const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 if (/halt/.test(input.prompt)) process.stdout.write(JSON.stringify({ continue: false, stopReason: 'halted' }));
 `;
     const hooks = { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/halt.js' }] }], PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: 'sleep 0.4' }] }] } };
-    const chat = await startChat({ 'hooks/halt.js': halt, '.vscode/hooks.json': JSON.stringify(hooks) }, [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('never')]);
+    const chat = await startChat({ 'hooks/halt.js': halt, '.vscode/hooks.json': JSON.stringify(hooks) }, [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('after the stop')]);
     h = chat;
     chat.webview.send({ type: 'send', text: 'list files' });
     await until(() => chat.items().some((i) => i.kind === 'tool'), 'the tool call to start');
@@ -190,18 +194,24 @@ if (/halt/.test(input.prompt)) process.stdout.write(JSON.stringify({ continue: f
     await until(() => chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft').length === 1, 'the rest to come back');
     expect(chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft')[0].text).toBe('and more');
     expect(chat.items().find((i) => i.kind === 'turn-end')).toMatchObject({ reason: 'stopped' });
-    await new Promise((r) => setTimeout(r, 200));
-    expect(chat.server.requests).toHaveLength(1);
+    // The next request carries whatever the chat still held: only the new prompt.
+    chat.webview.send({ type: 'send', text: 'next prompt' });
+    await until(() => chat.items().some((i) => i.kind === 'assistant' && i.text === 'after the stop'), 'the next prompt to be answered');
+    expect(chat.server.requests).toHaveLength(2);
+    expect(JSON.stringify(chat.server.requests[1].body.messages)).toContain('next prompt');
+    expect(JSON.stringify(chat.server.requests[1].body.messages)).not.toContain('and more');
   });
 
   it('a prompt sent while New Chat is still ending the old session goes to the new chat', async () => {
-    const hooks = { hooks: { SessionEnd: [{ hooks: [{ type: 'command', command: 'sleep 0.8' }] }] } };
+    // The SessionEnd hook runs until the test has sent the prompt: no race with a sleep.
+    const hooks = { hooks: { SessionEnd: [{ hooks: [{ type: 'command', command: 'touch ending; while [ ! -f release ]; do sleep 0.05; done' }] }] } };
     const chat = await startChat({ '.vscode/hooks.json': JSON.stringify(hooks) }, [text('first'), text('second')]);
     h = chat;
     await chat.prompt('one');
     const ending = commands.executeCommand('hookpilot.newChat');
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => existsSync(chat.workspace.file('ending')), 'the SessionEnd hook to run');
     chat.webview.send({ type: 'send', text: 'two' });
+    writeFileSync(chat.workspace.file('release'), '');
     await ending;
     await until(() => chat.items().some((i) => i.kind === 'turn-end'), 'the new chat to answer');
     expect(chat.items().map((i) => (i.kind === 'user' || i.kind === 'assistant' ? `${i.kind}: ${i.text}` : i.kind))).toEqual(['user: two', 'assistant: second', 'turn-end']);
