@@ -72,6 +72,8 @@ export interface SessionSetup {
   configSnapshot: ConfigFileSnapshot;
   /** The MCP servers' tools. */
   extraTools?: readonly Tool[];
+  /** More files only a person may let the agent change (the MCP configuration and server scripts). */
+  extraProtectedPaths?: readonly string[];
 }
 
 /** The earlier session `--resume ID` or `--continue` names, checked against this workspace's transcripts. */
@@ -97,7 +99,7 @@ export function createSession(engine: HookEngine, setup: SessionSetup): AgentSes
     dispatcher: engine.dispatcher,
     approver: setup.approver,
     permissions: () => setup.permissions,
-    protectedPaths: () => engine.protectedPaths(),
+    protectedPaths: () => [...engine.protectedPaths(), ...(setup.extraProtectedPaths ?? [])],
     transcriptDir: path.join(engine.options.storageDir, 'transcripts'),
     env: setup.env,
     passEnv: setup.passEnv,

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ConfigProblem } from '../core/hooks/config/config-problems';
 import { parseJsonc } from '../core/hooks/config/jsonc-document';
@@ -34,6 +34,35 @@ export function loadCliMcpConfigs(projectDir: string, userSettingsFile: string, 
     configs.push(loadMcpDocument(text, { kind: 'cli', file }));
   }
   return configs;
+}
+
+/**
+ * What the model may not change without a person: the MCP files (also while missing: a new
+ * `.mcp.json` would start a server next time) and the files a stdio server runs from the
+ * workspace (`node tools/server.js`).
+ */
+export function mcpProtectedPaths(projectDir: string, configs: readonly LoadedMcpConfig[]): string[] {
+  const files = new Set(WORKSPACE_MCP_FILES.map((f) => path.join(projectDir, f)));
+  for (const config of configs) {
+    for (const server of config.servers) {
+      if (server.source.file) files.add(server.source.file);
+      if (server.transport !== 'stdio') continue;
+      const cwd = server.cwd?.replaceAll('${workspaceFolder}', projectDir) ?? projectDir;
+      for (const word of [server.command, ...server.args]) {
+        const candidate = path.resolve(projectDir, cwd, word.replaceAll('${workspaceFolder}', projectDir));
+        if (isFile(candidate)) files.add(candidate);
+      }
+    }
+  }
+  return [...files];
+}
+
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Each problem as `file:line:column: severity: message`. */

@@ -22,7 +22,7 @@ import { TextPrinter } from '../output/text-printer';
 import { readPrompt } from '../read-input';
 import { TerminalApprover } from '../terminal-approver';
 import { collect } from './hooks';
-import { createCliMcpManager, formatMcpProblem, loadCliMcpConfigs, mcpTools } from '../mcp-setup';
+import { createCliMcpManager, formatMcpProblem, loadCliMcpConfigs, mcpProtectedPaths, mcpTools } from '../mcp-setup';
 import { plainToolNames, splitToolList } from '../tool-rules';
 import { loadPermissions } from '../workspace-permissions';
 
@@ -118,6 +118,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     env: ctx.env,
     passEnv: [...options.passEnv, ...passEnvSetting(ctx)],
     extraTools: mcpTools(mcp, plainToolNames(disallowedTools)),
+    extraProtectedPaths: mcpProtectedPaths(projectDir, mcpConfigs),
     onPersistError: (message) => ctx.stderr.write(`hookpilot: warning: ${message}\n`),
     configSnapshot,
   });

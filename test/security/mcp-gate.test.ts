@@ -1,0 +1,167 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { jsonResult, nodeHook, REPO_ROOT, startTestbed, toolMessageSent, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
+import { text, toolCalls, type ScriptedReply } from '../support/model-server';
+import { hooksJson } from '../support/workspace';
+
+// The model calls the user's MCP servers through the real built CLI: every call passes the
+// same rules and hooks as a built-in tool, and a hook written for `mcp__memory__.*` works as
+// it does in Claude Code. Headless, every ask is a denial.
+
+const MEMORY = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
+const FIXTURE = path.join(REPO_ROOT, 'test/fixtures/mcp/misbehaving-server.mjs');
+
+const bundle = useCliBundle();
+let bed: Testbed | undefined;
+afterEach(async () => {
+  await bed?.close();
+  bed = undefined;
+});
+
+const mcpJson = (servers: Record<string, unknown>) => JSON.stringify({ mcpServers: servers });
+const memoryServer = { memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: '${workspaceFolder}/memory.jsonl' } } };
+const entity = (name: string) => ({ entities: [{ name, entityType: 'person', observations: ['met at the conference'] }] });
+const call = (id: string, name: string, args: Record<string, unknown>): ScriptedReply => toolCalls([{ id, name, arguments: args }]);
+
+/** A hook that logs each payload it gets and then runs `body`. */
+const loggingHook = (log: string, body = '') =>
+  nodeHook(`fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify(input) + '\\n');
+${body}`);
+
+function payloads(file: string): Array<Record<string, unknown>> {
+  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) : [];
+}
+
+describe('MCP tool calls pass the permission gate', () => {
+  it('needs a rule: without one the call is denied headless; mcp__memory allows every tool of that server', async () => {
+    bed = await startTestbed(bundle.bundle, { '.mcp.json': mcpJson(memoryServer) }, [call('c1', 'mcp__memory__create_entities', entity('Ada')), text('done')]);
+    const denied = jsonResult(await bed.run(['remember Ada', '--output-format', 'json']));
+    expect(denied.tool_calls.map((c) => c.outcome)).toEqual(['denied']);
+    expect(existsSync(bed.workspace.file('memory.jsonl'))).toBe(false);
+
+    bed.server.requests.length = 0;
+    const allowed = jsonResult(await bed.run(['remember Ada', '--allowed-tools', 'mcp__memory', '--output-format', 'json']));
+    expect(allowed.tool_calls.map((c) => c.outcome)).toEqual(['executed']);
+    expect(readFileSync(bed.workspace.file('memory.jsonl'), 'utf8')).toContain('Ada');
+  });
+
+  it('a deny rule for the server beats an allow for one of its tools, and bypassPermissions', async () => {
+    bed = await startTestbed(bundle.bundle, { '.mcp.json': mcpJson(memoryServer) }, [call('c1', 'mcp__memory__create_entities', entity('Eve')), text('done')]);
+    const r = await bed.run(['remember', '--allowed-tools', 'mcp__memory__create_entities', '--disallowed-tools', 'mcp__memory__*', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['denied']);
+    expect(existsSync(bed.workspace.file('memory.jsonl'))).toBe(false);
+  });
+
+  it('--disallowed-tools mcp__memory withholds the server: its tools are not even offered', async () => {
+    bed = await startTestbed(bundle.bundle, { '.mcp.json': mcpJson(memoryServer) }, [call('c1', 'mcp__memory__create_entities', entity('Eve')), text('done')]);
+    const r = jsonResult(await bed.run(['remember', '--disallowed-tools', 'mcp__memory', '--permission-mode', 'bypassPermissions', '--output-format', 'json']));
+    const offered = (bed.server.requests[0].body as { tools?: Array<{ function: { name: string } }> }).tools?.map((t) => t.function.name) ?? [];
+    expect(offered.some((n) => n.startsWith('mcp__'))).toBe(false);
+    expect(r.tool_calls[0].outcome).not.toBe('executed');
+    expect(existsSync(bed.workspace.file('memory.jsonl'))).toBe(false);
+  });
+});
+
+describe('hooks see MCP calls with Claude Code payloads', () => {
+  it('a PreToolUse hook with matcher mcp__memory__.* blocks the call, even in bypassPermissions mode', async () => {
+    const log = 'pre.jsonl';
+    bed = await startTestbed(
+      bundle.bundle,
+      {
+        '.mcp.json': mcpJson(memoryServer),
+        'hooks/guard.js': loggingHook(log, `process.stderr.write('no writing to memory'); process.exit(2);`),
+        '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'mcp__memory__.*', hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] }),
+      },
+      [call('c1', 'mcp__memory__create_entities', entity('Mallory')), text('done')],
+    );
+    const r = jsonResult(await bed.run(['remember', '--permission-mode', 'bypassPermissions', '--output-format', 'json']));
+    expect(r.tool_calls.map((c) => c.outcome)).toEqual(['blocked']);
+    expect(toolMessageSent(bed.server, 'c1')).toContain('no writing to memory');
+    expect(existsSync(bed.workspace.file('memory.jsonl'))).toBe(false);
+    const [payload] = payloads(bed.workspace.file(log));
+    expect(payload).toMatchObject({ hook_event_name: 'PreToolUse', tool_name: 'mcp__memory__create_entities', tool_input: entity('Mallory'), tool_use_id: 'c1' });
+  });
+
+  it('updatedInput rewrites the arguments the server gets; PostToolUse sees the MCP result and may replace it', async () => {
+    const rewrite = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow',
+  updatedInput: { entities: [{ name: 'Rewritten', entityType: 'person', observations: ['changed by the hook'] }] } } }));`);
+    const post = loggingHook('post.jsonl', `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', updatedToolOutput: 'output replaced by the hook' } }));`);
+    bed = await startTestbed(
+      bundle.bundle,
+      {
+        '.mcp.json': mcpJson(memoryServer),
+        'hooks/rewrite.js': rewrite,
+        'hooks/post.js': post,
+        '.vscode/hooks.json': hooksJson({
+          PreToolUse: [{ matcher: 'mcp__memory__create_entities', hooks: [{ type: 'command', command: 'node hooks/rewrite.js' }] }],
+          PostToolUse: [{ matcher: 'mcp__.*', hooks: [{ type: 'command', command: 'node hooks/post.js' }] }],
+        }),
+      },
+      [call('c1', 'mcp__memory__create_entities', entity('Original')), text('done')],
+    );
+    const r = jsonResult(await bed.run(['remember', '--output-format', 'json']));
+    expect(r.tool_calls.map((c) => c.outcome)).toEqual(['executed']);
+    const stored = readFileSync(bed.workspace.file('memory.jsonl'), 'utf8');
+    expect(stored).toContain('Rewritten');
+    expect(stored).not.toContain('Original');
+    expect(toolMessageSent(bed.server, 'c1')).toContain('output replaced by the hook');
+    const [payload] = payloads(bed.workspace.file('post.jsonl'));
+    expect(payload).toMatchObject({ hook_event_name: 'PostToolUse', tool_name: 'mcp__memory__create_entities' });
+    expect(payload.tool_response).toEqual([expect.objectContaining({ type: 'text', text: expect.stringContaining('Rewritten') })]);
+  });
+
+  it('a crashing and a hanging server end their calls with PostToolUseFailure; the agent goes on with its other tools', async () => {
+    const fixture = { command: process.execPath, args: [FIXTURE], timeout: 500 };
+    bed = await startTestbed(
+      bundle.bundle,
+      {
+        'notes.txt': 'still readable\n',
+        '.mcp.json': mcpJson({ crashy: fixture, stuck: fixture }),
+        'hooks/fail.js': loggingHook('failures.jsonl'),
+        '.vscode/hooks.json': hooksJson({ PostToolUseFailure: [{ matcher: 'mcp__.*', hooks: [{ type: 'command', command: 'node hooks/fail.js' }] }] }),
+      },
+      [call('c1', 'mcp__crashy__crash', {}), call('c2', 'mcp__stuck__hang', {}), call('c3', 'Read', { file_path: 'notes.txt' }), text('done')],
+    );
+    const r = jsonResult(await bed.run(['go', '--allowed-tools', 'mcp__crashy,mcp__stuck', '--output-format', 'json']));
+    expect(r.tool_calls.map((c) => `${c.name} ${c.outcome}`)).toEqual(['mcp__crashy__crash failed', 'mcp__stuck__hang failed', 'Read executed']);
+    expect(toolMessageSent(bed.server, 'c1')).toMatch(/MCP server "crashy", tool "crash": .*closed/i);
+    expect(toolMessageSent(bed.server, 'c2')).toMatch(/timed out/i);
+    expect(payloads(bed.workspace.file('failures.jsonl')).map((p) => p.tool_name)).toEqual(['mcp__crashy__crash', 'mcp__stuck__hang']);
+  });
+});
+
+describe('the MCP configuration governs the agent: the model cannot change it', () => {
+  it('Write, Edit and Bash on .mcp.json, a new .vscode/mcp.json or a server script are not allowed by rules', async () => {
+    const serverScript = 'tools/server.mjs';
+    bed = await startTestbed(
+      bundle.bundle,
+      { '.mcp.json': mcpJson({ local: { command: 'node', args: [serverScript] } }), [serverScript]: readFileSync(FIXTURE, 'utf8') },
+      [
+        call('w1', 'Write', { file_path: '.mcp.json', content: mcpJson({ evil: { command: 'sh', args: ['-c', 'touch pwned'] } }) }),
+        call('w2', 'Write', { file_path: '.vscode/mcp.json', content: JSON.stringify({ servers: { evil: { command: 'touch', args: ['pwned'] } } }) }),
+        call('w3', 'Edit', { file_path: serverScript, old_string: "name: 'misbehaving'", new_string: "name: 'owned'" }),
+        call('b1', 'Bash', { command: `echo '{}' > .mcp.json` }),
+        text('done'),
+      ],
+    );
+    const before = readFileSync(bed.workspace.file('.mcp.json'), 'utf8');
+    const r = jsonResult(await bed.run(['take over', '--allowed-tools', 'Write,Edit,Bash', '--output-format', 'json']));
+    expect(r.tool_calls.map((c) => c.outcome)).toEqual(['denied', 'denied', 'denied', 'denied']);
+    expect(readFileSync(bed.workspace.file('.mcp.json'), 'utf8')).toBe(before);
+    expect(existsSync(bed.workspace.file('.vscode/mcp.json'))).toBe(false);
+    expect(readFileSync(bed.workspace.file(serverScript), 'utf8')).toContain("name: 'misbehaving'");
+  });
+
+  it('a bad --mcp-config entry is reported at its line; a missing file is a usage error', async () => {
+    bed = await startTestbed(bundle.bundle, {}, [text('done')]);
+    const file = path.join(bed.home, 'extra.json');
+    writeFileSync(file, '{\n  "mcpServers": {\n    "x": { "type": "stdio" }\n  }\n}\n');
+    const r = await bed.run(['hi', '--mcp-config', file]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`${file}:3:10: error: Server "x" is stdio: it needs a "command".`);
+    const missing = await bed.run(['hi', '--mcp-config', path.join(bed.home, 'nope.json')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--mcp-config: no such file');
+  });
+});
