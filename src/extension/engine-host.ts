@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
+import { z } from 'zod';
 import { HookEngine } from '../core/engine/hook-engine';
 import { loadHooksDocument, loadHooksValue } from '../core/hooks/config/config-loader';
 import type { LoadedConfig } from '../core/hooks/config/loaded-config';
@@ -14,6 +15,8 @@ import { GOVERNING_KEYS, governedSources, hooksJsonFile, readSource, SECTION, sa
 
 export const HOOKS_JSON_RELATIVE = '.vscode/hooks.json';
 const OVERRIDES_KEY = 'hookpilot.enabledOverrides';
+const HELD_CHANGES_KEY = 'hookpilot.heldConfigChanges';
+const storedHeldSchema = z.array(z.object({ file: z.string(), label: z.string(), appliedText: z.string().optional(), heldHash: z.string() }));
 const RELOAD_DEBOUNCE_MS = 150;
 
 export interface EngineHostOptions {
@@ -51,6 +54,7 @@ export class EngineHost extends Disposable {
   private hooksJsonFiles: HooksJsonFile[] = [];
   private reloading: Promise<void> = Promise.resolve();
   private reloadTimer: NodeJS.Timeout | undefined;
+  private readonly announced = new Set<string>();
   private readonly reloaded = this._register(new vscode.EventEmitter<void>());
   /** After every reload and trust change: hooks, problems and trust may differ. */
   readonly onDidReload = this.reloaded.event;
@@ -60,6 +64,11 @@ export class EngineHost extends Disposable {
 
   constructor(private readonly options: EngineHostOptions) {
     super();
+    const { guard } = options.applied;
+    // A held change survives a window reload: reloading must not be a way to apply it.
+    const stored = storedHeldSchema.safeParse(options.workspaceState.get(HELD_CHANGES_KEY) ?? []);
+    guard.restore(stored.success ? stored.data.map((c) => ({ ...c, appliedText: c.appliedText })) : []);
+    this._register(guard.onDidChange(() => void options.workspaceState.update(HELD_CHANGES_KEY, guard.stored())));
     this.engine = new HookEngine({
       projectDir: this.projectDir ?? options.storageDir,
       storageDir: options.storageDir,
@@ -70,7 +79,6 @@ export class EngineHost extends Disposable {
       secretValues: options.config.secretValues(),
       spawnerModulePath: options.spawnerModulePath,
     });
-    const { guard } = options.applied;
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (GOVERNING_KEYS.some((key) => e.affectsConfiguration(`${SECTION}.${key}`))) this.scheduleReload();
@@ -196,12 +204,13 @@ export class EngineHost extends Disposable {
         this.options.log.warn(`cannot read ${source.file}: ${errorText(error)}; the applied hook configuration stays`);
         continue;
       }
-      const observation = guard.observe(source.file, source.label, text);
-      const change = guard.pendingChanges().find((c) => c.file === source.file);
-      if (observation === 'held' && change) {
-        this.options.log.warn(`${source.label} changed on disk outside the editor; the change is held until you apply it (Hook Manager)`);
-        this.held.fire(change);
-      }
+      guard.observe(source.file, source.label, text);
+    }
+    // Announced once each, including those held at a first read elsewhere (a restored change).
+    for (const change of guard.pendingChanges().filter((c) => !this.announced.has(c.id))) {
+      this.announced.add(change.id);
+      this.options.log.warn(`${change.label} changed on disk outside the editor; the change is held until you apply it (Hook Manager)`);
+      this.held.fire(change);
     }
   }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createTwoFilesPatch } from 'diff';
 import { Emitter } from '../core/events-emitter';
 
@@ -21,6 +22,21 @@ export interface PendingConfigChange {
 }
 
 export const STALE_CHANGE = 'that configuration change is no longer pending: the file changed again, or it was already applied or discarded';
+
+/**
+ * A held change as kept across a window reload: the applied content, and a hash of the held
+ * one (the file may be large). Reloading must not turn a held change into an applied one.
+ */
+export interface StoredHeldChange {
+  file: string;
+  label: string;
+  appliedText: SourceText;
+  heldHash: string;
+}
+
+function hashOf(text: SourceText): string {
+  return text === undefined ? 'absent' : createHash('sha256').update(text).digest('hex');
+}
 
 /** What `observe` found: nothing new, a change it applied (a person's), or a change it holds. */
 export type Observation = 'unchanged' | 'applied' | 'held';
@@ -58,6 +74,8 @@ export class ConfigChangeGuard {
   private readonly expected = new Map<string, SourceText>();
   /** Content a person discarded: seeing it again on disk asks nothing again. */
   private readonly discarded = new Map<string, SourceText>();
+  /** Held changes of an earlier activation, until their source is first seen. */
+  private readonly restored = new Map<string, StoredHeldChange>();
   private readonly changed = new Emitter<void>();
   private nextId = 1;
 
@@ -74,9 +92,30 @@ export class ConfigChangeGuard {
     return this.applied.get(file);
   }
 
-  /** The first content seen of a source (at activation, or a folder added later) is applied as it is. */
+  /** Held changes of an earlier activation: one whose content is still on disk stays held. */
+  restore(stored: readonly StoredHeldChange[]): void {
+    for (const change of stored) this.restored.set(change.file, change);
+  }
+
+  /** What to keep for `restore` after a window reload. */
+  stored(): StoredHeldChange[] {
+    return this.pendingChanges().map((c) => ({ file: c.file, label: c.label, appliedText: c.appliedText, heldHash: hashOf(c.newText) }));
+  }
+
+  /**
+   * The first content seen of a source (at activation, or a folder added later) is applied as
+   * it is, unless it is a change an earlier activation held and nobody decided about.
+   */
   adopt(file: string, text: SourceText): void {
-    if (!this.applied.has(file)) this.applied.set(file, text);
+    if (this.applied.has(file)) return;
+    const restored = this.restored.get(file);
+    this.restored.delete(file);
+    if (restored && restored.heldHash === hashOf(text)) {
+      this.applied.set(file, restored.appliedText);
+      this.hold(file, restored.label, text);
+    } else {
+      this.applied.set(file, text);
+    }
   }
 
   /** Sources that are gone (their folder was removed) keep nothing: a folder added again starts afresh. */
@@ -108,8 +147,8 @@ export class ConfigChangeGuard {
   /** What `file` holds now: applies it when a person's action explains it, else holds it. */
   observe(file: string, label: string, text: SourceText): Observation {
     if (!this.applied.has(file)) {
-      this.applied.set(file, text);
-      return 'applied';
+      this.adopt(file, text);
+      return this.pending.has(file) ? 'held' : 'applied';
     }
     const current = this.applied.get(file);
     const explained = this.take(this.saved, file, text) || this.take(this.expected, file, text);
@@ -128,9 +167,14 @@ export class ConfigChangeGuard {
     if (this.discarded.has(file) && this.discarded.get(file) === text) return 'unchanged';
     const held = this.pending.get(file);
     if (held && held.newText === text) return 'unchanged';
-    this.pending.set(file, { id: `config-change-${this.nextId++}`, file, label, appliedText: current, newText: text, diff: unifiedDiff(label, current, text) });
-    this.changed.fire();
+    this.hold(file, label, text);
     return 'held';
+  }
+
+  private hold(file: string, label: string, text: SourceText): void {
+    const applied = this.applied.get(file);
+    this.pending.set(file, { id: `config-change-${this.nextId++}`, file, label, appliedText: applied, newText: text, diff: unifiedDiff(label, applied, text) });
+    this.changed.fire();
   }
 
   pendingChanges(): PendingConfigChange[] {

@@ -189,6 +189,28 @@ describe('hooks.json changed on disk outside the editor', () => {
     await until(() => warnings().length === 2, 'the second question');
   });
 
+  it('reloading the window does not apply a held change: it is still held, and asked about again', async () => {
+    const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
+    h = host;
+    writeBehindEditor(host, DISABLE_ALL);
+    await until(() => held().length > 0, 'the held change');
+    await host.restart();
+    expect(guardActive()).toBe(true);
+    expect(held()).toMatchObject([{ appliedText: GUARDED, newText: DISABLE_ALL }]);
+    await until(() => warnings().length === 2, 'the question again');
+  });
+
+  it('a restored held change also holds back the workspace settings, read first by the permission gate', async () => {
+    const host = await startHost({}, { setup: () => stub.setConfig('hookpilot.permissions', { allow: ['Read'] }, 'workspaceValue') });
+    h = host;
+    stub.setConfig('hookpilot.permissions', { allow: ['Bash(*)'] }, 'workspaceValue');
+    await until(() => held().length > 0, 'the held change');
+    await host.restart();
+    const config = host.root.engineHost['options'].config;
+    expect(config.permissions(host.workspace.dir).allow).toEqual(['Read']);
+    expect(held()).toHaveLength(1);
+  });
+
   it('a deleted hooks.json is held too: deleting the guards is a change like any other', async () => {
     const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
     h = host;

@@ -109,4 +109,23 @@ describe('ConfigChangeGuard', () => {
     expect(guard.pendingChanges()[0].diff).toMatch(/too large or too different to compare here \(1 and \d+ characters\)/);
     expect(guard.pendingChanges()[0].newText).toBe(huge);
   });
+
+  it('a held change survives a restart while its content is still on disk; other content is adopted', () => {
+    const before = guardWith('A');
+    before.observe(FILE, LABEL, 'agent');
+    const stored = before.stored();
+    expect(JSON.stringify(stored)).not.toContain('agent');
+
+    const after = new ConfigChangeGuard();
+    after.restore(stored);
+    expect(after.observe(FILE, LABEL, 'agent')).toBe('held');
+    expect(after.appliedText(FILE)).toBe('A');
+    expect(after.pendingChanges()[0]).toMatchObject({ appliedText: 'A', newText: 'agent' });
+
+    const edited = new ConfigChangeGuard();
+    edited.restore(stored);
+    edited.adopt(FILE, 'edited while closed');
+    expect(edited.appliedText(FILE)).toBe('edited while closed');
+    expect(edited.pendingChanges()).toEqual([]);
+  });
 });
