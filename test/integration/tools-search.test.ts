@@ -195,6 +195,16 @@ describe('Grep tool', () => {
     expect(responseOf(await grep({ pattern: 'needle' })).filenames).toEqual([join(ws, 'src', 'alpha.ts')]);
   });
 
+  it('reads a file named through a symlinked directory only when it really lies in an allowed directory', async () => {
+    symlinkSync(outside, join(ws, 'escape'));
+    const escaping = { pattern: 'needle', glob: '{escape,none}/*', output_mode: 'content' } as const;
+    expect(responseOf(await grep(escaping))).toMatchObject({ numFiles: 0, filenames: [] });
+    expect(responseOf(await glob({ pattern: '{escape,none}/*' })).filenames).toEqual([]);
+    // An additional directory is allowed, however the pattern reaches it.
+    expect(responseOf(await grep(escaping, { additionalDirectories: [outside] })).content).toBe(`${join(ws, 'escape', 'leak.ts')}:1:const needle = 1;`);
+    expect(responseOf(await glob({ pattern: '{escape,none}/*' }, { additionalDirectories: [outside] })).filenames).toEqual([join(ws, 'escape', 'leak.ts')]);
+  });
+
   it('stops when aborted', async () => {
     const result = await grep({ pattern: 'needle' }, { signal: AbortSignal.abort() });
     expect(result).toMatchObject({ ok: false, interrupted: true });

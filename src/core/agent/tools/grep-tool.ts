@@ -5,7 +5,7 @@ import { fileTypeMatcher, knownFileTypes } from './grep-file-types';
 import { buildRegex, formatMatches, matchFile, type FileMatches, type SearchPattern } from './grep-matcher';
 import { byNewest, findFiles, resolveSearchRoot, type FoundFile, type SearchRoot } from './file-search';
 import { truncateMiddle } from './output-limits';
-import { errorMessage, toolFailure, type Tool, type ToolResult } from './tool';
+import { errorMessage, toolFailure, type Tool, type ToolContext, type ToolResult } from './tool';
 
 /** Larger files are skipped: they are generated or data, and would stall the search. */
 export const MAX_GREP_FILE_BYTES = 5 * 1024 * 1024;
@@ -63,15 +63,15 @@ interface FileHit extends FoundFile {
 }
 
 /** The files to search: the single file given, or those under the directory that pass the filters. */
-async function candidateFiles(root: SearchRoot, input: GrepInput): Promise<FoundFile[] | string> {
+async function candidateFiles(root: SearchRoot, input: GrepInput, ctx: ToolContext): Promise<FoundFile[] | string> {
   const ofType = input.type === undefined ? undefined : fileTypeMatcher(input.type);
   if (input.type !== undefined && ofType === undefined) {
     return `Unknown file type "${input.type}". Known types: ${knownFileTypes().join(', ')}. Or use glob instead.`;
   }
-  if (root.kind === 'file') return [{ path: root.path, mtimeMs: root.mtimeMs, size: root.size }];
+  if (root.kind === 'file') return [{ path: root.path, physical: root.path, mtimeMs: root.mtimeMs, size: root.size }];
   // Like ripgrep's --glob, a pattern without a slash matches file names at any depth.
   const pattern = input.glob === undefined ? '**/*' : input.glob.includes('/') ? input.glob : `**/${input.glob}`;
-  const files = await findFiles(pattern, root.path);
+  const files = await findFiles(pattern, root.path, ctx);
   return ofType === undefined ? files : files.filter((file) => ofType(basename(file.path)));
 }
 
@@ -79,8 +79,8 @@ async function searchFile(file: FoundFile, run: SearchRun): Promise<FileHit | un
   if (file.size > MAX_GREP_FILE_BYTES) return undefined;
   let bytes: Buffer;
   try {
-    // Opened as Read opens a file: not through a symlink, not a file with other hard links.
-    const handle = await openForReading(file.path, file.path);
+    // Opened as Read opens a file: the checked physical path, not a file with other hard links.
+    const handle = await openForReading(file.physical, file.path);
     try {
       bytes = await handle.readFile();
     } finally {
@@ -163,7 +163,7 @@ export function createGrepTool(): Tool<GrepInput> {
       }
       try {
         const root = await resolveSearchRoot(input.path, ctx);
-        const files = await candidateFiles(root, input);
+        const files = await candidateFiles(root, input, ctx);
         if (typeof files === 'string') return toolFailure(files);
         const run: SearchRun = { pattern: regex, deadline: performance.now() + MULTILINE_BUDGET_MS, signal: ctx.signal, incomplete: false };
         const hits = await searchFiles(files, run, ctx.signal);

@@ -1,0 +1,73 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { jsonResult, startTestbed, toolMessageSent, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
+import { text, toolCalls } from '../support/model-server';
+
+// The model attacks the search tools in default mode with no rules: Grep and Glob run
+// without asking, so they must never list or read what lies outside the workspace, and
+// never answer a question about text the model is not allowed to see.
+
+const OUTSIDE_SECRET = 'OUTSIDE-CONTENT-5d1e';
+
+const bundle = useCliBundle();
+let bed: Testbed | undefined;
+let outside: string;
+beforeEach(() => {
+  outside = mkdtempSync(path.join(tmpdir(), 'hookpilot-outside-'));
+  writeFileSync(path.join(outside, 'id_rsa'), `${OUTSIDE_SECRET} line\n`);
+});
+afterEach(async () => {
+  await bed?.close();
+  bed = undefined;
+  rmSync(outside, { recursive: true, force: true });
+});
+
+type Call = { name: string; arguments: Record<string, unknown> };
+
+async function runCalls(files: Record<string, string>, list: Call[], setup: (ws: string) => void = () => undefined) {
+  const script = [...list.map((call, i) => toolCalls([{ id: `c${i}`, ...call }])), text('done')];
+  bed = await startTestbed(bundle.bundle, files, script);
+  setup(bed.workspace.dir);
+  const r = await bed.run(['go', '--output-format', 'json']);
+  expect(r.code).toBe(0);
+  const result = jsonResult(r);
+  const replies = list.map((_, i) => toolMessageSent(bed!.server, `c${i}`));
+  return { outcomes: result.tool_calls.map((c) => c.outcome), replies };
+}
+
+describe('Grep and Glob through a symlinked directory', () => {
+  it('never list or read a file outside the workspace, whatever the pattern names the link with', async () => {
+    const patterns = ['{out,none}/*', '{.hid,none}/*', 'out/*', '@(out)/*', '[o]ut/*', 'deep/{inner,x}/*', '**/{inner,x}/*', '{out,none}/**'];
+    const calls: Call[] = [
+      ...patterns.map((pattern) => ({ name: 'Glob', arguments: { pattern } })),
+      ...patterns.map((glob) => ({ name: 'Grep', arguments: { pattern: 'CONTENT', glob, output_mode: 'content' } })),
+      ...patterns.map((glob) => ({ name: 'Grep', arguments: { pattern: 'CONTENT', glob, output_mode: 'count' } })),
+      { name: 'Grep', arguments: { pattern: 'CONTENT', path: 'deep', glob: '{inner,y}/*', output_mode: 'files_with_matches' } },
+    ];
+    const { outcomes, replies } = await runCalls({ 'src/app.ts': 'const a = 1;\n' }, calls, (ws) => {
+      symlinkSync(outside, path.join(ws, 'out'));
+      symlinkSync(outside, path.join(ws, '.hid'));
+      mkdirSync(path.join(ws, 'deep'));
+      symlinkSync(outside, path.join(ws, 'deep', 'inner'));
+    });
+    // Each finds nothing, or is refused for naming the link itself (Glob's static base).
+    expect(replies).toEqual(calls.map(() => expect.stringMatching(/^No (files|matches) found|outside the workspace/)));
+    expect(outcomes.filter((o) => o !== 'executed')).toEqual(['failed']);
+    expect(replies.join('\n')).not.toContain('id_rsa');
+  });
+
+  it('still find files reached through a symlink that stays inside the workspace', async () => {
+    const { replies } = await runCalls(
+      { 'real/notes.txt': 'inside CONTENT\n' },
+      [
+        { name: 'Glob', arguments: { pattern: '{alias,none}/*' } },
+        { name: 'Grep', arguments: { pattern: 'CONTENT', glob: '{alias,none}/*', output_mode: 'content' } },
+      ],
+      (ws) => symlinkSync(path.join(ws, 'real'), path.join(ws, 'alias')),
+    );
+    expect(replies[0]).toContain(path.join('alias', 'notes.txt'));
+    expect(replies[1]).toMatch(/notes\.txt:1:inside CONTENT/);
+  });
+});
