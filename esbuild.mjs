@@ -1,8 +1,14 @@
 import * as esbuild from 'esbuild';
 import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
+// Tests and benchmarks build what ships into a directory of their own:
+// `--outdir <dir>` instead of dist/, `--only cli.js,webview/chat.js` (paths under it).
+const option = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const outdir = option('--outdir') ?? 'dist';
+const only = option('--only')?.split(',');
 
 const common = {
   bundle: true,
@@ -24,7 +30,14 @@ const builds = [
   { entryPoints: ['src/core/process/spawner/spawner-main.ts'], outfile: 'dist/process-spawner.js', ...node },
   { entryPoints: ['webview-ui/chat/main.ts'], outfile: 'dist/webview/chat.js', platform: 'browser', format: 'iife', target: 'es2022' },
   { entryPoints: ['webview-ui/manager/main.ts'], outfile: 'dist/webview/manager.js', platform: 'browser', format: 'iife', target: 'es2022' },
-].filter((b) => existsSync(b.entryPoints[0]));
+]
+  .filter((b) => existsSync(b.entryPoints[0]))
+  .filter((b) => !only || only.includes(path.relative('dist', b.outfile)))
+  .map((b) => ({ ...b, outfile: path.join(outdir, path.relative('dist', b.outfile)) }));
+if (only && builds.length !== only.length) {
+  console.error(`esbuild.mjs: --only ${only.join(',')}: each name must be a bundle's path under dist/`);
+  process.exit(1);
+}
 
 // In watch mode the task runner (F5) waits for "build finished" and reads errors as file:line:column.
 const watchReporter = {
@@ -41,7 +54,7 @@ const watchReporter = {
   },
 };
 
-mkdirSync('dist', { recursive: true });
+mkdirSync(outdir, { recursive: true });
 if (watch) {
   for (const b of builds) await (await esbuild.context({ ...common, ...b, plugins: [watchReporter] })).watch();
 } else {
