@@ -33,14 +33,12 @@ async function waitFor(check: () => boolean, what: string, timeoutMs = 15_000): 
 }
 
 /** Starts the run, waits until `ready`, sends SIGINT, and returns how the CLI ended. */
-async function interruptWhen(ready: () => boolean, what: string, args: string[]): Promise<{ result: CliResult; secondsAfterSignal: number }> {
+async function interruptWhen(ready: () => boolean, what: string, args: string[]): Promise<{ result: CliResult }> {
   let child: ChildProcess | undefined;
   const running = bed!.run(args, { onSpawn: (c) => (child = c), timeoutMs: 30_000 });
   await waitFor(ready, what);
-  const signalled = Date.now();
   child!.kill('SIGINT');
-  const result = await running;
-  return { result, secondsAfterSignal: (Date.now() - signalled) / 1000 };
+  return { result: await running };
 }
 
 const withSessionEnd = (extra: Record<string, unknown> = {}) => hooksJson({ SessionEnd: [{ hooks: [{ type: 'command', command: 'node hooks/end.js' }] }], ...extra });
@@ -49,13 +47,12 @@ describe('Ctrl-C during hookpilot run', () => {
   it('stops a long Bash call: exit 130, no sleep left behind, InterruptReceived and SessionEnd ran', async () => {
     const files = { 'hooks/end.js': sessionEndHook, 'hooks/interrupt.js': interruptHook, '.vscode/hooks.json': withSessionEnd({ interrupt_received: [{ hooks: [{ type: 'command', command: 'node hooks/interrupt.js' }] }] }) };
     bed = await startTestbed(bundle.bundle, files, [toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'sleep 37.25' } }]), text('never')]);
-    const { result, secondsAfterSignal } = await interruptWhen(() => processesRunning('sleep 37.25').length > 0, 'the sleep to start', ['wait', '--permission-mode', 'bypassPermissions']);
+    // The sleep outlives the run's 30 s limit: a CLI that waited for it fails the run.
+    const { result } = await interruptWhen(() => processesRunning('sleep 37.25').length > 0, 'the sleep to start', ['wait', '--permission-mode', 'bypassPermissions']);
     expect(result.code).toBe(130);
-    // The sleep had 37 s to go: the CLI did not wait for it.
-    expect(secondsAfterSignal).toBeLessThan(20);
     expect(result.stderr.trim().split('\n').pop()).toBe('hookpilot: interrupted (SIGINT): the turn was cancelled and the session ended');
     expect(result.stderr).not.toMatch(/\n\s+at /);
-    await waitFor(() => processesRunning('sleep 37.25').length === 0, 'the sleep to be gone', 3_000);
+    await waitFor(() => processesRunning('sleep 37.25').length === 0, 'the sleep to be gone');
     expect(readFileSync(bed.workspace.file('session-end.txt'), 'utf8')).toBe('cancelled');
     expect(readFileSync(bed.workspace.file('interrupt.txt'), 'utf8')).toBe('InterruptReceived 0');
     expect(bed.server.requests).toHaveLength(1);
@@ -70,7 +67,7 @@ describe('Ctrl-C during hookpilot run', () => {
     const { result } = await interruptWhen(() => processesRunning('sleep 41.75').length > 0, 'the hook to start', ['go', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
     expect(result.code).toBe(130);
     expect(JSON.parse(result.stdout)).toMatchObject({ is_error: true, stop_reason: 'cancelled' });
-    await waitFor(() => processesRunning('sleep 41.75').length === 0, 'the hook process to be gone', 3_000);
+    await waitFor(() => processesRunning('sleep 41.75').length === 0, 'the hook process to be gone');
     expect(() => readFileSync(bed!.workspace.file('made.txt'))).toThrow();
     expect(readFileSync(bed.workspace.file('session-end.txt'), 'utf8')).toBe('cancelled');
   });
