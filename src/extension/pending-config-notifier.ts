@@ -4,9 +4,9 @@ import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
 import type { PendingConfigChange } from './pending-config-guard';
 
-export const REVIEW_ACTION = 'Review';
-export const APPLY_ACTION = 'Apply';
-export const DISCARD_ACTION = 'Discard';
+const REVIEW_ACTION = 'Review';
+const APPLY_ACTION = 'Apply';
+const DISCARD_ACTION = 'Discard';
 
 /** What a person is told after discarding: the engine keeps the applied content, the file does not. */
 export function discardedMessage(change: PendingConfigChange): string {

@@ -27,7 +27,7 @@ function isMultiRoot(): boolean {
 }
 
 /** Where the workspace-level settings live: the .code-workspace file, else the folder's settings.json. */
-export function workspaceSettingsFile(): string | undefined {
+function workspaceSettingsFile(): string | undefined {
   const first = vscode.workspace.workspaceFolders?.[0];
   return vscode.workspace.workspaceFile?.fsPath ?? (first ? path.join(first.uri.fsPath, '.vscode', 'settings.json') : undefined);
 }
