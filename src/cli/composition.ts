@@ -3,7 +3,10 @@ import path from 'node:path';
 import { AgentSession } from '../core/agent/agent-session';
 import { Transcript } from '../core/agent/transcript';
 import { isValidSessionId } from '../core/audit/audit-writer';
+import type { ChatModel } from '../core/agent/llm/chat-model';
 import { OpenAIChatModel } from '../core/agent/llm/openai-chat-model';
+import { RedactingChatModel } from '../core/agent/llm/redacting-chat-model';
+import { ModelHookJudge } from '../core/agent/model-hook-judge';
 import type { Tool } from '../core/agent/tools/tool';
 import type { Approver, PermissionSettings } from '../core/agent/permissions/permission-settings';
 import { HookEngine, type EngineLogger } from '../core/engine/hook-engine';
@@ -89,12 +92,28 @@ export function sessionToResume(projectDir: string, env: NodeJS.ProcessEnv, requ
   return latest;
 }
 
+/** prompt and agent hooks ask the run's model, behind the same secret boundary as the agent. */
+export function useModelForHooks(engine: HookEngine, model: ChatModel, modelName: string, permissions: PermissionSettings, env: NodeJS.ProcessEnv): void {
+  engine.useJudge(
+    new ModelHookJudge({
+      model: new RedactingChatModel(model, engine.audit.redactor),
+      modelName: () => modelName,
+      workspaceRoot: () => engine.options.projectDir,
+      permissions: () => permissions,
+      protectedPaths: () => engine.protectedPaths(),
+      env,
+    }),
+  );
+}
+
 export function createSession(engine: HookEngine, setup: SessionSetup): AgentSession {
   const projectDir = engine.options.projectDir;
+  const model = new OpenAIChatModel({ baseURL: setup.endpoint.baseURL, apiKey: setup.endpoint.apiKey, maxRetries: setup.maxRetries });
+  useModelForHooks(engine, model, setup.endpoint.model, setup.permissions, setup.env);
   return new AgentSession({
     sessionId: setup.sessionId,
     workspaceRoot: projectDir,
-    model: new OpenAIChatModel({ baseURL: setup.endpoint.baseURL, apiKey: setup.endpoint.apiKey, maxRetries: setup.maxRetries }),
+    model,
     modelName: setup.endpoint.model,
     dispatcher: engine.dispatcher,
     approver: setup.approver,

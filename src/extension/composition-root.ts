@@ -16,6 +16,9 @@ import { PendingApprovals } from './pending-approvals';
 import { AppliedConfig } from './pending-config-applied';
 import { PendingConfigNotifier } from './pending-config-notifier';
 import { HookpilotStatusBar } from './status-bar';
+import { RedactingChatModel } from '../core/agent/llm/redacting-chat-model';
+import { ModelHookJudge } from '../core/agent/model-hook-judge';
+import { ConfiguredChatModel } from './configured-chat-model';
 
 /** Where a window keeps audit logs and transcripts: per workspace, or one shared folder without one. */
 function storageDirOf(context: vscode.ExtensionContext): string {
@@ -48,6 +51,17 @@ export class CompositionRoot extends Disposable {
     await config.loadSecret();
     const log = new HookpilotLog(channel, () => config.secretValues());
     const engineHost = new EngineHost({ config, log, workspaceState: context.workspaceState, storageDir: storageDirOf(context), env, spawnerModulePath: path.join(context.extensionPath, 'dist', 'process-spawner.js'), applied });
+    // prompt and agent hooks (and their test-fire) ask the configured model, behind the secret boundary.
+    engineHost.engine.useJudge(
+      new ModelHookJudge({
+        model: new RedactingChatModel(new ConfiguredChatModel(() => config.resolveEndpoint(), ''), engineHost.engine.audit.redactor),
+        modelName: () => config.modelName(),
+        workspaceRoot: () => engineHost.projectDir,
+        permissions: () => config.permissions(engineHost.projectDir),
+        protectedPaths: () => engineHost.engine.protectedPaths(),
+        env,
+      }),
+    );
     const diagnostics = new HooksDiagnostics();
     const pending = new PendingApprovals();
     const diffs = new DiffPreviews();

@@ -28,6 +28,9 @@ export function handlerTarget(spec: HandlerSpec): string {
       return `${spec.server} (${spec.mode})`;
     case 'builtin':
       return spec.builtin;
+    case 'prompt':
+    case 'agent':
+      return spec.model ? `${spec.prompt} (${spec.model})` : spec.prompt;
   }
 }
 

@@ -279,7 +279,7 @@ describe('loadHooksDocument: problems', () => {
 
   it('reports unknown handler types, Claude-only types and missing types without dropping siblings', () => {
     const text = `{ "hooks": { "Stop": [
-      { "type": "prompt", "prompt": "Is the work done?" },
+      { "type": "mcp_tool", "server": "s", "tool": "t" },
       { "type": "shell", "command": "x" },
       { "command": "y" },
       { "type": "command", "command": "z" }
@@ -290,6 +290,20 @@ describe('loadHooksDocument: problems', () => {
     expect(types.map((p) => p.path)).toEqual(['hooks.Stop[0].type', 'hooks.Stop[1].type']);
     expect(types[0].message).toContain('not supported by Hookpilot');
     expect(only(config.problems, 'missing-field')).toMatchObject({ path: 'hooks.Stop[2]', ...positionOf(text, '{ "command": "y" }') });
+  });
+
+  it('loads prompt and agent hooks on the events Claude Code runs them on, and refuses them elsewhere', () => {
+    const text = `{ "hooks": {
+      "Stop": [ { "type": "prompt", "prompt": "Is the work done? $ARGUMENTS", "model": "small", "continueOnBlock": true } ],
+      "PreToolUse": [ { "matcher": "Bash", "hooks": [ { "type": "agent", "prompt": "Check the command", "timeout": 90 } ] } ],
+      "SessionStart": [ { "type": "agent", "prompt": "Look around" } ]
+    } }`;
+    const config = load(text);
+    expect(config.hooks).toMatchObject([
+      { event: 'Stop', name: 'prompt: Is the work done? $ARGUMENTS', spec: { type: 'prompt', prompt: 'Is the work done? $ARGUMENTS', model: 'small', continueOnBlock: true } },
+      { event: 'PreToolUse', matcher: 'Bash', timeoutMs: 90_000, spec: { type: 'agent', prompt: 'Check the command' } },
+    ]);
+    expect(only(config.problems, 'invalid-value')).toMatchObject({ severity: 'error', path: 'hooks.SessionStart[0].type', message: expect.stringMatching(/agent hook cannot run on SessionStart/) });
   });
 
   it('warns about unknown properties but keeps the hook', () => {

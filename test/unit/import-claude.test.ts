@@ -27,7 +27,7 @@ describe('importing Claude Code settings', () => {
     expect(statusTable(report.entries)).toEqual([
       ['.claude/settings.json', 'PreToolUse', 'PreToolUse', 'exact'],
       ['.claude/settings.json', 'PreToolUse', 'PreToolUse', 'exact'],
-      ['.claude/settings.json', 'PreToolUse', '-', 'unsupported'],
+      ['.claude/settings.json', 'PreToolUse', 'PreToolUse', 'exact'],
       ['.claude/settings.json', 'PreToolUse', 'PreToolUse', 'exact'],
       ['.claude/settings.json', 'PostToolUse', 'PostToolUse', 'exact'],
       ['.claude/settings.json', 'PostToolUse', 'PostToolUse', 'changed'],
@@ -49,7 +49,7 @@ describe('importing Claude Code settings', () => {
 
   it('says why what cannot carry over does not, and what changed', () => {
     const { entries } = importHooks({ cwd: project.dir, home: userHome, dryRun: true }).report;
-    expect(entryOf(entries, 'PreToolUse', 'prompt `Does this edit').reasons[0]).toMatch(/prompt hooks ask a model.*Hookpilot runs command, http, rpc and builtin hooks only/);
+    expect(entryOf(entries, 'PreToolUse', 'prompt `Does this edit').notes).toEqual([expect.stringMatching(/the model configured for Hookpilot answers it/)]);
     expect(entryOf(entries, 'SubagentStart', 'Stay read-only').reasons[0]).toMatch(/PowerShell/);
     expect(entryOf(entries, 'PreCompact', 'mcp_tool').reasons[0]).toMatch(/no MCP client/);
     expect(entryOf(entries, 'Setup', 'npm ci').reasons[0]).toMatch(/^Hookpilot has no Setup event/);
@@ -74,7 +74,13 @@ describe('importing Claude Code settings', () => {
     expect(result.written).toBe(file);
     expect(readFileSync(file, 'utf8')).toBe(result.text);
     const config = loadCleanly(result.text);
-    expect(config.hooks).toHaveLength(12);
+    expect(config.hooks).toHaveLength(13);
+    expect(config.hooks.find((h) => h.spec.type === 'prompt')).toMatchObject({
+      event: 'PreToolUse',
+      matcher: 'Edit|Write',
+      timeoutMs: 20_000,
+      spec: { type: 'prompt', prompt: 'Does this edit remove a test? $ARGUMENTS' },
+    });
 
     const guard = hookOf(config, 'PreToolUse', 'block-rm.sh');
     expect(guard).toMatchObject({ matcher: 'Bash', timeoutMs: 10_000, statusMessage: 'Checking the command…', spec: { type: 'command', command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/block-rm.sh' } });
@@ -90,6 +96,33 @@ describe('importing Claude Code settings', () => {
     expect(hookOf(config, 'SessionEnd', 'archive-transcript').timeoutMs).toBeUndefined();
     // The same guard in settings.json and settings.local.json is imported once, as Claude Code runs it once.
     expect(config.hooks.filter((h) => JSON.stringify(h.spec).includes('block-rm.sh'))).toHaveLength(1);
+  });
+
+  it('converts prompt and agent hooks, but never as exact where they would not fire or name a Claude model', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hookpilot-import-model-'));
+    try {
+      mkdirSync(path.join(dir, '.claude'));
+      const hooks = {
+        Stop: [{ hooks: [{ type: 'agent', prompt: 'Did the tests pass? $ARGUMENTS', timeout: 120 }] }],
+        PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'prompt', prompt: 'Safe? $ARGUMENTS', model: 'claude-haiku-4-5', continueOnBlock: true }] }],
+        SessionStart: [{ hooks: [{ type: 'prompt', prompt: 'Summarize' }] }],
+      };
+      writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify({ hooks }));
+      const result = importHooks({ cwd: dir, home: project.home, dryRun: false });
+      expect(statusTable(result.report.entries)).toEqual([
+        ['.claude/settings.json', 'Stop', 'Stop', 'exact'],
+        ['.claude/settings.json', 'PostToolUse', 'PostToolUse', 'changed'],
+        ['.claude/settings.json', 'SessionStart', '-', 'unsupported'],
+      ]);
+      expect(result.report.entries[2].reasons[0]).toMatch(/prompt hooks run only on .*not on SessionStart/);
+      expect(result.report.entries[1].reasons[0]).toMatch(/`claude-haiku-4-5` is a Claude model: left out/);
+      expect(loadCleanly(result.text).hooks).toMatchObject([
+        { event: 'Stop', timeoutMs: 120_000, spec: { type: 'agent', prompt: 'Did the tests pass? $ARGUMENTS' } },
+        { event: 'PostToolUse', matcher: 'Bash', spec: { type: 'prompt', prompt: 'Safe? $ARGUMENTS', continueOnBlock: true } },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('imports the hooks of a file with "disableAllHooks": true switched off', () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { OpenAIChatModel } from '../../core/agent/llm/openai-chat-model';
 import { EVENT_KEYS } from '../../core/hooks/config/config-schema';
 import { suggestName } from '../../core/hooks/config/suggest-name';
 import type { DispatchResult } from '../../core/hooks/dispatch-result';
@@ -11,7 +12,9 @@ import type { HookPayload } from '../../core/hooks/types';
 import { samplePayload } from '../../shared/sample-payload';
 import { projectDirOf, stderrLogger, type CliContext } from '../cli-context';
 import { EXIT, usageError } from '../cli-error';
-import { createEngine } from '../composition';
+import { resolveModelEndpoint } from '../cli-environment';
+import { createEngine, useModelForHooks } from '../composition';
+import { loadPermissions } from '../workspace-permissions';
 import { formatSource, SettingsPositions } from '../config-positions';
 import { readJsonObject } from '../read-input';
 import { collect } from './hooks';
@@ -23,18 +26,22 @@ const testOptionsSchema = z.object({
   cwd: z.string().optional(),
   hooks: z.array(z.string()).default([]),
   json: z.boolean().default(false),
+  baseUrl: z.string().optional(),
+  model: z.string().optional(),
 });
 
 export function registerHooksTestCommand(hooks: Command, ctx: CliContext): void {
   hooks
     .command('test')
-    .description('run every hook that matches EVENT on a sample payload, without a model, and show what each decided')
+    .description('run every hook that matches EVENT on a sample payload, and show what each decided')
     .argument('<event>', 'event name or alias, e.g. PreToolUse, before_tool, UserPromptSubmit')
     .option('--tool <name>', 'tool_name for tool events (default Bash)')
     .option('--input <json>', 'tool_input for tool events, other payload fields otherwise: JSON, or @file')
     .option('--cwd <dir>', 'the workspace (default: the current directory)')
     .option('--hooks <file>', 'an extra hooks.json-format file (repeatable)', collect)
     .option('--json', 'print JSON')
+    .option('--base-url <url>', 'OpenAI-compatible endpoint for prompt and agent hooks (default: $HOOKPILOT_BASE_URL)')
+    .option('--model <name>', 'model name for prompt and agent hooks (default: $HOOKPILOT_MODEL)')
     .action(async (eventName: string, raw: unknown) => {
       const options = testOptionsSchema.parse(raw);
       const event = resolveEventName(eventName);
@@ -48,7 +55,14 @@ export function registerHooksTestCommand(hooks: Command, ctx: CliContext): void 
       const input = options.input === undefined ? undefined : await readJsonObject(options.input, '--input');
 
       // Only the rpc servers this event can reach are started, below.
-      const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, log: stderrLogger(ctx), startProcesses: false });
+      // prompt and agent hooks need a model; without an endpoint they report that instead of running.
+      const endpoint = options.baseUrl || ctx.env.HOOKPILOT_BASE_URL ? resolveModelEndpoint(options, ctx.env) : undefined;
+      const secretValues = endpoint?.apiKey ? [endpoint.apiKey] : [];
+      const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, secretValues, log: stderrLogger(ctx), startProcesses: false });
+      if (endpoint) {
+        const model = new OpenAIChatModel({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey });
+        useModelForHooks(engine, model, endpoint.model, loadPermissions(projectDir, { allowedTools: [], disallowedTools: [] }), ctx.env);
+      }
       const sessionId = `test-${randomUUID()}`;
       const payload: HookPayload = samplePayload(event, options.tool ?? 'Bash', {
         sessionId,

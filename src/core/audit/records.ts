@@ -26,7 +26,7 @@ export const auditRecordSchema = z.discriminatedUnion('type', [
     event: z.string(),
     hook_id: z.string(),
     hook_name: z.string(),
-    handler: z.enum(['builtin', 'command', 'rpc', 'http']),
+    handler: z.enum(['builtin', 'command', 'rpc', 'http', 'prompt', 'agent']),
     source: z.string(),
     status: z.enum(['success', 'blocking-error', 'error', 'timeout', 'cancelled']),
     /** allow | deny | ask | block | defer | error | timeout | none */
@@ -39,6 +39,9 @@ export const auditRecordSchema = z.discriminatedUnion('type', [
     exit_code: z.number().nullable().optional(),
     duration_ms: z.number(),
     started_ms: z.number().optional(),
+    /** prompt and agent hooks: the model asked and the tokens it used. */
+    model: z.string().optional(),
+    tokens: z.object({ prompt: z.number(), completion: z.number(), total: z.number() }).optional(),
     error: z.string().optional(),
     /** An `async: true` run: recorded once it finished (or was cancelled), with its real duration. */
     async: z.boolean().optional(),

@@ -14,6 +14,7 @@ import { HookDispatcher, selects } from '../hooks/dispatcher';
 import { BuiltinHookHandler } from '../hooks/handlers/builtin-handler';
 import { CommandHookHandler } from '../hooks/handlers/command-handler';
 import { HttpHookHandler } from '../hooks/handlers/http-handler';
+import { ModelHookHandler, type HookJudge } from '../hooks/handlers/model-hook-handler';
 import { rpcHookDefinitions } from '../hooks/handlers/rpc/rpc-hook-definitions';
 import { RpcHookHandler } from '../hooks/handlers/rpc/rpc-hook-handler';
 import { RpcServerPool } from '../hooks/handlers/rpc/rpc-server-pool';
@@ -78,6 +79,8 @@ export class HookEngine {
   private readonly disposables: Disposable[] = [];
   /** Spawns command hooks: through the helpers when there are some, else from here. */
   private readonly processes: SpawnerPool | LocalProcessRunner;
+  /** The host's model for prompt and agent hooks; set once a model is configured. */
+  private judge: HookJudge | undefined;
 
   constructor(readonly options: HookEngineOptions) {
     this.log = options.log ?? (() => undefined);
@@ -99,6 +102,8 @@ export class HookEngine {
       command: new CommandHookHandler({ spillDir: path.join(options.storageDir, 'spill'), env: options.env, runner: this.processes, verifyScript: (hook) => this.scriptChange(hook.id) }),
       rpc: new RpcHookHandler(this.rpcPool, { spillDir: path.join(options.storageDir, 'spill') }),
       http: new HttpHookHandler({ env: options.env, spillDir: path.join(options.storageDir, 'spill') }),
+      prompt: new ModelHookHandler(() => this.judge),
+      agent: new ModelHookHandler(() => this.judge),
     };
     this.registry = new HookRegistry({ trusted: options.trusted, enabledOverrides: options.enabledOverrides });
     this.dispatcher = new HookDispatcher({ snapshot: () => this.registry.current(), handlers: this.handlers, projectDir: options.projectDir, audit: this.auditSink });
@@ -194,6 +199,11 @@ export class HookEngine {
     // A server refused for its changed script starts again (sync retries failed servers).
     if (key.startsWith(SERVER_PIN) && this.startsProcesses) await this.rpcPool.sync(this.config.servers);
     this.rebuild();
+  }
+
+  /** The model prompt and agent hooks ask (the host's, behind its secret boundary). */
+  useJudge(judge: HookJudge | undefined): void {
+    this.judge = judge;
   }
 
   /** An in-process TypeScript hook from the host or another extension; dispose to remove. */

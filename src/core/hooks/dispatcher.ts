@@ -36,7 +36,8 @@ interface AsyncRun {
 
 export interface DispatcherOptions {
   snapshot: () => RegistrySnapshot;
-  handlers: Record<HandlerType, HookHandler>;
+  /** prompt and agent hooks need the host's model: without a handler they fail, never allow. */
+  handlers: Record<Exclude<HandlerType, 'prompt' | 'agent'>, HookHandler> & Partial<Record<HandlerType, HookHandler>>;
   projectDir: string;
   audit?: AuditSink;
   timeouts?: Partial<TimeoutDefaults>;
@@ -200,6 +201,9 @@ export class HookDispatcher {
   timeoutFor(hook: HookDefinition): number {
     if (hook.timeoutMs !== undefined) return hook.timeoutMs;
     if (hook.spec.type === 'command') return this.timeouts.commandMs;
+    // Claude Code's defaults for model hooks: 30 s for a prompt, 60 s for an agent.
+    if (hook.spec.type === 'prompt') return 30_000;
+    if (hook.spec.type === 'agent') return 60_000;
     const kind = EVENT_INFO[hook.event].kind;
     return kind === 'observe' ? this.timeouts.observerMs : kind === 'approve' ? this.timeouts.approvalMs : this.timeouts.interceptorMs;
   }
@@ -215,6 +219,7 @@ export class HookDispatcher {
     if (parent?.aborted) return { status: 'cancelled', trace: { durationMs: 0 } };
     const timeoutMs = this.timeoutFor(hook);
     const handler = this.options.handlers[hook.spec.type];
+    if (!handler) return { status: 'error', error: `no handler for ${hook.spec.type} hooks here`, trace: { durationMs: 0 } };
     const abort = new HookAbort(parent);
     const started = performance.now();
     let running: HookOutcome | Promise<HookOutcome>;
@@ -319,6 +324,8 @@ export class HookDispatcher {
       stderr: trace.stderr,
       exit_code: trace.exitCode,
       duration_ms: trace.durationMs,
+      model: trace.model,
+      tokens: trace.tokens,
       error: summary.error,
       async,
     });

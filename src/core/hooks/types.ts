@@ -14,7 +14,7 @@ export interface HookSource {
   path?: string;
 }
 
-export type HandlerType = 'builtin' | 'command' | 'rpc' | 'http';
+export type HandlerType = 'builtin' | 'command' | 'rpc' | 'http' | 'prompt' | 'agent';
 export type FailurePolicy = 'continue' | 'block';
 
 export type HandlerSpec =
@@ -36,7 +36,11 @@ export type HandlerSpec =
       options?: Record<string, unknown>;
       /** Seed 000's AsyncAgentHook: fire-and-forget like an async command hook. */
       async?: boolean;
-    };
+    }
+  /** Claude Code's prompt hook: one model call judges the event; `$ARGUMENTS` is the payload JSON. */
+  | { type: 'prompt'; prompt: string; model?: string; continueOnBlock?: boolean }
+  /** Claude Code's agent hook: a subagent with read-only tools investigates, then judges. */
+  | { type: 'agent'; prompt: string; model?: string };
 
 /** One resolved, immutable hook: a handler bound to one event. */
 export interface HookDefinition {
@@ -140,6 +144,9 @@ export interface HookTrace {
   signal?: string | null;
   /** Output was cut at the cap. */
   truncated?: boolean;
+  /** prompt and agent hooks: the model asked and the tokens it used. */
+  model?: string;
+  tokens?: { prompt: number; completion: number; total: number };
 }
 
 export type HookOutcome =

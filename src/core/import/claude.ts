@@ -1,5 +1,6 @@
-import type { CommandHandlerConfig, HttpHandlerConfig } from '../hooks/config/config-schema';
+import type { AgentHandlerConfig, CommandHandlerConfig, HttpHandlerConfig, PromptHandlerConfig } from '../hooks/config/config-schema';
 import { HOOK_EVENTS, type HookEventName } from '../hooks/events';
+import { MODEL_HOOK_EVENTS } from '../hooks/handlers/model-verdict';
 import { ConversionDraft, describeEntry, isPlainObject, isStringArray, isStringRecord, lookup, shown, unreadable, type Conversion } from './conversion';
 import { claudeDefaultTimeout, hookpilotDefault } from './event-semantics';
 import { missingVariables } from './handler-env';
@@ -30,13 +31,15 @@ const CLAUDE_ONLY_EVENTS: Readonly<Record<string, string>> = {
 };
 
 const UNSUPPORTED_TYPES: Readonly<Record<string, string>> = {
-  prompt: 'prompt hooks ask a model for {ok, reason}; Hookpilot runs command, http, rpc and builtin hooks only (a command hook that asks a model can replace it)',
-  agent: 'agent hooks run a subagent to decide; Hookpilot runs command, http, rpc and builtin hooks only',
   mcp_tool: 'mcp_tool hooks call a tool of an MCP server; Hookpilot has no MCP client for hooks (a command or http hook that calls the same service can replace it)',
 };
 
 const COMMAND_FIELDS = new Set(['type', 'command', 'args', 'timeout', 'async', 'asyncRewake', 'shell', 'once', 'statusMessage', 'if']);
 const HTTP_FIELDS = new Set(['type', 'url', 'headers', 'allowedEnvVars', 'timeout', 'once', 'statusMessage', 'if']);
+const PROMPT_FIELDS = new Set(['type', 'prompt', 'model', 'continueOnBlock', 'timeout', 'once', 'statusMessage', 'if']);
+const AGENT_FIELDS = new Set(['type', 'prompt', 'model', 'timeout', 'once', 'statusMessage', 'if']);
+/** Claude's model names and aliases: an OpenAI-compatible endpoint does not serve them. */
+const CLAUDE_MODEL = /^(claude|haiku|sonnet|opus)\b/i;
 
 /** How one file's Claude-shaped hooks are imported. */
 export interface ClaudeShapeOptions {
@@ -124,6 +127,7 @@ function convertGroupHandler(key: string, rawMatcher: unknown, handler: unknown,
   const type = handler.type;
   if (type === 'command') return commandHandler(handler, event, matcher.matcher, draft, options);
   if (type === 'http') return httpHandler(handler, event, matcher.matcher, draft, options);
+  if (type === 'prompt' || type === 'agent') return modelHandler(type, handler, event, matcher.matcher, draft, options);
   const unsupportedType = typeof type === 'string' ? lookup(UNSUPPORTED_TYPES, type) : undefined;
   if (unsupportedType) return draft.unsupported(unsupportedType);
   return draft.unsupported(`unknown handler type ${shown(type)}`);
@@ -189,6 +193,27 @@ function httpHandler(handler: Record<string, unknown>, event: HookEventName, mat
   else if (handler.headers !== undefined) draft.change('"headers" is not an object of strings: left out');
   if (isStringArray(handler.allowedEnvVars)) out.allowedEnvVars = handler.allowedEnvVars;
   commonFields(handler, event, draft, out);
+  if (options.disabled) out.enabled = false;
+  return draft.to(event, matcher, out);
+}
+
+/** prompt and agent hooks: the same fields, asked of the configured model. */
+function modelHandler(type: 'prompt' | 'agent', handler: Record<string, unknown>, event: HookEventName, matcher: string | undefined, draft: ConversionDraft, options: ClaudeShapeOptions): Conversion {
+  if (!MODEL_HOOK_EVENTS.has(event)) return draft.unsupported(`${type} hooks run only on ${[...MODEL_HOOK_EVENTS].join(', ')} (Claude Code has the same limit), not on ${event}`);
+  if (typeof handler.prompt !== 'string' || handler.prompt === '') return draft.unsupported(`the ${type} hook has no "prompt"`);
+  unknownFields(handler, type === 'prompt' ? PROMPT_FIELDS : AGENT_FIELDS, draft);
+  const out: PromptHandlerConfig | AgentHandlerConfig = { type, prompt: handler.prompt };
+  if (typeof handler.model === 'string' && handler.model !== '') {
+    if (CLAUDE_MODEL.test(handler.model)) draft.change(`"model": ${shown(handler.model)} is a Claude model: left out, so the model configured for Hookpilot answers`);
+    else out.model = handler.model;
+  }
+  if (out.type === 'prompt' && typeof handler.continueOnBlock === 'boolean') out.continueOnBlock = handler.continueOnBlock;
+  if (typeof handler.timeout === 'number' && handler.timeout > 0) out.timeout = handler.timeout;
+  else if (handler.timeout !== undefined) draft.change(`timeout ${shown(handler.timeout)} is not a positive number of seconds: left out (default ${type === 'prompt' ? 30 : 60} s, as in Claude Code)`);
+  if (typeof handler.if === 'string' && handler.if !== '') out.if = handler.if;
+  if (typeof handler.statusMessage === 'string') out.statusMessage = handler.statusMessage;
+  if (handler.once !== undefined) draft.note('"once" is honoured only in skill frontmatter, so Claude Code ignores it here too: left out');
+  draft.note(`the model configured for Hookpilot answers it (Claude Code asks ${type === 'prompt' ? 'a fast Claude model' : 'a Claude subagent'})`);
   if (options.disabled) out.enabled = false;
   return draft.to(event, matcher, out);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commandHandlerSchema, httpHandlerSchema } from '../hooks/config/config-schema';
+import { HANDLER_SCHEMAS } from '../hooks/config/config-schema';
 import { EVENT_INFO } from '../hooks/events';
 import { compileMatcher } from '../hooks/matcher';
 import { convertAtomcodeJson } from './atomcode';
@@ -59,8 +59,7 @@ function settle(source: FoundSource, conversion: Conversion): { entry: ImportRep
   };
   const target = conversion.target;
   if (conversion.unsupported !== undefined || !target) return fail(conversion.unsupported ?? 'nothing to import');
-  const schema = target.handler.type === 'command' ? commandHandlerSchema : httpHandlerSchema;
-  const valid = schema.safeParse(target.handler);
+  const valid = HANDLER_SCHEMAS[target.handler.type].safeParse(target.handler);
   if (!valid.success) return fail(`the converted hook is not valid for Hookpilot: ${z.prettifyError(valid.error).replace(/\n/g, '; ')}`);
   let matcher = target.matcher;
   if (matcher !== undefined && !EVENT_INFO[target.event].matchField) {

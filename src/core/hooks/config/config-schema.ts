@@ -90,11 +90,34 @@ export const rpcHandlerSchema = z
   })
   .meta({ id: 'rpcHandler', title: 'rpc hook' });
 
+const modelField = z.string().min(1).optional().describe('Model to ask (default: the configured model).');
+
+export const promptHandlerSchema = z
+  .strictObject({
+    type: z.literal('prompt').describe('Ask the model once to judge the event; it answers {"ok", "reason"} (Claude Code\'s prompt hook). Default timeout 30 s.'),
+    prompt: z.string().min(1).describe('What to check. $ARGUMENTS is replaced by the event JSON (appended when absent); \\$ is a literal $.'),
+    model: modelField,
+    continueOnBlock: z.boolean().optional().describe('On "ok": false in PreToolUse or PostToolUse, return the reason to the model instead of ending the turn.'),
+    ...commonHandlerFields,
+  })
+  .meta({ id: 'promptHandler', title: 'prompt hook' });
+
+export const agentHandlerSchema = z
+  .strictObject({
+    type: z.literal('agent').describe('A subagent with Read, Grep and Glob investigates, then answers {"ok", "reason"} (Claude Code\'s agent hook). Default timeout 60 s.'),
+    prompt: z.string().min(1).describe('What to check. $ARGUMENTS is replaced by the event JSON (appended when absent); \\$ is a literal $.'),
+    model: modelField,
+    ...commonHandlerFields,
+  })
+  .meta({ id: 'agentHandler', title: 'agent hook' });
+
 export const HANDLER_SCHEMAS = {
   command: commandHandlerSchema,
   http: httpHandlerSchema,
   builtin: builtinHandlerSchema,
   rpc: rpcHandlerSchema,
+  prompt: promptHandlerSchema,
+  agent: agentHandlerSchema,
 } as const;
 
 export type ConfigHandlerType = keyof typeof HANDLER_SCHEMAS;
@@ -102,10 +125,12 @@ export type CommandHandlerConfig = z.infer<typeof commandHandlerSchema>;
 export type HttpHandlerConfig = z.infer<typeof httpHandlerSchema>;
 export type BuiltinHandlerConfig = z.infer<typeof builtinHandlerSchema>;
 export type RpcHandlerConfig = z.infer<typeof rpcHandlerSchema>;
-export type HandlerConfig = CommandHandlerConfig | HttpHandlerConfig | BuiltinHandlerConfig | RpcHandlerConfig;
+export type PromptHandlerConfig = z.infer<typeof promptHandlerSchema>;
+export type AgentHandlerConfig = z.infer<typeof agentHandlerSchema>;
+export type HandlerConfig = CommandHandlerConfig | HttpHandlerConfig | BuiltinHandlerConfig | RpcHandlerConfig | PromptHandlerConfig | AgentHandlerConfig;
 
 export const handlerSchema = z
-  .discriminatedUnion('type', [commandHandlerSchema, httpHandlerSchema, builtinHandlerSchema, rpcHandlerSchema])
+  .discriminatedUnion('type', [commandHandlerSchema, httpHandlerSchema, builtinHandlerSchema, rpcHandlerSchema, promptHandlerSchema, agentHandlerSchema])
   .meta({ id: 'handler', description: 'One hook handler.' });
 
 const flatMatcher = { matcher: matcherSchema.optional() };
@@ -117,6 +142,8 @@ export const flatHandlerSchema = z
     httpHandlerSchema.extend(flatMatcher),
     builtinHandlerSchema.extend(flatMatcher),
     rpcHandlerSchema.extend(flatMatcher),
+    promptHandlerSchema.extend(flatMatcher),
+    agentHandlerSchema.extend(flatMatcher),
   ])
   .meta({ id: 'flatHandler', description: 'A handler written directly under the event, with its own `matcher`.' });
 

@@ -31,6 +31,10 @@ function specOf(handler: HandlerConfig, event: HookEventName): HandlerSpec {
       return { type: 'builtin', builtin: handler.builtin, options: handler.options };
     case 'rpc':
       return { type: 'rpc', server: handler.server, mode: rpcMode(handler.mode, event) };
+    case 'prompt':
+      return { type: 'prompt', prompt: handler.prompt, model: handler.model, continueOnBlock: handler.continueOnBlock };
+    case 'agent':
+      return { type: 'agent', prompt: handler.prompt, model: handler.model };
   }
 }
 
@@ -44,6 +48,9 @@ function defaultName(handler: HandlerConfig): string {
       return handler.builtin;
     case 'rpc':
       return handler.server;
+    case 'prompt':
+    case 'agent':
+      return `${handler.type}: ${handler.prompt.length > 40 ? `${handler.prompt.slice(0, 40)}…` : handler.prompt}`;
   }
 }
 

@@ -1,4 +1,5 @@
 import { APPROVE_EVERY_CALL, EVENT_INFO, HOOK_EVENTS, isToolEvent, resolveEventName, type HookEventName } from '../events';
+import { MODEL_HOOK_EVENTS } from '../handlers/model-verdict';
 import { compileMatcher } from '../matcher';
 import type { HookDefinition, HookSource } from '../types';
 import { formatJsonPath, parseEntry, type JsonPath, type Locator, type ProblemList } from './config-problems';
@@ -24,7 +25,7 @@ export interface LoadContext {
 
 const HANDLER_TYPES = Object.keys(HANDLER_SCHEMAS) as ConfigHandlerType[];
 /** Claude Code handler types Hookpilot does not run. */
-const CLAUDE_ONLY_TYPES = new Set(['prompt', 'agent', 'mcp_tool']);
+const CLAUDE_ONLY_TYPES = new Set(['mcp_tool']);
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -137,6 +138,11 @@ function loadHandler(raw: unknown, path: JsonPath, event: HookEventName, matcher
   const bounded = clampTimeouts(handler, TIMEOUT_FIELDS, path, ctx.problems);
   const parsed: HandlerConfig | undefined = parseEntry<HandlerConfig>(schema, bounded, path, ctx.problems, knownKeys);
   if (!parsed) return;
+  if ((parsed.type === 'prompt' || parsed.type === 'agent') && !MODEL_HOOK_EVENTS.has(event)) {
+    const events = [...MODEL_HOOK_EVENTS].join(', ');
+    ctx.problems.add({ severity: 'error', code: 'invalid-value', message: `A ${parsed.type} hook cannot run on ${event} (as in Claude Code); it runs on ${events}.`, path: [...path, 'type'] });
+    return;
+  }
   const hook = ctx.ids.assign(toHookDraft(parsed, event, matcher, hookSourceAt(ctx, path)));
   checkLoadedHook(hook, parsed, path, ctx);
   out.push(hook);

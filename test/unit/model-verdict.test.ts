@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { expandPrompt } from '../../src/core/hooks/handlers/model-hook-handler';
+import { parseVerdict, verdictEffects } from '../../src/core/hooks/handlers/model-verdict';
+import { makeEngine } from '../support/hook-fixtures';
+import type { HookDefinition } from '../../src/core/hooks/types';
+
+const no = { ok: false, reason: 'not yet' };
+const prompt = { feedBack: false, impossibleAllowed: true };
+const agent = { feedBack: true, impossibleAllowed: false };
+
+describe('prompt and agent hook verdicts', () => {
+  it('replace $ARGUMENTS with the event JSON, append it when absent, and keep an escaped \\$', () => {
+    expect(expandPrompt('Check $ARGUMENTS now', '{"a":1}')).toBe('Check {"a":1} now');
+    expect(expandPrompt('Costs \\$ARGUMENTS and \\$5', '{}')).toBe('Costs $ARGUMENTS and $5\n\n{}');
+    expect(expandPrompt('Is it done?', '{"b":2}')).toBe('Is it done?\n\n{"b":2}');
+  });
+
+  it('read the verdict from a bare object, a fenced block or prose, and reject anything else', () => {
+    expect(parseVerdict('{"ok": true}')).toEqual({ ok: true, verdict: { ok: true } });
+    expect(parseVerdict('```json\n{"ok": false, "reason": "x"}\n```')).toMatchObject({ ok: true, verdict: { ok: false, reason: 'x' } });
+    expect(parseVerdict('Here: {"ok": false, "reason": "y"} done')).toMatchObject({ ok: true, verdict: { ok: false, reason: 'y' } });
+    expect(parseVerdict('{"ok": "yes"}')).toMatchObject({ ok: false, error: expect.stringMatching(/not \{"ok": boolean/) });
+    expect(parseVerdict('looks fine')).toMatchObject({ ok: false, error: expect.stringMatching(/did not answer with a JSON object/) });
+  });
+
+  it('map ok:false to each event as Claude Code does, and ok:true to no decision', () => {
+    expect(verdictEffects('PreToolUse', { ok: true }, prompt)).toEqual({});
+    expect(verdictEffects('PreToolUse', no, prompt)).toEqual({ decision: 'deny', reason: 'not yet', stop: { reason: 'not yet' } });
+    expect(verdictEffects('PreToolUse', no, agent)).toEqual({ decision: 'deny', reason: 'not yet' });
+    expect(verdictEffects('PostToolUse', no, prompt)).toEqual({ stop: { reason: 'not yet' } });
+    expect(verdictEffects('PostToolUse', no, agent)).toEqual({ decision: 'block', reason: 'not yet' });
+    expect(verdictEffects('Stop', no, prompt)).toEqual({ decision: 'block', reason: 'not yet' });
+    expect(verdictEffects('Stop', { ...no, impossible: true }, prompt)).not.toHaveProperty('decision');
+    expect(verdictEffects('Stop', { ...no, impossible: true }, agent)).toEqual({ decision: 'block', reason: 'not yet' });
+    expect(verdictEffects('UserPromptSubmit', no, prompt)).toEqual({ decision: 'block', reason: 'not yet' });
+    expect(verdictEffects('PostToolUseFailure', no, prompt)).toEqual({ decision: 'block', reason: 'not yet' });
+    expect(verdictEffects('PermissionRequest', no, prompt)).toEqual({});
+  });
+
+  it('default to 30 s for a prompt hook and 60 s for an agent hook', () => {
+    const { dispatcher } = makeEngine();
+    const hook = (spec: HookDefinition['spec']): HookDefinition => ({ id: 'h', name: 'h', event: 'Stop', priority: 0, enabled: true, source: { kind: 'hooksJson' }, spec });
+    expect(dispatcher.timeoutFor(hook({ type: 'prompt', prompt: 'p' }))).toBe(30_000);
+    expect(dispatcher.timeoutFor(hook({ type: 'agent', prompt: 'p' }))).toBe(60_000);
+  });
+});
