@@ -252,7 +252,7 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
     expect(toolMessageSent(h.server, 'c3')).toContain('Not run: hook "halt.js" stopped the turn');
   });
 
-  it("seed 000's Warning: the user sees it, the model gets it as context, and truncateOutput shortens the output the model sees (in-process and command hooks)", async () => {
+  it("a Warning: the user sees it, the model gets it as context, and truncateOutput shortens the output the model sees (in-process and command hooks)", async () => {
     const shorten = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', truncateOutput: true } }));`);
     const bigOutput = "node -e \"process.stdout.write('H'.repeat(1500) + 'M'.repeat(3000) + 'T'.repeat(500))\"";
     h = await startAgent(

@@ -141,7 +141,7 @@ describe('agent lifecycle events', () => {
     expect(await waitUntilDead(pid, 3000)).toBe(true);
   });
 
-  it('BeforeLLM can rewrite the request and AfterLLM can abort the turn (seed 004)', async () => {
+  it('BeforeLLM can rewrite the request and AfterLLM can abort the turn', async () => {
     const before = `#!/usr/bin/env node
 const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 const messages = input.llm_request.messages.concat([{ role: 'user', content: 'Answer in French.' }]);

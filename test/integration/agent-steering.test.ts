@@ -50,7 +50,7 @@ async function queueDuringTool(message: string, reply: string): Promise<AgentHar
   return harness;
 }
 
-describe('messages sent while the agent works (steering, seed 004)', () => {
+describe('messages sent while the agent works (steering, docs/design.md)', () => {
   it('reach the model after the running step, through UserPromptSubmit; SteeringInjected fires', async () => {
     h = await queueDuringTool('use tabs, not spaces', 'Done, with tabs.');
     const harness = h;

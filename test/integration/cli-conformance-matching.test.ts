@@ -5,7 +5,7 @@ import { jsonResult, nodeHook, startTestbed, toolMessageSent, type Testbed, useC
 import { text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
-// Claude Code conformance (research §3.20) at the CLI level: matching, timeouts and merged decisions.
+// Claude Code conformance (docs/design.md#claude-codes-protocol) at the CLI level: matching, timeouts and merged decisions.
 // Each item runs real hook scripts and checks what a user can observe.
 
 const fixture = (name: string) => readFileSync(path.join(__dirname, '../fixtures/cli', name), 'utf8');

@@ -4,7 +4,7 @@ import { jsonResult, nodeHook, startTestbed, toolMessageSent, type Testbed, useC
 import { text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
-// Claude Code conformance (research §3.20) at the CLI level: exit codes and JSON, decisions,
+// Claude Code conformance (docs/design.md#claude-codes-protocol) at the CLI level: exit codes and JSON, decisions,
 // Stop and UserPromptSubmit. Real hook scripts; the checks are files and what the model is sent.
 
 const bundle = useCliBundle();

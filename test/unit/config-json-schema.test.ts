@@ -32,7 +32,7 @@ describe('hooks JSON Schema', () => {
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
   });
 
-  it('lists every canonical event and alias, and seed 004\'s nested sections, as properties of "hooks"', () => {
+  it('lists every canonical event and alias, and the nested sections of other hook systems, as properties of "hooks"', () => {
     const hooks = (schema.properties as Record<string, Schema>).hooks;
     const names = Object.keys(hooks.properties as Schema);
     expect(names).toEqual([...HOOK_EVENTS, ...Object.keys(EVENT_ALIASES), ...NESTED_SECTION_KEYS]);

@@ -163,7 +163,7 @@ describe('HookDispatcher', () => {
     expect(finished).toBe(true);
   });
 
-  it('an async in-process hook (seed 000 AsyncAgentHook) does not hold up an intercept event; its context arrives later', async () => {
+  it('an async in-process hook (AsyncAgentHook) does not hold up an intercept event; its context arrives later', async () => {
     const { add, dispatcher } = makeEngine();
     const release = deferred();
     add({ ...hook('reporter', { postToolUse: async () => { await release.promise; return { ...actions.block('ignored: async hooks cannot block'), additionalContext: 'reported upstream' }; } }), async: true });

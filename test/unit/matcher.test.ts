@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileMatcher, matchesContent, matchesValue } from '../../src/core/hooks/matcher';
 
-describe('group matcher (Claude Code rules, research §3.3)', () => {
+describe('group matcher (Claude Code rules)', () => {
   it('absent, empty and * match everything', () => {
     for (const m of [undefined, '', '*']) {
       expect(matchesValue(m, 'Bash')).toBe(true);
@@ -34,7 +34,7 @@ describe('group matcher (Claude Code rules, research §3.3)', () => {
     expect(matchesValue('mcp__memory', 'mcp__memory__create')).toBe(false);
   });
 
-  it('prefix* is a prefix match (seed 000)', () => {
+  it('prefix* is a prefix match', () => {
     expect(compileMatcher('file_*').kind).toBe('prefix');
     expect(matchesValue('file_*', 'file_write')).toBe(true);
     expect(matchesValue('file_*', 'search_papers')).toBe(false);
@@ -65,7 +65,7 @@ describe('group matcher (Claude Code rules, research §3.3)', () => {
   });
 });
 
-describe('content patterns (seed 000)', () => {
+describe('content patterns', () => {
   it('key:substring tests one argument', () => {
     expect(matchesContent(['file_path:.env'], { file_path: '/w/.env.local' })).toBe(true);
     expect(matchesContent(['file_path:.env'], { file_path: '/w/src/a.ts' })).toBe(false);

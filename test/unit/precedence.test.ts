@@ -4,7 +4,7 @@ import { resolvePermission, type PermissionSignal } from '../../src/core/permiss
 const s = (verdict: PermissionSignal['verdict'], source = 'x'): PermissionSignal => ({ verdict, source, reason: `${source} says ${verdict}` });
 const implicitAllow = s('allow', 'implicit');
 
-describe('permission precedence P0-P8 (seed 000)', () => {
+describe('permission precedence P0-P8', () => {
   it('P0 system deny beats everything, including a hook allow and allow rules', () => {
     const r = resolvePermission({ system: s('deny', 'workspace'), toolRule: s('allow'), sessionRule: s('allow'), hook: s('allow', 'hook'), implicit: implicitAllow });
     expect(r).toMatchObject({ verdict: 'deny', level: 'P0', system: true });
