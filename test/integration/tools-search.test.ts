@@ -205,6 +205,17 @@ describe('Grep tool', () => {
     expect(responseOf(await glob({ pattern: '{escape,none}/*' }, { additionalDirectories: [outside] })).filenames).toEqual([join(ws, 'escape', 'leak.ts')]);
   });
 
+  it('matches the text as the model may see it, so that no mode answers for a hidden value', async () => {
+    const env = put('.env', 'API_SECRET=s3cr3t-value\nPORT=1\n');
+    const redactForModel = (text: string) => text.replaceAll('s3cr3t-value', '[REDACTED:secret_value]');
+    for (const output_mode of ['count', 'files_with_matches', 'content'] as const) {
+      expect(responseOf(await grep({ pattern: 'API_SECRET=s', output_mode }, { redactForModel }))).toMatchObject({ numFiles: 0 });
+    }
+    expect(responseOf(await grep({ pattern: 'API_SECRET=', output_mode: 'content' }, { redactForModel })).content).toBe(
+      `${env}:1:API_SECRET=[REDACTED:secret_value]`,
+    );
+  });
+
   it('stops when aborted', async () => {
     const result = await grep({ pattern: 'needle' }, { signal: AbortSignal.abort() });
     expect(result).toMatchObject({ ok: false, interrupted: true });

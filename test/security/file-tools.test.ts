@@ -10,6 +10,8 @@ import { text, toolCalls } from '../support/model-server';
 // never answer a question about text the model is not allowed to see.
 
 const OUTSIDE_SECRET = 'OUTSIDE-CONTENT-5d1e';
+const ENV_SECRET = 'dotenv-secret-4f5g6h7j';
+const TOKEN = 'ghp_Zq8RkW2mX4vB7nT1pL9sY3cF6hJ0dG5aE8uI';
 
 const bundle = useCliBundle();
 let bed: Testbed | undefined;
@@ -69,5 +71,28 @@ describe('Grep and Glob through a symlinked directory', () => {
     );
     expect(replies[0]).toContain(path.join('alias', 'notes.txt'));
     expect(replies[1]).toMatch(/notes\.txt:1:inside CONTENT/);
+  });
+});
+
+describe('Grep on text the redactor hides', () => {
+  it('is no oracle: count, files_with_matches and content match the redacted text, as Read shows it', async () => {
+    const probes: Call[] = [
+      { name: 'Grep', arguments: { pattern: '^STRIPE_SECRET=d', path: '.env', output_mode: 'count' } },
+      { name: 'Grep', arguments: { pattern: 'secret-4f', output_mode: 'files_with_matches' } },
+      { name: 'Grep', arguments: { pattern: 'dotenv', output_mode: 'content' } },
+      { name: 'Grep', arguments: { pattern: 'ghp_Zq', output_mode: 'count' } },
+      { name: 'Grep', arguments: { pattern: 'ghp_[A-Z]', path: 'src', output_mode: 'files_with_matches' } },
+      { name: 'Grep', arguments: { pattern: 'STRIPE_SECRET=\\[REDACTED', path: '.env', output_mode: 'count' } },
+      { name: 'Grep', arguments: { pattern: 'const token', output_mode: 'content' } },
+    ];
+    const { outcomes, replies } = await runCalls(
+      { '.env': `STRIPE_SECRET=${ENV_SECRET}\nPORT=3000\n`, 'src/config.ts': `const token = '${TOKEN}';\n` },
+      probes,
+    );
+    expect(outcomes).toEqual(probes.map(() => 'executed'));
+    expect(replies.slice(0, 5)).toEqual(replies.slice(0, 5).map(() => expect.stringMatching(/^No (files|matches) found/)));
+    // What the model can see, it can still find.
+    expect(replies[5]).toMatch(/\.env:1$/);
+    expect(replies[6]).toMatch(/config\.ts:1:const token = '\[REDACTED:github_token\]';/);
   });
 });

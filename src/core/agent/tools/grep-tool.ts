@@ -75,7 +75,7 @@ async function candidateFiles(root: SearchRoot, input: GrepInput, ctx: ToolConte
   return ofType === undefined ? files : files.filter((file) => ofType(basename(file.path)));
 }
 
-async function searchFile(file: FoundFile, run: SearchRun): Promise<FileHit | undefined> {
+async function searchFile(file: FoundFile, run: SearchRun, visible: (text: string) => string): Promise<FileHit | undefined> {
   if (file.size > MAX_GREP_FILE_BYTES) return undefined;
   let bytes: Buffer;
   try {
@@ -95,16 +95,19 @@ async function searchFile(file: FoundFile, run: SearchRun): Promise<FileHit | un
     run.incomplete = true;
     return undefined;
   }
-  const matches = await matchFile(bytes.toString('utf8'), run.pattern, run);
+  // Matched against what Read would show the model: a count over the raw file would let it
+  // test a redacted value one character at a time.
+  const matches = await matchFile(visible(bytes.toString('utf8')), run.pattern, run);
   if (matches.incomplete) run.incomplete = true;
   return matches.matchedLines.length === 0 ? undefined : { ...file, matches };
 }
 
-async function searchFiles(files: FoundFile[], run: SearchRun, signal: AbortSignal): Promise<FileHit[] | undefined> {
+async function searchFiles(files: FoundFile[], run: SearchRun, ctx: ToolContext): Promise<FileHit[] | undefined> {
   const hits: FileHit[] = [];
+  const visible = ctx.redactForModel ?? ((text: string) => text);
   for (let start = 0; start < files.length; start += READ_CONCURRENCY) {
-    if (signal.aborted) return undefined;
-    const batch = await Promise.all(files.slice(start, start + READ_CONCURRENCY).map((file) => searchFile(file, run)));
+    if (ctx.signal.aborted) return undefined;
+    const batch = await Promise.all(files.slice(start, start + READ_CONCURRENCY).map((file) => searchFile(file, run, visible)));
     for (const hit of batch) if (hit !== undefined) hits.push(hit);
   }
   return hits;
@@ -166,7 +169,7 @@ export function createGrepTool(): Tool<GrepInput> {
         const files = await candidateFiles(root, input, ctx);
         if (typeof files === 'string') return toolFailure(files);
         const run: SearchRun = { pattern: regex, deadline: performance.now() + MULTILINE_BUDGET_MS, signal: ctx.signal, incomplete: false };
-        const hits = await searchFiles(files, run, ctx.signal);
+        const hits = await searchFiles(files, run, ctx);
         if (hits === undefined || ctx.signal.aborted) return toolFailure('Search aborted before it finished', { interrupted: true });
         const result = report(input.output_mode ?? 'files_with_matches', hits, input);
         if (!run.incomplete || !result.ok) return result;

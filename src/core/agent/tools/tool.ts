@@ -13,6 +13,11 @@ export interface ToolContext {
   sessionId: string;
   /** Secret-looking variables the user lets the Bash tool's shell inherit. */
   passEnv?: readonly string[];
+  /**
+   * The text as the model may see it (the session's secret registry). Grep matches this, not
+   * the file, so that a count or a file list says nothing about a hidden value.
+   */
+  redactForModel?: (text: string) => string;
 }
 
 export type ToolResult =
