@@ -142,7 +142,8 @@ describe('a hook that writes its own log', () => {
     }
     for (let i = 0; i < 2; i++) {
       const result = await engine.dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }, { cwd: ws.dir }));
-      expect(result.runs.filter((r) => r.handler === 'command').map((r) => [r.hookName, r.status])).toEqual([
+      // Same priority: the two run in parallel and finish in either order.
+      expect(result.runs.filter((r) => r.handler === 'command').map((r) => [r.hookName, r.status]).sort()).toEqual([
         ['redirect', 'success'],
         ['tee', 'success'],
       ]);
