@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,27 +8,51 @@ import { loadWorkspaceConfigs } from '../../src/core/hooks/config/workspace-conf
 import type { HookPayload } from '../../src/core/hooks/types';
 
 const repo = path.resolve(__dirname, '../..');
-const demo = path.join(repo, 'examples', 'demo-workspace');
+const DEMO_PORT = '127.0.0.1:7777';
 
-// The demo's hooks, loaded as the extension loads them, each test-fired for real.
+/** Starts the demo's receiver on a free port and resolves with that port once it listens. */
+async function startReceiver(script: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [script], { env: { ...process.env, HOOKPILOT_DEMO_RECEIVER_PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the audit receiver exited with ${code} before listening`)));
+    child.stdout?.once('data', (chunk: Buffer) => {
+      const match = /127\.0\.0\.1:(\d+)\//.exec(chunk.toString());
+      if (match) resolve(Number(match[1]));
+      else reject(new Error(`the audit receiver said ${chunk.toString()}`));
+    });
+  });
+  return { child, port };
+}
+
+// The demo's hooks, loaded as the extension loads them, each test-fired for real: in a copy
+// of the demo (the receiver writes into its folder) with the webhook on a free port.
 describe('examples/demo-workspace', () => {
   let engine: HookEngine;
   let storage: string;
+  let demo: string;
   let receiver: ChildProcess;
 
   beforeAll(async () => {
     storage = mkdtempSync(path.join(tmpdir(), 'hookpilot-demo-'));
-    receiver = spawn(process.execPath, [path.join(demo, 'tools', 'audit-receiver.js')], { env: { ...process.env, HOOKPILOT_DEMO_RECEIVER_PORT: '7777' }, stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((resolve) => receiver.stdout?.once('data', () => resolve()));
-    engine = new HookEngine({ projectDir: demo, storageDir: storage, trusted: true });
+    demo = path.join(storage, 'demo-workspace');
+    cpSync(path.join(repo, 'examples', 'demo-workspace'), demo, { recursive: true, filter: (src) => path.basename(src) !== '.hookpilot-demo' });
+    // The demo's rpc server is its sibling example, which requires vscode-jsonrpc from the repository.
+    cpSync(path.join(repo, 'examples', 'rpc-policy-server'), path.join(storage, 'rpc-policy-server'), { recursive: true });
+    symlinkSync(path.join(repo, 'node_modules'), path.join(storage, 'node_modules'));
+    const started = await startReceiver(path.join(demo, 'tools', 'audit-receiver.js'));
+    receiver = started.child;
+    const hooksFile = path.join(demo, '.vscode', 'hooks.json');
+    const hooksText = readFileSync(hooksFile, 'utf8');
+    expect(hooksText).toContain(DEMO_PORT);
+    writeFileSync(hooksFile, hooksText.replaceAll(DEMO_PORT, `127.0.0.1:${started.port}`));
+    engine = new HookEngine({ projectDir: demo, storageDir: path.join(storage, 'engine'), trusted: true });
     await engine.reload(loadWorkspaceConfigs(demo));
   });
 
   afterAll(async () => {
-    await engine.dispose();
-    receiver.kill();
+    await engine?.dispose();
+    receiver?.kill();
     rmSync(storage, { recursive: true, force: true });
-    rmSync(path.join(demo, '.hookpilot-demo'), { recursive: true, force: true });
   });
 
   const payload = (event: HookPayload['hook_event_name'], extra: Record<string, unknown>): HookPayload => ({ hook_event_name: event, session_id: 'demo-test', transcript_path: '', cwd: demo, permission_mode: 'default', ...extra });
@@ -66,7 +90,7 @@ describe('examples/demo-workspace', () => {
 
   it('the rpc policy server denies rm -rf', async () => {
     const { outcome } = await engine.testFire('rpc:policy:PreToolUse', payload('PreToolUse', { tool_name: 'Bash', tool_input: { command: 'rm -rf build' }, tool_use_id: 't5' }));
-    expect(outcome.status === 'success' && outcome.effects.decision).toBe('deny');
+    expect(outcome).toMatchObject({ status: 'success', effects: { decision: 'deny' } });
   });
 
   it('the http audit webhook reaches the local receiver', async () => {
@@ -80,7 +104,7 @@ describe('examples/demo-workspace', () => {
     const secret = 'demo-secret-value-1234567890';
     await engine.testFire(hookId('guard', 'PreToolUse'), payload('PreToolUse', { tool_name: 'Bash', tool_input: { command: `echo ${secret}` }, tool_use_id: 't7' }));
     await engine.audit.writerFor('demo-test').flush();
-    const text = readFileSync(path.join(storage, 'audit', 'demo-test.jsonl'), 'utf8');
+    const text = readFileSync(path.join(storage, 'engine', 'audit', 'demo-test.jsonl'), 'utf8');
     expect(text).toContain('t7');
     expect(text).not.toContain(secret);
   });

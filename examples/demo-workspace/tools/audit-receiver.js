@@ -24,4 +24,6 @@ http
       res.writeHead(204).end();
     });
   })
-  .listen(port, '127.0.0.1', () => console.log(`[audit-webhook] listening on http://127.0.0.1:${port}/audit`));
+  .listen(port, '127.0.0.1', function () {
+    console.log(`[audit-webhook] listening on http://127.0.0.1:${this.address().port}/audit`);
+  });
