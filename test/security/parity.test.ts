@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { jsonResult, startTestbed, toolMessageSent, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
+import { jsonResult, nodeHook, startTestbed, toolMessageSent, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { text, toolCalls, type ScriptedReply } from '../support/model-server';
 import type { RecordedRequest } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
@@ -149,5 +149,28 @@ describe('agent hooks', () => {
     bed = await startTestbed(bundle.bundle, files, script([text('done')], judge));
     await bed.run(['finish', '--output-format', 'json']);
     expect(JSON.stringify(bed.server.requests.map((q) => q.body))).not.toContain('DENIED-MARKER-8812');
+  });
+});
+
+describe('headless ask', () => {
+  const askHook = nodeHook(
+    `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: 'Deploys need a human: ask in #ops first' } }));`,
+  );
+
+  it("gives the model the asking hook's reason, and the call still does not run", async () => {
+    const files = { 'hooks/ask.js': askHook, '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/ask.js' }] }] }) };
+    bed = await startTestbed(bundle.bundle, files, [bash('touch deployed.txt', 'c1'), text('ok')]);
+    const result = jsonResult(await bed.run(['deploy', '--output-format', 'json', '--allowed-tools', 'Bash']));
+    expect(existsSync(bed.workspace.file('deployed.txt'))).toBe(false);
+    expect(result.tool_calls[0].outcome).toBe('denied');
+    const sent = toolMessageSent(bed.server, 'c1');
+    expect(sent).toContain('Deploys need a human: ask in #ops first');
+    expect(sent).not.toMatch(/no one to ask/);
+  });
+
+  it('keeps the general explanation when a rule, not a hook, asked', async () => {
+    bed = await startTestbed(bundle.bundle, {}, [bash('touch made.txt', 'c1'), text('ok')]);
+    await bed.run(['make', '--output-format', 'json']);
+    expect(toolMessageSent(bed.server, 'c1')).toMatch(/no one to ask/);
   });
 });

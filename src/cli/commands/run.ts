@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { z } from 'zod';
 import type { AgentEvent } from '../../core/agent/agent-events';
-import { denyingApprover, permissionModeSchema } from '../../core/agent/permissions/permission-settings';
+import { permissionModeSchema } from '../../core/agent/permissions/permission-settings';
 import type { TurnOutcome } from '../../core/agent/turn-loop';
 import { auditFilePath } from '../../core/audit/audit-writer';
 import { Redactor } from '../../core/audit/redactor';
@@ -12,6 +12,7 @@ import { EXIT } from '../cli-error';
 import { projectDirOf, stderrLogger, type CliContext } from '../cli-context';
 import { resolveModelEndpoint, userPassEnv, userSettingsFile } from '../cli-environment';
 import { configFiles, createEngine, createSession, sessionToResume } from '../composition';
+import { headlessApprover } from '../headless-approver';
 import { ConfigFileSnapshot } from '../config-snapshot';
 import { relayHookRuns } from '../hook-run-events';
 import { JsonPrinter } from '../output/json-printer';
@@ -111,7 +112,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     endpoint,
     permissions,
     // Someone can answer only when stdin is a terminal; otherwise every ask is a deny.
-    approver: ctx.stdin.isTTY ? new TerminalApprover(ctx.stdin, ctx.stderr) : denyingApprover,
+    approver: ctx.stdin.isTTY ? new TerminalApprover(ctx.stdin, ctx.stderr) : headlessApprover,
     disallowedTools: plainToolNames(disallowedTools),
     maxSteps: options.maxSteps,
     maxRetries: options.maxRetries,
