@@ -42,12 +42,17 @@ describe('timeline rows', () => {
     const rows = makeTimeline(2000).map(toTimelineRow);
     const only = (filter: Partial<typeof NO_FILTER>) => rows.filter((r) => matchesFilter(r, { ...NO_FILTER, ...filter }));
     expect(only({})).toHaveLength(2000);
-    expect(only({ decision: 'block' }).every((r) => r.badge === 'block')).toBe(true);
-    expect(only({ hook: 'guard' }).every((r) => r.record.type === 'hook_run' && r.record.hook_name === 'guard')).toBe(true);
-    expect(only({ event: 'Stop', decision: 'allow' }).every((r) => r.event === 'Stop' && r.badge === 'allow')).toBe(true);
-    const text = only({ text: 'TRACEBACK' });
-    expect(text.length).toBeGreaterThan(0);
-    expect(text.every((r) => r.record.type === 'hook_run' && r.record.stderr?.includes('Traceback'))).toBe(true);
+    // Each filter keeps exactly the rows that qualify: some, never all, never none.
+    const expectExactly = (filter: Partial<typeof NO_FILTER>, qualifies: (r: (typeof rows)[number]) => boolean) => {
+      const kept = only(filter);
+      expect(kept.length).toBeGreaterThan(0);
+      expect(kept.length).toBeLessThan(rows.length);
+      expect(kept).toEqual(rows.filter(qualifies));
+    };
+    expectExactly({ decision: 'block' }, (r) => r.badge === 'block');
+    expectExactly({ hook: 'guard' }, (r) => r.hookName === 'guard');
+    expectExactly({ event: 'Stop', decision: 'allow' }, (r) => r.event === 'Stop' && r.badge === 'allow');
+    expectExactly({ text: 'TRACEBACK' }, (r) => r.record.type === 'hook_run' && !!r.record.stderr?.includes('Traceback'));
     // The dispatch of a timed-out run is its slowest record (5000 ms + 1).
     expect(maxDuration(rows)).toBe(5001);
   });
