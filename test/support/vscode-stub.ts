@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigurationTarget, Disposable, EventEmitter, Uri, type Diagnostic, type Listener, type ThemeColor } from './vscode-stub-values';
+import type * as vscode from 'vscode';
 
 /**
  * A small hand-written stand-in for the `vscode` module (aliased in vitest.config.mts):
@@ -9,6 +10,14 @@ import { ConfigurationTarget, Disposable, EventEmitter, Uri, type Diagnostic, ty
  */
 
 export * from './vscode-stub-values';
+
+/**
+ * What a stub of a `vscode` namespace may contain: only members the real API has.
+ * `satisfies` makes a member that @types/vscode renamed or removed a type error, instead of a
+ * stub that tests pass against and VS Code does not have. (Signatures stay loose: the fakes
+ * take the few arguments the extension passes.)
+ */
+type ApiStub<T> = { [K in keyof T]?: unknown };
 
 export interface MessageItemLike {
   title: string;
@@ -225,7 +234,7 @@ export const window = {
     state.panels.push(panel);
     return panel;
   },
-};
+} satisfies ApiStub<typeof vscode.window>;
 
 export const workspace = {
   get workspaceFolders() {
@@ -264,7 +273,7 @@ export const workspace = {
     const folder = state.folders.find((f) => file.startsWith(`${f.uri.fsPath}${path.sep}`));
     return folder ? path.relative(folder.uri.fsPath, file) : file;
   },
-};
+} satisfies ApiStub<typeof vscode.workspace>;
 
 function trackedEvent<T>(emitter: EventEmitter<T>, listener: Listener<T>): Disposable {
   const registration = emitter.event(listener);
@@ -278,7 +287,7 @@ export const languages = {
     const registration = tracked(() => (collection.disposed = true));
     return Object.assign(collection, { dispose: () => registration.dispose() });
   },
-};
+} satisfies ApiStub<typeof vscode.languages>;
 
 export const commands = {
   registerCommand: (id: string, handler: (...args: unknown[]) => unknown) => {
@@ -292,7 +301,7 @@ export const commands = {
     return handler ? await handler(...args) : undefined;
   },
   getCommands: () => Promise.resolve([...state.commands.keys()]),
-};
+} satisfies ApiStub<typeof vscode.commands>;
 
 /** An in-memory SecretStorage. */
 export class FakeSecretStorage {
