@@ -24,14 +24,16 @@ export interface PendingConfigChange {
 export const STALE_CHANGE = 'that configuration change is no longer pending: the file changed again, or it was already applied or discarded';
 
 /**
- * A held change as kept across a window reload: the applied content, and a hash of the held
- * one (the file may be large). Reloading must not turn a held change into an applied one.
+ * A held or discarded change as kept across a window reload: the applied content, and a hash
+ * of the content on disk (the file may be large). Reloading must not apply either.
  */
 export interface StoredHeldChange {
   file: string;
   label: string;
   appliedText: SourceText;
   heldHash: string;
+  /** A person discarded it: it stays unapplied, and asks nothing. */
+  discarded: boolean;
 }
 
 function hashOf(text: SourceText): string {
@@ -58,12 +60,13 @@ function unifiedDiff(label: string, from: SourceText, to: SourceText): string {
  * The applied configuration of every governed source, and the changes held back from it.
  *
  * The first content seen of a source is applied (as Claude Code snapshots its settings at
- * startup). Later content applies by itself only when a person's action explains it: the
- * editor saved exactly that content (over the applied one, not over a held change), or one of
- * Hookpilot's own commands announced it before writing. Anything else (the agent's Bash, a hook, another program) is held as a
- * PendingConfigChange, and the engine and the permission gate keep the applied content.
- * This holds whether or not a session is running: a process the agent started can outlive
- * its turn, and an unexplained change is as untrusted after a session as during it.
+ * startup), unless an earlier activation held or discarded exactly that content. Later content
+ * applies by itself only when a person's action explains it: the editor saved exactly that
+ * content (over the applied one, not over a held change), or one of Hookpilot's own commands
+ * announced it before writing. Anything else (the agent's Bash, a hook, another program) is
+ * held as a PendingConfigChange, and the engine and the permission gate keep the applied
+ * content. This holds whether or not a session is running: a process the agent started can
+ * outlive its turn, and an unexplained change is as untrusted after a session as during it.
  */
 export class ConfigChangeGuard {
   private readonly applied = new Map<string, SourceText>();
@@ -74,6 +77,8 @@ export class ConfigChangeGuard {
   private readonly expected = new Map<string, SourceText>();
   /** Content a person discarded: seeing it again on disk asks nothing again. */
   private readonly discarded = new Map<string, SourceText>();
+  /** How each file with a held or discarded change is shown. */
+  private readonly labels = new Map<string, string>();
   /** Held changes of an earlier activation, until their source is first seen. */
   private readonly restored = new Map<string, StoredHeldChange>();
   private readonly changed = new Emitter<void>();
@@ -99,7 +104,14 @@ export class ConfigChangeGuard {
 
   /** What to keep for `restore` after a window reload. */
   stored(): StoredHeldChange[] {
-    return this.pendingChanges().map((c) => ({ file: c.file, label: c.label, appliedText: c.appliedText, heldHash: hashOf(c.newText) }));
+    const entry = (file: string, text: SourceText, discarded: boolean): StoredHeldChange => ({
+      file,
+      label: this.labels.get(file) ?? file,
+      appliedText: this.applied.get(file),
+      heldHash: hashOf(text),
+      discarded,
+    });
+    return [...this.pendingChanges().map((c) => entry(c.file, c.newText, false)), ...[...this.discarded].map(([file, text]) => entry(file, text, true))];
   }
 
   /**
@@ -112,7 +124,9 @@ export class ConfigChangeGuard {
     this.restored.delete(file);
     if (restored && restored.heldHash === hashOf(text)) {
       this.applied.set(file, restored.appliedText);
-      this.hold(file, restored.label, text);
+      this.labels.set(file, restored.label);
+      if (restored.discarded) this.discarded.set(file, text);
+      else this.hold(file, restored.label, text);
     } else {
       this.applied.set(file, text);
     }
@@ -121,7 +135,7 @@ export class ConfigChangeGuard {
   /** Sources that are gone (their folder was removed) keep nothing: a folder added again starts afresh. */
   retain(files: ReadonlySet<string>): void {
     for (const file of [...this.applied.keys()].filter((f) => !files.has(f))) {
-      for (const map of [this.applied, this.saved, this.expected, this.discarded]) map.delete(file);
+      for (const map of [this.applied, this.saved, this.expected, this.discarded, this.labels]) map.delete(file);
       this.drop(file);
     }
   }
@@ -148,7 +162,8 @@ export class ConfigChangeGuard {
   observe(file: string, label: string, text: SourceText): Observation {
     if (!this.applied.has(file)) {
       this.adopt(file, text);
-      return this.pending.has(file) ? 'held' : 'applied';
+      if (this.pending.has(file)) return 'held';
+      return this.discarded.has(file) ? 'unchanged' : 'applied';
     }
     const current = this.applied.get(file);
     const explained = this.take(this.saved, file, text) || this.take(this.expected, file, text);
@@ -172,6 +187,7 @@ export class ConfigChangeGuard {
   }
 
   private hold(file: string, label: string, text: SourceText): void {
+    this.labels.set(file, label);
     const applied = this.applied.get(file);
     this.pending.set(file, { id: `config-change-${this.nextId++}`, file, label, appliedText: applied, newText: text, diff: unifiedDiff(label, applied, text) });
     this.changed.fire();
@@ -198,6 +214,8 @@ export class ConfigChangeGuard {
     const change = this.held(id);
     this.discarded.set(change.file, change.newText);
     this.settle(change.file);
+    // Kept across a window reload too (see stored()).
+    this.changed.fire();
     return change;
   }
 

@@ -200,6 +200,18 @@ describe('hooks.json changed on disk outside the editor', () => {
     await until(() => warnings().length === 2, 'the question again');
   });
 
+  it('reloading the window after Discard does not apply the discarded content either', async () => {
+    const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
+    h = host;
+    writeBehindEditor(host, DISABLE_ALL);
+    const [change] = await until(() => held().length > 0 && held(), 'the held change');
+    host.root.engineHost.discardPending(change.id);
+    await host.restart();
+    expect(guardActive()).toBe(true);
+    expect(held()).toEqual([]);
+    expect(host.root.engineHost.hooksJson[0].text).toBe(GUARDED);
+  });
+
   it('a restored held change also holds back the workspace settings, read first by the permission gate', async () => {
     const host = await startHost({}, { setup: () => stub.setConfig('hookpilot.permissions', { allow: ['Read'] }, 'workspaceValue') });
     h = host;

@@ -128,4 +128,15 @@ describe('ConfigChangeGuard', () => {
     expect(edited.appliedText(FILE)).toBe('edited while closed');
     expect(edited.pendingChanges()).toEqual([]);
   });
+
+  it('a discarded change stays unapplied across a restart, and asks nothing', () => {
+    const before = guardWith('A');
+    before.observe(FILE, LABEL, 'agent');
+    before.discard(before.pendingChanges()[0].id);
+    const after = new ConfigChangeGuard();
+    after.restore(before.stored());
+    expect(after.observe(FILE, LABEL, 'agent')).toBe('unchanged');
+    expect(after.appliedText(FILE)).toBe('A');
+    expect(after.pendingChanges()).toEqual([]);
+  });
 });
