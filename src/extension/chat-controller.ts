@@ -15,6 +15,7 @@ import type { HookpilotConfig } from './hookpilot-config';
 import { HookStatusLine } from './hook-status-line';
 import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
+import type { McpHost } from './mcp-host';
 import type { PendingApprovals } from './pending-approvals';
 import { scrubSecrets } from './secret-scrubber';
 import { listSessions } from './session-catalog';
@@ -30,6 +31,8 @@ export interface ChatControllerDeps {
   log: HookpilotLog;
   openHookManager: () => void;
   promptForApiKey: () => Promise<void>;
+  /** The window's MCP servers, whose tools each new chat offers. */
+  mcp?: McpHost;
 }
 
 const APPROVAL_BACKSTOP_MS = 5_000;
@@ -292,6 +295,8 @@ export class ChatController extends Disposable {
     const projectDir = engineHost.projectDir;
     if (!projectDir) throw new Error('Open a folder first: the agent works inside a workspace folder.');
     const engine = engineHost.engine;
+    const mcp = this.deps.mcp;
+    await mcp?.ensureStarted();
     const session = new AgentSession({
       sessionId,
       workspaceRoot: projectDir,
@@ -300,8 +305,9 @@ export class ChatController extends Disposable {
       dispatcher: engine.dispatcher,
       approver: this.deps.approver,
       permissions: () => config.permissions(projectDir),
-      protectedPaths: () => engine.protectedPaths(),
+      protectedPaths: () => [...engine.protectedPaths(), ...(mcp?.protectedPaths() ?? [])],
       transcriptDir: this.transcriptDir,
+      extraTools: mcp?.tools(),
       // The approver denies at the configured timeout (as a Timeout); the agent's own timer is only a backstop.
       approvalTimeoutMs: config.approvalTimeoutMs() + APPROVAL_BACKSTOP_MS,
       persistAllowRule: (rule) =>

@@ -11,6 +11,7 @@ import { HookpilotConfig } from './hookpilot-config';
 import { HooksDiagnostics } from './hooks-diagnostics';
 import { Disposable } from './lifecycle';
 import { HookpilotLog } from './log';
+import { McpHost } from './mcp-host';
 import { ModalApprover } from './modal-approver';
 import { PendingApprovals } from './pending-approvals';
 import { AppliedConfig } from './pending-config-applied';
@@ -69,14 +70,15 @@ export class CompositionRoot extends Disposable {
     // The manager is created below; this callback only runs after activation.
     const showManager = () => manager.show();
     const activity = new HookActivity(engineHost.engine, log, showManager);
-    const chat = new ChatController({ engineHost, config, approver, pending, diffs, log, openHookManager: showManager, promptForApiKey: () => promptForApiKey(config) });
+    const mcp = new McpHost({ projectDir: () => engineHost.projectDir, secrets: context.secrets, log });
+    const chat = new ChatController({ engineHost, config, approver, pending, diffs, log, openHookManager: showManager, promptForApiKey: () => promptForApiKey(config), mcp });
     const chatView = new ChatViewProvider(context.extensionUri, chat, log);
     const manager = new HookManagerPanel({ extensionUri: context.extensionUri, engineHost, activity, pending, chat, config, log, openHooksConfig: () => openHooksConfig(engineHost) });
     const statusBar = new HookpilotStatusBar(engineHost, activity, pending, COMMAND_IDS.openHookManager);
     const configNotifier = new PendingConfigNotifier(engineHost, () => manager.show('hooks'), log);
 
     const root = new CompositionRoot(engineHost, chat, pending, manager, statusBar, diagnostics);
-    for (const service of [channel, config, engineHost, diagnostics, pending, diffs, activity, chat, chatView, manager, statusBar, configNotifier]) root._register(service);
+    for (const service of [channel, config, engineHost, diagnostics, pending, diffs, activity, mcp, chat, chatView, manager, statusBar, configNotifier]) root._register(service);
     for (const command of registerCommands({ engineHost, config, chat, chatView, manager, log })) root._register(command);
     root._register(engineHost.onDidReload(() => void root.updateDiagnostics()));
     await engineHost.reload();

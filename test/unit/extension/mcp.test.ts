@@ -1,0 +1,66 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { text, toolCalls } from '../../support/model-server';
+import { stub } from '../../support/vscode-stub';
+import { startChat, until, type ChatHarness } from './extension-harness';
+
+const FIXTURE = path.resolve(__dirname, '../../fixtures/mcp/misbehaving-server.mjs');
+
+let h: ChatHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+/** A workspace .mcp.json whose server writes its pid to `started.pid` when it starts. */
+const workspaceMcp = (dir: string) => JSON.stringify({ mcpServers: { fix: { command: process.execPath, args: [FIXTURE], env: { MCP_FIXTURE_PID_FILE: path.join(dir, 'started.pid') } } } });
+const offeredTools = (harness: ChatHarness) => (harness.server.requests.at(-1)?.body as { tools?: Array<{ function: { name: string } }> }).tools?.map((t) => t.function.name) ?? [];
+
+describe('MCP servers in VS Code', () => {
+  it('an untrusted workspace starts none of its servers; the user setting still works; trust applies from the next chat', async () => {
+    h = await startChat({}, [text('first'), text('second')], {
+      trusted: false,
+      setup: () => {
+        stub.setConfig('hookpilot.mcpServers', { mine: { command: process.execPath, args: [FIXTURE] } }, 'globalValue');
+        // A workspace's own settings value cannot add servers, trusted or not.
+        stub.setConfig('hookpilot.mcpServers', { theirs: { command: process.execPath, args: [FIXTURE] } }, 'workspaceValue');
+      },
+    });
+    writeFileSync(h.workspace.file('.mcp.json'), workspaceMcp(h.workspace.dir));
+    await h.prompt('hello');
+    expect(offeredTools(h)).toContain('mcp__mine__echo');
+    expect(offeredTools(h).some((n) => n.startsWith('mcp__fix__') || n.startsWith('mcp__theirs__'))).toBe(false);
+    expect(existsSync(h.workspace.file('started.pid'))).toBe(false);
+
+    stub.setTrusted(true);
+    h.webview.send({ type: 'newChat' });
+    await until(() => h!.webview.ofType('reset').length > 1, 'the new chat');
+    await h.prompt('hello again');
+    expect(offeredTools(h)).toContain('mcp__fix__echo');
+    expect(readFileSync(h.workspace.file('started.pid'), 'utf8')).toMatch(/^\d+$/);
+  });
+
+  it('a rule allows the call, the tool card names the server, and ${input:…} is asked once and kept in SecretStorage', async () => {
+    const asked: Array<{ password?: boolean }> = [];
+    const vscodeMcp = {
+      inputs: [{ type: 'promptString', id: 'token', description: 'API token', password: true }],
+      servers: { mine: { type: 'stdio', command: process.execPath, args: [FIXTURE], env: { TOKEN: '${input:token}' } } },
+    };
+    h = await startChat({ '.vscode/mcp.json': JSON.stringify(vscodeMcp) }, [toolCalls([{ id: 'm1', name: 'mcp__mine__say', arguments: { text: 'hi from mcp' } }]), text('done')], {
+      setup: () => {
+        stub.setConfig('hookpilot.permissions', { allow: ['mcp__mine'] }, 'globalValue');
+        stub.state.answerInputBox = (options: { password?: boolean }) => {
+          asked.push(options);
+          return 'typed-secret';
+        };
+      },
+    });
+    await h.prompt('use mcp');
+    const card = JSON.stringify(h.items());
+    expect(card).toContain('MCP mine: say');
+    expect(card).toContain('hi from mcp');
+    expect(asked).toEqual([expect.objectContaining({ password: true })]);
+    expect(await h.context.secrets.get('hookpilot.mcp.input.token')).toBe('typed-secret');
+  });
+});
