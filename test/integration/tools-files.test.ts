@@ -246,4 +246,29 @@ describe('links', () => {
     await expect(openForUpdate(join(ws, 'swapped.txt'), 'swapped.txt', true)).rejects.toThrow(/symbolic link/);
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('top secret\n');
   });
+
+  // A parent swapped for a symlink between the workspace check and the open (a background
+  // process of the model's could race the tool): the checked physical path is opened here
+  // with its parent already replaced, as if the swap had just happened.
+  it('does not write through a parent directory swapped for a symlink after the check', async () => {
+    symlinkSync(outside, join(ws, 'gone'));
+    await expect(openForUpdate(join(ws, 'gone', 'planted.txt'), 'gone/planted.txt', true)).rejects.toThrow(/changed after the workspace check/);
+    await expect(openForUpdate(join(ws, 'gone', 'new', 'deeper', 'planted.txt'), 'x', true)).rejects.toThrow(/changed after the workspace check/);
+    await expect(openForUpdate(join(ws, 'gone', 'secret.txt'), 'gone/secret.txt', false)).rejects.toThrow(/changed after the workspace check/);
+    expect(existsSync(join(outside, 'planted.txt'))).toBe(false);
+    expect(existsSync(join(outside, 'new'))).toBe(false);
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('top secret\n');
+  });
+
+  it.runIf(process.platform === 'linux')('does not read through a parent directory swapped for a symlink after the check', async () => {
+    symlinkSync(outside, join(ws, 'gone'));
+    await expect(openForReading(join(ws, 'gone', 'secret.txt'), 'gone/secret.txt')).rejects.toThrow(/changed after the workspace check/);
+  });
+
+  it('creates missing parent directories inside the workspace, each in the one made before', async () => {
+    const opened = await openForUpdate(join(ws, 'a', 'b', 'c.txt'), 'a/b/c.txt', true);
+    await opened?.handle.close();
+    expect(opened?.created).toBe(true);
+    expect(existsSync(join(ws, 'a', 'b', 'c.txt'))).toBe(true);
+  });
 });

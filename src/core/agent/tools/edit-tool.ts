@@ -1,5 +1,4 @@
-import { mkdir, type FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { openForUpdate, rewrite } from './file-content';
 import { numberLines } from './read-tool';
@@ -106,7 +105,6 @@ export function createEditTool(): Tool<EditInput> {
       }
       const creating = input.old_string === '';
       try {
-        if (creating) await mkdir(dirname(file.physical), { recursive: true });
         const opened = await openForUpdate(file.physical, input.file_path, creating);
         if (!opened) return toolFailure(`File does not exist: ${filePath}`);
         try {

@@ -1,11 +1,20 @@
-import { constants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
-import { HardLinkError } from './workspace-paths';
+import { constants, existsSync } from 'node:fs';
+import { mkdir, open, readlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { HardLinkError, physicalPath } from './workspace-paths';
 
 const SNIFF_BYTES = 8192;
 // Windows has no O_NOFOLLOW; there, creating a symlink needs privileges the agent lacks anyway.
 // O_NONBLOCK: opening a FIFO the model made must not hang the tool (regular files ignore it).
 const NO_FOLLOW = (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+const DIRECTORY = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0);
+/**
+ * On Linux, /proc/self/fd/N is the file an open descriptor refers to: readlink says where it
+ * really is, and `/proc/self/fd/N/name` resolves `name` in that very directory, as openat(2)
+ * does, whatever happened to the path since. Elsewhere the paths are re-resolved instead.
+ */
+const PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd');
+const CHANGED = 'a parent directory changed after the workspace check';
 
 /** A NUL byte in the first 8 KiB marks a file as binary, as git and grep decide. */
 export function looksBinary(sample: Uint8Array): boolean {
@@ -23,22 +32,78 @@ export function errnoCode(error: unknown): string | undefined {
   return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
 }
 
+/** Throws unless the open file is the one at `physical`: a parent was swapped for a symlink since the check. */
+export async function assertOpenedAt(handle: FileHandle, physical: string): Promise<void> {
+  if (PROC_FD && (await readlink(`/proc/self/fd/${handle.fd}`)) !== physical) throw new Error(CHANGED);
+}
+
+/**
+ * The checked directory `dir`, open; with `create`, missing directories are made one by one,
+ * each inside the one opened before it (never by path), so a parent swapped for a symlink
+ * meanwhile cannot send them, or the file made in them, outside the workspace.
+ */
+async function openDirectory(dir: string, create: boolean): Promise<FileHandle> {
+  try {
+    const handle = await open(dir, DIRECTORY);
+    await assertOpenedAt(handle, dir).catch(async (error: unknown) => {
+      await handle.close();
+      throw error;
+    });
+    return handle;
+  } catch (error) {
+    if (!create || errnoCode(error) !== 'ENOENT' || dirname(dir) === dir) throw error;
+  }
+  const parent = await openDirectory(dirname(dir), true);
+  try {
+    const child = `/proc/self/fd/${parent.fd}/${basename(dir)}`;
+    await mkdir(child).catch((error: unknown) => {
+      if (errnoCode(error) !== 'EEXIST') throw error;
+    });
+    return await open(child, DIRECTORY | NO_FOLLOW);
+  } catch (error) {
+    if (errnoCode(error) === 'ELOOP' || errnoCode(error) === 'ENOTDIR') throw new Error(CHANGED);
+    throw error;
+  } finally {
+    await parent.close();
+  }
+}
+
+/**
+ * Opens `physical` to create it: in its directory opened and checked first (Linux), or
+ * elsewhere after making the parents by path and resolving them again.
+ */
+async function openCreating(physical: string, flags: number): Promise<FileHandle> {
+  if (!PROC_FD) {
+    await mkdir(dirname(physical), { recursive: true });
+    if (physicalPath(dirname(physical)) !== dirname(physical)) throw new Error(CHANGED);
+    return open(physical, flags, 0o666);
+  }
+  const directory = await openDirectory(dirname(physical), true);
+  try {
+    return await open(`/proc/self/fd/${directory.fd}/${basename(physical)}`, flags, 0o666);
+  } finally {
+    await directory.close();
+  }
+}
+
 /**
  * Opens a path that `resolveInWorkspace` checked, so that what is read or written is what
- * was checked: the last name is not followed if it became a symlink since (O_NOFOLLOW; the
- * parents were resolved by the check), and the open file is checked again (fstat): a
- * regular file with a single link. Directories open for reading, for the caller to report.
+ * was checked: the last name is not followed if it became a symlink since (O_NOFOLLOW), a
+ * parent swapped for a symlink since is caught (the open file must be at `physical`), and the
+ * open file is checked again (fstat): a regular file with a single link. Directories open for
+ * reading, for the caller to report. With O_CREAT, missing parents are made.
  */
 async function openChecked(physical: string, flags: number, requested: string): Promise<FileHandle> {
   let handle: FileHandle;
   try {
-    handle = await open(physical, flags | NO_FOLLOW, 0o666);
+    handle = flags & constants.O_CREAT ? await openCreating(physical, flags | NO_FOLLOW) : await open(physical, flags | NO_FOLLOW);
   } catch (error) {
     if (errnoCode(error) === 'ELOOP') throw new Error('it is a symbolic link (it changed after the workspace check)');
     if (errnoCode(error) === 'EISDIR') throw new Error('it is a directory');
     throw error;
   }
   try {
+    await assertOpenedAt(handle, physical);
     const info = await handle.stat();
     if (!info.isFile() && !info.isDirectory()) throw new Error('it is not a regular file');
     if (info.isFile() && info.nlink > 1) throw new HardLinkError(requested, physical, info.nlink);
@@ -59,8 +124,9 @@ interface OpenedForUpdate {
 }
 
 /**
- * Opens a file to rewrite it: `created` says whether it did not exist (and now does, empty).
- * Returns undefined when it does not exist and `create` is false.
+ * Opens a file to rewrite it: `created` says whether it did not exist (and now does, empty,
+ * with any missing parent directories). Returns undefined when it does not exist and `create`
+ * is false.
  */
 export async function openForUpdate(physical: string, requested: string, create: boolean): Promise<OpenedForUpdate | undefined> {
   if (create) {

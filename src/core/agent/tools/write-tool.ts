@@ -1,5 +1,3 @@
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { z } from 'zod';
 import { openForUpdate, rewrite } from './file-content';
 import { structuredPatch, type PatchHunk } from './structured-patch';
@@ -35,7 +33,6 @@ export function createWriteTool(): Tool<WriteInput> {
       if (!file.ok) return toolFailure(file.error);
       const filePath = file.path;
       try {
-        await mkdir(dirname(file.physical), { recursive: true });
         const opened = await openForUpdate(file.physical, input.file_path, true);
         if (!opened) throw new Error('it vanished while being opened');
         let originalFile: string | null;
