@@ -14,10 +14,16 @@ export interface TimeoutDefaults {
   observerMs: number;
   interceptorMs: number;
   approvalMs: number;
-  commandMs: number;
+  /** command and http hooks; undefined: Claude Code's defaults (processHookTimeoutMs). */
+  commandMs?: number;
 }
 
-export const DEFAULT_TIMEOUTS: TimeoutDefaults = { observerMs: 500, interceptorMs: 5_000, approvalMs: 60_000, commandMs: 30_000 };
+export const DEFAULT_TIMEOUTS: TimeoutDefaults = { observerMs: 500, interceptorMs: 5_000, approvalMs: 60_000 };
+
+/** Claude Code's default for command and http hooks: 600 s, 30 s on UserPromptSubmit (a Stop hook may run a test suite). */
+export function processHookTimeoutMs(event: HookEventName): number {
+  return event === 'UserPromptSubmit' ? 30_000 : 600_000;
+}
 
 /** Extra time a handler gets to honour the abort before the dispatcher stops waiting. */
 const BACKSTOP_MS = 2_000;
@@ -200,7 +206,7 @@ export class HookDispatcher {
 
   timeoutFor(hook: HookDefinition): number {
     if (hook.timeoutMs !== undefined) return hook.timeoutMs;
-    if (hook.spec.type === 'command') return this.timeouts.commandMs;
+    if (hook.spec.type === 'command' || hook.spec.type === 'http') return this.timeouts.commandMs ?? processHookTimeoutMs(hook.event);
     // Claude Code's defaults for model hooks: 30 s for a prompt, 60 s for an agent.
     if (hook.spec.type === 'prompt') return 30_000;
     if (hook.spec.type === 'agent') return 60_000;

@@ -1,4 +1,4 @@
-import { DEFAULT_TIMEOUTS } from '../hooks/dispatcher';
+import { processHookTimeoutMs } from '../hooks/dispatcher';
 import { EVENT_INFO, type HookEventName } from '../hooks/events';
 
 /** What exit code 2 does on the events where it blocks (Claude Code's table, research §3.8). */
@@ -20,18 +20,16 @@ export function exit2Difference(event: HookEventName, elsewhere: string): string
   return `exit code 2 ${elsewhere}; in Hookpilot it ${EXIT2_EFFECT[event] ?? 'blocks'}`;
 }
 
-export const HOOKPILOT_COMMAND_TIMEOUT_S = DEFAULT_TIMEOUTS.commandMs / 1000;
+export const HOOKPILOT_COMMAND_TIMEOUT_S = processHookTimeoutMs('Stop') / 1000;
 
 /** Hookpilot's default timeout for a hook of this type on this event, in words. */
 export function hookpilotDefault(type: 'command' | 'http', event: HookEventName): string {
-  if (type === 'command') return `Hookpilot's default for command hooks is ${HOOKPILOT_COMMAND_TIMEOUT_S} s`;
-  const ms = EVENT_INFO[event].kind === 'observe' ? DEFAULT_TIMEOUTS.observerMs : DEFAULT_TIMEOUTS.interceptorMs;
-  return `Hookpilot's default for http hooks on ${event} is ${ms / 1000} s`;
+  return `Hookpilot's default for ${type} hooks on ${event} is ${processHookTimeoutMs(event) / 1000} s unless \`defaults.commandTimeoutMs\` says otherwise`;
 }
 
 /**
- * Claude Code's timeout for a command or http hook without one (research §3.5), written
- * out because Hookpilot's defaults are shorter. SessionEnd has a shared budget instead.
+ * Claude Code's timeout for a command or http hook without one, written out so that a
+ * `defaults.commandTimeoutMs` of the workspace does not shorten it. SessionEnd has a shared budget instead.
  */
 export function claudeDefaultTimeout(event: HookEventName): number | undefined {
   if (event === 'SessionEnd') return undefined;

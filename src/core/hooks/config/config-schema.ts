@@ -111,6 +111,16 @@ export const agentHandlerSchema = z
   })
   .meta({ id: 'agentHandler', title: 'agent hook' });
 
+export const mcpToolHandlerSchema = z
+  .strictObject({
+    type: z.literal('mcp_tool').describe('Call a tool on a connected MCP server (Claude Code\'s mcp_tool hook); its text answer is read like a command hook\'s stdout.'),
+    server: z.string().min(1).describe('The MCP server\'s name, as in .mcp.json or .vscode/mcp.json. A server that is not connected is a non-blocking error.'),
+    tool: z.string().min(1).describe('The tool to call on that server.'),
+    input: z.record(z.string(), z.unknown()).optional().describe('The tool\'s arguments; a string may name event fields, e.g. "${tool_input.file_path}".'),
+    ...commonHandlerFields,
+  })
+  .meta({ id: 'mcpToolHandler', title: 'mcp_tool hook' });
+
 export const HANDLER_SCHEMAS = {
   command: commandHandlerSchema,
   http: httpHandlerSchema,
@@ -118,6 +128,7 @@ export const HANDLER_SCHEMAS = {
   rpc: rpcHandlerSchema,
   prompt: promptHandlerSchema,
   agent: agentHandlerSchema,
+  mcp_tool: mcpToolHandlerSchema,
 } as const;
 
 export type ConfigHandlerType = keyof typeof HANDLER_SCHEMAS;
@@ -127,7 +138,8 @@ export type BuiltinHandlerConfig = z.infer<typeof builtinHandlerSchema>;
 export type RpcHandlerConfig = z.infer<typeof rpcHandlerSchema>;
 export type PromptHandlerConfig = z.infer<typeof promptHandlerSchema>;
 export type AgentHandlerConfig = z.infer<typeof agentHandlerSchema>;
-export type HandlerConfig = CommandHandlerConfig | HttpHandlerConfig | BuiltinHandlerConfig | RpcHandlerConfig | PromptHandlerConfig | AgentHandlerConfig;
+export type McpToolHandlerConfig = z.infer<typeof mcpToolHandlerSchema>;
+export type HandlerConfig = CommandHandlerConfig | HttpHandlerConfig | BuiltinHandlerConfig | RpcHandlerConfig | PromptHandlerConfig | AgentHandlerConfig | McpToolHandlerConfig;
 
 export const handlerSchema = z
   .discriminatedUnion('type', [commandHandlerSchema, httpHandlerSchema, builtinHandlerSchema, rpcHandlerSchema, promptHandlerSchema, agentHandlerSchema])
@@ -206,9 +218,9 @@ const builtinSettingSchema = z.union([z.boolean(), builtinSettingObjectSchema]).
 export const defaultsSchema = z
   .strictObject({
     observerTimeoutMs: milliseconds.optional().describe('Timeout for observe hooks, in milliseconds.'),
-    interceptorTimeoutMs: milliseconds.optional().describe('Timeout for intercept hooks (rpc, http, builtin), in milliseconds.'),
-    approvalTimeoutMs: milliseconds.optional().describe('Default timeout of in-process, rpc and http hooks on PermissionRequest, in milliseconds; a hook that does not answer in time denies (the time a person gets is a host setting).'),
-    commandTimeoutMs: milliseconds.optional().describe('Timeout for command hooks without their own `timeout`, in milliseconds.'),
+    interceptorTimeoutMs: milliseconds.optional().describe('Timeout for intercept hooks (rpc, builtin), in milliseconds.'),
+    approvalTimeoutMs: milliseconds.optional().describe('Default timeout of in-process and rpc hooks on PermissionRequest, in milliseconds; a hook that does not answer in time denies (the time a person gets is a host setting).'),
+    commandTimeoutMs: milliseconds.optional().describe('Timeout for command and http hooks without their own `timeout`, in milliseconds. Default: Claude Code\'s, 600000 (30000 on UserPromptSubmit).'),
   })
   .describe('Default timeouts.');
 
