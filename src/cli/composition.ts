@@ -28,6 +28,9 @@ export interface EngineSetup {
   startProcesses?: boolean;
 }
 
+/** Next to the CLI in the bundle (dist/); absent when the CLI runs from source. */
+const BUNDLED_SPAWNER = path.join(__dirname, 'process-spawner.js');
+
 /**
  * The CLI's one composition root. The CLI is a trusted context, like `claude -p`: the
  * workspace's hooks run. Hooks come from the user's settings, the workspace's
@@ -44,8 +47,9 @@ export async function createEngine(setup: EngineSetup): Promise<HookEngine> {
     log: setup.log,
     secretValues: setup.secretValues,
     startProcesses: setup.startProcesses,
-    // No spawner helpers: a CLI process is small, so forking from it is cheap, and a one-shot
-    // run would pay for starting the helpers without gaining from them.
+    // A fork costs in proportion to the forking process's memory, which grows with a long
+    // session: hooks and the Bash tool fork from the small spawner helpers of the bundle.
+    spawnerModulePath: existsSync(BUNDLED_SPAWNER) ? BUNDLED_SPAWNER : undefined,
   });
   await engine.reload(loadWorkspaceConfigs(setup.projectDir, { userSettingsFile: userSettingsFile(setup.env), extraFiles }));
   return engine;
@@ -126,6 +130,7 @@ export function createSession(engine: HookEngine, setup: SessionSetup): AgentSes
     redactor: engine.audit.redactor,
     disallowedTools: setup.disallowedTools,
     extraTools: setup.extraTools,
+    spawnerModulePath: engine.options.spawnerModulePath,
     maxSteps: setup.maxSteps,
     cancellation: engine.builtins.cancellation,
     persistAllowRule: (rule) =>

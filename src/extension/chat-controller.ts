@@ -320,6 +320,7 @@ export class ChatController extends Disposable {
       // The engine's registry (the key, secret-looking variables, .env values): the model and the transcript never see them.
       redactor: engine.audit.redactor,
       passEnv: config.bashPassEnv(),
+      spawnerModulePath: engine.options.spawnerModulePath,
     });
     this.session = session;
     this.sessionEvents = session.onEvent((event) => this.onAgentEvent(event));

@@ -1,12 +1,15 @@
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createBashTool, type BashInput } from '../../src/core/agent/tools/bash-tool';
 import { resolveShell } from '../../src/core/agent/tools/shell-environment';
 import type { ToolContext, ToolResult } from '../../src/core/agent/tools/tool';
 import { PrestartedShells } from '../../src/core/process/prestarted-shells';
+import { BASH_SHELLS_ARG } from '../../src/core/process/spawner/spawner-protocol';
+import { SpawnerProcessRunner } from '../../src/core/process/spawner/spawner-process-runner';
 import { untilWaiting } from '../support/prestarted';
+import { SPAWNER_EXEC_ARGV, SPAWNER_SOURCE } from '../support/spawner';
 import { waitUntilDead } from '../support/process-liveness';
 
 let dir: string;
@@ -17,6 +20,9 @@ noShells.dispose();
 const fresh = createBashTool(noShells);
 const waitingShells = new PrestartedShells({ bash: true });
 const prestarted = createBashTool(waitingShells);
+/** A spawner helper with bash shells, as the CLI and the extension run the tool. */
+const helper = new SpawnerProcessRunner({ modulePath: SPAWNER_SOURCE, execArgv: SPAWNER_EXEC_ARGV, args: [BASH_SHELLS_ARG] });
+const viaHelper = createBashTool(helper);
 let bash = fresh;
 let throughWaitingShell = false;
 
@@ -24,7 +30,10 @@ beforeEach(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'tools-bash-')));
 });
 
-afterAll(() => waitingShells.dispose());
+afterAll(() => {
+  waitingShells.dispose();
+  helper.dispose();
+});
 
 afterEach(() => {
   for (const pid of leftovers.splice(0)) {
@@ -62,13 +71,11 @@ function readPid(file: string): number {
   return pid;
 }
 
-describe.each([
-  ['spawned afresh', false],
-  ['from a waiting bash', true],
-])('Bash tool, %s', (_mode, viaWaitingShell) => {
-  beforeEach(() => {
-    throughWaitingShell = viaWaitingShell;
-    bash = viaWaitingShell ? prestarted : fresh;
+describe.each([['spawned afresh'], ['from a waiting bash'], ['through the spawner helper']] as const)('Bash tool, %s', (mode) => {
+  beforeEach(async () => {
+    throughWaitingShell = mode === 'from a waiting bash';
+    bash = mode === 'spawned afresh' ? fresh : mode === 'from a waiting bash' ? prestarted : viaHelper;
+    if (mode === 'through the spawner helper') await untilHelperReady();
   });
 
   it('returns stdout and stderr in the Claude Code response shape', async () => {
@@ -190,6 +197,30 @@ describe.each([
     expect(bash.inputSchema.safeParse({ command: 'ls', timeout: 600_001 }).success).toBe(false);
     expect(bash.inputSchema.safeParse({ command: 'ls', timeout: 600_000 }).success).toBe(true);
     expect(bash.inputSchema.safeParse({ timeout: 10 }).success).toBe(false);
+  });
+});
+
+async function untilHelperReady(): Promise<void> {
+  helper.warmUp();
+  const deadline = Date.now() + 20_000;
+  while (!helper.viaHelper) {
+    if (Date.now() > deadline) throw new Error('the spawner helper did not become ready');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('Bash tool through the spawner helper', () => {
+  it('runs the command in a bash the helper started ahead of need, not in this process', async () => {
+    await untilHelperReady();
+    await viaHelper.run({ command: 'true' }, context());
+    // The helper starts the next shell once the run is over; give it the time to.
+    await vi.waitFor(async () => {
+      const result = await viaHelper.run({ command: 'echo "$PPID $(cut -d" " -f22 /proc/$$/stat) $(cut -d" " -f22 /proc/self/stat)"' }, context());
+      const [parent, shellStart, commandStart] = (result.ok ? result.content : '').split(' ').map(Number);
+      expect(parent).toBe(helper.helperPid);
+      // Started before the command line it runs (clock ticks since boot).
+      expect(shellStart).toBeLessThan(commandStart);
+    }, { timeout: 10_000, interval: 50 });
   });
 });
 

@@ -15,6 +15,8 @@ import { SubagentRunner } from './subagent-runner';
 import { baseSystemPrompt, withExtensions } from './system-prompt';
 import { createTaskTool } from './task-tool';
 import { ToolExecutor } from './tool-executor';
+import { BASH_SHELLS_ARG } from '../process/spawner/spawner-protocol';
+import { SpawnerProcessRunner } from '../process/spawner/spawner-process-runner';
 import { createBuiltinTools } from './tools/builtin-tools';
 import { TodoStore } from './tools/todo-store';
 import type { Tool } from './tools/tool';
@@ -56,6 +58,12 @@ export interface AgentSessionOptions {
   passEnv?: readonly string[];
   /** More tools for the main agent (MCP servers' tools); subagents do not get them. */
   extraTools?: readonly Tool[];
+  /**
+   * The built process-spawner helper: the Bash tool's commands are forked from it (from bash
+   * shells it starts ahead of need) instead of from this process, whose forks get slower as
+   * a long session grows its memory. Without it, they are forked from here.
+   */
+  spawnerModulePath?: string;
 }
 
 /**
@@ -70,6 +78,7 @@ export class AgentSession {
   private readonly events = new Emitter<AgentEvent>();
   private readonly transcript: Transcript;
   private readonly tools: Tool[];
+  private readonly bashRunner: SpawnerProcessRunner | undefined;
   private readonly executor: ToolExecutor;
   private readonly compactor: Compactor;
   private readonly gate: PermissionGate;
@@ -100,7 +109,11 @@ export class AgentSession {
     };
     this.compactor = new Compactor(this.model, options.modelName, options.contextBudgetTokens ?? 100_000, emit);
     const withheld = new Set(options.disallowedTools ?? []);
-    const builtins: Tool[] = createBuiltinTools(this.todos);
+    if (options.spawnerModulePath) {
+      this.bashRunner = new SpawnerProcessRunner({ modulePath: options.spawnerModulePath, args: [BASH_SHELLS_ARG] });
+      this.bashRunner.warmUp();
+    }
+    const builtins: Tool[] = createBuiltinTools(this.todos, this.bashRunner);
     const executorFor = (hooks: SessionHooks, tools: readonly Tool[]) =>
       new ToolExecutor({
         tools: new Map(tools.map((t) => [t.name, t])),
@@ -318,6 +331,7 @@ export class AgentSession {
     // SessionEnd's own async hooks had the drain to finish.
     await dispatcher.cancelAsync('the session ended', this.id);
     this.transcript.close();
+    this.bashRunner?.dispose();
     this.events.fire({ type: 'session_ended', reason });
   }
 

@@ -1,7 +1,8 @@
 import { constants } from 'node:os';
 import { z } from 'zod';
 import { PrestartedShells } from '../../process/prestarted-shells';
-import { runProcess, type ProcessResult } from '../../process/run-process';
+import type { ProcessRunner } from '../../process/process-runner';
+import { runProcess, type ProcessResult, type RunProcessOptions } from '../../process/run-process';
 import { MAX_TOOL_OUTPUT_CHARS, truncateMiddle } from './output-limits';
 import { envWithoutSecrets, resolveShell } from './shell-environment';
 import { toolFailure, type Tool, type ToolResult } from './tool';
@@ -61,9 +62,12 @@ function withOutput(headline: string, output: string): string {
 
 /**
  * Forking this process and exec'ing bash is most of a short command's cost: a bash waits,
- * started after the previous command, in the same directory and environment (`shells`).
+ * started after the previous command, in the same directory and environment. `runner` (a
+ * spawner helper started with `--bash-shells`) forks them from a small process instead: a
+ * fork costs in proportion to the forking process's memory, which grows with a session.
  */
-export function createBashTool(shells = new PrestartedShells({ bash: true })): Tool<BashInput> {
+export function createBashTool(runner: ProcessRunner | PrestartedShells = new PrestartedShells({ bash: true })): Tool<BashInput> {
+  const run = runner instanceof PrestartedShells ? (options: RunProcessOptions) => runProcess(options, runner) : (options: RunProcessOptions) => runner.run(options);
   return {
     name: 'Bash',
     category: 'execute',
@@ -78,7 +82,7 @@ export function createBashTool(shells = new PrestartedShells({ bash: true })): T
       if (input.run_in_background) return toolFailure(BACKGROUND_UNSUPPORTED);
       const timeoutMs = input.timeout ?? DEFAULT_BASH_TIMEOUT_MS;
       const env = envWithoutSecrets(ctx.env, ctx.passEnv);
-      const result = await runProcess({
+      const result = await run({
         command: input.command,
         shell: resolveShell(env),
         cwd: ctx.cwd,
@@ -86,7 +90,7 @@ export function createBashTool(shells = new PrestartedShells({ bash: true })): T
         timeoutMs,
         signal: ctx.signal,
         maxOutputBytes: MAX_CAPTURE_BYTES,
-      }, shells);
+      });
       const interrupted = result.timedOut || result.aborted;
       const response: BashResponse = {
         stdout: truncateMiddle(result.stdout),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PrestartedShells } from '../prestarted-shells';
 import { noOutputResult, runProcess } from '../run-process';
-import { hostToSpawnerSchema, type SpawnerToHost } from './spawner-protocol';
+import { BASH_SHELLS_ARG, hostToSpawnerSchema, type SpawnerToHost } from './spawner-protocol';
 
 /**
  * The spawner helper: a small Node process that runs hook processes for its host. Forking
@@ -16,7 +16,8 @@ interface RunningProcess {
 }
 
 const running = new Map<number, RunningProcess>();
-const shells = new PrestartedShells();
+/** One helper serves command hooks (sh) or the Bash tool (bash), never both. */
+const shells = new PrestartedShells({ bash: process.argv.includes(BASH_SHELLS_ARG) });
 /** Enough of a request to answer it, when the rest does not parse. */
 const requestIdSchema = z.object({ type: z.literal('run'), id: z.number() });
 

@@ -11,6 +11,8 @@ export interface SpawnerProcessRunnerOptions {
   modulePath: string;
   /** Node flags for the helper (a TypeScript loader in tests); never the host's own, which may hold --inspect. */
   execArgv?: string[];
+  /** The helper's arguments: `--bash-shells` prestarts bash for the Bash tool (see PrestartedShells). */
+  args?: string[];
   log?: (level: 'info' | 'warn', message: string) => void;
 }
 
@@ -110,7 +112,7 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
       this.options.log?.('info', `process spawner ${this.options.modulePath} is not built; hook processes are spawned directly`);
       return undefined;
     }
-    const helper = fork(this.options.modulePath, [], {
+    const helper = fork(this.options.modulePath, this.options.args ?? [], {
       execArgv: this.options.execArgv ?? [],
       // Inside VS Code, process.execPath is Electron: ELECTRON_RUN_AS_NODE makes it behave as Node.
       env: { ...withoutHostOnlyVariables(process.env), ELECTRON_RUN_AS_NODE: '1' },

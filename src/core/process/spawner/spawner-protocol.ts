@@ -5,6 +5,9 @@ import { z } from 'zod';
  * what they receive: a message that does not parse is dropped, never trusted.
  */
 
+/** The helper's argument for a Bash tool helper: its waiting shells are bash. */
+export const BASH_SHELLS_ARG = '--bash-shells';
+
 /** What the helper needs of RunProcessOptions: everything but the callbacks and the signal. */
 export const spawnRequestOptionsSchema = z.object({
   command: z.string(),
