@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -52,6 +52,10 @@ function contentText(content: unknown): string {
   return typeof content === 'string' ? content : JSON.stringify(content ?? '');
 }
 
+// The steering step's command waits for this file: the note is typed while it runs, whatever the machine's speed.
+const STEERING_RELEASE = 'steering-release';
+const STEERING_COMMAND = `while [ ! -f ${STEERING_RELEASE} ]; do sleep 0.1; done`;
+
 /** The prompt this request answers, and how many tool results came back since it. */
 function turnOf(request: RecordedRequest): { prompt: keyof typeof PROMPTS | undefined; toolResults: number } {
   const { messages } = request.body;
@@ -72,7 +76,7 @@ function script(request: RecordedRequest): ScriptedReply {
     trustedFirst: [bash('rm -rf keep.txt'), bash('echo allowed > allowed.txt'), bash('echo denied > denied.txt'), text(FINAL_TEXTS.trustedFirst)],
     trustedSecond: [bash('rm -rf keep.txt'), text(FINAL_TEXTS.trustedSecond)],
     // The final answer says whether the note typed during the command reached the model.
-    steering: [bash('sleep 3'), text(request.body.messages.some((m) => contentText(m.content).includes(STEERING_NOTE)) ? FINAL_TEXTS.steering : 'E2E-NO-NOTE')],
+    steering: [bash(STEERING_COMMAND), text(request.body.messages.some((m) => contentText(m.content).includes(STEERING_NOTE)) ? FINAL_TEXTS.steering : 'E2E-NO-NOTE')],
     restricted: [bash('rm -rf keep.txt'), text(FINAL_TEXTS.restricted)],
   };
   // Anything else the extension asks (a title, a summary) gets a plain answer.
@@ -230,8 +234,8 @@ describe('trusted workspace', () => {
   it('queues a message typed while the agent works and gives it to the model after the running step', async () => {
     chat = await openChat(page());
     await sendPrompt(chat, PROMPTS.steering);
-    expect(await answerModal(page(), 'Allow once')).toContain('sleep 3');
-    // The command takes 3 s; meanwhile the user types a note.
+    expect(await answerModal(page(), 'Allow once')).toContain(STEERING_RELEASE);
+    // The command runs until the test releases it; meanwhile the user types a note.
     await chat.locator('[data-testid="cancel"]').waitFor({ state: 'visible', timeout: 10_000 });
     const input = chat.locator('textarea.composer-input');
     await input.fill(STEERING_NOTE);
@@ -239,6 +243,7 @@ describe('trusted workspace', () => {
     const queued = chat.locator('[data-testid="queued-note"]');
     await queued.waitFor({ state: 'visible', timeout: 10_000 });
     await screenshot(page(), 'hookpilot-5b-steering-queued');
+    await writeFile(path.join(folder, STEERING_RELEASE), '');
     await waitForText(chat, FINAL_TEXTS.steering);
     expect(await queued.count()).toBe(0);
     const delivered = model.requests.find((r) => r.body.messages.some((m) => contentText(m.content).includes(STEERING_NOTE)));
