@@ -16,6 +16,11 @@ export type BashAnalysis =
       commands: SimpleCommand[];
       redirects: RedirectTarget[];
       /**
+       * Text the line hands to commands outside their words: assignment values, `for` lists,
+       * here-string and here-doc texts. Checks on paths look at these too (`f=../x; cat $f`).
+       */
+      values: string[];
+      /**
        * Why the line may run code no rule can see (command or process substitution, arithmetic,
        * a function definition, ...); empty when every command is visible. Never auto-allowed.
        */
@@ -32,6 +37,8 @@ export interface SimpleCommand {
   assigned: string[];
   /** Whether the command name is not fixed text (an expansion or a glob): then anything may run. */
   dynamicName: boolean;
+  /** The here-doc and here-string texts fed to the command (`sh <<< 'rm x'` runs them); undefined: none. */
+  stdin?: string[];
 }
 
 export interface RedirectTarget {
@@ -86,7 +93,10 @@ function analyze(command: string): BashAnalysis {
   }
   const commands: SimpleCommand[] = [];
   const redirects: RedirectTarget[] = [];
+  const values: string[] = [];
   const hidden = new Set<string>();
+  // The walk visits a statement, then its command: the statement's here-docs belong to that command.
+  let stdin: string[] | undefined;
   syntax.Walk(file, (node) => {
     if (node === null || node === undefined) return true;
     const type = syntax.NodeType(node);
@@ -96,12 +106,19 @@ function analyze(command: string): BashAnalysis {
     // Where bash is missing the Bash tool runs sh, which ends `$'a\'` at the escaped quote.
     const quoted = type === 'SglQuoted' ? (node as sh.SglQuoted) : undefined;
     if (quoted?.Dollar && quoted.Value.includes("\\'")) hidden.add("$'...' with an escaped quote");
-    if (type === 'CallExpr') collectCall(node as sh.CallExpr, commands, hidden);
+    if (type === 'Stmt') {
+      stdin = stdinTexts(node as sh.Stmt);
+      values.push(...(stdin ?? []));
+    }
+    if (type === 'CallExpr') collectCall(node as sh.CallExpr, commands, hidden, stdin);
+    if (type === 'CallExpr' || type === 'DeclClause') stdin = undefined;
     if (type === 'DeclClause') collectDecl(node as sh.DeclClause, commands, hidden);
     if (type === 'Redirect') collectRedirect(node as sh.Redirect, redirects);
+    if (type === 'Assign' && (node as sh.Assign).Value) values.push(wordValue((node as sh.Assign).Value!).text);
+    if (type === 'WordIter') collectLoop(node as sh.WordIter, values, hidden);
     return true;
   });
-  return { kind: 'parsed', commands, redirects, hidden: [...hidden] };
+  return { kind: 'parsed', commands, redirects, values, hidden: [...hidden] };
 }
 
 /** The parser throws Go errors: objects with an `Error()` method, not Error instances. */
@@ -131,17 +148,64 @@ function isPlainParameter(node: sh.ParamExp): boolean {
   return !node.Excl && !node.Length && !node.Width && !node.Index && !node.Slice && !node.Repl && !node.Exp && !node.Names;
 }
 
-function collectCall(call: sh.CallExpr, commands: SimpleCommand[], hidden: Set<string>): void {
+/**
+ * Variables that decide what a command runs (`PATH=. git`, `GIT_EXTERNAL_DIFF=x git diff`,
+ * `LD_PRELOAD=...`): a line that sets one is not what its commands' words say.
+ */
+export const RISKY_VARIABLE = new RegExp(
+  `^(${[
+    'PATH', 'IFS', 'ENV', 'BASH_ENV', 'SHELL', 'SHELLOPTS', 'BASHOPTS', 'PS4', 'PROMPT_COMMAND', 'CDPATH', 'GLOBIGNORE', 'HOME',
+    'PAGER', 'EDITOR', 'VISUAL', 'BROWSER', 'NODE_PATH', 'LD_\\w*', 'DYLD_\\w*', 'GIT_\\w*', 'BASH_FUNC_\\w*', 'PYTHON\\w*', 'PERL\\w*',
+    'RUBY\\w*', '\\w*_COMMAND', '\\w*_PAGER', '\\w*_EDITOR', '\\w*_OPTIONS', '\\w*_SHELL', 'NODE_OPTIONS', 'TMPDIR', 'XDG_\\w*',
+  ].join('|')})$`,
+);
+
+/**
+ * Builtins that take variable names: bash evaluates a subscript in one (`printf -v 'a[x]'`) as
+ * arithmetic, which expands `x` again, and a `$(...)` in its value runs. Some need an option first.
+ */
+const NAME_TAKING: Record<string, string | undefined> = {
+  read: '', unset: '', mapfile: '', readarray: '', getopts: '', printf: '-v', test: '-v', '[': '-v', wait: '-p',
+};
+
+function collectCall(call: sh.CallExpr, commands: SimpleCommand[], hidden: Set<string>, stdin: string[] | undefined): void {
   const assigned = call.Assigns.flatMap((a) => (a?.Name ? [a.Name.Value] : []));
   const words = call.Args.flatMap((w) => (w ? [wordValue(w)] : []));
   if (words.length === 0) {
-    // `a=1` alone runs nothing, but `a=(...)`-style arrays and indexed assignments evaluate arithmetic.
+    // `a=1` alone runs nothing, but `a=(...)`-style arrays and indexed assignments evaluate arithmetic,
+    // and `PATH=...; git status` changes which git runs.
     if (call.Assigns.some((a) => a && (a.Index || a.Array))) hidden.add('an array assignment');
+    const risky = assigned.find((name) => RISKY_VARIABLE.test(name));
+    if (risky) hidden.add(`an assignment of ${risky}, which decides what later commands run`);
     return;
   }
-  // `printf -v 'a[$(cmd)]'`, `read`, `unset`, `test -v` evaluate a subscript in a name they are given.
-  if (words.some((w) => w.text.includes('[') && /\$\(|`/.test(w.text))) hidden.add('a variable subscript that bash may evaluate');
-  commands.push({ words: words.map((w) => w.text), assigned, dynamicName: words[0].expands || words[0].glob });
+  const texts = words.map((w) => w.text);
+  if (texts.some((w) => w.includes('[') && /\$\(|`/.test(w))) hidden.add('a variable subscript that bash may evaluate');
+  const option = NAME_TAKING[texts[0]];
+  if (option !== undefined && (option === '' || texts.includes(option))) {
+    if (texts.slice(1).some((w) => w.includes('['))) hidden.add(`a variable subscript given to ${texts[0]} (bash evaluates it)`);
+    const risky = texts.slice(1).find((w) => RISKY_VARIABLE.test(w));
+    if (risky) hidden.add(`${texts[0]} sets ${risky}, which decides what later commands run`);
+  }
+  commands.push({ words: texts, assigned, dynamicName: words[0].expands || words[0].glob, ...(stdin ? { stdin } : {}) });
+}
+
+function collectLoop(loop: sh.WordIter, values: string[], hidden: Set<string>): void {
+  const name = loop.Name?.Value ?? '';
+  if (RISKY_VARIABLE.test(name)) hidden.add(`a loop over ${name}, which decides what commands run`);
+  for (const item of loop.Items) if (item) values.push(wordValue(item).text);
+}
+
+/** The here-doc bodies and here-strings of a statement's redirections. */
+function stdinTexts(stmt: sh.Stmt): string[] | undefined {
+  const texts: string[] = [];
+  for (const redirect of stmt.Redirs) {
+    if (!redirect) continue;
+    const op = shell().redirectOps.get(redirect.Op as unknown as number);
+    if (op === '<<<' && redirect.Word) texts.push(wordValue(redirect.Word).text);
+    if ((op === '<<' || op === '<<-') && redirect.Hdoc) texts.push(wordValue(redirect.Hdoc).text);
+  }
+  return texts.length > 0 ? texts : undefined;
 }
 
 function collectDecl(decl: sh.DeclClause, commands: SimpleCommand[], hidden: Set<string>): void {
@@ -153,6 +217,11 @@ function collectDecl(decl: sh.DeclClause, commands: SimpleCommand[], hidden: Set
   }
   // An integer variable or a nameref makes later plain assignments evaluate arithmetic.
   if (words.some((w) => /^[-+][a-zA-Z]*[in]/.test(w))) hidden.add(`${words[0]} -i or -n`);
+  if (decl.Args.some((a) => a && (a.Index || (a.Naked && a.Value && wordValue(a.Value).text.includes('['))))) {
+    hidden.add(`a variable subscript given to ${words[0]} (bash evaluates it)`);
+  }
+  const risky = decl.Args.map((a) => (a?.Naked && a.Value ? wordValue(a.Value).text : (a?.Name?.Value ?? ''))).find((n) => RISKY_VARIABLE.test(n));
+  if (risky) hidden.add(`${words[0]} sets ${risky}, which decides what later commands run`);
   commands.push({ words, assigned: [], dynamicName: false });
 }
 

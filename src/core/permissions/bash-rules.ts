@@ -1,5 +1,6 @@
-import { analyzeBashCommand, type BashAnalysis, type RedirectTarget, type SimpleCommand } from './bash-command';
-import { commandForms, HIDING_COMMANDS, nestedScript, type CommandForm } from './bash-wrappers';
+import { analyzeBashCommand, RISKY_VARIABLE, type BashAnalysis, type RedirectTarget, type SimpleCommand } from './bash-command';
+import { commandForms, commandName, findExecCommands, HIDING_COMMANDS, nestedScript, type CommandForm } from './bash-wrappers';
+import { codeOptions, patternNames } from './code-options';
 import { HOLE, wildcardCouldMatch, wildcardMatch } from './wildcard';
 
 /**
@@ -10,18 +11,9 @@ import { HOLE, wildcardCouldMatch, wildcardMatch } from './wildcard';
  */
 export type BashRuleMatch = 'match' | 'no-match' | 'unparseable';
 
-/**
- * Variables that decide what a command runs (`PATH=. git`, `GIT_EXTERNAL_DIFF=x git diff`,
- * `LD_PRELOAD=...`): a leading assignment of one of them is not stripped for an allow rule.
- */
-const RISKY_VARIABLE = new RegExp(
-  `^(${[
-    'PATH', 'IFS', 'ENV', 'BASH_ENV', 'SHELL', 'SHELLOPTS', 'BASHOPTS', 'PS4', 'PROMPT_COMMAND', 'CDPATH', 'GLOBIGNORE', 'HOME',
-    'PAGER', 'EDITOR', 'VISUAL', 'BROWSER', 'NODE_PATH', 'LD_\\w*', 'DYLD_\\w*', 'GIT_\\w*', 'BASH_FUNC_\\w*', 'PYTHON\\w*', 'PERL\\w*',
-    'RUBY\\w*', '\\w*_COMMAND', '\\w*_PAGER', '\\w*_EDITOR', '\\w*_OPTIONS', '\\w*_SHELL',
-  ].join('|')})$`,
-);
 const MAX_NESTING = 3;
+/** `find -exec find -exec ...` adds commands to check: a bound on them. */
+const MAX_COMMANDS = 1_000;
 
 /**
  * Whether a rule pattern (undefined: any command) matches some subcommand. 'unparseable'
@@ -33,23 +25,38 @@ export function bashRuleMatches(pattern: string | undefined, command: string, de
   const analysis = analyzeBashCommand(command);
   if (analysis.kind === 'unparseable') return heuristicMatch(pattern, command) ? 'match' : 'unparseable';
   let could = false;
-  for (const simple of analysis.commands) {
-    const forms = commandForms(simple);
+  const queue = [...analysis.commands];
+  for (let i = 0; i < queue.length && i < MAX_COMMANDS; i += 1) {
+    const simple = queue[i];
+    const forms = commandForms(simple, true);
     // Behind a wrapper, options this reading does not know (`env -C dir rm`, `sudo -E rm`) could
     // hide where the command starts: a deny rule is tried from every later word as well.
-    if (forms.length > 1 && innerSuffixes(forms[1].words).some((words) => wildcardMatch(pattern, words.join(' ')))) return 'match';
+    if (forms.length > 1 && innerSuffixes(forms[1].words).some((words) => namesMatch(pattern, words))) return 'match';
     for (const form of forms) {
-      const text = matchText(form.words, simple.dynamicName && form.words === simple.words);
-      if (wildcardMatch(pattern, text)) return 'match';
-      if (wildcardCouldMatch(pattern, text)) could = true;
-      const script = nestedScript(form.words);
-      if (script === undefined || depth >= MAX_NESTING) continue;
+      const dynamic = simple.dynamicName && form.words === simple.words;
+      if (dynamic ? wildcardMatch(pattern, matchText(form.words, true)) : namesMatch(pattern, form.words)) return 'match';
+      if (wildcardCouldMatch(pattern, matchText(form.words, dynamic))) could = true;
+      queue.push(...findExecCommands(form.words).map((words) => ({ words, assigned: [], dynamicName: false })));
+      const script = nestedScript(form.words, form.words === simple.words ? simple.stdin : undefined);
+      if (script === undefined) continue;
+      // Too deep to look inside: it might match, which is never the same as "it does not".
+      if (depth >= MAX_NESTING) {
+        could = true;
+        continue;
+      }
       const nested = bashRuleMatches(pattern, script, depth + 1);
       if (nested === 'match') return 'match';
       if (nested === 'unparseable') could = true;
     }
   }
-  return could ? 'unparseable' : 'no-match';
+  return could || queue.length > MAX_COMMANDS ? 'unparseable' : 'no-match';
+}
+
+/** The words as written, or with the command name by its basename (`/bin/rm` is rm to `Bash(rm *)`). */
+function namesMatch(pattern: string, words: string[]): boolean {
+  if (wildcardMatch(pattern, words.join(' '))) return true;
+  const name = commandName(words[0]);
+  return name !== words[0] && wildcardMatch(pattern, [name, ...words.slice(1)].join(' '));
 }
 
 const MAX_SUFFIXES = 32;
@@ -76,7 +83,7 @@ function heuristicMatch(pattern: string, command: string): boolean {
     const words = fragment.replace(/["'\\]/g, '').trim().split(/\s+/).filter((w) => w !== '');
     while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0])) words.shift();
     if (words.length === 0) return false;
-    return commandForms({ words, assigned: [], dynamicName: false }).some((form) => wildcardMatch(pattern, form.words.join(' ')));
+    return commandForms({ words, assigned: [], dynamicName: false }, true).some((form) => namesMatch(pattern, form.words));
   });
 }
 
@@ -122,5 +129,6 @@ function formAllowedBy(pattern: string, forms: CommandForm[], k: number): boolea
   const name = forms[k].words[0];
   const mustName = k < forms.length - 1 || HIDING_COMMANDS.has(name);
   if (mustName && pattern.split(' ')[0] !== name) return false;
+  if (!codeOptions(forms[k].words).every((option) => patternNames(pattern, option))) return false;
   return wildcardMatch(pattern, forms[k].words.join(' '));
 }

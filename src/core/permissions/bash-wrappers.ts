@@ -1,4 +1,5 @@
 import { analyzeBashCommand, type SimpleCommand } from './bash-command';
+import { HOLE } from './wildcard';
 
 /**
  * Commands that run another command. Rules match the command inside them (as Claude Code
@@ -11,8 +12,23 @@ import { analyzeBashCommand, type SimpleCommand } from './bash-command';
  */
 export const HIDING_COMMANDS = new Set([
   'eval', 'source', '.', 'trap', 'alias', 'watch', 'su', 'sudo', 'doas', 'xargs', 'env',
-  'sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'csh', 'tcsh',
+  'sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'csh', 'tcsh', 'script', 'runuser', 'busybox', 'parallel',
 ]);
+
+/**
+ * Programs that start the command given in their later words, with options this reading does
+ * not know (`stdbuf -o0 rm`, `flock f rm`): stripped for deny rules, never granted through.
+ */
+const LAUNCHERS = new Set([
+  'stdbuf', 'setsid', 'ionice', 'flock', 'strace', 'ltrace', 'chroot', 'unshare', 'nsenter', 'taskset', 'chrt', 'runuser', 'sg',
+  'parallel', 'watch', 'busybox', 'time', 'caffeinate', 'firejail', 'systemd-run', 'torsocks', 'proxychains', 'catchsegv', 'valgrind',
+]);
+
+/** A command name as deny rules see it: `/bin/rm` and `./rm` are rm. */
+export function commandName(word: string): string {
+  const slash = word.lastIndexOf('/');
+  return slash === -1 ? word : word.slice(slash + 1);
+}
 
 export interface CommandForm {
   words: string[];
@@ -22,12 +38,16 @@ export interface CommandForm {
   transparent: boolean;
 }
 
-/** The command as written, then each command found by stripping one wrapper, outermost first. */
-export function commandForms(command: SimpleCommand): CommandForm[] {
+/**
+ * The command as written, then each command found by stripping one wrapper, outermost first.
+ * `loose` (deny rules, protected files) knows wrappers by their basename (`/usr/bin/env rm`)
+ * and strips launchers too; an allow rule only looks through a wrapper spelled plainly.
+ */
+export function commandForms(command: SimpleCommand, loose = false): CommandForm[] {
   const forms: CommandForm[] = [{ words: command.words, assigned: command.assigned, transparent: false }];
   for (let depth = 0; depth < 8; depth += 1) {
     const last = forms[forms.length - 1];
-    const inner = stripWrapper(last.words);
+    const inner = stripWrapper(last.words, loose);
     if (!inner || inner.words.length === 0) break;
     forms.push({ words: inner.words, assigned: [...last.assigned, ...inner.assigned], transparent: inner.transparent });
   }
@@ -59,9 +79,10 @@ function skipOptions(words: string[], name: string): number {
   return i;
 }
 
-function stripWrapper(words: string[]): Stripped | undefined {
-  const name = words[0];
+function stripWrapper(words: string[], loose: boolean): Stripped | undefined {
+  const name = loose ? commandName(words[0]) : words[0];
   const plain = (rest: string[], transparent = true): Stripped => ({ words: rest, assigned: [], transparent });
+  if (loose && LAUNCHERS.has(name)) return plain(words.slice(skipOptions(words, name)), false);
   switch (name) {
     case 'nohup':
     case 'builtin':
@@ -104,23 +125,67 @@ function stripEnv(words: string[]): Stripped {
   return { words: words.slice(i), assigned, transparent };
 }
 
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh']);
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'csh', 'tcsh', 'ash', 'yash', 'posh', 'rbash']);
+const STDIN_FILES = new Set(['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0', '-']);
 
 /**
  * The code a command runs from a string (`bash -c '...'`, `eval ...`, `trap '...' EXIT`,
- * `su -c '...'`, `watch '...'`), so that deny rules can look inside it.
+ * `su -c '...'`, `watch '...'`, `env -S '...'`), so that deny rules can look inside it. A shell
+ * that reads its input (`sh <<< 'rm x'`, `echo 'rm x' | sh`) runs its here-doc or here-string,
+ * or, when that is not known, a HOLE: any command at all. Names are taken by their basename.
  */
-export function nestedScript(words: string[]): string | undefined {
-  const [name, ...args] = words;
-  if (name === 'eval') return args.join(' ');
-  if (name === 'trap') return args[0] !== undefined && !args[0].startsWith('-') ? args[0] : undefined;
+export function nestedScript(words: string[], stdin?: readonly string[]): string | undefined {
+  const [word, ...args] = words;
+  const name = commandName(word);
+  const fromInput = () => (stdin && stdin.length > 0 ? stdin.join('\n') : HOLE);
+  const afterDashes = args[0] === '--' ? args.slice(1) : args;
+  if (name === 'eval') return afterDashes.join(' ');
+  if (name === 'trap') return afterDashes[0] !== undefined && !afterDashes[0].startsWith('-') ? afterDashes[0] : undefined;
   if (name === 'watch') return args.filter((a) => !a.startsWith('-')).join(' ');
-  if (name === 'su') return args.includes('-c') ? args[args.indexOf('-c') + 1] : undefined;
+  if (name === 'su' || name === 'runuser' || name === 'script') return optionValue(args, ['-c', '--command']);
+  if (name === 'env') return optionValue(args, ['-S', '--split-string']);
+  if ((name === 'source' || name === '.') && STDIN_FILES.has(args[0] ?? '')) return fromInput();
   if (SHELLS.has(name)) {
-    const flag = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a));
-    return flag === -1 ? undefined : args.slice(flag + 1).find((a) => !a.startsWith('-'));
+    const flag = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) || a === '--command');
+    if (flag !== -1) return args.slice(flag + 1).find((a) => !a.startsWith('-')) ?? HOLE;
+    const operand = args.find((a) => !a.startsWith('-') && !a.startsWith('+'));
+    // `sh script.sh` runs a file no rule can see; `sh`, `sh -s`, `sh -` read their input.
+    return operand === undefined || STDIN_FILES.has(operand) || args.includes('-s') ? fromInput() : undefined;
   }
   return undefined;
+}
+
+/** The value of a short or long option in any spelling: `-c x`, `-cx`, `-qc x`, `--command=x`, `--command x`. */
+function optionValue(args: string[], [short, long]: [string, string]): string | undefined {
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i];
+    if (arg === '--') return undefined;
+    if (arg === long || arg === short) return args[i + 1] ?? HOLE;
+    if (arg.startsWith(`${long}=`)) return arg.slice(long.length + 1);
+    const letter = short[1];
+    if (/^-[a-zA-Z]+/.test(arg) && !arg.startsWith('--') && arg.includes(letter)) {
+      const rest = arg.slice(arg.indexOf(letter) + 1);
+      return rest === '' ? (args[i + 1] ?? HOLE) : rest;
+    }
+  }
+  return undefined;
+}
+
+const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+
+/** The commands `find ... -exec CMD ... ;` runs, for deny rules (`{}` stands for each file). */
+export function findExecCommands(words: string[]): string[][] {
+  if (commandName(words[0]) !== 'find') return [];
+  const found: string[][] = [];
+  for (let i = 1; i < words.length; i += 1) {
+    if (!FIND_EXEC.has(words[i])) continue;
+    const end = words.findIndex((w, j) => j > i && (w === ';' || w === '+'));
+    const inner = words.slice(i + 1, end === -1 ? undefined : end);
+    if (inner.length > 0) found.push(inner);
+    if (end === -1) break;
+    i = end;
+  }
+  return found;
 }
 
 /** The simple commands of a nested script, or undefined when it does not parse. */

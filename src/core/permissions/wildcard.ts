@@ -9,13 +9,40 @@
  */
 export const HOLE = '\uE000';
 
+/** A compiled pattern: each element a literal character, or STAR for a wildcard `*`. */
+type Token = string | typeof STAR;
+const STAR = null;
+
+/**
+ * `*` is any run of characters; `\*` is a literal `*` and `\\` a literal backslash (so that an
+ * approved `rm build/*` is stored as exactly that command). Any other backslash is itself.
+ */
+function tokens(pattern: string): Token[] {
+  const out: Token[] = [];
+  for (let i = 0; i < pattern.length; i += 1) {
+    const c = pattern[i];
+    if (c === '\\' && (pattern[i + 1] === '*' || pattern[i + 1] === '\\')) {
+      out.push(pattern[i + 1]);
+      i += 1;
+    } else out.push(c === '*' ? STAR : c);
+  }
+  return out;
+}
+
+/** Escapes `text` so that a pattern made of it matches exactly it. */
+export function literalPattern(text: string): string {
+  return text.replace(/[\\*]/g, (c) => `\\${c}`);
+}
+
 /**
  * `npm run test:*` (the legacy prefix form) means the same as `npm run test*`; `rm *` also
  * matches a bare `rm` (the arguments may come from elsewhere: `xargs rm`).
  */
-function variants(pattern: string): string[] {
-  const normalized = pattern.endsWith(':*') ? `${pattern.slice(0, -2)}*` : pattern;
-  return normalized.endsWith(' *') ? [normalized, normalized.slice(0, -2)] : [normalized];
+function variants(pattern: string): Token[][] {
+  const t = tokens(pattern);
+  const n = t.length;
+  if (n >= 2 && t[n - 1] === STAR && t[n - 2] === ':') return [[...t.slice(0, -2), STAR]];
+  return n >= 2 && t[n - 1] === STAR && t[n - 2] === ' ' ? [t, t.slice(0, -2)] : [t];
 }
 
 /** Whether `pattern` matches all of `text`, whatever the holes in `text` turn out to be. */
@@ -28,16 +55,16 @@ export function wildcardCouldMatch(pattern: string, text: string): boolean {
   return variants(pattern).some((p) => couldMatchOne(p, text));
 }
 
-function matchOne(pattern: string, text: string): boolean {
+function matchOne(pattern: Token[], text: string): boolean {
   let p = 0;
   let t = 0;
   let star = -1;
   let starText = 0;
   while (t < text.length) {
-    if (p < pattern.length && pattern[p] !== '*' && pattern[p] === text[t] && text[t] !== HOLE) {
+    if (p < pattern.length && pattern[p] !== STAR && pattern[p] === text[t] && text[t] !== HOLE) {
       p += 1;
       t += 1;
-    } else if (p < pattern.length && pattern[p] === '*') {
+    } else if (p < pattern.length && pattern[p] === STAR) {
       star = p;
       starText = t;
       p += 1;
@@ -50,12 +77,12 @@ function matchOne(pattern: string, text: string): boolean {
       return false;
     }
   }
-  while (p < pattern.length && pattern[p] === '*') p += 1;
+  while (p < pattern.length && pattern[p] === STAR) p += 1;
   return p === pattern.length;
 }
 
 /** Both are globs here: is there one string both match? A walk over pairs of positions, pattern × text. */
-function couldMatchOne(pattern: string, text: string): boolean {
+function couldMatchOne(pattern: Token[], text: string): boolean {
   const width = text.length + 1;
   const seen = new Uint8Array((pattern.length + 1) * width);
   const stack: Array<[number, number]> = [[0, 0]];
@@ -64,7 +91,7 @@ function couldMatchOne(pattern: string, text: string): boolean {
     if (seen[p * width + t]) continue;
     seen[p * width + t] = 1;
     if (p === pattern.length && t === text.length) return true;
-    const pStar = p < pattern.length && pattern[p] === '*';
+    const pStar = p < pattern.length && pattern[p] === STAR;
     const tHole = t < text.length && text[t] === HOLE;
     if (pStar) stack.push([p + 1, t]);
     if (tHole) stack.push([p, t + 1]);

@@ -1,10 +1,11 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import type { BashAnalysis, RedirectTarget } from '../../permissions/bash-command';
+import type { RedirectTarget } from '../../permissions/bash-command';
 import { analyzeBashCommand } from '../../permissions/bash-command';
-import { commandForms, nestedScript } from '../../permissions/bash-wrappers';
+import { commandForms } from '../../permissions/bash-wrappers';
 import type { PermissionSignal } from '../../permissions/precedence';
 import { OutsideWorkspaceError, resolveInWorkspace, type WorkspaceScope } from '../tools/workspace-paths';
+import { argumentWords, lineDirectories, type ParsedBash } from './bash-words';
 import { protectedTargetInWord, type ProtectedTarget } from './protected-targets';
 
 /**
@@ -12,22 +13,25 @@ import { protectedTargetInWord, type ProtectedTarget } from './protected-targets
  * (defense in depth: a person must approve, as for an Edit of it) and whether its write
  * redirections may be allowed without one.
  */
-const MAX_NESTING = 3;
-type ParsedBash = Extract<BashAnalysis, { kind: 'parsed' }>;
 
-/** A system ask when the command names a protected file, a directory holding one, or writes where an expansion decides. */
+/**
+ * A system ask when the command names a protected file, a directory holding one, or writes where
+ * an expansion decides; and for every line the parser rejects or that is too long to analyze,
+ * since bash may run it anyway (`! ! cp x .vscode/hooks.json`): fail closed, in every mode.
+ */
 export function bashProtectedCheck(command: string, cwd: string, targets: readonly ProtectedTarget[]): PermissionSignal | undefined {
   const analysis = analyzeBashCommand(command);
   if (analysis.kind === 'unparseable') {
-    const named = targets.find((t) => command.includes(path.basename(t.physical)));
-    if (!named) return undefined;
-    return systemAsk(`the command cannot be parsed (${analysis.error}) and mentions ${named.shown}, which configures hooks`);
+    return systemAsk(`the command cannot be analyzed (${analysis.error}), so it cannot be shown to leave the hook configuration alone`);
   }
   if (analysis.redirects.some((r) => r.write && r.target === undefined)) {
     return systemAsk('it writes to a file named by an expansion, which could be a file that configures hooks');
   }
-  for (const word of shellWords(analysis, 0)) {
-    const hit = protectedTargetInWord(word, cwd, targets);
+  const mentioned = mentionedTarget(command, analysis, targets);
+  if (mentioned) return systemAsk(`it mentions ${mentioned}, which configures hooks: a person must approve commands that touch it`);
+  const dirs = lineDirectories(analysis, cwd) ?? [cwd];
+  for (const word of shellWords(analysis)) {
+    const hit = dirs.map((dir) => protectedTargetInWord(word, dir, targets)).find((t) => t !== undefined);
     if (hit) return systemAsk(`\`${word}\` leads to ${hit.shown}, which configures hooks: a person must approve commands that touch it`);
   }
   return undefined;
@@ -37,19 +41,37 @@ function systemAsk(reason: string): PermissionSignal {
   return { verdict: 'ask', source: 'protected file', reason };
 }
 
-/** Every word and redirection target of the line, those of `bash -c` / `eval` strings included. */
-function shellWords(analysis: ParsedBash, depth: number): string[] {
-  const words = analysis.redirects.flatMap((r) => (r.target === undefined ? [] : [r.target]));
-  for (const simple of analysis.commands) {
-    words.push(...simple.words);
-    if (depth >= MAX_NESTING) continue;
-    for (const form of commandForms(simple)) {
-      const script = nestedScript(form.words);
-      const nested = script === undefined ? undefined : analyzeBashCommand(script);
-      if (nested?.kind === 'parsed') words.push(...shellWords(nested, depth + 1));
+/** Every word and redirection target of the line, command names, values and nested scripts included. */
+function shellWords(analysis: ParsedBash): string[] {
+  const targets = analysis.redirects.flatMap((r) => (r.target === undefined ? [] : [r.target]));
+  return [...targets, ...analysis.commands.map((c) => c.words[0]), ...argumentWords(analysis)];
+}
+
+/**
+ * Defense in depth against spellings the word check cannot follow (`cd .vscode && cp x hooks.json`,
+ * a here-doc patch, a line in a loop): the line's text, as written, with quotes removed and as
+ * parsed, names a protected file's workspace path, a dot-directory holding one (`.vscode`), or
+ * a script's distinctive basename. Case is ignored, as some file systems do.
+ */
+function mentionedTarget(command: string, analysis: ParsedBash, targets: readonly ProtectedTarget[]): string | undefined {
+  const parsed = [...analysis.commands.map((c) => c.words.join(' ')), ...analysis.values].join('\n');
+  const texts = [command, command.replace(/['"\\]/g, ''), parsed].map((t) => t.toLowerCase());
+  return mentionNames(targets).find((name) => texts.some((text) => text.includes(name.toLowerCase())));
+}
+
+function mentionNames(targets: readonly ProtectedTarget[]): string[] {
+  const names = new Set<string>();
+  for (const target of targets) {
+    if (path.isAbsolute(target.shown)) {
+      names.add(target.shown);
+      continue;
     }
+    names.add(target.shown);
+    for (const part of target.shown.split(path.sep)) if (part.startsWith('.') && part.length > 1) names.add(part);
+    const base = path.basename(target.shown);
+    if (base.length >= 6 && /[._-]/.test(base)) names.add(base);
   }
-  return words;
+  return [...names];
 }
 
 /** Where a redirection may write without a second thought. */

@@ -1,5 +1,7 @@
+import { analyzeBashCommand } from '../../permissions/bash-command';
 import { parsePermissionRule } from '../../permissions/permission-rule';
 import { resolvePermission, type PermissionResolution, type PermissionSignal } from '../../permissions/precedence';
+import { HOLE, literalPattern } from '../../permissions/wildcard';
 import type { Tool, ToolCategory } from '../tools/tool';
 import { OutsideWorkspaceError, physicalPath, resolveInWorkspace } from '../tools/workspace-paths';
 import { bashProtectedCheck } from './bash-gate';
@@ -105,8 +107,18 @@ export function implicitVerdict(mode: PermissionMode, category: ToolCategory): P
   return { verdict: 'ask', source: `${mode} mode`, reason: `${category === 'edit' ? 'file edits' : 'commands'} need approval in ${mode} mode` };
 }
 
-/** The rule "Allow for this session" adds: the exact command for Bash, the tool otherwise. */
+/**
+ * The rule "Allow for this session" / "Always allow" adds: for Bash, exactly the approved call
+ * and nothing broader (a `*` in it is stored escaped, as a literal). A single simple command is
+ * stored as rules see it (quotes removed), so that it matches itself again. Any other line
+ * (compound, hiding code, not parseable, empty) is stored as its exact text, which rules never
+ * match against a whole line: approving it grants nothing more than that one call.
+ */
 export function suggestedRule(toolName: string, input: Record<string, unknown>): string {
-  if (toolName === 'Bash' && typeof input.command === 'string') return `Bash(${input.command.replace(/[()]/g, '*')})`;
-  return toolName;
+  if (toolName !== 'Bash' || typeof input.command !== 'string') return toolName;
+  const analysis = analyzeBashCommand(input.command);
+  const only = analysis.kind === 'parsed' && analysis.hidden.length === 0 && analysis.commands.length === 1 ? analysis.commands[0] : undefined;
+  const text = only && !only.dynamicName && !only.words.join(' ').includes(HOLE) ? only.words.join(' ') : input.command;
+  // `Bash()` would be the bare rule, every command: an empty line is stored as a command that does nothing.
+  return `Bash(${text.trim() === '' ? ':' : literalPattern(text)})`;
 }

@@ -3,6 +3,7 @@ import { bashAllowedBy } from '../../permissions/bash-rules';
 import { matchPermissionRule, parsePermissionRule, type PermissionRule, type RuleMatch } from '../../permissions/permission-rule';
 import type { PermissionSignal, Verdict } from '../../permissions/precedence';
 import { toAbsolutePath, type WorkspaceScope } from '../tools/workspace-paths';
+import { argumentPathsProblem } from './bash-argument-paths';
 import { redirectReadsProblem, redirectWritesProblem } from './bash-gate';
 import type { PermissionSettings } from './permission-settings';
 
@@ -91,6 +92,7 @@ function bashAllowSignal(
   const editAllowed = granted.anyCommand ? () => true : call.editAllowed;
   if (redirectWritesProblem(analysis, granted.writes, call.scope, editAllowed) !== undefined) return undefined;
   if (!granted.anyCommand && redirectReadsProblem(analysis, call.scope) !== undefined) return undefined;
+  if (!granted.anyCommand && argumentPathsProblem(analysis, call.scope) !== undefined) return undefined;
   // Named in the audit: the rules that match some subcommand.
   const used = bashRules.filter((r) => matchPermissionRule(r.rule, 'Bash', call.input, call.cwd) === 'match');
   const texts = used.map((r) => r.rule.text).join(', ');

@@ -1,0 +1,61 @@
+import path from 'node:path';
+import type { BashAnalysis } from '../../permissions/bash-command';
+import { analyzeBashCommand } from '../../permissions/bash-command';
+import { commandForms, commandName, nestedScript } from '../../permissions/bash-wrappers';
+import { HOLE } from '../../permissions/wildcard';
+import { toAbsolutePath } from '../tools/workspace-paths';
+
+export type ParsedBash = Extract<BashAnalysis, { kind: 'parsed' }>;
+
+const MAX_NESTING = 3;
+
+/**
+ * Every word a line hands to its commands, command names left out: arguments, assignment
+ * values, `for` lists, here-strings and the words of here-docs, and those of `bash -c`
+ * strings. A script too deeply nested to read, or a shell reading unknown input, adds a HOLE.
+ */
+export function argumentWords(analysis: ParsedBash, depth = 0): string[] {
+  const words = analysis.values.flatMap((value) => value.split(/\s+/)).filter((w) => w !== '');
+  for (const simple of analysis.commands) {
+    const forms = commandForms(simple, true);
+    const names = new Set(forms.map((f) => f.words[0]));
+    words.push(...simple.words.filter((w, i) => i > 0 && !names.has(w)));
+    for (const form of forms) {
+      const script = nestedScript(form.words, form.words === simple.words ? simple.stdin : undefined);
+      if (script === undefined) continue;
+      const nested = depth < MAX_NESTING ? analyzeBashCommand(script) : undefined;
+      words.push(...(nested?.kind === 'parsed' ? argumentWords(nested, depth + 1) : [HOLE]));
+    }
+  }
+  return words;
+}
+
+/** The paths a shell word may name: itself, the value of `--opt=value` or `of=value`, of `-ovalue`. */
+export function pathCandidates(word: string): string[] {
+  const candidates = [word];
+  const eq = word.indexOf('=');
+  if (eq > 0) candidates.push(word.slice(eq + 1));
+  if (/^-[A-Za-z]./.test(word)) candidates.push(word.slice(2));
+  return candidates;
+}
+
+/**
+ * The directories relative words of the line may be read from: the cwd, and every directory
+ * a `cd` or `pushd` names (relative to each one found before it). Undefined when a directory
+ * change goes somewhere unknown (`cd`, `cd -`, `popd`, `cd "$X"`).
+ */
+export function lineDirectories(analysis: ParsedBash, cwd: string): string[] | undefined {
+  const dirs = [cwd];
+  for (const simple of analysis.commands) {
+    for (const form of commandForms(simple, true)) {
+      const name = commandName(form.words[0]);
+      if (name === 'popd') return undefined;
+      if (name !== 'cd' && name !== 'pushd') continue;
+      const target = form.words.slice(1).find((w) => !w.startsWith('-') || w === '-');
+      if (target === undefined || target === '-' || target.includes(HOLE)) return undefined;
+      dirs.push(...dirs.map((dir) => toAbsolutePath(target, dir)));
+      if (dirs.length > 64) return undefined;
+    }
+  }
+  return [...new Set(dirs.map((d) => path.normalize(d)))];
+}

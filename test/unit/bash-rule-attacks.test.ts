@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeBashCommand } from '../../src/core/permissions/bash-command';
+import { bashAllowedBy } from '../../src/core/permissions/bash-rules';
+import { matchPermissionRule, parsePermissionRule } from '../../src/core/permissions/permission-rule';
+import { literalPattern, wildcardMatch } from '../../src/core/permissions/wildcard';
+
+// Spellings an attacker review found around deny rules, hook `if` filters and narrow allow rules.
+
+const match = (rule: string, command: string) => matchPermissionRule(parsePermissionRule(rule)!, 'Bash', { command }, '/w');
+const allowed = (patterns: string[], command: string) => bashAllowedBy(patterns, analyzeBashCommand(command)).allowed;
+
+describe('deny rules see the command however it is started', () => {
+  it.each([
+    '/bin/rm keep',
+    './rm keep',
+    '/usr/bin/env rm keep',
+    'eval -- rm keep',
+    "trap -- 'rm keep' EXIT",
+    "/bin/sh -c 'rm keep'",
+    "sh <<< 'rm keep'",
+    "bash <<'EOF'\nrm keep\nEOF",
+    'bash -s <<EOF\nrm keep\nEOF',
+    "source /dev/stdin <<< 'rm keep'",
+    'find . -name keep -exec rm {} +',
+    'find . -name keep -execdir /bin/rm {} \\;',
+    'find . -ok echo {} \\; -exec rm {} \\;',
+    "env -S'rm keep'",
+    "env --split-string='rm keep'",
+    "su -c'rm keep'",
+    "su --command='rm keep'",
+    "fish -c 'rm keep'",
+    "script -qc 'rm keep' /dev/null",
+    'stdbuf -o0 rm keep',
+    'setsid rm keep',
+    'flock /tmp/lock rm keep',
+    'ionice -c 3 rm keep',
+    'busybox rm keep',
+    'watch -n 5 rm keep',
+  ])('Bash(rm *) denies %j', (command) => {
+    expect(match('Bash(rm *)', command)).toBe('match');
+  });
+
+  it('says "might match", never "no match", for a shell reading unknown input or nesting past the limit', () => {
+    expect(match('Bash(rm *)', "echo 'rm keep' | sh")).toBe('unparseable');
+    expect(match('Bash(rm *)', 'sh')).toBe('unparseable');
+    const nested = (depth: number): string => (depth === 0 ? 'rm keep' : `sh -c ${JSON.stringify(nested(depth - 1))}`);
+    expect(match('Bash(rm *)', nested(3))).toBe('match');
+    expect(match('Bash(rm *)', nested(6))).toBe('unparseable');
+    expect(match('Bash(rm *)', 'sh script.sh')).toBe('no-match');
+  });
+});
+
+describe('narrow allow rules do not grant hidden code', () => {
+  it.each([
+    ['printf *', "x='a[$(touch ../p)]'; printf -v 'b[x]' hi"],
+    ['test *', "x='a[$(touch ../p)]'; test -v 'b[x]'"],
+    ['[ *', "x='a[$(touch ../p)]'; [ -v 'b[x]' ]"],
+    ['read *', "x='a[$(touch ../p)]'; read 'b[x]' <<< hi"],
+    ['unset *', "unset 'b[x]'"],
+    ['declare *', "declare 'b[x]'"],
+    ['mapfile *', "mapfile 'b[x]' < /dev/null"],
+    ['getopts *', "getopts ab 'b[x]'"],
+    ['wait *', "wait -p 'b[x]'"],
+    ['git *', 'PATH=$PWD/bin:$PATH; git status'],
+    ['git *', 'IFS=/; git status'],
+    ['git *', 'GIT_DIR=/tmp/x; git status'],
+    ['git *', 'BASH_ENV=./x; git status'],
+    ['git *', 'export PATH=./bin; git status'],
+    ['git *', 'declare LD_PRELOAD=./x.so; git status'],
+    ['git *', 'for PATH in ./bin; do git status; done'],
+    ['read *', 'read PATH <<< ./bin'],
+  ])('Bash(%s) does not grant %j', (pattern, command) => {
+    expect(allowed([pattern], command)).toBe(false);
+  });
+
+  it('still grants plain assignments and plain uses of those builtins', () => {
+    expect(allowed(['git *'], 'msg=hello; git status')).toBe(true);
+    expect(allowed(['printf *'], "printf '%s[x]\\n' a")).toBe(true);
+    expect(allowed(['read *'], 'read -r line <<< hi')).toBe(true);
+  });
+
+  it.each([
+    "git -c alias.x='!touch ../p' x",
+    "git -calias.x='!touch ../p' x",
+    "git --config-env=core.pager=X log",
+    'git --exec-path=. status',
+    "git fetch --upload-pack='touch ../p' origin",
+    "git push --receive-pack='touch ../p' origin",
+    "git clone -u 'touch ../p' ../r x",
+    'git config core.hooksPath .h',
+    "git rebase -x 'touch ../p' HEAD~1",
+    "git difftool -x 'touch ../p'",
+    "git bisect run 'touch ../p'",
+    "git submodule foreach 'touch ../p'",
+    'git grep --open-files-in-pager=touch x',
+    "git archive --remote=ext::sh HEAD",
+  ])('Bash(git *) does not grant %j: the rule must name the option', (command) => {
+    expect(allowed(['git *'], command)).toBe(false);
+  });
+
+  it('grants those options to a rule that names them', () => {
+    expect(allowed(['git -c *'], 'git -c color.ui=never status')).toBe(true);
+    expect(allowed(['git config *'], 'git config --get user.name')).toBe(true);
+    expect(allowed(['find * -exec *'], 'find . -exec cat {} +')).toBe(true);
+    expect(allowed(['find *'], 'find . -exec rm {} +')).toBe(false);
+    expect(allowed(['find *'], 'find . -name x -delete')).toBe(false);
+    expect(allowed(['tar *'], 'tar --to-command=sh -xf a.tar')).toBe(false);
+    expect(allowed(['git *'], 'git log -n 3 --oneline')).toBe(true);
+  });
+});
+
+describe('a literal star in a rule', () => {
+  it('\\* is a literal star and \\\\ a literal backslash', () => {
+    expect(wildcardMatch('rm -rf build/\\*', 'rm -rf build/*')).toBe(true);
+    expect(wildcardMatch('rm -rf build/\\*', 'rm -rf build/ ~')).toBe(false);
+    expect(wildcardMatch('rm \\*', 'rm')).toBe(false);
+    expect(wildcardMatch(literalPattern('echo a\\*b*'), 'echo a\\*b*')).toBe(true);
+    expect(wildcardMatch(literalPattern('echo a\\*b*'), 'echo a\\xb*')).toBe(false);
+    expect(wildcardMatch('git *', 'git status')).toBe(true);
+  });
+});
