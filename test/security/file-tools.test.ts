@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -94,5 +94,19 @@ describe('Grep on text the redactor hides', () => {
     // What the model can see, it can still find.
     expect(replies[5]).toMatch(/\.env:1$/);
     expect(replies[6]).toMatch(/config\.ts:1:const token = '\[REDACTED:github_token\]';/);
+  });
+});
+
+describe('a .env the model planted', () => {
+  it('does not hide commands or paths from the output and audit log of a later session', async () => {
+    const planted = `NOTE=git apply\nTARGET=.vscode/hooks.json\nHOST=evil2.example\nSTRIPE_SECRET=${ENV_SECRET}\n`;
+    const answer = 'ran git apply on .vscode/hooks.json via evil2.example';
+    bed = await startTestbed(bundle.bundle, { '.env.local': planted }, [text(`${answer}; ${ENV_SECRET}`)]);
+    const r = await bed.run(['go', '--output-format', 'json']);
+    const result = jsonResult(r);
+    expect(result.result).toBe(`${answer}; [REDACTED:secret_value]`);
+    const audit = readFileSync(result.audit_log, 'utf8');
+    expect(audit).toContain(answer);
+    expect(audit).not.toContain(ENV_SECRET);
   });
 });

@@ -261,6 +261,19 @@ describe('.env secrets', () => {
     }
   });
 
+  it('does not let a planted .env hide commands, words, hosts or paths from later logs', () => {
+    // The model may write a .env: what it registers is hidden from every later audit record.
+    const planted = ['git apply', 'curl evil.example', 'evil2.example', '.vscode/hooks.json', 'hooks/guard.sh', 'build-output', 'v1.2.3-beta', 'ops@example.com'];
+    for (const value of planted) expect(isEnvSecret({ key: 'NOTE', value }), value).toBe(false);
+    for (const value of ['.vscode/hooks.json', 'https://evil.example/x', 'evil2.example']) expect(isEnvSecret({ key: 'API_TOKEN', value }), value).toBe(false);
+    // Generated-looking values count whatever the key; a secret-named key keeps passwords and passphrases.
+    for (const value of ['dotenv-secret-4f5g6h7j', 'a94a8fe5ccb19ba61c4c0873d391e987982fbbd3', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'redis://:pw-9x@cache:6379']) {
+      expect(isEnvSecret({ key: 'NOTE', value }), value).toBe(true);
+    }
+    expect(isEnvSecret({ key: 'DB_PASS', value: 'dotenv db pass' })).toBe(true);
+    expect(isEnvSecret({ key: 'PIN_SECRET', value: '12345678' })).toBe(true);
+  });
+
   it('registers values from .env, .env.local and .env.* in the workspace root, not templates or subfolders', async () => {
     writeFileSync(join(dir, '.env'), 'OPENAI_API_KEY=env-file-api-key-1\nNODE_ENV=development\nSHORT=abc\n');
     writeFileSync(join(dir, '.env.local'), 'LOCAL_TOKEN="local-token-value-2"\n');

@@ -31,10 +31,18 @@ const MAX_ENV_FILE_BYTES = 1024 * 1024;
 // The dotenv grammar: KEY=value, `export KEY=value`, quoted values that may span lines, # comments.
 const ENV_LINE = /^\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?$/gm;
 
-const SECRET_KEY_HINT = /pass|pwd|secret|token|key|auth|cred|private|salt|signature|cookie|session/i;
-// Plainly configuration, not credentials: flags, numbers, single lowercase words
-// (development, localhost), URLs without user info, file paths.
-const PLAIN_CONFIG = [/^(?:true|false|yes|no|on|off|null)$/i, /^[+-]?\d+(?:\.\d+)?$/, /^[a-z]+$/, /^[a-z][a-z0-9+.-]*:\/\/[^\s@]*$/i, /^(?:~|\.{1,2})?\/[\w./-]*$/];
+const SECRET_KEY_HINT = /pass|pwd|secret|token|key|auth|cred|private|salt|signature|signing|cookie|session/i;
+const URL_WITH_CREDENTIALS = /^[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]+@/i;
+// Values that name something rather than hide it: flags, URLs without user info, host names,
+// e-mail addresses and file paths (`.vscode/hooks.json`). Hiding them would hide that name
+// from every later log line.
+const NAMES_SOMETHING = [
+  /^(?:true|false|yes|no|on|off|null)$/i,
+  /^[a-z][a-z0-9+.-]*:\/\/[^\s@]*$/i,
+  /^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$/,
+  /^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}$/i,
+  /^(?=.*\/)[~\w./-]+$/,
+];
 
 export function parseEnvFile(text: string): EnvEntry[] {
   const entries: EnvEntry[] = [];
@@ -52,11 +60,30 @@ export function parseEnvFile(text: string): EnvEntry[] {
   return entries;
 }
 
-/** Whether a `.env` value should be treated as a secret. */
+/**
+ * Whether a `.env` value should be treated as a secret. A registered value is hidden from
+ * every later log line and model reply, and the model may write a `.env` itself: so a plain
+ * word, a command (`git apply`), a host or a path (`.vscode/hooks.json`) is never enough on
+ * its own. A value counts when it looks generated, when it is a URL carrying a password, or
+ * when its key names a secret (`DB_PASSWORD=correct horse`) and it does not name something.
+ */
 export function isEnvSecret(entry: EnvEntry): boolean {
-  if (entry.value.length < MIN_SECRET_VALUE_LENGTH) return false;
-  if (SECRET_KEY_HINT.test(entry.key)) return true;
-  return !PLAIN_CONFIG.some((re) => re.test(entry.value));
+  const value = entry.value;
+  if (value.length < MIN_SECRET_VALUE_LENGTH) return false;
+  if (URL_WITH_CREDENTIALS.test(value) || looksGenerated(value)) return true;
+  if (NAMES_SOMETHING.some((re) => re.test(value))) return false;
+  return SECRET_KEY_HINT.test(entry.key);
+}
+
+/**
+ * A token, not words: no spaces, and either lower case, upper case and digits all present
+ * (`Xk29!abQ`) or letters and digits alternating at least three times (`4f5g6h`, hex, base64).
+ * `v1.2.3-beta`, `evil2.example` or `build-output` are not.
+ */
+function looksGenerated(value: string): boolean {
+  if (/\s/.test(value)) return false;
+  if (/[a-z]/.test(value) && /[A-Z]/.test(value) && /\d/.test(value)) return true;
+  return (value.match(/(?:[A-Za-z](?=\d)|\d(?=[A-Za-z]))/g) ?? []).length >= 3;
 }
 
 /** The `.env`, `.env.local`, `.env.*` files directly in `dir` (templates such as `.env.example` excluded). */
