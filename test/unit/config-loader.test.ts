@@ -69,7 +69,7 @@ describe('loadHooksDocument: shapes', () => {
     expect(config.hooks[0].spec).not.toHaveProperty('matcher');
   });
 
-  it('accepts event aliases from the seeds and Copilot', () => {
+  it('accepts event aliases from other hook systems and Copilot', () => {
     const config = load(`{ "hooks": {
       "before_tool": [ { "type": "command", "command": "a" } ],
       "OnSessionStart": [ { "type": "command", "command": "b" } ],
@@ -116,7 +116,7 @@ describe('loadHooksDocument: shapes', () => {
     expect(config.hooks[6].spec).toEqual({ type: 'rpc', server: 'policy', mode: 'observe' });
   });
 
-  it('loads servers in seed 004 shape, builtins, defaults and top-level settings', () => {
+  it('loads servers in PicoClaw\'s processes shape, builtins, defaults and top-level settings', () => {
     const text = `{
   "servers": {
     "policy": { "command": ["node", "server.js"], "transport": "stdio", "cwd": "examples", "env": { "LEVEL": "2" },
@@ -244,7 +244,7 @@ describe('loadHooksDocument: problems', () => {
     expect(misplaced.message).toContain('put it inside "hooks"');
   });
 
-  it('reads seed 004\'s sections nested inside "hooks" as the top-level ones, positions and all', () => {
+  it('reads PicoClaw\'s sections nested inside "hooks" as the top-level ones, positions and all', () => {
     const text = `{
   "hooks": {
     "enabled": true,
@@ -271,7 +271,7 @@ describe('loadHooksDocument: problems', () => {
     expect(only(config.problems, 'unknown-event').message).toContain('top-level "servers"');
   });
 
-  it('seed 004\'s "enabled": false inside "hooks" turns every hook off, unless the top level says otherwise', () => {
+  it('PicoClaw\'s "enabled": false inside "hooks" turns every hook off, unless the top level says otherwise', () => {
     expect(load(`{ "hooks": { "enabled": false } }`).disableAllHooks).toBe(true);
     expect(load(`{ "hooks": { "enabled": false }, "disableAllHooks": false }`).disableAllHooks).toBe(false);
     expect(only(load(`{ "hooks": { "enabled": "no" } }`).problems, 'invalid-value').path).toBe('hooks.enabled');
