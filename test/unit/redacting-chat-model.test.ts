@@ -40,4 +40,30 @@ describe('RedactingChatModel', () => {
     expect(seen[0].messages).toBe(request.messages);
     expect(seen[0].tools).toBeUndefined();
   });
+
+  it('scans each message once as the conversation grows, and all of them again once a secret is registered', async () => {
+    const { model, seen } = recording();
+    const redactor = new Redactor();
+    let scanned = 0;
+    const counting = {
+      redactForModel: <T>(value: T): T => (scanned++, redactor.redactForModel(value)),
+      get secretValueCount() {
+        return redactor.secretValueCount;
+      },
+    };
+    const boundary = new RedactingChatModel(model, counting);
+    const messages: ModelRequest['messages'] = [{ role: 'user', content: `pasted ${SECRET}` }];
+    const signal = new AbortController().signal;
+    for (let i = 0; i < 5; i++) {
+      messages.push({ role: 'assistant', content: `answer ${i}` });
+      await boundary.complete({ model: 'm', messages }, { signal });
+    }
+    expect(scanned).toBe(6);
+    expect(JSON.stringify(seen[4].messages)).toContain(SECRET);
+    // Registered later (a .env read at reload): removed from the earlier messages too.
+    redactor.addSecretValue(SECRET);
+    await boundary.complete({ model: 'm', messages }, { signal });
+    expect(JSON.stringify(seen[5].messages)).not.toContain(SECRET);
+  });
 });
+

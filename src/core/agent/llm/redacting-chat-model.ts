@@ -1,8 +1,10 @@
-import type { ChatModel, CompleteOptions, ModelRequest, ModelResponse } from './chat-model';
+import type { ChatMessage, ChatModel, CompleteOptions, ModelRequest, ModelResponse } from './chat-model';
 
 /** The host's secret registry, as the model boundary uses it (the engine's `Redactor`). */
 export interface ModelRedactor {
   redactForModel<T>(value: T): T;
+  /** Grows when a secret value is registered; while it stays, a message redacts the same way. */
+  readonly secretValueCount?: number;
 }
 
 /**
@@ -14,6 +16,10 @@ export interface ModelRedactor {
  * registered later (a `.env` read at reload) are removed from earlier messages too.
  */
 export class RedactingChatModel implements ChatModel {
+  /** Each message's redacted form, until a new secret value is registered. */
+  private redacted = new WeakMap<ChatMessage, ChatMessage>();
+  private redactedWith: number | undefined;
+
   constructor(
     private readonly inner: ChatModel,
     private readonly redactor: ModelRedactor,
@@ -21,6 +27,27 @@ export class RedactingChatModel implements ChatModel {
 
   complete(request: ModelRequest, options: CompleteOptions): Promise<ModelResponse> {
     const { messages, tools } = request;
-    return this.inner.complete({ ...request, messages: this.redactor.redactForModel(messages), tools: tools && this.redactor.redactForModel(tools) }, options);
+    return this.inner.complete({ ...request, messages: this.redactMessages(messages), tools: tools && this.redactor.redactForModel(tools) }, options);
+  }
+
+  /**
+   * A conversation's messages are appended, never changed in place: each is scanned once
+   * (not the whole history every step) until a new secret value means scanning them all again.
+   */
+  private redactMessages(messages: ChatMessage[]): ChatMessage[] {
+    const count = this.redactor.secretValueCount;
+    if (count === undefined) return this.redactor.redactForModel(messages);
+    if (count !== this.redactedWith) {
+      this.redacted = new WeakMap();
+      this.redactedWith = count;
+    }
+    let changed = false;
+    const out = messages.map((message) => {
+      let redacted = this.redacted.get(message);
+      if (redacted === undefined) this.redacted.set(message, (redacted = this.redactor.redactForModel(message)));
+      changed ||= redacted !== message;
+      return redacted;
+    });
+    return changed ? out : messages;
   }
 }
