@@ -16,7 +16,9 @@ import { GOVERNING_KEYS, governedSources, hooksJsonFile, readSource, SECTION, sa
 export const HOOKS_JSON_RELATIVE = '.vscode/hooks.json';
 const OVERRIDES_KEY = 'hookpilot.enabledOverrides';
 const HELD_CHANGES_KEY = 'hookpilot.heldConfigChanges';
-const storedHeldSchema = z.array(z.object({ file: z.string(), label: z.string(), appliedText: z.string().optional(), heldHash: z.string(), discarded: z.boolean() }));
+const storedHeldSchema = z.array(
+  z.object({ file: z.string(), label: z.string(), appliedText: z.string().optional(), heldHash: z.string(), discarded: z.boolean() }),
+);
 const RELOAD_DEBOUNCE_MS = 150;
 
 export interface EngineHostOptions {

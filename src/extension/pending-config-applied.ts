@@ -1,6 +1,14 @@
 import * as vscode from 'vscode';
 import { ConfigChangeGuard, type SourceText } from './pending-config-guard';
-import { governedSources, readSettingsSource, SECTION, settingsText, settingsValues, type GovernedSource, type GoverningKey } from './pending-config-sources';
+import {
+  governedSources,
+  readSettingsSource,
+  SECTION,
+  settingsText,
+  settingsValues,
+  type GovernedSource,
+  type GoverningKey,
+} from './pending-config-sources';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);

@@ -21,7 +21,8 @@ export interface PendingConfigChange {
   diff: string;
 }
 
-export const STALE_CHANGE = 'that configuration change is no longer pending: the file changed again, or it was already applied or discarded';
+export const STALE_CHANGE =
+  'that configuration change is no longer pending: the file changed again, or it was already applied or discarded';
 
 /**
  * A held or discarded change as kept across a window reload: the applied content, and a hash
@@ -49,11 +50,14 @@ const DIFF_TIMEOUT_MS = 1_000;
 
 function unifiedDiff(label: string, from: SourceText, to: SourceText): string {
   const [oldName, newName] = [`${label} (applied)`, `${label} (on disk)`];
+  const sizes = `${from?.length ?? 0} and ${to?.length ?? 0} characters`;
   const tooLarge = () =>
-    `--- ${oldName}\n+++ ${newName}\n@@ not compared @@\n The two versions are too large or too different to compare here (${from?.length ?? 0} and ${to?.length ?? 0} characters); open the file to read it.\n`;
+    `--- ${oldName}\n+++ ${newName}\n@@ not compared @@\n` +
+    ` The two versions are too large or too different to compare here (${sizes}); open the file to read it.\n`;
   if ((from?.length ?? 0) > MAX_DIFF_INPUT_CHARS || (to?.length ?? 0) > MAX_DIFF_INPUT_CHARS) return tooLarge();
   const options = { timeout: DIFF_TIMEOUT_MS };
-  return createTwoFilesPatch(oldName, newName, from ?? '', to ?? '', from === undefined ? 'no file' : undefined, to === undefined ? 'deleted' : undefined, options) ?? tooLarge();
+  const [oldHeader, newHeader] = [from === undefined ? 'no file' : undefined, to === undefined ? 'deleted' : undefined];
+  return createTwoFilesPatch(oldName, newName, from ?? '', to ?? '', oldHeader, newHeader, options) ?? tooLarge();
 }
 
 /**
@@ -111,7 +115,8 @@ export class ConfigChangeGuard {
       heldHash: hashOf(text),
       discarded,
     });
-    return [...this.pendingChanges().map((c) => entry(c.file, c.newText, false)), ...[...this.discarded].map(([file, text]) => entry(file, text, true))];
+    const held = this.pendingChanges().map((c) => entry(c.file, c.newText, false));
+    return [...held, ...[...this.discarded].map(([file, text]) => entry(file, text, true))];
   }
 
   /**
@@ -189,7 +194,8 @@ export class ConfigChangeGuard {
   private hold(file: string, label: string, text: SourceText): void {
     this.labels.set(file, label);
     const applied = this.applied.get(file);
-    this.pending.set(file, { id: `config-change-${this.nextId++}`, file, label, appliedText: applied, newText: text, diff: unifiedDiff(label, applied, text) });
+    const id = `config-change-${this.nextId++}`;
+    this.pending.set(file, { id, file, label, appliedText: applied, newText: text, diff: unifiedDiff(label, applied, text) });
     this.changed.fire();
   }
 

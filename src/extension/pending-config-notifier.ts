@@ -10,7 +10,10 @@ const DISCARD_ACTION = 'Discard';
 
 /** What a person is told after discarding: the engine keeps the applied content, the file does not. */
 export function discardedMessage(change: PendingConfigChange): string {
-  return `Hookpilot: the change was discarded; the hooks and permissions applied before stay in force. ${change.label} on disk still differs from them, and will apply only if you save it from the editor or apply it.`;
+  return (
+    'Hookpilot: the change was discarded; the hooks and permissions applied before stay in force. ' +
+    `${change.label} on disk still differs from them, and will apply only if you save it from the editor or apply it.`
+  );
 }
 
 /**
@@ -42,7 +45,8 @@ export class PendingConfigNotifier extends Disposable {
     if (this.asking.has(change.file)) return;
     this.asking.add(change.file);
     const answer = await vscode.window.showWarningMessage(
-      `Hook configuration changed on disk outside the editor: ${change.label}. Hookpilot keeps the configuration applied before until you apply the change.`,
+      `Hook configuration changed on disk outside the editor: ${change.label}. ` +
+        'Hookpilot keeps the configuration applied before until you apply the change.',
       REVIEW_ACTION,
       APPLY_ACTION,
       DISCARD_ACTION,
@@ -51,7 +55,9 @@ export class PendingConfigNotifier extends Disposable {
     try {
       if (answer === REVIEW_ACTION) this.review();
       else if (answer === APPLY_ACTION) await this.engineHost.applyPending(change.id);
-      else if (answer === DISCARD_ACTION) void vscode.window.showInformationMessage(discardedMessage(this.engineHost.discardPending(change.id)));
+      else if (answer === DISCARD_ACTION) {
+        void vscode.window.showInformationMessage(discardedMessage(this.engineHost.discardPending(change.id)));
+      }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.log.warn(`${change.label}: ${message}`);

@@ -43,13 +43,22 @@ function folderLabel(folder: vscode.WorkspaceFolder, rel: string): string {
 /** Every governed source of the open workspace: each folder's hooks.json, and the workspace's and folders' settings. */
 export function governedSources(): GovernedSource[] {
   const folders = vscode.workspace.workspaceFolders ?? [];
-  const sources: GovernedSource[] = folders.map((folder) => ({ kind: 'hooksJson', file: hooksJsonFile(folder), label: folderLabel(folder, '.vscode/hooks.json'), folder }));
+  const sources: GovernedSource[] = folders.map((folder) => ({
+    kind: 'hooksJson',
+    file: hooksJsonFile(folder),
+    label: folderLabel(folder, '.vscode/hooks.json'),
+    folder,
+  }));
   const workspaceFile = workspaceSettingsFile();
-  if (workspaceFile) sources.push({ kind: 'workspaceSettings', file: workspaceFile, label: isMultiRoot() ? path.basename(workspaceFile) : '.vscode/settings.json' });
+  if (workspaceFile) {
+    const label = isMultiRoot() ? path.basename(workspaceFile) : '.vscode/settings.json';
+    sources.push({ kind: 'workspaceSettings', file: workspaceFile, label });
+  }
   // In a single-folder window the folder's settings are the workspace settings; only multi-root has both.
   if (isMultiRoot()) {
     for (const folder of folders) {
-      sources.push({ kind: 'folderSettings', file: path.join(folder.uri.fsPath, '.vscode', 'settings.json'), label: folderLabel(folder, '.vscode/settings.json'), folder });
+      const file = path.join(folder.uri.fsPath, '.vscode', 'settings.json');
+      sources.push({ kind: 'folderSettings', file, label: folderLabel(folder, '.vscode/settings.json'), folder });
     }
   }
   return sources;

@@ -2,9 +2,11 @@ import type { ManagerToHost } from '../../src/shared/manager-protocol';
 import type { PendingConfigView } from '../../src/shared/manager-views';
 import { button, h, icon } from '../common/dom';
 
-/** One line of a unified diff, classed by what it does. */
+/** What a unified diff line does, by its first characters (the first match wins). */
+const DIFF_KINDS: ReadonlyArray<[prefix: string, kind: string]> = [['+++', 'meta'], ['---', 'meta'], ['+', 'add'], ['-', 'del'], ['@@', 'hunk']];
+
 function diffLine(line: string): HTMLElement {
-  const kind = line.startsWith('+++') || line.startsWith('---') ? 'meta' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : 'same';
+  const kind = DIFF_KINDS.find(([prefix]) => line.startsWith(prefix))?.[1] ?? 'same';
   return h('span', { class: `diff-line diff-${kind}`, text: `${line}\n` });
 }
 
@@ -14,7 +16,10 @@ function diffLine(line: string): HTMLElement {
  * every tab, since the agent keeps working under the applied configuration meanwhile.
  */
 export class PendingConfigSection {
-  readonly el = h('section', { class: 'pending-config', attrs: { 'data-testid': 'pending-config', 'aria-label': 'Configuration changes waiting for you' } });
+  readonly el = h('section', {
+    class: 'pending-config',
+    attrs: { 'data-testid': 'pending-config', 'aria-label': 'Configuration changes waiting for you' },
+  });
 
   constructor(private readonly post: (message: ManagerToHost) => void) {
     this.el.hidden = true;
@@ -27,7 +32,9 @@ export class PendingConfigSection {
 
   private render(change: PendingConfigView): HTMLElement {
     // The "Index:" and "====" lines the diff library writes first say nothing a person needs.
-    const lines = change.diff.split('\n').filter((line, i, all) => !(i === all.length - 1 && line === '') && !line.startsWith('Index: ') && !/^=+$/.test(line));
+    const lines = change.diff
+      .split('\n')
+      .filter((line, i, all) => !(i === all.length - 1 && line === '') && !line.startsWith('Index: ') && !/^=+$/.test(line));
     return h(
       'div',
       { class: 'pending-change', attrs: { 'data-testid': 'pending-change', 'data-change-id': change.id } },
