@@ -34,12 +34,14 @@ const PROMPTS = {
   trustedFirst: 'E2E-TRUSTED-1: tidy the workspace',
   trustedSecond: 'E2E-TRUSTED-2: remove keep.txt',
   steering: 'E2E-STEERING: run the slow check',
+  managerRuns: 'E2E-MANAGER: try both commands',
   restricted: 'E2E-RESTRICTED: remove keep.txt',
 } as const;
 const FINAL_TEXTS = {
   trustedFirst: 'E2E-DONE-1: three commands tried.',
   trustedSecond: 'E2E-DONE-2: keep.txt is gone.',
   steering: 'E2E-DONE-STEERING: the check passed, and I read your note.',
+  managerRuns: 'E2E-DONE-MANAGER: one blocked, one ran.',
   restricted: 'E2E-DONE-3: left keep.txt alone.',
 } as const;
 const CONTEXT_MARKER = 'CONTEXT-NOTE-MARKER';
@@ -78,6 +80,7 @@ function script(request: RecordedRequest): ScriptedReply {
     // The final answer says whether the note typed during the command reached the model.
     steering: [bash(STEERING_COMMAND), text(request.body.messages.some((m) => contentText(m.content).includes(STEERING_NOTE)) ? FINAL_TEXTS.steering : 'E2E-NO-NOTE')],
     restricted: [bash('rm -rf keep.txt'), text(FINAL_TEXTS.restricted)],
+    managerRuns: [bash('rm -rf keep.txt'), bash('echo manager > manager.txt'), text(FINAL_TEXTS.managerRuns)],
   };
   // Anything else the extension asks (a title, a summary) gets a plain answer.
   if (prompt === undefined) return text('ok');
@@ -184,7 +187,10 @@ describe('trusted workspace', () => {
     return workbench.page;
   };
 
+  // Each test sets up what it needs (keep.txt, the guard turned on, its own runs): any order works.
   it('blocks rm -rf with the guard, asks for the rest, and feeds hook context to the model', async () => {
+    await writeFile(path.join(folder, 'keep.txt'), 'keep me\n');
+    const runsBefore = (await guardRuns(folder)).length;
     chat = await openChat(page());
     await screenshot(page(), 'hookpilot-1-chat-open');
     await sendPrompt(chat, PROMPTS.trustedFirst);
@@ -210,13 +216,14 @@ describe('trusted workspace', () => {
     expect(existsSync(path.join(folder, 'denied.txt'))).toBe(false);
     await screenshot(page(), 'hookpilot-3-first-turn-done');
 
-    expect(await guardRuns(folder)).toEqual(['rm -rf keep.txt', 'echo allowed > allowed.txt', 'echo denied > denied.txt']);
+    expect((await guardRuns(folder)).slice(runsBefore)).toEqual(['rm -rf keep.txt', 'echo allowed > allowed.txt', 'echo denied > denied.txt']);
     const contextRequests = model.requests.filter((r) => r.body.messages.some((m) => contentText(m.content).includes(`${CONTEXT_MARKER}: the workspace saw \`echo allowed > allowed.txt\``)));
     expect(contextRequests.length).toBeGreaterThan(0);
     expect(await chat.locator('[data-testid="hook-note"]').filter({ hasText: 'Context from context-note' }).count()).toBeGreaterThan(0);
   });
 
-  it('does not run a hook turned off with Disable Hook…', async () => {
+  it('does not run a hook turned off with Disable Hook…, and the Hook Manager says it is off', async () => {
+    await writeFile(path.join(folder, 'keep.txt'), 'keep me\n');
     await runCommand(page(), 'Hookpilot: Disable Hook…');
     await pickQuickItem(page(), 'rm-guard');
     await screenshot(page(), 'hookpilot-4-guard-disabled');
@@ -229,6 +236,16 @@ describe('trusted workspace', () => {
     expect(existsSync(path.join(folder, 'keep.txt'))).toBe(false);
     expect((await guardRuns(folder)).length).toBe(runsBefore);
     await screenshot(page(), 'hookpilot-5-second-turn-done');
+
+    await dismissNotifications(page());
+    const manager = await openHookManager(page());
+    await manager.locator('[data-testid="tab-hooks"]').click();
+    await hookRow(manager, 'rm-guard').locator('[data-testid="hook-inactive"]').filter({ hasText: 'Turned off' }).waitFor({ state: 'visible', timeout: 30_000 });
+
+    // Back on for the other tests.
+    await runCommand(page(), 'Hookpilot: Enable Hook…');
+    await pickQuickItem(page(), 'rm-guard');
+    await hookRow(manager, 'rm-guard').locator('[data-testid="hook-inactive"]').waitFor({ state: 'hidden', timeout: 30_000 });
   });
 
   it('queues a message typed while the agent works and gives it to the model after the running step', async () => {
@@ -251,18 +268,23 @@ describe('trusted workspace', () => {
   });
 
   it('lists the hooks and their runs in the Hook Manager', async () => {
+    await writeFile(path.join(folder, 'keep.txt'), 'keep me\n');
+    chat = await openChat(page());
+    await sendPrompt(chat, PROMPTS.managerRuns);
+    expect(await answerModal(page(), 'Allow once')).toContain('echo manager');
+    await waitForText(chat, FINAL_TEXTS.managerRuns);
+
     await dismissNotifications(page());
     const manager = await openHookManager(page());
     await manager.locator('[data-testid="tab-hooks"]').click();
     await hookRow(manager, 'rm-guard').waitFor({ state: 'visible', timeout: 30_000 });
     await hookRow(manager, 'context-note').waitFor({ state: 'visible', timeout: 30_000 });
     expect(await manager.locator('[data-testid="trust-banner"]').isVisible()).toBe(false);
-    expect(await hookRow(manager, 'rm-guard').locator('[data-testid="hook-inactive"]').innerText()).toContain('Turned off');
     expect(await hookRow(manager, 'context-note').locator('.badge-trusted').count()).toBe(1);
     await screenshot(page(), 'hookpilot-6-manager-hooks');
 
     await manager.locator('[data-testid="tab-timeline"]').click();
-    // The session's records in order: the guard's block comes early, so its row is rendered.
+    // This session's records: the guard's block and the note after the command that ran.
     const hookRun = (name: string) => manager.locator('.tl-row:not(.tl-header)').filter({ has: manager.locator(`.tl-subject:text-is("${name}")`) });
     await hookRun('rm-guard').filter({ has: manager.locator('.badge-block') }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await hookRun('context-note').first().waitFor({ state: 'visible', timeout: 30_000 });
