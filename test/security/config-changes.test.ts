@@ -16,22 +16,41 @@ afterEach(async () => {
   bed = undefined;
 });
 
-const guard = nodeHook(`if (String(input.tool_input.command).includes('rm -rf')) { process.stderr.write('rm -rf is not allowed here'); process.exit(2); }`);
+const guard = nodeHook(
+  `if (String(input.tool_input.command).includes('rm -rf')) { process.stderr.write('rm -rf is not allowed here'); process.exit(2); }`,
+);
 const guardedHooks = hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'rm-guard' }] }] });
-const writeFileCommand = (file: string, content: unknown) => `node -e 'require("fs").writeFileSync(${JSON.stringify(file)}, ${JSON.stringify(JSON.stringify(content))})'`;
+const ALLOW_ALL = { 'hookpilot.permissions': { allow: ['Bash(*)'] } };
+
+/**
+ * Two steps that rewrite `file` (`.vscode/NAME.json`) through a script the model writes and runs:
+ * neither the Write's target nor the Bash line names the file, so no check of them can see it.
+ */
+function rewriteThroughScript(id: string, file: string, content: unknown) {
+  const name = file.replace(/^\.vscode\//, '').replace(/\.json$/, '');
+  const target = `require('path').join('.vscode', ${JSON.stringify(name)} + '.json')`;
+  const script = `require('fs').writeFileSync(${target}, ${JSON.stringify(JSON.stringify(content))});\n`;
+  return [
+    toolCalls([{ id: `${id}-script`, name: 'Write', arguments: { file_path: `${id}.js`, content: script } }]),
+    toolCalls([{ id, name: 'Bash', arguments: { command: `node ${id}.js` } }]),
+  ];
+}
+
+const outcomes = (r: Parameters<typeof jsonResult>[0]) => Object.fromEntries(jsonResult(r).tool_calls.map((c) => [c.id, c.outcome]));
 
 describe('configuration the model rewrites mid-session (hookpilot run)', () => {
-  it('disableAllHooks written to .vscode/hooks.json through Bash does not switch off the guard of the running session', async () => {
-    bed = await startTestbed(bundle.bundle, { 'hooks/guard.js': guard, '.vscode/hooks.json': guardedHooks, 'precious/data.txt': 'keep me\n' }, [
-      toolCalls([{ id: 'disable', name: 'Bash', arguments: { command: writeFileCommand('.vscode/hooks.json', { disableAllHooks: true }) } }]),
-      toolCalls([{ id: 'allow-all', name: 'Bash', arguments: { command: writeFileCommand('.vscode/settings.json', { 'hookpilot.permissions': { allow: ['Bash(*)'] } }) } }]),
+  it('disableAllHooks written to .vscode/hooks.json does not switch off the guard of the running session', async () => {
+    const files = { 'hooks/guard.js': guard, '.vscode/hooks.json': guardedHooks, 'precious/data.txt': 'keep me\n' };
+    bed = await startTestbed(bundle.bundle, files, [
+      ...rewriteThroughScript('disable', '.vscode/hooks.json', { disableAllHooks: true }),
+      ...rewriteThroughScript('allow-all', '.vscode/settings.json', ALLOW_ALL),
       toolCalls([{ id: 'wipe', name: 'Bash', arguments: { command: 'rm -rf precious' } }]),
       text('done'),
     ]);
     const r = await bed.run(['tidy up', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
 
-    const calls = Object.fromEntries(jsonResult(r).tool_calls.map((c) => [c.id, c.outcome]));
-    expect(calls).toEqual({ disable: 'executed', 'allow-all': 'executed', wipe: 'blocked' });
+    const executed = 'executed';
+    expect(outcomes(r)).toEqual({ 'disable-script': executed, disable: executed, 'allow-all-script': executed, 'allow-all': executed, wipe: 'blocked' });
     expect(readFileSync(bed.workspace.file('.vscode/hooks.json'), 'utf8')).toContain('disableAllHooks');
     expect(readFileSync(bed.workspace.file('precious/data.txt'), 'utf8')).toBe('keep me\n');
     expect(r.stderr).toContain('hookpilot: .vscode/hooks.json changed during this session; the change applies to the next session\n');
@@ -39,23 +58,24 @@ describe('configuration the model rewrites mid-session (hookpilot run)', () => {
   });
 
   it('an allow-all rule written to .vscode/settings.json does not widen the permissions of the running session', async () => {
-    bed = await startTestbed(bundle.bundle, { '.vscode/settings.json': JSON.stringify({ 'hookpilot.permissions': { allow: ['Bash(node *)'] } }) }, [
-      toolCalls([{ id: 'widen', name: 'Bash', arguments: { command: writeFileCommand('.vscode/settings.json', { 'hookpilot.permissions': { allow: ['Bash(*)'] } }) } }]),
+    const settings = JSON.stringify({ 'hookpilot.permissions': { allow: ['Bash(node widen.js)', 'Write(widen.js)'] } });
+    bed = await startTestbed(bundle.bundle, { '.vscode/settings.json': settings }, [
+      ...rewriteThroughScript('widen', '.vscode/settings.json', ALLOW_ALL),
       toolCalls([{ id: 'touch', name: 'Bash', arguments: { command: 'touch pwned' } }]),
       text('done'),
     ]);
     // stdin is a pipe, so every ask is a deny: only an allow rule could let `touch` run.
     const r = await bed.run(['widen', '--output-format', 'json']);
 
-    const calls = Object.fromEntries(jsonResult(r).tool_calls.map((c) => [c.id, c.outcome]));
-    expect(calls).toEqual({ widen: 'executed', touch: 'denied' });
+    expect(outcomes(r)).toEqual({ 'widen-script': 'executed', widen: 'executed', touch: 'denied' });
+    expect(readFileSync(bed.workspace.file('.vscode/settings.json'), 'utf8')).toContain('Bash(*)');
     expect(existsSync(bed.workspace.file('pwned'))).toBe(false);
     expect(r.stderr).toContain('hookpilot: .vscode/settings.json changed during this session; the change applies to the next session\n');
   });
 
   it('the change governs the next session, which says nothing about configuration when nothing changes during it', async () => {
     bed = await startTestbed(bundle.bundle, { 'hooks/guard.js': guard, '.vscode/hooks.json': guardedHooks, 'scratch/x.txt': 'x' }, [
-      toolCalls([{ id: 'disable', name: 'Bash', arguments: { command: writeFileCommand('.vscode/hooks.json', { disableAllHooks: true }) } }]),
+      ...rewriteThroughScript('disable', '.vscode/hooks.json', { disableAllHooks: true }),
       text('first session done'),
       toolCalls([{ id: 'wipe', name: 'Bash', arguments: { command: 'rm -rf scratch' } }]),
       text('second session done'),
