@@ -98,6 +98,10 @@ export function samplePayload(event: HookEventName, toolName = 'Bash', context: 
       return { ...base, ...toolFields, reason: 'hook "budget" stopped the turn before this call ran' };
     case 'StepComplete':
       return { ...base, step: 1, max_steps: 50, messages_count: 6, estimated_tokens: 4200, token_limit: 100000, tool_calls: 1 };
+    case 'PostToolBatch':
+      return { ...base, step: 1, tool_calls: [{ tool_name: toolName, tool_input: tool.input, tool_use_id: 'toolu_test_01', tool_response: 'ok' }] };
+    case 'StopFailure':
+      return { ...base, error: 'rate_limit', error_details: '429 Too Many Requests', last_assistant_message: '429 Too Many Requests' };
     case 'Stop':
       return { ...base, stop_hook_active: false, stop_hook_count: 0, last_assistant_message: 'The tests pass now.' };
     case 'SteeringInjected':

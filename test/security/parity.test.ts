@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonResult, nodeHook, startTestbed, toolMessageSent, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
-import { text, toolCalls, type ScriptedReply } from '../support/model-server';
+import { status, text, toolCalls, type ScriptedReply } from '../support/model-server';
 import type { RecordedRequest } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
@@ -172,5 +172,54 @@ describe('headless ask', () => {
     bed = await startTestbed(bundle.bundle, {}, [bash('touch made.txt', 'c1'), text('ok')]);
     await bed.run(['make', '--output-format', 'json']);
     expect(toolMessageSent(bed.server, 'c1')).toMatch(/no one to ask/);
+  });
+});
+
+describe('PostToolBatch and StopFailure', () => {
+  const record = (name: string) => nodeHook(`fs.writeFileSync(${JSON.stringify(name)}, JSON.stringify(input));`);
+
+  it('PostToolBatch sees every call of the step with the result the model sees; its context reaches the model, its block ends the turn', async () => {
+    const batchHook = nodeHook(
+      `fs.writeFileSync('batch.json', JSON.stringify(input));
+       process.stdout.write(JSON.stringify({ decision: 'block', reason: 'enough reading', hookSpecificOutput: { hookEventName: 'PostToolBatch', additionalContext: 'BATCH-CONTEXT' } }));`,
+    );
+    const files = { 'hooks/batch.js': batchHook, 'a.txt': 'alpha', 'b.txt': 'beta', '.vscode/hooks.json': hooksJson({ PostToolBatch: [{ hooks: [{ type: 'command', command: 'node hooks/batch.js' }] }] }) };
+    const reads = toolCalls([{ id: 'r1', name: 'Read', arguments: { file_path: 'a.txt' } }, { id: 'r2', name: 'Read', arguments: { file_path: 'b.txt' } }]);
+    bed = await startTestbed(bundle.bundle, files, [reads, text('never asked')]);
+    const result = jsonResult(await bed.run(['read both', '--output-format', 'json']));
+    const payload = JSON.parse(readFileSync(bed.workspace.file('batch.json'), 'utf8')) as { hook_event_name: string; tool_calls: Array<Record<string, unknown>> };
+    expect(payload.hook_event_name).toBe('PostToolBatch');
+    expect(payload.tool_calls).toEqual([
+      expect.objectContaining({ tool_name: 'Read', tool_use_id: 'r1', tool_input: expect.objectContaining({ file_path: bed.workspace.file('a.txt') }), tool_response: expect.stringContaining('alpha') }),
+      expect.objectContaining({ tool_name: 'Read', tool_use_id: 'r2', tool_response: expect.stringContaining('beta') }),
+    ]);
+    expect(result.stop_reason).toBe('blocked');
+    expect(bed.server.requests).toHaveLength(1);
+  });
+
+  it('PostToolBatch context without a block reaches the next model request', async () => {
+    const ctxHook = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolBatch', additionalContext: 'BATCH-CONTEXT-7' } }));`);
+    const files = { 'hooks/ctx.js': ctxHook, 'a.txt': 'alpha', '.vscode/hooks.json': hooksJson({ PostToolBatch: [{ hooks: [{ type: 'command', command: 'node hooks/ctx.js' }] }] }) };
+    bed = await startTestbed(bundle.bundle, files, [toolCalls([{ id: 'r1', name: 'Read', arguments: { file_path: 'a.txt' } }]), text('done')]);
+    await bed.run(['read', '--output-format', 'json']);
+    expect(JSON.stringify(bed.server.requests[1].body.messages)).toContain('BATCH-CONTEXT-7');
+  });
+
+  it('StopFailure fires with Claude Code\'s error value when the model fails the turn, matched on it', async () => {
+    const hooks = hooksJson({
+      StopFailure: [
+        { matcher: 'rate_limit', hooks: [{ type: 'command', command: 'node hooks/record.js' }] },
+        { matcher: 'server_error', hooks: [{ type: 'command', command: 'node hooks/other.js' }] },
+      ],
+      Stop: [{ hooks: [{ type: 'command', command: 'node hooks/stop.js' }] }],
+    });
+    const files = { 'hooks/record.js': record('failure.json'), 'hooks/other.js': record('other.json'), 'hooks/stop.js': record('stop.json'), '.vscode/hooks.json': hooks };
+    bed = await startTestbed(bundle.bundle, files, [status(429, { error: { message: 'slow down', type: 'rate_limit_error' } })]);
+    const r = await bed.run(['hi', '--output-format', 'json']);
+    expect(r.code).not.toBe(0);
+    const payload = JSON.parse(readFileSync(bed.workspace.file('failure.json'), 'utf8')) as Record<string, unknown>;
+    expect(payload).toMatchObject({ hook_event_name: 'StopFailure', error: 'rate_limit', error_details: expect.any(String) });
+    expect(existsSync(bed.workspace.file('other.json'))).toBe(false);
+    expect(existsSync(bed.workspace.file('stop.json'))).toBe(false);
   });
 });

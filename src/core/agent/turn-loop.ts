@@ -1,4 +1,5 @@
 import { formatTaggedContext, type TaggedContext } from '../hooks/dispatch-result';
+import type { StopFailureError } from '../hooks/payloads';
 import type { AgentEvent, TurnEndReason } from './agent-events';
 import type { Compactor } from './compaction';
 import { estimateTokens } from './compaction';
@@ -79,6 +80,8 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
       if (signal.aborted) return done('cancelled', lastText);
       const message = err instanceof ModelError || err instanceof Error ? err.message : String(err);
       deps.hooks.emit('Error', { error_type: 'model', error: message, recoverable: true });
+      // Claude Code: StopFailure instead of Stop, its last_assistant_message the error text.
+      deps.hooks.emit('StopFailure', { error: stopFailureError(err), error_details: message, last_assistant_message: message });
       return done('error', lastText, { error: message });
     }
     if (response.usage) {
@@ -103,11 +106,16 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
       const outcomes = await executeCalls(response.toolCalls, deps, signal);
       toolCalls.push(...outcomes);
       for (const o of outcomes) messages.push({ role: 'tool', tool_call_id: o.id, content: o.content });
-      if (afterContexts.length > 0) messages.push(reminder(afterContexts));
+      const calls = outcomes.map((o) => ({ tool_name: o.name, tool_input: o.input, tool_use_id: o.id, tool_response: o.content }));
+      const batch = await deps.hooks.dispatch('PostToolBatch', { step, tool_calls: calls }, signal);
+      const stepContexts = [...afterContexts, ...batch.contexts];
+      if (stepContexts.length > 0) messages.push(reminder(stepContexts));
       deps.persist?.();
       deps.hooks.emit('StepComplete', { step, max_steps: deps.maxSteps, messages_count: messages.length, estimated_tokens: estimateTokens(messages), token_limit: deps.compactor.budgetTokens, tool_calls: outcomes.length });
-      const stop = outcomes.find((o) => o.stop)?.stop;
+      const stop = outcomes.find((o) => o.stop)?.stop ?? batch.stop;
       if (stop) return done('stopped', lastText, { stopSession: stop });
+      // A PostToolBatch block stops the loop before the next model call (Claude Code).
+      if (batch.blocked) return done('blocked', lastText, { error: `PostToolBatch hook "${batch.blockingErrors[0]?.hookName ?? 'hook'}" stopped the turn: ${batch.blockReason ?? ''}` });
       const abort = outcomes.find((o) => o.abort)?.abort;
       if (abort) {
         const stopSession = abort.kind === 'hard' ? { reason: abort.reason, hookName: abort.hookName } : undefined;
@@ -171,6 +179,23 @@ function assistantMessage(response: ModelResponse): ChatMessage {
     content: response.content || null,
     tool_calls: response.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.argumentsText } })),
   };
+}
+
+/** Claude Code's StopFailure `error` for a failed model request. */
+export function stopFailureError(err: unknown): StopFailureError {
+  if (!(err instanceof ModelError)) return 'unknown';
+  switch (err.kind) {
+    case 'auth':
+      return err.status === 402 ? 'billing_error' : 'authentication_failed';
+    case 'rate_limit':
+      return 'rate_limit';
+    case 'server':
+      return err.status === 529 ? 'overloaded' : 'server_error';
+    case 'bad_request':
+      return err.status === 404 ? 'model_not_found' : 'invalid_request';
+    default:
+      return 'unknown';
+  }
 }
 
 export function reminder(contexts: readonly TaggedContext[]): ChatMessage {

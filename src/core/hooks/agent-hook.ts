@@ -41,8 +41,10 @@ export interface AgentHook {
   postToolUseFailure?: Method<'PostToolUseFailure'>;
   onToolSkipped?: Method<'ToolSkipped'>;
   onStepComplete?: Method<'StepComplete'>;
+  onPostToolBatch?: Method<'PostToolBatch'>;
   onSteeringInjected?: Method<'SteeringInjected'>;
   onStop?: Method<'Stop'>;
+  onStopFailure?: Method<'StopFailure'>;
   onInterruptReceived?: Method<'InterruptReceived'>;
   onFollowUpQueued?: Method<'FollowUpQueued'>;
   onTurnEnd?: Method<'TurnEnd'>;
@@ -69,8 +71,10 @@ export const AGENT_HOOK_METHODS = {
   PostToolUseFailure: 'postToolUseFailure',
   ToolSkipped: 'onToolSkipped',
   StepComplete: 'onStepComplete',
+  PostToolBatch: 'onPostToolBatch',
   SteeringInjected: 'onSteeringInjected',
   Stop: 'onStop',
+  StopFailure: 'onStopFailure',
   InterruptReceived: 'onInterruptReceived',
   FollowUpQueued: 'onFollowUpQueued',
   TurnEnd: 'onTurnEnd',

@@ -20,6 +20,21 @@ const toolInput = z.record(z.string(), z.unknown());
 
 const permissionDecision = z.enum(['allow', 'deny', 'ask']);
 
+/** Claude Code's StopFailure `error` values. */
+export const STOP_FAILURE_ERRORS = [
+  'rate_limit',
+  'overloaded',
+  'authentication_failed',
+  'oauth_org_not_allowed',
+  'billing_error',
+  'invalid_request',
+  'model_not_found',
+  'server_error',
+  'max_output_tokens',
+  'unknown',
+] as const;
+export type StopFailureError = (typeof STOP_FAILURE_ERRORS)[number];
+
 export const payloadSchemas = {
   SessionStart: z.looseObject({ ...common, hook_event_name: event('SessionStart'), source: z.enum(['startup', 'resume', 'clear', 'compact']), model: z.string().optional() }),
   UserPromptSubmit: z.looseObject({ ...common, hook_event_name: event('UserPromptSubmit'), prompt: z.string() }),
@@ -94,6 +109,19 @@ export const payloadSchemas = {
     estimated_tokens: z.number().int(),
     token_limit: z.number().int(),
     tool_calls: z.number().int(),
+  }),
+  PostToolBatch: z.looseObject({
+    ...common,
+    hook_event_name: event('PostToolBatch'),
+    step: z.number().int(),
+    tool_calls: z.array(z.looseObject({ tool_name: z.string(), tool_input: z.unknown(), tool_use_id: z.string(), tool_response: z.string() })),
+  }),
+  StopFailure: z.looseObject({
+    ...common,
+    hook_event_name: event('StopFailure'),
+    error: z.enum(STOP_FAILURE_ERRORS),
+    error_details: z.string().optional(),
+    last_assistant_message: z.string().optional(),
   }),
   TurnEnd: z.looseObject({
     ...common,

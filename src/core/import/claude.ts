@@ -14,7 +14,6 @@ const CLAUDE_ONLY_EVENTS: Readonly<Record<string, string>> = {
   InstructionsLoaded: 'Hookpilot does not load CLAUDE.md or rule files',
   UserPromptExpansion: 'Hookpilot has no slash commands or MCP prompts to expand',
   MessageDisplay: 'Hookpilot has no event to rewrite displayed text',
-  PostToolBatch: 'Hookpilot has no event after a batch of parallel tool calls (StepComplete fires after each model step but cannot block)',
   TeammateIdle: 'Hookpilot has no agent teams',
   TaskCreated: 'Hookpilot has no shared task list (agent teams)',
   TaskCompleted: 'Hookpilot has no shared task list (agent teams)',
@@ -104,14 +103,8 @@ function convertGroupHandler(key: string, rawMatcher: unknown, handler: unknown,
   const claudeOnly = lookup(CLAUDE_ONLY_EVENTS, key);
   if (claudeOnly) return draft.unsupported(`Hookpilot has no ${key} event: ${claudeOnly}`);
   let event: HookEventName;
-  let matcherSource = rawMatcher;
-  if (key === 'StopFailure') {
-    event = 'Error';
-    matcherSource = 'model';
-    draft.change(
-      `StopFailure becomes Error with matcher "model": it fires on every model error, also ones the turn recovers from; "error" is a message, not a code like rate_limit${typeof rawMatcher === 'string' && rawMatcher !== '' ? `; the matcher "${rawMatcher}" is left out` : ''}`,
-    );
-  } else if ((HOOK_EVENTS as readonly string[]).includes(key)) {
+  const matcherSource = rawMatcher;
+  if ((HOOK_EVENTS as readonly string[]).includes(key)) {
     event = key as HookEventName;
   } else {
     return draft.unsupported(`"${key}" is not a Claude Code event Hookpilot knows`);

@@ -9,6 +9,7 @@ export const MODEL_HOOK_EVENTS: ReadonlySet<HookEventName> = new Set<HookEventNa
   'PermissionDenied',
   'PostToolUse',
   'PostToolUseFailure',
+  'PostToolBatch',
   'Stop',
   'SubagentStop',
   'UserPromptSubmit',
@@ -74,6 +75,8 @@ export function verdictEffects(event: HookEventName, verdict: Verdict, options: 
       return options.feedBack ? { decision: 'block', reason } : { stop: { reason } };
     case 'UserPromptSubmit':
       return { decision: 'block', reason };
+    case 'PostToolBatch':
+      return { stop: { reason } };
     case 'PostToolUseFailure':
       return { decision: 'block', reason };
     default:
