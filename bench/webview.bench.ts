@@ -8,6 +8,8 @@ import { startWebviewServer } from '../test/webview/harness/webview-server';
 import { percentiles, type BenchRow, type BenchSuite } from './types';
 
 const RECORDS = 10_000;
+/** About a 1,000-step session's log. */
+const LARGE_RECORDS = 20_000;
 const RUNS = 10;
 const RENDER_TARGET_MS = 200;
 const BUNDLE_TARGET_KB = 600;
@@ -16,7 +18,11 @@ function measureReset(args: { count: number; session: string }): Promise<number>
   return (window as unknown as { __fixtures: PageFixtures }).__fixtures.measureTimelineReset(args.count, args.session);
 }
 
-async function timelineFirstRender(bundleDir: string): Promise<BenchRow> {
+function measureFilter(event: string): Promise<number> {
+  return (window as unknown as { __fixtures: PageFixtures }).__fixtures.measureTimelineFilter(event);
+}
+
+async function timelineFirstRender(bundleDir: string): Promise<BenchRow[]> {
   const server = await startWebviewServer(bundleDir);
   const browser = await launchChromium();
   try {
@@ -28,7 +34,23 @@ async function timelineFirstRender(bundleDir: string): Promise<BenchRow> {
     for (let i = 0; i < RUNS; i++) samples.push(await view.page.evaluate(measureReset, { count: RECORDS, session: `bench-${i}` }));
     if (view.problems.length > 0) throw new Error(`the manager page reported problems: ${view.problems.join('; ')}`);
     const { p50, p99 } = percentiles(samples);
-    return { name: `timeline first render, ${RECORDS.toLocaleString('en-US')} records (Chromium)`, unit: 'ms', p50, p99, target: `<= ${RENDER_TARGET_MS} ms`, ok: p50 <= RENDER_TARGET_MS };
+    const large: number[] = [];
+    const filters: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      large.push(await view.page.evaluate(measureReset, { count: LARGE_RECORDS, session: `large-${i}` }));
+      // One event, then all of them again: both rebuild the list the scroller shows.
+      filters.push(await view.page.evaluate(measureFilter, 'PreToolUse'), await view.page.evaluate(measureFilter, ''));
+    }
+    if (view.problems.length > 0) throw new Error(`the manager page reported problems: ${view.problems.join('; ')}`);
+    const row = (name: string, samples: number[]): BenchRow => {
+      const at = percentiles(samples);
+      return { name, unit: 'ms', ...at, target: `<= ${RENDER_TARGET_MS} ms`, ok: at.p50 <= RENDER_TARGET_MS };
+    };
+    return [
+      { name: `timeline first render, ${RECORDS.toLocaleString('en-US')} records (Chromium)`, unit: 'ms', p50, p99, target: `<= ${RENDER_TARGET_MS} ms`, ok: p50 <= RENDER_TARGET_MS },
+      row(`timeline first render, ${LARGE_RECORDS.toLocaleString('en-US')} records (Chromium)`, large),
+      row(`timeline event filter on and off, ${LARGE_RECORDS.toLocaleString('en-US')} records (Chromium)`, filters),
+    ];
   } finally {
     await browser.close();
     await server.close();
@@ -54,7 +76,7 @@ const suite: BenchSuite = {
       // What `npm run package` ships (minified), measured and rendered; dist/webview is the dev build.
       await buildWebviews(dir, { production: true });
       const render = await timelineFirstRender(dir);
-      return [render, ...sizeRows(dir, 'production', true), ...sizeRows(join(__dirname, '..', 'dist', 'webview'), 'dist, dev build', false)];
+      return [...render, ...sizeRows(dir, 'production', true), ...sizeRows(join(__dirname, '..', 'dist', 'webview'), 'dist, dev build', false)];
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -31,7 +31,19 @@ function measureTimelineReset(count: number, session: string): Promise<number> {
   });
 }
 
-const fixtures = { makeTimeline, measureTimelineReset };
+/** Milliseconds from choosing an event in the timeline's filter to the next frame. */
+function measureTimelineFilter(event: string): Promise<number> {
+  const select = document.querySelector<HTMLSelectElement>('[data-testid="filter-event"]');
+  if (!select) return Promise.reject(new Error('the timeline has no event filter'));
+  return new Promise((resolve) => {
+    const start = performance.now();
+    select.value = event;
+    select.dispatchEvent(new Event('change'));
+    requestAnimationFrame(() => resolve(performance.now() - start));
+  });
+}
+
+const fixtures = { makeTimeline, measureTimelineReset, measureTimelineFilter };
 export type PageFixtures = typeof fixtures;
 
 // Bundled into the harness page so that large fixtures are made in the page: sending

@@ -1,0 +1,210 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startModelServer, text, toolCalls } from '../test/support/model-server';
+import { startAnthropicServer } from './anthropic-server';
+import { percentiles, type BenchRow, type BenchSuite } from './types';
+
+/**
+ * Long sessions, and Hookpilot side by side with Claude Code: the built CLI (dist/cli.js)
+ * and `claude -p` each run the same scripted session of Bash `true` calls against a model
+ * server on 127.0.0.1, with no hooks and with a no-op command hook on PreToolUse and
+ * PostToolUse. One tool call's cost is the gap between two model requests (the client's
+ * whole round: stream, hooks, tool, request), the same measure for both. Claude Code is
+ * installed on demand into .tools/ (never a dependency of the project).
+ */
+
+const CALLS = 200;
+const LONG_CALLS = 1000;
+const CLAUDE_CODE_VERSION = '2.1.328';
+const ROOT = resolve(__dirname, '..');
+const CLI = join(ROOT, 'dist/cli.js');
+const NOOP_SCRIPT = join(ROOT, 'test/fixtures/hooks/noop.sh');
+const CLAUDE_DIR = join(ROOT, '.tools/claude-code');
+const CLAUDE_BIN = join(CLAUDE_DIR, 'node_modules/.bin/claude');
+const SESSION_TIMEOUT_MS = 600_000;
+
+const TWO_HOOKS = {
+  PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `"${NOOP_SCRIPT}"` }] }],
+  PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `"${NOOP_SCRIPT}"` }] }],
+};
+
+/** Gaps between consecutive requests, without the first few (process start, warm-up). */
+function gaps(arrivals: readonly number[], from = 5, to = arrivals.length): number[] {
+  const out: number[] = [];
+  for (let i = Math.max(1, from); i < Math.min(to, arrivals.length); i++) out.push(arrivals[i] - arrivals[i - 1]);
+  return out;
+}
+
+function run(file: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; onSpawn?: (pid: number) => void }): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
+    child.stderr.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4000)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), SESSION_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code, output });
+    });
+  });
+}
+
+function rssKb(pid: number | undefined): number | undefined {
+  try {
+    const match = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface HookpilotSession {
+  arrivals: number[];
+  /** Audit bytes written before the model request of step n (index n). */
+  auditBytesAt: number[];
+  rssAt: Map<number, number | undefined>;
+}
+
+/** One `hookpilot run` of `calls` Bash `true` calls. */
+async function hookpilotSession(calls: number, hooks: boolean, rssSteps: number[] = []): Promise<HookpilotSession> {
+  const home = mkdtempSync(join(tmpdir(), 'hookpilot-side-'));
+  const workspace = join(home, 'ws');
+  mkdirSync(join(workspace, '.vscode'), { recursive: true });
+  if (hooks) writeFileSync(join(workspace, '.vscode/hooks.json'), JSON.stringify({ hooks: TWO_HOOKS }));
+  const arrivals: number[] = [];
+  const rssAt = new Map<number, number | undefined>();
+  let pid: number | undefined;
+  const server = await startModelServer((request) => {
+    arrivals.push(performance.now());
+    if (rssSteps.includes(arrivals.length)) rssAt.set(arrivals.length, rssKb(pid));
+    const done = request.body.messages.filter((m) => m.role === 'tool').length;
+    return done < calls ? toolCalls([{ name: 'Bash', arguments: { command: 'true' } }]) : text('done');
+  });
+  try {
+    const env = { PATH: process.env.PATH, HOME: home, HOOKPILOT_HOME: join(home, '.hookpilot'), HOOKPILOT_API_KEY: 'bench-key' };
+    const args = [CLI, 'run', '--cwd', workspace, '--base-url', server.url, '--model', 'scripted-model', '--permission-mode', 'bypassPermissions', '--max-steps', String(calls + 5), '--output-format', 'json', 'run true'];
+    const result = await run(process.execPath, args, { cwd: workspace, env, onSpawn: (p) => (pid = p) });
+    if (result.code !== 0 || arrivals.length !== calls + 1) throw new Error(`hookpilot run ended with ${result.code} after ${arrivals.length} requests: ${result.output}`);
+    return { arrivals, auditBytesAt: auditBytesByStep(join(home, '.hookpilot')), rssAt };
+  } finally {
+    await server.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** From the session's audit file: the bytes written before each step's BeforeLLM record. */
+function auditBytesByStep(hookpilotHome: string): number[] {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(join(dir, entry.name));
+      else if (entry.name.endsWith('.jsonl') && dir.endsWith('audit')) files.push(join(dir, entry.name));
+    }
+  };
+  walk(hookpilotHome);
+  const at: number[] = [];
+  let bytes = 0;
+  for (const line of readFileSync(files[0], 'utf8').split('\n')) {
+    const step = /"event":"BeforeLLM","payload":\{.*?"step":(\d+)/.exec(line.slice(0, 2000))?.[1];
+    if (step !== undefined && line.includes('"type":"event"')) at[Number(step)] = bytes;
+    bytes += Buffer.byteLength(line) + 1;
+  }
+  return at;
+}
+
+/** Installs Claude Code into .tools/ once; the reason it cannot run otherwise. */
+async function ensureClaudeCode(): Promise<string | undefined> {
+  if (!existsSync(CLAUDE_BIN)) {
+    process.stderr.write(`installing @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} into .tools/claude-code...\n`);
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    const result = await run(npm, ['install', '--no-save', '--prefix', CLAUDE_DIR, `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`], { cwd: ROOT, env: process.env });
+    if (result.code !== 0) return `npm install failed: ${result.output.trim().split('\n').slice(-3).join(' ')}`;
+  }
+  const version = await run(CLAUDE_BIN, ['--version'], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: tmpdir() } });
+  if (!version.output.includes(CLAUDE_CODE_VERSION)) return `claude --version printed ${JSON.stringify(version.output.trim())} (exit ${version.code})`;
+  return undefined;
+}
+
+/** One `claude -p` of `calls` Bash `true` calls, offline: only the scripted server on 127.0.0.1. */
+async function claudeCodeSession(calls: number, hooks: boolean): Promise<number[]> {
+  const home = mkdtempSync(join(tmpdir(), 'claude-side-'));
+  const workspace = join(home, 'ws');
+  mkdirSync(workspace);
+  const settings = join(home, 'settings.json');
+  writeFileSync(settings, JSON.stringify(hooks ? { hooks: TWO_HOOKS } : {}));
+  const server = await startAnthropicServer(calls);
+  try {
+    const env = {
+      PATH: process.env.PATH,
+      HOME: home,
+      ANTHROPIC_BASE_URL: server.url,
+      ANTHROPIC_API_KEY: 'sk-ant-bench-dummy',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_ERROR_REPORTING: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    };
+    const args = ['-p', 'run true', '--settings', settings, '--allowedTools', 'Bash', '--max-turns', String(calls + 5), '--output-format', 'json'];
+    const result = await run(CLAUDE_BIN, args, { cwd: workspace, env });
+    if (result.code !== 0 || server.arrivals.length !== calls + 1) {
+      throw new Error(`claude -p ended with ${result.code} after ${server.arrivals.length} requests: ${result.output} ${server.unexpected.join(', ')}`);
+    }
+    return server.arrivals;
+  } finally {
+    await server.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+const ms = (samples: number[]) => percentiles(samples);
+const median = (samples: number[]) => percentiles(samples).p50;
+
+const suite: BenchSuite = {
+  title: 'CLI sessions, side by side',
+  async run(): Promise<BenchRow[]> {
+    const rows: BenchRow[] = [];
+    // The long session first: storage and per-step time over 1,000 steps.
+    const long = await hookpilotSession(LONG_CALLS, false, [50, LONG_CALLS]);
+    const bytesPerStep = (from: number, to: number) => (long.auditBytesAt[to] - long.auditBytesAt[from]) / (to - from);
+    const early = bytesPerStep(40, 50);
+    const late = bytesPerStep(LONG_CALLS - 10, LONG_CALLS);
+    rows.push({ name: `hookpilot ${LONG_CALLS} steps: audit bytes per step at step 50`, unit: 'B', value: early });
+    rows.push({ name: `hookpilot ${LONG_CALLS} steps: audit bytes per step at step ${LONG_CALLS}`, unit: 'B', value: late, target: 'within 20% of step 50', ok: Math.abs(late - early) <= 0.2 * early });
+    const stepEarly = median(gaps(long.arrivals, 30, 70));
+    const stepLate = median(gaps(long.arrivals, LONG_CALLS - 40, LONG_CALLS));
+    rows.push({ name: `hookpilot ${LONG_CALLS} steps: one step around step 50`, unit: 'ms', value: stepEarly });
+    rows.push({ name: `hookpilot ${LONG_CALLS} steps: one step around step ${LONG_CALLS}`, unit: 'ms', value: stepLate, target: '<= 1.5x step 50', ok: stepLate <= 1.5 * stepEarly });
+    const rss50 = long.rssAt.get(50);
+    const rssLate = long.rssAt.get(LONG_CALLS);
+    if (rss50 !== undefined && rssLate !== undefined) {
+      rows.push({ name: `hookpilot ${LONG_CALLS} steps: CLI resident memory at step 50 / step ${LONG_CALLS}`, unit: 'MB', p50: rss50 / 1024, p99: rssLate / 1024 });
+    }
+
+    // Setups take turns, so a change in machine load hits all of them.
+    const hp = { none: await hookpilotSession(CALLS, false), hooks: await hookpilotSession(CALLS, true) };
+    const hpNone = ms(gaps(hp.none.arrivals));
+    const hpHooks = ms(gaps(hp.hooks.arrivals));
+    rows.push({ name: `hookpilot ${CALLS} calls, no hooks: one tool call (request to request)`, unit: 'ms', ...hpNone });
+    rows.push({ name: `hookpilot ${CALLS} calls, 2 command hooks: one tool call (request to request)`, unit: 'ms', ...hpHooks });
+    rows.push({ name: 'hookpilot: added by the 2 command hooks (p50 - no hooks p50)', unit: 'ms', value: hpHooks.p50 - hpNone.p50, target: '<= 5 ms', ok: hpHooks.p50 - hpNone.p50 <= 5 });
+
+    const problem = await ensureClaudeCode().catch((error: unknown) => String(error));
+    if (problem !== undefined) {
+      rows.push({ name: `claude code ${CLAUDE_CODE_VERSION}: not run (${problem})`, unit: '' });
+      return rows;
+    }
+    const ccNone = ms(gaps(await claudeCodeSession(CALLS, false)));
+    const ccHooks = ms(gaps(await claudeCodeSession(CALLS, true)));
+    rows.push({ name: `claude code ${CLAUDE_CODE_VERSION} ${CALLS} calls, no hooks: one tool call (request to request)`, unit: 'ms', ...ccNone });
+    rows.push({ name: `claude code ${CLAUDE_CODE_VERSION} ${CALLS} calls, 2 command hooks: one tool call (request to request)`, unit: 'ms', ...ccHooks });
+    rows.push({ name: 'ratio hookpilot / claude code, no hooks (p50)', unit: 'x', value: hpNone.p50 / ccNone.p50 });
+    rows.push({ name: 'ratio hookpilot / claude code, 2 command hooks (p50)', unit: 'x', value: hpHooks.p50 / ccHooks.p50, target: '<= 0.25', ok: hpHooks.p50 / ccHooks.p50 <= 0.25 });
+    return rows;
+  },
+};
+
+export default suite;
