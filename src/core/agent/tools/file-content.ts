@@ -1,7 +1,7 @@
-import { constants, existsSync } from 'node:fs';
+import { constants, existsSync, realpathSync } from 'node:fs';
 import { mkdir, open, readlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
-import { HardLinkError, physicalPath } from './workspace-paths';
+import { basename, dirname, relative } from 'node:path';
+import { HardLinkError } from './workspace-paths';
 
 const SNIFF_BYTES = 8192;
 // Windows has no O_NOFOLLOW; there, creating a symlink needs privileges the agent lacks anyway.
@@ -33,16 +33,16 @@ export function errnoCode(error: unknown): string | undefined {
 }
 
 /** Throws unless the open file is the one at `physical`: a parent was swapped for a symlink since the check. */
-export async function assertOpenedAt(handle: FileHandle, physical: string): Promise<void> {
+async function assertOpenedAt(handle: FileHandle, physical: string): Promise<void> {
   if (PROC_FD && (await readlink(`/proc/self/fd/${handle.fd}`)) !== physical) throw new Error(CHANGED);
 }
 
 /**
- * The checked directory `dir`, open; with `create`, missing directories are made one by one,
- * each inside the one opened before it (never by path), so a parent swapped for a symlink
- * meanwhile cannot send them, or the file made in them, outside the workspace.
+ * The checked directory `dir`, open and made if missing: missing directories are made one by
+ * one, each inside the one opened before it (never by path), so a parent swapped for a
+ * symlink meanwhile cannot send them, or the file made in them, outside the workspace.
  */
-async function openDirectory(dir: string, create: boolean): Promise<FileHandle> {
+async function openDirectory(dir: string): Promise<FileHandle> {
   try {
     const handle = await open(dir, DIRECTORY);
     await assertOpenedAt(handle, dir).catch(async (error: unknown) => {
@@ -51,9 +51,9 @@ async function openDirectory(dir: string, create: boolean): Promise<FileHandle> 
     });
     return handle;
   } catch (error) {
-    if (!create || errnoCode(error) !== 'ENOENT' || dirname(dir) === dir) throw error;
+    if (errnoCode(error) !== 'ENOENT' || dirname(dir) === dir) throw error;
   }
-  const parent = await openDirectory(dirname(dir), true);
+  const parent = await openDirectory(dirname(dir));
   try {
     const child = `/proc/self/fd/${parent.fd}/${basename(dir)}`;
     await mkdir(child).catch((error: unknown) => {
@@ -61,7 +61,8 @@ async function openDirectory(dir: string, create: boolean): Promise<FileHandle> 
     });
     return await open(child, DIRECTORY | NO_FOLLOW);
   } catch (error) {
-    if (errnoCode(error) === 'ELOOP' || errnoCode(error) === 'ENOTDIR') throw new Error(CHANGED);
+    if (errnoCode(error) === 'ELOOP') throw new Error(CHANGED);
+    if (errnoCode(error) === 'ENOTDIR') throw new Error(`${basename(dir)} is not a directory`);
     throw error;
   } finally {
     await parent.close();
@@ -75,10 +76,10 @@ async function openDirectory(dir: string, create: boolean): Promise<FileHandle> 
 async function openCreating(physical: string, flags: number): Promise<FileHandle> {
   if (!PROC_FD) {
     await mkdir(dirname(physical), { recursive: true });
-    if (physicalPath(dirname(physical)) !== dirname(physical)) throw new Error(CHANGED);
+    if (relative(realpathSync.native(dirname(physical)), dirname(physical)) !== '') throw new Error(CHANGED);
     return open(physical, flags, 0o666);
   }
-  const directory = await openDirectory(dirname(physical), true);
+  const directory = await openDirectory(dirname(physical));
   try {
     return await open(`/proc/self/fd/${directory.fd}/${basename(physical)}`, flags, 0o666);
   } finally {
