@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startCodeServer, type CodeServer } from './support/code-server';
 import { repoRoot } from './support/paths';
 import { packageExtension } from './support/vsix';
@@ -73,6 +73,12 @@ describe('trusted workspace', () => {
     return workbench.page;
   };
 
+  // After every test, whatever order they ran in: the extension logged no console error.
+  afterEach(() => {
+    const ours = (workbench?.consoleErrors() ?? []).filter((e) => /smoke/i.test(e));
+    expect(ours).toEqual([]);
+  });
+
   it('activates the installed extension in a trusted folder', async () => {
     expect(JSON.parse(await waitForFile(smokeFile('activation.json'), { timeoutMs: ACTIVATION_TIMEOUT_MS }))).toEqual({ isTrusted: true });
     await screenshot(page(), 'trusted-workbench');
@@ -103,15 +109,12 @@ describe('trusted workspace', () => {
   });
 
   it('finds a webview panel by its title while the view is open too', async () => {
+    await openViewContainer(page(), 'Smoke');
+    await webviewFrame(page(), { selector: '#message' });
     await runCommand(page(), 'Smoke: Open Panel');
     const panel = await webviewFrame(page(), { title: 'Smoke Panel', extensionId: 'hookpilot-e2e.smoke-extension' });
     expect(await panel.locator('#panel-heading').innerText()).toBe('Smoke panel content');
     await screenshot(page(), 'webview-panel');
-  });
-
-  it('reports no console error from the extension', () => {
-    const ours = (workbench?.consoleErrors() ?? []).filter((e) => /smoke/i.test(e));
-    expect(ours).toEqual([]);
   });
 });
 
