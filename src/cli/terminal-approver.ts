@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { approvalSubject, visibleText } from '../core/agent/permissions/approval-text';
 import type { ApprovalAnswer, ApprovalChoice, ApprovalRequest, Approver } from '../core/agent/permissions/permission-settings';
 import type { Output } from './output/printer';
 
@@ -27,8 +28,10 @@ export class TerminalApprover implements Approver {
   ) {}
 
   request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
-    const always = request.system ? '' : ` / [a]lways (adds ${request.suggestedRule} to .vscode/settings.json)`;
-    this.output.write(`\nHookpilot wants to use ${request.toolName}\n  ${request.summary}\n  Why: ${request.reason} (${request.askedBy})\n`);
+    // Everything shown comes from the model's call: escaped, and the command whole (see approval-text.ts).
+    const always = request.system ? '' : ` / [a]lways (adds ${visibleText(request.suggestedRule)} to .vscode/settings.json)`;
+    const why = `${visibleText(request.reason)} (${visibleText(request.askedBy)})`;
+    this.output.write(`\nHookpilot wants to use ${visibleText(request.toolName)}\n  ${approvalSubject(request)}\n  Why: ${why}\n`);
     const question = `Allow? [y]es once / [s]ession${always} / [d]eny for this session / [n]o: `;
     return new Promise<ApprovalAnswer>((resolve) => {
       const rl = createInterface({ input: this.input, terminal: false });

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { approvalSubject, visibleText } from '../core/agent/permissions/approval-text';
 import type { ApprovalAnswer, ApprovalChoice, ApprovalRequest, Approver } from '../core/agent/permissions/permission-settings';
 import { isFileEditTool, type DiffPreviews } from './diff-previews';
 import type { PendingApprovals } from './pending-approvals';
@@ -24,10 +25,11 @@ function modalItems(request: ApprovalRequest): ModalItem[] {
   return items;
 }
 
+/** The model's text escaped, and the command whole: a modal shows it as plain text (approval-text.ts). */
 function modalDetail(request: ApprovalRequest): string {
-  const lines = [request.summary, '', `Asked by ${request.askedBy}: ${request.reason}`];
+  const lines = [approvalSubject(request), '', `Asked by ${visibleText(request.askedBy)}: ${visibleText(request.reason)}`];
   if (request.system) lines.push('', 'This changes a hook configuration or hook script: only a person can allow it, once.');
-  else lines.push('', `"Allow for this session" and "Always allow in this workspace" add the rule ${request.suggestedRule}.`);
+  else lines.push('', `"Allow for this session" and "Always allow in this workspace" add the rule ${visibleText(request.suggestedRule)}.`);
   return lines.join('\n');
 }
 

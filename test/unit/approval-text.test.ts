@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { approvalSubject, visibleText } from '../../src/core/agent/permissions/approval-text';
+
+const bash = (command: string) => ({ toolName: 'Bash', input: { command }, summary: `Run: ${command.slice(0, 200)}…` });
+
+describe('approval text', () => {
+  it('escapes what could drive a terminal or reorder the text', () => {
+    expect(visibleText('touch ../x #\x1b[2K\r\x1b[1A  Run: git status\x1b[8m')).toBe('touch ../x #\\e[2K\\r\\e[1A  Run: git status\\e[8m');
+    expect(visibleText('a\nb\tc\x7f\x9b\u202etxt.exe\u200b')).toBe('a\\nb\\tc\\u007f\\u009b\\u202etxt.exe\\u200b');
+    expect(visibleText('\x1b]52;c;ZXZpbA==\x07')).toBe('\\e]52;c;ZXZpbA==\\u0007');
+  });
+
+  it('counts a long run of spaces instead of printing it', () => {
+    expect(visibleText(`git status${' '.repeat(200)}; rm -rf ~`)).toBe('git status ⟨200 spaces⟩ ; rm -rf ~');
+    expect(visibleText('a   b')).toBe('a   b');
+  });
+
+  it('shows a Bash command whole, and says how long a long one is', () => {
+    const long = `git status ${'x'.repeat(300)} ; rm -rf ~`;
+    expect(approvalSubject(bash(long))).toBe(`Run: ${long} (the whole command, ${long.length} characters)`);
+    expect(approvalSubject(bash('ls'))).toBe('Run: ls');
+    expect(approvalSubject({ toolName: 'Write', input: {}, summary: 'Write: a\x1b.txt' })).toBe('Write: a\\e.txt');
+  });
+});
