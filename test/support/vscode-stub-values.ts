@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type * as vscode from 'vscode';
 
 /** The value types of the `vscode` stub (see vscode-stub.ts): plain classes and enums. */
 
@@ -119,3 +120,15 @@ export enum ViewColumn {
   Active = -1,
   One = 1,
 }
+
+/** True when every member of a stub enum exists in the real one with the same value. */
+type SameMembers<Stub, Real> = { [K in keyof Stub]: K extends keyof Real ? (`${Stub[K] & number}` extends `${Real[K] & number}` ? true : false) : false }[keyof Stub];
+type Assert<T extends true> = T;
+/** A stub enum that drifted from @types/vscode (renamed member, other value) fails tsc here. */
+export type StubEnumsMatchTheApi = Assert<
+  | SameMembers<typeof StatusBarAlignment, typeof vscode.StatusBarAlignment>
+  | SameMembers<typeof ConfigurationTarget, typeof vscode.ConfigurationTarget>
+  | SameMembers<typeof QuickPickItemKind, typeof vscode.QuickPickItemKind>
+  | SameMembers<typeof ViewColumn, typeof vscode.ViewColumn>
+  | SameMembers<typeof DiagnosticSeverity, typeof vscode.DiagnosticSeverity>
+>;
