@@ -47,6 +47,7 @@ export async function createEngine(setup: EngineSetup): Promise<HookEngine> {
     log: setup.log,
     secretValues: setup.secretValues,
     startProcesses: setup.startProcesses,
+    userSettingsFile: userSettingsFile(setup.env),
     // A fork costs in proportion to the forking process's memory, which grows with a long
     // session: hooks and the Bash tool fork from the small spawner helpers of the bundle.
     spawnerModulePath: existsSync(BUNDLED_SPAWNER) ? BUNDLED_SPAWNER : undefined,

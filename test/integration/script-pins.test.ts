@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HookEngine } from '../../src/core/engine/hook-engine';
-import { hookDependencyFiles } from '../../src/core/engine/protected-files';
+import { hookDependencyFiles, protectedHookFiles } from '../../src/core/engine/protected-files';
 import { ScriptPins } from '../../src/core/engine/script-pins';
 import { loadHooksDocument } from '../../src/core/hooks/config/config-loader';
 import { loadWorkspaceConfigs } from '../../src/core/hooks/config/workspace-config-files';
@@ -41,7 +41,7 @@ describe('ScriptPins', () => {
   it('sees a rewrite with its mtime put back, a file that appears or becomes a directory; not a touch', () => {
     const ws = workspace({ 'a.sh': 'echo one\n', 'b.sh': 'x' });
     const pins = new ScriptPins();
-    pins.pinAll(new Map([['h', [ws.file('a.sh')]], ['new', [ws.file('later.sh')]], ['dir', [ws.file('b.sh')]]]));
+    pins.pinAll(new Map([['h', { files: [ws.file('a.sh')] }], ['new', { files: [ws.file('later.sh')] }], ['dir', { files: [ws.file('b.sh')] }]]));
     expect(pins.changed('h')).toBeUndefined();
 
     const before = statSync(ws.file('a.sh'));
@@ -67,10 +67,61 @@ describe('ScriptPins', () => {
   it('a reload keeps the pins of unchanged hooks: reapplying a configuration approves nothing', () => {
     const ws = workspace({ 'a.sh': 'one' });
     const pins = new ScriptPins();
-    pins.pinAll(new Map([['h', [ws.file('a.sh')]]]));
+    pins.pinAll(new Map([['h', { files: [ws.file('a.sh')] }]]));
     writeFileSync(ws.file('a.sh'), 'two');
-    pins.pinAll(new Map([['h', [ws.file('a.sh')]]]));
+    pins.pinAll(new Map([['h', { files: [ws.file('a.sh')] }]]));
     expect(pins.changed('h')).toBe(ws.file('a.sh'));
+  });
+
+  it("a script folder: a new file, a new subfolder or a changed sibling is a change; a touch or Python's cache is not", () => {
+    const ws = workspace({ 'hooks/guard.py': 'import lib\n', 'hooks/lib.py': 'x = 1\n', 'hooks/sub/deep.py': '' });
+    const pins = new ScriptPins();
+    const pin = () => pins.pinAll(new Map([['h', { files: [ws.file('hooks/guard.py')], folders: [{ dir: ws.file('hooks') }] }]]));
+    expect(pin()).toEqual([]);
+    utimesSync(ws.file('hooks/lib.py'), new Date(), new Date());
+    mkdirSync(ws.file('hooks/__pycache__'));
+    writeFileSync(ws.file('hooks/__pycache__/lib.cpython-311.pyc'), 'bytecode');
+    expect(pins.changed('h')).toBeUndefined();
+
+    writeFileSync(ws.file('hooks/json.py'), 'evil');
+    expect(pins.changed('h')).toBe(ws.file('hooks/json.py'));
+    // A reload keeps the folder's pin: the new file stays a change.
+    pin();
+    expect(pins.changed('h')).toBe(ws.file('hooks/json.py'));
+    pins.approve('h');
+    expect(pins.changed('h')).toBeUndefined();
+
+    writeFileSync(ws.file('hooks/sub/deep.py'), 'evil');
+    expect(pins.changed('h')).toBe(ws.file('hooks/sub/deep.py'));
+    pins.approve('h');
+    mkdirSync(ws.file('hooks/node_modules'));
+    expect(pins.changed('h')).toBe(ws.file('hooks/node_modules'));
+    pins.approve('h');
+    unlinkSync(ws.file('hooks/lib.py'));
+    expect(pins.changed('h')).toBe(ws.file('hooks/lib.py'));
+  });
+
+  it('the workspace root is pinned by its entries with the script\'s extension only', () => {
+    const ws = workspace({ 'guard.py': '', 'README.md': '' });
+    const pins = new ScriptPins();
+    pins.pinAll(new Map([['h', { files: [ws.file('guard.py')], folders: [{ dir: ws.dir, extension: '.py' }] }]]));
+    writeFileSync(ws.file('notes.txt'), '');
+    mkdirSync(ws.file('src'));
+    expect(pins.changed('h')).toBeUndefined();
+    writeFileSync(ws.file('json.py'), 'evil');
+    expect(pins.changed('h')).toBe(ws.file('json.py'));
+  });
+
+  it('a folder over the bounds pins its listing only, and says so', async () => {
+    const many = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`hooks/f${i}.js`, '']));
+    const ws = workspace({ ...many, 'hooks/guard.js': allow('ok'), '.vscode/hooks.json': hooksJson({ PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] }) });
+    const engine = await engineFor(ws.dir);
+    expect(engine.problems).toContainEqual(expect.objectContaining({ code: 'script-folder-too-large', message: expect.stringContaining('hooks holds more than 200 files') }));
+    const id = engine.registry.current().states.find((s) => s.hook.spec.type === 'command')?.hook.id ?? '';
+    writeFileSync(ws.file('hooks/f3.js'), 'changed');
+    expect(engine.scriptChange(id)).toBeUndefined();
+    writeFileSync(ws.file('hooks/new.js'), '');
+    expect(engine.scriptChange(id)).toBe('script changed since it was approved: hooks/new.js');
   });
 });
 
@@ -115,6 +166,25 @@ describe('hookDependencyFiles', () => {
       ['GNUmakefile', 'Makefile', 'makefile'],
       ['hooks/check.py', 'hooks/check/__main__.py'],
     ]);
+  });
+});
+
+describe('protectedHookFiles around script folders', () => {
+  it('protects a script folder whole, and for JavaScript the package.json and node_modules above it up to the root', () => {
+    const ws = workspace({ 'tools/hooks/guard.js': '', 'py/guard.py': '', 'guard.sh': '' });
+    const hooks = loadHooksDocument(
+      hooksJson({
+        PreToolUse: [{ hooks: ['node tools/hooks/guard.js', 'python3 py/guard.py', './guard.sh'].map((command) => ({ type: 'command', command })) }],
+      }),
+      { kind: 'hooksJson', file: ws.file('.vscode/hooks.json') },
+    ).hooks;
+    const shown = protectedHookFiles(ws.dir, hooks).map((f) => path.relative(ws.dir, f) + (f.endsWith(path.sep) ? path.sep : ''));
+    expect(shown).toEqual(
+      expect.arrayContaining(['tools/hooks/', 'tools/package.json', 'tools/node_modules/', 'package.json', 'node_modules/', 'py/', '__pycache__/']),
+    );
+    // The root itself is not a protected folder: its script's lookups are, and its siblings are pinned.
+    expect(shown).not.toContain('/');
+    expect(shown).not.toContain('py/package.json');
   });
 });
 

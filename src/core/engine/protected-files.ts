@@ -23,6 +23,29 @@ const NPM_SHORTCUTS = new Set(['test', 'start', 'stop', 'restart']);
 const OUTPUT_REDIRECTS = new Set(['>', '>>', '>|', '&>', '&>>', '>&']);
 /** A `-c` script is parsed again for the files it names; deeper nesting is not followed. */
 const MAX_NESTING = 2;
+/** Files whose module type and packages Node looks up in every folder up to the root. */
+const NODE_LOOKUP = ['package.json', `node_modules${path.sep}`];
+const JS_FILE = /\.[cm]?[jt]sx?$/;
+const DATA_FILE = /^\.(json|jsonc|ya?ml|toml|ini|txt|md|lock)$/;
+/**
+ * A protected path ending in the separator stands for its whole folder: any file created or
+ * changed under it is a change to the hooks (see protected-targets.ts).
+ */
+const folderPath = (dir: string): string => dir + path.sep;
+
+/**
+ * A folder a hook's interpreter may load files from without the command naming them:
+ * Python puts the script's folder first on `sys.path`, Node reads `package.json` and
+ * `node_modules` there, and a script sources or requires its siblings.
+ */
+export interface ScriptFolder {
+  dir: string;
+  /**
+   * Set for the workspace root, which is pinned only through its direct entries with the
+   * script's extension: pinning every file of the project would stop the guard at each edit.
+   */
+  extension?: string;
+}
 
 function isWithin(root: string, file: string): boolean {
   const relative = path.relative(root, file);
@@ -173,11 +196,70 @@ export function serverDependencyFiles(projectDir: string, server: ServerDefiniti
   return dependencyFiles(projectDir, server.command.map((word) => substituteProjectDir(word, projectDir)), undefined, server.cwd, server.env);
 }
 
+/** The folders of dependency files inside the workspace (once each); the root only by extension. */
+export function scriptFolders(projectDir: string, files: readonly string[]): ScriptFolder[] {
+  const folders = new Map<string, ScriptFolder>();
+  for (const file of files) {
+    if (!isWithin(projectDir, file)) continue;
+    const dir = path.dirname(file);
+    const extension = dir === projectDir ? path.extname(file) : undefined;
+    // A root file that is data or has no extension (package.json, a Makefile) loads no sibling.
+    if (extension !== undefined && (extension === '' || DATA_FILE.test(extension))) continue;
+    folders.set(`${dir}\0${extension ?? ''}`, { dir, extension });
+  }
+  return [...folders.values()];
+}
+
+/**
+ * `package.json` (its `type`) of every folder from above a JavaScript script's folder up to the
+ * workspace root: Node reads the nearest one to know how to load the script, so it is pinned
+ * even while missing.
+ */
+export function nodeManifests(projectDir: string, folders: readonly ScriptFolder[]): string[] {
+  const manifests = new Set<string>();
+  for (const folder of folders) {
+    if (folder.extension !== undefined) {
+      if (JS_FILE.test(folder.extension)) manifests.add(path.join(projectDir, 'package.json'));
+      continue;
+    }
+    if (!holdsJavaScript(folder)) continue;
+    for (let up = path.dirname(folder.dir); isWithin(projectDir, up) || up === projectDir; up = path.dirname(up)) {
+      manifests.add(path.join(up, 'package.json'));
+      if (up === projectDir) break;
+    }
+  }
+  return [...manifests];
+}
+
+function holdsJavaScript(folder: ScriptFolder): boolean {
+  try {
+    return readdirSync(folder.dir).some((name) => JS_FILE.test(name));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What a Write or Edit must not change unasked around a script folder: the folder itself (any
+ * file under it), and for the workspace root Node's and Python's lookups there. For a folder
+ * holding JavaScript, `package.json` and `node_modules` of each folder above it up to the root.
+ */
+function protectedAround(projectDir: string, folders: readonly ScriptFolder[]): string[] {
+  const paths: string[] = [];
+  for (const folder of folders) {
+    if (folder.extension === undefined) paths.push(folderPath(folder.dir));
+    else paths.push(...[...NODE_LOOKUP, `__pycache__${path.sep}`].map((name) => path.join(projectDir, name)));
+  }
+  for (const manifest of nodeManifests(projectDir, folders)) paths.push(manifest, folderPath(path.join(path.dirname(manifest), 'node_modules')));
+  return paths;
+}
+
 /**
  * Files whose change would change the guards, which the agent may edit only with a
  * person's approval: the configuration files (those loaded, `--hooks` files included, and
- * the settings and `*.code-workspace` files of the workspace) and every file a command
- * hook or rpc server depends on (research §5.8).
+ * the settings and `*.code-workspace` files of the workspace), every file a command hook or
+ * rpc server depends on, and the folders its interpreter loads more files from. A path ending
+ * in the separator is a whole folder.
  */
 export function protectedHookFiles(projectDir: string, hooks: readonly HookDefinition[], servers: readonly ServerDefinition[] = [], configFiles: readonly string[] = []): string[] {
   const files = new Set([...CONFIG_FILES.map((f) => path.join(projectDir, f)), ...configFiles.map((f) => path.resolve(projectDir, f))]);
@@ -186,7 +268,8 @@ export function protectedHookFiles(projectDir: string, hooks: readonly HookDefin
   } catch {
     // No readable workspace folder: nothing more to protect there.
   }
-  for (const hook of hooks) for (const file of hookDependencyFiles(projectDir, hook)) files.add(file);
-  for (const server of servers) for (const file of serverDependencyFiles(projectDir, server)) files.add(file);
+  const dependencies = [...hooks.flatMap((hook) => hookDependencyFiles(projectDir, hook)), ...servers.flatMap((server) => serverDependencyFiles(projectDir, server))];
+  for (const file of dependencies) files.add(file);
+  for (const file of protectedAround(projectDir, scriptFolders(projectDir, dependencies))) files.add(file);
   return [...files];
 }

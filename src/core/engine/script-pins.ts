@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { ScriptFolder } from './protected-files';
 
 /** What a file looked like: `null` when it did not exist (or could not be read). */
 interface Fingerprint {
@@ -7,6 +9,35 @@ interface Fingerprint {
   stat: string;
   sha256: string;
 }
+
+/** A folder's entries as pinned: a new, removed or renamed entry changes `names`, and the folder's stat. */
+interface Listing {
+  stat: string | null;
+  names: string;
+}
+
+/** A script folder as pinned: the listing of it and its subfolders, and (within bounds) its files. */
+interface FolderPin {
+  folder: ScriptFolder;
+  listings: Map<string, Listing>;
+  files: Map<string, Fingerprint | null>;
+}
+
+/** What one hook (or rpc server) runs: named files, and folders its interpreter reads more from. */
+export interface PinSpec {
+  files: readonly string[];
+  folders?: readonly ScriptFolder[];
+}
+
+interface KeyPins {
+  files: Map<string, Fingerprint | null>;
+  folders: Map<string, FolderPin>;
+}
+
+/** A script folder's contents are hashed up to these bounds; beyond them only its own listing is pinned. */
+export const FOLDER_PIN_LIMITS = { files: 200, bytes: 16 * 1024 * 1024 };
+/** Written by Python itself the first time a sibling module is imported: not a change by anyone. */
+const SKIPPED = new Set(['__pycache__']);
 
 function fingerprint(file: string): Fingerprint | null {
   try {
@@ -22,54 +53,133 @@ function statKey(s: { dev: bigint; ino: bigint; size: bigint; mtimeNs: bigint; c
   return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
 }
 
-function currentStat(file: string): string | null {
+function currentStat(file: string, kind: 'file' | 'directory' = 'file'): string | null {
   try {
     const s = statSync(file, { bigint: true });
-    return s.isFile() ? statKey(s) : null;
+    return (kind === 'file' ? s.isFile() : s.isDirectory()) ? statKey(s) : null;
   } catch {
     return null;
   }
 }
 
+function folderKey(folder: ScriptFolder): string {
+  return `${folder.dir}\0${folder.extension ?? ''}`;
+}
+
+/** The entries of `dir` a folder pin covers, sorted: `name/` for a real subfolder. */
+function entries(dir: string, folder: ScriptFolder): string[] {
+  try {
+    const listed = readdirSync(dir, { withFileTypes: true }).filter((e) => !SKIPPED.has(e.name));
+    const kept = folder.extension === undefined ? listed : listed.filter((e) => !e.isDirectory() && path.extname(e.name) === folder.extension);
+    return kept.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort();
+  } catch {
+    return [];
+  }
+}
+
+function listing(dir: string, names: readonly string[]): Listing {
+  return { stat: currentStat(dir, 'directory'), names: names.join('\n') };
+}
+
 /**
- * Content hashes of the files each hook (or rpc server) depends on, taken when a person's
- * configuration is applied. `changed` is the check before each run: a stat per file, and a
- * hash only when the stat moved, so an unchanged script costs next to nothing.
+ * Walks a script folder (subfolders too, symlinked ones only by name): every listing, and every
+ * file's fingerprint while within FOLDER_PIN_LIMITS. `complete` false: only the top listing is kept.
+ */
+function pinFolder(folder: ScriptFolder): { pin: FolderPin; complete: boolean } {
+  const listings = new Map<string, Listing>();
+  const files = new Map<string, Fingerprint | null>();
+  let bytes = 0;
+  const pending = [folder.dir];
+  for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
+    const names = entries(dir, folder);
+    listings.set(dir, listing(dir, names));
+    for (const name of names) {
+      if (name.endsWith('/')) {
+        pending.push(path.join(dir, name.slice(0, -1)));
+        continue;
+      }
+      const print = fingerprint(path.join(dir, name));
+      files.set(path.join(dir, name), print);
+      bytes += statSize(path.join(dir, name));
+      if (files.size > FOLDER_PIN_LIMITS.files || bytes > FOLDER_PIN_LIMITS.bytes) {
+        return { pin: { folder, listings: new Map([[folder.dir, listings.get(folder.dir) ?? listing(folder.dir, [])]]), files: new Map() }, complete: false };
+      }
+    }
+  }
+  return { pin: { folder, listings, files }, complete: true };
+}
+
+function statSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Content hashes of the files each hook (or rpc server) depends on, and the listings of the
+ * folders its interpreter loads more files from, taken when a person's configuration is
+ * applied. `changed` is the check before each run: a stat per file and folder, a hash only
+ * when a file's stat moved and a new listing only when a folder's did, so an unchanged script
+ * costs next to nothing.
  */
 export class ScriptPins {
-  private pins = new Map<string, Map<string, Fingerprint | null>>();
+  private pins = new Map<string, KeyPins>();
 
-  /** Pins exactly these keys' files (hashing now); keys not given are forgotten. */
-  pinAll(entries: ReadonlyMap<string, readonly string[]>): void {
-    const next = new Map<string, Map<string, Fingerprint | null>>();
-    for (const [key, files] of entries) next.set(key, new Map(files.map((file) => [file, this.reuse(key, file) ?? fingerprint(file)])));
+  /**
+   * Pins exactly these keys (hashing now); keys not given are forgotten. Returns the folders
+   * too large to hash, whose own listing only is pinned.
+   */
+  pinAll(entries: ReadonlyMap<string, PinSpec>): string[] {
+    const next = new Map<string, KeyPins>();
+    const oversized = new Set<string>();
+    for (const [key, spec] of entries) {
+      const files = new Map(spec.files.map((file) => [file, this.reuse(key, file) ?? fingerprint(file)]));
+      const folders = new Map<string, FolderPin>();
+      for (const folder of spec.folders ?? []) {
+        // A folder pinned before keeps its pin: a file that appeared since stays a change.
+        const kept = this.pins.get(key)?.folders.get(folderKey(folder));
+        if (kept) {
+          folders.set(folderKey(folder), kept);
+          continue;
+        }
+        const { pin, complete } = pinFolder(folder);
+        if (!complete) oversized.add(folder.dir);
+        folders.set(folderKey(folder), pin);
+      }
+      next.set(key, { files, folders });
+    }
     this.pins = next;
+    return [...oversized];
   }
 
-  /** Re-pins one key's files as they are now: a person approved them. */
+  /** Re-pins one key's files and folders as they are now: a person approved them. */
   approve(key: string): void {
-    const files = this.pins.get(key);
-    if (!files) return;
-    this.pins.set(key, new Map([...files.keys()].map((file) => [file, fingerprint(file)])));
+    const pins = this.pins.get(key);
+    if (!pins) return;
+    const files = new Map([...pins.files.keys()].map((file) => [file, fingerprint(file)]));
+    const folders = new Map([...pins.folders].map(([k, { folder }]) => [k, pinFolder(folder).pin]));
+    this.pins.set(key, { files, folders });
   }
 
   /** The first file of `key` that differs from its pin (a deleted or new file too), else undefined. */
   changed(key: string): string | undefined {
-    const files = this.pins.get(key);
-    if (!files) return undefined;
-    for (const [file, pinned] of files) {
-      const stat = currentStat(file);
-      if (stat === (pinned?.stat ?? null)) continue;
-      const now = stat === null ? null : fingerprint(file);
-      if (now === null || pinned === null || now.sha256 !== pinned.sha256) return file;
-      // Touched but the same content: remember the new stat so the next check is cheap again.
-      files.set(file, now);
+    const pins = this.pins.get(key);
+    if (!pins) return undefined;
+    const file = changedFile(pins.files);
+    if (file !== undefined) return file;
+    for (const folder of pins.folders.values()) {
+      const moved = changedListing(folder) ?? changedFile(folder.files);
+      if (moved !== undefined) return moved;
     }
     return undefined;
   }
 
   files(key: string): readonly string[] {
-    return [...(this.pins.get(key)?.keys() ?? [])];
+    const pins = this.pins.get(key);
+    if (!pins) return [];
+    return [...pins.files.keys(), ...[...pins.folders.values()].flatMap((folder) => [...folder.files.keys()])];
   }
 
   /**
@@ -77,7 +187,37 @@ export class ScriptPins {
    * since stays a change. Reapplying a configuration is not approving its scripts.
    */
   private reuse(key: string, file: string): Fingerprint | null | undefined {
-    const files = this.pins.get(key);
+    const files = this.pins.get(key)?.files;
     return files?.has(file) ? files.get(file) : undefined;
   }
+}
+
+function changedFile(files: Map<string, Fingerprint | null>): string | undefined {
+  for (const [file, pinned] of files) {
+    const stat = currentStat(file);
+    if (stat === (pinned?.stat ?? null)) continue;
+    const now = stat === null ? null : fingerprint(file);
+    if (now === null || pinned === null || now.sha256 !== pinned.sha256) return file;
+    // Touched but the same content: remember the new stat so the next check is cheap again.
+    files.set(file, now);
+  }
+  return undefined;
+}
+
+/** The first entry added to or removed from a pinned folder, else undefined. */
+function changedListing({ folder, listings }: FolderPin): string | undefined {
+  for (const [dir, pinned] of listings) {
+    const stat = currentStat(dir, 'directory');
+    if (stat === pinned.stat) continue;
+    const names = entries(dir, folder);
+    if (stat !== null && pinned.stat !== null && names.join('\n') === pinned.names) {
+      // Touched (an entry the pin skips, or one put back): the next check is cheap again.
+      listings.set(dir, { stat, names: pinned.names });
+      continue;
+    }
+    const before = new Set(pinned.names === '' ? [] : pinned.names.split('\n'));
+    const added = names.find((name) => !before.has(name));
+    return path.join(dir, (added ?? [...before].find((name) => !names.includes(name)) ?? '').replace(/\/$/, ''));
+  }
+  return undefined;
 }

@@ -18,7 +18,8 @@ export type ProblemCode =
   | 'server-clash'
   | 'duplicate-hook'
   | 'script-missing'
-  | 'script-not-executable';
+  | 'script-not-executable'
+  | 'script-folder-too-large';
 
 /** A 1-based range; the end is exclusive (the position just after the node). */
 export interface TextRange {
