@@ -1,0 +1,368 @@
+import path from 'node:path';
+import { AuditLog } from '../audit/audit-log';
+import { loadEnvFileSecrets } from '../audit/env-file-secrets';
+import type { AuditEntry, AuditSink } from '../audit/records';
+import { Emitter, type Disposable } from '../events-emitter';
+import { agentHookDefinitions } from '../hooks/agent-hook-definitions';
+import type { AgentHook } from '../hooks/agent-hook';
+import { BuiltinHooks } from '../hooks/builtins/builtin-hooks';
+import type { ConfigProblem } from '../hooks/config/config-problems';
+import { emptyConfig, type LoadedConfig } from '../hooks/config/loaded-config';
+import { mergeConfigs } from '../hooks/config/merge-configs';
+import { checkHookScripts } from '../hooks/config/script-diagnostics';
+import { HookDispatcher, selects } from '../hooks/dispatcher';
+import { BuiltinHookHandler } from '../hooks/handlers/builtin-handler';
+import { CommandHookHandler } from '../hooks/handlers/command-handler';
+import { HttpHookHandler } from '../hooks/handlers/http-handler';
+import { ModelHookHandler, type HookJudge } from '../hooks/handlers/model-hook-handler';
+import { rpcHookDefinitions } from '../hooks/handlers/rpc/rpc-hook-definitions';
+import { RpcHookHandler } from '../hooks/handlers/rpc/rpc-hook-handler';
+import { RpcServerPool } from '../hooks/handlers/rpc/rpc-server-pool';
+import { HookRegistry } from '../hooks/registry';
+import { LocalProcessRunner } from '../process/process-runner';
+import { SpawnerPool } from '../process/spawner/spawner-pool';
+import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload, HookSource } from '../hooks/types';
+import { hookDependencyFiles, nodeManifests, protectedHookFiles, scriptFolders, serverDependencyFiles } from './protected-files';
+import { FOLDER_PIN_LIMITS, ScriptPins, type PinSpec } from './script-pins';
+import { limitHttpUrls } from './workspace-url-limit';
+
+export type EngineLogger = (level: 'info' | 'warn' | 'error', message: string) => void;
+
+export interface HookEngineOptions {
+  projectDir: string;
+  /** audit/, transcripts/, spill/ and summaries/ live here. */
+  storageDir: string;
+  trusted: boolean;
+  enabledOverrides?: Record<string, boolean>;
+  env?: NodeJS.ProcessEnv;
+  log?: EngineLogger;
+  /** Values that must never reach a log (the API key). */
+  secretValues?: readonly string[];
+  /**
+   * The built process-spawner helper: command hooks are spawned from it instead of from this
+   * (large) process. Without it they are spawned from this process.
+   */
+  spawnerModulePath?: string;
+  /**
+   * false: build the configuration and registry only, starting no process (no rpc server,
+   * no spawner helper): read-only commands such as `hooks list`. Default true.
+   */
+  startProcesses?: boolean;
+  /**
+   * The user's settings file (VS Code's `User/settings.json`): it governs hooks and
+   * permissions and applies live, so it is protected even where it configures nothing yet.
+   */
+  userSettingsFile?: string;
+}
+
+/** What a hook whose script changed since it was pinned gets instead of a run. */
+const SCRIPT_CHANGED = 'script changed since it was approved';
+
+/**
+ * The hook engine of one host, wired once: configuration, registry, handlers of every type,
+ * dispatcher, built-ins, rpc servers and the audit log. The CLI and the extension both
+ * build exactly one of these in their composition root.
+ */
+export class HookEngine {
+  readonly registry: HookRegistry;
+  readonly dispatcher: HookDispatcher;
+  readonly builtins: BuiltinHooks;
+  readonly audit: AuditLog;
+  readonly rpcPool: RpcServerPool;
+  readonly auditSink: AuditSink;
+  private readonly builtinHandler = new BuiltinHookHandler();
+  private readonly handlers: Record<HandlerType, HookHandler>;
+  private readonly log: EngineLogger;
+  private readonly extraHooks = new Map<string, HookDefinition[]>();
+  private config: LoadedConfig = emptyConfig();
+  /** The sources as given to the last reload: a change of trust merges them again. */
+  private sources: readonly LoadedConfig[] = [];
+  private readonly pins = new ScriptPins();
+  private protectedFiles: string[];
+  private scriptProblems: ConfigProblem[] = [];
+  private readonly reloaded = new Emitter<void>();
+  private readonly disposables: Disposable[] = [];
+  /** Spawns command hooks: through the helpers when there are some, else from here. */
+  private readonly processes: SpawnerPool | LocalProcessRunner;
+  /** The host's model for prompt and agent hooks; set once a model is configured. */
+  private judge: HookJudge | undefined;
+
+  constructor(readonly options: HookEngineOptions) {
+    this.log = options.log ?? (() => undefined);
+    this.audit = new AuditLog({ dir: path.join(options.storageDir, 'audit'), onError: (err, session) => this.log('error', `audit log of ${session}: ${err.message}`) });
+    for (const secret of options.secretValues ?? []) this.audit.redactor.addSecretValue(secret);
+    this.auditSink = { append: (entry: AuditEntry) => this.appendAudit(entry) };
+    this.builtins = new BuiltinHooks({
+      audit: this.auditSink,
+      storageDir: path.join(options.storageDir, 'summaries'),
+      reportError: (r) => this.log('warn', `[${r.type}] ${r.message}`),
+    });
+    this.protectedFiles = this.withUserSettings(protectedHookFiles(options.projectDir, []));
+    this.rpcPool = new RpcServerPool({ projectDir: options.projectDir, env: options.env, verifyServer: (server) => this.changeOf(serverPinKey(server.name)), logger: (level, message) => this.log(level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info', message) });
+    this.processes = options.spawnerModulePath
+      ? new SpawnerPool({ modulePath: options.spawnerModulePath, log: (level, message) => this.log(level, message) })
+      : new LocalProcessRunner();
+    this.handlers = {
+      builtin: this.builtinHandler,
+      command: new CommandHookHandler({ spillDir: path.join(options.storageDir, 'spill'), env: options.env, runner: this.processes, verifyScript: (hook) => this.scriptChange(hook.id) }),
+      rpc: new RpcHookHandler(this.rpcPool, { spillDir: path.join(options.storageDir, 'spill') }),
+      http: new HttpHookHandler({ env: options.env, spillDir: path.join(options.storageDir, 'spill') }),
+      prompt: new ModelHookHandler(() => this.judge),
+      agent: new ModelHookHandler(() => this.judge),
+    };
+    this.registry = new HookRegistry({ trusted: options.trusted, enabledOverrides: options.enabledOverrides });
+    this.dispatcher = new HookDispatcher({ snapshot: () => this.registry.current(), handlers: this.handlers, projectDir: options.projectDir, audit: this.auditSink });
+    this.disposables.push(this.rpcPool.onDidChange(() => this.rebuild()));
+  }
+
+  get problems(): readonly ConfigProblem[] {
+    return [...this.config.problems, ...this.scriptProblems];
+  }
+
+  get loadedConfig(): LoadedConfig {
+    return this.config;
+  }
+
+  onDidReload(listener: () => void): Disposable {
+    return this.reloaded.on(listener);
+  }
+
+  /** Applies configuration sources (user first, then workspace, then hooks.json): one atomic swap. */
+  async reload(configs: readonly LoadedConfig[]): Promise<void> {
+    // Values in the workspace's .env files are secrets: never written to the audit log.
+    await loadEnvFileSecrets(this.options.projectDir, this.audit.redactor).catch((err: unknown) => this.log('warn', `reading .env files: ${String(err)}`));
+    this.sources = [...configs];
+    // An untrusted workspace's sources contribute nothing: not even defaults or allowlists.
+    this.config = mergeConfigs(configs, { trusted: this.options.trusted });
+    this.scriptProblems = [...checkHookScripts(this.config.hooks, this.options.projectDir), ...this.unknownBuiltins()];
+    this.pinScripts();
+    const d = this.config.defaults;
+    this.dispatcher.setTimeouts({ observerMs: d.observerTimeoutMs, interceptorMs: d.interceptorTimeoutMs, approvalMs: d.approvalTimeoutMs, commandMs: d.commandTimeoutMs });
+    // The URL and env allowlists come from configuration, so the http handler follows it.
+    const http = new HttpHookHandler({
+      env: this.options.env,
+      allowedUrls: this.config.allowedHttpHookUrls,
+      allowedEnvVars: this.config.httpHookAllowedEnvVars,
+      spillDir: path.join(this.options.storageDir, 'spill'),
+    });
+    this.handlers.http = limitHttpUrls(http, this.config.workspaceHttpHookUrls);
+    if (this.startsProcesses) await this.rpcPool.sync(this.config.servers);
+    this.rebuild();
+    const commandHooks = this.registry.current().states.some((s) => s.active && s.hook.spec.type === 'command');
+    if (commandHooks && this.startsProcesses && this.processes instanceof SpawnerPool) this.processes.warmUp();
+    for (const p of this.problems.filter((x) => x.severity === 'error')) this.log('warn', `${p.file ?? p.sourceKind}${p.line ? `:${p.line}:${p.column}` : ''}: ${p.message}`);
+  }
+
+  setTrusted(trusted: boolean): Promise<void> {
+    this.options.trusted = trusted;
+    this.registry.setTrusted(trusted);
+    // The pins stay: a script the agent changed while the folder was untrusted still needs a person.
+    return this.reload(this.sources);
+  }
+
+  /**
+   * For an engine built with `startProcesses: false` (`hooks test`): starts only the rpc
+   * servers that could answer this payload, those with a hook it selects and those that
+   * declare no events (only their handshake says which), and waits for the latter to answer.
+   */
+  async startServersFor(payload: HookPayload): Promise<void> {
+    const selected = this.registry.current().subscribers(payload.hook_event_name, payload.session_id).filter((hook) => selects(hook, payload, this.options.projectDir));
+    const names = new Set(selected.flatMap((hook) => (hook.spec.type === 'rpc' ? [hook.spec.server] : [])));
+    const undeclared = this.config.servers.filter((s) => s.enabled && s.observe.length === 0 && s.intercept.length === 0);
+    for (const server of undeclared) names.add(server.name);
+    if (names.size === 0) return;
+    const settled = () => undeclared.every((s) => ['ready', 'failed', 'stopped'].includes(this.rpcPool.status(s.name)?.state ?? 'not added yet'));
+    let listening: Disposable | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const handshakes = new Promise<void>((resolve) => {
+      listening = this.rpcPool.onDidChange(() => settled() && resolve());
+      // A server that keeps crashing is given up on by its supervisor; this only bounds the wait.
+      timer = setTimeout(resolve, HANDSHAKE_WAIT_MS);
+    });
+    try {
+      await this.rpcPool.sync(this.config.servers.filter((server) => names.has(server.name)));
+      if (!settled()) await handshakes;
+    } finally {
+      listening?.dispose();
+      clearTimeout(timer);
+    }
+    this.rebuild();
+  }
+
+  /** The file of this hook (or of its rpc server) that changed since it was approved, if any. */
+  scriptChange(hookId: string): string | undefined {
+    const key = this.pinKeyOf(hookId);
+    return key === undefined ? undefined : this.changeOf(key);
+  }
+
+  /** A person approves the hook's scripts as they are now (the Hook Manager's "Re-approve"). */
+  async approveScripts(hookId: string): Promise<void> {
+    const key = this.pinKeyOf(hookId);
+    if (key === undefined) throw new Error(`no command or rpc hook with id ${hookId}`);
+    this.pins.approve(key);
+    this.log('info', `scripts of ${hookId} approved as they are now: ${this.pins.files(key).join(', ') || '(none)'}`);
+    // A server refused for its changed script starts again (sync retries failed servers).
+    if (key.startsWith(SERVER_PIN) && this.startsProcesses) await this.rpcPool.sync(this.config.servers);
+    this.rebuild();
+  }
+
+  /** The model prompt and agent hooks ask (the host's, behind its secret boundary). */
+  useJudge(judge: HookJudge | undefined): void {
+    this.judge = judge;
+  }
+
+  /** An in-process TypeScript hook from the host or another extension; dispose to remove. */
+  addInProcessHook(hook: AgentHook, source: HookSource = { kind: 'builtin' }): Disposable {
+    const key = `inproc:${hook.name}:${this.extraHooks.size}`;
+    const defs = agentHookDefinitions(hook, { idPrefix: key, source });
+    for (const d of defs) this.builtinHandler.register(d.id, hook);
+    this.extraHooks.set(key, defs);
+    this.rebuild();
+    return {
+      dispose: () => {
+        for (const d of defs) this.builtinHandler.unregister(d.id);
+        this.extraHooks.delete(key);
+        this.rebuild();
+      },
+    };
+  }
+
+  /** A hook for one session only (seed 000); gone when the session is cleared. */
+  addSessionHook(sessionId: string, hook: AgentHook): void {
+    for (const d of agentHookDefinitions(hook, { idPrefix: `session:${sessionId}:${hook.name}`, source: { kind: 'session' } })) {
+      this.builtinHandler.register(d.id, hook);
+      this.registry.addSessionHook(sessionId, d);
+    }
+  }
+
+  clearSession(sessionId: string): void {
+    this.registry.clearSession(sessionId);
+  }
+
+  /** Files whose change would change the guards: the agent may edit them only with approval. */
+  protectedPaths(): string[] {
+    return this.protectedFiles;
+  }
+
+  /** Test-fire one hook with a sample payload. Untrusted workspace hooks still never run. */
+  async testFire(hookId: string, payload: HookPayload, signal?: AbortSignal): Promise<{ hook: HookDefinition; outcome: HookOutcome }> {
+    const state = this.registry.current().find(hookId);
+    if (!state) throw new Error(`no hook with id ${hookId}`);
+    if (!state.trusted) throw new Error(`"${state.hook.name}" comes from this workspace, which is not trusted: it does not run in Restricted Mode`);
+    const { outcome } = await this.dispatcher.runOne(state.hook, { ...payload, hook_event_name: state.hook.event }, signal);
+    return { hook: state.hook, outcome };
+  }
+
+  async dispose(): Promise<void> {
+    for (const d of this.disposables) d.dispose();
+    // Async hooks do not outlive the engine: their process groups are killed, their records kept.
+    await this.dispatcher.cancelAsync('the engine stopped');
+    await this.dispatcher.drain(1_500);
+    // After the drain: async hooks still finishing run through it.
+    this.processes.dispose();
+    await this.rpcPool.dispose();
+    await this.audit.close();
+  }
+
+  private rebuild(): void {
+    const builtinDefs = this.builtins.all().flatMap((hook) => {
+      const setting = this.config.builtins[hook.name];
+      const defs = agentHookDefinitions(hook, { idPrefix: `builtin:${hook.name}`, source: { kind: 'builtin' }, enabled: setting?.enabled ?? true });
+      for (const d of defs) this.builtinHandler.register(d.id, hook);
+      return defs;
+    });
+    // A config entry `{ "type": "builtin", "builtin": "AuditLog" }` binds that built-in to its event and matcher.
+    for (const def of this.config.hooks) {
+      if (def.spec.type !== 'builtin') continue;
+      const builtin = this.builtins.all().find((h) => h.name === (def.spec as { builtin: string }).builtin);
+      if (builtin) this.builtinHandler.register(def.id, builtin);
+    }
+    const rpcDefs = this.config.servers.flatMap((server) => rpcHookDefinitions(server, this.rpcPool.capabilities(server.name)));
+    this.registry.load([...builtinDefs, ...[...this.extraHooks.values()].flat(), ...this.config.hooks, ...rpcDefs], { disableAllHooks: this.config.disableAllHooks });
+    this.reloaded.fire();
+  }
+
+  private get startsProcesses(): boolean {
+    return this.options.startProcesses ?? true;
+  }
+
+  private changeOf(pinKey: string): string | undefined {
+    const file = this.pins.changed(pinKey);
+    return file === undefined ? undefined : `${SCRIPT_CHANGED}: ${path.relative(this.options.projectDir, file) || file}`;
+  }
+
+  private pinKeyOf(hookId: string): string | undefined {
+    const spec = this.registry.current().find(hookId)?.hook.spec ?? this.config.hooks.find((h) => h.id === hookId)?.spec;
+    if (spec?.type === 'command') return hookId;
+    if (spec?.type === 'rpc') return serverPinKey(spec.server);
+    return undefined;
+  }
+
+  /** The moment a person's configuration is applied: pin what each hook and server runs. */
+  private pinScripts(): void {
+    const { projectDir } = this.options;
+    const entries = new Map<string, PinSpec>();
+    const spec = (files: string[]): PinSpec => {
+      const folders = scriptFolders(projectDir, files);
+      return { files: [...files, ...nodeManifests(projectDir, folders)], folders };
+    };
+    for (const hook of this.config.hooks) if (hook.spec.type === 'command') entries.set(hook.id, spec(hookDependencyFiles(projectDir, hook)));
+    for (const server of this.config.servers) entries.set(serverPinKey(server.name), spec(serverDependencyFiles(projectDir, server)));
+    for (const dir of this.pins.pinAll(entries)) this.scriptProblems.push(oversizedFolder(projectDir, dir));
+    const configFiles = this.sources.flatMap((config) => (config.source?.file ? [config.source.file] : []));
+    this.protectedFiles = this.withUserSettings(protectedHookFiles(projectDir, this.config.hooks, this.config.servers, configFiles));
+  }
+
+  private withUserSettings(files: string[]): string[] {
+    const user = this.options.userSettingsFile;
+    return user === undefined || files.includes(user) ? files : [...files, user];
+  }
+
+  /** A `{ "type": "builtin" }` entry naming no built-in would fail on every run: say so now. */
+  private unknownBuiltins(): ConfigProblem[] {
+    const known = new Set(this.builtins.all().map((h) => h.name));
+    return this.config.hooks.flatMap((hook): ConfigProblem[] => {
+      if (hook.spec.type !== 'builtin' || known.has(hook.spec.builtin)) return [];
+      return [{
+        severity: 'error',
+        code: 'invalid-value',
+        message: `there is no built-in hook "${hook.spec.builtin}"; known: ${[...known].join(', ')}`,
+        path: hook.source.path ?? '',
+        sourceKind: hook.source.kind,
+        file: hook.source.file,
+        line: hook.source.line,
+        column: hook.source.column,
+        hookId: hook.id,
+      }];
+    });
+  }
+
+  private appendAudit(entry: AuditEntry): void {
+    try {
+      this.audit.writerFor(entry.session_id).append(entry);
+    } catch (err) {
+      this.log('error', `audit: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+}
+
+const SERVER_PIN = 'server:';
+/** How long `startServersFor` waits for servers that declare no events to answer their handshake. */
+const HANDSHAKE_WAIT_MS = 15_000;
+
+/** A script folder too large to hash: a changed file in it goes unseen, which a person should know. */
+function oversizedFolder(projectDir: string, dir: string): ConfigProblem {
+  const shown = path.relative(projectDir, dir) || '.';
+  const { files, bytes } = FOLDER_PIN_LIMITS;
+  return {
+    severity: 'warning',
+    code: 'script-folder-too-large',
+    message: `${shown} holds more than ${files} files or ${bytes / 1024 / 1024} MiB: only its list of entries is pinned, so a changed file in it does not stop its hooks. Keep hook scripts in a small folder of their own.`,
+    path: '',
+    sourceKind: 'workspace',
+  };
+}
+
+function serverPinKey(name: string): string {
+  return `${SERVER_PIN}${name}`;
+}
