@@ -321,6 +321,8 @@ export class ChatController extends Disposable {
       redactor: engine.audit.redactor,
       passEnv: config.bashPassEnv(),
       spawnerModulePath: engine.options.spawnerModulePath,
+      // An untrusted workspace contributes nothing: not even its AGENTS.md or CLAUDE.md.
+      projectInstructions: vscode.workspace.isTrusted,
     });
     this.session = session;
     this.sessionEvents = session.onEvent((event) => this.onAgentEvent(event));

@@ -98,6 +98,8 @@ export function samplePayload(event: HookEventName, toolName = 'Bash', context: 
       return { ...base, ...toolFields, reason: 'hook "budget" stopped the turn before this call ran' };
     case 'StepComplete':
       return { ...base, step: 1, max_steps: 50, messages_count: 6, estimated_tokens: 4200, token_limit: 100000, tool_calls: 1 };
+    case 'InstructionsLoaded':
+      return { ...base, file_path: `${base.cwd}/AGENTS.md`, memory_type: 'Project', load_reason: 'session_start' };
     case 'PostToolBatch':
       return { ...base, step: 1, tool_calls: [{ tool_name: toolName, tool_input: tool.input, tool_use_id: 'toolu_test_01', tool_response: 'ok' }] };
     case 'StopFailure':

@@ -1,7 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jsonResult, nodeHook, startTestbed, toolMessageSent, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { status, text, toolCalls, type ScriptedReply } from '../support/model-server';
 import type { RecordedRequest } from '../support/model-server';
@@ -221,5 +221,48 @@ describe('PostToolBatch and StopFailure', () => {
     expect(payload).toMatchObject({ hook_event_name: 'StopFailure', error: 'rate_limit', error_details: expect.any(String) });
     expect(existsSync(bed.workspace.file('other.json'))).toBe(false);
     expect(existsSync(bed.workspace.file('stop.json'))).toBe(false);
+  });
+});
+
+describe('project instructions', () => {
+  const systemPrompt = (req: RecordedRequest) => String(req.body.messages[0]?.content ?? '');
+
+  it('AGENTS.md and CLAUDE.md reach the system prompt, and InstructionsLoaded fires for each', async () => {
+    const recordAll = nodeHook(`fs.appendFileSync('loaded.jsonl', JSON.stringify(input) + '\\n');`);
+    const files = {
+      'AGENTS.md': 'Always run npm test. AGENTS-MARKER',
+      'CLAUDE.md': 'Prefer small commits. CLAUDE-MARKER',
+      'hooks/loaded.js': recordAll,
+      '.vscode/hooks.json': hooksJson({ InstructionsLoaded: [{ matcher: 'session_start', hooks: [{ type: 'command', command: 'node hooks/loaded.js' }] }] }),
+    };
+    bed = await startTestbed(bundle.bundle, files, [text('ok')]);
+    await bed.run(['hi', '--output-format', 'json']);
+    const prompt = systemPrompt(bed.server.requests[0]);
+    expect(prompt).toContain('AGENTS-MARKER');
+    expect(prompt).toContain('CLAUDE-MARKER');
+    expect(prompt.indexOf('AGENTS-MARKER')).toBeLessThan(prompt.indexOf('CLAUDE-MARKER'));
+    const ws = bed.workspace;
+    await vi.waitFor(() => expect(readFileSync(ws.file('loaded.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2));
+    const loaded = readFileSync(ws.file('loaded.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(loaded.map((p) => p.file_path).sort()).toEqual([ws.file('AGENTS.md'), ws.file('CLAUDE.md')]);
+    expect(loaded[0]).toMatchObject({ hook_event_name: 'InstructionsLoaded', memory_type: 'Project', load_reason: 'session_start' });
+  });
+
+  it('an AGENTS.md that is a symlink out of the workspace, or a hard link, is not loaded', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hookpilot-outside-'));
+    outside.push(dir);
+    writeFileSync(path.join(dir, 'id_rsa'), 'SYMLINKED-SECRET-5521');
+    writeFileSync(path.join(dir, 'notes'), 'HARDLINKED-SECRET-7730');
+    bed = await startTestbed(bundle.bundle, {}, [text('ok')]);
+    symlinkSync(path.join(dir, 'id_rsa'), bed.workspace.file('AGENTS.md'));
+    try {
+      linkSync(path.join(dir, 'notes'), bed.workspace.file('CLAUDE.md'));
+    } catch {
+      // Another file system: the symlink case still runs.
+    }
+    await bed.run(['hi', '--output-format', 'json']);
+    const sent = JSON.stringify(bed.server.requests.map((q) => q.body));
+    expect(sent).not.toContain('SYMLINKED-SECRET-5521');
+    expect(sent).not.toContain('HARDLINKED-SECRET-7730');
   });
 });

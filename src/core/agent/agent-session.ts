@@ -12,6 +12,7 @@ import type { PermissionSettings, Approver } from './permissions/permission-sett
 import { PermissionGate } from './permissions/permission-gate';
 import { SessionHooks } from './session-hooks';
 import { SubagentRunner } from './subagent-runner';
+import { instructionsSection, loadProjectInstructions } from './project-instructions';
 import { baseSystemPrompt, withExtensions } from './system-prompt';
 import { createTaskTool } from './task-tool';
 import { ToolExecutor } from './tool-executor';
@@ -64,6 +65,11 @@ export interface AgentSessionOptions {
    * a long session grows its memory. Without it, they are forked from here.
    */
   spawnerModulePath?: string;
+  /**
+   * Load AGENTS.md and CLAUDE.md from the workspace root into the system prompt (InstructionsLoaded
+   * fires for each). Default true; an untrusted workspace contributes nothing, so the host says false there.
+   */
+  projectInstructions?: boolean;
 }
 
 /**
@@ -93,6 +99,8 @@ export class AgentSession {
   private readonly hookFailures: Disposable;
   /** The model behind the secret boundary. */
   private readonly model: ChatModel;
+  /** AGENTS.md / CLAUDE.md as loaded for this session ('' when none). */
+  private instructionsText?: string;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.id = options.sessionId ?? randomUUID();
@@ -362,8 +370,21 @@ export class AgentSession {
     return { injected };
   }
 
+  /** Read once per session, at its first prompt; each file loaded fires InstructionsLoaded. */
+  private async instructions(): Promise<string> {
+    if (this.instructionsText !== undefined) return this.instructionsText;
+    this.instructionsText = '';
+    if (this.options.projectInstructions === false) return '';
+    const { loaded, skipped } = await loadProjectInstructions(this.options.workspaceRoot);
+    for (const reason of skipped) this.events.fire({ type: 'notice', level: 'warning', message: `project instructions not loaded: ${reason}`, source: 'session' });
+    for (const file of loaded) this.hooks.emit('InstructionsLoaded', { file_path: file.filePath, memory_type: 'Project', load_reason: 'session_start' });
+    this.instructionsText = instructionsSection(loaded);
+    return this.instructionsText;
+  }
+
   private async refreshSystemPrompt(signal: AbortSignal): Promise<void> {
-    const base = baseSystemPrompt({ workspaceRoot: this.options.workspaceRoot, tools: this.tools, extra: this.options.systemPrompt });
+    const extra = [this.options.systemPrompt ?? '', await this.instructions()].filter((part) => part !== '').join('\n\n');
+    const base = baseSystemPrompt({ workspaceRoot: this.options.workspaceRoot, tools: this.tools, extra: extra || undefined });
     const result = await this.hooks.dispatch('SystemPrompt', { system_prompt: base }, signal);
     this.messages[0] = { role: 'system', content: withExtensions(base, result.contexts) };
   }

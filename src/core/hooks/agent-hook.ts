@@ -29,6 +29,7 @@ export interface AgentHook {
   readonly async?: boolean;
 
   onSessionStart?: Method<'SessionStart'>;
+  onInstructionsLoaded?: Method<'InstructionsLoaded'>;
   onUserPromptSubmit?: Method<'UserPromptSubmit'>;
   onTurnStart?: Method<'TurnStart'>;
   onSystemPrompt?: Method<'SystemPrompt'>;
@@ -59,6 +60,7 @@ export interface AgentHook {
 
 export const AGENT_HOOK_METHODS = {
   SessionStart: 'onSessionStart',
+  InstructionsLoaded: 'onInstructionsLoaded',
   UserPromptSubmit: 'onUserPromptSubmit',
   TurnStart: 'onTurnStart',
   SystemPrompt: 'onSystemPrompt',

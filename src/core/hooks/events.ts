@@ -5,6 +5,7 @@
 
 export const HOOK_EVENTS = [
   'SessionStart',
+  'InstructionsLoaded',
   'UserPromptSubmit',
   'TurnStart',
   'SystemPrompt',
@@ -56,6 +57,7 @@ export interface EventInfo {
 
 export const EVENT_INFO: Record<HookEventName, EventInfo> = {
   SessionStart: { kind: 'intercept', matchField: 'source', plainStdoutIsContext: true, exit2Blocks: false, toolEvent: false, description: 'A session starts or resumes; hooks may add context.' },
+  InstructionsLoaded: { kind: 'observe', matchField: 'load_reason', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: false, description: 'Project instructions (AGENTS.md, CLAUDE.md) were loaded into the system prompt.' },
   UserPromptSubmit: { kind: 'intercept', plainStdoutIsContext: true, exit2Blocks: true, toolEvent: false, description: 'The user submitted a prompt; hooks may block it or add context.' },
   TurnStart: { kind: 'observe', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: false, description: 'The agent starts working on a prompt.' },
   SystemPrompt: { kind: 'intercept', plainStdoutIsContext: true, exit2Blocks: false, toolEvent: false, description: 'The system prompt is built; hooks may add extensions to it.' },

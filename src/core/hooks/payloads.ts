@@ -37,6 +37,13 @@ export type StopFailureError = (typeof STOP_FAILURE_ERRORS)[number];
 
 export const payloadSchemas = {
   SessionStart: z.looseObject({ ...common, hook_event_name: event('SessionStart'), source: z.enum(['startup', 'resume', 'clear', 'compact']), model: z.string().optional() }),
+  InstructionsLoaded: z.looseObject({
+    ...common,
+    hook_event_name: event('InstructionsLoaded'),
+    file_path: z.string(),
+    memory_type: z.enum(['User', 'Project', 'Local', 'Managed']),
+    load_reason: z.enum(['session_start', 'nested_traversal', 'path_glob_match', 'include', 'compact']),
+  }),
   UserPromptSubmit: z.looseObject({ ...common, hook_event_name: event('UserPromptSubmit'), prompt: z.string() }),
   TurnStart: z.looseObject({ ...common, hook_event_name: event('TurnStart'), turn_index: z.number().int(), prompt: z.string() }),
   SystemPrompt: z.looseObject({ ...common, hook_event_name: event('SystemPrompt'), system_prompt: z.string() }),

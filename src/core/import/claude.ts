@@ -11,7 +11,6 @@ import { parseSourceJson } from './read-source';
 /** Claude Code events Hookpilot has no counterpart for, and why. */
 const CLAUDE_ONLY_EVENTS: Readonly<Record<string, string>> = {
   Setup: 'it runs only for `claude --init` / `--maintenance`; Hookpilot has no setup phase',
-  InstructionsLoaded: 'Hookpilot does not load CLAUDE.md or rule files',
   UserPromptExpansion: 'Hookpilot has no slash commands or MCP prompts to expand',
   MessageDisplay: 'Hookpilot has no event to rewrite displayed text',
   TeammateIdle: 'Hookpilot has no agent teams',
