@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { cutStream, startModelServer, status, text, toolCalls, type RecordedRequest, type ScriptedReply } from './model-server';
+import { errorMessage } from '../../src/core/error-message';
 
 const positiveInt = z.number().int().positive();
 const delayMs = z.number().int().nonnegative().optional();
@@ -136,6 +137,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`model-server: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`model-server: ${errorMessage(error)}\n`);
   process.exit(2);
 });

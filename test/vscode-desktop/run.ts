@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runTests } from '@vscode/test-electron';
 import { buildSuite } from './build-suite';
+import { errorMessage } from '../../src/core/error-message';
 
 /**
  * `npm run test:desktop`: the mocha suite in a real desktop VS Code, through
@@ -46,7 +47,7 @@ async function main(): Promise<number> {
     });
     return 0;
   } catch (error) {
-    console.error(`desktop VS Code suite failed: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`desktop VS Code suite failed: ${errorMessage(error)}`);
     return 1;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -56,7 +57,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error instanceof Error ? error.message : String(error));
+    console.error(errorMessage(error));
     process.exit(1);
   },
 );

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { codeServerEntry, resultsDir } from './paths';
 import { waitUntil } from './wait';
+import { errorMessage } from '../../../src/core/error-message';
 
 export interface CodeServerOptions {
   /** The workspace folder to open. */
@@ -164,7 +165,7 @@ async function listenOnFreePort(args: string[], env: NodeJS.ProcessEnv, logFile:
     } catch (error) {
       await killGroup(child);
       if (attempt < 3 && /EADDRINUSE/.test(readLog(logFile))) continue;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       throw new Error(`${message}\n--- code-server log ---\n${readLog(logFile)}`);
     }
   }
