@@ -1,3 +1,4 @@
+import { formatTaggedContext } from '../hooks/dispatch-result';
 import type { AgentEvent } from './agent-events';
 import type { ChatMessage, ChatModel } from './llm/chat-model';
 import type { SessionHooks } from './session-hooks';
@@ -52,6 +53,11 @@ export class Compactor {
     const summaryMessage: ChatMessage = { role: 'user', content: `<system-reminder>\nSummary of the earlier conversation (compacted):\n${summary}\n</system-reminder>` };
     messages.splice(0, messages.length, system, summaryMessage, ...rest.slice(cut));
     hooks.emit('PostCompact', { trigger, compact_summary: summary, new_message_count: messages.length });
+    // Claude Code: SessionStart again, source "compact"; what its hooks add follows the summary.
+    const start = await hooks.dispatch('SessionStart', { source: 'compact', model: this.modelName }, signal);
+    if (start.contexts.length > 0) {
+      messages.splice(2, 0, { role: 'user', content: `<system-reminder>\n${start.contexts.map(formatTaggedContext).join('\n')}\n</system-reminder>` });
+    }
     this.emit({ type: 'compacted', messagesBefore: before, messagesAfter: messages.length, summary });
     return true;
   }
