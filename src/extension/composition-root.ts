@@ -26,6 +26,11 @@ function storageDirOf(context: vscode.ExtensionContext): string {
   return context.storageUri?.fsPath ?? path.join(context.globalStorageUri.fsPath, 'no-workspace');
 }
 
+/** `<userDataDir>/User/globalStorage/<publisher.name>` → `<userDataDir>/User/settings.json`. */
+function userSettingsFileOf(context: vscode.ExtensionContext): string {
+  return path.join(context.globalStorageUri.fsPath, '..', '..', 'settings.json');
+}
+
 /**
  * The extension's one composition root: builds every service once, wires them by
  * constructor, registers their disposables, and tears them down in order (the chat's
@@ -51,7 +56,7 @@ export class CompositionRoot extends Disposable {
     const config = new HookpilotConfig(context.secrets, env, applied);
     await config.loadSecret();
     const log = new HookpilotLog(channel, () => config.secretValues());
-    const engineHost = new EngineHost({ config, log, workspaceState: context.workspaceState, storageDir: storageDirOf(context), env, spawnerModulePath: path.join(context.extensionPath, 'dist', 'process-spawner.js'), applied });
+    const engineHost = new EngineHost({ config, log, workspaceState: context.workspaceState, storageDir: storageDirOf(context), env, spawnerModulePath: path.join(context.extensionPath, 'dist', 'process-spawner.js'), applied, userSettingsFile: userSettingsFileOf(context) });
     // prompt and agent hooks (and their test-fire) ask the configured model, behind the secret boundary.
     engineHost.engine.useJudge(
       new ModelHookJudge({

@@ -32,6 +32,8 @@ export interface EngineHostOptions {
   spawnerModulePath: string;
   /** The governing configuration as applied; changes no person made wait here. */
   applied: AppliedConfig;
+  /** VS Code's user settings.json: protected from the agent, since it applies live. */
+  userSettingsFile?: string;
 }
 
 /** What one hooks.json said, kept for diagnostics (positions need the text). */
@@ -80,6 +82,7 @@ export class EngineHost extends Disposable {
       log: options.log.engineLogger,
       secretValues: options.config.secretValues(),
       spawnerModulePath: options.spawnerModulePath,
+      userSettingsFile: options.userSettingsFile,
     });
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
