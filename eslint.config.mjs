@@ -12,7 +12,10 @@ function layer(files, name, { noVscode, noNode, up, typesOnly = [] }) {
     ...(noNode ? NODE_MODULES.map((n) => ({ name: n, message: `${name} runs in a browser bundle: no Node module.` })) : []),
   ];
   const patterns = [{ regex: dirPattern(up), message: `${name} must not import ${up.join(', ')}: imports point down.` }];
-  if (typesOnly.length > 0) patterns.push({ regex: dirPattern(typesOnly), allowTypeImports: true, message: `${name} may import only types from ${typesOnly.join(', ')}; runtime helpers come through src/shared.` });
+  if (typesOnly.length > 0) {
+    const message = `${name} may import only types from ${typesOnly.join(', ')}; runtime helpers come through src/shared.`;
+    patterns.push({ regex: dirPattern(typesOnly), allowTypeImports: true, message });
+  }
   return { files, rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths, patterns }] } };
 }
 

@@ -12,7 +12,8 @@ const DEMO_PORT = '127.0.0.1:7777';
 
 /** Starts the demo's receiver on a free port and resolves with that port once it listens. */
 async function startReceiver(script: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [script], { env: { ...process.env, HOOKPILOT_DEMO_RECEIVER_PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = { ...process.env, HOOKPILOT_DEMO_RECEIVER_PORT: '0' };
+  const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the audit receiver exited with ${code} before listening`)));
     child.stdout?.once('data', (chunk: Buffer) => {
@@ -35,7 +36,8 @@ describe('examples/demo-workspace', () => {
   beforeAll(async () => {
     storage = mkdtempSync(path.join(tmpdir(), 'hookpilot-demo-'));
     demo = path.join(storage, 'demo-workspace');
-    cpSync(path.join(repo, 'examples', 'demo-workspace'), demo, { recursive: true, filter: (src) => path.basename(src) !== '.hookpilot-demo' });
+    const notReceiverOutput = (src: string) => path.basename(src) !== '.hookpilot-demo';
+    cpSync(path.join(repo, 'examples', 'demo-workspace'), demo, { recursive: true, filter: notReceiverOutput });
     // The demo's rpc server is its sibling example, which requires vscode-jsonrpc from the repository.
     cpSync(path.join(repo, 'examples', 'rpc-policy-server'), path.join(storage, 'rpc-policy-server'), { recursive: true });
     symlinkSync(path.join(repo, 'node_modules'), path.join(storage, 'node_modules'));

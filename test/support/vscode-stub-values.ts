@@ -122,7 +122,8 @@ export enum ViewColumn {
 }
 
 /** True when every member of a stub enum exists in the real one with the same value. */
-type SameMembers<Stub, Real> = { [K in keyof Stub]: K extends keyof Real ? (`${Stub[K] & number}` extends `${Real[K] & number}` ? true : false) : false }[keyof Stub];
+type SameMember<S, R> = `${S & number}` extends `${R & number}` ? true : false;
+type SameMembers<Stub, Real> = { [K in keyof Stub]: K extends keyof Real ? SameMember<Stub[K], Real[K]> : false }[keyof Stub];
 type Assert<T extends true> = T;
 /** A stub enum that drifted from @types/vscode (renamed member, other value) fails tsc here. */
 export type StubEnumsMatchTheApi = Assert<

@@ -51,10 +51,14 @@ function brokenLinks(links: Link[]): string[] {
 
 describe('links to the docs', () => {
   it('from code and tests name pages and sections that exist', () => {
-    const sources = [...files(path.join(root, 'src'), /\.ts$/), ...files(path.join(root, 'test'), /\.ts$/), ...files(path.join(root, 'webview-ui'), /\.ts$/)];
+    const sources = ['src', 'test', 'webview-ui'].flatMap((dir) => files(path.join(root, dir), /\.ts$/));
     const links = sources.flatMap((from) =>
       comments(readFileSync(from, 'utf8')).flatMap((comment) =>
-        [...comment.matchAll(/\bdocs\/([\w-]+\.md)(?:#([\w-]+))?/g)].map((m) => ({ from, page: path.join(root, 'docs', m[1]), anchor: m[2] })),
+        [...comment.matchAll(/\bdocs\/([\w-]+\.md)(?:#([\w-]+))?/g)].map((m) => ({
+          from,
+          page: path.join(root, 'docs', m[1]),
+          anchor: m[2],
+        })),
       ),
     );
     expect(links.length).toBeGreaterThan(0);

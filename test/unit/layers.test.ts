@@ -39,7 +39,8 @@ function importsOf(fileName: string, text: string): ImportRef[] {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2022, true);
   const refs: ImportRef[] = [];
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    const declaration = ts.isImportDeclaration(node) || ts.isExportDeclaration(node);
+    if (declaration && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       refs.push({ specifier: node.moduleSpecifier.text, typeOnly: isTypeOnly(node) });
     } else if (ts.isCallExpression(node) && node.arguments.length > 0) {
       const isImport = node.expression.kind === ts.SyntaxKind.ImportKeyword;
@@ -57,7 +58,10 @@ function importsOf(fileName: string, text: string): ImportRef[] {
 }
 
 function isTypeOnly(node: ts.ImportDeclaration | ts.ExportDeclaration): boolean {
-  if (ts.isExportDeclaration(node)) return node.isTypeOnly || (!!node.exportClause && ts.isNamedExports(node.exportClause) && node.exportClause.elements.every((e) => e.isTypeOnly));
+  if (ts.isExportDeclaration(node)) {
+    const named = node.exportClause && ts.isNamedExports(node.exportClause) ? node.exportClause.elements : undefined;
+    return node.isTypeOnly || (named !== undefined && named.every((e) => e.isTypeOnly));
+  }
   const clause = node.importClause;
   if (!clause) return false; // a side-effect import runs the module
   if (clause.isTypeOnly) return true;
@@ -138,7 +142,8 @@ describe('the checker itself', () => {
   });
 
   it('refuses the core reaching up, however the path is spelled', () => {
-    for (const specifier of ['../../extension/log', '../../shared/chat-items', '../hooks/../../cli/main', '../../../webview-ui/chat/main', 'vscode']) {
+    const upward = ['../../extension/log', '../../shared/chat-items', '../hooks/../../cli/main', '../../../webview-ui/chat/main', 'vscode'];
+    for (const specifier of upward) {
       expect(violation('core', coreFile, { specifier, typeOnly: false }), specifier).toBeDefined();
     }
     expect(violation('core', coreFile, { specifier: '../hooks/events', typeOnly: false })).toBeUndefined();

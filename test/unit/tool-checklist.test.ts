@@ -11,7 +11,9 @@ import { samplePayload } from '../../src/shared/sample-payload';
 // CONTRIBUTING's "Add a tool" checklist, checked over the tools the agent really has: a new
 // tool that misses one of the places it must be added fails here by name.
 const CWD = '/home/user/project';
-const tools: Tool[] = [...createBuiltinTools(new TodoStore()), createTaskTool(() => Promise.reject(new Error('not run'))) as unknown as Tool];
+const task = createTaskTool(() => Promise.reject(new Error('not run'))) as unknown as Tool;
+const tools: Tool[] = [...createBuiltinTools(new TodoStore()), task];
+const named = (list: Tool[]) => list.map((t) => [t.name, t] as const);
 const sampleInput = (tool: Tool) => samplePayload('PreToolUse', tool.name, { cwd: CWD }).tool_input as Record<string, unknown>;
 
 describe('every built-in tool is wired in everywhere', () => {
@@ -19,17 +21,18 @@ describe('every built-in tool is wired in everywhere', () => {
     expect(tools.map((t) => t.name).sort()).toEqual(['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Task', 'TodoWrite', 'Write']);
   });
 
-  it.each(tools.map((t) => [t.name, t] as const))('%s: the Hook Manager sample payload is a valid input (src/shared/sample-payload.ts)', (_name, tool) => {
+  it.each(named(tools))('%s: the Hook Manager sample payload is a valid input (src/shared/sample-payload.ts)', (_name, tool) => {
     expect(tool.inputSchema.safeParse(sampleInput(tool)).error).toBeUndefined();
   });
 
   // Meta tools (TodoWrite) are never asked about; every other tool can reach a person.
-  it.each(tools.filter((t) => t.category !== 'meta').map((t) => [t.name, t] as const))('%s: approvals and tool cards have a summary of their own (src/core/agent/tool-summary.ts)', (name, tool) => {
+  const askable = tools.filter((t) => t.category !== 'meta');
+  it.each(named(askable))('%s: approvals and tool cards have a summary of their own (src/core/agent/tool-summary.ts)', (name, tool) => {
     const input = sampleInput(tool);
     expect(summarizeToolCall(name, input)).not.toBe(`${name} ${clip(JSON.stringify(input), 160)}`);
   });
 
-  it.each(tools.filter((t) => t.target).map((t) => [t.name, t] as const))(
+  it.each(named(tools.filter((t) => t.target)))(
     '%s: a file tool, so Tool(path) rules match its path (FILE_TOOLS in src/core/permissions/permission-rule.ts)',
     (name, tool) => {
       const input = { ...sampleInput(tool), path: path.join(CWD, 'src') };
