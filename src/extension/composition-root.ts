@@ -76,6 +76,7 @@ export class CompositionRoot extends Disposable {
     const showManager = () => manager.show();
     const activity = new HookActivity(engineHost.engine, log, showManager);
     const mcp = new McpHost({ projectDir: () => engineHost.projectDir, secrets: context.secrets, log });
+    engineHost.engine.useMcp(mcp.manager);
     const chat = new ChatController({ engineHost, config, approver, pending, diffs, log, openHookManager: showManager, promptForApiKey: () => promptForApiKey(config), mcp });
     const chatView = new ChatViewProvider(context.extensionUri, chat, log);
     const manager = new HookManagerPanel({ extensionUri: context.extensionUri, engineHost, activity, pending, chat, config, log, openHooksConfig: () => openHooksConfig(engineHost) });

@@ -25,7 +25,8 @@ export interface McpHostDeps {
  * values are asked once and kept in SecretStorage. Server stderr goes to the output channel.
  */
 export class McpHost extends Disposable {
-  private readonly manager: McpManager;
+  /** Also what mcp_tool hooks call. */
+  readonly manager: McpManager;
   private started: Promise<void> | undefined;
   private configs: LoadedMcpConfig[] = [];
   private readonly changed = this._register(new vscode.EventEmitter<void>());

@@ -31,6 +31,8 @@ export function handlerTarget(spec: HandlerSpec): string {
     case 'prompt':
     case 'agent':
       return spec.model ? `${spec.prompt} (${spec.model})` : spec.prompt;
+    case 'mcp_tool':
+      return `${spec.server} → ${spec.tool}`;
   }
 }
 

@@ -4,7 +4,7 @@ import { hookEventNameSchema, isoTimeSchema } from './wire-common';
 /** What the Hook Manager shows: flat, render-ready views the host builds (see manager-view-builders). */
 
 export const hookSourceKindSchema = z.enum(['user', 'workspace', 'folder', 'hooksJson', 'builtin', 'session', 'cli']);
-export const handlerTypeSchema = z.enum(['builtin', 'command', 'rpc', 'http', 'prompt', 'agent']);
+export const handlerTypeSchema = z.enum(['builtin', 'command', 'rpc', 'http', 'prompt', 'agent', 'mcp_tool']);
 export const hookRunStatusSchema = z.enum(['success', 'blocking-error', 'error', 'timeout', 'cancelled']);
 
 export const hookLastResultSchema = z.object({

@@ -131,6 +131,37 @@ describe('hooks see MCP calls with Claude Code payloads', () => {
   });
 });
 
+describe('mcp_tool hooks', () => {
+  it('a PreToolUse mcp_tool hook asks a server tool, templated from the event, and its JSON answer denies the Write', async () => {
+    const deny = JSON.stringify({
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'the policy server refuses ${tool_input.file_path}' },
+    });
+    bed = await startTestbed(
+      bundle.bundle,
+      {
+        '.mcp.json': mcpJson({ policy: { command: process.execPath, args: [FIXTURE] } }),
+        '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'mcp_tool', server: 'policy', tool: 'say', input: { text: deny } }] }] }),
+      },
+      [call('w1', 'Write', { file_path: 'out.txt', content: 'x' }), text('done')],
+    );
+    const r = jsonResult(await bed.run(['write', '--allowed-tools', 'Write', '--output-format', 'json']));
+    expect(r.tool_calls.map((c) => c.outcome)).toEqual(['blocked']);
+    expect(toolMessageSent(bed.server, 'w1')).toContain(`the policy server refuses ${bed.workspace.file('out.txt')}`);
+    expect(existsSync(bed.workspace.file('out.txt'))).toBe(false);
+  });
+
+  it('an mcp_tool hook on a server that is not connected is a non-blocking error: the call goes on', async () => {
+    bed = await startTestbed(
+      bundle.bundle,
+      { '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'mcp_tool', server: 'absent', tool: 'say', input: {} }] }] }) },
+      [call('w1', 'Write', { file_path: 'out.txt', content: 'x' }), text('done')],
+    );
+    const r = await bed.run(['write', '--allowed-tools', 'Write', '--output-format', 'json']);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed']);
+    expect(r.stderr).toContain('MCP server "absent" is not connected');
+  });
+});
+
 describe('the MCP configuration governs the agent: the model cannot change it', () => {
   it('Write, Edit and Bash on .mcp.json, a new .vscode/mcp.json or a server script are not allowed by rules', async () => {
     const serverScript = 'tools/server.mjs';

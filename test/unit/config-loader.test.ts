@@ -277,9 +277,9 @@ describe('loadHooksDocument: problems', () => {
     expect(only(load(`{ "hooks": { "enabled": "no" } }`).problems, 'invalid-value').path).toBe('hooks.enabled');
   });
 
-  it('reports unknown handler types, Claude-only types and missing types without dropping siblings', () => {
+  it('reports unknown handler types and missing types without dropping siblings; mcp_tool loads', () => {
     const text = `{ "hooks": { "Stop": [
-      { "type": "mcp_tool", "server": "s", "tool": "t" },
+      { "type": "webhook", "url": "u" },
       { "type": "shell", "command": "x" },
       { "command": "y" },
       { "type": "command", "command": "z" }
@@ -288,7 +288,10 @@ describe('loadHooksDocument: problems', () => {
     expect(config.hooks.map((h) => h.spec.type === 'command' && h.spec.command)).toEqual(['z']);
     const types = config.problems.filter((p) => p.code === 'unknown-handler-type');
     expect(types.map((p) => p.path)).toEqual(['hooks.Stop[0].type', 'hooks.Stop[1].type']);
-    expect(types[0].message).toContain('not supported by Hookpilot');
+    expect(types[0].message).toContain('Unknown handler type "webhook"; expected command, http, builtin, rpc, prompt, agent, mcp_tool.');
+    const mcp = load(`{ "hooks": { "PreToolUse": [ { "matcher": "Write", "hooks": [ { "type": "mcp_tool", "server": "s", "tool": "t", "input": { "p": "\${tool_input.file_path}" } } ] } ] } }`);
+    expect(mcp.problems).toEqual([]);
+    expect(mcp.hooks[0]).toMatchObject({ name: 'mcp__s__t', spec: { type: 'mcp_tool', server: 's', tool: 't', input: { p: '${tool_input.file_path}' } } });
     expect(only(config.problems, 'missing-field')).toMatchObject({ path: 'hooks.Stop[2]', ...positionOf(text, '{ "command": "y" }') });
   });
 

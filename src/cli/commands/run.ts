@@ -107,6 +107,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   // Servers start before the session: their tools are part of what the model is offered.
   const mcp = createCliMcpManager(projectDir, ctx.env, log);
   await mcp.start(mcpConfigs);
+  engine.useMcp(mcp);
   const session = createSession(engine, {
     sessionId: resumed,
     endpoint,

@@ -26,7 +26,7 @@ export const auditRecordSchema = z.discriminatedUnion('type', [
     event: z.string(),
     hook_id: z.string(),
     hook_name: z.string(),
-    handler: z.enum(['builtin', 'command', 'rpc', 'http', 'prompt', 'agent']),
+    handler: z.enum(['builtin', 'command', 'rpc', 'http', 'prompt', 'agent', 'mcp_tool']),
     source: z.string(),
     status: z.enum(['success', 'blocking-error', 'error', 'timeout', 'cancelled']),
     /** allow | deny | ask | block | defer | error | timeout | none */

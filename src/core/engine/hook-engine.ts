@@ -14,7 +14,9 @@ import { HookDispatcher, selects } from '../hooks/dispatcher';
 import { BuiltinHookHandler } from '../hooks/handlers/builtin-handler';
 import { CommandHookHandler } from '../hooks/handlers/command-handler';
 import { HttpHookHandler } from '../hooks/handlers/http-handler';
+import { McpToolHookHandler } from '../hooks/handlers/mcp-tool-handler';
 import { ModelHookHandler, type HookJudge } from '../hooks/handlers/model-hook-handler';
+import type { McpManager } from '../mcp/mcp-manager';
 import { rpcHookDefinitions } from '../hooks/handlers/rpc/rpc-hook-definitions';
 import { RpcHookHandler } from '../hooks/handlers/rpc/rpc-hook-handler';
 import { RpcServerPool } from '../hooks/handlers/rpc/rpc-server-pool';
@@ -72,6 +74,7 @@ export class HookEngine {
   readonly auditSink: AuditSink;
   private readonly builtinHandler = new BuiltinHookHandler();
   private readonly handlers: Record<HandlerType, HookHandler>;
+  private mcp: McpManager | undefined;
   private readonly log: EngineLogger;
   private readonly extraHooks = new Map<string, HookDefinition[]>();
   private config: LoadedConfig = emptyConfig();
@@ -109,6 +112,7 @@ export class HookEngine {
       http: new HttpHookHandler({ env: options.env, spillDir: path.join(options.storageDir, 'spill') }),
       prompt: new ModelHookHandler(() => this.judge),
       agent: new ModelHookHandler(() => this.judge),
+      mcp_tool: new McpToolHookHandler(() => this.mcp),
     };
     this.registry = new HookRegistry({ trusted: options.trusted, enabledOverrides: options.enabledOverrides });
     this.dispatcher = new HookDispatcher({ snapshot: () => this.registry.current(), handlers: this.handlers, projectDir: options.projectDir, audit: this.auditSink });
@@ -204,6 +208,11 @@ export class HookEngine {
     // A server refused for its changed script starts again (sync retries failed servers).
     if (key.startsWith(SERVER_PIN) && this.startsProcesses) await this.rpcPool.sync(this.config.servers);
     this.rebuild();
+  }
+
+  /** The session's MCP servers, which mcp_tool hooks call (they never start one themselves). */
+  useMcp(manager: McpManager | undefined): void {
+    this.mcp = manager;
   }
 
   /** The model prompt and agent hooks ask (the host's, behind its secret boundary). */

@@ -43,7 +43,7 @@ interface AsyncRun {
 export interface DispatcherOptions {
   snapshot: () => RegistrySnapshot;
   /** prompt and agent hooks need the host's model: without a handler they fail, never allow. */
-  handlers: Record<Exclude<HandlerType, 'prompt' | 'agent'>, HookHandler> & Partial<Record<HandlerType, HookHandler>>;
+  handlers: Record<Exclude<HandlerType, 'prompt' | 'agent' | 'mcp_tool'>, HookHandler> & Partial<Record<HandlerType, HookHandler>>;
   projectDir: string;
   audit?: AuditSink;
   timeouts?: Partial<TimeoutDefaults>;
@@ -206,7 +206,7 @@ export class HookDispatcher {
 
   timeoutFor(hook: HookDefinition): number {
     if (hook.timeoutMs !== undefined) return hook.timeoutMs;
-    if (hook.spec.type === 'command' || hook.spec.type === 'http') return this.timeouts.commandMs ?? processHookTimeoutMs(hook.event);
+    if (hook.spec.type === 'command' || hook.spec.type === 'http' || hook.spec.type === 'mcp_tool') return this.timeouts.commandMs ?? processHookTimeoutMs(hook.event);
     // Claude Code's defaults for model hooks: 30 s for a prompt, 60 s for an agent.
     if (hook.spec.type === 'prompt') return 30_000;
     if (hook.spec.type === 'agent') return 60_000;

@@ -14,7 +14,7 @@ export interface HookSource {
   path?: string;
 }
 
-export type HandlerType = 'builtin' | 'command' | 'rpc' | 'http' | 'prompt' | 'agent';
+export type HandlerType = 'builtin' | 'command' | 'rpc' | 'http' | 'prompt' | 'agent' | 'mcp_tool';
 export type FailurePolicy = 'continue' | 'block';
 
 export type HandlerSpec =
@@ -40,7 +40,9 @@ export type HandlerSpec =
   /** Claude Code's prompt hook: one model call judges the event; `$ARGUMENTS` is the payload JSON. */
   | { type: 'prompt'; prompt: string; model?: string; continueOnBlock?: boolean }
   /** Claude Code's agent hook: a subagent with read-only tools investigates, then judges. */
-  | { type: 'agent'; prompt: string; model?: string };
+  | { type: 'agent'; prompt: string; model?: string }
+  /** Claude Code's mcp_tool hook: a tool of a connected MCP server; `input` strings may name payload fields (`${tool_input.file_path}`). */
+  | { type: 'mcp_tool'; server: string; tool: string; input?: Record<string, unknown> };
 
 /** One resolved, immutable hook: a handler bound to one event. */
 export interface HookDefinition {

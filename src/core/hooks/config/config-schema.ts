@@ -142,7 +142,15 @@ export type McpToolHandlerConfig = z.infer<typeof mcpToolHandlerSchema>;
 export type HandlerConfig = CommandHandlerConfig | HttpHandlerConfig | BuiltinHandlerConfig | RpcHandlerConfig | PromptHandlerConfig | AgentHandlerConfig | McpToolHandlerConfig;
 
 export const handlerSchema = z
-  .discriminatedUnion('type', [commandHandlerSchema, httpHandlerSchema, builtinHandlerSchema, rpcHandlerSchema, promptHandlerSchema, agentHandlerSchema])
+  .discriminatedUnion('type', [
+    commandHandlerSchema,
+    httpHandlerSchema,
+    builtinHandlerSchema,
+    rpcHandlerSchema,
+    promptHandlerSchema,
+    agentHandlerSchema,
+    mcpToolHandlerSchema,
+  ])
   .meta({ id: 'handler', description: 'One hook handler.' });
 
 const flatMatcher = { matcher: matcherSchema.optional() };
@@ -156,6 +164,7 @@ export const flatHandlerSchema = z
     rpcHandlerSchema.extend(flatMatcher),
     promptHandlerSchema.extend(flatMatcher),
     agentHandlerSchema.extend(flatMatcher),
+    mcpToolHandlerSchema.extend(flatMatcher),
   ])
   .meta({ id: 'flatHandler', description: 'A handler written directly under the event, with its own `matcher`.' });
 

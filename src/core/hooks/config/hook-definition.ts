@@ -35,6 +35,8 @@ function specOf(handler: HandlerConfig, event: HookEventName): HandlerSpec {
       return { type: 'prompt', prompt: handler.prompt, model: handler.model, continueOnBlock: handler.continueOnBlock };
     case 'agent':
       return { type: 'agent', prompt: handler.prompt, model: handler.model };
+    case 'mcp_tool':
+      return { type: 'mcp_tool', server: handler.server, tool: handler.tool, input: handler.input };
   }
 }
 
@@ -51,6 +53,8 @@ function defaultName(handler: HandlerConfig): string {
     case 'prompt':
     case 'agent':
       return `${handler.type}: ${handler.prompt.length > 40 ? `${handler.prompt.slice(0, 40)}…` : handler.prompt}`;
+    case 'mcp_tool':
+      return `mcp__${handler.server}__${handler.tool}`;
   }
 }
 

@@ -24,8 +24,6 @@ export interface LoadContext {
 }
 
 const HANDLER_TYPES = Object.keys(HANDLER_SCHEMAS) as ConfigHandlerType[];
-/** Claude Code handler types Hookpilot does not run. */
-const CLAUDE_ONLY_TYPES = new Set(['mcp_tool']);
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -127,9 +125,7 @@ function loadHandler(raw: unknown, path: JsonPath, event: HookEventName, matcher
   }
   if (!isHandlerType(type)) {
     const name = typeof type === 'string' ? type : JSON.stringify(type);
-    const message = CLAUDE_ONLY_TYPES.has(name)
-      ? `Handler type "${name}" (Claude Code) is not supported by Hookpilot; use ${HANDLER_TYPES.join(', ')}.`
-      : `Unknown handler type "${name}"; expected ${HANDLER_TYPES.join(', ')}.`;
+    const message = `Unknown handler type "${name}"; expected ${HANDLER_TYPES.join(', ')}.`;
     ctx.problems.add({ severity: 'error', code: 'unknown-handler-type', message, path: [...path, 'type'] });
     return;
   }
