@@ -121,4 +121,17 @@ describe('model requests in the audit log', () => {
     const second = expandModelRequests(records).filter((r) => r.type === 'event')[1];
     expect((second.payload as { llm_request: Record<string, unknown> }).llm_request.messages_incomplete).toBe(true);
   });
+
+  it('never takes an earlier message back at its old place for the history it had', async () => {
+    const a = { role: 'system', content: 'sys' };
+    const b = { role: 'user', content: 'first question' };
+    const sent = [step([a, b], 1)];
+    // Compaction put a summary where b was; a rewrite later brings b back at that index.
+    sent.push(step([a, { role: 'user', content: 'summary' }], 2), step([a, b], 3));
+    await writer.flush();
+    const { records } = await readAuditFile(writer.path);
+    const expanded = expandModelRequests(records).filter((r) => r.type === 'event');
+    expect(expanded.map((r) => (r.payload as { llm_request: { messages: unknown } }).llm_request.messages)).toEqual(sent);
+  });
 });
+

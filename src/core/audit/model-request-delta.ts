@@ -22,6 +22,8 @@ export interface MessagesDelta {
 
 const MODEL_REQUEST_EVENT = 'BeforeLLM';
 
+const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
+
 /** The chain hash after one more message: the hash of the previous hash and the message's JSON. */
 function chain(previous: string, messageJson: string): string {
   return createHash('sha256').update(previous).update('\n').update(messageJson).digest('hex');
@@ -40,8 +42,11 @@ function llmRequestOf(payload: unknown): Fields | undefined {
 }
 
 interface Thread {
-  /** The previous request's message objects: unchanged ones are the same objects. */
-  messages: readonly unknown[];
+  /**
+   * Each logged message object's chain hash (through it): an unchanged message is the same
+   * object with the same history before it. Weak, so a log kept open holds no conversation.
+   */
+  logged: WeakMap<object, string>;
   /** hashes[i]: the chain hash of the first i messages as logged. */
   hashes: string[];
   tools?: unknown;
@@ -52,7 +57,7 @@ interface Thread {
 export class ModelRequestDeltas {
   private readonly threads = new Map<string, Thread>();
   /** Set by `compact`, completed by `record` once the entry is redacted. */
-  private pending: { thread: Thread; base: number; messages: readonly unknown[] } | undefined;
+  private pending: { thread: Thread; base: number; added: readonly unknown[] } | undefined;
 
   /** The entry with its request's messages replaced by a delta; other entries as they are. */
   compact(entry: AuditEntry): AuditEntry {
@@ -62,13 +67,13 @@ export class ModelRequestDeltas {
     if (!request) return entry;
     const messages = request.messages as readonly unknown[];
     const key = String((entry.payload as Fields).agent_id ?? '');
-    const thread = this.threads.get(key) ?? { messages: [], hashes: [''] };
+    const thread = this.threads.get(key) ?? { logged: new WeakMap(), hashes: [''] };
     this.threads.set(key, thread);
     // The messages of a conversation are appended, never changed in place: the same object
     // at the same index is the same message. Compaction or a rewrite starts a new base.
     let base = 0;
-    const limit = Math.min(thread.messages.length, messages.length);
-    while (base < limit && thread.messages[base] === messages[base]) base++;
+    const limit = Math.min(thread.hashes.length - 1, messages.length);
+    while (base < limit && isObject(messages[base]) && thread.logged.get(messages[base] as object) === thread.hashes[base + 1]) base++;
     const { messages: _all, tools, ...rest } = request;
     const delta: MessagesDelta = { base_count: base, base_sha256: thread.hashes[base], added: messages.slice(base), total: messages.length };
     const out: Fields = { ...rest, messages_delta: delta };
@@ -84,7 +89,7 @@ export class ModelRequestDeltas {
         out.tools_sha256 = thread.toolsSha256;
       }
     }
-    this.pending = { thread, base, messages };
+    this.pending = { thread, base, added: delta.added };
     return { ...entry, payload: { ...(entry.payload as Fields), llm_request: out } };
   }
 
@@ -95,11 +100,12 @@ export class ModelRequestDeltas {
     if (!pending) return;
     const request = (body.payload as Fields | undefined)?.llm_request as Fields | undefined;
     const delta = request?.messages_delta as MessagesDelta | undefined;
-    const { thread, base, messages } = pending;
+    const { thread, base, added } = pending;
     thread.hashes.length = base + 1;
     for (const message of delta?.added ?? []) thread.hashes.push(chain(thread.hashes[thread.hashes.length - 1], JSON.stringify(message)));
-    // A copy: the session keeps appending to its own array.
-    thread.messages = messages.slice();
+    added.forEach((message, i) => {
+      if (isObject(message)) thread.logged.set(message, thread.hashes[base + i + 1]);
+    });
   }
 
   /** Forgets everything: the next request is logged in full (its record had to be shortened). */
