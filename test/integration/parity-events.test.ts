@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AgentSession } from '../../src/core/agent/agent-session';
+import { OpenAIChatModel } from '../../src/core/agent/llm/openai-chat-model';
+import { denyingApprover } from '../../src/core/agent/permissions/permission-settings';
 import type { AgentHarness } from '../support/agent-harness';
 import { startAgent } from '../support/agent-harness';
-import { text } from '../support/model-server';
+import { text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
 // Claude Code's lifecycle events Hookpilot fires beyond its own loop, with real hook processes.
@@ -39,5 +43,45 @@ describe('SessionStart after a compaction', () => {
     expect(sent).toContain('SUMMARY: five answers.');
     expect(sent).toContain('RE-READ: the build uses pnpm');
     expect(sent.indexOf('SUMMARY: five answers.')).toBeLessThan(sent.indexOf('RE-READ: the build uses pnpm'));
+  });
+});
+
+describe('payload fields', () => {
+  it('SessionStart says whether it resumes and how many turns came before', async () => {
+    const cfg = hooksJson({ SessionStart: [{ hooks: [{ type: 'command', command: 'node hooks/start.js' }] }] });
+    h = await startAgent({ 'hooks/start.js': logHook('start.log'), '.vscode/hooks.json': cfg }, [text('a'), text('b'), text('c')], { session: bypass });
+    await h.session.prompt('one');
+    await h.session.prompt('two');
+    await h.session.end();
+    const resumed = new AgentSession({
+      sessionId: h.session.id,
+      workspaceRoot: h.workspace.dir,
+      model: new OpenAIChatModel({ baseURL: h.server.url, maxRetries: 0 }),
+      modelName: 'scripted-model',
+      dispatcher: h.engine.dispatcher,
+      approver: denyingApprover,
+      permissions: bypass.permissions,
+      transcriptDir: path.join(h.workspace.dir, '.hookpilot-test-storage', 'transcripts'),
+    });
+    await resumed.start('resume');
+    await resumed.end();
+    expect(lines(h.workspace.file('start.log'))).toEqual([
+      expect.objectContaining({ source: 'startup', is_resume: false, turn_index: 0 }),
+      expect.objectContaining({ source: 'resume', is_resume: true, turn_index: 2 }),
+    ]);
+  });
+
+  it('every payload from inside a subagent carries is_subagent: true, the parent\'s do not', async () => {
+    const cfg = hooksJson({ PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/pre.js' }] }] });
+    h = await startAgent({ 'hooks/pre.js': logHook('pre.log'), '.vscode/hooks.json': cfg }, [
+      toolCalls([{ id: 't1', name: 'Task', arguments: { description: 'look around', prompt: 'list the files' } }]),
+      toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]),
+      text('found them'),
+      text('done'),
+    ], { session: bypass });
+    await h.session.prompt('delegate');
+    const payloads = lines(h.workspace.file('pre.log'));
+    expect(payloads.find((p) => p.tool_name === 'Task')).not.toHaveProperty('is_subagent');
+    expect(payloads.find((p) => p.tool_name === 'Glob')).toMatchObject({ is_subagent: true, agent_type: 'general-purpose' });
   });
 });

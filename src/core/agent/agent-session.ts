@@ -182,11 +182,13 @@ export class AgentSession {
       this.messages.push(...Transcript.load(this.transcript.file).filter((m) => m.role !== 'system'));
       this.messages.unshift({ role: 'system', content: '' });
       this.transcript.markWritten(this.messages.length);
+      // Turns go on counting from the resumed conversation's prompts.
+      this.turn = this.messages.filter((m) => m.role === 'user' && !String(m.content).startsWith('<system-reminder>')).length;
     } else {
       this.messages.push({ role: 'system', content: '' });
     }
     this.events.fire({ type: 'session_started', sessionId: this.id, source, model: this.options.modelName });
-    const result = await this.hooks.dispatch('SessionStart', { source, model: this.options.modelName }, signal);
+    const result = await this.hooks.dispatch('SessionStart', { source, model: this.options.modelName, is_resume: source === 'resume', turn_index: this.turn }, signal);
     this.notices(result.systemMessages, result.warnings);
     if (result.stop) this.stoppedAtStart = result.stop;
     if (result.contexts.length > 0) this.messages.push(reminder(result.contexts));

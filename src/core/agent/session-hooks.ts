@@ -40,7 +40,8 @@ export class SessionHooks {
       transcript_path: id.transcriptPath,
       cwd: id.cwd,
       permission_mode: id.permissionMode(),
-      ...(id.agent ? { agent_id: id.agent.id, agent_type: id.agent.type } : {}),
+      // Inside a subagent every payload says so (seed 000's is_subagent), with the agent's identity.
+      ...(id.agent ? { agent_id: id.agent.id, agent_type: id.agent.type, is_subagent: true } : {}),
       ...fields,
       hook_event_name: event,
     };

@@ -13,6 +13,8 @@ const common = {
   prompt_id: z.string().optional(),
   agent_id: z.string().optional(),
   agent_type: z.string().optional(),
+  /** Set inside a subagent. */
+  is_subagent: z.boolean().optional(),
 };
 
 const event = <E extends HookEventName>(name: E) => z.literal(name);
@@ -36,7 +38,7 @@ export const STOP_FAILURE_ERRORS = [
 export type StopFailureError = (typeof STOP_FAILURE_ERRORS)[number];
 
 export const payloadSchemas = {
-  SessionStart: z.looseObject({ ...common, hook_event_name: event('SessionStart'), source: z.enum(['startup', 'resume', 'clear', 'compact']), model: z.string().optional() }),
+  SessionStart: z.looseObject({ ...common, hook_event_name: event('SessionStart'), source: z.enum(['startup', 'resume', 'clear', 'compact']), model: z.string().optional(), is_resume: z.boolean().optional(), turn_index: z.number().int().optional() }),
   InstructionsLoaded: z.looseObject({
     ...common,
     hook_event_name: event('InstructionsLoaded'),
