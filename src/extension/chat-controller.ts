@@ -1,6 +1,6 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { AgentEvent } from '../core/agent/agent-events';
+import type { AgentEvent, SessionStartSource } from '../core/agent/agent-events';
 import { AgentSession } from '../core/agent/agent-session';
 import type { Approver } from '../core/agent/permissions/permission-settings';
 import type { TurnOutcome } from '../core/agent/turn-loop';
@@ -54,6 +54,8 @@ const COMPACT_COMMAND = /^\/compact(?:\s+([\s\S]*))?$/;
 export class ChatController extends Disposable {
   private projector = new ChatProjector();
   private session: AgentSession | undefined;
+  /** New Chat cleared the last session: the next one starts with source "clear", as in Claude Code. */
+  private cleared = false;
   private sessionEvents: vscode.Disposable | undefined;
   private run: Run | undefined;
   /** Ending or switching the session: a prompt sent meanwhile waits, then goes to the chat that follows. */
@@ -173,7 +175,7 @@ export class ChatController extends Disposable {
       return;
     }
     const halted = await this.runTurn(async (signal) => {
-      const session = this.session ?? (await this.startSession('startup', resolution.endpoint.model));
+      const session = this.session ?? (await this.startSession(this.cleared ? 'clear' : 'startup', resolution.endpoint.model));
       this.emitAll(this.projector.userPrompt(text));
       return session.prompt(text, signal);
     });
@@ -269,6 +271,7 @@ export class ChatController extends Disposable {
   async newChat(): Promise<void> {
     await this.switchSession(async () => {
       await this.endSession('clear');
+      this.cleared = true;
       this.post(this.projector.clear());
     });
     this.postStatus();
@@ -290,7 +293,8 @@ export class ChatController extends Disposable {
     await this.postSessions();
   }
 
-  private async startSession(source: 'startup' | 'resume', modelName: string, sessionId?: string): Promise<AgentSession> {
+  private async startSession(source: SessionStartSource, modelName: string, sessionId?: string): Promise<AgentSession> {
+    this.cleared = false;
     const { engineHost, config } = this.deps;
     const projectDir = engineHost.projectDir;
     if (!projectDir) throw new Error('Open a folder first: the agent works inside a workspace folder.');

@@ -1,6 +1,9 @@
 import type { HookEventName } from '../hooks/events';
 
 /** What happened to one tool call, as the CLI's JSON and the chat's tool cards report it. */
+/** Claude Code's SessionStart sources Hookpilot starts a session with (`compact` fires mid-session). */
+export type SessionStartSource = 'startup' | 'resume' | 'clear';
+
 export type ToolOutcome = 'executed' | 'blocked' | 'denied' | 'failed' | 'skipped';
 
 /** What a hook did to a tool call, for the chat card ("blocked by guard: ..."). */
@@ -18,7 +21,7 @@ export type TurnEndReason = 'completed' | 'max_steps' | 'blocked' | 'cancelled' 
  * prints it (stream-json), tests assert on it.
  */
 export type AgentEvent =
-  | { type: 'session_started'; sessionId: string; source: 'startup' | 'resume'; model: string }
+  | { type: 'session_started'; sessionId: string; source: SessionStartSource; model: string }
   | { type: 'turn_started'; turn: number; prompt: string }
   | { type: 'prompt_blocked'; reason: string; hookName?: string }
   /** A message queued while the turn ran reached the model (or a UserPromptSubmit hook blocked it). */

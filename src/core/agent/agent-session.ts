@@ -4,7 +4,7 @@ import { Redactor } from '../audit/redactor';
 import { Emitter, type Disposable } from '../events-emitter';
 import type { CancellationHook } from '../hooks/builtins/cancellation-hook';
 import type { HookDispatcher } from '../hooks/dispatcher';
-import type { AgentEvent } from './agent-events';
+import type { AgentEvent, SessionStartSource } from './agent-events';
 import { Compactor } from './compaction';
 import type { ChatMessage, ChatModel } from './llm/chat-model';
 import { RedactingChatModel, type ModelRedactor } from './llm/redacting-chat-model';
@@ -174,7 +174,7 @@ export class AgentSession {
   }
 
   /** SessionStart: hooks may add context to the start of the conversation. */
-  async start(source: 'startup' | 'resume' = 'startup', signal?: AbortSignal): Promise<void> {
+  async start(source: SessionStartSource = 'startup', signal?: AbortSignal): Promise<void> {
     // Throws when another process works on this session: two writers would interleave the transcript.
     this.transcript.open(this.id);
     this.started = true;
