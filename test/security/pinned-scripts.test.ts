@@ -222,6 +222,20 @@ describe('files a guard loads without naming them', () => {
     expect(existsSync(b.workspace.file('pwned'))).toBe(false);
   });
 
+  it('a guard at the workspace root: a new .py there is not asked about, but the guard then fails closed', async () => {
+    const files = { 'guard.py': pyGuard, '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'python3 guard.py', name: 'guard' }] }] }) };
+    bed = await startTestbed(bundle.bundle, files, [
+      toolCalls([{ id: 'json', name: 'Write', arguments: { file_path: 'json.py', content: shadowJson } }]),
+      bash('c2', 'touch pwned'),
+      text('done'),
+    ]);
+    const r = await bed.run(['go', '--permission-mode', 'acceptEdits', '--allowed-tools', 'Bash', '--output-format', 'json'], { env: token });
+    expect(Object.fromEntries(jsonResult(r).tool_calls.map((c) => [c.id, c.outcome]))).toEqual({ json: 'executed', c2: 'blocked' });
+    expect(toolMessageSent(bed.server, 'c2')).toContain('script changed since it was approved: json.py');
+    expect(existsSync(bed.workspace.file('weakened-ran'))).toBe(false);
+    expect(existsSync(bed.workspace.file('pwned'))).toBe(false);
+  });
+
   it.each([
     ['hooks/package.json', '{"type":"module"}'],
     ['package.json', '{"type":"module"}'],
