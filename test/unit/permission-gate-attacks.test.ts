@@ -176,3 +176,18 @@ describe('file rules name a kind of access, as in Claude Code', () => {
     expect(gate({ ask: ['Edit(src/**)'], mode: 'acceptEdits' }).tool('Write', { file_path: 'src/a.ts', content: 'x' })).toMatchObject({ verdict: 'ask' });
   });
 });
+
+describe('the protected-file check, more spellings', () => {
+  it('asks after a cd to a place only known when the line runs', () => {
+    expect(gate({ mode: 'bypassPermissions' }).run('d=hooks; cd $d && cp evil run')).toMatchObject({ verdict: 'ask', level: 'P4' });
+  });
+
+  it('does not ask for text that only names the folder of a script', () => {
+    expect(gate({ mode: 'bypassPermissions' }).run('grep -r hooksPath src')).toMatchObject({ verdict: 'allow', level: 'P8' });
+  });
+
+  it('a deny rule might match code hidden in a subscript', () => {
+    const { run } = gate({ allow: ['Bash'], deny: ['Bash(rm *)'] });
+    expect(run("x='a[$(rm keep)]'; test -v 'b[x]'")).toMatchObject({ verdict: 'ask' });
+  });
+});

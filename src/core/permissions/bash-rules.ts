@@ -24,7 +24,8 @@ export function bashRuleMatches(pattern: string | undefined, command: string, de
   if (pattern === undefined) return 'match';
   const analysis = analyzeBashCommand(command);
   if (analysis.kind === 'unparseable') return heuristicMatch(pattern, command) ? 'match' : 'unparseable';
-  let could = false;
+  // `x='a[$(rm k)]'; test -v 'b[x]'`: bash runs code from a value no command shows.
+  let could = analysis.hidden.some((reason) => reason.includes('subscript'));
   const queue = [...analysis.commands];
   for (let i = 0; i < queue.length && i < MAX_COMMANDS; i += 1) {
     const simple = queue[i];

@@ -29,9 +29,11 @@ export function bashProtectedCheck(command: string, cwd: string, targets: readon
   }
   const mentioned = mentionedTarget(command, analysis, targets);
   if (mentioned) return systemAsk(`it mentions ${mentioned}, which configures hooks: a person must approve commands that touch it`);
-  const dirs = lineDirectories(analysis, cwd) ?? [cwd];
+  const dirs = lineDirectories(analysis, cwd);
+  // After `cd "$d"` no relative name can be placed: it could be a protected file.
+  if (!dirs && targets.length > 0) return systemAsk('it changes directory to a place that cannot be known before it runs');
   for (const word of shellWords(analysis)) {
-    const hit = dirs.map((dir) => protectedTargetInWord(word, dir, targets)).find((t) => t !== undefined);
+    const hit = (dirs ?? [cwd]).map((dir) => protectedTargetInWord(word, dir, targets)).find((t) => t !== undefined);
     if (hit) return systemAsk(`\`${word}\` leads to ${hit.shown}, which configures hooks: a person must approve commands that touch it`);
   }
   return undefined;
@@ -61,15 +63,15 @@ function mentionedTarget(command: string, analysis: ParsedBash, targets: readonl
 
 function mentionNames(targets: readonly ProtectedTarget[]): string[] {
   const names = new Set<string>();
+  // The directories holding a protected file are targets too: only dot-directories are named by text.
+  const isDirectory = (t: ProtectedTarget) => targets.some((o) => o.physical.startsWith(`${t.physical}${path.sep}`));
   for (const target of targets) {
-    if (path.isAbsolute(target.shown)) {
-      names.add(target.shown);
-      continue;
-    }
+    const inside = !path.isAbsolute(target.shown);
+    if (inside) for (const part of target.shown.split(path.sep)) if (part.startsWith('.') && part.length > 1 && part !== '..') names.add(part);
+    if (isDirectory(target)) continue;
     names.add(target.shown);
-    for (const part of target.shown.split(path.sep)) if (part.startsWith('.') && part.length > 1) names.add(part);
     const base = path.basename(target.shown);
-    if (base.length >= 6 && /[._-]/.test(base)) names.add(base);
+    if (inside && base.length >= 6 && /[._-]/.test(base)) names.add(base);
   }
   return [...names];
 }
