@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -135,6 +136,14 @@ describe('McpManager with a misbehaving server', () => {
     expect(await pending).toMatchObject({ ok: false, interrupted: true });
     // The server still answers other calls.
     expect(await toolOf(manager, 'echo').run({ text: 'still here' }, ctx())).toMatchObject({ ok: true, content: 'echo: still here' });
+  });
+
+  it('calls sharing the turn signal leave no abort listener on it', async () => {
+    const { manager, config } = managerFor(fixture());
+    await manager.start([config]);
+    const turn = new AbortController();
+    for (let i = 0; i < 12; i++) expect(await toolOf(manager, 'echo').run({ text: String(i) }, ctx(turn.signal))).toMatchObject({ ok: true });
+    expect(getEventListeners(turn.signal, 'abort')).toHaveLength(0);
   });
 
   it('a huge result is cut for the model and for hooks; isError is a failed call', async () => {

@@ -82,8 +82,16 @@ export class McpConnection {
   async callTool(tool: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number }): Promise<CallToolResult> {
     const client = this.client;
     if (!client || this.state !== 'connected') throw new Error(`MCP server "${this.name}" is not connected${this.error ? `: ${this.error}` : ''}`);
-    const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal: options.signal, timeout: options.timeoutMs });
-    return result as CallToolResult;
+    // The SDK never removes its abort listener: each call gets its own signal, unlinked after.
+    const call = new AbortController();
+    const abort = () => call.abort(options.signal.reason);
+    if (options.signal.aborted) abort();
+    options.signal.addEventListener('abort', abort, { once: true });
+    try {
+      return (await client.callTool({ name: tool, arguments: args }, undefined, { signal: call.signal, timeout: options.timeoutMs })) as CallToolResult;
+    } finally {
+      options.signal.removeEventListener('abort', abort);
+    }
   }
 
   async stop(state: McpServerState = 'stopped'): Promise<void> {
