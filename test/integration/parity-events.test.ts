@@ -85,3 +85,31 @@ describe('payload fields', () => {
     expect(payloads.find((p) => p.tool_name === 'Glob')).toMatchObject({ is_subagent: true, agent_type: 'general-purpose' });
   });
 });
+
+describe('handler fields', () => {
+  it('once: a hook runs on the first occurrence of its event in a session only', async () => {
+    const cfg = hooksJson({ UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/log.js', once: true }] }] });
+    h = await startAgent({ 'hooks/log.js': logHook('prompts.log'), '.vscode/hooks.json': cfg }, [text('a'), text('b')], { session: bypass });
+    await h.session.prompt('first');
+    await h.session.prompt('second');
+    expect(lines(h.workspace.file('prompts.log')).map((p) => p.prompt)).toEqual(['first']);
+  });
+
+  it('shell: "bash" runs the line in bash', async () => {
+    const cfg = hooksJson({ UserPromptSubmit: [{ hooks: [{ type: 'command', shell: 'bash', command: 'cat > /dev/null; [[ -n "$BASH_VERSION" ]] && echo in-bash > shell.txt' }] }] });
+    h = await startAgent({ '.vscode/hooks.json': cfg }, [text('a')], { session: bypass });
+    await h.session.prompt('go');
+    expect(readFileSync(h.workspace.file('shell.txt'), 'utf8')).toBe('in-bash\n');
+  });
+
+  it('asyncRewake: a background hook that exits 2 brings its stderr to the model at the next step', async () => {
+    const rewake = `cat > /dev/null; echo 'LINT FAILED in a.ts' >&2; exit 2`;
+    const cfg = hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: rewake, asyncRewake: true }] }] });
+    // The call waits until the background run is recorded, so the next step surely follows it.
+    const wait = 'until grep -qs \'"async":true\' .hookpilot-test-storage/audit/*.jsonl; do sleep 0.05; done';
+    h = await startAgent({ '.vscode/hooks.json': cfg }, [toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: wait } }]), text('fixing it')], { session: bypass });
+    const outcome = await h.session.prompt('go');
+    expect(outcome.toolCalls[0].outcome).toBe('executed');
+    expect(JSON.stringify(h.server.requests[1].body.messages)).toContain('LINT FAILED in a.ts');
+  });
+});

@@ -30,7 +30,7 @@ describe('importing Claude Code settings', () => {
       ['.claude/settings.json', 'PreToolUse', 'PreToolUse', 'exact'],
       ['.claude/settings.json', 'PreToolUse', 'PreToolUse', 'exact'],
       ['.claude/settings.json', 'PostToolUse', 'PostToolUse', 'exact'],
-      ['.claude/settings.json', 'PostToolUse', 'PostToolUse', 'changed'],
+      ['.claude/settings.json', 'PostToolUse', 'PostToolUse', 'exact'],
       ['.claude/settings.json', 'UserPromptSubmit', 'UserPromptSubmit', 'exact'],
       ['.claude/settings.json', 'SessionStart', 'SessionStart', 'exact'],
       ['.claude/settings.json', 'Notification', 'Notification', 'exact'],
@@ -54,7 +54,8 @@ describe('importing Claude Code settings', () => {
     expect(entryOf(entries, 'PreCompact', 'mcp_tool').reasons[0]).toMatch(/no MCP client/);
     expect(entryOf(entries, 'Setup', 'npm ci').reasons[0]).toMatch(/^Hookpilot has no Setup event/);
     expect(entryOf(entries, 'FileChanged', 'direnv').reasons[0]).toMatch(/^Hookpilot has no FileChanged event/);
-    expect(entryOf(entries, 'PostToolUse', 'npm test').reasons).toEqual([expect.stringMatching(/"asyncRewake" is not supported/)]);
+    expect(entryOf(entries, 'PostToolUse', 'npm test').reasons).toEqual([]);
+    expect(entryOf(entries, 'PostToolUse', 'npm test').notes).toEqual(expect.arrayContaining([expect.stringMatching(/"asyncRewake": exit code 2 brings its stderr/)]));
     expect(entryOf(entries, 'StopFailure', 'rate limited').reasons).toEqual([]);
     expect(entryOf(entries, 'PreToolUse', 'my-bash-logger').notes).toEqual(
       expect.arrayContaining([expect.stringMatching(/settings\.local\.json, a personal file/), expect.stringMatching(/"once" is honoured only in skill frontmatter/)]),
@@ -87,7 +88,7 @@ describe('importing Claude Code settings', () => {
     expect(hookOf(config, 'PreToolUse', 'audit.example.com')).toMatchObject({ matcher: '(?:mcp__github__*)' });
     expect(hookOf(config, 'PreToolUse', 'audit.example.com')?.spec).not.toHaveProperty('env');
     expect(hookOf(config, 'PostToolUse', 'prettier')).toMatchObject({ matcher: 'Write|Edit', timeoutMs: 30_000, spec: { async: true } });
-    expect(hookOf(config, 'PostToolUse', 'npm test')).toMatchObject({ timeoutMs: 300_000, spec: { async: true } });
+    expect(hookOf(config, 'PostToolUse', 'npm test')).toMatchObject({ timeoutMs: 300_000, spec: { async: true, asyncRewake: true } });
     expect(hookOf(config, 'UserPromptSubmit', '127.0.0.1:8787')).toMatchObject({ timeoutMs: 30_000, spec: { type: 'http', headers: { Authorization: 'Bearer $AUDIT_TOKEN' }, allowedEnvVars: ['AUDIT_TOKEN'] } });
     expect(hookOf(config, 'Notification', 'notify-send')).toMatchObject({ matcher: 'permission_prompt', spec: { command: 'bash', args: ['-c', 'notify-send Claude "$(jq -r .message)"'] } });
     expect(hookOf(config, 'StopFailure', 'rate limited')).toMatchObject({ matcher: 'rate_limit' });

@@ -73,6 +73,8 @@ export class HookDispatcher {
   private readonly inFlightObservers = new Set<Promise<unknown>>();
   private readonly asyncContexts = new Map<string, TaggedContext[]>();
   private readonly asyncRuns = new Set<AsyncRun>();
+  /** `once` hooks that already ran, by session and hook id. */
+  private readonly ranOnce = new Set<string>();
   private readonly hookRan = new Emitter<HookRunEvent>();
   private readonly hookStarting = new Emitter<Omit<HookRunEvent, 'outcome' | 'summary'>>();
 
@@ -126,7 +128,7 @@ export class HookDispatcher {
     const result = emptyResult(event, dispatchId);
     if (subscribers.length === 0) return result;
     const started = performance.now();
-    const selected = subscribers.filter((hook) => selects(hook, payload, this.options.projectDir));
+    const selected = subscribers.filter((hook) => selects(hook, payload, this.options.projectDir) && this.firstRunOfOnce(hook, payload.session_id));
     const aggregator = new ResultAggregator(result);
     let current = payload;
     const groups = groupByOrder(selected);
@@ -202,6 +204,15 @@ export class HookDispatcher {
     const list = this.asyncContexts.get(sessionId) ?? [];
     this.asyncContexts.delete(sessionId);
     return list;
+  }
+
+  /** A `once` hook is selected on its first run in a session only; every other hook always. */
+  private firstRunOfOnce(hook: HookDefinition, sessionId: string): boolean {
+    if (!hook.once) return true;
+    const key = `${sessionId}\u0000${hook.id}`;
+    if (this.ranOnce.has(key)) return false;
+    this.ranOnce.add(key);
+    return true;
   }
 
   timeoutFor(hook: HookDefinition): number {
@@ -282,6 +293,10 @@ export class HookDispatcher {
       const aggregator = new ResultAggregator(emptyResult(payload.hook_event_name, dispatchId));
       const summary = aggregator.add(hook, outcome, false);
       const contexts = aggregator.result.contexts.concat(aggregator.result.systemMessages.map((content) => ({ hookName: hook.name, event: hook.event, content })));
+      // asyncRewake: exit 2 brings the hook's stderr (or stdout) to the model at its next step.
+      if (hook.spec.type === 'command' && hook.spec.asyncRewake && outcome.status === 'blocking-error') {
+        contexts.push({ hookName: hook.name, event: hook.event, content: outcome.reason || outcome.trace.stdout || 'exit code 2' });
+      }
       if (contexts.length > 0 && !controller.signal.aborted) {
         this.asyncContexts.set(payload.session_id, [...(this.asyncContexts.get(payload.session_id) ?? []), ...contexts]);
       }

@@ -27,6 +27,8 @@ export type HandlerSpec =
       env?: Record<string, string>;
       /** Fire-and-forget: started, not awaited; decisions ignored, context delivered later. */
       async?: boolean;
+      /** Claude Code's `asyncRewake` (implies async): exit 2 brings its stderr to the model at once. */
+      asyncRewake?: boolean;
     }
   | { type: 'http'; url: string; headers?: Record<string, string>; allowedEnvVars?: string[] }
   | { type: 'rpc'; server: string; mode: 'observe' | 'intercept' }
@@ -59,6 +61,8 @@ export interface HookDefinition {
   if?: string;
   /** Claude Code's spinner text while the hook runs. */
   statusMessage?: string;
+  /** Claude Code's `once`: runs at most once per session. */
+  once?: boolean;
   priority: number;
   onFailure?: FailurePolicy;
   /** Milliseconds; undefined means the default for the event kind and handler type. */

@@ -165,8 +165,8 @@ function commandHandler(handler: Record<string, unknown>, event: HookEventName, 
   commonFields(handler, event, draft, out);
   if (handler.async === true) out.async = true;
   if (handler.asyncRewake === true) {
-    out.async = true;
-    draft.change('"asyncRewake" is not supported: it runs as a plain async hook, and its exit code 2 does not wake the agent');
+    out.asyncRewake = true;
+    draft.note('"asyncRewake": exit code 2 brings its stderr to the model at the next step; an agent waiting for a prompt hears it with the next one');
   }
   if (options.disabled) out.enabled = false;
   const text = [out.command, ...(out.args ?? [])].join(' ');

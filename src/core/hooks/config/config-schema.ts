@@ -45,6 +45,7 @@ const commonHandlerFields = {
     .optional()
     .describe('Tool-argument filters: "key:substring" tests one tool_input field, a bare string tests the whole tool_input JSON; any match runs the hook.'),
   statusMessage: z.string().optional().describe('Text shown while the hook runs.'),
+  once: z.boolean().optional().describe('Run at most once per session (default false).'),
 };
 
 export const commandHandlerSchema = z
@@ -55,6 +56,11 @@ export const commandHandlerSchema = z
     cwd: z.string().min(1).optional().describe('Working directory, relative to the workspace root. Default: the workspace root.'),
     env: stringMap.optional().describe('Extra environment variables for the process.'),
     async: z.boolean().optional().describe('Fire and forget: the hook is started and not awaited; its decisions are ignored.'),
+    asyncRewake: z.boolean().optional().describe('Implies async: when the hook exits with code 2, its stderr reaches the model as a reminder at the next step (default false).'),
+    shell: z
+      .enum(['sh', 'bash'])
+      .optional()
+      .describe('The shell of the shell form: sh (default) or bash. PowerShell is not supported. Ignored with `args`.'),
     ...commonHandlerFields,
   })
   .meta({ id: 'commandHandler', title: 'command hook' });

@@ -23,8 +23,13 @@ function urlLabel(url: string): string {
 
 function specOf(handler: HandlerConfig, event: HookEventName): HandlerSpec {
   switch (handler.type) {
-    case 'command':
-      return { type: 'command', command: handler.command, args: handler.args, cwd: handler.cwd, env: handler.env, async: handler.async };
+    case 'command': {
+      // `shell: "bash"` runs the line in bash, as exec form: `bash -c <command>`.
+      const bash = handler.shell === 'bash' && handler.args === undefined;
+      const rewake = handler.asyncRewake === true ? true : undefined;
+      const run = bash ? { command: 'bash', args: ['-c', handler.command] } : { command: handler.command, args: handler.args };
+      return { type: 'command', ...run, cwd: handler.cwd, env: handler.env, async: rewake ?? handler.async, asyncRewake: rewake };
+    }
     case 'http':
       return { type: 'http', url: handler.url, headers: handler.headers, allowedEnvVars: handler.allowedEnvVars };
     case 'builtin':
@@ -73,6 +78,7 @@ export function toHookDraft(handler: HandlerConfig, event: HookEventName, matche
     contentPatterns: handler.contentPatterns,
     if: handler.if,
     statusMessage: handler.statusMessage,
+    once: handler.once,
     priority: handler.priority ?? 0,
     onFailure: handler.onFailure,
     timeoutMs: timeoutMsOf(handler),
