@@ -138,6 +138,17 @@ describe('McpManager with a misbehaving server', () => {
     expect(await toolOf(manager, 'echo').run({ text: 'still here' }, ctx())).toMatchObject({ ok: true, content: 'echo: still here' });
   });
 
+  it('a huge input schema is offered as an open object; long names stay distinct and keep their server', async () => {
+    const long = 'x'.repeat(40);
+    const { manager, config } = managerFor({ [`${long.slice(1)}a`]: { command: process.execPath, args: [FIXTURE] } });
+    await manager.start([config]);
+    const names = manager.tools().map((t) => t.qualifiedName);
+    expect(names.length).toBeGreaterThan(5);
+    expect(new Set(names).size).toBe(names.length);
+    expect(names.every((n) => n.length <= 64 && n.startsWith(`mcp__${long.slice(1)}a__`))).toBe(true);
+    expect(toolOf(manager, 'wide').parameters).toEqual({ type: 'object', properties: {} });
+  });
+
   it('calls sharing the turn signal leave no abort listener on it', async () => {
     const { manager, config } = managerFor(fixture());
     await manager.start([config]);

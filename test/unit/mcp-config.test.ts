@@ -61,6 +61,10 @@ describe('MCP names and rules', () => {
     expect(sanitizeServerName('_x_')).toBe('x');
     expect(mcpServerOf('mcp__memory__read_graph')).toBe('memory');
     expect(mcpServerOf('Bash')).toBeUndefined();
+    const long = mcpToolName('s', 'a'.repeat(80));
+    expect(long).toHaveLength(64);
+    expect(long).not.toBe(mcpToolName('s', `${'a'.repeat(79)}b`));
+    expect(loadMcpSetting({ ['n'.repeat(41)]: { command: 'x' } }, { kind: 'user' }).problems[0].message).toContain('at most 40');
   });
 
   it('mcp__server names every tool of that server and no other server; mcp__server__* too', () => {

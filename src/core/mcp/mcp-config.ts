@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ProblemList, parseEntry, type ConfigProblem, type JsonPath, type Locator } from '../hooks/config/config-problems';
 import { parseJsonc } from '../hooks/config/jsonc-document';
-import { sanitizeServerName } from './mcp-names';
+import { MAX_SERVER_NAME_LENGTH, sanitizeServerName } from './mcp-names';
 
 /** Where a server was defined: the user's settings, the workspace's files, or `--mcp-config`. */
 export interface McpSource {
@@ -123,8 +123,9 @@ function loadServerMap(value: unknown, at: JsonPath, source: McpSource, problems
   for (const [rawName, entry] of Object.entries(value)) {
     const path = [...at, rawName];
     const name = sanitizeServerName(rawName);
-    if (name === '') {
-      problems.add({ severity: 'error', code: 'invalid-value', message: `"${rawName}" is not a usable server name: use letters, digits, _ and -.`, path, part: 'key' });
+    if (name === '' || name.length > MAX_SERVER_NAME_LENGTH) {
+      const message = `"${rawName}" is not a usable server name: use letters, digits, _ and -, at most ${MAX_SERVER_NAME_LENGTH}.`;
+      problems.add({ severity: 'error', code: 'invalid-value', message, path, part: 'key' });
       continue;
     }
     if (seen.has(name)) {

@@ -72,9 +72,17 @@ export class McpManager {
     }));
   }
 
-  /** The tools of every connected server. */
+  /**
+   * The tools of every connected server. Names cut at 64 characters may meet: the first keeps
+   * its name, so no server's tool can stand in for another's.
+   */
   tools(): McpToolInfo[] {
-    return [...this.connections.values()].flatMap((c) => (c.state === 'connected' ? c.tools : []));
+    const seen = new Set<string>();
+    return [...this.connections.values()].flatMap((c) => (c.state === 'connected' ? c.tools : [])).filter((tool) => {
+      if (seen.has(tool.qualifiedName)) return false;
+      seen.add(tool.qualifiedName);
+      return true;
+    });
   }
 
   async callTool(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs?: number): Promise<CallToolResult> {

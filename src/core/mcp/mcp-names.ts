@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Claude Code's MCP tool names: `mcp__<server>__<tool>`. Both parts keep only
  * [A-Za-z0-9_-] (what function names allow); a server name never holds `__`, so the rule
@@ -16,9 +18,14 @@ export function sanitizeToolName(name: string): string {
 
 /** OpenAI's function names are at most 64 characters. */
 const MAX_NAME_LENGTH = 64;
+/** Server names are kept whole in tool names (rules name them), so they are bounded. */
+export const MAX_SERVER_NAME_LENGTH = 40;
 
+/** A name over 64 characters keeps its start and gets a hash of the whole: two long tools stay two. */
 export function mcpToolName(server: string, tool: string): string {
-  return `${MCP_PREFIX}${sanitizeServerName(server)}__${sanitizeToolName(tool)}`.slice(0, MAX_NAME_LENGTH);
+  const full = `${MCP_PREFIX}${sanitizeServerName(server)}__${sanitizeToolName(tool)}`;
+  if (full.length <= MAX_NAME_LENGTH) return full;
+  return `${full.slice(0, MAX_NAME_LENGTH - 9)}_${createHash('sha256').update(full).digest('hex').slice(0, 8)}`;
 }
 
 /** The server part of an MCP tool name, or undefined for other tools. */

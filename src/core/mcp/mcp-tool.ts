@@ -68,8 +68,12 @@ function capContent(part: McpContent): McpContent {
   return part;
 }
 
-/** Function parameters must be an object schema; a server that says otherwise gets an open one. */
+/** A schema this long is sent to the model as an open object: it would ride along with every request. */
+const MAX_SCHEMA_CHARS = 16_000;
+
+/** Function parameters must be an object schema; a server that says otherwise, or far too much, gets an open one. */
 function objectSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = schema;
-  return rest.type === 'object' ? rest : { type: 'object', properties: {} };
+  if (rest.type !== 'object' || JSON.stringify(rest).length > MAX_SCHEMA_CHARS) return { type: 'object', properties: {} };
+  return rest;
 }
