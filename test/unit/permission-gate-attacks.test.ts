@@ -191,3 +191,12 @@ describe('the protected-file check, more spellings', () => {
     expect(run("x='a[$(rm keep)]'; test -v 'b[x]'")).toMatchObject({ verdict: 'ask' });
   });
 });
+
+describe('bounded work on long lines', () => {
+  it('leaves a line with more words than it checks to a person', () => {
+    const many = `echo ${Array.from({ length: 1_200 }, (_, i) => `src/f${i}`).join(' ')}`;
+    expect(gate({ allow: ['Bash(echo *)'] }).run(many)).toMatchObject({ verdict: 'ask', level: 'P4' });
+    expect(gate({ mode: 'bypassPermissions' }).run(many)).toMatchObject({ verdict: 'ask', level: 'P4' });
+    expect(gate({ mode: 'bypassPermissions' }).run('echo src/a src/b')).toMatchObject({ verdict: 'allow' });
+  });
+});

@@ -21,14 +21,17 @@ const URL = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 export function argumentPathsProblem(analysis: ParsedBash, scope: WorkspaceScope): string | undefined {
   const dirs = lineDirectories(analysis, scope.cwd);
   if (!dirs) return 'it changes directory to a place that cannot be known before it runs';
-  for (const word of argumentWords(analysis)) {
-    for (const candidate of pathCandidates(word)) {
-      const problem = candidateProblem(candidate, dirs, scope);
-      if (problem) return problem;
-    }
+  const candidates = new Set(argumentWords(analysis).flatMap(pathCandidates));
+  // Each one costs file-system lookups: a line naming more is left to a person.
+  if (candidates.size > MAX_CHECKED) return `it names more than ${MAX_CHECKED} distinct words to check as paths`;
+  for (const candidate of candidates) {
+    const problem = candidateProblem(candidate, dirs, scope);
+    if (problem) return problem;
   }
   return undefined;
 }
+
+export const MAX_CHECKED = 1_000;
 
 function candidateProblem(candidate: string, dirs: readonly string[], scope: WorkspaceScope): string | undefined {
   if (candidate === '' || HARMLESS.test(candidate) || URL.test(candidate)) return undefined;

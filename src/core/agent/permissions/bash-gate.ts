@@ -5,6 +5,7 @@ import { analyzeBashCommand } from '../../permissions/bash-command';
 import { commandForms } from '../../permissions/bash-wrappers';
 import type { PermissionSignal } from '../../permissions/precedence';
 import { OutsideWorkspaceError, resolveInWorkspace, type WorkspaceScope } from '../tools/workspace-paths';
+import { MAX_CHECKED } from './bash-argument-paths';
 import { argumentWords, lineDirectories, type ParsedBash } from './bash-words';
 import { protectedTargetInWord, type ProtectedTarget } from './protected-targets';
 
@@ -32,7 +33,9 @@ export function bashProtectedCheck(command: string, cwd: string, targets: readon
   const dirs = lineDirectories(analysis, cwd);
   // After `cd "$d"` no relative name can be placed: it could be a protected file.
   if (!dirs && targets.length > 0) return systemAsk('it changes directory to a place that cannot be known before it runs');
-  for (const word of shellWords(analysis)) {
+  const words = new Set(shellWords(analysis));
+  if (words.size > MAX_CHECKED) return systemAsk(`it has more than ${MAX_CHECKED} distinct words, too many to check against the hook configuration`);
+  for (const word of words) {
     const hit = (dirs ?? [cwd]).map((dir) => protectedTargetInWord(word, dir, targets)).find((t) => t !== undefined);
     if (hit) return systemAsk(`\`${word}\` leads to ${hit.shown}, which configures hooks: a person must approve commands that touch it`);
   }

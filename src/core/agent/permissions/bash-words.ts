@@ -54,7 +54,7 @@ export function lineDirectories(analysis: ParsedBash, cwd: string): string[] | u
       const target = form.words.slice(1).find((w) => !w.startsWith('-') || w === '-');
       if (target === undefined || target === '-' || target.includes(HOLE)) return undefined;
       dirs.push(...dirs.map((dir) => toAbsolutePath(target, dir)));
-      if (dirs.length > 64) return undefined;
+      if (dirs.length > 16) return undefined;
     }
   }
   return [...new Set(dirs.map((d) => path.normalize(d)))];
