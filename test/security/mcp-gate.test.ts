@@ -46,6 +46,18 @@ describe('MCP tool calls pass the permission gate', () => {
     expect(readFileSync(bed.workspace.file('memory.jsonl'), 'utf8')).toContain('Ada');
   });
 
+  it('stream-json and text output name the server of an MCP call', async () => {
+    const script = [call('c1', 'mcp__memory__read_graph', {}), text('done')];
+    bed = await startTestbed(bundle.bundle, { '.mcp.json': mcpJson(memoryServer) }, script);
+    const stream = await bed.run(['look', '--allowed-tools', 'mcp__memory', '--output-format', 'stream-json']);
+    const lines = stream.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.find((l) => l.subtype === 'tool_started')).toMatchObject({ tool_name: 'mcp__memory__read_graph', mcp_server: 'memory' });
+    expect(lines.find((l) => l.type === 'user' && l.tool_name === 'mcp__memory__read_graph')).toMatchObject({ mcp_server: 'memory', outcome: 'executed' });
+    bed.server.requests.length = 0;
+    const plain = await bed.run(['look', '--allowed-tools', 'mcp__memory']);
+    expect(plain.stdout).toContain('[mcp__memory__read_graph] MCP memory: read_graph {}');
+  });
+
   it('a deny rule for the server beats an allow for one of its tools, and bypassPermissions', async () => {
     bed = await startTestbed(bundle.bundle, { '.mcp.json': mcpJson(memoryServer) }, [call('c1', 'mcp__memory__create_entities', entity('Eve')), text('done')]);
     const r = await bed.run(['remember', '--allowed-tools', 'mcp__memory__create_entities', '--disallowed-tools', 'mcp__memory__*', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
@@ -109,6 +121,30 @@ describe('hooks see MCP calls with Claude Code payloads', () => {
     const [payload] = payloads(bed.workspace.file('post.jsonl'));
     expect(payload).toMatchObject({ hook_event_name: 'PostToolUse', tool_name: 'mcp__memory__create_entities' });
     expect(payload.tool_response).toEqual([expect.objectContaining({ type: 'text', text: expect.stringContaining('Rewritten') })]);
+  });
+
+  it('a PermissionRequest hook answers for an MCP call; a denied one fires PermissionDenied with its name', async () => {
+    const approve = loggingHook('asked.jsonl', `if (input.tool_input.entities[0].name === 'Ok') process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } }));`);
+    bed = await startTestbed(
+      bundle.bundle,
+      {
+        '.mcp.json': mcpJson(memoryServer),
+        'hooks/approve.js': approve,
+        'hooks/denied.js': loggingHook('denied.jsonl'),
+        '.vscode/hooks.json': hooksJson({
+          PermissionRequest: [{ matcher: 'mcp__memory__.*', hooks: [{ type: 'command', command: 'node hooks/approve.js' }] }],
+          PermissionDenied: [{ matcher: 'mcp__memory__.*', hooks: [{ type: 'command', command: 'node hooks/denied.js' }] }],
+        }),
+      },
+      [call('c1', 'mcp__memory__create_entities', entity('Ok')), call('c2', 'mcp__memory__create_entities', entity('Nope')), text('done')],
+    );
+    const r = jsonResult(await bed.run(['remember', '--output-format', 'json']));
+    expect(r.tool_calls.map((c) => c.outcome)).toEqual(['executed', 'denied']);
+    expect(payloads(bed.workspace.file('asked.jsonl')).map((p) => p.tool_name)).toEqual(['mcp__memory__create_entities', 'mcp__memory__create_entities']);
+    expect(payloads(bed.workspace.file('denied.jsonl'))).toEqual([expect.objectContaining({ hook_event_name: 'PermissionDenied', tool_name: 'mcp__memory__create_entities', tool_use_id: 'c2' })]);
+    const stored = readFileSync(bed.workspace.file('memory.jsonl'), 'utf8');
+    expect(stored).toContain('Ok');
+    expect(stored).not.toContain('Nope');
   });
 
   it('a crashing and a hanging server end their calls with PostToolUseFailure; the agent goes on with its other tools', async () => {
