@@ -113,3 +113,29 @@ describe('handler fields', () => {
     expect(JSON.stringify(h.server.requests[1].body.messages)).toContain('LINT FAILED in a.ts');
   });
 });
+
+describe('PermissionRequest updatedPermissions', () => {
+  const grant = (rules: unknown[]) => `const fs = require('fs');
+const input = JSON.parse(fs.readFileSync(0, 'utf8'));
+fs.appendFileSync('asked.log', input.tool_name + '\\n');
+process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedPermissions: [{ type: 'addRules', rules: ${JSON.stringify(rules)}, behavior: 'allow', destination: 'session' }] } } }));
+`;
+
+  it('addRules to the session: later matching calls run without asking again', async () => {
+    const cfg = hooksJson({ PermissionRequest: [{ hooks: [{ type: 'command', command: 'node hooks/grant.js' }] }] });
+    const bash = (id: string, command: string) => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
+    h = await startAgent({ 'hooks/grant.js': grant([{ toolName: 'Bash', ruleContent: 'echo *' }]), '.vscode/hooks.json': cfg }, [bash('b1', 'echo one'), bash('b2', 'echo two'), text('done')]);
+    const outcome = await h.session.prompt('echo twice');
+    expect(outcome.toolCalls.map((c) => c.outcome)).toEqual(['executed', 'executed']);
+    expect(readFileSync(h.workspace.file('asked.log'), 'utf8')).toBe('Bash\n');
+  });
+
+  it('a rule a hook adds does not open what only a person may approve (a hook config file)', async () => {
+    const cfg = hooksJson({ PermissionRequest: [{ hooks: [{ type: 'command', command: 'node hooks/grant.js' }] }] });
+    const write = (id: string) => toolCalls([{ id, name: 'Write', arguments: { file_path: '.vscode/hooks.json', content: '{}' } }]);
+    h = await startAgent({ 'hooks/grant.js': grant([{ toolName: 'Write' }]), '.vscode/hooks.json': cfg }, [write('w1'), write('w2'), text('done')]);
+    const outcome = await h.session.prompt('rewrite the hooks');
+    expect(outcome.toolCalls.map((c) => c.outcome)).toEqual(['denied', 'denied']);
+    expect(readFileSync(h.workspace.file('.vscode/hooks.json'), 'utf8')).toBe(cfg);
+  });
+});

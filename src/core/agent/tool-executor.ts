@@ -3,6 +3,7 @@ import type { AuditSink } from '../audit/records';
 import type { DispatchResult, TaggedContext } from '../hooks/dispatch-result';
 import { formatTaggedContext } from '../hooks/dispatch-result';
 import type { EventFields } from '../hooks/payloads';
+import type { PermissionUpdate } from '../hooks/types';
 import type { PermissionResolution, PermissionSignal, PrecedenceLevel } from '../permissions/precedence';
 import type { AgentEvent, HookAnnotation, ToolOutcome } from './agent-events';
 import { rewriteToolOutput } from './tool-output-rewrite';
@@ -221,6 +222,7 @@ export class ToolExecutor {
     if (request.stop) {
       return byHook('deny', request.stop.hookName, request.stop.reason ?? 'stopped by a PermissionRequest hook', { stop: request.stop });
     }
+    if (override && override.behavior !== 'ask') await this.applyPermissionUpdates(override.updatedPermissions ?? [], override.hookName);
     if (override?.behavior === 'deny') {
       const stop = override.interrupt ? { stop: { reason: override.message, hookName: override.hookName } } : {};
       return byHook('deny', override.hookName, override.message ?? `denied by hook "${override.hookName}"`, stop);
@@ -243,6 +245,27 @@ export class ToolExecutor {
     if (answer.choice === 'allow-session' || answer.choice === 'allow-always') this.deps.gate.allowForSession(rule);
     if (answer.choice === 'allow-always') await this.deps.persistAllowRule?.(rule);
     return { decision: 'allow', reason: '', by: answer.by, source: 'User', audit };
+  }
+
+  /**
+   * A PermissionRequest hook's `updatedPermissions` (Claude Code): `addRules` with destination
+   * `session` adds session rules; to a settings file, an allow rule is saved like "Always allow".
+   * Rules only: they rank below the system checks, so no hook can open the workspace boundary.
+   */
+  private async applyPermissionUpdates(updates: readonly PermissionUpdate[], hookName: string): Promise<void> {
+    for (const update of updates) {
+      const rules = (update.rules ?? []).map((r) => (r.ruleContent ? `${r.toolName}(${r.ruleContent})` : r.toolName));
+      const persisted = update.destination === 'projectSettings' || update.destination === 'localSettings';
+      if (update.type !== 'addRules' || (update.destination !== 'session' && !(persisted && update.behavior === 'allow'))) {
+        this.deps.emit({ type: 'notice', level: 'warning', message: `hook "${hookName}": updatedPermissions ${update.type} to ${update.destination ?? '(none)'} is not supported; ignored`, source: 'hook' });
+        continue;
+      }
+      for (const rule of rules) {
+        if (update.behavior === 'deny') this.deps.gate.denyForSession(rule);
+        else if (update.behavior === 'allow') this.deps.gate.allowForSession(rule);
+        if (persisted && update.behavior === 'allow') await this.deps.persistAllowRule?.(rule);
+      }
+    }
   }
 
   /**

@@ -46,7 +46,7 @@ export interface DispatchResult {
   llmRequest?: Record<string, unknown>;
   llmResponse?: Record<string, unknown>;
   /** PermissionRequest: the first override wins (seed 000). */
-  permission?: { behavior: 'allow' | 'deny' | 'ask'; updatedInput?: Record<string, unknown>; message?: string; interrupt?: boolean; hookName: string };
+  permission?: NonNullable<HookEffects['permission']> & { hookName: string };
   /** `continue: false` from a hook: end the session. */
   stop?: { reason?: string; hookName: string };
   abort?: { kind: 'turn' | 'hard'; hookName: string; reason?: string };

@@ -46,6 +46,14 @@ export type HandlerSpec =
   /** Claude Code's mcp_tool hook: a tool of a connected MCP server; `input` strings may name payload fields (`${tool_input.file_path}`). */
   | { type: 'mcp_tool'; server: string; tool: string; input?: Record<string, unknown> };
 
+/** Claude Code's PermissionRequest `updatedPermissions` entry that adds rules (other kinds are kept as given). */
+export interface PermissionUpdate {
+  type: string;
+  rules?: Array<{ toolName: string; ruleContent?: string }>;
+  behavior?: 'allow' | 'deny' | 'ask';
+  destination?: string;
+}
+
 /** One resolved, immutable hook: a handler bound to one event. */
 export interface HookDefinition {
   /** Stable across reloads: derived from source, event and handler content. */
@@ -128,7 +136,13 @@ export interface HookEffects {
   updatedInput?: Record<string, unknown>;
   updatedToolOutput?: unknown;
   /** PermissionRequest answer (Claude Code `hookSpecificOutput.decision`). */
-  permission?: { behavior: 'allow' | 'deny' | 'ask'; updatedInput?: Record<string, unknown>; message?: string; interrupt?: boolean };
+  permission?: {
+    behavior: 'allow' | 'deny' | 'ask';
+    updatedInput?: Record<string, unknown>;
+    message?: string;
+    interrupt?: boolean;
+    updatedPermissions?: PermissionUpdate[];
+  };
   /** PermissionDenied: ask the model to retry. */
   retry?: boolean;
   /** BeforeLLM / AfterLLM rewrites (seed 004 `modify`). */

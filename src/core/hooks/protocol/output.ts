@@ -23,6 +23,16 @@ const hookSpecificOutput = z.looseObject({
       updatedInput: z.record(z.string(), z.unknown()).optional(),
       message: z.string().optional(),
       interrupt: z.boolean().optional(),
+      updatedPermissions: z
+        .array(
+          z.looseObject({
+            type: z.string(),
+            rules: z.array(z.looseObject({ toolName: z.string().min(1), ruleContent: z.string().optional() })).optional(),
+            behavior: z.enum(['allow', 'deny', 'ask']).optional(),
+            destination: z.string().optional(),
+          }),
+        )
+        .optional(),
     })
     .optional(),
   retry: z.boolean().optional(),
@@ -84,6 +94,7 @@ export function parseHookOutput(event: HookEventName, value: unknown): ParsedOut
         updatedInput: hso.decision.updatedInput,
         message: hso.decision.message,
         interrupt: hso.decision.interrupt,
+        updatedPermissions: hso.decision.updatedPermissions,
       };
     }
     if (hso.retry !== undefined) effects.retry = hso.retry;
