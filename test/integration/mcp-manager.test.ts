@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { getEventListeners } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -14,6 +14,7 @@ import { makeWorkspace } from '../support/workspace';
 const ROOT = path.resolve(__dirname, '../..');
 const MEMORY = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 const EVERYTHING = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const FILESYSTEM = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const FIXTURE = path.join(ROOT, 'test/fixtures/mcp/misbehaving-server.mjs');
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -77,6 +78,16 @@ describe('McpManager with real servers', () => {
     expect(read.ok && read.content).toContain('wrote the first program');
     expect(read.ok && read.response).toEqual([expect.objectContaining({ type: 'text' })]);
     expect(readFileSync(path.join(ws.dir, 'memory.jsonl'), 'utf8')).toContain('Ada');
+  });
+
+  it('server-filesystem reads inside the directory it was given and refuses outside it', async () => {
+    const { manager, config, ws } = managerFor({ fs: { command: process.execPath, args: [FILESYSTEM, '${workspaceFolder}'] } });
+    writeFileSync(path.join(ws.dir, 'note.txt'), 'from the workspace\n');
+    await manager.start([config]);
+    const read = createMcpTool(manager.tools().find((t) => t.name === 'read_text_file')!, manager);
+    expect(read.name).toBe('mcp__fs__read_text_file');
+    expect(await read.run({ path: path.join(ws.dir, 'note.txt') }, ctx())).toMatchObject({ ok: true, content: expect.stringContaining('from the workspace') });
+    expect((await read.run({ path: '/etc/hostname' }, ctx())).ok).toBe(false);
   });
 
   it.each(['http', 'sse'] as const)('calls server-everything over %s', async (type) => {

@@ -1,8 +1,10 @@
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jsonResult, nodeHook, REPO_ROOT, startTestbed, toolMessageSent, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
 import { text, toolCalls, type ScriptedReply } from '../support/model-server';
+import { waitUntilDead } from '../support/process-liveness';
 import { hooksJson } from '../support/workspace';
 
 // The model calls the user's MCP servers through the real built CLI: every call passes the
@@ -164,6 +166,22 @@ describe('hooks see MCP calls with Claude Code payloads', () => {
     expect(toolMessageSent(bed.server, 'c1')).toMatch(/MCP server "crashy", tool "crash": .*closed/i);
     expect(toolMessageSent(bed.server, 'c2')).toMatch(/timed out/i);
     expect(payloads(bed.workspace.file('failures.jsonl')).map((p) => p.tool_name)).toEqual(['mcp__crashy__crash', 'mcp__stuck__hang']);
+  });
+});
+
+describe('MCP servers end with the run', () => {
+  it('Ctrl-C during a hanging MCP call ends the run and stops the server with its whole process tree', async () => {
+    // `; exit` keeps sh from exec'ing node: the server is a grandchild of the CLI.
+    const stuck = { command: 'sh', args: ['-c', `node ${FIXTURE}; exit $?`], env: { MCP_FIXTURE_PID_FILE: '${workspaceFolder}/server.pid' }, timeout: 600_000 };
+    bed = await startTestbed(bundle.bundle, { '.mcp.json': mcpJson({ stuck }) }, [call('c1', 'mcp__stuck__hang', {}), text('done')]);
+    let child: ChildProcess | undefined;
+    const run = bed.run(['wait', '--allowed-tools', 'mcp__stuck', '--output-format', 'stream-json'], { onSpawn: (c) => (child = c), timeoutMs: 30_000 });
+    const pidFile = bed.workspace.file('server.pid');
+    await vi.waitFor(() => expect(existsSync(pidFile) && bed!.server.requests.length > 0).toBe(true), { timeout: 15_000 });
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    child!.kill('SIGINT');
+    expect((await run).code).toBe(130);
+    expect(await waitUntilDead(pid, 5_000)).toBe(true);
   });
 });
 
