@@ -139,3 +139,18 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
     expect(readFileSync(h.workspace.file('.vscode/hooks.json'), 'utf8')).toBe(cfg);
   });
 });
+
+describe('AtomCode script variables', () => {
+  it('command hooks get ATOMCODE_HOOK_EVENT, ATOMCODE_HOOK_TYPE, ATOMCODE_WORKSPACE and, on tool events, ATOMCODE_TOOL_NAME', async () => {
+    const dump = `const fs = require('fs'); fs.readFileSync(0);
+const pick = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('ATOMCODE_')));
+fs.appendFileSync('env.log', JSON.stringify(pick) + '\\n');`;
+    const cfg = hooksJson({ UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/dump.js' }] }], PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/dump.js' }] }] });
+    h = await startAgent({ 'hooks/dump.js': dump, '.vscode/hooks.json': cfg }, [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('done')], { session: bypass });
+    await h.session.prompt('go');
+    expect(lines(h.workspace.file('env.log'))).toEqual([
+      { ATOMCODE_HOOK_EVENT: 'UserPromptSubmit', ATOMCODE_HOOK_TYPE: 'UserPromptSubmit', ATOMCODE_WORKSPACE: h.workspace.dir },
+      { ATOMCODE_HOOK_EVENT: 'PreToolUse', ATOMCODE_HOOK_TYPE: 'PreToolUse', ATOMCODE_WORKSPACE: h.workspace.dir, ATOMCODE_TOOL_NAME: 'Glob' },
+    ]);
+  });
+});

@@ -16,6 +16,8 @@ export interface HookEnvInput {
   projectDir: string;
   sessionId: string;
   event: HookEventName;
+  /** Tool events: the tool, for AtomCode's ATOMCODE_TOOL_NAME. */
+  toolName?: string;
 }
 
 /**
@@ -34,6 +36,11 @@ export function buildHookEnv(input: HookEnvInput): NodeJS.ProcessEnv {
     CLAUDE_CODE_SESSION_ID: input.sessionId,
     HOOKPILOT_SESSION_ID: input.sessionId,
     HOOKPILOT_HOOK_EVENT: input.event,
+    // AtomCode's script-hook variables, so its scripts carry over unchanged.
+    ATOMCODE_HOOK_EVENT: input.event,
+    ATOMCODE_HOOK_TYPE: input.event,
+    ATOMCODE_WORKSPACE: input.projectDir,
+    ...(input.toolName === undefined ? {} : { ATOMCODE_TOOL_NAME: input.toolName }),
   };
   const lookup = (name: string): string => fixed[name] ?? input.base[name] ?? '';
   for (const [name, value] of Object.entries(input.specEnv ?? {})) {

@@ -56,7 +56,7 @@ export class CommandHookHandler implements HookHandler {
       args: execArgs,
       shell: execArgs === undefined,
       cwd: resolveHookCwd(spec.cwd, payload.cwd, projectDir),
-      env: buildHookEnv({ base: this.env, specEnv: spec.env, projectDir, sessionId: payload.session_id, event: hook.event }),
+      env: buildHookEnv({ base: this.env, specEnv: spec.env, projectDir, sessionId: payload.session_id, event: hook.event, toolName: typeof payload.tool_name === 'string' ? payload.tool_name : undefined }),
       input: JSON.stringify(payload),
       timeoutMs: invocation.timeoutMs,
       signal: invocation.signal,
