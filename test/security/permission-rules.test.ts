@@ -155,7 +155,7 @@ describe('attacker review: spellings that got around the rules', () => {
     for (const x of m) expect(existsSync(x.absolute(bed.workspace.dir)), x.relative).toBe(false);
   });
 
-  it('asks a person before a protected file is touched after cd, through an option value, a variable or a line it cannot parse', async () => {
+  it('asks before a protected file is touched after cd, through an option value, a variable or an unparsable line', async () => {
     const hooks = '{ "hooks": {} }\n';
     const forms = [
       'cd src && cp ../evil.json ../.vscode/hooks.json',
@@ -164,7 +164,8 @@ describe('attacker review: spellings that got around the rules', () => {
       'f=.vscode/hooks.json; cp evil.json $f',
       '! ! cp evil.json .vscod"e"/hook"s".json',
     ];
-    bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooks, 'evil.json': '{}\n', 'hooks.json': '{}\n', 'src/a.txt': 'a\n' }, calls(forms));
+    const files = { '.vscode/hooks.json': hooks, 'evil.json': '{}\n', 'hooks.json': '{}\n', 'src/a.txt': 'a\n' };
+    bed = await startTestbed(bundle.bundle, files, calls(forms));
     const r = await bed.run(['rewire', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
     expect(r.code).toBe(0);
     expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(forms.map(() => 'denied'));

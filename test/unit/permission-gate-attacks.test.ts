@@ -170,10 +170,11 @@ describe('file rules name a kind of access, as in Claude Code', () => {
   });
 
   it('Edit and Write deny rules cover each other', () => {
-    expect(gate({ mode: 'acceptEdits', deny: ['Edit(.env)'] }).tool('Write', { file_path: '.env', content: 'x' })).toMatchObject({ verdict: 'deny' });
+    const write = (file: string) => ({ file_path: file, content: 'x' });
+    expect(gate({ mode: 'acceptEdits', deny: ['Edit(.env)'] }).tool('Write', write('.env'))).toMatchObject({ verdict: 'deny' });
     const edit = { file_path: '.env', old_string: 'a', new_string: 'b' };
     expect(gate({ mode: 'acceptEdits', deny: ['Write(.env)'] }).tool('Edit', edit)).toMatchObject({ verdict: 'deny' });
-    expect(gate({ ask: ['Edit(src/**)'], mode: 'acceptEdits' }).tool('Write', { file_path: 'src/a.ts', content: 'x' })).toMatchObject({ verdict: 'ask' });
+    expect(gate({ ask: ['Edit(src/**)'], mode: 'acceptEdits' }).tool('Write', write('src/a.ts'))).toMatchObject({ verdict: 'ask' });
   });
 });
 

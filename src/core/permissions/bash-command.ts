@@ -220,7 +220,8 @@ function collectDecl(decl: sh.DeclClause, commands: SimpleCommand[], hidden: Set
   if (decl.Args.some((a) => a && (a.Index || (a.Naked && a.Value && wordValue(a.Value).text.includes('['))))) {
     hidden.add(`a variable subscript given to ${words[0]} (bash evaluates it)`);
   }
-  const risky = decl.Args.map((a) => (a?.Naked && a.Value ? wordValue(a.Value).text : (a?.Name?.Value ?? ''))).find((n) => RISKY_VARIABLE.test(n));
+  const names = decl.Args.map((a) => (a?.Naked && a.Value ? wordValue(a.Value).text : (a?.Name?.Value ?? '')));
+  const risky = names.find((n) => RISKY_VARIABLE.test(n));
   if (risky) hidden.add(`${words[0]} sets ${risky}, which decides what later commands run`);
   commands.push({ words, assigned: [], dynamicName: false });
 }

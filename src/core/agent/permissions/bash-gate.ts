@@ -34,7 +34,9 @@ export function bashProtectedCheck(command: string, cwd: string, targets: readon
   // After `cd "$d"` no relative name can be placed: it could be a protected file.
   if (!dirs && targets.length > 0) return systemAsk('it changes directory to a place that cannot be known before it runs');
   const words = new Set(shellWords(analysis));
-  if (words.size > MAX_CHECKED) return systemAsk(`it has more than ${MAX_CHECKED} distinct words, too many to check against the hook configuration`);
+  if (targets.length > 0 && words.size > MAX_CHECKED) {
+    return systemAsk(`it has more than ${MAX_CHECKED} distinct words, too many to check against the hook configuration`);
+  }
   for (const word of words) {
     const hit = (dirs ?? [cwd]).map((dir) => protectedTargetInWord(word, dir, targets)).find((t) => t !== undefined);
     if (hit) return systemAsk(`\`${word}\` leads to ${hit.shown}, which configures hooks: a person must approve commands that touch it`);
@@ -70,7 +72,8 @@ function mentionNames(targets: readonly ProtectedTarget[]): string[] {
   const isDirectory = (t: ProtectedTarget) => targets.some((o) => o.physical.startsWith(`${t.physical}${path.sep}`));
   for (const target of targets) {
     const inside = !path.isAbsolute(target.shown);
-    if (inside) for (const part of target.shown.split(path.sep)) if (part.startsWith('.') && part.length > 1 && part !== '..') names.add(part);
+    const parts = inside ? target.shown.split(path.sep) : [];
+    for (const part of parts) if (part.startsWith('.') && part !== '.' && part !== '..') names.add(part);
     if (isDirectory(target)) continue;
     names.add(target.shown);
     const base = path.basename(target.shown);

@@ -117,7 +117,8 @@ export function implicitVerdict(mode: PermissionMode, category: ToolCategory): P
 export function suggestedRule(toolName: string, input: Record<string, unknown>): string {
   if (toolName !== 'Bash' || typeof input.command !== 'string') return toolName;
   const analysis = analyzeBashCommand(input.command);
-  const only = analysis.kind === 'parsed' && analysis.hidden.length === 0 && analysis.commands.length === 1 ? analysis.commands[0] : undefined;
+  const simple = analysis.kind === 'parsed' && analysis.hidden.length === 0 && analysis.commands.length === 1;
+  const only = simple ? analysis.commands[0] : undefined;
   const text = only && !only.dynamicName && !only.words.join(' ').includes(HOLE) ? only.words.join(' ') : input.command;
   // `Bash()` would be the bare rule, every command: an empty line is stored as a command that does nothing.
   return `Bash(${text.trim() === '' ? ':' : literalPattern(text)})`;
