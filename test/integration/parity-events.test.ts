@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentSession } from '../../src/core/agent/agent-session';
@@ -152,5 +154,29 @@ fs.appendFileSync('env.log', JSON.stringify(pick) + '\\n');`;
       { ATOMCODE_HOOK_EVENT: 'UserPromptSubmit', ATOMCODE_HOOK_TYPE: 'UserPromptSubmit', ATOMCODE_WORKSPACE: h.workspace.dir },
       { ATOMCODE_HOOK_EVENT: 'PreToolUse', ATOMCODE_HOOK_TYPE: 'PreToolUse', ATOMCODE_WORKSPACE: h.workspace.dir, ATOMCODE_TOOL_NAME: 'Glob' },
     ]);
+  });
+});
+
+describe('http hooks', () => {
+  it('send the payload with the configured method and headers', async () => {
+    const seen: Array<{ method?: string; header?: string | string[]; body: string }> = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        seen.push({ method: req.method, header: req.headers['x-team'], body });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const cfg = hooksJson({ UserPromptSubmit: [{ hooks: [{ type: 'http', url, method: 'PUT', headers: { 'X-Team': 'platform' } }] }] });
+      h = await startAgent({ '.vscode/hooks.json': cfg }, [text('ok')], { session: bypass });
+      await h.session.prompt('hello');
+      expect(seen).toEqual([{ method: 'PUT', header: 'platform', body: expect.stringContaining('"prompt":"hello"') }]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

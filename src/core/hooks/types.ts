@@ -30,7 +30,7 @@ export type HandlerSpec =
       /** Claude Code's `asyncRewake` (implies async): exit 2 brings its stderr to the model at once. */
       asyncRewake?: boolean;
     }
-  | { type: 'http'; url: string; headers?: Record<string, string>; allowedEnvVars?: string[] }
+  | { type: 'http'; url: string; method?: 'POST' | 'PUT' | 'PATCH'; headers?: Record<string, string>; allowedEnvVars?: string[] }
   | { type: 'rpc'; server: string; mode: 'observe' | 'intercept' }
   | {
       type: 'builtin';

@@ -69,6 +69,7 @@ export const httpHandlerSchema = z
   .strictObject({
     type: z.literal('http').describe('POST the hook input JSON to a URL; a 2xx JSON body is the answer.'),
     url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).describe('Where to POST. Must be allowed by `allowedHttpHookUrls` when that is set.'),
+    method: z.enum(['POST', 'PUT', 'PATCH']).optional().describe('HTTP method of the request that carries the payload (default POST).'),
     headers: stringMap.optional().describe('Request headers; values may use $VAR or ${VAR} for variables listed in `allowedEnvVars`.'),
     allowedEnvVars: z.array(z.string().min(1)).optional().describe('Environment variables that header values may interpolate; any other becomes an empty string.'),
     ...commonHandlerFields,

@@ -31,7 +31,7 @@ function specOf(handler: HandlerConfig, event: HookEventName): HandlerSpec {
       return { type: 'command', ...run, cwd: handler.cwd, env: handler.env, async: rewake ?? handler.async, asyncRewake: rewake };
     }
     case 'http':
-      return { type: 'http', url: handler.url, headers: handler.headers, allowedEnvVars: handler.allowedEnvVars };
+      return { type: 'http', url: handler.url, method: handler.method, headers: handler.headers, allowedEnvVars: handler.allowedEnvVars };
     case 'builtin':
       return { type: 'builtin', builtin: handler.builtin, options: handler.options };
     case 'rpc':

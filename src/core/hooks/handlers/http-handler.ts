@@ -85,7 +85,7 @@ export class HttpHookHandler implements HookHandler {
     let body: BodyRead | undefined;
     try {
       const response = await fetch(url, {
-        method: 'POST',
+        method: spec.method ?? 'POST',
         headers: resolved.headers,
         body: JSON.stringify(invocation.payload),
         redirect: 'manual',
