@@ -7,6 +7,7 @@ import { McpManager, type McpServerStatus } from '../core/mcp/mcp-manager';
 import { createMcpTool } from '../core/mcp/mcp-tool';
 import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
+import { SHOW_MCP_SERVERS, showMcpServers } from './mcp-servers-command';
 
 /** The workspace's MCP files: Claude Code's, then VS Code's. */
 const WORKSPACE_FILES = ['.mcp.json', path.join('.vscode', 'mcp.json')];
@@ -46,6 +47,7 @@ export class McpHost extends Disposable {
     this._register(vscode.workspace.onDidGrantWorkspaceTrust(stale));
     this._register(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('hookpilot.mcpServers') && stale()));
     this._register(this.manager.onDidChange(() => this.changed.fire()));
+    this._register(vscode.commands.registerCommand(SHOW_MCP_SERVERS, () => showMcpServers(this, deps.log)));
   }
 
   /** Starts the servers if the configuration changed since (or nothing started yet); a new chat waits for it. */

@@ -41,6 +41,27 @@ describe('MCP servers in VS Code', () => {
     expect(readFileSync(h.workspace.file('started.pid'), 'utf8')).toMatch(/^\d+$/);
   });
 
+  it('Show MCP Servers lists status and tools, and disables, enables and restarts a server', async () => {
+    h = await startChat({}, [text('hi')], {
+      setup: () => stub.setConfig('hookpilot.mcpServers', { mine: { command: process.execPath, args: [FIXTURE] } }, 'globalValue'),
+    });
+    const shown: Array<Array<{ label: string; description?: string; detail?: string }>> = [];
+    const answers = [/mine/, /^Disable$/, /mine/, /^Enable$/, /mine/, /^Restart$/];
+    stub.state.answerQuickPick = (items) => {
+      shown.push(items);
+      const want = answers.shift();
+      return items.find((i) => want?.test(i.label))?.label;
+    };
+    const show = () => stub.state.commands.get('hookpilot.showMcpServers')!();
+    await show();
+    expect(shown[0][0]).toMatchObject({ description: expect.stringMatching(/^connected · stdio · \d+ tool/), detail: expect.stringContaining('echo') });
+    expect(h.root.chat).toBeDefined();
+    await show();
+    expect(shown[2][0].description).toMatch(/^disabled/);
+    await show();
+    expect(shown[4][0].description).toMatch(/^connected/);
+  });
+
   it('a rule allows the call, the tool card names the server, and ${input:…} is asked once and kept in SecretStorage', async () => {
     const asked: Array<{ password?: boolean }> = [];
     const vscodeMcp = {
