@@ -56,7 +56,7 @@ describe('a pattern rule does not grant arguments that lead outside the workspac
     ['cat *', 'cat ../outside/secret.txt'],
     ['cat *', 'cat out/secret.txt'],
     ['cat *', 'cat src/leak'],
-    ['cat *', 'cd src && cat leak'],
+    ['cd *,cat *', 'cd src && cat leak'],
     ['cat *', 'cat {/etc/passwd,x}'],
     ['cat *', 'f=../outside/secret.txt; cat $f'],
     ['cat *', 'for f in /etc/passwd; do cat $f; done'],
@@ -75,7 +75,8 @@ describe('a pattern rule does not grant arguments that lead outside the workspac
     ['git *', 'git log --output=/tmp/log-mark'],
     ['git *', 'git -C /tmp status'],
   ])('Bash(%s) asks for %j', (rule, command) => {
-    expect(gate({ allow: [`Bash(${rule})`] }).run(command), command).toMatchObject({ verdict: 'ask', level: 'P8' });
+    const allow = rule.split(',').map((r) => `Bash(${r})`);
+    expect(gate({ allow }).run(command), command).toMatchObject({ verdict: 'ask', level: 'P8' });
   });
 
   it.each([
@@ -110,6 +111,7 @@ describe('the protected-file check follows the line, in every mode', () => {
     'cp evil.json .vs""code/hooks.json',
     "git apply <<'EOF'\n--- a/.vscode/hooks.json\n+++ b/.vscode/hooks.json\nEOF",
     'cd hooks && cp evil run',
+    'cd src && cp evil ../hooks/run',
     'cd hooks; sed -i s/a/b/ run',
     "bash -c 'cd hooks && cp x run'",
     'cat <<< .vscode/hooks.json',
