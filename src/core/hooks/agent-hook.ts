@@ -9,7 +9,7 @@ export interface AgentHookContext {
 type Method<E extends HookEventName> = (payload: PayloadOf<E>, ctx: AgentHookContext) => HookEffects | void | Promise<HookEffects | void>;
 
 /**
- * An in-process hook (seed 000 `AgentHook`): it implements only the methods it cares
+ * An in-process hook (AstroResearch's `AgentHook`): it implements only the methods it cares
  * about; the events it subscribes to are those methods unless `events` narrows them.
  */
 export interface AgentHook {
@@ -94,7 +94,7 @@ export function subscribedEvents(hook: AgentHook): HookEventName[] {
   return hook.events ? implemented.filter((e) => hook.events?.includes(e)) : implemented;
 }
 
-/** The seeds' action vocabulary, as effects. */
+/** Other hook systems' action vocabulary, as effects. */
 export const actions = {
   block: (reason: string): HookEffects => ({ decision: 'deny', reason }),
   blockStop: (reason: string): HookEffects => ({ decision: 'block', reason }),

@@ -1,7 +1,7 @@
 import { EVENT_INFO, type HookEventName } from './events';
 import type { HandlerType, HookDefinition, HookEffects, HookOutcome } from './types';
 
-/** A context a hook injected, tagged with where it came from (seed 000 TaggedContext). */
+/** A context a hook injected, tagged with where it came from (AstroResearch's TaggedContext). */
 export interface TaggedContext {
   hookName: string;
   event: HookEventName;
@@ -45,7 +45,7 @@ export interface DispatchResult {
   updatedToolOutput?: unknown;
   llmRequest?: Record<string, unknown>;
   llmResponse?: Record<string, unknown>;
-  /** PermissionRequest: the first override wins (seed 000). */
+  /** PermissionRequest: the first override wins (docs/design.md#observers-interceptors-approvers). */
   permission?: NonNullable<HookEffects['permission']> & { hookName: string };
   /** `continue: false` from a hook: end the session. */
   stop?: { reason?: string; hookName: string };
@@ -80,7 +80,7 @@ export function outcomeDecisionLabel(outcome: HookOutcome): string {
   }
 }
 
-/** Folds hook outcomes into one dispatch result, keeping everything (seed 000). */
+/** Folds hook outcomes into one dispatch result, keeping everything (docs/design.md#dispatch-order-and-aggregation). */
 export class ResultAggregator {
   private readonly seenContexts = new Set<string>();
   private updatedInputBy?: string;
@@ -186,7 +186,7 @@ export class ResultAggregator {
   }
 
   private addContext(hookName: string, content: string): void {
-    // ContextDeduplicator (seed 000): identical contexts within one dispatch are kept once.
+    // AstroResearch's ContextDeduplicator: identical contexts within one dispatch are kept once.
     if (this.seenContexts.has(content)) return;
     this.seenContexts.add(content);
     this.result.contexts.push({ hookName, event: this.result.event, content });

@@ -165,7 +165,7 @@ export class HookDispatcher {
     return result;
   }
 
-  /** Observe events: fan out and return at once; the loop never waits (seed 004). */
+  /** Observe events: fan out and return at once; the loop never waits (docs/design.md#observers-interceptors-approvers). */
   emit(payload: HookPayload): void {
     const event = payload.hook_event_name;
     if (this.options.snapshot().subscribers(event, payload.session_id).length === 0) {
@@ -225,7 +225,7 @@ export class HookDispatcher {
     return kind === 'observe' ? this.timeouts.observerMs : kind === 'approve' ? this.timeouts.approvalMs : this.timeouts.interceptorMs;
   }
 
-  /** Claude Code fails open; approvals default to deny (seed 004). */
+  /** Claude Code fails open; approvals default to deny (docs/design.md#failure-policy). */
   private failsClosed(hook: HookDefinition, event: HookEventName): boolean {
     if (hook.onFailure) return hook.onFailure === 'block';
     return EVENT_INFO[event].kind === 'approve';
@@ -283,7 +283,7 @@ export class HookDispatcher {
     }
   }
 
-  /** Claude Code `async: true` (and seed 000's AsyncAgentHook): started, not awaited; its context reaches the next turn. */
+  /** Claude Code `async: true` (and AstroResearch's AsyncAgentHook): started, not awaited; its context reaches the next turn. */
   private startAsync(hook: HookDefinition, payload: HookPayload): HookOutcome {
     const dispatchId = randomUUID();
     const controller = new AbortController();

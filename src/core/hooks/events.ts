@@ -1,6 +1,6 @@
 /**
  * The event catalogue. Canonical names are Claude Code's wherever Claude Code has the
- * event, so scripts written for it carry over; the seeds' spellings are aliases.
+ * event, so scripts written for it carry over; other hook systems' spellings are aliases (docs/design.md#where-the-design-comes-from).
  */
 
 export const HOOK_EVENTS = [
@@ -86,7 +86,7 @@ export const EVENT_INFO: Record<HookEventName, EventInfo> = {
   SessionEnd: { kind: 'observe', matchField: 'reason', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: false, description: 'The session ends.' },
 };
 
-/** GitHub Copilot's camelCase event keys (its file format; research §4.2). */
+/** GitHub Copilot's camelCase event keys (its file format). */
 export const COPILOT_EVENT_NAMES: Readonly<Record<string, HookEventName>> = {
   sessionStart: 'SessionStart',
   sessionEnd: 'SessionEnd',
@@ -103,9 +103,9 @@ export const COPILOT_EVENT_NAMES: Readonly<Record<string, HookEventName>> = {
   notification: 'Notification',
 };
 
-/** One table of alias spellings (seeds, Copilot camelCase, PicoClaw snake_case). */
+/** One table of alias spellings (other hook systems, Copilot camelCase, PicoClaw snake_case). */
 export const EVENT_ALIASES: Readonly<Record<string, HookEventName>> = {
-  // seed 000 (AstroResearch)
+  // AstroResearch
   OnSessionStart: 'SessionStart',
   OnSessionStop: 'Stop',
   OnStepComplete: 'StepComplete',
@@ -113,7 +113,7 @@ export const EVENT_ALIASES: Readonly<Record<string, HookEventName>> = {
   OnSubagentStop: 'SubagentStop',
   OnPreCompact: 'PreCompact',
   OnPostCompact: 'PostCompact',
-  // seed 003 (AtomCode)
+  // AtomCode
   OnUserPromptSubmit: 'UserPromptSubmit',
   OnSessionEnd: 'SessionEnd',
   PreToolExecution: 'PreToolUse',
@@ -124,7 +124,7 @@ export const EVENT_ALIASES: Readonly<Record<string, HookEventName>> = {
   OnTurnStart: 'TurnStart',
   OnError: 'Error',
   OnModelResponse: 'AfterLLM',
-  // seed 004 (PicoClaw)
+  // PicoClaw
   before_llm: 'BeforeLLM',
   after_llm: 'AfterLLM',
   before_tool: 'PreToolUse',

@@ -1,7 +1,7 @@
 import { RE2JS } from 're2js';
 
 /**
- * Group matchers with Claude Code's rules (research §3.3), plus seed 000's `prefix*`
+ * Group matchers with Claude Code's rules (docs/hooks.md#matching), plus AstroResearch's `prefix*`
  * and content patterns on tool arguments.
  *
  * Regex matchers run on RE2 (re2js), whose matching time is linear in the input: a

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { HookEventName } from './events';
 
 /**
- * One zod schema per event payload, in Claude Code's snake_case form (research §3.7-3.8),
+ * One zod schema per event payload, in Claude Code's snake_case form (docs/hooks.md#events),
  * so that scripts written for Claude Code read the fields they expect.
  */
 const common = {

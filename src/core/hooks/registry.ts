@@ -20,7 +20,7 @@ export function isWorkspaceSourced(hook: HookDefinition): boolean {
   return WORKSPACE_SOURCES.has(hook.source.kind);
 }
 
-/** Dispatch order: in-process first, then process-based, then priority ascending (seed 004). */
+/** Dispatch order: in-process first, then process-based, then priority ascending (docs/design.md#dispatch-order-and-aggregation). */
 function dispatchOrder(a: HookDefinition, b: HookDefinition): number {
   const rank = (h: HookDefinition) => (h.spec.type === 'builtin' ? 0 : 1);
   return rank(a) - rank(b) || a.priority - b.priority;
@@ -30,7 +30,7 @@ const EMPTY: readonly HookDefinition[] = Object.freeze([]);
 
 /**
  * An immutable view of the hooks: dispatches take one at their start and finish on it,
- * whatever reloads happen meanwhile (seed 003's ArcSwap).
+ * whatever reloads happen meanwhile (AtomCode's ArcSwap).
  */
 export class RegistrySnapshot {
   private readonly index = new Map<HookEventName, readonly HookDefinition[]>();

@@ -63,7 +63,7 @@ export interface HookDefinition {
   event: HookEventName;
   /** Group matcher (Claude Code rules): tool name, source, trigger, ... by event. */
   matcher?: string;
-  /** Argument filters (seed 000 `content_patterns`): `key:substring` or a substring of the JSON. */
+  /** Argument filters (AstroResearch's `content_patterns`): `key:substring` or a substring of the JSON. */
   contentPatterns?: string[];
   /** Claude Code's `if` permission-rule filter, e.g. `Bash(git *)`. */
   if?: string;
@@ -86,7 +86,7 @@ export interface HookDefinition {
   everyCall?: boolean;
 }
 
-/** A long-lived JSON-RPC hook process (seed 004 `processes`). */
+/** A long-lived JSON-RPC hook process (PicoClaw's `processes`). */
 export interface ServerDefinition {
   name: string;
   command: string[];
@@ -145,14 +145,14 @@ export interface HookEffects {
   };
   /** PermissionDenied: ask the model to retry. */
   retry?: boolean;
-  /** BeforeLLM / AfterLLM rewrites (seed 004 `modify`). */
+  /** BeforeLLM / AfterLLM rewrites (PicoClaw's `modify`). */
   llmRequest?: Record<string, unknown>;
   llmResponse?: Record<string, unknown>;
-  /** seed 004: abort the turn, or hard-abort the session. */
+  /** PicoClaw's abort: the turn, or a hard abort of the session. */
   abort?: 'turn' | 'hard';
   metadata?: Record<string, unknown>;
   warnings?: string[];
-  /** PostToolUse / PostToolUseFailure (seed 000 Warning `truncate_output`): the model sees a shortened output. */
+  /** PostToolUse / PostToolUseFailure (AstroResearch's Warning `truncate_output`): the model sees a shortened output. */
   truncateOutput?: boolean;
 }
 

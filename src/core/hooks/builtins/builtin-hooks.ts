@@ -15,7 +15,7 @@ export interface BuiltinHookDeps {
   reportError: (report: ErrorReport) => void;
 }
 
-/** The seeds' built-in hooks, one instance each per host. */
+/** The built-in hooks other hook systems ship (docs/design.md), one instance each per host. */
 export class BuiltinHooks {
   readonly cancellation = new CancellationHook();
   readonly metrics = new MetricsHook();

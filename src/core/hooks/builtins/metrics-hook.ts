@@ -53,7 +53,7 @@ export class MetricsHook implements AgentHook {
     // `step` restarts every turn; the session's count does not.
     m.steps++;
     m.estimatedTokens = p.estimated_tokens;
-    // Every third step the summary rides along as metadata for the timeline (seed 000).
+    // Every third step the summary rides along as metadata for the timeline, as AstroResearch's metrics hook does.
     return m.steps % 3 === 0 ? { metadata: { metrics: this.metrics(p.session_id) } } : undefined;
   }
 

@@ -73,7 +73,7 @@ function loadBuiltins(value: unknown, problems: ProblemList, at: JsonPath = ['bu
   return builtins;
 }
 
-/** `defaults`; seed 004's snake_case keys (`observer_timeout_ms`, ...) mean the camelCase ones. */
+/** `defaults`; PicoClaw's snake_case keys (`observer_timeout_ms`, ...) mean the camelCase ones. */
 function loadDefaults(value: unknown, problems: ProblemList, at: JsonPath = ['defaults']): HookDefaults {
   if (!isPlainObject(value)) {
     problems.add({ severity: 'error', code: 'invalid-value', message: '"defaults" must be an object.', path: at });

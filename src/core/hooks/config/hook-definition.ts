@@ -4,7 +4,7 @@ import { commandLabel } from './command-script';
 import type { HandlerConfig } from './config-schema';
 import type { HookDraft } from './hook-ids';
 
-/** Claude Code's `timeout` is seconds; the seeds' `timeout_ms` wins when both are set. */
+/** Claude Code's `timeout` is seconds; other hook systems' `timeout_ms` (docs/design.md) wins when both are set. */
 export function timeoutMsOf(entry: { timeout?: number; timeout_ms?: number }): number | undefined {
   if (entry.timeout_ms !== undefined) return entry.timeout_ms;
   return entry.timeout === undefined ? undefined : Math.round(entry.timeout * 1000);

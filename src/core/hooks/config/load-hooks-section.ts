@@ -173,7 +173,7 @@ function loadEntry(entry: unknown, path: JsonPath, event: HookEventName, ctx: Lo
   });
 }
 
-/** Sections that belong next to `hooks`, not inside it (seed 004's nested ones are read by the loader). */
+/** Sections that belong next to `hooks`, not inside it (PicoClaw's nested ones are read by the loader). */
 const TOP_LEVEL_HINTS: Readonly<Record<string, string>> = { servers: 'servers', disableAllHooks: 'disableAllHooks' };
 
 function unknownEventMessage(key: string): string {

@@ -91,7 +91,7 @@ function toServer(name: string, config: ServerConfig, command: string[], path: J
   return server;
 }
 
-/** The `servers` section (seed 004 `processes`): long-lived JSON-RPC hook processes by name. */
+/** The `servers` section (PicoClaw's `processes`): long-lived JSON-RPC hook processes by name. */
 export function loadServers(value: unknown, ctx: LoadContext, at: JsonPath = ['servers']): ServerDefinition[] {
   if (!isPlainObject(value)) {
     ctx.problems.add({ severity: 'error', code: 'invalid-value', message: `"${String(at.at(-1))}" must be an object keyed by server name.`, path: at });

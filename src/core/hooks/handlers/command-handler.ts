@@ -22,7 +22,7 @@ const GUARD_EVENTS: ReadonlySet<HookEventName> = new Set(['PreToolUse', 'Permiss
 
 /**
  * Runs `command` hooks with Claude Code's wire protocol: payload JSON on stdin, the answer
- * from the exit code and stdout (research §3.6, §3.9, §3.10). Shell form (`sh -c`) unless
+ * from the exit code and stdout (docs/hooks.md#command-hooks). Shell form (`sh -c`) unless
  * the hook has `args`, then exec form without a shell.
  */
 export class CommandHookHandler implements HookHandler {

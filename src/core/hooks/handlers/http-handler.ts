@@ -32,7 +32,7 @@ interface BodyRead {
 }
 
 /**
- * Runs `http` hooks (Claude Code's http handler, seed 003 WebhookHook): POSTs the payload
+ * Runs `http` hooks (Claude Code's http handler, AtomCode's WebhookHook): POSTs the payload
  * JSON and reads the answer from a 2xx JSON body. The status code never blocks; non-2xx,
  * unreachable hosts, redirects and bad bodies are non-blocking errors.
  */

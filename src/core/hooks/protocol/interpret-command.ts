@@ -9,7 +9,7 @@ const DEFAULT_BLOCK_REASON = 'blocked by hook';
 
 /**
  * Turns a finished command hook into an outcome, following Claude Code's exit-code and
- * stdout rules (research §3.9, §3.10, §3.16). Pure: spilling long text is a separate step.
+ * stdout rules (docs/hooks.md#command-hooks). Pure: spilling long text is a separate step.
  */
 export function interpretCommandResult(event: HookEventName, result: ProcessResult, timeoutMs: number): HookOutcome {
   const trace = traceOf(result);

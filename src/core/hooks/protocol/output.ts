@@ -3,7 +3,7 @@ import type { HookEventName } from '../events';
 import type { HookEffects } from '../types';
 
 /**
- * Claude Code's hook output JSON (research §3.9), plus Hookpilot's additions for the
+ * Claude Code's hook output JSON (docs/hooks.md#hook-output-json), plus Hookpilot's additions for the
  * events Claude Code lacks (BeforeLLM/AfterLLM, SystemPrompt). Unknown keys are ignored;
  * known keys with the wrong type fail validation, as in Claude Code.
  */
@@ -50,7 +50,7 @@ export const hookOutputSchema = z.looseObject({
   suppressOutput: z.boolean().optional(),
   systemMessage: z.string().optional(),
   // `approve` / `block` are Claude Code's legacy PreToolUse spellings; `allow`/`deny` are
-  // accepted from rpc and http hooks that answer in seed 004's vocabulary.
+  // accepted from rpc and http hooks that answer in PicoClaw's vocabulary.
   decision: z.enum(['block', 'approve', 'allow', 'deny', 'ask']).optional(),
   reason: z.string().optional(),
   hookSpecificOutput: hookSpecificOutput.optional(),

@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HookEffects, HookOutcome } from '../types';
 
-/** Claude Code saves hook output strings longer than this to a file (research §3.9). */
+/** Claude Code saves hook output strings longer than this to a file (docs/hooks.md#command-hooks). */
 export const SPILL_THRESHOLD_CHARS = 10_000;
 export const SPILL_PREVIEW_CHARS = 2_000;
 
