@@ -163,7 +163,7 @@ export class ChatController extends Disposable {
     const compact = COMPACT_COMMAND.exec(text.trim());
     if (compact) return this.compact(compact[1]?.trim() || null, text);
     // Sent while the agent works, or while earlier such messages still wait: the model gets
-    // it after the current step, in order (steering, seed 004).
+    // it after the current step, in order (steering, docs/design.md#subagents-steering-and-async-hooks).
     if (this.session && (this.run || this.session.hasQueued)) {
       this.session.queue(text);
       this.emitAll(this.projector.queuedPrompt(text));

@@ -204,7 +204,7 @@ export class AgentSession {
   }
 
   /**
-   * A message sent while a turn runs (steering, seed 004): it reaches the model at the next
+   * A message sent while a turn runs (steering, docs/design.md#subagents-steering-and-async-hooks): it reaches the model at the next
    * step, after the UserPromptSubmit hooks, and a turn about to end goes on with it. What
    * still waits when the turn ends is the next prompt (takeFollowUp).
    */
@@ -285,7 +285,7 @@ export class AgentSession {
         takeSteering: (step, loopSignal) => this.takeSteering(turn, step, loopSignal),
         persist: () => this.transcript.sync(this.messages),
         onFinalAnswer: async (answer, loopSignal) => {
-          // TodoGuard runs before Stop hooks (seed 002): unfinished todos mean keep going.
+          // TodoGuard runs before Stop hooks: unfinished todos mean keep going.
           if (this.todos.hasUnfinished() && todoNudges < (this.options.todoGuardCap ?? 3)) {
             todoNudges++;
             const open = this.todos.get().filter((t) => t.status !== 'completed').map((t) => `- [${t.status}] ${t.content}`).join('\n');

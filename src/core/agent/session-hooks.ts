@@ -24,7 +24,7 @@ const SUBAGENT_EVENTS: ReadonlySet<HookEventName> = new Set<HookEventName>([
 
 /**
  * The agent's view of the hook engine for one session: it fills in the common payload
- * fields. A subagent gets a subset view (seed 002 SubsetHooks): only some events pass.
+ * fields. A subagent gets a subset view (the SubsetHooks of a Go coding agent's hooks): only some events pass.
  */
 export class SessionHooks {
   constructor(

@@ -22,7 +22,7 @@ export interface SubagentDeps {
 
 /**
  * Runs a Task subagent: SubagentStart, its own loop whose tool calls see only the
- * PreToolUse/PostToolUse hooks (seed 002), then SubagentStop, which may keep it going.
+ * PreToolUse/PostToolUse hooks (docs/design.md#subagents-steering-and-async-hooks), then SubagentStop, which may keep it going.
  */
 export class SubagentRunner {
   private count = 0;

@@ -14,7 +14,7 @@ export function baseSystemPrompt(options: { workspaceRoot: string; tools: readon
     .join('\n\n');
 }
 
-/** seed 003 collect_system_prompt_extensions: SystemPrompt hook contexts are appended. */
+/** AtomCode's collect_system_prompt_extensions: SystemPrompt hook contexts are appended. */
 export function withExtensions(prompt: string, extensions: readonly TaggedContext[]): string {
   if (extensions.length === 0) return prompt;
   return `${prompt}\n\n# Extensions from hooks\n${extensions.map((e) => `- (${e.hookName}) ${e.content}`).join('\n')}`;

@@ -202,7 +202,7 @@ export function reminder(contexts: readonly TaggedContext[]): ChatMessage {
   return { role: 'user', content: `<system-reminder>\n${contexts.map(formatTaggedContext).join('\n')}\n</system-reminder>` };
 }
 
-/** seed 004 `modify` on BeforeLLM: a hook may replace messages, model, tools or sampling. */
+/** `modify` on BeforeLLM (PicoClaw's): a hook may replace messages, model, tools or sampling. */
 function applyRequestRewrite(request: ModelRequest, rewrite: Record<string, unknown>): ModelRequest {
   const next = { ...request };
   if (typeof rewrite.model === 'string') next.model = rewrite.model;
@@ -212,7 +212,7 @@ function applyRequestRewrite(request: ModelRequest, rewrite: Record<string, unkn
   return next;
 }
 
-/** seed 004 `modify` on AfterLLM: a hook may replace the text or drop/replace tool calls. */
+/** `modify` on AfterLLM (PicoClaw's): a hook may replace the text or drop/replace tool calls. */
 function applyResponseRewrite(response: ModelResponse, rewrite: Record<string, unknown>): ModelResponse {
   const next = { ...response };
   if (typeof rewrite.content === 'string') next.content = rewrite.content;

@@ -236,7 +236,7 @@ export class HookEngine {
     };
   }
 
-  /** A hook for one session only (seed 000); gone when the session is cleared. */
+  /** A hook for one session only; gone when the session is cleared. */
   addSessionHook(sessionId: string, hook: AgentHook): void {
     for (const d of agentHookDefinitions(hook, { idPrefix: `session:${sessionId}:${hook.name}`, source: { kind: 'session' } })) {
       this.builtinHandler.register(d.id, hook);

@@ -8,7 +8,7 @@ import { msToSeconds, referencedVariables, scriptWord } from './handler-env';
 import type { ConfigFileSource } from './import-types';
 
 /**
- * AtomCode's TOML hooks (`.atomcode/hooks/hooks.toml`, seed 003). The seed names the
+ * AtomCode's TOML hooks (`.atomcode/hooks/hooks.toml`). Its design names the
  * parts (ScriptHook: script, timeout, script_type; WebhookHook: url, method, headers)
  * but not the file layout, so this reads the layout below (field aliases in brackets):
  *

@@ -6,7 +6,7 @@ import type { ConfigFileSource } from './import-types';
 import { parseSourceJson } from './read-source';
 
 /**
- * AtomCode's Claude-compatible JSON hooks (`.hooks.json`, seed 003). The file is read in
+ * AtomCode's Claude-compatible JSON hooks (`.hooks.json`). The file is read in
  * Claude Code's shape; AtomCode's own older shape, a map of named entries
  * `{ "<name>": { event, matcher?, command, timeout_ms?, disabled? } }`, is read too.
  */

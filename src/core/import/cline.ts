@@ -20,7 +20,7 @@ interface ClineEvent {
 const CONTEXT_OUTPUT = 'contextModification → plain stdout or hookSpecificOutput.additionalContext';
 const OBSERVE_OUTPUT = 'its output is ignored (an observe-only event in Hookpilot)';
 
-/** Cline's hook names (research §4.4) and what they become. */
+/** Cline's hook names (docs/hooks.md#cline) and what they become. */
 export const CLINE_EVENTS: Readonly<Record<string, ClineEvent>> = {
   TaskStart: { event: 'SessionStart', matcher: 'startup', input: 'taskStart.taskMetadata is not sent; source is "startup"', output: `${CONTEXT_OUTPUT}; {"cancel": true} → {"continue": false}`, failureBlocks: false },
   TaskResume: { event: 'SessionStart', matcher: 'resume', input: 'taskResume.previousState is not sent; source is "resume"', output: `${CONTEXT_OUTPUT}; {"cancel": true} → {"continue": false}`, failureBlocks: false },

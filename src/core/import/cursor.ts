@@ -24,7 +24,7 @@ const AFTER_OUTPUT = 'Cursor ignores the output of this event; here exit 2 or {"
 const OBSERVE_OUTPUT = 'it runs in the background (async), as Cursor does not wait for it: its output is ignored';
 const GENERIC_OUTPUT = 'Claude Code\'s output (hookSpecificOutput, decision/reason, additionalContext); Cursor\'s permission, user_message and agent_message fields are ignored';
 
-/** Cursor's hook events (research §4.5) and what they become. */
+/** Cursor's hook events and what they become. */
 const CURSOR_EVENTS: Readonly<Record<string, CursorEvent>> = {
   beforeShellExecution: { event: 'PreToolUse', matcher: 'Bash', input: 'command, cwd → tool_input.command, cwd', output: PERMISSION_OUTPUT },
   afterShellExecution: { event: 'PostToolUse', matcher: 'Bash', input: 'command, output, duration → tool_input.command, tool_response (stdout, stderr), duration_ms', output: AFTER_OUTPUT },

@@ -1,7 +1,7 @@
 import { processHookTimeoutMs } from '../hooks/dispatcher';
 import { EVENT_INFO, type HookEventName } from '../hooks/events';
 
-/** What exit code 2 does on the events where it blocks (Claude Code's table, research §3.8). */
+/** What exit code 2 does on the events where it blocks (Claude Code's table, docs/hooks.md#command-hooks). */
 const EXIT2_EFFECT: Partial<Record<HookEventName, string>> = {
   UserPromptSubmit: 'blocks the prompt',
   BeforeLLM: 'aborts the turn',

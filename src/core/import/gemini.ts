@@ -17,7 +17,7 @@ interface GeminiEvent {
   change?: string;
 }
 
-/** Gemini CLI's events (research §4.6) and what they become. */
+/** Gemini CLI's events and what they become. */
 const GEMINI_EVENTS: Readonly<Record<string, GeminiEvent>> = {
   BeforeTool: {
     event: 'PreToolUse',

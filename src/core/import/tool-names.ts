@@ -1,6 +1,6 @@
 /**
  * Tool names of other agents, mapped to Claude Code's, which Hookpilot's tools use
- * (research §4.2 for Copilot; the tools' documentation for the others).
+ * (from each tool's documentation).
  */
 
 /** Hookpilot's agent tools (src/core/agent/tools plus Task); a test keeps this in step. */

@@ -1,5 +1,5 @@
 /**
- * Permission precedence P0-P8 (seed 000 `resolve_permission_precedence`) as a pure
+ * Permission precedence P0-P8 (docs/design.md#permission-precedence-p0-p8) as a pure
  * function. Deny at P0-P2 is final: no hook, mode or answer can turn it into allow.
  */
 export type Verdict = 'allow' | 'deny' | 'ask';
