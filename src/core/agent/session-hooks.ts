@@ -40,7 +40,7 @@ export class SessionHooks {
       transcript_path: id.transcriptPath,
       cwd: id.cwd,
       permission_mode: id.permissionMode(),
-      // Inside a subagent every payload says so (seed 000's is_subagent), with the agent's identity.
+      // Inside a subagent every payload says so (AstroResearch's is_subagent), with the agent's identity.
       ...(id.agent ? { agent_id: id.agent.id, agent_type: id.agent.type, is_subagent: true } : {}),
       ...fields,
       hook_event_name: event,

@@ -5,7 +5,7 @@ import { MAX_TIMEOUT_MS, MAX_TIMEOUT_SECONDS } from './timeout-bounds';
 /**
  * The hooks configuration document: `.vscode/hooks.json` and the `hookpilot.hooks`
  * setting share it. `hooks` is Claude Code's shape verbatim (event -> matcher group ->
- * handler) plus flat handler entries; `servers` is seed 004's `processes`.
+ * handler) plus flat handler entries; `servers` is PicoClaw's `processes` (docs/design.md).
  *
  * The loader validates piece by piece (one handler, one server at a time) so a bad
  * entry never drops its siblings; the JSON Schema is generated from the same pieces.
@@ -38,7 +38,7 @@ const commonHandlerFields = {
   priority: z.number().int().optional().describe('Order within an event: ascending; hooks with equal priority run in parallel. Default 0.'),
   onFailure: failurePolicy.optional(),
   timeout: seconds.optional().describe('Timeout in seconds (Claude Code\'s unit), at most 86400 (24 h). Defaults come from `defaults`.'),
-  timeout_ms: milliseconds.optional().describe('Timeout in milliseconds (the seeds\' unit), at most 86400000 (24 h); wins over `timeout`.'),
+  timeout_ms: milliseconds.optional().describe('Timeout in milliseconds (the unit of other hook systems), at most 86400000 (24 h); wins over `timeout`.'),
   if: z.string().min(1).optional().describe('Claude Code permission-rule filter such as "Bash(rm *)" or "Edit(*.ts)". Tool events only: on any other event a hook with `if` never runs.'),
   contentPatterns: z
     .array(z.string().min(1))
@@ -214,13 +214,13 @@ export const serverSchema = z
     observe: z.array(eventNameSchema).optional().describe('Events sent as notifications (never waited for). The handshake may narrow the list.'),
     intercept: z.array(eventNameSchema).optional().describe('Events sent as requests whose answers are decisions. The handshake may narrow the list.'),
     timeout: seconds.optional().describe('Per-request timeout in seconds.'),
-    timeout_ms: milliseconds.optional().describe('Per-request timeout in milliseconds (seed 004\'s spelling); wins over `timeout`.'),
+    timeout_ms: milliseconds.optional().describe('Per-request timeout in milliseconds (PicoClaw\'s spelling); wins over `timeout`.'),
     enabled: z.boolean().optional().describe('Default enabled state (default true).'),
     priority: z.number().int().optional().describe('Order among process-based hooks of an event: ascending. Default 0.'),
     onFailure: failurePolicy.optional(),
     description: z.string().optional().describe('What this server does; shown in the Hook Manager.'),
   })
-  .meta({ id: 'server', description: 'A long-lived hook process speaking JSON-RPC 2.0 over stdio (seed 004\'s `processes`).' });
+  .meta({ id: 'server', description: 'A long-lived hook process speaking JSON-RPC 2.0 over stdio (PicoClaw\'s `processes`).' });
 
 export type ServerConfig = z.infer<typeof serverSchema>;
 
