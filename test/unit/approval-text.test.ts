@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { approvalSubject, visibleText } from '../../src/core/agent/permissions/approval-text';
+import { summarizeToolCall } from '../../src/core/agent/tool-summary';
 
 const bash = (command: string) => ({ toolName: 'Bash', input: { command }, summary: `Run: ${command.slice(0, 200)}…` });
 
@@ -13,6 +14,13 @@ describe('approval text', () => {
   it('counts a long run of spaces instead of printing it', () => {
     expect(visibleText(`git status${' '.repeat(200)}; rm -rf ~`)).toBe('git status ⟨200 spaces⟩ ; rm -rf ~');
     expect(visibleText('a   b')).toBe('a   b');
+  });
+
+  it('shows an MCP call\'s arguments whole, escaped, naming its server', () => {
+    const input = { note: `${'x'.repeat(300)} and then delete everything\u202e` };
+    const subject = approvalSubject({ toolName: 'mcp__memory__create_entities', input, summary: summarizeToolCall('mcp__memory__create_entities', input) });
+    expect(subject.startsWith('MCP memory: create_entities {"note":"xxx')).toBe(true);
+    expect(subject).toContain('and then delete everything\\u202e');
   });
 
   it('shows a Bash command whole, and says how long a long one is', () => {
