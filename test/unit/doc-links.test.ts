@@ -76,6 +76,12 @@ describe('links to the docs', () => {
     expect(brokenLinks(links)).toEqual([]);
   });
 
+  it('never cite documents outside the repository (numbered seeds, research notes)', () => {
+    const texts = [...['src', 'test', 'webview-ui', 'examples'].flatMap((dir) => files(path.join(root, dir), /\.(ts|js|json|md)$/)), ...files(path.join(root, 'docs'), /\.md$/)];
+    const citing = texts.filter((file) => file !== __filename && /\bseed 00\d|\bresearch §|\bthe seeds\b/i.test(readFileSync(file, 'utf8')));
+    expect(citing.map((file) => path.relative(root, file))).toEqual([]);
+  });
+
   it('slugs headings as GitHub does', () => {
     expect(slug("Claude Code's protocol")).toBe('claude-codes-protocol');
     expect(slug('Permission precedence P0-P8')).toBe('permission-precedence-p0-p8');

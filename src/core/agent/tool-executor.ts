@@ -182,7 +182,7 @@ export class ToolExecutor {
     );
     annotate(annotations, failure);
     contexts.push(...failure.contexts);
-    // Seed 000's FailHooks: a hook may replace (or shorten) the error text the model sees.
+    // AstroResearch's FailHooks: a hook may replace (or shorten) the error text the model sees.
     return finish('failed', withContexts(rewriteToolOutput(result.error, failure), contexts, seenContexts), input, halts(failure));
   }
 
@@ -208,7 +208,7 @@ export class ToolExecutor {
   ): Promise<AskAnswer> {
     const request = await this.deps.hooks.dispatch('PermissionRequest', this.permissionRequest(call, input, 'ask', reason), signal);
     annotate(annotations, request);
-    // Seed 000's InjectContext: what a PermissionRequest hook adds reaches the model too.
+    // AstroResearch's InjectContext: what a PermissionRequest hook adds reaches the model too.
     contexts.push(...request.contexts);
     const override = request.permission;
     const byHook = (decision: 'allow' | 'deny', hookName: string, why: string, extra: Partial<AskAnswer> = {}): AskAnswer => ({

@@ -23,7 +23,7 @@ export interface AgentHook {
   readonly priority?: number;
   readonly onFailure?: FailurePolicy;
   /**
-   * Seed 000's AsyncAgentHook: every method runs fire-and-forget (remote reporting, slow
+   * AstroResearch's AsyncAgentHook: every method runs fire-and-forget (remote reporting, slow
    * work); what it returns cannot block or rewrite, its context reaches the next model request.
    */
   readonly async?: boolean;
@@ -104,7 +104,7 @@ export const actions = {
   override: (behavior: 'allow' | 'deny' | 'ask', message?: string): HookEffects => ({ permission: { behavior, message } }),
   injectContext: (additionalContext: string): HookEffects => ({ additionalContext }),
   /**
-   * Seed 000's Warning: the user sees it, the model gets it as context, and the action goes on;
+   * AstroResearch's Warning: the user sees it, the model gets it as context, and the action goes on;
    * `truncateOutput` (PostToolUse) also shortens the tool output the model sees.
    */
   warning: (message: string, options: { truncateOutput?: boolean } = {}): HookEffects => ({ warnings: [message], additionalContext: `Warning: ${message}`, ...(options.truncateOutput ? { truncateOutput: true } : {}) }),

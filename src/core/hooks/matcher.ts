@@ -78,7 +78,7 @@ export function matchesValue(matcher: string | undefined, value: string | undefi
 }
 
 /**
- * Seed 000 content patterns: `key:substring` tests one argument (stringified), a bare
+ * AstroResearch's content patterns: `key:substring` tests one argument (stringified), a bare
  * pattern tests the whole argument JSON. Any pattern matching is enough.
  */
 export function matchesContent(patterns: readonly string[] | undefined, args: unknown): boolean {

@@ -36,7 +36,7 @@ export type HandlerSpec =
       type: 'builtin';
       builtin: string;
       options?: Record<string, unknown>;
-      /** Seed 000's AsyncAgentHook: fire-and-forget like an async command hook. */
+      /** AstroResearch's AsyncAgentHook: fire-and-forget like an async command hook. */
       async?: boolean;
     }
   /** Claude Code's prompt hook: one model call judges the event; `$ARGUMENTS` is the payload JSON. */

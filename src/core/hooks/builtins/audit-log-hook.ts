@@ -4,7 +4,7 @@ import type { PayloadOf } from '../payloads';
 
 const PREVIEW = 200;
 
-/** Seed 000 AuditLogHook: a one-line record per tool result and per stop, fire-and-forget. */
+/** AstroResearch's AuditLogHook: a one-line record per tool result and per stop, fire-and-forget. */
 export class AuditLogHook implements AgentHook {
   readonly name = 'AuditLog';
   readonly description = 'Writes a short audit note for every tool result and stop.';

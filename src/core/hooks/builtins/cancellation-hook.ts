@@ -2,7 +2,7 @@ import type { AgentHook } from '../agent-hook';
 import { actions } from '../agent-hook';
 
 /**
- * Seed 000 CancellationHook: once a session is cancelled, every further tool call is
+ * AstroResearch's CancellationHook: once a session is cancelled, every further tool call is
  * blocked, even one that was already on its way; the mark is cleared when the session ends.
  */
 export class CancellationHook implements AgentHook {

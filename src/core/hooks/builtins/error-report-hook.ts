@@ -9,7 +9,7 @@ export interface ErrorReport {
   at: string;
 }
 
-/** Seed 003 ErrorReportHook: keeps the recent errors and hands each one to the host. */
+/** AtomCode's ErrorReportHook: keeps the recent errors and hands each one to the host. */
 export class ErrorReportHook implements AgentHook {
   readonly name = 'ErrorReport';
   readonly description = 'Collects errors and reports them to the host log.';

@@ -11,7 +11,7 @@ export interface SessionMetrics {
 }
 
 /**
- * Seed 000 MetricsHook: counts per live session, readable by the host at any time. At
+ * AstroResearch's MetricsHook: counts per live session, readable by the host at any time. At
  * SessionEnd the final counts go to the audit timeline as metadata and the session is
  * forgotten, so a long-lived host does not accumulate every session it ever ran.
  */

@@ -3,7 +3,7 @@ import type { PayloadOf } from '../payloads';
 import type { HookEffects } from '../types';
 
 /**
- * Seed 003 ResponseValidationHook (OnModelResponse): flags model responses the loop
+ * AtomCode's ResponseValidationHook (OnModelResponse): flags model responses the loop
  * should not trust as they are: empty, or cut off at the token limit.
  */
 export class ResponseValidationHook implements AgentHook {

@@ -13,7 +13,7 @@ interface Summary {
 }
 
 /**
- * Seed 003 SessionSummaryHook: at the end of a session it writes what happened (prompts,
+ * AtomCode's SessionSummaryHook: at the end of a session it writes what happened (prompts,
  * tools, files touched); when that session is resumed it hands the summary back as context.
  */
 export class SessionSummaryHook implements AgentHook {

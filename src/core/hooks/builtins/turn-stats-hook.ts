@@ -9,7 +9,7 @@ export interface TurnStats {
   durationMs?: number;
 }
 
-/** Seed 003 TurnStatsHook: per-turn step and tool counts and duration, for a live session. */
+/** AtomCode's TurnStatsHook: per-turn step and tool counts and duration, for a live session. */
 export class TurnStatsHook implements AgentHook {
   readonly name = 'TurnStats';
   readonly description = 'Measures steps, tool calls and time per turn.';
@@ -37,7 +37,7 @@ export class TurnStatsHook implements AgentHook {
     return { metadata: { turn_stats: { ...stats } } };
   }
 
-  /** Seed 003's OnTurnComplete: the turn's final figures, with how it ended. */
+  /** AtomCode's OnTurnComplete: the turn's final figures, with how it ended. */
   onTurnEnd(p: PayloadOf<'TurnEnd'>) {
     const stats = this.current.get(p.session_id);
     if (!stats) return undefined;

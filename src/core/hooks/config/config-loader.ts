@@ -95,7 +95,7 @@ function loadDefaults(value: unknown, problems: ProblemList, at: JsonPath = ['de
 }
 
 /**
- * Seed 004 nests `processes` (servers), `builtins`, `defaults` and `enabled` inside `hooks`.
+ * PicoClaw nests `processes` (servers), `builtins`, `defaults` and `enabled` inside `hooks`.
  * They load as the top-level sections would, with positions at their place in `hooks`; a
  * top-level section wins over its nested twin.
  */

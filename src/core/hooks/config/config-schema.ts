@@ -242,7 +242,7 @@ export const defaultsSchema = z
 
 export type HookDefaults = z.infer<typeof defaultsSchema>;
 
-/** Seed 004's spelling of `defaults`, as it nests inside `hooks`. */
+/** PicoClaw's spelling of `defaults`, as it nests inside `hooks`. */
 export const SNAKE_CASE_DEFAULTS: Readonly<Record<string, keyof HookDefaults>> = {
   observer_timeout_ms: 'observerTimeoutMs',
   interceptor_timeout_ms: 'interceptorTimeoutMs',
@@ -255,21 +255,21 @@ const nestedDefaultsSchema = z
     ...defaultsSchema.shape,
     ...Object.fromEntries(Object.entries(SNAKE_CASE_DEFAULTS).map(([snake, camel]) => [snake, defaultsSchema.shape[camel]])),
   })
-  .describe('Seed 004\'s place for `defaults` (snake_case keys accepted): the same as the top-level `defaults`.');
+  .describe('PicoClaw\'s place for `defaults` (snake_case keys accepted): the same as the top-level `defaults`.');
 
-/** Seed 004 nests these inside `hooks`; they mean what the top-level sections mean. */
+/** PicoClaw nests these inside `hooks`; they mean what the top-level sections mean. */
 export const NESTED_SECTION_KEYS = ['processes', 'builtins', 'defaults', 'enabled'] as const;
 
 /** Loose: an unknown event key is reported by the loader with a did-you-mean, not by the schema. */
 const hooksSchema = z
   .looseObject({
     ...hooksShape,
-    processes: z.record(z.string(), serverSchema).optional().describe('Seed 004\'s place for `servers`: JSON-RPC hook processes by name.'),
-    builtins: z.record(z.string(), builtinSettingSchema).optional().describe('Seed 004\'s place for `builtins`.'),
+    processes: z.record(z.string(), serverSchema).optional().describe('PicoClaw\'s place for `servers`: JSON-RPC hook processes by name.'),
+    builtins: z.record(z.string(), builtinSettingSchema).optional().describe('PicoClaw\'s place for `builtins`.'),
     defaults: nestedDefaultsSchema.optional(),
-    enabled: z.boolean().optional().describe('Seed 004: false turns every hook off (the top-level `disableAllHooks`).'),
+    enabled: z.boolean().optional().describe('PicoClaw: false turns every hook off (the top-level `disableAllHooks`).'),
   })
-  .describe('Hooks by event. Keys are event names (Claude Code\'s, or an alias); values are lists of matcher groups or handlers. Seed 004\'s `processes`, `builtins`, `defaults` and `enabled` may nest here too.');
+  .describe('Hooks by event. Keys are event names (Claude Code\'s, or an alias); values are lists of matcher groups or handlers. PicoClaw\'s `processes`, `builtins`, `defaults` and `enabled` may nest here too.');
 
 export const hooksDocumentSchema = z
   .strictObject({

@@ -40,7 +40,7 @@ const hookSpecificOutput = z.looseObject({
   llmResponse: z.record(z.string(), z.unknown()).optional(),
   abort: z.enum(['turn', 'hard']).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
-  /** Seed 000's Warning `truncate_output` (PostToolUse / PostToolUseFailure): shorten what the model sees. */
+  /** AstroResearch's Warning `truncate_output` (PostToolUse / PostToolUseFailure): shorten what the model sees. */
   truncateOutput: z.boolean().optional(),
 });
 
