@@ -75,7 +75,7 @@ function allWords(command: string, expand: (name: string) => string, depth = 0):
   const words: string[] = [];
   let output = false;
   let tee = false;
-  for (const entry of parse(command, expand)) {
+  for (const entry of shellEntries(command, expand)) {
     if (typeof entry !== 'string') {
       output = 'op' in entry && OUTPUT_REDIRECTS.has(entry.op);
       tee = false;
@@ -93,6 +93,15 @@ function allWords(command: string, expand: (name: string) => string, depth = 0):
     if (depth < MAX_NESTING && /\s/.test(entry)) words.push(...allWords(entry, expand, depth + 1));
   }
   return words;
+}
+
+/** shell-quote throws on some expansions (`${}`): a command it cannot read still names its words. */
+function shellEntries(command: string, expand: (name: string) => string): ReturnType<typeof parse> {
+  try {
+    return parse(command, expand);
+  } catch {
+    return command.split(/\s+/).filter((word) => word !== '');
+  }
 }
 
 interface Dependencies {
