@@ -5,7 +5,8 @@ import type { PermissionSettings } from './permissions/permission-settings';
 import { createGlobTool } from './tools/glob-tool';
 import { createGrepTool } from './tools/grep-tool';
 import { createReadTool } from './tools/read-tool';
-import { errorMessage, toolFunctionDefinition, type Tool } from './tools/tool';
+import { errorMessage } from '../error-message';
+import { toolFunctionDefinition, type Tool } from './tools/tool';
 
 /** Claude Code's limit on an agent hook's turns. */
 export const AGENT_HOOK_MAX_TURNS = 50;

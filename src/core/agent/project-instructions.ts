@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { errnoCode, isBinaryFile, openForReading } from './tools/file-content';
 import { resolveInWorkspace } from './tools/workspace-paths';
+import { errorMessage } from '../error-message';
 
 /** The files every agent users compare Hookpilot with reads at the workspace root, in this order. */
 export const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md'] as const;
@@ -43,7 +44,7 @@ export async function loadProjectInstructions(workspaceRoot: string): Promise<{ 
       }
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') continue;
-      skipped.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+      skipped.push(`${name}: ${errorMessage(error)}`);
     }
   }
   return { loaded, skipped };

@@ -14,6 +14,7 @@ import type { ApprovalAnswer, ApprovalChoice, Approver } from './permissions/per
 import type { SessionHooks } from './session-hooks';
 import { summarizeToolCall } from './tool-summary';
 import type { Tool, ToolContext, ToolResult } from './tools/tool';
+import { errorMessage } from '../error-message';
 
 export interface ToolCallOutcome {
   id: string;
@@ -190,7 +191,7 @@ export class ToolExecutor {
     try {
       return await tool.run(input, ctx);
     } catch (err) {
-      const error = `${tool.name} failed: ${err instanceof Error ? err.message : String(err)}`;
+      const error = `${tool.name} failed: ${errorMessage(err)}`;
       this.deps.hooks.emit('Error', { error_type: 'tool', error, recoverable: true });
       return { ok: false, error: `Error: ${error}` };
     }

@@ -9,6 +9,7 @@ import type { SessionHooks } from './session-hooks';
 import type { ToolCallOutcome, ToolExecutor } from './tool-executor';
 import type { Tool } from './tools/tool';
 import { toolFunctionDefinition } from './tools/tool';
+import { errorMessage } from '../error-message';
 
 export interface TurnOutcome {
   reason: TurnEndReason;
@@ -78,7 +79,7 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
       response = await deps.model.complete(request, { signal, onTextDelta: (text) => deps.emit({ type: 'text_delta', text }) });
     } catch (err) {
       if (signal.aborted) return done('cancelled', lastText);
-      const message = err instanceof ModelError || err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       deps.hooks.emit('Error', { error_type: 'model', error: message, recoverable: true });
       // Claude Code: StopFailure instead of Stop, its last_assistant_message the error text.
       deps.hooks.emit('StopFailure', { error: stopFailureError(err), error_details: message, last_assistant_message: message });

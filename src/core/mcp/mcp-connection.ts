@@ -6,6 +6,7 @@ import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextpro
 import { GroupStdioTransport } from './group-stdio-transport';
 import type { McpServerConfig } from './mcp-config';
 import { mcpToolName } from './mcp-names';
+import { errorMessage } from '../error-message';
 
 export type McpServerState = 'starting' | 'connected' | 'failed' | 'disabled' | 'stopped';
 
@@ -74,7 +75,7 @@ export class McpConnection {
     } catch (error) {
       const client = this.client;
       this.client = undefined;
-      this.fail(`could not start: ${describe(error)}`);
+      this.fail(`could not start: ${errorMessage(error)}`);
       await (client ? client.close() : transport?.close())?.catch(() => undefined);
     }
   }
@@ -163,6 +164,3 @@ export class McpConnection {
   }
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

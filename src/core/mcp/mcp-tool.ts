@@ -1,7 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MAX_TOOL_OUTPUT_CHARS, truncateMiddle } from '../agent/tools/output-limits';
-import { errorMessage, toolFailure, type Tool, type ToolResult } from '../agent/tools/tool';
+import { errorMessage } from '../error-message';
+import { toolFailure, type Tool, type ToolResult } from '../agent/tools/tool';
 import type { McpToolInfo } from './mcp-connection';
 import type { McpManager } from './mcp-manager';
 

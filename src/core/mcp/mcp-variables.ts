@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import type { McpInput, McpServerConfig } from './mcp-config';
+import { errorMessage } from '../error-message';
 
 export interface VariableContext {
   workspaceFolder: string;
@@ -73,7 +74,7 @@ function readEnvFile(file: string): Record<string, string> {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(`cannot read envFile ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`cannot read envFile ${file}: ${errorMessage(error)}`);
   }
   return Object.fromEntries(Object.entries(parseEnv(text)).flatMap(([k, v]) => (v === undefined ? [] : [[k, v]])));
 }

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../error-message';
 export type ParsedToolArguments =
   | { ok: true; value: Record<string, unknown> }
   | { ok: false; error: string };
@@ -12,7 +13,7 @@ export function parseToolArguments(text: string): ParsedToolArguments {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return { ok: false, error: `the tool arguments are not valid JSON (${reason})` };
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {

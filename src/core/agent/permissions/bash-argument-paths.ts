@@ -4,6 +4,7 @@ import picomatch from 'picomatch';
 import { HOLE } from '../../permissions/wildcard';
 import { OutsideWorkspaceError, resolveInWorkspace, type WorkspaceScope } from '../tools/workspace-paths';
 import { argumentWords, lineDirectories, pathCandidates, type ParsedBash } from './bash-words';
+import { errorMessage } from '../../error-message';
 
 /** Names that are no file of anyone's: the standard streams and the bit bucket. */
 const HARMLESS = /^\/dev\/(null|stdin|stdout|stderr|tty|fd\/\d+)$/;
@@ -50,7 +51,7 @@ function candidateProblem(candidate: string, dirs: readonly string[], scope: Wor
       resolveInWorkspace(literal, { ...scope, cwd });
     } catch (error) {
       if (error instanceof OutsideWorkspaceError) return `\`${candidate}\` names a path outside the workspace (${error.message})`;
-      return `cannot tell where \`${candidate}\` leads (${error instanceof Error ? error.message : String(error)})`;
+      return `cannot tell where \`${candidate}\` leads (${errorMessage(error)})`;
     }
   }
   return undefined;

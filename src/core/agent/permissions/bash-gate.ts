@@ -8,6 +8,7 @@ import { OutsideWorkspaceError, resolveInWorkspace, type WorkspaceScope } from '
 import { MAX_CHECKED } from './bash-argument-paths';
 import { argumentWords, lineDirectories, type ParsedBash } from './bash-words';
 import { protectedTargetInWord, type ProtectedTarget } from './protected-targets';
+import { errorMessage } from '../../error-message';
 
 /**
  * The gate's view of a Bash call beyond its rules: whether it touches a protected file
@@ -113,7 +114,7 @@ export function redirectWritesProblem(
       physical = resolveInWorkspace(target, scope);
     } catch (error) {
       if (error instanceof OutsideWorkspaceError) return `it writes outside the workspace (${error.message})`;
-      return `cannot tell where ${target} leads (${error instanceof Error ? error.message : String(error)})`;
+      return `cannot tell where ${target} leads (${errorMessage(error)})`;
     }
     if (!isDirectory(path.dirname(physical))) return `it writes ${target} into a directory that does not exist yet`;
     if (!editAllowed(target)) return `it writes ${target}, and an Edit of it would need approval`;
@@ -137,7 +138,7 @@ export function redirectReadsProblem(analysis: ParsedBash, scope: WorkspaceScope
       resolveInWorkspace(target, scope);
     } catch (error) {
       if (error instanceof OutsideWorkspaceError) return `it reads outside the workspace (${error.message})`;
-      return `cannot tell where ${target} leads (${error instanceof Error ? error.message : String(error)})`;
+      return `cannot tell where ${target} leads (${errorMessage(error)})`;
     }
   }
   return undefined;

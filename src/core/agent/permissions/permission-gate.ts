@@ -8,6 +8,7 @@ import { bashProtectedCheck } from './bash-gate';
 import type { PermissionMode, PermissionSettings } from './permission-settings';
 import { protectedTargetOf, protectedTargets } from './protected-targets';
 import { compileRules, editRuleMatches, ruleSignal, type CompiledRule, type RuleCall } from './rule-signals';
+import { errorMessage } from '../../error-message';
 
 export interface GateContext {
   workspaceRoot: string;
@@ -76,7 +77,7 @@ export class PermissionGate {
     } catch (err) {
       if (err instanceof OutsideWorkspaceError) return { verdict: 'deny', source: 'workspace boundary', reason: err.message };
       // A path that cannot be resolved (a symlink loop) cannot be shown to be inside.
-      return { verdict: 'deny', source: 'workspace boundary', reason: err instanceof Error ? err.message : String(err) };
+      return { verdict: 'deny', source: 'workspace boundary', reason: errorMessage(err) };
     }
     // Compared by physical path: `vs/hooks.json` with `vs -> .vscode` is .vscode/hooks.json.
     if (tool.category !== 'edit') return undefined;

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { openForUpdate, rewrite } from './file-content';
 import { numberLines } from './read-tool';
 import { structuredPatch, type PatchHunk } from './structured-patch';
-import { errorMessage, toolFailure, type Tool, type ToolResult } from './tool';
+import { errorMessage } from '../../error-message';
+import { toolFailure, type Tool, type ToolResult } from './tool';
 import { filePathAccessors, workspaceFile } from './workspace-paths';
 
 export const editInputSchema = z.object({

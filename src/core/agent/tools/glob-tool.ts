@@ -3,7 +3,8 @@ import fg from 'fast-glob';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { byNewest, findFiles, resolveSearchRoot } from './file-search';
-import { errorMessage, toolFailure, type Tool, type ToolContext, type ToolResult } from './tool';
+import { errorMessage } from '../../error-message';
+import { toolFailure, type Tool, type ToolContext, type ToolResult } from './tool';
 import { resolveInWorkspace } from './workspace-paths';
 
 export const MAX_GLOB_RESULTS = 100;

@@ -5,7 +5,8 @@ import { fileTypeMatcher, knownFileTypes } from './grep-file-types';
 import { buildRegex, formatMatches, matchFile, type FileMatches, type SearchPattern } from './grep-matcher';
 import { byNewest, findFiles, resolveSearchRoot, type FoundFile, type SearchRoot } from './file-search';
 import { truncateMiddle } from './output-limits';
-import { errorMessage, toolFailure, type Tool, type ToolContext, type ToolResult } from './tool';
+import { errorMessage } from '../../error-message';
+import { toolFailure, type Tool, type ToolContext, type ToolResult } from './tool';
 
 /** Larger files are skipped: they are generated or data, and would stall the search. */
 export const MAX_GREP_FILE_BYTES = 5 * 1024 * 1024;

@@ -2,7 +2,8 @@ import { createReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { errnoCode, isBinaryFile, openForReading } from './file-content';
-import { errorMessage, toolFailure, type Tool, type ToolResult } from './tool';
+import { errorMessage } from '../../error-message';
+import { toolFailure, type Tool, type ToolResult } from './tool';
 import { filePathAccessors, workspaceFile } from './workspace-paths';
 
 export const DEFAULT_READ_LIMIT = 2000;

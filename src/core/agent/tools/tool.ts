@@ -70,8 +70,3 @@ export function toolFunctionDefinition(tool: Tool): ToolFunctionDefinition {
 export function toolFailure(error: string, extra: { interrupted?: boolean; response?: unknown } = {}): ToolResult {
   return { ok: false, error, ...extra };
 }
-
-/** Message of an unexpected exception, for a tool's error result. */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -2,6 +2,7 @@ import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ToolContext } from './tool';
+import { errorMessage } from '../../error-message';
 
 export type WorkspaceScope = Pick<ToolContext, 'workspaceRoot' | 'cwd' | 'additionalDirectories'>;
 
@@ -160,6 +161,6 @@ export function workspaceFile(filePath: string, scope: WorkspaceScope): Workspac
     const physical = resolveInWorkspace(filePath, scope);
     return { ok: true, path: toAbsolutePath(filePath, scope.cwd), physical };
   } catch (error) {
-    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+    return { ok: false, error: errorMessage(error) };
   }
 }
