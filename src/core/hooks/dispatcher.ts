@@ -9,6 +9,7 @@ import { EVENT_INFO, type HookEventName } from './events';
 import { matchesContent, matchesValue } from './matcher';
 import type { RegistrySnapshot } from './registry';
 import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload } from './types';
+import { errorMessage } from '../error-message';
 
 export interface TimeoutDefaults {
   observerMs: number;
@@ -246,7 +247,7 @@ export class HookDispatcher {
         : handler.run({ hook, payload, signal: abort.signal, timeoutMs, projectDir: this.options.projectDir });
     } catch (err) {
       abort.dispose();
-      return { status: 'error', error: err instanceof Error ? err.message : String(err), trace: { durationMs: performance.now() - started } };
+      return { status: 'error', error: errorMessage(err), trace: { durationMs: performance.now() - started } };
     }
     if (!(running instanceof Promise)) {
       abort.dispose();
@@ -269,7 +270,7 @@ export class HookDispatcher {
       const aborted = abort.created || handler.start === undefined ? undefined : abort.whenAborted(started);
       const outcome = await Promise.race(aborted ? [running, guard, aborted] : [running, guard]).catch((err: unknown): HookOutcome => ({
         status: 'error',
-        error: err instanceof Error ? err.message : String(err),
+        error: errorMessage(err),
         trace: { durationMs: performance.now() - started },
       }));
       if (timedOut && (outcome.status === 'cancelled' || outcome.status === 'error')) {
@@ -301,7 +302,7 @@ export class HookDispatcher {
         this.asyncContexts.set(payload.session_id, [...(this.asyncContexts.get(payload.session_id) ?? []), ...contexts]);
       }
       // Stopped because its session ended: the record says so rather than a bare "cancelled".
-      if (controller.signal.aborted && outcome.status === 'cancelled') summary.error = `cancelled: ${errorText(controller.signal.reason)}`;
+      if (controller.signal.aborted && outcome.status === 'cancelled') summary.error = `cancelled: ${errorMessage(controller.signal.reason)}`;
       this.report(hook, payload, payload, dispatchId, outcome, summary, true);
     };
     const run: AsyncRun = {
@@ -405,10 +406,6 @@ class HookAbort {
   dispose(): void {
     this.unsubscribe?.();
   }
-}
-
-function errorText(reason: unknown): string {
-  return reason instanceof Error ? reason.message : String(reason);
 }
 
 function definedOnly<T extends object>(value: T | undefined): Partial<T> {

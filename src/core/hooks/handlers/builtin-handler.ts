@@ -1,5 +1,6 @@
 import { AGENT_HOOK_METHODS, type AgentHook } from '../agent-hook';
 import type { HookDefinition, HookEffects, HookHandler, HookInvocation, HookOutcome, HookPayload } from '../types';
+import { errorMessage } from '../../error-message';
 
 type AnyMethod = (payload: unknown, ctx: { signal: AbortSignal }) => HookEffects | void | Promise<HookEffects | void>;
 
@@ -20,7 +21,7 @@ export class BuiltinHookHandler implements HookHandler {
     const agentHook = this.hooks.get(hook.id);
     const method = agentHook?.[AGENT_HOOK_METHODS[payload.hook_event_name]] as AnyMethod | undefined;
     if (!agentHook || !method) return { status: 'error', error: `no in-process hook registered for ${hook.id}`, trace: { durationMs: 0 } };
-    const failed = (err: unknown): HookOutcome => ({ status: 'error', error: `${agentHook.name} threw: ${err instanceof Error ? err.message : String(err)}`, trace: { durationMs: performance.now() - started } });
+    const failed = (err: unknown): HookOutcome => ({ status: 'error', error: `${agentHook.name} threw: ${errorMessage(err)}`, trace: { durationMs: performance.now() - started } });
     const succeeded = (effects: HookEffects | void): HookOutcome => ({ status: 'success', effects: effects ?? {}, trace: { durationMs: performance.now() - started } });
     let result: ReturnType<AnyMethod>;
     try {

@@ -3,6 +3,7 @@ import { classifyStdout, parseHookOutput } from '../protocol/output';
 import { spillOutcome } from '../protocol/spill';
 import type { HookHandler, HookInvocation, HookOutcome, HookTrace } from '../types';
 import { UrlAllowlist } from './url-allowlist';
+import { errorMessage } from '../../error-message';
 
 export interface HttpHookHandlerOptions {
   /** URL patterns (`*` = any run of characters). undefined: all allowed; []: all blocked. */
@@ -189,6 +190,6 @@ function describeFetchError(error: unknown, url: string): string {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
   const code = cause instanceof Error ? (cause as NodeJS.ErrnoException).code : undefined;
   if (code !== undefined && code in NETWORK_ERRORS) return `could not reach http hook ${url}: ${NETWORK_ERRORS[code]} (${code})`;
-  const message = cause instanceof Error ? cause.message : String(cause);
+  const message = errorMessage(cause);
   return `http hook request to ${url} failed: ${message}`;
 }

@@ -6,6 +6,7 @@ import { sanitizeServerName } from '../../mcp/mcp-names';
 import { noOutputResult } from '../../process/run-process';
 import { interpretCommandResult } from '../protocol/interpret-command';
 import type { HookHandler, HookInvocation, HookOutcome, HookPayload } from '../types';
+import { errorMessage } from '../../error-message';
 
 /** Claude Code's `mcp_tool` hook: `server`, `tool`, and an `input` whose strings may name payload fields. */
 export const mcpToolHandlerSchema = z.strictObject({
@@ -45,7 +46,7 @@ export class McpToolHookHandler implements HookHandler {
       return interpretCommandResult(invocation.hook.event, noOutputResult(performance.now() - started, { exitCode: 0, stdout: text }), invocation.timeoutMs);
     } catch (error) {
       if (invocation.signal.aborted) return { status: 'cancelled', trace: trace() };
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return { status: 'timeout', error: `MCP tool "${tool}" timed out after ${invocation.timeoutMs} ms`, trace: trace() };
       return { status: 'error', error: `MCP tool "${tool}" on "${server}" failed: ${message}`, trace: trace() };
     }

@@ -1,5 +1,6 @@
 import type { HookHandler, HookInvocation, HookOutcome, HookTrace } from '../types';
 import { parseVerdict, VERDICT_INSTRUCTIONS, verdictEffects } from './model-verdict';
+import { errorMessage } from '../../error-message';
 
 /** One evaluation asked of the host's model. */
 export interface JudgeRequest {
@@ -71,7 +72,7 @@ export class ModelHookHandler implements HookHandler {
       });
     } catch (error) {
       if (invocation.signal.aborted) return { status: 'cancelled', trace: trace() };
-      return { status: 'error', error: `${spec.type} hook: ${error instanceof Error ? error.message : String(error)}`, trace: trace() };
+      return { status: 'error', error: `${spec.type} hook: ${errorMessage(error)}`, trace: trace() };
     }
     const done = trace({ stdout: answer.text, model: answer.model, tokens: answer.usage });
     const parsed = parseVerdict(answer.text);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HookEffects, HookOutcome } from '../types';
+import { errorMessage } from '../../error-message';
 
 /** Claude Code saves hook output strings longer than this to a file (docs/hooks.md#command-hooks). */
 export const SPILL_THRESHOLD_CHARS = 10_000;
@@ -30,7 +31,7 @@ export async function spillLongText(text: string, target: SpillTarget): Promise<
       await writeFile(file, text, { encoding: 'utf8', mode: 0o600 });
       return `${preview}\n\n[Hook output truncated: the full ${size} are saved in ${file}]`;
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorMessage(error);
       return `${preview}\n\n[Hook output truncated: ${size}, showing the first ${SPILL_PREVIEW_CHARS}; saving the rest failed: ${why}]`;
     }
   }

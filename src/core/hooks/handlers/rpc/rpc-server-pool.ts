@@ -6,6 +6,7 @@ import { serverEnvironment } from './rpc-server-env';
 import { RpcServerSupervisor } from './rpc-server-supervisor';
 import { DEFAULT_BACKOFF, type RpcBackoff, type RpcCallResult, type RpcCapabilities, type RpcLogger, type RpcServerStatus } from './rpc-types';
 import type { Disposable } from '../../../events-emitter';
+import { errorMessage } from '../../../error-message';
 
 export interface RpcServerPoolOptions {
   projectDir: string;
@@ -155,7 +156,7 @@ export class RpcServerPool {
       try {
         listener(change);
       } catch (error) {
-        this.log('error', `rpc pool listener failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.log('error', `rpc pool listener failed: ${errorMessage(error)}`);
       }
     }
   }

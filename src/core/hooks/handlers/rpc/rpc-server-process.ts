@@ -17,6 +17,7 @@ import { ExitNotification, ShutdownRequest } from './rpc-protocol';
 import { serverLaunch } from './rpc-server-env';
 import type { RpcCallResult, RpcLogger } from './rpc-types';
 import { TailBuffer } from './tail-buffer';
+import { errorMessage } from '../../../error-message';
 
 export interface RpcServerProcessOptions {
   server: ServerDefinition;
@@ -64,7 +65,7 @@ class SafeStreamMessageWriter extends StreamMessageWriter {
 
 function describeError(error: unknown): string {
   if (error instanceof ResponseError) return `error ${error.code}: ${error.message}`;
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /**

@@ -3,6 +3,7 @@ import type { HookPayload, ServerDefinition } from '../../types';
 import { HookInterceptRequest, HookObserveNotification, InitializeRequest, InitializedNotification, initializeResultSchema, type InitializeParams } from './rpc-protocol';
 import { RpcServerProcess, type RpcExit } from './rpc-server-process';
 import type { RpcBackoff, RpcCallResult, RpcCapabilities, RpcLogger, RpcServerState, RpcServerStatus } from './rpc-types';
+import { errorMessage } from '../../../error-message';
 
 export interface RpcSupervisorContext {
   projectDir: string;
@@ -159,7 +160,7 @@ export class RpcServerSupervisor {
     try {
       running = new RpcServerProcess({ server: this.server, projectDir: this.context.projectDir, env: this.context.env, log: this.context.log });
     } catch (error) {
-      this.fail(`${this.label} could not start: ${error instanceof Error ? error.message : String(error)}`);
+      this.fail(`${this.label} could not start: ${errorMessage(error)}`);
       return;
     }
     this.process = running;
