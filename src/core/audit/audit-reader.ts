@@ -1,5 +1,6 @@
 import { closeSync, createReadStream, fstatSync, openSync, readSync } from 'node:fs';
 import { auditRecordSchema, type AuditRecord } from './records';
+import { errorMessage } from '../error-message';
 
 /**
  * Reads a session's JSONL audit file, crash-tolerantly: a line the writer was cut off in
@@ -28,7 +29,7 @@ export function parseAuditLine(text: string): ParsedAuditLine {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { ok: false, invalidJson: true, error: `invalid JSON: ${error instanceof Error ? error.message : String(error)}` };
+    return { ok: false, invalidJson: true, error: `invalid JSON: ${errorMessage(error)}` };
   }
   const parsed = auditRecordSchema.safeParse(json);
   if (parsed.success) return { ok: true, record: parsed.data };

@@ -27,6 +27,7 @@ import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload
 import { hookDependencyFiles, nodeManifests, protectedHookFiles, scriptFolders, serverDependencyFiles } from './protected-files';
 import { FOLDER_PIN_LIMITS, ScriptPins, type PinSpec } from './script-pins';
 import { limitHttpUrls } from './workspace-url-limit';
+import { errorMessage } from '../error-message';
 
 export type EngineLogger = (level: 'info' | 'warn' | 'error', message: string) => void;
 
@@ -350,7 +351,7 @@ export class HookEngine {
     try {
       this.audit.writerFor(entry.session_id).append(entry);
     } catch (err) {
-      this.log('error', `audit: ${err instanceof Error ? err.message : String(err)}`);
+      this.log('error', `audit: ${errorMessage(err)}`);
     }
   }
 }

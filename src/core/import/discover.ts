@@ -4,6 +4,7 @@ import path from 'node:path';
 import { CLINE_EVENTS } from './cline';
 import { lookup } from './conversion';
 import { IMPORT_TOOLS, type ConfigFileSource, type ConfigFormat, type FoundSource, type ImportTool, type SourceScope } from './import-types';
+import { errorMessage } from '../error-message';
 
 export interface DiscoverOptions {
   /** The home directory for user-level files (default: the user's). */
@@ -59,7 +60,7 @@ function readSource(base: Omit<ConfigFileSource, 'text' | 'readError'>): ConfigF
   try {
     return { ...base, text: readFileSync(base.file, 'utf8') };
   } catch (err) {
-    return { ...base, text: '', readError: err instanceof Error ? err.message : String(err) };
+    return { ...base, text: '', readError: errorMessage(err) };
   }
 }
 

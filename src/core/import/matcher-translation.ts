@@ -4,6 +4,7 @@ import { compileMatcher } from '../hooks/matcher';
 import { payloadSchemas } from '../hooks/payloads';
 import { lookup, noFindings, type Findings } from './conversion';
 import { CLAUDE_TOOL_RENAMES, HOOKPILOT_TOOL_NAMES, isHookpilotTool, type ToolNameMap } from './tool-names';
+import { errorMessage } from '../error-message';
 
 export interface MatcherResult extends Findings {
   matcher?: string;
@@ -161,7 +162,7 @@ function unrunnable(pattern: string, matcher: string): string | undefined {
   try {
     new RegExp(matcher);
   } catch (err) {
-    return `the matcher "${pattern}" is not a JavaScript regular expression (${err instanceof Error ? err.message : String(err)})`;
+    return `the matcher "${pattern}" is not a JavaScript regular expression (${errorMessage(err)})`;
   }
   const compiled = compileMatcher(matcher);
   return compiled.kind === 'invalid' ? `the matcher "${pattern}" is not a regular expression Hookpilot can run (${compiled.error})` : undefined;

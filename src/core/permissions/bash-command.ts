@@ -1,5 +1,6 @@
 import type sh from 'mvdan-sh';
 import { HOLE } from './wildcard';
+import { errorMessage } from '../error-message';
 
 type Node = sh.Node;
 type Syntax = (typeof sh)['syntax'];
@@ -125,7 +126,7 @@ function analyze(command: string): BashAnalysis {
 function parseErrorMessage(error: unknown): string {
   const goError = error as { Error?: unknown } | null;
   if (goError && typeof goError.Error === 'function') return String((goError.Error as () => unknown).call(goError));
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /** Constructs that run code the words of a simple command do not show. */

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { timerDelay } from '../timer-delay';
 import type { PrestartedShells } from './prestarted-shells';
+import { errorMessage } from '../error-message';
 
 export interface RunProcessOptions {
   command: string;
@@ -148,7 +149,7 @@ export function runProcess(options: RunProcessOptions, shells?: PrestartedShells
     try {
       child = prestarted?.child ?? spawnFresh(options);
     } catch (error) {
-      resolve(emptyResult({ spawnError: error instanceof Error ? error.message : String(error) }));
+      resolve(emptyResult({ spawnError: errorMessage(error) }));
       return;
     }
 
