@@ -1,3 +1,4 @@
+import { errorMessage } from '../core/error-message';
 /** Exit codes of the CLI: 0 done, 1 the run failed, 2 the command line or setup is wrong, 130 Ctrl-C (143 SIGTERM). */
 export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130, terminated: 143 } as const;
 
@@ -21,6 +22,6 @@ export function usageError(message: string): CliError {
 
 /** The message of anything thrown, on one line. */
 export function oneLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return message.replace(/\s*\n\s*/g, ' ').trim() || 'unknown error';
 }

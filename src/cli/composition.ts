@@ -15,6 +15,7 @@ import { usageError } from './cli-error';
 import { projectStorageDir, storageRoot, userSettingsFile, type ModelEndpoint } from './cli-environment';
 import type { ConfigFileSnapshot } from './config-snapshot';
 import { persistAllowRule } from './persist-allow-rule';
+import { errorMessage } from '../core/error-message';
 
 export interface EngineSetup {
   projectDir: string;
@@ -135,6 +136,6 @@ export function createSession(engine: HookEngine, setup: SessionSetup): AgentSes
     maxSteps: setup.maxSteps,
     cancellation: engine.builtins.cancellation,
     persistAllowRule: (rule) =>
-      setup.configSnapshot.ownWrite(path.join(projectDir, WORKSPACE_SETTINGS), () => persistAllowRule(projectDir, rule)).catch((error: unknown) => setup.onPersistError(`could not save "${rule}" to .vscode/settings.json: ${error instanceof Error ? error.message : String(error)}`)),
+      setup.configSnapshot.ownWrite(path.join(projectDir, WORKSPACE_SETTINGS), () => persistAllowRule(projectDir, rule)).catch((error: unknown) => setup.onPersistError(`could not save "${rule}" to .vscode/settings.json: ${errorMessage(error)}`)),
   });
 }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { usageError } from './cli-error';
+import { errorMessage } from '../core/error-message';
 
 /** All of a piped stdin, as text. */
 export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
@@ -30,7 +31,7 @@ export async function readJsonObject(value: string, flag: string): Promise<Recor
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw usageError(`${flag}: not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw usageError(`${flag}: not valid JSON (${errorMessage(error)})`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw usageError(`${flag}: must be a JSON object`);
   return parsed as Record<string, unknown>;
