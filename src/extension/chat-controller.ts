@@ -21,6 +21,7 @@ import { scrubSecrets } from './secret-scrubber';
 import { listSessions } from './session-catalog';
 import { replayTranscript } from './session-replay';
 import { UnsentDrafts } from './unsent-drafts';
+import { errorMessage } from '../core/error-message';
 
 export interface ChatControllerDeps {
   engineHost: EngineHost;
@@ -251,7 +252,7 @@ export class ChatController extends Disposable {
     try {
       await work(controller.signal);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.deps.log.error(`${what} failed: ${message}`);
       this.emitAll(this.projector.project({ type: 'notice', level: 'error', message }));
     } finally {
@@ -316,7 +317,7 @@ export class ChatController extends Disposable {
       approvalTimeoutMs: config.approvalTimeoutMs() + APPROVAL_BACKSTOP_MS,
       persistAllowRule: (rule) =>
         config.addWorkspaceAllowRule(rule).catch((error: unknown) => {
-          const message = `could not save "${rule}" to the workspace settings: ${error instanceof Error ? error.message : String(error)}`;
+          const message = `could not save "${rule}" to the workspace settings: ${errorMessage(error)}`;
           this.deps.log.error(message);
           void vscode.window.showErrorMessage(`Hookpilot ${message}`);
         }),

@@ -4,6 +4,7 @@ import type { ChatController } from './chat-controller';
 import { Disposable, disposeAll, type IDisposable } from './lifecycle';
 import type { HookpilotLog } from './log';
 import { webviewHtml, webviewOptions } from './webview-html';
+import { errorMessage } from '../core/error-message';
 
 export const CHAT_VIEW_ID = 'hookpilot.chat';
 
@@ -51,7 +52,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       this.log.warn(`chat webview: ${received.error}`);
       return;
     }
-    this.controller.handle(received.message).catch((error: unknown) => this.log.error(`chat: ${error instanceof Error ? error.message : String(error)}`));
+    this.controller.handle(received.message).catch((error: unknown) => this.log.error(`chat: ${errorMessage(error)}`));
   }
 
   /** Shows the view and puts the caret in the composer. */

@@ -18,6 +18,7 @@ import type { HookpilotConfig } from './hookpilot-config';
 import { HOOKS_JSON_TEMPLATE } from './hooks-json-template';
 import type { HookpilotLog } from './log';
 import { listEndpointModels } from './model-catalog';
+import { errorMessage } from '../core/error-message';
 
 /** Every command the extension contributes; package.json lists the same ids. */
 export const COMMAND_IDS = {
@@ -191,7 +192,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       try {
         await handler(argument);
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         deps.log.error(`${id}: ${message}`);
         void vscode.window.showErrorMessage(`Hookpilot: ${message}`);
       }

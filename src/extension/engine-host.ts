@@ -12,6 +12,7 @@ import type { HookpilotLog } from './log';
 import type { AppliedConfig } from './pending-config-applied';
 import { STALE_CHANGE, type PendingConfigChange, type SourceText } from './pending-config-guard';
 import { GOVERNING_KEYS, governedSources, hooksJsonFile, readSource, SECTION, savedText, withoutBom } from './pending-config-sources';
+import { errorMessage } from '../core/error-message';
 
 export const HOOKS_JSON_RELATIVE = '.vscode/hooks.json';
 const OVERRIDES_KEY = 'hookpilot.enabledOverrides';
@@ -40,10 +41,6 @@ export interface EngineHostOptions {
 export interface HooksJsonFile {
   file: string;
   text: string;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -183,7 +180,7 @@ export class EngineHost extends Disposable {
     const run = this.reloading.then(work);
     this.reloading = run.then(
       () => undefined,
-      (error: unknown) => this.options.log.error(`reloading hooks failed: ${errorText(error)}`),
+      (error: unknown) => this.options.log.error(`reloading hooks failed: ${errorMessage(error)}`),
     );
     return run;
   }
@@ -206,7 +203,7 @@ export class EngineHost extends Disposable {
         text = await readSource(source);
       } catch (error) {
         // Unreadable is not a change anyone can review: the applied content stays.
-        this.options.log.warn(`cannot read ${source.file}: ${errorText(error)}; the applied hook configuration stays`);
+        this.options.log.warn(`cannot read ${source.file}: ${errorMessage(error)}; the applied hook configuration stays`);
         continue;
       }
       guard.observe(source.file, source.label, text);

@@ -16,6 +16,7 @@ import { discardedMessage } from './pending-config-notifier';
 import { scrubSecrets } from './secret-scrubber';
 import { TimelineFeed } from './timeline-feed';
 import { webviewHtml, webviewOptions } from './webview-html';
+import { errorMessage } from '../core/error-message';
 
 export const HOOK_MANAGER_VIEW_TYPE = 'hookpilot.hookManager';
 export const HOOK_MANAGER_TITLE = 'Hookpilot Hook Manager';
@@ -123,7 +124,7 @@ export class HookManagerPanel extends Disposable {
       return;
     }
     this.handle(received.message).catch((error: unknown) => {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.deps.log.error(`Hook Manager: ${message}`);
       void vscode.window.showErrorMessage(`Hookpilot: ${message}`);
     });
@@ -196,7 +197,7 @@ export class HookManagerPanel extends Disposable {
     try {
       payload = JSON.parse(payloadText);
     } catch (error) {
-      return invalidPayloadResult(`The payload is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+      return invalidPayloadResult(`The payload is not valid JSON: ${errorMessage(error)}`);
     }
     if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return invalidPayloadResult('The payload must be a JSON object.');
     const projectDir = this.deps.engineHost.projectDir ?? '';
@@ -205,7 +206,7 @@ export class HookManagerPanel extends Disposable {
       const { outcome } = await this.deps.engineHost.engine.testFire(id, filled);
       return toTestResultView(outcome);
     } catch (error) {
-      return { status: 'error', decision: 'none', error: error instanceof Error ? error.message : String(error), durationMs: 0 };
+      return { status: 'error', decision: 'none', error: errorMessage(error), durationMs: 0 };
     }
   }
 

@@ -3,6 +3,7 @@ import type { EngineHost } from './engine-host';
 import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
 import type { PendingConfigChange } from './pending-config-guard';
+import { errorMessage } from '../core/error-message';
 
 const REVIEW_ACTION = 'Review';
 const APPLY_ACTION = 'Apply';
@@ -59,7 +60,7 @@ export class PendingConfigNotifier extends Disposable {
         void vscode.window.showInformationMessage(discardedMessage(this.engineHost.discardPending(change.id)));
       }
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.log.warn(`${change.label}: ${message}`);
       void vscode.window.showWarningMessage(`Hookpilot: ${message}.`, REVIEW_ACTION).then((again) => {
         if (again === REVIEW_ACTION) this.review();

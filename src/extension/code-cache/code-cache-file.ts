@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { errorMessage } from '../../core/error-message';
 
 /**
  * The on-disk V8 code cache of one bundle: `<sha1 of the data><data>` in a file whose name
@@ -37,7 +38,7 @@ export function readCacheFile(file: string): CacheRead {
     raw = readFileSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
-    return { kind: 'unreadable', error: error instanceof Error ? error.message : String(error) };
+    return { kind: 'unreadable', error: errorMessage(error) };
   }
   if (raw.length <= DIGEST_BYTES) return { kind: 'corrupt' };
   const data = raw.subarray(DIGEST_BYTES);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import vm from 'node:vm';
 import { cacheFileName, readCacheFile, removeStaleCacheFiles, writeCacheFile } from './code-cache-file';
+import { errorMessage } from '../../core/error-message';
 
 /**
  * Loads a CommonJS bundle the way Node's `require` would, but compiles it through
@@ -59,7 +60,7 @@ export function loadWithCodeCache(bundlePath: string, cacheDir: string): LoadedB
         await removeStaleCacheFiles(cacheFile, filename);
         return { kind: 'written', file: cacheFile };
       } catch (error) {
-        return { kind: 'failed', error: error instanceof Error ? error.message : String(error) };
+        return { kind: 'failed', error: errorMessage(error) };
       }
     },
   };
