@@ -1,4 +1,5 @@
 import { RE2JS } from 're2js';
+import { errorMessage } from '../error-message';
 
 /**
  * Group matchers with Claude Code's rules (docs/hooks.md#matching), plus AstroResearch's `prefix*`
@@ -47,7 +48,7 @@ export function compileMatcher(matcher: string | undefined): CompiledMatcher {
 
 /** RE2's message, plus why a pattern JavaScript would accept is refused. */
 function describeSyntaxError(matcher: string, err: unknown): string {
-  const message = err instanceof Error ? err.message.replace(/^error parsing regexp: /, '') : String(err);
+  const message = errorMessage(err).replace(/^error parsing regexp: /, '');
   if (!isJavaScriptRegex(matcher)) return message;
   return `${message}; lookaround and backreferences are not supported, as matching must take linear time`;
 }

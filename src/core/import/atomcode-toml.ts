@@ -6,6 +6,7 @@ import { ConversionDraft, isPlainObject, isStringRecord, lookup, shown, unreadab
 import { HOOKPILOT_COMMAND_TIMEOUT_S } from './event-semantics';
 import { msToSeconds, referencedVariables, scriptWord } from './handler-env';
 import type { ConfigFileSource } from './import-types';
+import { errorMessage } from '../error-message';
 
 /**
  * AtomCode's TOML hooks (`.atomcode/hooks/hooks.toml`). Its design names the
@@ -68,7 +69,7 @@ export function convertAtomcodeToml(source: ConfigFileSource): Conversion[] {
   try {
     document = parseToml(source.text);
   } catch (err) {
-    return [unreadable('(file)', `not valid TOML (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); none of its hooks were imported`)];
+    return [unreadable('(file)', `not valid TOML (${errorMessage(err).split('\n')[0]}); none of its hooks were imported`)];
   }
   const out: Conversion[] = [];
   for (const [section, value] of Object.entries(document)) {

@@ -1,4 +1,5 @@
 import { RE2JS } from 're2js';
+import { errorMessage } from '../../error-message';
 
 /** Matched lines of one file: its lines and the 0-based indexes of those that match. */
 export interface FileMatches {
@@ -34,7 +35,7 @@ export function buildRegex(pattern: string, options: { ignoreCase: boolean; mult
   try {
     return { regex: RE2JS.compile(pattern, flags), multiline: options.multiline };
   } catch (error) {
-    const message = error instanceof Error ? error.message.replace(/^error parsing regexp: /, '') : String(error);
+    const message = errorMessage(error).replace(/^error parsing regexp: /, '');
     throw new Error(`${message} (RE2 syntax, as ripgrep: no lookaround or backreferences)`, { cause: error });
   }
 }
