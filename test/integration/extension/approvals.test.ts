@@ -119,7 +119,7 @@ describe('approvals in a chat', () => {
 
     h.webview.send({ type: 'send', text: 'write out.txt' });
     const listed = await until(() => manager.webview.ofType<Extract<HostToManager, { type: 'approvals' }>>('approvals').find((m) => m.pending.length === 1), 'the approval in the Hook Manager');
-    expect(listed.pending[0]).toMatchObject({ id: 'call_1', toolName: 'Bash', summary: 'Run: echo hi > out.txt', suggestedRule: 'Bash(echo hi > out.txt)', system: false });
+    expect(listed.pending[0]).toMatchObject({ id: 'call_1', toolName: 'Bash', summary: 'Run: echo hi > out.txt', suggestedRule: 'Bash(echo hi)', system: false });
     manager.webview.send({ type: 'answerApproval', id: 'call_1', choice: 'deny' });
     await until(() => h?.items().some((i) => i.kind === 'turn-end'), 'the end of the turn');
     release();
@@ -161,7 +161,7 @@ describe('approvals in a chat', () => {
     stub.state.answerMessage = (shown) => (shown.modal ? pick(shown, 'Always allow in this workspace') : undefined);
     await h.prompt('write out.txt');
     expect(readFileSync(h.workspace.file('out.txt'), 'utf8').trim()).toBe('hi');
-    expect(stub.state.config.get('hookpilot.permissions')?.workspaceValue).toEqual({ allow: ['Bash(echo hi > out.txt)'] });
+    expect(stub.state.config.get('hookpilot.permissions')?.workspaceValue).toEqual({ allow: ['Bash(echo hi)'] });
     expect(stub.state.config.get('hookpilot.permissions')?.globalValue).toBeUndefined();
   });
 
