@@ -35,6 +35,20 @@ export default tseslint.config(
   layer(['src/shared/**/*.ts'], 'src/shared', { noVscode: true, noNode: true, up: ['extension', 'cli', 'webview-ui'] }),
   layer(['src/cli/**/*.ts'], 'src/cli', { noVscode: true, noNode: false, up: ['extension', 'webview-ui'] }),
   layer(['src/extension/**/*.ts'], 'src/extension', { noVscode: false, noNode: false, up: ['cli', 'webview-ui'] }),
+  {
+    // One helper for a thrown value's message (src/core/error-message.ts), not a copy per file.
+    files: ['src/**/*.ts'],
+    ignores: ['src/core/error-message.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ConditionalExpression[test.operator='instanceof'][test.right.name='Error'][consequent.property.name='message']",
+          message: 'Use errorMessage() from src/core/error-message.ts.',
+        },
+      ],
+    },
+  },
   layer(['webview-ui/**/*.ts'], 'webview-ui', { noVscode: true, noNode: true, up: ['src/extension', 'src/cli'], typesOnly: ['src/core'] }),
   {
     files: ['**/*.js', '**/*.cjs'],
