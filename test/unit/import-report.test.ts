@@ -18,11 +18,10 @@ describe('formatImportReport', () => {
     const headings = text.split('\n').filter((line) => /^\S/.test(line));
     expect(headings).toEqual([
       'Hooks found in 3 file(s):',
-      'Converted exactly: 10',
-      'Converted, but the meaning changed: 2',
-      'Cannot carry over (not imported): 6',
+      'Converted exactly: 14',
+      'Cannot carry over (not imported): 4',
       'Already imported, not added again: 1',
-      'Dry run: nothing written; 12 hook(s) would be added to .vscode/hooks.json.',
+      'Dry run: nothing written; 14 hook(s) would be added to .vscode/hooks.json.',
     ]);
     expect(text).toContain('  .claude/settings.json        Claude Code (project)\n');
     expect(text).toContain('  ~/.claude/settings.json      Claude Code (user)\n');
@@ -30,9 +29,8 @@ describe('formatImportReport', () => {
     expect(text.split('\n').filter((line) => /^ {2}\S.*: /.test(line) && !line.includes('Claude Code ('))).toHaveLength(report.entries.length);
     expect(text).toContain(
       [
-        '  .claude/settings.json: StopFailure matcher `rate_limit`: command `notify-send Claude \'rate limited\'`',
-        '    → Error [model]',
-        '    changed: StopFailure becomes Error with matcher "model": it fires on every model error, also ones the turn recovers from; "error" is a message, not a code like rate_limit; the matcher "rate_limit" is left out',
+        "  .claude/settings.json: StopFailure matcher `rate_limit`: command `notify-send Claude 'rate limited'`",
+        '    → StopFailure [rate_limit]',
       ].join('\n'),
     );
     expect(text).toContain(['  .claude/settings.json: Setup: command `npm ci`', '    why: Hookpilot has no Setup event:'].join('\n'));
@@ -41,10 +39,10 @@ describe('formatImportReport', () => {
 
   it('says what was written, or that there was nothing to add', () => {
     const first = importHooks({ cwd: project.dir, home, dryRun: false });
-    expect(formatImportReport(first.report).trimEnd().split('\n').pop()).toBe('.vscode/hooks.json: 12 hook(s) added.');
+    expect(formatImportReport(first.report).trimEnd().split('\n').pop()).toBe('.vscode/hooks.json: 14 hook(s) added.');
     const second = importHooks({ cwd: project.dir, home, dryRun: false });
     const text = formatImportReport(second.report);
     expect(text.trimEnd().split('\n').pop()).toBe('.vscode/hooks.json: nothing to add.');
-    expect(text).toContain('Already imported, not added again: 13');
+    expect(text).toContain('Already imported, not added again: 15');
   });
 });
