@@ -57,10 +57,10 @@ describe('hookpilot hooks import', () => {
     expect(r.code).toBe(0);
     const json = JSON.parse(r.stdout) as { report: { entries: Array<{ status: string; file: string }>; added: number; dryRun: boolean }; written: string | null; text: string };
     expect(json.written).toBeNull();
-    expect(json.report).toMatchObject({ dryRun: true, added: 14 });
+    expect(json.report).toMatchObject({ dryRun: true, added: 15 });
     expect(json.report.entries).toHaveLength(19);
     expect(json.report.entries.filter((e) => e.file === '~/.claude/settings.json')).toHaveLength(2);
-    expect(loadCleanly(json.text).hooks).toHaveLength(14);
+    expect(loadCleanly(json.text).hooks).toHaveLength(15);
     expect(existsSync(path.join(dir, '.vscode'))).toBe(false);
   });
 

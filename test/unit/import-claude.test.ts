@@ -35,7 +35,7 @@ describe('importing Claude Code settings', () => {
       ['.claude/settings.json', 'SessionStart', 'SessionStart', 'exact'],
       ['.claude/settings.json', 'Notification', 'Notification', 'exact'],
       ['.claude/settings.json', 'SubagentStart', '-', 'unsupported'],
-      ['.claude/settings.json', 'PreCompact', '-', 'unsupported'],
+      ['.claude/settings.json', 'PreCompact', 'PreCompact', 'exact'],
       ['.claude/settings.json', 'StopFailure', 'StopFailure', 'exact'],
       ['.claude/settings.json', 'Setup', '-', 'unsupported'],
       ['.claude/settings.json', 'FileChanged', '-', 'unsupported'],
@@ -51,7 +51,8 @@ describe('importing Claude Code settings', () => {
     const { entries } = importHooks({ cwd: project.dir, home: userHome, dryRun: true }).report;
     expect(entryOf(entries, 'PreToolUse', 'prompt `Does this edit').notes).toEqual([expect.stringMatching(/the model configured for Hookpilot answers it/)]);
     expect(entryOf(entries, 'SubagentStart', 'Stay read-only').reasons[0]).toMatch(/PowerShell/);
-    expect(entryOf(entries, 'PreCompact', 'mcp_tool').reasons[0]).toMatch(/no MCP client/);
+    expect(entryOf(entries, 'PreCompact', 'mcp_tool').reasons).toEqual([]);
+    expect(entryOf(entries, 'PreCompact', 'mcp_tool').notes).toEqual([expect.stringMatching(/MCP server named `memory` is configured/)]);
     expect(entryOf(entries, 'Setup', 'npm ci').reasons[0]).toMatch(/^Hookpilot has no Setup event/);
     expect(entryOf(entries, 'FileChanged', 'direnv').reasons[0]).toMatch(/^Hookpilot has no FileChanged event/);
     expect(entryOf(entries, 'PostToolUse', 'npm test').reasons).toEqual([]);
@@ -74,7 +75,8 @@ describe('importing Claude Code settings', () => {
     expect(result.written).toBe(file);
     expect(readFileSync(file, 'utf8')).toBe(result.text);
     const config = loadCleanly(result.text);
-    expect(config.hooks).toHaveLength(14);
+    expect(config.hooks).toHaveLength(15);
+    expect(config.hooks.find((h) => h.spec.type === 'mcp_tool')).toMatchObject({ event: 'PreCompact', spec: { server: 'memory', tool: 'save_context', input: { note: '${trigger}' } } });
     expect(config.hooks.find((h) => h.spec.type === 'prompt')).toMatchObject({
       event: 'PreToolUse',
       matcher: 'Edit|Write',

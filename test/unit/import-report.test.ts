@@ -18,10 +18,10 @@ describe('formatImportReport', () => {
     const headings = text.split('\n').filter((line) => /^\S/.test(line));
     expect(headings).toEqual([
       'Hooks found in 3 file(s):',
-      'Converted exactly: 14',
-      'Cannot carry over (not imported): 4',
+      'Converted exactly: 15',
+      'Cannot carry over (not imported): 3',
       'Already imported, not added again: 1',
-      'Dry run: nothing written; 14 hook(s) would be added to .vscode/hooks.json.',
+      'Dry run: nothing written; 15 hook(s) would be added to .vscode/hooks.json.',
     ]);
     expect(text).toContain('  .claude/settings.json        Claude Code (project)\n');
     expect(text).toContain('  ~/.claude/settings.json      Claude Code (user)\n');
@@ -39,10 +39,10 @@ describe('formatImportReport', () => {
 
   it('says what was written, or that there was nothing to add', () => {
     const first = importHooks({ cwd: project.dir, home, dryRun: false });
-    expect(formatImportReport(first.report).trimEnd().split('\n').pop()).toBe('.vscode/hooks.json: 14 hook(s) added.');
+    expect(formatImportReport(first.report).trimEnd().split('\n').pop()).toBe('.vscode/hooks.json: 15 hook(s) added.');
     const second = importHooks({ cwd: project.dir, home, dryRun: false });
     const text = formatImportReport(second.report);
     expect(text.trimEnd().split('\n').pop()).toBe('.vscode/hooks.json: nothing to add.');
-    expect(text).toContain('Already imported, not added again: 15');
+    expect(text).toContain('Already imported, not added again: 16');
   });
 });

@@ -1,4 +1,4 @@
-import type { AgentHandlerConfig, CommandHandlerConfig, HttpHandlerConfig, PromptHandlerConfig } from '../hooks/config/config-schema';
+import type { AgentHandlerConfig, CommandHandlerConfig, HttpHandlerConfig, McpToolHandlerConfig, PromptHandlerConfig } from '../hooks/config/config-schema';
 import { HOOK_EVENTS, type HookEventName } from '../hooks/events';
 import { MODEL_HOOK_EVENTS } from '../hooks/handlers/model-verdict';
 import { ConversionDraft, describeEntry, isPlainObject, isStringArray, isStringRecord, lookup, shown, unreadable, type Conversion } from './conversion';
@@ -24,17 +24,16 @@ const CLAUDE_ONLY_EVENTS: Readonly<Record<string, string>> = {
   WorktreeRemove: 'Hookpilot does not create git worktrees',
   PreModelSwitch: 'switching models is not a hookable event in Hookpilot',
   PostModelSwitch: 'switching models is not a hookable event in Hookpilot',
-  Elicitation: 'Hookpilot has no MCP client, so no elicitations',
-  ElicitationResult: 'Hookpilot has no MCP client, so no elicitations',
+  Elicitation: "Hookpilot's MCP client does not accept elicitation requests from servers",
+  ElicitationResult: "Hookpilot's MCP client does not accept elicitation requests from servers",
 };
 
-const UNSUPPORTED_TYPES: Readonly<Record<string, string>> = {
-  mcp_tool: 'mcp_tool hooks call a tool of an MCP server; Hookpilot has no MCP client for hooks (a command or http hook that calls the same service can replace it)',
-};
+const UNSUPPORTED_TYPES: Readonly<Record<string, string>> = {};
 
 const COMMAND_FIELDS = new Set(['type', 'command', 'args', 'timeout', 'async', 'asyncRewake', 'shell', 'once', 'statusMessage', 'if']);
 const HTTP_FIELDS = new Set(['type', 'url', 'headers', 'allowedEnvVars', 'timeout', 'once', 'statusMessage', 'if']);
 const PROMPT_FIELDS = new Set(['type', 'prompt', 'model', 'continueOnBlock', 'timeout', 'once', 'statusMessage', 'if']);
+const MCP_TOOL_FIELDS = new Set(['type', 'server', 'tool', 'input', 'timeout', 'once', 'statusMessage', 'if']);
 const AGENT_FIELDS = new Set(['type', 'prompt', 'model', 'timeout', 'once', 'statusMessage', 'if']);
 /** Claude's model names and aliases: an OpenAI-compatible endpoint does not serve them. */
 const CLAUDE_MODEL = /^(claude|haiku|sonnet|opus)\b/i;
@@ -120,6 +119,7 @@ function convertGroupHandler(key: string, rawMatcher: unknown, handler: unknown,
   if (type === 'command') return commandHandler(handler, event, matcher.matcher, draft, options);
   if (type === 'http') return httpHandler(handler, event, matcher.matcher, draft, options);
   if (type === 'prompt' || type === 'agent') return modelHandler(type, handler, event, matcher.matcher, draft, options);
+  if (type === 'mcp_tool') return mcpToolHandler(handler, event, matcher.matcher, draft, options);
   const unsupportedType = typeof type === 'string' ? lookup(UNSUPPORTED_TYPES, type) : undefined;
   if (unsupportedType) return draft.unsupported(unsupportedType);
   return draft.unsupported(`unknown handler type ${shown(type)}`);
@@ -185,6 +185,23 @@ function httpHandler(handler: Record<string, unknown>, event: HookEventName, mat
   else if (handler.headers !== undefined) draft.change('"headers" is not an object of strings: left out');
   if (isStringArray(handler.allowedEnvVars)) out.allowedEnvVars = handler.allowedEnvVars;
   commonFields(handler, event, draft, out);
+  if (options.disabled) out.enabled = false;
+  return draft.to(event, matcher, out);
+}
+
+/** mcp_tool hooks: the same server, tool and templated input, called on Hookpilot's own connection. */
+function mcpToolHandler(handler: Record<string, unknown>, event: HookEventName, matcher: string | undefined, draft: ConversionDraft, options: ClaudeShapeOptions): Conversion {
+  if (typeof handler.server !== 'string' || handler.server === '') return draft.unsupported('the mcp_tool hook has no "server"');
+  if (typeof handler.tool !== 'string' || handler.tool === '') return draft.unsupported('the mcp_tool hook has no "tool"');
+  unknownFields(handler, MCP_TOOL_FIELDS, draft);
+  const out: McpToolHandlerConfig = { type: 'mcp_tool', server: handler.server, tool: handler.tool };
+  if (isPlainObject(handler.input)) out.input = handler.input;
+  else if (handler.input !== undefined) draft.change('"input" is not an object: left out, so the tool is called without arguments');
+  if (typeof handler.timeout === 'number' && handler.timeout > 0) out.timeout = handler.timeout;
+  else if (handler.timeout !== undefined) draft.change(`timeout ${shown(handler.timeout)} is not a positive number of seconds: left out`);
+  if (typeof handler.if === 'string' && handler.if !== '') out.if = handler.if;
+  if (typeof handler.statusMessage === 'string') out.statusMessage = handler.statusMessage;
+  draft.note(`it runs while an MCP server named ${shown(handler.server)} is configured for Hookpilot (.mcp.json, .vscode/mcp.json or hookpilot.mcpServers) and connected, as in Claude Code`);
   if (options.disabled) out.enabled = false;
   return draft.to(event, matcher, out);
 }

@@ -1,4 +1,4 @@
-import type { AgentHandlerConfig, CommandHandlerConfig, HttpHandlerConfig, PromptHandlerConfig } from '../hooks/config/config-schema';
+import type { AgentHandlerConfig, CommandHandlerConfig, HttpHandlerConfig, McpToolHandlerConfig, PromptHandlerConfig } from '../hooks/config/config-schema';
 import type { HookEventName } from '../hooks/events';
 
 /** The tools whose hooks can be imported into `.vscode/hooks.json`. */
@@ -56,7 +56,7 @@ export interface ClineScriptSource extends SourceBase {
 
 export type FoundSource = ConfigFileSource | ClineScriptSource;
 
-export type ImportedHandler = CommandHandlerConfig | HttpHandlerConfig | PromptHandlerConfig | AgentHandlerConfig;
+export type ImportedHandler = CommandHandlerConfig | HttpHandlerConfig | PromptHandlerConfig | AgentHandlerConfig | McpToolHandlerConfig;
 
 /** exact: same behaviour. changed: imported, but it behaves differently (see reasons). unsupported: not imported. */
 export type ImportStatus = 'exact' | 'changed' | 'unsupported';
