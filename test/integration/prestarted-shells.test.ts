@@ -229,10 +229,9 @@ const shells = new PrestartedShells();
 void runProcess({ command: 'true', shell: true, cwd: ${JSON.stringify(dir)}, env: process.env }, shells).then(() => setTimeout(() => console.log(shells.waiting), 300));
 `,
     );
-    const started = Date.now();
+    // A host kept alive by its shell would never exit: execFileSync's timeout fails the test then.
     const waiting = execFileSync(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, host], { encoding: 'utf8', timeout: 20_000 });
     expect(waiting.trim()).toBe('1');
-    expect(Date.now() - started).toBeLessThan(15_000);
     const deadline = Date.now() + 2_000;
     while (processesIn(dir).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
     expect(processesIn(dir)).toEqual([]);
