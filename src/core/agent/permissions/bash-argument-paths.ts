@@ -1,8 +1,7 @@
-import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { HOLE } from '../../permissions/wildcard';
-import { OutsideWorkspaceError, resolveInWorkspace, type WorkspaceScope } from '../tools/workspace-paths';
+import { isSymlink, OutsideWorkspaceError, resolveInWorkspace, type WorkspaceScope } from '../tools/workspace-paths';
 import { argumentWords, lineDirectories, pathCandidates, type ParsedBash } from './bash-words';
 import { errorMessage } from '../../error-message';
 
@@ -55,12 +54,4 @@ function candidateProblem(candidate: string, dirs: readonly string[], scope: Wor
     }
   }
   return undefined;
-}
-
-function isSymlink(file: string): boolean {
-  try {
-    return lstatSync(file).isSymbolicLink();
-  } catch {
-    return false;
-  }
 }

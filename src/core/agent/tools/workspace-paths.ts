@@ -99,7 +99,7 @@ function physicalOfRaw(raw: string, hops: number): string {
   return physicalPath(join(parent, name), hops);
 }
 
-function isSymlink(path: string): boolean {
+export function isSymlink(path: string): boolean {
   try {
     return lstatSync(path).isSymbolicLink();
   } catch {
