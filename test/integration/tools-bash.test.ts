@@ -9,7 +9,7 @@ import { PrestartedShells } from '../../src/core/process/prestarted-shells';
 import { BASH_SHELLS_ARG } from '../../src/core/process/spawner/spawner-protocol';
 import { SpawnerProcessRunner } from '../../src/core/process/spawner/spawner-process-runner';
 import { untilWaiting } from '../support/prestarted';
-import { SPAWNER_EXEC_ARGV, SPAWNER_SOURCE } from '../support/spawner';
+import { SPAWNER_EXEC_ARGV, SPAWNER_SOURCE, untilViaHelper } from '../support/spawner';
 import { waitUntilDead } from '../support/process-liveness';
 
 let dir: string;
@@ -200,14 +200,7 @@ describe.each([['spawned afresh'], ['from a waiting bash'], ['through the spawne
   });
 });
 
-async function untilHelperReady(): Promise<void> {
-  helper.warmUp();
-  const deadline = Date.now() + 20_000;
-  while (!helper.viaHelper) {
-    if (Date.now() > deadline) throw new Error('the spawner helper did not become ready');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const untilHelperReady = () => untilViaHelper(helper);
 
 describe('Bash tool through the spawner helper', () => {
   it('runs the command in a bash the helper started ahead of need, not in this process', async () => {

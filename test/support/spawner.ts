@@ -11,13 +11,16 @@ export function startSpawnerFromSource(log?: (level: 'info' | 'warn', message: s
   const runner = new SpawnerProcessRunner({ modulePath: SPAWNER_SOURCE, execArgv: SPAWNER_EXEC_ARGV, log });
   return {
     runner,
-    async ready() {
-      runner.warmUp();
-      const deadline = Date.now() + 20_000;
-      while (!runner.viaHelper) {
-        if (Date.now() > deadline) throw new Error('the spawner helper did not become ready');
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    },
+    ready: () => untilViaHelper(runner),
   };
+}
+
+/** Warms the helper up and waits until runs go through it (a poll: the runner has no ready event). */
+export async function untilViaHelper(runner: SpawnerProcessRunner): Promise<void> {
+  runner.warmUp();
+  const deadline = Date.now() + 20_000;
+  while (!runner.viaHelper) {
+    if (Date.now() > deadline) throw new Error('the spawner helper did not become ready');
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
