@@ -71,12 +71,13 @@ function printSessions(sessions: readonly AuditSessionInfo[], json: boolean, ctx
 
 /**
  * Logged text holds what a model wrote (a path in a reason, a command a hook echoed): its control
- * characters are shown escaped, so it can neither drive the terminal nor forge or hide a row.
+ * and format characters (bidi overrides, zero-width) are shown escaped, so it can neither drive
+ * the terminal nor forge, reorder or hide a row.
  * Line breaks stay: the table turns them into spaces.
  */
 function printable(cell: string): string {
   const escape = (c: string) => (c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return cell.replace(/\p{Cc}/gu, (c) => (c === '\n' || c === '\t' ? c : escape(c)));
+  return cell.replace(/[\p{Cc}\p{Cf}]/gu, (c) => (c === '\n' || c === '\t' ? c : escape(c)));
 }
 
 /** Built-in hooks run on almost every event; when they did nothing they only hide what matters. */
