@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SpawnerPool } from '../../src/core/process/spawner/spawner-pool';
 import { SpawnerProcessRunner } from '../../src/core/process/spawner/spawner-process-runner';
 import { waitUntilDead } from '../support/process-liveness';
-import { SPAWNER_EXEC_ARGV, SPAWNER_SOURCE, startSpawnerFromSource } from '../support/spawner';
+import { SPAWNER_EXEC_ARGV, SPAWNER_SOURCE, startSpawnerFromSource, untilViaHelper } from '../support/spawner';
 
 const execFileAsync = promisify(execFile);
 let dir: string;
@@ -78,10 +78,23 @@ describe('the process spawner helper', () => {
     const grandchild = Number(await waitForFile(pidFile));
     spawner.runner.dispose();
     expect((await running).aborted).toBe(true);
-    expect(await waitUntilDead(grandchild, 5_000)).toBe(true);
-    expect(await waitUntilDead(helperPid, 5_000)).toBe(true);
+    expect(await waitUntilDead(grandchild, 10_000)).toBe(true);
+    expect(await waitUntilDead(helperPid, 10_000)).toBe(true);
     // A disposed runner still runs what it is given, directly.
     expect((await spawner.runner.run({ command: 'echo direct', shell: true, cwd: dir, env: process.env })).stdout).toBe('direct\n');
+  });
+
+  it('on dispose, kills what a hung helper started even when its start was never reported, and the helper', async () => {
+    const runner = new SpawnerProcessRunner({ modulePath: join(__dirname, '../fixtures/spawner/deaf-helper.js'), log });
+    await untilViaHelper(runner);
+    const helperPid = runner.helperPid!;
+    const pidFile = join(dir, 'pid');
+    const running = runner.run({ command: `sleep 30 & echo $! > "${pidFile}"; wait`, shell: true, cwd: dir, env: process.env });
+    const grandchild = Number(await waitForFile(pidFile));
+    runner.dispose();
+    expect((await running).aborted).toBe(true);
+    expect(await waitUntilDead(grandchild, 10_000)).toBe(true);
+    expect(await waitUntilDead(helperPid, 10_000)).toBe(true);
   });
 
   it('on dispose, also kills what in a group ignored SIGTERM', async () => {

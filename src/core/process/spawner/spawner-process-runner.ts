@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { Disposable } from '../../events-emitter';
+import { childProcessesOf } from '../child-processes';
 import type { ProcessRunner } from '../process-runner';
 import { noOutputResult, runProcess, type ProcessResult, type RunProcessOptions } from '../run-process';
 import { spawnerToHostSchema, type HostToSpawner, type SpawnerToHost, type SpawnRequestOptions } from './spawner-protocol';
@@ -98,9 +99,11 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
     this.settleAll((run) => noOutputResult(performance.now() - run.started, { aborted: true }));
     if (!helper) return;
     if (helper.connected) helper.disconnect();
-    // Should the helper not have finished by then, nothing it started survives it.
+    // Should the helper not have finished by then, nothing it started survives it: not the
+    // groups it reported, nor those whose report had not been read yet (its direct children).
     setTimeout(() => {
-      for (const pid of groups) killGroup(pid);
+      const children = helper.pid === undefined || helper.exitCode !== null || helper.signalCode !== null ? [] : childProcessesOf(helper.pid);
+      for (const pid of new Set([...groups, ...children])) killGroup(pid);
       helper.kill('SIGKILL');
     }, HELPER_EXIT_GRACE_MS).unref();
   }
