@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
+import { buildShipped } from '../test/support/build-shipped';
 import { percentiles, type BenchRow, type BenchSuite } from './types';
 
 const repo = path.resolve(__dirname, '..');
@@ -25,14 +26,12 @@ const suite: BenchSuite = {
   async run(): Promise<BenchRow[]> {
     const out = mkdtempSync(path.join(tmpdir(), 'hookpilot-ext-bench-'));
     try {
-      // As esbuild.mjs builds them with --production.
-      const common: esbuild.BuildOptions = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', mainFields: ['module', 'main'], logLevel: 'warning', minify: true, external: ['vscode'] };
+      // What ships: esbuild.mjs --production builds the two bundles.
+      await buildShipped(path.join(out, 'dist'), ['extension.js', 'extension-main.js'], { production: true });
       const entry = path.join(out, 'dist', 'extension.js');
       const main = path.join(out, 'dist', 'extension-main.js');
       const stub = path.join(out, 'vscode-stub.js');
-      await esbuild.build({ ...common, entryPoints: [path.join(repo, 'src/extension/extension-entry.ts')], outfile: entry });
-      await esbuild.build({ ...common, entryPoints: [path.join(repo, 'src/extension/extension.ts')], outfile: main });
-      await esbuild.build({ ...common, entryPoints: [path.join(repo, 'test/support/vscode-stub.ts')], outfile: stub, minify: false, external: [] });
+      await esbuild.build({ bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', entryPoints: [path.join(repo, 'test/support/vscode-stub.ts')], outfile: stub });
       const sizeKb = (statSync(entry).size + statSync(main).size) / 1024;
 
       const runner = path.join(__dirname, 'extension-activation-runner.cjs');
