@@ -1,10 +1,11 @@
 import * as z from 'zod';
+import { HANDLER_TYPES, HOOK_SOURCE_KINDS } from '../core/hooks/types';
 import { hookEventNameSchema, isoTimeSchema } from './wire-common';
 
 /** What the Hook Manager shows: flat, render-ready views the host builds (see manager-view-builders). */
 
-export const hookSourceKindSchema = z.enum(['user', 'workspace', 'folder', 'hooksJson', 'builtin', 'session', 'cli']);
-export const handlerTypeSchema = z.enum(['builtin', 'command', 'rpc', 'http', 'prompt', 'agent', 'mcp_tool']);
+export const hookSourceKindSchema = z.enum(HOOK_SOURCE_KINDS);
+export const handlerTypeSchema = z.enum(HANDLER_TYPES);
 export const hookRunStatusSchema = z.enum(['success', 'blocking-error', 'error', 'timeout', 'cancelled']);
 
 export const hookLastResultSchema = z.object({

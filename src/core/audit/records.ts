@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { HANDLER_TYPES } from '../hooks/types';
 import { PERMISSION_DECIDERS } from './permission-text';
 
 /**
@@ -26,7 +27,7 @@ export const auditRecordSchema = z.discriminatedUnion('type', [
     event: z.string(),
     hook_id: z.string(),
     hook_name: z.string(),
-    handler: z.enum(['builtin', 'command', 'rpc', 'http', 'prompt', 'agent', 'mcp_tool']),
+    handler: z.enum(HANDLER_TYPES),
     source: z.string(),
     status: z.enum(['success', 'blocking-error', 'error', 'timeout', 'cancelled']),
     /** allow | deny | ask | block | defer | error | timeout | none */

@@ -1,7 +1,13 @@
 import type { HookEventName } from './events';
 
-/** Where a hook was defined. Workspace-sourced hooks run only in a trusted workspace. */
-export type HookSourceKind = 'user' | 'workspace' | 'folder' | 'hooksJson' | 'builtin' | 'session' | 'cli';
+/**
+ * Where a hook was defined. Workspace-sourced hooks run only in a trusted workspace. The
+ * claude* kinds are Claude Code's settings files read in place; `managed` is the machine's policy.
+ */
+export const HOOK_SOURCE_KINDS = [
+  'user', 'workspace', 'folder', 'hooksJson', 'builtin', 'session', 'cli', 'claudeUser', 'claudeProject', 'claudeLocal', 'managed',
+] as const;
+export type HookSourceKind = (typeof HOOK_SOURCE_KINDS)[number];
 
 export interface HookSource {
   kind: HookSourceKind;
@@ -14,7 +20,9 @@ export interface HookSource {
   path?: string;
 }
 
-export type HandlerType = 'builtin' | 'command' | 'rpc' | 'http' | 'prompt' | 'agent' | 'mcp_tool';
+/** Every handler type: the one list that schemas, records and views derive theirs from. */
+export const HANDLER_TYPES = ['builtin', 'command', 'rpc', 'http', 'prompt', 'agent', 'mcp_tool'] as const;
+export type HandlerType = (typeof HANDLER_TYPES)[number];
 export type FailurePolicy = 'continue' | 'block';
 
 export type HandlerSpec =
