@@ -126,6 +126,8 @@ export function samplePayload(event: HookEventName, toolName = 'Bash', context: 
       return { ...base, message: 'Hookpilot needs your permission to use Bash', title: 'Permission needed', notification_type: 'permission_prompt' };
     case 'Error':
       return { ...base, error_type: 'tool', error: 'Bash failed: exit code 1', recoverable: true };
+    case 'ConfigChange':
+      return { ...base, source: 'project_settings', file_path: `${cwd}/.vscode/hooks.json`, new_content: '{\n  "hooks": {}\n}\n' };
     case 'SessionEnd':
       return { ...base, reason: 'other' };
   }

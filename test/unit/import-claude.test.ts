@@ -127,6 +127,33 @@ describe('importing Claude Code settings', () => {
     }
   });
 
+  it('converts ConfigChange hooks: same matcher on source, and a note on where they can block; "skills" never fires', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hookpilot-import-configchange-'));
+    try {
+      mkdirSync(path.join(dir, '.claude'));
+      const hooks = {
+        ConfigChange: [
+          { matcher: 'project_settings|local_settings', hooks: [{ type: 'command', command: 'node .claude/hooks/keep-guard.js', timeout: 15 }] },
+          { matcher: 'skills', hooks: [{ type: 'command', command: 'echo skills' }] },
+        ],
+      };
+      writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify({ hooks }));
+      const result = importHooks({ cwd: dir, home: project.home, dryRun: false });
+      expect(statusTable(result.report.entries)).toEqual([
+        ['.claude/settings.json', 'ConfigChange', 'ConfigChange', 'exact'],
+        ['.claude/settings.json', 'ConfigChange', 'ConfigChange', 'changed'],
+      ]);
+      expect(result.report.entries[0].notes).toEqual(expect.arrayContaining([expect.stringMatching(/before a change to the workspace configuration applies .* can block it/)]));
+      expect(result.report.entries[1].reasons).toEqual([expect.stringMatching(/never sends source "skills" on ConfigChange.*never fires/)]);
+      expect(loadCleanly(result.text).hooks).toMatchObject([
+        { event: 'ConfigChange', matcher: 'project_settings|local_settings', timeoutMs: 15_000, spec: { type: 'command', command: 'node .claude/hooks/keep-guard.js' } },
+        { event: 'ConfigChange', matcher: 'skills' },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('imports the hooks of a file with "disableAllHooks": true switched off', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'hookpilot-import-off-'));
     try {

@@ -55,6 +55,7 @@ export interface AgentHook {
   onPostCompact?: Method<'PostCompact'>;
   onNotification?: Method<'Notification'>;
   onError?: Method<'Error'>;
+  onConfigChange?: Method<'ConfigChange'>;
   onSessionEnd?: Method<'SessionEnd'>;
 }
 
@@ -86,6 +87,7 @@ export const AGENT_HOOK_METHODS = {
   PostCompact: 'onPostCompact',
   Notification: 'onNotification',
   Error: 'onError',
+  ConfigChange: 'onConfigChange',
   SessionEnd: 'onSessionEnd',
 } as const satisfies Record<HookEventName, keyof AgentHook>;
 

@@ -31,6 +31,7 @@ export const HOOK_EVENTS = [
   'PostCompact',
   'Notification',
   'Error',
+  'ConfigChange',
   'SessionEnd',
 ] as const;
 
@@ -83,6 +84,7 @@ export const EVENT_INFO: Record<HookEventName, EventInfo> = {
   PostCompact: { kind: 'observe', matchField: 'trigger', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: false, description: 'After compaction, with the summary.' },
   Notification: { kind: 'observe', matchField: 'notification_type', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: false, description: 'The agent notifies the user (permission prompt, idle, ...).' },
   Error: { kind: 'observe', matchField: 'error_type', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: false, description: 'An error occurred (model, tool, hook or internal).' },
+  ConfigChange: { kind: 'intercept', matchField: 'source', plainStdoutIsContext: false, exit2Blocks: true, toolEvent: false, description: 'A configuration file changed during the session; hooks may block the change (not a policy change).' },
   SessionEnd: { kind: 'observe', matchField: 'reason', plainStdoutIsContext: false, exit2Blocks: false, toolEvent: false, description: 'The session ends.' },
 };
 

@@ -37,6 +37,16 @@ export const STOP_FAILURE_ERRORS = [
 ] as const;
 export type StopFailureError = (typeof STOP_FAILURE_ERRORS)[number];
 
+/**
+ * Claude Code's ConfigChange `source` values that Hookpilot sends (it has no skills): the
+ * user's settings and files outside the workspace are `user_settings`, the workspace's files
+ * (.vscode/hooks.json, .vscode/settings.json, a .code-workspace file, .claude/settings.json)
+ * `project_settings`, `.claude/settings.local.json` `local_settings`, the managed policy file
+ * `policy_settings` (docs/hooks.md#configchange).
+ */
+export const CONFIG_CHANGE_SOURCES = ['user_settings', 'project_settings', 'local_settings', 'policy_settings'] as const;
+export type ConfigChangeSource = (typeof CONFIG_CHANGE_SOURCES)[number];
+
 export const payloadSchemas = {
   SessionStart: z.looseObject({ ...common, hook_event_name: event('SessionStart'), source: z.enum(['startup', 'resume', 'clear', 'compact']), model: z.string().optional(), is_resume: z.boolean().optional(), turn_index: z.number().int().optional() }),
   InstructionsLoaded: z.looseObject({
@@ -173,6 +183,14 @@ export const payloadSchemas = {
   }),
   Notification: z.looseObject({ ...common, hook_event_name: event('Notification'), message: z.string(), title: z.string().optional(), notification_type: z.string() }),
   Error: z.looseObject({ ...common, hook_event_name: event('Error'), error_type: z.enum(['model', 'tool', 'hook', 'internal']), error: z.string(), recoverable: z.boolean() }),
+  ConfigChange: z.looseObject({
+    ...common,
+    hook_event_name: event('ConfigChange'),
+    source: z.enum(CONFIG_CHANGE_SOURCES),
+    file_path: z.string().optional(),
+    /** Hookpilot's: exactly what is about to apply (a settings file: its hookpilot.* keys as JSON), null for a deletion. */
+    new_content: z.string().nullable().optional(),
+  }),
   SessionEnd: z.looseObject({ ...common, hook_event_name: event('SessionEnd'), reason: z.enum(['clear', 'resume', 'logout', 'prompt_input_exit', 'other', 'error', 'completed', 'cancelled']) }),
 } satisfies Record<HookEventName, z.ZodType>;
 

@@ -16,7 +16,6 @@ const CLAUDE_ONLY_EVENTS: Readonly<Record<string, string>> = {
   TeammateIdle: 'Hookpilot has no agent teams',
   TaskCreated: 'Hookpilot has no shared task list (agent teams)',
   TaskCompleted: 'Hookpilot has no shared task list (agent teams)',
-  ConfigChange: 'Hookpilot reloads its configuration itself and has no event to veto a settings change',
   CwdChanged: 'Hookpilot has no working-directory change event',
   DirectoryAdded: 'Hookpilot has no /add-dir',
   FileChanged: 'Hookpilot does not watch files for hooks',
@@ -111,6 +110,12 @@ function convertGroupHandler(key: string, rawMatcher: unknown, handler: unknown,
   const matcher = claudeMatcher(event, typeof matcherSource === 'string' ? matcherSource : undefined);
   if (matcher.unsupported) return draft.unsupported(matcher.unsupported);
   draft.absorb(matcher);
+  if (event === 'ConfigChange') {
+    draft.note(
+      'in VS Code it runs before a change to the workspace configuration applies (a save from the editor, or Apply on a held change) and can block it; ' +
+        'the CLI reads its configuration once per run, so there it only reports a change made during the run',
+    );
+  }
   if (event === 'PermissionDenied') {
     draft.change("Hookpilot's PermissionDenied is observe-only: hookSpecificOutput.retry is ignored, and it also fires for denials by rules, hooks and the user");
   }
