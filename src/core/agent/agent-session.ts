@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditSink } from '../audit/records';
 import { Redactor } from '../audit/redactor';
+import { errorMessage } from '../error-message';
 import { Emitter, type Disposable } from '../events-emitter';
 import type { CancellationHook } from '../hooks/builtins/cancellation-hook';
 import type { HookDispatcher } from '../hooks/dispatcher';
@@ -57,8 +58,11 @@ export interface AgentSessionOptions {
   redactor?: ModelRedactor;
   /** Secret-looking variables the Bash tool's shell still inherits (`hookpilot.tools.bash.passEnv`, `--pass-env`). */
   passEnv?: readonly string[];
-  /** More tools for the main agent (MCP servers' tools); subagents do not get them. */
-  extraTools?: readonly Tool[];
+  /**
+   * More tools for the main agent (MCP servers' tools); subagents do not get them. A function is
+   * asked again before each model request: a server's tool list may change mid-session.
+   */
+  extraTools?: readonly Tool[] | (() => readonly Tool[]);
   /**
    * The built process-spawner helper: the Bash tool's commands are forked from it (from bash
    * shells it starts ahead of need) instead of from this process, whose forks get slower as
@@ -83,10 +87,14 @@ export class AgentSession {
   readonly hooks: SessionHooks;
   private readonly events = new Emitter<AgentEvent>();
   private readonly transcript: Transcript;
-  private readonly tools: Tool[];
+  /** Built-ins and Task; `currentTools()` adds the extra tools. */
+  private readonly baseTools: Tool[];
+  /** What the executor looks calls up in, kept equal to `currentTools()`. */
+  private readonly toolsByName = new Map<string, Tool>();
   private readonly bashRunner: SpawnerProcessRunner | undefined;
   private readonly executor: ToolExecutor;
   private readonly compactor: Compactor;
+  private readonly withheld: ReadonlySet<string>;
   private readonly gate: PermissionGate;
   private turn = 0;
   /** start() took the session's lock: only then may turns write the transcript. */
@@ -122,9 +130,9 @@ export class AgentSession {
       this.bashRunner.warmUp();
     }
     const builtins: Tool[] = createBuiltinTools(this.todos, this.bashRunner);
-    const executorFor = (hooks: SessionHooks, tools: readonly Tool[]) =>
+    const executorFor = (hooks: SessionHooks, tools: ReadonlyMap<string, Tool>) =>
       new ToolExecutor({
-        tools: new Map(tools.map((t) => [t.name, t])),
+        tools,
         hooks,
         gate: this.gate,
         approver: options.approver,
@@ -158,8 +166,10 @@ export class AgentSession {
       systemPrompt: baseSystemPrompt({ workspaceRoot: options.workspaceRoot, tools: subagentTools, extra: 'You are a subagent: do the task you are given and answer with the result.' }),
     });
     const task = withheld.has('Task') ? [] : [createTaskTool((input, signal) => subagents.run(input, signal)) as unknown as Tool];
-    this.tools = [...subagentTools, ...task, ...(options.extraTools ?? []).filter((t) => !withheld.has(t.name))];
-    this.executor = executorFor(this.hooks, this.tools);
+    this.baseTools = [...subagentTools, ...task];
+    this.withheld = withheld;
+    this.executor = executorFor(this.hooks, this.toolsByName);
+    this.currentTools();
     // A failing hook is an Error event too (not for Error hooks themselves: no loops).
     this.hookFailures = options.dispatcher.onDidRunHook((run) => {
       if (run.sessionId !== this.id || run.event === 'Error') return;
@@ -242,25 +252,37 @@ export class AgentSession {
       this.hooks.emit('InterruptReceived', { turn_index: turn });
     };
     signal.addEventListener('abort', onAbort, { once: true });
+    let outcome: TurnOutcome;
     try {
-      return await this.runTurn(turn, text, signal);
+      outcome = await this.runTurn(turn, text, signal);
+    } catch (err) {
+      // However the turn ends, it ends as an outcome: TurnEnd and turn_ended must not be skipped.
+      const error = errorMessage(err);
+      if (!signal.aborted) this.hooks.emit('Error', { error_type: 'internal', error, recoverable: true });
+      outcome = { reason: signal.aborted ? 'cancelled' : 'error', result: '', ...(signal.aborted ? {} : { error }), ...emptyTurn() };
     } finally {
       signal.removeEventListener('abort', onAbort);
-      this.transcript.sync(this.messages);
     }
+    try {
+      this.transcript.sync(this.messages);
+    } catch (err) {
+      this.events.fire({ type: 'notice', level: 'error', message: `the transcript could not be written: ${errorMessage(err)}`, source: 'session' });
+    }
+    return this.finish(turn, outcome);
   }
 
+  /** The turn up to its outcome; prompt() reports its end (TurnEnd, turn_ended) whatever it was. */
   private async runTurn(turn: number, text: string, signal: AbortSignal): Promise<TurnOutcome> {
-    const empty = { toolCalls: [], steps: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } };
-    if (this.stoppedAtStart) return this.finish({ reason: 'stopped', result: '', stopSession: this.stoppedAtStart, ...empty });
+    const empty = emptyTurn();
+    if (this.stoppedAtStart) return { reason: 'stopped', result: '', stopSession: this.stoppedAtStart, ...empty };
     const submit = await this.hooks.dispatch('UserPromptSubmit', { prompt: text }, signal);
     this.notices(submit.systemMessages, submit.warnings);
-    if (submit.stop) return this.finish({ reason: 'stopped', result: '', stopSession: submit.stop, ...empty });
+    if (submit.stop) return { reason: 'stopped', result: '', stopSession: submit.stop, ...empty };
     if (submit.blocked) {
       // Claude Code: the prompt is erased; the reason is for the user, not the model.
       const reason = submit.blockReason ?? 'blocked by a hook';
       this.events.fire({ type: 'prompt_blocked', reason, hookName: submit.blockingErrors[0]?.hookName });
-      return this.finish({ reason: 'blocked', result: '', error: reason, ...empty });
+      return { reason: 'blocked', result: '', error: reason, ...empty };
     }
     this.events.fire({ type: 'turn_started', turn, prompt: text });
     this.hooks.emit('TurnStart', { turn_index: turn, prompt: text });
@@ -271,13 +293,13 @@ export class AgentSession {
 
     let stopBlocks = 0;
     let todoNudges = 0;
-    const outcome = await runTurnLoop(
+    return runTurnLoop(
       this.messages,
       {
         model: this.model,
         modelName: this.options.modelName,
         hooks: this.hooks,
-        tools: this.tools,
+        tools: () => this.currentTools(),
         executor: this.executor,
         compactor: this.compactor,
         emit: (e) => this.events.fire(e),
@@ -308,6 +330,10 @@ export class AgentSession {
       },
       signal,
     );
+  }
+
+  /** Every end of a turn, whatever ended it (a blocked prompt, a hook's stop, an error, a cancel) fires TurnEnd once. */
+  private finish(turn: number, outcome: TurnOutcome): TurnOutcome {
     this.hooks.emit('TurnEnd', {
       turn_index: turn,
       reason: outcome.reason,
@@ -316,10 +342,6 @@ export class AgentSession {
       last_assistant_message: outcome.result,
       ...(outcome.error ? { error: outcome.error } : {}),
     });
-    return this.finish(outcome);
-  }
-
-  private finish(outcome: TurnOutcome): TurnOutcome {
     if (outcome.reason === 'completed') this.hooks.emit('Notification', { message: 'Hookpilot finished its turn', title: 'Done', notification_type: 'agent_completed' });
     this.events.fire({ type: 'turn_ended', reason: outcome.reason, result: outcome.result, error: outcome.error });
     return outcome;
@@ -386,13 +408,26 @@ export class AgentSession {
 
   private async refreshSystemPrompt(signal: AbortSignal): Promise<void> {
     const extra = [this.options.systemPrompt ?? '', await this.instructions()].filter((part) => part !== '').join('\n\n');
-    const base = baseSystemPrompt({ workspaceRoot: this.options.workspaceRoot, tools: this.tools, extra: extra || undefined });
+    const base = baseSystemPrompt({ workspaceRoot: this.options.workspaceRoot, tools: this.currentTools(), extra: extra || undefined });
     const result = await this.hooks.dispatch('SystemPrompt', { system_prompt: base }, signal);
     this.messages[0] = { role: 'system', content: withExtensions(base, result.contexts) };
+  }
+
+  /** The tools offered now; the executor's lookup follows, so a tool no longer listed cannot be called. */
+  private currentTools(): readonly Tool[] {
+    const extra = typeof this.options.extraTools === 'function' ? this.options.extraTools() : (this.options.extraTools ?? []);
+    const tools = [...this.baseTools, ...extra.filter((t) => !this.withheld.has(t.name))];
+    this.toolsByName.clear();
+    for (const tool of tools) this.toolsByName.set(tool.name, tool);
+    return tools;
   }
 
   private notices(systemMessages: readonly string[], warnings: readonly string[]): void {
     for (const message of systemMessages) this.events.fire({ type: 'notice', level: 'info', message, source: 'hook' });
     for (const message of warnings) this.events.fire({ type: 'notice', level: 'warning', message, source: 'hook' });
   }
+}
+
+function emptyTurn(): Pick<TurnOutcome, 'toolCalls' | 'steps' | 'usage'> {
+  return { toolCalls: [], steps: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } };
 }
