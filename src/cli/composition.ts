@@ -79,8 +79,8 @@ export interface SessionSetup {
   sessionId?: string;
   /** The configuration files as the run read them; "Always allow" writes one of them. */
   configSnapshot: ConfigFileSnapshot;
-  /** The MCP servers' tools. */
-  extraTools?: readonly Tool[];
+  /** The MCP servers' tools, asked for before each model request (a server's list may change). */
+  extraTools?: () => readonly Tool[];
   /** More files only a person may let the agent change (the MCP configuration and server scripts). */
   extraProtectedPaths?: readonly string[];
 }

@@ -4,7 +4,7 @@ import type { ConfigProblem } from '../core/hooks/config/config-problems';
 import { parseJsonc } from '../core/hooks/config/jsonc-document';
 import { loadMcpDocument, loadMcpSetting, type LoadedMcpConfig, type McpSource } from '../core/mcp/mcp-config';
 import { McpManager } from '../core/mcp/mcp-manager';
-import { createMcpTool } from '../core/mcp/mcp-tool';
+import { currentMcpTools } from '../core/mcp/mcp-tool';
 import type { Tool } from '../core/agent/tools/tool';
 import { matchPermissionRule, parsePermissionRule } from '../core/permissions/permission-rule';
 import { usageError } from './cli-error';
@@ -78,11 +78,14 @@ export function createCliMcpManager(projectDir: string, env: NodeJS.ProcessEnv, 
 
 type McpManagerLog = ConstructorParameters<typeof McpManager>[0]['log'];
 
-/** The connected servers' tools for the agent, less those `--disallowed-tools` names (`mcp__server` names them all). */
-export function mcpTools(manager: McpManager, withheld: readonly string[]): Tool[] {
+/**
+ * The connected servers' tools for the agent as they are listed now, less those `--disallowed-tools`
+ * names (`mcp__server` names them all).
+ */
+export function mcpTools(manager: McpManager, withheld: readonly string[]): () => Tool[] {
   const rules = withheld.flatMap((text) => parsePermissionRule(text) ?? []);
-  const offered = manager.tools().filter((info) => !rules.some((rule) => matchPermissionRule(rule, info.qualifiedName, {}, '/') === 'match'));
-  return offered.map((info) => createMcpTool(info, manager));
+  const isWithheld = (name: string) => rules.some((rule) => matchPermissionRule(rule, name, {}, '/') === 'match');
+  return () => currentMcpTools(manager).filter((tool) => !isWithheld(tool.name));
 }
 
 /** Claude Code's MCP_TOOL_TIMEOUT (ms) sets the call timeout. */

@@ -312,7 +312,7 @@ export class ChatController extends Disposable {
       permissions: () => config.permissions(projectDir),
       protectedPaths: () => [...engine.protectedPaths(), ...(mcp?.protectedPaths() ?? [])],
       transcriptDir: this.transcriptDir,
-      extraTools: mcp?.tools(),
+      extraTools: mcp && (() => mcp.tools()),
       // The approver denies at the configured timeout (as a Timeout); the agent's own timer is only a backstop.
       approvalTimeoutMs: config.approvalTimeoutMs() + APPROVAL_BACKSTOP_MS,
       persistAllowRule: (rule) =>

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { Tool } from '../core/agent/tools/tool';
 import { loadMcpDocument, loadMcpSetting, type LoadedMcpConfig, type McpInput } from '../core/mcp/mcp-config';
 import { McpManager, type McpServerStatus } from '../core/mcp/mcp-manager';
-import { createMcpTool } from '../core/mcp/mcp-tool';
+import { currentMcpTools } from '../core/mcp/mcp-tool';
 import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
 import { SHOW_MCP_SERVERS, showMcpServers } from './mcp-servers-command';
@@ -56,8 +56,9 @@ export class McpHost extends Disposable {
     return this.started;
   }
 
+  /** The connected servers' tools as listed now (a server may change its list mid-session). */
   tools(): Tool[] {
-    return this.manager.tools().map((info) => createMcpTool(info, this.manager));
+    return currentMcpTools(this.manager);
   }
 
   statuses(): McpServerStatus[] {

@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { loadMcpDocument, type LoadedMcpConfig } from '../../src/core/mcp/mcp-config';
 import { McpManager } from '../../src/core/mcp/mcp-manager';
 import { createMcpTool } from '../../src/core/mcp/mcp-tool';
@@ -16,6 +17,7 @@ const MEMORY = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-memory
 const EVERYTHING = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const FILESYSTEM = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const FIXTURE = path.join(ROOT, 'test/fixtures/mcp/misbehaving-server.mjs');
+const CHANGING = path.join(ROOT, 'test/fixtures/mcp/changing-tools-server.mjs');
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -185,6 +187,35 @@ describe('McpManager with a misbehaving server', () => {
     const result = await toolOf(manager, 'huge').run({ size: 500_000 }, ctx());
     expect(result.ok).toBe(false);
     await vi.waitFor(() => expect(manager.statuses()[0].state).toBe('failed'));
+  });
+
+  it('tools/list_changed re-lists the tools: a tool added by a call is listed when the call returns', async () => {
+    const { manager, config, logs } = managerFor({ dyn: { command: process.execPath, args: [CHANGING] } });
+    await manager.start([config]);
+    let changes = 0;
+    const listening = manager.onDidChange(() => changes++);
+    cleanups.push(() => listening.dispose());
+    expect(manager.tools().map((t) => t.name)).not.toContain('shout');
+    expect(await toolOf(manager, 'add_tool').run({ name: 'shout' }, ctx())).toMatchObject({ ok: true });
+    expect(manager.tools().map((t) => t.qualifiedName)).toContain('mcp__dyn__shout');
+    expect(manager.statuses()[0].tools.map((t) => t.name)).toContain('shout');
+    expect(changes).toBeGreaterThan(0);
+    expect(await toolOf(manager, 'shout').run({ text: 'hi' }, ctx())).toMatchObject({ ok: true, content: 'shout: hi' });
+    expect(await toolOf(manager, 'remove_tool').run({ name: 'shout' }, ctx())).toMatchObject({ ok: true });
+    expect(manager.tools().map((t) => t.name)).not.toContain('shout');
+    expect(logs.some((l) => l.includes('dyn: the tool list changed'))).toBe(true);
+  });
+
+  it('a flood of tools/list_changed costs one listing at a time, not one per notification', async () => {
+    const { manager, config } = managerFor({ dyn: { command: process.execPath, args: [CHANGING] } });
+    await manager.start([config]);
+    const lists = vi.spyOn(Client.prototype, 'listTools');
+    cleanups.push(() => lists.mockRestore());
+    expect(await toolOf(manager, 'flood').run({ count: 5_000 }, ctx())).toMatchObject({ ok: true, content: 'sent 5000' });
+    expect(await toolOf(manager, 'add_tool').run({ name: 'after' }, ctx())).toMatchObject({ ok: true });
+    expect(manager.tools().map((t) => t.name)).toContain('after');
+    expect(manager.statuses()[0].state).toBe('connected');
+    expect(lists.mock.calls.length).toBeLessThanOrEqual(4);
   });
 
   it('stop kills the whole process tree of a stdio server started through a shell', async () => {

@@ -11,6 +11,7 @@ import type { ChatMessage, ChatModel } from './llm/chat-model';
 import { RedactingChatModel, type ModelRedactor } from './llm/redacting-chat-model';
 import type { PermissionSettings, Approver } from './permissions/permission-settings';
 import { PermissionGate } from './permissions/permission-gate';
+import { SessionEnvFile } from './session-env-file';
 import { SessionHooks } from './session-hooks';
 import { SubagentRunner } from './subagent-runner';
 import { instructionsSection, loadProjectInstructions } from './project-instructions';
@@ -109,6 +110,8 @@ export class AgentSession {
   private readonly model: ChatModel;
   /** AGENTS.md / CLAUDE.md as loaded for this session ('' when none). */
   private instructionsText?: string;
+  /** What SessionStart hooks wrote to CLAUDE_ENV_FILE: every Bash command runs after it. */
+  private readonly envFile = new SessionEnvFile();
 
   constructor(private readonly options: AgentSessionOptions) {
     this.id = options.sessionId ?? randomUUID();
@@ -123,7 +126,7 @@ export class AgentSession {
       if (e.type === 'compacted') this.transcript.compacted(this.messages);
       this.events.fire(e);
     };
-    this.compactor = new Compactor(this.model, options.modelName, options.contextBudgetTokens ?? 100_000, emit);
+    this.compactor = new Compactor(this.model, options.modelName, options.contextBudgetTokens ?? 100_000, emit, this.envFile);
     const withheld = new Set(options.disallowedTools ?? []);
     if (options.spawnerModulePath) {
       this.bashRunner = new SpawnerProcessRunner({ modulePath: options.spawnerModulePath, args: [BASH_SHELLS_ARG] });
@@ -146,6 +149,7 @@ export class AgentSession {
           additionalDirectories: options.permissions().additionalDirectories,
           passEnv: options.passEnv,
           redactForModel: (text) => redactor.redactForModel(text),
+          shellPrelude: this.envFile.prelude,
         }),
         emit,
         persistAllowRule: options.persistAllowRule,
@@ -198,8 +202,9 @@ export class AgentSession {
       this.messages.push({ role: 'system', content: '' });
     }
     this.events.fire({ type: 'session_started', sessionId: this.id, source, model: this.options.modelName });
-    const result = await this.hooks.dispatch('SessionStart', { source, model: this.options.modelName, is_resume: source === 'resume', turn_index: this.turn }, signal);
-    this.notices(result.systemMessages, result.warnings);
+    const fields = { source, model: this.options.modelName, is_resume: source === 'resume', turn_index: this.turn };
+    const { result, problem } = await this.envFile.capture((env) => this.hooks.dispatch('SessionStart', fields, signal, env));
+    this.notices(result.systemMessages, problem === undefined ? result.warnings : [...result.warnings, problem]);
     if (result.stop) this.stoppedAtStart = result.stop;
     if (result.contexts.length > 0) this.messages.push(reminder(result.contexts));
     this.transcript.sync(this.messages);

@@ -12,7 +12,7 @@ export interface SubagentDeps {
   model: ChatModel;
   modelName: string;
   tools: readonly Tool[];
-  executorFor: (hooks: SessionHooks, tools: readonly Tool[]) => ToolExecutor;
+  executorFor: (hooks: SessionHooks, tools: ReadonlyMap<string, Tool>) => ToolExecutor;
   compactor: Compactor;
   emit: (event: AgentEvent) => void;
   maxSteps: number;
@@ -44,8 +44,8 @@ export class SubagentRunner {
         model: this.deps.model,
         modelName: this.deps.modelName,
         hooks,
-        tools: this.deps.tools,
-        executor: this.deps.executorFor(hooks, this.deps.tools),
+        tools: () => this.deps.tools,
+        executor: this.deps.executorFor(hooks, new Map(this.deps.tools.map((t) => [t.name, t]))),
         compactor: this.deps.compactor,
         emit: this.deps.emit,
         maxSteps: this.deps.maxSteps,

@@ -7,7 +7,7 @@ import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, TokenUsage, T
 import { ModelError } from './llm/model-error';
 import type { SessionHooks } from './session-hooks';
 import type { ToolCallOutcome, ToolExecutor } from './tool-executor';
-import type { Tool } from './tools/tool';
+import type { Tool, ToolFunctionDefinition } from './tools/tool';
 import { toolFunctionDefinition } from './tools/tool';
 import { errorMessage } from '../error-message';
 
@@ -35,7 +35,8 @@ export interface TurnLoopDeps {
   model: ChatModel;
   modelName: string;
   hooks: SessionHooks;
-  tools: readonly Tool[];
+  /** Asked before each model request: MCP servers' tool lists may change mid-turn. */
+  tools: () => readonly Tool[];
   executor: ToolExecutor;
   compactor: Compactor;
   emit: (event: AgentEvent) => void;
@@ -55,7 +56,6 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
   const toolCalls: ToolCallOutcome[] = [];
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
   const done = (reason: TurnEndReason, result: string, extra: Partial<TurnOutcome> = {}): TurnOutcome => ({ reason, result, toolCalls, steps: step, usage, ...extra });
-  const toolDefs = deps.tools.map(toolFunctionDefinition);
   let step = 0;
   let lastText = '';
   while (step < deps.maxSteps) {
@@ -68,6 +68,7 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
     if (deps.compactor.needsCompaction(messages)) await deps.compactor.compact(messages, deps.hooks, 'auto', signal);
 
     deps.persist?.();
+    const toolDefs = deps.tools().map(definitionOf);
     let request: ModelRequest = { model: deps.modelName, messages, tools: toolDefs.length > 0 ? toolDefs : undefined };
     const before = await deps.hooks.dispatch('BeforeLLM', { step, llm_request: { model: request.model, messages: request.messages, tools: request.tools } }, signal);
     if (before.abort || before.blocked) return done('aborted', lastText, { error: `BeforeLLM hook "${before.abort?.hookName ?? before.blockingErrors[0]?.hookName}" aborted the turn: ${before.abort?.reason ?? before.blockReason ?? ''}`, stopSession: before.abort?.kind === 'hard' ? { reason: before.abort.reason, hookName: before.abort.hookName } : undefined });
@@ -144,13 +145,22 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
   return done('max_steps', lastText, { error: `stopped after ${deps.maxSteps} steps (--max-steps)` });
 }
 
+const definitions = new WeakMap<Tool, ToolFunctionDefinition>();
+
+/** A tool's definition is built once (a zod schema's JSON Schema costs), though the list is asked for each step. */
+function definitionOf(tool: Tool): ToolFunctionDefinition {
+  let definition = definitions.get(tool);
+  if (!definition) definitions.set(tool, (definition = toolFunctionDefinition(tool)));
+  return definition;
+}
+
 /**
  * Read-only calls run together; anything that edits or executes runs alone, in order. Once a
  * hook stops the turn, the calls after it are not run, but each still gets its tool message.
  */
 async function executeCalls(calls: ToolCallRequest[], deps: TurnLoopDeps, signal: AbortSignal): Promise<ToolCallOutcome[]> {
   const seen = new Set<string>();
-  const byName = new Map(deps.tools.map((t) => [t.name, t]));
+  const byName = new Map(deps.tools().map((t) => [t.name, t]));
   const outcomes: ToolCallOutcome[] = [];
   // A `continue: false` or an `abort` ends the turn: the calls after it do not run.
   const stopped = () => outcomes.map((o) => o.stop ?? o.abort).find((halt) => halt !== undefined);

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallToolResult, Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema, type CallToolResult, type Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
 import { GroupStdioTransport } from './group-stdio-transport';
 import type { McpServerConfig } from './mcp-config';
 import { mcpToolName } from './mcp-names';
@@ -41,6 +41,9 @@ export class McpConnection {
   private transportInUse?: Transport;
   /** The server's last stderr lines, quoted when it fails. */
   private recentStderr: string[] = [];
+  /** Settles once the tool list is re-listed after the latest tools/list_changed. */
+  private toolsFresh: Promise<void> = Promise.resolve();
+  private relistQueued = false;
 
   constructor(
     readonly config: McpServerConfig,
@@ -68,6 +71,7 @@ export class McpConnection {
         this.fail('the server closed the connection (it exited or dropped the stream)');
       };
       this.client = client;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.toolListChanged(client));
       await client.connect(transport, { timeout: this.options.startTimeoutMs });
       this.tools = await this.listTools(client);
       this.setState('connected');
@@ -89,7 +93,10 @@ export class McpConnection {
     if (options.signal.aborted) abort();
     options.signal.addEventListener('abort', abort, { once: true });
     try {
-      return (await client.callTool({ name: tool, arguments: args }, undefined, { signal: call.signal, timeout: options.timeoutMs })) as CallToolResult;
+      const result = (await client.callTool({ name: tool, arguments: args }, undefined, { signal: call.signal, timeout: options.timeoutMs })) as CallToolResult;
+      // A call that changed the tool list announced it before its result: the next request offers the new list.
+      await Promise.race([this.toolsFresh, new Promise((resolve) => call.signal.addEventListener('abort', resolve, { once: true }))]);
+      return result;
     } finally {
       options.signal.removeEventListener('abort', abort);
     }
@@ -127,6 +134,30 @@ export class McpConnection {
     const requestInit = { headers: config.headers };
     const url = new URL(config.url);
     return config.transport === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+  }
+
+  /**
+   * notifications/tools/list_changed: the tools are listed again. At most one listing runs and
+   * one waits, so a server that floods notifications costs one request at a time.
+   */
+  private toolListChanged(client: Client): void {
+    if (this.relistQueued) return;
+    this.relistQueued = true;
+    this.toolsFresh = this.toolsFresh.then(async () => {
+      this.relistQueued = false;
+      if (this.client !== client || this.state !== 'connected') return;
+      try {
+        const tools = await this.listTools(client);
+        if (this.client !== client || this.state !== 'connected') return;
+        const before = this.tools.map((t) => t.name).join('\n');
+        this.tools = tools;
+        if (tools.map((t) => t.name).join('\n') === before) return;
+        this.options.log('info', `[mcp] ${this.name}: the tool list changed, ${tools.length} tool(s)`);
+        this.options.onStateChange();
+      } catch (error) {
+        this.options.log('warn', `[mcp] ${this.name}: could not list the changed tools (the earlier list stays): ${errorMessage(error)}`);
+      }
+    });
   }
 
   private async listTools(client: Client): Promise<McpToolInfo[]> {

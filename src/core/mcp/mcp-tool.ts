@@ -11,6 +11,17 @@ const MAX_DESCRIPTION_CHARS = 2048;
 
 type McpContent = CallToolResult['content'][number];
 
+const made = new WeakMap<McpToolInfo, Tool>();
+
+/** The connected servers' tools as agent tools, made once per listing (a re-listed tool is made anew). */
+export function currentMcpTools(manager: McpManager): Tool[] {
+  return manager.tools().map((info) => {
+    let tool = made.get(info);
+    if (!tool) made.set(info, (tool = createMcpTool(info, manager)));
+    return tool;
+  });
+}
+
 /**
  * An MCP server's tool as an agent tool named `mcp__<server>__<tool>`. It is gated like a
  * command (`execute`): a call needs a rule, a hook or a person to allow it, as in Claude Code.
