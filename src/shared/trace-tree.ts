@@ -150,10 +150,10 @@ export class TraceTree {
         span.badge = badgeFor(record.decision);
         span.open = false;
         this.stretch(span, end - record.duration_ms, end);
-        // A blocked prompt ends its turn here: no TurnStart or TurnEnd follows.
+        // A blocked prompt: its turn ends with TurnEnd (reason blocked), or with the next prompt in older logs.
         if (record.event === 'UserPromptSubmit' && span.badge === 'block' && span.parent === this.turn && this.turn) {
           this.turn.badge = 'block';
-          this.endTurn('blocked');
+          this.turn.decision = 'blocked';
         }
         return;
       }
@@ -294,7 +294,7 @@ export class TraceTree {
     const main = this.agent('');
     main.step = undefined;
     main.model = undefined;
-    const outcome = reason ?? 'unfinished';
+    const outcome = reason ?? (turn.decision === 'blocked' ? 'blocked' : 'unfinished');
     this.closeSubtree(turn, turn.endMs, outcome === 'completed' ? '' : outcome);
     turn.decision = outcome;
     turn.badge = TURN_END_BADGES[outcome] ?? (turn.badge === 'block' ? 'block' : 'none');

@@ -162,9 +162,12 @@ describe('TraceTree', () => {
     log.event(2001, 'TurnStart', { turn_index: 1, prompt: 'second' });
     log.event(2002, 'BeforeLLM', { step: 1, llm_request: { model: 'm' } });
     log.event(3000, 'UserPromptSubmit', { prompt: 'third' }, [['gate', 'block', 5]], 'block');
+    log.event(3006, 'TurnEnd', { turn_index: 2, reason: 'blocked' });
+    log.event(4000, 'UserPromptSubmit', { prompt: 'fourth' }, [['gate', 'block', 5]], 'block');
+    log.event(5000, 'UserPromptSubmit', { prompt: 'fifth' });
     const tree = new TraceTree();
     tree.add(log.records);
-    const [first, second, third] = tree.roots;
+    const [first, second, third, fourth] = tree.roots;
     expect([first.label, first.decision, first.open, first.endMs - T0]).toEqual(['Turn 1 · first', 'cancelled', false, 905]);
     const tool = find(tree, 'Bash · sleep 100');
     expect([tool.open, tool.decision, tool.endMs - T0]).toEqual([false, 'cancelled', 301]);
@@ -174,8 +177,9 @@ describe('TraceTree', () => {
     expect([...tree.walk([second])].filter((s) => s.open)).toEqual([]);
     expect(find(tree, 'Model request · m → 1 tool call').decision).toBe('tool_calls');
     expect(find(tree, 'Model request · m').decision).toBe('unfinished');
-    // A blocked prompt ends its turn at once.
-    expect([third.decision, third.badge, third.open]).toEqual(['blocked', 'block', false]);
+    // A blocked prompt's turn: ended by its TurnEnd, or (older logs, which have none) by the next prompt.
+    expect([third.decision, third.badge, third.open, third.endMs - T0, third.children.map((s) => s.label)]).toEqual(['blocked', 'block', false, 3006, ['UserPromptSubmit', 'TurnEnd']]);
+    expect([fourth.decision, fourth.badge, fourth.open]).toEqual(['blocked', 'block', false]);
   });
 
   it('leaves the running turn open at the end of a live log, and later batches extend it', () => {
