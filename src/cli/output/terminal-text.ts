@@ -1,0 +1,24 @@
+/**
+ * Logged text holds what a model wrote (a path in a reason, a command a hook echoed): its control
+ * and format characters (bidi overrides, zero-width) are shown escaped, so it can neither drive
+ * the terminal nor forge, reorder or hide a row. Line breaks and tabs stay: a table turns them into spaces.
+ */
+export function printable(cell: string): string {
+  const escape = (c: string) => (c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return cell.replace(/[\p{Cc}\p{Cf}]/gu, (c) => (c === '\n' || c === '\t' ? c : escape(c)));
+}
+
+const BARS = '▁▂▃▄▅▆▇█';
+
+/** Durations as a one-line bar chart, scaled to the largest. */
+export function sparkline(values: readonly number[]): string {
+  const max = Math.max(0, ...values);
+  return values.map((v) => BARS[max === 0 ? 0 : Math.min(BARS.length - 1, Math.floor((v / max) * (BARS.length - 1) + 0.5))]).join('');
+}
+
+/** 0.4 ms, 12 ms, 2.5 s. */
+export function formatMs(ms: number | undefined): string {
+  if (ms === undefined) return '-';
+  if (ms >= 1000) return `${(ms / 1000).toFixed(1)} s`;
+  return ms < 10 ? `${ms.toFixed(1)} ms` : `${Math.round(ms)} ms`;
+}
