@@ -1,6 +1,7 @@
 import { formatTaggedContext } from '../hooks/dispatch-result';
 import type { AgentEvent } from './agent-events';
 import type { ChatMessage, ChatModel } from './llm/chat-model';
+import type { SessionEnvFile } from './session-env-file';
 import type { SessionHooks } from './session-hooks';
 
 /** Each message's JSON length, measured once: messages are appended, never changed in place. */
@@ -29,6 +30,8 @@ export class Compactor {
     private readonly modelName: string,
     readonly budgetTokens: number,
     private readonly emit: (e: AgentEvent) => void,
+    /** The session's CLAUDE_ENV_FILE: SessionStart hooks after a compaction get one too. */
+    private readonly envFile?: SessionEnvFile,
   ) {}
 
   needsCompaction(messages: readonly ChatMessage[]): boolean {
@@ -54,7 +57,9 @@ export class Compactor {
     messages.splice(0, messages.length, system, summaryMessage, ...rest.slice(cut));
     hooks.emit('PostCompact', { trigger, compact_summary: summary, new_message_count: messages.length });
     // Claude Code: SessionStart again, source "compact"; what its hooks add follows the summary.
-    const start = await hooks.dispatch('SessionStart', { source: 'compact', model: this.modelName }, signal);
+    const dispatchStart = (env?: Readonly<Record<string, string>>) => hooks.dispatch('SessionStart', { source: 'compact', model: this.modelName }, signal, env);
+    const { result: start, problem } = this.envFile ? await this.envFile.capture(dispatchStart) : { result: await dispatchStart() };
+    if (problem !== undefined) this.emit({ type: 'notice', level: 'warning', message: problem, source: 'SessionStart' });
     if (start.contexts.length > 0) {
       messages.splice(2, 0, { role: 'user', content: `<system-reminder>\n${start.contexts.map(formatTaggedContext).join('\n')}\n</system-reminder>` });
     }

@@ -62,6 +62,8 @@ export interface DispatchOptions {
   signal?: AbortSignal;
   /** Only these of the event's subscribers take part (approve_tool hooks for calls the gate allowed). */
   only?: (hook: HookDefinition) => boolean;
+  /** Variables for this dispatch's command hooks only (SessionStart's CLAUDE_ENV_FILE). */
+  env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -143,7 +145,7 @@ export class HookDispatcher {
       await Promise.all(
         groups[i].map((hook) => {
           if (started) this.hookStarting.fire({ hook, event, sessionId: payload.session_id });
-          return this.runHook(hook, input, options.signal).then((outcome) => {
+          return this.runHook(hook, input, options.signal, options.env).then((outcome) => {
             const summary = aggregator.add(hook, outcome, this.failsClosed(hook, event));
             // An async run is recorded when it ends (startAsync), never as a 0 ms success.
             if (!isAsync(hook)) this.report(hook, input, payload, dispatchId, outcome, summary);
@@ -232,8 +234,8 @@ export class HookDispatcher {
     return EVENT_INFO[event].kind === 'approve';
   }
 
-  private async runHook(hook: HookDefinition, payload: HookPayload, parent?: AbortSignal): Promise<HookOutcome> {
-    if (isAsync(hook)) return this.startAsync(hook, payload);
+  private async runHook(hook: HookDefinition, payload: HookPayload, parent?: AbortSignal, env?: Readonly<Record<string, string>>): Promise<HookOutcome> {
+    if (isAsync(hook)) return this.startAsync(hook, payload, env);
     if (parent?.aborted) return { status: 'cancelled', trace: { durationMs: 0 } };
     const timeoutMs = this.timeoutFor(hook);
     const handler = this.options.handlers[hook.spec.type];
@@ -244,7 +246,7 @@ export class HookDispatcher {
     try {
       running = handler.start
         ? handler.start(hook, payload, () => abort.signal)
-        : handler.run({ hook, payload, signal: abort.signal, timeoutMs, projectDir: this.options.projectDir });
+        : handler.run({ hook, payload, signal: abort.signal, timeoutMs, projectDir: this.options.projectDir, env });
     } catch (err) {
       abort.dispose();
       return { status: 'error', error: errorMessage(err), trace: { durationMs: performance.now() - started } };
@@ -285,7 +287,7 @@ export class HookDispatcher {
   }
 
   /** Claude Code `async: true` (and AstroResearch's AsyncAgentHook): started, not awaited; its context reaches the next turn. */
-  private startAsync(hook: HookDefinition, payload: HookPayload): HookOutcome {
+  private startAsync(hook: HookDefinition, payload: HookPayload, env?: Readonly<Record<string, string>>): HookOutcome {
     const dispatchId = randomUUID();
     const controller = new AbortController();
     const started = performance.now();
@@ -312,7 +314,7 @@ export class HookDispatcher {
       reportCancelled: () => finish({ status: 'cancelled', trace: { durationMs: performance.now() - started } }),
     };
     this.asyncRuns.add(run);
-    run.done = this.runHook(awaited(hook), payload, controller.signal).then(finish);
+    run.done = this.runHook(awaited(hook), payload, controller.signal, env).then(finish);
     this.inFlightObservers.add(run.done);
     void run.done.finally(() => this.inFlightObservers.delete(run.done));
     return { status: 'success', effects: {}, trace: { durationMs: 0 } };

@@ -130,6 +130,8 @@ export interface HookInvocation {
   timeoutMs: number;
   /** The workspace root, exported as CLAUDE_PROJECT_DIR and HOOKPILOT_PROJECT_DIR. */
   projectDir: string;
+  /** Variables the dispatch adds for command hooks (SessionStart's CLAUDE_ENV_FILE). */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** What a hook asked for, normalized from any handler type. */

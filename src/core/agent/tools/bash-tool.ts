@@ -83,7 +83,8 @@ export function createBashTool(runner: ProcessRunner | PrestartedShells = new Pr
       const timeoutMs = input.timeout ?? DEFAULT_BASH_TIMEOUT_MS;
       const env = envWithoutSecrets(ctx.env, ctx.passEnv);
       const result = await run({
-        command: input.command,
+        // The user's hooks chose these lines (CLAUDE_ENV_FILE); the gate judged the model's command alone.
+        command: ctx.shellPrelude ? `${ctx.shellPrelude}${input.command}` : input.command,
         shell: resolveShell(env),
         cwd: ctx.cwd,
         env,

@@ -18,6 +18,8 @@ export interface ToolContext {
    * the file, so that a count or a file list says nothing about a hidden value.
    */
   redactForModel?: (text: string) => string;
+  /** Shell lines every Bash command runs after: what SessionStart hooks wrote to CLAUDE_ENV_FILE. */
+  shellPrelude?: string;
 }
 
 export type ToolResult =

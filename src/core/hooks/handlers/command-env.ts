@@ -18,6 +18,8 @@ export interface HookEnvInput {
   event: HookEventName;
   /** Tool events: the tool, for AtomCode's ATOMCODE_TOOL_NAME. */
   toolName?: string;
+  /** Set by the dispatch (SessionStart's CLAUDE_ENV_FILE); a hook's own `env` cannot override it. */
+  dispatchEnv?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -41,6 +43,7 @@ export function buildHookEnv(input: HookEnvInput): NodeJS.ProcessEnv {
     ATOMCODE_HOOK_TYPE: input.event,
     ATOMCODE_WORKSPACE: input.projectDir,
     ...(input.toolName === undefined ? {} : { ATOMCODE_TOOL_NAME: input.toolName }),
+    ...input.dispatchEnv,
   };
   const lookup = (name: string): string => fixed[name] ?? input.base[name] ?? '';
   for (const [name, value] of Object.entries(input.specEnv ?? {})) {

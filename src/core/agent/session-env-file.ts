@@ -1,0 +1,66 @@
+import { closeSync, constants, fstatSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { errorMessage } from '../error-message';
+
+/** A hook that writes more than this is refused rather than prepended to every command. */
+export const MAX_ENV_FILE_BYTES = 64 * 1024;
+
+/**
+ * Claude Code's CLAUDE_ENV_FILE: SessionStart command hooks append `export NAME=value` lines
+ * to it, and every later Bash command of the session runs after them. The file exists only
+ * while those hooks run, alone in a new private directory (0700, file 0600) outside the
+ * workspace; its text is then kept in memory and the directory removed. So the model, which
+ * never learns the path, also has nothing to write to once its commands can run: what its
+ * Bash commands start with is exactly what the user's hooks wrote.
+ */
+export class SessionEnvFile {
+  private text = '';
+
+  constructor(private readonly parentDir: string = tmpdir()) {}
+
+  /** What every Bash command of the session runs after ('' when no hook wrote anything). */
+  get prelude(): string {
+    return this.text;
+  }
+
+  /**
+   * Runs `dispatch` with CLAUDE_ENV_FILE pointing to a fresh empty file, then keeps what the
+   * hooks wrote. A problem (a file replaced by a link, too large) is returned, never ignored.
+   */
+  async capture<T>(dispatch: (env: Readonly<Record<string, string>>) => Promise<T>): Promise<{ result: T; problem?: string }> {
+    const dir = mkdtempSync(path.join(this.parentDir, 'hookpilot-env-'));
+    const file = path.join(dir, 'env.sh');
+    try {
+      closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600));
+      const result = await dispatch({ CLAUDE_ENV_FILE: file });
+      const read = readPlainFile(file);
+      if (typeof read !== 'string') return { result, problem: `CLAUDE_ENV_FILE not applied: ${read.problem}` };
+      if (read.trim() !== '') this.text = `${this.text}${read.endsWith('\n') ? read : `${read}\n`}`;
+      return { result };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** The file's text, read without following a link and only if it is a plain file within the cap. */
+function readPlainFile(file: string): string | { problem: string } {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    // A hook that removed the file wrote nothing to apply.
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? '' : { problem: errorMessage(err) };
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return { problem: 'it is no longer a plain file' };
+    if (stat.size > MAX_ENV_FILE_BYTES) return { problem: `it holds ${stat.size} bytes, more than ${MAX_ENV_FILE_BYTES}` };
+    const buffer = Buffer.alloc(stat.size);
+    const length = readSync(fd, buffer, 0, stat.size, 0);
+    return buffer.subarray(0, length).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
