@@ -3,6 +3,7 @@ import { version } from '../../package.json';
 import { CliError, EXIT, oneLine } from './cli-error';
 import type { CliContext } from './cli-context';
 import { registerHooksCommands } from './commands/hooks';
+import { registerReplayCommand } from './commands/replay';
 import { registerRunCommand } from './commands/run';
 import { registerTimelineCommand } from './commands/timeline';
 
@@ -25,6 +26,7 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
   registerRunCommand(program, ctx);
   registerHooksCommands(program, ctx);
   registerTimelineCommand(program, ctx);
+  registerReplayCommand(program, ctx);
 
   try {
     await program.parseAsync(argv);

@@ -1,14 +1,6 @@
-import type { AgentEvent, ToolOutcome } from '../core/agent/agent-events';
+import type { AgentEvent } from '../core/agent/agent-events';
 import type { ChatMessage } from '../core/agent/llm/chat-model';
-import { isTypedPrompt, messageText } from './session-catalog';
-
-/** The transcript keeps only what the model saw; the outcome is read back from the tool message's wording. */
-function outcomeOf(content: string): ToolOutcome {
-  if (content.startsWith('Permission denied')) return 'denied';
-  if (content.startsWith('Stopped by hook') || /^PreToolUse hook ".*" blocked this call/.test(content)) return 'blocked';
-  if (content.startsWith('Error:')) return 'failed';
-  return 'executed';
-}
+import { isTypedPrompt, messageText, toolOutcomeOf } from '../core/replay/transcript-text';
 
 function parseArguments(text: string): Record<string, unknown> {
   try {
@@ -43,7 +35,7 @@ export function replayTranscript(messages: readonly ChatMessage[]): AgentEvent[]
       const call = calls.get(message.tool_call_id);
       if (!call) continue;
       const output = messageText(message);
-      events.push({ type: 'tool_finished', id: message.tool_call_id, name: call.name, input: call.input, outcome: outcomeOf(output), output, hooks: [], durationMs: 0 });
+      events.push({ type: 'tool_finished', id: message.tool_call_id, name: call.name, input: call.input, outcome: toolOutcomeOf(output), output, hooks: [], durationMs: 0 });
     }
   }
   return events;

@@ -1,0 +1,167 @@
+import type { ChatMessage } from '../agent/llm/chat-model';
+import { clip } from '../agent/tool-summary';
+import type { AuditRecord } from '../audit/records';
+import { messageText, toolOutcomeOf } from './transcript-text';
+
+/**
+ * The decisions of a run, as its audit log has them, in a form two runs can be compared by:
+ * for each tool call, what the policy decided (allow, deny, or ask a person: a person's answer
+ * is not policy); for every other dispatch, the hooks' combined decision and who made it.
+ */
+export interface Decision {
+  /** Matches the same decision in another run: the tool call's id, else the event's place in its turn. */
+  key: string;
+  /** The model reply this decision follows (1-based over the session), 0 before the first. */
+  step: number;
+  event: string;
+  /** `Bash(rm -rf build)` for a tool call. */
+  subject?: string;
+  decision: string;
+  /** Who decided: "hook guard", "rule Bash(git *)", "default mode", ... */
+  by?: string;
+}
+
+export interface DecisionDifference {
+  key: string;
+  step: number;
+  event: string;
+  subject?: string;
+  recorded?: { decision: string; by?: string };
+  now?: { decision: string; by?: string };
+}
+
+type Fields = Record<string, unknown>;
+
+/** Events whose decisions the tool-call record already covers, or that cannot decide anything. */
+const NOT_COMPARED = new Set(['PreToolUse', 'PermissionDenied']);
+const PERSON = new Set(['person', 'timeout', 'cancel']);
+
+/** `Bash(rm -rf build)`, `Write(src/a.ts)`: paths inside the workspace shown relative to it. */
+export function toolSubject(toolName: string, input: unknown, workspaceRoot?: string): string {
+  const fields = typeof input === 'object' && input !== null ? (input as Fields) : {};
+  const main = ['command', 'file_path', 'pattern', 'path', 'url', 'description'].map((k) => fields[k]).find((v) => typeof v === 'string') as string | undefined;
+  let text = main ?? (Object.keys(fields).length > 0 ? JSON.stringify(fields) : '');
+  if (workspaceRoot) text = text.split(`${workspaceRoot.replace(/\/+$/, '')}/`).join('');
+  return `${toolName}(${clip(text.replace(/\s+/g, ' '), 80)})`;
+}
+
+/** The comparable decisions in a session's records, in order. */
+export function decisionsOf(records: readonly AuditRecord[]): Decision[] {
+  const events = new Map<string, { event: string; payload: Fields; seq: number }>();
+  const dispatches = new Map<string, { decision: string }>();
+  const deciders = new Map<string, string[]>();
+  for (const record of records) {
+    if (record.type === 'event') events.set(record.dispatch_id, { event: record.event, payload: (record.payload ?? {}) as Fields, seq: record.seq });
+    else if (record.type === 'dispatch') dispatches.set(record.dispatch_id, { decision: record.decision });
+    else if (record.type === 'hook_run' && record.decision !== 'none' && !record.async) {
+      deciders.set(record.dispatch_id, [...(deciders.get(record.dispatch_id) ?? []), `hook ${record.hook_name}`]);
+    }
+  }
+
+  const out: Decision[] = [];
+  const byTool = new Map<string, Decision>();
+  const counts = new Map<string, number>();
+  let step = 0;
+  let turn = 0;
+  let inTurn = false;
+  let root: string | undefined;
+  for (const record of records) {
+    if (record.type === 'permission' && record.tool_use_id) {
+      const decision = byTool.get(record.tool_use_id);
+      if (!decision) continue;
+      // An ask is the policy's decision; the person's answer that follows is not.
+      if (decision.decision === 'ask') continue;
+      decision.decision = record.decision === 'ask' || PERSON.has(record.by ?? '') ? 'ask' : record.decision;
+      decision.by = record.source;
+      continue;
+    }
+    if (record.type !== 'event') continue;
+    const { payload } = events.get(record.dispatch_id) ?? { payload: {} as Fields };
+    if (record.event === 'SessionStart' && typeof payload.cwd === 'string') root ??= payload.cwd;
+    if (payload.agent_id === undefined) {
+      if (record.event === 'AfterLLM') step++;
+      if (record.event === 'UserPromptSubmit' && !inTurn) turn++;
+      if (record.event === 'TurnStart') inTurn = true;
+      if (record.event === 'TurnEnd') inTurn = false;
+    }
+    const toolUseId = typeof payload.tool_use_id === 'string' ? payload.tool_use_id : undefined;
+    const subject = typeof payload.tool_name === 'string' ? toolSubject(payload.tool_name, payload.tool_input, root) : undefined;
+    if (record.event === 'PreToolUse' && toolUseId && !byTool.has(toolUseId)) {
+      // Not reaching the gate (input invalid now, a hook blocked it) leaves this as it is.
+      const decision: Decision = { key: `tool ${toolUseId}`, step, event: 'PreToolUse', subject, decision: 'not decided' };
+      const dispatch = dispatches.get(record.dispatch_id);
+      if (dispatch && dispatch.decision !== 'none') Object.assign(decision, { decision: dispatch.decision, by: deciders.get(record.dispatch_id)?.join(', ') });
+      byTool.set(toolUseId, decision);
+      out.push(decision);
+    }
+    if (NOT_COMPARED.has(record.event)) continue;
+    const place = toolUseId ?? `turn ${turn}`;
+    const n = (counts.get(`${record.event} ${place}`) ?? 0) + 1;
+    counts.set(`${record.event} ${place}`, n);
+    const decision = dispatches.get(record.dispatch_id)?.decision ?? 'none';
+    out.push({ key: `${record.event} ${place} #${n}`, step, event: record.event, subject, decision, by: decision === 'none' ? undefined : deciders.get(record.dispatch_id)?.join(', ') });
+  }
+  return out;
+}
+
+/**
+ * What a transcript can tell: each tool call's outcome (executed, blocked, denied, failed),
+ * read back from its tool message. Used when a session has a transcript but no audit log.
+ */
+export function outcomesOfTranscript(messages: readonly ChatMessage[], workspaceRoot?: string): Decision[] {
+  const calls = new Map<string, Decision>();
+  const out: Decision[] = [];
+  let step = 0;
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      step++;
+      for (const call of message.tool_calls ?? []) {
+        if (call.type !== 'function') continue;
+        let input: unknown;
+        try {
+          input = JSON.parse(call.function.arguments);
+        } catch {
+          input = call.function.arguments;
+        }
+        const decision: Decision = { key: `tool ${call.id}`, step, event: 'tool', subject: toolSubject(call.function.name, input, workspaceRoot), decision: 'not run' };
+        calls.set(call.id, decision);
+        out.push(decision);
+      }
+    } else if (message.role === 'tool') {
+      const decision = calls.get(message.tool_call_id);
+      if (decision) decision.decision = toolOutcomeOf(messageText(message));
+    }
+  }
+  return out;
+}
+
+const same = (a: Decision, b: Decision) => a.decision === b.decision && (a.decision === 'none' || a.by === b.by);
+
+/**
+ * The decisions that differ between a recorded run and its replay: a different decision or
+ * decider, or one only one of the runs reached. Observers that decided nothing in the run
+ * that reached them are not differences.
+ */
+export function diffDecisions(recorded: readonly Decision[], now: readonly Decision[]): DecisionDifference[] {
+  const nowByKey = new Map(now.map((d) => [d.key, d]));
+  const recordedKeys = new Set(recorded.map((d) => d.key));
+  const out: DecisionDifference[] = [];
+  const side = (d: Decision) => ({ decision: d.decision, by: d.by });
+  for (const r of recorded) {
+    const n = nowByKey.get(r.key);
+    if (n && same(r, n)) continue;
+    if (!n && r.decision === 'none') continue;
+    out.push({ key: r.key, step: r.step, event: r.event, subject: r.subject, recorded: side(r), now: n ? side(n) : undefined });
+  }
+  for (const n of now) {
+    if (recordedKeys.has(n.key) || n.decision === 'none') continue;
+    out.push({ key: n.key, step: n.step, event: n.event, subject: n.subject, now: side(n) });
+  }
+  return out;
+}
+
+/** "step 3 PreToolUse Bash(rm -rf build): recorded allow by rule Bash, now deny by hook guard" */
+export function describeDifference(d: DecisionDifference): string {
+  const side = (s: { decision: string; by?: string } | undefined) => (s ? `${s.decision}${s.by ? ` by ${s.by}` : ''}` : 'not reached');
+  return `step ${d.step} ${d.event}${d.subject ? ` ${d.subject}` : ''}: recorded ${side(d.recorded)}, now ${side(d.now)}`;
+}

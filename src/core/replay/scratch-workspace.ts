@@ -1,0 +1,128 @@
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/**
+ * A replay runs in a copy of the workspace, never in it: the recorded Write and Bash calls run
+ * again. `.git` is not copied (its objects can be large, and history is not what a replay
+ * tests); a `node_modules` folder larger than `maxNodeModulesBytes` is left out too. Symbolic
+ * links are copied as links, as they are. Hook configuration that names a sibling of the
+ * workspace (`../rpc-policy-server/server.js`) finds it: the copy's parent folder gets a link
+ * to each such sibling (hooks are the user's code; the model's calls stay inside the copy).
+ */
+export interface ScratchWorkspaceOptions {
+  /** Default 512 MiB: a larger workspace is refused rather than filling the temp folder. */
+  maxBytes?: number;
+  /** Default 100 MiB. */
+  maxNodeModulesBytes?: number;
+  /** Default 100,000 entries. */
+  maxEntries?: number;
+  /** Where the scratch folder is made (default: the system's temp folder). */
+  tmpDir?: string;
+}
+
+export interface ScratchWorkspace {
+  /** The copy; the replay's workspace root. */
+  dir: string;
+  /** What was left out, for the report. */
+  skipped: string[];
+  dispose(): void;
+}
+
+const CONFIG_FILES = ['.vscode/hooks.json', '.vscode/settings.json', '.claude/settings.json', '.claude/settings.local.json'];
+
+class CopyBudget {
+  bytes = 0;
+  entries = 0;
+  constructor(
+    private readonly maxBytes: number,
+    private readonly maxEntries: number,
+    private readonly root: string,
+  ) {}
+
+  take(bytes: number): void {
+    this.bytes += bytes;
+    this.entries++;
+    if (this.bytes > this.maxBytes) throw new Error(`${this.root} is larger than ${this.maxBytes} bytes: too large to copy for a replay`);
+    if (this.entries > this.maxEntries) throw new Error(`${this.root} has more than ${this.maxEntries} files: too many to copy for a replay`);
+  }
+}
+
+/** The size of a folder tree, or Infinity once it passes `limit` (the walk stops there). */
+function treeSize(dir: string, limit: number): number {
+  let total = 0;
+  const stack = [dir];
+  while (stack.length > 0) {
+    const current = stack.pop() as string;
+    for (const entry of readdirSync(current, { withFileTypes: true })) {
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) stack.push(full);
+      else if (entry.isFile()) total += lstatSync(full).size;
+      if (total > limit) return Infinity;
+    }
+  }
+  return total;
+}
+
+function copyTree(from: string, to: string, budget: CopyBudget, options: Required<Omit<ScratchWorkspaceOptions, 'tmpDir'>>, skipped: string[], rel = ''): void {
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    const source = path.join(from, entry.name);
+    const target = path.join(to, entry.name);
+    const relative = rel ? `${rel}/${entry.name}` : entry.name;
+    if (entry.isSymbolicLink()) {
+      budget.take(0);
+      symlinkSync(readlinkSync(source), target);
+    } else if (entry.isDirectory()) {
+      if (entry.name === '.git') {
+        skipped.push(`${relative}/`);
+        continue;
+      }
+      if (entry.name === 'node_modules' && treeSize(source, options.maxNodeModulesBytes) === Infinity) {
+        skipped.push(`${relative}/ (over ${options.maxNodeModulesBytes} bytes)`);
+        continue;
+      }
+      budget.take(0);
+      copyTree(source, target, budget, options, skipped, relative);
+    } else if (entry.isFile()) {
+      budget.take(lstatSync(source).size);
+      copyFileSync(source, target);
+    }
+    // Sockets, fifos and devices are not workspace content.
+  }
+}
+
+/** Siblings of the workspace that its hook configuration names as `../NAME`. */
+function namedSiblings(workspace: string): string[] {
+  const names = new Set<string>();
+  for (const file of CONFIG_FILES) {
+    let text: string;
+    try {
+      text = readFileSync(path.join(workspace, file), 'utf8');
+    } catch {
+      continue;
+    }
+    for (const match of text.matchAll(/(?:^|[^\w.])\.\.[/\\]([\w.-]+)/g)) if (match[1] !== '..' && match[1] !== '.') names.add(match[1]);
+  }
+  return [...names];
+}
+
+export function createScratchWorkspace(workspace: string, options: ScratchWorkspaceOptions = {}): ScratchWorkspace {
+  const source = realpathSync(workspace);
+  const limits = { maxBytes: options.maxBytes ?? 512 * 1024 * 1024, maxNodeModulesBytes: options.maxNodeModulesBytes ?? 100 * 1024 * 1024, maxEntries: options.maxEntries ?? 100_000 };
+  const root = mkdtempSync(path.join(options.tmpDir ?? tmpdir(), 'hookpilot-replay-'));
+  const dispose = () => rmSync(root, { recursive: true, force: true });
+  try {
+    const dir = path.join(root, path.basename(source) || 'workspace');
+    const skipped: string[] = [];
+    copyTree(source, dir, new CopyBudget(limits.maxBytes, limits.maxEntries, source), limits, skipped);
+    for (const name of namedSiblings(source)) {
+      const sibling = path.join(path.dirname(source), name);
+      if (sibling !== source && existsSync(sibling) && !existsSync(path.join(root, name))) symlinkSync(sibling, path.join(root, name));
+    }
+    return { dir, skipped, dispose };
+  } catch (error) {
+    dispose();
+    throw error;
+  }
+}

@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import type { AuditRecord } from '../../src/core/audit/records';
+import { ModelError } from '../../src/core/agent/llm/model-error';
+import { decisionsOf, describeDifference, diffDecisions, outcomesOfTranscript } from '../../src/core/replay/decisions';
+import { recordingFromAudit, recordingFromTranscript, RecordingError } from '../../src/core/replay/recording';
+import { ReplayChatModel, ReplayExhaustedError } from '../../src/core/replay/replay-chat-model';
+
+const ROOT = '/home/dev/project';
+let seq = 0;
+const at = () => ({ seq: ++seq, ts: '2026-01-01T00:00:00.000Z', session_id: 's1' });
+const event = (name: string, payload: Record<string, unknown>, dispatchId = `d${seq + 1}`): AuditRecord => ({ ...at(), type: 'event', dispatch_id: dispatchId, event: name, payload: { hook_event_name: name, cwd: ROOT, ...payload } });
+const reply = (content: string, calls: Array<{ id: string; name: string; arguments: unknown }> = []) =>
+  event('AfterLLM', { step: 1, llm_response: { content, tool_calls: calls, finish_reason: calls.length ? 'tool_calls' : 'stop' } });
+
+function session(): AuditRecord[] {
+  seq = 0;
+  return [
+    event('SessionStart', { source: 'startup' }),
+    event('UserPromptSubmit', { prompt: 'tidy up' }),
+    event('TurnStart', { turn_index: 0, prompt: 'tidy up' }),
+    reply('', [{ id: 'c1', name: 'Bash', arguments: { command: `rm -rf ${ROOT}/build` } }]),
+    event('PreToolUse', { tool_name: 'Bash', tool_input: { command: `rm -rf ${ROOT}/build` }, tool_use_id: 'c1' }, 'pre1'),
+    { ...at(), type: 'permission', tool_name: 'Bash', tool_use_id: 'c1', decision: 'allow', by: 'rule', source: 'rule Bash' },
+    reply('', [{ id: 'c2', name: 'Write', arguments: '{"file_path": "a.txt", "content": ' }]),
+    reply('Done.'),
+    event('TurnEnd', { turn_index: 0, reason: 'completed' }),
+    event('UserPromptSubmit', { prompt: 'and again' }),
+    event('TurnStart', { turn_index: 1, prompt: 'and again' }),
+    reply('Nothing left.'),
+    event('TurnEnd', { turn_index: 1, reason: 'completed' }),
+  ];
+}
+
+const signal = new AbortController().signal;
+
+describe('recordingFromAudit', () => {
+  it('groups the AfterLLM replies by prompt, keeping malformed tool arguments as the model sent them', () => {
+    const recording = recordingFromAudit(session());
+    expect(recording).toMatchObject({ kind: 'audit', sessionId: 's1', workspaceRoot: ROOT, notes: [] });
+    expect(recording.turns.map((t) => [t.prompt, t.responses.length])).toEqual([['tidy up', 3], ['and again', 1]]);
+    const [first, second] = recording.turns[0].responses;
+    expect(first.toolCalls[0]).toMatchObject({ id: 'c1', name: 'Bash', arguments: { command: `rm -rf ${ROOT}/build` } });
+    expect(second.toolCalls[0]).toMatchObject({ id: 'c2', argumentsText: '{"file_path": "a.txt", "content": ', argumentsError: expect.stringContaining('not valid JSON') });
+  });
+
+  it('a torn line, a missing beginning, a malformed reply or no prompt is a clear error', () => {
+    expect(() => recordingFromAudit(session(), [{ line: 7, error: 'torn last line (12 bytes) skipped' }])).toThrow(
+      new RecordingError('the audit log is damaged at line 7 (torn last line (12 bytes) skipped)'),
+    );
+    expect(() => recordingFromAudit(session().slice(3))).toThrow(/starts at record 4: its beginning is missing/);
+    const malformed = session();
+    malformed[3] = { ...malformed[3], payload: { hook_event_name: 'AfterLLM', llm_response: { content: 3, tool_calls: [] } } } as AuditRecord;
+    expect(() => recordingFromAudit(malformed)).toThrow(/record 4: the recorded model reply is malformed \(llm_response.content: /);
+    expect(() => recordingFromAudit(session().slice(0, 1))).toThrow(/no prompt: nothing to replay/);
+    expect(() => recordingFromAudit([])).toThrow(/no records/);
+  });
+
+  it('a log cut while a turn ran is replayed with a note; a message sent mid-turn is noted, not taken for a prompt', () => {
+    const records = session().slice(0, 5);
+    expect(recordingFromAudit(records).notes).toEqual(['turn 1 has no TurnEnd: the log ends while it ran']);
+    const steering = session();
+    steering.splice(4, 0, event('UserPromptSubmit', { prompt: 'also the docs' }));
+    const recording = recordingFromAudit(steering);
+    expect(recording.turns.map((t) => t.prompt)).toEqual(['tidy up', 'and again']);
+    expect(recording.notes[0]).toMatch(/a message sent while turn 1 ran is not replayed/);
+  });
+});
+
+describe('recordingFromTranscript', () => {
+  const line = (message: unknown) => JSON.stringify({ type: 'x', timestamp: 't', message });
+  const text = [
+    line({ role: 'user', content: 'fix it' }),
+    line({ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'Bash', arguments: '{"command":"ls"}' } }] }),
+    line({ role: 'tool', tool_call_id: 'c1', content: 'Permission denied (default mode): commands need approval' }),
+    line({ role: 'user', content: 'Stop hook feedback: run the tests' }),
+    line({ role: 'assistant', content: 'Done.' }),
+  ].join('\n');
+
+  it('takes typed prompts as turns (Stop hook feedback stays in its turn) and reads outcomes from tool messages', () => {
+    const recording = recordingFromTranscript(`${text}\n`, 's2');
+    expect(recording.turns).toHaveLength(1);
+    expect(recording.turns[0].responses.map((r) => [r.content, r.toolCalls.length])).toEqual([['', 1], ['Done.', 0]]);
+  });
+
+  it('a torn last line or a foreign line is a clear error', () => {
+    expect(() => recordingFromTranscript(`${text}\n{"type":"assi`, 's2')).toThrow(/line 6 is not JSON: the transcript was cut while it was written/);
+    expect(() => recordingFromTranscript(`{"hello": 1}\n${text}`, 's2')).toThrow(/line 1 is not a transcript entry/);
+    expect(() => recordingFromTranscript(line({ role: 'assistant', content: 'hi' }), 's2')).toThrow(/an assistant message before any prompt/);
+  });
+
+  it('outcomesOfTranscript reads each call back', () => {
+    const messages = text.split('\n').map((l) => (JSON.parse(l) as { message: never }).message);
+    expect(outcomesOfTranscript(messages)).toEqual([{ key: 'tool c1', step: 1, event: 'tool', subject: 'Bash(ls)', decision: 'denied' }]);
+  });
+});
+
+describe('ReplayChatModel', () => {
+  it('answers each turn from its recorded replies, maps the recorded workspace to the copy, streams the text', async () => {
+    const recording = recordingFromAudit(session());
+    const model = new ReplayChatModel(recording.turns, { from: ROOT, to: '/tmp/copy "x"' });
+    model.beginTurn(0);
+    const first = await model.complete({ model: 'm', messages: [] }, { signal });
+    expect(first.toolCalls[0].arguments).toEqual({ command: 'rm -rf /tmp/copy "x"/build' });
+    expect(first.toolCalls[0].argumentsText).toBe(JSON.stringify({ command: 'rm -rf /tmp/copy "x"/build' }));
+    await model.complete({ model: 'm', messages: [] }, { signal });
+    const deltas: string[] = [];
+    expect(await model.complete({ model: 'm', messages: [] }, { signal, onTextDelta: (d) => deltas.push(d) })).toMatchObject({ content: 'Done.', toolCalls: [] });
+    expect(deltas).toEqual(['Done.']);
+    expect(model.unusedReplies).toBe(0);
+  });
+
+  it('a path that only starts like the recorded root is left alone', async () => {
+    const model = new ReplayChatModel([{ prompt: 'p', responses: [{ content: `${ROOT}2/x and /x${ROOT}/y and ${ROOT}`, toolCalls: [], finishReason: 'stop' }] }], { from: ROOT, to: '/c' });
+    model.beginTurn(0);
+    expect((await model.complete({ model: 'm', messages: [] }, { signal })).content).toBe(`${ROOT}2/x and /x${ROOT}/y and /c`);
+  });
+
+  it('asking for more replies than recorded, before a turn, or after cancellation is a ModelError', async () => {
+    const model = new ReplayChatModel(recordingFromAudit(session()).turns, { to: '/c' });
+    await expect(model.complete({ model: 'm', messages: [] }, { signal })).rejects.toThrow(/asked before a recorded turn began/);
+    model.beginTurn(1);
+    await model.complete({ model: 'm', messages: [] }, { signal });
+    const exhausted = model.complete({ model: 'm', messages: [] }, { signal });
+    await expect(exhausted).rejects.toBeInstanceOf(ReplayExhaustedError);
+    await expect(exhausted).rejects.toThrow('replay: turn 2 asked the model for reply 2, and the recording has only 1: the run went further than the recorded one');
+    model.beginTurn(0);
+    const aborted = new AbortController();
+    aborted.abort();
+    await expect(model.complete({ model: 'm', messages: [] }, { signal: aborted.signal })).rejects.toBeInstanceOf(ModelError);
+    expect(() => model.beginTurn(2)).toThrow(/no recorded turn 3/);
+  });
+});
+
+describe('decisions', () => {
+  it('a tool call is compared by its policy decision; a new deny by a hook reads as one line', () => {
+    const recorded = decisionsOf(session());
+    expect(recorded.find((d) => d.key === 'tool c1')).toEqual({ key: 'tool c1', step: 1, event: 'PreToolUse', subject: 'Bash(rm -rf build)', decision: 'allow', by: 'rule Bash' });
+    const now = session();
+    now.splice(5, 1, { ...at(), type: 'hook_run', dispatch_id: 'pre1', event: 'PreToolUse', hook_id: 'h', hook_name: 'guard', handler: 'command', source: 'hooksJson', status: 'blocking-error', decision: 'block', duration_ms: 1 });
+    now.push({ ...at(), type: 'dispatch', dispatch_id: 'pre1', event: 'PreToolUse', decision: 'deny', hooks_run: 1, duration_ms: 1 });
+    now.push({ ...at(), type: 'permission', tool_name: 'Bash', tool_use_id: 'c1', decision: 'deny', by: 'hook', source: 'hook guard' });
+    const differences = diffDecisions(recorded, decisionsOf(now));
+    expect(differences.map(describeDifference)).toEqual(['step 1 PreToolUse Bash(rm -rf build): recorded allow by rule Bash, now deny by hook guard']);
+    expect(diffDecisions(recorded, decisionsOf(session()))).toEqual([]);
+  });
+
+  it('an ask is the decision, whoever answered it; a call only one run reached is a difference', () => {
+    const asked = (answerBy: 'person' | 'timeout') => {
+      const records = session();
+      records.splice(5, 1, { ...at(), type: 'permission', tool_name: 'Bash', tool_use_id: 'c1', decision: 'ask', by: 'mode', source: 'default mode' });
+      records.splice(6, 0, { ...at(), type: 'permission', tool_name: 'Bash', tool_use_id: 'c1', decision: answerBy === 'person' ? 'allow' : 'deny', by: answerBy, source: 'user' });
+      return decisionsOf(records);
+    };
+    expect(diffDecisions(asked('person'), asked('timeout'))).toEqual([]);
+    expect(diffDecisions(asked('person'), []).map(describeDifference)).toEqual(['step 1 PreToolUse Bash(rm -rf build): recorded ask by default mode, now not reached']);
+  });
+});
