@@ -157,11 +157,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [COMMAND_IDS.cancel]: () => chat.cancel(),
     [COMMAND_IDS.openHookManager]: () => manager.show(),
     [COMMAND_IDS.enableHook]: async () => {
-      const state = await pickHook(registry().states.filter((s) => !s.enabled), 'Pick a hook to enable', 'every hook is already enabled.');
+      const state = await pickHook(registry().states.filter((s) => !s.enabled && !s.locked), 'Pick a hook to enable', 'every hook is already enabled.');
       if (state) await engineHost.setEnabled(state.hook.id, true);
     },
     [COMMAND_IDS.disableHook]: async () => {
-      const state = await pickHook(registry().states.filter((s) => s.enabled), 'Pick a hook to disable', 'no hook is enabled.');
+      const state = await pickHook(registry().states.filter((s) => s.enabled && !s.locked), 'Pick a hook to disable', 'no hook is enabled.');
       if (state) await engineHost.setEnabled(state.hook.id, false);
     },
     [COMMAND_IDS.toggleAllHooks]: async () => {

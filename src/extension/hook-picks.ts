@@ -11,6 +11,10 @@ const SOURCE_LABELS: Record<HookSourceKind, string> = {
   builtin: 'built-in',
   session: 'this session',
   cli: 'command line',
+  claudeUser: '~/.claude/settings.json',
+  claudeProject: '.claude/settings.json',
+  claudeLocal: '.claude/settings.local.json',
+  managed: 'managed policy (locked)',
 };
 
 export function sourceLabel(kind: HookSourceKind): string {

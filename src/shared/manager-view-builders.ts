@@ -12,6 +12,7 @@ const INACTIVE_TEXT: Record<InactiveReason, string> = {
   untrusted: "Restricted Mode: workspace hooks don't run until you trust this folder.",
   'all-disabled': 'disableAllHooks is set in the configuration: every configured hook is off.',
   disabled: 'Turned off. Use the toggle or the "Enable Hook…" command to turn it on.',
+  'managed-only': "The machine's managed policy sets allowManagedHooksOnly: only its hooks run.",
 };
 
 export function explainInactiveReason(reason: InactiveReason): string {

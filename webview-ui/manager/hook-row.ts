@@ -11,6 +11,10 @@ const SOURCE_LABELS: Record<HookView['sourceKind'], string> = {
   builtin: 'built-in',
   session: 'session',
   cli: 'command line',
+  claudeUser: '~/.claude/settings.json',
+  claudeProject: '.claude/settings.json',
+  claudeLocal: '.claude/settings.local.json',
+  managed: 'managed',
 };
 
 /** One hook: toggle, where it comes from, what it matches and runs, how it last went. Updated in place. */
@@ -18,7 +22,7 @@ export class HookRow {
   readonly el: HTMLElement;
   private readonly toggle = document.createElement('vscode-checkbox');
   private readonly name = h('span', { class: 'hook-name' });
-  private readonly source = h('span', { class: 'hook-source' });
+  private readonly source = h('span', { class: 'hook-source', attrs: { 'data-testid': 'hook-source' } });
   private readonly matcher = h('span', { class: 'hook-matcher mono' });
   private readonly type = h('span', { class: 'hook-type' });
   private readonly trust = h('span', { class: 'hook-trust' });
@@ -76,14 +80,18 @@ export class HookRow {
 
   update(view: HookView): void {
     this.view = view;
+    // The managed policy's hooks run whatever anyone below it says: no toggle.
+    const locked = view.sourceKind === 'managed';
     this.toggle.checked = view.enabled;
-    this.toggle.title = view.enabled ? 'Turn this hook off' : 'Turn this hook on';
+    this.toggle.disabled = locked;
+    this.toggle.title = locked ? "Set by the machine's managed policy: it cannot be turned off here" : view.enabled ? 'Turn this hook off' : 'Turn this hook on';
+    this.el.classList.toggle('is-locked', locked);
     this.el.classList.toggle('is-inactive', !view.active);
     setText(this.name, view.name);
     this.name.title = view.description ?? view.name;
     setText(this.target, view.target);
     this.target.title = view.target;
-    setText(this.source, SOURCE_LABELS[view.sourceKind]);
+    this.source.replaceChildren(...(locked ? [icon('lock'), ' '] : []), SOURCE_LABELS[view.sourceKind]);
     this.source.title = view.file ? `${view.file}${view.line ? `:${view.line}` : ''}` : SOURCE_LABELS[view.sourceKind];
     setText(this.matcher, view.matcher && view.matcher !== '' ? view.matcher : '*');
     setText(this.type, view.handlerType);

@@ -45,6 +45,8 @@ export function registerHooksListCommand(hooks: Command, ctx: CliContext): void 
           target: handlerTarget(s.hook.spec),
           source: { kind: s.hook.source.kind, file: s.hook.source.file ?? null, line: s.hook.source.line ?? null, location: formatSource(s.hook.source, positions, ctx.cwd) },
           enabled: s.enabled,
+          // A managed policy's hook: nothing but the policy turns it off.
+          locked: s.locked,
           active: s.active,
           inactive_reason: s.inactiveReason ?? null,
           // rpc hooks come from the declared events; the server's handshake may narrow them.
@@ -52,7 +54,7 @@ export function registerHooksListCommand(hooks: Command, ctx: CliContext): void 
         }));
         ctx.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       } else {
-        const rows = states.map((s) => [s.hook.id, s.hook.event, s.hook.matcher ?? '*', s.hook.spec.type, s.hook.name, formatSource(s.hook.source, positions, ctx.cwd), stateOf(s)]);
+        const rows = states.map((s) => [s.hook.id, s.hook.event, s.hook.matcher ?? '*', s.hook.spec.type, s.hook.name, sourceOf(s, positions, ctx.cwd), stateOf(s)]);
         ctx.stdout.write(formatTable(['ID', 'EVENT', 'MATCHER', 'TYPE', 'NAME', 'SOURCE', 'STATE'], rows));
       }
       for (const server of silentServers) {
@@ -63,8 +65,15 @@ export function registerHooksListCommand(hooks: Command, ctx: CliContext): void 
     });
 }
 
+/** Claude Code's settings files show by their path; the managed policy says so, as its file alone would not. */
+function sourceOf(state: HookState, positions: SettingsPositions, cwd: string): string {
+  const where = formatSource(state.hook.source, positions, cwd);
+  return state.locked ? `managed: ${where}` : where;
+}
+
 function stateOf(state: HookState): string {
-  if (state.active) return state.hook.spec.type === 'rpc' ? 'active (server not started)' : 'active';
-  if (state.inactiveReason === 'disabled') return 'disabled';
-  return `inactive (${state.inactiveReason ?? 'unknown'})`;
+  const lock = state.locked ? ', locked' : '';
+  if (state.active) return state.hook.spec.type === 'rpc' ? `active (server not started${lock})` : `active${lock}`;
+  if (state.inactiveReason === 'disabled') return `disabled${lock}`;
+  return `inactive (${state.inactiveReason ?? 'unknown'}${lock})`;
 }

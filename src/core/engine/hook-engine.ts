@@ -288,7 +288,7 @@ export class HookEngine {
       if (builtin) this.builtinHandler.register(def.id, builtin);
     }
     const rpcDefs = this.config.servers.flatMap((server) => rpcHookDefinitions(server, this.rpcPool.capabilities(server.name)));
-    this.registry.load([...builtinDefs, ...[...this.extraHooks.values()].flat(), ...this.config.hooks, ...rpcDefs], { disableAllHooks: this.config.disableAllHooks });
+    this.registry.load([...builtinDefs, ...[...this.extraHooks.values()].flat(), ...this.config.hooks, ...rpcDefs], this.config.switches);
     this.reloaded.fire();
   }
 

@@ -1,17 +1,20 @@
 import { Emitter, type Disposable } from '../events-emitter';
 import type { HookEventName } from './events';
+import { isLockedSource, switchedOff, type HookSwitches } from './hook-switches';
 import type { HookDefinition, HookSourceKind } from './types';
 
 /** Sources that come from the workspace and so run only when it is trusted. */
-export const WORKSPACE_SOURCES: ReadonlySet<HookSourceKind> = new Set(['workspace', 'folder', 'hooksJson']);
+export const WORKSPACE_SOURCES: ReadonlySet<HookSourceKind> = new Set(['workspace', 'folder', 'hooksJson', 'claudeProject', 'claudeLocal']);
 
-export type InactiveReason = 'disabled' | 'untrusted' | 'all-disabled';
+export type InactiveReason = 'disabled' | 'untrusted' | 'all-disabled' | 'managed-only';
 
 export interface HookState {
   hook: HookDefinition;
   enabled: boolean;
   /** false when the hook comes from an untrusted workspace. */
   trusted: boolean;
+  /** A managed policy's hook: no toggle, command or setting turns it off. */
+  locked: boolean;
   active: boolean;
   inactiveReason?: InactiveReason;
 }
@@ -72,7 +75,7 @@ export interface RegistryOptions {
 
 export class HookRegistry {
   private definitions: readonly HookDefinition[] = [];
-  private disableAll = false;
+  private switches: HookSwitches = {};
   private trusted: boolean;
   private overrides: Map<string, boolean>;
   private sessions = new Map<string, readonly HookDefinition[]>();
@@ -95,9 +98,9 @@ export class HookRegistry {
   }
 
   /** Replaces every configured hook (a reload) with one atomic swap. */
-  load(definitions: readonly HookDefinition[], options: { disableAllHooks?: boolean } = {}): void {
+  load(definitions: readonly HookDefinition[], switches: HookSwitches = {}): void {
     this.definitions = [...definitions];
-    this.disableAll = options.disableAllHooks ?? false;
+    this.switches = { ...switches };
     this.swap();
   }
 
@@ -107,13 +110,17 @@ export class HookRegistry {
     this.swap();
   }
 
+  /** Throws for a managed hook: the policy decides whether it runs. */
   setEnabled(id: string, enabled: boolean): void {
+    const hook = this.definitions.find((h) => h.id === id);
+    if (hook && isLockedSource(hook.source.kind)) throw new Error(`"${hook.name}" comes from the managed policy: it cannot be turned off or on here`);
     this.overrides.set(id, enabled);
     this.swap();
   }
 
+  /** Every hook but the managed policy's. */
   setAllEnabled(enabled: boolean): void {
-    for (const hook of this.definitions) this.overrides.set(hook.id, enabled);
+    for (const hook of this.definitions) if (!isLockedSource(hook.source.kind)) this.overrides.set(hook.id, enabled);
     this.swap();
   }
 
@@ -150,10 +157,12 @@ export class HookRegistry {
 
   private build(): RegistrySnapshot {
     const states = this.definitions.map((hook): HookState => {
-      const enabled = this.overrides.get(hook.id) ?? hook.enabled;
+      const locked = isLockedSource(hook.source.kind);
+      // An override stored before a hook became managed (same id) must not turn it off.
+      const enabled = (locked ? undefined : this.overrides.get(hook.id)) ?? hook.enabled;
       const trusted = this.trusted || !isWorkspaceSourced(hook);
-      const inactiveReason: InactiveReason | undefined = !trusted ? 'untrusted' : this.disableAll && hook.source.kind !== 'builtin' ? 'all-disabled' : !enabled ? 'disabled' : undefined;
-      return { hook, enabled, trusted, active: inactiveReason === undefined, inactiveReason };
+      const inactiveReason: InactiveReason | undefined = !trusted ? 'untrusted' : (switchedOff(hook.source.kind, this.switches) ?? (!enabled ? 'disabled' : undefined));
+      return { hook, enabled, trusted, locked, active: inactiveReason === undefined, inactiveReason };
     });
     return new RegistrySnapshot(++this.version, states, this.sessions);
   }

@@ -167,10 +167,33 @@ export function loadHooksDocument(text: string, source: ConfigSource): LoadedCon
   return config;
 }
 
+/**
+ * Loads the hook keys of a settings file that holds much else (Claude Code's settings, the
+ * managed policy): `keys` are read as in hooks.json, every other key is not ours to judge.
+ */
+export function loadSettingsDocument(text: string, source: ConfigSource, keys: readonly string[]): { config: LoadedConfig; value: Record<string, unknown> } {
+  const parsed = parseJsonc(text);
+  const problems = new ProblemList(source, parsed.locator);
+  for (const error of parsed.syntaxErrors) problems.addAt(error.range, 'error', 'syntax', error.message);
+  const value = isPlainObject(parsed.value) ? parsed.value : {};
+  if (parsed.value !== undefined && !isPlainObject(parsed.value)) {
+    problems.add({ severity: 'error', code: 'invalid-value', message: 'A settings file must hold a JSON object.', path: [] });
+  }
+  const picked = Object.fromEntries(keys.filter((key) => value[key] !== undefined).map((key) => [key, value[key]]));
+  const config = loadObject(picked, source, problems, parsed.locator);
+  config.problems = problems.sorted();
+  config.source = source;
+  return { config, value };
+}
+
+/** The `hookpilot.hooks.claudeSettings` setting nests inside this value in VS Code's settings model: not a hooks key. */
+const SETTING_KEYS_INSIDE_HOOKS = ['claudeSettings'];
+
 /** Loads an already parsed value (the `hookpilot.hooks` setting): problems carry JSON paths only. */
 export function loadHooksValue(value: unknown, source: ConfigSource): LoadedConfig {
   const problems = new ProblemList(source);
-  const config = loadObject(value, source, problems, undefined);
+  const own = isPlainObject(value) ? Object.fromEntries(Object.entries(value).filter(([key]) => !SETTING_KEYS_INSIDE_HOOKS.includes(key))) : value;
+  const config = loadObject(own, source, problems, undefined);
   config.problems = problems.items;
   config.source = source;
   return config;

@@ -19,7 +19,8 @@ export type ProblemCode =
   | 'duplicate-hook'
   | 'script-missing'
   | 'script-not-executable'
-  | 'script-folder-too-large';
+  | 'script-folder-too-large'
+  | 'untrusted-policy';
 
 /** A 1-based range; the end is exclusive (the position just after the node). */
 export interface TextRange {

@@ -1,3 +1,4 @@
+import type { HookSwitches } from '../hook-switches';
 import type { HookDefinition, HookSourceKind, ServerDefinition } from '../types';
 import type { ConfigProblem } from './config-problems';
 import type { HookDefaults } from './config-schema';
@@ -19,6 +20,10 @@ export interface LoadedConfig {
   /** Only the values the source sets; the dispatcher supplies the rest. */
   defaults: HookDefaults;
   disableAllHooks?: boolean;
+  /** Read from the managed policy only: every other source's hooks are off. */
+  allowManagedHooksOnly?: boolean;
+  /** Merged only: each scope's kill switch (a source's `disableAllHooks` reaches its scope's hooks). */
+  switches?: HookSwitches;
   allowedHttpHookUrls?: string[];
   /** Merged only: a trusted workspace's own list when the user set one too; a URL must match both. */
   workspaceHttpHookUrls?: string[];

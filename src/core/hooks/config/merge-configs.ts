@@ -1,3 +1,4 @@
+import { CLAUDE_SOURCES, isLockedSource, type HookSwitches } from '../hook-switches';
 import { WORKSPACE_SOURCES } from '../registry';
 import type { HookDefinition, HookSource, ServerDefinition } from '../types';
 import type { ConfigProblem } from './config-problems';
@@ -12,7 +13,14 @@ const SOURCE_NAMES: Record<HookSource['kind'], string> = {
   builtin: 'built-in hooks',
   session: 'this session',
   cli: 'the command line',
+  claudeUser: '~/.claude/settings.json',
+  claudeProject: '.claude/settings.json',
+  claudeLocal: '.claude/settings.local.json',
+  managed: 'the managed policy',
 };
+
+/** Claude Code's precedence among its settings files: a later one's `disableAllHooks` wins. */
+const CLAUDE_ORDER: readonly HookSource['kind'][] = ['claudeUser', 'claudeProject', 'claudeLocal'];
 
 function describeSource(source: HookSource): string {
   const where = source.file ?? SOURCE_NAMES[source.kind];
@@ -27,18 +35,34 @@ function problemAt(source: HookSource, fields: Pick<ConfigProblem, 'severity' | 
   return problem;
 }
 
+/**
+ * Which copy of an identical hook runs: the managed policy's (it cannot be turned off), then
+ * the first of a source that may run; an untrusted workspace's copy never shadows another.
+ */
+function dedupRank(config: LoadedConfig, inertConfigs: ReadonlySet<LoadedConfig>): number {
+  if (config.source && isLockedSource(config.source.kind)) return 0;
+  return inertConfigs.has(config) ? 2 : 1;
+}
+
 /** Claude Code runs an identical command or http handler from several settings files once. */
-function mergeHooks(configs: readonly LoadedConfig[], problems: ConfigProblem[]): HookDefinition[] {
+function mergeHooks(configs: readonly LoadedConfig[], inertConfigs: ReadonlySet<LoadedConfig>, problems: ConfigProblem[]): HookDefinition[] {
   const hooks: HookDefinition[] = [];
   const firstByKey = new Map<string, { hook: HookDefinition; config: number }>();
+  const ranked = configs.map((config, index) => ({ config, index })).sort((a, b) => dedupRank(a.config, inertConfigs) - dedupRank(b.config, inertConfigs) || a.index - b.index);
+  for (const { config, index } of ranked) {
+    for (const hook of config.hooks) {
+      if (hook.spec.type !== 'command' && hook.spec.type !== 'http') continue;
+      const key = hookBehaviourKey(hook);
+      if (!firstByKey.has(key)) firstByKey.set(key, { hook, config: index });
+    }
+  }
   configs.forEach((config, index) => {
     for (const hook of config.hooks) {
       if (hook.spec.type !== 'command' && hook.spec.type !== 'http') {
         hooks.push(hook);
         continue;
       }
-      const key = hookBehaviourKey(hook);
-      const first = firstByKey.get(key);
+      const first = firstByKey.get(hookBehaviourKey(hook));
       if (first && first.config !== index) {
         problems.push(
           problemAt(hook.source, {
@@ -50,7 +74,6 @@ function mergeHooks(configs: readonly LoadedConfig[], problems: ConfigProblem[])
         );
         continue;
       }
-      if (!first) firstByKey.set(key, { hook, config: index });
       hooks.push(hook);
     }
   });
@@ -116,6 +139,36 @@ function mergeAllowlists(configs: readonly LoadedConfig[], merged: LoadedConfig)
   if (vars) merged.httpHookAllowedEnvVars = vars;
 }
 
+function isManaged(config: LoadedConfig): boolean {
+  return config.source !== undefined && isLockedSource(config.source.kind);
+}
+
+function track(config: LoadedConfig, set: Set<LoadedConfig>): LoadedConfig {
+  set.add(config);
+  return config;
+}
+
+/**
+ * Each scope's `disableAllHooks`: Hookpilot's sources, the last set wins; Claude Code's files
+ * by Claude Code's precedence (local over project over user); the managed policy's alone
+ * reaches managed hooks. `allowManagedHooksOnly` counts only from the managed policy.
+ */
+function mergeSwitches(configs: readonly LoadedConfig[], managedHooksOnly: boolean): HookSwitches {
+  const switches: HookSwitches = {};
+  const claudeRank = (config: LoadedConfig) => CLAUDE_ORDER.indexOf(config.source?.kind ?? 'user');
+  const claude = configs.filter((config) => config.source !== undefined && CLAUDE_SOURCES.has(config.source.kind));
+  for (const config of [...claude].sort((a, b) => claudeRank(a) - claudeRank(b))) {
+    if (config.disableAllHooks !== undefined) switches.disableClaudeHooks = config.disableAllHooks;
+  }
+  for (const config of configs) {
+    if (config.disableAllHooks === undefined || claude.includes(config)) continue;
+    if (isManaged(config)) switches.disableManagedHooks = config.disableAllHooks;
+    else switches.disableAllHooks = config.disableAllHooks;
+  }
+  if (managedHooksOnly) switches.managedHooksOnly = true;
+  return switches;
+}
+
 export interface MergeOptions {
   /** false: the workspace's sources contribute nothing (Restricted Mode). Default true. */
   trusted?: boolean;
@@ -127,11 +180,16 @@ export interface MergeOptions {
  * keep the first declaration, scalar settings take the last value set.
  */
 export function mergeConfigs(sources: readonly LoadedConfig[], options: MergeOptions = {}): LoadedConfig {
-  const configs = options.trusted === false ? sources.map((config) => (fromWorkspace(config) ? inert(config) : config)) : sources;
+  const inertConfigs = new Set<LoadedConfig>();
+  const untrusted = options.trusted === false ? sources.map((config) => (fromWorkspace(config) ? track(inert(config), inertConfigs) : config)) : sources;
+  const managedOnly = untrusted.some((config) => isManaged(config) && config.allowManagedHooksOnly === true);
+  // Under allowManagedHooksOnly the other sources' hooks are listed (off) and their servers never start.
+  const configs = managedOnly ? untrusted.map((config) => (isManaged(config) ? config : { ...config, servers: [] })) : untrusted;
   const merged = emptyConfig();
   const mergeProblems: ConfigProblem[] = [];
-  merged.hooks = mergeHooks(configs, mergeProblems);
+  merged.hooks = mergeHooks(configs, new Set(configs.filter((_config, i) => inertConfigs.has(untrusted[i]))), mergeProblems);
   merged.servers = mergeServers(configs, mergeProblems);
+  merged.switches = mergeSwitches(configs, managedOnly);
   for (const config of configs) {
     for (const [name, setting] of Object.entries(config.builtins)) {
       const options = setting.options ?? merged.builtins[name]?.options;
@@ -140,8 +198,8 @@ export function mergeConfigs(sources: readonly LoadedConfig[], options: MergeOpt
     for (const [key, value] of Object.entries(config.defaults)) {
       if (value !== undefined) Object.assign(merged.defaults, { [key]: value });
     }
-    if (config.disableAllHooks !== undefined) merged.disableAllHooks = config.disableAllHooks;
   }
+  if (merged.switches.disableAllHooks !== undefined) merged.disableAllHooks = merged.switches.disableAllHooks;
   mergeAllowlists(configs, merged);
 
   // An rpc hook may name a server another source declares (an untrusted one's too: no false alarm).

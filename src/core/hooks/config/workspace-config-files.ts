@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
+import { CLAUDE_SETTINGS_SETTING, claudeSettingsFiles, claudeSettingsMode, readClaudeSettingsConfigs } from './claude-settings';
 import { loadHooksDocument, loadHooksValue } from './config-loader';
+import { readManagedPolicy, type ManagedPolicy } from './managed-policy';
 import type { ConfigProblem } from './config-problems';
 import { parseJsonc, type JsoncSyntaxError } from './jsonc-document';
 import { emptyConfig, type LoadedConfig } from './loaded-config';
@@ -30,12 +33,27 @@ export function readSettingsFile(file: string): SettingsFile {
   return { settings: value as Record<string, unknown>, syntaxErrors };
 }
 
+export interface WorkspaceConfigOptions {
+  /** VS Code's user settings.json: `hookpilot.hooks` and `hookpilot.hooks.claudeSettings`. */
+  userSettingsFile?: string;
+  /** `--hooks` files. */
+  extraFiles?: readonly string[];
+  /** Where `~/.claude/settings.json` is (default: the home folder). */
+  home?: string;
+  /** The managed policy as read (default: read from its fixed place now). */
+  managedPolicy?: ManagedPolicy;
+}
+
 /**
- * The hook configuration a headless host sees, in merge order: user settings
- * (`hookpilot.hooks`), workspace settings, then `.vscode/hooks.json`.
+ * The hook configuration a headless host sees, in merge order: the managed policy, user
+ * settings (`hookpilot.hooks`), workspace settings, `.vscode/hooks.json`, `--hooks` files, then
+ * Claude Code's settings files unless the user's `hookpilot.hooks.claudeSettings` is "off".
  */
-export function loadWorkspaceConfigs(projectDir: string, options: { userSettingsFile?: string; extraFiles?: readonly string[] } = {}): LoadedConfig[] {
+export function loadWorkspaceConfigs(projectDir: string, options: WorkspaceConfigOptions = {}): LoadedConfig[] {
   const configs: LoadedConfig[] = [];
+  const managed = options.managedPolicy ?? readManagedPolicy();
+  if (managed.config) configs.push(managed.config);
+  else if (managed.problems.length > 0) configs.push({ ...emptyConfig(), source: { kind: 'managed', file: managed.file }, problems: managed.problems });
   if (options.userSettingsFile) configs.push(settingsConfig(options.userSettingsFile, 'user'));
   configs.push(settingsConfig(path.join(projectDir, WORKSPACE_SETTINGS), 'workspace'));
   for (const file of [path.join(projectDir, HOOKS_JSON), ...(options.extraFiles ?? [])]) {
@@ -46,6 +64,21 @@ export function loadWorkspaceConfigs(projectDir: string, options: { userSettings
       continue;
     }
     configs.push(loadHooksDocument(text, { kind: file.endsWith(HOOKS_JSON) ? 'hooksJson' : 'cli', file }));
+  }
+  configs.push(...claudeConfigs(projectDir, options));
+  return configs;
+}
+
+/** Claude Code's settings files, as the user's setting says (a workspace has no say in it). */
+function claudeConfigs(projectDir: string, options: WorkspaceConfigOptions): LoadedConfig[] {
+  const user = options.userSettingsFile ? readSettingsFile(options.userSettingsFile).settings : {};
+  const { mode, problem } = claudeSettingsMode(user[CLAUDE_SETTINGS_SETTING]);
+  if (mode === 'off') return [];
+  const configs = readClaudeSettingsConfigs(claudeSettingsFiles(projectDir, options.home ?? homedir()));
+  if (problem && options.userSettingsFile) {
+    const config = { ...emptyConfig(), source: { kind: 'user' as const, file: options.userSettingsFile } };
+    config.problems.push({ severity: 'error', code: 'invalid-value', message: problem, path: '', sourceKind: 'user', file: options.userSettingsFile });
+    configs.push(config);
   }
   return configs;
 }

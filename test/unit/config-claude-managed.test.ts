@@ -1,0 +1,214 @@
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { claudeSettingsFiles, claudeSettingsMode, readClaudeSettingsConfigs } from '../../src/core/hooks/config/claude-settings';
+import { loadHooksDocument, loadHooksValue } from '../../src/core/hooks/config/config-loader';
+import { readManagedPolicy } from '../../src/core/hooks/config/managed-policy';
+import { mergeConfigs } from '../../src/core/hooks/config/merge-configs';
+import { loadWorkspaceConfigs } from '../../src/core/hooks/config/workspace-config-files';
+import { HookRegistry } from '../../src/core/hooks/registry';
+import type { LoadedConfig } from '../../src/core/hooks/config/loaded-config';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function temp(parent = tmpdir()): string {
+  const dir = mkdtempSync(path.join(parent, 'hp-sources-'));
+  dirs.push(dir);
+  return dir;
+}
+
+function write(file: string, value: unknown): string {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+  return file;
+}
+
+const guard = (command: string) => ({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command }] }] } });
+
+/** The registry as an engine builds it from these sources. */
+function states(configs: readonly LoadedConfig[], trusted = true) {
+  const merged = mergeConfigs(configs, { trusted });
+  const registry = new HookRegistry({ trusted });
+  registry.load(merged.hooks, merged.switches);
+  return { merged, registry, byCommand: (command: string) => registry.current().states.find((s) => s.hook.spec.type === 'command' && s.hook.spec.command === command) };
+}
+
+/** A folder under /root (root's alone), where a policy file may pass the ownership check. */
+function rootOnlyDir(): string {
+  const dir = temp('/root');
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+function policyConfig(file: string): LoadedConfig {
+  const policy = readManagedPolicy(file, 'linux');
+  expect(policy.problems).toEqual([]);
+  return policy.config!;
+}
+
+describe("Claude Code's settings files as sources", () => {
+  it('loads the hooks of all three files in place, with their file and line, and ignores their other settings', () => {
+    const home = temp();
+    const project = temp();
+    write(path.join(home, '.claude', 'settings.json'), guard('user-guard'));
+    write(path.join(project, '.claude', 'settings.json'), { model: 'opus', permissions: { allow: ['Bash'] }, env: { A: '1' }, ...guard('project-guard') });
+    write(path.join(project, '.claude', 'settings.local.json'), '{\n  // personal\n  "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "local-stop" } ] } ] }\n}');
+    const configs = readClaudeSettingsConfigs(claudeSettingsFiles(project, home));
+    expect(configs.map((c) => c.source?.kind)).toEqual(['claudeUser', 'claudeProject', 'claudeLocal']);
+    expect(configs.flatMap((c) => c.problems)).toEqual([]);
+    const local = configs[2].hooks[0];
+    expect(local.source).toMatchObject({ kind: 'claudeLocal', file: path.join(project, '.claude', 'settings.local.json'), line: 3 });
+  });
+
+  it('an untrusted workspace: its Claude files contribute nothing (listed, off), the user file still runs', () => {
+    const home = temp();
+    const project = temp();
+    write(path.join(home, '.claude', 'settings.json'), guard('user-guard'));
+    write(path.join(project, '.claude', 'settings.json'), { ...guard('project-guard'), disableAllHooks: true, allowedHttpHookUrls: ['http://evil.example/*'] });
+    write(path.join(project, '.claude', 'settings.local.json'), guard('local-guard'));
+    const { merged, byCommand } = states(readClaudeSettingsConfigs(claudeSettingsFiles(project, home)), false);
+    expect(byCommand('user-guard')).toMatchObject({ active: true, trusted: true });
+    expect(byCommand('project-guard')).toMatchObject({ active: false, inactiveReason: 'untrusted' });
+    expect(byCommand('local-guard')).toMatchObject({ active: false, inactiveReason: 'untrusted' });
+    // Its disableAllHooks and URL list were dropped before anything merged.
+    expect(merged.switches).toEqual({});
+    expect(merged.allowedHttpHookUrls).toBeUndefined();
+  });
+
+  it("an untrusted workspace's identical copy never shadows the user's hook", () => {
+    const project = temp();
+    const home = temp();
+    write(path.join(project, '.vscode', 'hooks.json'), guard('same-guard'));
+    write(path.join(home, '.claude', 'settings.json'), guard('same-guard'));
+    const configs = [loadHooksDocument(JSON.stringify(guard('same-guard')), { kind: 'hooksJson', file: path.join(project, '.vscode', 'hooks.json') }), ...readClaudeSettingsConfigs(claudeSettingsFiles(undefined, home))];
+    const { registry } = states(configs, false);
+    const active = registry.current().states.filter((s) => s.active);
+    expect(active.map((s) => s.hook.source.kind)).toEqual(['claudeUser']);
+  });
+
+  it("disableAllHooks in Claude's files follows Claude Code's precedence and reaches only their hooks", () => {
+    const home = temp();
+    const project = temp();
+    write(path.join(home, '.claude', 'settings.json'), { ...guard('user-guard'), disableAllHooks: true });
+    write(path.join(project, '.claude', 'settings.json'), guard('project-guard'));
+    const own = loadHooksValue(guard('hookpilot-guard'), { kind: 'user' });
+    const userOff = states([own, ...readClaudeSettingsConfigs(claudeSettingsFiles(project, home))]);
+    expect(userOff.byCommand('user-guard')?.inactiveReason).toBe('all-disabled');
+    expect(userOff.byCommand('project-guard')?.inactiveReason).toBe('all-disabled');
+    expect(userOff.byCommand('hookpilot-guard')?.active).toBe(true);
+    // A project (or local) false beats the user's true, as in Claude Code.
+    write(path.join(project, '.claude', 'settings.local.json'), { disableAllHooks: false });
+    const localOn = states([own, ...readClaudeSettingsConfigs(claudeSettingsFiles(project, home))]);
+    expect(localOn.byCommand('user-guard')?.active).toBe(true);
+    expect(localOn.byCommand('project-guard')?.active).toBe(true);
+  });
+
+  it("hookpilot.hooks.claudeSettings: only the user's settings file decides; off reads none of them", () => {
+    const project = temp();
+    const home = temp();
+    write(path.join(project, '.claude', 'settings.json'), guard('project-guard'));
+    const userFile = write(path.join(temp(), 'settings.json'), { 'hookpilot.hooks.claudeSettings': 'off' });
+    const none = { managedPolicy: { file: '/nonexistent', permissions: {}, problems: [] } };
+    expect(loadWorkspaceConfigs(project, { userSettingsFile: userFile, home, ...none }).flatMap((c) => c.hooks)).toEqual([]);
+    // The workspace's settings cannot turn it back on.
+    write(path.join(project, '.vscode', 'settings.json'), { 'hookpilot.hooks.claudeSettings': 'read' });
+    expect(loadWorkspaceConfigs(project, { userSettingsFile: userFile, home, ...none }).flatMap((c) => c.hooks)).toEqual([]);
+    const readFile = write(path.join(temp(), 'settings.json'), {});
+    expect(loadWorkspaceConfigs(project, { userSettingsFile: readFile, home, ...none }).flatMap((c) => c.hooks.map((h) => h.source.kind))).toEqual(['claudeProject']);
+    expect(claudeSettingsMode('sometimes')).toMatchObject({ mode: 'read', problem: expect.stringContaining('must be "off" or "read"') });
+  });
+
+  it('the setting nested in the hookpilot.hooks value (as VS Code stores it) is not taken for a hooks key', () => {
+    const config = loadHooksValue({ claudeSettings: 'off', ...guard('x') }, { kind: 'user' });
+    expect(config.problems).toEqual([]);
+    expect(config.hooks).toHaveLength(1);
+  });
+});
+
+describe('the managed policy', () => {
+  it("is read only when root's alone: another owner, a group- or world-writable file or folder, a symlink are refused", () => {
+    const ok = rootOnlyDir();
+    const file = write(path.join(ok, 'managed-settings.json'), guard('managed-guard'));
+    chmodSync(file, 0o644);
+    expect(readManagedPolicy(file, 'linux').config?.hooks).toHaveLength(1);
+
+    chmodSync(file, 0o664);
+    const groupWritable = readManagedPolicy(file, 'linux');
+    expect(groupWritable.config).toBeUndefined();
+    expect(groupWritable.problems).toMatchObject([{ code: 'untrusted-policy', severity: 'error', message: expect.stringContaining('writable by group or others') }]);
+    chmodSync(file, 0o644);
+    chownSync(file, 1000, 1000);
+    expect(readManagedPolicy(file, 'linux').problems[0]?.message).toContain('owned by uid 1000, not root');
+    chownSync(file, 0, 0);
+    chmodSync(ok, 0o777);
+    expect(readManagedPolicy(file, 'linux').problems[0]?.message).toContain(`${ok} is writable by others`);
+    chmodSync(ok, 0o755);
+
+    const link = path.join(ok, 'link.json');
+    symlinkSync(file, link);
+    expect(readManagedPolicy(link, 'linux').problems[0]?.message).toContain('symbolic link');
+    // Under /tmp (writable by everyone) a root-owned file is still no policy.
+    const tmpFile = write(path.join(temp(), 'managed-settings.json'), guard('x'));
+    expect(readManagedPolicy(tmpFile, 'linux').problems[0]?.message).toContain('is writable by others');
+    expect(readManagedPolicy(path.join(ok, 'absent.json'), 'linux')).toEqual({ file: path.join(ok, 'absent.json'), permissions: {}, problems: [] });
+  });
+
+  it('its hooks are trusted, locked and untouched by any other disableAllHooks, toggle or override', () => {
+    const managed = policyConfig(write(path.join(rootOnlyDir(), 'm.json'), guard('managed-guard')));
+    const hooksJson = loadHooksDocument(JSON.stringify({ ...guard('ws-guard'), disableAllHooks: true }), { kind: 'hooksJson', file: '/w/.vscode/hooks.json' });
+    const user = loadHooksValue({ ...guard('user-guard'), disableAllHooks: true }, { kind: 'user' });
+    const { registry, byCommand } = states([managed, user, hooksJson], false);
+    expect(byCommand('managed-guard')).toMatchObject({ active: true, trusted: true, locked: true });
+    expect(byCommand('user-guard')?.inactiveReason).toBe('all-disabled');
+    const id = byCommand('managed-guard')!.hook.id;
+    expect(() => registry.setEnabled(id, false)).toThrow(/managed policy/);
+    registry.setAllEnabled(false);
+    expect(byCommand('managed-guard')?.active).toBe(true);
+    // An override stored for the same id (workspace state) does not reach it either.
+    const restored = new HookRegistry({ trusted: true, enabledOverrides: { [id]: false } });
+    restored.load([byCommand('managed-guard')!.hook]);
+    expect(restored.current().states[0].active).toBe(true);
+  });
+
+  it("only the policy's own disableAllHooks turns its hooks off", () => {
+    const managed = policyConfig(write(path.join(rootOnlyDir(), 'm.json'), { ...guard('managed-guard'), disableAllHooks: true }));
+    const { byCommand, merged } = states([managed, loadHooksValue({ ...guard('user-guard'), disableAllHooks: false }, { kind: 'user' })]);
+    expect(byCommand('managed-guard')?.inactiveReason).toBe('all-disabled');
+    expect(byCommand('user-guard')?.active).toBe(true);
+    expect(merged.switches).toEqual({ disableManagedHooks: true, disableAllHooks: false });
+  });
+
+  it('allowManagedHooksOnly: every other source is off and its servers never start; only from the policy', () => {
+    const dir = rootOnlyDir();
+    const managed = policyConfig(write(path.join(dir, 'm.json'), { ...guard('managed-guard'), allowManagedHooksOnly: true }));
+    const user = loadHooksValue({ ...guard('user-guard'), servers: { s: { command: ['node', 's.js'], observe: ['Stop'] } } }, { kind: 'user' });
+    const claude = loadHooksDocument(JSON.stringify(guard('claude-guard')), { kind: 'claudeUser', file: '/h/.claude/settings.json' });
+    const { byCommand, merged } = states([managed, user, claude]);
+    expect(byCommand('managed-guard')?.active).toBe(true);
+    expect(byCommand('user-guard')?.inactiveReason).toBe('managed-only');
+    expect(byCommand('claude-guard')?.inactiveReason).toBe('managed-only');
+    expect(merged.servers).toEqual([]);
+    // The key anywhere else means nothing.
+    const notPolicy = { ...loadHooksValue(guard('u'), { kind: 'user' }), allowManagedHooksOnly: true };
+    expect(mergeConfigs([notPolicy]).switches?.managedHooksOnly).toBeUndefined();
+  });
+
+  it("an identical hook elsewhere does not take the policy's copy's place", () => {
+    const managed = policyConfig(write(path.join(rootOnlyDir(), 'm.json'), guard('same')));
+    const user = loadHooksValue(guard('same'), { kind: 'user' });
+    const { registry } = states([user, managed]);
+    expect(registry.current().states.map((s) => s.hook.source.kind)).toEqual(['managed']);
+  });
+
+  it('reads its permission rules; a bad value is an error, never silently accepted', () => {
+    const dir = rootOnlyDir();
+    const good = readManagedPolicy(write(path.join(dir, 'a.json'), { permissions: { deny: ['Bash(curl *)'], allow: ['Read'] } }), 'linux');
+    expect(good.permissions).toEqual({ deny: ['Bash(curl *)'], allow: ['Read'] });
+    const bad = readManagedPolicy(write(path.join(dir, 'b.json'), { permissions: { deny: 'Bash' }, allowManagedHooksOnly: 'yes' }), 'linux');
+    expect(bad.config?.problems.map((p) => p.path)).toEqual(expect.arrayContaining(['permissions', 'allowManagedHooksOnly']));
+  });
+});
