@@ -5,7 +5,7 @@ import type { AuditEntry, AuditSink } from '../audit/records';
 import { Emitter, type Disposable } from '../events-emitter';
 import { agentHookDefinitions } from '../hooks/agent-hook-definitions';
 import type { AgentHook } from '../hooks/agent-hook';
-import { BuiltinHooks } from '../hooks/builtins/builtin-hooks';
+import { BUILTINS_OFF_BY_DEFAULT, BuiltinHooks } from '../hooks/builtins/builtin-hooks';
 import type { ConfigProblem } from '../hooks/config/config-problems';
 import { emptyConfig, type LoadedConfig } from '../hooks/config/loaded-config';
 import { mergeConfigs } from '../hooks/config/merge-configs';
@@ -277,7 +277,8 @@ export class HookEngine {
   private rebuild(): void {
     const builtinDefs = this.builtins.all().flatMap((hook) => {
       const setting = this.config.builtins[hook.name];
-      const defs = agentHookDefinitions(hook, { idPrefix: `builtin:${hook.name}`, source: { kind: 'builtin' }, enabled: setting?.enabled ?? true });
+      const enabled = setting?.enabled ?? !BUILTINS_OFF_BY_DEFAULT.has(hook.name);
+      const defs = agentHookDefinitions(hook, { idPrefix: `builtin:${hook.name}`, source: { kind: 'builtin' }, enabled });
       for (const d of defs) this.builtinHandler.register(d.id, hook);
       return defs;
     });

@@ -1,6 +1,7 @@
 import type { AuditSink } from '../../audit/records';
 import type { AgentHook } from '../agent-hook';
 import { AuditLogHook } from './audit-log-hook';
+import { AutoCommitHook } from './auto-commit-hook';
 import { CancellationHook } from './cancellation-hook';
 import { ErrorReportHook, type ErrorReport } from './error-report-hook';
 import { MetricsHook } from './metrics-hook';
@@ -24,16 +25,21 @@ export class BuiltinHooks {
   readonly sessionSummary: SessionSummaryHook;
   readonly errorReport: ErrorReportHook;
   readonly responseValidation = new ResponseValidationHook();
+  readonly autoCommit: AutoCommitHook;
 
   constructor(deps: BuiltinHookDeps) {
     this.auditLog = new AuditLogHook(deps.audit);
     this.sessionSummary = new SessionSummaryHook(deps.storageDir);
     this.errorReport = new ErrorReportHook(deps.reportError);
+    this.autoCommit = new AutoCommitHook(deps.audit);
   }
 
   all(): AgentHook[] {
-    return [this.cancellation, this.metrics, this.auditLog, this.turnStats, this.sessionSummary, this.errorReport, this.responseValidation];
+    return [this.cancellation, this.metrics, this.auditLog, this.turnStats, this.sessionSummary, this.errorReport, this.responseValidation, this.autoCommit];
   }
 }
 
-export const BUILTIN_HOOK_NAMES = ['Cancellation', 'Metrics', 'AuditLog', 'TurnStats', 'SessionSummary', 'ErrorReport', 'ResponseValidation'] as const;
+export const BUILTIN_HOOK_NAMES = ['Cancellation', 'Metrics', 'AuditLog', 'TurnStats', 'SessionSummary', 'ErrorReport', 'ResponseValidation', 'AutoCommit'] as const;
+
+/** Built-ins that act on the user's files: they run only once a setting turns them on. */
+export const BUILTINS_OFF_BY_DEFAULT: ReadonlySet<string> = new Set(['AutoCommit']);

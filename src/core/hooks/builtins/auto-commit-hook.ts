@@ -1,0 +1,84 @@
+import type { AuditSink } from '../../audit/records';
+import type { AgentHook, AgentHookContext } from '../agent-hook';
+import type { PayloadOf } from '../payloads';
+import type { HookEffects } from '../types';
+import { GitWorktree } from './git-worktree';
+
+/** The subject line's room for the prompt (git's 72-column convention, less the prefix). */
+const SUBJECT_PROMPT_CHARS = 50;
+
+interface OpenTurn {
+  prompt: string;
+  /** What was dirty before the turn, with fingerprints; undefined outside a repository. */
+  before: Promise<Map<string, string> | undefined>;
+}
+
+/**
+ * AtomCode's AutoCommitHook, off by default: when a turn completes, the files it changed in
+ * the workspace's git repository (new, changed or deleted since the prompt, by any tool) are
+ * committed, and nothing else: the user's own uncommitted and staged work stays as it was,
+ * unless the turn changed the same file. A turn that did not complete (blocked, failed,
+ * cancelled, stopped) commits nothing and leaves its changes for review. Git never runs the
+ * repository's hooks, and does not run at all when `.git/config` holds more than a plain
+ * clone's settings: the model can write both.
+ */
+export class AutoCommitHook implements AgentHook {
+  readonly name = 'AutoCommit';
+  readonly description = 'Commits the files a completed turn changed to the workspace git repository (off by default).';
+  readonly timeoutMs = 30_000;
+  private readonly open = new Map<string, OpenTurn>();
+  /** The last commit of each session: the next prompt's snapshot waits for it. */
+  private readonly committing = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly audit: AuditSink) {}
+
+  /** The snapshot is taken before the prompt reaches the model; messages sent mid-turn do not retake it. */
+  async onUserPromptSubmit(p: PayloadOf<'UserPromptSubmit'>, ctx: AgentHookContext): Promise<void> {
+    if (this.open.has(p.session_id)) return;
+    const turn: OpenTurn = { prompt: p.prompt, before: Promise.resolve(undefined) };
+    this.open.set(p.session_id, turn);
+    await this.committing.get(p.session_id)?.catch(() => undefined);
+    const git = new GitWorktree(p.cwd, ctx.signal);
+    turn.before = git.isRepository() ? git.dirty() : Promise.resolve(undefined);
+    // A failed snapshot surfaces at TurnEnd, where it means nothing is committed.
+    await turn.before.catch(() => undefined);
+  }
+
+  onTurnEnd(p: PayloadOf<'TurnEnd'>, ctx: AgentHookContext): Promise<HookEffects> | undefined {
+    const turn = this.open.get(p.session_id);
+    this.open.delete(p.session_id);
+    if (!turn || p.reason !== 'completed') return undefined;
+    const run = this.commitTurn(p, turn, ctx.signal);
+    this.committing.set(p.session_id, run);
+    return run;
+  }
+
+  onSessionEnd(p: PayloadOf<'SessionEnd'>): void {
+    this.open.delete(p.session_id);
+    this.committing.delete(p.session_id);
+  }
+
+  private async commitTurn(p: PayloadOf<'TurnEnd'>, turn: OpenTurn, signal: AbortSignal): Promise<HookEffects> {
+    const before = await turn.before;
+    if (before === undefined) return {};
+    const git = new GitWorktree(p.cwd, signal);
+    const unsafe = await git.unsafeConfig();
+    // Thrown: the run is recorded as failed and the user is told, rather than a silent skip.
+    if (unsafe !== undefined) throw new Error(`not committing: ${unsafe}, which could make git run a command; commit by hand`);
+    const now = await git.dirty();
+    // New since the prompt, or different from what it was then (a file the user had changed and the turn changed further).
+    const changed = [...now].filter(([file, print]) => before.get(file) !== print).map(([file]) => file);
+    if (changed.length === 0) return { metadata: { auto_commit: { committed: false, reason: 'no changes' } } };
+    const commit = await git.commit(changed, commitMessage(turn.prompt, p));
+    this.audit.append({ type: 'note', session_id: p.session_id, level: 'info', message: `AutoCommit ${commit.slice(0, 12)}`, data: { commit, turn_index: p.turn_index, files: changed } });
+    return { metadata: { auto_commit: { committed: true, commit, files: changed } } };
+  }
+}
+
+/** `Hookpilot: <the prompt's first line>`, then which turn of which session. */
+export function commitMessage(prompt: string, p: Pick<PayloadOf<'TurnEnd'>, 'turn_index' | 'session_id'>): string {
+  // eslint-disable-next-line no-control-regex
+  const line = (prompt.split('\n').find((l) => l.trim() !== '') ?? '').replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+  const subject = line.length > SUBJECT_PROMPT_CHARS ? `${line.slice(0, SUBJECT_PROMPT_CHARS - 1)}…` : line;
+  return `Hookpilot: ${subject || '(empty prompt)'}\n\nTurn ${p.turn_index + 1} of Hookpilot session ${p.session_id}.`;
+}

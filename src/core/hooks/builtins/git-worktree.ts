@@ -1,0 +1,110 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Options that keep git from running anything the repository names: the model can write
+ * `.git/hooks` and `.git/config` like any other workspace file.
+ */
+const SAFE_GIT = ['--literal-pathspecs', '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'commit.gpgSign=false'];
+
+/**
+ * The repository settings a plain clone has: anything else in `.git/config` (a pager, an
+ * fsmonitor, a filter, a worktree elsewhere, an include, an alias...) could make git run a
+ * command or read files outside the workspace, so AutoCommit refuses to run git there.
+ */
+const SAFE_LOCAL_KEYS = [
+  /^core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|precomposeunicode|symlinks|autocrlf|eol|safecrlf|quotepath)$/,
+  /^remote\..+\.(url|pushurl|fetch|push|tagopt|prune|mirror)$/,
+  /^branch\..+\.(remote|merge|rebase|pushremote|description)$/,
+  /^user\.(name|email)$/,
+  /^init\.defaultbranch$/,
+  /^pull\.(rebase|ff)$/,
+  /^extensions\.objectformat$/,
+];
+
+export class GitError extends Error {}
+
+/** A repository whose top level is the workspace folder, driven through `git` with the options above. */
+export class GitWorktree {
+  private readonly gitDir: string;
+
+  constructor(
+    readonly root: string,
+    private readonly signal?: AbortSignal,
+  ) {
+    this.gitDir = path.join(root, '.git');
+  }
+
+  /** Whether the folder holds a repository of its own (a `.git` directory, not a link or a `gitdir:` file). */
+  isRepository(): boolean {
+    try {
+      return lstatSync(this.gitDir).isDirectory();
+    } catch {
+      return false;
+    }
+  }
+
+  /** Why git must not run here, or undefined. Reads `.git/config` as a plain file (includes are not followed). */
+  async unsafeConfig(): Promise<string | undefined> {
+    for (const name of ['commondir', 'config.worktree']) {
+      if (exists(path.join(this.gitDir, name))) return `.git/${name} exists`;
+    }
+    const keys = (await this.git(['config', '--file', path.join(this.gitDir, 'config'), '--list', '--name-only', '-z'])).split('\0').filter(Boolean);
+    const unsafe = keys.find((key) => !SAFE_LOCAL_KEYS.some((pattern) => pattern.test(key.toLowerCase())));
+    return unsafe === undefined ? undefined : `.git/config sets ${unsafe}`;
+  }
+
+  /** Every changed or untracked path (submodules ignored), each with a fingerprint of what is on disk now. */
+  async dirty(): Promise<Map<string, string>> {
+    const out = await this.git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all', '--no-renames']);
+    const paths = out.split('\0').filter((entry) => entry.length > 3).map((entry) => entry.slice(3));
+    return new Map(paths.map((p) => [p, this.fingerprint(p)]));
+  }
+
+  /** Stages exactly these paths (deletions too) and commits only them; the commit's id. */
+  async commit(paths: readonly string[], message: string): Promise<string> {
+    const list = paths.map((p) => `${p}\0`).join('');
+    await this.git(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], list);
+    await this.git(['commit', '--no-verify', '--quiet', '-m', message, '--pathspec-from-file=-', '--pathspec-file-nul'], list);
+    return (await this.git(['rev-parse', 'HEAD'])).trim();
+  }
+
+  /** What a path is now, without following a link: a changed file gets a new fingerprint. */
+  fingerprint(relative: string): string {
+    const file = path.join(this.root, relative);
+    try {
+      const stat = lstatSync(file);
+      if (stat.isSymbolicLink()) return `link:${readlinkSync(file)}`;
+      if (!stat.isFile()) return `other:${stat.mode}`;
+      return `file:${stat.mode}:${createHash('sha256').update(readFileSync(file)).digest('hex')}`;
+    } catch {
+      return 'missing';
+    }
+  }
+
+  private git(args: readonly string[], input?: string): Promise<string> {
+    const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
+    for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_CONFIG', 'GIT_CEILING_DIRECTORIES']) delete env[name];
+    const full = [...SAFE_GIT, `--git-dir=${this.gitDir}`, `--work-tree=${this.root}`, ...args];
+    return new Promise((resolve, reject) => {
+      const child = execFile('git', full, { cwd: this.root, env, maxBuffer: 64 * 1024 * 1024, signal: this.signal }, (err, stdout, stderr) => {
+        if (err) reject(new GitError(`git ${args[0]} failed: ${(stderr || err.message).trim()}`));
+        else resolve(stdout);
+      });
+      // git may exit without reading its input (an early error): that must not crash the host.
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(input);
+    });
+  }
+}
+
+function exists(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

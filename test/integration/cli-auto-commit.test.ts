@@ -1,0 +1,104 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { jsonResult, startTestbed, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
+import { text, toolCalls, type ScriptedReply } from '../support/model-server';
+
+// AutoCommit through the real CLI, a real git repository in a temp dir and the scripted model.
+
+const bundle = useCliBundle();
+let bed: Testbed | undefined;
+afterEach(async () => {
+  await bed?.close();
+  bed = undefined;
+});
+
+const write = (id: string, file: string, content: string) => toolCalls([{ id, name: 'Write', arguments: { file_path: file, content } }]);
+const bash = (id: string, command: string) => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
+const settings = (autoCommit: boolean | 'unset') => JSON.stringify({ hooks: {}, ...(autoCommit === 'unset' ? {} : { builtins: { AutoCommit: autoCommit } }) });
+
+/** A repository with one commit, a file the user changed but did not commit, and one the user staged. */
+async function repoBed(script: ScriptedReply[], autoCommit: boolean | 'unset' = true): Promise<Testbed & { git: (...args: string[]) => string }> {
+  const b = await startTestbed(bundle.bundle, { 'README.md': 'readme\n', 'notes.txt': 'mine\n', '.vscode/hooks.json': settings(autoCommit) }, script);
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: b.workspace.dir, encoding: 'utf8', env: { ...b.env, GIT_CONFIG_NOSYSTEM: '1' } });
+  git('init', '-q');
+  git('config', 'user.name', 'Test User');
+  git('config', 'user.email', 'test@example.invalid');
+  git('add', '.');
+  git('commit', '-q', '-m', 'initial');
+  writeFileSync(b.workspace.file('notes.txt'), 'mine, edited by the user\n');
+  writeFileSync(b.workspace.file('staged.txt'), 'staged by the user\n');
+  git('add', 'staged.txt');
+  return Object.assign(b, { git });
+}
+
+const commitCount = (git: (...args: string[]) => string) => Number(git('rev-list', '--count', 'HEAD').trim());
+
+describe('AutoCommit (built-in, off by default)', () => {
+  it('commits exactly the files the completed turn changed, with the prompt in the message; the user\'s work stays uncommitted', async () => {
+    const b = await repoBed([write('w1', 'hello.txt', 'hello\n'), bash('b1', 'echo more >> README.md'), text('Done.')]);
+    bed = b;
+    const r = await b.run(['Add a greeting file\nand more', '--allowed-tools', 'Write,Bash(echo:*)', '--output-format', 'json']);
+    expect(r.code).toBe(0);
+    expect(jsonResult(r).stop_reason).toBe('completed');
+    expect(commitCount(b.git)).toBe(2);
+    expect(b.git('log', '-1', '--format=%s')).toBe('Hookpilot: Add a greeting file\n');
+    expect(b.git('log', '-1', '--format=%b')).toContain(`session ${jsonResult(r).session_id}`);
+    expect(b.git('show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort()).toEqual(['README.md', 'hello.txt']);
+    expect(b.git('status', '--porcelain').split('\n').filter(Boolean).sort()).toEqual([' M notes.txt', 'A  staged.txt']);
+    const audit = readFileSync(jsonResult(r).audit_log, 'utf8');
+    expect(audit).toContain('"message":"AutoCommit ');
+  });
+
+  it('is off unless a setting turns it on', async () => {
+    const b = await repoBed([write('w1', 'hello.txt', 'hello\n'), text('Done.')], 'unset');
+    bed = b;
+    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write']);
+    expect(r.code).toBe(0);
+    expect(existsSync(b.workspace.file('hello.txt'))).toBe(true);
+    expect(commitCount(b.git)).toBe(1);
+  });
+
+  it('a turn that did not complete commits nothing', async () => {
+    const b = await repoBed([write('w1', 'hello.txt', 'hello\n'), write('w2', 'again.txt', 'x')]);
+    bed = b;
+    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write', '--max-steps', '1', '--output-format', 'json']);
+    expect(jsonResult(r).stop_reason).toBe('max_steps');
+    expect(existsSync(b.workspace.file('hello.txt'))).toBe(true);
+    expect(commitCount(b.git)).toBe(1);
+  });
+
+  it('never runs a git hook the model planted in .git/hooks (post-commit, which --no-verify does not skip)', async () => {
+    const pwned = 'pwned-by-git-hook';
+    const hook = `#!/bin/sh\ntouch "${pwned}"\n`;
+    const b = await repoBed([
+      write('w1', '.git/hooks/post-commit', hook),
+      bash('b1', 'chmod +x .git/hooks/post-commit'),
+      write('w2', 'hello.txt', 'hello\n'),
+      text('Done.'),
+    ]);
+    bed = b;
+    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write,Bash(chmod:*)', '--output-format', 'json']);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed', 'executed']);
+    expect(commitCount(b.git)).toBe(2);
+    expect(existsSync(b.workspace.file(pwned))).toBe(false);
+  });
+
+  it('refuses to run git at all once the model set a command in .git/config (fsmonitor), and says so', async () => {
+    const marker = path.join('..', 'pwned-by-fsmonitor');
+    const b = await repoBed([
+      bash('b1', `echo '[core]' >> .git/config && echo '  fsmonitor = "touch ${marker}; false"' >> .git/config`),
+      write('w1', 'hello.txt', 'hello\n'),
+      text('Done.'),
+    ]);
+    bed = b;
+    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write,Bash(echo:*)', '--output-format', 'json']);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed']);
+    expect(commitCount(b.git)).toBe(1);
+    expect(existsSync(path.join(b.workspace.dir, marker))).toBe(false);
+    const runs = readFileSync(jsonResult(r).audit_log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(runs).toContainEqual(expect.objectContaining({ type: 'hook_run', event: 'TurnEnd', hook_name: 'AutoCommit', status: 'error' }));
+    expect(JSON.stringify(runs.find((rec) => rec.type === 'hook_run' && rec.hook_name === 'AutoCommit' && rec.event === 'TurnEnd'))).toContain('core.fsmonitor');
+  });
+});
