@@ -78,6 +78,7 @@ export class CompositionRoot extends Disposable {
     const mcp = new McpHost({ projectDir: () => engineHost.projectDir, secrets: context.secrets, log });
     engineHost.engine.useMcp(mcp.manager);
     const chat = new ChatController({ engineHost, config, approver, pending, diffs, log, openHookManager: showManager, promptForApiKey: () => promptForApiKey(config), mcp });
+    engineHost.useSession(() => chat.currentSessionId);
     const chatView = new ChatViewProvider(context.extensionUri, chat, log);
     const manager = new HookManagerPanel({ extensionUri: context.extensionUri, engineHost, activity, pending, chat, config, log, openHooksConfig: () => openHooksConfig(engineHost) });
     const statusBar = new HookpilotStatusBar(engineHost, activity, pending, COMMAND_IDS.openHookManager);

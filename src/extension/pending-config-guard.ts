@@ -19,6 +19,14 @@ export interface PendingConfigChange {
   newText: SourceText;
   /** Unified diff from the applied content to the new content. */
   diff: string;
+  /** A ConfigChange hook kept this change out when it was about to apply (docs/hooks.md#configchange). */
+  blockedBy?: ChangeBlock;
+}
+
+/** Which ConfigChange hook blocked a change, and why. */
+export interface ChangeBlock {
+  hookName: string;
+  reason: string;
 }
 
 export const STALE_CHANGE =
@@ -163,6 +171,32 @@ export class ConfigChangeGuard {
     if (this.applied.has(file) && this.applied.get(file) === before) this.expected.set(file, after);
   }
 
+  /**
+   * Whether `observe` would apply `text` now (a person's action explains it): the caller runs
+   * the ConfigChange hooks first, then observes it, or refuses it when a hook blocked it.
+   */
+  wouldApply(file: string, text: SourceText): boolean {
+    if (!this.applied.has(file) || this.applied.get(file) === text) return false;
+    const remembered = (from: Map<string, SourceText>) => from.has(file) && from.get(file) === text;
+    return remembered(this.saved) || remembered(this.expected);
+  }
+
+  /** A change `wouldApply` explained, which a ConfigChange hook blocked: held, with the hook's word. */
+  refuse(file: string, label: string, text: SourceText, blockedBy: ChangeBlock): void {
+    this.take(this.saved, file, text);
+    this.take(this.expected, file, text);
+    this.discarded.delete(file);
+    this.hold(file, label, text, blockedBy);
+  }
+
+  /** A ConfigChange hook blocked Apply of the held change `id`: it stays held, under the same id, with the hook's word. */
+  markBlocked(id: string, blockedBy: ChangeBlock): PendingConfigChange {
+    const change = { ...this.held(id), blockedBy };
+    this.pending.set(change.file, change);
+    this.changed.fire();
+    return change;
+  }
+
   /** What `file` holds now: applies it when a person's action explains it, else holds it. */
   observe(file: string, label: string, text: SourceText): Observation {
     if (!this.applied.has(file)) {
@@ -191,11 +225,12 @@ export class ConfigChangeGuard {
     return 'held';
   }
 
-  private hold(file: string, label: string, text: SourceText): void {
+  private hold(file: string, label: string, text: SourceText, blockedBy?: ChangeBlock): void {
     this.labels.set(file, label);
     const applied = this.applied.get(file);
     const id = `config-change-${this.nextId++}`;
-    this.pending.set(file, { id, file, label, appliedText: applied, newText: text, diff: unifiedDiff(label, applied, text) });
+    const diff = unifiedDiff(label, applied, text);
+    this.pending.set(file, { id, file, label, appliedText: applied, newText: text, diff, ...(blockedBy ? { blockedBy } : {}) });
     this.changed.fire();
   }
 

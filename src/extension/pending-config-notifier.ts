@@ -4,6 +4,7 @@ import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
 import type { PendingConfigChange } from './pending-config-guard';
 import { errorMessage } from '../core/error-message';
+import { describeBlockedChange } from '../core/hooks/config-change';
 
 const REVIEW_ACTION = 'Review';
 const APPLY_ACTION = 'Apply';
@@ -45,9 +46,12 @@ export class PendingConfigNotifier extends Disposable {
   private async ask(change: PendingConfigChange): Promise<void> {
     if (this.asking.has(change.file)) return;
     this.asking.add(change.file);
+    // A change a ConfigChange hook blocked was a person's: say which hook kept it out, and why.
+    const what = change.blockedBy
+      ? `Hookpilot: ${describeBlockedChange(change.label, change.blockedBy)}. `
+      : `Hook configuration changed on disk outside the editor: ${change.label}. `;
     const answer = await vscode.window.showWarningMessage(
-      `Hook configuration changed on disk outside the editor: ${change.label}. ` +
-        'Hookpilot keeps the configuration applied before until you apply the change.',
+      `${what}Hookpilot keeps the configuration applied before until you apply the change.`,
       REVIEW_ACTION,
       APPLY_ACTION,
       DISCARD_ACTION,

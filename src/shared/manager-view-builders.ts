@@ -141,7 +141,8 @@ export function invalidPayloadResult(error: string): TestResultView {
 /** Past this many characters a held change's diff is cut: the page stays responsive whatever was written. */
 export const MAX_PENDING_DIFF_CHARS = 100_000;
 
-export function toPendingConfigView(change: { id: string; label: string; diff: string }): PendingConfigView {
+export function toPendingConfigView(change: { id: string; label: string; diff: string; blockedBy?: PendingConfigView['blockedBy'] }): PendingConfigView {
   const truncated = change.diff.length > MAX_PENDING_DIFF_CHARS;
-  return { id: change.id, label: change.label, diff: truncated ? change.diff.slice(0, MAX_PENDING_DIFF_CHARS) : change.diff, truncated };
+  const diff = truncated ? change.diff.slice(0, MAX_PENDING_DIFF_CHARS) : change.diff;
+  return { id: change.id, label: change.label, diff, truncated, ...(change.blockedBy ? { blockedBy: change.blockedBy } : {}) };
 }

@@ -117,5 +117,7 @@ export const pendingConfigViewSchema = z.object({
   diff: z.string(),
   /** The diff was cut short (a very large change). */
   truncated: z.boolean(),
+  /** A ConfigChange hook kept this change out when it was about to apply: which, and why. */
+  blockedBy: z.object({ hookName: z.string(), reason: z.string() }).optional(),
 });
 export type PendingConfigView = z.infer<typeof pendingConfigViewSchema>;

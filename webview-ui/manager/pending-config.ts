@@ -45,7 +45,12 @@ export class PendingConfigSection {
         h(
           'span',
           { class: 'banner-text' },
-          h('strong', { text: `${change.label} changed on disk outside the editor. ` }),
+          h('strong', {
+            text: change.blockedBy
+              ? `ConfigChange hook "${change.blockedBy.hookName}" blocked the change to ${change.label}: ${change.blockedBy.reason}. `
+              : `${change.label} changed on disk outside the editor. `,
+            attrs: { 'data-testid': 'pending-what' },
+          }),
           'Hookpilot keeps the hooks and permissions applied before until you apply this change.',
         ),
         button('Apply', () => this.post({ type: 'applyConfigChange', id: change.id }), { testId: 'pending-apply' }),

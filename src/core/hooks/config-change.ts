@@ -45,6 +45,6 @@ export function configChangeVerdict(result: DispatchResult, source: ConfigChange
 }
 
 /** One line for a person: which hook kept which file's change out, and why. */
-export function describeBlockedChange(label: string, verdict: Extract<ConfigChangeVerdict, { blocked: true }>): string {
-  return `ConfigChange hook "${verdict.hookName}" blocked the change to ${label}: ${verdict.reason}`;
+export function describeBlockedChange(label: string, block: { hookName: string; reason: string }): string {
+  return `ConfigChange hook "${block.hookName}" blocked the change to ${label}: ${block.reason}`;
 }

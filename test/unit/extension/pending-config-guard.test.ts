@@ -139,4 +139,40 @@ describe('ConfigChangeGuard', () => {
     expect(after.appliedText(FILE)).toBe('A');
     expect(after.pendingChanges()).toEqual([]);
   });
+
+  it('wouldApply tells, without using it up, whether a save or an expected write explains the content', () => {
+    const guard = guardWith('A');
+    expect(guard.wouldApply(FILE, 'B')).toBe(false);
+    guard.noteSave(FILE, 'B');
+    expect(guard.wouldApply(FILE, 'C')).toBe(false);
+    expect(guard.wouldApply(FILE, 'B')).toBe(true);
+    expect(guard.wouldApply(FILE, 'B')).toBe(true);
+    expect(guard.wouldApply('/ws/other.json', 'B')).toBe(false);
+    expect(guard.observe(FILE, LABEL, 'B')).toBe('applied');
+    expect(guard.wouldApply(FILE, 'B')).toBe(false);
+    guard.expect(FILE, 'B', 'D');
+    expect(guard.wouldApply(FILE, 'D')).toBe(true);
+  });
+
+  it('a refused change is held with the hook that blocked it, and the save no longer explains it', () => {
+    const guard = guardWith('A');
+    guard.noteSave(FILE, 'B');
+    guard.refuse(FILE, LABEL, 'B', { hookName: 'keep-guard', reason: 'no' });
+    expect(guard.appliedText(FILE)).toBe('A');
+    expect(guard.pendingChanges()).toMatchObject([{ newText: 'B', blockedBy: { hookName: 'keep-guard', reason: 'no' } }]);
+    expect(guard.observe(FILE, LABEL, 'B')).toBe('unchanged');
+    expect(guard.appliedText(FILE)).toBe('A');
+  });
+
+  it('markBlocked keeps the held change under its id with the block; Apply then still applies exactly it', () => {
+    const guard = guardWith('A');
+    guard.observe(FILE, LABEL, 'B');
+    const [change] = guard.pendingChanges();
+    const marked = guard.markBlocked(change.id, { hookName: 'keep-guard', reason: 'no' });
+    expect(marked).toMatchObject({ id: change.id, newText: 'B', blockedBy: { hookName: 'keep-guard' } });
+    expect(guard.pendingChanges()).toEqual([marked]);
+    guard.apply(change.id);
+    expect(guard.appliedText(FILE)).toBe('B');
+    expect(() => guard.markBlocked(change.id, { hookName: 'x', reason: 'y' })).toThrow(/no longer pending/);
+  });
 });
