@@ -15,6 +15,7 @@ import { usageError } from './cli-error';
 import { projectStorageDir, storageRoot, userSettingsFile, type ModelEndpoint } from './cli-environment';
 import type { ConfigFileSnapshot } from './config-snapshot';
 import { persistAllowRule } from './persist-allow-rule';
+import { TelemetryHookEngine } from './telemetry-setup';
 import { errorMessage } from '../core/error-message';
 
 export interface EngineSetup {
@@ -40,7 +41,7 @@ const BUNDLED_SPAWNER = path.join(__dirname, 'process-spawner.js');
 export async function createEngine(setup: EngineSetup): Promise<HookEngine> {
   const extraFiles = (setup.extraHooksFiles ?? []).map((file) => path.resolve(file));
   for (const file of extraFiles) if (!existsSync(file)) throw usageError(`--hooks: no such file ${file}`);
-  const engine = new HookEngine({
+  const engine = new TelemetryHookEngine({
     projectDir: setup.projectDir,
     storageDir: projectStorageDir(storageRoot(setup.env), setup.projectDir),
     trusted: true,
@@ -53,6 +54,8 @@ export async function createEngine(setup: EngineSetup): Promise<HookEngine> {
     // session: hooks and the Bash tool fork from the small spawner helpers of the bundle.
     spawnerModulePath: existsSync(BUNDLED_SPAWNER) ? BUNDLED_SPAWNER : undefined,
   });
+  // OpenTelemetry export (off unless the user configured it), for runs only, not read-only commands.
+  if (setup.startProcesses !== false) engine.startTelemetry(setup.env, userSettingsFile(setup.env), setup.log);
   await engine.reload(loadWorkspaceConfigs(setup.projectDir, { userSettingsFile: userSettingsFile(setup.env), extraFiles }));
   return engine;
 }

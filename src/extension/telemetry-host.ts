@@ -1,0 +1,78 @@
+import * as vscode from 'vscode';
+import { version } from '../../package.json';
+import type { HookEngine } from '../core/engine/hook-engine';
+import type { TelemetrySettings } from '../core/telemetry/otlp-config';
+import { Telemetry } from '../core/telemetry/telemetry';
+import { Disposable } from './lifecycle';
+import type { HookpilotLog } from './log';
+
+const SECTION = 'hookpilot.telemetry';
+
+/**
+ * OpenTelemetry export for the window: the engine's audit records as spans and metrics, to
+ * the collector the user named in the `OTEL_EXPORTER_OTLP_*` variables or in their user
+ * settings. Workspace values are never read: a cloned repository must not be able to send
+ * your sessions to its own collector. A settings change restarts the export.
+ */
+export class TelemetryHost extends Disposable {
+  private telemetry: Telemetry | undefined;
+  private stopping: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly engine: HookEngine,
+    private readonly log: HookpilotLog,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {
+    super();
+    this.start();
+    this._register(
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (!event.affectsConfiguration(SECTION)) return;
+        void this.stop().then(() => this.start());
+      }),
+    );
+  }
+
+  get exporting(): boolean {
+    return this.telemetry !== undefined;
+  }
+
+  /** Call after the engine stopped: exports what is left, waiting a bounded time for the collector. */
+  close(): Promise<void> {
+    if (!this.isDisposed) super.dispose();
+    return this.stop();
+  }
+
+  override dispose(): void {
+    void this.close();
+  }
+
+  private stop(): Promise<void> {
+    const telemetry = this.telemetry;
+    this.telemetry = undefined;
+    if (telemetry) this.stopping = this.stopping.then(() => telemetry.shutdown());
+    return this.stopping;
+  }
+
+  private start(): void {
+    if (this.isDisposed || this.telemetry) return;
+    this.telemetry = Telemetry.start({
+      env: this.env,
+      settings: userSettings(),
+      audit: this.engine.audit,
+      hasSubscribers: (event, sessionId) => this.engine.dispatcher.hasSubscribers(event, sessionId),
+      log: (level, message) => this.log[level](message),
+      serviceVersion: version,
+    });
+  }
+}
+
+/** The user's own values only (globalValue), whatever a workspace or folder sets. */
+function userSettings(): TelemetrySettings {
+  const config = vscode.workspace.getConfiguration(SECTION);
+  return {
+    otlpEndpoint: config.inspect('otlpEndpoint')?.globalValue,
+    otlpHeaders: config.inspect('otlpHeaders')?.globalValue,
+    otlpProtocol: config.inspect('otlpProtocol')?.globalValue,
+  };
+}
