@@ -6,6 +6,7 @@ import { COMMAND_IDS, openHooksConfig, promptForApiKey, registerCommands } from 
 import { DiffPreviews } from './diff-previews';
 import { EngineHost } from './engine-host';
 import { HookActivity } from './hook-activity';
+import { HookHealthMonitor } from './hook-health-monitor';
 import { HookManagerPanel } from './hook-manager-panel';
 import { HookpilotConfig } from './hookpilot-config';
 import { HooksDiagnostics } from './hooks-diagnostics';
@@ -75,17 +76,18 @@ export class CompositionRoot extends Disposable {
     // The manager is created below; this callback only runs after activation.
     const showManager = () => manager.show();
     const activity = new HookActivity(engineHost.engine, log, showManager);
+    const health = new HookHealthMonitor(engineHost.engine.audit, log, (runs) => manager.showHookRuns(runs));
     const mcp = new McpHost({ projectDir: () => engineHost.projectDir, secrets: context.secrets, log });
     engineHost.engine.useMcp(mcp.manager);
     const chat = new ChatController({ engineHost, config, approver, pending, diffs, log, openHookManager: showManager, promptForApiKey: () => promptForApiKey(config), mcp });
     engineHost.useSession(() => chat.currentSessionId);
     const chatView = new ChatViewProvider(context.extensionUri, chat, log);
-    const manager = new HookManagerPanel({ extensionUri: context.extensionUri, engineHost, activity, pending, chat, config, log, openHooksConfig: () => openHooksConfig(engineHost) });
+    const manager = new HookManagerPanel({ extensionUri: context.extensionUri, engineHost, activity, health, pending, chat, config, log, openHooksConfig: () => openHooksConfig(engineHost) });
     const statusBar = new HookpilotStatusBar(engineHost, activity, pending, COMMAND_IDS.openHookManager);
     const configNotifier = new PendingConfigNotifier(engineHost, () => manager.show('hooks'), log);
 
     const root = new CompositionRoot(engineHost, chat, pending, manager, statusBar, diagnostics);
-    for (const service of [channel, config, engineHost, diagnostics, pending, diffs, activity, mcp, chat, chatView, manager, statusBar, configNotifier]) root._register(service);
+    for (const service of [channel, config, engineHost, diagnostics, pending, diffs, activity, health, mcp, chat, chatView, manager, statusBar, configNotifier]) root._register(service);
     for (const command of registerCommands({ engineHost, config, chat, chatView, manager, log })) root._register(command);
     root._register(engineHost.onDidReload(() => void root.updateDiagnostics()));
     await engineHost.reload();

@@ -8,6 +8,7 @@ import type { TestResultView } from '../shared/manager-views';
 import type { ChatController } from './chat-controller';
 import type { EngineHost } from './engine-host';
 import type { HookActivity } from './hook-activity';
+import type { HookHealthMonitor, HookRunsFilter } from './hook-health-monitor';
 import type { HookpilotConfig } from './hookpilot-config';
 import { Disposable, disposeAll, type IDisposable } from './lifecycle';
 import type { HookpilotLog } from './log';
@@ -25,6 +26,7 @@ export interface HookManagerDeps {
   extensionUri: vscode.Uri;
   engineHost: EngineHost;
   activity: HookActivity;
+  health: HookHealthMonitor;
   pending: PendingApprovals;
   chat: ChatController;
   config: HookpilotConfig;
@@ -62,6 +64,7 @@ export class HookManagerPanel extends Disposable {
   private timeline: TimelineFeed | undefined;
   private problems: ConfigProblem[] = [];
   private requestedTab: ManagerTab | undefined;
+  private requestedRuns: HookRunsFilter | undefined;
 
   constructor(private readonly deps: HookManagerDeps) {
     super();
@@ -81,6 +84,24 @@ export class HookManagerPanel extends Disposable {
       this.requestedTab = tab;
       this.open();
     }
+  }
+
+  /** The timeline of `runs.sessionId`, filtered to hook `runs.hook` (a health notification's "Show Runs"). */
+  showHookRuns(runs: HookRunsFilter): void {
+    if (!this.panel) {
+      this.requestedRuns = runs;
+      this.show('timeline');
+      return;
+    }
+    this.show();
+    this.post({ type: 'showTab', tab: 'timeline', hook: runs.hook });
+    this.timeline?.select(runs.sessionId).catch((error: unknown) => this.deps.log.error(`Hook Manager: ${errorMessage(error)}`));
+  }
+
+  private takeRequestedSession(): string | undefined {
+    const sessionId = this.requestedRuns?.sessionId;
+    this.requestedRuns = undefined;
+    return sessionId;
   }
 
   private open(): void {
@@ -137,9 +158,9 @@ export class HookManagerPanel extends Disposable {
         this.postHooksAndProblems();
         this.postApprovals();
         this.postPendingConfig();
-        if (this.requestedTab) this.post({ type: 'showTab', tab: this.requestedTab });
+        if (this.requestedTab) this.post({ type: 'showTab', tab: this.requestedTab, ...(this.requestedRuns && { hook: this.requestedRuns.hook }) });
         this.requestedTab = undefined;
-        await this.timeline?.select();
+        await this.timeline?.select(this.takeRequestedSession());
         return;
       case 'toggleHook':
         await engineHost.setEnabled(message.id, message.enabled);
@@ -226,7 +247,8 @@ export class HookManagerPanel extends Disposable {
     const engine = this.deps.engineHost.engine;
     const hooks = engine.registry.current().states.map((state) => {
       const scriptChanged = engine.scriptChange(state.hook.id);
-      const view = { ...toHookView(state, this.deps.activity.stats.get(state.hook.id)), ...(scriptChanged ? { scriptChanged } : {}) };
+      const health = this.deps.health.view(state.hook.id);
+      const view = { ...toHookView(state, this.deps.activity.stats.get(state.hook.id)), ...(scriptChanged ? { scriptChanged } : {}), ...(health ? { health } : {}) };
       return view.file ? { ...view, file: this.display(view.file) } : view;
     });
     this.post({ type: 'hooks', hooks, disableAllHooks: engine.loadedConfig.disableAllHooks ?? false });

@@ -38,7 +38,8 @@ export const hostToManagerSchema = z.discriminatedUnion('type', [
   /** The answer to `testFire` for hook `id`. */
   z.object({ type: z.literal('testResult'), id: z.string(), result: testResultViewSchema }),
   /** Bring a tab to the front (commands like "Show Pending Approvals"). */
-  z.object({ type: z.literal('showTab'), tab: managerTabSchema }),
+  /** `hook`: show the timeline filtered to that hook's runs (by name; the health notification's "Show Runs"). */
+  z.object({ type: z.literal('showTab'), tab: managerTabSchema, hook: z.string().min(1).optional() }),
   /** Configuration changes held until a person applies or discards them (the latest list wins). */
   z.object({ type: z.literal('pendingConfig'), changes: z.array(pendingConfigViewSchema) }),
 ]);

@@ -17,6 +17,23 @@ export const hookLastResultSchema = z.object({
 });
 export type HookLastResult = z.infer<typeof hookLastResultSchema>;
 
+/** A hook's health in this window (see docs/hooks.md, "Hook health"). */
+export const hookHealthViewSchema = z.object({
+  runs: z.number().int().nonnegative(),
+  /** Runs that ended in error; timeouts apart. */
+  failures: z.number().int().nonnegative(),
+  timeouts: z.number().int().nonnegative(),
+  p50Ms: z.number().nonnegative().optional(),
+  p95Ms: z.number().nonnegative().optional(),
+  /** The percentiles are those of a uniform sample (a hook with very many runs). */
+  sampled: z.boolean(),
+  state: z.enum(['healthy', 'failing', 'slow']),
+  lastError: z.object({ status: z.enum(['error', 'timeout']), message: z.string(), at: isoTimeSchema }).optional(),
+  /** Durations of the last runs, oldest first (the chart). */
+  recentMs: z.array(z.number().nonnegative()).max(100),
+});
+export type HookHealthView = z.infer<typeof hookHealthViewSchema>;
+
 export const hookViewSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -43,6 +60,7 @@ export const hookViewSchema = z.object({
   /** Runs that ended in error or timeout. */
   errorCount: z.number().int().nonnegative(),
   runCount: z.number().int().nonnegative(),
+  health: hookHealthViewSchema.optional(),
 });
 export type HookView = z.infer<typeof hookViewSchema>;
 

@@ -101,6 +101,7 @@ export class ManagerApp {
         return;
       case 'showTab':
         this.show(message.tab);
+        if (message.hook) this.timeline.showHook(message.hook);
         return;
       case 'pendingConfig':
         this.pendingConfig.set(message.changes);

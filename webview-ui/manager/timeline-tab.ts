@@ -132,6 +132,13 @@ export class TimelineTab {
     this.refreshCount();
   }
 
+  /** Shows only hook `name`'s runs (a health notification's "Show Runs"); kept across the session reset that follows. */
+  showHook(name: string): void {
+    this.hooks.add(name);
+    this.setFilter({ hook: name });
+    this.updateFilterOptions(false);
+  }
+
   setSessions(sessions: readonly TimelineSession[]): void {
     fillSelect(
       this.sessionSelect,
