@@ -144,6 +144,16 @@ describe('decisions', () => {
     expect(diffDecisions(recorded, decisionsOf(session()))).toEqual([]);
   });
 
+  it('a hook that fails now is a difference even when the dispatch decides the same (a guard failing open)', () => {
+    const withGuard = (status: 'success' | 'error') => {
+      const records = session();
+      records.splice(5, 0, { ...at(), type: 'hook_run', dispatch_id: 'pre1', event: 'PreToolUse', hook_id: 'h', hook_name: 'guard', handler: 'command', source: 'hooksJson', status, decision: status === 'error' ? 'error' : 'none', duration_ms: 1 });
+      return decisionsOf(records);
+    };
+    expect(diffDecisions(withGuard('success'), withGuard('error')).map(describeDifference)).toEqual(['step 1 PreToolUse Bash(rm -rf build) hook guard: recorded success, now error']);
+    expect(diffDecisions(withGuard('success'), withGuard('success'))).toEqual([]);
+  });
+
   it('an ask is the decision, whoever answered it; a call only one run reached is a difference', () => {
     const asked = (answerBy: 'person' | 'timeout') => {
       const records = session();

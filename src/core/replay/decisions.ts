@@ -50,14 +50,22 @@ export function decisionsOf(records: readonly AuditRecord[]): Decision[] {
   const events = new Map<string, { event: string; payload: Fields; seq: number }>();
   const dispatches = new Map<string, { decision: string }>();
   const deciders = new Map<string, string[]>();
+  const runs = new Map<string, Array<{ name: string; status: string }>>();
+  const add = <T>(map: Map<string, T[]>, key: string, value: T) => map.set(key, [...(map.get(key) ?? []), value]);
   for (const record of records) {
     if (record.type === 'event') events.set(record.dispatch_id, { event: record.event, payload: (record.payload ?? {}) as Fields, seq: record.seq });
     else if (record.type === 'dispatch') dispatches.set(record.dispatch_id, { decision: record.decision });
-    else if (record.type === 'hook_run' && record.decision !== 'none' && !record.async) {
-      deciders.set(record.dispatch_id, [...(deciders.get(record.dispatch_id) ?? []), `hook ${record.hook_name}`]);
+    else if (record.type === 'hook_run' && !record.async) {
+      if (record.decision !== 'none') add(deciders, record.dispatch_id, `hook ${record.hook_name}`);
+      // A hook of the user's that fails now (a guard failing open) differs even when the dispatch decides the same.
+      // Exit 2 is a decision, which the dispatch's unit compares.
+      const status = record.status === 'blocking-error' ? 'success' : record.status;
+      if (record.source !== 'builtin') add(runs, record.dispatch_id, { name: record.hook_name, status });
     }
   }
 
+  // Hooks of a group run in parallel: their order in the log is not a difference.
+  const decidersOf = (dispatchId: string) => deciders.get(dispatchId)?.sort().join(', ');
   const out: Decision[] = [];
   const byTool = new Map<string, Decision>();
   const counts = new Map<string, number>();
@@ -90,16 +98,20 @@ export function decisionsOf(records: readonly AuditRecord[]): Decision[] {
       // Not reaching the gate (input invalid now, a hook blocked it) leaves this as it is.
       const decision: Decision = { key: `tool ${toolUseId}`, step, event: 'PreToolUse', subject, decision: 'not decided' };
       const dispatch = dispatches.get(record.dispatch_id);
-      if (dispatch && dispatch.decision !== 'none') Object.assign(decision, { decision: dispatch.decision, by: deciders.get(record.dispatch_id)?.join(', ') });
+      if (dispatch && dispatch.decision !== 'none') Object.assign(decision, { decision: dispatch.decision, by: decidersOf(record.dispatch_id) });
       byTool.set(toolUseId, decision);
       out.push(decision);
     }
-    if (NOT_COMPARED.has(record.event)) continue;
     const place = toolUseId ?? `turn ${turn}`;
     const n = (counts.get(`${record.event} ${place}`) ?? 0) + 1;
     counts.set(`${record.event} ${place}`, n);
+    const key = `${record.event} ${place} #${n}`;
+    for (const run of runs.get(record.dispatch_id) ?? []) {
+      out.push({ key: `${key} hook ${run.name}`, step, event: record.event, subject: `${subject ? `${subject} ` : ''}hook ${run.name}`, decision: run.status });
+    }
+    if (NOT_COMPARED.has(record.event)) continue;
     const decision = dispatches.get(record.dispatch_id)?.decision ?? 'none';
-    out.push({ key: `${record.event} ${place} #${n}`, step, event: record.event, subject, decision, by: decision === 'none' ? undefined : deciders.get(record.dispatch_id)?.join(', ') });
+    out.push({ key, step, event: record.event, subject, decision, by: decision === 'none' ? undefined : decidersOf(record.dispatch_id) });
   }
   return out;
 }
@@ -135,7 +147,9 @@ export function outcomesOfTranscript(messages: readonly ChatMessage[], workspace
   return out;
 }
 
-const same = (a: Decision, b: Decision) => a.decision === b.decision && (a.decision === 'none' || a.by === b.by);
+/** Nothing decided, or a hook that ran fine: not a difference when only one run has it. */
+const quiet = (d: Decision) => d.decision === 'none' || d.decision === 'success';
+const same = (a: Decision, b: Decision) => a.decision === b.decision && (quiet(a) || a.by === b.by);
 
 /**
  * The decisions that differ between a recorded run and its replay: a different decision or
@@ -150,11 +164,11 @@ export function diffDecisions(recorded: readonly Decision[], now: readonly Decis
   for (const r of recorded) {
     const n = nowByKey.get(r.key);
     if (n && same(r, n)) continue;
-    if (!n && r.decision === 'none') continue;
+    if (!n && quiet(r)) continue;
     out.push({ key: r.key, step: r.step, event: r.event, subject: r.subject, recorded: side(r), now: n ? side(n) : undefined });
   }
   for (const n of now) {
-    if (recordedKeys.has(n.key) || n.decision === 'none') continue;
+    if (recordedKeys.has(n.key) || quiet(n)) continue;
     out.push({ key: n.key, step: n.step, event: n.event, subject: n.subject, now: side(n) });
   }
   return out;
