@@ -1,6 +1,7 @@
 import type { ManagerToHost } from '../../src/shared/manager-protocol';
 import type { HookView, TestResultView } from '../../src/shared/manager-views';
 import { button, formatDuration, h, icon, setText } from '../common/dom';
+import { HookHealthLine } from './hook-health-line';
 import { TestFirePanel } from './test-fire-panel';
 
 const SOURCE_LABELS: Record<HookView['sourceKind'], string> = {
@@ -39,6 +40,7 @@ export class HookRow {
     this.changedText,
     button('Re-approve', () => this.post({ type: 'approveScripts', id: this.view.id }), { secondary: true, testId: 'hook-reapprove' }),
   );
+  private readonly health = new HookHealthLine();
   private testPanel: TestFirePanel | undefined;
   private readonly testSlot = h('div', { class: 'hook-test-slot' });
 
@@ -71,6 +73,7 @@ export class HookRow {
         this.errors,
         actions,
       ),
+      this.health.el,
       this.inactive,
       this.changed,
       this.testSlot,
@@ -108,6 +111,7 @@ export class HookRow {
     this.inactive.hidden = !view.inactiveReason;
     setText(this.changedText, view.scriptChanged ? ` ${view.scriptChanged}: it fails instead of running until you re-approve it.` : '');
     this.changed.hidden = !view.scriptChanged;
+    this.health.update(view.health);
     this.testPanel?.update(view);
   }
 
