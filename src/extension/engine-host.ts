@@ -10,6 +10,8 @@ import type { HookpilotConfig } from './hookpilot-config';
 import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
 import type { AppliedConfig } from './pending-config-applied';
+import { ConfigChangeHooks, type CurrentSession } from './pending-config-hooks';
+import { describeBlockedChange } from '../core/hooks/config-change';
 import { STALE_CHANGE, type PendingConfigChange, type SourceText } from './pending-config-guard';
 import { GOVERNING_KEYS, governedSources, hooksJsonFile, readSource, SECTION, savedText, withoutBom } from './pending-config-sources';
 import { errorMessage } from '../core/error-message';
@@ -62,6 +64,7 @@ export class EngineHost extends Disposable {
   private readonly held = this._register(new vscode.EventEmitter<PendingConfigChange>());
   /** A change no person made was found and held (once per distinct content). */
   readonly onDidHoldChange = this.held.event;
+  private readonly configChangeHooks: ConfigChangeHooks;
 
   constructor(private readonly options: EngineHostOptions) {
     super();
@@ -81,6 +84,8 @@ export class EngineHost extends Disposable {
       spawnerModulePath: options.spawnerModulePath,
       userSettingsFile: options.userSettingsFile,
     });
+    const projectDirs = () => (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
+    this.configChangeHooks = new ConfigChangeHooks({ engine: this.engine, log: options.log, projectDirs });
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (GOVERNING_KEYS.some((key) => e.affectsConfiguration(`${SECTION}.${key}`))) this.scheduleReload();
@@ -142,12 +147,26 @@ export class EngineHost extends Disposable {
     }).catch(() => undefined);
   }
 
-  /** A person applies the held change `id`: it is loaded now. */
+  /** ConfigChange payloads name the chat's session while there is one. */
+  useSession(session: CurrentSession): void {
+    this.configChangeHooks.useSession(session);
+  }
+
+  /** A person applies the held change `id`: it is loaded now, unless a ConfigChange hook blocks it (it then stays held). */
   applyPending(id: string): Promise<PendingConfigChange> {
+    const { guard } = this.options.applied;
     // Checked now too, so that a stale Apply is the caller's error, not a failed reload.
-    if (!this.options.applied.guard.find(id)) return Promise.reject(new Error(STALE_CHANGE));
+    if (!guard.find(id)) return Promise.reject(new Error(STALE_CHANGE));
     return this.serialized(async () => {
-      const change = this.options.applied.guard.apply(id);
+      const pending = guard.find(id);
+      const source = governedSources().find((s) => s.file === pending?.file);
+      if (!pending || !source) throw new Error(STALE_CHANGE);
+      const verdict = await this.configChangeHooks.judge(source, pending.newText);
+      if (verdict.blocked) {
+        guard.markBlocked(id, { hookName: verdict.hookName, reason: verdict.reason });
+        throw new Error(describeBlockedChange(pending.label, verdict));
+      }
+      const change = guard.apply(id);
       this.options.log.info(`${change.label}: the change on disk was applied by the user`);
       await this.doReload();
       return change;
@@ -206,12 +225,16 @@ export class EngineHost extends Disposable {
         this.options.log.warn(`cannot read ${source.file}: ${errorMessage(error)}; the applied hook configuration stays`);
         continue;
       }
-      guard.observe(source.file, source.label, text);
+      // A change about to apply goes through the ConfigChange hooks of the applied configuration first.
+      const verdict = guard.wouldApply(source.file, text) ? await this.configChangeHooks.judge(source, text) : undefined;
+      if (verdict?.blocked) guard.refuse(source.file, source.label, text, { hookName: verdict.hookName, reason: verdict.reason });
+      else guard.observe(source.file, source.label, text);
     }
     // Announced once each, including those held at a first read elsewhere (a restored change).
     for (const change of guard.pendingChanges().filter((c) => !this.announced.has(c.id))) {
       this.announced.add(change.id);
-      this.options.log.warn(`${change.label} changed on disk outside the editor; the change is held until you apply it (Hook Manager)`);
+      const why = change.blockedBy ? describeBlockedChange(change.label, change.blockedBy) : `${change.label} changed on disk outside the editor`;
+      this.options.log.warn(`${why}; the change is held until you apply it (Hook Manager)`);
       this.held.fire(change);
     }
   }
