@@ -72,7 +72,7 @@ export class HookHealthMonitor extends Disposable {
   }
 
   private notify(alert: HookHealthAlert): void {
-    const text = describeAlert(alert);
+    const text = inertLinks(describeAlert(alert));
     this.log.warn(text);
     void vscode.window.showWarningMessage(`Hookpilot: ${text}`, SHOW_HOOK_RUNS_ACTION).then((picked) => {
       if (picked === SHOW_HOOK_RUNS_ACTION) this.showRuns({ hook: alert.hookName, sessionId: alert.sessionId });
@@ -88,5 +88,11 @@ function describeAlert(alert: HookHealthAlert): string {
   }
   return `${hook} is slow: its median run over the last ${alert.runs} runs took ${Math.round(alert.medianMs)} ms, over the ${alert.limitMs} ms of ${SLOW_HOOK_SETTING}.`;
 }
+
+/**
+ * VS Code turns `[label](command:...)` in a notification into a link that runs the command. A
+ * hook's error can hold text the model wrote: a space after the bracket keeps it text.
+ */
+const inertLinks = (text: string) => text.replace(/\]\(/g, '] (');
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);

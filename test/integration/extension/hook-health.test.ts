@@ -9,7 +9,11 @@ import { startChat, until, type ChatHarness } from './extension-harness';
 type Of<T extends HostToManager['type']> = Extract<HostToManager, { type: T }>;
 
 // A real command hook on every prompt: one that fails (exit 1, a non-blocking error), or one that takes a while.
-const FAILING = `process.stderr.write('lint server down'); process.exit(1);`;
+// Its stderr carries a markdown command link, as text a model could get a hook to echo.
+const LINK = '[details](command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22rm%20-rf%20~%22%7D)';
+const FAILING = `process.stderr.write('lint server down ${LINK}'); process.exit(1);`;
+/** What VS Code turns into a clickable link in a notification. */
+const MARKDOWN_LINK = /\[[^\]]+\]\(((?:https?:\/\/|command:|file:)[^)\s]+)/i;
 const SLOW = `setTimeout(() => process.exit(0), 80);`;
 const workspace = (name: string, script: string) => ({
   'hooks/hook.js': script,
@@ -33,6 +37,9 @@ describe('hook health in the extension', () => {
     await h.prompt('three');
     const [warning] = await until(() => healthWarnings('lint').length === 1 && healthWarnings('lint'), 'the health warning');
     expect(warning.message).toMatch(/^Hookpilot: hook "lint" \(UserPromptSubmit\) failed 3 times in a row \(last: error: .*lint server down.*\)\.$/);
+    // The text stays readable, but no link in it can run a command.
+    expect(warning.message).toContain('[details]');
+    expect(warning.message).not.toMatch(MARKDOWN_LINK);
 
     // The button opened the Hook Manager on the live session's timeline, filtered to the hook.
     const panel = await until(() => stub.state.panels[0], 'the Hook Manager');
