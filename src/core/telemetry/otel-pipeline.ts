@@ -34,6 +34,9 @@ export const DEFAULT_PIPELINE_LIMITS: PipelineLimits = {
   metricIntervalMs: 30_000,
 };
 
+/** How long shutdown waits for a collector that already failed an export. */
+const KNOWN_DOWN_WAIT_MS = 500;
+
 export interface PipelineOptions {
   config: OtlpExportConfig;
   log: TelemetryLog;
@@ -90,12 +93,14 @@ export class TelemetryPipeline {
    */
   shutdown(timeoutMs: number): Promise<boolean> {
     this.stopping ??= (async () => {
+      // A collector that already failed this run gets a short last chance, not the full wait.
+      const wait = this.health.lost ? Math.min(timeoutMs, KNOWN_DOWN_WAIT_MS) : timeoutMs;
       let timer: NodeJS.Timeout | undefined;
-      const gaveUp = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+      const gaveUp = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), wait)));
       const flushed = Promise.allSettled([this.tracerProvider.shutdown(), this.meterProvider?.shutdown()]).then(() => true);
       const done = await Promise.race([flushed, gaveUp]);
       clearTimeout(timer);
-      if (!done) this.options.log('warn', `OpenTelemetry export to ${describeTarget(this.options.config)}: the last data was not taken within ${timeoutMs} ms; it is dropped.`);
+      if (!done) this.options.log('warn', `OpenTelemetry export to ${describeTarget(this.options.config)}: the last data was not taken within ${wait} ms; it is dropped.`);
       if (this.health.lost) this.options.log('warn', this.health.summary());
       return done;
     })();

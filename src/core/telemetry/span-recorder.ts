@@ -189,7 +189,8 @@ export class SpanRecorder {
 
   /** The tool call's outcome, from the event that ends it; counted once. */
   private finishTool(tool: SpanNode, event: HookEventName, payload: Record<string, unknown>): SpanNode {
-    const outcome = TOOL_END_EVENTS[event as keyof typeof TOOL_END_EVENTS];
+    // As the chat's tool cards say it: a hook's deny blocks the call, a rule's or a person's denies it.
+    const outcome = event === 'PermissionDenied' && payload.source === 'Hook' ? 'blocked' : TOOL_END_EVENTS[event as keyof typeof TOOL_END_EVENTS];
     tool.span.setAttributes(defined({ [ATTR.toolOutcome]: outcome, [ATTR.deniedBy]: event === 'PermissionDenied' ? text(payload.source, MAX_ID) : undefined }));
     if (outcome === 'failed') tool.span.setStatus({ code: SpanStatusCode.ERROR, message: text(payload.error, MAX_TEXT) });
     const toolName = text(payload.tool_name, MAX_ID) ?? 'unknown';
