@@ -8,8 +8,8 @@ import { hooksJson } from '../support/workspace';
 // `hookpilot hooks stats` through the built CLI, on audit logs written by real `hookpilot run`s.
 
 const SLOW_MS = 300;
-// The failing hook repeats the command it saw: what the model wrote reaches the last error.
-const failing = nodeHook(`process.stderr.write('cannot reach the lint server for ' + input.tool_input.command); process.exit(1);`);
+// The failing hook repeats the command it saw (what the model wrote reaches the last error), then a long trace.
+const failing = nodeHook(`process.stderr.write('cannot reach the lint server for ' + input.tool_input.command + ' ' + 'at x.js:1 '.repeat(2000)); process.exit(1);`);
 const slow = nodeHook(`setTimeout(() => process.exit(0), ${SLOW_MS});`);
 const workspace = {
   'hooks/failing.js': failing,
@@ -105,6 +105,9 @@ describe('hookpilot hooks stats', () => {
     expect(lint).toContain('\\u001b]0;pwned\\u0007');
     expect(lint).toContain('\\u202e');
     expect([...table.stdout].filter((c) => /\p{Cc}|\p{Cf}/u.test(c) && c !== '\n')).toEqual([]);
+    // A long error is cut in the table (JSON keeps it): one row stays one readable line.
+    expect(lint?.length).toBeLessThan(500);
+    expect(lint).toMatch(/…$/);
   });
 
   it('explains a session it cannot find, bad options, and a project with no runs', async () => {

@@ -45,7 +45,7 @@ export function registerHooksStatsCommand(hooks: Command, ctx: CliContext): void
         ctx.stdout.write(`No hook runs in ${sessions.length} session${sessions.length === 1 ? '' : 's'}.\n`);
       } else {
         const headers = ['HOOK', 'EVENT', 'RUNS', 'FAILED', 'TIMEOUTS', 'P50', 'P95', 'RECENT', 'STATE', 'LAST ERROR'];
-        ctx.stdout.write(formatTable(headers, stats.map((s) => toRow(s).map(printable))));
+        ctx.stdout.write(formatTable(headers, stats.map(toRow)));
       }
       ctx.exitCode = EXIT.ok;
     });
@@ -63,10 +63,15 @@ function pickSessions(sessions: readonly AuditSessionInfo[], wanted: string | un
   throw new CliError(`no session "${wanted}" for ${projectDir} (hookpilot timeline --list shows them)`);
 }
 
+/** A hook's error can be a whole stack trace: the table shows its start (--json has it all). */
+const MAX_ERROR_CHARS = 160;
+
 function toRow(s: HookHealthSnapshot): string[] {
   const approx = s.sampled ? '~' : '';
-  const lastError = s.lastError ? `${s.lastError.status}: ${s.lastError.message}` : '';
-  return [s.hookName, s.event, String(s.runs), String(s.failures), String(s.timeouts), approx + formatMs(s.p50Ms), approx + formatMs(s.p95Ms), sparkline(s.recentMs), s.state, lastError];
+  const error = s.lastError ? printable(`${s.lastError.status}: ${s.lastError.message}`) : '';
+  const lastError = error.length > MAX_ERROR_CHARS ? `${error.slice(0, MAX_ERROR_CHARS)}…` : error;
+  const cells = [s.hookName, s.event, String(s.runs), String(s.failures), String(s.timeouts), approx + formatMs(s.p50Ms), approx + formatMs(s.p95Ms), sparkline(s.recentMs), s.state];
+  return [...cells.map(printable), lastError];
 }
 
 function toJson(s: HookHealthSnapshot) {
