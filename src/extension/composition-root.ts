@@ -77,12 +77,12 @@ export class CompositionRoot extends Disposable {
     const showManager = () => manager.show();
     const activity = new HookActivity(engineHost.engine, log, showManager);
     const health = new HookHealthMonitor(engineHost.engine.audit, log, (runs) => manager.showHookRuns(runs));
-    const mcp = new McpHost({ projectDir: () => engineHost.projectDir, secrets: context.secrets, log });
+    const mcp = new McpHost({ projectDir: () => engineHost.projectDir, secrets: context.secrets, workspaceState: context.workspaceState, log });
     engineHost.engine.useMcp(mcp.manager);
     const chat = new ChatController({ engineHost, config, approver, pending, diffs, log, openHookManager: showManager, promptForApiKey: () => promptForApiKey(config), mcp });
     engineHost.useSession(() => chat.currentSessionId);
     const chatView = new ChatViewProvider(context.extensionUri, chat, log);
-    const manager = new HookManagerPanel({ extensionUri: context.extensionUri, engineHost, activity, health, pending, chat, config, log, openHooksConfig: () => openHooksConfig(engineHost) });
+    const manager = new HookManagerPanel({ extensionUri: context.extensionUri, engineHost, activity, health, pending, chat, config, log, openHooksConfig: () => openHooksConfig(engineHost), mcp });
     const statusBar = new HookpilotStatusBar(engineHost, activity, pending, COMMAND_IDS.openHookManager);
     const configNotifier = new PendingConfigNotifier(engineHost, () => manager.show('hooks'), log);
 

@@ -12,6 +12,7 @@ import type { HookHealthMonitor, HookRunsFilter } from './hook-health-monitor';
 import type { HookpilotConfig } from './hookpilot-config';
 import { Disposable, disposeAll, type IDisposable } from './lifecycle';
 import type { HookpilotLog } from './log';
+import type { McpHost } from './mcp-host';
 import type { PendingApprovals } from './pending-approvals';
 import { discardedMessage } from './pending-config-notifier';
 import { scrubSecrets } from './secret-scrubber';
@@ -32,6 +33,7 @@ export interface HookManagerDeps {
   config: HookpilotConfig;
   log: HookpilotLog;
   openHooksConfig: () => Promise<void>;
+  mcp: McpHost;
 }
 
 /** Opens `file` with the caret at a 1-based line and column. */
@@ -122,6 +124,7 @@ export class HookManagerPanel extends Disposable {
       pending.onDidChange(() => this.postApprovals()),
       engineHost.onDidChangePending(() => this.postPendingConfig()),
       chat.onDidChangeSession(() => void timeline.refreshSessions()),
+      this.deps.mcp.onDidChange(() => this.postMcpServers()),
       panel.onDidChangeViewState(() => {
         if (panel.active) activity.acknowledgeBlocks();
       }),
@@ -158,6 +161,9 @@ export class HookManagerPanel extends Disposable {
         this.postHooksAndProblems();
         this.postApprovals();
         this.postPendingConfig();
+        this.postMcpServers();
+        // The MCP tab shows live servers: they start now if no chat started them yet.
+        void this.deps.mcp.ensureStarted();
         if (this.requestedTab) this.post({ type: 'showTab', tab: this.requestedTab, ...(this.requestedRuns && { hook: this.requestedRuns.hook }) });
         this.requestedTab = undefined;
         await this.timeline?.select(this.takeRequestedSession());
@@ -210,6 +216,14 @@ export class HookManagerPanel extends Disposable {
       case 'discardConfigChange':
         void vscode.window.showInformationMessage(discardedMessage(engineHost.discardPending(message.id)));
         return;
+      case 'restartMcpServer':
+        this.deps.log.info(`[mcp] ${message.name}: restarted from the Hook Manager`);
+        await this.deps.mcp.restart(message.name);
+        return;
+      case 'toggleMcpServer':
+        this.deps.log.info(`[mcp] ${message.name}: turned ${message.enabled ? 'on' : 'off'} from the Hook Manager`);
+        await this.deps.mcp.setEnabled(message.name, message.enabled);
+        return;
     }
   }
 
@@ -252,6 +266,11 @@ export class HookManagerPanel extends Disposable {
       return view.file ? { ...view, file: this.display(view.file) } : view;
     });
     this.post({ type: 'hooks', hooks, disableAllHooks: engine.loadedConfig.disableAllHooks ?? false });
+  }
+
+  private postMcpServers(): void {
+    const servers = this.deps.mcp.views().map((s) => (s.file ? { ...s, file: this.display(s.file) } : s));
+    this.post({ type: 'mcpServers', servers });
   }
 
   private postApprovals(): void {

@@ -2,9 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { Tool } from '../core/agent/tools/tool';
-import { loadMcpDocument, loadMcpSetting, type LoadedMcpConfig, type McpInput } from '../core/mcp/mcp-config';
+import { loadMcpDocument, loadMcpSetting, type LoadedMcpConfig, type McpInput, type McpServerConfig } from '../core/mcp/mcp-config';
 import { McpManager, type McpServerStatus } from '../core/mcp/mcp-manager';
 import { currentMcpTools } from '../core/mcp/mcp-tool';
+import type { McpServerView } from '../shared/manager-views';
 import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
 import { SHOW_MCP_SERVERS, showMcpServers } from './mcp-servers-command';
@@ -12,24 +13,33 @@ import { SHOW_MCP_SERVERS, showMcpServers } from './mcp-servers-command';
 /** The workspace's MCP files: Claude Code's, then VS Code's. */
 const WORKSPACE_FILES = ['.mcp.json', path.join('.vscode', 'mcp.json')];
 const SECRET_PREFIX = 'hookpilot.mcp.input.';
+/** A person's on/off choice per server name, kept for the workspace like hook toggles. */
+const OVERRIDES_KEY = 'hookpilot.mcpEnabledOverrides';
+/** Each tool's description is cut for the MCP tab: the model still gets it whole. */
+const VIEW_DESCRIPTION_CHARS = 300;
 
 export interface McpHostDeps {
   projectDir: () => string | undefined;
   secrets: vscode.SecretStorage;
+  workspaceState: vscode.Memento;
   log: HookpilotLog;
 }
 
 /**
  * The window's MCP servers: the user setting `hookpilot.mcpServers`, and in a trusted
  * workspace `.mcp.json` and `.vscode/mcp.json`. An untrusted workspace starts none of its
- * servers. A change of configuration or trust applies from the next chat on; `${input:…}`
- * values are asked once and kept in SecretStorage. Server stderr goes to the output channel.
+ * servers (the MCP tab lists them as untrusted); granting trust restarts the servers. A change
+ * of configuration applies from the next chat on; a person's on/off choice is kept in workspace
+ * state; `${input:…}` values are asked once and kept in SecretStorage. Server stderr goes to
+ * the output channel.
  */
 export class McpHost extends Disposable {
   /** Also what mcp_tool hooks call. */
   readonly manager: McpManager;
   private started: Promise<void> | undefined;
   private configs: LoadedMcpConfig[] = [];
+  /** The workspace's servers while it is untrusted: listed, never started. */
+  private untrusted: McpServerConfig[] = [];
   private readonly changed = this._register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
 
@@ -44,7 +54,8 @@ export class McpHost extends Disposable {
     const stale = () => {
       this.started = undefined;
     };
-    this._register(vscode.workspace.onDidGrantWorkspaceTrust(stale));
+    // Servers already running restart with the workspace's own; otherwise they start with the next chat.
+    this._register(vscode.workspace.onDidGrantWorkspaceTrust(() => void (this.started && (this.started = this.start()))));
     this._register(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('hookpilot.mcpServers') && stale()));
     this._register(this.manager.onDidChange(() => this.changed.fire()));
     this._register(vscode.commands.registerCommand(SHOW_MCP_SERVERS, () => showMcpServers(this, deps.log)));
@@ -69,8 +80,41 @@ export class McpHost extends Disposable {
     return this.manager.restart(name);
   }
 
-  setEnabled(name: string, enabled: boolean): Promise<void> {
-    return this.manager.setEnabled(name, enabled);
+  /** Turns a server on or off and keeps the choice for this workspace; a workspace server stays off while untrusted. */
+  async setEnabled(name: string, enabled: boolean): Promise<void> {
+    await this.deps.workspaceState.update(OVERRIDES_KEY, { ...this.overrides(), [name]: enabled });
+    if (this.manager.statuses().some((s) => s.name === name)) await this.manager.setEnabled(name, enabled);
+    else this.changed.fire();
+  }
+
+  /** What the Hook Manager's MCP tab shows: the servers, then an untrusted workspace's that do not run. */
+  views(): McpServerView[] {
+    const running = this.manager.statuses().map(
+      (s): McpServerView => ({
+        name: s.name,
+        sourceKind: s.source.kind,
+        ...(s.source.file ? { file: s.source.file } : {}),
+        transport: s.transport,
+        state: s.state,
+        enabled: s.state !== 'disabled',
+        ...(s.error ? { error: s.error } : {}),
+        tools: s.tools.map((t) => ({ name: t.name, qualifiedName: t.qualifiedName, description: t.description.slice(0, VIEW_DESCRIPTION_CHARS) })),
+      }),
+    );
+    const names = new Set(running.map((s) => s.name));
+    const overrides = this.overrides();
+    const untrusted = this.untrusted.filter((s) => !names.has(s.name)).map(
+      (s): McpServerView => ({
+        name: s.name,
+        sourceKind: s.source.kind,
+        ...(s.source.file ? { file: s.source.file } : {}),
+        transport: s.transport,
+        state: 'untrusted',
+        enabled: overrides[s.name] ?? !s.disabled,
+        tools: [],
+      }),
+    );
+    return [...running, ...untrusted];
   }
 
   /** The MCP files (even while missing) and the workspace scripts stdio servers run: only a person changes them. */
@@ -113,11 +157,21 @@ export class McpHost extends Disposable {
     const user = vscode.workspace.getConfiguration('hookpilot').inspect<unknown>('mcpServers')?.globalValue;
     const configs = user === undefined ? [] : [loadMcpSetting(user, { kind: 'user' })];
     const dir = this.deps.projectDir();
-    if (!dir || !vscode.workspace.isTrusted) return configs;
-    for (const file of WORKSPACE_FILES.map((f) => path.join(dir, f))) {
-      if (existsSync(file)) configs.push(loadMcpDocument(readFileSync(file, 'utf8'), { kind: 'workspace', file }));
+    const workspace: LoadedMcpConfig[] = [];
+    for (const file of dir ? WORKSPACE_FILES.map((f) => path.join(dir, f)) : []) {
+      if (existsSync(file)) workspace.push(loadMcpDocument(readFileSync(file, 'utf8'), { kind: 'workspace', file }));
     }
-    return configs;
+    // Untrusted: the files are only read to list their servers; nothing of them starts.
+    this.untrusted = vscode.workspace.isTrusted ? [] : workspace.flatMap((c) => c.servers);
+    const overrides = this.overrides();
+    const chosen = (c: LoadedMcpConfig): LoadedMcpConfig => ({ ...c, servers: c.servers.map((s) => ({ ...s, disabled: !(overrides[s.name] ?? !s.disabled) })) });
+    return [...configs, ...(vscode.workspace.isTrusted ? workspace : [])].map(chosen);
+  }
+
+  private overrides(): Record<string, boolean> {
+    const stored = this.deps.workspaceState.get<unknown>(OVERRIDES_KEY);
+    if (stored === null || typeof stored !== 'object' || Array.isArray(stored)) return {};
+    return Object.fromEntries(Object.entries(stored).filter((entry): entry is [string, boolean] => typeof entry[1] === 'boolean'));
   }
 
   private async resolveInput(input: McpInput): Promise<string | undefined> {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { auditRecordSchema } from '../core/audit/records';
-import { approvalViewSchema, hookViewSchema, pendingConfigViewSchema, problemViewSchema, testResultViewSchema, timelineSessionSchema } from './manager-views';
+import { approvalViewSchema, hookViewSchema, mcpServerViewSchema, pendingConfigViewSchema, problemViewSchema, testResultViewSchema, timelineSessionSchema } from './manager-views';
 import { approvalChoiceSchema, receive, type Received } from './wire-common';
 
 /**
@@ -11,7 +11,7 @@ import { approvalChoiceSchema, receive, type Received } from './wire-common';
  * makes the webview ask for the session again with `selectSession`).
  */
 
-export const managerTabSchema = z.enum(['hooks', 'approvals', 'timeline']);
+export const managerTabSchema = z.enum(['hooks', 'approvals', 'timeline', 'mcp']);
 export type ManagerTab = z.infer<typeof managerTabSchema>;
 
 export const hostToManagerSchema = z.discriminatedUnion('type', [
@@ -42,6 +42,8 @@ export const hostToManagerSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('showTab'), tab: managerTabSchema, hook: z.string().min(1).optional() }),
   /** Configuration changes held until a person applies or discards them (the latest list wins). */
   z.object({ type: z.literal('pendingConfig'), changes: z.array(pendingConfigViewSchema) }),
+  /** The MCP servers with their status and tools (the latest list wins; sent again on each change). */
+  z.object({ type: z.literal('mcpServers'), servers: z.array(mcpServerViewSchema) }),
 ]);
 export type HostToManager = z.infer<typeof hostToManagerSchema>;
 
@@ -69,6 +71,9 @@ export const managerToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('applyConfigChange'), id: z.string().min(1) }),
   /** Discard the held configuration change `id`: the applied configuration stays. */
   z.object({ type: z.literal('discardConfigChange'), id: z.string().min(1) }),
+  z.object({ type: z.literal('restartMcpServer'), name: z.string().min(1) }),
+  /** Turn MCP server `name` on or off; the choice is kept for this workspace. */
+  z.object({ type: z.literal('toggleMcpServer'), name: z.string().min(1), enabled: z.boolean() }),
 ]);
 export type ManagerToHost = z.infer<typeof managerToHostSchema>;
 

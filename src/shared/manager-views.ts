@@ -125,6 +125,23 @@ export const timelineSessionSchema = z.object({
 });
 export type TimelineSession = z.infer<typeof timelineSessionSchema>;
 
+export const mcpServerStateSchema = z.enum(['starting', 'connected', 'failed', 'disabled', 'untrusted', 'stopped']);
+
+/** One MCP server as the MCP tab shows it; `untrusted`: a workspace server in Restricted Mode, never started. */
+export const mcpServerViewSchema = z.object({
+  name: z.string(),
+  sourceKind: z.enum(['user', 'workspace', 'cli']),
+  /** The file it was defined in, as the host shows it. */
+  file: z.string().optional(),
+  transport: z.enum(['stdio', 'http', 'sse']),
+  state: mcpServerStateSchema,
+  /** The person's choice (persisted); a server may still not run (untrusted). */
+  enabled: z.boolean(),
+  error: z.string().optional(),
+  tools: z.array(z.object({ name: z.string(), qualifiedName: z.string(), description: z.string() })),
+});
+export type McpServerView = z.infer<typeof mcpServerViewSchema>;
+
 /** A change to hooks.json or the governing settings that no person made: held until one applies or discards it. */
 export const pendingConfigViewSchema = z.object({
   /** Names exactly the content shown: Apply for an id that is no longer pending is refused. */

@@ -3,10 +3,11 @@ import { button, h, icon, setText } from '../common/dom';
 import { HostChannel } from '../common/host-channel';
 import { ApprovalsTab } from './approvals-tab';
 import { HooksTab } from './hooks-tab';
+import { McpTab } from './mcp-tab';
 import { PendingConfigSection } from './pending-config';
 import { TimelineTab } from './timeline-tab';
 
-const TAB_LABELS: Record<ManagerTab, string> = { hooks: 'Hooks', approvals: 'Approvals', timeline: 'Timeline' };
+const TAB_LABELS: Record<ManagerTab, string> = { hooks: 'Hooks', approvals: 'Approvals', timeline: 'Timeline', mcp: 'MCP' };
 
 function readSavedTab(raw: unknown): ManagerTab | undefined {
   const tab = typeof raw === 'object' && raw !== null ? (raw as { tab?: unknown }).tab : undefined;
@@ -14,12 +15,13 @@ function readSavedTab(raw: unknown): ManagerTab | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-/** The Hook Manager: Hooks, Approvals and Timeline tabs under a Restricted Mode banner. */
+/** The Hook Manager: Hooks, Approvals, Timeline and MCP tabs under a Restricted Mode banner. */
 export class ManagerApp {
   private readonly channel = new HostChannel<ManagerToHost, HostToManager>();
   private readonly hooks: HooksTab;
   private readonly approvals: ApprovalsTab;
   private readonly timeline: TimelineTab;
+  private readonly mcp: McpTab;
   private readonly tabs = new Map<ManagerTab, { button: HTMLElement; panel: HTMLElement }>();
   private readonly approvalCount = document.createElement('vscode-badge');
   private readonly trustBanner: HTMLElement;
@@ -31,6 +33,7 @@ export class ManagerApp {
     this.hooks = new HooksTab(post);
     this.approvals = new ApprovalsTab(post);
     this.timeline = new TimelineTab(post);
+    this.mcp = new McpTab(post);
     this.approvalCount.setAttribute('variant', 'counter');
     this.approvalCount.hidden = true;
     this.trustBanner = h(
@@ -47,14 +50,14 @@ export class ManagerApp {
     );
     this.trustBanner.hidden = true;
     this.pendingConfig = new PendingConfigSection(post);
-    const panels = { hooks: this.hooks.el, approvals: this.approvals.el, timeline: this.timeline.el };
+    const panels = { hooks: this.hooks.el, approvals: this.approvals.el, timeline: this.timeline.el, mcp: this.mcp.el };
     const bar = h('div', { class: 'tab-bar', attrs: { role: 'tablist' } });
     for (const tab of managerTabSchema.options) {
       const tabButton = h('button', { class: 'tab', attrs: { role: 'tab', 'data-tab': tab, 'data-testid': `tab-${tab}` }, on: { click: () => this.show(tab) } }, TAB_LABELS[tab], tab === 'approvals' ? this.approvalCount : null);
       bar.append(tabButton);
       this.tabs.set(tab, { button: tabButton, panel: panels[tab] });
     }
-    root.replaceChildren(h('div', { class: 'manager-app' }, bar, this.trustBanner, this.pendingConfig.el, h('div', { class: 'tab-panels' }, this.hooks.el, this.approvals.el, this.timeline.el)));
+    root.replaceChildren(h('div', { class: 'manager-app' }, bar, this.trustBanner, this.pendingConfig.el, h('div', { class: 'tab-panels' }, this.hooks.el, this.approvals.el, this.timeline.el, this.mcp.el)));
     this.current = this.channel.savedState(readSavedTab) ?? 'hooks';
     this.show(this.current);
     this.channel.listen(receiveHostToManager, (message) => this.onMessage(message));
@@ -105,6 +108,9 @@ export class ManagerApp {
         return;
       case 'pendingConfig':
         this.pendingConfig.set(message.changes);
+        return;
+      case 'mcpServers':
+        this.mcp.setServers(message.servers);
         return;
     }
   }

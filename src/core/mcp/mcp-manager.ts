@@ -99,11 +99,12 @@ export class McpManager {
     await connection.start(() => this.resolve(connection.config));
   }
 
+  /** Off stays off across restart (the server's config is replaced); on starts it. */
   async setEnabled(name: string, enabled: boolean): Promise<void> {
     const connection = this.connections.get(name);
     if (!connection) return;
-    if (!enabled) return connection.stop('disabled');
-    const fresh = this.connection({ ...connection.config, disabled: false });
+    await connection.stop();
+    const fresh = this.connection({ ...connection.config, disabled: !enabled });
     this.connections.set(name, fresh);
     await fresh.start(() => this.resolve(fresh.config));
   }

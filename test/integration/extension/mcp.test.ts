@@ -1,8 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { HostToManager } from '../../../src/shared/manager-protocol';
+import type { McpServerView } from '../../../src/shared/manager-views';
 import { text, toolCalls } from '../../support/model-server';
-import { stub } from '../../support/vscode-stub';
+import { stub, type FakeWebview } from '../../support/vscode-stub';
 import { startChat, until, type ChatHarness } from './extension-harness';
 
 const FIXTURE = path.resolve(__dirname, '../../fixtures/mcp/misbehaving-server.mjs');
@@ -83,5 +85,74 @@ describe('MCP servers in VS Code', () => {
     expect(card).toContain('hi from mcp');
     expect(asked).toEqual([expect.objectContaining({ password: true })]);
     expect(await h.context.secrets.get('hookpilot.mcp.input.token')).toBe('typed-secret');
+  });
+});
+
+/** Opens the Hook Manager (a new panel) and says `ready` as its page would. */
+async function openManager(): Promise<FakeWebview> {
+  await stub.state.commands.get('hookpilot.openHookManager')?.();
+  const webview = stub.state.panels.at(-1)!.webview;
+  webview.send({ type: 'ready' });
+  return webview;
+}
+
+type McpSnapshot = Extract<HostToManager, { type: 'mcpServers' }>;
+const snapshots = (webview: FakeWebview) => webview.ofType<McpSnapshot>('mcpServers').map((m) => m.servers);
+const serverIn = (webview: FakeWebview, name: string): McpServerView | undefined => snapshots(webview).at(-1)?.find((s) => s.name === name);
+const serverState = (webview: FakeWebview, name: string, state: McpServerView['state']) =>
+  until(() => (serverIn(webview, name)?.state === state ? serverIn(webview, name) : undefined), `${name} ${state} in the MCP tab`);
+
+describe('the Hook Manager MCP tab', () => {
+  it('shows each server live with its tools; restart and off/on come back as new snapshots; off is kept for the workspace', async () => {
+    h = await startChat({ '.vscode/mcp.json': JSON.stringify({ servers: { fix: { command: process.execPath, args: [FIXTURE] } } }) }, [text('one'), text('two')]);
+    let webview = await openManager();
+    const connected = await serverState(webview, 'fix', 'connected');
+    expect(connected).toMatchObject({ sourceKind: 'workspace', file: '.vscode/mcp.json', transport: 'stdio', enabled: true });
+    expect(connected.tools.map((t) => t.qualifiedName)).toContain('mcp__fix__echo');
+    // Live: the snapshots went through starting before connected.
+    expect(snapshots(webview).map((list) => list.find((s) => s.name === 'fix')?.state)).toContain('starting');
+
+    const before = snapshots(webview).length;
+    webview.send({ type: 'restartMcpServer', name: 'fix' });
+    await until(() => snapshots(webview).slice(before).some((l) => l[0]?.state === 'starting') && serverIn(webview, 'fix')?.state === 'connected', 'a restart');
+
+    webview.send({ type: 'toggleMcpServer', name: 'fix', enabled: false });
+    expect(await serverState(webview, 'fix', 'disabled')).toMatchObject({ enabled: false, tools: [] });
+    webview.send({ type: 'restartMcpServer', name: 'fix' });
+    await h.prompt('anything');
+    expect(serverIn(webview, 'fix')?.state).toBe('disabled');
+    expect(offeredTools(h).some((n) => n.startsWith('mcp__fix__'))).toBe(false);
+
+    // A window reload keeps the choice.
+    await h.restart();
+    webview = await openManager();
+    await serverState(webview, 'fix', 'disabled');
+    webview.send({ type: 'toggleMcpServer', name: 'fix', enabled: true });
+    await serverState(webview, 'fix', 'connected');
+  });
+
+  it('an untrusted workspace lists its servers as untrusted and starts none, whatever the toggle; trust starts them', async () => {
+    h = await startChat({}, [text('hi')], {
+      trusted: false,
+      setup: () => stub.setConfig('hookpilot.mcpServers', { mine: { command: process.execPath, args: [FIXTURE] } }, 'globalValue'),
+    });
+    writeFileSync(h.workspace.file('.mcp.json'), workspaceMcp(h.workspace.dir));
+    const webview = await openManager();
+    await serverState(webview, 'mine', 'connected');
+    expect(serverIn(webview, 'fix')).toMatchObject({ state: 'untrusted', sourceKind: 'workspace', file: '.mcp.json', tools: [] });
+
+    webview.send({ type: 'toggleMcpServer', name: 'fix', enabled: false });
+    await until(() => serverIn(webview, 'fix')?.enabled === false, 'the choice shown');
+    webview.send({ type: 'toggleMcpServer', name: 'fix', enabled: true });
+    await until(() => serverIn(webview, 'fix')?.enabled === true, 'the choice shown');
+    webview.send({ type: 'restartMcpServer', name: 'fix' });
+    await h.prompt('hello');
+    expect(serverIn(webview, 'fix')?.state).toBe('untrusted');
+    expect(existsSync(h.workspace.file('started.pid'))).toBe(false);
+    expect(offeredTools(h).some((n) => n.startsWith('mcp__fix__'))).toBe(false);
+
+    stub.setTrusted(true);
+    await serverState(webview, 'fix', 'connected');
+    expect(readFileSync(h.workspace.file('started.pid'), 'utf8')).toMatch(/^\d+$/);
   });
 });
