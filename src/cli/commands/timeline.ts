@@ -10,8 +10,15 @@ import { projectDirOf, type CliContext } from '../cli-context';
 import { CliError, EXIT } from '../cli-error';
 import { projectStorageDir, storageRoot } from '../cli-environment';
 import { formatTable } from '../output/table';
+import { traceJson, traceTable } from './timeline-trace';
 
-const timelineOptionsSchema = z.object({ cwd: z.string().optional(), json: z.boolean().default(false), list: z.boolean().default(false), all: z.boolean().default(false) });
+const timelineOptionsSchema = z.object({
+  cwd: z.string().optional(),
+  json: z.boolean().default(false),
+  list: z.boolean().default(false),
+  all: z.boolean().default(false),
+  trace: z.boolean().default(false),
+});
 
 export function registerTimelineCommand(program: Command, ctx: CliContext): void {
   program
@@ -21,6 +28,7 @@ export function registerTimelineCommand(program: Command, ctx: CliContext): void
     .option('--cwd <dir>', 'the workspace (default: the current directory)')
     .option('--list', 'list the recorded sessions instead')
     .option('--all', 'also show built-in hooks that did nothing')
+    .option('--trace', 'show the session as a tree: turns, steps, model requests, tool calls, events and hook runs, with start and duration')
     .option('--json', 'print JSON')
     .action(async (sessionArg: string | undefined, raw: unknown) => {
       const options = timelineOptionsSchema.parse(raw);
@@ -35,7 +43,11 @@ export function registerTimelineCommand(program: Command, ctx: CliContext): void
       const sessionId = pickSession(sessions, sessionArg, projectDir);
       const { records, problems } = await log.read(sessionId);
       const file = auditFilePath(log.dir, sessionId);
-      if (options.json) {
+      if (options.trace) {
+        const spans = traceJson(records, options.all, quietBuiltin);
+        if (options.json) ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, file, spans, problems }, null, 2)}\n`);
+        else ctx.stdout.write(`Session ${sessionId} (${file})\n${traceTable(spans, printable)}`);
+      } else if (options.json) {
         // Model requests are logged as deltas; JSON readers get each one whole.
         ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, file, records: expandModelRequests(records), problems }, null, 2)}\n`);
       } else {
@@ -98,8 +110,13 @@ function toRow(record: AuditRecord): string[][] {
       return [[time, `permission ${record.tool_name}`, '', describePermission(record), '', record.reason ?? '']];
     case 'note':
       return [[time, 'note', '', record.level, '', record.message]];
+    case 'permission_required':
+      return [[time, `PermissionRequired ${record.tool_name}`, record.hook_name, 'advisory', '', record.permission]];
     case 'dispatch':
       // The hook_run rows already say what each hook decided.
       return [];
+    default:
+      // A record kind this version does not know (a newer log).
+      return [[time, String((record as AuditRecord).type), '', '', '', '']];
   }
 }

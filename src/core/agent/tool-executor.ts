@@ -173,6 +173,7 @@ export class ToolExecutor {
     if (result.ok) {
       const post = await this.deps.hooks.dispatch('PostToolUse', { tool_name: call.name, tool_input: input, tool_response: result.response, tool_use_id: call.id, duration_ms: Math.round(performance.now() - started) }, signal);
       annotate(annotations, post);
+      this.auditPermissionsRequired(call, post);
       contexts.push(...post.contexts);
       return finish('executed', withContexts(rewriteToolOutput(result.content, post), contexts, seenContexts), input, halts(post));
     }
@@ -354,6 +355,22 @@ export class ToolExecutor {
     this.deps.audit?.append({ ...record, agent_id: agent?.id, reason: reason || undefined });
   }
 
+  /** AstroResearch's PermissionRequired: advisory, so it only leaves a record (the timeline shows it). */
+  private auditPermissionsRequired(call: ToolCallRequest, post: DispatchResult): void {
+    const { sessionId, agent } = this.deps.hooks.identity;
+    for (const required of post.permissionsRequired) {
+      this.deps.audit?.append({
+        type: 'permission_required',
+        session_id: sessionId,
+        tool_name: required.toolName ?? call.name,
+        tool_use_id: call.id,
+        permission: required.permission,
+        hook_name: required.hookName,
+        agent_id: agent?.id,
+      });
+    }
+  }
+
   /**
    * Fires PermissionDenied and waits for it: a hook answering `retry: true` (Claude Code's
    * hookSpecificOutput) lets the model try again. The retry goes through every check anew,
@@ -430,6 +447,7 @@ function annotate(annotations: HookAnnotation[], result: DispatchResult): void {
   if (result.updatedInput) annotations.push({ hookName: lastModifier(result) ?? 'hook', event: result.event, kind: 'rewrote-input', detail: JSON.stringify(result.updatedInput) });
   if (result.updatedToolOutput !== undefined) annotations.push({ hookName: lastModifier(result) ?? 'hook', event: result.event, kind: 'rewrote-output' });
   for (const w of result.warnings) annotations.push({ hookName: 'hooks', event: result.event, kind: 'warning', detail: w });
+  for (const r of result.permissionsRequired) annotations.push({ hookName: r.hookName, event: result.event, kind: 'warning', detail: `needed permission: ${r.permission}` });
 }
 
 function lastModifier(result: DispatchResult): string | undefined {

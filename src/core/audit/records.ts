@@ -76,6 +76,16 @@ export const auditRecordSchema = z.discriminatedUnion('type', [
     agent_id: z.string().optional(),
     reason: z.string().optional(),
   }),
+  /** A PostToolUse hook says the call that ran needed a permission (AstroResearch's PermissionRequired): advisory. */
+  z.object({
+    ...base,
+    type: z.literal('permission_required'),
+    tool_name: z.string(),
+    tool_use_id: z.string(),
+    permission: z.string(),
+    hook_name: z.string(),
+    agent_id: z.string().optional(),
+  }),
   z.object({
     ...base,
     type: z.literal('note'),

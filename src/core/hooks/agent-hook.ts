@@ -111,4 +111,6 @@ export const actions = {
    */
   warning: (message: string, options: { truncateOutput?: boolean } = {}): HookEffects => ({ warnings: [message], additionalContext: `Warning: ${message}`, ...(options.truncateOutput ? { truncateOutput: true } : {}) }),
   metadata: (key: string, value: unknown): HookEffects => ({ metadata: { [key]: value } }),
+  /** AstroResearch's PermissionRequired (PostToolUse): the call that ran needed `permission`; audited and shown, never blocking. */
+  permissionRequired: (permission: string, toolName?: string): HookEffects => ({ permissionRequired: { permission, toolName } }),
 };

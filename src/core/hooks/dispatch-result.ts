@@ -53,13 +53,15 @@ export interface DispatchResult {
   retry?: boolean;
   /** The first hook that asked for the tool output to be shortened. */
   truncateOutputBy?: string;
+  /** PostToolUse: permissions hooks say the call needed (advisory, audited). */
+  permissionsRequired: Array<{ hookName: string; permission: string; toolName?: string }>;
   runs: HookRunSummary[];
 }
 
 const DECISION_RANK = { allow: 1, ask: 2, defer: 3, deny: 4 } as const;
 
 export function emptyResult(event: HookEventName, dispatchId: string): DispatchResult {
-  return { event, dispatchId, blocked: false, blockingErrors: [], contexts: [], systemMessages: [], warnings: [], metadata: {}, runs: [] };
+  return { event, dispatchId, blocked: false, blockingErrors: [], contexts: [], systemMessages: [], warnings: [], metadata: {}, permissionsRequired: [], runs: [] };
 }
 
 export function outcomeDecisionLabel(outcome: HookOutcome): string {
@@ -183,6 +185,7 @@ export class ResultAggregator {
     if (e.abort) r.abort ??= { kind: e.abort, hookName: hook.name, reason: e.reason };
     if (e.retry) r.retry = true;
     if (e.truncateOutput) r.truncateOutputBy ??= hook.name;
+    if (e.permissionRequired) r.permissionsRequired.push({ hookName: hook.name, ...e.permissionRequired });
   }
 
   private addContext(hookName: string, content: string): void {

@@ -164,6 +164,8 @@ export interface HookEffects {
   warnings?: string[];
   /** PostToolUse / PostToolUseFailure (AstroResearch's Warning `truncate_output`): the model sees a shortened output. */
   truncateOutput?: boolean;
+  /** PostToolUse (AstroResearch's PermissionRequired): the call that ran needed this permission; advisory. */
+  permissionRequired?: { permission: string; toolName?: string };
 }
 
 export interface HookTrace {

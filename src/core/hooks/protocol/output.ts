@@ -42,6 +42,11 @@ const hookSpecificOutput = z.looseObject({
   metadata: z.record(z.string(), z.unknown()).optional(),
   /** AstroResearch's Warning `truncate_output` (PostToolUse / PostToolUseFailure): shorten what the model sees. */
   truncateOutput: z.boolean().optional(),
+  /**
+   * AstroResearch's advisory PermissionRequired (PostToolUse): the call that ran needed this
+   * permission. Audited and shown, never blocking; Hookpilot's own name, which Claude Code ignores.
+   */
+  hookpilotPermissionRequired: z.strictObject({ permission: z.string().min(1).max(2_000), tool_name: z.string().max(200).optional() }).optional(),
 });
 
 export const hookOutputSchema = z.looseObject({
@@ -103,6 +108,8 @@ export function parseHookOutput(event: HookEventName, value: unknown): ParsedOut
     if (hso.abort !== undefined) effects.abort = hso.abort;
     if (hso.metadata !== undefined) effects.metadata = hso.metadata;
     if (hso.truncateOutput) effects.truncateOutput = true;
+    const required = hso.hookpilotPermissionRequired;
+    if (required !== undefined) effects.permissionRequired = { permission: required.permission, toolName: required.tool_name };
   }
   return { ok: true, effects };
 }
