@@ -196,6 +196,9 @@ export class HookManagerPanel extends Disposable {
       case 'selectSession':
         await this.timeline?.select(message.sessionId);
         return;
+      case 'timelineDetail':
+        await this.timeline?.detail(message.sessionId, message.seq);
+        return;
       case 'exportTimeline': {
         const target = await this.timeline?.export(message.sessionId, vscode.workspace.workspaceFolders?.[0]?.uri);
         if (target) void vscode.window.showInformationMessage(`Hookpilot: timeline exported to ${target.fsPath}`);

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { AuditLog } from '../core/audit/audit-log';
+import { expandModelRequests } from '../core/audit/model-request-delta';
 import type { AuditRecord } from '../core/audit/records';
 import type { HostToManager } from '../shared/manager-protocol';
 import type { TimelineSession } from '../shared/manager-views';
@@ -56,6 +57,21 @@ export class TimelineFeed extends Disposable {
     if (this.selected !== id) return;
     this.lastSeq = records.at(-1)?.seq ?? 0;
     this.post({ type: 'timelineReset', sessionId: id, records: records.slice(-MAX_RESET_RECORDS), sessions });
+  }
+
+  /**
+   * Record `seq` of the shown session whole: the log keeps each model request as a delta of
+   * the one before, so it is rebuilt from the requests before it (as `hookpilot timeline
+   * --json` does). Read from the file on demand: the host holds no conversation.
+   */
+  async detail(sessionId: string, seq: number): Promise<void> {
+    if (sessionId !== this.selected) return;
+    const { records } = await this.audit.read(sessionId);
+    const index = records.findIndex((r) => r.seq === seq);
+    if (index < 0 || this.selected !== sessionId) return;
+    const chain = records.slice(0, index).filter((r) => r.type === 'event' && r.event === 'BeforeLLM');
+    const record = expandModelRequests([...chain, records[index]]).at(-1);
+    if (record) this.post({ type: 'timelineRecord', sessionId, record });
   }
 
   /** A session started or ended: the list changes, the shown timeline stays. */

@@ -33,6 +33,8 @@ export const hostToManagerSchema = z.discriminatedUnion('type', [
     sessions: z.array(timelineSessionSchema),
   }),
   z.object({ type: z.literal('timelineAppend'), sessionId: z.string(), records: z.array(auditRecordSchema) }),
+  /** The answer to `timelineDetail`: the record with its model request rebuilt in full. */
+  z.object({ type: z.literal('timelineRecord'), sessionId: z.string(), record: auditRecordSchema }),
   /** The session list changed (a session started or ended) without switching the shown one. */
   z.object({ type: z.literal('timelineSessions'), sessions: z.array(timelineSessionSchema) }),
   /** The answer to `testFire` for hook `id`. */
@@ -63,6 +65,8 @@ export const managerToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('answerApproval'), id: z.string().min(1), choice: approvalChoiceSchema }),
   z.object({ type: z.literal('selectSession'), sessionId: z.string().min(1) }),
   z.object({ type: z.literal('exportTimeline'), sessionId: z.string().min(1) }),
+  /** Record `seq` of the shown session in full (a model request is logged as a delta); the host answers with timelineRecord. */
+  z.object({ type: z.literal('timelineDetail'), sessionId: z.string().min(1), seq: z.number().int().nonnegative() }),
   z.object({ type: z.literal('reloadHooks') }),
   z.object({ type: z.literal('openHooksConfig') }),
   /** Open VS Code's workspace trust editor (from the Restricted Mode banner). */

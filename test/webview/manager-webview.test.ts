@@ -169,6 +169,8 @@ describe('Hook Manager webview', () => {
   it('renders a 10,000-record timeline with a bounded number of rows, filters and a detail pane', async () => {
     const records = makeTimeline(10_000);
     await view.host({ type: 'showTab', tab: 'timeline' });
+    // The flat table (the trace, the default view, has its own tests in timeline-trace.test.ts).
+    await view.page.getByTestId('timeline-view-table').click();
     // The page makes the same deterministic records itself (see harness/page-fixtures).
     await view.page.evaluate(() => {
       const w = window as unknown as { __host(m: HostToManager): void; __fixtures: { makeTimeline(n: number): AuditRecord[] } };
@@ -284,6 +286,7 @@ describe('Hook Manager webview', () => {
 
   it('a full timeline renders only visible rows, and the selected row takes the theme\'s selection colors and opens its detail', async () => {
     await view.host({ type: 'showTab', tab: 'timeline' });
+    await view.page.getByTestId('timeline-view-table').click();
     await view.host({ type: 'timelineReset', sessionId: 'session-1', records: makeTimeline(400), sessions: [{ id: 'session-1', label: 'Clean the build', live: true }] });
     await view.page.waitForFunction(() => document.querySelector('[data-testid="timeline-count"]')?.textContent === '400 records');
     const rendered = await view.page.locator('.tl-scroller .tl-row').count();

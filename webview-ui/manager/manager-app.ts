@@ -99,6 +99,9 @@ export class ManagerApp {
       case 'timelineSessions':
         this.timeline.setSessions(message.sessions);
         return;
+      case 'timelineRecord':
+        this.timeline.showFullRecord(message.sessionId, message.record);
+        return;
       case 'testResult':
         this.hooks.showTestResult(message.id, message.result);
         return;

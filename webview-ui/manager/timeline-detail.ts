@@ -67,5 +67,7 @@ export function renderRecordDetail(row: TimelineRow, eventPayload: (dispatchId: 
       ].filter((el): el is HTMLElement => el !== null);
     case 'note':
       return [header, section('Message', r.message, 'detail-message'), section('Data', r.data, 'detail-data')].filter((el): el is HTMLElement => el !== null);
+    default:
+      return [header, section('Record', r, 'detail-input')].filter((el): el is HTMLElement => el !== null);
   }
 }

@@ -1,10 +1,8 @@
+import { badgeFor, FAILURE_BADGES, hookRunDecision, type DecisionBadge } from '../../src/shared/decision-badge';
 import { describePermission } from '../../src/shared/permission-text';
 import type { AuditRecord } from '../../src/core/audit/records';
 
-/** The badge a timeline row shows; also what the decision filter matches. */
-export type DecisionBadge = 'allow' | 'block' | 'deny' | 'ask' | 'error' | 'timeout' | 'none';
-
-export const DECISION_BADGES: readonly DecisionBadge[] = ['allow', 'block', 'deny', 'ask', 'error', 'timeout', 'none'];
+export { DECISION_BADGES, type DecisionBadge } from '../../src/shared/decision-badge';
 
 /** One audit record flattened for a table row: cheap to build, since a reset builds thousands (the time is formatted only when shown). */
 export interface TimelineRow {
@@ -21,29 +19,21 @@ export interface TimelineRow {
   durationMs: number | undefined;
 }
 
+/** What "Show" narrows the timeline to: everything, failed runs, or the slowest hook runs. */
+export type TimelineFocus = '' | 'failures' | 'slowest';
+
 export interface TimelineFilter {
   event: string;
   hook: string;
   decision: DecisionBadge | '';
   text: string;
+  focus: TimelineFocus;
 }
 
-export const NO_FILTER: TimelineFilter = { event: '', hook: '', decision: '', text: '' };
+export const NO_FILTER: TimelineFilter = { event: '', hook: '', decision: '', text: '', focus: '' };
 
-function badgeFor(decision: string): DecisionBadge {
-  switch (decision) {
-    case 'allow':
-    case 'deny':
-    case 'ask':
-    case 'block':
-    case 'error':
-    case 'timeout':
-      return decision;
-    case 'defer':
-      return 'ask';
-    default:
-      return 'none';
-  }
+export function isFilterActive(f: TimelineFilter): boolean {
+  return f.event !== '' || f.hook !== '' || f.decision !== '' || f.text !== '' || f.focus !== '';
 }
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
@@ -69,7 +59,7 @@ export function toTimelineRow(record: AuditRecord): TimelineRow {
   const common = { record, seq: record.seq };
   switch (record.type) {
     case 'hook_run': {
-      const decision = record.status === 'timeout' ? 'timeout' : record.status === 'error' ? 'error' : record.status === 'cancelled' ? 'cancelled' : record.decision;
+      const decision = hookRunDecision(record);
       return { ...common, event: record.event, subject: record.hook_name, hookName: record.hook_name, badge: badgeFor(decision), decisionText: decision, durationMs: record.duration_ms };
     }
     case 'dispatch':
@@ -88,24 +78,38 @@ export function toTimelineRow(record: AuditRecord): TimelineRow {
       };
     case 'note':
       return { ...common, event: 'Note', subject: record.message, hookName: undefined, badge: record.level === 'error' ? 'error' : 'none', decisionText: record.level === 'info' ? '' : record.level, durationMs: undefined };
+    default:
+      // A record kind this view does not know yet (a newer log): shown by its type and subject.
+      return { ...common, event: String((record as AuditRecord).type), subject: payloadSubject(record), hookName: undefined, badge: 'none', decisionText: '', durationMs: undefined };
   }
 }
 
-const searchText = new WeakMap<TimelineRow, string>();
+const searchText = new WeakMap<AuditRecord, string>();
+
+/** The record's JSON in lower case, made once: what the free-text filter searches. */
+export function recordText(record: AuditRecord): string {
+  let text = searchText.get(record);
+  if (text === undefined) {
+    text = JSON.stringify(record).toLowerCase();
+    searchText.set(record, text);
+  }
+  return text;
+}
+
+/** Whether a record passes the focus: a failed run, or a hook run among the slowest (at least `slowMs` long). */
+export function passesFocus(focus: TimelineFocus, record: AuditRecord | undefined, badge: DecisionBadge, slowMs: number): boolean {
+  if (focus === 'failures') return FAILURE_BADGES.has(badge);
+  if (focus === 'slowest') return record?.type === 'hook_run' && record.duration_ms >= slowMs;
+  return true;
+}
 
 /** Whether a row passes every filter; free text matches anywhere in the record (case-insensitive). */
-export function matchesFilter(row: TimelineRow, filter: TimelineFilter): boolean {
+export function matchesFilter(row: TimelineRow, filter: TimelineFilter, slowMs = Infinity): boolean {
   if (filter.event && row.event !== filter.event) return false;
   if (filter.hook && row.hookName !== filter.hook) return false;
   if (filter.decision && row.badge !== filter.decision) return false;
-  if (filter.text) {
-    let text = searchText.get(row);
-    if (text === undefined) {
-      text = JSON.stringify(row.record).toLowerCase();
-      searchText.set(row, text);
-    }
-    if (!text.includes(filter.text.toLowerCase())) return false;
-  }
+  if (filter.focus && !passesFocus(filter.focus, row.record, row.badge, slowMs)) return false;
+  if (filter.text && !recordText(row.record).includes(filter.text.toLowerCase())) return false;
   return true;
 }
 

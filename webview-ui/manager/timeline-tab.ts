@@ -1,39 +1,87 @@
 import type { AuditRecord } from '../../src/core/audit/records';
 import type { ManagerToHost } from '../../src/shared/manager-protocol';
 import type { TimelineSession } from '../../src/shared/manager-views';
+import { TraceTree, type TraceSpan } from '../../src/shared/trace-tree';
 import { button, formatDuration, h, icon, setText, toolbarButton } from '../common/dom';
 import { FixedRowList } from '../common/fixed-row-list';
 import { fillSelect } from './select-options';
 import { renderRecordDetail } from './timeline-detail';
-import { DECISION_BADGES, NO_FILTER, formatTime, matchesFilter, maxDuration, toTimelineRow, type DecisionBadge, type TimelineFilter, type TimelineRow } from './timeline-rows';
+import {
+  DECISION_BADGES,
+  NO_FILTER,
+  formatTime,
+  isFilterActive,
+  matchesFilter,
+  maxDuration,
+  toTimelineRow,
+  type DecisionBadge,
+  type TimelineFilter,
+  type TimelineFocus,
+  type TimelineRow,
+} from './timeline-rows';
+import { renderSpanSummary } from './trace-detail';
+import { SLOW_FLOOR_MS } from './trace-rows';
+import { TraceView } from './trace-view';
 
 const ROW_HEIGHT = 24;
 const TEXT_FILTER_DELAY_MS = 150;
 
+type TimelineView = 'trace' | 'table';
+const VIEWS: ReadonlyArray<[TimelineView, string]> = [
+  ['trace', 'Trace'],
+  ['table', 'Table'],
+];
+const FOCUS_OPTIONS: ReadonlyArray<[TimelineFocus, string]> = [
+  ['', 'All runs'],
+  ['failures', 'Failures only'],
+  ['slowest', 'Slowest hook runs'],
+];
+
+/** A model request logged as a delta of the previous one: the host rebuilds it in full for the detail pane. */
+function isDeltaRequest(record: AuditRecord | undefined): boolean {
+  if (record?.type !== 'event' || record.event !== 'BeforeLLM') return false;
+  const request = (record.payload as { llm_request?: unknown } | null)?.llm_request;
+  return typeof request === 'object' && request !== null && 'messages_delta' in request;
+}
+
 /**
- * The audit timeline of one session: a virtualized table of every event, hook run,
- * dispatch, permission decision and note, with filters, a detail pane, export and live
- * appends that follow the end while the view is scrolled to it.
+ * The audit timeline of one session, as a trace (a waterfall of turns, steps, model
+ * requests, tool calls, events and hook runs) or as a virtualized table of every record,
+ * with filters shared by both, a detail pane, export, and live appends that follow the end
+ * while the view is scrolled to it.
  */
 export class TimelineTab {
   readonly el: HTMLElement;
   private sessionId = '';
   private rows: TimelineRow[] = [];
   private filtered: TimelineRow[] = [];
-  private readonly payloads = new Map<string, unknown>();
+  private tree = new TraceTree();
+  /** The event record of each dispatch: a hook run's stdin is its payload. */
+  private readonly events = new Map<string, AuditRecord>();
+  /** Model requests rebuilt in full by the host, by seq. */
+  private readonly fullRecords = new Map<number, AuditRecord>();
+  private readonly requested = new Set<number>();
   private lastSeq = -1;
   private maxMs = 0;
   private filter: TimelineFilter = { ...NO_FILTER };
+  private view: TimelineView = 'trace';
+  /** The hidden view is brought up to date when it is shown. */
+  private stale = new Set<TimelineView>();
   private selectedSeq: number | undefined;
-  private events = new Set<string>();
+  private shown: { record: AuditRecord | undefined; span: TraceSpan | undefined; title: string } | undefined;
+  private eventNames = new Set<string>();
   private hooks = new Set<string>();
   private textTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly list: FixedRowList<TimelineRow>;
+  private readonly trace: TraceView;
+  private readonly table: HTMLElement;
+  private readonly viewButtons = new Map<TimelineView, HTMLElement>();
   private readonly scroller = h('div', { class: 'tl-scroller', attrs: { tabindex: '0', 'data-testid': 'timeline-scroller' } });
   private readonly sessionSelect = document.createElement('vscode-single-select');
   private readonly eventSelect = document.createElement('vscode-single-select');
   private readonly hookSelect = document.createElement('vscode-single-select');
   private readonly decisionSelect = document.createElement('vscode-single-select');
+  private readonly focusSelect = document.createElement('vscode-single-select');
   private readonly textField = document.createElement('vscode-textfield');
   private readonly count = h('span', { class: 'tl-count', attrs: { 'data-testid': 'timeline-count' } });
   private readonly detail = h('aside', { class: 'tl-detail', attrs: { 'data-testid': 'timeline-detail' } });
@@ -49,25 +97,35 @@ export class TimelineTab {
       [this.eventSelect, 'event', 'Event'],
       [this.hookSelect, 'hook', 'Hook'],
       [this.decisionSelect, 'decision', 'Decision'],
+      [this.focusSelect, 'focus', 'Show'],
     ] as const) {
       select.dataset.testid = `filter-${key}`;
-      select.title = `Filter by ${label.toLowerCase()}`;
+      select.title = key === 'focus' ? 'Show every run, the failed ones, or the slowest hook runs' : `Filter by ${label.toLowerCase()}`;
       select.addEventListener('change', () => this.setFilter({ [key]: select.value }));
     }
     fillSelect(this.decisionSelect, [['', 'All decisions'], ...DECISION_BADGES.map((d): [string, string] => [d, d])], '');
+    fillSelect(this.focusSelect, FOCUS_OPTIONS, '');
     this.textField.setAttribute('placeholder', 'Filter text');
     this.textField.dataset.testid = 'filter-text';
     this.textField.addEventListener('input', () => {
       clearTimeout(this.textTimer);
       this.textTimer = setTimeout(() => this.setFilter({ text: this.textField.value.trim() }), TEXT_FILTER_DELAY_MS);
     });
+    const views = h('div', { class: 'tl-views', attrs: { role: 'group', 'aria-label': 'Timeline view' } });
+    for (const [view, label] of VIEWS) {
+      const viewButton = h('button', { class: 'tl-view-button', text: label, attrs: { type: 'button', 'data-testid': `timeline-view-${view}` }, on: { click: () => this.setView(view) } });
+      this.viewButtons.set(view, viewButton);
+      views.append(viewButton);
+    }
     const toolbar = h(
       'div',
       { class: 'toolbar tl-toolbar' },
+      views,
       this.sessionSelect,
       this.eventSelect,
       this.hookSelect,
       this.decisionSelect,
+      this.focusSelect,
       this.textField,
       this.count,
       h('span', { class: 'spacer' }),
@@ -88,8 +146,11 @@ export class TimelineTab {
       if (row?.dataset.index !== undefined) this.select(Number(row.dataset.index));
     });
     this.scroller.addEventListener('keydown', (event) => this.onKey(event));
+    this.trace = new TraceView((span) => this.selectSpan(span));
+    this.table = h('div', { class: 'tl-table tl-view', attrs: { 'data-view': 'table' } }, header, h('div', { class: 'tl-list' }, this.scroller));
     this.detail.hidden = true;
-    this.el = h('div', { class: 'tab-panel timeline-tab' }, toolbar, h('div', { class: 'tl-body' }, h('div', { class: 'tl-table' }, header, h('div', { class: 'tl-list' }, this.scroller, this.empty)), this.detail));
+    this.el = h('div', { class: 'tab-panel timeline-tab' }, toolbar, h('div', { class: 'tl-body' }, h('div', { class: 'tl-main' }, this.trace.el, this.table, this.empty), this.detail));
+    this.showView();
     this.updateFilterOptions(true);
     this.refreshCount();
   }
@@ -97,17 +158,26 @@ export class TimelineTab {
   reset(sessionId: string, records: readonly AuditRecord[], sessions: readonly TimelineSession[]): void {
     this.sessionId = sessionId;
     this.setSessions(sessions);
-    this.payloads.clear();
-    this.events = new Set();
+    this.events.clear();
+    this.fullRecords.clear();
+    this.requested.clear();
+    this.eventNames = new Set();
     this.hooks = new Set();
     this.rows = [];
     this.lastSeq = -1;
     this.selectedSeq = undefined;
+    this.shown = undefined;
     this.detail.hidden = true;
     this.addRecords(records);
+    this.tree = new TraceTree();
+    this.tree.add(records);
     this.maxMs = maxDuration(this.rows);
     this.updateFilterOptions(true);
-    this.applyFilter(false);
+    this.filtered = this.filterRows(this.rows);
+    this.list.setItems(this.filtered);
+    if (this.view === 'trace') this.trace.setTree(this.tree, this.filter, this.tree.slowThresholdMs);
+    else this.stale.add('trace');
+    this.refreshCount();
   }
 
   append(sessionId: string, records: readonly AuditRecord[]): void {
@@ -120,15 +190,21 @@ export class TimelineTab {
       return;
     }
     const before = this.rows.length;
-    const known = this.events.size + this.hooks.size;
+    const known = this.eventNames.size + this.hooks.size;
+    const slowBefore = this.tree.slowThresholdMs;
     this.addRecords(fresh);
+    this.tree.add(fresh);
     const added = this.rows.slice(before);
     const longest = maxDuration(added);
-    if (this.events.size + this.hooks.size !== known) this.updateFilterOptions(false);
+    if (this.eventNames.size + this.hooks.size !== known) this.updateFilterOptions(false);
     if (longest > this.maxMs) this.maxMs = longest;
-    this.filtered = this.filtered.concat(added.filter((row) => matchesFilter(row, this.filter)));
+    // "Slowest" is relative: a slower run can push earlier ones out.
+    if (this.filter.focus === 'slowest' && this.tree.slowThresholdMs !== slowBefore) this.filtered = this.filterRows(this.rows);
+    else this.filtered = this.filtered.concat(this.filterRows(added));
     // setItems refills the visible rows, so bars rescale when a longer run arrived.
     this.list.setItems(this.filtered, true);
+    if (this.view === 'trace') this.trace.update(this.filter, this.tree.slowThresholdMs, true);
+    else this.stale.add('trace');
     this.refreshCount();
   }
 
@@ -148,48 +224,89 @@ export class TimelineTab {
     this.sessionSelect.hidden = sessions.length === 0;
   }
 
+  /** The host rebuilt a model request logged as a delta: the detail shows it whole. */
+  showFullRecord(sessionId: string, record: AuditRecord): void {
+    if (sessionId !== this.sessionId) return;
+    this.fullRecords.set(record.seq, record);
+    if (this.shown) this.renderDetail();
+  }
+
   private addRecords(records: readonly AuditRecord[]): void {
     for (const record of records) {
       const row = toTimelineRow(record);
       this.rows.push(row);
-      if (record.type === 'event') this.payloads.set(record.dispatch_id, record.payload);
-      if (row.event) this.events.add(row.event);
+      if (record.type === 'event') this.events.set(record.dispatch_id, record);
+      if (row.event) this.eventNames.add(row.event);
       if (row.hookName) this.hooks.add(row.hookName);
       this.lastSeq = Math.max(this.lastSeq, record.seq);
     }
   }
 
+  private filterRows(rows: TimelineRow[]): TimelineRow[] {
+    const f = this.filter;
+    if (!isFilterActive(f)) return rows.slice();
+    const slowMs = this.tree.slowThresholdMs;
+    return rows.filter((row) => matchesFilter(row, f, slowMs));
+  }
+
   private updateFilterOptions(resetValues: boolean): void {
-    if (resetValues) this.filter = { ...this.filter, event: this.events.has(this.filter.event) ? this.filter.event : '', hook: this.hooks.has(this.filter.hook) ? this.filter.hook : '' };
-    fillSelect(this.eventSelect, [['', 'All events'], ...[...this.events].sort().map((e): [string, string] => [e, e])], this.filter.event);
+    if (resetValues) this.filter = { ...this.filter, event: this.eventNames.has(this.filter.event) ? this.filter.event : '', hook: this.hooks.has(this.filter.hook) ? this.filter.hook : '' };
+    fillSelect(this.eventSelect, [['', 'All events'], ...[...this.eventNames].sort().map((e): [string, string] => [e, e])], this.filter.event);
     fillSelect(this.hookSelect, [['', 'All hooks'], ...[...this.hooks].sort().map((name): [string, string] => [name, name])], this.filter.hook);
   }
 
   private setFilter(change: Partial<TimelineFilter>): void {
     const next = { ...this.filter, ...change } as TimelineFilter;
     if (next.decision && !DECISION_BADGES.includes(next.decision as DecisionBadge)) next.decision = '';
-    if (next.event === this.filter.event && next.hook === this.filter.hook && next.decision === this.filter.decision && next.text === this.filter.text) return;
+    if (!FOCUS_OPTIONS.some(([focus]) => focus === next.focus)) next.focus = '';
+    const same = (Object.keys(next) as Array<keyof TimelineFilter>).every((key) => next[key] === this.filter[key]);
+    if (same) return;
     this.filter = next;
-    this.applyFilter(true);
+    this.applyFilter();
   }
 
-  private applyFilter(keepSelection: boolean): void {
-    const f = this.filter;
-    const active = f.event !== '' || f.hook !== '' || f.decision !== '' || f.text !== '';
-    this.filtered = active ? this.rows.filter((row) => matchesFilter(row, f)) : this.rows.slice();
+  private applyFilter(): void {
+    this.filtered = this.filterRows(this.rows);
     this.list.setItems(this.filtered);
-    if (keepSelection && this.selectedSeq !== undefined) {
+    if (this.selectedSeq !== undefined) {
       const index = this.filtered.findIndex((row) => row.seq === this.selectedSeq);
       if (index >= 0) this.list.scrollToIndex(index);
     }
+    if (this.view === 'trace') this.trace.update(this.filter, this.tree.slowThresholdMs, false);
+    else this.stale.add('trace');
     this.refreshCount();
+  }
+
+  private setView(view: TimelineView): void {
+    if (view === this.view) return;
+    this.view = view;
+    this.showView();
+    if (view === 'trace' && this.stale.delete('trace')) this.trace.setTree(this.tree, this.filter, this.tree.slowThresholdMs);
+    // The selection follows to the other view when it shows there.
+    if (this.selectedSeq === undefined) return;
+    if (view === 'trace') this.trace.revealSeq(this.selectedSeq);
+    else {
+      const index = this.filtered.findIndex((row) => row.seq === this.selectedSeq);
+      if (index >= 0) this.list.scrollToIndex(index);
+      this.list.refresh();
+    }
+  }
+
+  private showView(): void {
+    this.trace.el.hidden = this.view !== 'trace';
+    this.table.hidden = this.view !== 'table';
+    this.el.setAttribute('data-view', this.view);
+    for (const [view, viewButton] of this.viewButtons) {
+      viewButton.setAttribute('aria-pressed', String(view === this.view));
+      viewButton.classList.toggle('is-active', view === this.view);
+    }
   }
 
   private refreshCount(): void {
     const total = this.rows.length;
     setText(this.count, this.filtered.length === total ? `${total.toLocaleString()} records` : `${this.filtered.length.toLocaleString()} of ${total.toLocaleString()}`);
     this.empty.hidden = this.filtered.length > 0;
-    setText(this.empty, total === 0 ? 'No records in this session yet.' : 'No records match the filters.');
+    setText(this.empty, total === 0 ? 'No records in this session yet.' : this.filter.focus === 'failures' ? 'No hook run failed or timed out.' : 'No records match the filters.');
   }
 
   private createRow(): HTMLElement {
@@ -211,6 +328,8 @@ export class TimelineTab {
     el.dataset.seq = String(row.seq);
     el.dataset.type = row.record.type;
     el.classList.toggle('is-selected', row.seq === this.selectedSeq);
+    el.classList.toggle('is-failure', row.badge === 'error' || row.badge === 'timeout');
+    el.classList.toggle('is-slow', row.record.type === 'hook_run' && row.record.duration_ms >= Math.max(this.tree.slowThresholdMs, SLOW_FLOOR_MS));
     time.textContent = formatTime(row.record.ts);
     event.textContent = row.event;
     subject.textContent = row.subject;
@@ -231,15 +350,52 @@ export class TimelineTab {
     this.selectedSeq = row.seq;
     this.list.scrollToIndex(index);
     this.list.refresh();
+    this.show({ record: row.record, span: undefined, title: row.subject || row.event });
+  }
+
+  private selectSpan(span: TraceSpan | undefined): void {
+    if (!span) return;
+    this.selectedSeq = span.record?.seq;
+    this.show({ record: span.record, span, title: span.label });
+  }
+
+  private show(shown: NonNullable<TimelineTab['shown']>): void {
+    this.shown = shown;
+    this.renderDetail();
+  }
+
+  /**
+   * The detail of the selected record (and span). A model request is logged as a delta of
+   * the one before; it shows the request the model was sent, rebuilt by the host, and so
+   * does the stdin of a hook that ran on it.
+   */
+  private renderDetail(): void {
+    const shown = this.shown;
+    if (!shown) return;
+    const record = shown.record;
+    const eventOf = (dispatchId: string) => this.events.get(dispatchId);
+    const full = (r: AuditRecord | undefined) => (r ? (this.fullRecords.get(r.seq) ?? r) : undefined);
+    const subject = record?.type === 'hook_run' && record.input === undefined ? eventOf(record.dispatch_id) : record;
+    const waiting = isDeltaRequest(subject) && subject && !this.fullRecords.has(subject.seq);
+    if (waiting && subject && !this.requested.has(subject.seq)) {
+      this.requested.add(subject.seq);
+      this.post({ type: 'timelineDetail', sessionId: this.sessionId, seq: subject.seq });
+    }
     this.detail.hidden = false;
     const close = toolbarButton('close', 'Close details', () => {
       this.selectedSeq = undefined;
+      this.shown = undefined;
       this.detail.hidden = true;
       this.list.refresh();
+      this.trace.clearSelection();
     });
+    const kindIcon = record?.type === 'hook_run' ? 'zap' : 'symbol-event';
+    const shownRecord = full(record);
     this.detail.replaceChildren(
-      h('div', { class: 'detail-head' }, icon(row.record.type === 'hook_run' ? 'zap' : 'symbol-event'), h('strong', { text: ` ${row.subject || row.event}` }), h('span', { class: 'spacer' }), close),
-      ...renderRecordDetail(row, (dispatchId) => this.payloads.get(dispatchId)),
+      h('div', { class: 'detail-head' }, icon(kindIcon), h('strong', { text: ` ${shown.title}` }), h('span', { class: 'spacer' }), close),
+      ...(shown.span ? [renderSpanSummary(shown.span, this.tree.startMs)] : []),
+      ...(waiting ? [h('div', { class: 'detail-loading', text: 'Rebuilding the full model request from the log…', attrs: { 'data-testid': 'detail-loading' } })] : []),
+      ...(shownRecord ? renderRecordDetail(toTimelineRow(shownRecord), (dispatchId) => (full(eventOf(dispatchId)) as { payload?: unknown } | undefined)?.payload) : []),
     );
   }
 

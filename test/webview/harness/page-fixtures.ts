@@ -1,4 +1,6 @@
+import type { AuditRecord } from '../../../src/core/audit/records';
 import { makeTimeline } from './timeline-fixture';
+import { makeTraceSession } from './trace-fixture';
 
 interface HarnessWindow {
   __host(message: unknown): void;
@@ -7,13 +9,21 @@ interface HarnessWindow {
 
 /**
  * Posts a timelineReset of `count` records (made beforehand, outside the measurement) and
- * resolves with the milliseconds until the first row and the record count are on screen,
- * checked once per animation frame.
+ * resolves with the milliseconds until the first row of the view shown (trace or table)
+ * and the record count are on screen, checked once per animation frame.
  */
 function measureTimelineReset(count: number, session: string): Promise<number> {
+  return measureReset(makeTimeline(count, session), session);
+}
+
+/** The same for a session shaped like a real one, `steps` model steps long (see trace-fixture). */
+function measureTraceReset(steps: number, session: string): Promise<number> {
+  return measureReset(makeTraceSession(steps, session), session);
+}
+
+function measureReset(records: AuditRecord[], session: string): Promise<number> {
   const w = window as unknown as HarnessWindow;
-  const records = makeTimeline(count, session);
-  const expected = `${count.toLocaleString()} records`;
+  const expected = `${records.length.toLocaleString()} records`;
   return new Promise((resolve) => {
     // Start from an empty timeline so that the rows found afterwards are the new ones.
     w.__host({ type: 'timelineReset', sessionId: 'empty', records: [], sessions: [] });
@@ -22,7 +32,7 @@ function measureTimelineReset(count: number, session: string): Promise<number> {
       w.__host({ type: 'timelineReset', sessionId: session, records, sessions: [{ id: session, label: session }] });
       const check = () => {
         const shown = document.querySelector('[data-testid="timeline-count"]')?.textContent;
-        const row = document.querySelector('.tl-scroller .tl-row[data-seq="0"]:not([hidden])');
+        const row = document.querySelector('.tl-view:not([hidden]) .tl-scroller [data-index="0"]:not([hidden])');
         if (shown === expected && row && row.getBoundingClientRect().height > 0) resolve(performance.now() - start);
         else requestAnimationFrame(check);
       };
@@ -43,7 +53,7 @@ function measureTimelineFilter(event: string): Promise<number> {
   });
 }
 
-const fixtures = { makeTimeline, measureTimelineReset, measureTimelineFilter };
+const fixtures = { makeTimeline, makeTraceSession, measureTimelineReset, measureTraceReset, measureTimelineFilter };
 export type PageFixtures = typeof fixtures;
 
 // Bundled into the harness page so that large fixtures are made in the page: sending

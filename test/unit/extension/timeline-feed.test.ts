@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../../src/core/audit/audit-log';
+import type { AuditRecord } from '../../../src/core/audit/records';
+import type { HostToManager } from '../../../src/shared/manager-protocol';
+import { TimelineFeed } from '../../../src/extension/timeline-feed';
+
+let dir: string;
+let audit: AuditLog;
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'hookpilot-feed-'));
+  audit = new AuditLog({ dir: path.join(dir, 'audit') });
+});
+
+afterEach(async () => {
+  await audit.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const TOOLS = [{ type: 'function', function: { name: 'Bash', parameters: { type: 'object' } } }];
+
+/** Three model requests of one conversation, as the agent sends them: the same message objects, appended to. */
+function logConversation(sessionId: string): Array<Record<string, unknown>> {
+  const writer = audit.writerFor(sessionId);
+  const messages: Array<Record<string, unknown>> = [{ role: 'system', content: 'You are Hookpilot.' }, { role: 'user', content: 'run the tests' }];
+  const requests: Array<Record<string, unknown>> = [];
+  for (let step = 1; step <= 3; step++) {
+    const request = { model: 'gpt-x', messages: [...messages], tools: TOOLS };
+    requests.push(structuredClone(request));
+    writer.append({ type: 'event', session_id: sessionId, dispatch_id: `d${step}`, event: 'BeforeLLM', payload: { hook_event_name: 'BeforeLLM', session_id: sessionId, step, llm_request: request } });
+    messages.push({ role: 'assistant', content: `step ${step}: calling Bash` }, { role: 'tool', content: `output of step ${step}` });
+  }
+  return requests;
+}
+
+function feedFor(): { feed: TimelineFeed; posted: HostToManager[] } {
+  const posted: HostToManager[] = [];
+  const feed = new TimelineFeed(audit, path.join(dir, 'transcripts'), () => undefined, (message) => posted.push(message));
+  return { feed, posted };
+}
+
+describe('TimelineFeed', () => {
+  it('answers timelineDetail with the model request rebuilt in full, where the reset carries the delta', async () => {
+    const requests = logConversation('s1');
+    const { feed, posted } = feedFor();
+    await feed.select('s1');
+    const reset = posted.find((m): m is Extract<HostToManager, { type: 'timelineReset' }> => m.type === 'timelineReset');
+    const third = reset?.records[2] as Extract<AuditRecord, { type: 'event' }>;
+    const logged = (third.payload as { llm_request: Record<string, unknown> }).llm_request;
+    // As logged: only the messages added since the previous request, and the tools named by hash.
+    expect(logged.messages).toBeUndefined();
+    expect(logged.messages_delta).toMatchObject({ base_count: 4, total: 6 });
+
+    await feed.detail('s1', third.seq);
+    const answer = posted.at(-1);
+    if (answer?.type !== 'timelineRecord') throw new Error(`expected timelineRecord, got ${answer?.type}`);
+    expect(answer.sessionId).toBe('s1');
+    expect(answer.record.seq).toBe(third.seq);
+    const full = (answer.record as Extract<AuditRecord, { type: 'event' }>).payload as { llm_request: Record<string, unknown> };
+    expect(full.llm_request.messages).toEqual(requests[2].messages);
+    expect(full.llm_request.tools).toEqual(TOOLS);
+    expect(full.llm_request).not.toHaveProperty('messages_delta');
+    feed.dispose();
+  });
+
+  it('serves only the session it shows, and nothing for a record that is not in the log', async () => {
+    logConversation('s1');
+    logConversation('s2');
+    const { feed, posted } = feedFor();
+    await feed.select('s1');
+    await feed.detail('s2', 1);
+    await feed.detail('s1', 999);
+    await feed.detail('s1', 1);
+    expect(posted.filter((m) => m.type === 'timelineRecord').map((m) => m.type === 'timelineRecord' && [m.sessionId, m.record.seq])).toEqual([['s1', 1]]);
+    feed.dispose();
+  });
+});
