@@ -14,10 +14,13 @@ function fingerprint(file: string): string {
 /**
  * The configuration files a run read once at its start: hooks and permissions are a snapshot
  * for the whole session, as in Claude Code. Whatever rewrites them meanwhile (the model
- * through Bash, a hook, a person) applies to the next session; `changed()` names them so the
- * run can say so.
+ * through Bash, a hook, a person) applies to the next session; `takeNewChanges()` names each
+ * new content as the run notices it (ConfigChange), `changed()` names them all at the end.
  */
 export class ConfigFileSnapshot {
+  /** The last content of each file a look reported, until the file is back to its start. */
+  private readonly noticed = new Map<string, string>();
+
   private constructor(private readonly baseline: Map<string, string>) {}
 
   static take(files: readonly string[]): ConfigFileSnapshot {
@@ -38,5 +41,22 @@ export class ConfigFileSnapshot {
   /** The files whose content differs from what the run read at its start. */
   changed(): string[] {
     return [...this.baseline].filter(([file, print]) => fingerprint(file) !== print).map(([file]) => file);
+  }
+
+  /**
+   * The files whose content differs from the start and from what the last call reported for
+   * them: each new content once, however often the run looks.
+   */
+  takeNewChanges(): string[] {
+    const fresh: string[] = [];
+    for (const [file, start] of this.baseline) {
+      const now = fingerprint(file);
+      if (now === start) this.noticed.delete(file);
+      else if (this.noticed.get(file) !== now) {
+        this.noticed.set(file, now);
+        fresh.push(file);
+      }
+    }
+    return fresh;
   }
 }

@@ -30,4 +30,22 @@ describe('ConfigFileSnapshot', () => {
     await snapshot.ownWrite(ws.file('other.json'), () => Promise.resolve(writeFileSync(ws!.file('other.json'), '{"allow":["Bash(*)","Read"]}')));
     expect(snapshot.changed()).toEqual([ws.file('other.json')]);
   });
+
+  it('takeNewChanges names each new content once; back to the start and changed again, it names it again', () => {
+    ws = makeWorkspace({ 'hooks.json': '{}', 'settings.json': '{}' });
+    const snapshot = ConfigFileSnapshot.take([ws.file('hooks.json'), ws.file('settings.json')]);
+    expect(snapshot.takeNewChanges()).toEqual([]);
+    writeFileSync(ws.file('hooks.json'), '{"disableAllHooks":true}');
+    expect(snapshot.takeNewChanges()).toEqual([ws.file('hooks.json')]);
+    expect(snapshot.takeNewChanges()).toEqual([]);
+    writeFileSync(ws.file('hooks.json'), '{"hooks":{}}');
+    rmSync(ws.file('settings.json'));
+    expect(snapshot.takeNewChanges()).toEqual([ws.file('hooks.json'), ws.file('settings.json')]);
+    writeFileSync(ws.file('hooks.json'), '{}');
+    expect(snapshot.takeNewChanges()).toEqual([]);
+    writeFileSync(ws.file('hooks.json'), '{"hooks":{}}');
+    expect(snapshot.takeNewChanges()).toEqual([ws.file('hooks.json')]);
+    // The end-of-run report still names every file that differs from the start.
+    expect(snapshot.changed()).toEqual([ws.file('hooks.json'), ws.file('settings.json')]);
+  });
 });

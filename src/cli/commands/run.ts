@@ -14,6 +14,7 @@ import { resolveModelEndpoint, userPassEnv, userSettingsFile } from '../cli-envi
 import { configFiles, createEngine, createSession, sessionToResume } from '../composition';
 import { headlessApprover } from '../headless-approver';
 import { ConfigFileSnapshot } from '../config-snapshot';
+import { ConfigChangeNotices } from '../config-change-notices';
 import { relayHookRuns } from '../hook-run-events';
 import { JsonPrinter } from '../output/json-printer';
 import { OUTPUT_FORMATS, type RunPrinter } from '../output/printer';
@@ -131,6 +132,10 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     printer.event(event);
   };
   const listening = [session.onEvent(forward), relayHookRuns(engine.dispatcher, session.id, forward)];
+  // A tool call may have rewritten a configuration file: ConfigChange observes each new content.
+  const say = (line: string) => ctx.stderr.write(redactor.redactText(line));
+  const notices = new ConfigChangeNotices({ snapshot: configSnapshot, hooks: session.hooks, projectDir, say, display: (file) => displayPath(projectDir, file) });
+  listening.push(session.onEvent((event) => (event.type === 'tool_finished' ? void notices.check() : undefined)));
 
   const controller = new AbortController();
   let interrupted: 'SIGINT' | 'SIGTERM' | undefined;
@@ -149,6 +154,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   try {
     await session.start(resumed ? 'resume' : 'startup', controller.signal);
     outcome = controller.signal.aborted ? cancelledOutcome() : await session.prompt(prompt, controller.signal);
+    await notices.check();
     // SessionEnd runs whatever happened; observers get a bounded wait before the process exits.
     await session.end(interrupted ? 'cancelled' : outcome.reason === 'error' ? 'error' : 'completed');
   } finally {
