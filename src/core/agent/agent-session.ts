@@ -11,8 +11,10 @@ import type { ChatMessage, ChatModel } from './llm/chat-model';
 import { RedactingChatModel, type ModelRedactor } from './llm/redacting-chat-model';
 import type { PermissionSettings, Approver } from './permissions/permission-settings';
 import { PermissionGate } from './permissions/permission-gate';
+import { IdlePromptTimer } from './idle-prompt';
 import { SessionEnvFile } from './session-env-file';
 import { SessionHooks } from './session-hooks';
+import type { SubagentDefinition } from './subagent-definitions';
 import { SubagentRunner } from './subagent-runner';
 import { instructionsSection, loadProjectInstructions } from './project-instructions';
 import { baseSystemPrompt, withExtensions } from './system-prompt';
@@ -65,6 +67,11 @@ export interface AgentSessionOptions {
    */
   extraTools?: readonly Tool[] | (() => readonly Tool[]);
   /**
+   * Custom subagents (`.claude/agents/*.md`) the Task tool offers by `subagent_type`; one is
+   * offered an extra (MCP) tool only when its `tools` list names it.
+   */
+  subagents?: readonly SubagentDefinition[];
+  /**
    * The built process-spawner helper: the Bash tool's commands are forked from it (from bash
    * shells it starts ahead of need) instead of from this process, whose forks get slower as
    * a long session grows its memory. Without it, they are forked from here.
@@ -75,6 +82,11 @@ export interface AgentSessionOptions {
    * fires for each). Default true; an untrusted workspace contributes nothing, so the host says false there.
    */
   projectInstructions?: boolean;
+  /**
+   * Where a person types the next prompt (the chat): after a turn, once the prompt has waited
+   * this long, Notification `idle_prompt` fires (Claude Code: 60 s). Unset: never (a one-shot run).
+   */
+  idlePromptMs?: number;
 }
 
 /**
@@ -112,6 +124,7 @@ export class AgentSession {
   private instructionsText?: string;
   /** What SessionStart hooks wrote to CLAUDE_ENV_FILE: every Bash command runs after it. */
   private readonly envFile = new SessionEnvFile();
+  private readonly idle: IdlePromptTimer | undefined;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.id = options.sessionId ?? randomUUID();
@@ -121,6 +134,8 @@ export class AgentSession {
     const cwd = options.cwd ?? options.workspaceRoot;
     this.hooks = new SessionHooks(options.dispatcher, { sessionId: this.id, transcriptPath: this.transcript.file, cwd, permissionMode: () => options.permissions().mode });
     this.gate = new PermissionGate(options.permissions);
+    const waiting = () => this.hooks.emit('Notification', { message: 'Hookpilot is waiting for your input', title: 'Waiting for you', notification_type: 'idle_prompt' });
+    this.idle = options.idlePromptMs === undefined ? undefined : new IdlePromptTimer(options.idlePromptMs, waiting);
     const emit = (e: AgentEvent) => {
       // The conversation was just replaced in place: the transcript follows before anyone hears of it.
       if (e.type === 'compacted') this.transcript.compacted(this.messages);
@@ -162,14 +177,17 @@ export class AgentSession {
       model: this.model,
       modelName: options.modelName,
       tools: subagentTools,
+      mcpTools: () => this.extraToolsNow(),
+      definitions: options.subagents,
       executorFor,
       compactor: this.compactor,
       emit,
       maxSteps: options.maxSteps ?? 50,
       stopHookCap: options.stopHookCap ?? 8,
-      systemPrompt: baseSystemPrompt({ workspaceRoot: options.workspaceRoot, tools: subagentTools, extra: 'You are a subagent: do the task you are given and answer with the result.' }),
+      systemPrompt: (tools, instructions) =>
+        baseSystemPrompt({ workspaceRoot: options.workspaceRoot, tools, extra: ['You are a subagent: do the task you are given and answer with the result.', instructions ?? ''].filter(Boolean).join('\n\n') }),
     });
-    const task = withheld.has('Task') ? [] : [createTaskTool((input, signal) => subagents.run(input, signal)) as unknown as Tool];
+    const task = withheld.has('Task') ? [] : [createTaskTool((input, signal) => subagents.run(input, signal), options.subagents) as unknown as Tool];
     this.baseTools = [...subagentTools, ...task];
     this.withheld = withheld;
     this.executor = executorFor(this.hooks, this.toolsByName);
@@ -251,6 +269,7 @@ export class AgentSession {
     // A session whose start failed (its lock is held elsewhere) must not write the transcript.
     if (!this.started) throw new Error(`session ${this.id} has not started: resume it again, or start a new one`);
     const turn = this.turn++;
+    this.idle?.turnStarted();
     this.options.cancellation?.resume(this.id);
     const onAbort = () => {
       this.options.cancellation?.cancel(this.id);
@@ -349,6 +368,7 @@ export class AgentSession {
     });
     if (outcome.reason === 'completed') this.hooks.emit('Notification', { message: 'Hookpilot finished its turn', title: 'Done', notification_type: 'agent_completed' });
     this.events.fire({ type: 'turn_ended', reason: outcome.reason, result: outcome.result, error: outcome.error });
+    if (!this.ended) this.idle?.turnEnded();
     return outcome;
   }
 
@@ -359,6 +379,7 @@ export class AgentSession {
   async end(reason: 'completed' | 'cancelled' | 'error' | 'clear' | 'other' | 'prompt_input_exit' = 'completed'): Promise<void> {
     if (this.ended) return;
     this.ended = true;
+    this.idle?.dispose();
     this.hookFailures.dispose();
     this.transcript.sync(this.messages);
     const dispatcher = this.options.dispatcher;
@@ -420,11 +441,15 @@ export class AgentSession {
 
   /** The tools offered now; the executor's lookup follows, so a tool no longer listed cannot be called. */
   private currentTools(): readonly Tool[] {
-    const extra = typeof this.options.extraTools === 'function' ? this.options.extraTools() : (this.options.extraTools ?? []);
-    const tools = [...this.baseTools, ...extra.filter((t) => !this.withheld.has(t.name))];
+    const tools = [...this.baseTools, ...this.extraToolsNow()];
     this.toolsByName.clear();
     for (const tool of tools) this.toolsByName.set(tool.name, tool);
     return tools;
+  }
+
+  private extraToolsNow(): readonly Tool[] {
+    const extra = typeof this.options.extraTools === 'function' ? this.options.extraTools() : (this.options.extraTools ?? []);
+    return extra.filter((t) => !this.withheld.has(t.name));
   }
 
   private notices(systemMessages: readonly string[], warnings: readonly string[]): void {
