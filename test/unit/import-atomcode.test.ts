@@ -80,7 +80,7 @@ describe('importing AtomCode hooks (.hooks.json and .atomcode/hooks/hooks.toml)'
     const json = report.entries.filter((e) => e.file === '.hooks.json');
     expect(statusTable(json)).toEqual([
       ['.hooks.json', 'pre_tool_use', 'PreToolUse', 'exact'],
-      ['.hooks.json', 'PostToolUse', 'PostToolUse', 'exact'],
+      ['.hooks.json', 'PostToolUse', 'PostToolUse', 'changed'],
       ['.hooks.json', 'pre_compact', '-', 'unsupported'],
     ]);
     expect(json[1].notes).toEqual(expect.arrayContaining(['AtomCode\'s glob matcher "mcp__github__*" → "^(?:mcp__github__.*)$"', '"disabled": true, so AtomCode skips it: imported with "enabled": false']));

@@ -161,8 +161,28 @@ describe('importing Claude Code settings', () => {
       const settings = { disableAllHooks: true, hooks: { Stop: [{ hooks: [{ type: 'command', command: 'npm test', timeout: 120 }] }] } };
       writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify(settings));
       const result = importHooks({ cwd: dir, home: project.home, dryRun: false });
-      expect(result.report.entries[0]).toMatchObject({ status: 'exact', notes: [expect.stringMatching(/"disableAllHooks": true in this file: imported with "enabled": false/)] });
+      // Imported switched off, it does not fire: never "converted exactly".
+      expect(result.report.entries[0]).toMatchObject({
+        status: 'changed',
+        reasons: [expect.stringContaining('imported turned off')],
+        notes: [expect.stringMatching(/"disableAllHooks": true in this file: imported with "enabled": false/)],
+      });
       expect(loadCleanly(result.text).hooks).toMatchObject([{ event: 'Stop', enabled: false, timeoutMs: 120_000 }]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a hook that would not fire is never "converted exactly"', () => {
+  it('an "if" on an event that is not a tool event', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hookpilot-import-if-'));
+    try {
+      mkdirSync(path.join(dir, '.claude'));
+      const settings = { hooks: { Stop: [{ hooks: [{ type: 'command', command: 'npm test', timeout: 120, if: 'Bash(git *)' }] }] } };
+      writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify(settings));
+      const result = importHooks({ cwd: dir, home: project.home, dryRun: true });
+      expect(result.report.entries[0]).toMatchObject({ status: 'changed', reasons: [expect.stringContaining('it never runs: "if" applies only to tool events')] });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

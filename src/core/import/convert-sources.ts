@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HANDLER_SCHEMAS } from '../hooks/config/config-schema';
-import { EVENT_INFO } from '../hooks/events';
+import { loadHooksValue } from '../hooks/config/config-loader';
+import { EVENT_INFO, isToolEvent, type HookEventName } from '../hooks/events';
 import { compileMatcher } from '../hooks/matcher';
 import { convertAtomcodeJson } from './atomcode';
 import { convertAtomcodeToml } from './atomcode-toml';
@@ -11,7 +12,7 @@ import type { Conversion } from './conversion';
 import { convertCopilotHooks } from './copilot';
 import { convertCursorHooks } from './cursor';
 import { convertGeminiSettings } from './gemini';
-import type { FoundSource, ImportedHook, ImportReportEntry, ImportResult } from './import-types';
+import type { FoundSource, ImportedHandler, ImportedHook, ImportReportEntry, ImportResult } from './import-types';
 import { buildDocument, hookIdentity } from './write-hooks-json';
 
 function convertSource(source: FoundSource): Conversion[] {
@@ -71,10 +72,28 @@ function settle(source: FoundSource, conversion: Conversion): { entry: ImportRep
     if (compiled.kind === 'invalid') return fail(`the matcher "${matcher}" is not a valid regular expression (${compiled.error})`);
     entry.matcher = matcher;
   }
+  const unloadable = loadProblem(target.event, matcher, target.handler);
+  if (unloadable) return fail(unloadable);
   entry.targetEvent = target.event;
-  entry.reasons = [...conversion.changes];
-  entry.status = conversion.changes.length > 0 ? 'changed' : 'exact';
+  entry.reasons = [...conversion.changes, ...silentReasons(target.event, target.handler)];
+  entry.status = entry.reasons.length > 0 ? 'changed' : 'exact';
   return { entry, hook: { event: target.event, matcher, handler: target.handler, entry } };
+}
+
+/** Hookpilot's loader on the converted hook alone: an error it reports means the hook would not load. */
+function loadProblem(event: HookEventName, matcher: string | undefined, handler: ImportedHandler): string | undefined {
+  const loaded = loadHooksValue({ hooks: { [event]: [{ ...(matcher !== undefined ? { matcher } : {}), hooks: [handler] }] } }, { kind: 'hooksJson' });
+  if (loaded.hooks.length > 0) return undefined;
+  const errors = loaded.problems.filter((p) => p.severity === 'error').map((p) => p.message);
+  return `Hookpilot would not load the converted hook: ${errors.join('; ') || 'unknown reason'}`;
+}
+
+/** A hook that loads but never fires is never "converted exactly", whatever its source did. */
+function silentReasons(event: HookEventName, handler: ImportedHandler): string[] {
+  const reasons: string[] = [];
+  if (handler.enabled === false) reasons.push('imported turned off ("enabled": false): it does not run until you enable it');
+  if (handler.if !== undefined && !isToolEvent(event)) reasons.push(`it never runs: "if" applies only to tool events, and ${event} is not one (Claude Code does not run it either)`);
+  return reasons;
 }
 
 /**
