@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { jsonResult, nodeHook, startTestbed, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
+import { jsonResult, nodeHook, startTestbed, type Testbed, toolMessageSent, useCliBundle } from '../fixtures/cli/cli-harness';
 import { text, toolCalls } from '../support/model-server';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { hooksJson } from '../support/workspace';
@@ -129,6 +129,22 @@ describe('OpenTelemetry export from the CLI', () => {
     expect(one(user.spans, 'hookpilot.session').attributes['session.id']).toBe(jsonResult(exported).session_id);
     expect(user.requests.every((r) => r.headers['x-team-key'] === 'team-key-31415926' && r.contentType === 'application/json')).toBe(true);
     expect(planted.requests).toEqual([]);
+  });
+
+  it("the collector's keys in OTEL_EXPORTER_OTLP_HEADERS and _TRACES_HEADERS are sent to the collector, never shown to the model", async () => {
+    const otlp = await receiver();
+    // Header names no secret pattern knows: only their registration as secrets hides them.
+    const [key, tracesKey] = ['hcteam7Q2w9Z1xK4', 'hctraces5R8t3Y6u'];
+    const peek = 'printenv OTEL_EXPORTER_OTLP_HEADERS OTEL_EXPORTER_OTLP_TRACES_HEADERS';
+    bed = await startTestbed(bundle.bundle, files, [toolCalls([{ id: 'peek', name: 'Bash', arguments: { command: peek } }]), text('done')]);
+    const env = { ...otelEnv(otlp.url, 'http/json'), OTEL_EXPORTER_OTLP_HEADERS: `x-honeycomb-team=${key}`, OTEL_EXPORTER_OTLP_TRACES_HEADERS: `x-traces-team=${tracesKey}` };
+    const run = await bed.run(runArgs, { env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(toolMessageSent(bed.server, 'peek')).toBe('x-honeycomb-team=[REDACTED:secret_value]\nx-traces-team=[REDACTED:secret_value]');
+    expect(JSON.stringify(bed.server.requests.map((r) => r.body.messages))).not.toMatch(new RegExp(`${key}|${tracesKey}`));
+    const traces = otlp.requests.filter((r) => r.path === '/v1/traces');
+    expect(traces.length).toBeGreaterThan(0);
+    expect(traces.every((r) => r.headers['x-honeycomb-team'] === key && r.headers['x-traces-team'] === tracesKey)).toBe(true);
   });
 
   it('an unreachable collector (a closed port) neither fails nor holds the run; the problem is logged once', async () => {

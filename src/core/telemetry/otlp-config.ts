@@ -103,6 +103,23 @@ export function parseOtlpHeaders(text: string): Record<string, string> {
   return headers;
 }
 
+/**
+ * Every header value the OpenTelemetry SDK may send from the environment (it adds
+ * `OTEL_EXPORTER_OTLP_HEADERS` and the signal-specific `_TRACES_HEADERS` / `_METRICS_HEADERS`
+ * to any export): collector keys, to be treated as secrets.
+ */
+export function otlpHeaderValues(env: NodeJS.ProcessEnv): string[] {
+  const values: string[] = [];
+  for (const name of ['OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS', 'OTEL_EXPORTER_OTLP_METRICS_HEADERS']) {
+    try {
+      values.push(...Object.values(parseOtlpHeaders(env[name] ?? '')));
+    } catch {
+      // A malformed list was reported by resolveOtlpConfig (or the SDK ignores it).
+    }
+  }
+  return values;
+}
+
 function envProtocol(value: string | undefined): OtlpProtocol {
   const protocol = value?.trim() || 'http/protobuf';
   if (protocol === 'grpc') throw new Error('OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: Hookpilot exports over OTLP/HTTP (http/protobuf or http/json)');

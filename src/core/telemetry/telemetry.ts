@@ -3,7 +3,7 @@ import { errorMessage } from '../error-message';
 import type { Disposable } from '../events-emitter';
 import type { HookEventName } from '../hooks/events';
 import type { TelemetryLog } from './export-health';
-import { resolveOtlpConfig, type TelemetrySettings } from './otlp-config';
+import { otlpHeaderValues, resolveOtlpConfig, type TelemetrySettings } from './otlp-config';
 import { describeTarget, TelemetryPipeline, type PipelineLimits } from './otel-pipeline';
 import { SpanRecorder } from './span-recorder';
 import { createInstruments } from './telemetry-names';
@@ -59,7 +59,7 @@ export class Telemetry {
     }
     const { config } = resolved;
     // A collector's key is a secret like any other: never in the audit log or what the model reads.
-    for (const value of Object.values(config.headers)) options.audit.redactor.addSecretValue(value);
+    for (const value of [...Object.values(config.headers), ...otlpHeaderValues(options.env)]) options.audit.redactor.addSecretValue(value);
     const pipeline = new TelemetryPipeline({ config, log: options.log, serviceVersion: options.serviceVersion, limits: options.limits });
     const recorder = new SpanRecorder({
       tracer: pipeline.tracer,
