@@ -76,6 +76,9 @@ export function toTimelineRow(record: AuditRecord): TimelineRow {
         decisionText: record.decision,
         durationMs: undefined,
       };
+    case 'permission_required':
+      // Advisory (a PostToolUse hook's PermissionRequired): the call already ran, so no decision badge.
+      return { ...common, event: 'PermissionRequired', subject: `${record.tool_name} · ${record.permission}`, hookName: record.hook_name, badge: 'none', decisionText: 'advisory', durationMs: undefined };
     case 'note':
       return { ...common, event: 'Note', subject: record.message, hookName: undefined, badge: record.level === 'error' ? 'error' : 'none', decisionText: record.level === 'info' ? '' : record.level, durationMs: undefined };
     default:
