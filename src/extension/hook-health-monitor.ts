@@ -55,10 +55,12 @@ export class HookHealthMonitor extends Disposable {
   view(hookId: string): HookHealthView | undefined {
     const s = this.health.get(hookId);
     if (!s) return undefined;
-    const view: HookHealthView = { runs: s.runs, failures: s.failures, timeouts: s.timeouts, sampled: s.sampled, state: s.state, recentMs: s.recentMs };
+    const { runs, failures, timeouts, sampled, state, recentMs } = s;
+    const view: HookHealthView = { runs, failures, timeouts, sampled, state, recentMs };
     if (s.p50Ms !== undefined) view.p50Ms = s.p50Ms;
     if (s.p95Ms !== undefined) view.p95Ms = s.p95Ms;
-    if (s.lastError) view.lastError = { status: s.lastError.status, message: clip(s.lastError.message, MAX_VIEW_ERROR_CHARS), at: s.lastError.at };
+    const error = s.lastError;
+    if (error) view.lastError = { status: error.status, message: clip(error.message, MAX_VIEW_ERROR_CHARS), at: error.at };
     return view;
   }
 
@@ -67,8 +69,9 @@ export class HookHealthMonitor extends Disposable {
     if (raw === undefined) return DEFAULT_HEALTH_LIMITS.slowHookMs;
     const parsed = slowHookMsSchema.safeParse(raw);
     if (parsed.success) return parsed.data;
-    this.log.warn(`${SLOW_HOOK_SETTING}: expected whole milliseconds from 0 to 86400000, got ${JSON.stringify(raw)}; using ${DEFAULT_HEALTH_LIMITS.slowHookMs}`);
-    return DEFAULT_HEALTH_LIMITS.slowHookMs;
+    const fallback = DEFAULT_HEALTH_LIMITS.slowHookMs;
+    this.log.warn(`${SLOW_HOOK_SETTING}: expected whole milliseconds from 0 to 86400000, got ${JSON.stringify(raw)}; using ${fallback}`);
+    return fallback;
   }
 
   private notify(alert: HookHealthAlert): void {
@@ -86,7 +89,9 @@ function describeAlert(alert: HookHealthAlert): string {
     const message = clip(alert.lastError.message.replace(/\s+/g, ' ').trim(), MAX_ERROR_CHARS);
     return `${hook} failed ${alert.consecutive} times in a row (last: ${alert.lastError.status}: ${message}).`;
   }
-  return `${hook} is slow: its median run over the last ${alert.runs} runs took ${Math.round(alert.medianMs)} ms, over the ${alert.limitMs} ms of ${SLOW_HOOK_SETTING}.`;
+  const median = Math.round(alert.medianMs);
+  const limit = `${alert.limitMs} ms of ${SLOW_HOOK_SETTING}`;
+  return `${hook} is slow: its median run over the last ${alert.runs} runs took ${median} ms, over the ${limit}.`;
 }
 
 /**

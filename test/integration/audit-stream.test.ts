@@ -12,7 +12,10 @@ afterEach(() => {
   dir = undefined;
 });
 
-const note = (seq: number): AuditRecord => ({ type: 'note', seq, ts: '2026-01-01T00:00:00.000Z', session_id: 's', level: 'info', message: `n${seq}` });
+const note = (seq: number): string => {
+  const record: AuditRecord = { type: 'note', seq, ts: '2026-01-01T00:00:00.000Z', session_id: 's', level: 'info', message: `n${seq}` };
+  return JSON.stringify(record);
+};
 
 function logFile(text: string): string {
   dir = mkdtempSync(path.join(tmpdir(), 'hookpilot-audit-stream-'));
@@ -23,7 +26,7 @@ function logFile(text: string): string {
 
 describe('forEachAuditRecord', () => {
   it('hands over each valid record in order and reports bad lines and a torn last line as readAuditFile does', async () => {
-    const file = logFile(`${JSON.stringify(note(1))}\r\n\n{"type":"note","seq":2}\n${JSON.stringify(note(3))}\nnot json\n${JSON.stringify(note(4))}\n{"type":"no`);
+    const file = logFile(`${note(1)}\r\n\n{"type":"note","seq":2}\n${note(3)}\nnot json\n${note(4)}\n{"type":"no`);
     const seen: number[] = [];
     const problems = await forEachAuditRecord(file, (record) => seen.push(record.seq));
     expect(seen).toEqual([1, 3, 4]);

@@ -9,7 +9,9 @@ import { hooksJson } from '../support/workspace';
 
 const SLOW_MS = 300;
 // The failing hook repeats the command it saw (what the model wrote reaches the last error), then a long trace.
-const failing = nodeHook(`process.stderr.write('cannot reach the lint server for ' + input.tool_input.command + ' ' + 'at x.js:1 '.repeat(2000)); process.exit(1);`);
+const failing = nodeHook(`const trace = 'at x.js:1 '.repeat(2000);
+process.stderr.write('cannot reach the lint server for ' + input.tool_input.command + ' ' + trace);
+process.exit(1);`);
 const slow = nodeHook(`setTimeout(() => process.exit(0), ${SLOW_MS});`);
 const workspace = {
   'hooks/failing.js': failing,
@@ -19,7 +21,8 @@ const workspace = {
     PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', name: 'lint-report', command: 'node hooks/failing.js' }] }],
   }),
 };
-const bashCalls = (commands: string[], prefix: string) => toolCalls(commands.map((command, i) => ({ id: `${prefix}${i}`, name: 'Bash', arguments: { command } })));
+const bashCalls = (commands: string[], prefix: string) =>
+  toolCalls(commands.map((command, i) => ({ id: `${prefix}${i}`, name: 'Bash', arguments: { command } })));
 // ESC ] 0 ; ... BEL retitles a terminal; U+202E reverses what follows it.
 const HOSTILE = "echo '\u001b]0;pwned\u0007 \u202Eadd -- 1'";
 
@@ -101,7 +104,7 @@ describe('hookpilot hooks stats', () => {
     const [header, ...rows] = table.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^HOOK +EVENT +RUNS +FAILED +TIMEOUTS +P50 +P95 +RECENT +STATE +LAST ERROR$/);
     const lint = rows.find((r) => r.startsWith('lint-report'));
-    expect(lint).toMatch(/^lint-report +PostToolUse +1 +1 +0 +\S+ ms +\S+ ms +[▁-█] +healthy +error: Failed with non-blocking status code 1/);
+    expect(lint).toMatch(/^lint-report +PostToolUse +1 +1 +0 +\S+ ms +\S+ ms +[▁-█] +healthy +error: Failed with non-blocking status/u);
     expect(lint).toContain('\\u001b]0;pwned\\u0007');
     expect(lint).toContain('\\u202e');
     expect([...table.stdout].filter((c) => /\p{Cc}|\p{Cf}/u.test(c) && c !== '\n')).toEqual([]);

@@ -48,7 +48,8 @@ const LINT: HookHealthView = {
   lastError: { status: 'error', message: HOSTILE_ERROR, at: '2026-01-01T10:00:00.000Z' },
   recentMs: [10, 12, 20, 1830, 8, 5000, 14],
 };
-const FAST: HookHealthView = { runs: 3, failures: 0, timeouts: 0, p50Ms: 0.4, p95Ms: 2, sampled: true, state: 'healthy', recentMs: [0.4, 2, 0] };
+const FAST: HookHealthView = { runs: 3, failures: 0, timeouts: 0, p50Ms: 0.4, p95Ms: 2, sampled: true,
+  state: 'healthy', recentMs: [0.4, 2, 0] };
 
 beforeAll(async () => {
   bundleDir = mkdtempSync(path.join(tmpdir(), 'hookpilot-webview-'));
@@ -85,7 +86,11 @@ describe('hook health in the Hook Manager', () => {
     expect(await view.page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
 
     // One bar per recent run, oldest first, scaled to the longest (5000 ms fills the chart's 18 px).
-    const bars = await lint.locator('.hook-sparkline rect').evaluateAll((els) => els.map((el) => ({ ms: Number(el.getAttribute('data-ms')), height: Number(el.getAttribute('height')) })));
+    const barsOf = (row: typeof lint) =>
+      row
+        .locator('.hook-sparkline rect')
+        .evaluateAll((els) => els.map((el) => ({ ms: Number(el.getAttribute('data-ms')), height: Number(el.getAttribute('height')) })));
+    const bars = await barsOf(lint);
     expect(bars.map((b) => b.ms)).toEqual(LINT.recentMs);
     expect(bars[5].height).toBe(18);
     expect(bars[3].height).toBeCloseTo((1830 / 5000) * 18, 1);
@@ -98,13 +103,14 @@ describe('hook health in the Hook Manager', () => {
     expect(await fast.getByTestId('hook-health-state').isVisible()).toBe(false);
     expect(await fast.getByTestId('hook-last-error').isVisible()).toBe(false);
     expect(await fast.getByTestId('hook-health-failures').isVisible()).toBe(false);
-    expect(await fast.locator('.hook-sparkline rect').evaluateAll((els) => els.map((el) => Number(el.getAttribute('height'))))).toEqual([3.6, 18, 1]);
+    expect((await barsOf(fast)).map((b) => b.height)).toEqual([3.6, 18, 1]);
     // A hook that never ran has no health line.
     expect(await view.page.locator('[data-hook-id="never-ran"]').getByTestId('hook-health').isVisible()).toBe(false);
     await view.screenshot('manager-hook-health.png');
 
     // The next snapshot updates the line in place: recovered, no error kept on screen.
-    await view.host({ type: 'hooks', hooks: [hook('lint', { ...LINT, state: 'healthy', lastError: undefined, recentMs: [3] })], disableAllHooks: false });
+    const recovered = hook('lint', { ...LINT, state: 'healthy', lastError: undefined, recentMs: [3] });
+    await view.host({ type: 'hooks', hooks: [recovered], disableAllHooks: false });
     await lint.getByTestId('hook-health-state').waitFor({ state: 'hidden' });
     expect(await lint.getByTestId('hook-last-error').isVisible()).toBe(false);
     expect(await lint.locator('.hook-sparkline rect').count()).toBe(1);
@@ -115,9 +121,11 @@ describe('hook health in the Hook Manager', () => {
     const guardRuns = records.filter((r) => r.type === 'hook_run' && r.hook_name === 'guard').length;
     expect(guardRuns).toBeGreaterThan(0);
     await view.host({ type: 'showTab', tab: 'timeline', hook: 'guard' });
-    await view.host({ type: 'timelineReset', sessionId: 'session-1', records, sessions: [{ id: 'session-1', label: 'Clean the build', live: true }] });
+    const sessions = [{ id: 'session-1', label: 'Clean the build', live: true }];
+    await view.host({ type: 'timelineReset', sessionId: 'session-1', records, sessions });
     await view.page.getByTestId('tab-timeline').and(view.page.locator('.is-active')).waitFor();
-    await view.page.waitForFunction((text) => document.querySelector('[data-testid="timeline-count"]')?.textContent === text, `${guardRuns} of ${records.length}`);
+    const countIs = (text: string) => document.querySelector('[data-testid="timeline-count"]')?.textContent === text;
+    await view.page.waitForFunction(countIs, `${guardRuns} of ${records.length}`);
     expect(await view.page.getByTestId('filter-hook').evaluate((el) => (el as HTMLElement & { value: string }).value)).toBe('guard');
   });
 });

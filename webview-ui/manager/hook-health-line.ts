@@ -8,6 +8,11 @@ const CHART_HEIGHT = 18;
 const MIN_BAR = 1;
 /** Bars keep one width (as many as the host sends at most, 30): a hook with 3 runs shows 3 thin bars, not 3 blocks. */
 const SLOTS = 30;
+const STATE_TITLES: Record<HookHealthView['state'], string> = {
+  healthy: '',
+  failing: 'Its last runs failed one after another',
+  slow: 'Its recent runs take longer than hookpilot.hookHealth.slowHookMs',
+};
 
 /**
  * A hook's health under its row: a bar chart of its recent run durations, p50 and p95, how
@@ -29,7 +34,8 @@ export class HookHealthLine {
     this.chart.setAttribute('viewBox', `0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`);
     this.chart.setAttribute('role', 'img');
     this.chart.dataset.testid = 'hook-sparkline';
-    this.el = h('div', { class: 'hook-health', attrs: { 'data-testid': 'hook-health' } }, this.chart as unknown as Node, this.numbers, this.failures, this.state, this.lastError);
+    const parts = [this.chart, this.numbers, this.failures, this.state, this.lastError];
+    this.el = h('div', { class: 'hook-health', attrs: { 'data-testid': 'hook-health' } }, ...parts);
     this.el.hidden = true;
   }
 
@@ -39,15 +45,17 @@ export class HookHealthLine {
     this.drawChart(health.recentMs);
     const approx = health.sampled ? '~' : '';
     const percentile = (ms: number | undefined) => (ms === undefined ? '–' : `${approx}${formatDuration(ms)}`);
-    setText(this.numbers, `p50 ${percentile(health.p50Ms)} · p95 ${percentile(health.p95Ms)} · ${health.runs} run${health.runs === 1 ? '' : 's'}`);
-    this.numbers.title = health.sampled ? 'Percentiles of a uniform sample of this hook\'s many runs' : 'Percentiles over every run in this window';
-    const failed = [health.failures > 0 && `${health.failures} failed`, health.timeouts > 0 && `${health.timeouts} timed out`].filter(Boolean).join(' · ');
-    setText(this.failures, failed);
-    this.failures.hidden = failed === '';
+    const runs = `${health.runs} run${health.runs === 1 ? '' : 's'}`;
+    setText(this.numbers, `p50 ${percentile(health.p50Ms)} · p95 ${percentile(health.p95Ms)} · ${runs}`);
+    this.numbers.title = health.sampled ? "Percentiles of a uniform sample of this hook's many runs" : 'Percentiles over every run';
+    const failed = [health.failures > 0 && `${health.failures} failed`, health.timeouts > 0 && `${health.timeouts} timed out`];
+    const failedText = failed.filter(Boolean).join(' · ');
+    setText(this.failures, failedText);
+    this.failures.hidden = failedText === '';
     setText(this.state, health.state);
     this.state.className = `badge badge-health-${health.state}`;
     this.state.hidden = health.state === 'healthy';
-    this.state.title = health.state === 'failing' ? 'Its last runs failed one after another' : health.state === 'slow' ? 'Its recent runs take longer than hookpilot.hookHealth.slowHookMs' : '';
+    this.state.title = STATE_TITLES[health.state];
     const error = health.lastError;
     setText(this.lastError, error ? `Last ${error.status}: ${error.message}` : '');
     this.lastError.title = error ? `${new Date(error.at).toLocaleString()}\n${error.message}` : '';

@@ -14,16 +14,23 @@ const statsOptionsSchema = z.object({
   cwd: z.string().optional(),
   session: z.string().min(1, '--session: give a session id').optional(),
   json: z.boolean().default(false),
-  slowMs: z.coerce.number({ message: '--slow-ms: expected a number of milliseconds' }).int('--slow-ms: expected whole milliseconds').min(0, '--slow-ms: 0 or more').default(DEFAULT_HEALTH_LIMITS.slowHookMs),
+  slowMs: z.coerce
+    .number({ message: '--slow-ms: expected a number of milliseconds' })
+    .int('--slow-ms: expected whole milliseconds')
+    .min(0, '--slow-ms: 0 or more')
+    .default(DEFAULT_HEALTH_LIMITS.slowHookMs),
 });
 
 export function registerHooksStatsCommand(hooks: Command, ctx: CliContext): void {
   hooks
     .command('stats')
-    .description("each hook's health from the audit log: runs, failures, timeouts, p50/p95 latency, last error and recent durations (default: every session of this project but hooks test runs)")
+    .description(
+      "each hook's health from the audit log: runs, failures, timeouts, p50/p95 latency, last error and recent durations " +
+        '(default: every session of this project but hooks test runs)',
+    )
     .option('--session <id>', 'only this session (an id, or a unique prefix of one)')
     .option('--cwd <dir>', 'the workspace (default: the current directory)')
-    .option('--slow-ms <ms>', `a hook whose median run over its last ${DEFAULT_HEALTH_LIMITS.window} runs is longer is reported slow (0: never)`)
+    .option('--slow-ms <ms>', `report a hook slow when its median over its last ${DEFAULT_HEALTH_LIMITS.window} runs is longer (0: never)`)
     .option('--json', 'print JSON')
     .action(async (raw: unknown) => {
       const parsed = statsOptionsSchema.safeParse(raw);
@@ -40,7 +47,8 @@ export function registerHooksStatsCommand(hooks: Command, ctx: CliContext): void
       }
       const stats = health.all();
       if (options.json) {
-        ctx.stdout.write(`${JSON.stringify({ sessions: sessions.map((s) => s.sessionId), slow_hook_ms: options.slowMs, hooks: stats.map(toJson) }, null, 2)}\n`);
+        const json = { sessions: sessions.map((s) => s.sessionId), slow_hook_ms: options.slowMs, hooks: stats.map(toJson) };
+        ctx.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
       } else if (stats.length === 0) {
         ctx.stdout.write(`No hook runs in ${sessions.length} session${sessions.length === 1 ? '' : 's'}.\n`);
       } else {
@@ -59,7 +67,7 @@ function pickSessions(sessions: readonly AuditSessionInfo[], wanted: string | un
   if (exact) return [exact];
   const matches = sessions.filter((s) => s.sessionId.startsWith(wanted));
   if (matches.length === 1) return matches;
-  if (matches.length > 1) throw new CliError(`"${wanted}" matches ${matches.length} sessions; give more of the id (hookpilot timeline --list)`);
+  if (matches.length > 1) throw new CliError(`"${wanted}" matches ${matches.length} sessions; give more of it (hookpilot timeline --list)`);
   throw new CliError(`no session "${wanted}" for ${projectDir} (hookpilot timeline --list shows them)`);
 }
 
@@ -70,11 +78,13 @@ function toRow(s: HookHealthSnapshot): string[] {
   const approx = s.sampled ? '~' : '';
   const error = s.lastError ? printable(`${s.lastError.status}: ${s.lastError.message}`) : '';
   const lastError = error.length > MAX_ERROR_CHARS ? `${error.slice(0, MAX_ERROR_CHARS)}…` : error;
-  const cells = [s.hookName, s.event, String(s.runs), String(s.failures), String(s.timeouts), approx + formatMs(s.p50Ms), approx + formatMs(s.p95Ms), sparkline(s.recentMs), s.state];
+  const counts = [s.runs, s.failures, s.timeouts].map(String);
+  const cells = [s.hookName, s.event, ...counts, approx + formatMs(s.p50Ms), approx + formatMs(s.p95Ms), sparkline(s.recentMs), s.state];
   return [...cells.map(printable), lastError];
 }
 
 function toJson(s: HookHealthSnapshot) {
+  const error = s.lastError;
   return {
     id: s.hookId,
     name: s.hookName,
@@ -88,7 +98,7 @@ function toJson(s: HookHealthSnapshot) {
     p95_ms: s.p95Ms ?? null,
     max_ms: s.maxMs ?? null,
     sampled: s.sampled,
-    last_error: s.lastError ? { status: s.lastError.status, message: s.lastError.message, at: s.lastError.at, session_id: s.lastError.sessionId } : null,
+    last_error: error ? { status: error.status, message: error.message, at: error.at, session_id: error.sessionId } : null,
     last_run_at: s.lastRunAt,
     consecutive_failures: s.consecutiveFailures,
     state: s.state,

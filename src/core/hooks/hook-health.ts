@@ -146,7 +146,8 @@ export class HookHealth {
     if (record.status === 'error' || record.status === 'timeout') {
       if (record.status === 'error') track.failures++;
       else track.timeouts++;
-      track.lastError = { status: record.status, message: record.error ?? record.reason ?? record.status, at: record.ts, sessionId: record.session_id };
+      const message = record.error ?? record.reason ?? record.status;
+      track.lastError = { status: record.status, message, at: record.ts, sessionId: record.session_id };
       track.failStreak++;
       track.okStreak = 0;
     } else {
@@ -172,7 +173,8 @@ export class HookHealth {
     const median = track.blocking.length >= minRunsForSlow ? medianOf(track.blocking) : undefined;
     const slowNow = slowHookMs > 0 && median !== undefined && median > slowHookMs;
     if (track.state === 'failing' && track.okStreak >= failureStreak) track.state = 'healthy';
-    if (track.state === 'slow' && (slowHookMs === 0 || median === undefined || median <= slowHookMs * slowRecoveryRatio)) track.state = 'healthy';
+    const fastAgain = slowHookMs === 0 || median === undefined || median <= slowHookMs * slowRecoveryRatio;
+    if (track.state === 'slow' && fastAgain) track.state = 'healthy';
     if (track.state !== 'healthy') return undefined;
     const base = { hookId: record.hook_id, hookName: track.hookName, event: track.event, sessionId: record.session_id };
     if (track.failStreak >= failureStreak && track.lastError) {
@@ -216,8 +218,9 @@ function medianOf(values: readonly number[]): number {
 
 function validLimits(limits: HookHealthLimits): HookHealthLimits {
   const positive: Array<keyof HookHealthLimits> = ['failureStreak', 'window', 'minRunsForSlow', 'recentRuns', 'maxSamples'];
-  for (const key of positive) if (!Number.isInteger(limits[key]) || limits[key] < 1) throw new Error(`hook health: ${key} must be a positive integer, got ${limits[key]}`);
-  if (!Number.isFinite(limits.slowHookMs) || limits.slowHookMs < 0) throw new Error(`hook health: slowHookMs must be 0 or more, got ${limits.slowHookMs}`);
-  if (!(limits.slowRecoveryRatio > 0 && limits.slowRecoveryRatio <= 1)) throw new Error(`hook health: slowRecoveryRatio must be in (0, 1], got ${limits.slowRecoveryRatio}`);
+  const fail = (key: keyof HookHealthLimits, expected: string) => new Error(`hook health: ${key} must be ${expected}, got ${limits[key]}`);
+  for (const key of positive) if (!Number.isInteger(limits[key]) || limits[key] < 1) throw fail(key, 'a positive integer');
+  if (!Number.isFinite(limits.slowHookMs) || limits.slowHookMs < 0) throw fail('slowHookMs', '0 or more');
+  if (!(limits.slowRecoveryRatio > 0 && limits.slowRecoveryRatio <= 1)) throw fail('slowRecoveryRatio', 'in (0, 1]');
   return limits;
 }
