@@ -64,6 +64,13 @@ describe('hook health in the extension', () => {
     await h.prompt('five');
     await until(() => lintView()?.health?.runs === 5, 'the fifth run');
     expect(healthWarnings('lint')).toHaveLength(1);
+
+    // With the Hook Manager open, Show Runs brings it to that session's timeline, filtered again.
+    const resets = webview.ofType('timelineReset').length;
+    h.root.manager.showHookRuns({ hook: 'lint', sessionId: reset.sessionId });
+    await until(() => webview.ofType('timelineReset').length > resets, 'a new timeline');
+    expect(webview.ofType<Of<'showTab'>>('showTab').at(-1)).toEqual({ type: 'showTab', tab: 'timeline', hook: 'lint' });
+    expect(stub.state.panels).toHaveLength(1);
   });
 
   it('warns once about a hook slower than hookpilot.hookHealth.slowHookMs, and reads a changed setting', async () => {
