@@ -87,4 +87,12 @@ describe('CLAUDE_ENV_FILE', () => {
     expect(toolMessageSent(h.server, 'b1')).toBe('[]');
     expect(statSync(h.workspace.file('secret.sh')).isFile()).toBe(true);
   });
+
+  it('a file over 64 KB is refused with a warning, not prepended to every command', async () => {
+    const files = { '.vscode/hooks.json': config, 'hooks/start.sh': startHook(`head -c 70000 /dev/zero | tr '\\0' '#' >> "$CLAUDE_ENV_FILE"\necho 'export BIG=1' >> "$CLAUDE_ENV_FILE"`) };
+    h = await startAgent(files, [bash('b1', 'echo "[$BIG]"'), text('done')], { session: mode('bypassPermissions') });
+    expect(h.events).toContainEqual(expect.objectContaining({ type: 'notice', level: 'warning', message: expect.stringMatching(/CLAUDE_ENV_FILE not applied: it holds 700\d\d bytes, more than 65536/) }));
+    await h.session.prompt('look');
+    expect(toolMessageSent(h.server, 'b1')).toBe('[]');
+  });
 });

@@ -69,6 +69,16 @@ describe('AutoCommit (built-in, off by default)', () => {
     expect(commitCount(b.git)).toBe(1);
   });
 
+  it('file names are literal paths: pathspec magic or an option-like name commits that file, not others', async () => {
+    const b = await repoBed([write('w1', ':(glob)*', 'magic\n'), write('w2', '--all', 'dashes\n'), text('Done.')]);
+    bed = b;
+    const r = await b.run(['Odd names', '--allowed-tools', 'Write', '--output-format', 'json']);
+    expect(jsonResult(r).stop_reason).toBe('completed');
+    expect(commitCount(b.git)).toBe(2);
+    expect(b.git('show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort()).toEqual(['--all', ':(glob)*']);
+    expect(b.git('status', '--porcelain').split('\n').filter(Boolean).sort()).toEqual([' M notes.txt', 'A  staged.txt']);
+  });
+
   it('never runs a git hook the model planted in .git/hooks (post-commit, which --no-verify does not skip)', async () => {
     const pwned = 'pwned-by-git-hook';
     const hook = `#!/bin/sh\ntouch "${pwned}"\n`;
