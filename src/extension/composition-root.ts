@@ -18,6 +18,7 @@ import { PendingApprovals } from './pending-approvals';
 import { AppliedConfig } from './pending-config-applied';
 import { PendingConfigNotifier } from './pending-config-notifier';
 import { HookpilotStatusBar } from './status-bar';
+import { TelemetryHost } from './telemetry-host';
 import { RedactingChatModel } from '../core/agent/llm/redacting-chat-model';
 import { ModelHookJudge } from '../core/agent/model-hook-judge';
 import { ConfiguredChatModel } from './configured-chat-model';
@@ -47,6 +48,7 @@ export class CompositionRoot extends Disposable {
     readonly manager: HookManagerPanel,
     readonly statusBar: HookpilotStatusBar,
     readonly diagnostics: HooksDiagnostics,
+    private readonly telemetry: TelemetryHost,
   ) {
     super();
   }
@@ -86,7 +88,9 @@ export class CompositionRoot extends Disposable {
     const statusBar = new HookpilotStatusBar(engineHost, activity, pending, COMMAND_IDS.openHookManager);
     const configNotifier = new PendingConfigNotifier(engineHost, () => manager.show('hooks'), log);
 
-    const root = new CompositionRoot(engineHost, chat, pending, manager, statusBar, diagnostics);
+    // OpenTelemetry export, off unless the user configured it; it stops after the engine (stopEngine).
+    const telemetry = new TelemetryHost(engineHost.engine, log, env);
+    const root = new CompositionRoot(engineHost, chat, pending, manager, statusBar, diagnostics, telemetry);
     for (const service of [channel, config, engineHost, diagnostics, pending, diffs, activity, health, mcp, chat, chatView, manager, statusBar, configNotifier]) root._register(service);
     for (const command of registerCommands({ engineHost, config, chat, chatView, manager, log })) root._register(command);
     root._register(engineHost.onDidReload(() => void root.updateDiagnostics()));
@@ -108,7 +112,8 @@ export class CompositionRoot extends Disposable {
   }
 
   private stopEngine(): Promise<void> {
-    this.engineStopped ??= this.engineHost.engine.dispose();
+    // Telemetry stops last: once the engine stopped, the audit log holds every record to export.
+    this.engineStopped ??= this.engineHost.engine.dispose().finally(() => this.telemetry.close());
     return this.engineStopped;
   }
 
