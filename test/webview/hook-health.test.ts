@@ -116,6 +116,16 @@ describe('hook health in the Hook Manager', () => {
     expect(await lint.locator('.hook-sparkline rect').count()).toBe(1);
   });
 
+  it('"Show runs" under a hook opens the Timeline filtered to it', async () => {
+    await view.host({ type: 'hooks', hooks: [hook('guard', LINT)], disableAllHooks: false });
+    await view.page.getByTestId('tab-hooks').click();
+    await view.page.locator('[data-hook-id="guard"]').getByTestId('hook-show-runs').click();
+    await view.page.getByTestId('tab-timeline').and(view.page.locator('.is-active')).waitFor();
+    expect(await view.page.getByTestId('filter-hook').evaluate((el) => (el as HTMLElement & { value: string }).value)).toBe('guard');
+    // Nothing to ask the host: the filter is the page's own.
+    expect(await view.posted()).toEqual([]);
+  });
+
   it('showTab with a hook shows the timeline filtered to that hook\'s runs, kept across the session reset', async () => {
     const records = makeTimeline(300);
     const guardRuns = records.filter((r) => r.type === 'hook_run' && r.hook_name === 'guard').length;

@@ -27,14 +27,20 @@ export class HookHealthLine {
   private readonly failures = h('span', { class: 'hook-health-failures', attrs: { 'data-testid': 'hook-health-failures' } });
   private readonly lastError = h('span', { class: 'hook-health-error mono', attrs: { 'data-testid': 'hook-last-error' } });
 
-  constructor() {
+  /** `showRuns`: the Timeline, filtered to this hook's runs. */
+  constructor(showRuns: () => void) {
     this.chart.setAttribute('class', 'hook-sparkline');
     this.chart.setAttribute('width', String(CHART_WIDTH));
     this.chart.setAttribute('height', String(CHART_HEIGHT));
     this.chart.setAttribute('viewBox', `0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`);
     this.chart.setAttribute('role', 'img');
     this.chart.dataset.testid = 'hook-sparkline';
-    const parts = [this.chart, this.numbers, this.failures, this.state, this.lastError];
+    const runs = h('a', { class: 'hook-health-runs', text: 'Show runs', attrs: { href: '#', role: 'button', 'data-testid': 'hook-show-runs' } });
+    runs.addEventListener('click', (event) => {
+      event.preventDefault();
+      showRuns();
+    });
+    const parts = [this.chart, this.numbers, this.failures, this.state, runs, this.lastError];
     this.el = h('div', { class: 'hook-health', attrs: { 'data-testid': 'hook-health' } }, ...parts);
     this.el.hidden = true;
   }

@@ -40,13 +40,14 @@ export class HookRow {
     this.changedText,
     button('Re-approve', () => this.post({ type: 'approveScripts', id: this.view.id }), { secondary: true, testId: 'hook-reapprove' }),
   );
-  private readonly health = new HookHealthLine();
+  private readonly health = new HookHealthLine(() => this.showRuns(this.view.name));
   private testPanel: TestFirePanel | undefined;
   private readonly testSlot = h('div', { class: 'hook-test-slot' });
 
   constructor(
     private view: HookView,
     private readonly post: (message: ManagerToHost) => void,
+    private readonly showRuns: (hookName: string) => void = () => undefined,
   ) {
     this.toggle.toggle = true;
     this.toggle.dataset.testid = 'hook-toggle';

@@ -21,7 +21,11 @@ export class HooksTab {
     h('p', { class: 'muted', text: 'Add hooks in .vscode/hooks.json or in the hookpilot.hooks setting, in the same shape as Claude Code\'s "hooks" object.' }),
   );
 
-  constructor(private readonly post: (message: ManagerToHost) => void) {
+  constructor(
+    private readonly post: (message: ManagerToHost) => void,
+    /** Opens the Timeline filtered to a hook's runs (by name). */
+    private readonly showRuns: (hookName: string) => void = () => undefined,
+  ) {
     const toolbar = h(
       'div',
       { class: 'toolbar' },
@@ -60,7 +64,7 @@ export class HooksTab {
       const rows = list.map((view) => {
         let row = this.rows.get(view.id);
         if (row) row.update(view);
-        else this.rows.set(view.id, (row = new HookRow(view, this.post)));
+        else this.rows.set(view.id, (row = new HookRow(view, this.post, this.showRuns)));
         return row.el;
       });
       const info = EVENT_INFO[event];

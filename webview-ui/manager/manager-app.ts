@@ -30,7 +30,10 @@ export class ManagerApp {
 
   constructor(root: HTMLElement) {
     const post = (message: ManagerToHost) => this.channel.post(message);
-    this.hooks = new HooksTab(post);
+    this.hooks = new HooksTab(post, (hook) => {
+      this.show('timeline');
+      this.timeline.showHook(hook);
+    });
     this.approvals = new ApprovalsTab(post);
     this.timeline = new TimelineTab(post);
     this.mcp = new McpTab(post);
