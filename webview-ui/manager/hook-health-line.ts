@@ -35,10 +35,16 @@ export class HookHealthLine {
     this.chart.setAttribute('viewBox', `0 0 ${CHART_WIDTH} ${CHART_HEIGHT}`);
     this.chart.setAttribute('role', 'img');
     this.chart.dataset.testid = 'hook-sparkline';
-    const runs = h('a', { class: 'hook-health-runs', text: 'Show runs', attrs: { href: '#', role: 'button', 'data-testid': 'hook-show-runs' } });
-    runs.addEventListener('click', (event) => {
-      event.preventDefault();
-      showRuns();
+    const runs = h('a', {
+      class: 'hook-health-runs',
+      text: 'Show runs',
+      attrs: { href: '#', role: 'button', 'data-testid': 'hook-show-runs' },
+      on: {
+        click: (event) => {
+          event.preventDefault();
+          showRuns();
+        },
+      },
     });
     const parts = [this.chart, this.numbers, this.failures, this.state, runs, this.lastError];
     this.el = h('div', { class: 'hook-health', attrs: { 'data-testid': 'hook-health' } }, ...parts);
