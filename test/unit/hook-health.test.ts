@@ -132,6 +132,14 @@ describe('hook health statistics', () => {
     expect(() => new HookHealth({ failureStreak: 0 })).toThrow(/failureStreak must be a positive integer/);
   });
 
+  it('a run without a finite duration counts, but never reaches the percentiles or the chart', () => {
+    const health = new HookHealth();
+    health.record(run('n', 4));
+    health.record(run('n', Number.NaN));
+    health.record(run('n', Number.POSITIVE_INFINITY, { status: 'error', decision: 'error', error: 'x' }));
+    expect(health.get('n')).toMatchObject({ runs: 3, failures: 1, p50Ms: 4, p95Ms: 4, maxMs: 4, recentMs: [4] });
+  });
+
   it('tracks each hook apart and lists them in the order of their first run', () => {
     const health = new HookHealth();
     health.record(run('b', 1));

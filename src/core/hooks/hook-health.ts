@@ -134,15 +134,18 @@ export class HookHealth {
     track.hookName = record.hook_name;
     track.runs++;
     track.lastRunAt = record.ts;
-    const duration = Math.max(0, record.duration_ms);
     if (record.status === 'cancelled') {
       // Cut short by the turn: its duration says nothing about the hook, and it neither failed nor succeeded.
       track.cancelled++;
       return undefined;
     }
-    track.samples.add(duration);
-    pushBounded(track.recent, duration, this.limits.recentRuns);
-    if (!record.async) pushBounded(track.blocking, duration, this.limits.window);
+    // A duration that is not a number would poison every percentile (and the views' schemas).
+    if (Number.isFinite(record.duration_ms)) {
+      const duration = Math.max(0, record.duration_ms);
+      track.samples.add(duration);
+      pushBounded(track.recent, duration, this.limits.recentRuns);
+      if (!record.async) pushBounded(track.blocking, duration, this.limits.window);
+    }
     if (record.status === 'error' || record.status === 'timeout') {
       if (record.status === 'error') track.failures++;
       else track.timeouts++;
