@@ -1,7 +1,9 @@
+import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentEvent, SessionStartSource } from '../core/agent/agent-events';
 import { AgentSession } from '../core/agent/agent-session';
+import { IDLE_PROMPT_MS } from '../core/agent/idle-prompt';
 import type { Approver } from '../core/agent/permissions/permission-settings';
 import type { TurnOutcome } from '../core/agent/turn-loop';
 import { Transcript } from '../core/agent/transcript';
@@ -9,6 +11,7 @@ import { ChatProjector } from '../shared/chat-projector';
 import type { ChatToHost, HostToChat } from '../shared/chat-protocol';
 import { modelPreset } from '../shared/model-presets';
 import { ConfiguredChatModel } from './configured-chat-model';
+import { demoRecordingOf, replayDemoSession } from './demo-replay';
 import type { DiffPreviews } from './diff-previews';
 import type { EngineHost } from './engine-host';
 import type { HookpilotConfig } from './hookpilot-config';
@@ -16,12 +19,14 @@ import { HookStatusLine } from './hook-status-line';
 import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
 import type { McpHost } from './mcp-host';
+import { loadSubagentDefinitions, subagentFolders, type SubagentDefinition } from '../core/agent/subagent-definitions';
 import type { PendingApprovals } from './pending-approvals';
 import { scrubSecrets } from './secret-scrubber';
 import { listSessions } from './session-catalog';
 import { replayTranscript } from './session-replay';
 import { UnsentDrafts } from './unsent-drafts';
 import { errorMessage } from '../core/error-message';
+import { describeDifference } from '../core/replay/decisions';
 
 export interface ChatControllerDeps {
   engineHost: EngineHost;
@@ -63,6 +68,7 @@ export class ChatController extends Disposable {
   private switching: Promise<void> | undefined;
   private readonly drafts = new UnsentDrafts((message) => this.post(message));
   private poster: ((message: HostToChat) => void) | undefined;
+  private lastReplayId: string | undefined;
   private readonly hookStatus: HookStatusLine;
   private readonly sessionChanged = this._register(new vscode.EventEmitter<string | undefined>());
   /** The chat's session started, ended or was switched (the Hook Manager follows it live). */
@@ -77,6 +83,11 @@ export class ChatController extends Disposable {
 
   get currentSessionId(): string | undefined {
     return this.session?.id;
+  }
+
+  /** The last demo replay's session: the timeline shows it while no chat runs. */
+  get replaySessionId(): string | undefined {
+    return this.lastReplayId;
   }
 
   get busy(): boolean {
@@ -139,6 +150,9 @@ export class ChatController extends Disposable {
       case 'showDiff':
         await this.showDiff(message.id);
         return;
+      case 'replayDemo':
+        await this.replayDemo();
+        return;
     }
   }
 
@@ -147,7 +161,9 @@ export class ChatController extends Disposable {
   }
 
   private postStatus(): void {
-    this.post({ type: 'status', model: this.deps.config.modelStatus(), busy: this.busy, usage: this.projector.usage, activity: this.hookStatus.current?.slice(0, 200) });
+    const model = this.deps.config.modelStatus();
+    if (!model.configured && demoRecordingOf(this.deps.engineHost)) model.demoReplay = true;
+    this.post({ type: 'status', model, busy: this.busy, usage: this.projector.usage, activity: this.hookStatus.current?.slice(0, 200) });
   }
 
   private async postSessions(): Promise<void> {
@@ -268,6 +284,31 @@ export class ChatController extends Disposable {
     this.run?.controller.abort();
   }
 
+  /**
+   * The workspace's recorded session, replayed through its hooks in a scratch copy (see
+   * demo-replay.ts): the chat draws it, labelled as a replay, and the timeline lists it.
+   */
+  async replayDemo(): Promise<void> {
+    await this.switchSession(async () => {
+      await this.endSession('other');
+      this.post(this.projector.clear());
+    });
+    const notice = (level: 'info' | 'warning', message: string) => this.emitAll(this.projector.project({ type: 'notice', level, message, source: 'replay' }));
+    notice('info', 'Replay of the demo session: recorded model replies run through this workspace\'s hooks in a scratch copy; your files are not changed. No model is called.');
+    let events: vscode.Disposable | undefined;
+    await this.exclusive('demo replay', async (signal) => {
+      const result = await replayDemoSession(this.deps, signal, (session) => {
+        this.lastReplayId = session.id;
+        events = session.onEvent((event) => this.emitAll(this.projector.project(event)));
+        this.sessionChanged.fire(undefined);
+      }).finally(() => events?.dispose());
+      const differ = result.differences.map(describeDifference);
+      if (differ.length === 0) notice('info', 'Replay finished: every hook decided as in the recording. Open the Hook Manager\'s Timeline to see each decision.');
+      else notice('warning', `Replay finished: ${differ.length} decision(s) differ from the recording:\n${differ.join('\n')}`);
+    });
+    this.sessionChanged.fire(undefined);
+  }
+
   /** Cancels a running turn and ends the session; the next prompt starts a new one. */
   async newChat(): Promise<void> {
     await this.switchSession(async () => {
@@ -294,6 +335,13 @@ export class ChatController extends Disposable {
     await this.postSessions();
   }
 
+  /** `.claude/agents/` of the user and, in a trusted workspace, of the workspace. */
+  private subagents(projectDir: string): SubagentDefinition[] {
+    const loaded = loadSubagentDefinitions(subagentFolders(projectDir, os.homedir(), vscode.workspace.isTrusted));
+    for (const problem of loaded.problems) this.deps.log.warn(`subagent skipped: ${problem}`);
+    return loaded.definitions;
+  }
+
   private async startSession(source: SessionStartSource, modelName: string, sessionId?: string): Promise<AgentSession> {
     this.cleared = false;
     const { engineHost, config } = this.deps;
@@ -313,6 +361,7 @@ export class ChatController extends Disposable {
       protectedPaths: () => [...engine.protectedPaths(), ...(mcp?.protectedPaths() ?? [])],
       transcriptDir: this.transcriptDir,
       extraTools: mcp && (() => mcp.tools()),
+      subagents: this.subagents(projectDir),
       // The approver denies at the configured timeout (as a Timeout); the agent's own timer is only a backstop.
       approvalTimeoutMs: config.approvalTimeoutMs() + APPROVAL_BACKSTOP_MS,
       persistAllowRule: (rule) =>
@@ -328,6 +377,8 @@ export class ChatController extends Disposable {
       spawnerModulePath: engine.options.spawnerModulePath,
       // An untrusted workspace contributes nothing: not even its AGENTS.md or CLAUDE.md.
       projectInstructions: vscode.workspace.isTrusted,
+      // The chat waits for the user's next prompt: Notification idle_prompt, as in Claude Code.
+      idlePromptMs: IDLE_PROMPT_MS,
     });
     this.session = session;
     this.sessionEvents = session.onEvent((event) => this.onAgentEvent(event));

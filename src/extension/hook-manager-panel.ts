@@ -113,7 +113,7 @@ export class HookManagerPanel extends Disposable {
     panel.webview.html = webviewHtml(panel.webview, extensionUri, 'manager', HOOK_MANAGER_TITLE);
     this.panel = panel;
     const post = (message: HostToManager) => this.post(message);
-    const timeline = new TimelineFeed(engineHost.engine.audit, path.join(engineHost.engine.options.storageDir, 'transcripts'), () => chat.currentSessionId, post);
+    const timeline = new TimelineFeed(engineHost.engine.audit, path.join(engineHost.engine.options.storageDir, 'transcripts'), () => chat.currentSessionId ?? chat.replaySessionId, post);
     this.timeline = timeline;
     this.panelDisposables = [
       timeline,

@@ -33,6 +33,8 @@ export const modelStatusSchema = z.discriminatedUnion('configured', [
     problem: z.string(),
     /** The presets to offer, usually MODEL_PRESETS. */
     presets: z.array(modelPresetSchema),
+    /** The workspace ships a recorded session: the setup panel offers to replay it. */
+    demoReplay: z.boolean().optional(),
   }),
 ]);
 export type ModelStatus = z.infer<typeof modelStatusSchema>;
@@ -97,6 +99,8 @@ export const chatToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('answerApproval'), id: z.string().min(1), choice: approvalChoiceSchema }),
   /** Show the diff of the file edit of tool call `id`. */
   z.object({ type: z.literal('showDiff'), id: z.string().min(1) }),
+  /** Replay the workspace's recorded session through its hooks (no model needed). */
+  z.object({ type: z.literal('replayDemo') }),
 ]);
 export type ChatToHost = z.infer<typeof chatToHostSchema>;
 

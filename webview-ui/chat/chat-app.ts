@@ -138,12 +138,14 @@ export class ChatApp {
           renderSetupPanel(model, {
             configureModel: (preset) => this.channel.post({ type: 'configureModel', preset }),
             setApiKey: () => this.channel.post({ type: 'setApiKey' }),
+            replayDemo: () => this.channel.post({ type: 'replayDemo' }),
           }),
         );
       }
     }
     this.setupHost.hidden = configured;
-    this.scroller.hidden = !configured;
+    // A replay of the demo session runs without a model: its items show under the setup panel.
+    this.scroller.hidden = !configured && state.items.length === 0;
     this.welcome.hidden = !configured || state.items.length > 0;
     if (previous?.lastSeq !== state.lastSeq) this.channel.saveState({ lastSeq: state.lastSeq });
   }

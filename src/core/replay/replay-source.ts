@@ -66,12 +66,20 @@ export function recordingFileFor(storageDir: string, sessionId: string): string 
   return files.find((file) => existsSync(file));
 }
 
+/** A replay's transcript is kept apart from the chats': it is not a conversation to resume. */
+export function replayTranscriptDir(storageDir: string): string {
+  return path.join(storageDir, 'transcripts', 'replays');
+}
+
 /** The replay's run read the same way as its recording, and what differs. */
 export async function compareReplay(source: ReplaySource, storageDir: string, replaySessionId: string, workspaceRoot: string): Promise<DecisionDifference[]> {
   if (source.recording.kind === 'audit') {
     const { records } = await readAuditFile(auditFilePath(path.join(storageDir, 'audit'), replaySessionId));
     return diffDecisions(source.recorded, decisionsOf(records));
   }
-  const messages = Transcript.load(Transcript.pathFor(path.join(storageDir, 'transcripts'), replaySessionId));
+  const messages = Transcript.load(Transcript.pathFor(replayTranscriptDir(storageDir), replaySessionId));
   return diffDecisions(source.recorded, outcomesOfTranscript(messages, workspaceRoot));
 }
+
+/** Where a workspace ships a recorded session to replay (the demo workspace does). */
+export const DEMO_RECORDING = path.join('.hookpilot', 'recordings', 'demo-session.jsonl');

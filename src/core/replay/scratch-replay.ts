@@ -6,7 +6,7 @@ import { auditFilePath } from '../audit/audit-writer';
 import { HookEngine, type EngineLogger } from '../engine/hook-engine';
 import type { LoadedConfig } from '../hooks/config/loaded-config';
 import type { DecisionDifference } from './decisions';
-import { compareReplay, type ReplaySource } from './replay-source';
+import { compareReplay, replayTranscriptDir, type ReplaySource } from './replay-source';
 import { createScratchWorkspace, type ScratchWorkspaceOptions } from './scratch-workspace';
 import { NOT_REPLAYED_TOOLS, replayRecording, type ReplayedTurn } from './session-replayer';
 
@@ -84,7 +84,7 @@ export async function replayInScratchCopy(setup: ScratchReplaySetup): Promise<Sc
             approver: setup.approver,
             permissions: () => permissions,
             protectedPaths: () => engine.protectedPaths(),
-            transcriptDir: path.join(setup.storageDir, 'transcripts'),
+            transcriptDir: replayTranscriptDir(setup.storageDir),
             env: setup.env,
             redactor: engine.audit.redactor,
             disallowedTools: [...(setup.disallowedTools ?? []), ...NOT_REPLAYED_TOOLS],

@@ -1,0 +1,64 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { AgentSession } from '../core/agent/agent-session';
+import type { Approver } from '../core/agent/permissions/permission-settings';
+import { loadWorkspaceConfigs } from '../core/hooks/config/workspace-config-files';
+import { describeDifference } from '../core/replay/decisions';
+import { DEMO_RECORDING, loadReplaySource } from '../core/replay/replay-source';
+import { replayInScratchCopy, type ScratchReplayResult } from '../core/replay/scratch-replay';
+import type { EngineHost } from './engine-host';
+import type { HookpilotConfig } from './hookpilot-config';
+import type { HookpilotLog } from './log';
+
+/**
+ * The recorded session a workspace ships (the demo workspace does), when it may be replayed:
+ * an untrusted workspace contributes nothing, and a configuration change waiting for Apply
+ * would be replayed from the disk instead of as applied.
+ */
+export function demoRecordingOf(engineHost: EngineHost): string | undefined {
+  const projectDir = engineHost.projectDir;
+  if (!projectDir || !engineHost.trusted) return undefined;
+  const file = path.join(projectDir, DEMO_RECORDING);
+  return existsSync(file) ? file : undefined;
+}
+
+export interface DemoReplayDeps {
+  engineHost: EngineHost;
+  config: HookpilotConfig;
+  approver: Approver;
+  log: HookpilotLog;
+}
+
+/**
+ * Replays the workspace's recorded session as `hookpilot replay` does: its model replies run
+ * through the workspace's hooks in a scratch copy (the person's files stay as they are), a
+ * hook that asks asks the person, and the replay is a session of its own in the timeline.
+ */
+export async function replayDemoSession(deps: DemoReplayDeps, signal: AbortSignal, onSession: (session: AgentSession) => void): Promise<ScratchReplayResult> {
+  const { engineHost, config } = deps;
+  const file = demoRecordingOf(engineHost);
+  const projectDir = engineHost.projectDir;
+  if (!file || !projectDir) throw new Error('This workspace has no recorded session to replay (a trusted workspace with .hookpilot/recordings/demo-session.jsonl).');
+  if (engineHost.pendingChanges.length > 0) throw new Error('Apply or discard the pending hook configuration change first: a replay reads the configuration on disk.');
+  const engine = engineHost.engine;
+  const { env = process.env, userSettingsFile, spawnerModulePath } = engine.options;
+  const result = await replayInScratchCopy({
+    source: await loadReplaySource(file),
+    projectDir,
+    storageDir: engine.options.storageDir,
+    trusted: true,
+    env,
+    log: (level, message) => deps.log[level](`[replay] ${message}`),
+    secretValues: config.secretValues(),
+    userSettingsFile,
+    spawnerModulePath,
+    configs: (scratchDir) => loadWorkspaceConfigs(scratchDir, { userSettingsFile }),
+    permissions: config.permissions(projectDir),
+    approver: deps.approver,
+    signal,
+    onSession: (session) => onSession(session),
+  });
+  deps.log.info(`demo replay ${result.replaySessionId}: ${result.differences.length} decision(s) differ from the recording`);
+  for (const difference of result.differences) deps.log.info(`[replay] ${describeDifference(difference)}`);
+  return result;
+}

@@ -1,0 +1,130 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ChatItem } from '../../../src/shared/chat-items';
+import type { HostToChat } from '../../../src/shared/chat-protocol';
+import { applyChatMessage, initialChatState } from '../../../src/shared/chat-reducer';
+import type { HostToManager } from '../../../src/shared/manager-protocol';
+import { stub, type FakeWebview, type MessageItemLike } from '../../support/vscode-stub';
+import { modals, startHost, until, type HostHarness } from './extension-harness';
+
+// With no model configured, the chat offers to replay the demo workspace's recorded session:
+// the real demo hooks (command guard and formatter, rpc policy, http webhook) decide again,
+// the modal asks, and the timeline lists the replay.
+
+const repo = path.resolve(__dirname, '../../..');
+const demo = path.join(repo, 'examples', 'demo-workspace');
+type Status = Extract<HostToChat, { type: 'status' }>;
+
+/** The demo's files, with its rpc server named by absolute path and the webhook on `port`. */
+function demoFiles(port: number): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== '.hookpilot-demo') walk(full);
+      } else files[path.relative(demo, full)] = readFileSync(full, 'utf8');
+    }
+  };
+  walk(demo);
+  const server = path.join(repo, 'examples', 'rpc-policy-server', 'server.js');
+  files['.vscode/hooks.json'] = files['.vscode/hooks.json'].replace('../rpc-policy-server/server.js', server).replaceAll('127.0.0.1:7777', `127.0.0.1:${port}`);
+  return files;
+}
+
+async function startReceiver(dir: string): Promise<{ child: ChildProcess; port: number }> {
+  const script = path.join(dir, 'tools', 'audit-receiver.js');
+  copyFileSync(path.join(demo, 'tools', 'audit-receiver.js'), script);
+  const child = spawn(process.execPath, [script], { env: { ...process.env, HOOKPILOT_DEMO_RECEIVER_PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the receiver exited with ${code}`)));
+    child.stdout?.once('data', (chunk: Buffer) => {
+      const match = /127\.0\.0\.1:(\d+)\//.exec(chunk.toString());
+      if (match) resolve(Number(match[1]));
+      else reject(new Error(String(chunk)));
+    });
+  });
+  return { child, port };
+}
+
+let h: HostHarness | undefined;
+let receiver: ChildProcess | undefined;
+const dirs: string[] = [];
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  receiver?.kill();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function chatItems(webview: FakeWebview): ChatItem[] {
+  let state = initialChatState();
+  for (const message of webview.posted) state = applyChatMessage(state, message as HostToChat);
+  return [...state.items];
+}
+
+describe('Replay the demo session', () => {
+  it('offers the replay with no model, runs the real demo hooks in a copy, asks through the modal, and fills the timeline', async () => {
+    const receiverDir = mkdtempSync(path.join(tmpdir(), 'hookpilot-receiver-'));
+    dirs.push(receiverDir);
+    mkdirSync(path.join(receiverDir, 'tools'));
+    const started = await startReceiver(receiverDir);
+    receiver = started.child;
+    h = await startHost(demoFiles(started.port));
+    const before = readFileSync(h.workspace.file('src/app.js'), 'utf8');
+    stub.state.answerMessage = (shown) => (shown.modal ? shown.items.find((i): i is MessageItemLike => typeof i !== 'string' && i.title === 'Allow once') : undefined);
+
+    const view = await stub.resolveView('hookpilot.chat');
+    const webview = view.webview;
+    webview.send({ type: 'ready', lastSeq: 0 });
+    const offered = await until(() => webview.ofType<Status>('status').at(-1), 'the first status');
+    expect(offered.model).toMatchObject({ configured: false, demoReplay: true });
+
+    webview.send({ type: 'replayDemo' });
+    await until(() => chatItems(webview).some((i) => i.kind === 'notice' && i.message.startsWith('Replay finished')), 'the end of the replay');
+    const items = chatItems(webview);
+    expect(items[0]).toMatchObject({ kind: 'notice', source: 'replay', message: expect.stringContaining('Replay of the demo session') });
+    expect(items.find((i) => i.kind === 'user')).toMatchObject({ text: 'Clean up the build output, check the config, and tidy src/app.js.' });
+    const tools = Object.fromEntries(items.flatMap((i) => (i.kind === 'tool' ? [[i.callId, i]] : [])));
+    expect(tools.call_rm).toMatchObject({ status: 'blocked', hooks: expect.arrayContaining([expect.objectContaining({ hookName: 'guard' })]) });
+    expect(tools.call_env).toMatchObject({ status: 'blocked' });
+    // The Write asked (the modal), was allowed once, and the formatter ran after it.
+    expect(modals().map((m) => m.message)).toContain('Hookpilot wants to use Write');
+    expect(tools.call_write.status).toBe('executed');
+    expect(tools.call_write.hooks).toContainEqual(expect.objectContaining({ hookName: 'formatter' }));
+    expect(tools.call_grep.status).toBe('executed');
+    // A person's answer is not policy: the demo's hooks decide as recorded.
+    expect(items.at(-1)).toMatchObject({ kind: 'notice', message: expect.stringContaining('every hook decided as in the recording') });
+    expect(readFileSync(h.workspace.file('src/app.js'), 'utf8')).toBe(before);
+    // The webhook answered the replay's tool results.
+    const received = readFileSync(path.join(receiverDir, '.hookpilot-demo', 'webhook-audit.jsonl'), 'utf8');
+    expect(received).toContain('"tool_name":"Write"');
+
+    // The timeline shows the replay, its id saying what it is.
+    await vscode.commands.executeCommand('hookpilot.openHookManager');
+    const manager = stub.state.panels[0].webview;
+    manager.send({ type: 'ready' });
+    const reset = await until(() => manager.ofType<Extract<HostToManager, { type: 'timelineReset' }>>('timelineReset').at(-1), 'the timeline');
+    expect(reset.sessionId).toMatch(/^replay-/);
+    expect(reset.sessions.map((s) => s.id)).toContain(reset.sessionId);
+    expect(reset.records).toContainEqual(expect.objectContaining({ type: 'hook_run', hook_name: 'guard', decision: 'block' }));
+    expect(reset.records).toContainEqual(expect.objectContaining({ type: 'hook_run', hook_name: 'policy', event: 'PreToolUse' }));
+    expect(reset.records).toContainEqual(expect.objectContaining({ type: 'hook_run', hook_name: 'formatter', status: 'success' }));
+  });
+
+  it('is not offered in an untrusted workspace, nor once a model is configured', async () => {
+    h = await startHost(demoFiles(7777), { trusted: false });
+    const webview = (await stub.resolveView('hookpilot.chat')).webview;
+    webview.send({ type: 'ready', lastSeq: 0 });
+    const status = await until(() => webview.ofType<Status>('status').at(-1), 'the first status');
+    expect(status.model).toMatchObject({ configured: false });
+    expect(status.model).not.toHaveProperty('demoReplay');
+    webview.send({ type: 'replayDemo' });
+    await until(() => chatItems(webview).some((i) => i.kind === 'notice' && i.level === 'error'), 'the refusal');
+    expect(chatItems(webview).find((i) => i.kind === 'notice' && i.level === 'error')).toMatchObject({ message: expect.stringContaining('no recorded session to replay') });
+  });
+});
