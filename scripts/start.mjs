@@ -30,7 +30,7 @@ const userData = join(dataDir, 'user-data');
 const extensions = join(dataDir, 'extensions');
 mkdirSync(join(userData, 'User'), { recursive: true });
 mkdirSync(extensions, { recursive: true });
-// A model is optional: without one everything but the chat works (test-fire hooks in the Hook Manager).
+// A model is optional: without one the chat replays the demo's recorded session, and the Hook Manager test-fires hooks.
 const settings = {
   'workbench.startupEditor': 'none',
   // VS Code's default: the demo asks once whether to trust its folder. Its hooks run only once
@@ -58,7 +58,11 @@ server.stdout.on('data', (chunk) => {
     announced = true;
     console.log(`\n  Hookpilot is running in VS Code: open http://127.0.0.1:${port}/?folder=${encodeURIComponent(demo)}\n`);
     console.log('  Trust the demo folder when VS Code asks: workspace hooks never run in Restricted Mode.\n');
-    if (!process.env.HOOKPILOT_BASE_URL) console.log('  No model configured: set HOOKPILOT_BASE_URL (and HOOKPILOT_API_KEY if needed) before npm start for the chat.\n');
+    if (!process.env.HOOKPILOT_BASE_URL) {
+      console.log('  No model configured: the chat offers "Replay the demo session", a recorded session whose model replies run through');
+      console.log("  the demo's real hooks (the guard blocks rm -rf, the modal asks, the formatter, the rpc policy and the webhook answer).");
+      console.log('  To chat with a model, set HOOKPILOT_BASE_URL (and HOOKPILOT_API_KEY if needed) before npm start.\n');
+    }
   }
 });
 const stop = () => {
