@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { AgentSession } from '../core/agent/agent-session';
 import { Transcript } from '../core/agent/transcript';
@@ -10,6 +11,8 @@ import { ModelHookJudge } from '../core/agent/model-hook-judge';
 import type { Tool } from '../core/agent/tools/tool';
 import type { Approver, PermissionSettings } from '../core/agent/permissions/permission-settings';
 import { HookEngine, type EngineLogger } from '../core/engine/hook-engine';
+import { claudeSettingsFiles } from '../core/hooks/config/claude-settings';
+import { managedPolicyFile } from '../core/hooks/config/managed-policy';
 import { HOOKS_JSON, loadWorkspaceConfigs, WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
 import { usageError } from './cli-error';
 import { projectStorageDir, storageRoot, userSettingsFile, type ModelEndpoint } from './cli-environment';
@@ -56,13 +59,19 @@ export async function createEngine(setup: EngineSetup): Promise<HookEngine> {
   });
   // OpenTelemetry export (off unless the user configured it), for runs only, not read-only commands.
   if (setup.startProcesses !== false) engine.startTelemetry(setup.env, userSettingsFile(setup.env), setup.log);
-  await engine.reload(loadWorkspaceConfigs(setup.projectDir, { userSettingsFile: userSettingsFile(setup.env), extraFiles }));
+  await engine.reload(loadWorkspaceConfigs(setup.projectDir, { userSettingsFile: userSettingsFile(setup.env), extraFiles, home: homeOf(setup.env) }));
   return engine;
 }
 
 /** Every file hooks and permissions are read from, once, when a run starts. */
 export function configFiles(projectDir: string, env: NodeJS.ProcessEnv, extraHooksFiles: readonly string[] = []): string[] {
-  return [userSettingsFile(env), path.join(projectDir, WORKSPACE_SETTINGS), path.join(projectDir, HOOKS_JSON), ...extraHooksFiles.map((file) => path.resolve(file))];
+  const claude = claudeSettingsFiles(projectDir, homeOf(env)).map((source) => source.file);
+  return [userSettingsFile(env), path.join(projectDir, WORKSPACE_SETTINGS), path.join(projectDir, HOOKS_JSON), ...extraHooksFiles.map((file) => path.resolve(file)), ...claude, managedPolicyFile()];
+}
+
+/** Where `~/.claude/settings.json` is: the run's HOME. */
+function homeOf(env: NodeJS.ProcessEnv): string {
+  return env.HOME !== undefined && env.HOME !== '' ? env.HOME : homedir();
 }
 
 export interface SessionSetup {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { permissionModeSchema, type PermissionMode, type PermissionSettings } from '../core/agent/permissions/permission-settings';
+import { readManagedPolicy, type ManagedPermissions } from '../core/hooks/config/managed-policy';
 import { readSettingsFile, WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
 import { usageError } from './cli-error';
 
@@ -24,9 +25,10 @@ export interface PermissionFlags {
 /**
  * `hookpilot.permissions` from the workspace's .vscode/settings.json, with the command
  * line's rules added (`--allowed-tools` become allow rules, `--disallowed-tools` deny
- * rules) and its mode taking precedence.
+ * rules) and its mode taking precedence. The managed policy's rules come first: its deny
+ * rules are final (P1) whatever the workspace or the command line allows.
  */
-export function loadPermissions(projectDir: string, flags: PermissionFlags): PermissionSettings {
+export function loadPermissions(projectDir: string, flags: PermissionFlags, managed: ManagedPermissions = readManagedPolicy().permissions): PermissionSettings {
   const file = path.join(projectDir, WORKSPACE_SETTINGS);
   const { settings } = readSettingsFile(file);
   const raw = settings[PERMISSIONS_KEY];
@@ -38,9 +40,9 @@ export function loadPermissions(projectDir: string, flags: PermissionFlags): Per
   const fromFile = parsed.data;
   return {
     mode: flags.mode ?? fromFile.mode ?? 'default',
-    allow: [...(fromFile.allow ?? []), ...flags.allowedTools],
-    deny: [...(fromFile.deny ?? []), ...flags.disallowedTools],
-    ask: fromFile.ask ?? [],
+    allow: [...(managed.allow ?? []), ...(fromFile.allow ?? []), ...flags.allowedTools],
+    deny: [...(managed.deny ?? []), ...(fromFile.deny ?? []), ...flags.disallowedTools],
+    ask: [...(managed.ask ?? []), ...(fromFile.ask ?? [])],
     additionalDirectories: (fromFile.additionalDirectories ?? []).map((dir) => path.resolve(projectDir, dir)),
   };
 }

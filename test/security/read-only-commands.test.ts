@@ -79,15 +79,17 @@ describe('read-only commands start nothing', () => {
     const r = await bed.cli(['hooks', 'test', 'PreToolUse', '--input', '{"command":"ls"}', '--json']);
     expect(r.code).toBe(0);
     const runs = (JSON.parse(r.stdout) as { hooks: Array<{ name: string; status: string }> }).hooks.filter((h) => h.name !== 'Cancellation');
-    // `declared` twice: the rpc hook entry, and the server's own declared PreToolUse.
+    // `declared` twice: the rpc hook entry, and the server's own declared PreToolUse; the
+    // .claude/settings.json hook (read in place) is named after its command.
     expect(runs.map((h) => [h.name, h.status]).sort()).toEqual([
       ['declared', 'success'],
       ['declared', 'success'],
+      [expect.stringMatching(/^node -e/), 'success'],
       ['pre', 'success'],
       ['silent', 'success'],
     ]);
     // The Stop-only server and the SessionStart hook are not reached by PreToolUse.
-    expect(markers(bed)).toEqual(['declared', 'pre-hook', 'silent']);
+    expect(markers(bed)).toEqual(['declared', 'imported-hook', 'pre-hook', 'silent']);
     for (const name of ['declared', 'silent']) expect(isProcessAlive(Number(readFileSync(bed.workspace.file(`markers/${name}`), 'utf8')))).toBe(false);
 
     // Another event: only the server whose events are unknown until it answers is asked.
