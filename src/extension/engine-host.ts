@@ -85,7 +85,7 @@ export class EngineHost extends Disposable {
       userSettingsFile: options.userSettingsFile,
     });
     const projectDirs = () => (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
-    this.configChangeHooks = new ConfigChangeHooks({ engine: this.engine, log: options.log, projectDirs });
+    this.configChangeHooks = new ConfigChangeHooks({ engine: this.engine, log: options.log, projectDirs, userSettingsFile: options.userSettingsFile });
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (GOVERNING_KEYS.some((key) => e.affectsConfiguration(`${SECTION}.${key}`))) this.scheduleReload();
@@ -230,6 +230,7 @@ export class EngineHost extends Disposable {
       if (verdict?.blocked) guard.refuse(source.file, source.label, text, { hookName: verdict.hookName, reason: verdict.reason });
       else guard.observe(source.file, source.label, text);
     }
+    await this.configChangeHooks.observeLive();
     // Announced once each, including those held at a first read elsewhere (a restored change).
     for (const change of guard.pendingChanges().filter((c) => !this.announced.has(c.id))) {
       this.announced.add(change.id);

@@ -193,4 +193,18 @@ describe('ConfigChange hooks in VS Code', () => {
     saveFromEditor(host, NO_HOOKS);
     await until(() => held()[0]?.blockedBy?.hookName === 'keep-guard', 'the blocked change');
   });
+
+  it('a change of the user settings fires ConfigChange as user_settings; they apply live, so a block is reported, not obeyed', async () => {
+    const host = await startHost(teamFiles());
+    h = host;
+    stub.setConfig('hookpilot.hooks', { hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true', name: 'user-stop' }] }] } });
+    await until(() => activeHook('user-stop'), 'the user hook to apply');
+    const [payload] = await until(() => payloads(host).length > 0 && payloads(host), 'the ConfigChange run');
+    expect(payload).toMatchObject({ source: 'user_settings', new_content: expect.stringContaining('user-stop') });
+    const told = await until(() => stub.state.messages.find((m) => m.message.includes('It applies live in VS Code')), 'the warning');
+    expect(told.message).toBe(
+      'Hookpilot: ConfigChange hook "keep-guard" blocked the change to your user settings: the rm guard must stay. It applies live in VS Code, so the change applied anyway.',
+    );
+    expect(held()).toEqual([]);
+  });
 });
