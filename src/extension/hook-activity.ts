@@ -4,6 +4,7 @@ import type { HookRunEvent } from '../core/hooks/dispatcher';
 import { HookRunStats } from '../shared/manager-view-builders';
 import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
+import { inertLinks } from './notification-text';
 
 const BLOCKING_DECISIONS = new Set(['deny', 'block']);
 const STATS_DEBOUNCE_MS = 100;
@@ -59,7 +60,7 @@ export class HookActivity extends Disposable {
       this.log.info(`${run.event}: hook "${summary.hookName}" ${summary.decision === 'deny' ? 'denied' : 'blocked'}${summary.reason ? `: ${summary.reason}` : ''}`);
     }
     if (summary.status !== 'error' && summary.status !== 'timeout') return;
-    const detail = summary.error ?? summary.status;
+    const detail = inertLinks(summary.error ?? summary.status);
     this.log.warn(`${run.event}: hook "${summary.hookName}" failed (${summary.status}): ${detail}`);
     if (this.failedOnce.has(summary.hookId)) return;
     this.failedOnce.add(summary.hookId);

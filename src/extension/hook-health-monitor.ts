@@ -5,6 +5,7 @@ import { DEFAULT_HEALTH_LIMITS, HookHealth, type HookHealthAlert } from '../core
 import type { HookHealthView } from '../shared/manager-views';
 import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
+import { inertLinks } from './notification-text';
 
 export const SHOW_HOOK_RUNS_ACTION = 'Show Runs';
 export const SLOW_HOOK_SETTING = 'hookpilot.hookHealth.slowHookMs';
@@ -94,10 +95,5 @@ function describeAlert(alert: HookHealthAlert): string {
   return `${hook} is slow: its median run over the last ${alert.runs} runs took ${median} ms, over the ${limit}.`;
 }
 
-/**
- * VS Code turns `[label](command:...)` in a notification into a link that runs the command. A
- * hook's error can hold text the model wrote: a space after the bracket keeps it text.
- */
-const inertLinks = (text: string) => text.replace(/\]\(/g, '] (');
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);

@@ -41,6 +41,10 @@ describe('hook health in the extension', () => {
     // The text stays readable, but no link in it can run a command.
     expect(warning.message).toContain('[details]');
     expect(warning.message).not.toMatch(MARKDOWN_LINK);
+    // So does the warning of the hook's first failure.
+    const firstFailure = stub.state.messages.find((m) => m.level === 'warning' && m.message.includes('hook "lint" failed on'));
+    expect(firstFailure?.message).toContain('[details]');
+    expect(firstFailure?.message).not.toMatch(MARKDOWN_LINK);
 
     // The button opened the Hook Manager on the live session's timeline, filtered to the hook.
     const panel = await until(() => stub.state.panels[0], 'the Hook Manager');
