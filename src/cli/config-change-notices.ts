@@ -39,20 +39,21 @@ export class ConfigChangeNotices {
 
   constructor(private readonly options: ConfigChangeNoticesOptions) {}
 
-  /** Looks for new changes; the looks run one after the other, and the promise settles once this one ran. */
-  check(): Promise<void> {
-    this.looking = this.looking.then(() => this.fire());
+  /** Looks for new changes; the looks run one after the other, and the promise settles once this one ran. Ctrl-C cancels the hooks. */
+  check(signal?: AbortSignal): Promise<void> {
+    this.looking = this.looking.then(() => this.fire(signal));
     return this.looking;
   }
 
-  private async fire(): Promise<void> {
+  private async fire(signal?: AbortSignal): Promise<void> {
     const { snapshot, hooks, projectDir, say, display } = this.options;
     for (const file of snapshot.takeNewChanges()) {
       const source = configChangeSource(file, { projectDirs: [projectDir], policyPaths: [path.dirname(managedPolicyFile())] });
       const newContent = contentOf(file);
       say(`hookpilot: ${display(file)} changed during this session; ConfigChange hooks ran (${source}); this session keeps the configuration it started with\n`);
       try {
-        const result = await hooks.dispatch('ConfigChange', { source, file_path: file, ...(newContent === undefined ? {} : { new_content: newContent }) });
+        const fields = { source, file_path: file, ...(newContent === undefined ? {} : { new_content: newContent }) };
+        const result = await hooks.dispatch('ConfigChange', fields, signal);
         const verdict = configChangeVerdict(result, source);
         if (verdict.blocked) {
           say(`hookpilot: ConfigChange hook "${verdict.hookName}" blocked the change to ${display(file)}: ${verdict.reason} (no session applies a change mid-run; the next one reads the file as it is then)\n`);

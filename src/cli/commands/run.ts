@@ -135,7 +135,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   // A tool call may have rewritten a configuration file: ConfigChange observes each new content.
   const say = (line: string) => ctx.stderr.write(redactor.redactText(line));
   const notices = new ConfigChangeNotices({ snapshot: configSnapshot, hooks: session.hooks, projectDir, say, display: (file) => displayPath(projectDir, file) });
-  listening.push(session.onEvent((event) => (event.type === 'tool_finished' ? void notices.check() : undefined)));
+  listening.push(session.onEvent((event) => (event.type === 'tool_finished' ? void notices.check(controller.signal) : undefined)));
 
   const controller = new AbortController();
   let interrupted: 'SIGINT' | 'SIGTERM' | undefined;
@@ -154,7 +154,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   try {
     await session.start(resumed ? 'resume' : 'startup', controller.signal);
     outcome = controller.signal.aborted ? cancelledOutcome() : await session.prompt(prompt, controller.signal);
-    await notices.check();
+    await notices.check(controller.signal);
     // SessionEnd runs whatever happened; observers get a bounded wait before the process exits.
     await session.end(interrupted ? 'cancelled' : outcome.reason === 'error' ? 'error' : 'completed');
   } finally {
