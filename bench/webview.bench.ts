@@ -10,12 +10,18 @@ import { percentiles, type BenchRow, type BenchSuite } from './types';
 const RECORDS = 10_000;
 /** About a 1,000-step session's log. */
 const LARGE_RECORDS = 20_000;
+/** Model steps of the session shaped like a real one (test/webview/harness/trace-fixture.ts). */
+const TRACE_STEPS = 1_000;
 const RUNS = 10;
 const RENDER_TARGET_MS = 200;
 const BUNDLE_TARGET_KB = 600;
 
 function measureReset(args: { count: number; session: string }): Promise<number> {
   return (window as unknown as { __fixtures: PageFixtures }).__fixtures.measureTimelineReset(args.count, args.session);
+}
+
+function measureTrace(args: { steps: number; session: string }): Promise<number> {
+  return (window as unknown as { __fixtures: PageFixtures }).__fixtures.measureTraceReset(args.steps, args.session);
 }
 
 function measureFilter(event: string): Promise<number> {
@@ -36,8 +42,10 @@ async function timelineFirstRender(bundleDir: string): Promise<BenchRow[]> {
     const { p50, p99 } = percentiles(samples);
     const large: number[] = [];
     const filters: number[] = [];
+    const trace: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       large.push(await view.page.evaluate(measureReset, { count: LARGE_RECORDS, session: `large-${i}` }));
+      trace.push(await view.page.evaluate(measureTrace, { steps: TRACE_STEPS, session: `trace-${i}` }));
       // One event, then all of them again: both rebuild the list the scroller shows.
       filters.push(await view.page.evaluate(measureFilter, 'PreToolUse'), await view.page.evaluate(measureFilter, ''));
     }
@@ -50,6 +58,7 @@ async function timelineFirstRender(bundleDir: string): Promise<BenchRow[]> {
       { name: `timeline first render, ${RECORDS.toLocaleString('en-US')} records (Chromium)`, unit: 'ms', p50, p99, target: `<= ${RENDER_TARGET_MS} ms`, ok: p50 <= RENDER_TARGET_MS },
       row(`timeline first render, ${LARGE_RECORDS.toLocaleString('en-US')} records (Chromium)`, large),
       row(`timeline event filter on and off, ${LARGE_RECORDS.toLocaleString('en-US')} records (Chromium)`, filters),
+      row(`timeline first render, ${TRACE_STEPS.toLocaleString('en-US')}-step session as a trace (Chromium)`, trace),
     ];
   } finally {
     await browser.close();

@@ -161,8 +161,12 @@ export class TraceTree {
         const parent = this.eventSpan(record.dispatch_id, record.event);
         const end = parseTime(record.ts);
         const decision = hookRunDecision(record);
-        const more = { record, event: record.event, hookName: record.hook_name, decision, badge: badgeFor(decision), async: record.async === true };
-        this.span('hook', record.hook_name, parent, end - record.duration_ms, end, more);
+        const span = this.span('hook', record.hook_name, parent, record, record.event);
+        span.hookName = record.hook_name;
+        span.decision = decision;
+        span.badge = badgeFor(decision);
+        span.async = record.async === true;
+        this.stretch(span, end - record.duration_ms, end, span.async);
         this.noteDuration(record.duration_ms);
         return;
       }
@@ -172,7 +176,10 @@ export class TraceTree {
       case 'note': {
         const at = parseTime(record.ts);
         const decision = record.level === 'info' ? '' : record.level;
-        this.span('note', clip(record.message), this.innermost(this.agent('')), at, at, { record, decision, badge: record.level === 'error' ? 'error' : 'none' });
+        const span = this.span('note', clip(record.message), this.innermost(this.agent('')), record);
+        span.decision = decision;
+        span.badge = record.level === 'error' ? 'error' : 'none';
+        this.stretch(span, at, at);
       }
     }
   }
@@ -262,7 +269,10 @@ export class TraceTree {
     }
     const tool = record.tool_use_id ? this.tools.get(record.tool_use_id) : undefined;
     const parent = tool ?? this.innermost(this.agent(record.agent_id ?? ''));
-    const span = this.span('permission', `Permission · ${record.tool_name}`, parent, at, at, { record, decision: record.decision, badge: badgeFor(record.decision) });
+    const span = this.span('permission', `Permission · ${record.tool_name}`, parent, record);
+    span.decision = record.decision;
+    span.badge = badgeFor(record.decision);
+    this.stretch(span, at, at);
     if (record.decision === 'ask') {
       span.open = true;
       this.asks.set(key, span);
@@ -280,8 +290,9 @@ export class TraceTree {
   private startTurn(at: number, prompt: string | undefined): TraceSpan {
     this.turnCount++;
     const label = prompt ? clip(`Turn ${this.turnCount} · ${prompt}`) : `Turn ${this.turnCount}`;
-    const turn = this.span('turn', label, undefined, at, at, {});
+    const turn = this.span('turn', label, undefined);
     turn.open = true;
+    this.stretch(turn, at, at);
     this.turn = turn;
     return turn;
   }
@@ -306,8 +317,9 @@ export class TraceTree {
     let parent: TraceSpan | undefined;
     for (const tool of this.tools.values()) if (tool.open && (tool.label.startsWith('Task') || tool.label.startsWith('Agent'))) parent = tool;
     const label = clip(`Subagent ${text(payload.agent_type) ?? agentId}${text(payload.prompt) ? ` · ${String(payload.prompt)}` : ''}`);
-    const span = this.span('subagent', label, parent ?? this.innermost(main), at, at, { event: '' });
+    const span = this.span('subagent', label, parent ?? this.innermost(main));
     span.open = true;
+    this.stretch(span, at, at);
     this.agents.set(agentId, { root: span, step: undefined, stepNumber: undefined, model: undefined });
     return span;
   }
@@ -318,13 +330,15 @@ export class TraceTree {
     if (!context.step || context.stepNumber !== step) {
       if (context.step) this.close(context.step, context.step.endMs, '');
       const parent = context.root ?? (agentId === '' ? this.turn : undefined);
-      context.step = this.span('step', typeof step === 'number' ? `Step ${step}` : 'Step', parent, at, at, {});
+      context.step = this.span('step', typeof step === 'number' ? `Step ${step}` : 'Step', parent);
       context.step.open = true;
+      this.stretch(context.step, at, at);
       context.stepNumber = step;
     }
     const request = fieldsOf(payload.llm_request);
-    const model = this.span('model', text(request.model) ? `Model request · ${String(request.model)}` : 'Model request', context.step, at, at, { record, event: 'BeforeLLM' });
+    const model = this.span('model', text(request.model) ? `Model request · ${String(request.model)}` : 'Model request', context.step, record, 'BeforeLLM');
     model.open = true;
+    this.stretch(model, at, at);
     context.model = model;
     return model;
   }
@@ -333,8 +347,9 @@ export class TraceTree {
     const known = this.tools.get(id);
     if (known) return known;
     const context = this.agent(agentId);
-    const tool = this.span('tool', toolLabel(payload), context.step ?? this.innermost(context), at, at, {});
+    const tool = this.span('tool', toolLabel(payload), context.step ?? this.innermost(context));
     tool.open = true;
+    this.stretch(tool, at, at);
     this.tools.set(id, tool);
     return tool;
   }
@@ -361,17 +376,19 @@ export class TraceTree {
       if (parent && known.parent !== parent && known.record === undefined) this.move(known, parent);
       return known;
     }
-    const span = this.span('event', `${event} (event not in the log)`, parent, NaN, NaN, { event });
+    const span = this.span('event', `${event} (event not in the log)`, parent, undefined, event);
     this.byDispatch.set(id, span);
     return span;
   }
 
-  private span(kind: SpanKind, label: string, parent: TraceSpan | undefined, startMs: number, endMs: number, more: Partial<TraceSpan>): TraceSpan {
+  /** A new span under `parent` (at the top level without one), with no extent until `stretch` gives it one. */
+  private span(kind: SpanKind, label: string, parent: TraceSpan | undefined, record?: AuditRecord, event = ''): TraceSpan {
+    // One object shape for every span: the tree of a long session holds tens of thousands.
     const span: TraceSpan = {
       id: this.nextId++,
       kind,
       label,
-      event: '',
+      event,
       hookName: undefined,
       parent,
       children: [],
@@ -381,13 +398,11 @@ export class TraceTree {
       open: false,
       badge: 'none',
       decision: '',
-      record: undefined,
+      record,
       async: false,
-      ...more,
     };
     (parent ? parent.children : this.roots).push(span);
     this.size++;
-    if (Number.isFinite(startMs)) this.stretch(span, startMs, endMs, span.async);
     return span;
   }
 

@@ -114,6 +114,17 @@ describe('Timeline trace', () => {
     await rowAt(0).locator('.tr-twisty').click();
     await waitForRow(1, 'UserPromptSubmit');
 
+    // A double-click zooms the shared axis to a span (its bars fill the track); the zoom-out button undoes it.
+    const axisEnd = () => view.page.getByTestId('trace-axis').locator('span').nth(2).textContent();
+    const session = await axisEnd();
+    await rowAt(4).locator('.tr-label').dblclick();
+    await view.page.getByTestId('trace-zoom-out').waitFor();
+    expect(await axisEnd()).not.toBe(session);
+    expect(await rowAt(4).locator('.tr-bar').evaluate((el) => [parseFloat(el.style.left), Math.round(parseFloat(el.style.width))])).toEqual([0, 100]);
+    await view.page.getByTestId('trace-zoom-out').click();
+    await view.page.getByTestId('trace-zoom-out').waitFor({ state: 'hidden' });
+    expect(await axisEnd()).toBe(session);
+
     // Scrolling to the end shows the last turn's end, still with a bounded DOM.
     await view.page.getByTestId('trace-scroller').evaluate((el) => (el.scrollTop = el.scrollHeight));
     await view.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="trace-scroller"] .tr-row:not([hidden]) .tr-label')].some((el) => el.textContent === 'Turn 100 · task 100: make check 100 pass' || el.textContent === 'TurnEnd'));
@@ -264,5 +275,27 @@ describe('Timeline trace', () => {
     await view.page.waitForFunction((n) => document.querySelector('[data-testid="timeline-count"]')?.textContent === n, `${session.length} records`);
     await view.page.waitForFunction(() => !document.querySelectorAll('[data-testid="trace-scroller"] .tr-row[data-kind="turn"]')[1]?.classList.contains('is-open'));
     expect(await turn2.locator('.badge').textContent()).toBe('completed');
+  });
+
+  it('a record appended while a long reset is still being built lands after the reset\'s records, in its turn', async () => {
+    // 300 steps is about 3,800 records: the first thousand go into the tree before the first paint, the rest in chunks.
+    await view.page.evaluate(() => {
+      const w = window as unknown as { __host(m: HostToManager): void; __fixtures: { makeTraceSession(n: number, id: string): AuditRecord[] } };
+      const session = w.__fixtures.makeTraceSession(300, 'grow-1');
+      const cut = session.length - 3;
+      w.__host({ type: 'timelineReset', sessionId: 'grow-1', records: session.slice(0, cut), sessions: [{ id: 'grow-1', label: 'Growing', live: true }] });
+      w.__host({ type: 'timelineAppend', sessionId: 'grow-1', records: session.slice(cut) });
+    });
+    const total = makeTraceSession(300, 'grow-1').length;
+    await view.page.waitForFunction((n) => document.querySelector('[data-testid="timeline-count"]')?.textContent === n, `${total.toLocaleString('en-US')} records`);
+    // The last turn's Stop and TurnEnd came in the append: it is closed, and its end is the session's end.
+    await setSelect('filter-event', 'TurnEnd');
+    await waitForRow(0, 'Turn 1 · task 1: make check 1 pass');
+    await view.page.getByTestId('trace-scroller').evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await view.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="trace-scroller"] .tr-row[data-kind="turn"] .tr-label')].some((el) => el.textContent === 'Turn 30 · task 30: make check 30 pass'));
+    const last = view.page.locator('[data-testid="trace-scroller"] .tr-row[data-kind="turn"]').filter({ hasText: 'Turn 30 ·' });
+    expect(await last.getAttribute('class')).not.toContain('is-open');
+    expect(await last.locator('.badge').textContent()).toBe('completed');
+    expect(await view.page.locator('[data-testid="trace-scroller"] .tr-row[data-kind="turn"]').filter({ hasText: 'Turn 31' }).count()).toBe(0);
   });
 });

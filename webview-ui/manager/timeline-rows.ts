@@ -55,6 +55,14 @@ function payloadSubject(payload: unknown): string {
   return '';
 }
 
+/** What a row's Event column (and the event filter) says: the hook event, or Permission / Note for records without one. */
+export function eventNameOf(record: AuditRecord): string {
+  if ('event' in record) return record.event;
+  if (record.type === 'permission') return 'Permission';
+  if (record.type === 'note') return 'Note';
+  return String(record.type);
+}
+
 export function toTimelineRow(record: AuditRecord): TimelineRow {
   const common = { record, seq: record.seq };
   switch (record.type) {

@@ -9,6 +9,7 @@ import { renderRecordDetail } from './timeline-detail';
 import {
   DECISION_BADGES,
   NO_FILTER,
+  eventNameOf,
   formatTime,
   isFilterActive,
   matchesFilter,
@@ -25,6 +26,12 @@ import { TraceView } from './trace-view';
 
 const ROW_HEIGHT = 24;
 const TEXT_FILTER_DELAY_MS = 150;
+/**
+ * A reset builds the trace of its first records before the first paint and the rest in
+ * chunks right after, so a long session shows its first screen without waiting for its end.
+ */
+const FIRST_TREE_RECORDS = 1_000;
+const TREE_CHUNK_RECORDS = 5_000;
 
 type TimelineView = 'trace' | 'table';
 const VIEWS: ReadonlyArray<[TimelineView, string]> = [
@@ -53,9 +60,13 @@ function isDeltaRequest(record: AuditRecord | undefined): boolean {
 export class TimelineTab {
   readonly el: HTMLElement;
   private sessionId = '';
-  private rows: TimelineRow[] = [];
-  private filtered: TimelineRow[] = [];
+  private records: AuditRecord[] = [];
+  /** The table's rows and the filtered ones, made when first needed: the trace alone needs neither. */
+  private rows: TimelineRow[] | undefined;
+  private filtered: TimelineRow[] | undefined;
   private tree = new TraceTree();
+  /** The records of a reset not in the tree yet (added in chunks). */
+  private building: { records: readonly AuditRecord[]; next: number; timer: ReturnType<typeof setTimeout> | undefined } | undefined;
   /** The event record of each dispatch: a hook run's stdin is its payload. */
   private readonly events = new Map<string, AuditRecord>();
   /** Model requests rebuilt in full by the host, by seq. */
@@ -66,7 +77,7 @@ export class TimelineTab {
   private filter: TimelineFilter = { ...NO_FILTER };
   private view: TimelineView = 'trace';
   /** The hidden view is brought up to date when it is shown. */
-  private stale = new Set<TimelineView>();
+  private readonly stale = new Set<TimelineView>();
   private selectedSeq: number | undefined;
   private shown: { record: AuditRecord | undefined; span: TraceSpan | undefined; title: string } | undefined;
   private eventNames = new Set<string>();
@@ -163,21 +174,17 @@ export class TimelineTab {
     this.requested.clear();
     this.eventNames = new Set();
     this.hooks = new Set();
-    this.rows = [];
+    this.records = [];
+    this.rows = undefined;
+    this.filtered = undefined;
     this.lastSeq = -1;
     this.selectedSeq = undefined;
     this.shown = undefined;
     this.detail.hidden = true;
     this.addRecords(records);
-    this.tree = new TraceTree();
-    this.tree.add(records);
-    this.maxMs = maxDuration(this.rows);
+    this.buildTree(records);
     this.updateFilterOptions(true);
-    this.filtered = this.filterRows(this.rows);
-    this.list.setItems(this.filtered);
-    if (this.view === 'trace') this.trace.setTree(this.tree, this.filter, this.tree.slowThresholdMs);
-    else this.stale.add('trace');
-    this.refreshCount();
+    this.refreshViews(false);
   }
 
   append(sessionId: string, records: readonly AuditRecord[]): void {
@@ -189,23 +196,21 @@ export class TimelineTab {
       this.post({ type: 'selectSession', sessionId });
       return;
     }
-    const before = this.rows.length;
+    this.finishTree();
     const known = this.eventNames.size + this.hooks.size;
     const slowBefore = this.tree.slowThresholdMs;
     this.addRecords(fresh);
     this.tree.add(fresh);
-    const added = this.rows.slice(before);
-    const longest = maxDuration(added);
     if (this.eventNames.size + this.hooks.size !== known) this.updateFilterOptions(false);
-    if (longest > this.maxMs) this.maxMs = longest;
-    // "Slowest" is relative: a slower run can push earlier ones out.
-    if (this.filter.focus === 'slowest' && this.tree.slowThresholdMs !== slowBefore) this.filtered = this.filterRows(this.rows);
-    else this.filtered = this.filtered.concat(this.filterRows(added));
-    // setItems refills the visible rows, so bars rescale when a longer run arrived.
-    this.list.setItems(this.filtered, true);
-    if (this.view === 'trace') this.trace.update(this.filter, this.tree.slowThresholdMs, true);
-    else this.stale.add('trace');
-    this.refreshCount();
+    if (this.rows) {
+      const added = fresh.map(toTimelineRow);
+      this.rows.push(...added);
+      this.maxMs = Math.max(this.maxMs, maxDuration(added));
+      // "Slowest" is relative: a slower run can push earlier ones out.
+      if (this.filter.focus === 'slowest' && this.tree.slowThresholdMs !== slowBefore) this.filtered = undefined;
+      else this.filtered = this.filtered?.concat(this.filterRows(added));
+    }
+    this.refreshViews(true);
   }
 
   /** Shows only hook `name`'s runs (a health notification's "Show Runs"); kept across the session reset that follows. */
@@ -233,18 +238,77 @@ export class TimelineTab {
 
   private addRecords(records: readonly AuditRecord[]): void {
     for (const record of records) {
-      const row = toTimelineRow(record);
-      this.rows.push(row);
+      this.records.push(record);
       if (record.type === 'event') this.events.set(record.dispatch_id, record);
-      if (row.event) this.eventNames.add(row.event);
-      if (row.hookName) this.hooks.add(row.hookName);
+      this.eventNames.add(eventNameOf(record));
+      if (record.type === 'hook_run') this.hooks.add(record.hook_name);
       this.lastSeq = Math.max(this.lastSeq, record.seq);
     }
+  }
+
+  private buildTree(records: readonly AuditRecord[]): void {
+    if (this.building) clearTimeout(this.building.timer);
+    this.tree = new TraceTree();
+    this.building = { records, next: 0, timer: undefined };
+    this.growTree(FIRST_TREE_RECORDS);
+  }
+
+  private growTree(count: number): void {
+    const building = this.building;
+    if (!building) return;
+    const end = Math.min(building.records.length, building.next + count);
+    this.tree.add(building.records.slice(building.next, end));
+    building.next = end;
+    if (end >= building.records.length) {
+      this.building = undefined;
+      return;
+    }
+    building.timer = setTimeout(() => {
+      this.growTree(TREE_CHUNK_RECORDS);
+      if (this.view === 'trace') this.trace.show(this.tree, this.filter, this.tree.slowThresholdMs, false);
+      else this.stale.add('trace');
+    }, 0);
+  }
+
+  /** What needs the whole tree (a live append, "slowest", a selection to reveal) finishes it first. */
+  private finishTree(): void {
+    const building = this.building;
+    if (!building) return;
+    clearTimeout(building.timer);
+    this.building = undefined;
+    this.tree.add(building.records.slice(building.next));
+  }
+
+  private tableRows(): TimelineRow[] {
+    if (!this.rows) {
+      this.rows = this.records.map(toTimelineRow);
+      this.maxMs = maxDuration(this.rows);
+    }
+    return this.rows;
+  }
+
+  private filteredRows(): TimelineRow[] {
+    this.filtered ??= this.filterRows(this.tableRows());
+    return this.filtered;
+  }
+
+  /** Brings the view shown up to date (the other one when it is shown), and the count. */
+  private refreshViews(follow: boolean): void {
+    if (this.view === 'table') {
+      // setItems refills the visible rows, so bars rescale when a longer run arrived.
+      this.list.setItems(this.filteredRows(), follow);
+      this.stale.add('trace');
+    } else {
+      this.trace.show(this.tree, this.filter, this.tree.slowThresholdMs, follow);
+      this.stale.add('table');
+    }
+    this.refreshCount();
   }
 
   private filterRows(rows: TimelineRow[]): TimelineRow[] {
     const f = this.filter;
     if (!isFilterActive(f)) return rows.slice();
+    if (f.focus === 'slowest') this.finishTree();
     const slowMs = this.tree.slowThresholdMs;
     return rows.filter((row) => matchesFilter(row, f, slowMs));
   }
@@ -266,27 +330,32 @@ export class TimelineTab {
   }
 
   private applyFilter(): void {
-    this.filtered = this.filterRows(this.rows);
-    this.list.setItems(this.filtered);
-    if (this.selectedSeq !== undefined) {
-      const index = this.filtered.findIndex((row) => row.seq === this.selectedSeq);
+    if (this.filter.focus === 'slowest') this.finishTree();
+    this.filtered = undefined;
+    this.refreshViews(false);
+    if (this.view === 'table' && this.selectedSeq !== undefined) {
+      const index = this.filteredRows().findIndex((row) => row.seq === this.selectedSeq);
       if (index >= 0) this.list.scrollToIndex(index);
     }
-    if (this.view === 'trace') this.trace.update(this.filter, this.tree.slowThresholdMs, false);
-    else this.stale.add('trace');
-    this.refreshCount();
   }
 
   private setView(view: TimelineView): void {
     if (view === this.view) return;
     this.view = view;
     this.showView();
-    if (view === 'trace' && this.stale.delete('trace')) this.trace.setTree(this.tree, this.filter, this.tree.slowThresholdMs);
+    if (this.stale.delete(view)) {
+      if (view === 'table') this.list.setItems(this.filteredRows());
+      else this.trace.show(this.tree, this.filter, this.tree.slowThresholdMs, false);
+    }
     // The selection follows to the other view when it shows there.
     if (this.selectedSeq === undefined) return;
+    if (view === 'trace' && this.building) {
+      this.finishTree();
+      this.trace.show(this.tree, this.filter, this.tree.slowThresholdMs, false);
+    }
     if (view === 'trace') this.trace.revealSeq(this.selectedSeq);
     else {
-      const index = this.filtered.findIndex((row) => row.seq === this.selectedSeq);
+      const index = this.filteredRows().findIndex((row) => row.seq === this.selectedSeq);
       if (index >= 0) this.list.scrollToIndex(index);
       this.list.refresh();
     }
@@ -303,9 +372,10 @@ export class TimelineTab {
   }
 
   private refreshCount(): void {
-    const total = this.rows.length;
-    setText(this.count, this.filtered.length === total ? `${total.toLocaleString()} records` : `${this.filtered.length.toLocaleString()} of ${total.toLocaleString()}`);
-    this.empty.hidden = this.filtered.length > 0;
+    const total = this.records.length;
+    const shown = isFilterActive(this.filter) ? this.filteredRows().length : total;
+    setText(this.count, shown === total ? `${total.toLocaleString()} records` : `${shown.toLocaleString()} of ${total.toLocaleString()}`);
+    this.empty.hidden = shown > 0;
     setText(this.empty, total === 0 ? 'No records in this session yet.' : this.filter.focus === 'failures' ? 'No hook run failed or timed out.' : 'No records match the filters.');
   }
 
@@ -345,7 +415,7 @@ export class TimelineTab {
   }
 
   private select(index: number): void {
-    const row = this.filtered[index];
+    const row = this.filteredRows()[index];
     if (!row) return;
     this.selectedSeq = row.seq;
     this.list.scrollToIndex(index);
@@ -395,15 +465,16 @@ export class TimelineTab {
       h('div', { class: 'detail-head' }, icon(kindIcon), h('strong', { text: ` ${shown.title}` }), h('span', { class: 'spacer' }), close),
       ...(shown.span ? [renderSpanSummary(shown.span, this.tree.startMs)] : []),
       ...(waiting ? [h('div', { class: 'detail-loading', text: 'Rebuilding the full model request from the log…', attrs: { 'data-testid': 'detail-loading' } })] : []),
-      ...(shownRecord ? renderRecordDetail(toTimelineRow(shownRecord), (dispatchId) => (full(eventOf(dispatchId)) as { payload?: unknown } | undefined)?.payload) : []),
+      ...(shownRecord ? renderRecordDetail(toTimelineRow(shownRecord), (dispatchId) => (full(eventOf(dispatchId)) as { payload?: unknown } | undefined)?.payload, this.post) : []),
     );
   }
 
   private onKey(event: KeyboardEvent): void {
     if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
     event.preventDefault();
-    const current = this.selectedSeq === undefined ? -1 : this.filtered.findIndex((row) => row.seq === this.selectedSeq);
-    const next = Math.min(this.filtered.length - 1, Math.max(0, current + (event.key === 'ArrowDown' ? 1 : -1)));
+    const rows = this.filteredRows();
+    const current = this.selectedSeq === undefined ? -1 : rows.findIndex((row) => row.seq === this.selectedSeq);
+    const next = Math.min(rows.length - 1, Math.max(0, current + (event.key === 'ArrowDown' ? 1 : -1)));
     this.select(next);
   }
 }

@@ -25,7 +25,8 @@ const KIND_NAMES: Record<TraceSpan['kind'], string> = {
  * the slowest. The record's own detail (payload, output, stderr, reason) follows it.
  */
 export function renderSpanSummary(span: TraceSpan, sessionStartMs: number): HTMLElement {
-  const started = Number.isFinite(span.startMs) ? `+${formatDuration(span.startMs - sessionStartMs)}` : undefined;
+  const offset = span.startMs - sessionStartMs;
+  const started = !Number.isFinite(offset) ? undefined : offset < 1 ? 'at the start of the session' : `+${formatDuration(offset)} into the session`;
   const holdsRuns = span.kind !== 'hook' && span.children.length > 0;
   const summary = holdsRuns ? spanSummary(span) : undefined;
   return h(

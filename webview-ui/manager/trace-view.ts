@@ -67,6 +67,12 @@ export class TraceView {
     return this.rows.length;
   }
 
+  /** Shows `tree`: a new one as `setTree` does, the same one (grown, or refiltered) as `update` does. */
+  show(tree: TraceTree, filter: TimelineFilter, slowMs: number, follow: boolean): void {
+    if (tree === this.tree) this.update(filter, slowMs, follow);
+    else this.setTree(tree, filter, slowMs);
+  }
+
   /** A new tree (another session): expansion, zoom and selection start over. */
   setTree(tree: TraceTree, filter: TimelineFilter, slowMs: number): void {
     this.tree = tree;
