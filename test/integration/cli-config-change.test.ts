@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -123,5 +124,23 @@ describe('ConfigChange in hookpilot run', () => {
     const plain = await bed.cli(['hooks', 'test', 'ConfigChange']);
     expect(plain.stdout).toContain('keep-guard');
     expect(plain.stdout).toMatch(/the rm guard must stay/);
+  });
+
+  it('Ctrl-C while a ConfigChange hook hangs stops it: the run ends cancelled instead of waiting out its timeout', async () => {
+    const hang = nodeHook(`fs.writeFileSync(require('path').join(input.cwd, 'hang-started.txt'), 'x'); setTimeout(() => undefined, 587_000);`);
+    const files = { 'hooks/hang.js': hang, '.vscode/hooks.json': hooksJson({ ConfigChange: [{ hooks: [{ type: 'command', command: 'node hooks/hang.js', name: 'hang' }] }] }) };
+    bed = await startTestbed(bundle.bundle, files, [...throughScript('disable', writeHooksJson(NO_HOOKS)), text('done')]);
+    let child: ChildProcess | undefined;
+    // The hook outlives the run's 30 s limit: a CLI that waited for it fails the run.
+    const running = bed.run(['rewrite', '--permission-mode', 'bypassPermissions'], { onSpawn: (c) => (child = c), timeoutMs: 30_000 });
+    const started = bed.workspace.file('hang-started.txt');
+    for (const deadline = Date.now() + 20_000; !existsSync(started); ) {
+      if (Date.now() > deadline) throw new Error('timed out waiting for the ConfigChange hook to start');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child!.kill('SIGINT');
+    const r = await running;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain('hookpilot: .vscode/hooks.json changed during this session; ConfigChange hooks ran (project_settings)');
   });
 });
