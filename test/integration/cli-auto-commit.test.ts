@@ -79,6 +79,17 @@ describe('AutoCommit (built-in, off by default)', () => {
     expect(b.git('status', '--porcelain').split('\n').filter(Boolean).sort()).toEqual([' M notes.txt', 'A  staged.txt']);
   });
 
+  it('a huge file the turn made is neither read nor committed, and the commit record names it', async () => {
+    const b = await repoBed([bash('b1', 'truncate -s 3G big.bin'), write('w1', 'hello.txt', 'hello\n'), text('Done.')]);
+    bed = b;
+    const r = await b.run(['Make files', '--allowed-tools', 'Write,Bash(truncate:*)', '--output-format', 'json']);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed']);
+    expect(commitCount(b.git)).toBe(2);
+    expect(b.git('show', '--name-only', '--format=', 'HEAD').trim()).toBe('hello.txt');
+    const notes = readFileSync(jsonResult(r).audit_log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(notes).toContainEqual(expect.objectContaining({ type: 'note', level: 'warning', data: expect.objectContaining({ files: ['hello.txt'], too_large: ['big.bin'] }) }));
+  });
+
   it('never runs a git hook the model planted in .git/hooks (post-commit, which --no-verify does not skip)', async () => {
     const pwned = 'pwned-by-git-hook';
     const hook = `#!/bin/sh\ntouch "${pwned}"\n`;

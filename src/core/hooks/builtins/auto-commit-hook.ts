@@ -6,6 +6,8 @@ import { GitWorktree } from './git-worktree';
 
 /** The subject line's room for the prompt (git's 72-column convention, less the prefix). */
 const SUBJECT_PROMPT_CHARS = 50;
+/** Larger files are left out of the commit (and named in its record): a build output or a model's runaway file. */
+export const MAX_COMMITTED_FILE_BYTES = 10 * 1024 * 1024;
 
 interface OpenTurn {
   prompt: string;
@@ -67,11 +69,15 @@ export class AutoCommitHook implements AgentHook {
     if (unsafe !== undefined) throw new Error(`not committing: ${unsafe}, which could make git run a command; commit by hand`);
     const now = await git.dirty();
     // New since the prompt, or different from what it was then (a file the user had changed and the turn changed further).
-    const changed = [...now].filter(([file, print]) => before.get(file) !== print).map(([file]) => file);
-    if (changed.length === 0) return { metadata: { auto_commit: { committed: false, reason: 'no changes' } } };
+    const touched = [...now].filter(([file, print]) => before.get(file) !== print).map(([file]) => file);
+    const tooLarge = touched.filter((file) => git.size(file) > MAX_COMMITTED_FILE_BYTES);
+    const changed = touched.filter((file) => !tooLarge.includes(file));
+    const skipped = tooLarge.length > 0 ? { too_large: tooLarge } : {};
+    if (changed.length === 0) return { metadata: { auto_commit: { committed: false, reason: 'no changes', ...skipped } } };
     const commit = await git.commit(changed, commitMessage(turn.prompt, p));
-    this.audit.append({ type: 'note', session_id: p.session_id, level: 'info', message: `AutoCommit ${commit.slice(0, 12)}`, data: { commit, turn_index: p.turn_index, files: changed } });
-    return { metadata: { auto_commit: { committed: true, commit, files: changed } } };
+    const data = { commit, turn_index: p.turn_index, files: changed, ...skipped };
+    this.audit.append({ type: 'note', session_id: p.session_id, level: tooLarge.length > 0 ? 'warning' : 'info', message: `AutoCommit ${commit.slice(0, 12)}`, data });
+    return { metadata: { auto_commit: { committed: true, ...data } } };
   }
 }
 

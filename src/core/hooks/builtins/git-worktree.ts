@@ -24,6 +24,9 @@ const SAFE_LOCAL_KEYS = [
   /^extensions\.objectformat$/,
 ];
 
+/** Larger files are fingerprinted by their metadata, not read: the model can create a file of any size. */
+const HASHED_FILE_BYTES = 16 * 1024 * 1024;
+
 export class GitError extends Error {}
 
 /** A repository whose top level is the workspace folder, driven through `git` with the options above. */
@@ -78,9 +81,19 @@ export class GitWorktree {
       const stat = lstatSync(file);
       if (stat.isSymbolicLink()) return `link:${readlinkSync(file)}`;
       if (!stat.isFile()) return `other:${stat.mode}`;
+      if (stat.size > HASHED_FILE_BYTES) return `large:${stat.mode}:${stat.size}:${stat.mtimeMs}:${stat.ino}`;
       return `file:${stat.mode}:${createHash('sha256').update(readFileSync(file)).digest('hex')}`;
     } catch {
       return 'missing';
+    }
+  }
+
+  /** The path's size on disk without following a link (0 when it is gone). */
+  size(relative: string): number {
+    try {
+      return lstatSync(path.join(this.root, relative)).size;
+    } catch {
+      return 0;
     }
   }
 
