@@ -90,6 +90,16 @@ describe('AutoCommit (built-in, off by default)', () => {
     expect(notes).toContainEqual(expect.objectContaining({ type: 'note', level: 'warning', data: expect.objectContaining({ files: ['hello.txt'], too_large: ['big.bin'] }) }));
   });
 
+  it('a flood of new files is refused with the reason instead of fingerprinted one by one', async () => {
+    const b = await repoBed([bash('b1', 'mkdir flood && cd flood && seq 1 10001 | xargs touch'), text('Done.')]);
+    bed = b;
+    const r = await b.run(['Make files', '--allowed-tools', 'Bash', '--output-format', 'json']);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed']);
+    expect(commitCount(b.git)).toBe(1);
+    const runs = readFileSync(jsonResult(r).audit_log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(runs).toContainEqual(expect.objectContaining({ type: 'hook_run', event: 'TurnEnd', hook_name: 'AutoCommit', status: 'error', error: expect.stringContaining('more than 10000') }));
+  });
+
   it('never runs a git hook the model planted in .git/hooks (post-commit, which --no-verify does not skip)', async () => {
     const pwned = 'pwned-by-git-hook';
     const hook = `#!/bin/sh\ntouch "${pwned}"\n`;

@@ -26,6 +26,8 @@ const SAFE_LOCAL_KEYS = [
 
 /** Larger files are fingerprinted by their metadata, not read: the model can create a file of any size. */
 const HASHED_FILE_BYTES = 16 * 1024 * 1024;
+/** Past this many changed paths, fingerprinting them would hold the host's event loop: refused instead. */
+export const MAX_DIRTY_PATHS = 10_000;
 
 export class GitError extends Error {}
 
@@ -63,6 +65,7 @@ export class GitWorktree {
   async dirty(): Promise<Map<string, string>> {
     const out = await this.git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all', '--no-renames']);
     const paths = out.split('\0').filter((entry) => entry.length > 3).map((entry) => entry.slice(3));
+    if (paths.length > MAX_DIRTY_PATHS) throw new GitError(`${paths.length} changed or untracked files, more than ${MAX_DIRTY_PATHS}`);
     return new Map(paths.map((p) => [p, this.fingerprint(p)]));
   }
 
