@@ -6,6 +6,7 @@ import { loadHooksDocument, loadHooksValue } from '../core/hooks/config/config-l
 import type { LoadedConfig } from '../core/hooks/config/loaded-config';
 import type { HookState } from '../core/hooks/registry';
 import type { HookSourceKind } from '../core/hooks/types';
+import { ClaudeManagedSources } from './claude-managed-sources';
 import type { HookpilotConfig } from './hookpilot-config';
 import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
@@ -55,6 +56,7 @@ export interface HooksJsonFile {
 export class EngineHost extends Disposable {
   readonly engine: HookEngine;
   private hooksJsonFiles: HooksJsonFile[] = [];
+  private readonly claudeManaged: ClaudeManagedSources;
   private reloading: Promise<void> = Promise.resolve();
   private reloadTimer: NodeJS.Timeout | undefined;
   private readonly announced = new Set<string>();
@@ -111,6 +113,9 @@ export class EngineHost extends Disposable {
     this._register(watcher.onDidChange(onHooksJson));
     this._register(watcher.onDidCreate(onHooksJson));
     this._register(watcher.onDidDelete(onHooksJson));
+    this.claudeManaged = this._register(new ClaudeManagedSources({ appliedText: (file) => guard.appliedText(file), projectDir: () => this.projectDir }));
+    this._register(this.claudeManaged.onDidChange(() => this.scheduleReload()));
+    options.config.useManagedPermissions(() => this.claudeManaged.managedPermissions);
   }
 
   /** The first workspace folder: the agent's root and CLAUDE_PROJECT_DIR. */
@@ -242,7 +247,8 @@ export class EngineHost extends Disposable {
 
   private async doReload(): Promise<void> {
     if (this.isDisposed) return;
-    const configs = [this.settingsDefaults(), ...this.settingsHooks(), ...this.loadHooksJsonFiles()];
+    const { claudeManaged } = this;
+    const configs = [...claudeManaged.managedConfigs(), this.settingsDefaults(), ...this.settingsHooks(), ...this.loadHooksJsonFiles(), ...claudeManaged.claudeConfigs()];
     await this.engine.reload(configs);
     const hooks = this.engine.registry.current().states;
     this.options.log.info(`hooks loaded: ${hooks.filter((s) => s.active).length} active of ${hooks.length}${this.trusted ? '' : ' (Restricted Mode: workspace hooks are off)'}`);

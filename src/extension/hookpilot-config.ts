@@ -3,6 +3,8 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import { permissionModeSchema, type PermissionMode, type PermissionSettings } from '../core/agent/permissions/permission-settings';
 import type { HookDefaults } from '../core/hooks/config/loaded-config';
+import type { ManagedPermissions } from '../core/hooks/config/managed-policy';
+import { withManagedRules } from './claude-managed-sources';
 import { MAX_TIMEOUT_MS } from '../core/hooks/config/timeout-bounds';
 import { secretEnvValues } from '../core/secret-env-names';
 import type { ModelStatus } from '../shared/chat-protocol';
@@ -59,6 +61,7 @@ function nonEmpty(value: string | undefined): string | undefined {
  */
 export class HookpilotConfig extends Disposable {
   private storedKey: string | undefined;
+  private managedPermissions: () => ManagedPermissions = () => ({});
   private readonly modelChanged = this._register(new vscode.EventEmitter<void>());
   /** baseUrl, model or the API key changed. */
   readonly onDidChangeModel = this.modelChanged.event;
@@ -154,18 +157,27 @@ export class HookpilotConfig extends Disposable {
     return parsed.success ? parsed.data : 'default';
   }
 
-  /** `hookpilot.permissions` plus the mode; relative additional directories resolve against `root`. */
+  /** The managed policy's rules, as the engine host last read the policy. */
+  useManagedPermissions(rules: () => ManagedPermissions): void {
+    this.managedPermissions = rules;
+  }
+
+  /**
+   * `hookpilot.permissions` plus the mode, after the managed policy's rules (its deny rules are
+   * final); relative additional directories resolve against `root`.
+   */
   permissions(root: string | undefined): PermissionSettings {
     const parsed = permissionsSettingSchema.safeParse(this.applied.value('permissions') ?? {});
     const value = parsed.success ? parsed.data : {};
     const resolveDir = (dir: string) => (root && !path.isAbsolute(dir) ? path.resolve(root, dir) : dir);
-    return {
+    const own = {
       mode: this.permissionMode(),
       allow: value.allow ?? [],
       deny: value.deny ?? [],
       ask: value.ask ?? [],
       additionalDirectories: (value.additionalDirectories ?? []).map(resolveDir),
     };
+    return withManagedRules(own, this.managedPermissions());
   }
 
   /** How long a person has to answer a permission prompt before it is denied: at most a day (a longer timer would fire at once). */

@@ -15,7 +15,7 @@ export type GoverningKey = (typeof GOVERNING_KEYS)[number];
 
 /** A file whose governing content is applied only on a person's word. */
 export interface GovernedSource {
-  kind: 'hooksJson' | 'workspaceSettings' | 'folderSettings';
+  kind: 'hooksJson' | 'workspaceSettings' | 'folderSettings' | 'claudeSettings';
   file: string;
   /** The file as a person reads it. */
   label: string;
@@ -43,12 +43,15 @@ function folderLabel(folder: vscode.WorkspaceFolder, rel: string): string {
 /** Every governed source of the open workspace: each folder's hooks.json, and the workspace's and folders' settings. */
 export function governedSources(): GovernedSource[] {
   const folders = vscode.workspace.workspaceFolders ?? [];
-  const sources: GovernedSource[] = folders.map((folder) => ({
-    kind: 'hooksJson',
-    file: hooksJsonFile(folder),
-    label: folderLabel(folder, '.vscode/hooks.json'),
-    folder,
-  }));
+  // Claude Code's project files, read in place from the agent's root (hookpilot.hooks.claudeSettings).
+  const root = folders[0];
+  const claude: GovernedSource[] = root
+    ? ['.claude/settings.json', '.claude/settings.local.json'].map((rel) => ({ kind: 'claudeSettings', file: path.join(root.uri.fsPath, rel), label: folderLabel(root, rel), folder: root }))
+    : [];
+  const sources: GovernedSource[] = [
+    ...claude,
+    ...folders.map((folder): GovernedSource => ({ kind: 'hooksJson', file: hooksJsonFile(folder), label: folderLabel(folder, '.vscode/hooks.json'), folder })),
+  ];
   const workspaceFile = workspaceSettingsFile();
   if (workspaceFile) {
     const label = isMultiRoot() ? path.basename(workspaceFile) : '.vscode/settings.json';
@@ -100,7 +103,7 @@ export function readSettingsSource(source: GovernedSource): string {
 
 /** What a source holds now: hooks.json on disk (undefined when absent), or the settings of that scope. */
 export async function readSource(source: GovernedSource): Promise<SourceText> {
-  if (source.kind !== 'hooksJson') return readSettingsSource(source);
+  if (source.kind !== 'hooksJson' && source.kind !== 'claudeSettings') return readSettingsSource(source);
   try {
     return withoutBom(await readFile(source.file, 'utf8'));
   } catch (error) {
@@ -112,7 +115,7 @@ export async function readSource(source: GovernedSource): Promise<SourceText> {
 /** The content a save of `documentText` gives a source, comparable with `readSource`. */
 export function savedText(source: GovernedSource, documentText: string): SourceText {
   const text = withoutBom(documentText);
-  if (source.kind === 'hooksJson') return text;
+  if (source.kind === 'hooksJson' || source.kind === 'claudeSettings') return text;
   const parsed: unknown = parseJsonc(text, [], { allowTrailingComma: true });
   const root = source.file.endsWith('.code-workspace') ? (parsed as { settings?: unknown } | undefined)?.settings : parsed;
   if (root === null || typeof root !== 'object' || Array.isArray(root)) return settingsText({});
