@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
+import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -66,7 +67,10 @@ export class GitWorktree {
     const out = await this.git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all', '--no-renames']);
     const paths = out.split('\0').filter((entry) => entry.length > 3).map((entry) => entry.slice(3));
     if (paths.length > MAX_DIRTY_PATHS) throw new GitError(`${paths.length} changed or untracked files, more than ${MAX_DIRTY_PATHS}`);
-    return new Map(paths.map((p) => [p, this.fingerprint(p)]));
+    const prints = new Map<string, string>();
+    // One file at a time, read asynchronously: the host's event loop is never held for long.
+    for (const p of paths) prints.set(p, await this.fingerprint(p));
+    return prints;
   }
 
   /** Stages exactly these paths (deletions too) and commits only them; the commit's id. */
@@ -78,14 +82,14 @@ export class GitWorktree {
   }
 
   /** What a path is now, without following a link: a changed file gets a new fingerprint. */
-  fingerprint(relative: string): string {
+  private async fingerprint(relative: string): Promise<string> {
     const file = path.join(this.root, relative);
     try {
-      const stat = lstatSync(file);
-      if (stat.isSymbolicLink()) return `link:${readlinkSync(file)}`;
+      const stat = await lstat(file);
+      if (stat.isSymbolicLink()) return `link:${await readlink(file)}`;
       if (!stat.isFile()) return `other:${stat.mode}`;
       if (stat.size > HASHED_FILE_BYTES) return `large:${stat.mode}:${stat.size}:${stat.mtimeMs}:${stat.ino}`;
-      return `file:${stat.mode}:${createHash('sha256').update(readFileSync(file)).digest('hex')}`;
+      return `file:${stat.mode}:${createHash('sha256').update(await readFile(file)).digest('hex')}`;
     } catch {
       return 'missing';
     }
