@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { version } from '../../package.json';
 import type { HookEngine } from '../core/engine/hook-engine';
+import { errorMessage } from '../core/error-message';
 import type { TelemetrySettings } from '../core/telemetry/otlp-config';
 import { Telemetry } from '../core/telemetry/telemetry';
 import { Disposable } from './lifecycle';
@@ -16,7 +17,8 @@ const SECTION = 'hookpilot.telemetry';
  */
 export class TelemetryHost extends Disposable {
   private telemetry: Telemetry | undefined;
-  private stopping: Promise<void> = Promise.resolve();
+  /** Stops (and the restart after a settings change) run one after another, never two flushes at once. */
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly engine: HookEngine,
@@ -28,34 +30,31 @@ export class TelemetryHost extends Disposable {
     this._register(
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (!event.affectsConfiguration(SECTION)) return;
-        void this.stop().then(() => this.start());
+        void this.enqueue(async () => {
+          await this.stop();
+          this.start();
+        });
       }),
     );
-  }
-
-  get exporting(): boolean {
-    return this.telemetry !== undefined;
   }
 
   /** Call after the engine stopped: exports what is left, waiting a bounded time for the collector. */
   close(): Promise<void> {
     if (!this.isDisposed) super.dispose();
-    return this.stop();
+    return this.enqueue(() => this.stop());
   }
 
   override dispose(): void {
     void this.close();
   }
 
-  private stop(): Promise<void> {
-    const telemetry = this.telemetry;
-    this.telemetry = undefined;
-    if (telemetry) this.stopping = this.stopping.then(() => telemetry.shutdown());
-    return this.stopping;
+  private enqueue(operation: () => Promise<void>): Promise<void> {
+    this.queue = this.queue.then(operation).catch((error: unknown) => this.log.error(`OpenTelemetry: ${errorMessage(error)}`));
+    return this.queue;
   }
 
   private start(): void {
-    if (this.isDisposed || this.telemetry) return;
+    if (this.isDisposed) return;
     this.telemetry = Telemetry.start({
       env: this.env,
       settings: userSettings(),
@@ -64,6 +63,12 @@ export class TelemetryHost extends Disposable {
       log: (level, message) => this.log[level](message),
       serviceVersion: version,
     });
+  }
+
+  private async stop(): Promise<void> {
+    const telemetry = this.telemetry;
+    this.telemetry = undefined;
+    await telemetry?.shutdown();
   }
 }
 

@@ -8,7 +8,7 @@ import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { BoundedSpanProcessor, CountingMetricExporter, CountingSpanExporter, ExportHealth, SpanQueueCount, type TelemetryLog } from './export-health';
-import type { OtlpExportConfig } from './otlp-config';
+import { describeTarget, type OtlpExportConfig } from './otlp-config';
 
 /**
  * The OpenTelemetry SDK for one host: a tracer provider with a bounded batch queue and a
@@ -105,15 +105,5 @@ export class TelemetryPipeline {
       return done;
     })();
     return this.stopping;
-  }
-}
-
-/** The collector's origin, never its path's query or credentials (for log lines). */
-export function describeTarget(config: OtlpExportConfig): string {
-  const url = config.tracesUrl ?? config.metricsUrl ?? '';
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'the collector';
   }
 }

@@ -157,3 +157,13 @@ function invalid(message: string): OtlpConfigResult {
 function isTrue(value: string | undefined): boolean {
   return value?.trim().toLowerCase() === 'true';
 }
+
+/** The collector's origin, never its path's query or credentials (for log lines). */
+export function describeTarget(config: OtlpExportConfig): string {
+  const url = config.tracesUrl ?? config.metricsUrl ?? '';
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'the collector';
+  }
+}

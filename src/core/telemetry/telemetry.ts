@@ -1,10 +1,11 @@
 import type { AuditLog } from '../audit/audit-log';
+import type { AuditRecord } from '../audit/records';
 import { errorMessage } from '../error-message';
 import type { Disposable } from '../events-emitter';
 import type { HookEventName } from '../hooks/events';
 import type { TelemetryLog } from './export-health';
-import { otlpHeaderValues, resolveOtlpConfig, type TelemetrySettings } from './otlp-config';
-import { describeTarget, TelemetryPipeline, type PipelineLimits } from './otel-pipeline';
+import { describeTarget, otlpHeaderValues, resolveOtlpConfig, type OtlpExportConfig, type TelemetrySettings } from './otlp-config';
+import type { PipelineLimits, TelemetryPipeline } from './otel-pipeline';
 import { SpanRecorder } from './span-recorder';
 import { createInstruments } from './telemetry-names';
 
@@ -24,29 +25,51 @@ export interface TelemetryOptions {
   limits?: Partial<PipelineLimits>;
 }
 
+/** Records that arrive while the SDK loads wait here; past this many they are dropped. */
+const MAX_EARLY_RECORDS = 10_000;
+
 /**
  * OpenTelemetry export for one host: follows the audit log's records (every session of the
  * engine) and exports them as spans and metrics. Off unless the user configured an endpoint.
+ * The SDK is loaded only then (evaluating it would cost every run tens of ms); records
+ * that arrive meanwhile are kept and recorded once it is there.
  */
 export class Telemetry {
   private readonly feed: Disposable;
+  private readonly ready: Promise<{ pipeline: TelemetryPipeline; recorder: SpanRecorder } | undefined>;
+  private recorder: SpanRecorder | undefined;
+  private early: Array<[AuditRecord, string]> | undefined = [];
   private failed = false;
 
   private constructor(
-    private readonly pipeline: TelemetryPipeline,
-    private readonly recorder: SpanRecorder,
-    audit: AuditLog,
-    private readonly log: TelemetryLog,
+    private readonly options: TelemetryOptions,
+    config: OtlpExportConfig,
   ) {
-    this.feed = audit.onRecord((record, sessionId) => {
-      try {
-        this.recorder.record(record, sessionId);
-      } catch (error) {
-        // A bug here must cost the export, never the audit log or the agent.
-        if (!this.failed) this.log('error', `OpenTelemetry: a record could not be exported: ${errorMessage(error)}`);
-        this.failed = true;
-      }
+    this.feed = options.audit.onRecord((record, sessionId) => {
+      if (this.recorder) this.record(this.recorder, record, sessionId);
+      else if (this.early && this.early.length < MAX_EARLY_RECORDS) this.early.push([record, sessionId]);
     });
+    this.ready = import('./otel-pipeline').then(
+      ({ TelemetryPipeline }) => {
+        const pipeline = new TelemetryPipeline({ config, log: options.log, serviceVersion: options.serviceVersion, limits: options.limits });
+        const recorder = new SpanRecorder({
+          tracer: pipeline.tracer,
+          instruments: pipeline.meter ? createInstruments(pipeline.meter) : undefined,
+          hasSubscribers: options.hasSubscribers,
+        });
+        for (const [record, sessionId] of this.early ?? []) this.record(recorder, record, sessionId);
+        this.early = undefined;
+        this.recorder = recorder;
+        return { pipeline, recorder };
+      },
+      (error: unknown) => {
+        this.early = undefined;
+        options.log('error', `OpenTelemetry: the SDK could not be loaded: ${errorMessage(error)}`);
+        return undefined;
+      },
+    );
+    const source = config.origin === 'settings' ? 'hookpilot.telemetry settings' : 'OTEL_EXPORTER_OTLP_* variables';
+    options.log('info', `OpenTelemetry: exporting to ${describeTarget(config)} (${config.protocol}, from ${source})`);
   }
 
   /** Starts export when the user configured it; logs why not when the configuration is wrong. */
@@ -60,14 +83,7 @@ export class Telemetry {
     const { config } = resolved;
     // A collector's key is a secret like any other: never in the audit log or what the model reads.
     for (const value of [...Object.values(config.headers), ...otlpHeaderValues(options.env)]) options.audit.redactor.addSecretValue(value);
-    const pipeline = new TelemetryPipeline({ config, log: options.log, serviceVersion: options.serviceVersion, limits: options.limits });
-    const recorder = new SpanRecorder({
-      tracer: pipeline.tracer,
-      instruments: pipeline.meter ? createInstruments(pipeline.meter) : undefined,
-      hasSubscribers: options.hasSubscribers,
-    });
-    options.log('info', `OpenTelemetry: exporting to ${describeTarget(config)} (${config.protocol}, from ${config.origin === 'settings' ? 'hookpilot.telemetry settings' : 'OTEL_EXPORTER_OTLP_* variables'})`);
-    return new Telemetry(pipeline, recorder, options.audit, options.log);
+    return new Telemetry(options, config);
   }
 
   /**
@@ -76,11 +92,27 @@ export class Telemetry {
    */
   async shutdown(timeoutMs = DEFAULT_SHUTDOWN_WAIT_MS): Promise<void> {
     this.feed.dispose();
+    const loaded = await this.ready;
+    if (!loaded) return;
     try {
-      this.recorder.endAll();
+      loaded.recorder.endAll();
     } catch (error) {
-      this.log('error', `OpenTelemetry: ending open spans: ${errorMessage(error)}`);
+      this.report(error);
     }
-    await this.pipeline.shutdown(timeoutMs);
+    await loaded.pipeline.shutdown(timeoutMs);
+  }
+
+  private record(recorder: SpanRecorder, record: AuditRecord, sessionId: string): void {
+    try {
+      recorder.record(record, sessionId);
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  /** A bug here must cost the export, never the audit log or the agent; said once. */
+  private report(error: unknown): void {
+    if (!this.failed) this.options.log('error', `OpenTelemetry: a record could not be exported: ${errorMessage(error)}`);
+    this.failed = true;
   }
 }
