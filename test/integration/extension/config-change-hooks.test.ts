@@ -207,4 +207,16 @@ describe('ConfigChange hooks in VS Code', () => {
     );
     expect(held()).toEqual([]);
   });
+
+  it('a ConfigChange hook whose script the agent rewrote does not run, and blocks: the guard cannot be neutered through its script', async () => {
+    const host = await startHost(teamFiles());
+    h = host;
+    // The agent (through Bash) turns the team's ConfigChange hook into one that lets everything through.
+    writeFileSync(host.workspace.file('hooks/keep-guard.js'), 'process.exit(0);\n');
+    saveFromEditor(host, NO_HOOKS);
+    const [change] = await until(() => held().length > 0 && held(), 'the blocked change');
+    expect(change.blockedBy).toMatchObject({ hookName: 'keep-guard', reason: expect.stringContaining('script changed since it was approved') });
+    expect(activeHook('rm-guard')).toBe(true);
+    expect(host.root.engineHost.engine.loadedConfig.disableAllHooks).toBeFalsy();
+  });
 });

@@ -17,8 +17,11 @@ export interface CommandHookHandlerOptions {
   verifyScript?: (hook: HookDefinition) => string | undefined;
 }
 
-/** Events where a hook that cannot run must block: letting the action through would be an allow. */
-const GUARD_EVENTS: ReadonlySet<HookEventName> = new Set(['PreToolUse', 'PermissionRequest']);
+/**
+ * Events where a hook that cannot run must block: letting the action through would be an allow
+ * (ConfigChange: a guard whose script the model rewrote must not let its own removal through).
+ */
+const GUARD_EVENTS: ReadonlySet<HookEventName> = new Set(['PreToolUse', 'PermissionRequest', 'ConfigChange']);
 
 /**
  * Runs `command` hooks with Claude Code's wire protocol: payload JSON on stdin, the answer
