@@ -3,7 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { jsonResult, startTestbed, toolMessageSent, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { useManagedPolicyFile } from '../support/managed-policy-file';
 import { text, toolCalls } from '../support/model-server';
+import { stub } from '../support/vscode-stub';
 import { hooksJson } from '../support/workspace';
+import { startHost, type HostHarness } from './extension/extension-harness';
 
 // The machine's managed policy at its real place (/etc/hookpilot/managed-settings.json here):
 // only this file writes it, one test at a time, and never leaves it behind. Its hooks and
@@ -12,9 +14,12 @@ import { hooksJson } from '../support/workspace';
 const policy = useManagedPolicyFile();
 const bundle = useCliBundle();
 let bed: Testbed | undefined;
+let host: HostHarness | undefined;
 afterEach(async () => {
   await bed?.close();
   bed = undefined;
+  await host?.close();
+  host = undefined;
 });
 
 const TOKEN = 'hp-managed-policy-test';
@@ -80,5 +85,28 @@ describe.sequential('the managed policy through hookpilot run', () => {
     expect(validate.stdout + validate.stderr).toContain('The managed policy is ignored: /etc/hookpilot/managed-settings.json is writable by group or others (mode 666)');
     expect(r.stderr).toContain('The managed policy is ignored');
     expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed']);
+  });
+});
+
+describe.sequential('the managed policy in VS Code', () => {
+  it('its hook is locked: untrusted workspace or not, no command, toggle or Toggle All turns it off', async () => {
+    policy.write(managedHooks());
+    host = await startHost({ '.vscode/hooks.json': hooksJson({ Stop: [{ hooks: [{ type: 'command', command: 'true', name: 'ws-stop' }] }] }) }, { trusted: false });
+    const managed = () => host?.root.engineHost.engine.registry.current().states.find((s) => s.hook.source.kind === 'managed');
+    expect(managed()).toMatchObject({ locked: true, active: true, trusted: true });
+    let offered: string[] = [];
+    stub.state.answerQuickPick = (items) => {
+      offered = items.map((i) => i.description ?? '');
+      return undefined;
+    };
+    await stub.state.commands.get('hookpilot.disableHook')?.();
+    expect(offered.some((d) => d.includes('managed'))).toBe(false);
+    const id = managed()!.hook.id;
+    await expect(Promise.resolve().then(() => host?.root.engineHost.setEnabled(id, false))).rejects.toThrow(/managed policy/);
+    await host.root.engineHost.setAllEnabled(false);
+    expect(managed()).toMatchObject({ enabled: true, active: true });
+    policy.remove();
+    await host.root.engineHost.reload();
+    expect(managed()).toBeUndefined();
   });
 });
