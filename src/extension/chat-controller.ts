@@ -11,7 +11,7 @@ import { ChatProjector } from '../shared/chat-projector';
 import type { ChatToHost, HostToChat } from '../shared/chat-protocol';
 import { modelPreset } from '../shared/model-presets';
 import { ConfiguredChatModel } from './configured-chat-model';
-import { demoRecordingOf, replayDemoSession } from './demo-replay';
+import { demoRecordingOf, replayDemoSession, replayStoredSession } from './demo-replay';
 import type { DiffPreviews } from './diff-previews';
 import type { EngineHost } from './engine-host';
 import type { HookpilotConfig } from './hookpilot-config';
@@ -27,6 +27,7 @@ import { replayTranscript } from './session-replay';
 import { UnsentDrafts } from './unsent-drafts';
 import { errorMessage } from '../core/error-message';
 import { describeDifference } from '../core/replay/decisions';
+import type { ScratchReplayResult } from '../core/replay/scratch-replay';
 
 export interface ChatControllerDeps {
   engineHost: EngineHost;
@@ -307,6 +308,11 @@ export class ChatController extends Disposable {
       else notice('warning', `Replay finished: ${differ.length} decision(s) differ from the recording:\n${differ.join('\n')}`);
     });
     this.sessionChanged.fire(undefined);
+  }
+
+  /** The Hook Manager's "Replay against today's hooks": the chat stays as it is; the timeline shows the replay. */
+  replaySession(sessionId: string): Promise<ScratchReplayResult> {
+    return replayStoredSession(this.deps, sessionId, new AbortController().signal);
   }
 
   /** Cancels a running turn and ends the session; the next prompt starts a new one. */

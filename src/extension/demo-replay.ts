@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentSession } from '../core/agent/agent-session';
 import type { Approver } from '../core/agent/permissions/permission-settings';
+import { auditFilePath } from '../core/audit/audit-writer';
 import { loadWorkspaceConfigs } from '../core/hooks/config/workspace-config-files';
 import { describeDifference } from '../core/replay/decisions';
 import { DEMO_RECORDING, loadReplaySource } from '../core/replay/replay-source';
@@ -35,10 +36,23 @@ export interface DemoReplayDeps {
  * hook that asks asks the person, and the replay is a session of its own in the timeline.
  */
 export async function replayDemoSession(deps: DemoReplayDeps, signal: AbortSignal, onSession: (session: AgentSession) => void): Promise<ScratchReplayResult> {
+  const file = demoRecordingOf(deps.engineHost);
+  if (!file) throw new Error('This workspace has no recorded session to replay (a trusted workspace with .hookpilot/recordings/demo-session.jsonl).');
+  return replayRecordingFile(deps, file, signal, onSession);
+}
+
+/** A session of this workspace (its audit log), replayed against today's hooks: the Hook Manager's "Replay against today's hooks". */
+export async function replayStoredSession(deps: DemoReplayDeps, sessionId: string, signal: AbortSignal): Promise<ScratchReplayResult> {
+  if (!deps.engineHost.trusted) throw new Error('A replay runs the workspace\'s hooks: trust the workspace first.');
+  const file = auditFilePath(path.join(deps.engineHost.engine.options.storageDir, 'audit'), sessionId);
+  if (!existsSync(file)) throw new Error(`No audit log for session ${sessionId}.`);
+  return replayRecordingFile(deps, file, signal, () => undefined);
+}
+
+async function replayRecordingFile(deps: DemoReplayDeps, file: string, signal: AbortSignal, onSession: (session: AgentSession) => void): Promise<ScratchReplayResult> {
   const { engineHost, config } = deps;
-  const file = demoRecordingOf(engineHost);
   const projectDir = engineHost.projectDir;
-  if (!file || !projectDir) throw new Error('This workspace has no recorded session to replay (a trusted workspace with .hookpilot/recordings/demo-session.jsonl).');
+  if (!projectDir) throw new Error('Open a folder first: a replay runs in a copy of the workspace.');
   if (engineHost.pendingChanges.length > 0) throw new Error('Apply or discard the pending hook configuration change first: a replay reads the configuration on disk.');
   const engine = engineHost.engine;
   const { env = process.env, userSettingsFile, spawnerModulePath } = engine.options;
@@ -58,7 +72,7 @@ export async function replayDemoSession(deps: DemoReplayDeps, signal: AbortSigna
     signal,
     onSession: (session) => onSession(session),
   });
-  deps.log.info(`demo replay ${result.replaySessionId}: ${result.differences.length} decision(s) differ from the recording`);
+  deps.log.info(`replay ${result.replaySessionId} of ${path.basename(file)}: ${result.differences.length} decision(s) differ from the recording`);
   for (const difference of result.differences) deps.log.info(`[replay] ${describeDifference(difference)}`);
   return result;
 }

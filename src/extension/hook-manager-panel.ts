@@ -199,6 +199,12 @@ export class HookManagerPanel extends Disposable {
       case 'timelineDetail':
         await this.timeline?.detail(message.sessionId, message.seq);
         return;
+      case 'testFireRecord':
+        await this.testFireRecord(message.sessionId, message.seq);
+        return;
+      case 'replaySession':
+        await this.replaySession(message.sessionId);
+        return;
       case 'exportTimeline': {
         const target = await this.timeline?.export(message.sessionId, vscode.workspace.workspaceFolders?.[0]?.uri);
         if (target) void vscode.window.showInformationMessage(`Hookpilot: timeline exported to ${target.fsPath}`);
@@ -228,6 +234,30 @@ export class HookManagerPanel extends Disposable {
         await this.deps.mcp.setEnabled(message.name, message.enabled);
         return;
     }
+  }
+
+  /** A hook run of the timeline, fired again with the payload it got then: the Hooks tab's test panel shows both. */
+  private async testFireRecord(sessionId: string, seq: number): Promise<void> {
+    const { records } = await this.deps.engineHost.engine.audit.read(sessionId);
+    const run = records.find((r) => r.seq === seq);
+    if (run?.type !== 'hook_run') return;
+    if (!this.deps.engineHost.engine.registry.current().find(run.hook_id)) {
+      void vscode.window.showWarningMessage(`Hookpilot: "${run.hook_name}" is not configured any more (or its definition changed), so it cannot run on this event.`);
+      return;
+    }
+    const event = records.find((r) => r.type === 'event' && r.dispatch_id === run.dispatch_id);
+    const payload = JSON.stringify(run.input ?? (event?.type === 'event' ? event.payload : {}), null, 2);
+    this.post({ type: 'showTab', tab: 'hooks' });
+    this.post({ type: 'testResult', id: run.hook_id, result: { ...(await this.testFire(run.hook_id, payload)), payload } });
+  }
+
+  /** "Replay against today's hooks": the timeline then shows the replay, a notification what differs. */
+  private async replaySession(sessionId: string): Promise<void> {
+    const result = await this.deps.chat.replaySession(sessionId);
+    await this.timeline?.select(result.replaySessionId);
+    const count = result.differences.length;
+    const summary = count === 0 ? 'every hook decided as recorded' : `${count} decision(s) differ (the Hookpilot log lists them)`;
+    void vscode.window.showInformationMessage(`Hookpilot: replay of ${sessionId} against today's hooks: ${summary}. The timeline shows the replay, ${result.replaySessionId}.`);
   }
 
   private async testFire(id: string, payloadText: string): Promise<TestResultView> {

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { auditRecordSchema } from '../core/audit/records';
 import { approvalViewSchema, hookViewSchema, mcpServerViewSchema, pendingConfigViewSchema, problemViewSchema, testResultViewSchema, timelineSessionSchema } from './manager-views';
+import { quickArray } from './quick-check';
 import { approvalChoiceSchema, receive, type Received } from './wire-common';
 
 /**
@@ -13,6 +14,9 @@ import { approvalChoiceSchema, receive, type Received } from './wire-common';
 
 export const managerTabSchema = z.enum(['hooks', 'approvals', 'timeline', 'mcp']);
 export type ManagerTab = z.infer<typeof managerTabSchema>;
+
+/** Timeline records, checked with the audit log's schema (quickly: a reset carries up to 10,000). */
+const auditRecordListSchema = quickArray(auditRecordSchema);
 
 export const hostToManagerSchema = z.discriminatedUnion('type', [
   z.object({
@@ -28,11 +32,11 @@ export const hostToManagerSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('timelineReset'),
     sessionId: z.string(),
-    records: z.array(auditRecordSchema),
+    records: auditRecordListSchema,
     /** Sessions that have a log, newest first. */
     sessions: z.array(timelineSessionSchema),
   }),
-  z.object({ type: z.literal('timelineAppend'), sessionId: z.string(), records: z.array(auditRecordSchema) }),
+  z.object({ type: z.literal('timelineAppend'), sessionId: z.string(), records: auditRecordListSchema }),
   /** The answer to `timelineDetail`: the record with its model request rebuilt in full. */
   z.object({ type: z.literal('timelineRecord'), sessionId: z.string(), record: auditRecordSchema }),
   /** The session list changed (a session started or ended) without switching the shown one. */
@@ -67,6 +71,10 @@ export const managerToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('exportTimeline'), sessionId: z.string().min(1) }),
   /** Record `seq` of the shown session in full (a model request is logged as a delta); the host answers with timelineRecord. */
   z.object({ type: z.literal('timelineDetail'), sessionId: z.string().min(1), seq: z.number().int().nonnegative() }),
+  /** Run the hook of hook_run record `seq` again on the payload it got then (the Hooks tab's test panel shows it). */
+  z.object({ type: z.literal('testFireRecord'), sessionId: z.string().min(1), seq: z.number().int().nonnegative() }),
+  /** Replay the session's recorded model replies against today's hooks, in a scratch copy; the timeline shows the replay. */
+  z.object({ type: z.literal('replaySession'), sessionId: z.string().min(1) }),
   z.object({ type: z.literal('reloadHooks') }),
   z.object({ type: z.literal('openHooksConfig') }),
   /** Open VS Code's workspace trust editor (from the Restricted Mode banner). */

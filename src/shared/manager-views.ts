@@ -111,6 +111,8 @@ export const testResultViewSchema = z.object({
   durationMs: z.number().nonnegative(),
   /** The normalized effects (decision, context, rewritten input, ...), as the engine read them. */
   effects: z.unknown().optional(),
+  /** The payload the host ran the hook with (a recorded event's): the test panel shows it. */
+  payload: z.string().optional(),
 });
 export type TestResultView = z.infer<typeof testResultViewSchema>;
 

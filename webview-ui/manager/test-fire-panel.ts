@@ -60,6 +60,7 @@ export class TestFirePanel {
 
   showResult(result: TestResultView): void {
     this.runButton.removeAttribute('disabled');
+    if (result.payload !== undefined) this.editor.value = result.payload;
     const block = (label: string, value: unknown, testId: string) =>
       value === undefined || value === '' || value === null ? null : h('section', { class: 'test-block' }, h('h4', { text: label }), h('pre', { text: pretty(value), attrs: { 'data-testid': testId } }));
     const parts = [

@@ -1,5 +1,6 @@
 import type { AuditRecord } from '../../src/core/audit/records';
-import { formatDuration, h } from '../common/dom';
+import type { ManagerToHost } from '../../src/shared/manager-protocol';
+import { button, formatDuration, h } from '../common/dom';
 import type { TimelineRow } from './timeline-rows';
 
 /** Text of any JSON value, pretty-printed; strings stay as they are. */
@@ -22,7 +23,28 @@ function section(label: string, value: unknown, testId: string): HTMLElement | n
  * The detail of one record. For a hook run, "Input (stdin)" is what the hook received: the
  * rewritten input when an earlier hook changed it, else the payload of its dispatch's event.
  */
-export function renderRecordDetail(row: TimelineRow, eventPayload: (dispatchId: string) => unknown): HTMLElement[] {
+export function renderRecordDetail(row: TimelineRow, eventPayload: (dispatchId: string) => unknown, post?: (message: ManagerToHost) => void): HTMLElement[] {
+  const r: AuditRecord = row.record;
+  return post ? [...recordDetail(row, eventPayload), replayActions(r, post)] : recordDetail(row, eventPayload);
+}
+
+/** Run this hook again on this recorded event (the test panel shows it), or replay the whole session against today's hooks. */
+function replayActions(r: AuditRecord, post: (message: ManagerToHost) => void): HTMLElement {
+  const rerun = r.type === 'hook_run' && r.source !== 'builtin';
+  return h(
+    'div',
+    { class: 'detail-actions' },
+    rerun ? button('Run this hook on this event', () => post({ type: 'testFireRecord', sessionId: r.session_id, seq: r.seq }), { icon: 'play', secondary: true, testId: 'detail-run-hook' }) : null,
+    button("Replay against today's hooks", () => post({ type: 'replaySession', sessionId: r.session_id }), {
+      icon: 'debug-rerun',
+      secondary: true,
+      title: "Re-runs this session's recorded model replies through today's hooks in a scratch copy of the workspace; the replay is a session of its own",
+      testId: 'detail-replay-session',
+    }),
+  );
+}
+
+function recordDetail(row: TimelineRow, eventPayload: (dispatchId: string) => unknown): HTMLElement[] {
   const r: AuditRecord = row.record;
   const header = h(
     'div',

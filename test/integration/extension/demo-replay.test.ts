@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
@@ -8,8 +8,9 @@ import type { ChatItem } from '../../../src/shared/chat-items';
 import type { HostToChat } from '../../../src/shared/chat-protocol';
 import { applyChatMessage, initialChatState } from '../../../src/shared/chat-reducer';
 import type { HostToManager } from '../../../src/shared/manager-protocol';
+import { text, toolCalls } from '../../support/model-server';
 import { stub, type FakeWebview, type MessageItemLike } from '../../support/vscode-stub';
-import { modals, startHost, until, type HostHarness } from './extension-harness';
+import { modals, startChat, startHost, until, type HostHarness } from './extension-harness';
 
 // With no model configured, the chat offers to replay the demo workspace's recorded session:
 // the real demo hooks (command guard and formatter, rpc policy, http webhook) decide again,
@@ -126,5 +127,40 @@ describe('Replay the demo session', () => {
     webview.send({ type: 'replayDemo' });
     await until(() => chatItems(webview).some((i) => i.kind === 'notice' && i.level === 'error'), 'the refusal');
     expect(chatItems(webview).find((i) => i.kind === 'notice' && i.level === 'error')).toMatchObject({ message: expect.stringContaining('no recorded session to replay') });
+  });
+});
+
+describe('Hook Manager: replay and re-run from the timeline', () => {
+  it('"Run this hook on this event" test-fires it with the recorded payload; "Replay against today\'s hooks" shows the replay and what differs', async () => {
+    const guard = (pattern: string) => `const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+if (/${pattern}/.test(input.tool_input.command || '')) { process.stderr.write('blocked by the guard'); process.exit(2); }
+`;
+    const hooks = JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', name: 'guard', command: 'node hooks/guard.js' }] }] } });
+    const chat = await startChat({ 'hooks/guard.js': guard('rm -rf'), '.vscode/hooks.json': hooks, 'keep.txt': 'keep' }, [toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'rm -rf keep.txt' } }]), text('Kept it.')]);
+    h = chat;
+    await chat.prompt('delete keep.txt');
+    const sessionId = chat.root.chat.currentSessionId as string;
+    await vscode.commands.executeCommand('hookpilot.openHookManager');
+    const manager = stub.state.panels[0].webview;
+    manager.send({ type: 'ready' });
+    const first = await until(() => manager.ofType<Extract<HostToManager, { type: 'timelineReset' }>>('timelineReset').at(-1), 'the timeline');
+    const run = first.records.find((r) => r.type === 'hook_run' && r.hook_name === 'guard');
+    expect(run).toMatchObject({ decision: 'block' });
+
+    manager.send({ type: 'testFireRecord', sessionId, seq: run!.seq });
+    const result = await until(() => manager.ofType<Extract<HostToManager, { type: 'testResult' }>>('testResult').at(-1), 'the test result');
+    expect(result.result.payload).toContain('rm -rf keep.txt');
+    expect(result.result).toMatchObject({ status: 'blocking-error', stderr: 'blocked by the guard' });
+    expect(manager.ofType<Extract<HostToManager, { type: 'showTab' }>>('showTab').at(-1)).toMatchObject({ tab: 'hooks' });
+
+    // Today's guard lets rm -rf through: the replay says so, the real keep.txt stays.
+    writeFileSync(chat.workspace.file('hooks/guard.js'), guard('never-matches'));
+    manager.send({ type: 'replaySession', sessionId });
+    const replay = await until(() => manager.ofType<Extract<HostToManager, { type: 'timelineReset' }>>('timelineReset').find((m) => m.sessionId.startsWith('replay-')), 'the replay timeline');
+    expect(replay.records).toContainEqual(expect.objectContaining({ type: 'permission', tool_use_id: 'c1', decision: 'ask' }));
+    const info = await until(() => stub.state.messages.find((m) => m.message.includes(`replay of ${sessionId}`)), 'the replay summary');
+    expect(info.message).toContain('1 decision(s) differ');
+    expect(readFileSync(chat.workspace.file('keep.txt'), 'utf8')).toBe('keep');
+
   });
 });
