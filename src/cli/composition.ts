@@ -8,6 +8,7 @@ import type { ChatModel } from '../core/agent/llm/chat-model';
 import { OpenAIChatModel } from '../core/agent/llm/openai-chat-model';
 import { RedactingChatModel } from '../core/agent/llm/redacting-chat-model';
 import { ModelHookJudge } from '../core/agent/model-hook-judge';
+import type { SubagentDefinition } from '../core/agent/subagent-definitions';
 import type { Tool } from '../core/agent/tools/tool';
 import type { Approver, PermissionSettings } from '../core/agent/permissions/permission-settings';
 import { HookEngine, type EngineLogger } from '../core/engine/hook-engine';
@@ -93,6 +94,8 @@ export interface SessionSetup {
   configSnapshot: ConfigFileSnapshot;
   /** The MCP servers' tools, asked for before each model request (a server's list may change). */
   extraTools?: () => readonly Tool[];
+  /** Custom subagents from `.claude/agents/`. */
+  subagents?: readonly SubagentDefinition[];
   /** More files only a person may let the agent change (the MCP configuration and server scripts). */
   extraProtectedPaths?: readonly string[];
 }
@@ -144,6 +147,7 @@ export function createSession(engine: HookEngine, setup: SessionSetup): AgentSes
     redactor: engine.audit.redactor,
     disallowedTools: setup.disallowedTools,
     extraTools: setup.extraTools,
+    subagents: setup.subagents,
     spawnerModulePath: engine.options.spawnerModulePath,
     maxSteps: setup.maxSteps,
     cancellation: engine.builtins.cancellation,

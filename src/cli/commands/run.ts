@@ -25,6 +25,7 @@ import { readPrompt } from '../read-input';
 import { TerminalApprover } from '../terminal-approver';
 import { collect } from './hooks';
 import { createCliMcpManager, formatMcpProblem, loadCliMcpConfigs, mcpProtectedPaths, mcpTools } from '../mcp-setup';
+import { loadSubagentDefinitions, subagentFolders } from '../../core/agent/subagent-definitions';
 import { plainToolNames, splitToolList } from '../tool-rules';
 import { loadPermissions } from '../workspace-permissions';
 
@@ -109,6 +110,9 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   const mcp = createCliMcpManager(projectDir, ctx.env, log);
   await mcp.start(mcpConfigs);
   engine.useMcp(mcp);
+  // The CLI trusts its workspace (like `claude -p`): its .claude/agents count.
+  const subagents = loadSubagentDefinitions(subagentFolders(projectDir, ctx.env.HOME || undefined, true));
+  for (const problem of subagents.problems) ctx.stderr.write(`hookpilot: warning: subagent skipped: ${problem}\n`);
   const session = createSession(engine, {
     sessionId: resumed,
     endpoint,
@@ -121,6 +125,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     env: ctx.env,
     passEnv: [...options.passEnv, ...passEnvSetting(ctx)],
     extraTools: mcpTools(mcp, plainToolNames(disallowedTools)),
+    subagents: subagents.definitions,
     extraProtectedPaths: mcpProtectedPaths(projectDir, mcpConfigs),
     onPersistError: (message) => ctx.stderr.write(`hookpilot: warning: ${message}\n`),
     configSnapshot,

@@ -14,6 +14,7 @@ import { PermissionGate } from './permissions/permission-gate';
 import { IdlePromptTimer } from './idle-prompt';
 import { SessionEnvFile } from './session-env-file';
 import { SessionHooks } from './session-hooks';
+import type { SubagentDefinition } from './subagent-definitions';
 import { SubagentRunner } from './subagent-runner';
 import { instructionsSection, loadProjectInstructions } from './project-instructions';
 import { baseSystemPrompt, withExtensions } from './system-prompt';
@@ -65,6 +66,11 @@ export interface AgentSessionOptions {
    * asked again before each model request: a server's tool list may change mid-session.
    */
   extraTools?: readonly Tool[] | (() => readonly Tool[]);
+  /**
+   * Custom subagents (`.claude/agents/*.md`) the Task tool offers by `subagent_type`; one is
+   * offered an extra (MCP) tool only when its `tools` list names it.
+   */
+  subagents?: readonly SubagentDefinition[];
   /**
    * The built process-spawner helper: the Bash tool's commands are forked from it (from bash
    * shells it starts ahead of need) instead of from this process, whose forks get slower as
@@ -171,14 +177,17 @@ export class AgentSession {
       model: this.model,
       modelName: options.modelName,
       tools: subagentTools,
+      mcpTools: () => this.extraToolsNow(),
+      definitions: options.subagents,
       executorFor,
       compactor: this.compactor,
       emit,
       maxSteps: options.maxSteps ?? 50,
       stopHookCap: options.stopHookCap ?? 8,
-      systemPrompt: baseSystemPrompt({ workspaceRoot: options.workspaceRoot, tools: subagentTools, extra: 'You are a subagent: do the task you are given and answer with the result.' }),
+      systemPrompt: (tools, instructions) =>
+        baseSystemPrompt({ workspaceRoot: options.workspaceRoot, tools, extra: ['You are a subagent: do the task you are given and answer with the result.', instructions ?? ''].filter(Boolean).join('\n\n') }),
     });
-    const task = withheld.has('Task') ? [] : [createTaskTool((input, signal) => subagents.run(input, signal)) as unknown as Tool];
+    const task = withheld.has('Task') ? [] : [createTaskTool((input, signal) => subagents.run(input, signal), options.subagents) as unknown as Tool];
     this.baseTools = [...subagentTools, ...task];
     this.withheld = withheld;
     this.executor = executorFor(this.hooks, this.toolsByName);

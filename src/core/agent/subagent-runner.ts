@@ -2,22 +2,28 @@ import type { AgentEvent } from './agent-events';
 import type { Compactor } from './compaction';
 import type { ChatMessage, ChatModel } from './llm/chat-model';
 import type { SessionHooks } from './session-hooks';
+import { BUILTIN_SUBAGENTS, GENERAL_PURPOSE, subagentTools, type SubagentDefinition } from './subagent-definitions';
 import type { TaskInput } from './task-tool';
 import type { ToolExecutor } from './tool-executor';
-import type { Tool, ToolResult } from './tools/tool';
+import { toolFailure, type Tool, type ToolResult } from './tools/tool';
 import { reminder, runTurnLoop } from './turn-loop';
 
 export interface SubagentDeps {
   parentHooks: SessionHooks;
   model: ChatModel;
   modelName: string;
+  /** The built-in tools a subagent may be offered (never Task). */
   tools: readonly Tool[];
+  /** MCP servers' tools as listed now: offered only to a subagent whose definition names them. */
+  mcpTools?: () => readonly Tool[];
+  definitions?: readonly SubagentDefinition[];
   executorFor: (hooks: SessionHooks, tools: ReadonlyMap<string, Tool>) => ToolExecutor;
   compactor: Compactor;
   emit: (event: AgentEvent) => void;
   maxSteps: number;
   stopHookCap: number;
-  systemPrompt: string;
+  /** The subagent's system prompt for these tools, with its definition's instructions. */
+  systemPrompt: (tools: readonly Tool[], instructions?: string) => string;
 }
 
 /**
@@ -31,10 +37,24 @@ export class SubagentRunner {
 
   async run(input: TaskInput, signal: AbortSignal): Promise<ToolResult> {
     const started = performance.now();
-    const agent = { id: `agent-${++this.count}`, type: input.subagent_type ?? 'general-purpose' };
+    const type = input.subagent_type ?? GENERAL_PURPOSE;
+    const definition = this.deps.definitions?.find((d) => d.name === type);
+    if (!definition && !BUILTIN_SUBAGENTS.includes(type)) {
+      const known = [...BUILTIN_SUBAGENTS, ...(this.deps.definitions ?? []).map((d) => d.name)].join(', ');
+      return toolFailure(`There is no subagent type "${type}". Available: ${known}.`);
+    }
+    const agent = { id: `agent-${++this.count}`, type };
     const parent = this.deps.parentHooks;
+    // The executor looks calls up in what is offered now: an MCP tool that was not offered cannot be called.
+    const offered = new Map<string, Tool>();
+    const tools = () => {
+      const list = subagentTools(definition, this.deps.tools, this.deps.mcpTools?.() ?? []);
+      offered.clear();
+      for (const tool of list) offered.set(tool.name, tool);
+      return list;
+    };
     const start = await parent.dispatch('SubagentStart', { agent_id: agent.id, agent_type: agent.type, prompt: input.prompt }, signal);
-    const messages: ChatMessage[] = [{ role: 'system', content: this.deps.systemPrompt }, { role: 'user', content: input.prompt }];
+    const messages: ChatMessage[] = [{ role: 'system', content: this.deps.systemPrompt(tools(), definition?.prompt) }, { role: 'user', content: input.prompt }];
     if (start.contexts.length > 0) messages.push(reminder(start.contexts));
     const hooks = parent.forSubagent(agent);
     let blocks = 0;
@@ -44,8 +64,8 @@ export class SubagentRunner {
         model: this.deps.model,
         modelName: this.deps.modelName,
         hooks,
-        tools: () => this.deps.tools,
-        executor: this.deps.executorFor(hooks, new Map(this.deps.tools.map((t) => [t.name, t]))),
+        tools,
+        executor: this.deps.executorFor(hooks, offered),
         compactor: this.deps.compactor,
         emit: this.deps.emit,
         maxSteps: this.deps.maxSteps,

@@ -9,10 +9,16 @@ export const taskInputSchema = z.object({
 export type TaskInput = z.infer<typeof taskInputSchema>;
 
 /** Claude Code's Task tool: a subagent with its own context works on a self-contained task. */
-export function createTaskTool(runSubagent: (input: TaskInput, signal: AbortSignal) => Promise<ToolResult>): Tool<TaskInput> {
+export function createTaskTool(
+  runSubagent: (input: TaskInput, signal: AbortSignal) => Promise<ToolResult>,
+  agents: ReadonlyArray<{ name: string; description: string }> = [],
+): Tool<TaskInput> {
+  const types = agents.map((a) => `\n- ${a.name}: ${a.description.slice(0, 300)}`).join('');
   return {
     name: 'Task',
-    description: 'Launch a subagent to handle a self-contained task (research, a focused change) in its own context. It can use the same tools except Task, and returns its final answer.',
+    description:
+      'Launch a subagent to handle a self-contained task (research, a focused change) in its own context. It returns its final answer.' +
+      `\nSubagent types:\n- general-purpose (default), Explore, Plan: the built-in tools except Task${types}`,
     category: 'meta',
     inputSchema: taskInputSchema,
     run: (input, ctx) => runSubagent(input, ctx.signal),

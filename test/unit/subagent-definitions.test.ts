@@ -1,0 +1,74 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { loadSubagentDefinitions, parseSubagentFile, subagentFolders, subagentTools } from '../../src/core/agent/subagent-definitions';
+import type { Tool } from '../../src/core/agent/tools/tool';
+import { makeWorkspace } from '../support/workspace';
+
+const fake = (name: string): Tool => ({ name, description: name, category: 'read', inputSchema: z.object({}), run: async () => ({ ok: true, content: '', response: {} }) });
+const BUILTINS = ['Read', 'Grep', 'Bash'].map(fake);
+const MCP = ['mcp__memory__create_entities', 'mcp__memory__read_graph', 'mcp__memoryx__read', 'mcp__fs__read_file'].map(fake);
+const names = (tools: Tool[]) => tools.map((t) => t.name);
+
+const cleanups: Array<() => void> = [];
+afterEach(() => cleanups.splice(0).forEach((c) => c()));
+
+describe('subagent definition files', () => {
+  it('reads name, description, a tools list in any of its spellings, and the body as instructions', () => {
+    const text = '---\nname: reviewer\ndescription: "Reviews code"\ntools: Read, Grep , mcp__memory\nmodel: sonnet\n---\nBe strict.\n';
+    expect(parseSubagentFile(text, 'r.md')).toEqual({ name: 'reviewer', description: 'Reviews code', tools: ['Read', 'Grep', 'mcp__memory'], prompt: 'Be strict.', file: 'r.md' });
+    expect(parseSubagentFile('---\nname: a\ndescription: d\ntools: [Read, "Bash"]\n---\n', 'a.md').tools).toEqual(['Read', 'Bash']);
+    expect(parseSubagentFile('---\r\nname: a\r\ndescription: d\r\ntools:\r\n  - Read\r\n  - mcp__fs__read_file\r\n---\r\nbody', 'a.md')).toMatchObject({ tools: ['Read', 'mcp__fs__read_file'], prompt: 'body' });
+    expect(parseSubagentFile('---\nname: a\ndescription: d\n---\n', 'a.md').tools).toBeUndefined();
+  });
+
+  it('refuses a file without front matter, a bad or reserved name, no description, or too many tools', () => {
+    expect(() => parseSubagentFile('name: a', 'x.md')).toThrow(/no front matter/);
+    expect(() => parseSubagentFile('---\nname: Bad Name\ndescription: d\n---\n', 'x.md')).toThrow(/lowercase/);
+    expect(() => parseSubagentFile('---\nname: general-purpose\ndescription: d\n---\n', 'x.md')).toThrow(/built-in/);
+    expect(() => parseSubagentFile('---\nname: a\n---\n', 'x.md')).toThrow(/description/);
+    const many = Array.from({ length: 201 }, (_, i) => `t${i}`).join(', ');
+    expect(() => parseSubagentFile(`---\nname: a\ndescription: d\ntools: ${many}\n---\n`, 'x.md')).toThrow(/more than 200 tools/);
+  });
+
+  it('loads folders in order (a later one wins a name), reports each skipped file, and ignores huge ones', () => {
+    const ws = makeWorkspace({
+      'user/agents/a.md': '---\nname: a\ndescription: from the user\n---\n',
+      'user/agents/b.md': '---\nname: b\ndescription: only the user\n---\n',
+      'project/agents/a.md': '---\nname: a\ndescription: from the workspace\n---\n',
+      'project/agents/broken.md': 'no front matter',
+      'project/agents/notes.txt': 'ignored',
+    });
+    cleanups.push(() => ws.cleanup());
+    writeFileSync(ws.file('project/agents/huge.md'), `---\nname: huge\ndescription: d\n---\n${'x'.repeat(70_000)}`);
+    const loaded = loadSubagentDefinitions([ws.file('user/agents'), ws.file('project/agents'), ws.file('missing')]);
+    expect(loaded.definitions.map((d) => [d.name, d.description])).toEqual([
+      ['a', 'from the workspace'],
+      ['b', 'only the user'],
+    ]);
+    expect(loaded.problems).toEqual([expect.stringMatching(/broken\.md: no front matter/), expect.stringMatching(/huge\.md: larger than 64 KiB/)]);
+  });
+
+  it("an untrusted workspace's .claude/agents is not read", () => {
+    expect(subagentFolders('/ws', '/home/u', true)).toEqual([path.join('/home/u', '.claude', 'agents'), path.join('/ws', '.claude', 'agents')]);
+    expect(subagentFolders('/ws', '/home/u', false)).toEqual([path.join('/home/u', '.claude', 'agents')]);
+    expect(subagentFolders('/ws', undefined, false)).toEqual([]);
+  });
+});
+
+describe('the tools a subagent is offered', () => {
+  const def = (tools?: string[]) => ({ name: 'a', description: 'd', prompt: '', file: 'a.md', ...(tools ? { tools } : {}) });
+
+  it('without a list: the built-ins and no MCP tool', () => {
+    expect(names(subagentTools(undefined, BUILTINS, MCP))).toEqual(['Read', 'Grep', 'Bash']);
+    expect(names(subagentTools(def(), BUILTINS, MCP))).toEqual(['Read', 'Grep', 'Bash']);
+  });
+
+  it('with a list: exactly the tools it names; mcp__server names that server only; unknown names and Task give nothing', () => {
+    expect(names(subagentTools(def(['Read', 'mcp__memory__create_entities', 'Task', 'Nope']), BUILTINS, MCP))).toEqual(['Read', 'mcp__memory__create_entities']);
+    expect(names(subagentTools(def(['mcp__memory']), BUILTINS, MCP))).toEqual(['mcp__memory__create_entities', 'mcp__memory__read_graph']);
+    expect(names(subagentTools(def(['mcp__memory__']), BUILTINS, MCP))).toEqual([]);
+    expect(names(subagentTools(def([]), BUILTINS, MCP))).toEqual([]);
+  });
+});
