@@ -57,7 +57,8 @@ describe('OpenTelemetry export from the CLI', () => {
     const run = await bed.run(runArgs, { env: otelEnv(otlp.url, protocol) });
     expect(run.code, run.stderr).toBe(0);
     const result = jsonResult(run);
-    expect(result.tool_calls.map((c) => c.outcome)).toEqual(['executed', 'blocked']);
+    // On a failure, stderr says what the guard did (a failed hook is reported there).
+    expect(result.tool_calls.map((c) => c.outcome), run.stderr).toEqual(['executed', 'blocked']);
     expect(otlp.requests.every((r) => r.contentType === (protocol === 'http/json' ? 'application/json' : 'application/x-protobuf'))).toBe(true);
 
     const spans = otlp.spans;
