@@ -1,9 +1,7 @@
 import { lstatSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { SessionHooks } from '../core/agent/session-hooks';
 import { errorMessage } from '../core/error-message';
 import { configChangeSource, configChangeVerdict } from '../core/hooks/config-change';
-import { managedPolicyFile } from '../core/hooks/config/managed-policy';
 import type { ConfigFileSnapshot } from './config-snapshot';
 
 /** Beyond this, `new_content` is left out: a hook can read `file_path` itself. */
@@ -48,7 +46,7 @@ export class ConfigChangeNotices {
   private async fire(signal?: AbortSignal): Promise<void> {
     const { snapshot, hooks, projectDir, say, display } = this.options;
     for (const file of snapshot.takeNewChanges()) {
-      const source = configChangeSource(file, { projectDirs: [projectDir], policyPaths: [path.dirname(managedPolicyFile())] });
+      const source = configChangeSource(file, { projectDirs: [projectDir] });
       const newContent = contentOf(file);
       say(`hookpilot: ${display(file)} changed during this session; ConfigChange hooks ran (${source}); this session keeps the configuration it started with\n`);
       try {

@@ -1,14 +1,12 @@
 import path from 'node:path';
+import { managedPolicyFile } from './config/managed-policy';
 import type { DispatchResult } from './dispatch-result';
 import type { ConfigChangeSource } from './payloads';
-
-/** Where the managed policy lives: an administrator's, which no hook may veto. */
-export const POLICY_DIR = '/etc/hookpilot';
 
 export interface ConfigLocations {
   /** The workspace folders: a file inside one is the project's. */
   projectDirs: readonly string[];
-  /** Files or folders of managed policy (default: /etc/hookpilot). */
+  /** Files or folders of managed policy (default: the folder of this platform's managed-settings.json). */
   policyPaths?: readonly string[];
 }
 
@@ -20,7 +18,7 @@ function isInside(file: string, dir: string): boolean {
 /** The ConfigChange `source` of a configuration file, by where it lives. */
 export function configChangeSource(file: string, where: ConfigLocations): ConfigChangeSource {
   const absolute = path.resolve(file);
-  if ((where.policyPaths ?? [POLICY_DIR]).some((policy) => isInside(absolute, path.resolve(policy)))) return 'policy_settings';
+  if ((where.policyPaths ?? [path.dirname(managedPolicyFile())]).some((policy) => isInside(absolute, path.resolve(policy)))) return 'policy_settings';
   if (path.basename(absolute) === 'settings.local.json' && path.basename(path.dirname(absolute)) === '.claude') return 'local_settings';
   return where.projectDirs.some((dir) => isInside(absolute, path.resolve(dir))) ? 'project_settings' : 'user_settings';
 }
