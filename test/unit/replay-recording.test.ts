@@ -144,6 +144,19 @@ describe('decisions', () => {
     expect(diffDecisions(recorded, decisionsOf(session()))).toEqual([]);
   });
 
+  it('a call id a model reuses in a later step is matched by its occurrence', () => {
+    const reused = () => {
+      const records = session();
+      records.push(event('PreToolUse', { tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'c1' }, 'pre2'));
+      records.push({ ...at(), type: 'permission', tool_name: 'Bash', tool_use_id: 'c1', decision: 'deny', by: 'rule', source: 'rule Bash(ls)' });
+      return decisionsOf(records).filter((d) => d.key.startsWith('tool c1'));
+    };
+    expect(reused().map((d) => [d.key, d.subject, d.decision])).toEqual([
+      ['tool c1', 'Bash(rm -rf build)', 'allow'],
+      ['tool c1 #2', 'Bash(ls)', 'deny'],
+    ]);
+  });
+
   it('a hook that fails now is a difference even when the dispatch decides the same (a guard failing open)', () => {
     const withGuard = (status: 'success' | 'error') => {
       const records = session();

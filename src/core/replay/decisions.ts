@@ -94,9 +94,12 @@ export function decisionsOf(records: readonly AuditRecord[]): Decision[] {
     }
     const toolUseId = typeof payload.tool_use_id === 'string' ? payload.tool_use_id : undefined;
     const subject = typeof payload.tool_name === 'string' ? toolSubject(payload.tool_name, payload.tool_input, root) : undefined;
-    if (record.event === 'PreToolUse' && toolUseId && !byTool.has(toolUseId)) {
+    if (record.event === 'PreToolUse' && toolUseId) {
+      // Some models reuse call ids across steps: the nth call with an id is matched with the nth.
+      const nth = (counts.get(`tool ${toolUseId}`) ?? 0) + 1;
+      counts.set(`tool ${toolUseId}`, nth);
       // Not reaching the gate (input invalid now, a hook blocked it) leaves this as it is.
-      const decision: Decision = { key: `tool ${toolUseId}`, step, event: 'PreToolUse', subject, decision: 'not decided' };
+      const decision: Decision = { key: nth === 1 ? `tool ${toolUseId}` : `tool ${toolUseId} #${nth}`, step, event: 'PreToolUse', subject, decision: 'not decided' };
       const dispatch = dispatches.get(record.dispatch_id);
       if (dispatch && dispatch.decision !== 'none') Object.assign(decision, { decision: dispatch.decision, by: decidersOf(record.dispatch_id) });
       byTool.set(toolUseId, decision);
@@ -122,6 +125,7 @@ export function decisionsOf(records: readonly AuditRecord[]): Decision[] {
  */
 export function outcomesOfTranscript(messages: readonly ChatMessage[], workspaceRoot?: string): Decision[] {
   const calls = new Map<string, Decision>();
+  const seen = new Map<string, number>();
   const out: Decision[] = [];
   let step = 0;
   for (const message of messages) {
@@ -135,7 +139,10 @@ export function outcomesOfTranscript(messages: readonly ChatMessage[], workspace
         } catch {
           input = call.function.arguments;
         }
-        const decision: Decision = { key: `tool ${call.id}`, step, event: 'tool', subject: toolSubject(call.function.name, input, workspaceRoot), decision: 'not run' };
+        const nth = (seen.get(call.id) ?? 0) + 1;
+        seen.set(call.id, nth);
+        const key = nth === 1 ? `tool ${call.id}` : `tool ${call.id} #${nth}`;
+        const decision: Decision = { key, step, event: 'tool', subject: toolSubject(call.function.name, input, workspaceRoot), decision: 'not run' };
         calls.set(call.id, decision);
         out.push(decision);
       }
