@@ -94,13 +94,15 @@ describe.sequential('the managed policy in VS Code', () => {
     host = await startHost({ '.vscode/hooks.json': hooksJson({ Stop: [{ hooks: [{ type: 'command', command: 'true', name: 'ws-stop' }] }] }) }, { trusted: false });
     const managed = () => host?.root.engineHost.engine.registry.current().states.find((s) => s.hook.source.kind === 'managed');
     expect(managed()).toMatchObject({ locked: true, active: true, trusted: true });
-    let offered: string[] = [];
+    let offered: { label: string; description?: string }[] = [];
     stub.state.answerQuickPick = (items) => {
-      offered = items.map((i) => i.description ?? '');
+      offered = items;
       return undefined;
     };
     await stub.state.commands.get('hookpilot.disableHook')?.();
-    expect(offered.some((d) => d.includes('managed'))).toBe(false);
+    const descriptions = offered.map((i) => i.description ?? '');
+    expect(descriptions).toContain('Stop · .vscode/hooks.json');
+    expect(descriptions.some((d) => d.includes('managed'))).toBe(false);
     const id = managed()!.hook.id;
     await expect(Promise.resolve().then(() => host?.root.engineHost.setEnabled(id, false))).rejects.toThrow(/managed policy/);
     await host.root.engineHost.setAllEnabled(false);
