@@ -15,6 +15,8 @@ const WORKSPACE_FILES = ['.mcp.json', path.join('.vscode', 'mcp.json')];
 const SECRET_PREFIX = 'hookpilot.mcp.input.';
 /** A person's on/off choice per server name, kept for the workspace like hook toggles. */
 const OVERRIDES_KEY = 'hookpilot.mcpEnabledOverrides';
+/** At most one change event per this many ms: a server churning its tool list cannot flood the Hook Manager. */
+const CHANGE_INTERVAL_MS = 100;
 /** Each tool's description is cut for the MCP tab: the model still gets it whole. */
 const VIEW_DESCRIPTION_CHARS = 300;
 
@@ -41,7 +43,10 @@ export class McpHost extends Disposable {
   /** The workspace's servers while it is untrusted: listed, never started. */
   private untrusted: McpServerConfig[] = [];
   private readonly changed = this._register(new vscode.EventEmitter<void>());
+  /** Fires at once, then at most every CHANGE_INTERVAL_MS while changes keep coming (the last one always fires). */
   readonly onDidChange = this.changed.event;
+  private lastChange = 0;
+  private changeTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: McpHostDeps) {
     super();
@@ -57,7 +62,7 @@ export class McpHost extends Disposable {
     // Servers already running restart with the workspace's own; otherwise they start with the next chat.
     this._register(vscode.workspace.onDidGrantWorkspaceTrust(() => void (this.started && (this.started = this.start()))));
     this._register(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('hookpilot.mcpServers') && stale()));
-    this._register(this.manager.onDidChange(() => this.changed.fire()));
+    this._register(this.manager.onDidChange(() => this.changedSoon()));
     this._register(vscode.commands.registerCommand(SHOW_MCP_SERVERS, () => showMcpServers(this, deps.log)));
   }
 
@@ -84,7 +89,7 @@ export class McpHost extends Disposable {
   async setEnabled(name: string, enabled: boolean): Promise<void> {
     await this.deps.workspaceState.update(OVERRIDES_KEY, { ...this.overrides(), [name]: enabled });
     if (this.manager.statuses().some((s) => s.name === name)) await this.manager.setEnabled(name, enabled);
-    else this.changed.fire();
+    else this.changedSoon();
   }
 
   /** What the Hook Manager's MCP tab shows: the servers, then an untrusted workspace's that do not run. */
@@ -134,6 +139,7 @@ export class McpHost extends Disposable {
   }
 
   override dispose(): void {
+    clearTimeout(this.changeTimer);
     super.dispose();
     void this.manager.stop();
   }
@@ -141,6 +147,18 @@ export class McpHost extends Disposable {
   /** Waits until every server is stopped with its process group (window close, deactivate). */
   stop(): Promise<void> {
     return this.manager.stop();
+  }
+
+  private changedSoon(): void {
+    if (this.changeTimer) return;
+    const wait = this.lastChange + CHANGE_INTERVAL_MS - Date.now();
+    const fire = () => {
+      this.changeTimer = undefined;
+      this.lastChange = Date.now();
+      this.changed.fire();
+    };
+    if (wait <= 0) fire();
+    else this.changeTimer = setTimeout(fire, wait);
   }
 
   private async start(): Promise<void> {

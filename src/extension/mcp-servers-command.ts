@@ -15,7 +15,8 @@ const ICON: Record<McpServerStatus['state'], string> = {
 
 /**
  * "Hookpilot: Show MCP Servers": each server's status, tools and last error, and Restart,
- * Enable or Disable for the current window (the configuration files stay as they are).
+ * Enable or Disable, kept for the workspace as the Hook Manager's MCP tab keeps it (the
+ * configuration files stay as they are).
  */
 export async function showMcpServers(host: McpHost, log: HookpilotLog): Promise<void> {
   await host.ensureStarted();

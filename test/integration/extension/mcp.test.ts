@@ -155,4 +155,18 @@ describe('the Hook Manager MCP tab', () => {
     await serverState(webview, 'fix', 'connected');
     expect(readFileSync(h.workspace.file('started.pid'), 'utf8')).toMatch(/^\d+$/);
   });
+
+  it('a server churning its tool list reaches the MCP tab as a few snapshots, the last one current', async () => {
+    const changing = path.resolve(__dirname, '../../fixtures/mcp/changing-tools-server.mjs');
+    h = await startChat({ '.vscode/mcp.json': JSON.stringify({ servers: { dyn: { command: process.execPath, args: [changing] } } }) }, [toolCalls([{ id: 'c1', name: 'mcp__dyn__churn', arguments: { count: 300 } }]), text('done')], {
+      setup: () => stub.setConfig('hookpilot.permissions', { allow: ['mcp__dyn'] }, 'globalValue'),
+    });
+    const webview = await openManager();
+    await serverState(webview, 'dyn', 'connected');
+    const before = snapshots(webview).length;
+    await h.prompt('churn');
+    await until(() => serverIn(webview, 'dyn')?.tools.some((t) => t.name === 'churn_299'), 'the last list in the tab');
+    expect(serverIn(webview, 'dyn')?.tools.filter((t) => t.name.startsWith('churn_')).map((t) => t.name)).toEqual(['churn_299']);
+    expect(snapshots(webview).length - before).toBeLessThan(30);
+  });
 });
