@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HookView } from '../../src/shared/manager-views';
+import { WebviewPage, launchChromium } from './harness/browser';
+import { buildWebviews } from './harness/build-webviews';
+import { startWebviewServer, type WebviewServer } from './harness/webview-server';
+
+// Hook rows name their source; the managed policy's are locked (no toggle).
+
+let browser: Browser;
+let server: WebviewServer;
+let bundleDir: string;
+let view: WebviewPage;
+
+const hook = (id: string, over: Partial<HookView>): HookView => ({
+  id,
+  name: id,
+  event: 'PreToolUse',
+  sourceKind: 'hooksJson',
+  matcher: 'Bash',
+  handlerType: 'command',
+  target: `./${id}.sh`,
+  priority: 0,
+  enabled: true,
+  trusted: true,
+  active: true,
+  errorCount: 0,
+  runCount: 0,
+  ...over,
+});
+
+beforeAll(async () => {
+  bundleDir = mkdtempSync(path.join(tmpdir(), 'hookpilot-webview-sources-'));
+  await buildWebviews(bundleDir, { production: true });
+  server = await startWebviewServer(bundleDir);
+  browser = await launchChromium();
+  view = await WebviewPage.open(browser, server.pageUrl('manager'), { width: 1280, height: 800 });
+});
+
+afterAll(async () => {
+  await view?.close();
+  await browser?.close();
+  await server?.close();
+  rmSync(bundleDir, { recursive: true, force: true });
+});
+
+describe('Hook Manager: hook sources', () => {
+  it("shows Claude Code's files and the managed policy as sources; a managed hook's toggle is locked", async () => {
+    await view.host({
+      type: 'hooks',
+      hooks: [
+        hook('policy-guard', { sourceKind: 'managed', file: '/etc/hookpilot/managed-settings.json', line: 7 }),
+        hook('claude-guard', { sourceKind: 'claudeProject', file: '.claude/settings.json', line: 5 }),
+        hook('my-guard', { sourceKind: 'claudeUser', file: '~/.claude/settings.json', line: 3 }),
+      ],
+      disableAllHooks: false,
+    });
+    await view.page.getByTestId('tab-hooks').click();
+    const row = (id: string) => view.page.locator(`[data-hook-id="${id}"]`);
+    await row('policy-guard').waitFor();
+    expect(await row('policy-guard').getByTestId('hook-source').textContent()).toBe(' managed');
+    expect(await row('policy-guard').locator('.hook-source .codicon-lock').count()).toBe(1);
+    expect(await row('claude-guard').getByTestId('hook-source').textContent()).toBe('.claude/settings.json');
+    expect(await row('my-guard').getByTestId('hook-source').textContent()).toBe('~/.claude/settings.json');
+    expect(await row('claude-guard').locator('.codicon-lock').count()).toBe(0);
+
+    const locked = row('policy-guard').getByTestId('hook-toggle');
+    expect(await locked.evaluate((el) => (el as HTMLElement & { disabled: boolean }).disabled)).toBe(true);
+    expect(await row('claude-guard').getByTestId('hook-toggle').evaluate((el) => (el as HTMLElement & { disabled: boolean }).disabled)).toBe(false);
+    // A click on the locked toggle posts nothing; the next toggle's message is the first one seen.
+    await view.clearPosted();
+    await locked.click({ force: true });
+    await row('claude-guard').getByTestId('hook-toggle').click();
+    expect(await view.waitForPosted('toggleHook')).toEqual([{ type: 'toggleHook', id: 'claude-guard', enabled: false }]);
+  });
+});
