@@ -68,7 +68,8 @@ message ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1; }
 message NumberDataPoint { fixed64 start_time_unix_nano = 2; fixed64 time_unix_nano = 3; double as_double = 4; sfixed64 as_int = 6;
   repeated KeyValue attributes = 7; uint32 flags = 8; }
 message HistogramDataPoint { fixed64 start_time_unix_nano = 2; fixed64 time_unix_nano = 3; fixed64 count = 4; double sum = 5;
-  repeated fixed64 bucket_counts = 6; repeated double explicit_bounds = 7; repeated KeyValue attributes = 9; uint32 flags = 10; double min = 11; double max = 12; }
+  repeated fixed64 bucket_counts = 6; repeated double explicit_bounds = 7; repeated KeyValue attributes = 9; uint32 flags = 10;
+  double min = 11; double max = 12; }
 message Gauge { repeated NumberDataPoint data_points = 1; }
 message Sum { repeated NumberDataPoint data_points = 1; int32 aggregation_temporality = 2; bool is_monotonic = 3; }
 message Histogram { repeated HistogramDataPoint data_points = 1; int32 aggregation_temporality = 2; }

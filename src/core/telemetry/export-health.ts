@@ -42,13 +42,15 @@ export class ExportHealth {
   }
 
   summary(): string {
-    return `OpenTelemetry export to ${this.target}: ${this.droppedSpans} span(s) dropped (queue full), ${this.failedSpans} span(s) and ${this.failedMetricExports} metric export(s) failed`;
+    const failed = `${this.failedSpans} span(s) and ${this.failedMetricExports} metric export(s) failed`;
+    return `OpenTelemetry export to ${this.target}: ${this.droppedSpans} span(s) dropped (queue full), ${failed}`;
   }
 
   private reportOnce(problem: string): void {
     if (this.reported) return;
     this.reported = true;
-    this.log('warn', `OpenTelemetry export to ${this.target}: ${problem}. Later problems are counted, not logged; the agent is not affected.`);
+    const rest = 'Later problems are counted, not logged; the agent is not affected.';
+    this.log('warn', `OpenTelemetry export to ${this.target}: ${problem}. ${rest}`);
   }
 }
 

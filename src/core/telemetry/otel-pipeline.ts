@@ -7,7 +7,14 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
-import { BoundedSpanProcessor, CountingMetricExporter, CountingSpanExporter, ExportHealth, SpanQueueCount, type TelemetryLog } from './export-health';
+import {
+  BoundedSpanProcessor,
+  CountingMetricExporter,
+  CountingSpanExporter,
+  ExportHealth,
+  SpanQueueCount,
+  type TelemetryLog,
+} from './export-health';
 import { describeTarget, type OtlpExportConfig } from './otlp-config';
 
 /**
@@ -62,7 +69,8 @@ export class TelemetryPipeline {
     const spanLimits = { attributeValueLengthLimit: 1_024, attributeCountLimit: 64, eventCountLimit: 32 };
     this.tracerProvider = new BasicTracerProvider({ resource, spanLimits });
     if (config.tracesUrl) {
-      const exporter = config.protocol === 'http/json' ? new JsonTraceExporter(exporterOptions(config.tracesUrl)) : new ProtoTraceExporter(exporterOptions(config.tracesUrl));
+      const endpoint = exporterOptions(config.tracesUrl);
+      const exporter = config.protocol === 'http/json' ? new JsonTraceExporter(endpoint) : new ProtoTraceExporter(endpoint);
       const queue = new SpanQueueCount();
       const counting = new CountingSpanExporter(exporter, this.health, queue);
       const batch = new BatchSpanProcessor(counting, {
@@ -76,7 +84,8 @@ export class TelemetryPipeline {
     }
     this.tracer = this.tracerProvider.getTracer('hookpilot', options.serviceVersion);
     if (config.metricsUrl) {
-      const exporter = config.protocol === 'http/json' ? new JsonMetricExporter(exporterOptions(config.metricsUrl)) : new ProtoMetricExporter(exporterOptions(config.metricsUrl));
+      const endpoint = exporterOptions(config.metricsUrl);
+      const exporter = config.protocol === 'http/json' ? new JsonMetricExporter(endpoint) : new ProtoMetricExporter(endpoint);
       const reader = new PeriodicExportingMetricReader({
         exporter: new CountingMetricExporter(exporter, this.health),
         exportIntervalMillis: limits.metricIntervalMs,
@@ -100,7 +109,8 @@ export class TelemetryPipeline {
       const flushed = Promise.allSettled([this.tracerProvider.shutdown(), this.meterProvider?.shutdown()]).then(() => true);
       const done = await Promise.race([flushed, gaveUp]);
       clearTimeout(timer);
-      if (!done) this.options.log('warn', `OpenTelemetry export to ${describeTarget(this.options.config)}: the last data was not taken within ${wait} ms; it is dropped.`);
+      const target = describeTarget(this.options.config);
+      if (!done) this.options.log('warn', `OpenTelemetry export to ${target}: the last data was not taken within ${wait} ms; dropped.`);
       if (this.health.lost) this.options.log('warn', this.health.summary());
       return done;
     })();

@@ -47,7 +47,10 @@ const DEFAULT_SERVICE_NAME = 'hookpilot';
 export function resolveOtlpConfig(env: NodeJS.ProcessEnv, rawSettings: TelemetrySettings = {}): OtlpConfigResult {
   if (isTrue(env.OTEL_SDK_DISABLED)) return { kind: 'off' };
   const parsed = settingsSchema.safeParse(rawSettings);
-  if (!parsed.success) return invalid(`hookpilot.telemetry: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    return invalid(`hookpilot.telemetry: ${issues.join('; ')}`);
+  }
   const settings = parsed.data;
   const serviceName = env.OTEL_SERVICE_NAME?.trim() || DEFAULT_SERVICE_NAME;
   const tracesOff = env.OTEL_TRACES_EXPORTER?.trim() === 'none';
@@ -91,7 +94,9 @@ export function parseOtlpHeaders(text: string): Record<string, string> {
     if (entry.trim() === '') continue;
     const eq = entry.indexOf('=');
     const key = eq > 0 ? entry.slice(0, eq).trim() : '';
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) throw new Error('OTEL_EXPORTER_OTLP_HEADERS: each entry must be name=value with a valid header name');
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key)) {
+      throw new Error('OTEL_EXPORTER_OTLP_HEADERS: each entry must be name=value with a valid header name');
+    }
     let value: string;
     try {
       value = decodeURIComponent(entry.slice(eq + 1).trim());
@@ -122,8 +127,12 @@ export function otlpHeaderValues(env: NodeJS.ProcessEnv): string[] {
 
 function envProtocol(value: string | undefined): OtlpProtocol {
   const protocol = value?.trim() || 'http/protobuf';
-  if (protocol === 'grpc') throw new Error('OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: Hookpilot exports over OTLP/HTTP (http/protobuf or http/json)');
-  if (!(OTLP_PROTOCOLS as readonly string[]).includes(protocol)) throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL: unknown protocol "${protocol}" (http/protobuf or http/json)`);
+  if (protocol === 'grpc') {
+    throw new Error('OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: Hookpilot exports over OTLP/HTTP (http/protobuf or http/json)');
+  }
+  if (!(OTLP_PROTOCOLS as readonly string[]).includes(protocol)) {
+    throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL: unknown protocol "${protocol}" (http/protobuf or http/json)`);
+  }
   return protocol as OtlpProtocol;
 }
 
@@ -134,7 +143,9 @@ function httpUrl(text: string, name: string): URL {
   } catch {
     throw new Error(`${name}: not a URL: ${JSON.stringify(text.slice(0, 200))}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name}: only http:// and https:// endpoints are supported (OTLP/HTTP), not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`${name}: only http:// and https:// endpoints are supported (OTLP/HTTP), not ${url.protocol}`);
+  }
   return url;
 }
 

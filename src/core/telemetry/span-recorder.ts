@@ -99,8 +99,10 @@ export class SpanRecorder {
   }
 
   private startSession(id: string, ms: number): SessionState {
-    const span = this.deps.tracer.startSpan(SPAN.session, { root: true, startTime: ms, attributes: { [ATTR.sessionId]: id.slice(0, MAX_ID) } }, ROOT_CONTEXT);
-    const state: SessionState = { id, session: node('session', span, ms), tools: new Map(), dispatchOwner: new Map(), closing: new Map(), turns: 0 };
+    const attributes = { [ATTR.sessionId]: id.slice(0, MAX_ID) };
+    const span = this.deps.tracer.startSpan(SPAN.session, { root: true, startTime: ms, attributes }, ROOT_CONTEXT);
+    const session = node('session', span, ms);
+    const state: SessionState = { id, session, tools: new Map(), dispatchOwner: new Map(), closing: new Map(), turns: 0 };
     this.sessions.set(id, state);
     return state;
   }
@@ -114,7 +116,11 @@ export class SpanRecorder {
     switch (event) {
       case 'SessionStart':
         owner = state.session;
-        if (payload.source !== 'compact') state.session.span.setAttributes(defined({ [ATTR.sessionSource]: text(payload.source, MAX_ID), [ATTR.model]: text(payload.model, MAX_ID) }));
+        if (payload.source === 'compact') break;
+        state.session.span.setAttributes(defined({
+          [ATTR.sessionSource]: text(payload.source, MAX_ID),
+          [ATTR.model]: text(payload.model, MAX_ID),
+        }));
         break;
       case 'SessionEnd':
         owner = closes = state.session;
@@ -126,8 +132,15 @@ export class SpanRecorder {
         break;
       case 'TurnEnd':
         owner = state.turn ?? this.startTurn(state, ms);
-        owner.span.setAttributes(defined({ [ATTR.turnIndex]: num(payload.turn_index), [ATTR.turnReason]: text(payload.reason, MAX_ID), [ATTR.turnSteps]: num(payload.steps), [ATTR.turnToolCalls]: num(payload.tool_calls) }));
-        if (payload.reason === 'error' || payload.reason === 'aborted') owner.span.setStatus({ code: SpanStatusCode.ERROR, message: text(payload.error, MAX_TEXT) });
+        owner.span.setAttributes(defined({
+          [ATTR.turnIndex]: num(payload.turn_index),
+          [ATTR.turnReason]: text(payload.reason, MAX_ID),
+          [ATTR.turnSteps]: num(payload.steps),
+          [ATTR.turnToolCalls]: num(payload.tool_calls),
+        }));
+        if (payload.reason === 'error' || payload.reason === 'aborted') {
+          owner.span.setStatus({ code: SpanStatusCode.ERROR, message: text(payload.error, MAX_TEXT) });
+        }
         closes = owner;
         break;
       case 'BeforeLLM':
@@ -172,7 +185,8 @@ export class SpanRecorder {
     if (state.model) this.end(state, state.model, state.model.lastMs);
     const request = asObject(payload.llm_request);
     const parent = state.turn ?? state.session;
-    state.model = this.child(parent, 'model', SPAN.modelRequest, ms, defined({ [ATTR.operation]: 'chat', [ATTR.model]: text(request.model, MAX_ID), [ATTR.step]: num(payload.step) }));
+    const attributes = defined({ [ATTR.operation]: 'chat', [ATTR.model]: text(request.model, MAX_ID), [ATTR.step]: num(payload.step) });
+    state.model = this.child(parent, 'model', SPAN.modelRequest, ms, attributes);
     return state.model;
   }
 
@@ -190,8 +204,9 @@ export class SpanRecorder {
   /** The tool call's outcome, from the event that ends it; counted once. */
   private finishTool(tool: SpanNode, event: HookEventName, payload: Record<string, unknown>): SpanNode {
     // As the chat's tool cards say it: a hook's deny blocks the call, a rule's or a person's denies it.
-    const outcome = event === 'PermissionDenied' && payload.source === 'Hook' ? 'blocked' : TOOL_END_EVENTS[event as keyof typeof TOOL_END_EVENTS];
-    tool.span.setAttributes(defined({ [ATTR.toolOutcome]: outcome, [ATTR.deniedBy]: event === 'PermissionDenied' ? text(payload.source, MAX_ID) : undefined }));
+    const denied = event === 'PermissionDenied';
+    const outcome = denied && payload.source === 'Hook' ? 'blocked' : TOOL_END_EVENTS[event as keyof typeof TOOL_END_EVENTS];
+    tool.span.setAttributes(defined({ [ATTR.toolOutcome]: outcome, [ATTR.deniedBy]: denied ? text(payload.source, MAX_ID) : undefined }));
     if (outcome === 'failed') tool.span.setStatus({ code: SpanStatusCode.ERROR, message: text(payload.error, MAX_TEXT) });
     const toolName = text(payload.tool_name, MAX_ID) ?? 'unknown';
     this.deps.instruments?.toolCalls.add(1, { [ATTR.toolName]: toolName, [ATTR.toolOutcome]: outcome });
@@ -213,15 +228,17 @@ export class SpanRecorder {
       [ATTR.hookReason]: text(record.reason, MAX_TEXT),
       [ATTR.hookAsync]: record.async,
     });
-    const span = this.deps.tracer.startSpan(SPAN.hookRun, { startTime: ms - duration, attributes }, trace.setSpan(ROOT_CONTEXT, parent.span));
-    if (HOOK_FAILURE_STATUSES.has(record.status)) span.setStatus({ code: SpanStatusCode.ERROR, message: text(record.error, MAX_TEXT) ?? record.status });
+    const parentContext = trace.setSpan(ROOT_CONTEXT, parent.span);
+    const span = this.deps.tracer.startSpan(SPAN.hookRun, { startTime: ms - duration, attributes }, parentContext);
+    const failed = HOOK_FAILURE_STATUSES.has(record.status);
+    if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: text(record.error, MAX_TEXT) ?? record.status });
     span.end(ms);
     this.touch(parent, ms);
     const instruments = this.deps.instruments;
     if (!instruments) return;
     const metric = { [ATTR.hookName]: attributes[ATTR.hookName] ?? '', [ATTR.hookEvent]: record.event, [ATTR.hookHandler]: record.handler };
     instruments.hookRuns.add(1, { ...metric, [ATTR.hookStatus]: record.status, [ATTR.hookDecision]: record.decision });
-    if (HOOK_FAILURE_STATUSES.has(record.status)) instruments.hookFailures.add(1, { ...metric, [ATTR.hookStatus]: record.status });
+    if (failed) instruments.hookFailures.add(1, { ...metric, [ATTR.hookStatus]: record.status });
     instruments.hookDuration.record(duration, metric);
   }
 
@@ -229,12 +246,13 @@ export class SpanRecorder {
     const id = text(record.tool_use_id, MAX_ID);
     const target = (id !== undefined ? state.tools.get(id) : undefined) ?? state.turn ?? state.session;
     const by = record.by ?? 'unknown';
+    const rule = by === 'rule' || by === 'session-rule' ? record.source.replace(/^(?:session )?rule /, '') : undefined;
     const attributes = defined({
       [ATTR.permissionDecision]: record.decision,
       [ATTR.permissionSource]: text(record.source, MAX_TEXT),
       [ATTR.permissionBy]: by,
       // The rule that decided, when a rule did: the source is "rule Bash(git *)" or "session rule …".
-      [ATTR.permissionRule]: by === 'rule' || by === 'session-rule' ? text(record.source.replace(/^(?:session )?rule /, ''), MAX_TEXT) : undefined,
+      [ATTR.permissionRule]: text(rule, MAX_TEXT),
       [ATTR.permissionLevel]: record.level,
       [ATTR.permissionAnswer]: record.answer,
       [ATTR.toolName]: text(record.tool_name, MAX_ID),

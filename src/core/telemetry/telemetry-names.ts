@@ -80,10 +80,13 @@ export interface TelemetryInstruments {
 
 export function createInstruments(meter: Meter): TelemetryInstruments {
   return {
-    hookRuns: meter.createCounter(METRIC.hookRuns, { description: 'Hook runs, by hook, event, handler, status and decision', unit: '{run}' }),
+    hookRuns: meter.createCounter(METRIC.hookRuns, { description: 'Hook runs by hook, event, handler, status, decision', unit: '{run}' }),
     hookFailures: meter.createCounter(METRIC.hookFailures, { description: 'Hook runs that failed (error or timeout)', unit: '{run}' }),
     hookDuration: meter.createHistogram(METRIC.hookDuration, { description: 'How long a hook run took', unit: 'ms' }),
     toolCalls: meter.createCounter(METRIC.toolCalls, { description: 'Tool calls, by tool and outcome', unit: '{call}' }),
-    permissionDecisions: meter.createCounter(METRIC.permissionDecisions, { description: 'Permission decisions, by decision and decider', unit: '{decision}' }),
+    permissionDecisions: meter.createCounter(METRIC.permissionDecisions, {
+      description: 'Permission decisions, by decision and decider',
+      unit: '{decision}',
+    }),
   };
 }

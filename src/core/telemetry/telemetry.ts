@@ -51,7 +51,8 @@ export class Telemetry {
     });
     this.ready = import('./otel-pipeline').then(
       ({ TelemetryPipeline }) => {
-        const pipeline = new TelemetryPipeline({ config, log: options.log, serviceVersion: options.serviceVersion, limits: options.limits });
+        const { log, serviceVersion, limits } = options;
+        const pipeline = new TelemetryPipeline({ config, log, serviceVersion, limits });
         const recorder = new SpanRecorder({
           tracer: pipeline.tracer,
           instruments: pipeline.meter ? createInstruments(pipeline.meter) : undefined,
