@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../src/core/audit/records';
 import { ModelError } from '../../src/core/agent/llm/model-error';
 import { decisionsOf, describeDifference, diffDecisions, outcomesOfTranscript } from '../../src/core/replay/decisions';
 import { recordingFromAudit, recordingFromTranscript, RecordingError } from '../../src/core/replay/recording';
 import { ReplayChatModel, ReplayExhaustedError } from '../../src/core/replay/replay-chat-model';
+import { DEMO_RECORDING, loadReplaySource } from '../../src/core/replay/replay-source';
 
 const ROOT = '/home/dev/project';
 let seq = 0;
@@ -176,5 +179,21 @@ describe('decisions', () => {
     };
     expect(diffDecisions(asked('person'), asked('timeout'))).toEqual([]);
     expect(diffDecisions(asked('person'), []).map(describeDifference)).toEqual(['step 1 PreToolUse Bash(rm -rf build): recorded ask by default mode, now not reached']);
+  });
+});
+
+describe('the demo workspace\'s recorded session', () => {
+  it('loads as an audit recording of one turn whose steps show each demo hook, with the .env value redacted', async () => {
+    const demo = path.resolve(__dirname, '../../examples/demo-workspace');
+    const source = await loadReplaySource(path.join(demo, DEMO_RECORDING));
+    expect(source.recording.kind).toBe('audit');
+    expect(source.recording.turns).toHaveLength(1);
+    const calls = source.recording.turns[0].responses.flatMap((r) => r.toolCalls.map((c) => c.id));
+    expect(calls).toEqual(['call_read', 'call_rm', 'call_env', 'call_write', 'call_grep']);
+    const decisions = Object.fromEntries(source.recorded.filter((d) => d.key.startsWith('tool ')).map((d) => [d.key, `${d.decision} by ${d.by ?? ''}`]));
+    // Both the command guard and the rpc policy deny rm -rf, in parallel: both are named, in order.
+    expect(decisions).toMatchObject({ 'tool call_rm': 'deny by hook guard, hook policy', 'tool call_env': 'deny by hook guard', 'tool call_write': 'ask by default mode' });
+    const secret = readFileSync(path.join(demo, '.env'), 'utf8').match(/DEMO_API_TOKEN=(\S+)/)?.[1] ?? 'missing';
+    expect(readFileSync(path.join(demo, DEMO_RECORDING), 'utf8')).not.toContain(secret);
   });
 });

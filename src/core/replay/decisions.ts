@@ -68,6 +68,7 @@ export function decisionsOf(records: readonly AuditRecord[]): Decision[] {
   const decidersOf = (dispatchId: string) => deciders.get(dispatchId)?.sort().join(', ');
   const out: Decision[] = [];
   const byTool = new Map<string, Decision>();
+  const preToolDispatch = new Map<Decision, string>();
   const counts = new Map<string, number>();
   let step = 0;
   let turn = 0;
@@ -80,7 +81,9 @@ export function decisionsOf(records: readonly AuditRecord[]): Decision[] {
       // An ask is the policy's decision; the person's answer that follows is not.
       if (decision.decision === 'ask') continue;
       decision.decision = record.decision === 'ask' || PERSON.has(record.by ?? '') ? 'ask' : record.decision;
-      decision.by = record.source;
+      // Hooks of a group that all deny race to be the one the gate names: name them all.
+      const hooks = record.by === 'hook' ? decidersOf(preToolDispatch.get(decision) ?? '') : undefined;
+      decision.by = hooks ?? record.source;
       continue;
     }
     if (record.type !== 'event') continue;
@@ -103,6 +106,7 @@ export function decisionsOf(records: readonly AuditRecord[]): Decision[] {
       const dispatch = dispatches.get(record.dispatch_id);
       if (dispatch && dispatch.decision !== 'none') Object.assign(decision, { decision: dispatch.decision, by: decidersOf(record.dispatch_id) });
       byTool.set(toolUseId, decision);
+      preToolDispatch.set(decision, record.dispatch_id);
       out.push(decision);
     }
     const place = toolUseId ?? `turn ${turn}`;
