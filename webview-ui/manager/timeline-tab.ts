@@ -87,6 +87,7 @@ export class TimelineTab {
   private readonly trace: TraceView;
   private readonly table: HTMLElement;
   private readonly viewButtons = new Map<TimelineView, HTMLElement>();
+  private readonly filled = new WeakMap<HTMLElement, string>();
   private readonly scroller = h('div', { class: 'tl-scroller', attrs: { tabindex: '0', 'data-testid': 'timeline-scroller' } });
   private readonly sessionSelect = document.createElement('vscode-single-select');
   private readonly eventSelect = document.createElement('vscode-single-select');
@@ -221,7 +222,7 @@ export class TimelineTab {
   }
 
   setSessions(sessions: readonly TimelineSession[]): void {
-    fillSelect(
+    this.fillOnce(
       this.sessionSelect,
       sessions.map((s): [string, string] => [s.id, `${s.live ? '● ' : ''}${s.label}${s.records !== undefined ? ` (${s.records})` : ''}`]),
       this.sessionId,
@@ -315,8 +316,19 @@ export class TimelineTab {
 
   private updateFilterOptions(resetValues: boolean): void {
     if (resetValues) this.filter = { ...this.filter, event: this.eventNames.has(this.filter.event) ? this.filter.event : '', hook: this.hooks.has(this.filter.hook) ? this.filter.hook : '' };
-    fillSelect(this.eventSelect, [['', 'All events'], ...[...this.eventNames].sort().map((e): [string, string] => [e, e])], this.filter.event);
-    fillSelect(this.hookSelect, [['', 'All hooks'], ...[...this.hooks].sort().map((name): [string, string] => [name, name])], this.filter.hook);
+    this.fillOnce(this.eventSelect, [['', 'All events'], ...[...this.eventNames].sort().map((e): [string, string] => [e, e])], this.filter.event);
+    this.fillOnce(this.hookSelect, [['', 'All hooks'], ...[...this.hooks].sort().map((name): [string, string] => [name, name])], this.filter.hook);
+  }
+
+  /**
+   * Refills a select only when its options or value changed: the select reads each option's
+   * text back, which costs a layout per option while the rows below are new.
+   */
+  private fillOnce(select: HTMLElement & { value: string }, options: ReadonlyArray<readonly [string, string]>, value: string): void {
+    const key = JSON.stringify([options, value]);
+    if (this.filled.get(select) === key && select.value === value) return;
+    this.filled.set(select, key);
+    fillSelect(select, options, value);
   }
 
   private setFilter(change: Partial<TimelineFilter>): void {
