@@ -27,6 +27,8 @@ function toRange(range: TextRange): vscode.Range {
   return new vscode.Range(range.line - 1, range.column - 1, range.endLine - 1, range.endColumn - 1);
 }
 
+const SETTINGS_SOURCES: ReadonlySet<ConfigProblem['sourceKind']> = new Set(['user', 'workspace', 'folder']);
+
 const SEVERITY: Record<ConfigProblem['severity'], vscode.DiagnosticSeverity> = {
   error: vscode.DiagnosticSeverity.Error,
   warning: vscode.DiagnosticSeverity.Warning,
@@ -44,7 +46,8 @@ export function problemRange(problem: ConfigProblem, text: string): vscode.Range
   }
   const path = parseJsonPath(problem.path);
   if (path) {
-    const base: JsonPath = problem.sourceKind === 'hooksJson' ? path : [SETTINGS_KEY, ...path];
+    // Only VS Code's settings files nest hooks under the setting; hooks.json, Claude Code's files and the policy hold them at the top.
+    const base: JsonPath = SETTINGS_SOURCES.has(problem.sourceKind) ? [SETTINGS_KEY, ...path] : path;
     const { locator } = parseJsonc(text);
     const scriptProblem = problem.code === 'script-missing' || problem.code === 'script-not-executable';
     const located = (scriptProblem ? locator.locate([...base, 'command'], 'value') : undefined) ?? locator.locate(base, 'value');
