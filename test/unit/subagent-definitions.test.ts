@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -42,7 +42,7 @@ describe('subagent definition files', () => {
     });
     cleanups.push(() => ws.cleanup());
     writeFileSync(ws.file('project/agents/huge.md'), `---\nname: huge\ndescription: d\n---\n${'x'.repeat(70_000)}`);
-    const loaded = loadSubagentDefinitions([ws.file('user/agents'), ws.file('project/agents'), ws.file('missing')]);
+    const loaded = loadSubagentDefinitions([{ dir: ws.file('user/agents') }, { dir: ws.file('project/agents') }, { dir: ws.file('missing') }]);
     expect(loaded.definitions.map((d) => [d.name, d.description])).toEqual([
       ['a', 'from the workspace'],
       ['b', 'only the user'],
@@ -51,9 +51,42 @@ describe('subagent definition files', () => {
   });
 
   it("an untrusted workspace's .claude/agents is not read", () => {
-    expect(subagentFolders('/ws', '/home/u', true)).toEqual([path.join('/home/u', '.claude', 'agents'), path.join('/ws', '.claude', 'agents')]);
-    expect(subagentFolders('/ws', '/home/u', false)).toEqual([path.join('/home/u', '.claude', 'agents')]);
+    expect(subagentFolders('/ws', '/home/u', true)).toEqual([{ dir: path.join('/home/u', '.claude', 'agents') }, { dir: path.join('/ws', '.claude', 'agents'), within: '/ws' }]);
+    expect(subagentFolders('/ws', '/home/u', false)).toEqual([{ dir: path.join('/home/u', '.claude', 'agents') }]);
     expect(subagentFolders('/ws', undefined, false)).toEqual([]);
+  });
+
+  it("a workspace definition that links out of the workspace is not read (its text would reach the model); the user's may link", () => {
+    const outside = makeWorkspace({ 'secret.md': '---\nname: leak\ndescription: SECRET-TEXT\n---\nSECRET-BODY\n', 'agents/x.md': '---\nname: x\ndescription: d\n---\n' });
+    const ws = makeWorkspace({ '.claude/agents/ok.md': '---\nname: ok\ndescription: fine\n---\n' });
+    const home = makeWorkspace();
+    cleanups.push(() => outside.cleanup(), () => ws.cleanup(), () => home.cleanup());
+    symlinkSync(outside.file('secret.md'), ws.file('.claude/agents/leak.md'));
+    mkdirSync(home.file('.claude/agents'), { recursive: true });
+    symlinkSync(outside.file('secret.md'), home.file('.claude/agents/mine.md'));
+    const loaded = loadSubagentDefinitions(subagentFolders(ws.dir, home.dir, true));
+    expect(loaded.definitions.map((d) => d.name)).toEqual(['leak', 'ok']);
+    expect(loaded.definitions.find((d) => d.name === 'leak')?.file).toBe(home.file('.claude/agents/mine.md'));
+    expect(loaded.problems).toEqual([expect.stringMatching(/leak\.md: it leads out of the workspace/)]);
+
+    // A .claude folder that is itself a link out of the workspace.
+    const linked = makeWorkspace();
+    cleanups.push(() => linked.cleanup());
+    symlinkSync(outside.dir, linked.file('.claude'));
+    const viaDir = loadSubagentDefinitions(subagentFolders(linked.dir, undefined, true));
+    expect(viaDir.definitions).toEqual([]);
+    expect(viaDir.problems).toEqual([expect.stringMatching(/x\.md: it leads out of the workspace/)]);
+  });
+
+  it('reads at most 200 files of a folder', () => {
+    const ws = makeWorkspace();
+    cleanups.push(() => ws.cleanup());
+    mkdirSync(ws.file('agents'));
+    for (let i = 0; i < 205; i++) writeFileSync(ws.file(`agents/a${String(i).padStart(3, '0')}.md`), `---\nname: a${i}\ndescription: d\n---\n`);
+    const loaded = loadSubagentDefinitions([{ dir: ws.file('agents') }]);
+    expect(loaded.definitions).toHaveLength(100);
+    expect(loaded.problems[0]).toMatch(/more than 200 files/);
+    expect(loaded.problems.filter((p) => p.includes('more than 100 subagents'))).toHaveLength(100);
   });
 });
 

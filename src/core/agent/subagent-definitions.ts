@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../error-message';
 import { MCP_PREFIX, mcpServerOf } from '../mcp/mcp-names';
@@ -18,6 +18,12 @@ export interface SubagentDefinition {
   file: string;
 }
 
+/** A folder of definitions; `within`: a workspace's, whose files must really be inside the workspace (no link out). */
+export interface SubagentFolder {
+  dir: string;
+  within?: string;
+}
+
 export interface LoadedSubagents {
   definitions: SubagentDefinition[];
   /** One line per file that was skipped, with the reason. */
@@ -32,16 +38,21 @@ const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const MAX_FILE_BYTES = 64 * 1024;
 const MAX_DEFINITIONS = 100;
 const MAX_TOOLS = 200;
+/** Files looked at per folder: a folder of thousands of files costs no more at session start. */
+const MAX_FILES = 200;
 
 /** Each folder's `*.md`, in order: a later folder's definition of a name wins (the workspace's over the user's). */
-export function loadSubagentDefinitions(folders: readonly string[]): LoadedSubagents {
+export function loadSubagentDefinitions(folders: readonly SubagentFolder[]): LoadedSubagents {
   const byName = new Map<string, SubagentDefinition>();
   const problems: string[] = [];
-  for (const folder of folders) {
+  for (const { dir: folder, within } of folders) {
     if (!existsSync(folder)) continue;
-    for (const entry of readdirSync(folder).filter((f) => f.endsWith('.md')).sort()) {
+    const entries = readdirSync(folder).filter((f) => f.endsWith('.md')).sort();
+    if (entries.length > MAX_FILES) problems.push(`${folder}: more than ${MAX_FILES} files; only the first ${MAX_FILES} are read`);
+    for (const entry of entries.slice(0, MAX_FILES)) {
       const file = path.join(folder, entry);
       try {
+        if (within !== undefined && !isInside(realpathSync(file), realpathSync(within))) throw new Error('it leads out of the workspace (a link): not read');
         if (statSync(file).size > MAX_FILE_BYTES) throw new Error(`larger than ${MAX_FILE_BYTES / 1024} KiB`);
         const definition = parseSubagentFile(readFileSync(file, 'utf8'), file);
         if (!byName.has(definition.name) && byName.size >= MAX_DEFINITIONS) throw new Error(`more than ${MAX_DEFINITIONS} subagents`);
@@ -115,6 +126,11 @@ function unquote(value: string): string {
 }
 
 /** Where definitions are read from, in precedence order: the user's, then (trusted only) the workspace's. */
-export function subagentFolders(projectDir: string, home: string | undefined, trusted: boolean): string[] {
-  return [...(home ? [path.join(home, '.claude', 'agents')] : []), ...(trusted ? [path.join(projectDir, '.claude', 'agents')] : [])];
+export function subagentFolders(projectDir: string, home: string | undefined, trusted: boolean): SubagentFolder[] {
+  const user = home ? [{ dir: path.join(home, '.claude', 'agents') }] : [];
+  return [...user, ...(trusted ? [{ dir: path.join(projectDir, '.claude', 'agents'), within: projectDir }] : [])];
+}
+
+function isInside(file: string, root: string): boolean {
+  return file.startsWith(root + path.sep);
 }
