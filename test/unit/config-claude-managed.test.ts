@@ -208,7 +208,11 @@ describe('the managed policy', () => {
     const dir = rootOnlyDir();
     const good = readManagedPolicy(write(path.join(dir, 'a.json'), { permissions: { deny: ['Bash(curl *)'], allow: ['Read'] } }), 'linux');
     expect(good.permissions).toEqual({ deny: ['Bash(curl *)'], allow: ['Read'] });
-    const bad = readManagedPolicy(write(path.join(dir, 'b.json'), { permissions: { deny: 'Bash' }, allowManagedHooksOnly: 'yes' }), 'linux');
-    expect(bad.config?.problems.map((p) => p.path)).toEqual(expect.arrayContaining(['permissions', 'allowManagedHooksOnly']));
+    const bad = readManagedPolicy(write(path.join(dir, 'b.json'), { permissions: { deny: 'Bash', ask: ['Write'] }, allowManagedHooksOnly: 'yes' }), 'linux');
+    expect(bad.config?.problems.map((p) => p.path)).toEqual(expect.arrayContaining(['permissions.deny', 'allowManagedHooksOnly']));
+    expect(bad.permissions).toEqual({ ask: ['Write'] });
+    // A broken allow list does not take the valid deny rules with it.
+    const partly = readManagedPolicy(write(path.join(dir, 'c.json'), { permissions: { allow: [1], deny: ['Bash(curl *)'] } }), 'linux');
+    expect(partly.permissions).toEqual({ deny: ['Bash(curl *)'] });
   });
 });

@@ -25,12 +25,9 @@ export function managedPolicyFile(platform: NodeJS.Platform = process.platform):
 /** What the policy may set about hooks, read as in hooks.json. */
 const MANAGED_HOOK_KEYS = ['hooks', 'servers', 'disableAllHooks', 'allowedHttpHookUrls', 'httpHookAllowedEnvVars'] as const;
 
-const managedPermissionsSchema = z.object({
-  allow: z.array(z.string()).optional(),
-  deny: z.array(z.string()).optional(),
-  ask: z.array(z.string()).optional(),
-});
-export type ManagedPermissions = z.infer<typeof managedPermissionsSchema>;
+const RULE_LISTS = ['allow', 'deny', 'ask'] as const;
+const ruleListSchema = z.array(z.string());
+export type ManagedPermissions = Partial<Record<(typeof RULE_LISTS)[number], string[]>>;
 
 export interface ManagedPolicy {
   file: string;
@@ -104,7 +101,23 @@ export function readManagedPolicy(file: string = managedPolicyFile(), platform: 
     if (typeof value.allowManagedHooksOnly === 'boolean') config.allowManagedHooksOnly = value.allowManagedHooksOnly;
     else config.problems.push(problem('"allowManagedHooksOnly" must be true or false; it is ignored.', 'allowManagedHooksOnly'));
   }
-  const permissions = managedPermissionsSchema.safeParse(value.permissions ?? {});
-  if (!permissions.success) config.problems.push(problem(`"permissions": ${permissions.error.issues[0]?.message ?? 'invalid'}; its rules are ignored.`, 'permissions'));
-  return { file, config, permissions: permissions.success ? permissions.data : {}, problems: [] };
+  return { file, config, permissions: readPermissions(value.permissions, (message, at) => config.problems.push(problem(message, at))), problems: [] };
+}
+
+/** Each rule list on its own: a broken `allow` must not take the valid `deny` rules with it. */
+function readPermissions(value: unknown, report: (message: string, at: string) => void): ManagedPermissions {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    report('"permissions" must be an object with "allow", "deny" and "ask" lists; it is ignored.', 'permissions');
+    return {};
+  }
+  const permissions: ManagedPermissions = {};
+  for (const list of RULE_LISTS) {
+    const raw = (value as Record<string, unknown>)[list];
+    if (raw === undefined) continue;
+    const parsed = ruleListSchema.safeParse(raw);
+    if (parsed.success) permissions[list] = parsed.data;
+    else report(`"permissions.${list}" must be a list of rules; it is ignored.`, `permissions.${list}`);
+  }
+  return permissions;
 }
