@@ -66,7 +66,7 @@ export class TimelineTab {
   private filtered: TimelineRow[] | undefined;
   private tree = new TraceTree();
   /** The records of a reset not in the tree yet (added in chunks). */
-  private building: { records: readonly AuditRecord[]; next: number; timer: ReturnType<typeof setTimeout> | undefined } | undefined;
+  private building: { records: readonly AuditRecord[]; next: number; cancel: () => void } | undefined;
   /** The event record of each dispatch: a hook run's stdin is its payload. */
   private readonly events = new Map<string, AuditRecord>();
   /** Model requests rebuilt in full by the host, by seq. */
@@ -248,9 +248,9 @@ export class TimelineTab {
   }
 
   private buildTree(records: readonly AuditRecord[]): void {
-    if (this.building) clearTimeout(this.building.timer);
+    this.building?.cancel();
     this.tree = new TraceTree();
-    this.building = { records, next: 0, timer: undefined };
+    this.building = { records, next: 0, cancel: () => undefined };
     this.growTree(FIRST_TREE_RECORDS);
   }
 
@@ -264,18 +264,26 @@ export class TimelineTab {
       this.building = undefined;
       return;
     }
-    building.timer = setTimeout(() => {
-      this.growTree(TREE_CHUNK_RECORDS);
-      if (this.view === 'trace') this.trace.show(this.tree, this.filter, this.tree.slowThresholdMs, false);
-      else this.stale.add('trace');
-    }, 0);
+    // After the next paint: a timer alone would run before it, and the first screen would wait for the whole tree.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(() => {
+        this.growTree(TREE_CHUNK_RECORDS);
+        if (this.view === 'trace') this.trace.show(this.tree, this.filter, this.tree.slowThresholdMs, false);
+        else this.stale.add('trace');
+      }, 0);
+    });
+    building.cancel = () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
   }
 
   /** What needs the whole tree (a live append, "slowest", a selection to reveal) finishes it first. */
   private finishTree(): void {
     const building = this.building;
     if (!building) return;
-    clearTimeout(building.timer);
+    building.cancel();
     this.building = undefined;
     this.tree.add(building.records.slice(building.next));
   }
