@@ -284,8 +284,8 @@ describe('trusted workspace', () => {
     await screenshot(page(), 'hookpilot-6-manager-hooks');
 
     await manager.locator('[data-testid="tab-timeline"]').click();
-    // This session's records: the guard's block and the note after the command that ran.
-    const hookRun = (name: string) => manager.locator('.tl-row:not(.tl-header)').filter({ has: manager.locator(`.tl-subject:text-is("${name}")`) });
+    // This session's records, in the trace (the default view): the guard's block and the note after the command that ran.
+    const hookRun = (name: string) => manager.locator('.tr-row[data-kind="hook"]').filter({ has: manager.locator(`.tr-label:text-is("${name}")`) });
     await hookRun('rm-guard').filter({ has: manager.locator('.badge-block') }).first().waitFor({ state: 'visible', timeout: 30_000 });
     await hookRun('context-note').first().waitFor({ state: 'visible', timeout: 30_000 });
     await screenshot(page(), 'hookpilot-7-manager-timeline');
