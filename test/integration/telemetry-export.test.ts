@@ -42,11 +42,15 @@ describe('SpanRecorder', () => {
     const spans = new SpanRecorder({ tracer: provider.getTracer('test'), hasSubscribers: () => hasSubscribers });
     let seq = 0;
     let ms = Date.parse('2026-01-01T00:00:00.000Z');
-    const feed = (record: Record<string, unknown>) => spans.record({ seq: ++seq, ts: new Date((ms += 5)).toISOString(), session_id: 's1', ...record } as AuditRecord, 's1');
+    const feed = (record: Record<string, unknown>) =>
+      spans.record({ seq: ++seq, ts: new Date((ms += 5)).toISOString(), session_id: 's1', ...record } as AuditRecord, 's1');
     const event = (name: string, payload: Record<string, unknown> = {}, dispatch = `d${seq + 1}`) =>
       feed({ type: 'event', dispatch_id: dispatch, event: name, payload: { hook_event_name: name, ...payload } });
     const hookRun = (dispatch: string, fields: Record<string, unknown>) =>
-      feed({ type: 'hook_run', dispatch_id: dispatch, event: 'PreToolUse', hook_id: 'h', hook_name: 'guard', handler: 'command', source: 'hooksJson', status: 'success', decision: 'none', duration_ms: 3, ...fields });
+      feed({
+        type: 'hook_run', dispatch_id: dispatch, event: 'PreToolUse', hook_id: 'h', hook_name: 'guard', handler: 'command',
+        source: 'hooksJson', status: 'success', decision: 'none', duration_ms: 3, ...fields,
+      });
     return { exporter, spans, event, hookRun };
   }
 
@@ -95,7 +99,8 @@ describe('SpanRecorder', () => {
     event('UserPromptSubmit', { prompt: 'p' });
     event('TurnEnd', { turn_index: 0, reason: 'completed', steps: 1, tool_calls: 0 }, 'end');
     expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual([]);
-    spans.record({ seq: 99, ts: '2026-01-01T00:00:01.000Z', session_id: 's1', type: 'dispatch', dispatch_id: 'end', event: 'TurnEnd', decision: 'none', hooks_run: 1, duration_ms: 2 }, 's1');
+    const closing = { type: 'dispatch', dispatch_id: 'end', event: 'TurnEnd', decision: 'none', hooks_run: 1, duration_ms: 2 } as const;
+    spans.record({ seq: 99, ts: '2026-01-01T00:00:01.000Z', session_id: 's1', ...closing }, 's1');
     expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual(['hookpilot.turn']);
     spans.endAll();
     expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual(['hookpilot.turn', 'hookpilot.session']);

@@ -8,7 +8,10 @@ describe('resolveOtlpConfig', () => {
   });
 
   it('takes the standard variables: /v1/traces and /v1/metrics appended, headers decoded, protobuf by default', () => {
-    const result = resolveOtlpConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com:4318/base/', OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=abc%3D%3D, tenant = team 1' });
+    const result = resolveOtlpConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com:4318/base/',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=abc%3D%3D, tenant = team 1',
+    });
     expect(result).toEqual({
       kind: 'on',
       config: {
@@ -23,7 +26,12 @@ describe('resolveOtlpConfig', () => {
   });
 
   it('signal endpoints are used as given; OTEL_*_EXPORTER=none turns a signal off; OTEL_SDK_DISABLED turns all off', () => {
-    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://t:1/custom', OTEL_METRICS_EXPORTER: 'none', OTEL_SERVICE_NAME: 'agent-a' };
+    const env = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://t:1/custom',
+      OTEL_METRICS_EXPORTER: 'none',
+      OTEL_SERVICE_NAME: 'agent-a',
+    };
     expect(resolveOtlpConfig(env)).toMatchObject({ kind: 'on', config: { tracesUrl: 'http://t:1/custom', metricsUrl: undefined, serviceName: 'agent-a' } });
     expect(resolveOtlpConfig({ ...env, OTEL_TRACES_EXPORTER: 'none' })).toEqual({ kind: 'off' });
     expect(resolveOtlpConfig({ ...env, OTEL_SDK_DISABLED: 'true' })).toEqual({ kind: 'off' });
