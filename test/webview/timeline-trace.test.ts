@@ -223,6 +223,18 @@ describe('Timeline trace', () => {
     await tableRows.first().waitFor();
     expect(new Set(await tableRows.locator('.tl-subject').allTextContents())).toEqual(new Set(['guard']));
     expect(await view.page.locator(`[data-testid="timeline-scroller"] .tl-row.is-selected`).getAttribute('data-seq')).toBe(seq);
+    // "Failures only" narrows the table too: exactly the failed and timed-out runs (and their dispatches).
+    await setSelect('filter-hook', '');
+    await setSelect('filter-focus', 'failures');
+    const session = makeTraceSession(50);
+    const failures = session.filter((r) => (r.type === 'hook_run' && (r.status === 'error' || r.status === 'timeout')) || (r.type === 'dispatch' && (r.decision === 'error' || r.decision === 'timeout')));
+    expect(failures.length).toBeGreaterThan(0);
+    await view.page.waitForFunction((n) => document.querySelector('[data-testid="timeline-count"]')?.textContent === n, `${failures.length} of ${session.length}`);
+    const outcomes = new Set(failures.map((r) => (r.type === 'hook_run' ? r.status : r.type === 'dispatch' ? r.decision : '')));
+    expect(new Set(await tableRows.locator('.tl-decision .badge').allTextContents())).toEqual(outcomes);
+    await setSelect('filter-focus', '');
+    await setSelect('filter-hook', 'guard');
+
     // Select another run in the table: back in the trace, that one is selected.
     const other = await tableRows.nth(4).getAttribute('data-seq');
     await view.page.locator(`[data-testid="timeline-scroller"] .tl-row[data-seq="${other}"]`).click();
