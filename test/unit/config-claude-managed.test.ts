@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -214,5 +214,19 @@ describe('the managed policy', () => {
     // A broken allow list does not take the valid deny rules with it.
     const partly = readManagedPolicy(write(path.join(dir, 'c.json'), { permissions: { allow: [1], deny: ['Bash(curl *)'] } }), 'linux');
     expect(partly.permissions).toEqual({ deny: ['Bash(curl *)'] });
+  });
+});
+
+describe("the machine's real policy file in tests", () => {
+  it('only test/integration/cli-managed-policy.test.ts uses the helper that writes it, and no test writes the path itself', () => {
+    const root = path.resolve(__dirname, '..');
+    const files = (readdirSync(root, { recursive: true }) as string[]).filter((f) => /\.ts$/.test(f)).map((f) => path.join(root, f)).filter((f) => f !== __filename);
+    const users = files.filter((f) => readFileSync(f, 'utf8').includes('useManagedPolicyFile('));
+    expect(users.map((f) => path.relative(root, f)).sort()).toEqual(['integration/cli-managed-policy.test.ts', 'support/managed-policy-file.ts']);
+    const writers = files.filter((f) => {
+      const text = readFileSync(f, 'utf8');
+      return /(writeFileSync|cpSync|copyFileSync|rename)\([^)]*(\/etc\/hookpilot|managedPolicyFile\(\))/.test(text);
+    });
+    expect(writers).toEqual([]);
   });
 });
