@@ -11,8 +11,9 @@ import { MIN_SECRET_VALUE_LENGTH } from './audit/redactor';
 const SECRET_WORD = /(?:^|_)[A-Z0-9]*(?:TOKENS?|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASE|CREDENTIALS?|COOKIES?)(?:_|$)/i;
 // A name's last word: OPENAI_API_KEY, STRIPE_KEY, SENTRY_DSN, DB_PASS, MYSQL_PWD (but not PWD or OLDPWD), BASIC_AUTH.
 const SECRET_SUFFIX = /(?:^|_)(?:API_?KEY|KEY|DSN|PASS|AUTH)$|.+_PWD$/i;
-// PRIVATE_KEY anywhere (MY_PRIVATE_KEY_PEM), npm's auth settings (NPM_AUTH_TOKEN, NPM_CONFIG__AUTH).
-const SECRET_PREFIX_OR_PART = /PRIVATE_?KEY|^NPM_(?:CONFIG_+)?AUTH/i;
+// PRIVATE_KEY anywhere (MY_PRIVATE_KEY_PEM), npm's auth settings (NPM_AUTH_TOKEN, NPM_CONFIG__AUTH),
+// the OTLP exporter's headers, which carry the collector's key (OTEL_EXPORTER_OTLP_TRACES_HEADERS).
+const SECRET_PREFIX_OR_PART = /PRIVATE_?KEY|^NPM_(?:CONFIG_+)?AUTH|^OTEL_EXPORTER_OTLP_(?:[A-Z]+_)?HEADERS$/i;
 
 export function isSecretEnvName(name: string): boolean {
   return SECRET_WORD.test(name) || SECRET_SUFFIX.test(name) || SECRET_PREFIX_OR_PART.test(name);

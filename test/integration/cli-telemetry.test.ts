@@ -146,7 +146,7 @@ describe('OpenTelemetry export from the CLI', () => {
     expect(planted.requests).toEqual([]);
   });
 
-  it("the collector's keys in OTEL_EXPORTER_OTLP_HEADERS and _TRACES_HEADERS are sent to the collector, never shown to the model", async () => {
+  it("the collector's keys in OTEL_EXPORTER_OTLP_HEADERS and _TRACES_HEADERS are sent to the collector; the model's shell does not inherit them", async () => {
     const otlp = await receiver();
     // Header names no secret pattern knows: only their registration as secrets hides them.
     const [key, tracesKey] = ['hcteam7Q2w9Z1xK4', 'hctraces5R8t3Y6u'];
@@ -159,7 +159,7 @@ describe('OpenTelemetry export from the CLI', () => {
     };
     const run = await bed.run(runArgs, { env });
     expect(run.code, run.stderr).toBe(0);
-    expect(toolMessageSent(bed.server, 'peek')).toBe('x-honeycomb-team=[REDACTED:secret_value]\nx-traces-team=[REDACTED:secret_value]');
+    expect(toolMessageSent(bed.server, 'peek')).not.toMatch(/x-honeycomb-team|x-traces-team/);
     expect(JSON.stringify(bed.server.requests.map((r) => r.body.messages))).not.toMatch(new RegExp(`${key}|${tracesKey}`));
     const traces = otlp.requests.filter((r) => r.path === '/v1/traces');
     expect(traces.length).toBeGreaterThan(0);
