@@ -3,7 +3,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { Tool } from '../core/agent/tools/tool';
 import { loadMcpDocument, loadMcpSetting, type LoadedMcpConfig, type McpInput, type McpServerConfig } from '../core/mcp/mcp-config';
-import { McpManager, type McpServerStatus } from '../core/mcp/mcp-manager';
+import { McpManager } from '../core/mcp/mcp-manager';
 import { currentMcpTools } from '../core/mcp/mcp-tool';
 import type { McpServerView } from '../shared/manager-views';
 import { Disposable } from './lifecycle';
@@ -75,10 +75,6 @@ export class McpHost extends Disposable {
   /** The connected servers' tools as listed now (a server may change its list mid-session). */
   tools(): Tool[] {
     return currentMcpTools(this.manager);
-  }
-
-  statuses(): McpServerStatus[] {
-    return this.manager.statuses();
   }
 
   restart(name: string): Promise<void> {

@@ -1,16 +1,17 @@
 import * as vscode from 'vscode';
-import type { McpServerStatus } from '../core/mcp/mcp-manager';
+import type { McpServerView } from '../shared/manager-views';
 import type { HookpilotLog } from './log';
 import type { McpHost } from './mcp-host';
 
 export const SHOW_MCP_SERVERS = 'hookpilot.showMcpServers';
 
-const ICON: Record<McpServerStatus['state'], string> = {
+const ICON: Record<McpServerView['state'], string> = {
   connected: '$(pass)',
   starting: '$(loading~spin)',
   failed: '$(error)',
   disabled: '$(circle-slash)',
   stopped: '$(debug-stop)',
+  untrusted: '$(workspace-untrusted)',
 };
 
 /**
@@ -20,7 +21,7 @@ const ICON: Record<McpServerStatus['state'], string> = {
  */
 export async function showMcpServers(host: McpHost, log: HookpilotLog): Promise<void> {
   await host.ensureStarted();
-  const servers = host.statuses();
+  const servers = host.views();
   if (servers.length === 0) {
     void vscode.window.showInformationMessage('Hookpilot: no MCP server is configured (.mcp.json, .vscode/mcp.json or the hookpilot.mcpServers setting).');
     return;
@@ -29,7 +30,7 @@ export async function showMcpServers(host: McpHost, log: HookpilotLog): Promise<
     servers.map((s) => ({
       label: `${ICON[s.state]} ${s.name}`,
       description: `${s.state} · ${s.transport} · ${s.tools.length} tool(s)`,
-      detail: s.error ?? s.tools.map((t) => t.name).join(', '),
+      detail: s.error ?? (s.state === 'untrusted' ? "Restricted Mode: this workspace's servers don't start until you trust it" : s.tools.map((t) => t.name).join(', ')),
       server: s,
     })),
     { title: 'MCP servers', placeHolder: 'Pick a server to restart, enable or disable it' },
@@ -43,7 +44,7 @@ export async function showMcpServers(host: McpHost, log: HookpilotLog): Promise<
   else if (action?.label === 'Disable') await host.setEnabled(name, false);
   else if (action?.label === 'Show Log') log.show();
   if (action && action.label !== 'Show Log') {
-    const now = host.statuses().find((s) => s.name === name);
+    const now = host.views().find((s) => s.name === name);
     log.info(`[mcp] ${name}: ${action.label.toLowerCase()} by a person; now ${now?.state ?? 'gone'}${now?.error ? ` (${now.error})` : ''}`);
   }
 }

@@ -140,6 +140,11 @@ describe('the Hook Manager MCP tab', () => {
     const webview = await openManager();
     await serverState(webview, 'mine', 'connected');
     expect(serverIn(webview, 'fix')).toMatchObject({ state: 'untrusted', sourceKind: 'workspace', file: '.mcp.json', tools: [] });
+    // The palette lists it the same way.
+    const shown: Array<Array<{ label: string; description?: string; detail?: string }>> = [];
+    stub.state.answerQuickPick = (items) => void shown.push(items);
+    await stub.state.commands.get('hookpilot.showMcpServers')!();
+    expect(shown[0].find((i) => i.label.includes('fix'))).toMatchObject({ description: 'untrusted · stdio · 0 tool(s)', detail: expect.stringContaining('Restricted Mode') });
 
     webview.send({ type: 'toggleMcpServer', name: 'fix', enabled: false });
     await until(() => serverIn(webview, 'fix')?.enabled === false, 'the choice shown');
