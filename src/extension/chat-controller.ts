@@ -304,8 +304,9 @@ export class ChatController extends Disposable {
         this.sessionChanged.fire(undefined);
       }).finally(() => events?.dispose());
       const differ = result.differences.map(describeDifference);
-      if (differ.length === 0) notice('info', 'Replay finished: every hook decided as in the recording. Open the Hook Manager\'s Timeline to see each decision.');
-      else notice('warning', `Replay finished: ${differ.length} decision(s) differ from the recording:\n${differ.join('\n')}`);
+      const next = 'Open the Hook Manager\'s Timeline to see each decision; New Chat shows how to connect a model.';
+      if (differ.length === 0) notice('info', `Replay finished: every hook decided as in the recording. ${next}`);
+      else notice('warning', `Replay finished: ${differ.length} decision(s) differ from the recording:\n${differ.join('\n')}\n${next}`);
     });
     this.sessionChanged.fire(undefined);
   }

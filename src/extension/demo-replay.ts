@@ -35,9 +35,9 @@ export interface DemoReplayDeps {
  * through the workspace's hooks in a scratch copy (the person's files stay as they are), a
  * hook that asks asks the person, and the replay is a session of its own in the timeline.
  */
-export async function replayDemoSession(deps: DemoReplayDeps, signal: AbortSignal, onSession: (session: AgentSession) => void): Promise<ScratchReplayResult> {
+export async function replayDemoSession(deps: DemoReplayDeps, signal: AbortSignal, onSession: OnReplaySession): Promise<ScratchReplayResult> {
   const file = demoRecordingOf(deps.engineHost);
-  if (!file) throw new Error('This workspace has no recorded session to replay (a trusted workspace with .hookpilot/recordings/demo-session.jsonl).');
+  if (!file) throw new Error(`This workspace has no recorded session to replay (a trusted workspace with ${DEMO_RECORDING}).`);
   return replayRecordingFile(deps, file, signal, onSession);
 }
 
@@ -49,11 +49,15 @@ export async function replayStoredSession(deps: DemoReplayDeps, sessionId: strin
   return replayRecordingFile(deps, file, signal, () => undefined);
 }
 
-async function replayRecordingFile(deps: DemoReplayDeps, file: string, signal: AbortSignal, onSession: (session: AgentSession) => void): Promise<ScratchReplayResult> {
+type OnReplaySession = (session: AgentSession) => void;
+
+async function replayRecordingFile(deps: DemoReplayDeps, file: string, signal: AbortSignal, onSession: OnReplaySession): Promise<ScratchReplayResult> {
   const { engineHost, config } = deps;
   const projectDir = engineHost.projectDir;
   if (!projectDir) throw new Error('Open a folder first: a replay runs in a copy of the workspace.');
-  if (engineHost.pendingChanges.length > 0) throw new Error('Apply or discard the pending hook configuration change first: a replay reads the configuration on disk.');
+  if (engineHost.pendingChanges.length > 0) {
+    throw new Error('Apply or discard the pending hook configuration change first: a replay reads the configuration on disk.');
+  }
   const engine = engineHost.engine;
   const { env = process.env, userSettingsFile, spawnerModulePath } = engine.options;
   const result = await replayInScratchCopy({
@@ -72,7 +76,8 @@ async function replayRecordingFile(deps: DemoReplayDeps, file: string, signal: A
     signal,
     onSession: (session) => onSession(session),
   });
-  deps.log.info(`replay ${result.replaySessionId} of ${path.basename(file)}: ${result.differences.length} decision(s) differ from the recording`);
+  const differ = result.differences.length;
+  deps.log.info(`replay ${result.replaySessionId} of ${path.basename(file)}: ${differ} decision(s) differ from the recording`);
   for (const difference of result.differences) deps.log.info(`[replay] ${describeDifference(difference)}`);
   return result;
 }

@@ -246,7 +246,10 @@ export class HookManagerPanel extends Disposable {
       return;
     }
     const event = records.find((r) => r.type === 'event' && r.dispatch_id === run.dispatch_id);
-    const payload = JSON.stringify(run.input ?? (event?.type === 'event' ? event.payload : {}), null, 2);
+    const recorded = (run.input ?? (event?.type === 'event' ? event.payload : {})) as Record<string, unknown>;
+    // A test run is logged as a test session of its own, never into the recorded one.
+    const { session_id: _session, transcript_path: _transcript, ...fields } = recorded;
+    const payload = JSON.stringify(fields, null, 2);
     this.post({ type: 'showTab', tab: 'hooks' });
     this.post({ type: 'testResult', id: run.hook_id, result: { ...(await this.testFire(run.hook_id, payload)), payload } });
   }

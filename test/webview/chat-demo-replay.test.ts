@@ -42,7 +42,7 @@ afterEach(() => {
 });
 
 describe('chat webview: the demo replay', () => {
-  it('offers "Replay the demo session" with no model when the workspace ships one, and shows the replay under the setup panel', async () => {
+  it('offers "Replay the demo session" with no model when the workspace ships one; the replay takes the setup panel\'s place until cleared', async () => {
     await view.host(unconfigured());
     await view.host({ type: 'reset', seq: 0, state: { items: [] } });
     await view.page.getByTestId('setup-panel').waitFor();
@@ -60,7 +60,10 @@ describe('chat webview: the demo replay', () => {
     await view.host({ type: 'append', seq: 1, item: notice });
     await view.page.waitForSelector('[data-id="n1"]');
     expect(await view.page.locator('[data-id="n1"]').isVisible()).toBe(true);
-    expect(await view.page.getByTestId('setup-panel').isVisible()).toBe(true);
+    await view.page.getByTestId('setup-panel').waitFor({ state: 'hidden' });
     await view.screenshot('chat-demo-replay.png');
+    // New Chat clears the replay: the setup panel is back.
+    await view.host({ type: 'reset', seq: 2, state: { items: [] } });
+    await view.page.getByTestId('setup-panel').waitFor({ state: 'visible' });
   });
 });

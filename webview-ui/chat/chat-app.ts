@@ -143,9 +143,12 @@ export class ChatApp {
         );
       }
     }
-    this.setupHost.hidden = configured;
-    // A replay of the demo session runs without a model: its items show under the setup panel.
-    this.scroller.hidden = !configured && state.items.length === 0;
+    // A replay of the demo session runs without a model: its items (they open with its notice)
+    // take the setup panel's place until New Chat clears them.
+    const first = state.items[0];
+    const replay = first?.kind === 'notice' && first.source === 'replay';
+    this.setupHost.hidden = configured || replay;
+    this.scroller.hidden = !configured && !replay;
     this.welcome.hidden = !configured || state.items.length > 0;
     if (previous?.lastSeq !== state.lastSeq) this.channel.saveState({ lastSeq: state.lastSeq });
   }

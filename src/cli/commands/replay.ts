@@ -51,7 +51,9 @@ export function registerReplayCommand(program: Command, ctx: CliContext): void {
     .option('--cwd <dir>', 'the workspace whose copy the replay runs in (default: the current directory)')
     .option('--allowed-tools <rules>', 'tools or rules to allow without asking, as for run (repeatable)', collect)
     .option('--disallowed-tools <rules>', 'tools or rules to deny, as for run (repeatable)', collect)
-    .addOption(new Option('--permission-mode <mode>', 'permission mode (default: hookpilot.permissions.mode, else default)').choices(permissionModeSchema.options))
+    .addOption(
+      new Option('--permission-mode <mode>', 'permission mode (default: hookpilot.permissions.mode, else default)').choices(permissionModeSchema.options),
+    )
     .option('--hooks <file>', 'an extra hooks.json-format file (repeatable)', collect)
     .option('--max-steps <n>', 'stop a turn after this many model steps (default 50)', positiveInteger)
     .option('--json', 'print JSON')
@@ -119,11 +121,13 @@ async function replay(recordingArg: string, options: ReplayOptions, ctx: CliCont
   return result.differences.length > 0 ? EXIT.failed : EXIT.ok;
 }
 
+const replies = (n: number) => `${n} model repl${n === 1 ? 'y' : 'ies'}`;
+
 function notesOf(source: ReplaySource, result: ScratchReplayResult): string[] {
   const notes = [...source.recording.notes];
   result.turns.forEach((turn, i) => {
     if (turn.error) notes.push(`turn ${i + 1} ended with an error: ${turn.error}`);
-    if (turn.unusedReplies > 0) notes.push(`turn ${i + 1} ended ${turn.unusedReplies} recorded model repl${turn.unusedReplies === 1 ? 'y' : 'ies'} early (${turn.reason})`);
+    if (turn.unusedReplies > 0) notes.push(`turn ${i + 1} ended ${replies(turn.unusedReplies)} early (${turn.reason})`);
   });
   for (const skipped of result.skipped) notes.push(`not copied: ${skipped}`);
   return notes;
@@ -150,11 +154,13 @@ function printable(text: string): string {
 }
 
 function printText(source: ReplaySource, result: ScratchReplayResult, ctx: CliContext): void {
-  const replies = source.recording.turns.reduce((n, t) => n + t.responses.length, 0);
-  ctx.stdout.write(`Replayed ${source.recording.sessionId} (${source.recording.turns.length} turn(s), ${replies} model repl${replies === 1 ? 'y' : 'ies'}) in a copy of the workspace\n`);
+  const count = source.recording.turns.reduce((n, t) => n + t.responses.length, 0);
+  const { sessionId, turns } = source.recording;
+  ctx.stdout.write(`Replayed ${sessionId} (${turns.length} turn(s), ${replies(count)}) in a copy of the workspace\n`);
   ctx.stdout.write(`Replay session ${result.replaySessionId} (${result.auditLog})\n`);
   for (const difference of result.differences) ctx.stdout.write(`${printable(describeDifference(difference))}\n`);
   for (const note of notesOf(source, result)) ctx.stderr.write(`hookpilot: note: ${printable(note)}\n`);
-  const count = result.differences.length;
-  ctx.stdout.write(count === 0 ? 'No decision differs from the recording.\n' : `${count} decision${count === 1 ? '' : 's'} differ${count === 1 ? 's' : ''} from the recording.\n`);
+  const differ = result.differences.length;
+  const summary = differ === 1 ? '1 decision differs' : `${differ} decisions differ`;
+  ctx.stdout.write(differ === 0 ? 'No decision differs from the recording.\n' : `${summary} from the recording.\n`);
 }

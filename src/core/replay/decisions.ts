@@ -39,7 +39,9 @@ const PERSON = new Set(['person', 'timeout', 'cancel']);
 /** `Bash(rm -rf build)`, `Write(src/a.ts)`: paths inside the workspace shown relative to it. */
 export function toolSubject(toolName: string, input: unknown, workspaceRoot?: string): string {
   const fields = typeof input === 'object' && input !== null ? (input as Fields) : {};
-  const main = ['command', 'file_path', 'pattern', 'path', 'url', 'description'].map((k) => fields[k]).find((v) => typeof v === 'string') as string | undefined;
+  const main = ['command', 'file_path', 'pattern', 'path', 'url', 'description']
+    .map((k) => fields[k])
+    .find((v): v is string => typeof v === 'string');
   let text = main ?? (Object.keys(fields).length > 0 ? JSON.stringify(fields) : '');
   if (workspaceRoot) text = text.split(`${workspaceRoot.replace(/\/+$/, '')}/`).join('');
   return `${toolName}(${clip(text.replace(/\s+/g, ' '), 80)})`;
@@ -47,13 +49,13 @@ export function toolSubject(toolName: string, input: unknown, workspaceRoot?: st
 
 /** The comparable decisions in a session's records, in order. */
 export function decisionsOf(records: readonly AuditRecord[]): Decision[] {
-  const events = new Map<string, { event: string; payload: Fields; seq: number }>();
+  const events = new Map<string, { event: string; payload: Fields }>();
   const dispatches = new Map<string, { decision: string }>();
   const deciders = new Map<string, string[]>();
   const runs = new Map<string, Array<{ name: string; status: string }>>();
   const add = <T>(map: Map<string, T[]>, key: string, value: T) => map.set(key, [...(map.get(key) ?? []), value]);
   for (const record of records) {
-    if (record.type === 'event') events.set(record.dispatch_id, { event: record.event, payload: (record.payload ?? {}) as Fields, seq: record.seq });
+    if (record.type === 'event') events.set(record.dispatch_id, { event: record.event, payload: (record.payload ?? {}) as Fields });
     else if (record.type === 'dispatch') dispatches.set(record.dispatch_id, { decision: record.decision });
     else if (record.type === 'hook_run' && !record.async) {
       if (record.decision !== 'none') add(deciders, record.dispatch_id, `hook ${record.hook_name}`);
@@ -102,9 +104,12 @@ export function decisionsOf(records: readonly AuditRecord[]): Decision[] {
       const nth = (counts.get(`tool ${toolUseId}`) ?? 0) + 1;
       counts.set(`tool ${toolUseId}`, nth);
       // Not reaching the gate (input invalid now, a hook blocked it) leaves this as it is.
-      const decision: Decision = { key: nth === 1 ? `tool ${toolUseId}` : `tool ${toolUseId} #${nth}`, step, event: 'PreToolUse', subject, decision: 'not decided' };
+      const key = nth === 1 ? `tool ${toolUseId}` : `tool ${toolUseId} #${nth}`;
+      const decision: Decision = { key, step, event: 'PreToolUse', subject, decision: 'not decided' };
       const dispatch = dispatches.get(record.dispatch_id);
-      if (dispatch && dispatch.decision !== 'none') Object.assign(decision, { decision: dispatch.decision, by: decidersOf(record.dispatch_id) });
+      if (dispatch && dispatch.decision !== 'none') {
+        Object.assign(decision, { decision: dispatch.decision, by: decidersOf(record.dispatch_id) });
+      }
       byTool.set(toolUseId, decision);
       preToolDispatch.set(decision, record.dispatch_id);
       out.push(decision);
@@ -114,7 +119,8 @@ export function decisionsOf(records: readonly AuditRecord[]): Decision[] {
     counts.set(`${record.event} ${place}`, n);
     const key = `${record.event} ${place} #${n}`;
     for (const run of runs.get(record.dispatch_id) ?? []) {
-      out.push({ key: `${key} hook ${run.name}`, step, event: record.event, subject: `${subject ? `${subject} ` : ''}hook ${run.name}`, decision: run.status });
+      const hookSubject = `${subject ? `${subject} ` : ''}hook ${run.name}`;
+      out.push({ key: `${key} hook ${run.name}`, step, event: record.event, subject: hookSubject, decision: run.status });
     }
     if (NOT_COMPARED.has(record.event)) continue;
     const decision = dispatches.get(record.dispatch_id)?.decision ?? 'none';
@@ -146,7 +152,8 @@ export function outcomesOfTranscript(messages: readonly ChatMessage[], workspace
         const nth = (seen.get(call.id) ?? 0) + 1;
         seen.set(call.id, nth);
         const key = nth === 1 ? `tool ${call.id}` : `tool ${call.id} #${nth}`;
-        const decision: Decision = { key, step, event: 'tool', subject: toolSubject(call.function.name, input, workspaceRoot), decision: 'not run' };
+        const subject = toolSubject(call.function.name, input, workspaceRoot);
+        const decision: Decision = { key, step, event: 'tool', subject, decision: 'not run' };
         calls.set(call.id, decision);
         out.push(decision);
       }

@@ -30,14 +30,19 @@ export class RecordingError extends Error {
   override readonly name = 'RecordingError';
 }
 
-const recordedCallSchema = z.object({ id: z.string().min(1), name: z.string().min(1), arguments: z.union([z.record(z.string(), z.unknown()), z.string()]) });
+const recordedCallSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  arguments: z.union([z.record(z.string(), z.unknown()), z.string()]),
+});
 const afterLlmSchema = z.object({
   llm_response: z.object({ content: z.string(), tool_calls: z.array(recordedCallSchema), finish_reason: z.string().nullable() }),
 });
 const promptSchema = z.object({ prompt: z.string() });
 
 type Fields = Record<string, unknown>;
-const payloadOf = (record: AuditRecord): Fields => (record.type === 'event' && typeof record.payload === 'object' && record.payload !== null ? (record.payload as Fields) : {});
+const payloadOf = (record: AuditRecord): Fields =>
+  record.type === 'event' && typeof record.payload === 'object' && record.payload !== null ? (record.payload as Fields) : {};
 
 function toolCall(id: string, name: string, args: Record<string, unknown> | string): ToolCallRequest {
   const argumentsText = typeof args === 'string' ? args : JSON.stringify(args);
@@ -57,7 +62,8 @@ function issues(error: z.ZodError): string {
 export function recordingFromAudit(records: readonly AuditRecord[], problems: readonly AuditReadProblem[] = []): Recording {
   if (problems.length > 0) {
     const first = problems[0];
-    throw new RecordingError(`the audit log is damaged at line ${first.line} (${first.error})${problems.length > 1 ? ` and ${problems.length - 1} more` : ''}`);
+    const more = problems.length > 1 ? ` and ${problems.length - 1} more` : '';
+    throw new RecordingError(`the audit log is damaged at line ${first.line} (${first.error})${more}`);
   }
   if (records.length === 0) throw new RecordingError('the audit log has no records');
   if (records[0].seq !== 1) throw new RecordingError(`the audit log starts at record ${records[0].seq}: its beginning is missing`);
@@ -84,11 +90,14 @@ export function recordingFromAudit(records: readonly AuditRecord[], problems: re
       inTurn = false;
     } else if (record.event === 'AfterLLM') {
       const parsed = afterLlmSchema.safeParse(payload);
-      if (!parsed.success) throw new RecordingError(`record ${record.seq}: the recorded model reply is malformed (${issues(parsed.error)})`);
+      if (!parsed.success) {
+        throw new RecordingError(`record ${record.seq}: the recorded model reply is malformed (${issues(parsed.error)})`);
+      }
       const turn = turns[turns.length - 1];
       if (!turn) throw new RecordingError(`record ${record.seq}: a model reply before any prompt`);
       const reply = parsed.data.llm_response;
-      turn.responses.push({ content: reply.content, toolCalls: reply.tool_calls.map((c) => toolCall(c.id, c.name, c.arguments)), finishReason: reply.finish_reason });
+      const toolCalls = reply.tool_calls.map((c) => toolCall(c.id, c.name, c.arguments));
+      turn.responses.push({ content: reply.content, toolCalls, finishReason: reply.finish_reason });
     }
   }
   if (turns.length === 0) throw new RecordingError('the audit log has no prompt: nothing to replay');
@@ -126,7 +135,8 @@ export function recordingFromTranscript(text: string, sessionId: string): Record
     else if (message.role === 'assistant') {
       const turn = turns[turns.length - 1];
       if (!turn) throw new RecordingError(`transcript line ${index + 1}: an assistant message before any prompt`);
-      const calls = (message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [toolCall(c.id, c.function.name, c.function.arguments)] : []));
+      const functions = (message.tool_calls ?? []).filter((c) => c.type === 'function');
+      const calls = functions.map((c) => toolCall(c.id, c.function.name, c.function.arguments));
       turn.responses.push({ content: messageText(message), toolCalls: calls, finishReason: calls.length > 0 ? 'tool_calls' : 'stop' });
     }
   });

@@ -9,7 +9,11 @@ export class ReplayExhaustedError extends ModelError {
     readonly turn: number,
     recorded: number,
   ) {
-    super('malformed', `replay: turn ${turn + 1} asked the model for reply ${recorded + 1}, and the recording has only ${recorded}: the run went further than the recorded one`);
+    super(
+      'malformed',
+      `replay: turn ${turn + 1} asked the model for reply ${recorded + 1}, and the recording has only ${recorded}: ` +
+        'the run went further than the recorded one',
+    );
   }
 }
 
@@ -33,7 +37,9 @@ export class ReplayChatModel implements ChatModel {
 
   /** Serves the replies of turn `index` (0-based) from the next request on. */
   beginTurn(index: number): void {
-    if (index < 0 || index >= this.turns.length) throw new RangeError(`replay: no recorded turn ${index + 1} (the recording has ${this.turns.length})`);
+    if (index < 0 || index >= this.turns.length) {
+      throw new RangeError(`replay: no recorded turn ${index + 1} (the recording has ${this.turns.length})`);
+    }
     this.turn = index;
     this.next = 0;
   }

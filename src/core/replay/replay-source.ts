@@ -72,7 +72,12 @@ export function replayTranscriptDir(storageDir: string): string {
 }
 
 /** The replay's run read the same way as its recording, and what differs. */
-export async function compareReplay(source: ReplaySource, storageDir: string, replaySessionId: string, workspaceRoot: string): Promise<DecisionDifference[]> {
+export async function compareReplay(
+  source: ReplaySource,
+  storageDir: string,
+  replaySessionId: string,
+  workspaceRoot: string,
+): Promise<DecisionDifference[]> {
   if (source.recording.kind === 'audit') {
     const { records } = await readAuditFile(auditFilePath(path.join(storageDir, 'audit'), replaySessionId));
     return diffDecisions(source.recorded, decisionsOf(records));

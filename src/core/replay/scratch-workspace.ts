@@ -1,4 +1,16 @@
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -44,7 +56,9 @@ class CopyBudget {
     this.bytes += bytes;
     this.entries++;
     if (this.bytes > this.maxBytes) throw new Error(`${this.root} is larger than ${this.maxBytes} bytes: too large to copy for a replay`);
-    if (this.entries > this.maxEntries) throw new Error(`${this.root} has more than ${this.maxEntries} files: too many to copy for a replay`);
+    if (this.entries > this.maxEntries) {
+      throw new Error(`${this.root} has more than ${this.maxEntries} files: too many to copy for a replay`);
+    }
   }
 }
 
@@ -64,7 +78,9 @@ function treeSize(dir: string, limit: number): number {
   return total;
 }
 
-function copyTree(from: string, to: string, budget: CopyBudget, options: Required<Omit<ScratchWorkspaceOptions, 'tmpDir'>>, skipped: string[], rel = ''): void {
+type Limits = Required<Omit<ScratchWorkspaceOptions, 'tmpDir'>>;
+
+function copyTree(from: string, to: string, budget: CopyBudget, options: Limits, skipped: string[], rel = ''): void {
   mkdirSync(to, { recursive: true });
   for (const entry of readdirSync(from, { withFileTypes: true })) {
     const source = path.join(from, entry.name);
@@ -109,7 +125,11 @@ function namedSiblings(workspace: string): string[] {
 
 export function createScratchWorkspace(workspace: string, options: ScratchWorkspaceOptions = {}): ScratchWorkspace {
   const source = realpathSync(workspace);
-  const limits = { maxBytes: options.maxBytes ?? 512 * 1024 * 1024, maxNodeModulesBytes: options.maxNodeModulesBytes ?? 100 * 1024 * 1024, maxEntries: options.maxEntries ?? 100_000 };
+  const limits: Limits = {
+    maxBytes: options.maxBytes ?? 512 * 1024 * 1024,
+    maxNodeModulesBytes: options.maxNodeModulesBytes ?? 100 * 1024 * 1024,
+    maxEntries: options.maxEntries ?? 100_000,
+  };
   const root = mkdtempSync(path.join(options.tmpDir ?? tmpdir(), 'hookpilot-replay-'));
   const dispose = () => rmSync(root, { recursive: true, force: true });
   try {

@@ -150,6 +150,7 @@ if (/${pattern}/.test(input.tool_input.command || '')) { process.stderr.write('b
     manager.send({ type: 'testFireRecord', sessionId, seq: run!.seq });
     const result = await until(() => manager.ofType<Extract<HostToManager, { type: 'testResult' }>>('testResult').at(-1), 'the test result');
     expect(result.result.payload).toContain('rm -rf keep.txt');
+    expect(result.result.payload).not.toContain(sessionId);
     expect(result.result).toMatchObject({ status: 'blocking-error', stderr: 'blocked by the guard' });
     expect(manager.ofType<Extract<HostToManager, { type: 'showTab' }>>('showTab').at(-1)).toMatchObject({ tab: 'hooks' });
 
