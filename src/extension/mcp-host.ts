@@ -99,7 +99,7 @@ export class McpHost extends Disposable {
         state: s.state,
         enabled: s.state !== 'disabled',
         ...(s.error ? { error: s.error } : {}),
-        tools: s.tools.map((t) => ({ name: t.name, qualifiedName: t.qualifiedName, description: t.description.slice(0, VIEW_DESCRIPTION_CHARS) })),
+        tools: s.tools.map(toolView),
       }),
     );
     const names = new Set(running.map((s) => s.name));
@@ -178,7 +178,8 @@ export class McpHost extends Disposable {
     // Untrusted: the files are only read to list their servers; nothing of them starts.
     this.untrusted = vscode.workspace.isTrusted ? [] : workspace.flatMap((c) => c.servers);
     const overrides = this.overrides();
-    const chosen = (c: LoadedMcpConfig): LoadedMcpConfig => ({ ...c, servers: c.servers.map((s) => ({ ...s, disabled: !(overrides[s.name] ?? !s.disabled) })) });
+    const enabled = (s: McpServerConfig) => overrides[s.name] ?? !s.disabled;
+    const chosen = (c: LoadedMcpConfig): LoadedMcpConfig => ({ ...c, servers: c.servers.map((s) => ({ ...s, disabled: !enabled(s) })) });
     return [...configs, ...(vscode.workspace.isTrusted ? workspace : [])].map(chosen);
   }
 
@@ -202,4 +203,8 @@ export class McpHost extends Disposable {
     if (value !== undefined) await this.deps.secrets.store(key, value);
     return value;
   }
+}
+
+function toolView(tool: { name: string; qualifiedName: string; description: string }): McpServerView['tools'][number] {
+  return { name: tool.name, qualifiedName: tool.qualifiedName, description: tool.description.slice(0, VIEW_DESCRIPTION_CHARS) };
 }

@@ -5,6 +5,8 @@ import type { McpHost } from './mcp-host';
 
 export const SHOW_MCP_SERVERS = 'hookpilot.showMcpServers';
 
+const UNTRUSTED_DETAIL = "Restricted Mode: this workspace's servers don't start until you trust it";
+
 const ICON: Record<McpServerView['state'], string> = {
   connected: '$(pass)',
   starting: '$(loading~spin)',
@@ -30,7 +32,7 @@ export async function showMcpServers(host: McpHost, log: HookpilotLog): Promise<
     servers.map((s) => ({
       label: `${ICON[s.state]} ${s.name}`,
       description: `${s.state} · ${s.transport} · ${s.tools.length} tool(s)`,
-      detail: s.error ?? (s.state === 'untrusted' ? "Restricted Mode: this workspace's servers don't start until you trust it" : s.tools.map((t) => t.name).join(', ')),
+      detail: s.error ?? (s.state === 'untrusted' ? UNTRUSTED_DETAIL : s.tools.map((t) => t.name).join(', ')),
       server: s,
     })),
     { title: 'MCP servers', placeHolder: 'Pick a server to restart, enable or disable it' },

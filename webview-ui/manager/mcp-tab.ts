@@ -39,12 +39,23 @@ class McpServerCard {
     this.toggle.toggle = true;
     this.toggle.dataset.testid = 'mcp-toggle';
     this.toggle.addEventListener('change', () => post({ type: 'toggleMcpServer', name: this.view.name, enabled: this.toggle.checked }));
-    this.restart = button('Restart', () => post({ type: 'restartMcpServer', name: this.view.name }), { secondary: true, icon: 'debug-restart', testId: 'mcp-restart' });
+    const restart = () => post({ type: 'restartMcpServer', name: this.view.name });
+    this.restart = button('Restart', restart, { secondary: true, icon: 'debug-restart', testId: 'mcp-restart' });
     const details = h('details', { class: 'mcp-tool-list', attrs: { open: '' } }, this.toolCount, this.tools);
     this.el = h(
       'div',
       { class: 'mcp-server', attrs: { 'data-testid': 'mcp-server', 'data-server': view.name } },
-      h('div', { class: 'mcp-head' }, this.toggle, this.stateIcon, h('strong', { class: 'mcp-name', text: view.name }), this.state, this.meta, h('span', { class: 'spacer' }), this.restart),
+      h(
+        'div',
+        { class: 'mcp-head' },
+        this.toggle,
+        this.stateIcon,
+        h('strong', { class: 'mcp-name', text: view.name }),
+        this.state,
+        this.meta,
+        h('span', { class: 'spacer' }),
+        this.restart,
+      ),
       this.note,
       this.error,
       details,
@@ -71,7 +82,12 @@ class McpServerCard {
     setText(this.toolCount, `${view.tools.length} tool${view.tools.length === 1 ? '' : 's'}`);
     this.tools.replaceChildren(
       ...view.tools.map((t) =>
-        h('li', { class: 'mcp-tool', attrs: { 'data-testid': 'mcp-tool' }, title: t.description }, h('span', { class: 'mono', text: t.qualifiedName }), h('span', { class: 'muted mcp-tool-description', text: t.description })),
+        h(
+          'li',
+          { class: 'mcp-tool', attrs: { 'data-testid': 'mcp-tool' }, title: t.description },
+          h('span', { class: 'mono', text: t.qualifiedName }),
+          h('span', { class: 'muted mcp-tool-description', text: t.description }),
+        ),
       ),
     );
   }

@@ -52,7 +52,9 @@ export function loadSubagentDefinitions(folders: readonly SubagentFolder[]): Loa
     for (const entry of entries.slice(0, MAX_FILES)) {
       const file = path.join(folder, entry);
       try {
-        if (within !== undefined && !isInside(realpathSync(file), realpathSync(within))) throw new Error('it leads out of the workspace (a link): not read');
+        if (within !== undefined && !isInside(realpathSync(file), realpathSync(within))) {
+          throw new Error('it leads out of the workspace (a link): not read');
+        }
         if (statSync(file).size > MAX_FILE_BYTES) throw new Error(`larger than ${MAX_FILE_BYTES / 1024} KiB`);
         const definition = parseSubagentFile(readFileSync(file, 'utf8'), file);
         if (!byName.has(definition.name) && byName.size >= MAX_DEFINITIONS) throw new Error(`more than ${MAX_DEFINITIONS} subagents`);

@@ -54,7 +54,8 @@ export class SubagentRunner {
       return list;
     };
     const start = await parent.dispatch('SubagentStart', { agent_id: agent.id, agent_type: agent.type, prompt: input.prompt }, signal);
-    const messages: ChatMessage[] = [{ role: 'system', content: this.deps.systemPrompt(tools(), definition?.prompt) }, { role: 'user', content: input.prompt }];
+    const system = this.deps.systemPrompt(tools(), definition?.prompt);
+    const messages: ChatMessage[] = [{ role: 'system', content: system }, { role: 'user', content: input.prompt }];
     if (start.contexts.length > 0) messages.push(reminder(start.contexts));
     const hooks = parent.forSubagent(agent);
     let blocks = 0;

@@ -93,7 +93,8 @@ export class McpConnection {
     if (options.signal.aborted) abort();
     options.signal.addEventListener('abort', abort, { once: true });
     try {
-      const result = (await client.callTool({ name: tool, arguments: args }, undefined, { signal: call.signal, timeout: options.timeoutMs })) as CallToolResult;
+      const request = { name: tool, arguments: args };
+      const result = (await client.callTool(request, undefined, { signal: call.signal, timeout: options.timeoutMs })) as CallToolResult;
       // A call that changed the tool list announced it before its result: the next request offers the new list.
       await Promise.race([this.toolsFresh, new Promise((resolve) => call.signal.addEventListener('abort', resolve, { once: true }))]);
       return result;
