@@ -23,7 +23,8 @@ const PROMPT = 'E2E-MCP: remember Mallory and Ada';
 const DONE = 'E2E-MCP-DONE: one remembered, one refused.';
 const GUARD_REASON = 'mcp-guard: Mallory may not be remembered';
 
-const remember = (name: string) => toolCalls([{ name: 'mcp__memory__create_entities', arguments: { entities: [{ name, entityType: 'person', observations: [`${name} was here`] }] } }]);
+const remember = (name: string) =>
+  toolCalls([{ name: 'mcp__memory__create_entities', arguments: { entities: [{ name, entityType: 'person', observations: [`${name} was here`] }] } }]);
 
 /** One reply per tool result since the prompt. */
 function script(request: RecordedRequest): ScriptedReply {
@@ -94,7 +95,8 @@ afterAll(async () => {
 async function openChat(): Promise<FrameLocator> {
   await openViewContainer(page(), 'Hookpilot');
   const chat = await webviewFrame(page(), { selector: '[data-testid="composer-input"]', timeoutMs: TIMEOUT_MS });
-  await waitUntil('the chat composer to be enabled', async () => ((await chat.locator('textarea.composer-input:not([disabled])').count()) > 0 ? true : undefined), { timeoutMs: TIMEOUT_MS });
+  const enabled = async () => ((await chat.locator('textarea.composer-input:not([disabled])').count()) > 0 ? true : undefined);
+  await waitUntil('the chat composer to be enabled', enabled, { timeoutMs: TIMEOUT_MS });
   return chat;
 }
 

@@ -10,7 +10,8 @@ import { hooksJson } from '../support/workspace';
 // and hooks as the main agent's.
 
 const MEMORY = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
-const mcpJson = JSON.stringify({ mcpServers: { memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: '${workspaceFolder}/memory.jsonl' } } } });
+const memory = { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: '${workspaceFolder}/memory.jsonl' } };
+const mcpJson = JSON.stringify({ mcpServers: { memory } });
 const agent = (name: string, tools: string | undefined, body: string) =>
   `---\nname: ${name}\ndescription: The ${name} subagent\n${tools === undefined ? '' : `tools: ${tools}\n`}---\n${body}\n`;
 const entity = (name: string) => ({ entities: [{ name, entityType: 'person', observations: ['met'] }] });
@@ -24,11 +25,24 @@ function script(request: RecordedRequest): ScriptedReply {
   const done = request.body.messages.filter((m) => m.role === 'tool').length;
   const prompt = firstUser(request);
   if (prompt.includes('SUB-REMEMBER')) {
-    return [call('s1', 'mcp__memory__create_entities', entity('Mallory')), call('s2', 'mcp__memory__create_entities', entity('Ada')), call('s3', 'mcp__memory__read_graph', {}), text('remembered')][done] ?? text('ok');
+    const steps = [
+      call('s1', 'mcp__memory__create_entities', entity('Mallory')),
+      call('s2', 'mcp__memory__create_entities', entity('Ada')),
+      call('s3', 'mcp__memory__read_graph', {}),
+      text('remembered'),
+    ];
+    return steps[done] ?? text('ok');
   }
   if (prompt.includes('SUB-READ')) return [call('r1', 'mcp__memory__create_entities', entity('Eve')), text('could not')][done] ?? text('ok');
   if (prompt.includes('SUB-GENERAL')) return [call('g1', 'mcp__memory__create_entities', entity('Gus')), text('could not either')][done] ?? text('ok');
-  return [task('t1', 'rememberer', 'SUB-REMEMBER: remember people'), task('t2', 'reader', 'SUB-READ: remember Eve'), task('t3', 'general-purpose', 'SUB-GENERAL: remember Gus'), task('t4', 'nobody', 'x'), text('done')][done] ?? text('ok');
+  const main = [
+    task('t1', 'rememberer', 'SUB-REMEMBER: remember people'),
+    task('t2', 'reader', 'SUB-READ: remember Eve'),
+    task('t3', 'general-purpose', 'SUB-GENERAL: remember Gus'),
+    task('t4', 'nobody', 'x'),
+    text('done'),
+  ];
+  return main[done] ?? text('ok');
 }
 
 const bundle = useCliBundle();

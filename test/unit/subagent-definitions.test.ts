@@ -17,9 +17,11 @@ afterEach(() => cleanups.splice(0).forEach((c) => c()));
 describe('subagent definition files', () => {
   it('reads name, description, a tools list in any of its spellings, and the body as instructions', () => {
     const text = '---\nname: reviewer\ndescription: "Reviews code"\ntools: Read, Grep , mcp__memory\nmodel: sonnet\n---\nBe strict.\n';
-    expect(parseSubagentFile(text, 'r.md')).toEqual({ name: 'reviewer', description: 'Reviews code', tools: ['Read', 'Grep', 'mcp__memory'], prompt: 'Be strict.', file: 'r.md' });
+    const expected = { name: 'reviewer', description: 'Reviews code', tools: ['Read', 'Grep', 'mcp__memory'], prompt: 'Be strict.', file: 'r.md' };
+    expect(parseSubagentFile(text, 'r.md')).toEqual(expected);
     expect(parseSubagentFile('---\nname: a\ndescription: d\ntools: [Read, "Bash"]\n---\n', 'a.md').tools).toEqual(['Read', 'Bash']);
-    expect(parseSubagentFile('---\r\nname: a\r\ndescription: d\r\ntools:\r\n  - Read\r\n  - mcp__fs__read_file\r\n---\r\nbody', 'a.md')).toMatchObject({ tools: ['Read', 'mcp__fs__read_file'], prompt: 'body' });
+    const crlf = '---\r\nname: a\r\ndescription: d\r\ntools:\r\n  - Read\r\n  - mcp__fs__read_file\r\n---\r\nbody';
+    expect(parseSubagentFile(crlf, 'a.md')).toMatchObject({ tools: ['Read', 'mcp__fs__read_file'], prompt: 'body' });
     expect(parseSubagentFile('---\nname: a\ndescription: d\n---\n', 'a.md').tools).toBeUndefined();
   });
 

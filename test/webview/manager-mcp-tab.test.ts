@@ -23,7 +23,15 @@ const memory: McpServerView = {
   enabled: true,
   tools: [tool('memory', 'create_entities'), tool('memory', 'read_graph')],
 };
-const broken: McpServerView = { name: 'broken', sourceKind: 'user', transport: 'http', state: 'failed', enabled: true, error: 'could not start: connect ECONNREFUSED 127.0.0.1:9', tools: [] };
+const broken: McpServerView = {
+  name: 'broken',
+  sourceKind: 'user',
+  transport: 'http',
+  state: 'failed',
+  enabled: true,
+  error: 'could not start: connect ECONNREFUSED 127.0.0.1:9',
+  tools: [],
+};
 
 const card = (name: string) => view.page.locator(`[data-testid="mcp-server"][data-server="${name}"]`);
 const toolNames = (name: string) => card(name).getByTestId('mcp-tool').locator('.mono').allTextContents();

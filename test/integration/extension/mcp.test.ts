@@ -163,7 +163,8 @@ describe('the Hook Manager MCP tab', () => {
 
   it('a server churning its tool list reaches the MCP tab as a few snapshots, the last one current', async () => {
     const changing = path.resolve(__dirname, '../../fixtures/mcp/changing-tools-server.mjs');
-    h = await startChat({ '.vscode/mcp.json': JSON.stringify({ servers: { dyn: { command: process.execPath, args: [changing] } } }) }, [toolCalls([{ id: 'c1', name: 'mcp__dyn__churn', arguments: { count: 300 } }]), text('done')], {
+    const files = { '.vscode/mcp.json': JSON.stringify({ servers: { dyn: { command: process.execPath, args: [changing] } } }) };
+    h = await startChat(files, [toolCalls([{ id: 'c1', name: 'mcp__dyn__churn', arguments: { count: 300 } }]), text('done')], {
       setup: () => stub.setConfig('hookpilot.permissions', { allow: ['mcp__dyn'] }, 'globalValue'),
     });
     const webview = await openManager();
