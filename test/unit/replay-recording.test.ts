@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../src/core/audit/records';
@@ -6,7 +7,7 @@ import { ModelError } from '../../src/core/agent/llm/model-error';
 import { decisionsOf, describeDifference, diffDecisions, outcomesOfTranscript } from '../../src/core/replay/decisions';
 import { recordingFromAudit, recordingFromTranscript, RecordingError } from '../../src/core/replay/recording';
 import { ReplayChatModel, ReplayExhaustedError } from '../../src/core/replay/replay-chat-model';
-import { DEMO_RECORDING, loadReplaySource } from '../../src/core/replay/replay-source';
+import { DEMO_RECORDING, loadReplaySource, MAX_RECORDING_BYTES } from '../../src/core/replay/replay-source';
 
 const ROOT = '/home/dev/project';
 let seq = 0;
@@ -195,5 +196,21 @@ describe('the demo workspace\'s recorded session', () => {
     expect(decisions).toMatchObject({ 'tool call_rm': 'deny by hook guard, hook policy', 'tool call_env': 'deny by hook guard', 'tool call_write': 'ask by default mode' });
     const secret = readFileSync(path.join(demo, '.env'), 'utf8').match(/DEMO_API_TOKEN=(\S+)/)?.[1] ?? 'missing';
     expect(readFileSync(path.join(demo, DEMO_RECORDING), 'utf8')).not.toContain(secret);
+  });
+});
+
+describe('loadReplaySource', () => {
+  it('refuses a recording too large to read, before reading it (a repository could ship one)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hookpilot-recording-'));
+    try {
+      const file = path.join(dir, 'huge.jsonl');
+      writeFileSync(file, '');
+      // Sparse: no disk is used.
+      truncateSync(file, MAX_RECORDING_BYTES + 1);
+      await expect(loadReplaySource(file)).rejects.toThrow(new RecordingError(`the recording is ${MAX_RECORDING_BYTES + 1} bytes, over the ${MAX_RECORDING_BYTES} a replay reads`));
+      await expect(loadReplaySource(path.join(dir, 'missing.jsonl'))).rejects.toThrow(/cannot read .*missing\.jsonl/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

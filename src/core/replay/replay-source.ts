@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Transcript } from '../agent/transcript';
 import { readAuditFile } from '../audit/audit-reader';
@@ -26,12 +26,18 @@ function isAuditText(text: string): boolean {
   }
 }
 
+/** A recording a repository ships could be of any size: a larger one is refused, not read into memory. */
+export const MAX_RECORDING_BYTES = 256 * 1024 * 1024;
+
 /** Reads an audit log or a transcript (JSONL) as a replay source; a bad file is a RecordingError. */
 export async function loadReplaySource(file: string): Promise<ReplaySource> {
   let text: string;
   try {
+    const size = statSync(file).size;
+    if (size > MAX_RECORDING_BYTES) throw new RecordingError(`the recording is ${size} bytes, over the ${MAX_RECORDING_BYTES} a replay reads`);
     text = readFileSync(file, 'utf8');
   } catch (error) {
+    if (error instanceof RecordingError) throw error;
     throw new RecordingError(`cannot read ${file}: ${errorMessage(error)}`);
   }
   const sessionId = path.basename(file).replace(/\.jsonl$/, '');
