@@ -6,7 +6,8 @@ export default defineConfig({
   resolve: { alias: { vscode: fileURLToPath(new URL('./test/support/vscode-stub.ts', import.meta.url)) } },
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/e2e/**', 'node_modules/**'],
+    // test/machine writes machine-wide files (the managed policy): its own suite, run alone.
+    exclude: ['test/e2e/**', 'test/machine/**', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

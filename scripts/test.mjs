@@ -34,6 +34,9 @@ const reports = join(root, 'test-results', 'vitest');
 rmSync(reports, { recursive: true, force: true });
 mkdirSync(reports, { recursive: true });
 const suites = [['unit and integration', 'vitest.config.mts', 'main.json']];
+// The machine-wide suite writes /etc/hookpilot/managed-settings.json: it needs root.
+if (process.getuid?.() === 0) suites.push(['machine-wide (managed policy)', 'vitest.machine.config.mts', 'machine.json']);
+else console.log('\n[hookpilot test] machine-wide suite skipped: it writes /etc/hookpilot and needs root');
 if (!skipE2e && existsSync(join(root, 'vitest.e2e.config.mts'))) suites.push(['end-to-end (code-server)', 'vitest.e2e.config.mts', 'e2e.json']);
 
 let failedSuites = 0;

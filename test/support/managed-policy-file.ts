@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { managedPolicyFile } from '../../src/core/hooks/config/managed-policy';
 
 /** The one test file allowed to write the machine's real managed policy. */
-const OWNER = 'test/integration/cli-managed-policy.test.ts';
+const OWNER = 'test/machine/cli-managed-policy.test.ts';
 const LOCK = `${managedPolicyFile()}.test-lock`;
 
 /**

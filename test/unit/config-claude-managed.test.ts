@@ -218,11 +218,11 @@ describe('the managed policy', () => {
 });
 
 describe("the machine's real policy file in tests", () => {
-  it('only test/integration/cli-managed-policy.test.ts uses the helper that writes it, and no test writes the path itself', () => {
+  it('only test/machine/cli-managed-policy.test.ts uses the helper that writes it, and no test writes the path itself', () => {
     const root = path.resolve(__dirname, '..');
     const files = (readdirSync(root, { recursive: true }) as string[]).filter((f) => /\.ts$/.test(f)).map((f) => path.join(root, f)).filter((f) => f !== __filename);
     const users = files.filter((f) => readFileSync(f, 'utf8').includes('useManagedPolicyFile('));
-    expect(users.map((f) => path.relative(root, f)).sort()).toEqual(['integration/cli-managed-policy.test.ts', 'support/managed-policy-file.ts']);
+    expect(users.map((f) => path.relative(root, f)).sort()).toEqual(['machine/cli-managed-policy.test.ts', 'support/managed-policy-file.ts']);
     const writers = files.filter((f) => {
       const text = readFileSync(f, 'utf8');
       return /(writeFileSync|cpSync|copyFileSync|rename)\([^)]*(\/etc\/hookpilot|managedPolicyFile\(\))/.test(text);

@@ -5,11 +5,12 @@ import { useManagedPolicyFile } from '../support/managed-policy-file';
 import { text, toolCalls } from '../support/model-server';
 import { stub } from '../support/vscode-stub';
 import { hooksJson } from '../support/workspace';
-import { startHost, type HostHarness } from './extension/extension-harness';
+import { startHost, type HostHarness } from '../integration/extension/extension-harness';
 
 // The machine's managed policy at its real place (/etc/hookpilot/managed-settings.json here):
-// only this file writes it, one test at a time, and never leaves it behind. Its hooks and
-// rules name a token of their own, so a CLI run elsewhere on this machine meanwhile is unaffected.
+// only this file writes it, one test at a time, and never leaves it behind. It runs in a suite
+// of its own after the others (vitest.machine.config.mts): a policy that turns every other
+// source off must not meet another test's hooks.
 
 const policy = useManagedPolicyFile();
 const bundle = useCliBundle();
