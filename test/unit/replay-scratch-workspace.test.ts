@@ -21,7 +21,7 @@ function tree(files: Record<string, string>): string {
 }
 
 describe('createScratchWorkspace', () => {
-  it('copies the workspace without .git, keeps links as links, and links the siblings its hook configuration names', () => {
+  it('copies the workspace without .git, keeps links as links, and links the siblings its hook configuration names', async () => {
     const ws = tree({
       'src/a.js': 'a',
       '.git/objects/ab/cdef': 'object',
@@ -31,7 +31,7 @@ describe('createScratchWorkspace', () => {
       '../secrets/key': 'not named',
     });
     symlinkSync('src/a.js', path.join(ws, 'link'));
-    const scratch = createScratchWorkspace(ws);
+    const scratch = await createScratchWorkspace(ws);
     try {
       expect(path.basename(scratch.dir)).toBe('project');
       expect(readFileSync(path.join(scratch.dir, 'src/a.js'), 'utf8')).toBe('a');
@@ -44,24 +44,24 @@ describe('createScratchWorkspace', () => {
       expect(readFileSync(path.join(sibling, 'server.js'), 'utf8')).toBe('server');
       expect(existsSync(path.join(path.dirname(scratch.dir), 'secrets'))).toBe(false);
     } finally {
-      scratch.dispose();
+      await scratch.dispose();
     }
     expect(existsSync(scratch.dir)).toBe(false);
   });
 
-  it('leaves out a large node_modules and refuses a workspace over its budget, leaving nothing behind', () => {
+  it('leaves out a large node_modules and refuses a workspace over its budget, leaving nothing behind', async () => {
     const ws = tree({ 'node_modules/big.bin': 'x'.repeat(2048), 'src/a.js': 'a' });
-    const scratch = createScratchWorkspace(ws, { maxNodeModulesBytes: 1024 });
+    const scratch = await createScratchWorkspace(ws, { maxNodeModulesBytes: 1024 });
     try {
       expect(scratch.skipped).toEqual(['node_modules/ (over 1024 bytes)']);
       expect(existsSync(path.join(scratch.dir, 'node_modules'))).toBe(false);
     } finally {
-      scratch.dispose();
+      await scratch.dispose();
     }
     const tmp = mkdtempSync(path.join(tmpdir(), 'hookpilot-scratch-tmp-'));
     dirs.push(tmp);
-    expect(() => createScratchWorkspace(tree({ 'a.bin': 'x'.repeat(4096) }), { maxBytes: 1024, tmpDir: tmp })).toThrow(/larger than 1024 bytes: too large to copy for a replay/);
-    expect(() => createScratchWorkspace(tree({ a: '', b: '', c: '' }), { maxEntries: 2, tmpDir: tmp })).toThrow(/more than 2 files/);
+    await expect(createScratchWorkspace(tree({ 'a.bin': 'x'.repeat(4096) }), { maxBytes: 1024, tmpDir: tmp })).rejects.toThrow(/larger than 1024 bytes: too large to copy for a replay/);
+    await expect(createScratchWorkspace(tree({ a: '', b: '', c: '' }), { maxEntries: 2, tmpDir: tmp })).rejects.toThrow(/more than 2 files/);
     expect(readdirSync(tmp)).toEqual([]);
   });
 });

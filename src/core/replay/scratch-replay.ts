@@ -55,7 +55,7 @@ export const REPLAY_SESSION_PREFIX = 'replay-';
  * reachable: a replay touches nothing but its copy. Asks go to the host's approver.
  */
 export async function replayInScratchCopy(setup: ScratchReplaySetup): Promise<ScratchReplayResult> {
-  const scratch = createScratchWorkspace(setup.projectDir, setup.scratch);
+  const scratch = await createScratchWorkspace(setup.projectDir, setup.scratch);
   try {
     const engine = new HookEngine({
       projectDir: scratch.dir,
@@ -115,6 +115,6 @@ export async function replayInScratchCopy(setup: ScratchReplaySetup): Promise<Sc
       cancelled: run.cancelled,
     };
   } finally {
-    scratch.dispose();
+    await scratch.dispose();
   }
 }

@@ -1,16 +1,5 @@
-import {
-  copyFileSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-} from 'node:fs';
+import { existsSync } from 'node:fs';
+import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -38,7 +27,7 @@ export interface ScratchWorkspace {
   dir: string;
   /** What was left out, for the report. */
   skipped: string[];
-  dispose(): void;
+  dispose(): Promise<void>;
 }
 
 const CONFIG_FILES = ['.vscode/hooks.json', '.vscode/settings.json', '.claude/settings.json', '.claude/settings.local.json'];
@@ -63,15 +52,15 @@ class CopyBudget {
 }
 
 /** The size of a folder tree, or Infinity once it passes `limit` (the walk stops there). */
-function treeSize(dir: string, limit: number): number {
+async function treeSize(dir: string, limit: number): Promise<number> {
   let total = 0;
   const stack = [dir];
   while (stack.length > 0) {
     const current = stack.pop() as string;
-    for (const entry of readdirSync(current, { withFileTypes: true })) {
+    for (const entry of await readdir(current, { withFileTypes: true })) {
       const full = path.join(current, entry.name);
       if (entry.isDirectory()) stack.push(full);
-      else if (entry.isFile()) total += lstatSync(full).size;
+      else if (entry.isFile()) total += (await lstat(full)).size;
       if (total > limit) return Infinity;
     }
   }
@@ -80,41 +69,42 @@ function treeSize(dir: string, limit: number): number {
 
 type Limits = Required<Omit<ScratchWorkspaceOptions, 'tmpDir'>>;
 
-function copyTree(from: string, to: string, budget: CopyBudget, options: Limits, skipped: string[], rel = ''): void {
-  mkdirSync(to, { recursive: true });
-  for (const entry of readdirSync(from, { withFileTypes: true })) {
+/** Asynchronous throughout: the extension host copies while its event loop goes on. */
+async function copyTree(from: string, to: string, budget: CopyBudget, options: Limits, skipped: string[], rel = ''): Promise<void> {
+  await mkdir(to, { recursive: true });
+  for (const entry of await readdir(from, { withFileTypes: true })) {
     const source = path.join(from, entry.name);
     const target = path.join(to, entry.name);
     const relative = rel ? `${rel}/${entry.name}` : entry.name;
     if (entry.isSymbolicLink()) {
       budget.take(0);
-      symlinkSync(readlinkSync(source), target);
+      await symlink(await readlink(source), target);
     } else if (entry.isDirectory()) {
       if (entry.name === '.git') {
         skipped.push(`${relative}/`);
         continue;
       }
-      if (entry.name === 'node_modules' && treeSize(source, options.maxNodeModulesBytes) === Infinity) {
+      if (entry.name === 'node_modules' && (await treeSize(source, options.maxNodeModulesBytes)) === Infinity) {
         skipped.push(`${relative}/ (over ${options.maxNodeModulesBytes} bytes)`);
         continue;
       }
       budget.take(0);
-      copyTree(source, target, budget, options, skipped, relative);
+      await copyTree(source, target, budget, options, skipped, relative);
     } else if (entry.isFile()) {
-      budget.take(lstatSync(source).size);
-      copyFileSync(source, target);
+      budget.take((await lstat(source)).size);
+      await copyFile(source, target);
     }
     // Sockets, fifos and devices are not workspace content.
   }
 }
 
 /** Siblings of the workspace that its hook configuration names as `../NAME`. */
-function namedSiblings(workspace: string): string[] {
+async function namedSiblings(workspace: string): Promise<string[]> {
   const names = new Set<string>();
   for (const file of CONFIG_FILES) {
     let text: string;
     try {
-      text = readFileSync(path.join(workspace, file), 'utf8');
+      text = await readFile(path.join(workspace, file), 'utf8');
     } catch {
       continue;
     }
@@ -123,26 +113,26 @@ function namedSiblings(workspace: string): string[] {
   return [...names];
 }
 
-export function createScratchWorkspace(workspace: string, options: ScratchWorkspaceOptions = {}): ScratchWorkspace {
-  const source = realpathSync(workspace);
+export async function createScratchWorkspace(workspace: string, options: ScratchWorkspaceOptions = {}): Promise<ScratchWorkspace> {
+  const source = await realpath(workspace);
   const limits: Limits = {
     maxBytes: options.maxBytes ?? 512 * 1024 * 1024,
     maxNodeModulesBytes: options.maxNodeModulesBytes ?? 100 * 1024 * 1024,
     maxEntries: options.maxEntries ?? 100_000,
   };
-  const root = mkdtempSync(path.join(options.tmpDir ?? tmpdir(), 'hookpilot-replay-'));
-  const dispose = () => rmSync(root, { recursive: true, force: true });
+  const root = await mkdtemp(path.join(options.tmpDir ?? tmpdir(), 'hookpilot-replay-'));
+  const dispose = () => rm(root, { recursive: true, force: true });
   try {
     const dir = path.join(root, path.basename(source) || 'workspace');
     const skipped: string[] = [];
-    copyTree(source, dir, new CopyBudget(limits.maxBytes, limits.maxEntries, source), limits, skipped);
-    for (const name of namedSiblings(source)) {
+    await copyTree(source, dir, new CopyBudget(limits.maxBytes, limits.maxEntries, source), limits, skipped);
+    for (const name of await namedSiblings(source)) {
       const sibling = path.join(path.dirname(source), name);
-      if (sibling !== source && existsSync(sibling) && !existsSync(path.join(root, name))) symlinkSync(sibling, path.join(root, name));
+      if (sibling !== source && existsSync(sibling) && !existsSync(path.join(root, name))) await symlink(sibling, path.join(root, name));
     }
     return { dir, skipped, dispose };
   } catch (error) {
-    dispose();
+    await dispose();
     throw error;
   }
 }
