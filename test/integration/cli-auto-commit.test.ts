@@ -103,29 +103,36 @@ describe('AutoCommit (built-in, off by default)', () => {
   it('never runs a git hook the model planted in .git/hooks (post-commit, which --no-verify does not skip)', async () => {
     const pwned = 'pwned-by-git-hook';
     const hook = `#!/bin/sh\ntouch "${pwned}"\n`;
+    // The gate asks before a tool names .git; a program the model writes and runs names nothing.
+    const plant = `require('fs').writeFileSync(require('path').join('.gi' + 't', 'hooks', 'post-commit'), ${JSON.stringify(hook)}, { mode: 0o755 });\n`;
     const b = await repoBed([
-      write('w1', '.git/hooks/post-commit', hook),
-      bash('b1', 'chmod +x .git/hooks/post-commit'),
+      write('w1', 'plant.js', plant),
+      bash('b1', 'node plant.js'),
       write('w2', 'hello.txt', 'hello\n'),
       text('Done.'),
     ]);
     bed = b;
-    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write,Bash(chmod:*)', '--output-format', 'json']);
+    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write,Bash(node:*)', '--output-format', 'json']);
     expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed', 'executed']);
+    expect(existsSync(b.workspace.file('.git/hooks/post-commit'))).toBe(true);
     expect(commitCount(b.git)).toBe(2);
     expect(existsSync(b.workspace.file(pwned))).toBe(false);
   });
 
   it('refuses to run git at all once the model set a command in .git/config (fsmonitor), and says so', async () => {
     const marker = path.join('..', 'pwned-by-fsmonitor');
+    const line = `[core]\n  fsmonitor = "touch ${marker}; false"\n`;
+    const plant = `require('fs').appendFileSync(require('path').join('.gi' + 't', 'config'), ${JSON.stringify(line)});\n`;
     const b = await repoBed([
-      bash('b1', `echo '[core]' >> .git/config && echo '  fsmonitor = "touch ${marker}; false"' >> .git/config`),
+      write('w0', 'plant.js', plant),
+      bash('b1', 'node plant.js'),
       write('w1', 'hello.txt', 'hello\n'),
       text('Done.'),
     ]);
     bed = b;
-    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write,Bash(echo:*)', '--output-format', 'json']);
-    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed']);
+    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write,Bash(node:*)', '--output-format', 'json']);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed', 'executed']);
+    expect(readFileSync(b.workspace.file('.git/config'), 'utf8')).toContain('fsmonitor');
     expect(commitCount(b.git)).toBe(1);
     expect(existsSync(path.join(b.workspace.dir, marker))).toBe(false);
     const runs = readFileSync(jsonResult(r).audit_log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);

@@ -7,6 +7,11 @@ import { resolveHookCwd, substituteProjectDir } from '../hooks/handlers/command-
 import type { HookDefinition, ServerDefinition } from '../hooks/types';
 
 const CONFIG_FILES = ['.vscode/hooks.json', '.vscode/settings.json', '.claude/settings.json', '.claude/settings.local.json'];
+/**
+ * The repository's git folder: a git hook or a `core.fsmonitor` in its config runs a command
+ * the next time a person, or VS Code's git view on its own, runs git, outside every hook.
+ */
+const GIT_FOLDER = '.git';
 
 /** Programs that run a `package.json` script: the manifest and that script's files are dependencies. */
 const PACKAGE_RUNNERS = new Set(['npm', 'npx', 'yarn', 'pnpm', 'bun']);
@@ -266,12 +271,13 @@ function protectedAround(projectDir: string, folders: readonly ScriptFolder[]): 
 /**
  * Files whose change would change the guards, which the agent may edit only with a
  * person's approval: the configuration files (those loaded, `--hooks` files included, and
- * the settings and `*.code-workspace` files of the workspace), every file a command hook or
+ * the settings and `*.code-workspace` files of the workspace, its `.git/` folder), every file a command hook or
  * rpc server depends on, and the folders its interpreter loads more files from. A path ending
  * in the separator is a whole folder.
  */
 export function protectedHookFiles(projectDir: string, hooks: readonly HookDefinition[], servers: readonly ServerDefinition[] = [], configFiles: readonly string[] = []): string[] {
   const files = new Set([...CONFIG_FILES.map((f) => path.join(projectDir, f)), ...configFiles.map((f) => path.resolve(projectDir, f))]);
+  files.add(folderPath(path.join(projectDir, GIT_FOLDER)));
   try {
     for (const entry of readdirSync(projectDir)) if (entry.endsWith('.code-workspace')) files.add(path.join(projectDir, entry));
   } catch {

@@ -1,0 +1,42 @@
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { jsonResult, startTestbed, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
+import { text, toolCalls } from '../support/model-server';
+
+// A git hook or a `core.fsmonitor` line in .git/config runs a command the next time a person
+// (or VS Code's git view, on its own) runs git: outside every hook and permission. The model's
+// file tools and the paths of its Bash lines must not reach .git without a person's approval.
+
+const bundle = useCliBundle();
+let bed: Testbed | undefined;
+afterEach(async () => {
+  await bed?.close();
+  bed = undefined;
+});
+
+const CONFIG = '[core]\n\trepositoryformatversion = 0\n';
+
+describe("the repository's .git folder", () => {
+  it('Write, Edit and Bash lines that name .git ask (denied headless), even in bypassPermissions; other files are written', async () => {
+    const calls = [
+      { id: 'write-hook', name: 'Write', arguments: { file_path: '.git/hooks/pre-commit', content: '#!/bin/sh\ntouch ../pwned\n' } },
+      { id: 'edit-config', name: 'Edit', arguments: { file_path: '.git/config', old_string: '[core]', new_string: '[core]\n\tfsmonitor = touch ../pwned' } },
+      { id: 'via-link', name: 'Write', arguments: { file_path: 'g/hooks/post-checkout', content: '#!/bin/sh\n' } },
+      { id: 'redirect', name: 'Bash', arguments: { command: "printf '[core]\\n\\tfsmonitor = touch ../pwned\\n' >> .git/config" } },
+      { id: 'copy', name: 'Bash', arguments: { command: 'cp evil.sh ./.git/hooks/pre-push' } },
+      { id: 'fine', name: 'Write', arguments: { file_path: 'src/ok.txt', content: 'ok\n' } },
+    ];
+    bed = await startTestbed(bundle.bundle, { '.git/config': CONFIG, '.git/hooks/README': 'x', 'evil.sh': '#!/bin/sh\n' }, [
+      ...calls.map((call) => toolCalls([call])),
+      text('done'),
+    ]);
+    mkdirSync(bed.workspace.file('src'), { recursive: true });
+    symlinkSync('.git', bed.workspace.file('g'));
+    const r = await bed.run(['set up git', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
+    const outcomes = Object.fromEntries(jsonResult(r).tool_calls.map((c) => [c.id, c.outcome]));
+    expect(outcomes).toEqual({ 'write-hook': 'denied', 'edit-config': 'denied', 'via-link': 'denied', redirect: 'denied', copy: 'denied', fine: 'executed' });
+    expect(readFileSync(bed.workspace.file('.git/config'), 'utf8')).toBe(CONFIG);
+    for (const hook of ['pre-commit', 'post-checkout', 'pre-push']) expect(existsSync(bed.workspace.file(`.git/hooks/${hook}`))).toBe(false);
+    expect(readFileSync(bed.workspace.file('src/ok.txt'), 'utf8')).toBe('ok\n');
+  });
+});
