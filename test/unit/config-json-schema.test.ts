@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { EVENT_ALIASES, HOOK_EVENTS } from '../../src/core/hooks/events';
 import { buildHooksJsonSchema, renderHooksJsonSchema } from '../../src/core/hooks/config/json-schema';
 import { NESTED_SECTION_KEYS } from '../../src/core/hooks/config/config-schema';
+import { BUILTIN_HOOK_NAMES } from '../../src/core/hooks/builtins/builtin-names';
 
 type Schema = Record<string, unknown>;
 
@@ -26,6 +27,17 @@ describe('hooks JSON Schema', () => {
   it('is committed up to date in media/hooks.schema.json (run scripts/generate-schema.ts)', () => {
     const committed = readFileSync(resolve(__dirname, '../../media/hooks.schema.json'), 'utf8');
     expect(committed).toBe(renderHooksJsonSchema());
+  });
+
+  it('names every built-in hook, as the hookpilot.builtins setting does', () => {
+    const manifest = JSON.parse(readFileSync(resolve(__dirname, '../../package.json'), 'utf8')) as {
+      contributes: { configuration: { properties: Record<string, { markdownDescription?: string }> } };
+    };
+    const setting = manifest.contributes.configuration.properties['hookpilot.builtins']?.markdownDescription ?? '';
+    for (const name of BUILTIN_HOOK_NAMES) {
+      expect(setting).toContain(`\`${name}\``);
+      expect(JSON.stringify(buildHooksJsonSchema())).toContain(name);
+    }
   });
 
   it('is draft-07, which VS Code jsonValidation reads', () => {

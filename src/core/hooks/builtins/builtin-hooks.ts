@@ -38,8 +38,3 @@ export class BuiltinHooks {
     return [this.cancellation, this.metrics, this.auditLog, this.turnStats, this.sessionSummary, this.errorReport, this.responseValidation, this.autoCommit];
   }
 }
-
-export const BUILTIN_HOOK_NAMES = ['Cancellation', 'Metrics', 'AuditLog', 'TurnStats', 'SessionSummary', 'ErrorReport', 'ResponseValidation', 'AutoCommit'] as const;
-
-/** Built-ins that act on the user's files: they run only once a setting turns them on. */
-export const BUILTINS_OFF_BY_DEFAULT: ReadonlySet<string> = new Set(['AutoCommit']);

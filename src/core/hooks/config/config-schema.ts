@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BUILTIN_HOOK_NAMES } from '../builtins/builtin-names';
 import { EVENT_ALIASES, EVENT_INFO, HOOK_EVENTS, type HookEventName } from '../events';
 import { MAX_TIMEOUT_MS, MAX_TIMEOUT_SECONDS } from './timeout-bounds';
 
@@ -79,7 +80,7 @@ export const httpHandlerSchema = z
 export const builtinHandlerSchema = z
   .strictObject({
     type: z.literal('builtin').describe('Run one of Hookpilot\'s in-process hooks.'),
-    builtin: z.string().min(1).describe('Name of the built-in hook: Cancellation, Metrics, AuditLog, TurnStats, SessionSummary, ErrorReport or ResponseValidation.'),
+    builtin: z.string().min(1).describe(`Name of the built-in hook: ${BUILTIN_HOOK_NAMES.join(', ')}.`),
     options: z.record(z.string(), z.unknown()).optional().describe('Options passed to the built-in hook.'),
     ...commonHandlerFields,
   })
