@@ -87,6 +87,10 @@ describe('hookpilot replay', () => {
     const timeline = await bed.cli(['timeline', report.replay_session_id, '--json']);
     expect(timeline.code).toBe(0);
     expect(timeline.stdout).toContain('"hook_name": "guard"');
+    // By default the timeline and hooks stats show the agent's own run, not the newer replays.
+    const latest = await bed.cli(['timeline', '--json']);
+    expect(latest.stdout).toContain(`"session_id": "${sessionId}"`);
+    expect(latest.stdout).not.toContain(report.replay_session_id);
   });
 
   it('replays a transcript file: tool outcomes are compared', async () => {

@@ -9,6 +9,7 @@ import { CliError, EXIT } from '../cli-error';
 import { projectStorageDir, storageRoot } from '../cli-environment';
 import { formatTable } from '../output/table';
 import { formatMs, printable, sparkline } from '../output/terminal-text';
+import { isAgentRunSession } from '../../core/audit/session-kinds';
 
 const statsOptionsSchema = z.object({
   cwd: z.string().optional(),
@@ -26,7 +27,7 @@ export function registerHooksStatsCommand(hooks: Command, ctx: CliContext): void
     .command('stats')
     .description(
       "each hook's health from the audit log: runs, failures, timeouts, p50/p95 latency, last error and recent durations " +
-        '(default: every session of this project but hooks test runs)',
+        '(default: every session of this project but hooks test runs and replays)',
     )
     .option('--session <id>', 'only this session (an id, or a unique prefix of one)')
     .option('--cwd <dir>', 'the workspace (default: the current directory)')
@@ -59,10 +60,10 @@ export function registerHooksStatsCommand(hooks: Command, ctx: CliContext): void
     });
 }
 
-/** The named session (or unique prefix), else every session but those of `hooks test`. */
+/** The named session (or unique prefix), else every session but those of `hooks test` and replays. */
 function pickSessions(sessions: readonly AuditSessionInfo[], wanted: string | undefined, projectDir: string): AuditSessionInfo[] {
   if (sessions.length === 0) throw new CliError(`no sessions recorded for ${projectDir} yet: run "hookpilot run" there first`);
-  if (wanted === undefined) return sessions.filter((s) => !s.sessionId.startsWith('test-'));
+  if (wanted === undefined) return sessions.filter((s) => isAgentRunSession(s.sessionId));
   const exact = sessions.find((s) => s.sessionId === wanted);
   if (exact) return [exact];
   const matches = sessions.filter((s) => s.sessionId.startsWith(wanted));

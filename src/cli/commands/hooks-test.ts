@@ -19,6 +19,7 @@ import { formatSource, SettingsPositions } from '../config-positions';
 import { readJsonObject } from '../read-input';
 import { collect } from './hooks';
 import { describeMergedResult, describeRun, runToJson } from './hooks-test-report';
+import { HOOKS_TEST_SESSION_PREFIX } from '../../core/audit/session-kinds';
 
 const testOptionsSchema = z.object({
   tool: z.string().optional(),
@@ -63,7 +64,7 @@ export function registerHooksTestCommand(hooks: Command, ctx: CliContext): void 
         const model = new OpenAIChatModel({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey });
         useModelForHooks(engine, model, endpoint.model, loadPermissions(projectDir, { allowedTools: [], disallowedTools: [] }), ctx.env);
       }
-      const sessionId = `test-${randomUUID()}`;
+      const sessionId = `${HOOKS_TEST_SESSION_PREFIX}${randomUUID()}`;
       const payload: HookPayload = samplePayload(event, options.tool ?? 'Bash', {
         sessionId,
         cwd: projectDir,

@@ -11,6 +11,7 @@ import { CliError, EXIT } from '../cli-error';
 import { projectStorageDir, storageRoot } from '../cli-environment';
 import { formatTable } from '../output/table';
 import { traceJson, traceTable } from './timeline-trace';
+import { isAgentRunSession } from '../../core/audit/session-kinds';
 
 const timelineOptionsSchema = z.object({
   cwd: z.string().optional(),
@@ -61,10 +62,10 @@ export function registerTimelineCommand(program: Command, ctx: CliContext): void
     });
 }
 
-/** The named session (or unique prefix); by default the newest real run, not a `hooks test` one. */
+/** The named session (or unique prefix); by default the newest run of the agent, not a `hooks test` or a replay. */
 function pickSession(sessions: readonly AuditSessionInfo[], wanted: string | undefined, projectDir: string): string {
   if (sessions.length === 0) throw new CliError(`no sessions recorded for ${projectDir} yet: run "hookpilot run" there first`);
-  if (wanted === undefined) return (sessions.find((s) => !s.sessionId.startsWith('test-')) ?? sessions[0]).sessionId;
+  if (wanted === undefined) return (sessions.find((s) => isAgentRunSession(s.sessionId)) ?? sessions[0]).sessionId;
   const exact = sessions.find((s) => s.sessionId === wanted);
   if (exact) return exact.sessionId;
   const matches = sessions.filter((s) => s.sessionId.startsWith(wanted));

@@ -9,6 +9,7 @@ import type { DecisionDifference } from './decisions';
 import { compareReplay, replayTranscriptDir, type ReplaySource } from './replay-source';
 import { createScratchWorkspace, type ScratchWorkspaceOptions } from './scratch-workspace';
 import { NOT_REPLAYED_TOOLS, replayRecording, type ReplayedTurn } from './session-replayer';
+import { REPLAY_SESSION_PREFIX } from '../audit/session-kinds';
 
 export interface ScratchReplaySetup {
   source: ReplaySource;
@@ -44,9 +45,6 @@ export interface ScratchReplayResult {
   skipped: string[];
   cancelled: boolean;
 }
-
-/** Replay session ids say what they are, in the timeline and in `hookpilot timeline --list`. */
-export const REPLAY_SESSION_PREFIX = 'replay-';
 
 /**
  * Replays a recording in a scratch copy of the workspace with its own hook engine (the copy's
