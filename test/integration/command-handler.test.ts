@@ -169,6 +169,19 @@ describe('CommandHookHandler: stdout protocol (exit 0)', () => {
     expect(outcome).toMatchObject({ status: 'success', effects: {} });
   });
 
+  it('with stdoutJson "lastLine" (AtomCode), reads a JSON last line after log lines as the answer; other stdout as usual', async () => {
+    const deny = `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}`;
+    const logged = script('l.sh', `echo 'checking...'; echo; echo '${deny}'; echo`);
+    expect(effectsOf(await run({ command: `"${logged}"`, stdoutJson: 'lastLine' }))).toEqual({ decision: 'deny', reason: 'no' });
+    // The same output under Claude Code's rule is text, no decision.
+    expect(await run({ command: `"${logged}"` })).toMatchObject({ status: 'success', effects: {} });
+    // A last line that is not a JSON object: stdout is read whole, as plain text or as JSON.
+    const text = script('t.sh', `echo '${deny}'; echo 'done'`);
+    expect(await run({ command: `"${text}"`, stdoutJson: 'lastLine' }, { event: 'UserPromptSubmit' })).toMatchObject({ status: 'success', effects: { additionalContext: `${deny}\ndone` } });
+    const pretty = script('p.sh', `printf '{\\n  "decision": "block",\\n  "reason": "r"\\n}\\n'`);
+    expect(effectsOf(await run({ command: `"${pretty}"`, stdoutJson: 'lastLine' }, { event: 'UserPromptSubmit' }))).toEqual({ decision: 'block', reason: 'r' });
+  });
+
   it('adds plain stdout as context only on context events', async () => {
     expect(effectsOf(await run(script('h.sh', 'echo "remember this"'), { event: 'SessionStart' }))).toEqual({ additionalContext: 'remember this' });
     const ignored = await run(script('p.sh', 'echo "not context"'), { event: 'PreToolUse' });

@@ -35,7 +35,7 @@ describe('importing AtomCode hooks (.hooks.json and .atomcode/hooks/hooks.toml)'
   it('explains the AtomCode-specific differences', () => {
     const { entries } = run().report;
     expect(entryOf(entries, 'PreToolUse', 'guard.sh').reasons).toEqual(['$ATOMCODE_TOOL_NAME is not set by Hookpilot: read tool_name from the input instead']);
-    expect(entryOf(entries, 'UserPromptSubmit', 'ATOMCODE_HOOK_EVENT').notes).toEqual(expect.arrayContaining([expect.stringMatching(/ATOMCODE_HOOK_EVENT=UserPromptSubmit set through "env"/), expect.stringMatching(/last line of stdout/)]));
+    expect(entryOf(entries, 'UserPromptSubmit', 'ATOMCODE_HOOK_EVENT').notes).toEqual(expect.arrayContaining([expect.stringMatching(/ATOMCODE_HOOK_EVENT=UserPromptSubmit set through "env"/)]));
     const lint = entryOf(entries, 'post_tool_execution', 'lint-after-edit');
     expect(lint.reasons).toEqual(['ATOMCODE_TOOL_NAME is not set: read tool_name from the input', expect.stringMatching(/instead of a HookResult: Denied\(reason\) → {"decision": "block"/)]);
     expect(entryOf(entries, 'on_session_start', 'greeting').reasons).toEqual([expect.stringMatching(/runs script hooks only for .*, so "on_session_start" never ran/)]);
@@ -49,7 +49,9 @@ describe('importing AtomCode hooks (.hooks.json and .atomcode/hooks/hooks.toml)'
   it('writes hooks.json that loads without a problem: scripts with their interpreter, webhooks as http hooks', () => {
     const config = loadCleanly(run(false).text);
     expect(config.hooks).toHaveLength(8);
-    expect(hookOf(config, 'PreToolUse', 'guard.sh')).toMatchObject({ matcher: 'Bash', timeoutMs: 10_000 });
+    // AtomCode reads a .hooks.json hook's answer from stdout's last line; its TOML script hooks print JSON only.
+    expect(hookOf(config, 'PreToolUse', 'guard.sh')).toMatchObject({ matcher: 'Bash', timeoutMs: 10_000, spec: { stdoutJson: 'lastLine' } });
+    expect(hookOf(config, 'PostToolUse', 'lint.sh').spec).not.toHaveProperty('stdoutJson', 'lastLine');
     expect(hookOf(config, 'UserPromptSubmit', 'ATOMCODE_HOOK_EVENT')).toMatchObject({ spec: { env: { ATOMCODE_HOOK_EVENT: 'UserPromptSubmit' } } });
     expect(hookOf(config, 'PostToolUse', 'lint.sh')).toMatchObject({
       name: 'lint-after-edit',

@@ -37,6 +37,8 @@ export type HandlerSpec =
       async?: boolean;
       /** Claude Code's `asyncRewake` (implies async): exit 2 brings its stderr to the model at once. */
       asyncRewake?: boolean;
+      /** `lastLine`: the JSON answer is stdout's last non-empty line (AtomCode); default: the whole of stdout. */
+      stdoutJson?: 'whole' | 'lastLine';
     }
   | { type: 'http'; url: string; method?: 'POST' | 'PUT' | 'PATCH'; headers?: Record<string, string>; allowedEnvVars?: string[] }
   | { type: 'rpc'; server: string; mode: 'observe' | 'intercept' }

@@ -11,7 +11,6 @@ import { parseSourceJson } from './read-source';
  * `{ "<name>": { event, matcher?, command, timeout_ms?, disabled? } }`, is read too.
  */
 
-const STDOUT_NOTE = 'AtomCode reads the last line of stdout as the JSON answer; Hookpilot reads stdout as JSON only when it starts with "{", so the hook must print nothing before its JSON';
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** Events AtomCode runs named entries for (PascalCase or snake_case). */
 const NAMED_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SessionStart', 'SessionEnd', 'UserPromptSubmit', 'Stop', 'StopFailure']);
@@ -35,8 +34,15 @@ export function convertAtomcodeJson(source: ConfigFileSource): Conversion[] {
   const named = Object.values(hooks).some((value) => isPlainObject(value) && 'event' in value);
   if (named) return Object.entries(hooks).flatMap(([name, entry]) => convertNamedEntry(name, entry));
   const disabled = parsed.value.disableAllHooks === true;
-  const fileNotes = [STDOUT_NOTE, ...(disabled ? ['"disableAllHooks": true in this file: imported with "enabled": false'] : [])];
-  return convertClaudeHooks(hooks, { fileNotes, disabled, inspectCommand });
+  const fileNotes = disabled ? ['"disableAllHooks": true in this file: imported with "enabled": false'] : [];
+  return convertClaudeHooks(hooks, { fileNotes, disabled, inspectCommand }).map(readingLastLine);
+}
+
+/** AtomCode reads the last line of stdout as the JSON answer (a script may log before it): so does the import. */
+function readingLastLine(conversion: Conversion): Conversion {
+  const target = conversion.target;
+  if (target?.handler.type !== 'command') return conversion;
+  return { ...conversion, target: { ...target, handler: { ...target.handler, stdoutJson: 'lastLine' } } };
 }
 
 /** `pre_tool_use` → `PreToolUse`; PascalCase stays. */
@@ -68,7 +74,7 @@ function convertNamedEntry(name: string, entry: unknown): Conversion[] {
   const ms = typeof entry.timeout_ms === 'number' && entry.timeout_ms > 0 ? entry.timeout_ms : DEFAULT_TIMEOUT_MS;
   const matcher = typeof entry.matcher === 'string' ? globMatcher(entry.matcher) : undefined;
   const group = { ...(matcher === undefined ? {} : { matcher }), hooks: [{ type: 'command', command: entry.command, timeout: msToSeconds(ms) }] };
-  const notes = [STDOUT_NOTE, entry.timeout_ms === undefined ? `no timeout_ms: AtomCode's default of ${DEFAULT_TIMEOUT_MS} ms is written out as ${msToSeconds(ms)} s` : `timeout_ms ${ms} → ${msToSeconds(ms)} s`];
+  const notes = [entry.timeout_ms === undefined ? `no timeout_ms: AtomCode's default of ${DEFAULT_TIMEOUT_MS} ms is written out as ${msToSeconds(ms)} s` : `timeout_ms ${ms} → ${msToSeconds(ms)} s`];
   if (typeof entry.matcher === 'string' && matcher !== entry.matcher) notes.push(`AtomCode's glob matcher "${entry.matcher}" → ${matcher === undefined ? 'no matcher (every tool)' : `"${matcher}"`}`);
   if (entry.disabled === true) notes.push('"disabled": true, so AtomCode skips it: imported with "enabled": false');
   // Read as the Claude-compatible hook it describes, then labelled with its AtomCode name.
@@ -77,5 +83,5 @@ function convertNamedEntry(name: string, entry: unknown): Conversion[] {
     sourceEvent,
     original,
     target: c.target && { ...c.target, handler: { ...c.target.handler, name } },
-  }));
+  })).map(readingLastLine);
 }

@@ -62,6 +62,10 @@ export const commandHandlerSchema = z
       .enum(['sh', 'bash'])
       .optional()
       .describe('The shell of the shell form: sh (default) or bash. PowerShell is not supported. Ignored with `args`.'),
+    stdoutJson: z
+      .enum(['whole', 'lastLine'])
+      .optional()
+      .describe('Where the JSON answer is on stdout: whole (default, Claude Code: stdout that starts with "{") or lastLine (AtomCode: the last non-empty line, so the script may log before it).'),
     ...commonHandlerFields,
   })
   .meta({ id: 'commandHandler', title: 'command hook' });

@@ -1,5 +1,5 @@
 import { directProcessRunner, type ProcessRunner } from '../../process/process-runner';
-import { interpretCommandResult } from '../protocol/interpret-command';
+import { interpretCommandResult, withLastLineAnswer } from '../protocol/interpret-command';
 import { classifyStdout } from '../protocol/output';
 import { spillOutcome } from '../protocol/spill';
 import type { HookEventName } from '../events';
@@ -74,7 +74,8 @@ export class CommandHookHandler implements HookHandler {
     });
     // A caller that enforces the timeout itself aborts with a TimeoutError: still a timeout.
     const timedOut = result.timedOut || (result.aborted && isTimeoutReason(invocation.signal.reason));
-    const outcome = brokenJsonFails(hook, result.stdout, interpretCommandResult(hook.event, { ...result, timedOut }, invocation.timeoutMs));
+    const read = spec.stdoutJson === 'lastLine' ? withLastLineAnswer(result) : result;
+    const outcome = brokenJsonFails(hook, read.stdout, interpretCommandResult(hook.event, { ...read, timedOut }, invocation.timeoutMs));
     return spillOutcome(outcome, { dir: this.spillDir, sessionId: payload.session_id, label: hook.name });
   }
 }

@@ -57,6 +57,18 @@ export function interpretCommandResult(event: HookEventName, result: ProcessResu
   return { status: 'error', error: failureMessage(result, stderr), trace };
 }
 
+/**
+ * AtomCode's rule: a script may log first and give its JSON answer on the last non-empty line.
+ * When that line is a JSON object it is the answer (the log before it is dropped); otherwise
+ * stdout is read whole, as usual.
+ */
+export function withLastLineAnswer(result: ProcessResult): ProcessResult {
+  const lines = result.stdout.split('\n').filter((line) => line.trim() !== '');
+  const last = lines.at(-1)?.trim();
+  if (last === undefined || lines.length < 2 || !last.startsWith('{') || classifyStdout(last).kind !== 'json') return result;
+  return { ...result, stdout: last };
+}
+
 function failureMessage(result: ProcessResult, stderr: string): string {
   const firstLine = stderr.split('\n', 1)[0].trim() || 'no stderr output';
   if (result.exitCode === null) return `Terminated by signal ${result.signal ?? 'unknown'}: ${firstLine}`;
