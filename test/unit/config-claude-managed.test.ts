@@ -155,6 +155,11 @@ describe('the managed policy', () => {
     const tmpFile = write(path.join(temp(), 'managed-settings.json'), guard('x'));
     expect(readManagedPolicy(tmpFile, 'linux').problems[0]?.message).toContain('is writable by others');
     expect(readManagedPolicy(path.join(ok, 'absent.json'), 'linux')).toEqual({ file: path.join(ok, 'absent.json'), permissions: {}, problems: [] });
+    // On Windows who may write the file is a matter of ACLs: an existing policy is refused, a missing one is none.
+    const windows = readManagedPolicy(file, 'win32');
+    expect(windows.config).toBeUndefined();
+    expect(windows.problems).toMatchObject([{ code: 'untrusted-policy', severity: 'error', message: expect.stringContaining('on Windows Hookpilot cannot check') }]);
+    expect(readManagedPolicy(path.join(ok, 'absent.json'), 'win32').problems).toEqual([]);
   });
 
   it('its hooks are trusted, locked and untouched by any other disableAllHooks, toggle or override', () => {

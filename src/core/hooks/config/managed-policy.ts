@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { errorMessage } from '../../error-message';
@@ -68,8 +68,18 @@ function refused(file: string, message: string): ManagedPolicy {
   return { file, permissions: {}, problems: [{ severity: 'error', code: 'untrusted-policy', message, path: '', sourceKind: 'managed', file }] };
 }
 
+/**
+ * On Windows any user may create a folder under C:\ProgramData, and whether only administrators
+ * can write the file is a matter of ACLs this process cannot read without native code: a
+ * policy that cannot be shown to be the administrators' alone is no policy.
+ */
+const WINDOWS_UNCHECKED = 'on Windows Hookpilot cannot check that only administrators can write it (managed policy is supported on Linux and macOS)';
+
 function readText(file: string, platform: NodeJS.Platform): { text?: string; problem?: string } {
-  if (platform === 'win32') return { text: readFileSync(file, 'utf8') };
+  if (platform === 'win32') {
+    statSync(file);
+    return { problem: WINDOWS_UNCHECKED };
+  }
   // Opened without following a link, then checked on the open file: no swap between check and read.
   const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
   try {
@@ -82,7 +92,7 @@ function readText(file: string, platform: NodeJS.Platform): { text?: string; pro
 
 /**
  * Reads the policy. On Linux and macOS it counts only when root owns it and the folders above
- * it and no one else can write them; otherwise it is ignored with an error problem.
+ * it and no one else can write them; otherwise, and on Windows, it is ignored with an error problem.
  */
 export function readManagedPolicy(file: string = managedPolicyFile(), platform: NodeJS.Platform = process.platform): ManagedPolicy {
   let read: { text?: string; problem?: string };
@@ -94,6 +104,7 @@ export function readManagedPolicy(file: string = managedPolicyFile(), platform: 
     const why = code === 'ELOOP' ? `${file} is a symbolic link` : `cannot read ${file}: ${errorMessage(error)}`;
     return refused(file, `The managed policy is ignored: ${why}.`);
   }
+  if (read.problem === WINDOWS_UNCHECKED) return refused(file, `The managed policy is ignored: ${WINDOWS_UNCHECKED}.`);
   if (read.text === undefined) return refused(file, `The managed policy is ignored: ${read.problem ?? 'unreadable'}; it must be root's alone (chown root, chmod go-w).`);
   const { config, value } = loadSettingsDocument(read.text, { kind: 'managed', file }, MANAGED_HOOK_KEYS);
   const problem = (message: string, at: string): ConfigProblem => ({ severity: 'error', code: 'invalid-value', message, path: at, sourceKind: 'managed', file });
