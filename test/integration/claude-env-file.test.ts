@@ -44,6 +44,15 @@ describe('CLAUDE_ENV_FILE', () => {
     expect(readFileSync(h.workspace.file('prompt-env.txt'), 'utf8')).toBe('[]');
   });
 
+  it('a secret a hook exports reaches the Bash command but never the model', async () => {
+    const files = { '.vscode/hooks.json': config, 'hooks/start.sh': startHook(`echo 'export DEPLOY_PASSWORD="plain hunter2 words"' >> "$CLAUDE_ENV_FILE"`) };
+    h = await startAgent(files, [bash('b1', 'echo "$DEPLOY_PASSWORD" > used.txt; echo "pw: $DEPLOY_PASSWORD"'), text('done')], { session: mode('bypassPermissions') });
+    expect((await h.session.prompt('deploy')).reason).toBe('completed');
+    expect(readFileSync(h.workspace.file('used.txt'), 'utf8')).toBe('plain hunter2 words\n');
+    expect(toolMessageSent(h.server, 'b1')).toMatch(/^pw: \[REDACTED/);
+    expect(JSON.stringify(h.server.requests.map((r) => r.body))).not.toContain('hunter2');
+  });
+
   it('the model cannot change it: its shell never sees the path, and writing to the old path afterwards changes nothing', async () => {
     const files = { '.vscode/hooks.json': config, 'hooks/start.sh': startHook(`echo 'export SAFE=1' >> "$CLAUDE_ENV_FILE"`) };
     h = await startAgent(files, [bash('b1', 'echo "[$CLAUDE_ENV_FILE] $SAFE $EVIL"'), text('done')], { session: mode('bypassPermissions') });

@@ -56,9 +56,10 @@ export interface AgentSessionOptions {
   cancellation?: CancellationHook;
   /**
    * The host's secret registry (the engine's audit redactor): what the model reads and the
-   * transcript are redacted with it. Default: token shapes only.
+   * transcript are redacted with it, and it learns the secrets SessionStart hooks export.
+   * Default: token shapes only.
    */
-  redactor?: ModelRedactor;
+  redactor?: ModelRedactor & { addSecretValue(value: string): void };
   /** Secret-looking variables the Bash tool's shell still inherits (`hookpilot.tools.bash.passEnv`, `--pass-env`). */
   passEnv?: readonly string[];
   /**
@@ -123,13 +124,14 @@ export class AgentSession {
   /** AGENTS.md / CLAUDE.md as loaded for this session ('' when none). */
   private instructionsText?: string;
   /** What SessionStart hooks wrote to CLAUDE_ENV_FILE: every Bash command runs after it. */
-  private readonly envFile = new SessionEnvFile();
+  private readonly envFile: SessionEnvFile;
   private readonly idle: IdlePromptTimer | undefined;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.id = options.sessionId ?? randomUUID();
     const redactor = options.redactor ?? new Redactor();
     this.model = new RedactingChatModel(options.model, redactor);
+    this.envFile = new SessionEnvFile(redactor);
     this.transcript = new Transcript(Transcript.pathFor(options.transcriptDir, this.id), (value) => redactor.redactForModel(value));
     const cwd = options.cwd ?? options.workspaceRoot;
     this.hooks = new SessionHooks(options.dispatcher, { sessionId: this.id, transcriptPath: this.transcript.file, cwd, permissionMode: () => options.permissions().mode });

@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { isEnvSecret, parseEnvFile } from '../audit/env-file-secrets';
 import { errorMessage } from '../error-message';
 
 /** A hook that writes more than this is refused rather than prepended to every command. */
@@ -17,7 +18,14 @@ export const MAX_ENV_FILE_BYTES = 64 * 1024;
 export class SessionEnvFile {
   private text = '';
 
-  constructor(private readonly parentDir: string = tmpdir()) {}
+  /**
+   * `secrets` hears each secret-looking value the hooks export (`export GITHUB_TOKEN=…`): the
+   * Bash commands get it, as the user's hooks asked, but the model never reads it back.
+   */
+  constructor(
+    private readonly secrets: { addSecretValue(value: string): void },
+    private readonly parentDir: string = tmpdir(),
+  ) {}
 
   /** What every Bash command of the session runs after ('' when no hook wrote anything). */
   get prelude(): string {
@@ -36,6 +44,7 @@ export class SessionEnvFile {
       const result = await dispatch({ CLAUDE_ENV_FILE: file });
       const read = readPlainFile(file);
       if (typeof read !== 'string') return { result, problem: `CLAUDE_ENV_FILE not applied: ${read.problem}` };
+      for (const entry of parseEnvFile(read)) if (isEnvSecret(entry)) this.secrets.addSecretValue(entry.value);
       if (read.trim() !== '') this.text = `${this.text}${read.endsWith('\n') ? read : `${read}\n`}`;
       return { result };
     } finally {
