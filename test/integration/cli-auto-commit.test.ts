@@ -139,4 +139,37 @@ describe('AutoCommit (built-in, off by default)', () => {
     expect(runs).toContainEqual(expect.objectContaining({ type: 'hook_run', event: 'TurnEnd', hook_name: 'AutoCommit', status: 'error' }));
     expect(JSON.stringify(runs.find((rec) => rec.type === 'hook_run' && rec.hook_name === 'AutoCommit' && rec.event === 'TurnEnd'))).toContain('core.fsmonitor');
   });
+  it('never runs git, not even its first status, once .git/config names a clean filter .gitattributes applies', async () => {
+    const b = await repoBed([write('w1', 'hello.txt', 'hello\n'), text('Done.')]);
+    bed = b;
+    const marker = path.join(b.home, 'pwned-by-filter');
+    // Committed before the filter exists, so the setup's own git never runs it.
+    writeFileSync(b.workspace.file('.gitattributes'), '* filter=x\n');
+    b.git('add', '.gitattributes');
+    b.git('commit', '-q', '-m', 'attributes');
+    b.git('config', 'filter.x.clean', `touch '${marker}'; cat`);
+    // A tracked file changed since its commit: status must run the clean filter to compare it.
+    writeFileSync(b.workspace.file('README.md'), 'readme, changed so that status filters it\n');
+    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write', '--output-format', 'json']);
+    expect(jsonResult(r).stop_reason).toBe('completed');
+    expect(existsSync(b.workspace.file('hello.txt'))).toBe(true);
+    expect(existsSync(marker)).toBe(false);
+    expect(commitCount(b.git)).toBe(2);
+    const runs = readFileSync(jsonResult(r).audit_log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const run = runs.find((rec) => rec.type === 'hook_run' && rec.hook_name === 'AutoCommit' && rec.event === 'TurnEnd');
+    expect(run).toEqual(expect.objectContaining({ status: 'error', error: expect.stringContaining('filter.x.clean') }));
+  });
+
+  it('runs git from PATH\'s absolute directories outside the workspace, never a git planted in the workspace', async () => {
+    const b = await repoBed([write('w1', 'hello.txt', 'hello\n'), text('Done.')]);
+    bed = b;
+    const marker = path.join(b.home, 'pwned-by-planted-git');
+    writeFileSync(b.workspace.file('git'), `#!/bin/sh\ntouch '${marker}'\nexit 1\n`, { mode: 0o755 });
+    // An empty PATH entry means the current directory, which is the workspace when git starts.
+    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write', '--output-format', 'json'], { env: { PATH: `:.:${b.env.PATH ?? ''}` } });
+    expect(jsonResult(r).stop_reason).toBe('completed');
+    expect(existsSync(marker)).toBe(false);
+    expect(commitCount(b.git)).toBe(2);
+    expect(b.git('show', '--name-only', '--format=', 'HEAD').trim()).toBe('hello.txt');
+  });
 });

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { lstatSync } from 'node:fs';
+import { accessSync, constants, lstatSync, realpathSync, statSync } from 'node:fs';
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
+import { isWithin } from '../../agent/tools/workspace-paths';
 
 /**
  * Options that keep git from running anything the repository names: the model can write
@@ -35,6 +36,9 @@ export class GitError extends Error {}
 /** A repository whose top level is the workspace folder, driven through `git` with the options above. */
 export class GitWorktree {
   private readonly gitDir: string;
+  /** Settled once unsafeConfig() found nothing: every other git run waits for it. */
+  private safe?: Promise<void>;
+  private gitPath?: string;
 
   constructor(
     readonly root: string,
@@ -64,6 +68,7 @@ export class GitWorktree {
 
   /** Every changed or untracked path (submodules ignored), each with a fingerprint of what is on disk now. */
   async dirty(): Promise<Map<string, string>> {
+    await this.ensureSafe();
     const out = await this.git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all', '--no-renames']);
     const paths = out.split('\0').filter((entry) => entry.length > 3).map((entry) => entry.slice(3));
     if (paths.length > MAX_DIRTY_PATHS) throw new GitError(`${paths.length} changed or untracked files, more than ${MAX_DIRTY_PATHS}`);
@@ -75,6 +80,7 @@ export class GitWorktree {
 
   /** Stages exactly these paths (deletions too) and commits only them; the commit's id. */
   async commit(paths: readonly string[], message: string): Promise<string> {
+    await this.ensureSafe();
     const list = paths.map((p) => `${p}\0`).join('');
     await this.git(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], list);
     await this.git(['commit', '--no-verify', '--quiet', '-m', message, '--pathspec-from-file=-', '--pathspec-file-nul'], list);
@@ -104,12 +110,37 @@ export class GitWorktree {
     }
   }
 
+  /** Even `git status` can run a filter or another command `.git/config` names: nothing runs before the check. */
+  private ensureSafe(): Promise<void> {
+    this.safe ??= this.unsafeConfig().then((unsafe) => {
+      if (unsafe !== undefined) throw new GitError(`not committing: ${unsafe}, which could make git run a command; commit by hand`);
+    });
+    return this.safe;
+  }
+
+  /**
+   * git's absolute path from PATH, skipping relative and empty entries and the workspace: a bare
+   * `git` can start a `git` planted in the working directory (Windows looks there first).
+   */
+  private executable(): string {
+    if (this.gitPath !== undefined) return this.gitPath;
+    const windows = process.platform === 'win32';
+    const key = Object.keys(process.env).find((name) => (windows ? name.toUpperCase() === 'PATH' : name === 'PATH'));
+    const root = realpathOr(this.root);
+    for (const dir of (key ? process.env[key] ?? '' : '').split(path.delimiter)) {
+      if (!path.isAbsolute(dir) || isWithin(this.root, dir) || isWithin(root, realpathOr(dir))) continue;
+      const candidate = path.join(dir, windows ? 'git.exe' : 'git');
+      if (isExecutableFile(candidate)) return (this.gitPath = candidate);
+    }
+    throw new GitError('git not found in an absolute PATH directory outside the workspace');
+  }
+
   private git(args: readonly string[], input?: string): Promise<string> {
     const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
     for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_CONFIG', 'GIT_CEILING_DIRECTORIES']) delete env[name];
     const full = [...SAFE_GIT, `--git-dir=${this.gitDir}`, `--work-tree=${this.root}`, ...args];
     return new Promise((resolve, reject) => {
-      const child = execFile('git', full, { cwd: this.root, env, maxBuffer: 64 * 1024 * 1024, signal: this.signal }, (err, stdout, stderr) => {
+      const child = execFile(this.executable(), full, { cwd: this.root, env, maxBuffer: 64 * 1024 * 1024, signal: this.signal }, (err, stdout, stderr) => {
         if (err) reject(new GitError(`git ${args[0]} failed: ${(stderr || err.message).trim()}`));
         else resolve(stdout);
       });
@@ -124,6 +155,23 @@ function exists(file: string): boolean {
   try {
     lstatSync(file);
     return true;
+  } catch {
+    return false;
+  }
+}
+
+function realpathOr(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
+function isExecutableFile(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
   } catch {
     return false;
   }
