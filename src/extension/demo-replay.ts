@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentSession } from '../core/agent/agent-session';
 import type { Approver } from '../core/agent/permissions/permission-settings';
@@ -20,7 +20,12 @@ export function demoRecordingOf(engineHost: EngineHost): string | undefined {
   const projectDir = engineHost.projectDir;
   if (!projectDir || !engineHost.trusted) return undefined;
   const file = path.join(projectDir, DEMO_RECORDING);
-  return existsSync(file) ? file : undefined;
+  // A FIFO, a device or a link there is no recording to offer (loadReplaySource refuses it too).
+  try {
+    return lstatSync(file).isFile() ? file : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface DemoReplayDeps {

@@ -1,11 +1,20 @@
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../src/core/audit/records';
 import { ModelError } from '../../src/core/agent/llm/model-error';
+import { Transcript } from '../../src/core/agent/transcript';
+import { readAuditFile } from '../../src/core/audit/audit-reader';
 import { decisionsOf, describeDifference, diffDecisions, outcomesOfTranscript } from '../../src/core/replay/decisions';
-import { recordingFromAudit, recordingFromTranscript, RecordingError } from '../../src/core/replay/recording';
+import {
+  auditRecordsOf,
+  recordingFromAudit,
+  recordingFromTranscript,
+  RecordingError,
+  transcriptMessagesOf,
+} from '../../src/core/replay/recording';
 import { ReplayChatModel, ReplayExhaustedError } from '../../src/core/replay/replay-chat-model';
 import { DEMO_RECORDING, loadReplaySource, MAX_RECORDING_BYTES } from '../../src/core/replay/replay-source';
 
@@ -209,6 +218,60 @@ describe('loadReplaySource', () => {
       truncateSync(file, MAX_RECORDING_BYTES + 1);
       await expect(loadReplaySource(file)).rejects.toThrow(new RecordingError(`the recording is ${MAX_RECORDING_BYTES + 1} bytes, over the ${MAX_RECORDING_BYTES} a replay reads`));
       await expect(loadReplaySource(path.join(dir, 'missing.jsonl'))).rejects.toThrow(/cannot read .*missing\.jsonl/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a FIFO and a link to /dev/zero promptly, with a clear error, instead of blocking or reading forever', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hookpilot-recording-'));
+    const fifo = path.join(dir, DEMO_RECORDING);
+    mkdirSync(path.dirname(fifo), { recursive: true });
+    execFileSync('mkfifo', [fifo]);
+    // Without the fix the read of the FIFO blocks the thread: this writer then unblocks it, so the test fails instead of hanging.
+    const writer = spawn('sh', ['-c', 'printf x > "$1"', 'sh', fifo], { stdio: 'ignore' });
+    try {
+      const notRegular = `cannot read ${fifo}: it is not a regular file (a FIFO, a device or a folder)`;
+      await expect(loadReplaySource(fifo)).rejects.toThrow(new RecordingError(notRegular));
+      const zero = path.join(dir, 'zero.jsonl');
+      symlinkSync('/dev/zero', zero);
+      const link = `cannot read ${zero}: it is a symbolic link (not followed)`;
+      await expect(loadReplaySource(zero)).rejects.toThrow(new RecordingError(link));
+    } finally {
+      writer.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
+
+  it('parses the text it read as the file readers do: audit records (torn lines too) and the transcript after compaction', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'hookpilot-recording-'));
+    try {
+      const lines = session().map((r) => JSON.stringify(r));
+      // Whole, CRLF with a torn last line, a last line that is not JSON, and an invalid record.
+      const audits = [
+        `${lines.join('\n')}\n`,
+        `${lines.join('\r\n')}\r\n\n{"seq": 9, "ty`,
+        `${lines[0]}\nnot json\n\n`,
+        `${lines[0]}\n{"seq":2}\n`,
+      ];
+      for (const [i, text] of audits.entries()) {
+        writeFileSync(path.join(dir, `a${i}.jsonl`), text);
+        expect(auditRecordsOf(text)).toEqual(await readAuditFile(path.join(dir, `a${i}.jsonl`)));
+      }
+      const entry = (message: unknown) => JSON.stringify({ type: 'message', message });
+      const call = { id: 'c1', type: 'function', function: { name: 'Bash', arguments: '{"command":"ls"}' } };
+      const transcript = [
+        entry({ role: 'user', content: 'before' }),
+        JSON.stringify({ type: 'system', subtype: 'compact_boundary' }),
+        entry({ role: 'user', content: 'after' }),
+        entry({ role: 'assistant', content: '', tool_calls: [call] }),
+        entry({ role: 'user', content: 'next' }),
+        '',
+      ].join('\n');
+      writeFileSync(path.join(dir, 't.jsonl'), transcript);
+      const messages = transcriptMessagesOf(transcript);
+      expect(messages).toEqual(Transcript.load(path.join(dir, 't.jsonl')));
+      expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

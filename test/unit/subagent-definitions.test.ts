@@ -1,3 +1,4 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -79,6 +80,24 @@ describe('subagent definition files', () => {
     expect(viaDir.definitions).toEqual([]);
     expect(viaDir.problems).toEqual([expect.stringMatching(/x\.md: it leads out of the workspace/)]);
   });
+
+  it('skips a FIFO, a device and a link to /dev/zero in a folder, reporting each, instead of blocking or reading forever', async () => {
+    const ws = makeWorkspace({ '.claude/agents/ok.md': '---\nname: ok\ndescription: fine\n---\n' });
+    const home = makeWorkspace();
+    cleanups.push(() => ws.cleanup(), () => home.cleanup());
+    execFileSync('mkfifo', [ws.file('.claude/agents/fifo.md')]);
+    mkdirSync(home.file('.claude/agents'), { recursive: true });
+    symlinkSync('/dev/zero', home.file('.claude/agents/zero.md'));
+    // Without the fix the read of the FIFO blocks the thread: this writer then unblocks it, so the test fails instead of hanging.
+    const writer = spawn('sh', ['-c', 'printf x > "$1"', 'sh', ws.file('.claude/agents/fifo.md')], { stdio: 'ignore' });
+    cleanups.push(() => writer.kill());
+    const loaded = loadSubagentDefinitions([{ dir: home.file('.claude/agents') }, { dir: ws.file('.claude/agents'), within: ws.dir }]);
+    expect(loaded.definitions.map((d) => d.name)).toEqual(['ok']);
+    expect(loaded.problems).toEqual([
+      expect.stringMatching(/zero\.md: it is not a regular file/),
+      expect.stringMatching(/fifo\.md: it is not a regular file/),
+    ]);
+  }, 20_000);
 
   it('reads at most 200 files of a folder', () => {
     const ws = makeWorkspace();

@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../error-message';
 import { MCP_PREFIX, mcpServerOf } from '../mcp/mcp-names';
+import { FileTooLargeError, readRegularFile } from '../read-regular-file';
 import type { Tool } from './tools/tool';
 
 /**
@@ -52,11 +53,11 @@ export function loadSubagentDefinitions(folders: readonly SubagentFolder[]): Loa
     for (const entry of entries.slice(0, MAX_FILES)) {
       const file = path.join(folder, entry);
       try {
-        if (within !== undefined && !isInside(realpathSync(file), realpathSync(within))) {
+        const real = realpathSync(file);
+        if (within !== undefined && !isInside(real, realpathSync(within))) {
           throw new Error('it leads out of the workspace (a link): not read');
         }
-        if (statSync(file).size > MAX_FILE_BYTES) throw new Error(`larger than ${MAX_FILE_BYTES / 1024} KiB`);
-        const definition = parseSubagentFile(readFileSync(file, 'utf8'), file);
+        const definition = parseSubagentFile(readDefinition(real), file);
         if (!byName.has(definition.name) && byName.size >= MAX_DEFINITIONS) throw new Error(`more than ${MAX_DEFINITIONS} subagents`);
         byName.set(definition.name, definition);
       } catch (error) {
@@ -65,6 +66,19 @@ export function loadSubagentDefinitions(folders: readonly SubagentFolder[]): Loa
     }
   }
   return { definitions: [...byName.values()], problems };
+}
+
+/**
+ * The resolved path (a person's link was followed once, and checked above), read as a regular
+ * file only: a FIFO or a device planted in the folder would block or exhaust the session start.
+ */
+function readDefinition(real: string): string {
+  try {
+    return readRegularFile(real, MAX_FILE_BYTES);
+  } catch (error) {
+    if (error instanceof FileTooLargeError) throw new Error(`larger than ${MAX_FILE_BYTES / 1024} KiB`);
+    throw error;
+  }
 }
 
 /** One definition file; throws with the reason when it is not one. */

@@ -1,7 +1,8 @@
 import * as z from 'zod';
-import type { AuditReadProblem } from '../audit/audit-reader';
+import { parseAuditLine, tornLineProblem, type AuditReadProblem, type AuditReadResult } from '../audit/audit-reader';
 import type { AuditRecord } from '../audit/records';
 import type { ChatMessage, ModelResponse, ToolCallRequest } from '../agent/llm/chat-model';
+import { INTERRUPTED_CALL } from '../agent/transcript';
 import { parseToolArguments } from '../agent/llm/tool-arguments';
 import { isTypedPrompt, messageText } from './transcript-text';
 
@@ -142,4 +143,66 @@ export function recordingFromTranscript(text: string, sessionId: string): Record
   });
   if (turns.length === 0) throw new RecordingError('the transcript has no prompt: nothing to replay');
   return { kind: 'transcript', sessionId, turns, notes };
+}
+
+/**
+ * An audit log's records from its text, as readAuditFile reads them from the file: a replay
+ * parses the one text it read (a file read twice could be swapped in between).
+ */
+export function auditRecordsOf(text: string): AuditReadResult {
+  const records: AuditRecord[] = [];
+  const problems: AuditReadProblem[] = [];
+  const lines = text.split('\n');
+  // After the last newline: a line the writer was cut off in, skipped and reported.
+  const partial = lines.pop() ?? '';
+  let lastInvalid: { problem: AuditReadProblem; bytes: number } | undefined;
+  for (const [index, raw] of lines.entries()) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (line.trim() === '') continue;
+    const parsed = parseAuditLine(line);
+    lastInvalid = undefined;
+    if (parsed.ok) {
+      records.push(parsed.record);
+      continue;
+    }
+    const problem = { line: index + 1, error: parsed.error };
+    problems.push(problem);
+    if (parsed.invalidJson) lastInvalid = { problem, bytes: Buffer.byteLength(raw) };
+  }
+  if (partial !== '') problems.push(tornLineProblem(lines.length + 1, Buffer.byteLength(partial)));
+  else if (lastInvalid) Object.assign(lastInvalid.problem, tornLineProblem(lastInvalid.problem.line, lastInvalid.bytes));
+  return { records, problems };
+}
+
+/**
+ * A transcript's conversation from its text, as Transcript.load reads the file (the replay's
+ * run is read that way, and the two are compared): from the last compaction on, and a call
+ * the session ended before answering gets the interrupted-call tool message.
+ */
+export function transcriptMessagesOf(text: string): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const entry = JSON.parse(line) as { message?: ChatMessage; subtype?: string };
+      if (entry.subtype === 'compact_boundary') messages.length = 0;
+      else if (entry.message && typeof entry.message === 'object' && 'role' in entry.message) messages.push(entry.message);
+    } catch {
+      // A torn last line: recordingFromTranscript reports it.
+    }
+  }
+  const out: ChatMessage[] = [];
+  let pending: string[] = [];
+  const answerPending = () => {
+    for (const id of pending) out.push({ role: 'tool', tool_call_id: id, content: INTERRUPTED_CALL });
+    pending = [];
+  };
+  for (const message of messages) {
+    if (message.role === 'tool') pending = pending.filter((id) => id !== message.tool_call_id);
+    else answerPending();
+    out.push(message);
+    if (message.role === 'assistant' && message.tool_calls) pending = message.tool_calls.map((call) => call.id);
+  }
+  answerPending();
+  return out;
 }

@@ -1,11 +1,19 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { Transcript } from '../agent/transcript';
 import { readAuditFile } from '../audit/audit-reader';
 import { auditFilePath } from '../audit/audit-writer';
 import { errorMessage } from '../error-message';
+import { FileTooLargeError, readRegularFile } from '../read-regular-file';
 import { decisionsOf, diffDecisions, outcomesOfTranscript, type Decision, type DecisionDifference } from './decisions';
-import { recordingFromAudit, recordingFromTranscript, RecordingError, type Recording } from './recording';
+import {
+  auditRecordsOf,
+  recordingFromAudit,
+  recordingFromTranscript,
+  RecordingError,
+  transcriptMessagesOf,
+  type Recording,
+} from './recording';
 
 /** A recording and the decisions it holds, with the way a replay's run is read for comparison. */
 export interface ReplaySource {
@@ -29,24 +37,28 @@ function isAuditText(text: string): boolean {
 /** A recording a repository ships could be of any size: a larger one is refused, not read into memory. */
 export const MAX_RECORDING_BYTES = 256 * 1024 * 1024;
 
-/** Reads an audit log or a transcript (JSONL) as a replay source; a bad file is a RecordingError. */
+/**
+ * Reads an audit log or a transcript (JSONL) as a replay source; a bad file is a RecordingError.
+ * The file is read once, as a regular file (a workspace could ship a FIFO or a link to a device),
+ * and that one text is parsed for both the recording and its decisions.
+ */
 export async function loadReplaySource(file: string): Promise<ReplaySource> {
   let text: string;
   try {
-    const size = statSync(file).size;
-    if (size > MAX_RECORDING_BYTES) throw new RecordingError(`the recording is ${size} bytes, over the ${MAX_RECORDING_BYTES} a replay reads`);
-    text = readFileSync(file, 'utf8');
+    text = readRegularFile(file, MAX_RECORDING_BYTES);
   } catch (error) {
-    if (error instanceof RecordingError) throw error;
+    if (error instanceof FileTooLargeError) {
+      throw new RecordingError(`the recording is ${error.size} bytes, over the ${MAX_RECORDING_BYTES} a replay reads`);
+    }
     throw new RecordingError(`cannot read ${file}: ${errorMessage(error)}`);
   }
   const sessionId = path.basename(file).replace(/\.jsonl$/, '');
   if (isAuditText(text)) {
-    const { records, problems } = await readAuditFile(file);
+    const { records, problems } = auditRecordsOf(text);
     return { file, recording: recordingFromAudit(records, problems), recorded: decisionsOf(records) };
   }
   const recording = recordingFromTranscript(text, sessionId);
-  return { file, recording, recorded: outcomesOfTranscript(Transcript.load(file)) };
+  return { file, recording, recorded: outcomesOfTranscript(transcriptMessagesOf(text)) };
 }
 
 function sessionIdsIn(dir: string): string[] {

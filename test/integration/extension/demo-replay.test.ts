@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatItem } from '../../../src/shared/chat-items';
 import type { HostToChat } from '../../../src/shared/chat-protocol';
 import { applyChatMessage, initialChatState } from '../../../src/shared/chat-reducer';
+import { DEMO_RECORDING } from '../../../src/core/replay/replay-source';
 import type { HostToManager } from '../../../src/shared/manager-protocol';
 import { text, toolCalls } from '../../support/model-server';
 import { stub, type FakeWebview, type MessageItemLike } from '../../support/vscode-stub';
@@ -127,6 +128,23 @@ describe('Replay the demo session', () => {
     webview.send({ type: 'replayDemo' });
     await until(() => chatItems(webview).some((i) => i.kind === 'notice' && i.level === 'error'), 'the refusal');
     expect(chatItems(webview).find((i) => i.kind === 'notice' && i.level === 'error')).toMatchObject({ message: expect.stringContaining('no recorded session to replay') });
+  });
+});
+
+describe('A demo recording that is not a regular file', () => {
+  it('a FIFO there is not offered, and asking for the replay says so instead of blocking the extension host', async () => {
+    h = await startHost({ 'src/app.js': 'x' });
+    const fifo = h.workspace.file(DEMO_RECORDING);
+    mkdirSync(path.dirname(fifo), { recursive: true });
+    execFileSync('mkfifo', [fifo]);
+    const webview = (await stub.resolveView('hookpilot.chat')).webview;
+    webview.send({ type: 'ready', lastSeq: 0 });
+    const status = await until(() => webview.ofType<Status>('status').at(-1), 'the first status');
+    expect(status.model).toMatchObject({ configured: false });
+    expect(status.model).not.toHaveProperty('demoReplay');
+    webview.send({ type: 'replayDemo' });
+    const refusal = await until(() => chatItems(webview).find((i) => i.kind === 'notice' && i.level === 'error'), 'the refusal');
+    expect(refusal).toMatchObject({ message: expect.stringContaining('no recorded session to replay') });
   });
 });
 

@@ -1,0 +1,48 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { errnoCode } from './agent/tools/file-content';
+
+// O_NOFOLLOW: a link (to /dev/zero, or out of the workspace) is refused, not followed. O_NONBLOCK: opening
+// a FIFO must not wait for a writer (regular files ignore it). Windows has neither; its FIFOs are not files.
+const FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/** The file is larger than the caller reads: each caller words its own limit. */
+export class FileTooLargeError extends Error {
+  override readonly name = 'FileTooLargeError';
+  constructor(
+    readonly size: number,
+    readonly limit: number,
+  ) {
+    super(`it is ${size} bytes, over the ${limit} read`);
+  }
+}
+
+/**
+ * A workspace file's text, read from one open handle and checked on that handle (fstat), so
+ * a swap after the check is not what is read: it must be a regular file (a FIFO would block
+ * the thread, a device never ends), not a symbolic link, of at most `maxBytes`.
+ */
+export function readRegularFile(file: string, maxBytes: number): string {
+  let fd: number;
+  try {
+    fd = openSync(file, FLAGS);
+  } catch (error) {
+    if (errnoCode(error) === 'ELOOP') throw new Error('it is a symbolic link (not followed)');
+    throw error;
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw new Error('it is not a regular file (a FIFO, a device or a folder)');
+    if (info.size > maxBytes) throw new FileTooLargeError(info.size, maxBytes);
+    // Only the size checked is read: a file that grows meanwhile is cut there, never read past the cap.
+    const buffer = Buffer.alloc(info.size);
+    let length = 0;
+    while (length < buffer.length) {
+      const n = readSync(fd, buffer, length, buffer.length - length, length);
+      if (n === 0) break;
+      length += n;
+    }
+    return buffer.toString('utf8', 0, length);
+  } finally {
+    closeSync(fd);
+  }
+}
