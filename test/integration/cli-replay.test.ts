@@ -1,4 +1,5 @@
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -160,5 +161,43 @@ describe('hookpilot replay', () => {
       expect(r.stderr).toMatch(message);
     }
     expect(existsSync(bed.workspace.file('keep.txt'))).toBe(true);
+  });
+
+  it("a replayed git commit changes neither the workspace's repository (a .git file) nor one above the temp folder", async () => {
+    const script = [bash('git commit -q --allow-empty -m replayed', 'c1'), text('Done.')];
+    bed = await startTestbed(bundle.bundle, { 'keep.txt': 'precious\n' }, script);
+    const outside = realpathSync(mkdtempSync(path.join(tmpdir(), 'hookpilot-replay-git-')));
+    extraDirs.push(outside);
+    const identity = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+    const git = (cwd: string, ...args: string[]) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, ...identity };
+      for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_CEILING_DIRECTORIES']) delete env[name];
+      const r = spawnSync('git', args, { cwd, env, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      return r.stdout.trim();
+    };
+    // The workspace's .git is a file naming a repository elsewhere, as in a worktree.
+    const ws = bed.workspace.dir;
+    git(ws, 'init', '-q', `--separate-git-dir=${path.join(outside, 'ws.git')}`);
+    git(ws, 'commit', '-q', '--allow-empty', '-m', 'first');
+    // The replay's temp folder lies inside another repository.
+    const above = path.join(outside, 'above');
+    mkdirSync(path.join(above, 'tmp'), { recursive: true });
+    git(above, 'init', '-q');
+    git(above, 'commit', '-q', '--allow-empty', '-m', 'above');
+    const recorded = await bed.run(['commit', '--output-format', 'json', ...ALLOW], { env: identity });
+    expect(recorded.code, recorded.stderr).toBe(0);
+    const commits = (dir: string) => git(dir, 'log', '--format=%s');
+    expect(commits(ws)).toBe('replayed\nfirst');
+
+    const r = await bed.cli(['replay', jsonResult(recorded).session_id, '--json', ...ALLOW], {
+      // A GIT_DIR the user's environment sets names the real repository: the replay drops it.
+      env: { ...identity, TMPDIR: path.join(above, 'tmp'), GIT_DIR: path.join(outside, 'ws.git') },
+    });
+    expect(r.stdout).toContain('not copied: .git');
+    // The replayed commit ran and found no repository.
+    expect(readFileSync((JSON.parse(r.stdout) as { audit_log: string }).audit_log, 'utf8')).toContain('not a git repository');
+    expect(commits(ws)).toBe('replayed\nfirst');
+    expect(commits(above)).toBe('above');
   });
 });

@@ -1,4 +1,5 @@
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -63,5 +64,42 @@ describe('createScratchWorkspace', () => {
     await expect(createScratchWorkspace(tree({ 'a.bin': 'x'.repeat(4096) }), { maxBytes: 1024, tmpDir: tmp })).rejects.toThrow(/larger than 1024 bytes: too large to copy for a replay/);
     await expect(createScratchWorkspace(tree({ a: '', b: '', c: '' }), { maxEntries: 2, tmpDir: tmp })).rejects.toThrow(/more than 2 files/);
     expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it('leaves out a .git file (a worktree) and a .git link at any depth: git in the copy cannot reach the real repository', async () => {
+    const parent = realpathSync(mkdtempSync(path.join(tmpdir(), 'hookpilot-scratch-git-')));
+    dirs.push(parent);
+    const git = (cwd: string, ...args: string[]) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t' };
+      Object.assign(env, { GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' });
+      for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_CEILING_DIRECTORIES']) delete env[name];
+      return spawnSync('git', args, { cwd, env, encoding: 'utf8' });
+    };
+    const repo = path.join(parent, 'repo');
+    mkdirSync(repo);
+    expect(git(repo, 'init', '-q').status).toBe(0);
+    expect(git(repo, 'commit', '-q', '--allow-empty', '-m', 'first').status).toBe(0);
+    const wt = path.join(parent, 'wt');
+    expect(git(repo, 'worktree', 'add', '-q', wt).status).toBe(0);
+    expect(lstatSync(path.join(wt, '.git')).isFile()).toBe(true);
+    // A nested folder whose .git is a link to the real repository's.
+    mkdirSync(path.join(wt, 'sub'));
+    writeFileSync(path.join(wt, 'sub/a.txt'), 'a');
+    symlinkSync(path.join(repo, '.git'), path.join(wt, 'sub/.git'));
+
+    const scratch = await createScratchWorkspace(wt);
+    try {
+      expect(existsSync(path.join(scratch.dir, 'sub/a.txt'))).toBe(true);
+      expect(scratch.skipped.sort()).toEqual(['.git', 'sub/.git']);
+      for (const dir of [scratch.dir, path.join(scratch.dir, 'sub')]) {
+        expect(() => lstatSync(path.join(dir, '.git'))).toThrow();
+        const found = git(dir, 'rev-parse', '--absolute-git-dir');
+        // No repository, or (were one made by the replay) one inside the copy.
+        if (found.status === 0) expect(found.stdout.trim().startsWith(path.dirname(scratch.dir))).toBe(true);
+        else expect(found.stderr).toMatch(/not a git repository/);
+      }
+    } finally {
+      await scratch.dispose();
+    }
   });
 });

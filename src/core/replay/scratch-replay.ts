@@ -46,6 +46,27 @@ export interface ScratchReplayResult {
   cancelled: boolean;
 }
 
+/** Variables that point git at a repository whatever the working folder: the real one, here. */
+const GIT_LOCATION_VARIABLES = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_COMMON_DIR',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+];
+
+/**
+ * The environment of the replay's hooks and tools: git run in the copy finds no repository
+ * outside it. The copy has no `.git`, and the ceiling stops git's walk up at the copy's parent
+ * (a temp folder may itself lie inside a repository, and the parent holds the sibling links).
+ */
+function scratchEnvironment(env: NodeJS.ProcessEnv, scratchDir: string): NodeJS.ProcessEnv {
+  const scoped: NodeJS.ProcessEnv = { ...env, GIT_CEILING_DIRECTORIES: path.dirname(scratchDir) };
+  for (const name of GIT_LOCATION_VARIABLES) delete scoped[name];
+  return scoped;
+}
+
 /**
  * Replays a recording in a scratch copy of the workspace with its own hook engine (the copy's
  * hooks), then compares the decisions with the recorded ones. MCP servers are not started
@@ -54,12 +75,13 @@ export interface ScratchReplayResult {
  */
 export async function replayInScratchCopy(setup: ScratchReplaySetup): Promise<ScratchReplayResult> {
   const scratch = await createScratchWorkspace(setup.projectDir, setup.scratch);
+  const env = scratchEnvironment(setup.env, scratch.dir);
   try {
     const engine = new HookEngine({
       projectDir: scratch.dir,
       storageDir: setup.storageDir,
       trusted: setup.trusted,
-      env: setup.env,
+      env,
       log: setup.log,
       secretValues: setup.secretValues,
       userSettingsFile: setup.userSettingsFile,
@@ -83,7 +105,7 @@ export async function replayInScratchCopy(setup: ScratchReplaySetup): Promise<Sc
             permissions: () => permissions,
             protectedPaths: () => engine.protectedPaths(),
             transcriptDir: replayTranscriptDir(setup.storageDir),
-            env: setup.env,
+            env,
             redactor: engine.audit.redactor,
             disallowedTools: [...(setup.disallowedTools ?? []), ...NOT_REPLAYED_TOOLS],
             spawnerModulePath: setup.spawnerModulePath,

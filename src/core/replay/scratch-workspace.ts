@@ -5,9 +5,10 @@ import path from 'node:path';
 
 /**
  * A replay runs in a copy of the workspace, never in it: the recorded Write and Bash calls run
- * again. `.git` is not copied (its objects can be large, and history is not what a replay
- * tests); a `node_modules` folder larger than `maxNodeModulesBytes` is left out too. Symbolic
- * links are copied as links, as they are. Hook configuration that names a sibling of the
+ * again. `.git` is not copied, whether folder, file or link (its objects can be large, history
+ * is not what a replay tests, and a worktree's `.git` file names the real repository); a
+ * `node_modules` folder larger than `maxNodeModulesBytes` is left out too. Symbolic links are
+ * copied as links, as they are. Hook configuration that names a sibling of the
  * workspace (`../rpc-policy-server/server.js`) finds it: the copy's parent folder gets a link
  * to each such sibling (hooks are the user's code; the model's calls stay inside the copy).
  */
@@ -76,14 +77,16 @@ async function copyTree(from: string, to: string, budget: CopyBudget, options: L
     const source = path.join(from, entry.name);
     const target = path.join(to, entry.name);
     const relative = rel ? `${rel}/${entry.name}` : entry.name;
+    // A `.git` file (a worktree, a submodule) or link points at the real repository: a replayed
+    // `git commit` in the copy would change it. Skipped whatever its type.
+    if (entry.name === '.git') {
+      skipped.push(entry.isDirectory() ? `${relative}/` : relative);
+      continue;
+    }
     if (entry.isSymbolicLink()) {
       budget.take(0);
       await symlink(await readlink(source), target);
     } else if (entry.isDirectory()) {
-      if (entry.name === '.git') {
-        skipped.push(`${relative}/`);
-        continue;
-      }
       if (entry.name === 'node_modules' && (await treeSize(source, options.maxNodeModulesBytes)) === Infinity) {
         skipped.push(`${relative}/ (over ${options.maxNodeModulesBytes} bytes)`);
         continue;
