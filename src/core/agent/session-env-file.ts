@@ -1,8 +1,10 @@
-import { closeSync, constants, fstatSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, constants, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isEnvSecret, parseEnvFile } from '../audit/env-file-secrets';
 import { errorMessage } from '../error-message';
+import { FileTooLargeError, readRegularFile } from '../read-regular-file';
+import { errnoCode } from './tools/file-content';
 
 /** A hook that writes more than this is refused rather than prepended to every command. */
 export const MAX_ENV_FILE_BYTES = 64 * 1024;
@@ -55,21 +57,12 @@ export class SessionEnvFile {
 
 /** The file's text, read without following a link and only if it is a plain file within the cap. */
 function readPlainFile(file: string): string | { problem: string } {
-  let fd: number;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    return readRegularFile(file, MAX_ENV_FILE_BYTES);
   } catch (err) {
     // A hook that removed the file wrote nothing to apply.
-    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? '' : { problem: errorMessage(err) };
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return { problem: 'it is no longer a plain file' };
-    if (stat.size > MAX_ENV_FILE_BYTES) return { problem: `it holds ${stat.size} bytes, more than ${MAX_ENV_FILE_BYTES}` };
-    const buffer = Buffer.alloc(stat.size);
-    const length = readSync(fd, buffer, 0, stat.size, 0);
-    return buffer.subarray(0, length).toString('utf8');
-  } finally {
-    closeSync(fd);
+    if (errnoCode(err) === 'ENOENT') return '';
+    if (err instanceof FileTooLargeError) return { problem: `it holds ${err.size} bytes, more than ${MAX_ENV_FILE_BYTES}` };
+    return { problem: errorMessage(err) };
   }
 }
