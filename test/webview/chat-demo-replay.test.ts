@@ -1,17 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HostToChat } from '../../src/shared/chat-protocol';
 import { MODEL_PRESETS } from '../../src/shared/model-presets';
-import { WebviewPage, launchChromium } from './harness/browser';
-import { buildWebviews } from './harness/build-webviews';
-import { startWebviewServer, type WebviewServer } from './harness/webview-server';
+import type { WebviewPage } from './harness/browser';
+import { openWebview } from './harness/open-webview';
 
-let browser: Browser;
-let server: WebviewServer;
-let bundleDir: string;
 let view: WebviewPage;
 
 const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
@@ -22,20 +14,12 @@ const unconfigured = (demoReplay?: boolean): HostToChat => ({
   usage,
 });
 
+let closeView: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  bundleDir = mkdtempSync(path.join(tmpdir(), 'hookpilot-webview-'));
-  await buildWebviews(bundleDir, { production: true });
-  server = await startWebviewServer(bundleDir);
-  browser = await launchChromium();
-  view = await WebviewPage.open(browser, server.pageUrl('chat'));
+  ({ view, close: closeView } = await openWebview('chat'));
 });
 
-afterAll(async () => {
-  await view?.close();
-  await browser?.close();
-  await server?.close();
-  rmSync(bundleDir, { recursive: true, force: true });
-});
+afterAll(() => closeView?.());
 
 afterEach(() => {
   expect(view.problems).toEqual([]);

@@ -1,19 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { HookHealthView, HookView } from '../../src/shared/manager-views';
-import { WebviewPage, launchChromium } from './harness/browser';
-import { buildWebviews } from './harness/build-webviews';
+import type { WebviewPage } from './harness/browser';
+import { openWebview } from './harness/open-webview';
 import { makeTimeline } from './harness/timeline-fixture';
-import { startWebviewServer, type WebviewServer } from './harness/webview-server';
 
 // The Hooks tab's health line and the timeline's hook filter, in headless Chromium on the production bundle.
 
-let browser: Browser;
-let server: WebviewServer;
-let bundleDir: string;
 let view: WebviewPage;
 
 const hook = (id: string, health?: HookHealthView): HookView => ({
@@ -51,20 +43,12 @@ const LINT: HookHealthView = {
 const FAST: HookHealthView = { runs: 3, failures: 0, timeouts: 0, p50Ms: 0.4, p95Ms: 2, sampled: true,
   state: 'healthy', recentMs: [0.4, 2, 0] };
 
+let closeView: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  bundleDir = mkdtempSync(path.join(tmpdir(), 'hookpilot-webview-'));
-  await buildWebviews(bundleDir, { production: true });
-  server = await startWebviewServer(bundleDir);
-  browser = await launchChromium();
-  view = await WebviewPage.open(browser, server.pageUrl('manager'), { width: 1280, height: 800 });
+  ({ view, close: closeView } = await openWebview('manager', { width: 1280, height: 800 }));
 });
 
-afterAll(async () => {
-  await view?.close();
-  await browser?.close();
-  await server?.close();
-  rmSync(bundleDir, { recursive: true, force: true });
-});
+afterAll(() => closeView?.());
 
 beforeEach(async () => {
   await view.clearPosted();

@@ -1,31 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebviewPage, launchChromium } from './harness/browser';
-import { buildWebviews } from './harness/build-webviews';
-import { startWebviewServer, type WebviewServer } from './harness/webview-server';
+import type { WebviewPage } from './harness/browser';
+import { openWebview } from './harness/open-webview';
 
-let browser: Browser;
-let server: WebviewServer;
-let bundleDir: string;
 let view: WebviewPage;
 
+let closeView: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  bundleDir = mkdtempSync(path.join(tmpdir(), 'hookpilot-webview-'));
-  await buildWebviews(bundleDir, { production: true });
-  server = await startWebviewServer(bundleDir);
-  browser = await launchChromium();
-  view = await WebviewPage.open(browser, server.pageUrl('manager'), { width: 1280, height: 800 });
+  ({ view, close: closeView } = await openWebview('manager', { width: 1280, height: 800 }));
 });
 
-afterAll(async () => {
-  await view?.close();
-  await browser?.close();
-  await server?.close();
-  rmSync(bundleDir, { recursive: true, force: true });
-});
+afterAll(() => closeView?.());
 
 const diff = '--- .vscode/hooks.json (applied)\n+++ .vscode/hooks.json (on disk)\n@@ -1 +1 @@\n-{"hooks":{}}\n+{"disableAllHooks":true}\n';
 

@@ -1,17 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../src/core/audit/records';
 import type { HookView } from '../../src/shared/manager-views';
-import { WebviewPage, launchChromium } from './harness/browser';
-import { buildWebviews } from './harness/build-webviews';
-import { startWebviewServer, type WebviewServer } from './harness/webview-server';
+import type { WebviewPage } from './harness/browser';
+import { openWebview } from './harness/open-webview';
 
-let browser: Browser;
-let server: WebviewServer;
-let bundleDir: string;
 let view: WebviewPage;
 
 const base = { ts: '2025-05-01T09:00:00.000Z', session_id: 'session-1' };
@@ -25,20 +17,12 @@ const GUARD: HookView = {
   target: 'node hooks/guard.js', priority: 0, enabled: true, trusted: true, active: true, errorCount: 0, runCount: 1,
 };
 
+let closeView: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  bundleDir = mkdtempSync(path.join(tmpdir(), 'hookpilot-webview-'));
-  await buildWebviews(bundleDir, { production: true });
-  server = await startWebviewServer(bundleDir);
-  browser = await launchChromium();
-  view = await WebviewPage.open(browser, server.pageUrl('manager'));
+  ({ view, close: closeView } = await openWebview('manager'));
 });
 
-afterAll(async () => {
-  await view?.close();
-  await browser?.close();
-  await server?.close();
-  rmSync(bundleDir, { recursive: true, force: true });
-});
+afterAll(() => closeView?.());
 
 afterEach(() => {
   expect(view.problems).toEqual([]);
