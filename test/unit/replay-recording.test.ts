@@ -13,7 +13,6 @@ import {
   recordingFromAudit,
   recordingFromTranscript,
   RecordingError,
-  transcriptMessagesOf,
 } from '../../src/core/replay/recording';
 import { ReplayChatModel, ReplayExhaustedError } from '../../src/core/replay/replay-chat-model';
 import { DEMO_RECORDING, loadReplaySource, MAX_RECORDING_BYTES } from '../../src/core/replay/replay-source';
@@ -269,7 +268,7 @@ describe('loadReplaySource', () => {
         '',
       ].join('\n');
       writeFileSync(path.join(dir, 't.jsonl'), transcript);
-      const messages = transcriptMessagesOf(transcript);
+      const messages = Transcript.parse(transcript);
       expect(messages).toEqual(Transcript.load(path.join(dir, 't.jsonl')));
       expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user']);
     } finally {

@@ -85,6 +85,11 @@ export class Transcript {
     } catch {
       return [];
     }
+    return Transcript.parse(text);
+  }
+
+  /** A transcript's conversation from its text: from the last compaction on, every call answered. */
+  static parse(text: string): ChatMessage[] {
     const messages: ChatMessage[] = [];
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;

@@ -2,7 +2,6 @@ import * as z from 'zod';
 import { parseAuditLine, tornLineProblem, type AuditReadProblem, type AuditReadResult } from '../audit/audit-reader';
 import type { AuditRecord } from '../audit/records';
 import type { ChatMessage, ModelResponse, ToolCallRequest } from '../agent/llm/chat-model';
-import { INTERRUPTED_CALL } from '../agent/transcript';
 import { parseToolArguments } from '../agent/llm/tool-arguments';
 import { isTypedPrompt, messageText } from './transcript-text';
 
@@ -174,35 +173,3 @@ export function auditRecordsOf(text: string): AuditReadResult {
   return { records, problems };
 }
 
-/**
- * A transcript's conversation from its text, as Transcript.load reads the file (the replay's
- * run is read that way, and the two are compared): from the last compaction on, and a call
- * the session ended before answering gets the interrupted-call tool message.
- */
-export function transcriptMessagesOf(text: string): ChatMessage[] {
-  const messages: ChatMessage[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const entry = JSON.parse(line) as { message?: ChatMessage; subtype?: string };
-      if (entry.subtype === 'compact_boundary') messages.length = 0;
-      else if (entry.message && typeof entry.message === 'object' && 'role' in entry.message) messages.push(entry.message);
-    } catch {
-      // A torn last line: recordingFromTranscript reports it.
-    }
-  }
-  const out: ChatMessage[] = [];
-  let pending: string[] = [];
-  const answerPending = () => {
-    for (const id of pending) out.push({ role: 'tool', tool_call_id: id, content: INTERRUPTED_CALL });
-    pending = [];
-  };
-  for (const message of messages) {
-    if (message.role === 'tool') pending = pending.filter((id) => id !== message.tool_call_id);
-    else answerPending();
-    out.push(message);
-    if (message.role === 'assistant' && message.tool_calls) pending = message.tool_calls.map((call) => call.id);
-  }
-  answerPending();
-  return out;
-}

@@ -11,7 +11,6 @@ import {
   recordingFromAudit,
   recordingFromTranscript,
   RecordingError,
-  transcriptMessagesOf,
   type Recording,
 } from './recording';
 
@@ -58,7 +57,7 @@ export async function loadReplaySource(file: string): Promise<ReplaySource> {
     return { file, recording: recordingFromAudit(records, problems), recorded: decisionsOf(records) };
   }
   const recording = recordingFromTranscript(text, sessionId);
-  return { file, recording, recorded: outcomesOfTranscript(transcriptMessagesOf(text)) };
+  return { file, recording, recorded: outcomesOfTranscript(Transcript.parse(text)) };
 }
 
 function sessionIdsIn(dir: string): string[] {
