@@ -64,7 +64,7 @@ function integer(min: number) {
 export function registerRunCommand(program: Command, ctx: CliContext): void {
   program
     .command('run')
-    .description('run the agent on one prompt, headless (hooks from .vscode/hooks.json, .vscode/settings.json, user settings and --hooks)')
+    .description('run the agent on one prompt, headless (hooks from .vscode/hooks.json, .vscode/settings.json, user settings, .claude/settings*.json, the managed policy and --hooks)')
     .argument('[prompt]', 'what to do; read from stdin when omitted and stdin is piped')
     .option('--cwd <dir>', 'the workspace to work in (default: the current directory)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint (default: $HOOKPILOT_BASE_URL)')
