@@ -78,8 +78,8 @@ describe('the process spawner helper', () => {
     const grandchild = Number(await waitForFile(pidFile));
     spawner.runner.dispose();
     expect((await running).aborted).toBe(true);
-    expect(await waitUntilDead(grandchild, 10_000)).toBe(true);
-    expect(await waitUntilDead(helperPid, 10_000)).toBe(true);
+    expect(await waitUntilDead(grandchild, 15_000)).toBe(true);
+    expect(await waitUntilDead(helperPid, 15_000)).toBe(true);
     // A disposed runner still runs what it is given, directly.
     expect((await spawner.runner.run({ command: 'echo direct', shell: true, cwd: dir, env: process.env })).stdout).toBe('direct\n');
   });
@@ -93,8 +93,8 @@ describe('the process spawner helper', () => {
     const grandchild = Number(await waitForFile(pidFile));
     runner.dispose();
     expect((await running).aborted).toBe(true);
-    expect(await waitUntilDead(grandchild, 10_000)).toBe(true);
-    expect(await waitUntilDead(helperPid, 10_000)).toBe(true);
+    expect(await waitUntilDead(grandchild, 15_000)).toBe(true);
+    expect(await waitUntilDead(helperPid, 15_000)).toBe(true);
   });
 
   it('on dispose, also kills what in a group ignored SIGTERM', async () => {
@@ -105,7 +105,7 @@ describe('the process spawner helper', () => {
     const stubborn = Number(await waitForFile(pidFile));
     spawner.runner.dispose();
     await running;
-    expect(await waitUntilDead(stubborn, 5_000)).toBe(true);
+    expect(await waitUntilDead(stubborn, 15_000)).toBe(true);
   });
 
   it('answers a request it cannot run instead of leaving it pending', async () => {

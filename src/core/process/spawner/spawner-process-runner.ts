@@ -29,7 +29,8 @@ interface PendingRun {
 /** After this many helper deaths without a single finished run, processes are spawned directly. */
 const MAX_CONSECUTIVE_FAILURES = 3;
 const STDERR_TAIL_BYTES = 2048;
-const HELPER_EXIT_GRACE_MS = 2000;
+// Generous: a helper starved of CPU on a loaded machine still stops its own processes first.
+const HELPER_EXIT_GRACE_MS = 5000;
 /** A helper that served this long before dying was not failing to start: its death resets the count. */
 const HEALTHY_UPTIME_MS = 30_000;
 /** Debugger and loader flags of the host are not the helper's. */
