@@ -56,8 +56,10 @@ for (const [, , report] of suites) {
   if (!existsSync(file)) continue;
   const json = JSON.parse(readFileSync(file, 'utf8'));
   passed += json.numPassedTests ?? 0;
-  // A file that failed to load has no failed test of its own: count it once.
-  failed += Math.max(json.numFailedTests ?? 0, json.numFailedTestSuites ?? 0);
+  // A file that failed to load has no failed test of its own: count it once. (numFailedTestSuites
+  // counts describe blocks too, so it would count one failed test twice.)
+  const unloaded = (json.testResults ?? []).filter((r) => r.status === 'failed' && (r.assertionResults ?? []).length === 0).length;
+  failed += (json.numFailedTests ?? 0) + unloaded;
 }
 if (failedSuites > 0 && failed === 0) failed = failedSuites;
 console.log(`\n${passed} passed, ${failed} failed`);
