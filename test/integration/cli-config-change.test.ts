@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jsonResult, nodeHook, startTestbed, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { text, toolCalls, type ScriptedReply } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
@@ -134,10 +134,7 @@ describe('ConfigChange in hookpilot run', () => {
     // The hook outlives the run's 30 s limit: a CLI that waited for it fails the run.
     const running = bed.run(['rewrite', '--permission-mode', 'bypassPermissions'], { onSpawn: (c) => (child = c), timeoutMs: 30_000 });
     const started = bed.workspace.file('hang-started.txt');
-    for (const deadline = Date.now() + 20_000; !existsSync(started); ) {
-      if (Date.now() > deadline) throw new Error('timed out waiting for the ConfigChange hook to start');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await vi.waitFor(() => expect(existsSync(started)).toBe(true), { timeout: 20_000, interval: 50 });
     child!.kill('SIGINT');
     const r = await running;
     expect(r.code).toBe(130);
