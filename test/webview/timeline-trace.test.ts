@@ -1,18 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../src/core/audit/records';
 import type { HostToManager } from '../../src/shared/manager-protocol';
-import { WebviewPage, launchChromium } from './harness/browser';
-import { buildWebviews } from './harness/build-webviews';
+import type { WebviewPage } from './harness/browser';
+import { openWebview } from './harness/open-webview';
 import { makeTraceSession } from './harness/trace-fixture';
-import { startWebviewServer, type WebviewServer } from './harness/webview-server';
 
-let browser: Browser;
-let server: WebviewServer;
-let bundleDir: string;
 let view: WebviewPage;
 
 const STEPS = 1000;
@@ -55,21 +47,13 @@ const rowLabels = () => shownRows((el) => el.querySelector('.tr-label')?.textCon
 const waitForRow = (index: number, label: string) =>
   view.page.waitForFunction(({ index, label }) => document.querySelector(`[data-testid="trace-scroller"] .tr-row[data-index="${index}"]:not([hidden]) .tr-label`)?.textContent === label, { index, label });
 
+let closeView: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  bundleDir = mkdtempSync(path.join(tmpdir(), 'hookpilot-trace-'));
-  await buildWebviews(bundleDir, { production: true });
-  server = await startWebviewServer(bundleDir);
-  browser = await launchChromium();
-  view = await WebviewPage.open(browser, server.pageUrl('manager'), { width: 1400, height: 820 });
+  ({ view, close: closeView } = await openWebview('manager', { width: 1400, height: 820 }));
   await view.host({ type: 'showTab', tab: 'timeline' });
 });
 
-afterAll(async () => {
-  await view?.close();
-  await browser?.close();
-  await server?.close();
-  rmSync(bundleDir, { recursive: true, force: true });
-});
+afterAll(() => closeView?.());
 
 beforeEach(async () => {
   await view.clearPosted();
