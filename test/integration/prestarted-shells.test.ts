@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PrestartedShells } from '../../src/core/process/prestarted-shells';
 import { runProcess, type RunProcessOptions } from '../../src/core/process/run-process';
 import { shellForksSingleCommands } from '../../src/core/process/shell-fork-probe';
@@ -168,12 +168,29 @@ describe('prestarted shells', () => {
     expect(result).toMatchObject({ exitCode: 0, signal: null, stdout: 'alive\n' });
   });
 
+  it('tell when the start that follows a run is over: shells waiting, or none if they cannot start', async () => {
+    await runProcess(request('true'), shells);
+    await shells.whenSettled();
+    expect(shells.waiting).toBe(1);
+    await Promise.all([1, 2].map(() => runProcess(request('true'), shells)));
+    await shells.whenSettled();
+    expect(shells.waiting).toBe(2);
+    await runProcess(request('true', { cwd: join(dir, 'missing') }), shells);
+    await shells.whenSettled();
+    expect(shells.waiting).toBe(0);
+    // Nothing due: settled at once, also after dispose.
+    await shells.whenSettled();
+    shells.dispose();
+    await shells.whenSettled();
+  });
+
   it('survive shells that cannot start: a directory that is a file, no file descriptors left', async () => {
     const file = join(dir, 'not-a-directory');
     writeFileSync(file, '');
     const result = await runProcess(request('true', { cwd: file }), shells);
     expect(result.spawnError).toBeDefined();
-    await new Promise((r) => setTimeout(r, 300));
+    // The start that followed the run tried the same directory and failed.
+    await shells.whenSettled();
     expect(shells.waiting).toBe(0);
     expect((await runProcess(request('echo fine'), shells)).stdout).toBe('fine\n');
 
@@ -186,14 +203,15 @@ import { PrestartedShells } from ${JSON.stringify(join(__dirname, '../../src/cor
 import { runProcess } from ${JSON.stringify(join(__dirname, '../../src/core/process/run-process'))};
 const shells = new PrestartedShells();
 const options = { command: 'true', shell: true, cwd: ${JSON.stringify(dir)}, env: process.env };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 void (async () => {
   await runProcess(options, shells);
-  while (shells.waiting === 0) await sleep(10);
+  await shells.whenSettled();
+  if (shells.waiting === 0) throw new Error('no shell started with descriptors to spare');
   const fds: number[] = [];
   try { for (;;) fds.push(openSync('/dev/null', 'r')); } catch {}
   const taken = await runProcess(options, shells);
-  await sleep(300);
+  // The next shell's start ran (and failed) while no descriptor was left.
+  await shells.whenSettled();
   for (const fd of fds) closeSync(fd);
   console.log(JSON.stringify({ taken: taken.exitCode, waiting: shells.waiting }));
   shells.dispose();
@@ -226,15 +244,15 @@ void (async () => {
       `import { PrestartedShells } from ${JSON.stringify(join(__dirname, '../../src/core/process/prestarted-shells'))};
 import { runProcess } from ${JSON.stringify(join(__dirname, '../../src/core/process/run-process'))};
 const shells = new PrestartedShells();
-void runProcess({ command: 'true', shell: true, cwd: ${JSON.stringify(dir)}, env: process.env }, shells).then(() => setTimeout(() => console.log(shells.waiting), 300));
+void runProcess({ command: 'true', shell: true, cwd: ${JSON.stringify(dir)}, env: process.env }, shells)
+  .then(() => shells.whenSettled())
+  .then(() => console.log(shells.waiting));
 `,
     );
     // A host kept alive by its shell would never exit: execFileSync's timeout fails the test then.
     const waiting = execFileSync(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, host], { encoding: 'utf8', timeout: 20_000 });
     expect(waiting.trim()).toBe('1');
-    const deadline = Date.now() + 2_000;
-    while (processesIn(dir).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    expect(processesIn(dir)).toEqual([]);
+    await vi.waitFor(() => expect(processesIn(dir)).toEqual([]), { timeout: 2_000, interval: 25 });
   });
 
   describe('for the Bash tool (bash)', () => {

@@ -96,6 +96,8 @@ export class PrestartedShells implements Disposable {
   private running = 0;
   private wanted = 0;
   private filling: NodeJS.Immediate | undefined;
+  private probing = false;
+  private settledWaiters: Array<() => void> = [];
   private disposed = false;
   /** Whether this machine's `sh -c` forks for a single command; undefined until asked. */
   private shellForks: boolean | undefined;
@@ -105,11 +107,21 @@ export class PrestartedShells implements Disposable {
     return this.idle.length;
   }
 
-  /** Marks a run as started and hands it a waiting shell when one fits the request. */
   constructor(options: PrestartedShellsOptions = {}) {
     this.bash = options.bash ?? false;
   }
 
+  /**
+   * Resolves once no start of shells is due or under way: the last one started its shells,
+   * failed, or found nothing to do. A caller that needs a shell waiting (or knows none can
+   * start) learns it from this rather than from the clock.
+   */
+  whenSettled(): Promise<void> {
+    if (!this.starting) return Promise.resolve();
+    return new Promise((resolve) => this.settledWaiters.push(resolve));
+  }
+
+  /** Marks a run as started and hands it a waiting shell when one fits the request. */
   acquire(request: ShellRequest): PrestartedShell | undefined {
     this.running++;
     const shell = this.shellFor(request);
@@ -150,6 +162,7 @@ export class PrestartedShells implements Disposable {
     this.disposed = true;
     if (this.filling) clearImmediate(this.filling);
     this.retire();
+    this.settle();
   }
 
   private scheduleFill(): void {
@@ -158,13 +171,34 @@ export class PrestartedShells implements Disposable {
 
   private fill(): void {
     this.filling = undefined;
+    this.startShells();
+    this.settle();
+  }
+
+  /** A start is due or under way; after dispose none ever is. */
+  private get starting(): boolean {
+    return !this.disposed && (this.filling !== undefined || this.probing);
+  }
+
+  private settle(): void {
+    if (this.starting) return;
+    const waiters = this.settledWaiters;
+    this.settledWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  private startShells(): void {
     const template = this.template;
     if (!template || this.disposed || this.running > 0) return;
     if (!this.bash && this.shellForks === undefined) {
+      if (this.probing) return;
       // Unanswered (a failed probe): asked again at the next idle moment.
+      this.probing = true;
       void shellForksSingleCommands(SHELL).then((forks) => {
+        this.probing = false;
         this.shellForks = forks;
         if (forks) this.scheduleFill();
+        this.settle();
       });
       return;
     }
