@@ -1,4 +1,4 @@
-import { formatTaggedContext, type TaggedContext } from '../hooks/dispatch-result';
+import { formatTaggedContext, type DispatchResult, type TaggedContext } from '../hooks/dispatch-result';
 import type { StopFailureError } from '../hooks/payloads';
 import type { AgentEvent, TurnEndReason } from './agent-events';
 import type { Compactor } from './compaction';
@@ -71,8 +71,8 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
     const toolDefs = deps.tools().map(definitionOf);
     let request: ModelRequest = { model: deps.modelName, messages, tools: toolDefs.length > 0 ? toolDefs : undefined };
     const before = await deps.hooks.dispatch('BeforeLLM', { step, llm_request: { model: request.model, messages: request.messages, tools: request.tools } }, signal);
-    if (before.abort || before.blocked) return done('aborted', lastText, { error: `BeforeLLM hook "${before.abort?.hookName ?? before.blockingErrors[0]?.hookName}" aborted the turn: ${before.abort?.reason ?? before.blockReason ?? ''}`, stopSession: before.abort?.kind === 'hard' ? { reason: before.abort.reason, hookName: before.abort.hookName } : undefined });
-    if (before.stop) return done('stopped', lastText, { stopSession: before.stop });
+    const beforeHalt = modelHookHalt(before);
+    if (beforeHalt) return done(beforeHalt.reason, lastText, beforeHalt.outcome);
     if (before.llmRequest) request = applyRequestRewrite(request, before.llmRequest);
 
     let response: ModelResponse;
@@ -93,8 +93,8 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
       deps.emit({ type: 'usage', ...response.usage });
     }
     const after = await deps.hooks.dispatch('AfterLLM', { step, llm_response: { content: response.content, tool_calls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments ?? c.argumentsText })), finish_reason: response.finishReason } }, signal);
-    if (after.abort || after.blocked) return done('aborted', lastText, { error: `AfterLLM hook "${after.abort?.hookName ?? after.blockingErrors[0]?.hookName}" aborted the turn: ${after.abort?.reason ?? after.blockReason ?? ''}`, stopSession: after.abort?.kind === 'hard' ? { reason: after.abort.reason, hookName: after.abort.hookName } : undefined });
-    if (after.stop) return done('stopped', lastText, { stopSession: after.stop });
+    const afterHalt = modelHookHalt(after);
+    if (afterHalt) return done(afterHalt.reason, lastText, afterHalt.outcome);
     if (after.llmResponse) response = applyResponseRewrite(response, after.llmResponse);
     for (const w of after.warnings) deps.emit({ type: 'notice', level: 'warning', message: w, source: 'AfterLLM' });
 
@@ -119,10 +119,7 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
       // A PostToolBatch block stops the loop before the next model call (Claude Code).
       if (batch.blocked) return done('blocked', lastText, { error: `PostToolBatch hook "${batch.blockingErrors[0]?.hookName ?? 'hook'}" stopped the turn: ${batch.blockReason ?? ''}` });
       const abort = outcomes.find((o) => o.abort)?.abort;
-      if (abort) {
-        const stopSession = abort.kind === 'hard' ? { reason: abort.reason, hookName: abort.hookName } : undefined;
-        return done('aborted', lastText, { error: `hook "${abort.hookName}" aborted the turn: ${abort.reason ?? 'abort'}`, stopSession });
-      }
+      if (abort) return done('aborted', lastText, { error: `hook "${abort.hookName}" aborted the turn: ${abort.reason ?? 'abort'}`, stopSession: hardAbortStop(abort) });
       if (signal.aborted) return done('cancelled', lastText);
       continue;
     }
@@ -143,6 +140,26 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
     messages.push({ role: 'user', content: final.continueWith });
   }
   return done('max_steps', lastText, { error: `stopped after ${deps.maxSteps} steps (--max-steps)` });
+}
+
+/**
+ * How a BeforeLLM or AfterLLM dispatch ends the turn, if it does: an abort or a block aborts it
+ * (a hard abort ends the session too), `continue: false` stops it.
+ */
+function modelHookHalt(result: DispatchResult): { reason: TurnEndReason; outcome: Partial<TurnOutcome> } | undefined {
+  const { abort } = result;
+  if (abort || result.blocked) {
+    const hookName = abort?.hookName ?? result.blockingErrors[0]?.hookName;
+    const error = `${result.event} hook "${hookName}" aborted the turn: ${abort?.reason ?? result.blockReason ?? ''}`;
+    return { reason: 'aborted', outcome: { error, stopSession: abort && hardAbortStop(abort) } };
+  }
+  if (result.stop) return { reason: 'stopped', outcome: { stopSession: result.stop } };
+  return undefined;
+}
+
+/** A hard abort ends the session as well as the turn. */
+function hardAbortStop(abort: NonNullable<DispatchResult['abort']>): TurnOutcome['stopSession'] {
+  return abort.kind === 'hard' ? { reason: abort.reason, hookName: abort.hookName } : undefined;
 }
 
 const definitions = new WeakMap<Tool, ToolFunctionDefinition>();
