@@ -1,39 +1,23 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatItem } from '../../src/shared/chat-items';
 import { MAX_PROMPT_CHARS, type HostToChat } from '../../src/shared/chat-protocol';
 import { MODEL_PRESETS } from '../../src/shared/model-presets';
-import { WebviewPage, launchChromium } from './harness/browser';
-import { buildWebviews } from './harness/build-webviews';
-import { startWebviewServer, type WebviewServer } from './harness/webview-server';
+import type { WebviewPage } from './harness/browser';
+import { openWebview } from './harness/open-webview';
 
-let browser: Browser;
-let server: WebviewServer;
-let bundleDir: string;
 let view: WebviewPage;
+let closeView: (() => Promise<void>) | undefined;
 let firstPosted: unknown[];
 
 const ready: HostToChat = { type: 'status', model: { configured: true, name: 'gpt-4.1', endpoint: 'https://api.openai.com/v1' }, busy: false, usage: { promptTokens: 1200, completionTokens: 340, totalTokens: 1540 } };
 
 beforeAll(async () => {
-  bundleDir = mkdtempSync(path.join(tmpdir(), 'hookpilot-webview-'));
-  await buildWebviews(bundleDir, { production: true });
-  server = await startWebviewServer(bundleDir);
-  browser = await launchChromium();
   // One page for the file (pages are slow to open on a busy machine); each test starts with a reset.
-  view = await WebviewPage.open(browser, server.pageUrl('chat'));
+  ({ view, close: closeView } = await openWebview('chat'));
   firstPosted = await view.posted();
 });
 
-afterAll(async () => {
-  await view?.close();
-  await browser?.close();
-  await server?.close();
-  rmSync(bundleDir, { recursive: true, force: true });
-});
+afterAll(() => closeView?.());
 
 beforeEach(async () => {
   await view.clearPosted();

@@ -1,17 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { McpServerView } from '../../src/shared/manager-views';
-import { WebviewPage, launchChromium } from './harness/browser';
-import { buildWebviews } from './harness/build-webviews';
-import { startWebviewServer, type WebviewServer } from './harness/webview-server';
+import type { WebviewPage } from './harness/browser';
+import { openWebview } from './harness/open-webview';
 
-let browser: Browser;
-let server: WebviewServer;
-let bundleDir: string;
 let view: WebviewPage;
+let closeView: (() => Promise<void>) | undefined;
 
 const tool = (server: string, name: string, description = `The ${name} tool`) => ({ name, qualifiedName: `mcp__${server}__${name}`, description });
 const memory: McpServerView = {
@@ -37,19 +30,10 @@ const card = (name: string) => view.page.locator(`[data-testid="mcp-server"][dat
 const toolNames = (name: string) => card(name).getByTestId('mcp-tool').locator('.mono').allTextContents();
 
 beforeAll(async () => {
-  bundleDir = mkdtempSync(path.join(tmpdir(), 'hookpilot-webview-mcp-'));
-  await buildWebviews(bundleDir, { production: true });
-  server = await startWebviewServer(bundleDir);
-  browser = await launchChromium();
-  view = await WebviewPage.open(browser, server.pageUrl('manager'), { width: 1100, height: 700 });
+  ({ view, close: closeView } = await openWebview('manager', { width: 1100, height: 700 }));
 });
 
-afterAll(async () => {
-  await view?.close();
-  await browser?.close();
-  await server?.close();
-  rmSync(bundleDir, { recursive: true, force: true });
-});
+afterAll(() => closeView?.());
 
 beforeEach(async () => {
   await view.clearPosted();

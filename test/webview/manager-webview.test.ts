@@ -1,20 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../src/core/audit/records';
 import type { HostToManager } from '../../src/shared/manager-protocol';
 import type { ApprovalView, HookView } from '../../src/shared/manager-views';
-import { WebviewPage, launchChromium } from './harness/browser';
-import { buildWebviews } from './harness/build-webviews';
+import type { WebviewPage } from './harness/browser';
+import { openWebview } from './harness/open-webview';
 import { makeTimeline } from './harness/timeline-fixture';
-import { startWebviewServer, type WebviewServer } from './harness/webview-server';
 
-let browser: Browser;
-let server: WebviewServer;
-let bundleDir: string;
 let view: WebviewPage;
+let closeView: (() => Promise<void>) | undefined;
 
 const hook = (id: string, over: Partial<HookView> = {}): HookView => ({
   id,
@@ -55,19 +48,10 @@ const setFilter = (testId: string, value: string) =>
   }, value);
 
 beforeAll(async () => {
-  bundleDir = mkdtempSync(path.join(tmpdir(), 'hookpilot-webview-'));
-  await buildWebviews(bundleDir, { production: true });
-  server = await startWebviewServer(bundleDir);
-  browser = await launchChromium();
-  view = await WebviewPage.open(browser, server.pageUrl('manager'), { width: 1280, height: 800 });
+  ({ view, close: closeView } = await openWebview('manager', { width: 1280, height: 800 }));
 });
 
-afterAll(async () => {
-  await view?.close();
-  await browser?.close();
-  await server?.close();
-  rmSync(bundleDir, { recursive: true, force: true });
-});
+afterAll(() => closeView?.());
 
 beforeEach(async () => {
   await view.clearPosted();
