@@ -3,39 +3,38 @@ import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { checkModelEndpoint, type EndpointProblem, type ModelEndpoint } from '../core/agent/llm/model-endpoint';
 import { readSettingsFile } from '../core/hooks/config/workspace-config-files';
 import { usageError } from './cli-error';
 
-/** Where the model is and how to reach it, from flags first, then the environment. */
-export interface ModelEndpoint {
-  baseURL: string;
-  model: string;
-  /** Undefined for a server on this machine that needs none. */
-  apiKey?: string;
-}
+export type { ModelEndpoint };
 
 const EXAMPLES = 'OpenAI: https://api.openai.com/v1, Ollama: http://127.0.0.1:11434/v1, LM Studio: http://127.0.0.1:1234/v1';
 
+/** Where the model is and how to reach it, from flags first, then the environment. */
 export function resolveModelEndpoint(flags: { baseUrl?: string; model?: string }, env: NodeJS.ProcessEnv): ModelEndpoint {
-  const baseURL = flags.baseUrl ?? nonEmpty(env.HOOKPILOT_BASE_URL);
-  if (!baseURL) throw usageError(`no model server: pass --base-url URL or set HOOKPILOT_BASE_URL (${EXAMPLES})`);
-  let url: URL;
-  try {
-    url = new URL(baseURL);
-  } catch {
-    throw usageError(`the base URL "${baseURL}" is not a URL (${EXAMPLES})`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`the base URL "${baseURL}" must start with http:// or https://`);
-  const model = flags.model ?? nonEmpty(env.HOOKPILOT_MODEL);
-  if (!model) throw usageError('no model name: pass --model NAME or set HOOKPILOT_MODEL (e.g. gpt-4.1, or qwen2.5-coder:7b on Ollama)');
-  const apiKey = nonEmpty(env.HOOKPILOT_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY);
-  if (!apiKey && !isLoopback(url)) throw usageError(`${baseURL} is not on this machine and needs an API key: set HOOKPILOT_API_KEY (or OPENAI_API_KEY)`);
-  return { baseURL, model, apiKey };
+  const check = checkModelEndpoint({
+    baseURL: flags.baseUrl ?? nonEmpty(env.HOOKPILOT_BASE_URL),
+    model: flags.model ?? nonEmpty(env.HOOKPILOT_MODEL),
+    apiKey: nonEmpty(env.HOOKPILOT_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY),
+  });
+  if (check.ok) return check.endpoint;
+  throw usageError(endpointUsageMessage(check.problem));
 }
 
-export function isLoopback(url: URL): boolean {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+function endpointUsageMessage(problem: EndpointProblem): string {
+  switch (problem.kind) {
+    case 'no-base-url':
+      return `no model server: pass --base-url URL or set HOOKPILOT_BASE_URL (${EXAMPLES})`;
+    case 'not-a-url':
+      return `the base URL "${problem.baseURL}" is not a URL (${EXAMPLES})`;
+    case 'not-http':
+      return `the base URL "${problem.baseURL}" must start with http:// or https://`;
+    case 'no-model':
+      return 'no model name: pass --model NAME or set HOOKPILOT_MODEL (e.g. gpt-4.1, or qwen2.5-coder:7b on Ollama)';
+    case 'no-api-key':
+      return `${problem.baseURL} is not on this machine and needs an API key: set HOOKPILOT_API_KEY (or OPENAI_API_KEY)`;
+  }
 }
 
 /** HOOKPILOT_HOME, else ~/.hookpilot: everything the CLI keeps between runs. */

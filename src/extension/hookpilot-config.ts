@@ -1,6 +1,7 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
+import { checkModelEndpoint, type EndpointProblem, type ModelEndpoint } from '../core/agent/llm/model-endpoint';
 import { permissionModeSchema, type PermissionMode, type PermissionSettings } from '../core/agent/permissions/permission-settings';
 import type { HookDefaults } from '../core/hooks/config/loaded-config';
 import type { ManagedPermissions } from '../core/hooks/config/managed-policy';
@@ -16,12 +17,7 @@ import { SECTION } from './pending-config-sources';
 export { SECTION };
 export const API_KEY_SECRET = 'hookpilot.apiKey';
 
-/** Where requests go; the key is absent for a server on this machine. */
-export interface ModelEndpoint {
-  baseURL: string;
-  model: string;
-  apiKey?: string;
-}
+export type { ModelEndpoint };
 
 export type EndpointResolution = { ok: true; endpoint: ModelEndpoint } | { ok: false; problem: string };
 
@@ -43,9 +39,20 @@ const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 600;
 
 const passEnvSchema = z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/));
 
-export function isLoopbackUrl(url: URL): boolean {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+/** The chat's setup panel wording: names the setting or command that fixes it. */
+function endpointSetupText(problem: EndpointProblem): string {
+  switch (problem.kind) {
+    case 'no-base-url':
+      return 'No model is configured. Pick a provider below, or set hookpilot.baseUrl and hookpilot.model in the settings.';
+    case 'not-a-url':
+      return `hookpilot.baseUrl "${problem.baseURL}" is not a URL. Use e.g. https://api.openai.com/v1 or http://localhost:11434/v1.`;
+    case 'not-http':
+      return `hookpilot.baseUrl "${problem.baseURL}" must start with http:// or https://.`;
+    case 'no-model':
+      return `No model name is set for ${problem.baseURL}. Set hookpilot.model (e.g. gpt-4.1, or qwen2.5-coder:7b on Ollama), or run "Hookpilot: Select Model".`;
+    case 'no-api-key':
+      return `The API key is missing: ${problem.baseURL} is not on this machine. Click "Set API key…" (or run "Hookpilot: Set API Key"), or set HOOKPILOT_API_KEY.`;
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -127,22 +134,8 @@ export class HookpilotConfig extends Disposable {
   }
 
   resolveEndpoint(): EndpointResolution {
-    const baseURL = this.baseUrl();
-    if (!baseURL) return { ok: false, problem: 'No model is configured. Pick a provider below, or set hookpilot.baseUrl and hookpilot.model in the settings.' };
-    let url: URL;
-    try {
-      url = new URL(baseURL);
-    } catch {
-      return { ok: false, problem: `hookpilot.baseUrl "${baseURL}" is not a URL. Use e.g. https://api.openai.com/v1 or http://localhost:11434/v1.` };
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, problem: `hookpilot.baseUrl "${baseURL}" must start with http:// or https://.` };
-    const model = this.modelName();
-    if (!model) return { ok: false, problem: `No model name is set for ${baseURL}. Set hookpilot.model (e.g. gpt-4.1, or qwen2.5-coder:7b on Ollama), or run "Hookpilot: Select Model".` };
-    const apiKey = this.apiKey();
-    if (!apiKey && !isLoopbackUrl(url)) {
-      return { ok: false, problem: `The API key is missing: ${baseURL} is not on this machine. Click "Set API key…" (or run "Hookpilot: Set API Key"), or set HOOKPILOT_API_KEY.` };
-    }
-    return { ok: true, endpoint: apiKey ? { baseURL, model, apiKey } : { baseURL, model } };
+    const check = checkModelEndpoint({ baseURL: this.baseUrl(), model: this.modelName(), apiKey: this.apiKey() });
+    return check.ok ? check : { ok: false, problem: endpointSetupText(check.problem) };
   }
 
   /** What the chat's footer or setup panel shows; never carries the key. */
