@@ -1,3 +1,4 @@
+import { isBuiltinToolName, type BuiltinToolName } from '../core/agent/tools/tool-catalog';
 import type { HookEventName } from '../core/hooks/events';
 
 /** Where the sample pretends to run; the host can pass the real workspace and session. */
@@ -11,38 +12,59 @@ export type SamplePayload = { hook_event_name: HookEventName; session_id: string
 
 const DEFAULT_CWD = '/home/user/project';
 
-interface ToolSample {
+export interface ToolSample {
   input: Record<string, unknown>;
   response: unknown;
 }
 
-function toolSample(toolName: string, cwd: string): ToolSample {
-  const file = `${cwd}/src/index.ts`;
-  switch (toolName) {
-    case 'Bash':
-      return { input: { command: 'npm test', description: 'Run the test suite' }, response: { stdout: 'All tests passed\n', stderr: '', interrupted: false, isImage: false } };
-    case 'Read':
-      return { input: { file_path: file }, response: { type: 'text', file: { filePath: file, content: 'export {};\n', numLines: 1, startLine: 1, totalLines: 1 } } };
-    case 'Write':
-      return { input: { file_path: file, content: 'export const answer = 42;\n' }, response: { type: 'create', filePath: file, content: 'export const answer = 42;\n', originalFile: null, structuredPatch: [] } };
-    case 'Edit':
-      return {
-        input: { file_path: file, old_string: 'answer = 41', new_string: 'answer = 42' },
-        response: { filePath: file, oldString: 'answer = 41', newString: 'answer = 42', originalFile: 'export const answer = 41;\n', replaceAll: false, structuredPatch: [], userModified: false },
-      };
-    case 'Glob':
-      return { input: { pattern: '**/*.ts' }, response: { filenames: [file], numFiles: 1, truncated: false, durationMs: 3 } };
-    case 'Grep':
-      return { input: { pattern: 'TODO', output_mode: 'files_with_matches' }, response: { mode: 'files_with_matches', numFiles: 1, filenames: [file] } };
-    case 'TodoWrite': {
-      const todos = [{ content: 'Run the tests', status: 'in_progress', activeForm: 'Running the tests' }];
-      return { input: { todos }, response: { oldTodos: [], newTodos: todos } };
-    }
-    case 'Task':
-      return { input: { description: 'Find the config loader', prompt: 'Find where the hooks config is loaded and summarize it.', subagent_type: 'general-purpose' }, response: { content: 'The loader is in src/config.ts.' } };
-    default:
-      return { input: {}, response: {} };
-  }
+/** A sample call of each of Hookpilot's tools, Claude-shaped, touching `file`. */
+export const TOOL_SAMPLES: { readonly [N in BuiltinToolName]: (file: string) => ToolSample } = {
+  Bash: () => ({
+    input: { command: 'npm test', description: 'Run the test suite' },
+    response: { stdout: 'All tests passed\n', stderr: '', interrupted: false, isImage: false },
+  }),
+  Read: (file) => ({
+    input: { file_path: file },
+    response: { type: 'text', file: { filePath: file, content: 'export {};\n', numLines: 1, startLine: 1, totalLines: 1 } },
+  }),
+  Write: (file) => ({
+    input: { file_path: file, content: 'export const answer = 42;\n' },
+    response: { type: 'create', filePath: file, content: 'export const answer = 42;\n', originalFile: null, structuredPatch: [] },
+  }),
+  Edit: (file) => ({
+    input: { file_path: file, old_string: 'answer = 41', new_string: 'answer = 42' },
+    response: {
+      filePath: file,
+      oldString: 'answer = 41',
+      newString: 'answer = 42',
+      originalFile: 'export const answer = 41;\n',
+      replaceAll: false,
+      structuredPatch: [],
+      userModified: false,
+    },
+  }),
+  Glob: (file) => ({ input: { pattern: '**/*.ts' }, response: { filenames: [file], numFiles: 1, truncated: false, durationMs: 3 } }),
+  Grep: (file) => ({
+    input: { pattern: 'TODO', output_mode: 'files_with_matches' },
+    response: { mode: 'files_with_matches', numFiles: 1, filenames: [file] },
+  }),
+  TodoWrite: () => {
+    const todos = [{ content: 'Run the tests', status: 'in_progress', activeForm: 'Running the tests' }];
+    return { input: { todos }, response: { oldTodos: [], newTodos: todos } };
+  },
+  Task: () => ({
+    input: {
+      description: 'Find the config loader',
+      prompt: 'Find where the hooks config is loaded and summarize it.',
+      subagent_type: 'general-purpose',
+    },
+    response: { content: 'The loader is in src/config.ts.' },
+  }),
+};
+
+/** The sample call of a tool; an empty one for a tool Hookpilot does not have (an MCP tool's). */
+export function toolSample(toolName: string, cwd: string): ToolSample {
+  return isBuiltinToolName(toolName) ? TOOL_SAMPLES[toolName](`${cwd}/src/index.ts`) : { input: {}, response: {} };
 }
 
 const PLAIN_TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -5,8 +5,11 @@ import { clip, summarizeToolCall } from '../../src/core/agent/tool-summary';
 import { createBuiltinTools } from '../../src/core/agent/tools/builtin-tools';
 import { TodoStore } from '../../src/core/agent/tools/todo-store';
 import type { Tool } from '../../src/core/agent/tools/tool';
+import { BUILTIN_TOOL_NAMES, BUILTIN_TOOLS, builtinToolInfo } from '../../src/core/agent/tools/tool-catalog';
+import { HOOKPILOT_TOOL_NAMES, isHookpilotTool } from '../../src/core/import/tool-names';
 import { matchPermissionRule, parsePermissionRule } from '../../src/core/permissions/permission-rule';
-import { samplePayload } from '../../src/shared/sample-payload';
+import { TOOL_SAMPLES, samplePayload } from '../../src/shared/sample-payload';
+import { TOOL_ICONS, toolIcon } from '../../webview-ui/chat/tool-card';
 
 // CONTRIBUTING's "Add a tool" checklist, checked over the tools the agent really has: a new
 // tool that misses one of the places it must be added fails here by name.
@@ -15,14 +18,38 @@ const task = createTaskTool(() => Promise.reject(new Error('not run'))) as unkno
 const tools: Tool[] = [...createBuiltinTools(new TodoStore()), task];
 const named = (list: Tool[]) => list.map((t) => [t.name, t] as const);
 const sampleInput = (tool: Tool) => samplePayload('PreToolUse', tool.name, { cwd: CWD }).tool_input as Record<string, unknown>;
+const sorted = (names: Iterable<string>) => [...names].sort();
+const rule = (text: string) => {
+  const parsed = parsePermissionRule(text);
+  if (!parsed) throw new Error(`${text} does not parse`);
+  return parsed;
+};
 
 describe('every built-in tool is wired in everywhere', () => {
-  it('the list is the one the agent offers', () => {
-    expect(tools.map((t) => t.name).sort()).toEqual(['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Task', 'TodoWrite', 'Write']);
+  it('the tool catalogue lists exactly the tools the agent offers, Task included', () => {
+    expect(sorted(BUILTIN_TOOL_NAMES)).toEqual(sorted(tools.map((t) => t.name)));
+    expect(sorted(BUILTIN_TOOL_NAMES)).toEqual(['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Task', 'TodoWrite', 'Write']);
+  });
+
+  it('the importers, the Hook Manager samples and the tool cards name the same tools, no more', () => {
+    expect(sorted(HOOKPILOT_TOOL_NAMES)).toEqual(sorted(BUILTIN_TOOL_NAMES));
+    expect(sorted(Object.keys(TOOL_SAMPLES))).toEqual(sorted(BUILTIN_TOOL_NAMES));
+    expect(sorted(Object.keys(TOOL_ICONS))).toEqual(sorted(BUILTIN_TOOL_NAMES));
+  });
+
+  it.each(named(tools))('%s: its category is the catalogue one (src/core/agent/tools/tool-catalog.ts)', (name, tool) => {
+    expect(tool.category).toBe(builtinToolInfo(name)?.category);
+    expect(isHookpilotTool(name)).toBe(true);
   });
 
   it.each(named(tools))('%s: the Hook Manager sample payload is a valid input (src/shared/sample-payload.ts)', (_name, tool) => {
+    expect(Object.keys(sampleInput(tool)).length).toBeGreaterThan(0);
     expect(tool.inputSchema.safeParse(sampleInput(tool)).error).toBeUndefined();
+    expect(samplePayload('PostToolUse', tool.name, { cwd: CWD }).tool_response).not.toEqual({});
+  });
+
+  it.each(named(tools))('%s: a tool card icon of its own (webview-ui/chat/tool-card.ts)', (name) => {
+    expect(toolIcon(name)).not.toBe(toolIcon('mcp__server__tool'));
   });
 
   // Meta tools (TodoWrite) are never asked about; every other tool can reach a person.
@@ -32,14 +59,32 @@ describe('every built-in tool is wired in everywhere', () => {
     expect(summarizeToolCall(name, input)).not.toBe(`${name} ${clip(JSON.stringify(input), 160)}`);
   });
 
-  it.each(named(tools.filter((t) => t.target)))(
-    '%s: a file tool, so Tool(path) rules match its path (FILE_TOOLS in src/core/permissions/permission-rule.ts)',
-    (name, tool) => {
-      const input = { ...sampleInput(tool), path: path.join(CWD, 'src') };
-      expect(tool.target?.(input as never)).toBeDefined();
-      const rule = parsePermissionRule(`${name}(src/**)`);
-      if (!rule) throw new Error(`${name}(src/**) does not parse`);
-      expect(matchPermissionRule(rule, name, input, CWD)).toBe('match');
-    },
-  );
+  // A tool that touches a path must say so in the catalogue, or Tool(path) rules and the
+  // workspace boundary would read its input as plain JSON.
+  it.each(named(tools))('%s: permission rules know what it touches (access in tool-catalog.ts)', (name, tool) => {
+    const access = BUILTIN_TOOLS[name as keyof typeof BUILTIN_TOOLS].access;
+    const input = sampleInput(tool);
+    switch (access.kind) {
+      case 'file':
+        expect(tool.target?.(input as never)).toBe(input[access.pathKey]);
+        expect(matchPermissionRule(rule(`${name}(src/**)`), name, input, CWD)).toBe('match');
+        expect(matchPermissionRule(rule(`${name}(lib/**)`), name, input, CWD)).toBe('no-match');
+        break;
+      case 'search': {
+        const inSrc = { ...input, path: path.join(CWD, 'src') };
+        expect(tool.target?.(inSrc as never)).toBe(inSrc.path);
+        expect(matchPermissionRule(rule(`${name}(src/**)`), name, inSrc, CWD)).toBe('match');
+        expect(matchPermissionRule(rule(`${name}(lib/**)`), name, inSrc, CWD)).toBe('no-match');
+        break;
+      }
+      case 'shell':
+        expect(tool.target).toBeUndefined();
+        expect(matchPermissionRule(rule(`${name}(${String(input.command)})`), name, input, CWD)).toBe('match');
+        expect(matchPermissionRule(rule(`${name}(rm:*)`), name, input, CWD)).toBe('no-match');
+        break;
+      case 'other':
+        expect(tool.target).toBeUndefined();
+        break;
+    }
+  });
 });

@@ -1,13 +1,14 @@
+import type { BuiltinToolName } from '../../src/core/agent/tools/tool-catalog';
 import { describeAnnotation, type HookAnnotationView, type ToolItem, type ToolStatus } from '../../src/shared/chat-items';
 import type { ApprovalChoiceView } from '../../src/shared/wire-common';
 import { formatDuration, h, icon } from '../common/dom';
 
-const TOOL_ICONS: Record<string, string> = {
+/** The codicon of each of Hookpilot's tools; other tools (MCP) get `tools`. */
+export const TOOL_ICONS: Readonly<Record<BuiltinToolName, string>> = {
   Bash: 'terminal',
   Read: 'file',
   Write: 'new-file',
   Edit: 'edit',
-  MultiEdit: 'edit',
   Glob: 'search',
   Grep: 'search',
   TodoWrite: 'checklist',
@@ -45,6 +46,10 @@ const APPROVAL_BUTTONS: Array<{ choice: ApprovalChoiceView; label: string; secon
   { choice: 'deny', label: 'Deny', secondary: true },
 ];
 
+export function toolIcon(toolName: string): string {
+  return Object.hasOwn(TOOL_ICONS, toolName) ? TOOL_ICONS[toolName as BuiltinToolName] : 'tools';
+}
+
 /** A tool call: what it did, its outcome, and every hook that acted on it. */
 export function renderToolCard(item: ToolItem, previous: HTMLElement | undefined): HTMLElement {
   const wasOpen = previous?.querySelector('details')?.open ?? false;
@@ -52,7 +57,7 @@ export function renderToolCard(item: ToolItem, previous: HTMLElement | undefined
   const head = h(
     'div',
     { class: 'tool-head' },
-    icon(TOOL_ICONS[item.name] ?? 'tools', 'tool-icon'),
+    icon(toolIcon(item.name), 'tool-icon'),
     h('span', { class: 'tool-name', text: item.name }),
     h('span', { class: 'tool-summary', text: item.summary, title: item.summary }),
     h('span', { class: `badge badge-${item.status}`, attrs: { 'data-testid': 'tool-status' } }, statusIcon, ` ${STATUS_TEXT[item.status]}`),

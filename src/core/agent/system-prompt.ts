@@ -1,5 +1,9 @@
 import type { TaggedContext } from '../hooks/dispatch-result';
 import type { Tool } from './tools/tool';
+import type { BuiltinToolName } from './tools/tool-catalog';
+
+const TODO_TOOL: BuiltinToolName = 'TodoWrite';
+const TODO_GUIDANCE = `Use ${TODO_TOOL} to plan multi-step work and keep it current; finish every todo or mark it completed before you stop.`;
 
 export function baseSystemPrompt(options: { workspaceRoot: string; tools: readonly Tool[]; extra?: string }): string {
   return [
@@ -7,7 +11,8 @@ export function baseSystemPrompt(options: { workspaceRoot: string; tools: readon
     `Workspace root: ${options.workspaceRoot}. File tools only work inside it.`,
     `Tools: ${options.tools.map((t) => t.name).join(', ')}.`,
     'Hooks configured by the user may block a tool call, ask for approval, or add context in <system-reminder> blocks: treat a block as final and adapt; do not try to get around it.',
-    'Use TodoWrite to plan multi-step work and keep it current; finish every todo or mark it completed before you stop.',
+    // A subagent's tool list may leave the todo list out: name it only when the model has it.
+    options.tools.some((t) => t.name === TODO_TOOL) ? TODO_GUIDANCE : '',
     options.extra ?? '',
   ]
     .filter((line) => line !== '')

@@ -1,10 +1,12 @@
+import { BUILTIN_TOOL_NAMES, isBuiltinToolName } from '../agent/tools/tool-catalog';
+
 /**
  * Tool names of other agents, mapped to Claude Code's, which Hookpilot's tools use
  * (from each tool's documentation).
  */
 
-/** Hookpilot's agent tools (src/core/agent/tools plus Task); a test keeps this in step. */
-export const HOOKPILOT_TOOL_NAMES: readonly string[] = ['Bash', 'Read', 'Write', 'Edit', 'Glob', 'Grep', 'TodoWrite', 'Task'];
+/** Hookpilot's agent tools: the tool catalogue's names. */
+export const HOOKPILOT_TOOL_NAMES: readonly string[] = BUILTIN_TOOL_NAMES;
 
 export type ToolNameMap = Readonly<Record<string, string>>;
 
@@ -82,5 +84,5 @@ export function describeToolNames(map: ToolNameMap): string {
 }
 
 export function isHookpilotTool(name: string): boolean {
-  return HOOKPILOT_TOOL_NAMES.includes(name);
+  return isBuiltinToolName(name);
 }

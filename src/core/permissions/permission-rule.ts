@@ -1,5 +1,6 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
+import { builtinToolInfo, type ToolAccess } from '../agent/tools/tool-catalog';
 import { bashRuleMatches } from './bash-rules';
 import { wildcardMatch } from './wildcard';
 
@@ -16,9 +17,6 @@ export interface PermissionRule {
 }
 
 const RULE = /^([A-Za-z0-9_*|-]+)(?:\((.*)\))?$/s;
-const FILE_TOOLS = new Set(['Read', 'Write', 'Edit', 'NotebookEdit']);
-const SEARCH_TOOLS = new Set(['Grep', 'Glob']);
-const PATH_KEYS = ['file_path', 'path', 'notebook_path'];
 
 export function parsePermissionRule(text: string): PermissionRule | undefined {
   const m = RULE.exec(text.trim());
@@ -32,39 +30,43 @@ export type RuleMatch = 'match' | 'no-match' | 'unparseable';
 export function matchPermissionRule(rule: PermissionRule, toolName: string, input: Record<string, unknown>, cwd: string): RuleMatch {
   if (!toolMatches(rule.tool, toolName)) return 'no-match';
   if (rule.pattern === undefined) return 'match';
-  if (toolName === 'Bash') {
-    const command = typeof input.command === 'string' ? input.command : undefined;
-    if (command === undefined) return 'no-match';
-    return bashRuleMatches(rule.pattern, command);
+  const pattern = rule.pattern;
+  const access: ToolAccess = builtinToolInfo(toolName)?.access ?? { kind: 'other' };
+  switch (access.kind) {
+    case 'shell': {
+      const command = typeof input.command === 'string' ? input.command : undefined;
+      if (command === undefined) return 'no-match';
+      return bashRuleMatches(pattern, command);
+    }
+    case 'search':
+      return searchTargets(access.globKey, input).some((t) => matchPathPattern(pattern, t, cwd)) ? 'match' : 'no-match';
+    case 'file': {
+      const target = input[access.pathKey];
+      if (typeof target !== 'string') return 'no-match';
+      return matchPathPattern(pattern, target, cwd) ? 'match' : 'no-match';
+    }
+    case 'other':
+      // The pattern is a glob over the JSON of the input.
+      return wildcardMatch(pattern, JSON.stringify(input)) ? 'match' : 'no-match';
   }
-  if (SEARCH_TOOLS.has(toolName)) {
-    const pattern = rule.pattern;
-    return searchTargets(toolName, input).some((t) => matchPathPattern(pattern, t, cwd)) ? 'match' : 'no-match';
-  }
-  if (FILE_TOOLS.has(toolName)) {
-    const target = PATH_KEYS.map((k) => input[k]).find((v): v is string => typeof v === 'string');
-    if (target === undefined) return 'no-match';
-    return matchPathPattern(rule.pattern, target, cwd) ? 'match' : 'no-match';
-  }
-  // Other tools: the pattern is a glob over the JSON of the input.
-  return wildcardMatch(rule.pattern, JSON.stringify(input)) ? 'match' : 'no-match';
 }
 
 /**
  * As in Claude Code, a file rule names a kind of access, not one tool: `Read(...)` covers the
  * search tools, `Edit(...)` and `Write(...)` every tool that changes a file.
  */
-const SAME_ACCESS: Record<string, readonly string[]> = {
-  Read: ['Grep', 'Glob'],
-  Edit: ['Write', 'NotebookEdit'],
-  Write: ['Edit', 'NotebookEdit'],
-};
+function sameAccess(ruleTool: string, toolName: string): boolean {
+  const ruled = builtinToolInfo(ruleTool)?.access;
+  const access = builtinToolInfo(toolName)?.access;
+  if (ruled?.kind !== 'file' || access === undefined) return false;
+  return ruled.changes ? access.kind === 'file' && access.changes : access.kind === 'search';
+}
 
 function toolMatches(ruleTool: string, toolName: string): boolean {
   if (ruleTool === '*') return true;
   return ruleTool.split('|').some((t) => {
     if (t.endsWith('*')) return toolName.startsWith(t.slice(0, -1));
-    return t === toolName || isMcpServerOf(t, toolName) || (SAME_ACCESS[t]?.includes(toolName) ?? false);
+    return t === toolName || isMcpServerOf(t, toolName) || sameAccess(t, toolName);
   });
 }
 
@@ -72,10 +74,9 @@ function toolMatches(ruleTool: string, toolName: string): boolean {
  * What a search reads, as rules see it: the directory it searches (the cwd when none is given)
  * and its glob or pattern below that directory (`Glob secrets/*` is `secrets/*`).
  */
-function searchTargets(toolName: string, input: Record<string, unknown>): string[] {
+function searchTargets(globKey: string, input: Record<string, unknown>): string[] {
   const base = typeof input.path === 'string' && input.path !== '' ? input.path : '.';
-  // Grep's pattern is a regular expression over contents; Glob's is a path glob.
-  const glob = toolName === 'Glob' ? input.pattern : input.glob;
+  const glob = input[globKey];
   return typeof glob === 'string' && glob !== '' ? [base, path.join(base, glob)] : [base];
 }
 

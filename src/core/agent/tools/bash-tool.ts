@@ -6,6 +6,7 @@ import { runProcess, type ProcessResult, type RunProcessOptions } from '../../pr
 import { MAX_TOOL_OUTPUT_CHARS, truncateMiddle } from './output-limits';
 import { envWithoutSecrets, resolveShell } from './shell-environment';
 import { toolFailure, type Tool, type ToolResult } from './tool';
+import { builtinToolIdentity } from './tool-catalog';
 
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
 export const MAX_BASH_TIMEOUT_MS = 600_000;
@@ -69,8 +70,7 @@ function withOutput(headline: string, output: string): string {
 export function createBashTool(runner: ProcessRunner | PrestartedShells = new PrestartedShells({ bash: true })): Tool<BashInput> {
   const run = runner instanceof PrestartedShells ? (options: RunProcessOptions) => runProcess(options, runner) : (options: RunProcessOptions) => runner.run(options);
   return {
-    name: 'Bash',
-    category: 'execute',
+    ...builtinToolIdentity('Bash'),
     description:
       'Runs a shell command with bash -c in the working directory and returns its stdout and stderr ' +
       `(output beyond ${MAX_TOOL_OUTPUT_CHARS} characters is cut from the middle). A non-zero exit is reported as ` +

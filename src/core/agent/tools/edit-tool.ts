@@ -5,6 +5,7 @@ import { numberLines } from './read-tool';
 import { structuredPatch, type PatchHunk } from './structured-patch';
 import { errorMessage } from '../../error-message';
 import { toolFailure, type Tool, type ToolResult } from './tool';
+import { builtinToolIdentity } from './tool-catalog';
 import { filePathAccessors, workspaceFile } from './workspace-paths';
 
 export const editInputSchema = z.object({
@@ -89,8 +90,7 @@ async function readOriginal(handle: FileHandle, filePath: string): Promise<{ tex
 
 export function createEditTool(): Tool<EditInput> {
   return {
-    name: 'Edit',
-    category: 'edit',
+    ...builtinToolIdentity('Edit'),
     description:
       'Replaces text in a file: old_string must occur exactly once (include enough surrounding lines to make it unique) ' +
       'unless replace_all is true. Match the file exactly, including indentation; Read the file first. An empty ' +

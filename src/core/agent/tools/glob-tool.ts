@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { byNewest, findFiles, resolveSearchRoot } from './file-search';
 import { errorMessage } from '../../error-message';
 import { toolFailure, type Tool, type ToolContext, type ToolResult } from './tool';
+import { builtinToolIdentity } from './tool-catalog';
 import { resolveInWorkspace } from './workspace-paths';
 
 export const MAX_GLOB_RESULTS = 100;
@@ -38,8 +39,7 @@ function splitPattern(pattern: string, searchDirectory: string, ctx: ToolContext
 
 export function createGlobTool(): Tool<GlobInput> {
   return {
-    name: 'Glob',
-    category: 'read',
+    ...builtinToolIdentity('Glob'),
     description:
       'Finds files by glob pattern (e.g. "**/*.ts", "src/**/*.{js,jsx}") and returns their absolute paths, most ' +
       `recently modified first, at most ${MAX_GLOB_RESULTS}. Skips node_modules and .git. Use Grep to search file contents.`,

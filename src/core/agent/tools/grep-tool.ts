@@ -7,6 +7,7 @@ import { byNewest, findFiles, resolveSearchRoot, type FoundFile, type SearchRoot
 import { truncateMiddle } from './output-limits';
 import { errorMessage } from '../../error-message';
 import { toolFailure, type Tool, type ToolContext, type ToolResult } from './tool';
+import { builtinToolIdentity } from './tool-catalog';
 
 /** Larger files are skipped: they are generated or data, and would stall the search. */
 export const MAX_GREP_FILE_BYTES = 5 * 1024 * 1024;
@@ -149,8 +150,7 @@ function report(mode: GrepMode, hits: FileHit[], input: GrepInput): ToolResult {
 
 export function createGrepTool(): Tool<GrepInput> {
   return {
-    name: 'Grep',
-    category: 'read',
+    ...builtinToolIdentity('Grep'),
     description:
       'Searches file contents with a regular expression (RE2 syntax, as ripgrep). output_mode "files_with_matches" ' +
       '(default) lists matching files newest first; "content" shows matching lines as path:line:text with optional ' +

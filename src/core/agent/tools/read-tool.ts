@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { errnoCode, isBinaryFile, openForReading } from './file-content';
 import { errorMessage } from '../../error-message';
 import { toolFailure, type Tool, type ToolResult } from './tool';
+import { builtinToolIdentity } from './tool-catalog';
 import { filePathAccessors, workspaceFile } from './workspace-paths';
 
 export const DEFAULT_READ_LIMIT = 2000;
@@ -108,8 +109,7 @@ async function readProblem(handle: FileHandle, filePath: string): Promise<string
 
 export function createReadTool(): Tool<ReadInput> {
   return {
-    name: 'Read',
-    category: 'read',
+    ...builtinToolIdentity('Read'),
     description:
       `Reads a text file and returns its lines numbered like cat -n (number, tab, line). Reads up to ${DEFAULT_READ_LIMIT} ` +
       `lines from the start by default; use offset (1-based line) and limit for large files. Lines longer than ` +

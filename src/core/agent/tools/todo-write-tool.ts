@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { todoItemSchema, type TodoItem, type TodoStore } from './todo-store';
 import type { Tool, ToolResult } from './tool';
+import { builtinToolIdentity } from './tool-catalog';
 
 export const todoWriteInputSchema = z.object({
   todos: z.array(todoItemSchema).describe('The complete, updated todo list (it replaces the previous one).'),
@@ -21,8 +22,7 @@ function describeList(todos: readonly TodoItem[]): string {
 
 export function createTodoWriteTool(store: TodoStore): Tool<TodoWriteInput> {
   return {
-    name: 'TodoWrite',
-    category: 'meta',
+    ...builtinToolIdentity('TodoWrite'),
     description:
       'Creates or updates your todo list for the current task: send the whole list each time, with each item ' +
       '"pending", "in_progress" or "completed". Use it for work with several steps; keep one item in progress at a ' +

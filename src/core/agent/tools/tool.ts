@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import type { ToolCategory } from './tool-catalog';
 
-/** How a tool is gated in the default permission mode: `edit` and `execute` need approval. */
-export type ToolCategory = 'read' | 'edit' | 'execute' | 'meta';
+export type { ToolCategory } from './tool-catalog';
 
 export interface ToolContext {
   workspaceRoot: string;

@@ -3,6 +3,7 @@ import { openForUpdate, rewrite } from './file-content';
 import { structuredPatch, type PatchHunk } from './structured-patch';
 import { errorMessage } from '../../error-message';
 import { toolFailure, type Tool, type ToolResult } from './tool';
+import { builtinToolIdentity } from './tool-catalog';
 import { filePathAccessors, workspaceFile } from './workspace-paths';
 
 export const writeInputSchema = z.object({
@@ -22,8 +23,7 @@ export interface WriteResponse {
 
 export function createWriteTool(): Tool<WriteInput> {
   return {
-    name: 'Write',
-    category: 'edit',
+    ...builtinToolIdentity('Write'),
     description:
       'Writes a file, replacing it if it exists and creating missing parent directories. Prefer Edit for changing ' +
       'part of an existing file. Paths must be inside the workspace.',
