@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { jsonResult, startTestbed, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
+import { jsonResult, startTestbed, type CliResult, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { text, toolCalls, type ScriptedReply } from '../support/model-server';
 
 // AutoCommit through the real CLI, a real git repository in a temp dir and the scripted model.
@@ -34,6 +34,26 @@ async function repoBed(script: ScriptedReply[], autoCommit: boolean | 'unset' = 
 }
 
 const commitCount = (git: (...args: string[]) => string) => Number(git('rev-list', '--count', 'HEAD').trim());
+const auditRecords = (r: CliResult) => readFileSync(jsonResult(r).audit_log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const autoCommitRun = (r: CliResult) => auditRecords(r).find((rec) => rec.type === 'hook_run' && rec.hook_name === 'AutoCommit' && rec.event === 'TurnEnd');
+
+/**
+ * A completed turn in which the model plants `content` in `.git/<file>` with a program it writes
+ * and runs (the gate asks before a tool names .git; a program names nothing), then writes
+ * hello.txt, a change for AutoCommit to commit. Fails unless the plant landed.
+ */
+async function turnPlanting(plant: { file: string; content: string; mode?: number; append?: boolean }) {
+  const target = `require('path').join('.gi' + 't', ...${JSON.stringify(plant.file.split('/'))})`;
+  const code = plant.append
+    ? `require('fs').appendFileSync(${target}, ${JSON.stringify(plant.content)});\n`
+    : `require('fs').writeFileSync(${target}, ${JSON.stringify(plant.content)}, { mode: ${plant.mode ?? 0o644} });\n`;
+  const b = await repoBed([write('w0', 'plant.js', code), bash('b1', 'node plant.js'), write('w1', 'hello.txt', 'hello\n'), text('Done.')]);
+  bed = b;
+  const r = await b.run(['Add a greeting', '--allowed-tools', 'Write,Bash(node:*)', '--output-format', 'json']);
+  expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed', 'executed']);
+  expect(readFileSync(b.workspace.file(`.git/${plant.file}`), 'utf8')).toContain(plant.content);
+  return { b, r };
+}
 
 describe('AutoCommit (built-in, off by default)', () => {
   it('commits exactly the files the completed turn changed, with the prompt in the message; the user\'s work stays uncommitted', async () => {
@@ -86,8 +106,7 @@ describe('AutoCommit (built-in, off by default)', () => {
     expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed']);
     expect(commitCount(b.git)).toBe(2);
     expect(b.git('show', '--name-only', '--format=', 'HEAD').trim()).toBe('hello.txt');
-    const notes = readFileSync(jsonResult(r).audit_log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(notes).toContainEqual(expect.objectContaining({ type: 'note', level: 'warning', data: expect.objectContaining({ files: ['hello.txt'], too_large: ['big.bin'] }) }));
+    expect(auditRecords(r)).toContainEqual(expect.objectContaining({ type: 'note', level: 'warning', data: expect.objectContaining({ files: ['hello.txt'], too_large: ['big.bin'] }) }));
   });
 
   it('a flood of new files is refused with the reason instead of fingerprinted one by one', async () => {
@@ -96,49 +115,26 @@ describe('AutoCommit (built-in, off by default)', () => {
     const r = await b.run(['Make files', '--allowed-tools', 'Bash', '--output-format', 'json']);
     expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed']);
     expect(commitCount(b.git)).toBe(1);
-    const runs = readFileSync(jsonResult(r).audit_log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(runs).toContainEqual(expect.objectContaining({ type: 'hook_run', event: 'TurnEnd', hook_name: 'AutoCommit', status: 'error', error: expect.stringContaining('more than 10000') }));
+    expect(autoCommitRun(r)).toEqual(expect.objectContaining({ status: 'error', error: expect.stringContaining('more than 10000') }));
   });
 
   it('never runs a git hook the model planted in .git/hooks (post-commit, which --no-verify does not skip)', async () => {
     const pwned = 'pwned-by-git-hook';
-    const hook = `#!/bin/sh\ntouch "${pwned}"\n`;
-    // The gate asks before a tool names .git; a program the model writes and runs names nothing.
-    const plant = `require('fs').writeFileSync(require('path').join('.gi' + 't', 'hooks', 'post-commit'), ${JSON.stringify(hook)}, { mode: 0o755 });\n`;
-    const b = await repoBed([
-      write('w1', 'plant.js', plant),
-      bash('b1', 'node plant.js'),
-      write('w2', 'hello.txt', 'hello\n'),
-      text('Done.'),
-    ]);
-    bed = b;
-    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write,Bash(node:*)', '--output-format', 'json']);
-    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed', 'executed']);
-    expect(existsSync(b.workspace.file('.git/hooks/post-commit'))).toBe(true);
+    const { b } = await turnPlanting({ file: 'hooks/post-commit', content: `#!/bin/sh\ntouch "${pwned}"\n`, mode: 0o755 });
+    // Executable: git would run it after any commit of its own.
+    expect(statSync(b.workspace.file('.git/hooks/post-commit')).mode & 0o111).toBe(0o111);
     expect(commitCount(b.git)).toBe(2);
     expect(existsSync(b.workspace.file(pwned))).toBe(false);
   });
 
   it('refuses to run git at all once the model set a command in .git/config (fsmonitor), and says so', async () => {
     const marker = path.join('..', 'pwned-by-fsmonitor');
-    const line = `[core]\n  fsmonitor = "touch ${marker}; false"\n`;
-    const plant = `require('fs').appendFileSync(require('path').join('.gi' + 't', 'config'), ${JSON.stringify(line)});\n`;
-    const b = await repoBed([
-      write('w0', 'plant.js', plant),
-      bash('b1', 'node plant.js'),
-      write('w1', 'hello.txt', 'hello\n'),
-      text('Done.'),
-    ]);
-    bed = b;
-    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write,Bash(node:*)', '--output-format', 'json']);
-    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed', 'executed']);
-    expect(readFileSync(b.workspace.file('.git/config'), 'utf8')).toContain('fsmonitor');
+    const { b, r } = await turnPlanting({ file: 'config', content: `[core]\n  fsmonitor = "touch ${marker}; false"\n`, append: true });
     expect(commitCount(b.git)).toBe(1);
     expect(existsSync(path.join(b.workspace.dir, marker))).toBe(false);
-    const runs = readFileSync(jsonResult(r).audit_log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(runs).toContainEqual(expect.objectContaining({ type: 'hook_run', event: 'TurnEnd', hook_name: 'AutoCommit', status: 'error' }));
-    expect(JSON.stringify(runs.find((rec) => rec.type === 'hook_run' && rec.hook_name === 'AutoCommit' && rec.event === 'TurnEnd'))).toContain('core.fsmonitor');
+    expect(autoCommitRun(r)).toEqual(expect.objectContaining({ status: 'error', error: expect.stringContaining('core.fsmonitor') }));
   });
+
   it('never runs git, not even its first status, once .git/config names a clean filter .gitattributes applies', async () => {
     const b = await repoBed([write('w1', 'hello.txt', 'hello\n'), text('Done.')]);
     bed = b;
@@ -155,9 +151,7 @@ describe('AutoCommit (built-in, off by default)', () => {
     expect(existsSync(b.workspace.file('hello.txt'))).toBe(true);
     expect(existsSync(marker)).toBe(false);
     expect(commitCount(b.git)).toBe(2);
-    const runs = readFileSync(jsonResult(r).audit_log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    const run = runs.find((rec) => rec.type === 'hook_run' && rec.hook_name === 'AutoCommit' && rec.event === 'TurnEnd');
-    expect(run).toEqual(expect.objectContaining({ status: 'error', error: expect.stringContaining('filter.x.clean') }));
+    expect(autoCommitRun(r)).toEqual(expect.objectContaining({ status: 'error', error: expect.stringContaining('filter.x.clean') }));
   });
 
   it('runs git from PATH\'s absolute directories outside the workspace, never a git planted in the workspace', async () => {
