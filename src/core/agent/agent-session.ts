@@ -1,94 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import type { AuditSink } from '../audit/records';
 import { Redactor } from '../audit/redactor';
 import { errorMessage } from '../error-message';
 import { Emitter, type Disposable } from '../events-emitter';
-import type { CancellationHook } from '../hooks/builtins/cancellation-hook';
-import type { HookDispatcher } from '../hooks/dispatcher';
 import type { AgentEvent, SessionStartSource } from './agent-events';
+import type { AgentSessionOptions } from './agent-session-options';
 import { Compactor } from './compaction';
-import type { ChatMessage, ChatModel } from './llm/chat-model';
-import { RedactingChatModel, type ModelRedactor } from './llm/redacting-chat-model';
-import type { PermissionSettings, Approver } from './permissions/permission-settings';
-import { PermissionGate } from './permissions/permission-gate';
+import { reportHookFailures } from './hook-failure-errors';
+import { finalAnswerGuards } from './final-answer-guards';
 import { IdlePromptTimer } from './idle-prompt';
+import type { ChatMessage, ChatModel } from './llm/chat-model';
+import { RedactingChatModel } from './llm/redacting-chat-model';
 import { SessionEnvFile } from './session-env-file';
 import { SessionHooks } from './session-hooks';
-import type { SubagentDefinition } from './subagent-definitions';
-import { SubagentRunner } from './subagent-runner';
-import { instructionsSection, loadProjectInstructions } from './project-instructions';
-import { baseSystemPrompt, withExtensions } from './system-prompt';
-import { createTaskTool } from './task-tool';
-import { ToolExecutor } from './tool-executor';
-import { BASH_SHELLS_ARG } from '../process/spawner/spawner-protocol';
-import { SpawnerProcessRunner } from '../process/spawner/spawner-process-runner';
-import { createBuiltinTools } from './tools/builtin-tools';
+import { SessionSystemPrompt } from './session-system-prompt';
+import { SessionTools } from './session-tools';
+import { SteeringQueue } from './steering-queue';
 import { TodoStore } from './tools/todo-store';
-import type { Tool } from './tools/tool';
 import { Transcript } from './transcript';
-import { reminder, runTurnLoop, type SteeringResult, type TurnOutcome } from './turn-loop';
+import { reminder, runTurnLoop, type TurnOutcome } from './turn-loop';
 
-export interface AgentSessionOptions {
-  sessionId?: string;
-  workspaceRoot: string;
-  cwd?: string;
-  model: ChatModel;
-  modelName: string;
-  dispatcher: HookDispatcher;
-  approver: Approver;
-  permissions: () => PermissionSettings;
-  /** Files only a person may let the agent change (hook configs and their scripts). */
-  protectedPaths?: () => readonly string[];
-  transcriptDir: string;
-  env?: NodeJS.ProcessEnv;
-  /** Tools the model is offered; default: all built-ins plus Task. Names listed here are withheld. */
-  disallowedTools?: readonly string[];
-  maxSteps?: number;
-  contextBudgetTokens?: number;
-  /** Consecutive Stop blocks honoured before the agent stops anyway (Claude Code: 8). */
-  stopHookCap?: number;
-  todoGuardCap?: number;
-  approvalTimeoutMs?: number;
-  persistAllowRule?: (rule: string) => Promise<void>;
-  /** Where permission decisions are recorded; default: the dispatcher's audit sink. */
-  audit?: AuditSink;
-  systemPrompt?: string;
-  cancellation?: CancellationHook;
-  /**
-   * The host's secret registry (the engine's audit redactor): what the model reads and the
-   * transcript are redacted with it, and it learns the secrets SessionStart hooks export.
-   * Default: token shapes only.
-   */
-  redactor?: ModelRedactor & { addSecretValue(value: string): void };
-  /** Secret-looking variables the Bash tool's shell still inherits (`hookpilot.tools.bash.passEnv`, `--pass-env`). */
-  passEnv?: readonly string[];
-  /**
-   * More tools for the main agent (MCP servers' tools); subagents do not get them. A function is
-   * asked again before each model request: a server's tool list may change mid-session.
-   */
-  extraTools?: readonly Tool[] | (() => readonly Tool[]);
-  /**
-   * Custom subagents (`.claude/agents/*.md`) the Task tool offers by `subagent_type`; one is
-   * offered an extra (MCP) tool only when its `tools` list names it.
-   */
-  subagents?: readonly SubagentDefinition[];
-  /**
-   * The built process-spawner helper: the Bash tool's commands are forked from it (from bash
-   * shells it starts ahead of need) instead of from this process, whose forks get slower as
-   * a long session grows its memory. Without it, they are forked from here.
-   */
-  spawnerModulePath?: string;
-  /**
-   * Load AGENTS.md and CLAUDE.md from the workspace root into the system prompt (InstructionsLoaded
-   * fires for each). Default true; an untrusted workspace contributes nothing, so the host says false there.
-   */
-  projectInstructions?: boolean;
-  /**
-   * Where a person types the next prompt (the chat): after a turn, once the prompt has waited
-   * this long, Notification `idle_prompt` fires (Claude Code: 60 s). Unset: never (a one-shot run).
-   */
-  idlePromptMs?: number;
-}
+export type { AgentSessionOptions } from './agent-session-options';
 
 /**
  * One conversation with the agent: SessionStart, then turns (UserPromptSubmit, TurnStart,
@@ -100,29 +31,26 @@ export class AgentSession {
   readonly todos = new TodoStore();
   readonly hooks: SessionHooks;
   private readonly events = new Emitter<AgentEvent>();
+  private readonly fire = (event: AgentEvent): void => this.events.fire(event);
+  /** Shows a dispatch's system messages and warnings to the user. */
+  private readonly notices = (systemMessages: readonly string[], warnings: readonly string[]): void => {
+    for (const message of systemMessages) this.fire({ type: 'notice', level: 'info', message, source: 'hook' });
+    for (const message of warnings) this.fire({ type: 'notice', level: 'warning', message, source: 'hook' });
+  };
   private readonly transcript: Transcript;
-  /** Built-ins and Task; `currentTools()` adds the extra tools. */
-  private readonly baseTools: Tool[];
-  /** What the executor looks calls up in, kept equal to `currentTools()`. */
-  private readonly toolsByName = new Map<string, Tool>();
-  private readonly bashRunner: SpawnerProcessRunner | undefined;
-  private readonly executor: ToolExecutor;
+  private readonly tools: SessionTools;
   private readonly compactor: Compactor;
-  private readonly withheld: ReadonlySet<string>;
-  private readonly gate: PermissionGate;
+  private readonly steering: SteeringQueue;
+  private readonly systemPrompt: SessionSystemPrompt;
   private turn = 0;
   /** start() took the session's lock: only then may turns write the transcript. */
   private started = false;
   private ended = false;
-  /** Messages the user sent while a turn ran, in order, not yet given to the model. */
-  private readonly queued: string[] = [];
   /** SessionStart said `continue: false`: no prompt runs in this session. */
   private stoppedAtStart?: { reason?: string; hookName: string };
   private readonly hookFailures: Disposable;
   /** The model behind the secret boundary. */
   private readonly model: ChatModel;
-  /** AGENTS.md / CLAUDE.md as loaded for this session ('' when none). */
-  private instructionsText?: string;
   /** What SessionStart hooks wrote to CLAUDE_ENV_FILE: every Bash command runs after it. */
   private readonly envFile: SessionEnvFile;
   private readonly idle: IdlePromptTimer | undefined;
@@ -135,7 +63,6 @@ export class AgentSession {
     this.transcript = new Transcript(Transcript.pathFor(options.transcriptDir, this.id), (value) => redactor.redactForModel(value));
     const cwd = options.cwd ?? options.workspaceRoot;
     this.hooks = new SessionHooks(options.dispatcher, { sessionId: this.id, transcriptPath: this.transcript.file, cwd, permissionMode: () => options.permissions().mode });
-    this.gate = new PermissionGate(options.permissions);
     const waiting = () => this.hooks.emit('Notification', { message: 'Hookpilot is waiting for your input', title: 'Waiting for you', notification_type: 'idle_prompt' });
     this.idle = options.idlePromptMs === undefined ? undefined : new IdlePromptTimer(options.idlePromptMs, waiting);
     const emit = (e: AgentEvent) => {
@@ -144,63 +71,16 @@ export class AgentSession {
       this.events.fire(e);
     };
     this.compactor = new Compactor(this.model, options.modelName, options.contextBudgetTokens ?? 100_000, emit, this.envFile);
-    const withheld = new Set(options.disallowedTools ?? []);
-    if (options.spawnerModulePath) {
-      this.bashRunner = new SpawnerProcessRunner({ modulePath: options.spawnerModulePath, args: [BASH_SHELLS_ARG] });
-      this.bashRunner.warmUp();
-    }
-    const builtins: Tool[] = createBuiltinTools(this.todos, this.bashRunner);
-    const executorFor = (hooks: SessionHooks, tools: ReadonlyMap<string, Tool>) =>
-      new ToolExecutor({
-        tools,
-        hooks,
-        gate: this.gate,
-        approver: options.approver,
-        gateContext: () => ({ workspaceRoot: options.workspaceRoot, cwd, protectedPaths: options.protectedPaths?.() ?? [] }),
-        toolContext: (signal) => ({
-          workspaceRoot: options.workspaceRoot,
-          cwd,
-          signal,
-          env: options.env ?? process.env,
-          sessionId: this.id,
-          additionalDirectories: options.permissions().additionalDirectories,
-          passEnv: options.passEnv,
-          redactForModel: (text) => redactor.redactForModel(text),
-          shellPrelude: this.envFile.prelude,
-        }),
-        emit,
-        persistAllowRule: options.persistAllowRule,
-        approvalTimeoutMs: options.approvalTimeoutMs ?? 10 * 60_000,
-        audit: options.audit ?? options.dispatcher.auditSink,
-      });
-    const subagentTools = builtins.filter((t) => !withheld.has(t.name));
-    const subagents = new SubagentRunner({
-      parentHooks: this.hooks,
-      model: this.model,
-      modelName: options.modelName,
-      tools: subagentTools,
-      mcpTools: () => this.extraToolsNow(),
-      definitions: options.subagents,
-      executorFor,
-      compactor: this.compactor,
-      emit,
-      maxSteps: options.maxSteps ?? 50,
-      stopHookCap: options.stopHookCap ?? 8,
-      systemPrompt: (tools, instructions) =>
-        baseSystemPrompt({ workspaceRoot: options.workspaceRoot, tools, extra: ['You are a subagent: do the task you are given and answer with the result.', instructions ?? ''].filter(Boolean).join('\n\n') }),
+    this.tools = new SessionTools({ options, sessionId: this.id, cwd, hooks: this.hooks, model: this.model, compactor: this.compactor, todos: this.todos, envFile: this.envFile, redactor, emit });
+    this.steering = new SteeringQueue({ hooks: this.hooks, messages: this.messages, emit: this.fire, notices: this.notices });
+    this.systemPrompt = new SessionSystemPrompt({
+      workspaceRoot: options.workspaceRoot,
+      extra: options.systemPrompt,
+      projectInstructions: options.projectInstructions !== false,
+      hooks: this.hooks,
+      emit: this.fire,
     });
-    const task = withheld.has('Task') ? [] : [createTaskTool((input, signal) => subagents.run(input, signal), options.subagents) as unknown as Tool];
-    this.baseTools = [...subagentTools, ...task];
-    this.withheld = withheld;
-    this.executor = executorFor(this.hooks, this.toolsByName);
-    this.currentTools();
-    // A failing hook is an Error event too (not for Error hooks themselves: no loops).
-    this.hookFailures = options.dispatcher.onDidRunHook((run) => {
-      if (run.sessionId !== this.id || run.event === 'Error') return;
-      if (run.outcome.status === 'error' || run.outcome.status === 'timeout') {
-        this.hooks.emit('Error', { error_type: 'hook', error: `hook "${run.hook.name}" (${run.event}) ${run.outcome.status === 'timeout' ? 'timed out' : 'failed'}: ${run.outcome.error}`, recoverable: true });
-      }
-    });
+    this.hookFailures = reportHookFailures(options.dispatcher, this.id, this.hooks);
   }
 
   onEvent(listener: (event: AgentEvent) => void): Disposable {
@@ -244,26 +124,22 @@ export class AgentSession {
    * still waits when the turn ends is the next prompt (takeFollowUp).
    */
   queue(text: string): void {
-    this.queued.push(text);
+    this.steering.push(text);
   }
 
   /** Whether messages wait for the next step or prompt. */
   get hasQueued(): boolean {
-    return this.queued.length > 0;
+    return this.steering.size > 0;
   }
 
   /** The waiting messages, taken back unsent (the turn was interrupted). */
   takeQueued(): string[] {
-    return this.queued.splice(0);
+    return this.steering.takeAll();
   }
 
   /** The messages still waiting after a turn, as the next prompt (FollowUpQueued fires). */
   takeFollowUp(): string | undefined {
-    if (this.queued.length === 0) return undefined;
-    const messages = this.takeQueued();
-    const prompt = messages.join('\n\n');
-    this.hooks.emit('FollowUpQueued', { prompt, turn_index: Math.max(0, this.turn - 1), messages: messages.length });
-    return prompt;
+    return this.steering.takeFollowUp(Math.max(0, this.turn - 1));
   }
 
   /** One user prompt, worked on until the agent stops (or is blocked, cancelled, capped). */
@@ -315,44 +191,30 @@ export class AgentSession {
     this.messages.push({ role: 'user', content: text });
     if (submit.contexts.length > 0) this.messages.push(reminder(submit.contexts));
     this.transcript.sync(this.messages);
-    await this.refreshSystemPrompt(signal);
+    await this.systemPrompt.refresh(this.messages, this.tools.current(), signal);
 
-    let stopBlocks = 0;
-    let todoNudges = 0;
     return runTurnLoop(
       this.messages,
       {
         model: this.model,
         modelName: this.options.modelName,
         hooks: this.hooks,
-        tools: () => this.currentTools(),
-        executor: this.executor,
+        tools: () => this.tools.current(),
+        executor: this.tools.executor,
         compactor: this.compactor,
-        emit: (e) => this.events.fire(e),
+        emit: this.fire,
         maxSteps: this.options.maxSteps ?? 50,
-        takeSteering: (step, loopSignal) => this.takeSteering(turn, step, loopSignal),
+        takeSteering: (step, loopSignal) => this.steering.inject(turn, step, loopSignal),
         persist: () => this.transcript.sync(this.messages),
-        onFinalAnswer: async (answer, loopSignal) => {
-          // TodoGuard runs before Stop hooks: unfinished todos mean keep going.
-          if (this.todos.hasUnfinished() && todoNudges < (this.options.todoGuardCap ?? 3)) {
-            todoNudges++;
-            const open = this.todos.get().filter((t) => t.status !== 'completed').map((t) => `- [${t.status}] ${t.content}`).join('\n');
-            return { continueWith: `<system-reminder>\n[TodoGuard] You still have unfinished todos:\n${open}\nFinish them, or update the list with TodoWrite if they are done or no longer needed.\n</system-reminder>` };
-          }
-          this.transcript.sync(this.messages);
-          const stop = await this.hooks.dispatch('Stop', { stop_hook_active: stopBlocks > 0, stop_hook_count: stopBlocks, last_assistant_message: answer }, loopSignal);
-          this.notices(stop.systemMessages, stop.warnings);
-          if (stop.stop) return { stop: stop.stop };
-          if (!stop.blocked && stop.contexts.length === 0) return {};
-          const cap = this.options.stopHookCap ?? 8;
-          if (cap > 0 && stopBlocks >= cap) {
-            this.events.fire({ type: 'notice', level: 'warning', message: `Stop hooks asked to continue ${stopBlocks} times in a row; stopping anyway (cap ${cap}).` });
-            return {};
-          }
-          stopBlocks++;
-          if (stop.blocked) return { continueWith: `Stop hook feedback: ${stop.blockReason ?? ''}${stop.contexts.length ? `\n\n${reminder(stop.contexts).content}` : ''}` };
-          return { continueWith: String(reminder(stop.contexts).content) };
-        },
+        onFinalAnswer: finalAnswerGuards({
+          hooks: this.hooks,
+          todos: this.todos,
+          todoGuardCap: this.options.todoGuardCap ?? 3,
+          stopHookCap: this.options.stopHookCap ?? 8,
+          persist: () => this.transcript.sync(this.messages),
+          emit: this.fire,
+          notices: this.notices,
+        }),
       },
       signal,
     );
@@ -391,72 +253,8 @@ export class AgentSession {
     // SessionEnd's own async hooks had the drain to finish.
     await dispatcher.cancelAsync('the session ended', this.id);
     this.transcript.close();
-    this.bashRunner?.dispose();
+    this.tools.dispose();
     this.events.fire({ type: 'session_ended', reason });
-  }
-
-  private async takeSteering(turn: number, step: number, signal: AbortSignal): Promise<SteeringResult> {
-    let injected = false;
-    while (this.queued.length > 0 && !signal.aborted) {
-      const text = this.queued[0];
-      const submit = await this.hooks.dispatch('UserPromptSubmit', { prompt: text }, signal);
-      // Interrupted while its hooks ran: it stays queued, for the next prompt.
-      if (signal.aborted) break;
-      this.queued.shift();
-      this.notices(submit.systemMessages, submit.warnings);
-      // As for a prompt: `continue: false` stops the turn, a block keeps the message from the model.
-      if (submit.stop) {
-        this.events.fire({ type: 'steering_blocked', text, reason: submit.stop.reason ?? 'continue: false', hookName: submit.stop.hookName });
-        return { injected, stop: submit.stop };
-      }
-      if (submit.blocked) {
-        this.events.fire({ type: 'steering_blocked', text, reason: submit.blockReason ?? 'blocked by a hook', hookName: submit.blockingErrors[0]?.hookName });
-        continue;
-      }
-      this.messages.push({ role: 'user', content: text });
-      if (submit.contexts.length > 0) this.messages.push(reminder(submit.contexts));
-      this.hooks.emit('SteeringInjected', { prompt: text, turn_index: turn, step });
-      this.events.fire({ type: 'steering_injected', text });
-      injected = true;
-    }
-    return { injected };
-  }
-
-  /** Read once per session, at its first prompt; each file loaded fires InstructionsLoaded. */
-  private async instructions(): Promise<string> {
-    if (this.instructionsText !== undefined) return this.instructionsText;
-    this.instructionsText = '';
-    if (this.options.projectInstructions === false) return '';
-    const { loaded, skipped } = await loadProjectInstructions(this.options.workspaceRoot);
-    for (const reason of skipped) this.events.fire({ type: 'notice', level: 'warning', message: `project instructions not loaded: ${reason}`, source: 'session' });
-    for (const file of loaded) this.hooks.emit('InstructionsLoaded', { file_path: file.filePath, memory_type: 'Project', load_reason: 'session_start' });
-    this.instructionsText = instructionsSection(loaded);
-    return this.instructionsText;
-  }
-
-  private async refreshSystemPrompt(signal: AbortSignal): Promise<void> {
-    const extra = [this.options.systemPrompt ?? '', await this.instructions()].filter((part) => part !== '').join('\n\n');
-    const base = baseSystemPrompt({ workspaceRoot: this.options.workspaceRoot, tools: this.currentTools(), extra: extra || undefined });
-    const result = await this.hooks.dispatch('SystemPrompt', { system_prompt: base }, signal);
-    this.messages[0] = { role: 'system', content: withExtensions(base, result.contexts) };
-  }
-
-  /** The tools offered now; the executor's lookup follows, so a tool no longer listed cannot be called. */
-  private currentTools(): readonly Tool[] {
-    const tools = [...this.baseTools, ...this.extraToolsNow()];
-    this.toolsByName.clear();
-    for (const tool of tools) this.toolsByName.set(tool.name, tool);
-    return tools;
-  }
-
-  private extraToolsNow(): readonly Tool[] {
-    const extra = typeof this.options.extraTools === 'function' ? this.options.extraTools() : (this.options.extraTools ?? []);
-    return extra.filter((t) => !this.withheld.has(t.name));
-  }
-
-  private notices(systemMessages: readonly string[], warnings: readonly string[]): void {
-    for (const message of systemMessages) this.events.fire({ type: 'notice', level: 'info', message, source: 'hook' });
-    for (const message of warnings) this.events.fire({ type: 'notice', level: 'warning', message, source: 'hook' });
   }
 }
 

@@ -1,0 +1,119 @@
+import type { AgentEvent } from './agent-events';
+import type { AgentSessionOptions } from './agent-session-options';
+import type { Compactor } from './compaction';
+import type { ChatModel } from './llm/chat-model';
+import type { ModelRedactor } from './llm/redacting-chat-model';
+import { PermissionGate } from './permissions/permission-gate';
+import type { SessionEnvFile } from './session-env-file';
+import type { SessionHooks } from './session-hooks';
+import { SubagentRunner } from './subagent-runner';
+import { baseSystemPrompt } from './system-prompt';
+import { createTaskTool } from './task-tool';
+import { ToolExecutor } from './tool-executor';
+import { BASH_SHELLS_ARG } from '../process/spawner/spawner-protocol';
+import { SpawnerProcessRunner } from '../process/spawner/spawner-process-runner';
+import { createBuiltinTools } from './tools/builtin-tools';
+import type { TodoStore } from './tools/todo-store';
+import type { Tool } from './tools/tool';
+
+export interface SessionToolsDeps {
+  options: AgentSessionOptions;
+  sessionId: string;
+  cwd: string;
+  hooks: SessionHooks;
+  /** The model behind the secret boundary: subagents talk to it too. */
+  model: ChatModel;
+  compactor: Compactor;
+  todos: TodoStore;
+  envFile: SessionEnvFile;
+  redactor: ModelRedactor;
+  emit: (event: AgentEvent) => void;
+}
+
+/**
+ * The tools of one session and what runs them: the built-ins, Task (with its subagents) and
+ * the host's extra (MCP) tools, minus the withheld ones, through one permission gate.
+ */
+export class SessionTools {
+  /** Runs the main agent's tool calls. */
+  readonly executor: ToolExecutor;
+  /** Built-ins and Task; `current()` adds the extra tools. */
+  private readonly baseTools: Tool[];
+  /** What the executor looks calls up in, kept equal to `current()`. */
+  private readonly toolsByName = new Map<string, Tool>();
+  private readonly withheld: ReadonlySet<string>;
+  private readonly bashRunner: SpawnerProcessRunner | undefined;
+
+  constructor(private readonly deps: SessionToolsDeps) {
+    const { options, cwd, redactor } = deps;
+    const gate = new PermissionGate(options.permissions);
+    const withheld = new Set(options.disallowedTools ?? []);
+    if (options.spawnerModulePath) {
+      this.bashRunner = new SpawnerProcessRunner({ modulePath: options.spawnerModulePath, args: [BASH_SHELLS_ARG] });
+      this.bashRunner.warmUp();
+    }
+    const builtins: Tool[] = createBuiltinTools(deps.todos, this.bashRunner);
+    const executorFor = (hooks: SessionHooks, tools: ReadonlyMap<string, Tool>) =>
+      new ToolExecutor({
+        tools,
+        hooks,
+        gate,
+        approver: options.approver,
+        gateContext: () => ({ workspaceRoot: options.workspaceRoot, cwd, protectedPaths: options.protectedPaths?.() ?? [] }),
+        toolContext: (signal) => ({
+          workspaceRoot: options.workspaceRoot,
+          cwd,
+          signal,
+          env: options.env ?? process.env,
+          sessionId: deps.sessionId,
+          additionalDirectories: options.permissions().additionalDirectories,
+          passEnv: options.passEnv,
+          redactForModel: (text) => redactor.redactForModel(text),
+          shellPrelude: deps.envFile.prelude,
+        }),
+        emit: deps.emit,
+        persistAllowRule: options.persistAllowRule,
+        approvalTimeoutMs: options.approvalTimeoutMs ?? 10 * 60_000,
+        audit: options.audit ?? options.dispatcher.auditSink,
+      });
+    const subagentTools = builtins.filter((t) => !withheld.has(t.name));
+    const subagents = new SubagentRunner({
+      parentHooks: deps.hooks,
+      model: deps.model,
+      modelName: options.modelName,
+      tools: subagentTools,
+      mcpTools: () => this.extraToolsNow(),
+      definitions: options.subagents,
+      executorFor,
+      compactor: deps.compactor,
+      emit: deps.emit,
+      maxSteps: options.maxSteps ?? 50,
+      stopHookCap: options.stopHookCap ?? 8,
+      systemPrompt: (tools, instructions) =>
+        baseSystemPrompt({ workspaceRoot: options.workspaceRoot, tools, extra: ['You are a subagent: do the task you are given and answer with the result.', instructions ?? ''].filter(Boolean).join('\n\n') }),
+    });
+    const task = withheld.has('Task') ? [] : [createTaskTool((input, signal) => subagents.run(input, signal), options.subagents) as unknown as Tool];
+    this.baseTools = [...subagentTools, ...task];
+    this.withheld = withheld;
+    this.executor = executorFor(deps.hooks, this.toolsByName);
+    this.current();
+  }
+
+  /** The tools offered now; the executor's lookup follows, so a tool no longer listed cannot be called. */
+  current(): readonly Tool[] {
+    const tools = [...this.baseTools, ...this.extraToolsNow()];
+    this.toolsByName.clear();
+    for (const tool of tools) this.toolsByName.set(tool.name, tool);
+    return tools;
+  }
+
+  /** Stops the Bash tool's spawner helper, if any. */
+  dispose(): void {
+    this.bashRunner?.dispose();
+  }
+
+  private extraToolsNow(): readonly Tool[] {
+    const extra = this.deps.options.extraTools;
+    return (typeof extra === 'function' ? extra() : (extra ?? [])).filter((t) => !this.withheld.has(t.name));
+  }
+}
