@@ -1,20 +1,11 @@
 import path from 'node:path';
-import { z } from 'zod';
-import { permissionModeSchema, type PermissionMode, type PermissionSettings } from '../core/agent/permissions/permission-settings';
+import type { PermissionMode, PermissionSettings } from '../core/agent/permissions/permission-settings';
+import { permissionsFromSetting, permissionsSettingWithModeSchema } from '../core/agent/permissions/permissions-setting';
 import { readManagedPolicy, type ManagedPermissions } from '../core/hooks/config/managed-policy';
 import { readSettingsFile, WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
 import { usageError } from './cli-error';
 
 export const PERMISSIONS_KEY = 'hookpilot.permissions';
-
-// Every field optional: what the file leaves out comes from the flags or the defaults.
-const filePermissionsSchema = z.object({
-  mode: permissionModeSchema.optional(),
-  allow: z.array(z.string()).optional(),
-  deny: z.array(z.string()).optional(),
-  ask: z.array(z.string()).optional(),
-  additionalDirectories: z.array(z.string()).optional(),
-});
 
 export interface PermissionFlags {
   mode?: PermissionMode;
@@ -32,17 +23,12 @@ export function loadPermissions(projectDir: string, flags: PermissionFlags, mana
   const file = path.join(projectDir, WORKSPACE_SETTINGS);
   const { settings } = readSettingsFile(file);
   const raw = settings[PERMISSIONS_KEY];
-  const parsed = filePermissionsSchema.safeParse(raw ?? {});
+  const parsed = permissionsSettingWithModeSchema.safeParse(raw ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw usageError(`${file}: "${PERMISSIONS_KEY}${issue.path.map((p) => `.${String(p)}`).join('')}": ${issue.message}`);
   }
-  const fromFile = parsed.data;
-  return {
-    mode: flags.mode ?? fromFile.mode ?? 'default',
-    allow: [...(managed.allow ?? []), ...(fromFile.allow ?? []), ...flags.allowedTools],
-    deny: [...(managed.deny ?? []), ...(fromFile.deny ?? []), ...flags.disallowedTools],
-    ask: [...(managed.ask ?? []), ...(fromFile.ask ?? [])],
-    additionalDirectories: (fromFile.additionalDirectories ?? []).map((dir) => path.resolve(projectDir, dir)),
-  };
+  const { mode, ...fromFile } = parsed.data;
+  const setting = { ...fromFile, allow: [...(fromFile.allow ?? []), ...flags.allowedTools], deny: [...(fromFile.deny ?? []), ...flags.disallowedTools] };
+  return permissionsFromSetting(setting, { mode: flags.mode ?? mode ?? 'default', root: projectDir, managed });
 }

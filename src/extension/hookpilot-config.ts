@@ -1,11 +1,10 @@
-import path from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { checkModelEndpoint, type EndpointProblem, type ModelEndpoint } from '../core/agent/llm/model-endpoint';
 import { permissionModeSchema, type PermissionMode, type PermissionSettings } from '../core/agent/permissions/permission-settings';
+import { permissionsFromSetting, permissionsSettingSchema } from '../core/agent/permissions/permissions-setting';
 import type { HookDefaults } from '../core/hooks/config/loaded-config';
 import type { ManagedPermissions } from '../core/hooks/config/managed-policy';
-import { withManagedRules } from './claude-managed-sources';
 import { MAX_TIMEOUT_MS } from '../core/hooks/config/timeout-bounds';
 import { secretEnvValues } from '../core/secret-env-names';
 import type { ModelStatus } from '../shared/chat-protocol';
@@ -20,13 +19,6 @@ export const API_KEY_SECRET = 'hookpilot.apiKey';
 export type { ModelEndpoint };
 
 export type EndpointResolution = { ok: true; endpoint: ModelEndpoint } | { ok: false; problem: string };
-
-const permissionsSettingSchema = z.object({
-  allow: z.array(z.string()).optional(),
-  deny: z.array(z.string()).optional(),
-  ask: z.array(z.string()).optional(),
-  additionalDirectories: z.array(z.string()).optional(),
-});
 
 const hookTimeoutsSchema = z.object({
   observer: z.number().int().positive().optional(),
@@ -160,17 +152,9 @@ export class HookpilotConfig extends Disposable {
    * final); relative additional directories resolve against `root`.
    */
   permissions(root: string | undefined): PermissionSettings {
+    // An invalid value (VS Code only warns about it) grants nothing: the managed rules and the mode still apply.
     const parsed = permissionsSettingSchema.safeParse(this.applied.value('permissions') ?? {});
-    const value = parsed.success ? parsed.data : {};
-    const resolveDir = (dir: string) => (root && !path.isAbsolute(dir) ? path.resolve(root, dir) : dir);
-    const own = {
-      mode: this.permissionMode(),
-      allow: value.allow ?? [],
-      deny: value.deny ?? [],
-      ask: value.ask ?? [],
-      additionalDirectories: (value.additionalDirectories ?? []).map(resolveDir),
-    };
-    return withManagedRules(own, this.managedPermissions());
+    return permissionsFromSetting(parsed.success ? parsed.data : {}, { mode: this.permissionMode(), root, managed: this.managedPermissions() });
   }
 
   /** How long a person has to answer a permission prompt before it is denied: at most a day (a longer timer would fire at once). */
