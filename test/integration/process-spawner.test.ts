@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SpawnerPool } from '../../src/core/process/spawner/spawner-pool';
 import { SpawnerProcessRunner } from '../../src/core/process/spawner/spawner-process-runner';
 import { waitUntilDead } from '../support/process-liveness';
@@ -137,7 +137,8 @@ describe('the process spawner helper', () => {
         const pid = runner.helperPid!;
         expect(pid).toBeGreaterThan(0);
         expect(await waitUntilDead(pid, 5_000)).toBe(true);
-        await new Promise((r) => setTimeout(r, 50));
+        // The runner has seen the exit: the next warmUp counts it and starts another helper.
+        await vi.waitFor(() => expect(runner.helperPid).toBeUndefined(), { timeout: 5_000, interval: 10 });
       }
       runner.warmUp();
       expect(runner.helperPid).toBeUndefined();
@@ -152,9 +153,7 @@ describe('the process spawner helper', () => {
     const pool = new SpawnerPool({ modulePath: SPAWNER_SOURCE, execArgv: SPAWNER_EXEC_ARGV, size: 2 });
     try {
       pool.warmUp();
-      const deadline = Date.now() + 20_000;
-      while (!pool.ready && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      expect(pool.ready).toBe(true);
+      await vi.waitFor(() => expect(pool.ready).toBe(true), { timeout: 20_000, interval: 20 });
       const parents = await Promise.all([1, 2].map(() => pool.run({ command: 'sleep 0.3; echo $PPID', shell: true, cwd: dir, env: process.env })));
       const pids = parents.map((r) => Number(r.stdout.trim()));
       expect(new Set(pids).size).toBe(2);
@@ -163,12 +162,25 @@ describe('the process spawner helper', () => {
       // A helper that dies is started again by the next run, not only by the next reload.
       process.kill(pids[0], 'SIGKILL');
       expect(await waitUntilDead(pids[0], 5_000)).toBe(true);
-      await new Promise((r) => setTimeout(r, 100));
-      expect(pool.ready).toBe(false);
+      await vi.waitFor(() => expect(pool.ready).toBe(false), { timeout: 5_000, interval: 10 });
       expect((await pool.run({ command: 'echo still', shell: true, cwd: dir, env: process.env })).stdout).toBe('still\n');
-      const restartDeadline = Date.now() + 20_000;
-      while (!pool.ready && Date.now() < restartDeadline) await new Promise((r) => setTimeout(r, 20));
-      expect(pool.ready).toBe(true);
+      await vi.waitFor(() => expect(pool.ready).toBe(true), { timeout: 20_000, interval: 20 });
+    } finally {
+      pool.dispose();
+    }
+  });
+
+  it('gives consecutive runs to the helper used longest ago, not to the one starting its replacement shell', async () => {
+    const pool = new SpawnerPool({ modulePath: SPAWNER_SOURCE, execArgv: SPAWNER_EXEC_ARGV, size: 2 });
+    try {
+      pool.warmUp();
+      await vi.waitFor(() => expect(pool.ready).toBe(true), { timeout: 20_000, interval: 20 });
+      const parents: number[] = [];
+      for (let i = 0; i < 4; i++) parents.push(Number((await pool.run({ command: 'echo $PPID', shell: true, cwd: dir, env: process.env })).stdout.trim()));
+      expect(new Set(parents).size).toBe(2);
+      expect(parents[0]).not.toBe(parents[1]);
+      expect(parents[2]).toBe(parents[0]);
+      expect(parents[3]).toBe(parents[1]);
     } finally {
       pool.dispose();
     }
