@@ -1,0 +1,17 @@
+import type { HookAnnotation, ToolOutcome } from './agent-events';
+
+/** How one tool call ended: what the model gets, what the card shows, whether the turn goes on. */
+export interface ToolCallOutcome {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  outcome: ToolOutcome;
+  /** The tool message the model gets. */
+  content: string;
+  hooks: HookAnnotation[];
+  /** A hook said `continue: false`: the session ends after this call. */
+  stop?: { reason?: string; hookName: string };
+  /** A hook decided `abort` (the turn ends after this call) or `hard_abort` (the session ends too). */
+  abort?: { kind: 'turn' | 'hard'; reason?: string; hookName: string };
+  durationMs: number;
+}
