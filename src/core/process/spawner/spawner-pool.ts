@@ -9,14 +9,21 @@ const MAX_HELPERS = 2;
 
 /**
  * A few spawner helpers: one process forks one child at a time, so hooks that run in
- * parallel (a priority group) are spread over helpers, to the least busy ready one.
+ * parallel (a priority group) are spread over helpers, to the least busy ready one. Among
+ * equally busy helpers the one used longest ago gets the run: a helper that just ran a
+ * process is starting its replacement shell (a fork that holds its event loop), so
+ * consecutive hooks (PreToolUse, then PostToolUse) do not queue behind that start.
  */
 export class SpawnerPool implements ProcessRunner, Disposable {
   private readonly helpers: SpawnerProcessRunner[];
+  /** helpers[i] last took a run at lastUsed[i] (a counter, not a clock). */
+  private readonly lastUsed: number[];
+  private runs = 0;
 
   constructor(options: SpawnerProcessRunnerOptions & { size?: number }) {
     const size = Math.max(1, options.size ?? Math.min(MAX_HELPERS, availableParallelism()));
     this.helpers = Array.from({ length: size }, () => new SpawnerProcessRunner(options));
+    this.lastUsed = this.helpers.map(() => 0);
   }
 
   /** Whether every helper has started and takes runs. */
@@ -31,11 +38,13 @@ export class SpawnerPool implements ProcessRunner, Disposable {
   run(options: RunProcessOptions): Promise<ProcessResult> {
     // A helper that died is started again here, not only on the next reload.
     for (const helper of this.helpers) if (!helper.viaHelper) helper.warmUp();
-    const ready = this.helpers.filter((h) => h.viaHelper);
+    const ready = this.helpers.map((_, i) => i).filter((i) => this.helpers[i].viaHelper);
     // None ready yet: the first helper spawns directly meanwhile (and starts itself).
     if (ready.length === 0) return this.helpers[0].run(options);
-    const leastBusy = ready.reduce((best, h) => (h.load < best.load ? h : best));
-    return leastBusy.run(options);
+    const load = (i: number) => this.helpers[i].load;
+    const chosen = ready.reduce((best, i) => (load(i) < load(best) || (load(i) === load(best) && this.lastUsed[i] < this.lastUsed[best]) ? i : best));
+    this.lastUsed[chosen] = ++this.runs;
+    return this.helpers[chosen].run(options);
   }
 
   dispose(): void {
