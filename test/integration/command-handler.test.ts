@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { HookEventName } from '../../src/core/hooks/events';
 import { CommandHookHandler } from '../../src/core/hooks/handlers/command-handler';
 import { TRACE_MAX_CHARS } from '../../src/core/hooks/protocol/interpret-command';
@@ -321,7 +321,9 @@ describe('CommandHookHandler: limits', () => {
     const pidFile = join(dir, 'grandchild.pid');
     const controller = new AbortController();
     const running = run(script('h.sh', `sleep 60 & echo $! > "${pidFile}"; wait`), { signal: controller.signal });
-    setTimeout(() => controller.abort(), 200);
+    // Aborted once the hook runs, with its grandchild, whatever the machine's load.
+    await vi.waitFor(() => expect(readFileSync(pidFile, 'utf8')).toMatch(/^\d+\n$/), { timeout: 10_000, interval: 10 });
+    controller.abort();
     expect((await running).status).toBe('cancelled');
     expect(await waitUntilDead(readPid(pidFile), 5_000)).toBe(true);
   });

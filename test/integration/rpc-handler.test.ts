@@ -358,9 +358,11 @@ describe('rpc hook handler: intercept and observe', () => {
     const p = await started([server]);
     const pre = hookFor(p, server, 'PreToolUse');
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
-    const outcome = await run(p, pre, bash('ls', { action: 'hang', tag: 'aborted' }), { signal: controller.signal });
-    expect(outcome.status).toBe('cancelled');
+    const running = run(p, pre, bash('ls', { action: 'hang', tag: 'aborted' }), { signal: controller.signal });
+    // Aborted once the server holds the request: the abort cancels a request in flight.
+    await waitFor(() => JSON.stringify(readState(server.stateFile)?.intercepted ?? []).includes('"tag":"aborted"'), 'the server to receive the request');
+    controller.abort();
+    expect((await running).status).toBe('cancelled');
     await waitFor(() => readState(server.stateFile)?.cancelled.includes('aborted'), 'the server to see $/cancelRequest');
     const already = new AbortController();
     already.abort();

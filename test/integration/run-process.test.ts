@@ -1,7 +1,7 @@
 import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { directProcessRunner, type ProcessRunner } from '../../src/core/process/process-runner';
 import type { RunProcessOptions } from '../../src/core/process/run-process';
 import { ThroughPrestartedShell } from '../support/prestarted';
@@ -130,7 +130,9 @@ describe.each([
     const pidFile = join(dir, 'pid');
     const controller = new AbortController();
     const running = sh(`sleep 30 & echo $! > "${pidFile}"; wait`, { signal: controller.signal, timeoutMs: 20_000 });
-    setTimeout(() => controller.abort(), 200);
+    // Aborted once the group has its grandchild, whatever the machine's load.
+    await vi.waitFor(() => expect(readFileSync(pidFile, 'utf8')).toMatch(/^\d+\n$/), { timeout: 10_000, interval: 10 });
+    controller.abort();
     const result = await running;
     expect(result.aborted).toBe(true);
     expect(result.timedOut).toBe(false);
