@@ -13,6 +13,9 @@ type StreamMessage = Extract<HostToChat, { type: 'reset' | 'append' | 'patch' }>
 
 const KEY = 'sk-test-0123456789abcdefSECRET';
 
+/** A hook command that runs until the test writes `file` in the workspace: no race with a sleep. */
+const untilReleased = (file: string) => `while [ ! -f ${file} ]; do sleep 0.05; done`;
+
 let h: ChatHarness | HostHarness | undefined;
 afterEach(async () => {
   await h?.close();
@@ -73,8 +76,8 @@ describe('chat stream', () => {
   it('a message sent while the agent works is shown queued, reaches the model after the step, and one sent too late is the next prompt', async () => {
     const hooks = {
       hooks: {
-        PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: 'sleep 0.4' }] }],
-        Stop: [{ hooks: [{ type: 'command', command: 'sleep 0.4', statusMessage: 'Final checks…' }] }],
+        PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: untilReleased('release-tool') }] }],
+        Stop: [{ hooks: [{ type: 'command', command: untilReleased('release-stop'), statusMessage: 'Final checks…' }] }],
       },
     };
     const chat = await startChat({ '.vscode/hooks.json': JSON.stringify(hooks) }, [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('Listed the ts files.'), text('Summary: none.')]);
@@ -84,9 +87,12 @@ describe('chat stream', () => {
     await until(() => chat.items().some((i) => i.kind === 'tool'), 'the tool call to start');
     chat.webview.send({ type: 'send', text: 'only ts files' });
     await until(() => chat.items().some((i) => i.kind === 'user' && i.text === 'only ts files' && i.queued === true), 'the queued message');
+    writeFileSync(chat.workspace.file('release-tool'), '');
     // Sent while the Stop hook runs, after the last step: it waits for the turn to end.
     await until(() => lastStatus()?.activity === 'Final checks…', 'the Stop hook');
     chat.webview.send({ type: 'send', text: 'and a summary' });
+    await until(() => chat.items().some((i) => i.kind === 'user' && i.text === 'and a summary' && i.queued === true), 'the message queued behind Stop');
+    writeFileSync(chat.workspace.file('release-stop'), '');
     await until(() => chat.items().filter((i) => i.kind === 'turn-end').length === 2, 'the follow-up turn to end');
     await until(() => lastStatus()?.busy === false, 'the chat to be idle');
 
@@ -100,13 +106,16 @@ describe('chat stream', () => {
   });
 
   it('while a hook with a statusMessage runs, the status carries it; afterwards it is gone', async () => {
-    const hooks = { hooks: { PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: 'sleep 0.3', statusMessage: 'Checking the pattern…' }] }] } };
+    const hooks = { hooks: { PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: untilReleased('release'), statusMessage: 'Checking the pattern…' }] }] } };
     const chat = await startChat({ '.vscode/hooks.json': JSON.stringify(hooks) }, [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('found')]);
     h = chat;
-    await chat.prompt('list files');
-    const activities = chat.webview.ofType<Status>('status').map((s) => s.activity);
-    expect(activities).toContain('Checking the pattern…');
-    expect(activities.at(-1)).toBeUndefined();
+    const lastStatus = () => chat.webview.ofType<Status>('status').at(-1);
+    chat.webview.send({ type: 'send', text: 'list files' });
+    await until(() => lastStatus()?.activity === 'Checking the pattern…', 'the hook\'s status message');
+    writeFileSync(chat.workspace.file('release'), '');
+    await until(() => chat.items().some((i) => i.kind === 'turn-end'), 'the turn to end');
+    await until(() => lastStatus()?.busy === false, 'the chat to be idle');
+    expect(lastStatus()?.activity).toBeUndefined();
   });
 
   it('/compact in the composer (and Compact Conversation) compacts with PreCompact trigger "manual"; too early says so', async () => {
@@ -184,13 +193,15 @@ describe('chat stream', () => {
 const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 if (/halt/.test(input.prompt)) process.stdout.write(JSON.stringify({ continue: false, stopReason: 'halted' }));
 `;
-    const hooks = { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/halt.js' }] }], PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: 'sleep 0.4' }] }] } };
+    const hooks = { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/halt.js' }] }], PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: untilReleased('release') }] }] } };
     const chat = await startChat({ 'hooks/halt.js': halt, '.vscode/hooks.json': JSON.stringify(hooks) }, [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('after the stop')]);
     h = chat;
     chat.webview.send({ type: 'send', text: 'list files' });
     await until(() => chat.items().some((i) => i.kind === 'tool'), 'the tool call to start');
     chat.webview.send({ type: 'send', text: 'halt please' });
     chat.webview.send({ type: 'send', text: 'and more' });
+    await until(() => chat.items().filter((i) => i.kind === 'user' && i.queued === true).length === 2, 'both messages to be queued');
+    writeFileSync(chat.workspace.file('release'), '');
     await until(() => chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft').length === 1, 'the rest to come back');
     expect(chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft')[0].text).toBe('and more');
     expect(chat.items().find((i) => i.kind === 'turn-end')).toMatchObject({ reason: 'stopped' });
