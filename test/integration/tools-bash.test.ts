@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -241,5 +241,23 @@ describe('Bash tool from waiting shells, as the model attacks it', () => {
     const freshResult = await fresh.run({ command: 'echo a\0echo b' }, context());
     expect(result.ok).toBe(false);
     expect(result).toEqual(freshResult);
+  });
+});
+
+describe('resolveShell', () => {
+  it('keeps the shell it found on a PATH: a bash planted later in an earlier folder is not picked up; another PATH is searched again', () => {
+    const planted = join(dir, 'planted');
+    const other = join(dir, 'other');
+    for (const folder of [planted, other]) mkdirSync(folder);
+    const bin = '/usr/bin:/bin';
+    const found = resolveShell({ PATH: `${planted}:${bin}` });
+    expect(found).toMatch(/\/bash$/);
+    writeFileSync(join(planted, 'bash'), '#!/bin/sh\necho planted\n', { mode: 0o755 });
+    expect(resolveShell({ PATH: `${planted}:${bin}` })).toBe(found);
+    writeFileSync(join(other, 'bash'), '#!/bin/sh\necho other\n', { mode: 0o755 });
+    expect(resolveShell({ PATH: `${other}:${bin}` })).toBe(join(other, 'bash'));
+    // The shell it kept is gone: the same PATH is searched again.
+    rmSync(join(other, 'bash'));
+    expect(resolveShell({ PATH: `${other}:${bin}` })).toBe(found);
   });
 });

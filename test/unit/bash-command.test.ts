@@ -10,6 +10,16 @@ const parsed = (command: string) => {
 const commands = (command: string) => parsed(command).commands.map((c) => c.words.join(' ').replaceAll(HOLE, '<?>'));
 
 describe('analyzeBashCommand', () => {
+  it('keeps recent answers: a command repeated after others is not parsed again, and no caller can change the shared answer', () => {
+    const first = parsed('git status && npm test > out.txt');
+    for (let i = 0; i < 10; i++) parsed(`echo ${i}`);
+    expect(analyzeBashCommand('git status && npm test > out.txt')).toBe(first);
+    expect(() => (first.commands as unknown as string[][]).push([])).toThrow(TypeError);
+    expect(() => (first.commands[0].words as string[]).push('--force')).toThrow(TypeError);
+    expect(() => ((first.redirects[0] as { target?: string }).target = 'x')).toThrow(TypeError);
+    expect(commands('git status && npm test > out.txt')).toEqual(['git status', 'npm test']);
+  });
+
   it.each([
     ['git status && touch ../x', ['git status', 'touch ../x']],
     ['git status; touch ../x', ['git status', 'touch ../x']],

@@ -67,13 +67,30 @@ function shell(): NonNullable<typeof loaded> {
   return loaded;
 }
 
-/** The gate asks about one command many times (once per rule): the last answer is kept. */
-let last: { command: string; analysis: BashAnalysis } | undefined;
+/**
+ * The gate asks about one command many times (once per rule, and for the strings nested in
+ * it), and agents repeat commands (`npm test`, `git status`): recent answers are kept, most
+ * recently used last. The analysis depends on the text alone.
+ */
+const recent = new Map<string, BashAnalysis>();
+const RECENT_ANALYSES = 64;
+/** Longer lines are analyzed each time rather than kept. */
+const MAX_KEPT_LENGTH = 4096;
 
 /** What `command` would run. The result is shared: treat it as read-only. */
 export function analyzeBashCommand(command: string): BashAnalysis {
-  if (last?.command !== command) last = { command, analysis: analyze(command) };
-  return last.analysis;
+  const known = recent.get(command);
+  if (known !== undefined) {
+    recent.delete(command);
+    recent.set(command, known);
+    return known;
+  }
+  const analysis = analyze(command);
+  if (command.length <= MAX_KEPT_LENGTH) {
+    recent.set(command, analysis);
+    if (recent.size > RECENT_ANALYSES) recent.delete(recent.keys().next().value as string);
+  }
+  return analysis;
 }
 
 /**
@@ -119,7 +136,10 @@ function analyze(command: string): BashAnalysis {
     if (type === 'WordIter') collectLoop(node as sh.WordIter, values, hidden);
     return true;
   });
-  return { kind: 'parsed', commands, redirects, values, hidden: [...hidden] };
+  // Answers are shared between callers (see analyzeBashCommand): frozen, so none can change another's.
+  for (const command of commands) Object.freeze(Object.assign(command, { words: Object.freeze(command.words), assigned: Object.freeze(command.assigned) }));
+  for (const redirect of redirects) Object.freeze(redirect);
+  return Object.freeze({ kind: 'parsed', commands: Object.freeze(commands), redirects: Object.freeze(redirects), values: Object.freeze(values), hidden: Object.freeze([...hidden]) }) as BashAnalysis;
 }
 
 /** The parser throws Go errors: objects with an `Error()` method, not Error instances. */

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, constants, lstatSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { isWithin } from '../../agent/tools/workspace-paths';
+import { isExecutableFile } from '../../process/executable-file';
 
 /**
  * Options that keep git from running anything the repository names: the model can write
@@ -165,14 +166,5 @@ function realpathOr(file: string): string {
     return realpathSync(file);
   } catch {
     return file;
-  }
-}
-
-function isExecutableFile(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
   }
 }
