@@ -1,63 +1,43 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { findNodeAtLocation, parseTree, type Node } from 'jsonc-parser';
 import type { ConfigProblem } from '../core/hooks/config/config-problems';
+import { parseJsonPath } from '../core/hooks/config/json-path';
+import { parseJsonc, type ParsedJsonc } from '../core/hooks/config/jsonc-document';
 import type { HookSource } from '../core/hooks/types';
 
 const SETTINGS_KEY = 'hookpilot.hooks';
 const SETTINGS_KINDS = new Set(['user', 'workspace', 'folder']);
-
-/** `hooks.PreToolUse[0]["odd key"]` back into its segments. */
-export function parseJsonPath(text: string): Array<string | number> {
-  const segments: Array<string | number> = [];
-  const token = /([A-Za-z_$][A-Za-z0-9_$]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\./gy;
-  let match: RegExpExecArray | null;
-  while (token.lastIndex < text.length && (match = token.exec(text)) !== null) {
-    if (match[1] !== undefined) segments.push(match[1]);
-    else if (match[2] !== undefined) segments.push(Number(match[2]));
-    else if (match[3] !== undefined) segments.push(JSON.parse(match[3]) as string);
-  }
-  return segments;
-}
 
 /**
  * Positions for what the loader could only name by JSON path: values of the
  * `hookpilot.hooks` setting. Each settings file is parsed once.
  */
 export class SettingsPositions {
-  private readonly trees = new Map<string, { root: Node | undefined; text: string }>();
+  private readonly documents = new Map<string, ParsedJsonc>();
 
   locate(file: string, jsonPath: string): { line: number; column: number } | undefined {
-    const { root, text } = this.tree(file);
-    if (!root) return undefined;
-    const segments = [SETTINGS_KEY, ...parseJsonPath(jsonPath)];
-    for (let depth = segments.length; depth >= 1; depth--) {
-      const node = findNodeAtLocation(root, segments.slice(0, depth));
-      if (node) return position(text, node.offset);
-    }
-    return undefined;
+    const { value, locator } = this.document(file);
+    const path = parseJsonPath(jsonPath);
+    // Without the setting, the locator's nearest enclosing node would be the whole file: no position is better.
+    if (!path || value === null || typeof value !== 'object' || Array.isArray(value) || !(SETTINGS_KEY in value)) return undefined;
+    const range = locator.locate([SETTINGS_KEY, ...path], 'value');
+    return range && { line: range.line, column: range.column };
   }
 
-  private tree(file: string): { root: Node | undefined; text: string } {
-    let entry = this.trees.get(file);
-    if (!entry) {
+  private document(file: string): ParsedJsonc {
+    let document = this.documents.get(file);
+    if (!document) {
       let text = '';
       try {
         text = readFileSync(file, 'utf8');
       } catch {
         // A file that vanished has no positions; the problem still prints with its path.
       }
-      entry = { root: text ? parseTree(text, [], { allowTrailingComma: true }) : undefined, text };
-      this.trees.set(file, entry);
+      document = parseJsonc(text);
+      this.documents.set(file, document);
     }
-    return entry;
+    return document;
   }
-}
-
-function position(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
-  const lineStart = before.lastIndexOf('\n') + 1;
-  return { line: before.split('\n').length, column: offset - lineStart + 1 };
 }
 
 /** A path for people: relative to where they ran the command when that is shorter. */

@@ -1,27 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import type { ConfigProblem, JsonPath, TextRange } from '../core/hooks/config/config-problems';
+import type { ConfigProblem, TextRange } from '../core/hooks/config/config-problems';
+import { parseJsonPath, type JsonPath } from '../core/hooks/config/json-path';
 import { parseJsonc } from '../core/hooks/config/jsonc-document';
 import { Disposable } from './lifecycle';
 
 const SETTINGS_KEY = 'hookpilot.hooks';
-
-/** `hooks.PreToolUse[0].hooks[1]` or `servers["my server"]` back into path segments. */
-export function parseJsonPath(text: string): JsonPath | undefined {
-  const segments: (string | number)[] = [];
-  const token = /(?:^|\.)([A-Za-z_$][A-Za-z0-9_$]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/y;
-  let at = 0;
-  while (at < text.length) {
-    token.lastIndex = at;
-    const match = token.exec(text);
-    if (!match) return undefined;
-    if (match[1] !== undefined) segments.push(match[1]);
-    else if (match[2] !== undefined) segments.push(Number(match[2]));
-    else segments.push(JSON.parse(match[3]) as string);
-    at = token.lastIndex;
-  }
-  return segments;
-}
 
 function toRange(range: TextRange): vscode.Range {
   return new vscode.Range(range.line - 1, range.column - 1, range.endLine - 1, range.endColumn - 1);

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseJsonPath } from '../../../src/extension/hooks-diagnostics';
 import { DiagnosticSeverity, Range, stub, Uri, type FakeDiagnosticCollection } from '../../support/vscode-stub';
 import { startHost, until, type HostHarness } from './extension-harness';
 
@@ -87,12 +86,5 @@ describe('hooks.json diagnostics', () => {
     stub.saveDocument(file, JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'true', name: 'fixed' }] }] } }));
     stub.state.watchers[0].changed.fire(Uri.file(file));
     await until(() => collection().entries.size === 0 && h?.root.engineHost.engine.registry.current().states.some((s) => s.hook.name === 'fixed'), 'the reload after saving');
-  });
-
-  it('reads JSON paths back from problem paths', () => {
-    expect(parseJsonPath('hooks.PreToolUse[0].hooks[1]')).toEqual(['hooks', 'PreToolUse', 0, 'hooks', 1]);
-    expect(parseJsonPath('servers["my server"].command')).toEqual(['servers', 'my server', 'command']);
-    expect(parseJsonPath('')).toEqual([]);
-    expect(parseJsonPath('hooks..x')).toBeUndefined();
   });
 });

@@ -1,6 +1,10 @@
 import type { z } from 'zod';
 import type { HookSourceKind } from '../types';
+import { formatJsonPath, type JsonPath } from './json-path';
 import { suggestName } from './suggest-name';
+
+// The loaders name paths through these; json-path.ts is their one definition.
+export { formatJsonPath, type JsonPath };
 
 export type ProblemSeverity = 'error' | 'warning' | 'info';
 
@@ -47,23 +51,9 @@ export interface ConfigProblem {
   hookId?: string;
 }
 
-export type JsonPath = readonly (string | number)[];
-
 /** Maps a JSON path to text positions; `key` is the property name, `value` the value. */
 export interface Locator {
   locate(path: JsonPath, part: 'key' | 'value'): TextRange | undefined;
-}
-
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
-export function formatJsonPath(path: JsonPath): string {
-  let out = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') out += `[${segment}]`;
-    else if (IDENTIFIER.test(segment)) out += out === '' ? segment : `.${segment}`;
-    else out += `[${JSON.stringify(segment)}]`;
-  }
-  return out;
 }
 
 export interface ProblemInput {
