@@ -17,6 +17,7 @@ import { percentiles, type BenchRow, type BenchSuite } from './types';
 
 const CALLS = 200;
 const LONG_CALLS = 1000;
+const CAPPED_HEAP_MB = 64;
 const CLAUDE_CODE_VERSION = '2.1.328';
 const ROOT = resolve(__dirname, '..');
 const CLI = join(ROOT, 'dist/cli.js');
@@ -70,7 +71,7 @@ interface HookpilotSession {
 }
 
 /** One `hookpilot run` of `calls` Bash `true` calls. */
-async function hookpilotSession(calls: number, hooks: boolean, rssSteps: number[] = []): Promise<HookpilotSession> {
+async function hookpilotSession(calls: number, hooks: boolean, rssSteps: number[] = [], nodeFlags: string[] = []): Promise<HookpilotSession> {
   const home = mkdtempSync(join(tmpdir(), 'hookpilot-side-'));
   const workspace = join(home, 'ws');
   mkdirSync(join(workspace, '.vscode'), { recursive: true });
@@ -86,7 +87,7 @@ async function hookpilotSession(calls: number, hooks: boolean, rssSteps: number[
   });
   try {
     const env = { PATH: process.env.PATH, HOME: home, HOOKPILOT_HOME: join(home, '.hookpilot'), HOOKPILOT_API_KEY: 'bench-key' };
-    const args = [CLI, 'run', '--cwd', workspace, '--base-url', server.url, '--model', 'scripted-model', '--permission-mode', 'bypassPermissions', '--max-steps', String(calls + 5), '--output-format', 'json', 'run true'];
+    const args = [...nodeFlags, CLI, 'run', '--cwd', workspace, '--base-url', server.url, '--model', 'scripted-model', '--permission-mode', 'bypassPermissions', '--max-steps', String(calls + 5), '--output-format', 'json', 'run true'];
     const result = await run(process.execPath, args, { cwd: workspace, env, onSpawn: (p) => (pid = p) });
     if (result.code !== 0 || arrivals.length !== calls + 1) throw new Error(`hookpilot run ended with ${result.code} after ${arrivals.length} requests: ${result.output}`);
     return { arrivals, auditBytesAt: auditBytesByStep(join(home, '.hookpilot')), rssAt };
@@ -182,6 +183,22 @@ const suite: BenchSuite = {
     const rssLate = long.rssAt.get(LONG_CALLS);
     if (rss50 !== undefined && rssLate !== undefined) {
       rows.push({ name: `hookpilot ${LONG_CALLS} steps: CLI resident memory at step 50 / step ${LONG_CALLS}`, unit: 'MB', p50: rss50 / 1024, p99: rssLate / 1024 });
+    }
+
+    // Bounded memory: V8 grows its heap lazily, so resident memory rises over a long run even
+    // when little of it is live. The same session with the heap capped must still finish.
+    const capped = await hookpilotSession(LONG_CALLS, false, [50, LONG_CALLS], [`--max-old-space-size=${CAPPED_HEAP_MB}`]);
+    const cappedEarly = capped.rssAt.get(50);
+    const cappedLate = capped.rssAt.get(LONG_CALLS);
+    if (cappedEarly !== undefined && cappedLate !== undefined) {
+      rows.push({
+        name: `hookpilot ${LONG_CALLS} steps, heap capped at ${CAPPED_HEAP_MB} MB: finished; resident memory at step 50 / step ${LONG_CALLS}`,
+        unit: 'MB',
+        p50: cappedEarly / 1024,
+        p99: cappedLate / 1024,
+        target: 'finishes; step 1000 within 1.2x step 50',
+        ok: cappedLate <= 1.2 * cappedEarly,
+      });
     }
 
     // Setups take turns, so a change in machine load hits all of them.
