@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
+import { isFileEditTool, type BuiltinToolName } from '../core/agent/tools/tool-catalog';
 import { Disposable } from './lifecycle';
 
 export const DIFF_SCHEME = 'hookpilot-diff';
@@ -8,11 +9,11 @@ export const DIFF_SCHEME = 'hookpilot-diff';
 const MAX_DOCUMENTS = 64;
 /** Larger files are not snapshotted or previewed. */
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
-const FILE_EDIT_TOOLS = new Set(['Write', 'Edit']);
+/** The file edit whose input holds the whole new content; the others replace a string. */
+const WRITE_TOOL: BuiltinToolName = 'Write';
 
-export function isFileEditTool(toolName: string): boolean {
-  return FILE_EDIT_TOOLS.has(toolName);
-}
+// The approval modal offers Show diff for the tools previewed here.
+export { isFileEditTool };
 
 function readSmallFile(file: string): string | undefined {
   try {
@@ -29,7 +30,7 @@ function filePathOf(input: Record<string, unknown>, root: string): string | unde
 
 /** What a Write or Edit call would leave in the file; undefined when the edit would not apply. */
 export function proposedContent(toolName: string, input: Record<string, unknown>, current: string): string | undefined {
-  if (toolName === 'Write') return typeof input.content === 'string' ? input.content : undefined;
+  if (toolName === WRITE_TOOL) return typeof input.content === 'string' ? input.content : undefined;
   const oldString = input.old_string;
   const newString = input.new_string;
   if (typeof oldString !== 'string' || typeof newString !== 'string') return undefined;

@@ -1,12 +1,10 @@
 import type { AgentEvent } from '../core/agent/agent-events';
 import { summarizeToolCall } from '../core/agent/tool-summary';
+import { isFileEditTool } from '../core/agent/tools/tool-catalog';
 import type { ChatItem, ChatItemChanges, ToolItem } from './chat-items';
 import type { ChatStreamMessage } from './chat-protocol';
 import { applyChatMessage, indexOfItem, initialChatState, type ChatViewState } from './chat-reducer';
 import type { TokenUsage } from './wire-common';
-
-/** Tools whose executed calls changed a file, so the card can offer "Show diff". */
-const FILE_EDIT_TOOLS: ReadonlySet<string> = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
 
 export interface ChatProjectorOptions {
   /** How much of a tool's output the card shows; the rest stays in the host. */
@@ -143,7 +141,8 @@ export class ChatProjector {
           outputTruncated: truncated,
           hooks: event.hooks.map((h) => ({ hookName: h.hookName, event: h.event, kind: h.kind, detail: h.detail })),
           durationMs: Math.max(0, Math.round(event.durationMs)),
-          diffAvailable: event.outcome === 'executed' && FILE_EDIT_TOOLS.has(event.name),
+          // An executed file edit changed a file, so the card can offer "Show diff".
+          diffAvailable: event.outcome === 'executed' && isFileEditTool(event.name),
         });
       }
       case 'notice':

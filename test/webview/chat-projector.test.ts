@@ -122,6 +122,19 @@ describe('ChatProjector', () => {
     expect(done[1]).toMatchObject({ changes: { status: 'executed', diffAvailable: true, outputPreview: 'The file s', outputTruncated: true } });
   });
 
+  it('offers a diff only for the tools that write a file, not for names Hookpilot has no tool for', () => {
+    const finished = (name: string): AgentEvent => ({ type: 'tool_finished', id: `c-${name}`, name, input: { file_path: 'a' }, outcome: 'executed', output: 'ok', hooks: [], durationMs: 1 });
+    const diffs = (name: string) => {
+      const projector = new ChatProjector();
+      projector.project({ type: 'tool_started', id: `c-${name}`, name, input: { file_path: 'a' } });
+      return projector.project(finished(name)).map((m) => (m.type === 'patch' ? m.changes : undefined));
+    };
+    for (const name of ['Write', 'Edit']) expect(diffs(name)).toMatchObject([{ diffAvailable: true }]);
+    for (const name of ['Read', 'MultiEdit', 'NotebookEdit', 'constructor', 'mcp__fs__write_file']) {
+      expect(diffs(name)).toMatchObject([{ diffAvailable: false }]);
+    }
+  });
+
   it('gives a reused tool_use_id a new card id and patches the newest card', () => {
     const projector = new ChatProjector();
     const finish = (id: string): AgentEvent => ({ type: 'tool_finished', id, name: 'Read', input: { file_path: 'a' }, outcome: 'executed', output: 'x', hooks: [], durationMs: 1 });

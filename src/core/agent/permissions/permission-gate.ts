@@ -3,6 +3,7 @@ import { parsePermissionRule } from '../../permissions/permission-rule';
 import { resolvePermission, type PermissionResolution, type PermissionSignal } from '../../permissions/precedence';
 import { HOLE, literalPattern } from '../../permissions/wildcard';
 import type { Tool, ToolCategory } from '../tools/tool';
+import { isShellTool } from '../tools/tool-catalog';
 import { OutsideWorkspaceError, physicalPath, resolveInWorkspace } from '../tools/workspace-paths';
 import { bashProtectedCheck } from './bash-gate';
 import type { PermissionMode, PermissionSettings } from './permission-settings';
@@ -65,7 +66,7 @@ export class PermissionGate {
     if (settings.mode === 'plan' && (tool.category === 'edit' || tool.category === 'execute')) {
       return { verdict: 'deny', source: 'plan mode', reason: 'plan mode is read-only: no edits or commands' };
     }
-    if (tool.name === 'Bash' && typeof input.command === 'string') {
+    if (isShellTool(tool.name) && typeof input.command === 'string') {
       return bashProtectedCheck(input.command, ctx.cwd, protectedTargets(ctx.protectedPaths, ctx.workspaceRoot));
     }
     const target = tool.target?.(input);
@@ -116,11 +117,11 @@ export function implicitVerdict(mode: PermissionMode, category: ToolCategory): P
  * match against a whole line: approving it grants nothing more than that one call.
  */
 export function suggestedRule(toolName: string, input: Record<string, unknown>): string {
-  if (toolName !== 'Bash' || typeof input.command !== 'string') return toolName;
+  if (!isShellTool(toolName) || typeof input.command !== 'string') return toolName;
   const analysis = analyzeBashCommand(input.command);
   const simple = analysis.kind === 'parsed' && analysis.hidden.length === 0 && analysis.commands.length === 1;
   const only = simple ? analysis.commands[0] : undefined;
   const text = only && !only.dynamicName && !only.words.join(' ').includes(HOLE) ? only.words.join(' ') : input.command;
   // `Bash()` would be the bare rule, every command: an empty line is stored as a command that does nothing.
-  return `Bash(${text.trim() === '' ? ':' : literalPattern(text)})`;
+  return `${toolName}(${text.trim() === '' ? ':' : literalPattern(text)})`;
 }

@@ -2,6 +2,7 @@ import { analyzeBashCommand } from '../../permissions/bash-command';
 import { bashAllowedBy } from '../../permissions/bash-rules';
 import { matchPermissionRule, parsePermissionRule, type PermissionRule, type RuleMatch } from '../../permissions/permission-rule';
 import type { PermissionSignal, Verdict } from '../../permissions/precedence';
+import { FILE_EDIT_TOOL_NAMES, isShellTool } from '../tools/tool-catalog';
 import { toAbsolutePath, type WorkspaceScope } from '../tools/workspace-paths';
 import { argumentPathsProblem } from './bash-argument-paths';
 import { redirectReadsProblem, redirectWritesProblem } from './bash-gate';
@@ -66,7 +67,7 @@ export function ruleSignal(
   }
   const ask = matches('ask').find((m) => m.match !== 'no-match');
   if (ask) return signal('ask', ask.rule);
-  return call.toolName === 'Bash' ? bashAllowSignal(rules, alsoAllowing, call, label) : fileAllowSignal(rules, call, label);
+  return isShellTool(call.toolName) ? bashAllowSignal(rules, alsoAllowing, call, label) : fileAllowSignal(rules, call, label);
 }
 
 function fileAllowSignal(rules: readonly CompiledRule[], call: RuleCall, label: string): PermissionSignal | undefined {
@@ -82,9 +83,9 @@ function bashAllowSignal(
   call: RuleCall,
   label: string,
 ): PermissionSignal | undefined {
-  const own = rules.filter((r) => r.verdict === 'allow' && ruleCoversTool(r.rule, 'Bash'));
+  const own = rules.filter((r) => r.verdict === 'allow' && ruleCoversTool(r.rule, call.toolName));
   if (typeof call.input.command !== 'string' || own.length === 0) return undefined;
-  const bashRules = [...own, ...alsoAllowing.filter((r) => r.verdict === 'allow' && ruleCoversTool(r.rule, 'Bash'))];
+  const bashRules = [...own, ...alsoAllowing.filter((r) => r.verdict === 'allow' && ruleCoversTool(r.rule, call.toolName))];
   const analysis = analyzeBashCommand(call.input.command);
   const granted = bashAllowedBy(bashRules.map((r) => r.rule.pattern), analysis);
   if (!granted.allowed || analysis.kind !== 'parsed') return undefined;
@@ -94,7 +95,7 @@ function bashAllowSignal(
   if (!granted.anyCommand && redirectReadsProblem(analysis, call.scope) !== undefined) return undefined;
   if (!granted.anyCommand && argumentPathsProblem(analysis, call.scope) !== undefined) return undefined;
   // Named in the audit: the rules that match some subcommand.
-  const used = bashRules.filter((r) => matchPermissionRule(r.rule, 'Bash', call.input, call.cwd) === 'match');
+  const used = bashRules.filter((r) => matchPermissionRule(r.rule, call.toolName, call.input, call.cwd) === 'match');
   const texts = used.map((r) => r.rule.text).join(', ');
   return { verdict: 'allow', source: `${label} ${texts}`, reason: `allow ${label} ${texts}` };
 }
@@ -111,7 +112,7 @@ function anyViewMatch(rule: PermissionRule, call: RuleCall): RuleMatch {
 
 /** A Bash redirection writes a file: an Edit or Write deny rule for that file denies the line. */
 function bashWriteDenied(rules: readonly CompiledRule[], call: RuleCall): { rule: PermissionRule } | undefined {
-  if (call.toolName !== 'Bash' || typeof call.input.command !== 'string') return undefined;
+  if (!isShellTool(call.toolName) || typeof call.input.command !== 'string') return undefined;
   const analysis = analyzeBashCommand(call.input.command);
   if (analysis.kind !== 'parsed') return undefined;
   const targets = analysis.redirects.flatMap((r) => (r.write && r.target !== undefined ? [toAbsolutePath(r.target, call.cwd)] : []));
@@ -119,7 +120,7 @@ function bashWriteDenied(rules: readonly CompiledRule[], call: RuleCall): { rule
 }
 
 export function editRuleMatches(rule: PermissionRule, file: string, cwd: string): boolean {
-  return ['Edit', 'Write'].some((tool) => matchPermissionRule(rule, tool, { file_path: file }, cwd) === 'match');
+  return FILE_EDIT_TOOL_NAMES.some((tool) => matchPermissionRule(rule, tool, { file_path: file }, cwd) === 'match');
 }
 
 function ruleCoversTool(rule: PermissionRule, toolName: string): boolean {

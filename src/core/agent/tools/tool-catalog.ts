@@ -22,6 +22,8 @@ export type ToolAccess =
 export interface BuiltinToolInfo {
   readonly category: ToolCategory;
   readonly access: ToolAccess;
+  /** The tool runs a subagent, whose own model replies are not part of the session's. */
+  readonly runsSubagent?: true;
 }
 
 export const BUILTIN_TOOLS = {
@@ -33,7 +35,7 @@ export const BUILTIN_TOOLS = {
   Glob: { category: 'read', access: { kind: 'search', globKey: 'pattern' } },
   Grep: { category: 'read', access: { kind: 'search', globKey: 'glob' } },
   TodoWrite: { category: 'meta', access: { kind: 'other' } },
-  Task: { category: 'meta', access: { kind: 'other' } },
+  Task: { category: 'meta', access: { kind: 'other' }, runsSubagent: true },
 } as const satisfies Record<string, BuiltinToolInfo>;
 
 export type BuiltinToolName = keyof typeof BUILTIN_TOOLS;
@@ -52,4 +54,28 @@ export function builtinToolInfo(name: string): BuiltinToolInfo | undefined {
 /** The name and category a built-in `Tool` object takes from this catalogue. */
 export function builtinToolIdentity<N extends BuiltinToolName>(name: N): { name: N; category: ToolCategory } {
   return { name, category: BUILTIN_TOOLS[name].category };
+}
+
+/** The tool whose `Tool(pattern)` rules match a command line: Bash. */
+export function isShellTool(name: string): boolean {
+  return builtinToolInfo(name)?.access.kind === 'shell';
+}
+
+function changesFile(info: BuiltinToolInfo): boolean {
+  return info.access.kind === 'file' && info.access.changes;
+}
+
+/** The tools that write the file at `file_path` (Write, Edit): diffs, and what Edit and Write rules cover. */
+export const FILE_EDIT_TOOL_NAMES = BUILTIN_TOOL_NAMES.filter((name) => changesFile(BUILTIN_TOOLS[name]));
+
+export function isFileEditTool(name: string): boolean {
+  const info = builtinToolInfo(name);
+  return info !== undefined && changesFile(info);
+}
+
+/** The tools that run a subagent (Task). */
+export const SUBAGENT_TOOL_NAMES = BUILTIN_TOOL_NAMES.filter((name) => isSubagentTool(name));
+
+export function isSubagentTool(name: string): boolean {
+  return builtinToolInfo(name)?.runsSubagent === true;
 }
