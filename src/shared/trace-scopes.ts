@@ -1,3 +1,4 @@
+import { isSubagentTool } from '../core/agent/tools/tool-catalog';
 import type { AuditRecord } from '../core/audit/records';
 import type { DecisionBadge } from './decision-badge';
 import type { SpanForest } from './trace-forest';
@@ -25,6 +26,8 @@ export class TraceScopes {
   private openTurn: TraceSpan | undefined;
   private readonly agents = new Map<string, AgentContext>();
   private readonly tools = new Map<string, TraceSpan>();
+  /** The tool spans of calls that run a subagent (Task). */
+  private readonly subagentCalls = new WeakSet<TraceSpan>();
 
   constructor(private readonly forest: SpanForest) {}
 
@@ -85,7 +88,7 @@ export class TraceScopes {
   startSubagent(agentId: string, payload: Fields, at: number): TraceSpan {
     // A Task call still running is the subagent's parent.
     let parent: TraceSpan | undefined;
-    for (const tool of this.tools.values()) if (tool.open && (tool.label.startsWith('Task') || tool.label.startsWith('Agent'))) parent = tool;
+    for (const tool of this.tools.values()) if (tool.open && this.subagentCalls.has(tool)) parent = tool;
     const label = clip(`Subagent ${text(payload.agent_type) ?? agentId}${text(payload.prompt) ? ` · ${String(payload.prompt)}` : ''}`);
     const span = this.forest.span('subagent', label, parent ?? this.innermost(''));
     span.open = true;
@@ -149,6 +152,7 @@ export class TraceScopes {
     tool.open = true;
     this.forest.stretch(tool, at, at);
     this.tools.set(id, tool);
+    if (isSubagentTool(text(payload.tool_name) ?? '')) this.subagentCalls.add(tool);
     return tool;
   }
 }

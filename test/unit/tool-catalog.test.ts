@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { baseSystemPrompt } from '../../src/core/agent/system-prompt';
 import { createBuiltinTools } from '../../src/core/agent/tools/builtin-tools';
 import { TodoStore } from '../../src/core/agent/tools/todo-store';
-import { builtinToolInfo, isBuiltinToolName } from '../../src/core/agent/tools/tool-catalog';
+import { summarizeToolCall } from '../../src/core/agent/tool-summary';
+import {
+  builtinToolInfo,
+  isBuiltinToolName,
+  isFileEditTool,
+  isShellTool,
+  isSubagentTool,
+} from '../../src/core/agent/tools/tool-catalog';
 import { isHookpilotTool } from '../../src/core/import/tool-names';
 import { matchPermissionRule, parsePermissionRule } from '../../src/core/permissions/permission-rule';
 import { toolSample } from '../../src/shared/sample-payload';
@@ -17,6 +24,8 @@ describe('tool catalogue lookups', () => {
     expect(isBuiltinToolName(name)).toBe(false);
     expect(builtinToolInfo(name)).toBeUndefined();
     expect(isHookpilotTool(name)).toBe(false);
+    expect([isShellTool(name), isFileEditTool(name), isSubagentTool(name)]).toEqual([false, false, false]);
+    expect(summarizeToolCall(name, { a: 1 })).toBe(`${name} {"a":1}`);
     expect(toolSample(name, '/w')).toEqual({ input: {}, response: {} });
     expect(toolIcon(name)).toBe('tools');
   });

@@ -5,9 +5,18 @@ import { clip, summarizeToolCall } from '../../src/core/agent/tool-summary';
 import { createBuiltinTools } from '../../src/core/agent/tools/builtin-tools';
 import { TodoStore } from '../../src/core/agent/tools/todo-store';
 import type { Tool } from '../../src/core/agent/tools/tool';
-import { BUILTIN_TOOL_NAMES, BUILTIN_TOOLS, builtinToolInfo } from '../../src/core/agent/tools/tool-catalog';
+import { editRuleMatches } from '../../src/core/agent/permissions/rule-signals';
+import {
+  BUILTIN_TOOL_NAMES,
+  BUILTIN_TOOLS,
+  builtinToolInfo,
+  FILE_EDIT_TOOL_NAMES,
+  isShellTool,
+  SUBAGENT_TOOL_NAMES,
+} from '../../src/core/agent/tools/tool-catalog';
 import { HOOKPILOT_TOOL_NAMES, isHookpilotTool } from '../../src/core/import/tool-names';
 import { matchPermissionRule, parsePermissionRule } from '../../src/core/permissions/permission-rule';
+import { NOT_REPLAYED_TOOLS } from '../../src/core/replay/session-replayer';
 import { TOOL_SAMPLES, samplePayload } from '../../src/shared/sample-payload';
 import { TOOL_ICONS, toolIcon } from '../../webview-ui/chat/tool-card';
 
@@ -35,6 +44,21 @@ describe('every built-in tool is wired in everywhere', () => {
     expect(sorted(HOOKPILOT_TOOL_NAMES)).toEqual(sorted(BUILTIN_TOOL_NAMES));
     expect(sorted(Object.keys(TOOL_SAMPLES))).toEqual(sorted(BUILTIN_TOOL_NAMES));
     expect(sorted(Object.keys(TOOL_ICONS))).toEqual(sorted(BUILTIN_TOOL_NAMES));
+  });
+
+  // Lists derived from the catalogue: diffs and Edit/Write rules, the Bash gate, replay and the trace.
+  it('the file-edit, shell and subagent tools are the edit, execute and Task tools', () => {
+    const ofCategory = (category: string) => sorted(tools.filter((t) => t.category === category).map((t) => t.name));
+    expect(sorted(FILE_EDIT_TOOL_NAMES)).toEqual(ofCategory('edit'));
+    expect(sorted(FILE_EDIT_TOOL_NAMES)).toEqual(['Edit', 'Write']);
+    expect(sorted(BUILTIN_TOOL_NAMES.filter(isShellTool))).toEqual(ofCategory('execute'));
+    expect(SUBAGENT_TOOL_NAMES).toEqual([task.name]);
+    expect(NOT_REPLAYED_TOOLS).toEqual(SUBAGENT_TOOL_NAMES);
+  });
+
+  it.each(FILE_EDIT_TOOL_NAMES.map((n) => [n]))('an allow or deny %s rule covers a Bash redirection into its files', (name) => {
+    expect(editRuleMatches(rule(`${name}(src/**)`), `${CWD}/src/a.ts`, CWD)).toBe(true);
+    expect(editRuleMatches(rule(`${name}(src/**)`), `${CWD}/lib/a.ts`, CWD)).toBe(false);
   });
 
   it.each(named(tools))('%s: its category is the catalogue one (src/core/agent/tools/tool-catalog.ts)', (name, tool) => {

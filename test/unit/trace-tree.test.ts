@@ -235,6 +235,19 @@ describe('TraceTree', () => {
     expect([...tree.walk()].filter((s) => s.open).map((s) => s.label)).toEqual(['Turn 1 · research', 'Step 1', 'Model request']);
   });
 
+  it('nests a subagent only under a call of a tool that runs one, not under any tool whose name starts with Task', () => {
+    const log = new Log();
+    log.event(0, 'UserPromptSubmit', { prompt: 'research' });
+    log.event(1, 'BeforeLLM', { step: 1, llm_request: {} });
+    log.event(2, 'PreToolUse', { tool_name: 'TaskList', tool_use_id: 'm1', tool_input: { description: 'list' } });
+    log.event(3, 'PreToolUse', { tool_name: 'Agent', tool_use_id: 'm2', tool_input: { description: 'other' } });
+    log.event(4, 'SubagentStart', { agent_id: 'a1', agent_type: 'explore' });
+    const tree = new TraceTree();
+    tree.add(log.records);
+    expect(find(tree, 'Subagent explore').parent?.label).toBe('Step 1');
+    expect(find(tree, 'TaskList · list').children.map((s) => s.label)).toEqual(['PreToolUse']);
+  });
+
   it('lets an async hook run reported later sit under its event without stretching it, and keeps the slowest runs', () => {
     const log = new Log();
     const id = log.event(0, 'PostToolUse', { tool_name: 'Edit' }, [['fmt', 'none', 10]]);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Tool, ToolResult } from './tools/tool';
+import { builtinToolIdentity } from './tools/tool-catalog';
 
 export const taskInputSchema = z.object({
   description: z.string().describe('A short (3-5 word) description of the task'),
@@ -14,12 +15,12 @@ export function createTaskTool(
   agents: ReadonlyArray<{ name: string; description: string }> = [],
 ): Tool<TaskInput> {
   const types = agents.map((a) => `\n- ${a.name}: ${a.description.slice(0, 300)}`).join('');
+  const identity = builtinToolIdentity('Task');
   return {
-    name: 'Task',
+    ...identity,
     description:
       'Launch a subagent to handle a self-contained task (research, a focused change) in its own context. It returns its final answer.' +
-      `\nSubagent types:\n- general-purpose (default), Explore, Plan: the built-in tools except Task${types}`,
-    category: 'meta',
+      `\nSubagent types:\n- general-purpose (default), Explore, Plan: the built-in tools except ${identity.name}${types}`,
     inputSchema: taskInputSchema,
     run: (input, ctx) => runSubagent(input, ctx.signal),
   };

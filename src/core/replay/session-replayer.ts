@@ -1,6 +1,7 @@
 import type { TurnEndReason } from '../agent/agent-events';
 import type { ChatModel } from '../agent/llm/chat-model';
 import type { TurnOutcome } from '../agent/turn-loop';
+import { SUBAGENT_TOOL_NAMES } from '../agent/tools/tool-catalog';
 import type { Recording } from './recording';
 import { ReplayChatModel } from './replay-chat-model';
 
@@ -27,7 +28,7 @@ export interface ReplayRun {
 }
 
 /** Tools a replay does not offer: a subagent's replies are not recorded, so it could not be replayed. */
-export const NOT_REPLAYED_TOOLS = ['Task'] as const;
+export const NOT_REPLAYED_TOOLS: readonly string[] = SUBAGENT_TOOL_NAMES;
 
 /**
  * Runs each recorded prompt through a real session whose model answers from the recording.
