@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { childProcessesOf } from '../../src/core/process/child-processes';
 import { SpawnerPool } from '../../src/core/process/spawner/spawner-pool';
 import { SpawnerProcessRunner } from '../../src/core/process/spawner/spawner-process-runner';
 import { waitUntilDead } from '../support/process-liveness';
@@ -19,6 +20,24 @@ beforeEach(() => {
   logs = [];
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/**
+ * After one run the helper keeps shells waiting, and a run through one of them is reported
+ * before the command is handed over. (A run the helper spawns afresh starts before its report
+ * is sent: a helper killed in that moment leaves the host unaware the run began.)
+ */
+async function untilShellsWait(runner: SpawnerProcessRunner, helperPid: number): Promise<void> {
+  expect((await runner.run({ command: 'true', shell: true, cwd: dir, env: process.env })).exitCode).toBe(0);
+  await vi.waitFor(() => expect(childProcessesOf(helperPid).length).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
+}
+
+function readIfThere(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
 
 async function waitForFile(file: string): Promise<string> {
   const deadline = Date.now() + 10_000;
@@ -52,6 +71,7 @@ describe('the process spawner helper', () => {
     try {
       await spawner.ready();
       const firstHelper = spawner.runner.helperPid!;
+      await untilShellsWait(spawner.runner, firstHelper);
       const pidFile = join(dir, 'pid');
       const running = spawner.runner.run({ command: `sleep 30 & echo $! > "${pidFile}"; wait`, shell: true, cwd: dir, env: process.env, timeoutMs: 20_000 });
       const grandchild = Number(await waitForFile(pidFile));
@@ -64,6 +84,29 @@ describe('the process spawner helper', () => {
       await spawner.ready();
       expect(spawner.runner.helperPid).not.toBe(firstHelper);
       expect((await spawner.runner.run({ command: 'echo again', shell: true, cwd: dir, env: process.env })).stdout).toBe('again\n');
+    } finally {
+      spawner.runner.dispose();
+    }
+  });
+
+  it('a helper that dies before its start report is read: the run is not started a second time, and its process group is killed', async () => {
+    const spawner = startSpawnerFromSource(log);
+    try {
+      await spawner.ready();
+      const helperPid = spawner.runner.helperPid!;
+      await untilShellsWait(spawner.runner, helperPid);
+      const pidFile = join(dir, 'pid');
+      const ranFile = join(dir, 'ran');
+      const running = spawner.runner.run({ command: `echo ran >> "${ranFile}"; sleep 30 & echo $! > "${pidFile}"; wait`, shell: true, cwd: dir, env: process.env, timeoutMs: 5_000 });
+      // This host's event loop stays busy until the helper is dead: its report and its exit wait to be read together.
+      const deadline = Date.now() + 15_000;
+      while (!/^\d+\n$/.test(readIfThere(pidFile))) if (Date.now() > deadline) throw new Error('the hook never started');
+      process.kill(helperPid, 'SIGKILL');
+      while (!/^\d+ \(.*\) Z/.test(readIfThere(`/proc/${helperPid}/stat`))) if (Date.now() > deadline) throw new Error('the helper never died');
+      const result = await running;
+      expect(result.spawnError).toMatch(/process spawner stopped while the process ran \(killed by SIGKILL\)/);
+      expect(readFileSync(ranFile, 'utf8')).toBe('ran\n');
+      expect(await waitUntilDead(Number(readFileSync(pidFile, 'utf8')), 5_000)).toBe(true);
     } finally {
       spawner.runner.dispose();
     }

@@ -31,6 +31,8 @@ const MAX_CONSECUTIVE_FAILURES = 3;
 const STDERR_TAIL_BYTES = 2048;
 // Generous: a helper starved of CPU on a loaded machine still stops its own processes first.
 const HELPER_EXIT_GRACE_MS = 5000;
+/** Should its streams stay open after it exited (they should not), its end is handled anyway. */
+const HELPER_CLOSE_WAIT_MS = 2000;
 /** A helper that served this long before dying was not failing to start: its death resets the count. */
 const HEALTHY_UPTIME_MS = 30_000;
 /** Debugger and loader flags of the host are not the helper's. */
@@ -132,7 +134,19 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
     (helper.stderr as Socket | null)?.unref();
     helper.on('message', (raw: unknown) => this.onMessage(raw));
     helper.on('error', (error) => this.onHelperGone(helper, error.message));
-    helper.on('exit', (code, signal) => this.onHelperGone(helper, signal ? `killed by ${signal}` : `exit code ${code}`));
+    // Its end is handled at 'close', once every message it sent has been read: at 'exit' a
+    // `started` report may still wait in the channel, and a run that looks unstarted would be
+    // run a second time while the first one's process group lives on.
+    let exitedWhy: string | undefined;
+    let closeFallback: NodeJS.Timeout | undefined;
+    helper.on('exit', (code, signal) => {
+      exitedWhy = signal ? `killed by ${signal}` : `exit code ${code}`;
+      closeFallback = setTimeout(() => this.onHelperGone(helper, exitedWhy!), HELPER_CLOSE_WAIT_MS).unref();
+    });
+    helper.on('close', () => {
+      clearTimeout(closeFallback);
+      this.onHelperGone(helper, exitedWhy ?? 'its channel closed');
+    });
     this.keepHostAlive(false);
     return helper;
   }
