@@ -70,7 +70,3 @@ export class ClaudeManagedSources extends Disposable {
   }
 }
 
-/** What the policy's rules add to the person's: its rules first, and its deny rules stay final (P1). */
-export function withManagedRules<T extends { allow: string[]; deny: string[]; ask: string[] }>(settings: T, managed: ManagedPermissions): T {
-  return { ...settings, allow: [...(managed.allow ?? []), ...settings.allow], deny: [...(managed.deny ?? []), ...settings.deny], ask: [...(managed.ask ?? []), ...settings.ask] };
-}

@@ -13,7 +13,6 @@ const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const WRITE_TOOL: BuiltinToolName = 'Write';
 
 // The approval modal offers Show diff for the tools previewed here.
-export { isFileEditTool };
 
 function readSmallFile(file: string): string | undefined {
   try {

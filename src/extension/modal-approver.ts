@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import { approvalSubject, visibleText } from '../core/agent/permissions/approval-text';
 import type { ApprovalAnswer, ApprovalChoice, ApprovalRequest, Approver } from '../core/agent/permissions/permission-settings';
-import { isFileEditTool, type DiffPreviews } from './diff-previews';
+import { isFileEditTool } from '../core/agent/tools/tool-catalog';
+import type { DiffPreviews } from './diff-previews';
 import type { PendingApprovals } from './pending-approvals';
 
 export const APPROVAL_LABELS: Record<ApprovalChoice, string> = {

@@ -15,6 +15,7 @@ import { SpawnerProcessRunner } from '../process/spawner/spawner-process-runner'
 import { createBuiltinTools } from './tools/builtin-tools';
 import type { TodoStore } from './tools/todo-store';
 import type { Tool } from './tools/tool';
+import { SUBAGENT_TOOL_NAMES } from './tools/tool-catalog';
 
 export interface SessionToolsDeps {
   options: AgentSessionOptions;
@@ -92,7 +93,7 @@ export class SessionTools {
       systemPrompt: (tools, instructions) =>
         baseSystemPrompt({ workspaceRoot: options.workspaceRoot, tools, extra: ['You are a subagent: do the task you are given and answer with the result.', instructions ?? ''].filter(Boolean).join('\n\n') }),
     });
-    const task = withheld.has('Task') ? [] : [createTaskTool((input, signal) => subagents.run(input, signal), options.subagents) as unknown as Tool];
+    const task = SUBAGENT_TOOL_NAMES.some((name) => withheld.has(name)) ? [] : [createTaskTool((input, signal) => subagents.run(input, signal), options.subagents) as unknown as Tool];
     this.baseTools = [...subagentTools, ...task];
     this.withheld = withheld;
     this.executor = executorFor(deps.hooks, this.toolsByName);
