@@ -22,6 +22,7 @@ for (const [label, [cmd, args]] of [
   ['typecheck core', npx(['tsc', '-p', 'tsconfig.core.json', '--noEmit'])],
   ['typecheck webviews', npx(['tsc', '-p', 'tsconfig.webview.json', '--noEmit'])],
   ['lint', npx(['eslint', '.'])],
+  ['format check', npx(['prettier', '--check', '.'])],
   ['build', ['node', ['esbuild.mjs']]],
 ]) {
   if (run(label, cmd, args) !== 0) {
@@ -37,7 +38,8 @@ const suites = [['unit and integration', 'vitest.config.mts', 'main.json']];
 // The machine-wide suite writes /etc/hookpilot/managed-settings.json: it needs root.
 if (process.getuid?.() === 0) suites.push(['machine-wide (managed policy)', 'vitest.machine.config.mts', 'machine.json']);
 else console.log('\n[hookpilot test] machine-wide suite skipped: it writes /etc/hookpilot and needs root');
-if (!skipE2e && existsSync(join(root, 'vitest.e2e.config.mts'))) suites.push(['end-to-end (code-server)', 'vitest.e2e.config.mts', 'e2e.json']);
+if (!skipE2e && existsSync(join(root, 'vitest.e2e.config.mts')))
+  suites.push(['end-to-end (code-server)', 'vitest.e2e.config.mts', 'e2e.json']);
 
 let failedSuites = 0;
 for (const [label, config, report] of suites) {
@@ -45,7 +47,15 @@ for (const [label, config, report] of suites) {
     failedSuites++;
     continue;
   }
-  const [cmd, args] = npx(['vitest', 'run', '--config', config, '--reporter=default', '--reporter=json', `--outputFile.json=${join(reports, report)}`]);
+  const [cmd, args] = npx([
+    'vitest',
+    'run',
+    '--config',
+    config,
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${join(reports, report)}`,
+  ]);
   if (run(label, cmd, args) !== 0) failedSuites++;
 }
 
