@@ -29,7 +29,13 @@ const builds = [
   // Command hooks are spawned from this small helper process, not from the large host process.
   { entryPoints: ['src/core/process/spawner/spawner-main.ts'], outfile: 'dist/process-spawner.js', ...node },
   { entryPoints: ['webview-ui/chat/main.ts'], outfile: 'dist/webview/chat.js', platform: 'browser', format: 'iife', target: 'es2022' },
-  { entryPoints: ['webview-ui/manager/main.ts'], outfile: 'dist/webview/manager.js', platform: 'browser', format: 'iife', target: 'es2022' },
+  {
+    entryPoints: ['webview-ui/manager/main.ts'],
+    outfile: 'dist/webview/manager.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+  },
 ]
   .filter((b) => existsSync(b.entryPoints[0]))
   .filter((b) => !only || only.includes(path.relative('dist', b.outfile)))

@@ -25,7 +25,12 @@ interface Setup {
   spawnerHelpers?: boolean;
 }
 
-const TWO_COMMAND_HOOKS = { hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: `"${NOOP_SCRIPT}"` }] }], PostToolUse: [{ hooks: [{ type: 'command', command: `"${NOOP_SCRIPT}"` }] }] } };
+const TWO_COMMAND_HOOKS = {
+  hooks: {
+    PreToolUse: [{ hooks: [{ type: 'command', command: `"${NOOP_SCRIPT}"` }] }],
+    PostToolUse: [{ hooks: [{ type: 'command', command: `"${NOOP_SCRIPT}"` }] }],
+  },
+};
 
 const SETUPS: Setup[] = [
   { name: 'no hooks', config: {} },
@@ -54,7 +59,12 @@ async function waitForRpc(engine: HookEngine): Promise<void> {
 }
 
 /** One session of CALLS tool calls: each call's duration (hooks, gate, the tool) and the session's wall time. */
-async function runSession(engine: HookEngine, projectDir: string, storageDir: string, baseURL: string): Promise<{ perCall: number[]; wallMs: number }> {
+async function runSession(
+  engine: HookEngine,
+  projectDir: string,
+  storageDir: string,
+  baseURL: string,
+): Promise<{ perCall: number[]; wallMs: number }> {
   const session = new AgentSession({
     workspaceRoot: projectDir,
     model: new OpenAIChatModel({ baseURL, maxRetries: 0 }),
@@ -76,7 +86,8 @@ async function runSession(engine: HookEngine, projectDir: string, storageDir: st
   const outcome = await session.prompt('run true thirty times', controller.signal);
   const wallMs = performance.now() - started;
   await session.end();
-  if (outcome.reason !== 'completed' || perCall.length !== CALLS) throw new Error(`bench session ended with ${outcome.reason} after ${perCall.length} calls: ${outcome.error ?? ''}`);
+  if (outcome.reason !== 'completed' || perCall.length !== CALLS)
+    throw new Error(`bench session ended with ${outcome.reason} after ${perCall.length} calls: ${outcome.error ?? ''}`);
   return { perCall, wallMs };
 }
 
@@ -116,7 +127,12 @@ const suite: BenchSuite = {
         const projectDir = mkdtempSync(join(tmpdir(), 'hookpilot-agent-bench-'));
         const storageDir = join(projectDir, '.storage');
         // The helpers are the ones `npm run bench` builds.
-        const engine = new HookEngine({ projectDir, storageDir, trusted: true, spawnerModulePath: setup.spawnerHelpers ? join(__dirname, '../dist/process-spawner.js') : undefined });
+        const engine = new HookEngine({
+          projectDir,
+          storageDir,
+          trusted: true,
+          spawnerModulePath: setup.spawnerHelpers ? join(__dirname, '../dist/process-spawner.js') : undefined,
+        });
         prepared.push({ ...setup, engine, projectDir, storageDir, perCall: [], wallMs: 0 });
         await engine.reload([loadHooksValue(setup.config, { kind: 'cli' })]);
         if (setup.config.servers) await waitForRpc(engine);
@@ -142,7 +158,11 @@ const suite: BenchSuite = {
     const p50s = prepared.map((p) => percentiles(p.perCall).p50);
     for (const p of prepared) {
       rows.push({ name: `${p.name}: one tool call`, unit: 'ms', ...percentiles(p.perCall) });
-      rows.push({ name: `${p.name}: session wall time / call (with the model round trip)`, unit: 'ms', value: p.wallMs / (SESSIONS * CALLS) });
+      rows.push({
+        name: `${p.name}: session wall time / call (with the model round trip)`,
+        unit: 'ms',
+        value: p.wallMs / (SESSIONS * CALLS),
+      });
     }
     rows.push({ name: 'reference: one bare spawn of the no-op hook script', unit: 'ms', ...percentiles(spawns) });
     prepared.slice(1).forEach((p, i) => {

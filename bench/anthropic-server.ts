@@ -39,14 +39,34 @@ function sse(res: ServerResponse, blocks: Block[], model: string): void {
   const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const usage = { input_tokens: 100, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-  send('message_start', { type: 'message_start', message: { id: `msg_${Date.now()}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage } });
+  send('message_start', {
+    type: 'message_start',
+    message: {
+      id: `msg_${Date.now()}`,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage,
+    },
+  });
   blocks.forEach((block, index) => {
     if (block.type === 'text') {
       send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
       send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
     } else {
-      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } });
-      send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } });
+      send('content_block_start', {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+      });
+      send('content_block_delta', {
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) },
+      });
     }
     send('content_block_stop', { type: 'content_block_stop', index });
   });
@@ -85,11 +105,23 @@ export async function startAnthropicServer(calls: number): Promise<AnthropicServ
       let blocks: Block[] = [{ type: 'text', text: 'ok' }];
       if ((body.tools?.length ?? 0) > 0) {
         arrivals.push(performance.now());
-        blocks = toolResults(body) < calls ? [{ type: 'tool_use', id: `toolu_${++nextId}`, name: 'Bash', input: { command: 'true' } }] : [{ type: 'text', text: 'done' }];
+        blocks =
+          toolResults(body) < calls
+            ? [{ type: 'tool_use', id: `toolu_${++nextId}`, name: 'Bash', input: { command: 'true' } }]
+            : [{ type: 'text', text: 'done' }];
       }
       if (body.stream) return sse(res, blocks, model);
       const stopReason = blocks[0].type === 'tool_use' ? 'tool_use' : 'end_turn';
-      json(res, 200, { id: `msg_${nextId}`, type: 'message', role: 'assistant', model, content: blocks, stop_reason: stopReason, stop_sequence: null, usage: { input_tokens: 100, output_tokens: 10 } });
+      json(res, 200, {
+        id: `msg_${nextId}`,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: blocks,
+        stop_reason: stopReason,
+        stop_sequence: null,
+        usage: { input_tokens: 100, output_tokens: 10 },
+      });
     })().catch((error: unknown) => json(res, 500, { type: 'error', error: { type: 'api_error', message: String(error) } }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

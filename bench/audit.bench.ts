@@ -37,7 +37,8 @@ function hookRun(i: number): AuditEntry {
       tool_use_id: `toolu_01${i.toString(36).padStart(10, '0')}`,
     },
     effects: { decision: 'allow', additionalContext: ['Tests must pass before any commit.'] },
-    stdout: '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"command is on the allow list"}}\n',
+    stdout:
+      '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"command is on the allow list"}}\n',
     stderr: '',
     exit_code: 0,
     duration_ms: 18.4,
@@ -66,7 +67,13 @@ async function throughput(dir: string): Promise<{ rows: BenchRow[]; file: string
   const label = `${THROUGHPUT_RECORDS.toLocaleString('en-US')} hook_run records`;
   return {
     rows: [
-      { name: `append + flush (${label})`, unit: 'records/s', value, target: `>= ${TARGET_PER_SECOND.toLocaleString('en-US')}/s`, ok: value >= TARGET_PER_SECOND },
+      {
+        name: `append + flush (${label})`,
+        unit: 'records/s',
+        value,
+        target: `>= ${TARGET_PER_SECOND.toLocaleString('en-US')}/s`,
+        ok: value >= TARGET_PER_SECOND,
+      },
       // Per second of this process's CPU: what a busy machine's wall clock hides.
       { name: `append + flush, CPU time (${label})`, unit: 'records/cpu-s', value: THROUGHPUT_RECORDS / ((cpu.user + cpu.system) / 1e6) },
     ],
@@ -93,7 +100,11 @@ async function readBack(file: string): Promise<BenchRow> {
   const start = performance.now();
   const { records } = await readAuditFile(file);
   const seconds = (performance.now() - start) / 1000;
-  return { name: `readAuditFile (${records.length.toLocaleString('en-US')} records, validated)`, unit: 'records/s', value: records.length / seconds };
+  return {
+    name: `readAuditFile (${records.length.toLocaleString('en-US')} records, validated)`,
+    unit: 'records/s',
+    value: records.length / seconds,
+  };
 }
 
 const suite: BenchSuite = {

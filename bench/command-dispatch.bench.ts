@@ -43,21 +43,36 @@ const suite: BenchSuite = {
     const rows: BenchRow[] = [];
     const tsx = pathToFileURL(require.resolve('tsx')).href;
     for (const host of HOSTS) {
-      const out = execFileSync(process.execPath, ['--import', tsx, join(__dirname, 'command-hooks-host.ts'), String(host.ballastMb)], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+      const out = execFileSync(process.execPath, ['--import', tsx, join(__dirname, 'command-hooks-host.ts'), String(host.ballastMb)], {
+        encoding: 'utf8',
+        maxBuffer: 16 * 1024 * 1024,
+      });
       const s = JSON.parse(out) as HostSamples;
       const at = `${host.label}, ${Math.round(s.rssMb)} MB`;
       const bare = percentiles(s.bare);
       rows.push({ name: `${at}: bare spawn of a no-op sh script`, unit: 'ms', ...bare });
       // Two processes at once on this machine's cores: what two hooks cost spawned on demand.
-      rows.push({ name: `${at}: two bare spawns at once (value: / bare)`, unit: 'ms', ...percentiles(s.bareTwo), value: percentiles(s.bareTwo).p50 / bare.p50 });
+      rows.push({
+        name: `${at}: two bare spawns at once (value: / bare)`,
+        unit: 'ms',
+        ...percentiles(s.bareTwo),
+        value: percentiles(s.bareTwo).p50 / bare.p50,
+      });
       for (const { path, label } of PATHS) {
         const stats = percentiles(s[path]);
         // The target is on the path this host uses.
         const target = host.productPath === path ? { target: `<= ${MAX_RATIO}x bare spawn`, ok: stats.p50 / bare.p50 <= MAX_RATIO } : {};
-        rows.push({ name: `${at}: dispatch, 2 command hooks ${label} (value: / bare)`, unit: 'ms', ...stats, value: stats.p50 / bare.p50, ...target });
+        rows.push({
+          name: `${at}: dispatch, 2 command hooks ${label} (value: / bare)`,
+          unit: 'ms',
+          ...stats,
+          value: stats.p50 / bare.p50,
+          ...target,
+        });
       }
       const blocked = { onDemand: s.blockedOnDemand, prestarted: s.blockedPrestarted, pool: s.blockedPool };
-      for (const { path, label } of PATHS) rows.push({ name: `${at}: host thread blocked starting a hook ${label}`, unit: 'ms', ...percentiles(blocked[path]) });
+      for (const { path, label } of PATHS)
+        rows.push({ name: `${at}: host thread blocked starting a hook ${label}`, unit: 'ms', ...percentiles(blocked[path]) });
     }
     return rows;
   },

@@ -34,9 +34,21 @@ function ballast(mb: number): unknown[] {
 
 function dispatcher(runner: ProcessRunner, dir: string): HookDispatcher {
   const registry = new HookRegistry({ trusted: true });
-  const hook = (id: string): HookDefinition => ({ id, name: id, event: 'PreToolUse', priority: 0, enabled: true, source: { kind: 'user' }, spec: { type: 'command', command: `"${script}"` } });
+  const hook = (id: string): HookDefinition => ({
+    id,
+    name: id,
+    event: 'PreToolUse',
+    priority: 0,
+    enabled: true,
+    source: { kind: 'user' },
+    spec: { type: 'command', command: `"${script}"` },
+  });
   registry.load([hook('c1'), hook('c2')]);
-  return new HookDispatcher({ snapshot: () => registry.current(), handlers: { builtin: new BuiltinHookHandler(), command: new CommandHookHandler({ runner }), rpc: unused, http: unused }, projectDir: dir });
+  return new HookDispatcher({
+    snapshot: () => registry.current(),
+    handlers: { builtin: new BuiltinHookHandler(), command: new CommandHookHandler({ runner }), rpc: unused, http: unused },
+    projectDir: dir,
+  });
 }
 
 /** How long starting one process holds the host's thread (its event loop cannot run meanwhile). */
@@ -56,15 +68,38 @@ async function main(): Promise<void> {
     for (const deadline = Date.now() + 10_000; !pool.ready; await new Promise((r) => setTimeout(r, 20))) {
       if (Date.now() > deadline) throw new Error('dist/process-spawner.js did not start: run `npm run build`');
     }
-    const payload: HookPayload = { hook_event_name: 'PreToolUse', session_id: 'bench', transcript_path: join(dir, 't.jsonl'), cwd: dir, tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'c1' };
-    const bareOptions: RunProcessOptions = { command: script, cwd: dir, env: process.env, input: JSON.stringify(payload), timeoutMs: 30_000 };
+    const payload: HookPayload = {
+      hook_event_name: 'PreToolUse',
+      session_id: 'bench',
+      transcript_path: join(dir, 't.jsonl'),
+      cwd: dir,
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+      tool_use_id: 'c1',
+    };
+    const bareOptions: RunProcessOptions = {
+      command: script,
+      cwd: dir,
+      env: process.env,
+      input: JSON.stringify(payload),
+      timeoutMs: 30_000,
+    };
     const hookOptions: RunProcessOptions = { ...bareOptions, command: `"${script}"`, shell: true };
     const local = new LocalProcessRunner();
     runners.push(local);
     const onDemand = dispatcher(directProcessRunner, dir);
     const prestarted = dispatcher(local, dir);
     const viaPool = dispatcher(pool, dir);
-    const samples = { bare: [] as number[], bareTwo: [] as number[], onDemand: [] as number[], prestarted: [] as number[], pool: [] as number[], blockedOnDemand: [] as number[], blockedPrestarted: [] as number[], blockedPool: [] as number[] };
+    const samples = {
+      bare: [] as number[],
+      bareTwo: [] as number[],
+      onDemand: [] as number[],
+      prestarted: [] as number[],
+      pool: [] as number[],
+      blockedOnDemand: [] as number[],
+      blockedPrestarted: [] as number[],
+      blockedPool: [] as number[],
+    };
     const time = async (fn: () => Promise<unknown>) => {
       const start = performance.now();
       await fn();

@@ -28,13 +28,36 @@ const suite: BenchSuite = {
     try {
       const handler = new CommandHookHandler();
       const invocation: HookInvocation = {
-        hook: { id: 'bench', name: 'noop', event: 'PreToolUse', priority: 0, enabled: true, source: { kind: 'user' }, spec: { type: 'command', command: `"${noop}"` } },
-        payload: { hook_event_name: 'PreToolUse', session_id: 'bench', transcript_path: join(projectDir, 't.jsonl'), cwd: projectDir, tool_name: 'Bash', tool_input: { command: 'ls' } },
+        hook: {
+          id: 'bench',
+          name: 'noop',
+          event: 'PreToolUse',
+          priority: 0,
+          enabled: true,
+          source: { kind: 'user' },
+          spec: { type: 'command', command: `"${noop}"` },
+        },
+        payload: {
+          hook_event_name: 'PreToolUse',
+          session_id: 'bench',
+          transcript_path: join(projectDir, 't.jsonl'),
+          cwd: projectDir,
+          tool_name: 'Bash',
+          tool_input: { command: 'ls' },
+        },
         signal: new AbortController().signal,
         timeoutMs: 30_000,
         projectDir,
       };
-      const bare = () => runProcess({ command: `"${noop}"`, shell: true, cwd: projectDir, env: process.env, input: JSON.stringify(invocation.payload), timeoutMs: 30_000 });
+      const bare = () =>
+        runProcess({
+          command: `"${noop}"`,
+          shell: true,
+          cwd: projectDir,
+          env: process.env,
+          input: JSON.stringify(invocation.payload),
+          timeoutMs: 30_000,
+        });
       const hooked = () => handler.run(invocation);
 
       for (let i = 0; i < WARMUP; i++) {
@@ -54,7 +77,14 @@ const suite: BenchSuite = {
       return [
         { name: 'bare runProcess, no-op sh script', unit: 'ms', p50: b.p50, p99: b.p99 },
         { name: 'CommandHookHandler.run, same script', unit: 'ms', p50: h.p50, p99: h.p99 },
-        { name: 'handler / bare spawn (p50; p99 column: p99 ratio)', unit: 'x', value: ratio, p99: h.p99 / b.p99, target: `<= ${MAX_RATIO}x bare spawn`, ok: ratio <= MAX_RATIO },
+        {
+          name: 'handler / bare spawn (p50; p99 column: p99 ratio)',
+          unit: 'x',
+          value: ratio,
+          p99: h.p99 / b.p99,
+          target: `<= ${MAX_RATIO}x bare spawn`,
+          ok: ratio <= MAX_RATIO,
+        },
       ];
     } finally {
       rmSync(projectDir, { recursive: true, force: true });

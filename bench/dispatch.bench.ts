@@ -14,10 +14,22 @@ const unused: HookHandler = { run: () => Promise.reject(new Error('unused')) };
 function engine(defs: HookDefinition[], builtin: BuiltinHookHandler, projectDir: string): HookDispatcher {
   const registry = new HookRegistry({ trusted: true });
   registry.load(defs);
-  return new HookDispatcher({ snapshot: () => registry.current(), handlers: { builtin, command: unused, rpc: unused, http: unused }, projectDir });
+  return new HookDispatcher({
+    snapshot: () => registry.current(),
+    handlers: { builtin, command: unused, rpc: unused, http: unused },
+    projectDir,
+  });
 }
 
-const payload = (dir: string): HookPayload => ({ hook_event_name: 'PreToolUse', session_id: 'bench', transcript_path: join(dir, 't.jsonl'), cwd: dir, tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'c1' });
+const payload = (dir: string): HookPayload => ({
+  hook_event_name: 'PreToolUse',
+  session_id: 'bench',
+  transcript_path: join(dir, 't.jsonl'),
+  cwd: dir,
+  tool_name: 'Bash',
+  tool_input: { command: 'ls' },
+  tool_use_id: 'c1',
+});
 
 /** Per-call cost in µs, measured in batches so the timer's own cost does not dominate. */
 async function perCallMicros(fn: () => Promise<unknown>, batches: number, batchSize: number): Promise<number[]> {

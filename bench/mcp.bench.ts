@@ -29,7 +29,12 @@ function script(request: RecordedRequest) {
   return done < CALLS ? toolCalls([{ name: 'mcp__bench__echo', arguments: { text: 'hi' } }]) : text('done');
 }
 
-async function session(engine: HookEngine, tools: ReturnType<typeof createMcpTool>[], projectDir: string, baseURL: string): Promise<number[]> {
+async function session(
+  engine: HookEngine,
+  tools: ReturnType<typeof createMcpTool>[],
+  projectDir: string,
+  baseURL: string,
+): Promise<number[]> {
   const agent = new AgentSession({
     workspaceRoot: projectDir,
     model: new OpenAIChatModel({ baseURL, maxRetries: 0 }),
@@ -61,10 +66,15 @@ const suite: BenchSuite = {
     const server = await startModelServer(script);
     const projectDir = mkdtempSync(join(tmpdir(), 'hookpilot-mcp-bench-'));
     const manager = new McpManager({ workspaceFolder: projectDir, env: process.env, log: () => undefined });
-    const engines = [new HookEngine({ projectDir, storageDir: join(projectDir, '.storage'), trusted: true }), new HookEngine({ projectDir, storageDir: join(projectDir, '.storage2'), trusted: true })];
+    const engines = [
+      new HookEngine({ projectDir, storageDir: join(projectDir, '.storage'), trusted: true }),
+      new HookEngine({ projectDir, storageDir: join(projectDir, '.storage2'), trusted: true }),
+    ];
     const samples: number[][] = [[], []];
     try {
-      await manager.start([loadMcpDocument(JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [MCP_SERVER] } } }), { kind: 'cli' })]);
+      await manager.start([
+        loadMcpDocument(JSON.stringify({ mcpServers: { bench: { command: process.execPath, args: [MCP_SERVER] } } }), { kind: 'cli' }),
+      ]);
       const tools = manager.tools().map((info) => createMcpTool(info, manager));
       await engines[0].reload([loadHooksValue({}, { kind: 'cli' })]);
       await engines[1].reload([loadHooksValue(TWO_COMMAND_HOOKS, { kind: 'cli' })]);

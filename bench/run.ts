@@ -6,7 +6,9 @@ import type { BenchRow, BenchSuite } from './types';
 async function main(): Promise<void> {
   const dir = __dirname;
   const only = process.argv[2];
-  const files = readdirSync(dir).filter((f) => f.endsWith('.bench.ts') && (!only || f.includes(only))).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.bench.ts') && (!only || f.includes(only)))
+    .sort();
   const rows: Array<BenchRow & { suite: string }> = [];
   for (const file of files) {
     const mod = (await import(join(dir, file))) as { default: BenchSuite };
@@ -25,7 +27,16 @@ function fmt(n: number | undefined): string {
 
 function printTable(rows: Array<BenchRow & { suite: string }>): void {
   const header = ['suite', 'benchmark', 'unit', 'p50', 'p99', 'value', 'target', 'ok'];
-  const cells = rows.map((r) => [r.suite, r.name, r.unit, fmt(r.p50), fmt(r.p99), fmt(r.value), r.target ?? '', r.ok === undefined ? '' : r.ok ? 'yes' : 'NO']);
+  const cells = rows.map((r) => [
+    r.suite,
+    r.name,
+    r.unit,
+    fmt(r.p50),
+    fmt(r.p99),
+    fmt(r.value),
+    r.target ?? '',
+    r.ok === undefined ? '' : r.ok ? 'yes' : 'NO',
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   const line = (c: string[]) => '| ' + c.map((v, i) => v.padEnd(widths[i])).join(' | ') + ' |';
   console.log(line(header));

@@ -38,7 +38,11 @@ function gaps(arrivals: readonly number[], from = 5, to = arrivals.length): numb
   return out;
 }
 
-function run(file: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; onSpawn?: (pid: number) => void }): Promise<{ code: number | null; output: string }> {
+function run(
+  file: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; onSpawn?: (pid: number) => void },
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolveRun, reject) => {
     const child = spawn(file, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     if (child.pid !== undefined) options.onSpawn?.(child.pid);
@@ -71,7 +75,12 @@ interface HookpilotSession {
 }
 
 /** One `hookpilot run` of `calls` Bash `true` calls. */
-async function hookpilotSession(calls: number, hooks: boolean, rssSteps: number[] = [], nodeFlags: string[] = []): Promise<HookpilotSession> {
+async function hookpilotSession(
+  calls: number,
+  hooks: boolean,
+  rssSteps: number[] = [],
+  nodeFlags: string[] = [],
+): Promise<HookpilotSession> {
   const home = mkdtempSync(join(tmpdir(), 'hookpilot-side-'));
   const workspace = join(home, 'ws');
   mkdirSync(join(workspace, '.vscode'), { recursive: true });
@@ -87,9 +96,27 @@ async function hookpilotSession(calls: number, hooks: boolean, rssSteps: number[
   });
   try {
     const env = { PATH: process.env.PATH, HOME: home, HOOKPILOT_HOME: join(home, '.hookpilot'), HOOKPILOT_API_KEY: 'bench-key' };
-    const args = [...nodeFlags, CLI, 'run', '--cwd', workspace, '--base-url', server.url, '--model', 'scripted-model', '--permission-mode', 'bypassPermissions', '--max-steps', String(calls + 5), '--output-format', 'json', 'run true'];
+    const args = [
+      ...nodeFlags,
+      CLI,
+      'run',
+      '--cwd',
+      workspace,
+      '--base-url',
+      server.url,
+      '--model',
+      'scripted-model',
+      '--permission-mode',
+      'bypassPermissions',
+      '--max-steps',
+      String(calls + 5),
+      '--output-format',
+      'json',
+      'run true',
+    ];
     const result = await run(process.execPath, args, { cwd: workspace, env, onSpawn: (p) => (pid = p) });
-    if (result.code !== 0 || arrivals.length !== calls + 1) throw new Error(`hookpilot run ended with ${result.code} after ${arrivals.length} requests: ${result.output}`);
+    if (result.code !== 0 || arrivals.length !== calls + 1)
+      throw new Error(`hookpilot run ended with ${result.code} after ${arrivals.length} requests: ${result.output}`);
     return { arrivals, auditBytesAt: auditBytesByStep(join(home, '.hookpilot')), rssAt };
   } finally {
     await server.close();
@@ -122,11 +149,15 @@ async function ensureClaudeCode(): Promise<string | undefined> {
   if (!existsSync(CLAUDE_BIN)) {
     process.stderr.write(`installing @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} into .tools/claude-code...\n`);
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    const result = await run(npm, ['install', '--no-save', '--prefix', CLAUDE_DIR, `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`], { cwd: ROOT, env: process.env });
+    const result = await run(npm, ['install', '--no-save', '--prefix', CLAUDE_DIR, `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`], {
+      cwd: ROOT,
+      env: process.env,
+    });
     if (result.code !== 0) return `npm install failed: ${result.output.trim().split('\n').slice(-3).join(' ')}`;
   }
   const version = await run(CLAUDE_BIN, ['--version'], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: tmpdir() } });
-  if (!version.output.includes(CLAUDE_CODE_VERSION)) return `claude --version printed ${JSON.stringify(version.output.trim())} (exit ${version.code})`;
+  if (!version.output.includes(CLAUDE_CODE_VERSION))
+    return `claude --version printed ${JSON.stringify(version.output.trim())} (exit ${version.code})`;
   return undefined;
 }
 
@@ -149,10 +180,23 @@ async function claudeCodeSession(calls: number, hooks: boolean): Promise<number[
       DISABLE_ERROR_REPORTING: '1',
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     };
-    const args = ['-p', 'run true', '--settings', settings, '--allowedTools', 'Bash', '--max-turns', String(calls + 5), '--output-format', 'json'];
+    const args = [
+      '-p',
+      'run true',
+      '--settings',
+      settings,
+      '--allowedTools',
+      'Bash',
+      '--max-turns',
+      String(calls + 5),
+      '--output-format',
+      'json',
+    ];
     const result = await run(CLAUDE_BIN, args, { cwd: workspace, env });
     if (result.code !== 0 || server.arrivals.length !== calls + 1) {
-      throw new Error(`claude -p ended with ${result.code} after ${server.arrivals.length} requests: ${result.output} ${server.unexpected.join(', ')}`);
+      throw new Error(
+        `claude -p ended with ${result.code} after ${server.arrivals.length} requests: ${result.output} ${server.unexpected.join(', ')}`,
+      );
     }
     return server.arrivals;
   } finally {
@@ -174,15 +218,32 @@ const suite: BenchSuite = {
     const early = bytesPerStep(40, 50);
     const late = bytesPerStep(LONG_CALLS - 10, LONG_CALLS);
     rows.push({ name: `hookpilot ${LONG_CALLS} steps: audit bytes per step at step 50`, unit: 'B', value: early });
-    rows.push({ name: `hookpilot ${LONG_CALLS} steps: audit bytes per step at step ${LONG_CALLS}`, unit: 'B', value: late, target: 'within 20% of step 50', ok: Math.abs(late - early) <= 0.2 * early });
+    rows.push({
+      name: `hookpilot ${LONG_CALLS} steps: audit bytes per step at step ${LONG_CALLS}`,
+      unit: 'B',
+      value: late,
+      target: 'within 20% of step 50',
+      ok: Math.abs(late - early) <= 0.2 * early,
+    });
     const stepEarly = median(gaps(long.arrivals, 30, 70));
     const stepLate = median(gaps(long.arrivals, LONG_CALLS - 40, LONG_CALLS));
     rows.push({ name: `hookpilot ${LONG_CALLS} steps: one step around step 50`, unit: 'ms', value: stepEarly });
-    rows.push({ name: `hookpilot ${LONG_CALLS} steps: one step around step ${LONG_CALLS}`, unit: 'ms', value: stepLate, target: '<= 1.5x step 50', ok: stepLate <= 1.5 * stepEarly });
+    rows.push({
+      name: `hookpilot ${LONG_CALLS} steps: one step around step ${LONG_CALLS}`,
+      unit: 'ms',
+      value: stepLate,
+      target: '<= 1.5x step 50',
+      ok: stepLate <= 1.5 * stepEarly,
+    });
     const rss50 = long.rssAt.get(50);
     const rssLate = long.rssAt.get(LONG_CALLS);
     if (rss50 !== undefined && rssLate !== undefined) {
-      rows.push({ name: `hookpilot ${LONG_CALLS} steps: CLI resident memory at step 50 / step ${LONG_CALLS}`, unit: 'MB', p50: rss50 / 1024, p99: rssLate / 1024 });
+      rows.push({
+        name: `hookpilot ${LONG_CALLS} steps: CLI resident memory at step 50 / step ${LONG_CALLS}`,
+        unit: 'MB',
+        p50: rss50 / 1024,
+        p99: rssLate / 1024,
+      });
     }
 
     // Bounded memory: V8 grows its heap lazily, so resident memory rises over a long run even
@@ -207,7 +268,13 @@ const suite: BenchSuite = {
     const hpHooks = ms(gaps(hp.hooks.arrivals));
     rows.push({ name: `hookpilot ${CALLS} calls, no hooks: one tool call (request to request)`, unit: 'ms', ...hpNone });
     rows.push({ name: `hookpilot ${CALLS} calls, 2 command hooks: one tool call (request to request)`, unit: 'ms', ...hpHooks });
-    rows.push({ name: 'hookpilot: added by the 2 command hooks (p50 - no hooks p50)', unit: 'ms', value: hpHooks.p50 - hpNone.p50, target: '<= 5 ms', ok: hpHooks.p50 - hpNone.p50 <= 5 });
+    rows.push({
+      name: 'hookpilot: added by the 2 command hooks (p50 - no hooks p50)',
+      unit: 'ms',
+      value: hpHooks.p50 - hpNone.p50,
+      target: '<= 5 ms',
+      ok: hpHooks.p50 - hpNone.p50 <= 5,
+    });
 
     const problem = await ensureClaudeCode().catch((error: unknown) => String(error));
     if (problem !== undefined) {
@@ -216,10 +283,24 @@ const suite: BenchSuite = {
     }
     const ccNone = ms(gaps(await claudeCodeSession(CALLS, false)));
     const ccHooks = ms(gaps(await claudeCodeSession(CALLS, true)));
-    rows.push({ name: `claude code ${CLAUDE_CODE_VERSION} ${CALLS} calls, no hooks: one tool call (request to request)`, unit: 'ms', ...ccNone });
-    rows.push({ name: `claude code ${CLAUDE_CODE_VERSION} ${CALLS} calls, 2 command hooks: one tool call (request to request)`, unit: 'ms', ...ccHooks });
+    rows.push({
+      name: `claude code ${CLAUDE_CODE_VERSION} ${CALLS} calls, no hooks: one tool call (request to request)`,
+      unit: 'ms',
+      ...ccNone,
+    });
+    rows.push({
+      name: `claude code ${CLAUDE_CODE_VERSION} ${CALLS} calls, 2 command hooks: one tool call (request to request)`,
+      unit: 'ms',
+      ...ccHooks,
+    });
     rows.push({ name: 'ratio hookpilot / claude code, no hooks (p50)', unit: 'x', value: hpNone.p50 / ccNone.p50 });
-    rows.push({ name: 'ratio hookpilot / claude code, 2 command hooks (p50)', unit: 'x', value: hpHooks.p50 / ccHooks.p50, target: '<= 0.25', ok: hpHooks.p50 / ccHooks.p50 <= 0.25 });
+    rows.push({
+      name: 'ratio hookpilot / claude code, 2 command hooks (p50)',
+      unit: 'x',
+      value: hpHooks.p50 / ccHooks.p50,
+      target: '<= 0.25',
+      ok: hpHooks.p50 / ccHooks.p50 <= 0.25,
+    });
     return rows;
   },
 };

@@ -25,13 +25,16 @@ const replies = [
         name: 'Write',
         arguments: {
           file_path: 'src/app.js',
-          content: '// A tiny app for the agent to work on.   \nfunction greet(name) {\n  return `Hello, ${name}!`;  \n}\n\nmodule.exports = { greet };\n\n\n',
+          content:
+            '// A tiny app for the agent to work on.   \nfunction greet(name) {\n  return `Hello, ${name}!`;  \n}\n\nmodule.exports = { greet };\n\n\n',
         },
       },
     ],
   },
   { toolCalls: [{ id: 'call_grep', name: 'Grep', arguments: { pattern: 'greet', path: 'src' } }] },
-  { text: 'I could not delete build/ (rm -rf is blocked) nor read .env (it holds secrets); src/app.js is tidied if you allowed the write.' },
+  {
+    text: 'I could not delete build/ (rm -rf is blocked) nor read .env (it holds secrets); src/app.js is tidied if you allowed the write.',
+  },
 ];
 
 const work = mkdtempSync(join(tmpdir(), 'hookpilot-record-demo-'));
@@ -59,41 +62,65 @@ function startAndWait(command, args, pattern, options) {
 
 async function main() {
   const cli = join(work, 'dist');
-  const built = spawnSync(process.execPath, ['esbuild.mjs', '--outdir', cli, '--only', 'cli.js,process-spawner.js'], { cwd: root, stdio: 'inherit' });
+  const built = spawnSync(process.execPath, ['esbuild.mjs', '--outdir', cli, '--only', 'cli.js,process-spawner.js'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   if (built.status !== 0) throw new Error('building the CLI failed');
 
   // The demo and its sibling rpc server, as they sit in the repository.
   const copy = join(work, 'demo-workspace');
-  cpSync(demo, copy, { recursive: true, filter: (src) => !src.includes('.hookpilot-demo') && !src.includes(join('.hookpilot', 'recordings')) });
+  cpSync(demo, copy, {
+    recursive: true,
+    filter: (src) => !src.includes('.hookpilot-demo') && !src.includes(join('.hookpilot', 'recordings')),
+  });
   cpSync(join(root, 'examples', 'rpc-policy-server'), join(work, 'rpc-policy-server'), { recursive: true });
   symlinkSync(join(root, 'node_modules'), join(work, 'node_modules'));
 
   const receiverEnv = { ...process.env, HOOKPILOT_DEMO_RECEIVER_PORT: '0' };
-  const [, port] = await startAndWait(process.execPath, [join(copy, 'tools', 'audit-receiver.js')], /127\.0\.0\.1:(\d+)\//, { env: receiverEnv });
+  const [, port] = await startAndWait(process.execPath, [join(copy, 'tools', 'audit-receiver.js')], /127\.0\.0\.1:(\d+)\//, {
+    env: receiverEnv,
+  });
   const hooksFile = join(copy, '.vscode', 'hooks.json');
   writeFileSync(hooksFile, readFileSync(hooksFile, 'utf8').replaceAll('127.0.0.1:7777', `127.0.0.1:${port}`));
 
   const scriptFile = join(work, 'model-script.json');
   writeFileSync(scriptFile, JSON.stringify(replies));
   const tsx = join(root, 'node_modules', '.bin', 'tsx');
-  const [url] = await startAndWait(tsx, [join(root, 'test', 'support', 'model-server-cli.ts'), '--script', scriptFile], /http:\/\/127\.0\.0\.1:\d+\/v1/, { cwd: root });
+  const [url] = await startAndWait(
+    tsx,
+    [join(root, 'test', 'support', 'model-server-cli.ts'), '--script', scriptFile],
+    /http:\/\/127\.0\.0\.1:\d+\/v1/,
+    { cwd: root },
+  );
 
   const home = join(work, 'home');
-  const env = { ...process.env, HOME: home, HOOKPILOT_HOME: join(home, '.hookpilot'), HOOKPILOT_USER_SETTINGS: join(home, 'settings.json') };
+  const env = {
+    ...process.env,
+    HOME: home,
+    HOOKPILOT_HOME: join(home, '.hookpilot'),
+    HOOKPILOT_USER_SETTINGS: join(home, 'settings.json'),
+  };
   for (const name of ['HOOKPILOT_BASE_URL', 'HOOKPILOT_MODEL', 'HOOKPILOT_API_KEY', 'OPENAI_API_KEY']) delete env[name];
   // No terminal: the Write asks, and with no one to answer it is denied, as a person may deny it.
-  const run = spawnSync(process.execPath, [join(cli, 'cli.js'), 'run', DEMO_PROMPT, '--cwd', copy, '--base-url', url, '--model', 'scripted-model', '--output-format', 'json'], {
-    env,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const run = spawnSync(
+    process.execPath,
+    [join(cli, 'cli.js'), 'run', DEMO_PROMPT, '--cwd', copy, '--base-url', url, '--model', 'scripted-model', '--output-format', 'json'],
+    {
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   if (run.status !== 0) throw new Error(`hookpilot run exited with ${run.status}`);
   const result = JSON.parse(run.stdout);
   // The receiver's port is not part of what the demo shows: the recording names the shipped one.
   const recorded = readFileSync(result.audit_log, 'utf8').replaceAll(`127.0.0.1:${port}`, '127.0.0.1:7777');
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, recorded);
-  console.log(`recorded ${result.tool_calls.length} tool calls (${result.tool_calls.map((c) => `${c.name}: ${c.outcome}`).join(', ')}) to ${out}`);
+  console.log(
+    `recorded ${result.tool_calls.length} tool calls (${result.tool_calls.map((c) => `${c.name}: ${c.outcome}`).join(', ')}) to ${out}`,
+  );
 }
 
 main().then(

@@ -11,7 +11,14 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const port = Number(process.env.HOOKPILOT_PORT ?? 8080);
 const demo = join(root, 'examples', 'demo-workspace');
 const dataDir = join(root, '.tools', 'demo');
-const entry = join(process.env.HOOKPILOT_E2E_TOOLS_DIR ?? join(root, '.tools', 'code-server'), 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+const entry = join(
+  process.env.HOOKPILOT_E2E_TOOLS_DIR ?? join(root, '.tools', 'code-server'),
+  'node_modules',
+  'code-server',
+  'out',
+  'node',
+  'entry.js',
+);
 
 const step = (label, command, args, options = {}) => {
   console.log(`[hookpilot start] ${label}`);
@@ -42,15 +49,25 @@ const settings = {
 };
 writeFileSync(join(userData, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
 const dirArgs = ['--config', '/dev/null', '--user-data-dir', userData, '--extensions-dir', extensions];
-step('installing the extension into code-server', process.execPath, [entry, ...dirArgs, '--install-extension', join(root, 'dist', 'hookpilot.vsix'), '--force']);
+step('installing the extension into code-server', process.execPath, [
+  entry,
+  ...dirArgs,
+  '--install-extension',
+  join(root, 'dist', 'hookpilot.vsix'),
+  '--force',
+]);
 
 const children = [];
 const receiver = join(demo, 'tools', 'audit-receiver.js');
 if (existsSync(receiver)) children.push(spawn(process.execPath, [receiver], { cwd: demo, stdio: 'inherit' }));
-const server = spawn(process.execPath, [entry, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, ...dirArgs, '--disable-telemetry', '--disable-update-check', demo], {
-  cwd: root,
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+const server = spawn(
+  process.execPath,
+  [entry, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, ...dirArgs, '--disable-telemetry', '--disable-update-check', demo],
+  {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
 children.push(server);
 let announced = false;
 server.stdout.on('data', (chunk) => {
@@ -60,7 +77,9 @@ server.stdout.on('data', (chunk) => {
     console.log('  Trust the demo folder when VS Code asks: workspace hooks never run in Restricted Mode.\n');
     if (!process.env.HOOKPILOT_BASE_URL) {
       console.log('  No model configured: the chat offers "Replay the demo session", a recorded session whose model replies run through');
-      console.log("  the demo's real hooks (the guard blocks rm -rf, the modal asks, the formatter, the rpc policy and the webhook answer).");
+      console.log(
+        "  the demo's real hooks (the guard blocks rm -rf, the modal asks, the formatter, the rpc policy and the webhook answer).",
+      );
       console.log('  To chat with a model, set HOOKPILOT_BASE_URL (and HOOKPILOT_API_KEY if needed) before npm start.\n');
     }
   }

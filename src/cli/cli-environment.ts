@@ -51,7 +51,11 @@ export function projectStorageDir(root: string, projectDir: string): string {
     // A folder that does not exist yet still gets a stable name from its path.
   }
   const hash = createHash('sha256').update(real).digest('hex').slice(0, 16);
-  const label = path.basename(real).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'root';
+  const label =
+    path
+      .basename(real)
+      .replace(/[^A-Za-z0-9._-]/g, '_')
+      .slice(0, 40) || 'root';
   return path.join(root, 'projects', `${label}-${hash}`);
 }
 

@@ -60,14 +60,23 @@ export async function createEngine(setup: EngineSetup): Promise<HookEngine> {
   });
   // OpenTelemetry export (off unless the user configured it), for runs only, not read-only commands.
   if (setup.startProcesses !== false) engine.startTelemetry(setup.env, userSettingsFile(setup.env), setup.log);
-  await engine.reload(loadWorkspaceConfigs(setup.projectDir, { userSettingsFile: userSettingsFile(setup.env), extraFiles, home: homeOf(setup.env) }));
+  await engine.reload(
+    loadWorkspaceConfigs(setup.projectDir, { userSettingsFile: userSettingsFile(setup.env), extraFiles, home: homeOf(setup.env) }),
+  );
   return engine;
 }
 
 /** Every file hooks and permissions are read from, once, when a run starts. */
 export function configFiles(projectDir: string, env: NodeJS.ProcessEnv, extraHooksFiles: readonly string[] = []): string[] {
   const claude = claudeSettingsFiles(projectDir, homeOf(env)).map((source) => source.file);
-  return [userSettingsFile(env), path.join(projectDir, WORKSPACE_SETTINGS), path.join(projectDir, HOOKS_JSON), ...extraHooksFiles.map((file) => path.resolve(file)), ...claude, managedPolicyFile()];
+  return [
+    userSettingsFile(env),
+    path.join(projectDir, WORKSPACE_SETTINGS),
+    path.join(projectDir, HOOKS_JSON),
+    ...extraHooksFiles.map((file) => path.resolve(file)),
+    ...claude,
+    managedPolicyFile(),
+  ];
 }
 
 /** Where `~/.claude/settings.json` is: the run's HOME. */
@@ -101,10 +110,15 @@ export interface SessionSetup {
 }
 
 /** The earlier session `--resume ID` or `--continue` names, checked against this workspace's transcripts. */
-export function sessionToResume(projectDir: string, env: NodeJS.ProcessEnv, request: { resume?: string; continue?: boolean }): string | undefined {
+export function sessionToResume(
+  projectDir: string,
+  env: NodeJS.ProcessEnv,
+  request: { resume?: string; continue?: boolean },
+): string | undefined {
   const dir = path.join(projectStorageDir(storageRoot(env), projectDir), 'transcripts');
   if (request.resume !== undefined) {
-    if (!isValidSessionId(request.resume) || !existsSync(Transcript.pathFor(dir, request.resume))) throw usageError(`--resume: no session ${JSON.stringify(request.resume)} in this workspace`);
+    if (!isValidSessionId(request.resume) || !existsSync(Transcript.pathFor(dir, request.resume)))
+      throw usageError(`--resume: no session ${JSON.stringify(request.resume)} in this workspace`);
     return request.resume;
   }
   if (!request.continue) return undefined;
@@ -114,7 +128,13 @@ export function sessionToResume(projectDir: string, env: NodeJS.ProcessEnv, requ
 }
 
 /** prompt and agent hooks ask the run's model, behind the same secret boundary as the agent. */
-export function useModelForHooks(engine: HookEngine, model: ChatModel, modelName: string, permissions: PermissionSettings, env: NodeJS.ProcessEnv): void {
+export function useModelForHooks(
+  engine: HookEngine,
+  model: ChatModel,
+  modelName: string,
+  permissions: PermissionSettings,
+  env: NodeJS.ProcessEnv,
+): void {
   engine.useJudge(
     new ModelHookJudge({
       model: new RedactingChatModel(model, engine.audit.redactor),
@@ -152,6 +172,8 @@ export function createSession(engine: HookEngine, setup: SessionSetup): AgentSes
     maxSteps: setup.maxSteps,
     cancellation: engine.builtins.cancellation,
     persistAllowRule: (rule) =>
-      setup.configSnapshot.ownWrite(path.join(projectDir, WORKSPACE_SETTINGS), () => persistAllowRule(projectDir, rule)).catch((error: unknown) => setup.onPersistError(`could not save "${rule}" to .vscode/settings.json: ${errorMessage(error)}`)),
+      setup.configSnapshot
+        .ownWrite(path.join(projectDir, WORKSPACE_SETTINGS), () => persistAllowRule(projectDir, rule))
+        .catch((error: unknown) => setup.onPersistError(`could not save "${rule}" to .vscode/settings.json: ${errorMessage(error)}`)),
   });
 }

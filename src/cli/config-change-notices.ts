@@ -48,13 +48,17 @@ export class ConfigChangeNotices {
     for (const file of snapshot.takeNewChanges()) {
       const source = configChangeSource(file, { projectDirs: [projectDir] });
       const newContent = contentOf(file);
-      say(`hookpilot: ${display(file)} changed during this session; ConfigChange hooks ran (${source}); this session keeps the configuration it started with\n`);
+      say(
+        `hookpilot: ${display(file)} changed during this session; ConfigChange hooks ran (${source}); this session keeps the configuration it started with\n`,
+      );
       try {
         const fields = { source, file_path: file, ...(newContent === undefined ? {} : { new_content: newContent }) };
         const result = await hooks.dispatch('ConfigChange', fields, signal);
         const verdict = configChangeVerdict(result, source);
         if (verdict.blocked) {
-          say(`hookpilot: ConfigChange hook "${verdict.hookName}" blocked the change to ${display(file)}: ${verdict.reason} (no session applies a change mid-run; the next one reads the file as it is then)\n`);
+          say(
+            `hookpilot: ConfigChange hook "${verdict.hookName}" blocked the change to ${display(file)}: ${verdict.reason} (no session applies a change mid-run; the next one reads the file as it is then)\n`,
+          );
         }
         for (const warning of verdict.warnings) say(`hookpilot: warning: ConfigChange ${warning}\n`);
       } catch (error) {

@@ -8,7 +8,8 @@ import type { HookDispatcher } from '../core/hooks/dispatcher';
  */
 export function relayHookRuns(dispatcher: HookDispatcher, sessionId: string, emit: (event: AgentEvent) => void): Disposable {
   const started = dispatcher.onWillRunHook((run) => {
-    if (run.sessionId === sessionId) emit({ type: 'hook_started', hookId: run.hook.id, hookName: run.hook.name, event: run.event, statusMessage: run.hook.statusMessage });
+    if (run.sessionId === sessionId)
+      emit({ type: 'hook_started', hookId: run.hook.id, hookName: run.hook.name, event: run.event, statusMessage: run.hook.statusMessage });
   });
   const finished = dispatcher.onDidRunHook((run) => {
     if (run.sessionId !== sessionId) return;

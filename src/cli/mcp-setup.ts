@@ -98,7 +98,8 @@ function userSetting(file: string): LoadedMcpConfig | undefined {
   const text = readIfExists(file);
   if (text === undefined) return undefined;
   const { value, locator } = parseJsonc(text);
-  const servers = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[MCP_SETTING] : undefined;
+  const servers =
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[MCP_SETTING] : undefined;
   if (servers === undefined) return undefined;
   const source: McpSource = { kind: 'user', file };
   return loadMcpSetting(servers, source, locator);

@@ -20,7 +20,7 @@ export async function runCli(argv: readonly string[], ctx: CliContext): Promise<
       outputError: (text, write) => write(`hookpilot: ${oneLine(text.replace(/^error: /, ''))}\n`),
     });
   program
-    .description('Headless Hookpilot: a coding agent whose every step runs through hooks that speak Claude Code\'s hook protocol.')
+    .description("Headless Hookpilot: a coding agent whose every step runs through hooks that speak Claude Code's hook protocol.")
     .version(version, '-v, --version', 'print the version')
     .helpOption('-h, --help', 'show help');
   registerRunCommand(program, ctx);

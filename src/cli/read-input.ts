@@ -13,7 +13,8 @@ export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 export async function readPrompt(argument: string | undefined, stdin: NodeJS.ReadStream): Promise<string> {
   let prompt = argument;
   if (prompt === undefined && !stdin.isTTY) prompt = await readAll(stdin);
-  if (prompt === undefined || prompt.trim() === '') throw usageError('no prompt: pass it as an argument (hookpilot run "fix the tests") or pipe it on stdin');
+  if (prompt === undefined || prompt.trim() === '')
+    throw usageError('no prompt: pass it as an argument (hookpilot run "fix the tests") or pipe it on stdin');
   return prompt;
 }
 

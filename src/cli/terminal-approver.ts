@@ -52,7 +52,11 @@ export class TerminalApprover implements Approver {
             ask();
             return;
           }
-          finish(choice === 'deny' || choice === 'deny-session' ? { choice, by: 'user', reason: 'the user denied this call' } : { choice, by: 'user' });
+          finish(
+            choice === 'deny' || choice === 'deny-session'
+              ? { choice, by: 'user', reason: 'the user denied this call' }
+              : { choice, by: 'user' },
+          );
         });
       };
       signal.addEventListener('abort', onAbort, { once: true });

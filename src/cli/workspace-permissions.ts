@@ -19,7 +19,11 @@ export interface PermissionFlags {
  * rules) and its mode taking precedence. The managed policy's rules come first: its deny
  * rules are final (P1) whatever the workspace or the command line allows.
  */
-export function loadPermissions(projectDir: string, flags: PermissionFlags, managed: ManagedPermissions = readManagedPolicy().permissions): PermissionSettings {
+export function loadPermissions(
+  projectDir: string,
+  flags: PermissionFlags,
+  managed: ManagedPermissions = readManagedPolicy().permissions,
+): PermissionSettings {
   const file = path.join(projectDir, WORKSPACE_SETTINGS);
   const { settings } = readSettingsFile(file);
   const raw = settings[PERMISSIONS_KEY];
@@ -29,6 +33,10 @@ export function loadPermissions(projectDir: string, flags: PermissionFlags, mana
     throw usageError(`${file}: "${PERMISSIONS_KEY}${issue.path.map((p) => `.${String(p)}`).join('')}": ${issue.message}`);
   }
   const { mode, ...fromFile } = parsed.data;
-  const setting = { ...fromFile, allow: [...(fromFile.allow ?? []), ...flags.allowedTools], deny: [...(fromFile.deny ?? []), ...flags.disallowedTools] };
+  const setting = {
+    ...fromFile,
+    allow: [...(fromFile.allow ?? []), ...flags.allowedTools],
+    deny: [...(fromFile.deny ?? []), ...flags.disallowedTools],
+  };
   return permissionsFromSetting(setting, { mode: flags.mode ?? mode ?? 'default', root: projectDir, managed });
 }

@@ -240,17 +240,38 @@ export class ChatController extends Disposable {
     while (this.switching) await this.switching;
     const session = this.session;
     if (!session) {
-      this.emitAll(this.projector.project({ type: 'notice', level: 'info', message: 'Nothing to compact yet: the chat has not started.', source: 'compaction' }));
+      this.emitAll(
+        this.projector.project({
+          type: 'notice',
+          level: 'info',
+          message: 'Nothing to compact yet: the chat has not started.',
+          source: 'compaction',
+        }),
+      );
       return;
     }
     if (this.run) {
-      this.emitAll(this.projector.project({ type: 'notice', level: 'info', message: 'The conversation can be compacted only between turns: run /compact again when the agent has finished.', source: 'compaction' }));
+      this.emitAll(
+        this.projector.project({
+          type: 'notice',
+          level: 'info',
+          message: 'The conversation can be compacted only between turns: run /compact again when the agent has finished.',
+          source: 'compaction',
+        }),
+      );
       if (typed) this.drafts.add(typed);
       return;
     }
     const interrupted = await this.exclusive('compaction', async (signal) => {
       if (!(await session.compact(instructions, signal))) {
-        this.emitAll(this.projector.project({ type: 'notice', level: 'info', message: 'Nothing was compacted: too little conversation so far, or a PreCompact hook blocked it.', source: 'compaction' }));
+        this.emitAll(
+          this.projector.project({
+            type: 'notice',
+            level: 'info',
+            message: 'Nothing was compacted: too little conversation so far, or a PreCompact hook blocked it.',
+            source: 'compaction',
+          }),
+        );
       }
     });
     await this.afterRun(interrupted);
@@ -294,8 +315,12 @@ export class ChatController extends Disposable {
       await this.endSession('other');
       this.post(this.projector.clear());
     });
-    const notice = (level: 'info' | 'warning', message: string) => this.emitAll(this.projector.project({ type: 'notice', level, message, source: 'replay' }));
-    notice('info', 'Replay of the demo session: recorded model replies run through this workspace\'s hooks in a scratch copy; your files are not changed. No model is called.');
+    const notice = (level: 'info' | 'warning', message: string) =>
+      this.emitAll(this.projector.project({ type: 'notice', level, message, source: 'replay' }));
+    notice(
+      'info',
+      "Replay of the demo session: recorded model replies run through this workspace's hooks in a scratch copy; your files are not changed. No model is called.",
+    );
     let events: vscode.Disposable | undefined;
     await this.exclusive('demo replay', async (signal) => {
       const result = await replayDemoSession(this.deps, signal, (session) => {
@@ -304,7 +329,7 @@ export class ChatController extends Disposable {
         this.sessionChanged.fire(undefined);
       }).finally(() => events?.dispose());
       const differ = result.differences.map(describeDifference);
-      const next = 'Open the Hook Manager\'s Timeline to see each decision; New Chat shows how to connect a model.';
+      const next = "Open the Hook Manager's Timeline to see each decision; New Chat shows how to connect a model.";
       if (differ.length === 0) notice('info', `Replay finished: every hook decided as in the recording. ${next}`);
       else notice('warning', `Replay finished: ${differ.length} decision(s) differ from the recording:\n${differ.join('\n')}\n${next}`);
     });
@@ -336,7 +361,14 @@ export class ChatController extends Disposable {
       const messages = Transcript.load(Transcript.pathFor(this.transcriptDir, sessionId));
       for (const event of replayTranscript(messages)) this.emitAll(this.projector.project(event));
       if (resolution.ok) await this.startSession('resume', resolution.endpoint.model, sessionId);
-      this.emitAll(this.projector.project({ type: 'notice', level: 'info', message: resolution.ok ? 'Resumed an earlier chat.' : 'This earlier chat can continue once a model is configured.', source: 'session' }));
+      this.emitAll(
+        this.projector.project({
+          type: 'notice',
+          level: 'info',
+          message: resolution.ok ? 'Resumed an earlier chat.' : 'This earlier chat can continue once a model is configured.',
+          source: 'session',
+        }),
+      );
     });
     this.postStatus();
     await this.postSessions();
@@ -409,7 +441,8 @@ export class ChatController extends Disposable {
 
   private onAgentEvent(event: AgentEvent): void {
     // Synchronously, before the tool runs: the diff's "before" side.
-    if (event.type === 'tool_started') this.deps.diffs.snapshotBefore(event.id, event.name, event.input, this.deps.engineHost.projectDir ?? '');
+    if (event.type === 'tool_started')
+      this.deps.diffs.snapshotBefore(event.id, event.name, event.input, this.deps.engineHost.projectDir ?? '');
     this.emitAll(this.projector.project(event));
     if (event.type === 'usage') this.postStatus();
   }
@@ -435,8 +468,11 @@ export class ChatController extends Disposable {
   private async showDiff(callId: string): Promise<void> {
     const pending = this.deps.pending.get(callId);
     const root = this.deps.engineHost.projectDir ?? '';
-    const shown = pending ? await this.deps.diffs.showProposed(pending.request.toolName, pending.request.input, root) : await this.deps.diffs.showApplied(callId);
-    if (!shown && !pending) void vscode.window.showInformationMessage('Hookpilot has no diff for this tool call (it was made before this window opened).');
+    const shown = pending
+      ? await this.deps.diffs.showProposed(pending.request.toolName, pending.request.input, root)
+      : await this.deps.diffs.showApplied(callId);
+    if (!shown && !pending)
+      void vscode.window.showInformationMessage('Hookpilot has no diff for this tool call (it was made before this window opened).');
   }
 
   /** Ends the running session (SessionEnd hooks run) before the engine goes away. */

@@ -1,7 +1,12 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { claudeSettingsFiles, claudeSettingsMode, loadClaudeSettingsText, readClaudeSettingsConfigs } from '../core/hooks/config/claude-settings';
+import {
+  claudeSettingsFiles,
+  claudeSettingsMode,
+  loadClaudeSettingsText,
+  readClaudeSettingsConfigs,
+} from '../core/hooks/config/claude-settings';
 import { emptyConfig, type LoadedConfig } from '../core/hooks/config/loaded-config';
 import { managedPolicyFile, readManagedPolicy, type ManagedPermissions } from '../core/hooks/config/managed-policy';
 import { Disposable } from './lifecycle';
@@ -51,7 +56,9 @@ export class ClaudeManagedSources extends Disposable {
     const policy = readManagedPolicy();
     this.permissions = policy.permissions;
     if (policy.config) return [policy.config];
-    return policy.problems.length > 0 ? [{ ...emptyConfig(), source: { kind: 'managed', file: policy.file }, problems: policy.problems }] : [];
+    return policy.problems.length > 0
+      ? [{ ...emptyConfig(), source: { kind: 'managed', file: policy.file }, problems: policy.problems }]
+      : [];
   }
 
   /** Claude Code's settings files, unless the user turned them off; a workspace has no say in it. */
@@ -65,8 +72,12 @@ export class ClaudeManagedSources extends Disposable {
       const text = this.options.appliedText(source.file);
       if (text !== undefined) configs.push(loadClaudeSettingsText(source, text));
     }
-    if (problem) configs.push({ ...emptyConfig(), source: { kind: 'user' }, problems: [{ severity: 'error', code: 'invalid-value', message: problem, path: '', sourceKind: 'user' }] });
+    if (problem)
+      configs.push({
+        ...emptyConfig(),
+        source: { kind: 'user' },
+        problems: [{ severity: 'error', code: 'invalid-value', message: problem, path: '', sourceKind: 'user' }],
+      });
     return configs;
   }
 }
-

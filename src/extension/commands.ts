@@ -80,14 +80,16 @@ export async function openHooksConfig(engineHost: EngineHost): Promise<void> {
 export async function promptForApiKey(config: HookpilotConfig): Promise<void> {
   const value = await vscode.window.showInputBox({
     title: 'Hookpilot: Set API Key',
-    prompt: 'The key for hookpilot.baseUrl. It is kept in VS Code\'s secret storage; leave empty to remove it.',
+    prompt: "The key for hookpilot.baseUrl. It is kept in VS Code's secret storage; leave empty to remove it.",
     password: true,
     ignoreFocusOut: true,
     placeHolder: 'sk-…',
   });
   if (value === undefined) return;
   await config.setApiKey(value);
-  void vscode.window.showInformationMessage(value.trim() === '' ? 'Hookpilot: API key removed.' : 'Hookpilot: API key saved in secret storage.');
+  void vscode.window.showInformationMessage(
+    value.trim() === '' ? 'Hookpilot: API key removed.' : 'Hookpilot: API key saved in secret storage.',
+  );
 }
 
 interface ModelPickItem extends vscode.QuickPickItem {
@@ -106,16 +108,29 @@ async function selectModel(config: HookpilotConfig): Promise<void> {
     items.push(...offered.map((model) => ({ label: model, model, description: model === current ? 'current' : undefined })));
   }
   items.push({ label: 'Providers', kind: vscode.QuickPickItemKind.Separator });
-  items.push(...MODEL_PRESETS.map((p) => ({ label: `Use ${p.label}`, preset: p.id, description: `${p.baseUrl} · ${p.defaultModel}`, detail: p.needsApiKey ? 'Needs an API key.' : 'Runs on this machine; no API key.' })));
+  items.push(
+    ...MODEL_PRESETS.map((p) => ({
+      label: `Use ${p.label}`,
+      preset: p.id,
+      description: `${p.baseUrl} · ${p.defaultModel}`,
+      detail: p.needsApiKey ? 'Needs an API key.' : 'Runs on this machine; no API key.',
+    })),
+  );
   items.push({ label: 'Enter a model name…', custom: true, description: current ? `current: ${current}` : undefined });
-  const picked = await vscode.window.showQuickPick(items, { placeHolder: current ? `Current model: ${current}` : 'Pick a model or a provider' });
+  const picked = await vscode.window.showQuickPick(items, {
+    placeHolder: current ? `Current model: ${current}` : 'Pick a model or a provider',
+  });
   if (!picked) return;
   if (picked.model) await config.setModelName(picked.model);
   else if (picked.preset) {
     await config.applyPreset(picked.preset);
     if (MODEL_PRESETS.find((p) => p.id === picked.preset)?.needsApiKey && !config.apiKey()) await promptForApiKey(config);
   } else if (picked.custom) {
-    const name = await vscode.window.showInputBox({ title: 'Hookpilot: Model Name', value: current ?? '', prompt: 'The model id as the endpoint knows it (e.g. gpt-4.1, qwen2.5-coder:7b).' });
+    const name = await vscode.window.showInputBox({
+      title: 'Hookpilot: Model Name',
+      value: current ?? '',
+      prompt: 'The model id as the endpoint knows it (e.g. gpt-4.1, qwen2.5-coder:7b).',
+    });
     if (name?.trim()) await config.setModelName(name.trim());
   }
 }
@@ -126,13 +141,21 @@ async function testHook(deps: CommandDeps): Promise<void> {
   const state = await pickHook(states, 'Pick a hook to run once with a sample payload', 'there are no hooks that can run here.');
   if (!state) return;
   const { hook } = state;
-  const payload = samplePayload(hook.event, toolNameFromMatcher(hook.matcher) ?? 'Bash', { cwd: projectDir, sessionId: 'test-fire' }) as HookPayload;
+  const payload = samplePayload(hook.event, toolNameFromMatcher(hook.matcher) ?? 'Bash', {
+    cwd: projectDir,
+    sessionId: 'test-fire',
+  }) as HookPayload;
   const { outcome } = await engine.testFire(hook.id, payload);
   const result = toTestResultView(outcome);
   const why = result.reason ?? result.error;
-  deps.log.info(`test-fire "${hook.name}" (${hook.event}): ${result.status}, decision ${result.decision}${why ? `: ${why}` : ''}${result.stdout ? `\nstdout: ${result.stdout}` : ''}${result.stderr ? `\nstderr: ${result.stderr}` : ''}`);
+  deps.log.info(
+    `test-fire "${hook.name}" (${hook.event}): ${result.status}, decision ${result.decision}${why ? `: ${why}` : ''}${result.stdout ? `\nstdout: ${result.stdout}` : ''}${result.stderr ? `\nstderr: ${result.stderr}` : ''}`,
+  );
   const message = `Hookpilot: "${hook.name}" on ${hook.event} → ${result.status}, decision ${result.decision} (${Math.round(result.durationMs)} ms)${why ? `: ${why}` : ''}`;
-  const show = result.status === 'success' || result.status === 'blocking-error' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+  const show =
+    result.status === 'success' || result.status === 'blocking-error'
+      ? vscode.window.showInformationMessage
+      : vscode.window.showWarningMessage;
   if ((await show(message, OPEN_HOOK_MANAGER_ACTION)) === OPEN_HOOK_MANAGER_ACTION) deps.manager.show('hooks');
 }
 
@@ -158,7 +181,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     },
     [COMMAND_IDS.compactChat]: async () => {
       if (chat.busy) throw new Error('a chat turn is running: wait for it or cancel it before compacting');
-      const instructions = await vscode.window.showInputBox({ title: 'Compact Conversation', prompt: 'What the summary should keep in focus (optional)', placeHolder: 'e.g. the open bugs and the files changed' });
+      const instructions = await vscode.window.showInputBox({
+        title: 'Compact Conversation',
+        prompt: 'What the summary should keep in focus (optional)',
+        placeHolder: 'e.g. the open bugs and the files changed',
+      });
       // Escape cancels; an empty answer compacts without instructions.
       if (instructions === undefined) return;
       await chatView.reveal();
@@ -167,23 +194,35 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [COMMAND_IDS.cancel]: () => chat.cancel(),
     [COMMAND_IDS.openHookManager]: () => manager.show(),
     [COMMAND_IDS.enableHook]: async () => {
-      const state = await pickHook(registry().states.filter((s) => !s.enabled && togglable(s)), 'Pick a hook to enable', 'every hook is already enabled.');
+      const state = await pickHook(
+        registry().states.filter((s) => !s.enabled && togglable(s)),
+        'Pick a hook to enable',
+        'every hook is already enabled.',
+      );
       if (state) await engineHost.setEnabled(state.hook.id, true);
     },
     [COMMAND_IDS.disableHook]: async () => {
-      const state = await pickHook(registry().states.filter((s) => s.enabled && togglable(s)), 'Pick a hook to disable', 'no hook is enabled.');
+      const state = await pickHook(
+        registry().states.filter((s) => s.enabled && togglable(s)),
+        'Pick a hook to disable',
+        'no hook is enabled.',
+      );
       if (state) await engineHost.setEnabled(state.hook.id, false);
     },
     [COMMAND_IDS.toggleAllHooks]: async () => {
       const anyOn = engineHost.configuredStates().some((s) => s.enabled);
       await engineHost.setAllEnabled(!anyOn);
-      void vscode.window.showInformationMessage(anyOn ? 'Hookpilot: all configured hooks are off.' : 'Hookpilot: all configured hooks are on.');
+      void vscode.window.showInformationMessage(
+        anyOn ? 'Hookpilot: all configured hooks are off.' : 'Hookpilot: all configured hooks are on.',
+      );
     },
     [COMMAND_IDS.reloadHooks]: async () => {
       await engineHost.reload();
       const states = engineHost.configuredStates();
       const errors = engineHost.engine.problems.filter((p) => p.severity === 'error').length;
-      void vscode.window.showInformationMessage(`Hookpilot: hooks reloaded, ${states.filter((s) => s.active).length} of ${states.length} active${errors > 0 ? `, ${errors} configuration ${errors === 1 ? 'error' : 'errors'} (see Problems)` : ''}.`);
+      void vscode.window.showInformationMessage(
+        `Hookpilot: hooks reloaded, ${states.filter((s) => s.active).length} of ${states.length} active${errors > 0 ? `, ${errors} configuration ${errors === 1 ? 'error' : 'errors'} (see Problems)` : ''}.`,
+      );
     },
     [COMMAND_IDS.openHooksConfig]: () => openHooksConfig(engineHost),
     [COMMAND_IDS.testHook]: () => testHook(deps),
@@ -194,7 +233,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [COMMAND_IDS.importHooks]: () => importHooksCommand(engineHost),
     [COMMAND_IDS.reviewConfigChanges]: () => {
       if (engineHost.pendingChanges.length > 0) manager.show('hooks');
-      else void vscode.window.showInformationMessage('Hookpilot: no configuration change is waiting; the hooks and permissions on disk are the applied ones.');
+      else
+        void vscode.window.showInformationMessage(
+          'Hookpilot: no configuration change is waiting; the hooks and permissions on disk are the applied ones.',
+        );
     },
   };
   return Object.entries(handlers).map(([id, handler]) =>

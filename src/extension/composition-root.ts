@@ -59,7 +59,16 @@ export class CompositionRoot extends Disposable {
     const config = new HookpilotConfig(context.secrets, env, applied);
     await config.loadSecret();
     const log = new HookpilotLog(channel, () => config.secretValues());
-    const engineHost = new EngineHost({ config, log, workspaceState: context.workspaceState, storageDir: storageDirOf(context), env, spawnerModulePath: path.join(context.extensionPath, 'dist', 'process-spawner.js'), applied, userSettingsFile: userSettingsFileOf(context) });
+    const engineHost = new EngineHost({
+      config,
+      log,
+      workspaceState: context.workspaceState,
+      storageDir: storageDirOf(context),
+      env,
+      spawnerModulePath: path.join(context.extensionPath, 'dist', 'process-spawner.js'),
+      applied,
+      userSettingsFile: userSettingsFileOf(context),
+    });
     // prompt and agent hooks (and their test-fire) ask the configured model, behind the secret boundary.
     engineHost.engine.useJudge(
       new ModelHookJudge({
@@ -74,28 +83,77 @@ export class CompositionRoot extends Disposable {
     const diagnostics = new HooksDiagnostics();
     const pending = new PendingApprovals();
     const diffs = new DiffPreviews();
-    const approver = new ModalApprover(pending, diffs, () => engineHost.projectDir ?? '', () => config.approvalTimeoutMs());
+    const approver = new ModalApprover(
+      pending,
+      diffs,
+      () => engineHost.projectDir ?? '',
+      () => config.approvalTimeoutMs(),
+    );
     // The manager is created below; this callback only runs after activation.
     const showManager = () => manager.show();
     const activity = new HookActivity(engineHost.engine, log, showManager);
     const health = new HookHealthMonitor(engineHost.engine.audit, log, (runs) => manager.showHookRuns(runs));
-    const mcp = new McpHost({ projectDir: () => engineHost.projectDir, secrets: context.secrets, workspaceState: context.workspaceState, log });
+    const mcp = new McpHost({
+      projectDir: () => engineHost.projectDir,
+      secrets: context.secrets,
+      workspaceState: context.workspaceState,
+      log,
+    });
     engineHost.engine.useMcp(mcp.manager);
-    const chat = new ChatController({ engineHost, config, approver, pending, diffs, log, openHookManager: showManager, promptForApiKey: () => promptForApiKey(config), mcp });
+    const chat = new ChatController({
+      engineHost,
+      config,
+      approver,
+      pending,
+      diffs,
+      log,
+      openHookManager: showManager,
+      promptForApiKey: () => promptForApiKey(config),
+      mcp,
+    });
     engineHost.useSession(() => chat.currentSessionId);
     const chatView = new ChatViewProvider(context.extensionUri, chat, log);
-    const manager = new HookManagerPanel({ extensionUri: context.extensionUri, engineHost, activity, health, pending, chat, config, log, openHooksConfig: () => openHooksConfig(engineHost), mcp });
+    const manager = new HookManagerPanel({
+      extensionUri: context.extensionUri,
+      engineHost,
+      activity,
+      health,
+      pending,
+      chat,
+      config,
+      log,
+      openHooksConfig: () => openHooksConfig(engineHost),
+      mcp,
+    });
     const statusBar = new HookpilotStatusBar(engineHost, activity, pending, COMMAND_IDS.openHookManager);
     const configNotifier = new PendingConfigNotifier(engineHost, () => manager.show('hooks'), log);
 
     // OpenTelemetry export, off unless the user configured it; it stops after the engine (stopEngine).
     const telemetry = new TelemetryHost(engineHost.engine, log, env);
     const root = new CompositionRoot(engineHost, chat, pending, manager, statusBar, diagnostics, telemetry);
-    for (const service of [channel, config, engineHost, diagnostics, pending, diffs, activity, health, mcp, chat, chatView, manager, statusBar, configNotifier]) root._register(service);
+    for (const service of [
+      channel,
+      config,
+      engineHost,
+      diagnostics,
+      pending,
+      diffs,
+      activity,
+      health,
+      mcp,
+      chat,
+      chatView,
+      manager,
+      statusBar,
+      configNotifier,
+    ])
+      root._register(service);
     for (const command of registerCommands({ engineHost, config, chat, chatView, manager, log })) root._register(command);
     root._register(engineHost.onDidReload(() => void root.updateDiagnostics()));
     await engineHost.reload();
-    log.info(`Hookpilot is ready${engineHost.projectDir ? ` in ${engineHost.projectDir}` : ' (no folder open)'}${engineHost.trusted ? '' : ', Restricted Mode'}.`);
+    log.info(
+      `Hookpilot is ready${engineHost.projectDir ? ` in ${engineHost.projectDir}` : ' (no folder open)'}${engineHost.trusted ? '' : ', Restricted Mode'}.`,
+    );
     return root;
   }
 

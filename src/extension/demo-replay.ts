@@ -40,7 +40,11 @@ export interface DemoReplayDeps {
  * through the workspace's hooks in a scratch copy (the person's files stay as they are), a
  * hook that asks asks the person, and the replay is a session of its own in the timeline.
  */
-export async function replayDemoSession(deps: DemoReplayDeps, signal: AbortSignal, onSession: OnReplaySession): Promise<ScratchReplayResult> {
+export async function replayDemoSession(
+  deps: DemoReplayDeps,
+  signal: AbortSignal,
+  onSession: OnReplaySession,
+): Promise<ScratchReplayResult> {
   const file = demoRecordingOf(deps.engineHost);
   if (!file) throw new Error(`This workspace has no recorded session to replay (a trusted workspace with ${DEMO_RECORDING}).`);
   return replayRecordingFile(deps, file, signal, onSession);
@@ -48,7 +52,7 @@ export async function replayDemoSession(deps: DemoReplayDeps, signal: AbortSigna
 
 /** A session of this workspace (its audit log), replayed against today's hooks: the Hook Manager's "Replay against today's hooks". */
 export async function replayStoredSession(deps: DemoReplayDeps, sessionId: string, signal: AbortSignal): Promise<ScratchReplayResult> {
-  if (!deps.engineHost.trusted) throw new Error('A replay runs the workspace\'s hooks: trust the workspace first.');
+  if (!deps.engineHost.trusted) throw new Error("A replay runs the workspace's hooks: trust the workspace first.");
   const file = auditFilePath(path.join(deps.engineHost.engine.options.storageDir, 'audit'), sessionId);
   if (!existsSync(file)) throw new Error(`No audit log for session ${sessionId}.`);
   return replayRecordingFile(deps, file, signal, () => undefined);
@@ -56,7 +60,12 @@ export async function replayStoredSession(deps: DemoReplayDeps, sessionId: strin
 
 type OnReplaySession = (session: AgentSession) => void;
 
-async function replayRecordingFile(deps: DemoReplayDeps, file: string, signal: AbortSignal, onSession: OnReplaySession): Promise<ScratchReplayResult> {
+async function replayRecordingFile(
+  deps: DemoReplayDeps,
+  file: string,
+  signal: AbortSignal,
+  onSession: OnReplaySession,
+): Promise<ScratchReplayResult> {
   const { engineHost, config } = deps;
   const projectDir = engineHost.projectDir;
   if (!projectDir) throw new Error('Open a folder first: a replay runs in a copy of the workspace.');

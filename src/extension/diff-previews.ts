@@ -78,10 +78,18 @@ export class DiffPreviews extends Disposable implements vscode.TextDocumentConte
     const current = readSmallFile(file) ?? '';
     const proposed = proposedContent(toolName, input, current);
     if (proposed === undefined) {
-      void vscode.window.showWarningMessage(`Hookpilot: the ${toolName} of ${path.basename(file)} does not apply to the file as it is now (the text to replace was not found).`);
+      void vscode.window.showWarningMessage(
+        `Hookpilot: the ${toolName} of ${path.basename(file)} does not apply to the file as it is now (the text to replace was not found).`,
+      );
       return false;
     }
-    await vscode.commands.executeCommand('vscode.diff', this.store(file, current), this.store(file, proposed), `${path.basename(file)}: current ↔ proposed (Hookpilot)`, { preview: true });
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      this.store(file, current),
+      this.store(file, proposed),
+      `${path.basename(file)}: current ↔ proposed (Hookpilot)`,
+      { preview: true },
+    );
     return true;
   }
 
@@ -89,7 +97,13 @@ export class DiffPreviews extends Disposable implements vscode.TextDocumentConte
   async showApplied(callId: string): Promise<boolean> {
     const snapshot = this.before.get(callId);
     if (!snapshot) return false;
-    await vscode.commands.executeCommand('vscode.diff', this.store(snapshot.file, snapshot.text), vscode.Uri.file(snapshot.file), `${path.basename(snapshot.file)}: before ↔ after (Hookpilot)`, { preview: true });
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      this.store(snapshot.file, snapshot.text),
+      vscode.Uri.file(snapshot.file),
+      `${path.basename(snapshot.file)}: before ↔ after (Hookpilot)`,
+      { preview: true },
+    );
     return true;
   }
 

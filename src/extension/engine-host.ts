@@ -87,7 +87,12 @@ export class EngineHost extends Disposable {
       userSettingsFile: options.userSettingsFile,
     });
     const projectDirs = () => (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
-    this.configChangeHooks = new ConfigChangeHooks({ engine: this.engine, log: options.log, projectDirs, userSettingsFile: options.userSettingsFile });
+    this.configChangeHooks = new ConfigChangeHooks({
+      engine: this.engine,
+      log: options.log,
+      projectDirs,
+      userSettingsFile: options.userSettingsFile,
+    });
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (GOVERNING_KEYS.some((key) => e.affectsConfiguration(`${SECTION}.${key}`))) this.scheduleReload();
@@ -113,7 +118,9 @@ export class EngineHost extends Disposable {
     this._register(watcher.onDidChange(onHooksJson));
     this._register(watcher.onDidCreate(onHooksJson));
     this._register(watcher.onDidDelete(onHooksJson));
-    this.claudeManaged = this._register(new ClaudeManagedSources({ appliedText: (file) => guard.appliedText(file), projectDir: () => this.projectDir }));
+    this.claudeManaged = this._register(
+      new ClaudeManagedSources({ appliedText: (file) => guard.appliedText(file), projectDir: () => this.projectDir }),
+    );
     this._register(this.claudeManaged.onDidChange(() => this.scheduleReload()));
     options.config.useManagedPermissions(() => this.claudeManaged.managedPermissions);
   }
@@ -239,7 +246,9 @@ export class EngineHost extends Disposable {
     // Announced once each, including those held at a first read elsewhere (a restored change).
     for (const change of guard.pendingChanges().filter((c) => !this.announced.has(c.id))) {
       this.announced.add(change.id);
-      const why = change.blockedBy ? describeBlockedChange(change.label, change.blockedBy) : `${change.label} changed on disk outside the editor`;
+      const why = change.blockedBy
+        ? describeBlockedChange(change.label, change.blockedBy)
+        : `${change.label} changed on disk outside the editor`;
       this.options.log.warn(`${why}; the change is held until you apply it (Hook Manager)`);
       this.held.fire(change);
     }
@@ -248,10 +257,18 @@ export class EngineHost extends Disposable {
   private async doReload(): Promise<void> {
     if (this.isDisposed) return;
     const { claudeManaged } = this;
-    const configs = [...claudeManaged.managedConfigs(), this.settingsDefaults(), ...this.settingsHooks(), ...this.loadHooksJsonFiles(), ...claudeManaged.claudeConfigs()];
+    const configs = [
+      ...claudeManaged.managedConfigs(),
+      this.settingsDefaults(),
+      ...this.settingsHooks(),
+      ...this.loadHooksJsonFiles(),
+      ...claudeManaged.claudeConfigs(),
+    ];
     await this.engine.reload(configs);
     const hooks = this.engine.registry.current().states;
-    this.options.log.info(`hooks loaded: ${hooks.filter((s) => s.active).length} active of ${hooks.length}${this.trusted ? '' : ' (Restricted Mode: workspace hooks are off)'}`);
+    this.options.log.info(
+      `hooks loaded: ${hooks.filter((s) => s.active).length} active of ${hooks.length}${this.trusted ? '' : ' (Restricted Mode: workspace hooks are off)'}`,
+    );
     this.reloaded.fire();
   }
 

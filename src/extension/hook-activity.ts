@@ -57,16 +57,20 @@ export class HookActivity extends Disposable {
     if (BLOCKING_DECISIONS.has(summary.decision)) {
       this.blocks++;
       this.blocksChanged.fire(this.blocks);
-      this.log.info(`${run.event}: hook "${summary.hookName}" ${summary.decision === 'deny' ? 'denied' : 'blocked'}${summary.reason ? `: ${summary.reason}` : ''}`);
+      this.log.info(
+        `${run.event}: hook "${summary.hookName}" ${summary.decision === 'deny' ? 'denied' : 'blocked'}${summary.reason ? `: ${summary.reason}` : ''}`,
+      );
     }
     if (summary.status !== 'error' && summary.status !== 'timeout') return;
     const detail = inertLinks(summary.error ?? summary.status);
     this.log.warn(`${run.event}: hook "${summary.hookName}" failed (${summary.status}): ${detail}`);
     if (this.failedOnce.has(summary.hookId)) return;
     this.failedOnce.add(summary.hookId);
-    void vscode.window.showWarningMessage(`Hookpilot: hook "${summary.hookName}" failed on ${run.event}: ${detail}`, OPEN_HOOK_MANAGER_ACTION).then((picked) => {
-      if (picked === OPEN_HOOK_MANAGER_ACTION) this.openHookManager();
-    });
+    void vscode.window
+      .showWarningMessage(`Hookpilot: hook "${summary.hookName}" failed on ${run.event}: ${detail}`, OPEN_HOOK_MANAGER_ACTION)
+      .then((picked) => {
+        if (picked === OPEN_HOOK_MANAGER_ACTION) this.openHookManager();
+      });
   }
 
   private scheduleStats(): void {

@@ -95,5 +95,4 @@ function describeAlert(alert: HookHealthAlert): string {
   return `${hook} is slow: its median run over the last ${alert.runs} runs took ${median} ms, over the ${limit}.`;
 }
 
-
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);

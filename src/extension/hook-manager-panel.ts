@@ -3,7 +3,14 @@ import * as vscode from 'vscode';
 import type { ConfigProblem } from '../core/hooks/config/config-problems';
 import type { HookPayload, HookSource } from '../core/hooks/types';
 import { receiveManagerToHost, type HostToManager, type ManagerTab, type ManagerToHost } from '../shared/manager-protocol';
-import { invalidPayloadResult, toApprovalView, toHookView, toPendingConfigView, toProblemView, toTestResultView } from '../shared/manager-view-builders';
+import {
+  invalidPayloadResult,
+  toApprovalView,
+  toHookView,
+  toPendingConfigView,
+  toProblemView,
+  toTestResultView,
+} from '../shared/manager-view-builders';
 import type { TestResultView } from '../shared/manager-views';
 import type { ChatController } from './chat-controller';
 import type { EngineHost } from './engine-host';
@@ -50,7 +57,8 @@ async function openSource(source: HookSource): Promise<boolean> {
     return true;
   }
   if (source.kind === 'user') await vscode.commands.executeCommand('workbench.action.openSettingsJson');
-  else if (source.kind === 'workspace' || source.kind === 'folder') await vscode.commands.executeCommand('workbench.action.openWorkspaceSettingsFile');
+  else if (source.kind === 'workspace' || source.kind === 'folder')
+    await vscode.commands.executeCommand('workbench.action.openWorkspaceSettingsFile');
   else return false;
   return true;
 }
@@ -108,12 +116,20 @@ export class HookManagerPanel extends Disposable {
 
   private open(): void {
     const { extensionUri, engineHost, pending, activity, chat } = this.deps;
-    const panel = vscode.window.createWebviewPanel(HOOK_MANAGER_VIEW_TYPE, HOOK_MANAGER_TITLE, vscode.ViewColumn.Active, { ...webviewOptions(extensionUri), retainContextWhenHidden: true });
+    const panel = vscode.window.createWebviewPanel(HOOK_MANAGER_VIEW_TYPE, HOOK_MANAGER_TITLE, vscode.ViewColumn.Active, {
+      ...webviewOptions(extensionUri),
+      retainContextWhenHidden: true,
+    });
     panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'hookpilot.svg');
     panel.webview.html = webviewHtml(panel.webview, extensionUri, 'manager', HOOK_MANAGER_TITLE);
     this.panel = panel;
     const post = (message: HostToManager) => this.post(message);
-    const timeline = new TimelineFeed(engineHost.engine.audit, path.join(engineHost.engine.options.storageDir, 'transcripts'), () => chat.currentSessionId ?? chat.replaySessionId, post);
+    const timeline = new TimelineFeed(
+      engineHost.engine.audit,
+      path.join(engineHost.engine.options.storageDir, 'transcripts'),
+      () => chat.currentSessionId ?? chat.replaySessionId,
+      post,
+    );
     this.timeline = timeline;
     this.panelDisposables = [
       timeline,
@@ -164,7 +180,8 @@ export class HookManagerPanel extends Disposable {
         this.postMcpServers();
         // The MCP tab shows live servers: they start now if no chat started them yet.
         void this.deps.mcp.ensureStarted();
-        if (this.requestedTab) this.post({ type: 'showTab', tab: this.requestedTab, ...(this.requestedRuns && { hook: this.requestedRuns.hook }) });
+        if (this.requestedTab)
+          this.post({ type: 'showTab', tab: this.requestedTab, ...(this.requestedRuns && { hook: this.requestedRuns.hook }) });
         this.requestedTab = undefined;
         await this.timeline?.select(this.takeRequestedSession());
         return;
@@ -179,7 +196,10 @@ export class HookManagerPanel extends Disposable {
         return;
       case 'openDefinition': {
         const state = engineHost.engine.registry.current().find(message.id);
-        if (!state || !(await openSource(state.hook.source))) void vscode.window.showInformationMessage(`Hookpilot: "${state?.hook.name ?? message.id}" is built into Hookpilot; it has no file to open.`);
+        if (!state || !(await openSource(state.hook.source)))
+          void vscode.window.showInformationMessage(
+            `Hookpilot: "${state?.hook.name ?? message.id}" is built into Hookpilot; it has no file to open.`,
+          );
         return;
       }
       case 'approveScripts':
@@ -242,7 +262,9 @@ export class HookManagerPanel extends Disposable {
     const run = records.find((r) => r.seq === seq);
     if (run?.type !== 'hook_run') return;
     if (!this.deps.engineHost.engine.registry.current().find(run.hook_id)) {
-      void vscode.window.showWarningMessage(`Hookpilot: "${run.hook_name}" is not configured any more (or its definition changed), so it cannot run on this event.`);
+      void vscode.window.showWarningMessage(
+        `Hookpilot: "${run.hook_name}" is not configured any more (or its definition changed), so it cannot run on this event.`,
+      );
       return;
     }
     const event = records.find((r) => r.type === 'event' && r.dispatch_id === run.dispatch_id);
@@ -260,7 +282,9 @@ export class HookManagerPanel extends Disposable {
     await this.timeline?.select(result.replaySessionId);
     const count = result.differences.length;
     const summary = count === 0 ? 'every hook decided as recorded' : `${count} decision(s) differ (the Hookpilot log lists them)`;
-    void vscode.window.showInformationMessage(`Hookpilot: replay of ${sessionId} against today's hooks: ${summary}. The timeline shows the replay, ${result.replaySessionId}.`);
+    void vscode.window.showInformationMessage(
+      `Hookpilot: replay of ${sessionId} against today's hooks: ${summary}. The timeline shows the replay, ${result.replaySessionId}.`,
+    );
   }
 
   private async testFire(id: string, payloadText: string): Promise<TestResultView> {
@@ -270,7 +294,8 @@ export class HookManagerPanel extends Disposable {
     } catch (error) {
       return invalidPayloadResult(`The payload is not valid JSON: ${errorMessage(error)}`);
     }
-    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return invalidPayloadResult('The payload must be a JSON object.');
+    if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
+      return invalidPayloadResult('The payload must be a JSON object.');
     const projectDir = this.deps.engineHost.projectDir ?? '';
     const filled = { session_id: 'test-fire', transcript_path: '', cwd: projectDir, ...payload } as HookPayload;
     try {
@@ -289,7 +314,10 @@ export class HookManagerPanel extends Disposable {
     this.postHooks();
     const engine = this.deps.engineHost.engine;
     this.problems = [...engine.problems];
-    this.post({ type: 'problems', problems: this.problems.map((p, i) => toProblemView({ ...p, file: p.file && this.display(p.file) }, String(i))) });
+    this.post({
+      type: 'problems',
+      problems: this.problems.map((p, i) => toProblemView({ ...p, file: p.file && this.display(p.file) }, String(i))),
+    });
     this.post({ type: 'trust', trusted: this.deps.engineHost.trusted });
   }
 
@@ -298,7 +326,11 @@ export class HookManagerPanel extends Disposable {
     const hooks = engine.registry.current().states.map((state) => {
       const scriptChanged = engine.scriptChange(state.hook.id);
       const health = this.deps.health.view(state.hook.id);
-      const view = { ...toHookView(state, this.deps.activity.stats.get(state.hook.id)), ...(scriptChanged ? { scriptChanged } : {}), ...(health ? { health } : {}) };
+      const view = {
+        ...toHookView(state, this.deps.activity.stats.get(state.hook.id)),
+        ...(scriptChanged ? { scriptChanged } : {}),
+        ...(health ? { health } : {}),
+      };
       return view.file ? { ...view, file: this.display(view.file) } : view;
     });
     this.post({ type: 'hooks', hooks, disableAllHooks: engine.loadedConfig.disableAllHooks ?? false });

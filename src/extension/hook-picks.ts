@@ -31,7 +31,12 @@ export function hookPickItem(state: HookState): HookPickItem {
   const matcher = hook.matcher && hook.matcher !== '*' ? ` (${hook.matcher})` : '';
   const detail = [handlerTarget(hook.spec)];
   if (state.inactiveReason && state.inactiveReason !== 'disabled') detail.push(explainInactiveReason(state.inactiveReason));
-  return { id: hook.id, label: hook.name, description: `${hook.event}${matcher} · ${sourceLabel(hook.source.kind)}`, detail: detail.join(' — ') };
+  return {
+    id: hook.id,
+    label: hook.name,
+    description: `${hook.event}${matcher} · ${sourceLabel(hook.source.kind)}`,
+    detail: detail.join(' — '),
+  };
 }
 
 /** Configured hooks first (by event), built-ins last: those are the ones people toggle most. */
@@ -47,6 +52,10 @@ export async function pickHook(states: readonly HookState[], placeHolder: string
     return undefined;
   }
   const sorted = [...states].sort(byRelevance);
-  const picked = await vscode.window.showQuickPick(sorted.map(hookPickItem), { placeHolder, matchOnDescription: true, matchOnDetail: true });
+  const picked = await vscode.window.showQuickPick(sorted.map(hookPickItem), {
+    placeHolder,
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
   return picked && sorted.find((s) => s.hook.id === picked.id);
 }

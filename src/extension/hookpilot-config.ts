@@ -102,7 +102,9 @@ export class HookpilotConfig extends Disposable {
 
   /** Every value that must never reach a log, the audit log, a webview or the model: the key and secret-looking variables. */
   secretValues(): string[] {
-    const key = [this.storedKey, nonEmpty(this.env.HOOKPILOT_API_KEY), nonEmpty(this.env.OPENAI_API_KEY)].filter((v): v is string => v !== undefined);
+    const key = [this.storedKey, nonEmpty(this.env.HOOKPILOT_API_KEY), nonEmpty(this.env.OPENAI_API_KEY)].filter(
+      (v): v is string => v !== undefined,
+    );
     return [...key, ...secretEnvValues(this.env)];
   }
 
@@ -154,13 +156,20 @@ export class HookpilotConfig extends Disposable {
   permissions(root: string | undefined): PermissionSettings {
     // An invalid value (VS Code only warns about it) grants nothing: the managed rules and the mode still apply.
     const parsed = permissionsSettingSchema.safeParse(this.applied.value('permissions') ?? {});
-    return permissionsFromSetting(parsed.success ? parsed.data : {}, { mode: this.permissionMode(), root, managed: this.managedPermissions() });
+    return permissionsFromSetting(parsed.success ? parsed.data : {}, {
+      mode: this.permissionMode(),
+      root,
+      managed: this.managedPermissions(),
+    });
   }
 
   /** How long a person has to answer a permission prompt before it is denied: at most a day (a longer timer would fire at once). */
   approvalTimeoutMs(): number {
     const seconds = this.settings().get<number>('approvalTimeoutSeconds');
-    const ms = typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? Math.round(seconds * 1000) : DEFAULT_APPROVAL_TIMEOUT_SECONDS * 1000;
+    const ms =
+      typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0
+        ? Math.round(seconds * 1000)
+        : DEFAULT_APPROVAL_TIMEOUT_SECONDS * 1000;
     return Math.min(ms, MAX_TIMEOUT_MS);
   }
 

@@ -25,14 +25,24 @@ export async function importHooksCommand(engineHost: EngineHost): Promise<void> 
     return;
   }
   const pick = await vscode.window.showQuickPick(
-    [{ label: 'All tools', tool: undefined as ImportTool | undefined }, ...IMPORT_TOOLS.map((tool) => ({ label: TOOL_LABELS[tool], tool }))],
+    [
+      { label: 'All tools', tool: undefined as ImportTool | undefined },
+      ...IMPORT_TOOLS.map((tool) => ({ label: TOOL_LABELS[tool], tool })),
+    ],
     { title: 'Hookpilot: Import Hooks', placeHolder: 'Import hooks from which tool?' },
   );
   if (!pick) return;
   const preview = importHooks({ cwd, from: pick.tool, dryRun: true });
-  await vscode.window.showTextDocument(await vscode.workspace.openTextDocument({ content: formatImportReport(preview.report), language: 'markdown' }), { preview: true });
+  await vscode.window.showTextDocument(
+    await vscode.workspace.openTextDocument({ content: formatImportReport(preview.report), language: 'markdown' }),
+    { preview: true },
+  );
   if (preview.report.added === 0) {
-    void vscode.window.showInformationMessage(preview.report.entries.length === 0 ? 'Hookpilot: no hooks of other tools were found (see the report).' : 'Hookpilot: nothing new to import (see the report).');
+    void vscode.window.showInformationMessage(
+      preview.report.entries.length === 0
+        ? 'Hookpilot: no hooks of other tools were found (see the report).'
+        : 'Hookpilot: nothing new to import (see the report).',
+    );
     return;
   }
   const answer = await vscode.window.showInformationMessage(

@@ -90,22 +90,21 @@ export class McpHost extends Disposable {
 
   /** What the Hook Manager's MCP tab shows: the servers, then an untrusted workspace's that do not run. */
   views(): McpServerView[] {
-    const running = this.manager.statuses().map(
-      (s): McpServerView => ({
-        name: s.name,
-        sourceKind: s.source.kind,
-        ...(s.source.file ? { file: s.source.file } : {}),
-        transport: s.transport,
-        state: s.state,
-        enabled: s.state !== 'disabled',
-        ...(s.error ? { error: s.error } : {}),
-        tools: s.tools.map(toolView),
-      }),
-    );
+    const running = this.manager.statuses().map((s): McpServerView => ({
+      name: s.name,
+      sourceKind: s.source.kind,
+      ...(s.source.file ? { file: s.source.file } : {}),
+      transport: s.transport,
+      state: s.state,
+      enabled: s.state !== 'disabled',
+      ...(s.error ? { error: s.error } : {}),
+      tools: s.tools.map(toolView),
+    }));
     const names = new Set(running.map((s) => s.name));
     const overrides = this.overrides();
-    const untrusted = this.untrusted.filter((s) => !names.has(s.name)).map(
-      (s): McpServerView => ({
+    const untrusted = this.untrusted
+      .filter((s) => !names.has(s.name))
+      .map((s): McpServerView => ({
         name: s.name,
         sourceKind: s.source.kind,
         ...(s.source.file ? { file: s.source.file } : {}),
@@ -113,8 +112,7 @@ export class McpHost extends Disposable {
         state: 'untrusted',
         enabled: overrides[s.name] ?? !s.disabled,
         tools: [],
-      }),
-    );
+      }));
     return [...running, ...untrusted];
   }
 
@@ -160,7 +158,9 @@ export class McpHost extends Disposable {
   private async start(): Promise<void> {
     this.configs = this.load();
     for (const problem of this.configs.flatMap((c) => c.problems)) {
-      const at = problem.file ? `${problem.file}${problem.line !== undefined ? `:${problem.line}:${problem.column ?? 1}` : ''}` : 'hookpilot.mcpServers';
+      const at = problem.file
+        ? `${problem.file}${problem.line !== undefined ? `:${problem.line}:${problem.column ?? 1}` : ''}`
+        : 'hookpilot.mcpServers';
       this.deps.log.warn(`[mcp] ${at}: ${problem.message}`);
     }
     await this.manager.start(this.configs);

@@ -25,7 +25,9 @@ export async function showMcpServers(host: McpHost, log: HookpilotLog): Promise<
   await host.ensureStarted();
   const servers = host.views();
   if (servers.length === 0) {
-    void vscode.window.showInformationMessage('Hookpilot: no MCP server is configured (.mcp.json, .vscode/mcp.json or the hookpilot.mcpServers setting).');
+    void vscode.window.showInformationMessage(
+      'Hookpilot: no MCP server is configured (.mcp.json, .vscode/mcp.json or the hookpilot.mcpServers setting).',
+    );
     return;
   }
   const picked = await vscode.window.showQuickPick(

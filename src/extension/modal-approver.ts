@@ -19,7 +19,9 @@ interface ModalItem extends vscode.MessageItem {
 }
 
 function modalItems(request: ApprovalRequest): ModalItem[] {
-  const choices: ApprovalChoice[] = request.system ? ['allow-once', 'deny-session', 'deny'] : ['allow-once', 'allow-session', 'allow-always', 'deny-session', 'deny'];
+  const choices: ApprovalChoice[] = request.system
+    ? ['allow-once', 'deny-session', 'deny']
+    : ['allow-once', 'allow-session', 'allow-always', 'deny-session', 'deny'];
   // Deny is the close affordance: Escape denies, and no Cancel button is added.
   const items: ModalItem[] = choices.map((choice) => ({ title: APPROVAL_LABELS[choice], choice, isCloseAffordance: choice === 'deny' }));
   if (isFileEditTool(request.toolName)) items.push({ title: SHOW_DIFF_LABEL });
@@ -60,7 +62,11 @@ export class ModalApprover implements Approver {
 
   private async ask(request: ApprovalRequest): Promise<void> {
     while (this.pending.get(request.id)?.request === request) {
-      const picked = await vscode.window.showWarningMessage(`Hookpilot wants to use ${request.toolName}`, { modal: true, detail: modalDetail(request) }, ...modalItems(request));
+      const picked = await vscode.window.showWarningMessage(
+        `Hookpilot wants to use ${request.toolName}`,
+        { modal: true, detail: modalDetail(request) },
+        ...modalItems(request),
+      );
       if (this.pending.get(request.id)?.request !== request) return;
       if (picked?.title === SHOW_DIFF_LABEL) {
         await this.diffs.showProposed(request.toolName, request.input, this.root());

@@ -45,7 +45,16 @@ export class PendingApprovals extends Disposable {
         this.changed.fire();
       };
       const onAbort = () => withdraw({ choice: 'deny', by: 'cancel', reason: 'the request was withdrawn' });
-      const timer = setTimeout(() => withdraw({ choice: 'deny', by: 'timeout', reason: `no answer within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}`, timedOut: true }), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          withdraw({
+            choice: 'deny',
+            by: 'timeout',
+            reason: `no answer within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}`,
+            timedOut: true,
+          }),
+        timeoutMs,
+      );
       const settle = (answer: ApprovalAnswer) => {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
@@ -64,7 +73,11 @@ export class PendingApprovals extends Disposable {
     this.entries.delete(id);
     const final = allowedChoice(entry.request, choice);
     const denied = final === 'deny' || final === 'deny-session';
-    entry.resolve(denied ? { choice: final, by, reason: by === 'shutdown' ? 'VS Code is closing' : 'the user denied this call' } : { choice: final, by });
+    entry.resolve(
+      denied
+        ? { choice: final, by, reason: by === 'shutdown' ? 'VS Code is closing' : 'the user denied this call' }
+        : { choice: final, by },
+    );
     this.changed.fire();
     return true;
   }

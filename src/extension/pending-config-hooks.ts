@@ -96,10 +96,13 @@ export class ConfigChangeHooks {
       for (const key of GOVERNING_KEYS) values[key] = configuration.inspect(key)?.globalValue;
       return settingsText(values);
     };
-    const sources: LiveSource[] = [{ file: userSettingsFile ?? 'user settings', label: 'your user settings', source: 'user_settings', read: userValues }];
+    const sources: LiveSource[] = [
+      { file: userSettingsFile ?? 'user settings', label: 'your user settings', source: 'user_settings', read: userValues },
+    ];
     const claudeMode = claudeSettingsMode(vscode.workspace.getConfiguration(SECTION).inspect('hooks.claudeSettings')?.globalValue).mode;
     const claudeUser = path.join(homedir(), '.claude', 'settings.json');
-    if (claudeMode !== 'off') sources.push({ file: claudeUser, label: '~/.claude/settings.json', source: 'user_settings', read: () => fileText(claudeUser) });
+    if (claudeMode !== 'off')
+      sources.push({ file: claudeUser, label: '~/.claude/settings.json', source: 'user_settings', read: () => fileText(claudeUser) });
     const policy = managedPolicyFile();
     sources.push({ file: policy, label: 'the managed policy', source: 'policy_settings', read: () => fileText(policy) });
     return sources;
@@ -128,7 +131,10 @@ export class ConfigChangeHooks {
     } catch (error) {
       // The guard could not run: that is never an allow.
       const reason = `the ConfigChange hooks could not run: ${errorMessage(error)}`;
-      verdict = source === 'policy_settings' ? { blocked: false, warnings: [reason] } : { blocked: true, hookName: 'Hookpilot', reason, warnings: [] };
+      verdict =
+        source === 'policy_settings'
+          ? { blocked: false, warnings: [reason] }
+          : { blocked: true, hookName: 'Hookpilot', reason, warnings: [] };
     }
     for (const warning of verdict.warnings) log.warn(`${label}: ConfigChange ${warning}`);
     return verdict;

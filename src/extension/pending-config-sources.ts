@@ -46,11 +46,21 @@ export function governedSources(): GovernedSource[] {
   // Claude Code's project files, read in place from the agent's root (hookpilot.hooks.claudeSettings).
   const root = folders[0];
   const claude: GovernedSource[] = root
-    ? ['.claude/settings.json', '.claude/settings.local.json'].map((rel) => ({ kind: 'claudeSettings', file: path.join(root.uri.fsPath, rel), label: folderLabel(root, rel), folder: root }))
+    ? ['.claude/settings.json', '.claude/settings.local.json'].map((rel) => ({
+        kind: 'claudeSettings',
+        file: path.join(root.uri.fsPath, rel),
+        label: folderLabel(root, rel),
+        folder: root,
+      }))
     : [];
   const sources: GovernedSource[] = [
     ...claude,
-    ...folders.map((folder): GovernedSource => ({ kind: 'hooksJson', file: hooksJsonFile(folder), label: folderLabel(folder, '.vscode/hooks.json'), folder })),
+    ...folders.map((folder): GovernedSource => ({
+      kind: 'hooksJson',
+      file: hooksJsonFile(folder),
+      label: folderLabel(folder, '.vscode/hooks.json'),
+      folder,
+    })),
   ];
   const workspaceFile = workspaceSettingsFile();
   if (workspaceFile) {
@@ -75,7 +85,11 @@ export function withoutBom(text: string): string {
 function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted((value as Record<string, unknown>)[key])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
+  );
 }
 
 /** The governing settings of one scope as text: what is applied, compared and shown in a diff. */

@@ -13,7 +13,9 @@ export function messageText(message: ChatMessage): string {
   const content = message.content;
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((part) => (typeof part === 'object' && part !== null && 'text' in part && typeof part.text === 'string' ? part.text : '')).join('');
+  return content
+    .map((part) => (typeof part === 'object' && part !== null && 'text' in part && typeof part.text === 'string' ? part.text : ''))
+    .join('');
 }
 
 /** A prompt the person typed, not a reminder the agent injected as a user message. */
@@ -67,7 +69,12 @@ export async function listSessions(transcriptDir: string): Promise<SessionEntry[
     .slice(0, MAX_SESSIONS);
   return Promise.all(
     recent.map(async ({ id, file, info }): Promise<SessionEntry> => {
-      const entry: SessionEntry = { id, title: `Chat ${id.slice(0, 8)}`, startedAt: info.birthtime.toISOString(), lastActiveAt: info.mtime.toISOString() };
+      const entry: SessionEntry = {
+        id,
+        title: `Chat ${id.slice(0, 8)}`,
+        startedAt: info.birthtime.toISOString(),
+        lastActiveAt: info.mtime.toISOString(),
+      };
       if (info.size > MAX_TITLE_READ_BYTES) return entry;
       const lines = parseLines(await readFile(file, 'utf8').catch(() => ''));
       const prompts = lines.filter((l) => l.message && isTypedPrompt(l.message));

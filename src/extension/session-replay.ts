@@ -35,7 +35,16 @@ export function replayTranscript(messages: readonly ChatMessage[]): AgentEvent[]
       const call = calls.get(message.tool_call_id);
       if (!call) continue;
       const output = messageText(message);
-      events.push({ type: 'tool_finished', id: message.tool_call_id, name: call.name, input: call.input, outcome: toolOutcomeOf(output), output, hooks: [], durationMs: 0 });
+      events.push({
+        type: 'tool_finished',
+        id: message.tool_call_id,
+        name: call.name,
+        input: call.input,
+        outcome: toolOutcomeOf(output),
+        output,
+        hooks: [],
+        durationMs: 0,
+      });
     }
   }
   return events;

@@ -47,7 +47,10 @@ export class HookpilotStatusBar extends Disposable {
     if (waiting > 0) parts.push(`$(question) ${waiting}`);
     this.item.text = parts.join('  ');
     const lines = [`Hookpilot: ${active} of ${states.length} configured hooks active.`];
-    if (untrusted > 0) lines.push(`Restricted Mode: ${untrusted} workspace ${untrusted === 1 ? 'hook does' : 'hooks do'} not run until you trust this folder.`);
+    if (untrusted > 0)
+      lines.push(
+        `Restricted Mode: ${untrusted} workspace ${untrusted === 1 ? 'hook does' : 'hooks do'} not run until you trust this folder.`,
+      );
     if (blocks > 0) lines.push(`${blocks} tool ${blocks === 1 ? 'call or prompt was' : 'calls or prompts were'} blocked by hooks.`);
     if (waiting > 0) lines.push(`${waiting} ${waiting === 1 ? 'approval is' : 'approvals are'} waiting for you.`);
     lines.push('Click to open the Hook Manager.');

@@ -6,7 +6,18 @@ import { hookEventNameSchema } from './wire-common';
  * that `patch` messages can address it.
  */
 
-export const hookAnnotationKindSchema = z.enum(['blocked', 'denied', 'asked', 'allowed', 'context', 'rewrote-input', 'rewrote-output', 'feedback', 'warning', 'error']);
+export const hookAnnotationKindSchema = z.enum([
+  'blocked',
+  'denied',
+  'asked',
+  'allowed',
+  'context',
+  'rewrote-input',
+  'rewrote-output',
+  'feedback',
+  'warning',
+  'error',
+]);
 
 /** What one hook did to a tool call ("blocked by guard: no rm -rf"). */
 export const hookAnnotationSchema = z.object({
@@ -99,7 +110,14 @@ export const turnEndItemSchema = z.object({
   error: z.string().optional(),
 });
 
-export const chatItemSchema = z.discriminatedUnion('kind', [userItemSchema, assistantItemSchema, toolItemSchema, noticeItemSchema, promptBlockedItemSchema, turnEndItemSchema]);
+export const chatItemSchema = z.discriminatedUnion('kind', [
+  userItemSchema,
+  assistantItemSchema,
+  toolItemSchema,
+  noticeItemSchema,
+  promptBlockedItemSchema,
+  turnEndItemSchema,
+]);
 
 export type ChatItem = z.infer<typeof chatItemSchema>;
 export type UserItem = z.infer<typeof userItemSchema>;
@@ -117,7 +135,12 @@ export type ChatItemKind = ChatItem['kind'];
  */
 export const chatItemChangesSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('user'), blocked: z.boolean().optional(), queued: z.boolean().optional(), withdrawn: z.boolean().optional() }),
-  z.object({ kind: z.literal('assistant'), appendText: z.string().optional(), text: z.string().optional(), streaming: z.boolean().optional() }),
+  z.object({
+    kind: z.literal('assistant'),
+    appendText: z.string().optional(),
+    text: z.string().optional(),
+    streaming: z.boolean().optional(),
+  }),
   z.object({
     kind: z.literal('tool'),
     status: toolStatusSchema.optional(),

@@ -123,14 +123,32 @@ export class ChatProjector {
         const out = this.finishAssistant(undefined);
         const id = this.newId('t', event.id);
         this.toolItems.set(event.id, id);
-        const card: ToolItem = { kind: 'tool', id, callId: event.id, name: event.name, summary: summarizeToolCall(event.name, event.input), status: 'running', hooks: [], diffAvailable: false };
+        const card: ToolItem = {
+          kind: 'tool',
+          id,
+          callId: event.id,
+          name: event.name,
+          summary: summarizeToolCall(event.name, event.input),
+          status: 'running',
+          hooks: [],
+          diffAvailable: false,
+        };
         out.push(this.append(card));
         return out;
       }
       case 'approval_requested':
-        return this.patchTool(event.id, { kind: 'tool', status: 'awaiting-approval', approval: { reason: event.reason, askedBy: event.askedBy } });
+        return this.patchTool(event.id, {
+          kind: 'tool',
+          status: 'awaiting-approval',
+          approval: { reason: event.reason, askedBy: event.askedBy },
+        });
       case 'approval_resolved':
-        return this.patchTool(event.id, { kind: 'tool', status: 'running', approval: null, approvalOutcome: { decision: event.decision, by: event.by } });
+        return this.patchTool(event.id, {
+          kind: 'tool',
+          status: 'running',
+          approval: null,
+          approvalOutcome: { decision: event.decision, by: event.by },
+        });
       case 'tool_finished': {
         const truncated = event.output.length > this.previewChars;
         return this.patchTool(event.id, {
@@ -148,7 +166,15 @@ export class ChatProjector {
       case 'notice':
         return [this.append({ kind: 'notice', id: this.newId('n'), level: event.level, message: event.message, source: event.source })];
       case 'compacted':
-        return [this.append({ kind: 'notice', id: this.newId('n'), level: 'info', message: `Older turns were compacted: ${event.messagesBefore} messages became ${event.messagesAfter}.`, source: 'compaction' })];
+        return [
+          this.append({
+            kind: 'notice',
+            id: this.newId('n'),
+            level: 'info',
+            message: `Older turns were compacted: ${event.messagesBefore} messages became ${event.messagesAfter}.`,
+            source: 'compaction',
+          }),
+        ];
       case 'usage':
         this.totals = {
           promptTokens: this.totals.promptTokens + event.promptTokens,
@@ -163,7 +189,15 @@ export class ChatProjector {
         return out;
       }
       case 'session_ended':
-        return [this.append({ kind: 'notice', id: this.newId('n'), level: 'info', message: `Session ended (${event.reason}).`, source: 'session' })];
+        return [
+          this.append({
+            kind: 'notice',
+            id: this.newId('n'),
+            level: 'info',
+            message: `Session ended (${event.reason}).`,
+            source: 'session',
+          }),
+        ];
       case 'session_started':
       case 'hook_started':
       case 'hook_response':
@@ -177,7 +211,9 @@ export class ChatProjector {
     const id = this.streamingId;
     this.streamingId = undefined;
     if (id === undefined) {
-      return content !== undefined && content.trim() !== '' ? [this.append({ kind: 'assistant', id: this.newId('a'), text: content, streaming: false })] : [];
+      return content !== undefined && content.trim() !== ''
+        ? [this.append({ kind: 'assistant', id: this.newId('a'), text: content, streaming: false })]
+        : [];
     }
     const current = this.state.items[indexOfItem(this.state.items, id)];
     const replaced = content !== undefined && current?.kind === 'assistant' && current.text !== content;

@@ -70,7 +70,12 @@ export function indexOfItem(items: readonly ChatItem[], id: string): number {
 /** The item with `changes` applied, or undefined when the kinds differ. Undefined fields mean "unchanged". */
 export function applyChanges(item: ChatItem, changes: ChatItemChanges): ChatItem | undefined {
   if (item.kind === 'user' && changes.kind === 'user') {
-    return { ...item, blocked: changes.blocked ?? item.blocked, queued: changes.queued ?? item.queued, withdrawn: changes.withdrawn ?? item.withdrawn };
+    return {
+      ...item,
+      blocked: changes.blocked ?? item.blocked,
+      queued: changes.queued ?? item.queued,
+      withdrawn: changes.withdrawn ?? item.withdrawn,
+    };
   }
   if (item.kind === 'assistant' && changes.kind === 'assistant') {
     const base = changes.text ?? item.text;

@@ -1,6 +1,14 @@
 import * as z from 'zod';
 import { auditRecordSchema } from '../core/audit/records';
-import { approvalViewSchema, hookViewSchema, mcpServerViewSchema, pendingConfigViewSchema, problemViewSchema, testResultViewSchema, timelineSessionSchema } from './manager-views';
+import {
+  approvalViewSchema,
+  hookViewSchema,
+  mcpServerViewSchema,
+  pendingConfigViewSchema,
+  problemViewSchema,
+  testResultViewSchema,
+  timelineSessionSchema,
+} from './manager-views';
 import { quickArray } from './quick-check';
 import { approvalChoiceSchema, receive, type Received } from './wire-common';
 

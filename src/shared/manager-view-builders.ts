@@ -118,7 +118,12 @@ export function toApprovalView(request: ApprovalRequest, createdAt: Date): Appro
 
 /** A test-fire's outcome as the manager shows it. */
 export function toTestResultView(outcome: HookOutcome): TestResultView {
-  const trace = { stdout: outcome.trace.stdout, stderr: outcome.trace.stderr, exitCode: outcome.trace.exitCode, durationMs: Math.max(0, outcome.trace.durationMs) };
+  const trace = {
+    stdout: outcome.trace.stdout,
+    stderr: outcome.trace.stderr,
+    exitCode: outcome.trace.exitCode,
+    durationMs: Math.max(0, outcome.trace.durationMs),
+  };
   const decision = outcomeDecisionLabel(outcome);
   switch (outcome.status) {
     case 'success':
@@ -141,7 +146,12 @@ export function invalidPayloadResult(error: string): TestResultView {
 /** Past this many characters a held change's diff is cut: the page stays responsive whatever was written. */
 export const MAX_PENDING_DIFF_CHARS = 100_000;
 
-export function toPendingConfigView(change: { id: string; label: string; diff: string; blockedBy?: PendingConfigView['blockedBy'] }): PendingConfigView {
+export function toPendingConfigView(change: {
+  id: string;
+  label: string;
+  diff: string;
+  blockedBy?: PendingConfigView['blockedBy'];
+}): PendingConfigView {
   const truncated = change.diff.length > MAX_PENDING_DIFF_CHARS;
   const diff = truncated ? change.diff.slice(0, MAX_PENDING_DIFF_CHARS) : change.diff;
   return { id: change.id, label: change.label, diff, truncated, ...(change.blockedBy ? { blockedBy: change.blockedBy } : {}) };

@@ -27,7 +27,10 @@ export const MODEL_PRESETS: readonly ModelPreset[] = [
     baseUrl: 'https://api.openai.com/v1',
     defaultModel: 'gpt-4.1',
     needsApiKey: true,
-    steps: ['Create an API key at platform.openai.com (API keys).', 'Click "Use OpenAI", then "Set API key…" and paste the key. It is kept in VS Code\'s secret storage.'],
+    steps: [
+      'Create an API key at platform.openai.com (API keys).',
+      'Click "Use OpenAI", then "Set API key…" and paste the key. It is kept in VS Code\'s secret storage.',
+    ],
   },
   {
     id: 'ollama',
@@ -35,7 +38,11 @@ export const MODEL_PRESETS: readonly ModelPreset[] = [
     baseUrl: 'http://localhost:11434/v1',
     defaultModel: 'qwen2.5-coder:7b',
     needsApiKey: false,
-    steps: ['Install Ollama from ollama.com and start it.', 'In a terminal, run: ollama pull qwen2.5-coder:7b', 'Click "Use Ollama". No API key is needed.'],
+    steps: [
+      'Install Ollama from ollama.com and start it.',
+      'In a terminal, run: ollama pull qwen2.5-coder:7b',
+      'Click "Use Ollama". No API key is needed.',
+    ],
   },
   {
     id: 'lmstudio',
@@ -43,7 +50,11 @@ export const MODEL_PRESETS: readonly ModelPreset[] = [
     baseUrl: 'http://localhost:1234/v1',
     defaultModel: 'qwen2.5-coder-7b-instruct',
     needsApiKey: false,
-    steps: ['Install LM Studio from lmstudio.ai and download a model that supports tool use.', 'Open the Developer tab, load the model and start the server (port 1234).', 'Click "Use LM Studio". No API key is needed.'],
+    steps: [
+      'Install LM Studio from lmstudio.ai and download a model that supports tool use.',
+      'Open the Developer tab, load the model and start the server (port 1234).',
+      'Click "Use LM Studio". No API key is needed.',
+    ],
   },
 ];
 

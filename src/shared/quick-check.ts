@@ -54,7 +54,12 @@ function objectCheck(def: Def): Check {
     const check = compile(schema);
     // zod refuses a missing key even where any value (undefined included) is fine.
     const type = defOf(schema).type;
-    return [key, type === 'unknown' || type === 'any' ? (value: Record<string, unknown>) => key in value : (value: Record<string, unknown>) => check(value[key])] as const;
+    return [
+      key,
+      type === 'unknown' || type === 'any'
+        ? (value: Record<string, unknown>) => key in value
+        : (value: Record<string, unknown>) => check(value[key]),
+    ] as const;
   });
   return (value) => isRecord(value) && fields.every(([, check]) => check(value));
 }

@@ -8,7 +8,10 @@ export interface SampleContext {
   transcriptPath?: string;
 }
 
-export type SamplePayload = { hook_event_name: HookEventName; session_id: string; transcript_path: string; cwd: string } & Record<string, unknown>;
+export type SamplePayload = { hook_event_name: HookEventName; session_id: string; transcript_path: string; cwd: string } & Record<
+  string,
+  unknown
+>;
 
 const DEFAULT_CWD = '/home/user/project';
 
@@ -103,13 +106,24 @@ export function samplePayload(event: HookEventName, toolName = 'Bash', context: 
     case 'SystemPrompt':
       return { ...base, system_prompt: 'You are Hookpilot, a coding agent working in this workspace.' };
     case 'BeforeLLM':
-      return { ...base, step: 0, llm_request: { model: 'gpt-4.1', messages: [{ role: 'user', content: 'Add a unit test for the parser' }] } };
+      return {
+        ...base,
+        step: 0,
+        llm_request: { model: 'gpt-4.1', messages: [{ role: 'user', content: 'Add a unit test for the parser' }] },
+      };
     case 'AfterLLM':
       return { ...base, step: 0, llm_response: { content: 'I will read the parser first.', tool_calls: [], finish_reason: 'stop' } };
     case 'PreToolUse':
       return { ...base, ...toolFields };
     case 'PermissionRequest':
-      return { ...base, ...toolFields, current_decision: 'ask', decision_reason: `${toolName} needs approval in default mode`, is_subagent: false, permission_suggestions: [`${toolName}`] };
+      return {
+        ...base,
+        ...toolFields,
+        current_decision: 'ask',
+        decision_reason: `${toolName} needs approval in default mode`,
+        is_subagent: false,
+        permission_suggestions: [`${toolName}`],
+      };
     case 'PermissionDenied':
       return { ...base, ...toolFields, reason: 'denied by rule', source: 'Rule' };
     case 'PostToolUse':
@@ -123,7 +137,11 @@ export function samplePayload(event: HookEventName, toolName = 'Bash', context: 
     case 'InstructionsLoaded':
       return { ...base, file_path: `${base.cwd}/AGENTS.md`, memory_type: 'Project', load_reason: 'session_start' };
     case 'PostToolBatch':
-      return { ...base, step: 1, tool_calls: [{ tool_name: toolName, tool_input: tool.input, tool_use_id: 'toolu_test_01', tool_response: 'ok' }] };
+      return {
+        ...base,
+        step: 1,
+        tool_calls: [{ tool_name: toolName, tool_input: tool.input, tool_use_id: 'toolu_test_01', tool_response: 'ok' }],
+      };
     case 'StopFailure':
       return { ...base, error: 'rate_limit', error_details: '429 Too Many Requests', last_assistant_message: '429 Too Many Requests' };
     case 'Stop':
@@ -139,13 +157,24 @@ export function samplePayload(event: HookEventName, toolName = 'Bash', context: 
     case 'SubagentStart':
       return { ...base, agent_id: 'agent_test_01', agent_type: 'general-purpose', prompt: 'Find where the hooks config is loaded.' };
     case 'SubagentStop':
-      return { ...base, agent_id: 'agent_test_01', agent_type: 'general-purpose', stop_hook_active: false, last_assistant_message: 'The loader is in src/config.ts.' };
+      return {
+        ...base,
+        agent_id: 'agent_test_01',
+        agent_type: 'general-purpose',
+        stop_hook_active: false,
+        last_assistant_message: 'The loader is in src/config.ts.',
+      };
     case 'PreCompact':
       return { ...base, trigger: 'auto', custom_instructions: null, message_count: 40, estimated_tokens: 98000 };
     case 'PostCompact':
       return { ...base, trigger: 'auto', compact_summary: 'The user asked for a parser test; the agent added one.', new_message_count: 4 };
     case 'Notification':
-      return { ...base, message: 'Hookpilot needs your permission to use Bash', title: 'Permission needed', notification_type: 'permission_prompt' };
+      return {
+        ...base,
+        message: 'Hookpilot needs your permission to use Bash',
+        title: 'Permission needed',
+        notification_type: 'permission_prompt',
+      };
     case 'Error':
       return { ...base, error_type: 'tool', error: 'Bash failed: exit code 1', recoverable: true };
     case 'ConfigChange':

@@ -185,7 +185,7 @@ export class TraceTree {
         return;
     }
     const end = TOOL_ENDS[name];
-    if ((name in TOOL_ENDS) && span.parent?.kind === 'tool') {
+    if (name in TOOL_ENDS && span.parent?.kind === 'tool') {
       const tool = span.parent;
       if (end) Object.assign(tool, end);
       this.forest.close(tool, at, tool.decision);

@@ -12,7 +12,8 @@ export interface WebviewHtmlOptions {
   codiconUri: string;
 }
 
-const escapeAttr = (value: string): string => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeAttr = (value: string): string =>
+  value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /**
  * The HTML skeleton: a strict CSP (scripts only with the nonce; styles and fonts only

@@ -10,7 +10,16 @@ import { startCodeServer, type CodeServer } from './support/code-server';
 import { repoRoot } from './support/paths';
 import type { Page } from './support/playwright';
 import { waitUntil } from './support/wait';
-import { dismissNotifications, openViewContainer, openWorkbench, runCommand, screenshot, waitForNotification, webviewFrame, type Workbench } from './support/workbench';
+import {
+  dismissNotifications,
+  openViewContainer,
+  openWorkbench,
+  runCommand,
+  screenshot,
+  waitForNotification,
+  webviewFrame,
+  type Workbench,
+} from './support/workbench';
 
 // The agent rewrites its own hook configuration in a real VS Code: through a script it writes
 // and runs, so no check of a command line sees it. The guard must still block in the same
@@ -39,7 +48,10 @@ async function script(request: RecordedRequest): Promise<ScriptedReply> {
   const start = messages.map((m) => m.role === 'user' && JSON.stringify(m.content).includes(PROMPT)).lastIndexOf(true);
   if (start < 0) return text('ok');
   const results = messages.slice(start + 1).filter((m) => m.role === 'tool').length;
-  if (results === 0) return toolCalls([{ name: 'Write', arguments: { file_path: 'tidy.sh', content: `echo '{"disableAllHooks":true}' > .vscode/hooks.json\n` } }]);
+  if (results === 0)
+    return toolCalls([
+      { name: 'Write', arguments: { file_path: 'tidy.sh', content: `echo '{"disableAllHooks":true}' > .vscode/hooks.json\n` } },
+    ]);
   if (results === 1) return toolCalls([{ name: 'Bash', arguments: { command: 'sh tidy.sh', description: 'tidy' } }]);
   if (results === 2) {
     await waitForNotification(page(), HELD);
@@ -76,7 +88,11 @@ describe('hook configuration the agent rewrites (real VS Code)', () => {
   it('keeps the guard of the applied configuration, and shows the held change for review', async () => {
     await openViewContainer(page(), 'Hookpilot');
     const chat = await webviewFrame(page(), { selector: '[data-testid="composer-input"]', timeoutMs: TIMEOUT_MS });
-    await waitUntil('the chat composer to be enabled', async () => ((await chat.locator('textarea.composer-input:not([disabled])').count()) > 0 ? true : undefined), { timeoutMs: TIMEOUT_MS });
+    await waitUntil(
+      'the chat composer to be enabled',
+      async () => ((await chat.locator('textarea.composer-input:not([disabled])').count()) > 0 ? true : undefined),
+      { timeoutMs: TIMEOUT_MS },
+    );
     const input = chat.locator('textarea.composer-input');
     await input.fill(PROMPT);
     await input.press('Enter');
@@ -88,7 +104,11 @@ describe('hook configuration the agent rewrites (real VS Code)', () => {
     await screenshot(page(), 'config-1-guard-still-blocks');
 
     await runCommand(page(), 'Hookpilot: Review Configuration Changes Made Outside the Editor');
-    const manager = await webviewFrame(page(), { title: 'Hookpilot Hook Manager', selector: '[data-testid="pending-change"]', timeoutMs: TIMEOUT_MS });
+    const manager = await webviewFrame(page(), {
+      title: 'Hookpilot Hook Manager',
+      selector: '[data-testid="pending-change"]',
+      timeoutMs: TIMEOUT_MS,
+    });
     expect(await manager.locator('[data-testid="pending-diff"]').innerText()).toContain('+{"disableAllHooks":true}');
     await screenshot(page(), 'config-2-review');
     await manager.locator('[data-testid="pending-discard"]').click();
@@ -107,11 +127,22 @@ describe('hook configuration the agent rewrites (real VS Code)', () => {
     await page().keyboard.insertText('{ "hooks": {} }');
     await page().keyboard.press('Control+S');
     await screenshot(page(), 'config-3-typed');
-    await waitUntil('the save', async () => ((await readFile(path.join(folder, '.vscode', 'hooks.json'), 'utf8')).includes('disableAllHooks') ? undefined : true), { timeoutMs: TIMEOUT_MS });
+    await waitUntil(
+      'the save',
+      async () => ((await readFile(path.join(folder, '.vscode', 'hooks.json'), 'utf8')).includes('disableAllHooks') ? undefined : true),
+      { timeoutMs: TIMEOUT_MS },
+    );
 
     await runCommand(page(), 'Hookpilot: Open Hook Manager');
-    const manager = await webviewFrame(page(), { title: 'Hookpilot Hook Manager', selector: '[data-testid="tab-hooks"]', timeoutMs: TIMEOUT_MS });
-    await manager.locator('[data-testid="hook-row"]').filter({ has: manager.locator('.hook-name:text-is("rm-guard")') }).waitFor({ state: 'detached', timeout: TIMEOUT_MS });
+    const manager = await webviewFrame(page(), {
+      title: 'Hookpilot Hook Manager',
+      selector: '[data-testid="tab-hooks"]',
+      timeoutMs: TIMEOUT_MS,
+    });
+    await manager
+      .locator('[data-testid="hook-row"]')
+      .filter({ has: manager.locator('.hook-name:text-is("rm-guard")') })
+      .waitFor({ state: 'detached', timeout: TIMEOUT_MS });
     expect(await manager.locator('[data-testid="pending-config"]').isHidden()).toBe(true);
     await screenshot(page(), 'config-3-saved-applies');
   });

@@ -7,7 +7,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCodeServer, type CodeServer } from './support/code-server';
 import { repoRoot } from './support/paths';
 import type { Page } from './support/playwright';
-import { answerModal, dismissNotifications, openViewContainer, openWorkbench, runCommand, screenshot, webviewFrame, type Workbench } from './support/workbench';
+import {
+  answerModal,
+  dismissNotifications,
+  openViewContainer,
+  openWorkbench,
+  runCommand,
+  screenshot,
+  webviewFrame,
+  type Workbench,
+} from './support/workbench';
 
 // The demo workspace as `npm start` opens it, with no model configured: the chat offers the
 // recorded demo session, its real hooks decide again (the modal asks for the Write), and the
@@ -33,11 +42,17 @@ beforeAll(async () => {
   await copyFile(path.join(repoRoot, 'dist', 'hookpilot.vsix'), vsix);
   // The demo beside its rpc server, as in the repository (the server requires vscode-jsonrpc).
   folder = path.join(tempRoot, 'demo-workspace');
-  await cp(path.join(repoRoot, 'examples', 'demo-workspace'), folder, { recursive: true, filter: (src) => !src.includes('.hookpilot-demo') });
+  await cp(path.join(repoRoot, 'examples', 'demo-workspace'), folder, {
+    recursive: true,
+    filter: (src) => !src.includes('.hookpilot-demo'),
+  });
   await cp(path.join(repoRoot, 'examples', 'rpc-policy-server'), path.join(tempRoot, 'rpc-policy-server'), { recursive: true });
   await symlink(path.join(repoRoot, 'node_modules'), path.join(tempRoot, 'node_modules'));
   // The webhook's receiver, as npm start runs it, on a free port.
-  receiver = spawn(process.execPath, [path.join(folder, 'tools', 'audit-receiver.js')], { env: { ...process.env, HOOKPILOT_DEMO_RECEIVER_PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  receiver = spawn(process.execPath, [path.join(folder, 'tools', 'audit-receiver.js')], {
+    env: { ...process.env, HOOKPILOT_DEMO_RECEIVER_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<string>((resolve, reject) => {
     receiver?.once('exit', (code) => reject(new Error(`the receiver exited with ${code}`)));
     receiver?.stdout?.once('data', (chunk: Buffer) => resolve(/127\.0\.0\.1:(\d+)\//.exec(chunk.toString())?.[1] ?? '7777'));
@@ -76,9 +91,16 @@ describe('the demo replay in a real VS Code', () => {
       await runCommand(page(), 'Hookpilot: Open Hook Manager');
       const manager = await webviewFrame(page(), { title: 'Hookpilot Hook Manager', selector: '[data-testid="tab-timeline"]' });
       await manager.locator('[data-testid="tab-timeline"]').click();
-      await manager.locator('[data-testid="timeline-session"]').filter({ hasText: 'replay-' }).waitFor({ state: 'attached', timeout: 30_000 });
+      await manager
+        .locator('[data-testid="timeline-session"]')
+        .filter({ hasText: 'replay-' })
+        .waitFor({ state: 'attached', timeout: 30_000 });
       await manager.locator('[data-testid="timeline-view-table"]').click();
-      await manager.locator('[data-testid="timeline-scroller"]').filter({ hasText: 'guard' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+      await manager
+        .locator('[data-testid="timeline-scroller"]')
+        .filter({ hasText: 'guard' })
+        .first()
+        .waitFor({ state: 'visible', timeout: 30_000 });
       await screenshot(page(), 'demo-replay-3-timeline');
     } catch (error) {
       await screenshot(page(), 'demo-replay-failed').catch(() => undefined);

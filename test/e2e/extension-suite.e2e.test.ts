@@ -36,7 +36,12 @@ describe('the extension test suite in a real VS Code (code-server)', () => {
     const workspace = path.join(scratch, 'workspace');
     await cp(path.join(repoRoot, 'test', 'vscode-desktop', 'fixtures', 'workspace'), workspace, { recursive: true });
     const testsEntry = await buildSuite(repoRoot);
-    server = await startCodeServer({ folder: workspace, trusted: true, env: { [RESULTS_FILE_VARIABLE]: resultsFile }, name: 'extension-suite' });
+    server = await startCodeServer({
+      folder: workspace,
+      trusted: true,
+      env: { [RESULTS_FILE_VARIABLE]: resultsFile },
+      name: 'extension-suite',
+    });
     const remote = (file: string) => `vscode-remote://127.0.0.1:${server?.port}${file}`;
     const payload = [
       ['extensionDevelopmentPath', remote(repoRoot)],
@@ -51,9 +56,13 @@ describe('the extension test suite in a real VS Code (code-server)', () => {
     await rm(scratch, { recursive: true, force: true });
   });
 
-  it('passes every test, the approval flow included', async () => {
-    const results = JSON.parse(await waitForFile(resultsFile, { timeoutMs: SUITE_TIMEOUT_MS })) as SuiteResults;
-    // The exact list: a test skipped, renamed or lost from the bundle must fail here, not pass silently.
-    expect({ ...results, passed: [...results.passed].sort() }).toEqual({ passed: [...SUITE_TESTS].sort(), failed: [], pending: [] });
-  }, SUITE_TIMEOUT_MS + 30_000);
+  it(
+    'passes every test, the approval flow included',
+    async () => {
+      const results = JSON.parse(await waitForFile(resultsFile, { timeoutMs: SUITE_TIMEOUT_MS })) as SuiteResults;
+      // The exact list: a test skipped, renamed or lost from the bundle must fail here, not pass silently.
+      expect({ ...results, passed: [...results.passed].sort() }).toEqual({ passed: [...SUITE_TESTS].sort(), failed: [], pending: [] });
+    },
+    SUITE_TIMEOUT_MS + 30_000,
+  );
 });

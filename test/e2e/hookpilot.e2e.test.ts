@@ -75,10 +75,18 @@ function turnOf(request: RecordedRequest): { prompt: keyof typeof PROMPTS | unde
 function script(request: RecordedRequest): ScriptedReply {
   const { prompt, toolResults } = turnOf(request);
   const steps: Record<keyof typeof PROMPTS, ScriptedReply[]> = {
-    trustedFirst: [bash('rm -rf keep.txt'), bash('echo allowed > allowed.txt'), bash('echo denied > denied.txt'), text(FINAL_TEXTS.trustedFirst)],
+    trustedFirst: [
+      bash('rm -rf keep.txt'),
+      bash('echo allowed > allowed.txt'),
+      bash('echo denied > denied.txt'),
+      text(FINAL_TEXTS.trustedFirst),
+    ],
     trustedSecond: [bash('rm -rf keep.txt'), text(FINAL_TEXTS.trustedSecond)],
     // The final answer says whether the note typed during the command reached the model.
-    steering: [bash(STEERING_COMMAND), text(request.body.messages.some((m) => contentText(m.content).includes(STEERING_NOTE)) ? FINAL_TEXTS.steering : 'E2E-NO-NOTE')],
+    steering: [
+      bash(STEERING_COMMAND),
+      text(request.body.messages.some((m) => contentText(m.content).includes(STEERING_NOTE)) ? FINAL_TEXTS.steering : 'E2E-NO-NOTE'),
+    ],
     restricted: [bash('rm -rf keep.txt'), text(FINAL_TEXTS.restricted)],
     managerRuns: [bash('rm -rf keep.txt'), bash('echo manager > manager.txt'), text(FINAL_TEXTS.managerRuns)],
   };
@@ -132,9 +140,13 @@ async function openChat(page: Page): Promise<FrameLocator> {
   await openViewContainer(page, 'Hookpilot');
   const chat = await webviewFrame(page, { selector: '[data-testid="composer-input"]', timeoutMs: ACTIVATION_TIMEOUT_MS });
   // The composer is enabled once the host reports a configured model.
-  await waitUntil('the chat composer to be enabled', async () => ((await chat.locator('textarea.composer-input:not([disabled])').count()) > 0 ? true : undefined), {
-    timeoutMs: ACTIVATION_TIMEOUT_MS,
-  });
+  await waitUntil(
+    'the chat composer to be enabled',
+    async () => ((await chat.locator('textarea.composer-input:not([disabled])').count()) > 0 ? true : undefined),
+    {
+      timeoutMs: ACTIVATION_TIMEOUT_MS,
+    },
+  );
   return chat;
 }
 
@@ -216,8 +228,14 @@ describe('trusted workspace', () => {
     expect(existsSync(path.join(folder, 'denied.txt'))).toBe(false);
     await screenshot(page(), 'hookpilot-3-first-turn-done');
 
-    expect((await guardRuns(folder)).slice(runsBefore)).toEqual(['rm -rf keep.txt', 'echo allowed > allowed.txt', 'echo denied > denied.txt']);
-    const contextRequests = model.requests.filter((r) => r.body.messages.some((m) => contentText(m.content).includes(`${CONTEXT_MARKER}: the workspace saw \`echo allowed > allowed.txt\``)));
+    expect((await guardRuns(folder)).slice(runsBefore)).toEqual([
+      'rm -rf keep.txt',
+      'echo allowed > allowed.txt',
+      'echo denied > denied.txt',
+    ]);
+    const contextRequests = model.requests.filter((r) =>
+      r.body.messages.some((m) => contentText(m.content).includes(`${CONTEXT_MARKER}: the workspace saw \`echo allowed > allowed.txt\``)),
+    );
     expect(contextRequests.length).toBeGreaterThan(0);
     expect(await chat.locator('[data-testid="hook-note"]').filter({ hasText: 'Context from context-note' }).count()).toBeGreaterThan(0);
   });
@@ -240,7 +258,10 @@ describe('trusted workspace', () => {
     await dismissNotifications(page());
     const manager = await openHookManager(page());
     await manager.locator('[data-testid="tab-hooks"]').click();
-    await hookRow(manager, 'rm-guard').locator('[data-testid="hook-inactive"]').filter({ hasText: 'Turned off' }).waitFor({ state: 'visible', timeout: 30_000 });
+    await hookRow(manager, 'rm-guard')
+      .locator('[data-testid="hook-inactive"]')
+      .filter({ hasText: 'Turned off' })
+      .waitFor({ state: 'visible', timeout: 30_000 });
 
     // Back on for the other tests.
     await runCommand(page(), 'Hookpilot: Enable Hook…');
@@ -285,8 +306,12 @@ describe('trusted workspace', () => {
 
     await manager.locator('[data-testid="tab-timeline"]').click();
     // This session's records, in the trace (the default view): the guard's block and the note after the command that ran.
-    const hookRun = (name: string) => manager.locator('.tr-row[data-kind="hook"]').filter({ has: manager.locator(`.tr-label:text-is("${name}")`) });
-    await hookRun('rm-guard').filter({ has: manager.locator('.badge-block') }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    const hookRun = (name: string) =>
+      manager.locator('.tr-row[data-kind="hook"]').filter({ has: manager.locator(`.tr-label:text-is("${name}")`) });
+    await hookRun('rm-guard')
+      .filter({ has: manager.locator('.badge-block') })
+      .first()
+      .waitFor({ state: 'visible', timeout: 30_000 });
     await hookRun('context-note').first().waitFor({ state: 'visible', timeout: 30_000 });
     await screenshot(page(), 'hookpilot-7-manager-timeline');
   });

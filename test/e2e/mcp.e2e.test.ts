@@ -10,7 +10,15 @@ import { startCodeServer, type CodeServer } from './support/code-server';
 import { repoRoot } from './support/paths';
 import type { FrameLocator, Page } from './support/playwright';
 import { waitUntil } from './support/wait';
-import { dismissNotifications, openViewContainer, openWorkbench, runCommand, screenshot, webviewFrame, type Workbench } from './support/workbench';
+import {
+  dismissNotifications,
+  openViewContainer,
+  openWorkbench,
+  runCommand,
+  screenshot,
+  webviewFrame,
+  type Workbench,
+} from './support/workbench';
 
 // A real MCP server (server-memory from node_modules) named in the workspace's .vscode/mcp.json,
 // in a real VS Code: the model calls it twice, a PreToolUse hook matching mcp__memory__.* blocks
@@ -24,7 +32,9 @@ const DONE = 'E2E-MCP-DONE: one remembered, one refused.';
 const GUARD_REASON = 'mcp-guard: Mallory may not be remembered';
 
 const remember = (name: string) =>
-  toolCalls([{ name: 'mcp__memory__create_entities', arguments: { entities: [{ name, entityType: 'person', observations: [`${name} was here`] }] } }]);
+  toolCalls([
+    { name: 'mcp__memory__create_entities', arguments: { entities: [{ name, entityType: 'person', observations: [`${name} was here`] }] } },
+  ]);
 
 /** One reply per tool result since the prompt. */
 function script(request: RecordedRequest): ScriptedReply {
@@ -72,7 +82,10 @@ beforeAll(async () => {
   await writeFile(path.join(folder, '.vscode', 'mcp.json'), JSON.stringify({ servers: { memory } }, null, 2));
   await writeFile(path.join(folder, 'hooks', 'mcp-guard.js'), MCP_GUARD);
   const hooks = JSON.parse(await readFile(path.join(folder, '.vscode', 'hooks.json'), 'utf8')) as { hooks: Record<string, unknown[]> };
-  hooks.hooks.PreToolUse.push({ matcher: 'mcp__memory__.*', hooks: [{ type: 'command', name: 'mcp-guard', command: 'node hooks/mcp-guard.js' }] });
+  hooks.hooks.PreToolUse.push({
+    matcher: 'mcp__memory__.*',
+    hooks: [{ type: 'command', name: 'mcp-guard', command: 'node hooks/mcp-guard.js' }],
+  });
   await writeFile(path.join(folder, '.vscode', 'hooks.json'), JSON.stringify(hooks, null, 2));
   const settings = {
     'hookpilot.baseUrl': model.url,
@@ -116,7 +129,8 @@ describe('MCP servers in a real VS Code', () => {
       expect(await cards.nth(0).innerText()).toContain('MCP memory: create_entities');
       expect(await chat.locator('.tool-card.status-blocked').filter({ has: blockNote }).count()).toBe(1);
       expect(await chat.locator('.tool-card.status-blocked').count()).toBe(1);
-      const offered = (model.requests[0].body as { tools?: Array<{ function: { name: string } }> }).tools?.map((t) => t.function.name) ?? [];
+      const offered =
+        (model.requests[0].body as { tools?: Array<{ function: { name: string } }> }).tools?.map((t) => t.function.name) ?? [];
       expect(offered).toContain('mcp__memory__create_entities');
       const remembered = existsSync(path.join(folder, 'memory.jsonl')) ? await readFile(path.join(folder, 'memory.jsonl'), 'utf8') : '';
       expect(remembered).toContain('Ada');
@@ -129,7 +143,9 @@ describe('MCP servers in a real VS Code', () => {
       await manager.locator('[data-testid="tab-mcp"]').click();
       const card = manager.locator('[data-testid="mcp-server"][data-server="memory"]');
       await card.locator('[data-testid="mcp-state"]').filter({ hasText: 'connected' }).waitFor({ state: 'visible', timeout: 30_000 });
-      expect(await card.locator('[data-testid="mcp-tool"]').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringContaining('mcp__memory__create_entities')]));
+      expect(await card.locator('[data-testid="mcp-tool"]').allInnerTexts()).toEqual(
+        expect.arrayContaining([expect.stringContaining('mcp__memory__create_entities')]),
+      );
       await screenshot(page(), 'mcp-2-manager-tab');
     } catch (error) {
       await screenshot(page(), 'mcp-failed').catch(() => undefined);

@@ -28,7 +28,13 @@ const bash = (command: string, id = 'call_1') => toolCalls([{ id, name: 'Bash', 
 describe('agent loop with real hook scripts', () => {
   it('a PreToolUse guard (exit 2) blocks rm -rf: the file survives and the model gets the reason', async () => {
     h = await startAgent(
-      { 'keep.txt': 'precious', 'hooks/guard.js': guard, '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] }) },
+      {
+        'keep.txt': 'precious',
+        'hooks/guard.js': guard,
+        '.vscode/hooks.json': hooksJson({
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }],
+        }),
+      },
       [bash('rm -rf keep.txt'), text('I could not delete it.')],
     );
     const outcome = await h.session.prompt('delete keep.txt');
@@ -40,9 +46,16 @@ describe('agent loop with real hook scripts', () => {
   });
 
   it('PostToolUse additionalContext reaches the model next to the tool result', async () => {
-    const ctx = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'formatter ran: 0 changes' } }));`);
+    const ctx = nodeHook(
+      `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'formatter ran: 0 changes' } }));`,
+    );
     h = await startAgent(
-      { 'hooks/ctx.js': ctx, '.vscode/hooks.json': hooksJson({ PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/ctx.js', name: 'formatter' }] }] }) },
+      {
+        'hooks/ctx.js': ctx,
+        '.vscode/hooks.json': hooksJson({
+          PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/ctx.js', name: 'formatter' }] }],
+        }),
+      },
       [bash('echo hello'), text('done')],
       { session: { permissions: () => ({ mode: 'bypassPermissions', allow: [], deny: [], ask: [], additionalDirectories: [] }) } },
     );
@@ -53,8 +66,16 @@ describe('agent loop with real hook scripts', () => {
   });
 
   it('updatedInput replaces the whole input before the tool runs', async () => {
-    const rewrite = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { command: 'echo rewritten > out.txt' } } }));`);
-    h = await startAgent({ 'hooks/rw.js': rewrite, '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/rw.js' }] }] }) }, [bash('echo original > out.txt'), text('ok')]);
+    const rewrite = nodeHook(
+      `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', updatedInput: { command: 'echo rewritten > out.txt' } } }));`,
+    );
+    h = await startAgent(
+      {
+        'hooks/rw.js': rewrite,
+        '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/rw.js' }] }] }),
+      },
+      [bash('echo original > out.txt'), text('ok')],
+    );
     const outcome = await h.session.prompt('write');
     expect(readFileSync(h.workspace.file('out.txt'), 'utf8').trim()).toBe('rewritten');
     expect(outcome.toolCalls[0].input).toEqual({ command: 'echo rewritten > out.txt' });
@@ -63,7 +84,10 @@ describe('agent loop with real hook scripts', () => {
   it('in default mode Bash needs approval: with nobody to ask it is denied and PermissionDenied fires', async () => {
     const record = nodeHook(`fs.appendFileSync('denied.log', input.tool_name + ':' + input.source + '\\n');`);
     h = await startAgent(
-      { 'hooks/rec.js': record, '.vscode/hooks.json': hooksJson({ PermissionDenied: [{ hooks: [{ type: 'command', command: 'node hooks/rec.js' }] }] }) },
+      {
+        'hooks/rec.js': record,
+        '.vscode/hooks.json': hooksJson({ PermissionDenied: [{ hooks: [{ type: 'command', command: 'node hooks/rec.js' }] }] }),
+      },
       [bash('touch made.txt'), text('denied')],
     );
     const outcome = await h.session.prompt('touch');
@@ -82,7 +106,10 @@ describe('agent loop with real hook scripts', () => {
   it('an unanswered approval times out: denied, and PermissionDenied fires with source Timeout', async () => {
     const record = nodeHook(`fs.appendFileSync('denied.log', input.source + '\\n');`);
     h = await startAgent(
-      { 'hooks/rec.js': record, '.vscode/hooks.json': hooksJson({ PermissionDenied: [{ hooks: [{ type: 'command', command: 'node hooks/rec.js' }] }] }) },
+      {
+        'hooks/rec.js': record,
+        '.vscode/hooks.json': hooksJson({ PermissionDenied: [{ hooks: [{ type: 'command', command: 'node hooks/rec.js' }] }] }),
+      },
       [bash('touch late.txt'), text('timed out')],
       { approver: { request: () => new Promise(() => undefined) }, session: { approvalTimeoutMs: 200 } },
     );
@@ -94,9 +121,14 @@ describe('agent loop with real hook scripts', () => {
   });
 
   it('a PermissionDenied hook answering retry: true tells the model it may retry; the retry is checked again', async () => {
-    const retry = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionDenied', retry: input.tool_input.command === 'touch first.txt' } }));`);
+    const retry = nodeHook(
+      `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionDenied', retry: input.tool_input.command === 'touch first.txt' } }));`,
+    );
     h = await startAgent(
-      { 'hooks/retry.js': retry, '.vscode/hooks.json': hooksJson({ PermissionDenied: [{ hooks: [{ type: 'command', command: 'node hooks/retry.js' }] }] }) },
+      {
+        'hooks/retry.js': retry,
+        '.vscode/hooks.json': hooksJson({ PermissionDenied: [{ hooks: [{ type: 'command', command: 'node hooks/retry.js' }] }] }),
+      },
       [bash('touch first.txt', 'c1'), bash('touch second.txt', 'c2'), text('gave up')],
     );
     const outcome = await h.session.prompt('touch twice');
@@ -109,9 +141,16 @@ describe('agent loop with real hook scripts', () => {
   });
 
   it('a PostToolUseFailure hook can replace the error text the model sees', async () => {
-    const explain = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUseFailure', updatedToolOutput: 'FRIENDLY: ' + input.tool_input.file_path + ' does not exist yet' } }));`);
+    const explain = nodeHook(
+      `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUseFailure', updatedToolOutput: 'FRIENDLY: ' + input.tool_input.file_path + ' does not exist yet' } }));`,
+    );
     h = await startAgent(
-      { 'hooks/explain.js': explain, '.vscode/hooks.json': hooksJson({ PostToolUseFailure: [{ matcher: 'Read', hooks: [{ type: 'command', command: 'node hooks/explain.js' }] }] }) },
+      {
+        'hooks/explain.js': explain,
+        '.vscode/hooks.json': hooksJson({
+          PostToolUseFailure: [{ matcher: 'Read', hooks: [{ type: 'command', command: 'node hooks/explain.js' }] }],
+        }),
+      },
       [toolCalls([{ id: 'r1', name: 'Read', arguments: { file_path: 'missing.txt' } }]), text('ok')],
     );
     const outcome = await h.session.prompt('read it');
@@ -120,8 +159,18 @@ describe('agent loop with real hook scripts', () => {
   });
 
   it('a PermissionRequest hook can allow what the mode would ask a person about, and its context reaches the model', async () => {
-    const approve = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' }, additionalContext: 'APPROVED-BY-POLICY-7' } }));`);
-    h = await startAgent({ 'hooks/ok.js': approve, '.vscode/hooks.json': hooksJson({ PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/ok.js' }] }] }) }, [bash('touch made.txt'), text('made')]);
+    const approve = nodeHook(
+      `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' }, additionalContext: 'APPROVED-BY-POLICY-7' } }));`,
+    );
+    h = await startAgent(
+      {
+        'hooks/ok.js': approve,
+        '.vscode/hooks.json': hooksJson({
+          PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/ok.js' }] }],
+        }),
+      },
+      [bash('touch made.txt'), text('made')],
+    );
     const outcome = await h.session.prompt('touch');
     expect(outcome.toolCalls[0].outcome).toBe('executed');
     expect(existsSync(h.workspace.file('made.txt'))).toBe(true);
@@ -133,7 +182,13 @@ describe('agent loop with real hook scripts', () => {
 const to = { 'touch a.txt': 'rm -f keep.txt', 'touch b.txt': 42, 'touch c.txt': 'touch rewritten.txt' }[input.tool_input.command];
 process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedInput: { command: to } } } }));`);
     h = await startAgent(
-      { 'keep.txt': 'precious', 'hooks/rewrite.js': rewrite, '.vscode/hooks.json': hooksJson({ PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/rewrite.js' }] }] }) },
+      {
+        'keep.txt': 'precious',
+        'hooks/rewrite.js': rewrite,
+        '.vscode/hooks.json': hooksJson({
+          PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/rewrite.js' }] }],
+        }),
+      },
       [bash('touch a.txt', 'c1'), bash('touch b.txt', 'c2'), bash('touch c.txt', 'c3'), text('done')],
       { session: { permissions: () => ({ mode: 'default', allow: [], deny: ['Bash(rm *)'], ask: [], additionalDirectories: [] }) } },
     );
@@ -159,18 +214,37 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
   });
 
   it('a hook allow never overrides a deny rule (system deny)', async () => {
-    const allowAll = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow' } }));`);
-    h = await startAgent({ 'hooks/allow.js': allowAll, '.vscode/hooks.json': hooksJson({ PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/allow.js' }] }] }) }, [bash('touch x.txt'), text('no')], {
-      session: { permissions: () => ({ mode: 'bypassPermissions', allow: [], deny: ['Bash(touch *)'], ask: [], additionalDirectories: [] }) },
-    });
+    const allowAll = nodeHook(
+      `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow' } }));`,
+    );
+    h = await startAgent(
+      {
+        'hooks/allow.js': allowAll,
+        '.vscode/hooks.json': hooksJson({ PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/allow.js' }] }] }),
+      },
+      [bash('touch x.txt'), text('no')],
+      {
+        session: {
+          permissions: () => ({ mode: 'bypassPermissions', allow: [], deny: ['Bash(touch *)'], ask: [], additionalDirectories: [] }),
+        },
+      },
+    );
     const outcome = await h.session.prompt('touch');
     expect(outcome.toolCalls[0].outcome).toBe('denied');
     expect(existsSync(h.workspace.file('x.txt'))).toBe(false);
   });
 
   it('UserPromptSubmit: exit 2 blocks the prompt before any model call; plain stdout becomes context', async () => {
-    const gate = nodeHook(`if (input.prompt.includes('secret')) { process.stderr.write('prompts may not mention secrets'); process.exit(2); } process.stdout.write('Current branch: main');`);
-    h = await startAgent({ 'hooks/ups.js': gate, '.vscode/hooks.json': hooksJson({ UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/ups.js' }] }] }) }, [text('fine')]);
+    const gate = nodeHook(
+      `if (input.prompt.includes('secret')) { process.stderr.write('prompts may not mention secrets'); process.exit(2); } process.stdout.write('Current branch: main');`,
+    );
+    h = await startAgent(
+      {
+        'hooks/ups.js': gate,
+        '.vscode/hooks.json': hooksJson({ UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/ups.js' }] }] }),
+      },
+      [text('fine')],
+    );
     const blocked = await h.session.prompt('tell me the secret');
     expect(blocked.reason).toBe('blocked');
     expect(h.server.requests).toHaveLength(0);
@@ -182,8 +256,16 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
   });
 
   it('Stop: decision block makes the agent continue with the reason; stop_hook_active is set the next time', async () => {
-    const stop = nodeHook(`fs.appendFileSync('stop.log', String(input.stop_hook_active) + '\\n'); if (!input.stop_hook_active) process.stdout.write(JSON.stringify({ decision: 'block', reason: 'run the tests first' }));`);
-    h = await startAgent({ 'hooks/stop.js': stop, '.vscode/hooks.json': hooksJson({ Stop: [{ hooks: [{ type: 'command', command: 'node hooks/stop.js' }] }] }) }, [text('done'), text('tests pass, done')]);
+    const stop = nodeHook(
+      `fs.appendFileSync('stop.log', String(input.stop_hook_active) + '\\n'); if (!input.stop_hook_active) process.stdout.write(JSON.stringify({ decision: 'block', reason: 'run the tests first' }));`,
+    );
+    h = await startAgent(
+      {
+        'hooks/stop.js': stop,
+        '.vscode/hooks.json': hooksJson({ Stop: [{ hooks: [{ type: 'command', command: 'node hooks/stop.js' }] }] }),
+      },
+      [text('done'), text('tests pass, done')],
+    );
     const outcome = await h.session.prompt('work');
     expect(outcome).toMatchObject({ reason: 'completed', result: 'tests pass, done' });
     expect(readFileSync(h.workspace.file('stop.log'), 'utf8')).toBe('false\ntrue\n');
@@ -192,9 +274,16 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
 
   it('Stop: a hook that always blocks is overridden at the cap', async () => {
     const stop = nodeHook(`process.stdout.write(JSON.stringify({ decision: 'block', reason: 'again' }));`);
-    h = await startAgent({ 'hooks/stop.js': stop, '.vscode/hooks.json': hooksJson({ Stop: [{ hooks: [{ type: 'command', command: 'node hooks/stop.js' }] }] }) }, [text('1'), text('2'), text('3')], {
-      session: { stopHookCap: 2 },
-    });
+    h = await startAgent(
+      {
+        'hooks/stop.js': stop,
+        '.vscode/hooks.json': hooksJson({ Stop: [{ hooks: [{ type: 'command', command: 'node hooks/stop.js' }] }] }),
+      },
+      [text('1'), text('2'), text('3')],
+      {
+        session: { stopHookCap: 2 },
+      },
+    );
     const outcome = await h.session.prompt('work');
     expect(outcome.reason).toBe('completed');
     expect(h.server.requests).toHaveLength(3);
@@ -203,7 +292,13 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
 
   it('continue: false from PostToolUse stops the session with its stopReason', async () => {
     const halt = nodeHook(`process.stdout.write(JSON.stringify({ continue: false, stopReason: 'budget exhausted' }));`);
-    h = await startAgent({ 'hooks/halt.js': halt, '.vscode/hooks.json': hooksJson({ PostToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/halt.js' }] }] }) }, [toolCalls([{ id: 'r1', name: 'Glob', arguments: { pattern: '*' } }]), text('never')]);
+    h = await startAgent(
+      {
+        'hooks/halt.js': halt,
+        '.vscode/hooks.json': hooksJson({ PostToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/halt.js' }] }] }),
+      },
+      [toolCalls([{ id: 'r1', name: 'Glob', arguments: { pattern: '*' } }]), text('never')],
+    );
     const outcome = await h.session.prompt('look');
     expect(outcome.reason).toBe('stopped');
     expect(outcome.stopSession).toMatchObject({ reason: 'budget exhausted' });
@@ -217,7 +312,10 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
       {
         'hooks/halt.js': halt,
         'hooks/skipped.js': skipped,
-        '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/halt.js' }] }], tool_exec_skipped: [{ hooks: [{ type: 'command', command: 'node hooks/skipped.js' }] }] }),
+        '.vscode/hooks.json': hooksJson({
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/halt.js' }] }],
+          tool_exec_skipped: [{ hooks: [{ type: 'command', command: 'node hooks/skipped.js' }] }],
+        }),
       },
       [
         toolCalls([
@@ -230,21 +328,36 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
     );
     const outcome = await h.session.prompt('do three things');
     expect(outcome.reason).toBe('stopped');
-    expect(outcome.toolCalls.map((c) => [c.id, c.outcome])).toEqual([['c1', 'blocked'], ['c2', 'skipped'], ['c3', 'skipped']]);
+    expect(outcome.toolCalls.map((c) => [c.id, c.outcome])).toEqual([
+      ['c1', 'blocked'],
+      ['c2', 'skipped'],
+      ['c3', 'skipped'],
+    ]);
     expect(existsSync(h.workspace.file('one.txt')) || existsSync(h.workspace.file('two.txt'))).toBe(false);
     const log = h.workspace.file('skipped.log');
-    for (let i = 0; i < 200 && !(existsSync(log) && readFileSync(log, 'utf8').split('\n').length > 2); i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && !(existsSync(log) && readFileSync(log, 'utf8').split('\n').length > 2); i++)
+      await new Promise((r) => setTimeout(r, 25));
     expect(readFileSync(log, 'utf8').split('\n').filter(Boolean).sort()).toEqual([
       'c2 Write: hook "halt.js" stopped the turn before this call ran (out of budget).',
       'c3 Glob: hook "halt.js" stopped the turn before this call ran (out of budget).',
     ]);
-    expect(h.events.filter((e) => e.type === 'tool_finished').map((e) => e.type === 'tool_finished' && e.outcome)).toEqual(['blocked', 'skipped', 'skipped']);
+    expect(h.events.filter((e) => e.type === 'tool_finished').map((e) => e.type === 'tool_finished' && e.outcome)).toEqual([
+      'blocked',
+      'skipped',
+      'skipped',
+    ]);
     const { records } = await h.engine.audit.read(h.session.id);
-    expect(records.filter((r) => r.type === 'permission')).toMatchObject([{ tool_use_id: 'c1', decision: 'deny', by: 'hook', source: 'hook halt.js', reason: 'out of budget' }]);
+    expect(records.filter((r) => r.type === 'permission')).toMatchObject([
+      { tool_use_id: 'c1', decision: 'deny', by: 'hook', source: 'hook halt.js', reason: 'out of budget' },
+    ]);
 
     // The next prompt sends a conversation an OpenAI-compatible server accepts: every call has its answer.
     expect((await h.session.prompt('and now?')).reason).toBe('completed');
-    const messages = h.server.requests[1].body.messages as Array<{ role: string; tool_call_id?: string; tool_calls?: Array<{ id: string }> }>;
+    const messages = h.server.requests[1].body.messages as Array<{
+      role: string;
+      tool_call_id?: string;
+      tool_calls?: Array<{ id: string }>;
+    }>;
     const asked = messages.flatMap((m) => m.tool_calls?.map((c) => c.id) ?? []);
     const answered = messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id);
     expect(asked).toEqual(['c1', 'c2', 'c3']);
@@ -252,15 +365,29 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
     expect(toolMessageSent(h.server, 'c3')).toContain('Not run: hook "halt.js" stopped the turn');
   });
 
-  it("a Warning: the user sees it, the model gets it as context, and truncateOutput shortens the output the model sees (in-process and command hooks)", async () => {
-    const shorten = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', truncateOutput: true } }));`);
+  it('a Warning: the user sees it, the model gets it as context, and truncateOutput shortens the output the model sees (in-process and command hooks)', async () => {
+    const shorten = nodeHook(
+      `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', truncateOutput: true } }));`,
+    );
     const bigOutput = "node -e \"process.stdout.write('H'.repeat(1500) + 'M'.repeat(3000) + 'T'.repeat(500))\"";
     h = await startAgent(
-      { 'hooks/shorten.js': shorten, '.vscode/hooks.json': hooksJson({ PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/shorten.js' }] }] }) },
-      [toolCalls([{ id: 'w1', name: 'Bash', arguments: { command: bigOutput } }]), toolCalls([{ id: 'w2', name: 'Glob', arguments: { pattern: '*' } }]), text('done')],
+      {
+        'hooks/shorten.js': shorten,
+        '.vscode/hooks.json': hooksJson({
+          PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/shorten.js' }] }],
+        }),
+      },
+      [
+        toolCalls([{ id: 'w1', name: 'Bash', arguments: { command: bigOutput } }]),
+        toolCalls([{ id: 'w2', name: 'Glob', arguments: { pattern: '*' } }]),
+        text('done'),
+      ],
       { session: { permissions: () => ({ mode: 'bypassPermissions', allow: [], deny: [], ask: [], additionalDirectories: [] }) } },
     );
-    h.engine.addInProcessHook({ name: 'glob-watch', postToolUse: (p) => (p.tool_name === 'Glob' ? actions.warning('the listing may be stale') : undefined) });
+    h.engine.addInProcessHook({
+      name: 'glob-watch',
+      postToolUse: (p) => (p.tool_name === 'Glob' ? actions.warning('the listing may be stale') : undefined),
+    });
     await h.session.prompt('print a lot, then list');
 
     const shortened = toolMessageSent(h.server, 'w1') ?? '';
@@ -268,7 +395,9 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
     expect(shortened).not.toContain('M');
     expect(toolMessageSent(h.server, 'w2')).toContain('[Hook: glob-watch | PostToolUse] Warning: the listing may be stale');
     const card = h.events.find((e) => e.type === 'tool_finished' && e.id === 'w2');
-    expect(card?.type === 'tool_finished' && card.hooks.some((a) => a.kind === 'warning' && a.detail === 'the listing may be stale')).toBe(true);
+    expect(card?.type === 'tool_finished' && card.hooks.some((a) => a.kind === 'warning' && a.detail === 'the listing may be stale')).toBe(
+      true,
+    );
   });
 
   it('malformed tool arguments are explained to the model and the session goes on', async () => {
@@ -281,16 +410,31 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
 
   it('SessionStart plain stdout is context at the start of the conversation', async () => {
     const start = nodeHook(`process.stdout.write('Project uses pnpm; source ' + input.source);`);
-    h = await startAgent({ 'hooks/start.js': start, '.vscode/hooks.json': hooksJson({ SessionStart: [{ matcher: 'startup', hooks: [{ type: 'command', command: 'node hooks/start.js' }] }] }) }, [text('ok')]);
+    h = await startAgent(
+      {
+        'hooks/start.js': start,
+        '.vscode/hooks.json': hooksJson({
+          SessionStart: [{ matcher: 'startup', hooks: [{ type: 'command', command: 'node hooks/start.js' }] }],
+        }),
+      },
+      [text('ok')],
+    );
     await h.session.prompt('hi');
     expect(JSON.stringify(h.server.requests[0].body.messages)).toContain('Project uses pnpm; source startup');
   });
 
   it('untrusted workspace: hooks from .vscode/hooks.json do not run', async () => {
     h = await startAgent(
-      { 'keep.txt': 'x', 'hooks/guard.js': guard, '.vscode/hooks.json': hooksJson({ PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] }) },
+      {
+        'keep.txt': 'x',
+        'hooks/guard.js': guard,
+        '.vscode/hooks.json': hooksJson({ PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] }),
+      },
       [bash('echo rm -rf nothing'), text('ok')],
-      { trusted: false, session: { permissions: () => ({ mode: 'bypassPermissions', allow: [], deny: [], ask: [], additionalDirectories: [] }) } },
+      {
+        trusted: false,
+        session: { permissions: () => ({ mode: 'bypassPermissions', allow: [], deny: [], ask: [], additionalDirectories: [] }) },
+      },
     );
     const outcome = await h.session.prompt('go');
     expect(outcome.toolCalls[0].outcome).toBe('executed');
@@ -299,7 +443,10 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
 
   it('an unreachable model ends the turn with a clear error and fires Error; the session survives', async () => {
     const rec = nodeHook(`fs.appendFileSync('errors.log', input.error_type + '\\n');`);
-    h = await startAgent({ 'hooks/err.js': rec, '.vscode/hooks.json': hooksJson({ Error: [{ hooks: [{ type: 'command', command: 'node hooks/err.js' }] }] }) }, [text('x')]);
+    h = await startAgent(
+      { 'hooks/err.js': rec, '.vscode/hooks.json': hooksJson({ Error: [{ hooks: [{ type: 'command', command: 'node hooks/err.js' }] }] }) },
+      [text('x')],
+    );
     await h.server.close();
     const outcome = await h.session.prompt('hi');
     await h.engine.dispatcher.drain(5000);
@@ -309,25 +456,48 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
   });
 
   it('an abort decision from a PreToolUse hook ends the turn: the tool does not run and the calls after it are skipped', async () => {
-    const abort = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', abort: 'turn' }, reason: 'budget guard' }));`);
+    const abort = nodeHook(
+      `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', abort: 'turn' }, reason: 'budget guard' }));`,
+    );
     h = await startAgent(
-      { 'hooks/abort.js': abort, '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/abort.js', name: 'budget' }] }] }) },
-      [toolCalls([{ id: 'a1', name: 'Bash', arguments: { command: 'touch aborted.txt' } }, { id: 'a2', name: 'Write', arguments: { file_path: 'later.txt', content: 'x' } }]), text('never')],
+      {
+        'hooks/abort.js': abort,
+        '.vscode/hooks.json': hooksJson({
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/abort.js', name: 'budget' }] }],
+        }),
+      },
+      [
+        toolCalls([
+          { id: 'a1', name: 'Bash', arguments: { command: 'touch aborted.txt' } },
+          { id: 'a2', name: 'Write', arguments: { file_path: 'later.txt', content: 'x' } },
+        ]),
+        text('never'),
+      ],
       { session: { permissions: () => ({ mode: 'bypassPermissions', allow: [], deny: [], ask: [], additionalDirectories: [] }) } },
     );
     const outcome = await h.session.prompt('go');
     expect(outcome.reason).toBe('aborted');
     expect(outcome.error).toContain('hook "budget" aborted the turn');
     expect(outcome.stopSession).toBeUndefined();
-    expect(outcome.toolCalls.map((c) => [c.id, c.outcome])).toEqual([['a1', 'blocked'], ['a2', 'skipped']]);
+    expect(outcome.toolCalls.map((c) => [c.id, c.outcome])).toEqual([
+      ['a1', 'blocked'],
+      ['a2', 'skipped'],
+    ]);
     expect(existsSync(h.workspace.file('aborted.txt')) || existsSync(h.workspace.file('later.txt'))).toBe(false);
     expect(h.server.requests).toHaveLength(1);
   });
 
   it('a hard_abort from PostToolUse ends the turn and the session after the call', async () => {
-    const abort = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', abort: 'hard' } }));`);
+    const abort = nodeHook(
+      `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', abort: 'hard' } }));`,
+    );
     h = await startAgent(
-      { 'hooks/abort.js': abort, '.vscode/hooks.json': hooksJson({ PostToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/abort.js', name: 'kill-switch' }] }] }) },
+      {
+        'hooks/abort.js': abort,
+        '.vscode/hooks.json': hooksJson({
+          PostToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/abort.js', name: 'kill-switch' }] }],
+        }),
+      },
       [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('never')],
     );
     const outcome = await h.session.prompt('look');
@@ -336,9 +506,16 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
   });
 
   it('every permission decision is audited with who decided: rule, hook, person (with the answer), session rule, mode', async () => {
-    const guard = nodeHook(`if ((input.tool_input.command || '').includes('forbidden')) { process.stderr.write('not that'); process.exit(2); }`);
+    const guard = nodeHook(
+      `if ((input.tool_input.command || '').includes('forbidden')) { process.stderr.write('not that'); process.exit(2); }`,
+    );
     h = await startAgent(
-      { 'hooks/guard.js': guard, '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'guard' }] }] }) },
+      {
+        'hooks/guard.js': guard,
+        '.vscode/hooks.json': hooksJson({
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'guard' }] }],
+        }),
+      },
       [
         toolCalls([{ id: 'r1', name: 'Bash', arguments: { command: 'git status' } }]),
         toolCalls([{ id: 'h1', name: 'Bash', arguments: { command: 'echo forbidden' } }]),
@@ -354,7 +531,11 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
     );
     await h.session.prompt('work');
     const { records } = await h.engine.audit.read(h.session.id);
-    const permissions = records.flatMap((r) => (r.type === 'permission' ? [{ id: r.tool_use_id, decision: r.decision, by: r.by, source: r.source, level: r.level, answer: r.answer }] : []));
+    const permissions = records.flatMap((r) =>
+      r.type === 'permission'
+        ? [{ id: r.tool_use_id, decision: r.decision, by: r.by, source: r.source, level: r.level, answer: r.answer }]
+        : [],
+    );
     expect(permissions).toEqual([
       { id: 'r1', decision: 'allow', by: 'rule', source: 'rule Bash(git *)', level: 'P7', answer: undefined },
       { id: 'h1', decision: 'deny', by: 'hook', source: 'hook guard', level: 'P3', answer: undefined },
@@ -375,7 +556,10 @@ else process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 
       {
         'hooks/approver.js': approver,
         'hooks/claude.js': claudeStyle,
-        '.vscode/hooks.json': hooksJson({ approve_tool: [{ hooks: [{ type: 'command', command: 'node hooks/approver.js', name: 'change-freeze' }] }], PermissionRequest: [{ hooks: [{ type: 'command', command: 'node hooks/claude.js' }] }] }),
+        '.vscode/hooks.json': hooksJson({
+          approve_tool: [{ hooks: [{ type: 'command', command: 'node hooks/approver.js', name: 'change-freeze' }] }],
+          PermissionRequest: [{ hooks: [{ type: 'command', command: 'node hooks/claude.js' }] }],
+        }),
       },
       [
         toolCalls([{ id: 'ok1', name: 'Bash', arguments: { command: 'echo fine' } }]),
@@ -386,7 +570,11 @@ else process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 
       { session: { permissions: () => ({ mode: 'default', allow: ['Bash(echo *)'], deny: [], ask: [], additionalDirectories: [] }) } },
     );
     const outcome = await h.session.prompt('ship it');
-    expect(outcome.toolCalls.map((c) => [c.id, c.outcome])).toEqual([['ok1', 'executed'], ['dep1', 'denied'], ['rd1', 'executed']]);
+    expect(outcome.toolCalls.map((c) => [c.id, c.outcome])).toEqual([
+      ['ok1', 'executed'],
+      ['dep1', 'denied'],
+      ['rd1', 'executed'],
+    ]);
     expect(toolMessageSent(h.server, 'ok1')).toContain('fine');
     expect(toolMessageSent(h.server, 'dep1')).toContain('Permission denied (hook change-freeze): no deploys today');
     expect(readFileSync(h.workspace.file('approvals.log'), 'utf8')).toBe('ok1 allow\ndep1 allow\nrd1 allow\n');
@@ -401,7 +589,12 @@ else process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 
 
   it('an approve_tool hook that fails denies the call: a broken guard is never an allow', async () => {
     h = await startAgent(
-      { 'hooks/broken.js': nodeHook(`throw new Error('guard crashed');`), '.vscode/hooks.json': hooksJson({ approve_tool: [{ hooks: [{ type: 'command', command: 'node hooks/broken.js', name: 'broken-guard' }] }] }) },
+      {
+        'hooks/broken.js': nodeHook(`throw new Error('guard crashed');`),
+        '.vscode/hooks.json': hooksJson({
+          approve_tool: [{ hooks: [{ type: 'command', command: 'node hooks/broken.js', name: 'broken-guard' }] }],
+        }),
+      },
       [toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'touch made.txt' } }]), text('done')],
       { session: { permissions: () => ({ mode: 'bypassPermissions', allow: [], deny: [], ask: [], additionalDirectories: [] }) } },
     );
@@ -424,14 +617,25 @@ c.listen();
 `;
     h = await startAgent(
       { 'hooks/server.js': server, '.vscode/hooks.json': hooksJson({}, { servers: { freeze: { command: ['node', 'hooks/server.js'] } } }) },
-      [toolCalls([{ id: 'e1', name: 'Bash', arguments: { command: 'echo hi' } }, { id: 'e2', name: 'Bash', arguments: { command: 'echo deploy' } }]), text('done')],
+      [
+        toolCalls([
+          { id: 'e1', name: 'Bash', arguments: { command: 'echo hi' } },
+          { id: 'e2', name: 'Bash', arguments: { command: 'echo deploy' } },
+        ]),
+        text('done'),
+      ],
       { session: { permissions: () => ({ mode: 'bypassPermissions', allow: [], deny: [], ask: [], additionalDirectories: [] }) } },
     );
-    await vi.waitFor(() => expect(h!.engine.dispatcher.hasSubscribers('PermissionRequest', h!.session.id, (hook) => hook.everyCall === true)).toBe(true), { timeout: 10_000 });
+    await vi.waitFor(
+      () => expect(h!.engine.dispatcher.hasSubscribers('PermissionRequest', h!.session.id, (hook) => hook.everyCall === true)).toBe(true),
+      { timeout: 10_000 },
+    );
     const outcome = await h.session.prompt('ship');
-    expect(outcome.toolCalls.map((c) => [c.id, c.outcome])).toEqual([['e1', 'executed'], ['e2', 'denied']]);
+    expect(outcome.toolCalls.map((c) => [c.id, c.outcome])).toEqual([
+      ['e1', 'executed'],
+      ['e2', 'denied'],
+    ]);
     expect(toolMessageSent(h.server, 'e2')).toContain('frozen');
     expect(readFileSync(h.workspace.file('rpc.log'), 'utf8')).toBe('e1 allow\ne2 allow\n');
   });
 });
-

@@ -15,7 +15,11 @@ const logHook = (file: string) => `#!/usr/bin/env node
 const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 require('fs').appendFileSync(${JSON.stringify(file)}, JSON.stringify(input) + '\\n');
 `;
-const lines = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const bypass = { permissions: () => ({ mode: 'bypassPermissions' as const, allow: [], deny: [], ask: [], additionalDirectories: [] }) };
 
 let h: AgentHarness | undefined;
@@ -32,12 +36,18 @@ describe('agent lifecycle events', () => {
       PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }],
       Stop: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }],
     });
-    h = await startAgent({ 'hooks/log.js': logHook('events.log'), '.vscode/hooks.json': cfg }, [
-      toolCalls([{ id: 'task1', name: 'Task', arguments: { description: 'count files', prompt: 'How many files?', subagent_type: 'Explore' } }]),
-      toolCalls([{ id: 'sub1', name: 'Glob', arguments: { pattern: '**/*' } }]),
-      text('There are 2 files.'),
-      text('The subagent says 2 files.'),
-    ], { session: bypass });
+    h = await startAgent(
+      { 'hooks/log.js': logHook('events.log'), '.vscode/hooks.json': cfg },
+      [
+        toolCalls([
+          { id: 'task1', name: 'Task', arguments: { description: 'count files', prompt: 'How many files?', subagent_type: 'Explore' } },
+        ]),
+        toolCalls([{ id: 'sub1', name: 'Glob', arguments: { pattern: '**/*' } }]),
+        text('There are 2 files.'),
+        text('The subagent says 2 files.'),
+      ],
+      { session: bypass },
+    );
     const outcome = await h.session.prompt('count');
     expect(outcome.reason).toBe('completed');
     const events = lines(h.workspace.file('events.log'));
@@ -49,7 +59,10 @@ describe('agent lifecycle events', () => {
   });
 
   it('TurnEnd fires once a turn is over, however it ended, with its counts', async () => {
-    const cfg = hooksJson({ TurnEnd: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }], Stop: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }] });
+    const cfg = hooksJson({
+      TurnEnd: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }],
+      Stop: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }],
+    });
     const files = { 'hooks/log.js': logHook('events.log'), '.vscode/hooks.json': cfg };
     const glob = (id: string) => toolCalls([{ id, name: 'Glob', arguments: { pattern: '*' } }]);
 
@@ -58,7 +71,13 @@ describe('agent lifecycle events', () => {
     await h.engine.dispatcher.drain(5_000);
     const completed = lines(h.workspace.file('events.log'));
     expect(completed.map((e) => e.hook_event_name)).toEqual(['Stop', 'TurnEnd']);
-    expect(completed[1]).toMatchObject({ turn_index: 0, reason: 'completed', steps: 2, tool_calls: 1, last_assistant_message: 'Two files.' });
+    expect(completed[1]).toMatchObject({
+      turn_index: 0,
+      reason: 'completed',
+      steps: 2,
+      tool_calls: 1,
+      last_assistant_message: 'Two files.',
+    });
     await h.close();
 
     h = await startAgent(files, [glob('g1'), glob('g2')], { session: { ...bypass, maxSteps: 1 } });
@@ -70,21 +89,32 @@ describe('agent lifecycle events', () => {
   });
 
   it('compaction: past the budget PreCompact and PostCompact fire around a model-written summary', async () => {
-    const cfg = hooksJson({ PreCompact: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }], PostCompact: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }] });
+    const cfg = hooksJson({
+      PreCompact: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }],
+      PostCompact: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }],
+    });
     const big = 'x'.repeat(3000);
     let agentRequests = 0;
-    h = await startAgent({ 'hooks/log.js': logHook('compact.log'), '.vscode/hooks.json': cfg }, (req) => {
-      const sys = String((req.body.messages as Array<{ content?: unknown }>)[0].content);
-      if (sys.startsWith('You compact')) return text('SUMMARY: the user asked for echoes.');
-      agentRequests++;
-      return agentRequests <= 6 ? toolCalls([{ id: `e${agentRequests}`, name: 'Bash', arguments: { command: `echo ${big}` } }]) : text('done');
-    }, { session: { ...bypass, contextBudgetTokens: 4000 } });
+    h = await startAgent(
+      { 'hooks/log.js': logHook('compact.log'), '.vscode/hooks.json': cfg },
+      (req) => {
+        const sys = String((req.body.messages as Array<{ content?: unknown }>)[0].content);
+        if (sys.startsWith('You compact')) return text('SUMMARY: the user asked for echoes.');
+        agentRequests++;
+        return agentRequests <= 6
+          ? toolCalls([{ id: `e${agentRequests}`, name: 'Bash', arguments: { command: `echo ${big}` } }])
+          : text('done');
+      },
+      { session: { ...bypass, contextBudgetTokens: 4000 } },
+    );
     const outcome = await h.session.prompt('echo a lot');
     await h.engine.dispatcher.drain(5000);
     expect(outcome.reason).toBe('completed');
     const events = lines(h.workspace.file('compact.log'));
     expect(events[0]).toMatchObject({ hook_event_name: 'PreCompact', trigger: 'auto' });
-    expect(events.find((e) => e.hook_event_name === 'PostCompact')).toMatchObject({ compact_summary: 'SUMMARY: the user asked for echoes.' });
+    expect(events.find((e) => e.hook_event_name === 'PostCompact')).toMatchObject({
+      compact_summary: 'SUMMARY: the user asked for echoes.',
+    });
     const after = h.server.requests[h.server.requests.length - 1];
     expect(JSON.stringify(after.body.messages)).toContain('SUMMARY: the user asked for echoes.');
     expect(h.events.some((e) => e.type === 'compacted')).toBe(true);
@@ -100,18 +130,26 @@ describe('agent lifecycle events', () => {
   it('a manual compaction (/compact) fires PreCompact with trigger "manual" and the instructions; a hook may block it', async () => {
     const cfg = hooksJson({ PreCompact: [{ matcher: 'manual', hooks: [{ type: 'command', command: 'node hooks/log.js' }] }] });
     const summaries: string[] = [];
-    h = await startAgent({ 'hooks/log.js': logHook('compact.log'), '.vscode/hooks.json': cfg }, (req) => {
-      const messages = req.body.messages as Array<{ content?: unknown }>;
-      if (String(messages[0].content).startsWith('You compact')) {
-        summaries.push(String(messages[1].content));
-        return text('SUMMARY: five answers.');
-      }
-      return text(`answer ${req.index}`);
-    }, { session: bypass });
+    h = await startAgent(
+      { 'hooks/log.js': logHook('compact.log'), '.vscode/hooks.json': cfg },
+      (req) => {
+        const messages = req.body.messages as Array<{ content?: unknown }>;
+        if (String(messages[0].content).startsWith('You compact')) {
+          summaries.push(String(messages[1].content));
+          return text('SUMMARY: five answers.');
+        }
+        return text(`answer ${req.index}`);
+      },
+      { session: bypass },
+    );
     for (let i = 0; i < 5; i++) await h.session.prompt(`question ${i}`);
     expect(await h.session.compact('keep the answers')).toBe(true);
     await h.engine.dispatcher.drain(5000);
-    expect(lines(h.workspace.file('compact.log'))[0]).toMatchObject({ hook_event_name: 'PreCompact', trigger: 'manual', custom_instructions: 'keep the answers' });
+    expect(lines(h.workspace.file('compact.log'))[0]).toMatchObject({
+      hook_event_name: 'PreCompact',
+      trigger: 'manual',
+      custom_instructions: 'keep the answers',
+    });
     expect(summaries[0]).toMatch(/^Focus: keep the answers/);
   });
 
@@ -128,7 +166,9 @@ describe('agent lifecycle events', () => {
   });
 
   it('cancellation reaches a running tool: the process tree dies and the turn ends cancelled', async () => {
-    h = await startAgent({}, [toolCalls([{ id: 's1', name: 'Bash', arguments: { command: 'sleep 30 & echo $! > pid.txt; wait' } }])], { session: bypass });
+    h = await startAgent({}, [toolCalls([{ id: 's1', name: 'Bash', arguments: { command: 'sleep 30 & echo $! > pid.txt; wait' } }])], {
+      session: bypass,
+    });
     const controller = new AbortController();
     const running = h.session.prompt('sleep', controller.signal);
     const pidFile = h.workspace.file('pid.txt');
@@ -149,8 +189,14 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Befo
     const after = `#!/usr/bin/env node
 const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 if (input.llm_response.content.includes('password')) process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'AfterLLM', abort: 'turn' }, reason: 'response leaked a password' }));`;
-    const cfg = hooksJson({ BeforeLLM: [{ hooks: [{ type: 'command', command: 'node hooks/before.js' }] }], AfterLLM: [{ hooks: [{ type: 'command', command: 'node hooks/after.js' }] }] });
-    h = await startAgent({ 'hooks/before.js': before, 'hooks/after.js': after, '.vscode/hooks.json': cfg }, [text('Bonjour'), text('the password is hunter2')]);
+    const cfg = hooksJson({
+      BeforeLLM: [{ hooks: [{ type: 'command', command: 'node hooks/before.js' }] }],
+      AfterLLM: [{ hooks: [{ type: 'command', command: 'node hooks/after.js' }] }],
+    });
+    h = await startAgent({ 'hooks/before.js': before, 'hooks/after.js': after, '.vscode/hooks.json': cfg }, [
+      text('Bonjour'),
+      text('the password is hunter2'),
+    ]);
     expect(await h.session.prompt('hi')).toMatchObject({ reason: 'completed', result: 'Bonjour' });
     expect(JSON.stringify(h.server.requests[0].body.messages)).toContain('Answer in French.');
     const aborted = await h.session.prompt('secret?');
@@ -192,10 +238,14 @@ echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"
 
   it('an edit of the hooks config needs a person even in bypassPermissions mode', async () => {
     let asked = '';
-    h = await startAgent({ '.vscode/hooks.json': hooksJson({}) }, [toolCalls([{ id: 'w1', name: 'Write', arguments: { file_path: '.vscode/hooks.json', content: '{}' } }]), text('ok')], {
-      session: bypass,
-      approver: { request: async (req) => ((asked = req.reason), { choice: 'deny', by: 'user' }) },
-    });
+    h = await startAgent(
+      { '.vscode/hooks.json': hooksJson({}) },
+      [toolCalls([{ id: 'w1', name: 'Write', arguments: { file_path: '.vscode/hooks.json', content: '{}' } }]), text('ok')],
+      {
+        session: bypass,
+        approver: { request: async (req) => ((asked = req.reason), { choice: 'deny', by: 'user' }) },
+      },
+    );
     const outcome = await h.session.prompt('disable the hooks');
     expect(outcome.toolCalls[0].outcome).toBe('denied');
     expect(asked).toContain('configures hooks');
@@ -214,7 +264,10 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
 `;
     h = await startAgent({ 'hooks/log.js': logHook('events.log'), 'hooks/ask.js': ask, '.vscode/hooks.json': cfg }, [
       toolCalls([{ id: 'task1', name: 'Task', arguments: { description: 'fetch', prompt: 'Fetch it', subagent_type: 'Explore' } }]),
-      toolCalls([{ id: 'sub1', name: 'Bash', arguments: { command: 'curl http://127.0.0.1:9/x' } }, { id: 'sub2', name: 'Read', arguments: { file_path: 'missing.txt' } }]),
+      toolCalls([
+        { id: 'sub1', name: 'Bash', arguments: { command: 'curl http://127.0.0.1:9/x' } },
+        { id: 'sub2', name: 'Read', arguments: { file_path: 'missing.txt' } },
+      ]),
       text('Could not fetch.'),
       text('done'),
     ]);
@@ -239,7 +292,10 @@ echo $$ > async.pid
 sleep 30
 `;
     const cfg = hooksJson({ PostToolUse: [{ hooks: [{ type: 'command', command: './hooks/slow.sh', async: true, name: 'bg-sleep' }] }] });
-    h = await startAgent({ 'hooks/slow.sh': slow, '.vscode/hooks.json': cfg }, [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('ok')]);
+    h = await startAgent({ 'hooks/slow.sh': slow, '.vscode/hooks.json': cfg }, [
+      toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]),
+      text('ok'),
+    ]);
     await h.session.prompt('look');
     const pidFile = h.workspace.file('async.pid');
     await vi.waitFor(() => expect(readFileSync(pidFile, 'utf8').trim()).toMatch(/^\d+$/), { timeout: 10_000 });
@@ -262,8 +318,14 @@ const input = JSON.parse(fs.readFileSync(0, 'utf8'));
 const text = fs.existsSync(input.transcript_path) ? fs.readFileSync(input.transcript_path, 'utf8') : null;
 fs.appendFileSync('seen.log', JSON.stringify({ event: input.hook_event_name, exists: text !== null, hasCall: text !== null && text.includes('"w1"'), hasPrompt: text !== null && text.includes('write it') }) + '\\n');
 `;
-    const cfg = hooksJson({ SessionStart: [{ hooks: [{ type: 'command', command: 'node hooks/check.js' }] }], PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/check.js' }] }] });
-    h = await startAgent({ 'hooks/check.js': check, '.vscode/hooks.json': cfg }, [toolCalls([{ id: 'w1', name: 'Glob', arguments: { pattern: '*' } }]), text('ok')]);
+    const cfg = hooksJson({
+      SessionStart: [{ hooks: [{ type: 'command', command: 'node hooks/check.js' }] }],
+      PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/check.js' }] }],
+    });
+    h = await startAgent({ 'hooks/check.js': check, '.vscode/hooks.json': cfg }, [
+      toolCalls([{ id: 'w1', name: 'Glob', arguments: { pattern: '*' } }]),
+      text('ok'),
+    ]);
     await h.session.prompt('write it');
     expect(lines(h.workspace.file('seen.log'))).toEqual([
       { event: 'SessionStart', exists: true, hasCall: false, hasPrompt: false },
@@ -282,7 +344,11 @@ fs.appendFileSync('seen.log', JSON.stringify({ event: input.hook_event_name, exi
       Transcript.pathFor(dir, sessionId),
       [
         entry({ role: 'user', content: 'run it' }),
-        entry({ role: 'assistant', content: null, tool_calls: [{ id: 'lost1', type: 'function', function: { name: 'Bash', arguments: '{"command":"make"}' } }] }),
+        entry({
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'lost1', type: 'function', function: { name: 'Bash', arguments: '{"command":"make"}' } }],
+        }),
         '{"type":"tool","timest',
       ].join('\n'),
     );
@@ -303,7 +369,7 @@ fs.appendFileSync('seen.log', JSON.stringify({ event: input.hook_event_name, exi
     expect(sent.find((m) => m.role === 'tool' && m.tool_call_id === 'lost1')?.content).toBe(INTERRUPTED_CALL);
   });
 
-  it('one session, one writer: a second session object on the same id is refused until the first ends; a dead owner\'s lock is taken over', async () => {
+  it("one session, one writer: a second session object on the same id is refused until the first ends; a dead owner's lock is taken over", async () => {
     h = await startAgent({}, []);
     const dir = path.join(h.workspace.dir, '.hookpilot-test-storage', 'transcripts');
     const open = (sessionId: string) =>
@@ -336,4 +402,3 @@ fs.appendFileSync('seen.log', JSON.stringify({ event: input.hook_event_name, exi
     expect(existsSync(`${Transcript.pathFor(dir, 'orphaned')}.lock`)).toBe(false);
   });
 });
-

@@ -23,7 +23,9 @@ const files = {
     interrupt_received: [{ hooks: [logged] }],
   }),
 };
-const bypass = { session: { permissions: () => ({ mode: 'bypassPermissions' as const, allow: [], deny: [], ask: [], additionalDirectories: [] }) } };
+const bypass = {
+  session: { permissions: () => ({ mode: 'bypassPermissions' as const, allow: [], deny: [], ask: [], additionalDirectories: [] }) },
+};
 
 let h: AgentHarness | undefined;
 afterEach(async () => {
@@ -39,11 +41,18 @@ async function logLines(harness: AgentHarness, count: number): Promise<string[]>
   return read();
 }
 
-const contents = (harness: AgentHarness, request: number) => (harness.server.requests[request].body.messages as Array<{ role: string; content: unknown }>).map((m) => `${m.role}: ${String(m.content)}`);
+const contents = (harness: AgentHarness, request: number) =>
+  (harness.server.requests[request].body.messages as Array<{ role: string; content: unknown }>).map(
+    (m) => `${m.role}: ${String(m.content)}`,
+  );
 
 /** An agent whose first step runs a short command; `message` is queued as soon as it starts. */
 async function queueDuringTool(message: string, reply: string): Promise<AgentHarness> {
-  const harness = await startAgent(files, [toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'sleep 0.3' } }]), text(reply)], bypass);
+  const harness = await startAgent(
+    files,
+    [toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'sleep 0.3' } }]), text(reply)],
+    bypass,
+  );
   harness.session.onEvent((e) => {
     if (e.type === 'tool_started') harness.session.queue(message);
   });
@@ -57,8 +66,14 @@ describe('messages sent while the agent works (steering, docs/design.md)', () =>
     const outcome = await harness.session.prompt('format the file');
     expect(outcome).toMatchObject({ reason: 'completed', result: 'Done, with tabs.' });
     expect(contents(harness, 1).slice(-2)).toEqual([expect.stringMatching(/^tool: /), 'user: use tabs, not spaces']);
-    expect(harness.events.filter((e) => e.type === 'steering_injected')).toEqual([{ type: 'steering_injected', text: 'use tabs, not spaces' }]);
-    expect(await logLines(harness, 3)).toEqual(['UserPromptSubmit "format the file"', 'UserPromptSubmit "use tabs, not spaces"', 'SteeringInjected "use tabs, not spaces" @2']);
+    expect(harness.events.filter((e) => e.type === 'steering_injected')).toEqual([
+      { type: 'steering_injected', text: 'use tabs, not spaces' },
+    ]);
+    expect(await logLines(harness, 3)).toEqual([
+      'UserPromptSubmit "format the file"',
+      'UserPromptSubmit "use tabs, not spaces"',
+      'SteeringInjected "use tabs, not spaces" @2',
+    ]);
     expect(harness.session.takeFollowUp()).toBeUndefined();
   });
 
@@ -83,7 +98,11 @@ describe('messages sent while the agent works (steering, docs/design.md)', () =>
     const harness = h;
     await harness.session.prompt('go');
     expect(JSON.stringify(harness.server.requests[1].body.messages)).not.toContain('my secret');
-    expect(harness.events.find((e) => e.type === 'steering_blocked')).toMatchObject({ text: 'my secret is 42', reason: expect.stringContaining('no secrets in prompts'), hookName: 'log.js' });
+    expect(harness.events.find((e) => e.type === 'steering_blocked')).toMatchObject({
+      text: 'my secret is 42',
+      reason: expect.stringContaining('no secrets in prompts'),
+      hookName: 'log.js',
+    });
     expect(harness.events.some((e) => e.type === 'steering_injected')).toBe(false);
   });
 
@@ -115,6 +134,11 @@ describe('messages sent while the agent works (steering, docs/design.md)', () =>
     expect((await harness.session.prompt(followUp ?? '')).result).toBe('Doing Y now.');
     expect(contents(harness, 1).at(-1)).toBe('user: stop that, do Y\n\nand Z');
     // Observe hooks run in the background: in any order with the next prompt's hooks.
-    expect((await logLines(harness, 4)).sort()).toEqual(['FollowUpQueued "stop that, do Y\\n\\nand Z"', 'InterruptReceived "turn 0"', 'UserPromptSubmit "do X"', 'UserPromptSubmit "stop that, do Y\\n\\nand Z"']);
+    expect((await logLines(harness, 4)).sort()).toEqual([
+      'FollowUpQueued "stop that, do Y\\n\\nand Z"',
+      'InterruptReceived "turn 0"',
+      'UserPromptSubmit "do X"',
+      'UserPromptSubmit "stop that, do Y\\n\\nand Z"',
+    ]);
   });
 });

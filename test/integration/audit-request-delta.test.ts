@@ -21,19 +21,39 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const TOOLS = [{ type: 'function', function: { name: 'Bash', description: 'Runs a shell command. '.repeat(40), parameters: { type: 'object' } } }];
+const TOOLS = [
+  { type: 'function', function: { name: 'Bash', description: 'Runs a shell command. '.repeat(40), parameters: { type: 'object' } } },
+];
 
 function beforeLlm(step: number, messages: unknown[], tools: unknown = TOOLS): AuditEntry {
   // A snapshot of the request as the hooks saw it; the session's array keeps growing.
-  return { type: 'event', session_id: 's1', dispatch_id: `d${step}`, event: 'BeforeLLM', payload: { session_id: 's1', step, llm_request: { model: 'm', messages, tools } } };
+  return {
+    type: 'event',
+    session_id: 's1',
+    dispatch_id: `d${step}`,
+    event: 'BeforeLLM',
+    payload: { session_id: 's1', step, llm_request: { model: 'm', messages, tools } },
+  };
 }
 
 /** One agent step: the request, then the assistant's Bash call and its result joining the conversation. */
 function step(messages: unknown[], n: number, tools: unknown = TOOLS): unknown[] {
   const request = [...messages];
   writer.append(beforeLlm(n, messages, tools));
-  writer.append({ type: 'dispatch', session_id: 's1', dispatch_id: `d${n}`, event: 'BeforeLLM', decision: 'none', hooks_run: 0, duration_ms: 0.1 });
-  messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${n}`, type: 'function', function: { name: 'Bash', arguments: '{"command":"true"}' } }] });
+  writer.append({
+    type: 'dispatch',
+    session_id: 's1',
+    dispatch_id: `d${n}`,
+    event: 'BeforeLLM',
+    decision: 'none',
+    hooks_run: 0,
+    duration_ms: 0.1,
+  });
+  messages.push({
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: `c${n}`, type: 'function', function: { name: 'Bash', arguments: '{"command":"true"}' } }],
+  });
   messages.push({ role: 'tool', tool_call_id: `c${n}`, content: '(no output)' });
   return request;
 }
@@ -42,7 +62,10 @@ const fileBytes = () => statSync(join(dir, 's1.jsonl')).size;
 
 describe('model requests in the audit log', () => {
   it('grows by the same number of bytes per step at step 1,000 as at step 50', async () => {
-    const messages: unknown[] = [{ role: 'system', content: 'You are a coding agent.' }, { role: 'user', content: 'run true a thousand times' }];
+    const messages: unknown[] = [
+      { role: 'system', content: 'You are a coding agent.' },
+      { role: 'user', content: 'run true a thousand times' },
+    ];
     const sizeAfter: number[] = [0];
     for (let n = 1; n <= 1000; n++) {
       step(messages, n);
@@ -56,26 +79,46 @@ describe('model requests in the audit log', () => {
   });
 
   it('rebuilds every request in full, tools included, from the deltas', async () => {
-    const messages: unknown[] = [{ role: 'system', content: 'sys' }, { role: 'user', content: 'go' }];
+    const messages: unknown[] = [
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: 'go' },
+    ];
     const sent = [1, 2, 3, 4, 5].map((n) => step(messages, n));
     await writer.flush();
     const { records } = await readAuditFile(writer.path);
     const raw = records.filter((r) => r.type === 'event');
     // Only the first request carries the tool definitions; the later ones name them by hash.
-    expect(raw.map((r) => (r.payload as { llm_request: { tools?: unknown } }).llm_request.tools !== undefined)).toEqual([true, false, false, false, false]);
-    expect(raw.map((r) => (r.payload as { llm_request: { messages_delta: { added: unknown[] } } }).llm_request.messages_delta.added.length)).toEqual([2, 2, 2, 2, 2]);
+    expect(raw.map((r) => (r.payload as { llm_request: { tools?: unknown } }).llm_request.tools !== undefined)).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(
+      raw.map((r) => (r.payload as { llm_request: { messages_delta: { added: unknown[] } } }).llm_request.messages_delta.added.length),
+    ).toEqual([2, 2, 2, 2, 2]);
     const expanded = expandModelRequests(records).filter((r) => r.type === 'event');
-    expect(expanded.map((r) => (r.payload as { llm_request: unknown }).llm_request)).toEqual(sent.map((m) => ({ model: 'm', messages: m, tools: TOOLS })));
+    expect(expanded.map((r) => (r.payload as { llm_request: unknown }).llm_request)).toEqual(
+      sent.map((m) => ({ model: 'm', messages: m, tools: TOOLS })),
+    );
   });
 
   it('starts from scratch after compaction replaced the conversation', async () => {
-    let messages: unknown[] = [{ role: 'system', content: 'sys' }, { role: 'user', content: 'go' }];
+    let messages: unknown[] = [
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: 'go' },
+    ];
     const sent = [step(messages, 1), step(messages, 2)];
     messages = [messages[0], { role: 'user', content: 'summary of earlier work' }];
     sent.push(step(messages, 3), step(messages, 4));
     await writer.flush();
     const { records } = await readAuditFile(writer.path);
-    const bases = records.flatMap((r) => (r.type === 'event' ? [(r.payload as { llm_request: { messages_delta: { base_count: number } } }).llm_request.messages_delta.base_count] : []));
+    const bases = records.flatMap((r) =>
+      r.type === 'event'
+        ? [(r.payload as { llm_request: { messages_delta: { base_count: number } } }).llm_request.messages_delta.base_count]
+        : [],
+    );
     // The system message is the same object: it stays in the base.
     expect(bases).toEqual([0, 2, 1, 2]);
     const expanded = expandModelRequests(records).filter((r) => r.type === 'event');
@@ -89,7 +132,9 @@ describe('model requests in the audit log', () => {
     await writer.flush();
     const { records } = await readAuditFile(writer.path);
     expect(JSON.stringify(records)).not.toContain('sk-live-0123456789abcdef');
-    const last = expandModelRequests(records).filter((r) => r.type === 'event').at(-1);
+    const last = expandModelRequests(records)
+      .filter((r) => r.type === 'event')
+      .at(-1);
     const rebuilt = (last?.payload as { llm_request: { messages: Array<{ content: string }> } }).llm_request.messages;
     expect(rebuilt).toHaveLength(3);
     expect(rebuilt[0].content).not.toContain('sk-live-0123456789abcdef');
@@ -134,4 +179,3 @@ describe('model requests in the audit log', () => {
     expect(expanded.map((r) => (r.payload as { llm_request: { messages: unknown } }).llm_request.messages)).toEqual(sent);
   });
 });
-

@@ -1,4 +1,15 @@
-import { appendFileSync, fdatasync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, writev, writevSync } from 'node:fs';
+import {
+  appendFileSync,
+  fdatasync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+  writev,
+  writevSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -58,7 +69,8 @@ function countingIo(behaviour: { failWrites?: number; maxBytesPerWrite?: number 
   };
   const enospc = () => Object.assign(new Error('ENOSPC: no space left on device (injected)'), { code: 'ENOSPC' });
   // A short write: only the first maxBytesPerWrite bytes go out.
-  const limit = (buffers: Buffer[]) => (behaviour.maxBytesPerWrite ? [Buffer.concat(buffers).subarray(0, behaviour.maxBytesPerWrite)] : buffers);
+  const limit = (buffers: Buffer[]) =>
+    behaviour.maxBytesPerWrite ? [Buffer.concat(buffers).subarray(0, behaviour.maxBytesPerWrite)] : buffers;
   const io: AuditWriterIo = {
     writev(fd, buffers) {
       calls.writes++;
@@ -90,7 +102,10 @@ describe('AuditWriter', () => {
     await w.flush();
     const text = fileText();
     expect(text.endsWith('\n')).toBe(true);
-    const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l) as AuditRecord);
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as AuditRecord);
     expect(lines.map((l) => [l.seq, l.ts, l.type])).toEqual([
       [1, '2026-01-02T03:04:05.006Z', 'note'],
       [2, '2026-01-02T03:04:05.006Z', 'hook_run'],
@@ -140,14 +155,24 @@ describe('AuditWriter', () => {
     });
     w.append(
       hookRun({
-        input: { tool_input: { command: 'curl -H "Authorization: Bearer bearer-token-abcdef" --data password=opensesame99' }, headers: { 'X-Api-Key': 'key-under-secret-name' } },
+        input: {
+          tool_input: { command: 'curl -H "Authorization: Bearer bearer-token-abcdef" --data password=opensesame99' },
+          headers: { 'X-Api-Key': 'key-under-secret-name' },
+        },
         stdout: 'GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789\nAWS AKIAIOSFODNN7EXAMPLE\nslack xoxp-1111-2222-3333-abcdef',
         stderr: '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----',
         reason: 'jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlLXZhbHVl whsec_localvalue123',
         effects: { additionalContext: ['sk-proj-1111222233334444555566', 'employee EMP-123456'] },
       }),
     );
-    w.append({ type: 'permission', session_id: 's1', tool_name: 'Bash', decision: 'deny', source: 'hook', reason: 'blocked dotenv-openai-key-value' });
+    w.append({
+      type: 'permission',
+      session_id: 's1',
+      tool_name: 'Bash',
+      decision: 'deny',
+      source: 'hook',
+      reason: 'blocked dotenv-openai-key-value',
+    });
     w.append(note('settings', { apiKey: 'runtime-api-key-from-settings' }));
     await w.flush();
     const text = fileText();

@@ -16,12 +16,21 @@ afterEach(async () => {
 
 const write = (id: string, file: string, content: string) => toolCalls([{ id, name: 'Write', arguments: { file_path: file, content } }]);
 const bash = (id: string, command: string) => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
-const settings = (autoCommit: boolean | 'unset') => JSON.stringify({ hooks: {}, ...(autoCommit === 'unset' ? {} : { builtins: { AutoCommit: autoCommit } }) });
+const settings = (autoCommit: boolean | 'unset') =>
+  JSON.stringify({ hooks: {}, ...(autoCommit === 'unset' ? {} : { builtins: { AutoCommit: autoCommit } }) });
 
 /** A repository with one commit, a file the user changed but did not commit, and one the user staged. */
-async function repoBed(script: ScriptedReply[], autoCommit: boolean | 'unset' = true): Promise<Testbed & { git: (...args: string[]) => string }> {
-  const b = await startTestbed(bundle.bundle, { 'README.md': 'readme\n', 'notes.txt': 'mine\n', '.vscode/hooks.json': settings(autoCommit) }, script);
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: b.workspace.dir, encoding: 'utf8', env: { ...b.env, GIT_CONFIG_NOSYSTEM: '1' } });
+async function repoBed(
+  script: ScriptedReply[],
+  autoCommit: boolean | 'unset' = true,
+): Promise<Testbed & { git: (...args: string[]) => string }> {
+  const b = await startTestbed(
+    bundle.bundle,
+    { 'README.md': 'readme\n', 'notes.txt': 'mine\n', '.vscode/hooks.json': settings(autoCommit) },
+    script,
+  );
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: b.workspace.dir, encoding: 'utf8', env: { ...b.env, GIT_CONFIG_NOSYSTEM: '1' } });
   git('init', '-q');
   git('config', 'user.name', 'Test User');
   git('config', 'user.email', 'test@example.invalid');
@@ -34,8 +43,13 @@ async function repoBed(script: ScriptedReply[], autoCommit: boolean | 'unset' = 
 }
 
 const commitCount = (git: (...args: string[]) => string) => Number(git('rev-list', '--count', 'HEAD').trim());
-const auditRecords = (r: CliResult) => readFileSync(jsonResult(r).audit_log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-const autoCommitRun = (r: CliResult) => auditRecords(r).find((rec) => rec.type === 'hook_run' && rec.hook_name === 'AutoCommit' && rec.event === 'TurnEnd');
+const auditRecords = (r: CliResult) =>
+  readFileSync(jsonResult(r).audit_log, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+const autoCommitRun = (r: CliResult) =>
+  auditRecords(r).find((rec) => rec.type === 'hook_run' && rec.hook_name === 'AutoCommit' && rec.event === 'TurnEnd');
 
 /**
  * A completed turn in which the model plants `content` in `.git/<file>` with a program it writes
@@ -56,7 +70,7 @@ async function turnPlanting(plant: { file: string; content: string; mode?: numbe
 }
 
 describe('AutoCommit (built-in, off by default)', () => {
-  it('commits exactly the files the completed turn changed, with the prompt in the message; the user\'s work stays uncommitted', async () => {
+  it("commits exactly the files the completed turn changed, with the prompt in the message; the user's work stays uncommitted", async () => {
     const b = await repoBed([write('w1', 'hello.txt', 'hello\n'), bash('b1', 'echo more >> README.md'), text('Done.')]);
     bed = b;
     const r = await b.run(['Add a greeting file\nand more', '--allowed-tools', 'Write,Bash(echo:*)', '--output-format', 'json']);
@@ -106,7 +120,13 @@ describe('AutoCommit (built-in, off by default)', () => {
     expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed']);
     expect(commitCount(b.git)).toBe(2);
     expect(b.git('show', '--name-only', '--format=', 'HEAD').trim()).toBe('hello.txt');
-    expect(auditRecords(r)).toContainEqual(expect.objectContaining({ type: 'note', level: 'warning', data: expect.objectContaining({ files: ['hello.txt'], too_large: ['big.bin'] }) }));
+    expect(auditRecords(r)).toContainEqual(
+      expect.objectContaining({
+        type: 'note',
+        level: 'warning',
+        data: expect.objectContaining({ files: ['hello.txt'], too_large: ['big.bin'] }),
+      }),
+    );
   });
 
   it('a flood of new files is refused with the reason instead of fingerprinted one by one', async () => {
@@ -154,13 +174,15 @@ describe('AutoCommit (built-in, off by default)', () => {
     expect(autoCommitRun(r)).toEqual(expect.objectContaining({ status: 'error', error: expect.stringContaining('filter.x.clean') }));
   });
 
-  it('runs git from PATH\'s absolute directories outside the workspace, never a git planted in the workspace', async () => {
+  it("runs git from PATH's absolute directories outside the workspace, never a git planted in the workspace", async () => {
     const b = await repoBed([write('w1', 'hello.txt', 'hello\n'), text('Done.')]);
     bed = b;
     const marker = path.join(b.home, 'pwned-by-planted-git');
     writeFileSync(b.workspace.file('git'), `#!/bin/sh\ntouch '${marker}'\nexit 1\n`, { mode: 0o755 });
     // An empty PATH entry means the current directory, which is the workspace when git starts.
-    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write', '--output-format', 'json'], { env: { PATH: `:.:${b.env.PATH ?? ''}` } });
+    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write', '--output-format', 'json'], {
+      env: { PATH: `:.:${b.env.PATH ?? ''}` },
+    });
     expect(jsonResult(r).stop_reason).toBe('completed');
     expect(existsSync(marker)).toBe(false);
     expect(commitCount(b.git)).toBe(2);

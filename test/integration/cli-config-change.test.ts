@@ -16,7 +16,9 @@ afterEach(async () => {
   bed = undefined;
 });
 
-const rmGuard = nodeHook(`if (String(input.tool_input.command).includes('rm -rf')) { process.stderr.write('rm -rf is not allowed here'); process.exit(2); }`);
+const rmGuard = nodeHook(
+  `if (String(input.tool_input.command).includes('rm -rf')) { process.stderr.write('rm -rf is not allowed here'); process.exit(2); }`,
+);
 const keepGuard = (how: 'exit2' | 'json') =>
   nodeHook(`fs.appendFileSync(require('path').join(input.cwd, 'config-changes.log'), JSON.stringify(input) + '\\n');
 if (typeof input.new_content !== 'string' || !input.new_content.includes('rm-guard')) {
@@ -26,7 +28,12 @@ const TEAM = hooksJson({
   PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'rm-guard' }] }],
   ConfigChange: [{ hooks: [{ type: 'command', command: 'node hooks/keep-guard.js', name: 'keep-guard' }] }],
 });
-const teamFiles = (how: 'exit2' | 'json') => ({ 'hooks/guard.js': rmGuard, 'hooks/keep-guard.js': keepGuard(how), '.vscode/hooks.json': TEAM, 'precious/data.txt': 'keep me\n' });
+const teamFiles = (how: 'exit2' | 'json') => ({
+  'hooks/guard.js': rmGuard,
+  'hooks/keep-guard.js': keepGuard(how),
+  '.vscode/hooks.json': TEAM,
+  'precious/data.txt': 'keep me\n',
+});
 
 /** Two steps that run `code` through a script the model writes: no check of the Bash line can see what it touches. */
 function throughScript(id: string, code: string) {
@@ -35,12 +42,18 @@ function throughScript(id: string, code: string) {
     toolCalls([{ id, name: 'Bash', arguments: { command: `node ${id}.js` } }]),
   ];
 }
-const writeHooksJson = (content: string) => `require('fs').writeFileSync(require('path').join('.vscode', 'hooks' + '.json'), ${JSON.stringify(content)});`;
+const writeHooksJson = (content: string) =>
+  `require('fs').writeFileSync(require('path').join('.vscode', 'hooks' + '.json'), ${JSON.stringify(content)});`;
 const NO_HOOKS = '{"disableAllHooks":true}';
 
 function payloads(testbed: Testbed): Array<Record<string, unknown>> {
   const log = testbed.workspace.file('config-changes.log');
-  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>) : [];
+  return existsSync(log)
+    ? readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+    : [];
 }
 
 describe('ConfigChange in hookpilot run', () => {
@@ -54,7 +67,11 @@ describe('ConfigChange in hookpilot run', () => {
     const r = await bed.run(['tidy up', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
     const result = jsonResult(r);
 
-    expect(Object.fromEntries(result.tool_calls.map((c) => [c.id, c.outcome]))).toMatchObject({ disable: 'executed', look: 'executed', wipe: 'blocked' });
+    expect(Object.fromEntries(result.tool_calls.map((c) => [c.id, c.outcome]))).toMatchObject({
+      disable: 'executed',
+      look: 'executed',
+      wipe: 'blocked',
+    });
     expect(readFileSync(bed.workspace.file('precious/data.txt'), 'utf8')).toBe('keep me\n');
     // Once for the new content, though the run looked again after every later tool call and at the end.
     expect(payloads(bed)).toEqual([
@@ -70,7 +87,9 @@ describe('ConfigChange in hookpilot run', () => {
     expect(r.stderr).toContain(
       'hookpilot: .vscode/hooks.json changed during this session; ConfigChange hooks ran (project_settings); this session keeps the configuration it started with\n',
     );
-    expect(r.stderr).toMatch(/hookpilot: ConfigChange hook "keep-guard" blocked the change to \.vscode\/hooks\.json: the rm guard must stay \(no session applies/);
+    expect(r.stderr).toMatch(
+      /hookpilot: ConfigChange hook "keep-guard" blocked the change to \.vscode\/hooks\.json: the rm guard must stay \(no session applies/,
+    );
     expect(r.stderr).toContain('hookpilot: .vscode/hooks.json changed during this session; the change applies to the next session\n');
   });
 
@@ -95,7 +114,9 @@ describe('ConfigChange in hookpilot run', () => {
       ['project_settings', bed.workspace.file('.vscode/hooks.json'), renamed],
       ['user_settings', userSettings, '{"hookpilot.permissionMode":"plan"}'],
     ]);
-    expect(r.stderr.match(/ConfigChange hook "keep-guard" blocked the change to \.vscode\/hooks\.json: the rm guard must stay/g)).toHaveLength(1);
+    expect(
+      r.stderr.match(/ConfigChange hook "keep-guard" blocked the change to \.vscode\/hooks\.json: the rm guard must stay/g),
+    ).toHaveLength(1);
     expect(r.stderr).toContain(`hookpilot: ${userSettings} changed during this session; ConfigChange hooks ran (user_settings)`);
   });
 
@@ -119,7 +140,11 @@ describe('ConfigChange in hookpilot run', () => {
     const r = await bed.cli(['hooks', 'test', 'ConfigChange', '--json']);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { payload: Record<string, unknown>; result: { blocked: boolean } };
-    expect(out.payload).toMatchObject({ hook_event_name: 'ConfigChange', source: 'project_settings', file_path: path.join(bed.workspace.dir, '.vscode/hooks.json') });
+    expect(out.payload).toMatchObject({
+      hook_event_name: 'ConfigChange',
+      source: 'project_settings',
+      file_path: path.join(bed.workspace.dir, '.vscode/hooks.json'),
+    });
     expect(out.result).toMatchObject({ blocked: true });
     const plain = await bed.cli(['hooks', 'test', 'ConfigChange']);
     expect(plain.stdout).toContain('keep-guard');
@@ -127,8 +152,13 @@ describe('ConfigChange in hookpilot run', () => {
   });
 
   it('Ctrl-C while a ConfigChange hook hangs stops it: the run ends cancelled instead of waiting out its timeout', async () => {
-    const hang = nodeHook(`fs.writeFileSync(require('path').join(input.cwd, 'hang-started.txt'), 'x'); setTimeout(() => undefined, 587_000);`);
-    const files = { 'hooks/hang.js': hang, '.vscode/hooks.json': hooksJson({ ConfigChange: [{ hooks: [{ type: 'command', command: 'node hooks/hang.js', name: 'hang' }] }] }) };
+    const hang = nodeHook(
+      `fs.writeFileSync(require('path').join(input.cwd, 'hang-started.txt'), 'x'); setTimeout(() => undefined, 587_000);`,
+    );
+    const files = {
+      'hooks/hang.js': hang,
+      '.vscode/hooks.json': hooksJson({ ConfigChange: [{ hooks: [{ type: 'command', command: 'node hooks/hang.js', name: 'hang' }] }] }),
+    };
     bed = await startTestbed(bundle.bundle, files, [...throughScript('disable', writeHooksJson(NO_HOOKS)), text('done')]);
     let child: ChildProcess | undefined;
     // The hook outlives the run's 30 s limit: a CLI that waited for it fails the run.

@@ -74,7 +74,9 @@ describe('conformance: matchers', () => {
       bundle.bundle,
       {
         'hooks/ups.js': nodeHook(`fs.writeFileSync('ups-ran.txt', input.prompt); process.stdout.write('Sprint goal: ship the CLI');`),
-        '.vscode/hooks.json': hooksJson({ UserPromptSubmit: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/ups.js' }] }] }),
+        '.vscode/hooks.json': hooksJson({
+          UserPromptSubmit: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/ups.js' }] }],
+        }),
       },
       [text('ok')],
     );
@@ -90,17 +92,31 @@ describe('conformance: execution', () => {
     const slowDeny = `sleep 5; echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"too late"}}'`;
     bed = await startTestbed(
       bundle.bundle,
-      { '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: slowDeny, timeout: 1, name: 'slow-guard' }] }] }) },
+      {
+        '.vscode/hooks.json': hooksJson({
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: slowDeny, timeout: 1, name: 'slow-guard' }] }],
+        }),
+      },
       [toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'touch made.txt' } }]), text('made')],
     );
     const r = await bed.run(['make it', '--permission-mode', 'bypassPermissions', '--output-format', 'stream-json']);
     expect(r.code).toBe(0);
     expect(existsSync(bed.workspace.file('made.txt'))).toBe(true);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines).toContainEqual(expect.objectContaining({ subtype: 'hook_response', hook_name: 'slow-guard', outcome: 'cancelled', status: 'timeout' }));
-    const call = lines.find((l) => l.type === 'user') as { outcome: string; hooks: Array<{ hook_name: string; kind: string; detail: string }> };
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ subtype: 'hook_response', hook_name: 'slow-guard', outcome: 'cancelled', status: 'timeout' }),
+    );
+    const call = lines.find((l) => l.type === 'user') as {
+      outcome: string;
+      hooks: Array<{ hook_name: string; kind: string; detail: string }>;
+    };
     expect(call.outcome).toBe('executed');
-    expect(call.hooks).toContainEqual(expect.objectContaining({ hook_name: 'slow-guard', kind: 'error', detail: expect.stringMatching(/timed out after 1000 ms/) }));
+    expect(call.hooks).toContainEqual(
+      expect.objectContaining({ hook_name: 'slow-guard', kind: 'error', detail: expect.stringMatching(/timed out after 1000 ms/) }),
+    );
   });
 });
 
@@ -110,10 +126,11 @@ describe('conformance: decisions', () => {
       { type: 'command', command: 'node hooks/decide.js 1', name: 'first' },
       { type: 'command', command: 'node hooks/decide.js 2', name: 'second' },
     ];
-    bed = await startTestbed(bundle.bundle, { 'hooks/decide.js': fixture('decide-hook.js'), '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: both }] }) }, [
-      toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'echo allow ask > out.txt' } }]),
-      text('asked'),
-    ]);
+    bed = await startTestbed(
+      bundle.bundle,
+      { 'hooks/decide.js': fixture('decide-hook.js'), '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: both }] }) },
+      [toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'echo allow ask > out.txt' } }]), text('asked')],
+    );
     const merged = async (command: string) => {
       const r = await bed!.cli(['hooks', 'test', 'PreToolUse', '--input', JSON.stringify({ command }), '--json']);
       return (JSON.parse(r.stdout) as { result: { decision: string; blocked: boolean } }).result;

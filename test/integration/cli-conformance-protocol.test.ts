@@ -15,7 +15,8 @@ afterEach(async () => {
 });
 
 const touch = (id: string, file: string) => toolCalls([{ id, name: 'Bash', arguments: { command: `touch ${file}` } }]);
-const deny = (reason: string) => JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } });
+const deny = (reason: string) =>
+  JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } });
 const allow = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow' } });
 
 describe('conformance: exit codes and JSON', () => {
@@ -33,7 +34,15 @@ if (cmd.includes('f23')) { process.stderr.write('f23: crashed\\nsecond line'); p
       {
         'hooks/protocol.js': protocol,
         '.vscode/hooks.json': hooksJson({
-          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/protocol.js', name: 'protocol' }, { type: 'command', command: './hooks/missing.sh', name: 'missing' }] }],
+          PreToolUse: [
+            {
+              matcher: 'Bash',
+              hooks: [
+                { type: 'command', command: 'node hooks/protocol.js', name: 'protocol' },
+                { type: 'command', command: './hooks/missing.sh', name: 'missing' },
+              ],
+            },
+          ],
         }),
       },
       [touch('c20', 'f20'), touch('c21', 'f21'), touch('c22', 'f22'), touch('c23', 'f23'), touch('c24', 'f24'), text('done')],
@@ -56,7 +65,9 @@ if (cmd.includes('f23')) { process.stderr.write('f23: crashed\\nsecond line'); p
     // 23: exit 1 without JSON is a non-blocking error: the tool runs, the first stderr line is reported.
     expect(existsSync(bed.workspace.file('f23'))).toBe(true);
     expect(calls.c23.outcome).toBe('executed');
-    expect(calls.c23.hooks).toContainEqual(expect.objectContaining({ hook_name: 'protocol', kind: 'error', detail: expect.stringContaining('f23: crashed') }));
+    expect(calls.c23.hooks).toContainEqual(
+      expect.objectContaining({ hook_name: 'protocol', kind: 'error', detail: expect.stringContaining('f23: crashed') }),
+    );
     // 24: a missing script (exit 127) is a non-blocking error too: the tool runs.
     expect(existsSync(bed.workspace.file('f24'))).toBe(true);
     expect(calls.c24.outcome).toBe('executed');
@@ -65,11 +76,23 @@ if (cmd.includes('f23')) { process.stderr.write('f23: crashed\\nsecond line'); p
   });
 
   it('27: continue:false next to permissionDecision allow stops the session (continue wins)', async () => {
-    const halt = JSON.stringify({ continue: false, stopReason: 'budget used up', hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow' } });
-    bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooksJson({ PreToolUse: [{ hooks: [{ type: 'command', command: `echo '${halt}'`, name: 'budget' }] }] }) }, [touch('c1', 'made.txt'), text('never')]);
+    const halt = JSON.stringify({
+      continue: false,
+      stopReason: 'budget used up',
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow' },
+    });
+    bed = await startTestbed(
+      bundle.bundle,
+      { '.vscode/hooks.json': hooksJson({ PreToolUse: [{ hooks: [{ type: 'command', command: `echo '${halt}'`, name: 'budget' }] }] }) },
+      [touch('c1', 'made.txt'), text('never')],
+    );
     const r = await bed.run(['go', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
     expect(r.code).toBe(1);
-    expect(jsonResult(r)).toMatchObject({ is_error: true, stop_reason: 'stopped', error: 'hook "budget" stopped the session: budget used up' });
+    expect(jsonResult(r)).toMatchObject({
+      is_error: true,
+      stop_reason: 'stopped',
+      error: 'hook "budget" stopped the session: budget used up',
+    });
     expect(existsSync(bed.workspace.file('made.txt'))).toBe(false);
     expect(bed.server.requests).toHaveLength(1);
     expect(r.stderr).toBe('hookpilot: hook "budget" stopped the session: budget used up\n');
@@ -78,12 +101,16 @@ if (cmd.includes('f23')) { process.stderr.write('f23: crashed\\nsecond line'); p
 
 describe('conformance: decisions against modes and rules', () => {
   it('30, 31: a hook deny blocks in bypassPermissions; a hook allow does not beat a settings deny rule', async () => {
-    const decide = nodeHook(`process.stdout.write(input.tool_input.command.includes('f30') ? ${JSON.stringify(deny('f30 is off limits'))} : ${JSON.stringify(allow)});`);
+    const decide = nodeHook(
+      `process.stdout.write(input.tool_input.command.includes('f30') ? ${JSON.stringify(deny('f30 is off limits'))} : ${JSON.stringify(allow)});`,
+    );
     bed = await startTestbed(
       bundle.bundle,
       {
         'hooks/decide.js': decide,
-        '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/decide.js' }] }] }),
+        '.vscode/hooks.json': hooksJson({
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/decide.js' }] }],
+        }),
         '.vscode/settings.json': '{\n  // project rules\n  "hookpilot.permissions": { "deny": ["Bash(touch f31)"] }\n}\n',
       },
       [touch('c30', 'f30'), touch('c31', 'f31'), touch('c32', 'f32'), text('done')],
@@ -102,7 +129,11 @@ describe('conformance: decisions against modes and rules', () => {
 describe('conformance: Stop and UserPromptSubmit', () => {
   it('36: a Stop block continues the turn with stop_hook_active set; the 9th consecutive block is overridden', async () => {
     const stop = `grep -o '"stop_hook_active":[a-z]*' >> stop.log; echo '{"decision":"block","reason":"run the tests again"}'`;
-    bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooksJson({ Stop: [{ hooks: [{ type: 'command', command: stop }] }] }) }, (_request, i) => text(`answer ${i + 1}`));
+    bed = await startTestbed(
+      bundle.bundle,
+      { '.vscode/hooks.json': hooksJson({ Stop: [{ hooks: [{ type: 'command', command: stop }] }] }) },
+      (_request, i) => text(`answer ${i + 1}`),
+    );
     const r = await bed.run(['work', '--output-format', 'json']);
     expect(r.code).toBe(0);
     expect(jsonResult(r)).toMatchObject({ stop_reason: 'completed', result: 'answer 9' });
@@ -115,7 +146,16 @@ describe('conformance: Stop and UserPromptSubmit', () => {
 
   it('38: a UserPromptSubmit block erases the prompt: the user sees the reason, the model sees nothing', async () => {
     const gate = nodeHook(`if (input.prompt.includes('password')) { process.stderr.write('no passwords in prompts'); process.exit(2); }`);
-    bed = await startTestbed(bundle.bundle, { 'hooks/gate.js': gate, '.vscode/hooks.json': hooksJson({ UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/gate.js', name: 'prompt-gate' }] }] }) }, [text('never')]);
+    bed = await startTestbed(
+      bundle.bundle,
+      {
+        'hooks/gate.js': gate,
+        '.vscode/hooks.json': hooksJson({
+          UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/gate.js', name: 'prompt-gate' }] }],
+        }),
+      },
+      [text('never')],
+    );
     const r = await bed.run(['my password is hunter2']);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');

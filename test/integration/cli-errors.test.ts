@@ -44,7 +44,18 @@ describe('hookpilot --version and --help', () => {
     expect(help.code).toBe(0);
     for (const command of ['run [options] [prompt]', 'hooks', 'timeline [options] [session]']) expect(help.stdout).toContain(command);
     const runHelp = await hookpilot(['run', '--help']);
-    for (const flag of ['--cwd', '--base-url', '--model', '--allowed-tools', '--disallowed-tools', '--permission-mode', '--max-steps', '--output-format', '--hooks']) expect(runHelp.stdout).toContain(flag);
+    for (const flag of [
+      '--cwd',
+      '--base-url',
+      '--model',
+      '--allowed-tools',
+      '--disallowed-tools',
+      '--permission-mode',
+      '--max-steps',
+      '--output-format',
+      '--hooks',
+    ])
+      expect(runHelp.stdout).toContain(flag);
   });
 });
 
@@ -74,14 +85,27 @@ describe('hookpilot errors', () => {
   });
 
   it('bad flags: an invalid permission mode, an unbalanced rule, a missing --cwd', async () => {
-    expectOneLineError(await hookpilot(['run', 'hello', '--permission-mode', 'yolo']), 2, /'yolo' is invalid\. Allowed choices are default, acceptEdits, plan, bypassPermissions/);
-    expectOneLineError(await hookpilot(['run', 'hello', '--allowed-tools', 'Bash(git *'], { HOOKPILOT_BASE_URL: 'http://127.0.0.1:9/v1', HOOKPILOT_MODEL: 'm' }), 2, /--allowed-tools: unbalanced parentheses/);
+    expectOneLineError(
+      await hookpilot(['run', 'hello', '--permission-mode', 'yolo']),
+      2,
+      /'yolo' is invalid\. Allowed choices are default, acceptEdits, plan, bypassPermissions/,
+    );
+    expectOneLineError(
+      await hookpilot(['run', 'hello', '--allowed-tools', 'Bash(git *'], {
+        HOOKPILOT_BASE_URL: 'http://127.0.0.1:9/v1',
+        HOOKPILOT_MODEL: 'm',
+      }),
+      2,
+      /--allowed-tools: unbalanced parentheses/,
+    );
     expectOneLineError(await hookpilot(['hooks', 'list', '--cwd', path.join(home, 'nope')]), 2, /--cwd: no such directory/);
     expectOneLineError(await hookpilot(['hooks', 'test', 'BeforeTheDawn']), 2, /unknown event "BeforeTheDawn"; events: SessionStart, /);
   });
 
   it('a broken hooks.json: validate points at every problem and exits 1; run still loads the valid hook and warns', async () => {
-    const guard = nodeHook(`if (/rm\\s+-rf/.test(input.tool_input.command || '')) { process.stderr.write('rm -rf is not allowed'); process.exit(2); }`);
+    const guard = nodeHook(
+      `if (/rm\\s+-rf/.test(input.tool_input.command || '')) { process.stderr.write('rm -rf is not allowed'); process.exit(2); }`,
+    );
     const brokenHooksJson = `{
   // a guard that works, and mistakes around it
   "hooks": {
@@ -102,10 +126,11 @@ describe('hookpilot errors', () => {
   }
 }
 `;
-    bed = await startTestbed(bundle.bundle, { 'keep.txt': 'x', 'hooks/guard.js': guard, '.vscode/hooks.json': brokenHooksJson, '.vscode/settings.json': settings }, [
-      toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'rm -rf keep.txt' } }]),
-      text('kept'),
-    ]);
+    bed = await startTestbed(
+      bundle.bundle,
+      { 'keep.txt': 'x', 'hooks/guard.js': guard, '.vscode/hooks.json': brokenHooksJson, '.vscode/settings.json': settings },
+      [toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'rm -rf keep.txt' } }]), text('kept')],
+    );
 
     const validate = await bed.cli(['hooks', 'validate']);
     expect(validate.code).toBe(1);
@@ -122,7 +147,9 @@ describe('hookpilot errors', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('blocked by hook "guard.js"');
     expect(bed.server.requests).toHaveLength(2);
-    expect(run.stderr).toContain(`hookpilot: warning: ${bed.workspace.file('.vscode/hooks.json')}:6:20: Matcher "(" is not a valid regular expression`);
+    expect(run.stderr).toContain(
+      `hookpilot: warning: ${bed.workspace.file('.vscode/hooks.json')}:6:20: Matcher "(" is not a valid regular expression`,
+    );
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 });

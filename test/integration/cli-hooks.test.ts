@@ -7,7 +7,9 @@ import { hooksJson } from '../support/workspace';
 
 // hooks list / hooks test / timeline through the bundled CLI.
 
-const guard = nodeHook(`if (/rm\\s+-rf/.test(input.tool_input.command || '')) { process.stderr.write('rm -rf is not allowed'); process.exit(2); }`);
+const guard = nodeHook(
+  `if (/rm\\s+-rf/.test(input.tool_input.command || '')) { process.stderr.write('rm -rf is not allowed'); process.exit(2); }`,
+);
 const files = {
   'hooks/guard.js': guard,
   'hooks/context.js': nodeHook(`process.stdout.write('Branch: main (prompt was ' + input.prompt.length + ' chars)');`),
@@ -16,7 +18,15 @@ const files = {
     UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/context.js', name: 'branch-context' }] }],
     Stop: [{ hooks: [{ type: 'command', command: 'echo off', name: 'switched-off', enabled: false }] }],
   }),
-  '.vscode/settings.json': JSON.stringify({ 'hookpilot.hooks': { hooks: { PostToolUse: [{ matcher: 'Write|Edit', hooks: [{ type: 'command', command: 'echo formatted', name: 'formatter' }] }] } } }, null, 2),
+  '.vscode/settings.json': JSON.stringify(
+    {
+      'hookpilot.hooks': {
+        hooks: { PostToolUse: [{ matcher: 'Write|Edit', hooks: [{ type: 'command', command: 'echo formatted', name: 'formatter' }] }] },
+      },
+    },
+    null,
+    2,
+  ),
 };
 
 const bundle = useCliBundle();
@@ -35,7 +45,14 @@ describe('hookpilot hooks list', () => {
     expect(lines[0].split(/\s{2,}/)).toEqual(['ID', 'EVENT', 'MATCHER', 'TYPE', 'NAME', 'SOURCE', 'STATE']);
     const row = (name: string) => lines.find((l) => l.split(/\s{2,}/)[4] === name)?.split(/\s{2,}/);
     expect(row('guard')?.slice(1)).toEqual(['PreToolUse', 'Bash', 'command', 'guard', '.vscode/hooks.json:7', 'active']);
-    expect(row('branch-context')?.slice(1)).toEqual(['UserPromptSubmit', '*', 'command', 'branch-context', '.vscode/hooks.json:18', 'active']);
+    expect(row('branch-context')?.slice(1)).toEqual([
+      'UserPromptSubmit',
+      '*',
+      'command',
+      'branch-context',
+      '.vscode/hooks.json:18',
+      'active',
+    ]);
     expect(row('switched-off')?.slice(1)).toEqual(['Stop', '*', 'command', 'switched-off', '.vscode/hooks.json:29', 'disabled']);
     expect(row('formatter')?.slice(1)).toEqual(['PostToolUse', 'Write|Edit', 'command', 'formatter', '.vscode/settings.json:8', 'active']);
     expect(row('Cancellation')?.slice(1)).toEqual(['PreToolUse', '*', 'builtin', 'Cancellation', 'builtin', 'active']);
@@ -43,12 +60,25 @@ describe('hookpilot hooks list', () => {
     // Without HOOKPILOT_USER_SETTINGS, the user's hooks come from VS Code's user settings.json.
     const vscodeUser = path.join(bed.home, '.config', 'Code', 'User', 'settings.json');
     mkdirSync(path.dirname(vscodeUser), { recursive: true });
-    writeFileSync(vscodeUser, JSON.stringify({ 'hookpilot.hooks': { hooks: { SessionStart: [{ hooks: [{ type: 'command', command: 'echo hi', name: 'user-greeting' }] }] } } }));
+    writeFileSync(
+      vscodeUser,
+      JSON.stringify({
+        'hookpilot.hooks': { hooks: { SessionStart: [{ hooks: [{ type: 'command', command: 'echo hi', name: 'user-greeting' }] }] } },
+      }),
+    );
     const withUser = await bed.cli(['hooks', 'list'], { env: { HOOKPILOT_USER_SETTINGS: '' } });
     expect(withUser.stdout).toMatch(new RegExp(`user-greeting +${vscodeUser.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1 +active`));
 
     const json = JSON.parse((await bed.cli(['hooks', 'list', '--json'])).stdout) as Array<Record<string, unknown>>;
-    expect(json.find((h) => h.name === 'guard')).toMatchObject({ event: 'PreToolUse', matcher: 'Bash', type: 'command', target: 'node hooks/guard.js', enabled: true, active: true, source: { kind: 'hooksJson', line: 7 } });
+    expect(json.find((h) => h.name === 'guard')).toMatchObject({
+      event: 'PreToolUse',
+      matcher: 'Bash',
+      type: 'command',
+      target: 'node hooks/guard.js',
+      enabled: true,
+      active: true,
+      source: { kind: 'hooksJson', line: 7 },
+    });
     expect(json.find((h) => h.name === 'switched-off')).toMatchObject({ enabled: false, active: false, inactive_reason: 'disabled' });
     expect(json.find((h) => h.name === 'guard')?.id).toBe(row('guard')?.[0]);
   });
@@ -60,7 +90,9 @@ describe('hookpilot hooks test', () => {
     const deny = await bed.cli(['hooks', 'test', 'PreToolUse', '--tool', 'Bash', '--input', '{"command":"rm -rf /"}']);
     expect(deny.code).toBe(0);
     expect(deny.stdout).toContain('PreToolUse Bash {"command":"rm -rf /"}');
-    expect(deny.stdout).toMatch(/guard \[command\] \.vscode\/hooks\.json:7\n {2}decision: block {2}status: blocking-error {2}exit code: 2 {2}latency: \d+ ms\n {2}reason: rm -rf is not allowed/);
+    expect(deny.stdout).toMatch(
+      /guard \[command\] \.vscode\/hooks\.json:7\n {2}decision: block {2}status: blocking-error {2}exit code: 2 {2}latency: \d+ ms\n {2}reason: rm -rf is not allowed/,
+    );
     expect(deny.stdout).toMatch(/Result: deny \(blocked\)\n {2}reason: rm -rf is not allowed/);
 
     writeFileSync(bed.workspace.file('ls.json'), '{"command":"ls -la"}');
@@ -76,8 +108,20 @@ describe('hookpilot hooks test', () => {
       result: Record<string, unknown>;
     };
     expect(json.session_id).toMatch(/^test-[0-9a-f-]{36}$/);
-    expect(json.payload).toMatchObject({ hook_event_name: 'PreToolUse', session_id: json.session_id, cwd: bed.workspace.dir, tool_name: 'Bash', tool_input: { command: 'rm -rf /' } });
-    expect(json.hooks.find((h) => h.name === 'guard')).toMatchObject({ status: 'blocking-error', decision: 'block', exit_code: 2, stderr: 'rm -rf is not allowed', latency_ms: expect.any(Number) });
+    expect(json.payload).toMatchObject({
+      hook_event_name: 'PreToolUse',
+      session_id: json.session_id,
+      cwd: bed.workspace.dir,
+      tool_name: 'Bash',
+      tool_input: { command: 'rm -rf /' },
+    });
+    expect(json.hooks.find((h) => h.name === 'guard')).toMatchObject({
+      status: 'blocking-error',
+      decision: 'block',
+      exit_code: 2,
+      stderr: 'rm -rf is not allowed',
+      latency_ms: expect.any(Number),
+    });
     expect(json.result).toMatchObject({ decision: 'deny', blocked: true, block_reason: 'rm -rf is not allowed' });
   });
 
@@ -91,8 +135,11 @@ describe('hookpilot hooks test', () => {
 });
 
 describe('hookpilot timeline', () => {
-  it("shows the hook runs of the last run as a table, lists sessions, and reports a torn last line", async () => {
-    bed = await startTestbed(bundle.bundle, { ...files, 'keep.txt': 'x' }, [toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'rm -rf keep.txt' } }]), text('kept')]);
+  it('shows the hook runs of the last run as a table, lists sessions, and reports a torn last line', async () => {
+    bed = await startTestbed(bundle.bundle, { ...files, 'keep.txt': 'x' }, [
+      toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'rm -rf keep.txt' } }]),
+      text('kept'),
+    ]);
     const run = await bed.run(['delete keep.txt', '--output-format', 'json', '--allowed-tools', 'Bash']);
     const { session_id: sessionId, audit_log: auditLog } = jsonResult(run);
     // A later `hooks test` must not become "the most recent session".
@@ -113,7 +160,11 @@ describe('hookpilot timeline', () => {
     const list = await bed.cli(['timeline', '--list']);
     expect(list.stdout).toContain(sessionId);
     expect(list.stdout).toMatch(/test-[0-9a-f-]{36}/);
-    const json = JSON.parse((await bed.cli(['timeline', sessionId.slice(0, 8), '--json'])).stdout) as { session_id: string; records: Array<Record<string, unknown>>; problems: unknown[] };
+    const json = JSON.parse((await bed.cli(['timeline', sessionId.slice(0, 8), '--json'])).stdout) as {
+      session_id: string;
+      records: Array<Record<string, unknown>>;
+      problems: unknown[];
+    };
     expect(json.session_id).toBe(sessionId);
     expect(json.records).toContainEqual(expect.objectContaining({ type: 'hook_run', hook_name: 'guard', decision: 'block' }));
     expect(json.problems).toEqual([]);
@@ -122,6 +173,10 @@ describe('hookpilot timeline', () => {
     const torn = await bed.cli(['timeline', sessionId]);
     expect(torn.code).toBe(0);
     expect(torn.stdout).toMatch(/ PreToolUse +guard +block/);
-    expect(torn.stderr).toMatch(new RegExp(`^hookpilot: warning: ${auditLog.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+: torn last line \\(\\d+ bytes\\) skipped\\n$`));
+    expect(torn.stderr).toMatch(
+      new RegExp(
+        `^hookpilot: warning: ${auditLog.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+: torn last line \\(\\d+ bytes\\) skipped\\n$`,
+      ),
+    );
   });
 });

@@ -32,7 +32,9 @@ describe('hookpilot hooks import', () => {
     const r = await cli(['--cwd', dir]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
-    expect(r.stdout).toMatch(/^Hooks found in 2 file\(s\):\n {2}\.cursor\/hooks\.json {5}Cursor \(project\)\n {2}\.gemini\/settings\.json {2}Gemini CLI \(project\)\n/);
+    expect(r.stdout).toMatch(
+      /^Hooks found in 2 file\(s\):\n {2}\.cursor\/hooks\.json {5}Cursor \(project\)\n {2}\.gemini\/settings\.json {2}Gemini CLI \(project\)\n/,
+    );
     expect(r.stdout).toContain('Converted, but the meaning changed: 20');
     expect(r.stdout).toContain('Cannot carry over (not imported): 2');
     expect(r.stdout.trimEnd().split('\n').pop()).toBe('.vscode/hooks.json: 21 hook(s) added.');
@@ -55,7 +57,11 @@ describe('hookpilot hooks import', () => {
     cpSync(path.join(IMPORT_FIXTURES, 'claude', 'home', '.claude', 'settings.json'), path.join(home, '.claude', 'settings.json'));
     const r = await cli(['--cwd', dir, '--dry-run', '--json', '--from', 'claude']);
     expect(r.code).toBe(0);
-    const json = JSON.parse(r.stdout) as { report: { entries: Array<{ status: string; file: string }>; added: number; dryRun: boolean }; written: string | null; text: string };
+    const json = JSON.parse(r.stdout) as {
+      report: { entries: Array<{ status: string; file: string }>; added: number; dryRun: boolean };
+      written: string | null;
+      text: string;
+    };
     expect(json.written).toBeNull();
     expect(json.report).toMatchObject({ dryRun: true, added: 15 });
     expect(json.report.entries).toHaveLength(19);
@@ -77,13 +83,17 @@ describe('hookpilot hooks import', () => {
     const dir = project('coding-agent');
     const bad = await cli(['--cwd', dir, '--from', 'vim']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--from <tool>' argument 'vim' is invalid\. Allowed choices are claude, copilot, cline, cursor, gemini, coding-agent, atomcode/);
+    expect(bad.stderr).toMatch(
+      /--from <tool>' argument 'vim' is invalid\. Allowed choices are claude, copilot, cline, cursor, gemini, coding-agent, atomcode/,
+    );
 
     mkdirSync(path.join(dir, '.vscode'));
     writeFileSync(path.join(dir, '.vscode', 'hooks.json'), '{ "hooks": { ');
     const broken = await cli(['--cwd', dir]);
     expect(broken.code).toBe(1);
-    expect(broken.stderr).toMatch(/^hookpilot: cannot import hooks: the existing hooks\.json has a syntax error .* fix it before importing\n$/);
+    expect(broken.stderr).toMatch(
+      /^hookpilot: cannot import hooks: the existing hooks\.json has a syntax error .* fix it before importing\n$/,
+    );
     expect(readFileSync(path.join(dir, '.vscode', 'hooks.json'), 'utf8')).toBe('{ "hooks": { ');
   });
 });

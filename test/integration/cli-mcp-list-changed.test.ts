@@ -9,7 +9,8 @@ import { text, toolCalls, type RecordedRequest, type ScriptedReply } from '../su
 const CHANGING = path.join(REPO_ROOT, 'test/fixtures/mcp/changing-tools-server.mjs');
 const mcpJson = JSON.stringify({ mcpServers: { dyn: { command: process.execPath, args: [CHANGING] } } });
 const call = (id: string, name: string, args: Record<string, unknown>): ScriptedReply => toolCalls([{ id, name, arguments: args }]);
-const offered = (request: RecordedRequest) => (request.body as { tools?: Array<{ function: { name: string } }> }).tools?.map((t) => t.function.name) ?? [];
+const offered = (request: RecordedRequest) =>
+  (request.body as { tools?: Array<{ function: { name: string } }> }).tools?.map((t) => t.function.name) ?? [];
 
 const bundle = useCliBundle();
 let bed: Testbed | undefined;

@@ -16,8 +16,15 @@ const output = { hookSpecificOutput: { hookEventName: 'PostToolUse', hookpilotPe
 
 describe('hookpilot run with a PermissionRequired hook', () => {
   it('runs the call and the timeline shows a PermissionRequired row naming the tool, the hook and the permission', async () => {
-    const files = { '.vscode/hooks.json': hooksJson({ PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `echo '${JSON.stringify(output)}'` }] }] }) };
-    bed = await startTestbed(bundle.bundle, files, [toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'echo fetched' } }]), text('done')]);
+    const files = {
+      '.vscode/hooks.json': hooksJson({
+        PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `echo '${JSON.stringify(output)}'` }] }],
+      }),
+    };
+    bed = await startTestbed(bundle.bundle, files, [
+      toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'echo fetched' } }]),
+      text('done'),
+    ]);
     const r = await bed.run(['fetch', '--allowed-tools', 'Bash', '--output-format', 'json']);
     expect(r.code).toBe(0);
     const result = jsonResult(r);

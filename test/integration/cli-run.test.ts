@@ -7,11 +7,15 @@ import { hooksJson } from '../support/workspace';
 
 // `hookpilot run` as users run it: the bundled CLI in a subprocess, a scripted model on 127.0.0.1.
 
-const guard = nodeHook(`if (/rm\\s+-rf/.test(input.tool_input.command || '')) { process.stderr.write('rm -rf is not allowed here'); process.exit(2); }`);
+const guard = nodeHook(
+  `if (/rm\\s+-rf/.test(input.tool_input.command || '')) { process.stderr.write('rm -rf is not allowed here'); process.exit(2); }`,
+);
 const guardedWorkspace = {
   'keep.txt': 'precious',
   'hooks/guard.js': guard,
-  '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', statusMessage: 'Checking the command…' }] }] }),
+  '.vscode/hooks.json': hooksJson({
+    PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', statusMessage: 'Checking the command…' }] }],
+  }),
 };
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const bash = (command: string, id: string) => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
@@ -25,7 +29,11 @@ afterEach(async () => {
 
 describe('hookpilot run', () => {
   it('text: an allowed Bash call runs, the guard hook blocks rm -rf, and each call gets one line', async () => {
-    bed = await startTestbed(bundle.bundle, guardedWorkspace, [bash('echo made > made.txt', 'c1'), bash('rm -rf keep.txt', 'c2'), text('Done: one file made, one kept.')]);
+    bed = await startTestbed(bundle.bundle, guardedWorkspace, [
+      bash('echo made > made.txt', 'c1'),
+      bash('rm -rf keep.txt', 'c2'),
+      text('Done: one file made, one kept.'),
+    ]);
     const r = await bed.run(['tidy up', '--allowed-tools', 'Bash']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -42,8 +50,17 @@ describe('hookpilot run', () => {
     const r = await bed.run(['delete keep.txt', '--output-format', 'json', '--allowed-tools', 'Bash']);
     expect(r.code).toBe(0);
     const result = jsonResult(r);
-    expect(result).toMatchObject({ type: 'result', subtype: 'success', result: 'I left it.', is_error: false, stop_reason: 'completed', num_turns: 2 });
-    expect(result.tool_calls).toEqual([expect.objectContaining({ id: 'c1', name: 'Bash', input: { command: 'rm -rf keep.txt' }, outcome: 'blocked' })]);
+    expect(result).toMatchObject({
+      type: 'result',
+      subtype: 'success',
+      result: 'I left it.',
+      is_error: false,
+      stop_reason: 'completed',
+      num_turns: 2,
+    });
+    expect(result.tool_calls).toEqual([
+      expect.objectContaining({ id: 'c1', name: 'Bash', input: { command: 'rm -rf keep.txt' }, outcome: 'blocked' }),
+    ]);
     expect(result.tool_calls[0].output).toContain('rm -rf is not allowed here');
     expect(result.permission_denials).toEqual([{ tool_name: 'Bash', tool_use_id: 'c1', tool_input: { command: 'rm -rf keep.txt' } }]);
     expect(result.usage.total_tokens).toBeGreaterThan(0);
@@ -54,9 +71,14 @@ describe('hookpilot run', () => {
     const storage = path.join(bed.home, '.hookpilot', 'projects', `${path.basename(bed.workspace.dir)}-`);
     expect(result.audit_log).toMatch(new RegExp(`^${escapeRegex(storage)}[0-9a-f]{16}/audit/${result.session_id}\\.jsonl$`));
     expect(existsSync(path.join(path.dirname(path.dirname(result.audit_log)), 'transcripts', `${result.session_id}.jsonl`))).toBe(true);
-    const records = readFileSync(result.audit_log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const records = readFileSync(result.audit_log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(records.every((rec) => rec.session_id === result.session_id)).toBe(true);
-    expect(records).toContainEqual(expect.objectContaining({ type: 'hook_run', event: 'PreToolUse', hook_name: 'guard.js', decision: 'block', exit_code: 2 }));
+    expect(records).toContainEqual(
+      expect.objectContaining({ type: 'hook_run', event: 'PreToolUse', hook_name: 'guard.js', decision: 'block', exit_code: 2 }),
+    );
     expect(records).toContainEqual(expect.objectContaining({ type: 'event', event: 'SessionEnd' }));
   });
 
@@ -75,24 +97,64 @@ describe('hookpilot run', () => {
     bed = await startTestbed(bundle.bundle, guardedWorkspace, [bash('rm -rf keep.txt', 'c1'), text('Kept it.', { chunks: 3 })]);
     const r = await bed.run(['delete', '--output-format', 'stream-json', '--allowed-tools', 'Bash']);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const sessionId = lines[0].session_id;
     expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', model: 'scripted-model', permission_mode: 'default' });
     expect(lines.every((l) => l.session_id === sessionId)).toBe(true);
     const started = lines.find((l) => l.subtype === 'hook_started' && l.hook_name === 'guard.js');
     const response = lines.find((l) => l.subtype === 'hook_response' && l.hook_name === 'guard.js');
-    expect(started).toMatchObject({ type: 'system', hook_event: 'PreToolUse', hook_id: expect.any(String), status_message: 'Checking the command…' });
-    expect(response).toMatchObject({ type: 'system', hook_event: 'PreToolUse', hook_id: started?.hook_id, outcome: 'error', status: 'blocking-error', decision: 'block', exit_code: 2, stderr: 'rm -rf is not allowed here' });
+    expect(started).toMatchObject({
+      type: 'system',
+      hook_event: 'PreToolUse',
+      hook_id: expect.any(String),
+      status_message: 'Checking the command…',
+    });
+    expect(response).toMatchObject({
+      type: 'system',
+      hook_event: 'PreToolUse',
+      hook_id: started?.hook_id,
+      outcome: 'error',
+      status: 'blocking-error',
+      decision: 'block',
+      exit_code: 2,
+      stderr: 'rm -rf is not allowed here',
+    });
     expect(lines.indexOf(started!)).toBeLessThan(lines.indexOf(response!));
-    expect(lines).toContainEqual(expect.objectContaining({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'Bash', input: { command: 'rm -rf keep.txt' } }] } }));
-    expect(lines).toContainEqual(expect.objectContaining({ type: 'user', outcome: 'blocked', message: expect.objectContaining({ content: [expect.objectContaining({ type: 'tool_result', tool_use_id: 'c1', is_error: true })] }) }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        type: 'assistant',
+        message: { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'Bash', input: { command: 'rm -rf keep.txt' } }] },
+      }),
+    );
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        type: 'user',
+        outcome: 'blocked',
+        message: expect.objectContaining({
+          content: [expect.objectContaining({ type: 'tool_result', tool_use_id: 'c1', is_error: true })],
+        }),
+      }),
+    );
     const deltas = lines.filter((l) => l.type === 'stream_event').map((l) => (l.event as { delta: { text: string } }).delta.text);
     expect(deltas.join('')).toBe('Kept it.');
-    expect(lines[lines.length - 1]).toMatchObject({ type: 'result', subtype: 'success', session_id: sessionId, result: 'Kept it.', permission_denials: [expect.objectContaining({ tool_use_id: 'c1' })] });
+    expect(lines[lines.length - 1]).toMatchObject({
+      type: 'result',
+      subtype: 'success',
+      session_id: sessionId,
+      result: 'Kept it.',
+      permission_denials: [expect.objectContaining({ tool_use_id: 'c1' })],
+    });
   });
 
   it('--resume and --continue carry on an earlier session: the model sees its history, SessionStart gets source "resume"', async () => {
-    const hooks = { '.vscode/hooks.json': hooksJson({ SessionStart: [{ hooks: [{ type: 'command', command: 'cat >> starts.log; echo >> starts.log' }] }] }) };
+    const hooks = {
+      '.vscode/hooks.json': hooksJson({
+        SessionStart: [{ hooks: [{ type: 'command', command: 'cat >> starts.log; echo >> starts.log' }] }],
+      }),
+    };
     bed = await startTestbed(bundle.bundle, hooks, [text('First answer.'), text('Second answer.'), text('Third answer.')]);
     const first = await bed.run(['first question', '--output-format', 'json']);
     expect(first.code).toBe(0);
@@ -107,10 +169,21 @@ describe('hookpilot run', () => {
     const third = await bed.run(['third question', '--continue']);
     expect(third.code).toBe(0);
     expect(contents(2)).toEqual(expect.arrayContaining(['first question', 'second question', 'Second answer.', 'third question']));
-    const starts = readFileSync(bed.workspace.file('starts.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { source: string; session_id: string });
-    expect(starts.map((s) => [s.source, s.session_id === sessionId])).toEqual([['startup', true], ['resume', true], ['resume', true]]);
+    const starts = readFileSync(bed.workspace.file('starts.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { source: string; session_id: string });
+    expect(starts.map((s) => [s.source, s.session_id === sessionId])).toEqual([
+      ['startup', true],
+      ['resume', true],
+      ['resume', true],
+    ]);
 
-    for (const bad of [['--resume', '../../etc/passwd'], ['--resume', 'no-such-session'], ['--resume', sessionId, '--continue']]) {
+    for (const bad of [
+      ['--resume', '../../etc/passwd'],
+      ['--resume', 'no-such-session'],
+      ['--resume', sessionId, '--continue'],
+    ]) {
       const r = await bed.run(['again', ...bad]);
       expect(r.code, bad.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -120,7 +193,15 @@ describe('hookpilot run', () => {
   it('--disallowed-tools withholds a tool from the model; a pattern rule denies matching calls', async () => {
     bed = await startTestbed(bundle.bundle, {}, [bash('rm -f a.txt', 'c1'), text('ok')]);
     writeFileSync(bed.workspace.file('a.txt'), 'a');
-    const r = await bed.run(['go', '--output-format', 'json', '--disallowed-tools', 'Write,Bash(rm *)', '--permission-mode', 'bypassPermissions']);
+    const r = await bed.run([
+      'go',
+      '--output-format',
+      'json',
+      '--disallowed-tools',
+      'Write,Bash(rm *)',
+      '--permission-mode',
+      'bypassPermissions',
+    ]);
     expect(r.code).toBe(0);
     const offered = (bed.server.requests[0].body.tools ?? []).map((t) => t.function?.name);
     expect(offered).toContain('Bash');
@@ -146,17 +227,25 @@ describe('hookpilot run', () => {
       },
       [bash('touch made.txt', 'c1'), text('made')],
     );
-    writeFileSync(`${bed.home}/user-settings.json`, JSON.stringify({ 'hookpilot.hooks': { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/user.js' }] }] } } }));
+    writeFileSync(
+      `${bed.home}/user-settings.json`,
+      JSON.stringify({
+        'hookpilot.hooks': { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/user.js' }] }] } },
+      }),
+    );
     const r = await bed.run(['--hooks', bed.workspace.file('extra-hooks.json')], { input: 'make the file\n' });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(existsSync(bed.workspace.file('made.txt'))).toBe(true);
     expect(JSON.stringify(bed.server.requests[0].body.messages)).toContain('make the file');
-    for (const name of ['user', 'workspace', 'extra']) expect(readFileSync(bed.workspace.file(`${name}.log`), 'utf8')).toBe('UserPromptSubmit\n');
+    for (const name of ['user', 'workspace', 'extra'])
+      expect(readFileSync(bed.workspace.file(`${name}.log`), 'utf8')).toBe('UserPromptSubmit\n');
   });
 
   it('a long turn (12 steps) runs to the end without any noise on stderr', async () => {
-    bed = await startTestbed(bundle.bundle, { 'a.txt': 'a' }, (_request, i) => (i < 12 ? toolCalls([{ name: 'Glob', arguments: { pattern: '*.txt' } }]) : text('twelve looks')));
+    bed = await startTestbed(bundle.bundle, { 'a.txt': 'a' }, (_request, i) =>
+      i < 12 ? toolCalls([{ name: 'Glob', arguments: { pattern: '*.txt' } }]) : text('twelve looks'),
+    );
     const r = await bed.run(['look around']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');

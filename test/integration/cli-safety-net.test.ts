@@ -34,7 +34,11 @@ describe('cc-safety-net through hookpilot run', () => {
         text('done'),
       ],
     );
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], { cwd: bed!.workspace.dir, env: bed!.env });
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.invalid', ...args], {
+        cwd: bed!.workspace.dir,
+        env: bed!.env,
+      });
     git('init', '-q');
     git('add', 'work.txt');
     git('commit', '-qm', 'start');

@@ -41,14 +41,26 @@ async function interruptWhen(ready: () => boolean, what: string, args: string[])
   return { result: await running };
 }
 
-const withSessionEnd = (extra: Record<string, unknown> = {}) => hooksJson({ SessionEnd: [{ hooks: [{ type: 'command', command: 'node hooks/end.js' }] }], ...extra });
+const withSessionEnd = (extra: Record<string, unknown> = {}) =>
+  hooksJson({ SessionEnd: [{ hooks: [{ type: 'command', command: 'node hooks/end.js' }] }], ...extra });
 
 describe('Ctrl-C during hookpilot run', () => {
   it('stops a long Bash call: exit 130, no sleep left behind, InterruptReceived and SessionEnd ran', async () => {
-    const files = { 'hooks/end.js': sessionEndHook, 'hooks/interrupt.js': interruptHook, '.vscode/hooks.json': withSessionEnd({ interrupt_received: [{ hooks: [{ type: 'command', command: 'node hooks/interrupt.js' }] }] }) };
-    bed = await startTestbed(bundle.bundle, files, [toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'sleep 37.25' } }]), text('never')]);
+    const files = {
+      'hooks/end.js': sessionEndHook,
+      'hooks/interrupt.js': interruptHook,
+      '.vscode/hooks.json': withSessionEnd({ interrupt_received: [{ hooks: [{ type: 'command', command: 'node hooks/interrupt.js' }] }] }),
+    };
+    bed = await startTestbed(bundle.bundle, files, [
+      toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'sleep 37.25' } }]),
+      text('never'),
+    ]);
     // The sleep outlives the run's 30 s limit: a CLI that waited for it fails the run.
-    const { result } = await interruptWhen(() => processesRunning('sleep 37.25').length > 0, 'the sleep to start', ['wait', '--permission-mode', 'bypassPermissions']);
+    const { result } = await interruptWhen(() => processesRunning('sleep 37.25').length > 0, 'the sleep to start', [
+      'wait',
+      '--permission-mode',
+      'bypassPermissions',
+    ]);
     expect(result.code).toBe(130);
     expect(result.stderr.trim().split('\n').pop()).toBe('hookpilot: interrupted (SIGINT): the turn was cancelled and the session ended');
     expect(result.stderr).not.toMatch(/\n\s+at /);
@@ -61,10 +73,19 @@ describe('Ctrl-C during hookpilot run', () => {
   it('stops a PreToolUse hook process that is still running', async () => {
     bed = await startTestbed(
       bundle.bundle,
-      { 'hooks/end.js': sessionEndHook, '.vscode/hooks.json': withSessionEnd({ PreToolUse: [{ hooks: [{ type: 'command', command: 'sleep 41.75', timeout: 120 }] }] }) },
+      {
+        'hooks/end.js': sessionEndHook,
+        '.vscode/hooks.json': withSessionEnd({ PreToolUse: [{ hooks: [{ type: 'command', command: 'sleep 41.75', timeout: 120 }] }] }),
+      },
       [toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'touch made.txt' } }]), text('never')],
     );
-    const { result } = await interruptWhen(() => processesRunning('sleep 41.75').length > 0, 'the hook to start', ['go', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
+    const { result } = await interruptWhen(() => processesRunning('sleep 41.75').length > 0, 'the hook to start', [
+      'go',
+      '--permission-mode',
+      'bypassPermissions',
+      '--output-format',
+      'json',
+    ]);
     expect(result.code).toBe(130);
     expect(JSON.parse(result.stdout)).toMatchObject({ is_error: true, stop_reason: 'cancelled' });
     await waitFor(() => processesRunning('sleep 41.75').length === 0, 'the hook process to be gone');
@@ -93,12 +114,17 @@ while :; do sleep 1; done
           PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './hooks/guard.sh', timeout: 120 }] }],
         }),
       },
-      [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'true' } }]), text('never')],
+      [
+        toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]),
+        toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'true' } }]),
+        text('never'),
+      ],
     );
     let child: ChildProcess | undefined;
     const running = bed.run(['go', '--permission-mode', 'bypassPermissions'], { onSpawn: (c) => (child = c), timeoutMs: 30_000 });
     const pidOf = (name: string) => Number(readFileSync(bed!.workspace.file(name), 'utf8'));
-    const written = (name: string) => existsSync(bed!.workspace.file(name)) && /^\d+\s*$/.test(readFileSync(bed!.workspace.file(name), 'utf8'));
+    const written = (name: string) =>
+      existsSync(bed!.workspace.file(name)) && /^\d+\s*$/.test(readFileSync(bed!.workspace.file(name), 'utf8'));
     await waitFor(() => written('async.pid') && written('guard.pid'), 'both hooks to start');
     const guard = pidOf('guard.pid');
     try {

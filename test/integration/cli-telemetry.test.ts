@@ -42,7 +42,11 @@ async function receiver(mode: 'ok' | 'silent' = 'ok'): Promise<OtlpReceiver> {
   return r;
 }
 
-const otelEnv = (url: string, protocol = 'http/protobuf') => ({ OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_EXPORTER_OTLP_PROTOCOL: protocol, DEPLOY_TOKEN: SECRET });
+const otelEnv = (url: string, protocol = 'http/protobuf') => ({
+  OTEL_EXPORTER_OTLP_ENDPOINT: url,
+  OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+  DEPLOY_TOKEN: SECRET,
+});
 const runArgs = ['clean up', '--output-format', 'json', '--allowed-tools', 'Bash'];
 
 function one(spans: ReceivedSpan[], name: string, where: Record<string, unknown> = {}): ReceivedSpan {
@@ -59,31 +63,61 @@ describe('OpenTelemetry export from the CLI', () => {
     expect(run.code, run.stderr).toBe(0);
     const result = jsonResult(run);
     // On a failure, stderr says what the guard did (a failed hook is reported there).
-    expect(result.tool_calls.map((c) => c.outcome), run.stderr).toEqual(['executed', 'blocked']);
-    expect(otlp.requests.every((r) => r.contentType === (protocol === 'http/json' ? 'application/json' : 'application/x-protobuf'))).toBe(true);
+    expect(
+      result.tool_calls.map((c) => c.outcome),
+      run.stderr,
+    ).toEqual(['executed', 'blocked']);
+    expect(otlp.requests.every((r) => r.contentType === (protocol === 'http/json' ? 'application/json' : 'application/x-protobuf'))).toBe(
+      true,
+    );
 
     const spans = otlp.spans;
     const session = one(spans, 'hookpilot.session');
     expect(session.parentSpanId).toBe('');
-    expect(session.attributes).toMatchObject({ 'session.id': result.session_id, 'hookpilot.session.source': 'startup', 'hookpilot.session.end_reason': 'completed' });
+    expect(session.attributes).toMatchObject({
+      'session.id': result.session_id,
+      'hookpilot.session.source': 'startup',
+      'hookpilot.session.end_reason': 'completed',
+    });
     expect(session.resource['service.name']).toBe('hookpilot');
     expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([session.traceId]));
 
     const turn = one(spans, 'hookpilot.turn');
     expect(turn.parentSpanId).toBe(session.spanId);
-    expect(turn.attributes).toMatchObject({ 'hookpilot.turn.reason': 'completed', 'hookpilot.turn.steps': 3, 'hookpilot.turn.tool_calls': 2 });
+    expect(turn.attributes).toMatchObject({
+      'hookpilot.turn.reason': 'completed',
+      'hookpilot.turn.steps': 3,
+      'hookpilot.turn.tool_calls': 2,
+    });
     const requests = spans.filter((s) => s.name === 'hookpilot.model_request');
     expect(requests.map((s) => s.attributes['hookpilot.step'])).toEqual([1, 2, 3]);
-    for (const r of requests) expect(r).toMatchObject({ parentSpanId: turn.spanId, attributes: { 'gen_ai.request.model': 'scripted-model' } });
+    for (const r of requests)
+      expect(r).toMatchObject({ parentSpanId: turn.spanId, attributes: { 'gen_ai.request.model': 'scripted-model' } });
 
     const ok = one(spans, 'hookpilot.tool_call', { 'gen_ai.tool.call.id': 'call-ok' });
     const denied = one(spans, 'hookpilot.tool_call', { 'gen_ai.tool.call.id': 'call-rm' });
-    expect(ok).toMatchObject({ parentSpanId: turn.spanId, attributes: { 'gen_ai.tool.name': 'Bash', 'hookpilot.tool.outcome': 'executed' } });
-    expect(denied).toMatchObject({ parentSpanId: turn.spanId, attributes: { 'hookpilot.tool.outcome': 'blocked', 'hookpilot.tool.denied_by': 'Hook' } });
-    const permission = (attributes: Record<string, string>) => [{ name: 'hookpilot.permission', attributes: expect.objectContaining(attributes) }];
-    const allowedByRule = { 'hookpilot.permission.decision': 'allow', 'hookpilot.permission.by': 'rule', 'hookpilot.permission.rule': 'Bash' };
+    expect(ok).toMatchObject({
+      parentSpanId: turn.spanId,
+      attributes: { 'gen_ai.tool.name': 'Bash', 'hookpilot.tool.outcome': 'executed' },
+    });
+    expect(denied).toMatchObject({
+      parentSpanId: turn.spanId,
+      attributes: { 'hookpilot.tool.outcome': 'blocked', 'hookpilot.tool.denied_by': 'Hook' },
+    });
+    const permission = (attributes: Record<string, string>) => [
+      { name: 'hookpilot.permission', attributes: expect.objectContaining(attributes) },
+    ];
+    const allowedByRule = {
+      'hookpilot.permission.decision': 'allow',
+      'hookpilot.permission.by': 'rule',
+      'hookpilot.permission.rule': 'Bash',
+    };
     expect(ok.events).toEqual(permission(allowedByRule));
-    const deniedByHook = { 'hookpilot.permission.decision': 'deny', 'hookpilot.permission.by': 'hook', 'hookpilot.permission.source': 'hook no-rm' };
+    const deniedByHook = {
+      'hookpilot.permission.decision': 'deny',
+      'hookpilot.permission.by': 'hook',
+      'hookpilot.permission.source': 'hook no-rm',
+    };
     expect(denied.events).toEqual(permission(deniedByHook));
 
     const guardOnOk = one(spans, 'hookpilot.hook_run', { 'hookpilot.hook.name': 'no-rm', 'hookpilot.hook.decision': 'none' });
@@ -101,10 +135,18 @@ describe('OpenTelemetry export from the CLI', () => {
     // The reason is exported redacted as in the audit log: the hook quoted the secret.
     expect(guardOnRm.attributes['hookpilot.hook.reason']).toBe('no rm: rm -rf build [REDACTED:secret_value]');
     const flaky = one(spans, 'hookpilot.hook_run', { 'hookpilot.hook.name': 'flaky' });
-    expect(flaky).toMatchObject({ parentSpanId: ok.spanId, status: { code: 2 }, attributes: { 'hookpilot.hook.event': 'PostToolUse', 'hookpilot.hook.status': 'error' } });
+    expect(flaky).toMatchObject({
+      parentSpanId: ok.spanId,
+      status: { code: 2 },
+      attributes: { 'hookpilot.hook.event': 'PostToolUse', 'hookpilot.hook.status': 'error' },
+    });
     // Hooks of session events hang under the session, of turn events under the turn.
-    expect(one(spans, 'hookpilot.hook_run', { 'hookpilot.hook.name': 'Metrics', 'hookpilot.hook.event': 'SessionStart' }).parentSpanId).toBe(session.spanId);
-    expect(one(spans, 'hookpilot.hook_run', { 'hookpilot.hook.name': 'TurnStats', 'hookpilot.hook.event': 'TurnEnd' }).parentSpanId).toBe(turn.spanId);
+    expect(
+      one(spans, 'hookpilot.hook_run', { 'hookpilot.hook.name': 'Metrics', 'hookpilot.hook.event': 'SessionStart' }).parentSpanId,
+    ).toBe(session.spanId);
+    expect(one(spans, 'hookpilot.hook_run', { 'hookpilot.hook.name': 'TurnStats', 'hookpilot.hook.event': 'TurnEnd' }).parentSpanId).toBe(
+      turn.spanId,
+    );
 
     expect(otlp.total('hookpilot.hook.runs', { 'hookpilot.hook.name': 'no-rm' })).toBe(2);
     expect(otlp.total('hookpilot.hook.runs', { 'hookpilot.hook.name': 'no-rm', 'hookpilot.hook.decision': 'deny' })).toBe(1);
@@ -126,7 +168,10 @@ describe('OpenTelemetry export from the CLI', () => {
     const user = await receiver();
     const planted = await receiver();
     const workspaceSettings = { 'hookpilot.telemetry.otlpEndpoint': planted.url, 'hookpilot.telemetry.otlpProtocol': 'http/json' };
-    bed = await startTestbed(bundle.bundle, { ...files, '.vscode/settings.json': JSON.stringify(workspaceSettings) }, [text('done'), text('done')]);
+    bed = await startTestbed(bundle.bundle, { ...files, '.vscode/settings.json': JSON.stringify(workspaceSettings) }, [
+      text('done'),
+      text('done'),
+    ]);
 
     const quiet = await bed.run(runArgs, { env: { DEPLOY_TOKEN: SECRET } });
     expect(quiet.code, quiet.stderr).toBe(0);
@@ -174,7 +219,9 @@ describe('OpenTelemetry export from the CLI', () => {
     expect(jsonResult(run).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'blocked']);
     // The exporter retries a refused connection within its 5 s: depending on when the run
     // ends, the first failure or the bounded wait at exit is what the log says, once.
-    expect(run.stderr).toMatch(/OpenTelemetry export to http:\/\/127\.0\.0\.1:\d+: (spans|metrics) could not be exported|the last data was not taken/);
+    expect(run.stderr).toMatch(
+      /OpenTelemetry export to http:\/\/127\.0\.0\.1:\d+: (spans|metrics) could not be exported|the last data was not taken/,
+    );
     expect((run.stderr.match(/could not be exported/g) ?? []).length).toBeLessThanOrEqual(1);
   });
 
@@ -194,7 +241,9 @@ describe('OpenTelemetry export from the CLI', () => {
     bed = await startTestbed(bundle.bundle, files, [text('done')]);
     const run = await bed.run(runArgs, { env: otelEnv(otlp.url, 'grpc') });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain('OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: Hookpilot exports over OTLP/HTTP (http/protobuf or http/json); OpenTelemetry export is off');
+    expect(run.stderr).toContain(
+      'OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: Hookpilot exports over OTLP/HTTP (http/protobuf or http/json); OpenTelemetry export is off',
+    );
     expect(otlp.requests).toEqual([]);
   });
 });

@@ -20,7 +20,11 @@ const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
 function runOnTerminal(args: string[], answers: string[]): Promise<{ code: number | null; output: string }> {
   const command = [process.execPath, bundle.bundle, 'run', ...args].map(quote).join(' ');
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: bed!.workspace.dir, env: bed!.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      cwd: bed!.workspace.dir,
+      env: bed!.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let output = '';
     let asked = 0;
     const timer = setTimeout(() => {
@@ -48,7 +52,10 @@ describe('approvals on a terminal', () => {
       toolCalls([{ id: 'c2', name: 'Bash', arguments: { command: 'touch b.txt' } }]),
       text('one of two'),
     ]);
-    const { code, output } = await runOnTerminal(['make two files', '--cwd', bed.workspace.dir, '--base-url', bed.server.url, '--model', SCRIPTED_MODEL_ID], ['a', 'n']);
+    const { code, output } = await runOnTerminal(
+      ['make two files', '--cwd', bed.workspace.dir, '--base-url', bed.server.url, '--model', SCRIPTED_MODEL_ID],
+      ['a', 'n'],
+    );
     expect(code).toBe(0);
     expect(output).toContain('Hookpilot wants to use Bash');
     expect(output).toContain('Run: touch a.txt');
@@ -66,7 +73,10 @@ describe('approvals on a terminal', () => {
   it('[d]eny for this session denies the call and, without asking again, every later call of the same rule', async () => {
     const touch = (id: string) => toolCalls([{ id, name: 'Bash', arguments: { command: 'touch a.txt' } }]);
     bed = await startTestbed(bundle.bundle, {}, [touch('c1'), touch('c2'), text('gave up')]);
-    const { code, output } = await runOnTerminal(['make a file', '--cwd', bed.workspace.dir, '--base-url', bed.server.url, '--model', SCRIPTED_MODEL_ID], ['d']);
+    const { code, output } = await runOnTerminal(
+      ['make a file', '--cwd', bed.workspace.dir, '--base-url', bed.server.url, '--model', SCRIPTED_MODEL_ID],
+      ['d'],
+    );
     expect(code).toBe(0);
     expect(output.split('Allow? [y]es once')).toHaveLength(2);
     expect(output).toContain('[d]eny for this session');

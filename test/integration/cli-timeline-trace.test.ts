@@ -7,7 +7,9 @@ import { hooksJson } from '../support/workspace';
 // hookpilot timeline --trace through the bundled CLI, on a real run against the scripted model.
 
 const files = {
-  'hooks/guard.js': nodeHook(`if (/rm\\s+-rf/.test(input.tool_input.command || '')) { process.stderr.write('rm -rf is not allowed'); process.exit(2); }`),
+  'hooks/guard.js': nodeHook(
+    `if (/rm\\s+-rf/.test(input.tool_input.command || '')) { process.stderr.write('rm -rf is not allowed'); process.exit(2); }`,
+  ),
   'hooks/context.js': nodeHook(`process.stdout.write('Branch: main');`),
   '.vscode/hooks.json': hooksJson({
     PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'guard' }] }],

@@ -62,7 +62,16 @@ function run(spec: Omit<CommandSpec, 'type'> | string, options: RunOptions = {})
   };
   const handler = options.handler ?? new CommandHookHandler({ spillDir: join(dir, 'spill') });
   return handler.run({
-    hook: { id: 'h1', name: 'test hook', event, priority: 0, enabled: true, source: { kind: 'user' }, spec: fullSpec, onFailure: options.onFailure },
+    hook: {
+      id: 'h1',
+      name: 'test hook',
+      event,
+      priority: 0,
+      enabled: true,
+      source: { kind: 'user' },
+      spec: fullSpec,
+      onFailure: options.onFailure,
+    },
     payload,
     signal: options.signal ?? new AbortController().signal,
     timeoutMs: options.timeoutMs ?? 10_000,
@@ -71,7 +80,8 @@ function run(spec: Omit<CommandSpec, 'type'> | string, options: RunOptions = {})
 }
 
 function effectsOf(outcome: HookOutcome) {
-  if (outcome.status !== 'success' && outcome.status !== 'blocking-error') throw new Error(`expected effects, got ${JSON.stringify(outcome)}`);
+  if (outcome.status !== 'success' && outcome.status !== 'blocking-error')
+    throw new Error(`expected effects, got ${JSON.stringify(outcome)}`);
   return outcome.effects;
 }
 
@@ -85,20 +95,38 @@ describe('CommandHookHandler: execution', () => {
   it('sends the payload as JSON on stdin', async () => {
     const out = join(dir, 'stdin.json');
     await run(script('h.sh', `cat > "${out}"`), { payload: { tool_input: { command: 'rm -rf /' } } });
-    expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({ hook_event_name: 'PreToolUse', session_id: 'session-42', tool_input: { command: 'rm -rf /' } });
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({
+      hook_event_name: 'PreToolUse',
+      session_id: 'session-42',
+      tool_input: { command: 'rm -rf /' },
+    });
   });
 
   it('sets Claude Code and Hookpilot variables and passes the environment as Claude Code does, secrets included', async () => {
     const out = join(dir, 'env.txt');
     const handler = new CommandHookHandler({
-      env: { PATH: process.env.PATH, HARMLESS: 'yes', OPENAI_API_KEY: 'sk-1', HOOKPILOT_API_KEY: 'hp', GITHUB_TOKEN: 'gh', AWS_SECRET: 's', my_api_key: 'k', GH_TOKEN: 'orig' },
+      env: {
+        PATH: process.env.PATH,
+        HARMLESS: 'yes',
+        OPENAI_API_KEY: 'sk-1',
+        HOOKPILOT_API_KEY: 'hp',
+        GITHUB_TOKEN: 'gh',
+        AWS_SECRET: 's',
+        my_api_key: 'k',
+        GH_TOKEN: 'orig',
+      },
     });
     const outcome = await run(
       { command: `env > "${out}"`, env: { GH_TOKEN: '${GITHUB_TOKEN}-from-env', EXTRA: 'at ${CLAUDE_PROJECT_DIR}' } },
       { handler, event: 'PostToolUse' },
     );
     expect(outcome.status).toBe('success');
-    const env = Object.fromEntries(readFileSync(out, 'utf8').trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    const env = Object.fromEntries(
+      readFileSync(out, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
     expect(env).toMatchObject({
       HARMLESS: 'yes',
       CLAUDE_PROJECT_DIR: projectDir,
@@ -133,16 +161,22 @@ describe('CommandHookHandler: execution', () => {
 
   it('passes exec-form args verbatim, substituting only the project placeholders', async () => {
     const outcome = await run(
-      { command: 'printf', args: ['%s\\n', '$HOME', '`id`', '"quoted" it', '${CLAUDE_PROJECT_DIR}/a', '${HOOKPILOT_PROJECT_DIR}/b', '$CLAUDE_PROJECT_DIR'] },
+      {
+        command: 'printf',
+        args: ['%s\\n', '$HOME', '`id`', '"quoted" it', '${CLAUDE_PROJECT_DIR}/a', '${HOOKPILOT_PROJECT_DIR}/b', '$CLAUDE_PROJECT_DIR'],
+      },
       { event: 'UserPromptSubmit' },
     );
-    expect(effectsOf(outcome).additionalContext).toBe(['$HOME', '`id`', '"quoted" it', `${projectDir}/a`, `${projectDir}/b`, '$CLAUDE_PROJECT_DIR'].join('\n'));
+    expect(effectsOf(outcome).additionalContext).toBe(
+      ['$HOME', '`id`', '"quoted" it', `${projectDir}/a`, `${projectDir}/b`, '$CLAUDE_PROJECT_DIR'].join('\n'),
+    );
   });
 
   it('starts sibling hooks concurrently (each waits for the other to have started)', async () => {
     const a = join(dir, 'a.started');
     const b = join(dir, 'b.started');
-    const wait = (mine: string, theirs: string) => script(`${mine === a ? 'a' : 'b'}.sh`, `touch "${mine}"; while [ ! -e "${theirs}" ]; do sleep 0.02; done`);
+    const wait = (mine: string, theirs: string) =>
+      script(`${mine === a ? 'a' : 'b'}.sh`, `touch "${mine}"; while [ ! -e "${theirs}" ]; do sleep 0.02; done`);
     const [first, second] = await Promise.all([run(wait(a, b), { timeoutMs: 5_000 }), run(wait(b, a), { timeoutMs: 5_000 })]);
     expect([first.status, second.status]).toEqual(['success', 'success']);
   });
@@ -165,7 +199,9 @@ describe('CommandHookHandler: stdout protocol (exit 0)', () => {
   });
 
   it('ignores a banner followed by JSON, without error', async () => {
-    const outcome = await run(script('h.sh', `echo banner; echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}'`));
+    const outcome = await run(
+      script('h.sh', `echo banner; echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}'`),
+    );
     expect(outcome).toMatchObject({ status: 'success', effects: {} });
   });
 
@@ -177,13 +213,21 @@ describe('CommandHookHandler: stdout protocol (exit 0)', () => {
     expect(await run({ command: `"${logged}"` })).toMatchObject({ status: 'success', effects: {} });
     // A last line that is not a JSON object: stdout is read whole, as plain text or as JSON.
     const text = script('t.sh', `echo '${deny}'; echo 'done'`);
-    expect(await run({ command: `"${text}"`, stdoutJson: 'lastLine' }, { event: 'UserPromptSubmit' })).toMatchObject({ status: 'success', effects: { additionalContext: `${deny}\ndone` } });
+    expect(await run({ command: `"${text}"`, stdoutJson: 'lastLine' }, { event: 'UserPromptSubmit' })).toMatchObject({
+      status: 'success',
+      effects: { additionalContext: `${deny}\ndone` },
+    });
     const pretty = script('p.sh', `printf '{\\n  "decision": "block",\\n  "reason": "r"\\n}\\n'`);
-    expect(effectsOf(await run({ command: `"${pretty}"`, stdoutJson: 'lastLine' }, { event: 'UserPromptSubmit' }))).toEqual({ decision: 'block', reason: 'r' });
+    expect(effectsOf(await run({ command: `"${pretty}"`, stdoutJson: 'lastLine' }, { event: 'UserPromptSubmit' }))).toEqual({
+      decision: 'block',
+      reason: 'r',
+    });
   });
 
   it('adds plain stdout as context only on context events', async () => {
-    expect(effectsOf(await run(script('h.sh', 'echo "remember this"'), { event: 'SessionStart' }))).toEqual({ additionalContext: 'remember this' });
+    expect(effectsOf(await run(script('h.sh', 'echo "remember this"'), { event: 'SessionStart' }))).toEqual({
+      additionalContext: 'remember this',
+    });
     const ignored = await run(script('p.sh', 'echo "not context"'), { event: 'PreToolUse' });
     expect(ignored).toMatchObject({ status: 'success', effects: {}, trace: { stdout: 'not context\n' } });
   });
@@ -205,12 +249,19 @@ describe('CommandHookHandler: stdout protocol (exit 0)', () => {
   });
 
   it('applies a PreToolUse decision from JSON', async () => {
-    const outcome = await run(script('h.sh', `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"check","updatedInput":{"command":"ls -la"}}}'`));
+    const outcome = await run(
+      script(
+        'h.sh',
+        `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"check","updatedInput":{"command":"ls -la"}}}'`,
+      ),
+    );
     expect(effectsOf(outcome)).toEqual({ decision: 'ask', reason: 'check', updatedInput: { command: 'ls -la' } });
   });
 
   it('keeps continue:false next to an allow (the stop wins downstream)', async () => {
-    const outcome = await run(script('h.sh', `echo '{"continue":false,"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'`));
+    const outcome = await run(
+      script('h.sh', `echo '{"continue":false,"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'`),
+    );
     expect(effectsOf(outcome)).toMatchObject({ stop: {}, decision: 'allow' });
   });
 
@@ -250,13 +301,17 @@ describe('CommandHookHandler: exit codes', () => {
   });
 
   it('is not overridden by a JSON allow on exit 2', async () => {
-    const outcome = await run(script('h.sh', `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'; echo nope >&2; exit 2`));
+    const outcome = await run(
+      script('h.sh', `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'; echo nope >&2; exit 2`),
+    );
     expect(outcome).toMatchObject({ status: 'blocking-error', reason: 'nope' });
     expect(effectsOf(outcome).decision).toBeUndefined();
   });
 
   it('takes the block reason from JSON when exit 2 has one', async () => {
-    const outcome = await run(script('h.sh', `echo '{"decision":"block","reason":"tests fail"}'; echo stderr-text >&2; exit 2`), { event: 'Stop' });
+    const outcome = await run(script('h.sh', `echo '{"decision":"block","reason":"tests fail"}'; echo stderr-text >&2; exit 2`), {
+      event: 'Stop',
+    });
     expect(outcome).toMatchObject({ status: 'blocking-error', reason: 'tests fail', effects: { decision: 'block' } });
   });
 
@@ -267,7 +322,12 @@ describe('CommandHookHandler: exit codes', () => {
   });
 
   it('lets valid JSON decide on exit 1', async () => {
-    const outcome = await run(script('h.sh', `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}'; exit 1`));
+    const outcome = await run(
+      script(
+        'h.sh',
+        `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}}'; exit 1`,
+      ),
+    );
     expect(outcome).toMatchObject({ status: 'success', effects: { decision: 'deny', reason: 'no' } });
   });
 
@@ -298,7 +358,11 @@ describe('CommandHookHandler: exit codes', () => {
     const crash = script('h.sh', 'echo dying >&2; kill -SEGV $$');
     // Exec form: the hook itself is the child, so the signal is seen directly.
     const direct = await run({ command: crash, args: [] });
-    expect(direct).toMatchObject({ status: 'error', error: 'Terminated by signal SIGSEGV: dying', trace: { signal: 'SIGSEGV', exitCode: null } });
+    expect(direct).toMatchObject({
+      status: 'error',
+      error: 'Terminated by signal SIGSEGV: dying',
+      trace: { signal: 'SIGSEGV', exitCode: null },
+    });
     // Shell form: sh reports the crash of its child as 128 + signal number.
     expect(await run(crash)).toMatchObject({ status: 'error', error: 'Failed with non-blocking status code 139: dying' });
   });

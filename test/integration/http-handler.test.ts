@@ -50,7 +50,10 @@ function payloadFor(event: HookEventName, extra: Record<string, unknown> = {}): 
   return { hook_event_name: event, session_id: 's-1', transcript_path: '/tmp/t.jsonl', cwd: '/tmp', ...extra };
 }
 
-function invocation(spec: Partial<Extract<HandlerSpec, { type: 'http' }>> = {}, overrides: Partial<HookInvocation> & { event?: HookEventName } = {}): HookInvocation {
+function invocation(
+  spec: Partial<Extract<HandlerSpec, { type: 'http' }>> = {},
+  overrides: Partial<HookInvocation> & { event?: HookEventName } = {},
+): HookInvocation {
   const event = overrides.event ?? 'PreToolUse';
   return {
     hook: {
@@ -92,14 +95,18 @@ describe('HttpHookHandler', () => {
   });
 
   it('turns a PreToolUse deny answer into a deny decision', async () => {
-    respond = json(200, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no rm -rf' } });
+    respond = json(200, {
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no rm -rf' },
+    });
     const outcome = await run(invocation());
     expect(outcome).toMatchObject({ status: 'success', effects: { decision: 'deny', reason: 'no rm -rf' } });
     expect(outcome.trace.stdout).toContain('permissionDecision');
   });
 
   it('cuts a long reason like command output before it reaches the model', async () => {
-    respond = json(200, { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no. '.repeat(100_000) } });
+    respond = json(200, {
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no. '.repeat(100_000) },
+    });
     const outcome = await run(invocation());
     expect(outcome).toMatchObject({ status: 'success', effects: { decision: 'deny' } });
     const reason = outcome.status === 'success' ? (outcome.effects.reason ?? '') : '';
@@ -259,6 +266,9 @@ describe('HttpHookHandler', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const outcome = await run(invocation({ url: `http://127.0.0.1:${port}/hook` }));
-    expect(outcome).toMatchObject({ status: 'error', error: `could not reach http hook http://127.0.0.1:${port}/hook: connection refused (ECONNREFUSED)` });
+    expect(outcome).toMatchObject({
+      status: 'error',
+      error: `could not reach http hook http://127.0.0.1:${port}/hook: connection refused (ECONNREFUSED)`,
+    });
   });
 });

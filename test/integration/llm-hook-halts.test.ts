@@ -43,7 +43,7 @@ describe.each([
     expect(agent.server.requests).toHaveLength(modelRequests);
   });
 
-  it('a block (exit 2) aborts the turn with the hook\'s stderr', async () => {
+  it("a block (exit 2) aborts the turn with the hook's stderr", async () => {
     const agent = await agentWith(event, 'echo not now >&2; exit 2');
     const outcome = await agent.session.prompt('go');
     expect(outcome).toMatchObject({ reason: 'aborted', error: `${event} hook "guard" aborted the turn: not now` });

@@ -33,8 +33,14 @@ function managerFor(servers: Record<string, unknown>, options: { callTimeoutMs?:
     log: (level, message) => logs.push(`${level} ${message}`),
     callTimeoutMs: options.callTimeoutMs,
   });
-  cleanups.push(() => ws.cleanup(), () => manager.stop());
-  const config: LoadedMcpConfig = loadMcpDocument(JSON.stringify({ mcpServers: servers }), { kind: 'cli', file: path.join(ws.dir, 'mcp.json') });
+  cleanups.push(
+    () => ws.cleanup(),
+    () => manager.stop(),
+  );
+  const config: LoadedMcpConfig = loadMcpDocument(JSON.stringify({ mcpServers: servers }), {
+    kind: 'cli',
+    file: path.join(ws.dir, 'mcp.json'),
+  });
   expect(config.problems).toEqual([]);
   return { manager, config, logs, ws };
 }
@@ -53,7 +59,10 @@ async function freePort(): Promise<number> {
 /** server-everything over a network transport, on 127.0.0.1. */
 async function everythingOver(transport: 'streamableHttp' | 'sse'): Promise<number> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [EVERYTHING, transport], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [EVERYTHING, transport], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   cleanups.push(() => void child.kill('SIGKILL'));
   await new Promise<void>((resolve, reject) => {
     child.stderr!.on('data', (d: Buffer) => /listening|running/i.test(d.toString()) && resolve());
@@ -64,19 +73,27 @@ async function everythingOver(transport: 'streamableHttp' | 'sse'): Promise<numb
 
 describe('McpManager with real servers', () => {
   it('offers server-memory tools as mcp__memory__* and calls them over stdio', async () => {
-    const { manager, config, ws } = managerFor({ memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: '${workspaceFolder}/memory.jsonl' } } });
+    const { manager, config, ws } = managerFor({
+      memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: '${workspaceFolder}/memory.jsonl' } },
+    });
     await manager.start([config]);
     expect(manager.statuses()).toMatchObject([{ name: 'memory', state: 'connected', transport: 'stdio' }]);
     const names = manager.tools().map((t) => t.qualifiedName);
     expect(names).toContain('mcp__memory__create_entities');
     expect(names).toContain('mcp__memory__read_graph');
 
-    const create = createMcpTool(manager.tools().find((t) => t.name === 'create_entities')!, manager);
+    const create = createMcpTool(
+      manager.tools().find((t) => t.name === 'create_entities')!,
+      manager,
+    );
     expect(create.category).toBe('execute');
     expect(create.parameters).toMatchObject({ type: 'object', properties: { entities: { type: 'array' } } });
     const made = await create.run({ entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] }, ctx());
     expect(made.ok).toBe(true);
-    const read = await createMcpTool(manager.tools().find((t) => t.name === 'read_graph')!, manager).run({}, ctx());
+    const read = await createMcpTool(
+      manager.tools().find((t) => t.name === 'read_graph')!,
+      manager,
+    ).run({}, ctx());
     expect(read.ok && read.content).toContain('wrote the first program');
     expect(read.ok && read.response).toEqual([expect.objectContaining({ type: 'text' })]);
     expect(readFileSync(path.join(ws.dir, 'memory.jsonl'), 'utf8')).toContain('Ada');
@@ -86,9 +103,15 @@ describe('McpManager with real servers', () => {
     const { manager, config, ws } = managerFor({ fs: { command: process.execPath, args: [FILESYSTEM, '${workspaceFolder}'] } });
     writeFileSync(path.join(ws.dir, 'note.txt'), 'from the workspace\n');
     await manager.start([config]);
-    const read = createMcpTool(manager.tools().find((t) => t.name === 'read_text_file')!, manager);
+    const read = createMcpTool(
+      manager.tools().find((t) => t.name === 'read_text_file')!,
+      manager,
+    );
     expect(read.name).toBe('mcp__fs__read_text_file');
-    expect(await read.run({ path: path.join(ws.dir, 'note.txt') }, ctx())).toMatchObject({ ok: true, content: expect.stringContaining('from the workspace') });
+    expect(await read.run({ path: path.join(ws.dir, 'note.txt') }, ctx())).toMatchObject({
+      ok: true,
+      content: expect.stringContaining('from the workspace'),
+    });
     expect((await read.run({ path: '/etc/hostname' }, ctx())).ok).toBe(false);
   });
 
@@ -107,10 +130,17 @@ describe('McpManager with real servers', () => {
 
 describe('McpManager with a misbehaving server', () => {
   const fixture = (env: Record<string, string> = {}) => ({ bad: { command: process.execPath, args: [FIXTURE], env } });
-  const toolOf = (manager: McpManager, name: string) => createMcpTool(manager.tools().find((t) => t.name === name)!, manager);
+  const toolOf = (manager: McpManager, name: string) =>
+    createMcpTool(
+      manager.tools().find((t) => t.name === name)!,
+      manager,
+    );
 
   it('a server that exits at start is failed with its stderr, and the others still work', async () => {
-    const { manager, config } = managerFor({ ...fixture({ MCP_FIXTURE_EXIT_AT_START: '1' }), good: { command: process.execPath, args: [FIXTURE] } });
+    const { manager, config } = managerFor({
+      ...fixture({ MCP_FIXTURE_EXIT_AT_START: '1' }),
+      good: { command: process.execPath, args: [FIXTURE] },
+    });
     await manager.start([config]);
     const bad = manager.statuses().find((s) => s.name === 'bad')!;
     expect(bad.state).toBe('failed');
@@ -166,7 +196,8 @@ describe('McpManager with a misbehaving server', () => {
     const { manager, config } = managerFor(fixture());
     await manager.start([config]);
     const turn = new AbortController();
-    for (let i = 0; i < 12; i++) expect(await toolOf(manager, 'echo').run({ text: String(i) }, ctx(turn.signal))).toMatchObject({ ok: true });
+    for (let i = 0; i < 12; i++)
+      expect(await toolOf(manager, 'echo').run({ text: String(i) }, ctx(turn.signal))).toMatchObject({ ok: true });
     expect(getEventListeners(turn.signal, 'abort')).toHaveLength(0);
   });
 
@@ -182,7 +213,10 @@ describe('McpManager with a misbehaving server', () => {
   it('a message over the size cap closes that server only', async () => {
     const ws = makeWorkspace();
     const manager = new McpManager({ workspaceFolder: ws.dir, env: process.env, log: () => undefined, maxMessageBytes: 100_000 });
-    cleanups.push(() => ws.cleanup(), () => manager.stop());
+    cleanups.push(
+      () => ws.cleanup(),
+      () => manager.stop(),
+    );
     await manager.start([loadMcpDocument(JSON.stringify({ mcpServers: fixture() }), { kind: 'cli' })]);
     const result = await toolOf(manager, 'huge').run({ size: 500_000 }, ctx());
     expect(result.ok).toBe(false);
@@ -223,7 +257,9 @@ describe('McpManager with a misbehaving server', () => {
     cleanups.push(() => ws.cleanup());
     const pidFile = path.join(ws.dir, 'server.pid');
     // `; exit` keeps sh from exec'ing node: the server is a grandchild of ours.
-    const { manager, config } = managerFor({ tree: { command: 'sh', args: ['-c', `node ${FIXTURE}; exit $?`], env: { MCP_FIXTURE_PID_FILE: pidFile } } });
+    const { manager, config } = managerFor({
+      tree: { command: 'sh', args: ['-c', `node ${FIXTURE}; exit $?`], env: { MCP_FIXTURE_PID_FILE: pidFile } },
+    });
     await manager.start([config]);
     expect(manager.statuses()[0].state).toBe('connected');
     const pid = Number(readFileSync(pidFile, 'utf8'));

@@ -38,7 +38,11 @@ async function serve(script: ModelScript): Promise<ModelServer> {
 const client = (baseURL: string) => new OpenAI({ baseURL, apiKey: 'test-key', maxRetries: 0 });
 
 async function postChat(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return fetch(`${url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 describe('startModelServer', () => {
@@ -55,7 +59,9 @@ describe('startModelServer', () => {
     const server = await serve([text('abcdef', { chunks: 3 }), text('again')]);
     const messages = [{ role: 'user', content: 'hi' }];
 
-    const withUsage = await (await postChat(server.url, { model: 'm1', messages, stream: true, stream_options: { include_usage: true } })).text();
+    const withUsage = await (
+      await postChat(server.url, { model: 'm1', messages, stream: true, stream_options: { include_usage: true } })
+    ).text();
     const events = withUsage.split('\n\n').filter(Boolean);
     expect(events.every((e) => e.startsWith('data: '))).toBe(true);
     expect(events.at(-1)).toBe('data: [DONE]');
@@ -94,7 +100,11 @@ describe('startModelServer', () => {
 
   it('records bodies and headers, keeping only whether authorization was sent', async () => {
     const server = await serve([text('a'), text('b')]);
-    await postChat(server.url, { model: 'm', messages: [{ role: 'user', content: 'one' }] }, { authorization: 'Bearer sk-secret', 'x-trace': 't1' });
+    await postChat(
+      server.url,
+      { model: 'm', messages: [{ role: 'user', content: 'one' }] },
+      { authorization: 'Bearer sk-secret', 'x-trace': 't1' },
+    );
     await postChat(server.url, { model: 'm', messages: [{ role: 'user', content: 'two' }] });
 
     expect(server.requests.map((r) => r.authorization)).toEqual(['present', 'absent']);
@@ -179,7 +189,11 @@ describe('model-server-cli', () => {
 
     expect(first.choices[0].message.content).toBe('from the file');
     // No id in the script: the server makes one unique to the request.
-    expect(second.choices[0].message.tool_calls?.[0]).toMatchObject({ id: 'call_1_0', type: 'function', function: { name: 'Bash', arguments: '{"command":"ls"}' } });
+    expect(second.choices[0].message.tool_calls?.[0]).toMatchObject({
+      id: 'call_1_0',
+      type: 'function',
+      function: { name: 'Bash', arguments: '{"command":"ls"}' },
+    });
   });
 
   it('answers by rules on the last user message, walking a rule reply list across tool rounds', async () => {
@@ -203,7 +217,11 @@ describe('model-server-cli', () => {
       model: 'm',
       messages: [
         user,
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_ls', type: 'function', function: { name: 'Bash', arguments: '{"command":"ls"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_ls', type: 'function', function: { name: 'Bash', arguments: '{"command":"ls"}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_ls', content: 'a.txt\nb.txt' },
       ],
     });

@@ -81,7 +81,11 @@ describe('OpenAIChatModel against a scripted OpenAI-compatible server', () => {
     const model = new OpenAIChatModel({ baseURL: server.url, apiKey: 'sk-test-secret' });
     const messages: ModelRequest['messages'] = [
       { role: 'user', content: 'List files' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'Bash', arguments: '{"command":"ls"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'Bash', arguments: '{"command":"ls"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: 'a.txt\nb.txt' },
     ];
 
@@ -116,9 +120,7 @@ describe('OpenAIChatModel against a scripted OpenAI-compatible server', () => {
     expect(response.finishReason).toBe('tool_calls');
     expect(response.content).toBe('');
     expect(deltas).toEqual([]);
-    expect(response.toolCalls).toEqual([
-      { id: 'call_abc', name: 'Bash', argumentsText: JSON.stringify(args), arguments: args },
-    ]);
+    expect(response.toolCalls).toEqual([{ id: 'call_abc', name: 'Bash', argumentsText: JSON.stringify(args), arguments: args }]);
   });
 
   it('assembles two parallel tool calls whose pieces interleave, keyed by index', async () => {
@@ -282,9 +284,7 @@ describe('OpenAIChatModel against a scripted OpenAI-compatible server', () => {
 
   it('fails with cancelled without sending anything when the signal is already aborted', async () => {
     const server = await serve([text('unused')]);
-    const error = await expectModelError(
-      new OpenAIChatModel({ baseURL: server.url }).complete(request(), { signal: AbortSignal.abort() }),
-    );
+    const error = await expectModelError(new OpenAIChatModel({ baseURL: server.url }).complete(request(), { signal: AbortSignal.abort() }));
     expect(error.kind).toBe('cancelled');
     expect(server.requests).toHaveLength(0);
   });

@@ -18,7 +18,11 @@ const input = JSON.parse(fs.readFileSync(0, 'utf8'));
 fs.appendFileSync(${JSON.stringify(file)}, JSON.stringify(input) + '\\n');
 process.stdout.write(${JSON.stringify(output)});
 `;
-const lines = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (file: string) =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const bypass = { permissions: () => ({ mode: 'bypassPermissions' as const, allow: [], deny: [], ask: [], additionalDirectories: [] }) };
 
 let h: AgentHarness | undefined;
@@ -30,11 +34,15 @@ afterEach(async () => {
 describe('SessionStart after a compaction', () => {
   it('fires with source "compact", matched on it, and its context follows the summary', async () => {
     const cfg = hooksJson({ SessionStart: [{ matcher: 'compact', hooks: [{ type: 'command', command: 'node hooks/start.js' }] }] });
-    h = await startAgent({ 'hooks/start.js': logHook('start.log', 'RE-READ: the build uses pnpm'), '.vscode/hooks.json': cfg }, (req) => {
-      const messages = req.body.messages as Array<{ content?: unknown }>;
-      if (String(messages[0].content).startsWith('You compact')) return text('SUMMARY: five answers.');
-      return text(`answer ${req.index}`);
-    }, { session: bypass });
+    h = await startAgent(
+      { 'hooks/start.js': logHook('start.log', 'RE-READ: the build uses pnpm'), '.vscode/hooks.json': cfg },
+      (req) => {
+        const messages = req.body.messages as Array<{ content?: unknown }>;
+        if (String(messages[0].content).startsWith('You compact')) return text('SUMMARY: five answers.');
+        return text(`answer ${req.index}`);
+      },
+      { session: bypass },
+    );
     for (let i = 0; i < 5; i++) await h.session.prompt(`question ${i}`);
     // The startup SessionStart did not match "compact".
     expect(() => readFileSync(h!.workspace.file('start.log'))).toThrow();
@@ -51,7 +59,9 @@ describe('SessionStart after a compaction', () => {
 describe('payload fields', () => {
   it('SessionStart says whether it resumes and how many turns came before', async () => {
     const cfg = hooksJson({ SessionStart: [{ hooks: [{ type: 'command', command: 'node hooks/start.js' }] }] });
-    h = await startAgent({ 'hooks/start.js': logHook('start.log'), '.vscode/hooks.json': cfg }, [text('a'), text('b'), text('c')], { session: bypass });
+    h = await startAgent({ 'hooks/start.js': logHook('start.log'), '.vscode/hooks.json': cfg }, [text('a'), text('b'), text('c')], {
+      session: bypass,
+    });
     await h.session.prompt('one');
     await h.session.prompt('two');
     await h.session.end();
@@ -73,14 +83,18 @@ describe('payload fields', () => {
     ]);
   });
 
-  it('every payload from inside a subagent carries is_subagent: true, the parent\'s do not', async () => {
+  it("every payload from inside a subagent carries is_subagent: true, the parent's do not", async () => {
     const cfg = hooksJson({ PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/pre.js' }] }] });
-    h = await startAgent({ 'hooks/pre.js': logHook('pre.log'), '.vscode/hooks.json': cfg }, [
-      toolCalls([{ id: 't1', name: 'Task', arguments: { description: 'look around', prompt: 'list the files' } }]),
-      toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]),
-      text('found them'),
-      text('done'),
-    ], { session: bypass });
+    h = await startAgent(
+      { 'hooks/pre.js': logHook('pre.log'), '.vscode/hooks.json': cfg },
+      [
+        toolCalls([{ id: 't1', name: 'Task', arguments: { description: 'look around', prompt: 'list the files' } }]),
+        toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]),
+        text('found them'),
+        text('done'),
+      ],
+      { session: bypass },
+    );
     await h.session.prompt('delegate');
     const payloads = lines(h.workspace.file('pre.log'));
     expect(payloads.find((p) => p.tool_name === 'Task')).not.toHaveProperty('is_subagent');
@@ -91,14 +105,20 @@ describe('payload fields', () => {
 describe('handler fields', () => {
   it('once: a hook runs on the first occurrence of its event in a session only', async () => {
     const cfg = hooksJson({ UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/log.js', once: true }] }] });
-    h = await startAgent({ 'hooks/log.js': logHook('prompts.log'), '.vscode/hooks.json': cfg }, [text('a'), text('b')], { session: bypass });
+    h = await startAgent({ 'hooks/log.js': logHook('prompts.log'), '.vscode/hooks.json': cfg }, [text('a'), text('b')], {
+      session: bypass,
+    });
     await h.session.prompt('first');
     await h.session.prompt('second');
     expect(lines(h.workspace.file('prompts.log')).map((p) => p.prompt)).toEqual(['first']);
   });
 
   it('shell: "bash" runs the line in bash', async () => {
-    const cfg = hooksJson({ UserPromptSubmit: [{ hooks: [{ type: 'command', shell: 'bash', command: 'cat > /dev/null; [[ -n "$BASH_VERSION" ]] && echo in-bash > shell.txt' }] }] });
+    const cfg = hooksJson({
+      UserPromptSubmit: [
+        { hooks: [{ type: 'command', shell: 'bash', command: 'cat > /dev/null; [[ -n "$BASH_VERSION" ]] && echo in-bash > shell.txt' }] },
+      ],
+    });
     h = await startAgent({ '.vscode/hooks.json': cfg }, [text('a')], { session: bypass });
     await h.session.prompt('go');
     expect(readFileSync(h.workspace.file('shell.txt'), 'utf8')).toBe('in-bash\n');
@@ -109,7 +129,11 @@ describe('handler fields', () => {
     const cfg = hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: rewake, asyncRewake: true }] }] });
     // The call waits until the background run is recorded, so the next step surely follows it.
     const wait = 'until grep -qs \'"async":true\' .hookpilot-test-storage/audit/*.jsonl; do sleep 0.05; done';
-    h = await startAgent({ '.vscode/hooks.json': cfg }, [toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: wait } }]), text('fixing it')], { session: bypass });
+    h = await startAgent(
+      { '.vscode/hooks.json': cfg },
+      [toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: wait } }]), text('fixing it')],
+      { session: bypass },
+    );
     const outcome = await h.session.prompt('go');
     expect(outcome.toolCalls[0].outcome).toBe('executed');
     expect(JSON.stringify(h.server.requests[1].body.messages)).toContain('LINT FAILED in a.ts');
@@ -126,7 +150,11 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
   it('addRules to the session: later matching calls run without asking again', async () => {
     const cfg = hooksJson({ PermissionRequest: [{ hooks: [{ type: 'command', command: 'node hooks/grant.js' }] }] });
     const bash = (id: string, command: string) => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
-    h = await startAgent({ 'hooks/grant.js': grant([{ toolName: 'Bash', ruleContent: 'echo *' }]), '.vscode/hooks.json': cfg }, [bash('b1', 'echo one'), bash('b2', 'echo two'), text('done')]);
+    h = await startAgent({ 'hooks/grant.js': grant([{ toolName: 'Bash', ruleContent: 'echo *' }]), '.vscode/hooks.json': cfg }, [
+      bash('b1', 'echo one'),
+      bash('b2', 'echo two'),
+      text('done'),
+    ]);
     const outcome = await h.session.prompt('echo twice');
     expect(outcome.toolCalls.map((c) => c.outcome)).toEqual(['executed', 'executed']);
     expect(readFileSync(h.workspace.file('asked.log'), 'utf8')).toBe('Bash\n');
@@ -135,7 +163,11 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
   it('a rule a hook adds does not open what only a person may approve (a hook config file)', async () => {
     const cfg = hooksJson({ PermissionRequest: [{ hooks: [{ type: 'command', command: 'node hooks/grant.js' }] }] });
     const write = (id: string) => toolCalls([{ id, name: 'Write', arguments: { file_path: '.vscode/hooks.json', content: '{}' } }]);
-    h = await startAgent({ 'hooks/grant.js': grant([{ toolName: 'Write' }]), '.vscode/hooks.json': cfg }, [write('w1'), write('w2'), text('done')]);
+    h = await startAgent({ 'hooks/grant.js': grant([{ toolName: 'Write' }]), '.vscode/hooks.json': cfg }, [
+      write('w1'),
+      write('w2'),
+      text('done'),
+    ]);
     const outcome = await h.session.prompt('rewrite the hooks');
     expect(outcome.toolCalls.map((c) => c.outcome)).toEqual(['denied', 'denied']);
     expect(readFileSync(h.workspace.file('.vscode/hooks.json'), 'utf8')).toBe(cfg);
@@ -147,12 +179,24 @@ describe('AtomCode script variables', () => {
     const dump = `const fs = require('fs'); fs.readFileSync(0);
 const pick = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('ATOMCODE_')));
 fs.appendFileSync('env.log', JSON.stringify(pick) + '\\n');`;
-    const cfg = hooksJson({ UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/dump.js' }] }], PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/dump.js' }] }] });
-    h = await startAgent({ 'hooks/dump.js': dump, '.vscode/hooks.json': cfg }, [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('done')], { session: bypass });
+    const cfg = hooksJson({
+      UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/dump.js' }] }],
+      PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/dump.js' }] }],
+    });
+    h = await startAgent(
+      { 'hooks/dump.js': dump, '.vscode/hooks.json': cfg },
+      [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('done')],
+      { session: bypass },
+    );
     await h.session.prompt('go');
     expect(lines(h.workspace.file('env.log'))).toEqual([
       { ATOMCODE_HOOK_EVENT: 'UserPromptSubmit', ATOMCODE_HOOK_TYPE: 'UserPromptSubmit', ATOMCODE_WORKSPACE: h.workspace.dir },
-      { ATOMCODE_HOOK_EVENT: 'PreToolUse', ATOMCODE_HOOK_TYPE: 'PreToolUse', ATOMCODE_WORKSPACE: h.workspace.dir, ATOMCODE_TOOL_NAME: 'Glob' },
+      {
+        ATOMCODE_HOOK_EVENT: 'PreToolUse',
+        ATOMCODE_HOOK_TYPE: 'PreToolUse',
+        ATOMCODE_WORKSPACE: h.workspace.dir,
+        ATOMCODE_TOOL_NAME: 'Glob',
+      },
     ]);
   });
 });

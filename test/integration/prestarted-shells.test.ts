@@ -24,7 +24,13 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const request = (command: string, extra: Partial<RunProcessOptions> = {}): RunProcessOptions => ({ command, shell: true, cwd: dir, env: baseEnv, ...extra });
+const request = (command: string, extra: Partial<RunProcessOptions> = {}): RunProcessOptions => ({
+  command,
+  shell: true,
+  cwd: dir,
+  env: baseEnv,
+  ...extra,
+});
 
 /** Runs once so a shell is started for this directory and env, and waits for it. */
 async function warm(extra: Partial<RunProcessOptions> = {}, count = 1): Promise<void> {
@@ -70,7 +76,13 @@ describe('prestarted shells', () => {
 
   it('apply what differs in the environment: changed, added and removed variables', async () => {
     await warm();
-    const env = { PATH: baseEnv.PATH, HOME: '/nonexistent', HOOKPILOT_HOOK_EVENT: 'PostToolUse', ADDED: "it's \"quoted\" $HOME `id` \\ *", KEEP: 'same' };
+    const env = {
+      PATH: baseEnv.PATH,
+      HOME: '/nonexistent',
+      HOOKPILOT_HOOK_EVENT: 'PostToolUse',
+      ADDED: 'it\'s "quoted" $HOME `id` \\ *',
+      KEEP: 'same',
+    };
     const fresh = await runProcess(request(INTROSPECT, { env }));
     const prestarted = await runExpecting(true, request(INTROSPECT, { env }));
     expect(prestarted.stdout).toBe(fresh.stdout);
@@ -162,7 +174,7 @@ describe('prestarted shells', () => {
     const [pid] = processesIn(dir);
     process.kill(pid, 'SIGKILL');
     // No await until the run: the exit event cannot have been delivered yet.
-    for (const deadline = Date.now() + 2_000; isProcessAlive(pid) && Date.now() < deadline; );
+    for (const deadline = Date.now() + 2_000; isProcessAlive(pid) && Date.now() < deadline;);
     expect(isProcessAlive(pid)).toBe(false);
     const result = await runProcess(request('echo alive'), shells);
     expect(result).toMatchObject({ exitCode: 0, signal: null, stdout: 'alive\n' });
@@ -218,7 +230,11 @@ void (async () => {
 })();
 `,
     );
-    const out = execFileSync('sh', ['-c', 'ulimit -n 256 && exec "$0" --import "$1" "$2"', process.execPath, pathToFileURL(require.resolve('tsx')).href, host], { encoding: 'utf8', timeout: 20_000 });
+    const out = execFileSync(
+      'sh',
+      ['-c', 'ulimit -n 256 && exec "$0" --import "$1" "$2"', process.execPath, pathToFileURL(require.resolve('tsx')).href, host],
+      { encoding: 'utf8', timeout: 20_000 },
+    );
     expect(JSON.parse(out.trim().split('\n').pop() ?? '')).toEqual({ taken: 0, waiting: 0 });
   });
 
@@ -250,7 +266,10 @@ void runProcess({ command: 'true', shell: true, cwd: ${JSON.stringify(dir)}, env
 `,
     );
     // A host kept alive by its shell would never exit: execFileSync's timeout fails the test then.
-    const waiting = execFileSync(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, host], { encoding: 'utf8', timeout: 20_000 });
+    const waiting = execFileSync(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, host], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(waiting.trim()).toBe('1');
     await vi.waitFor(() => expect(processesIn(dir)).toEqual([]), { timeout: 2_000, interval: 25 });
   });
@@ -273,16 +292,28 @@ void runProcess({ command: 'true', shell: true, cwd: ${JSON.stringify(dir)}, env
     }
 
     it('run bash -c commands the same: environment, $0, arguments, directory, stdin, exit codes, errors', async () => {
-      const commands = ['echo "[$0][$#][$*]"; pwd; env | sort', 'cat; echo "[$?]"', 'echo out; echo err >&2; exit 2', 'nosuchcommand-hookpilot', 'echo one\necho two'];
+      const commands = [
+        'echo "[$0][$#][$*]"; pwd; env | sort',
+        'cat; echo "[$?]"',
+        'echo out; echo err >&2; exit 2',
+        'nosuchcommand-hookpilot',
+        'echo one\necho two',
+      ];
       for (const command of commands) {
         const fresh = await runProcess(bashRequest(command));
         const prestarted = await takeBash(bashRequest(command));
-        expect({ command, exitCode: prestarted.exitCode, stdout: prestarted.stdout, stderr: prestarted.stderr }).toEqual({ command, exitCode: fresh.exitCode, stdout: fresh.stdout, stderr: fresh.stderr });
+        expect({ command, exitCode: prestarted.exitCode, stdout: prestarted.stdout, stderr: prestarted.stderr }).toEqual({
+          command,
+          exitCode: fresh.exitCode,
+          stdout: fresh.stdout,
+          stderr: fresh.stderr,
+        });
       }
     });
 
     it('end a command killed by a signal with the same shell status, 128 + n', async () => {
-      const status = (r: { exitCode: number | null; signal: NodeJS.Signals | null }) => r.exitCode ?? 128 + (r.signal === 'SIGKILL' ? 9 : -128);
+      const status = (r: { exitCode: number | null; signal: NodeJS.Signals | null }) =>
+        r.exitCode ?? 128 + (r.signal === 'SIGKILL' ? 9 : -128);
       for (const command of ['kill -9 $$', 'sh -c "kill -9 \\$\\$"']) {
         const fresh = await runProcess(bashRequest(command));
         const prestarted = await takeBash(bashRequest(command));
@@ -291,7 +322,11 @@ void runProcess({ command: 'true', shell: true, cwd: ${JSON.stringify(dir)}, env
     });
 
     it('are not used for sh, for args, or for a run whose environment differs in any variable', async () => {
-      for (const options of [request('true'), bashRequest('echo "$1"', { args: ['a'] }), bashRequest('true', { env: { ...baseEnv, KEEP: 'changed' } })]) {
+      for (const options of [
+        request('true'),
+        bashRequest('echo "$1"', { args: ['a'] }),
+        bashRequest('true', { env: { ...baseEnv, KEEP: 'changed' } }),
+      ]) {
         await runProcess(bashRequest('true'), bashShells);
         await untilWaiting(bashShells);
         const waitingPids = processesIn(dir);
@@ -307,4 +342,3 @@ void runProcess({ command: 'true', shell: true, cwd: ${JSON.stringify(dir)}, env
     });
   });
 });
-

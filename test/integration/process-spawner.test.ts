@@ -73,7 +73,13 @@ describe('the process spawner helper', () => {
       const firstHelper = spawner.runner.helperPid!;
       await untilShellsWait(spawner.runner, firstHelper);
       const pidFile = join(dir, 'pid');
-      const running = spawner.runner.run({ command: `sleep 30 & echo $! > "${pidFile}"; wait`, shell: true, cwd: dir, env: process.env, timeoutMs: 20_000 });
+      const running = spawner.runner.run({
+        command: `sleep 30 & echo $! > "${pidFile}"; wait`,
+        shell: true,
+        cwd: dir,
+        env: process.env,
+        timeoutMs: 20_000,
+      });
       const grandchild = Number(await waitForFile(pidFile));
       process.kill(firstHelper, 'SIGKILL');
       const result = await running;
@@ -97,12 +103,19 @@ describe('the process spawner helper', () => {
       await untilShellsWait(spawner.runner, helperPid);
       const pidFile = join(dir, 'pid');
       const ranFile = join(dir, 'ran');
-      const running = spawner.runner.run({ command: `echo ran >> "${ranFile}"; sleep 30 & echo $! > "${pidFile}"; wait`, shell: true, cwd: dir, env: process.env, timeoutMs: 5_000 });
+      const running = spawner.runner.run({
+        command: `echo ran >> "${ranFile}"; sleep 30 & echo $! > "${pidFile}"; wait`,
+        shell: true,
+        cwd: dir,
+        env: process.env,
+        timeoutMs: 5_000,
+      });
       // This host's event loop stays busy until the helper is dead: its report and its exit wait to be read together.
       const deadline = Date.now() + 15_000;
       while (!/^\d+\n$/.test(readIfThere(pidFile))) if (Date.now() > deadline) throw new Error('the hook never started');
       process.kill(helperPid, 'SIGKILL');
-      while (!/^\d+ \(.*\) Z/.test(readIfThere(`/proc/${helperPid}/stat`))) if (Date.now() > deadline) throw new Error('the helper never died');
+      while (!/^\d+ \(.*\) Z/.test(readIfThere(`/proc/${helperPid}/stat`)))
+        if (Date.now() > deadline) throw new Error('the helper never died');
       const result = await running;
       expect(result.spawnError).toMatch(/process spawner stopped while the process ran \(killed by SIGKILL\)/);
       expect(readFileSync(ranFile, 'utf8')).toBe('ran\n');
@@ -144,7 +157,13 @@ describe('the process spawner helper', () => {
     const spawner = startSpawnerFromSource(log);
     await spawner.ready();
     const pidFile = join(dir, 'pid');
-    const running = spawner.runner.run({ command: `(trap "" TERM; exec sleep 30) & echo $! > "${pidFile}"; wait`, shell: true, cwd: dir, env: process.env, killGraceMs: 200 });
+    const running = spawner.runner.run({
+      command: `(trap "" TERM; exec sleep 30) & echo $! > "${pidFile}"; wait`,
+      shell: true,
+      cwd: dir,
+      env: process.env,
+      killGraceMs: 200,
+    });
     const stubborn = Number(await waitForFile(pidFile));
     spawner.runner.dispose();
     await running;
@@ -168,7 +187,9 @@ describe('the process spawner helper', () => {
     runner.warmUp();
     expect(runner.viaHelper).toBe(false);
     expect((await runner.run({ command: 'echo ok', shell: true, cwd: dir, env: process.env })).stdout).toBe('ok\n');
-    expect(logs).toEqual([expect.stringMatching(/^info: process spawner .*missing\.js is not built; hook processes are spawned directly$/)]);
+    expect(logs).toEqual([
+      expect.stringMatching(/^info: process spawner .*missing\.js is not built; hook processes are spawned directly$/),
+    ]);
     runner.dispose();
   });
 
@@ -192,12 +213,14 @@ describe('the process spawner helper', () => {
     }
   });
 
-  it('spreads processes that run at the same time over the pool\'s helpers, and restarts a helper that died', async () => {
+  it("spreads processes that run at the same time over the pool's helpers, and restarts a helper that died", async () => {
     const pool = new SpawnerPool({ modulePath: SPAWNER_SOURCE, execArgv: SPAWNER_EXEC_ARGV, size: 2 });
     try {
       pool.warmUp();
       await vi.waitFor(() => expect(pool.ready).toBe(true), { timeout: 20_000, interval: 20 });
-      const parents = await Promise.all([1, 2].map(() => pool.run({ command: 'sleep 0.3; echo $PPID', shell: true, cwd: dir, env: process.env })));
+      const parents = await Promise.all(
+        [1, 2].map(() => pool.run({ command: 'sleep 0.3; echo $PPID', shell: true, cwd: dir, env: process.env })),
+      );
       const pids = parents.map((r) => Number(r.stdout.trim()));
       expect(new Set(pids).size).toBe(2);
       expect(pids).not.toContain(process.pid);
@@ -219,7 +242,8 @@ describe('the process spawner helper', () => {
       pool.warmUp();
       await vi.waitFor(() => expect(pool.ready).toBe(true), { timeout: 20_000, interval: 20 });
       const parents: number[] = [];
-      for (let i = 0; i < 4; i++) parents.push(Number((await pool.run({ command: 'echo $PPID', shell: true, cwd: dir, env: process.env })).stdout.trim()));
+      for (let i = 0; i < 4; i++)
+        parents.push(Number((await pool.run({ command: 'echo $PPID', shell: true, cwd: dir, env: process.env })).stdout.trim()));
       expect(new Set(parents).size).toBe(2);
       expect(parents[0]).not.toBe(parents[1]);
       expect(parents[2]).toBe(parents[0]);
@@ -230,7 +254,10 @@ describe('the process spawner helper', () => {
   });
 
   it('does not keep an idle host alive, and the helper leaves with its host', async () => {
-    const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', join(__dirname, '../fixtures/spawner/idle-host.ts')], { cwd: join(__dirname, '../..'), timeout: 20_000 });
+    const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', join(__dirname, '../fixtures/spawner/idle-host.ts')], {
+      cwd: join(__dirname, '../..'),
+      timeout: 20_000,
+    });
     const report = JSON.parse(stdout) as { helperPid: number; stdout: string };
     expect(report.stdout).toBe('ran\n');
     expect(await waitUntilDead(report.helperPid, 5_000)).toBe(true);

@@ -113,8 +113,19 @@ function hookFor(p: RpcServerPool, server: ServerDefinition, event: HookEventNam
   return hook;
 }
 
-function run(p: RpcServerPool, hook: HookDefinition, body: HookPayload, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<HookOutcome> {
-  return new RpcHookHandler(p).run({ hook, payload: body, signal: options.signal ?? new AbortController().signal, timeoutMs: options.timeoutMs ?? 5000, projectDir });
+function run(
+  p: RpcServerPool,
+  hook: HookDefinition,
+  body: HookPayload,
+  options: { timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<HookOutcome> {
+  return new RpcHookHandler(p).run({
+    hook,
+    payload: body,
+    signal: options.signal ?? new AbortController().signal,
+    timeoutMs: options.timeoutMs ?? 5000,
+    projectDir,
+  });
 }
 
 function bash(command: string, fixture?: Record<string, unknown>): HookPayload {
@@ -136,7 +147,8 @@ function processAlive(pid: number): boolean {
 }
 
 describe('stdout frame guard', () => {
-  const frame = (body: string) => `Content-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n${body}`;
+  const frame = (body: string) =>
+    `Content-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n${body}`;
 
   it('accepts well-framed messages however the stream is chunked', () => {
     const stream = Buffer.from(frame('{"jsonrpc":"2.0","id":1,"result":{"ünï":"cödé"}}') + frame('{}') + frame(''));
@@ -153,7 +165,10 @@ describe('stdout frame guard', () => {
     const guard = new FrameGuard();
     const good = frame('{"jsonrpc":"2.0","id":1,"result":null}');
     const result = guard.check(Buffer.from(`${good}debug: x=1\n`));
-    expect(result).toEqual({ validLength: Buffer.byteLength(good), violation: 'line feed without carriage return in header: "debug: x=1\\n"' });
+    expect(result).toEqual({
+      validLength: Buffer.byteLength(good),
+      violation: 'line feed without carriage return in header: "debug: x=1\\n"',
+    });
     expect(guard.check(Buffer.from(frame('{}'))).validLength).toBe(0);
   });
 
@@ -166,13 +181,17 @@ describe('stdout frame guard', () => {
       violation: `a message of ${MAX_FRAME_BYTES + 1} bytes, over the ${MAX_FRAME_BYTES}-byte limit`,
       oversize: true,
     });
-    expect(new FrameGuard().check(Buffer.from(frame('x'.repeat(1000))))).toEqual({ validLength: Buffer.byteLength(frame('x'.repeat(1000))) });
+    expect(new FrameGuard().check(Buffer.from(frame('x'.repeat(1000))))).toEqual({
+      validLength: Buffer.byteLength(frame('x'.repeat(1000))),
+    });
   });
 
   it('refuses two Content-Length headers, of which the guard and the reader would each believe another', () => {
     const header = 'Content-Length: 2\r\nContent-Length: 5000000000\r\n\r\n{}';
     expect(new FrameGuard().check(Buffer.from(header)).violation).toMatch(/^more than one Content-Length header: /);
-    expect(new FrameGuard().check(Buffer.from('content-length: 2\r\nCONTENT-LENGTH: 2\r\n\r\n{}')).violation).toMatch(/^more than one Content-Length header/);
+    expect(new FrameGuard().check(Buffer.from('content-length: 2\r\nCONTENT-LENGTH: 2\r\n\r\n{}')).violation).toMatch(
+      /^more than one Content-Length header/,
+    );
   });
 
   it('rejects a header block without Content-Length or with bare line feeds', () => {
@@ -188,13 +207,34 @@ describe('rpc server pool: handshake and lifecycle', () => {
     mkdirSync(join(projectDir, 'sub'), { recursive: true });
     const server = fixtureServer('caps', {
       cwd: 'sub',
-      env: { PASSED_TOKEN: '${GITHUB_TOKEN}', FIXTURE_CAPS: JSON.stringify({ name: 'fixture', version: '1.2.3', observe: ['turn_start', 'PostToolUse', 'NotAnEvent'], intercept: ['before_tool', 'approve_tool'] }) },
+      env: {
+        PASSED_TOKEN: '${GITHUB_TOKEN}',
+        FIXTURE_CAPS: JSON.stringify({
+          name: 'fixture',
+          version: '1.2.3',
+          observe: ['turn_start', 'PostToolUse', 'NotAnEvent'],
+          intercept: ['before_tool', 'approve_tool'],
+        }),
+      },
     });
-    const p = await started([server], { env: { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-x', GITHUB_TOKEN: 'ghp-x', MY_SECRET: 's', HARMLESS: '1' }, sessionId: 'session-1' });
+    const p = await started([server], {
+      env: { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-x', GITHUB_TOKEN: 'ghp-x', MY_SECRET: 's', HARMLESS: '1' },
+      sessionId: 'session-1',
+    });
 
-    expect(p.capabilities('caps')).toEqual({ serverName: 'fixture', serverVersion: '1.2.3', observe: ['TurnStart', 'PostToolUse'], intercept: ['PreToolUse', 'PermissionRequest'], unknownEvents: ['NotAnEvent'], approveEveryCall: true });
+    expect(p.capabilities('caps')).toEqual({
+      serverName: 'fixture',
+      serverVersion: '1.2.3',
+      observe: ['TurnStart', 'PostToolUse'],
+      intercept: ['PreToolUse', 'PermissionRequest'],
+      unknownEvents: ['NotAnEvent'],
+      approveEveryCall: true,
+    });
     expect(logs.some(([level, message]) => level === 'warn' && message.includes('NotAnEvent'))).toBe(true);
-    const state = await waitFor(() => { const s = readState(server.stateFile); return s?.initialized && s; }, 'initialized');
+    const state = await waitFor(() => {
+      const s = readState(server.stateFile);
+      return s?.initialized && s;
+    }, 'initialized');
     const init = initializeParamsSchema.parse(state.initialize);
     expect(init).toMatchObject({ protocolVersion: 1, client: { name: 'hookpilot' }, projectDir, sessionId: 'session-1' });
     expect(state.envNames).toContain('HARMLESS');
@@ -215,10 +255,29 @@ describe('rpc server pool: handshake and lifecycle', () => {
       ['rpc:defs:Stop', { type: 'rpc', server: 'defs', mode: 'observe' }],
     ]);
     const after = rpcHookDefinitions(server, { observe: ['PostToolUse', 'TurnStart'], intercept: ['PreToolUse', 'Stop'] });
-    expect(after.map((h) => `${h.id} ${h.spec.type === 'rpc' ? h.spec.mode : ''}`)).toEqual(['rpc:defs:PreToolUse intercept', 'rpc:defs:Stop intercept', 'rpc:defs:PostToolUse observe']);
-    const fromHandshake = rpcHookDefinitions({ ...server, observe: [] }, { observe: ['PostToolUse', 'PreToolUse'], intercept: ['PreToolUse', 'TurnStart'] });
-    expect(fromHandshake.map((h) => `${h.id} ${h.spec.type === 'rpc' ? h.spec.mode : ''}`)).toEqual(['rpc:defs:PreToolUse intercept', 'rpc:defs:PostToolUse observe', 'rpc:defs:TurnStart observe']);
-    expect(fromHandshake[0]).toMatchObject({ name: 'defs', event: 'PreToolUse', priority: 10, onFailure: 'continue', timeoutMs: 5000, enabled: true, source: server.source });
+    expect(after.map((h) => `${h.id} ${h.spec.type === 'rpc' ? h.spec.mode : ''}`)).toEqual([
+      'rpc:defs:PreToolUse intercept',
+      'rpc:defs:Stop intercept',
+      'rpc:defs:PostToolUse observe',
+    ]);
+    const fromHandshake = rpcHookDefinitions(
+      { ...server, observe: [] },
+      { observe: ['PostToolUse', 'PreToolUse'], intercept: ['PreToolUse', 'TurnStart'] },
+    );
+    expect(fromHandshake.map((h) => `${h.id} ${h.spec.type === 'rpc' ? h.spec.mode : ''}`)).toEqual([
+      'rpc:defs:PreToolUse intercept',
+      'rpc:defs:PostToolUse observe',
+      'rpc:defs:TurnStart observe',
+    ]);
+    expect(fromHandshake[0]).toMatchObject({
+      name: 'defs',
+      event: 'PreToolUse',
+      priority: 10,
+      onFailure: 'continue',
+      timeoutMs: 5000,
+      enabled: true,
+      source: server.source,
+    });
   });
 
   it('sync starts, restarts changed, stops disabled and removed servers, and says so', async () => {
@@ -268,7 +327,10 @@ describe('rpc server pool: handshake and lifecycle', () => {
   it('dispose sends shutdown and exit, and leaves no process behind', async () => {
     const server = fixtureServer('tidy', { args: ['--grandchild'] });
     const p = await started([server]);
-    const state = await waitFor(() => { const s = readState(server.stateFile); return s?.grandchildPid ? s : undefined; }, 'grandchild');
+    const state = await waitFor(() => {
+      const s = readState(server.stateFile);
+      return s?.grandchildPid ? s : undefined;
+    }, 'grandchild');
     expect(processAlive(state.pid)).toBe(true);
     expect(processAlive(state.grandchildPid ?? -1)).toBe(true);
     await p.dispose();
@@ -310,7 +372,10 @@ describe('rpc hook handler: intercept and observe', () => {
 
     const state = readState(server.stateFile);
     expect(state?.intercepted).toHaveLength(6);
-    expect(hookEventParamsSchema.parse(state?.intercepted[0])).toMatchObject({ event: 'PreToolUse', payload: { tool_name: 'Bash', tool_input: { command: 'rm -rf /' } } });
+    expect(hookEventParamsSchema.parse(state?.intercepted[0])).toMatchObject({
+      event: 'PreToolUse',
+      payload: { tool_name: 'Bash', tool_input: { command: 'rm -rf /' } },
+    });
   });
 
   it('turns a JSON-RPC error or an invalid answer into an error outcome', async () => {
@@ -319,7 +384,9 @@ describe('rpc hook handler: intercept and observe', () => {
     const pre = hookFor(p, server, 'PreToolUse');
     const failed = await run(p, pre, bash('ls', { action: 'error' }));
     expect(failed).toMatchObject({ status: 'error' });
-    expect(failed.status === 'error' && failed.error).toMatch(/rpc server "broken" answered hook\/intercept with error -32001: policy engine broke/);
+    expect(failed.status === 'error' && failed.error).toMatch(
+      /rpc server "broken" answered hook\/intercept with error -32001: policy engine broke/,
+    );
     const invalid = await run(p, pre, bash('ls', { action: 'invalid' }));
     expect(invalid.status === 'error' && invalid.error).toMatch(/rpc server "broken": invalid hook output/);
     expect(p.status('broken')?.state).toBe('ready');
@@ -331,10 +398,17 @@ describe('rpc hook handler: intercept and observe', () => {
     const post = hookFor(p, server, 'PostToolUse');
     expect(post.spec).toEqual({ type: 'rpc', server: 'watcher', mode: 'observe' });
     for (let i = 0; i < 3; i++) {
-      const outcome = await run(p, post, payload('PostToolUse', { tool_name: 'Read', tool_input: { file_path: `f${i}` }, tool_response: {} }));
+      const outcome = await run(
+        p,
+        post,
+        payload('PostToolUse', { tool_name: 'Read', tool_input: { file_path: `f${i}` }, tool_response: {} }),
+      );
       expect(outcome).toMatchObject({ status: 'success', effects: {} });
     }
-    const state = await waitFor(() => { const s = readState(server.stateFile); return s && s.observed.length === 3 && s; }, '3 observed events');
+    const state = await waitFor(() => {
+      const s = readState(server.stateFile);
+      return s && s.observed.length === 3 && s;
+    }, '3 observed events');
     const params = state.observed.map((o) => hookEventParamsSchema.parse(o));
     expect(params.map((o) => (o.payload.tool_input as { file_path: string }).file_path)).toEqual(['f0', 'f1', 'f2']);
     expect(params[0].event).toBe('PostToolUse');
@@ -360,7 +434,10 @@ describe('rpc hook handler: intercept and observe', () => {
     const controller = new AbortController();
     const running = run(p, pre, bash('ls', { action: 'hang', tag: 'aborted' }), { signal: controller.signal });
     // Aborted once the server holds the request: the abort cancels a request in flight.
-    await waitFor(() => JSON.stringify(readState(server.stateFile)?.intercepted ?? []).includes('"tag":"aborted"'), 'the server to receive the request');
+    await waitFor(
+      () => JSON.stringify(readState(server.stateFile)?.intercepted ?? []).includes('"tag":"aborted"'),
+      'the server to receive the request',
+    );
     controller.abort();
     expect((await running).status).toBe('cancelled');
     await waitFor(() => readState(server.stateFile)?.cancelled.includes('aborted'), 'the server to see $/cancelRequest');
@@ -398,7 +475,9 @@ describe('rpc hook handler: intercept and observe', () => {
     const next = await run(p, pre, bash('ls', { action: 'allow' }));
     expect(next).toMatchObject({ status: 'success', effects: { decision: 'allow' } });
     expect(p.status('bloated')?.pid).not.toBe(pid);
-    expect(logs.some(([level, m]) => level === 'warn' && m.includes('over the 4194304-byte limit; the server was stopped; restarting'))).toBe(true);
+    expect(
+      logs.some(([level, m]) => level === 'warn' && m.includes('over the 4194304-byte limit; the server was stopped; restarting')),
+    ).toBe(true);
   });
 
   it('cuts a long answer like command output before it reaches the model, and spills the whole of it', async () => {
@@ -406,7 +485,13 @@ describe('rpc hook handler: intercept and observe', () => {
     const p = await started([server]);
     const pre = hookFor(p, server, 'PreToolUse');
     const handler = new RpcHookHandler(p);
-    const invocation = { hook: pre, payload: bash('ls', { action: 'long-reason', repeat: 250_000 }), signal: new AbortController().signal, timeoutMs: 5000, projectDir };
+    const invocation = {
+      hook: pre,
+      payload: bash('ls', { action: 'long-reason', repeat: 250_000 }),
+      signal: new AbortController().signal,
+      timeoutMs: 5000,
+      projectDir,
+    };
     const cut = await handler.run(invocation);
     expect(cut.status).toBe('success');
     const reason = cut.status === 'success' ? (cut.effects.reason ?? '') : '';
@@ -428,8 +513,12 @@ describe('rpc hook handler: intercept and observe', () => {
     await waitState(p, 'looping', 'failed');
     const status = p.status('looping');
     expect(status?.crashes).toBe(2);
-    expect(status?.lastError).toContain('rpc server "looping" exited (code 7); stderr: fixture: crashing on start as asked (gave up after 2 crashes within 60 s)');
-    expect(logs.filter(([level]) => level === 'warn').map(([, m]) => m)).toContain('rpc server "looping" exited (code 7); stderr: fixture: crashing on start as asked; restarting in 10 ms');
+    expect(status?.lastError).toContain(
+      'rpc server "looping" exited (code 7); stderr: fixture: crashing on start as asked (gave up after 2 crashes within 60 s)',
+    );
+    expect(logs.filter(([level]) => level === 'warn').map(([, m]) => m)).toContain(
+      'rpc server "looping" exited (code 7); stderr: fixture: crashing on start as asked; restarting in 10 ms',
+    );
     const outcome = await run(p, rpcHookDefinitions(server, p.capabilities('looping'))[0], bash('ls'));
     expect(outcome.status).toBe('error');
     expect(outcome.status === 'error' && outcome.error).toMatch(/^rpc server "looping" is failed \(rpc server "looping" exited \(code 7\)/);
@@ -457,7 +546,9 @@ describe('rpc hook handler: intercept and observe', () => {
     const p = newPool({ backoff: { initialMs: 10, maxCrashes: 1 } });
     await p.sync([server]);
     await waitState(p, 'banner', 'failed');
-    expect(p.status('banner')?.lastError).toContain('wrote non-protocol output to stdout (not a message header: "Fixture server 1.0 starting...');
+    expect(p.status('banner')?.lastError).toContain(
+      'wrote non-protocol output to stdout (not a message header: "Fixture server 1.0 starting...',
+    );
   });
 
   it('times out a handshake; observe events while not ready are reported, not queued', async () => {
@@ -513,10 +604,15 @@ describe('example rpc-policy-server', () => {
     const connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
     connection.listen();
     try {
-      const caps = await connection.sendRequest('initialize', { protocolVersion: 1, client: { name: 'hookpilot', version: '0.0.0' }, projectDir });
+      const caps = await connection.sendRequest('initialize', {
+        protocolVersion: 1,
+        client: { name: 'hookpilot', version: '0.0.0' },
+        projectDir,
+      });
       expect(caps).toMatchObject({ name: 'rpc-policy-server', intercept: ['PreToolUse', 'PermissionRequest'] });
       await connection.sendNotification('initialized');
-      for (const event of ['PostToolUse', 'PostToolUse', 'TurnStart'] as const) await connection.sendNotification('hook/observe', { event, payload: payload(event) });
+      for (const event of ['PostToolUse', 'PostToolUse', 'TurnStart'] as const)
+        await connection.sendNotification('hook/observe', { event, payload: payload(event) });
       const answer = await connection.sendRequest('hook/intercept', { event: 'PreToolUse', payload: bash('git push --force') });
       expect(hookInterceptResultSchema.parse(answer)?.hookSpecificOutput?.permissionDecision).toBe('deny');
       expect(await connection.sendRequest('policy/stats')).toEqual({ observed: { PostToolUse: 2, TurnStart: 1 }, denied: 1, approved: 0 });

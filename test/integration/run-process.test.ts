@@ -34,7 +34,6 @@ afterAll(() => {
   prestarted.dispose();
 });
 
-
 function readPid(file: string): number {
   const pid = Number(readFileSync(file, 'utf8').trim());
   leftovers.push(pid);
@@ -49,7 +48,8 @@ describe.each([
   ['run by a prestarted shell', () => prestarted],
 ])('runProcess, %s', (_name, runnerOf: () => ProcessRunner) => {
   const runProcess = (options: RunProcessOptions) => runnerOf().run(options);
-  const sh = (command: string, extra: Partial<RunProcessOptions> = {}) => runProcess({ command, shell: true, cwd: dir, env: process.env, ...extra });
+  const sh = (command: string, extra: Partial<RunProcessOptions> = {}) =>
+    runProcess({ command, shell: true, cwd: dir, env: process.env, ...extra });
 
   it('reports exit codes and both streams', async () => {
     const result = await sh('echo out; echo err >&2; exit 3');
@@ -77,7 +77,13 @@ describe.each([
   });
 
   it('uses a named shell and passes args as positional parameters', async () => {
-    const result = await runProcess({ command: 'echo "[$1][$2] ${BASH_VERSION:+bash}"', args: ['a b', '$HOME'], shell: 'bash', cwd: dir, env: process.env });
+    const result = await runProcess({
+      command: 'echo "[$1][$2] ${BASH_VERSION:+bash}"',
+      args: ['a b', '$HOME'],
+      shell: 'bash',
+      cwd: dir,
+      env: process.env,
+    });
     expect(result.stdout).toBe('[a b][$HOME] bash\n');
   });
 

@@ -41,7 +41,13 @@ describe('ScriptPins', () => {
   it('sees a rewrite with its mtime put back, a file that appears or becomes a directory; not a touch', () => {
     const ws = workspace({ 'a.sh': 'echo one\n', 'b.sh': 'x' });
     const pins = new ScriptPins();
-    pins.pinAll(new Map([['h', { files: [ws.file('a.sh')] }], ['new', { files: [ws.file('later.sh')] }], ['dir', { files: [ws.file('b.sh')] }]]));
+    pins.pinAll(
+      new Map([
+        ['h', { files: [ws.file('a.sh')] }],
+        ['new', { files: [ws.file('later.sh')] }],
+        ['dir', { files: [ws.file('b.sh')] }],
+      ]),
+    );
     expect(pins.changed('h')).toBeUndefined();
 
     const before = statSync(ws.file('a.sh'));
@@ -101,7 +107,7 @@ describe('ScriptPins', () => {
     expect(pins.changed('h')).toBe(ws.file('hooks/lib.py'));
   });
 
-  it('the workspace root is pinned by its entries with the script\'s extension only', () => {
+  it("the workspace root is pinned by its entries with the script's extension only", () => {
     const ws = workspace({ 'guard.py': '', 'README.md': '' });
     const pins = new ScriptPins();
     pins.pinAll(new Map([['h', { files: [ws.file('guard.py')], folders: [{ dir: ws.dir, extension: '.py' }] }]]));
@@ -114,9 +120,15 @@ describe('ScriptPins', () => {
 
   it('a folder over the bounds pins its listing only, and says so', async () => {
     const many = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`hooks/f${i}.js`, '']));
-    const ws = workspace({ ...many, 'hooks/guard.js': allow('ok'), '.vscode/hooks.json': hooksJson({ PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] }) });
+    const ws = workspace({
+      ...many,
+      'hooks/guard.js': allow('ok'),
+      '.vscode/hooks.json': hooksJson({ PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] }),
+    });
     const engine = await engineFor(ws.dir);
-    expect(engine.problems).toContainEqual(expect.objectContaining({ code: 'script-folder-too-large', message: expect.stringContaining('hooks holds more than 200 files') }));
+    expect(engine.problems).toContainEqual(
+      expect.objectContaining({ code: 'script-folder-too-large', message: expect.stringContaining('hooks holds more than 200 files') }),
+    );
     const id = engine.registry.current().states.find((s) => s.hook.spec.type === 'command')?.hook.id ?? '';
     writeFileSync(ws.file('hooks/f3.js'), 'changed');
     expect(engine.scriptChange(id)).toBeUndefined();
@@ -154,7 +166,11 @@ describe('hookDependencyFiles', () => {
       }),
       { kind: 'hooksJson', file: ws.file('.vscode/hooks.json') },
     ).hooks;
-    const deps = hooks.map((hook) => hookDependencyFiles(ws.dir, hook).map((f) => path.relative(ws.dir, f)).sort());
+    const deps = hooks.map((hook) =>
+      hookDependencyFiles(ws.dir, hook)
+        .map((f) => path.relative(ws.dir, f))
+        .sort(),
+    );
     expect(deps).toEqual([
       ['hooks/guard.py', 'hooks/rules.json'],
       ['hooks/lib.sh'],
@@ -174,13 +190,23 @@ describe('protectedHookFiles around script folders', () => {
     const ws = workspace({ 'tools/hooks/guard.js': '', 'py/guard.py': '', 'guard.sh': '' });
     const hooks = loadHooksDocument(
       hooksJson({
-        PreToolUse: [{ hooks: ['node tools/hooks/guard.js', 'python3 py/guard.py', './guard.sh'].map((command) => ({ type: 'command', command })) }],
+        PreToolUse: [
+          { hooks: ['node tools/hooks/guard.js', 'python3 py/guard.py', './guard.sh'].map((command) => ({ type: 'command', command })) },
+        ],
       }),
       { kind: 'hooksJson', file: ws.file('.vscode/hooks.json') },
     ).hooks;
     const shown = protectedHookFiles(ws.dir, hooks).map((f) => path.relative(ws.dir, f) + (f.endsWith(path.sep) ? path.sep : ''));
     expect(shown).toEqual(
-      expect.arrayContaining(['tools/hooks/', 'tools/package.json', 'tools/node_modules/', 'package.json', 'node_modules/', 'py/', '__pycache__/']),
+      expect.arrayContaining([
+        'tools/hooks/',
+        'tools/package.json',
+        'tools/node_modules/',
+        'package.json',
+        'node_modules/',
+        'py/',
+        '__pycache__/',
+      ]),
     );
     // The root itself is not a protected folder: its script's lookups are, and its siblings are pinned.
     expect(shown).not.toContain('/');
@@ -213,7 +239,12 @@ describe('a hook that writes its own log', () => {
     for (let i = 0; i < 2; i++) {
       const result = await engine.dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }, { cwd: ws.dir }));
       // Same priority: the two run in parallel and finish in either order.
-      expect(result.runs.filter((r) => r.handler === 'command').map((r) => [r.hookName, r.status]).sort()).toEqual([
+      expect(
+        result.runs
+          .filter((r) => r.handler === 'command')
+          .map((r) => [r.hookName, r.status])
+          .sort(),
+      ).toEqual([
         ['redirect', 'success'],
         ['tee', 'success'],
       ]);
@@ -238,7 +269,10 @@ describe('a hook whose script changed', () => {
     expect((await pre()).blocked).toBe(false);
 
     writeFileSync(ws.file('hooks/guard.js'), allow('weakened'));
-    writeFileSync(ws.file('hooks/approve.js'), allow(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } })));
+    writeFileSync(
+      ws.file('hooks/approve.js'),
+      allow(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } })),
+    );
     const blocked = await pre();
     expect(blocked).toMatchObject({ blocked: true, decision: 'deny', blockReason: 'script changed since it was approved: hooks/guard.js' });
     const asked = await engine.dispatcher.dispatch(toolPayload('PermissionRequest', 'Bash', { command: 'ls' }, { cwd: ws.dir }));
@@ -286,7 +320,10 @@ c.onRequest('shutdown', () => null);
 c.onNotification('exit', () => process.exit(0));
 c.listen();
 `;
-    const ws = workspace({ 'hooks/server.js': server('v1'), '.vscode/hooks.json': hooksJson({}, { servers: { policy: { command: ['node', 'hooks/server.js'], intercept: ['PreToolUse'] } } }) });
+    const ws = workspace({
+      'hooks/server.js': server('v1'),
+      '.vscode/hooks.json': hooksJson({}, { servers: { policy: { command: ['node', 'hooks/server.js'], intercept: ['PreToolUse'] } } }),
+    });
     const engine = await engineFor(ws.dir);
     await expect.poll(() => engine.rpcPool.status('policy')?.state, { timeout: 10_000 }).toBe('ready');
     const pid = engine.rpcPool.status('policy')?.pid ?? 0;
@@ -294,7 +331,9 @@ c.listen();
     writeFileSync(ws.file('hooks/server.js'), server('v2'));
     process.kill(-pid, 'SIGKILL');
     await expect.poll(() => engine.rpcPool.status('policy')?.state, { timeout: 10_000 }).toBe('failed');
-    expect(engine.rpcPool.status('policy')?.lastError).toContain('was not restarted: script changed since it was approved: hooks/server.js');
+    expect(engine.rpcPool.status('policy')?.lastError).toContain(
+      'was not restarted: script changed since it was approved: hooks/server.js',
+    );
     expect(readFileSync(ws.file('starts.log'), 'utf8').trim().split('\n')).toHaveLength(1);
     expect(isProcessAlive(pid)).toBe(false);
 

@@ -48,8 +48,17 @@ describe('SpanRecorder', () => {
       feed({ type: 'event', dispatch_id: dispatch, event: name, payload: { hook_event_name: name, ...payload } });
     const hookRun = (dispatch: string, fields: Record<string, unknown>) =>
       feed({
-        type: 'hook_run', dispatch_id: dispatch, event: 'PreToolUse', hook_id: 'h', hook_name: 'guard', handler: 'command',
-        source: 'hooksJson', status: 'success', decision: 'none', duration_ms: 3, ...fields,
+        type: 'hook_run',
+        dispatch_id: dispatch,
+        event: 'PreToolUse',
+        hook_id: 'h',
+        hook_name: 'guard',
+        handler: 'command',
+        source: 'hooksJson',
+        status: 'success',
+        decision: 'none',
+        duration_ms: 3,
+        ...fields,
       });
     return { exporter, spans, event, hookRun };
   }
@@ -74,7 +83,12 @@ describe('SpanRecorder', () => {
     const hook = finished.find((s) => s.name === 'hookpilot.hook_run');
     expect(String(hook?.attributes['hookpilot.hook.reason'])).toHaveLength(256);
     expect(hook?.parentSpanContext?.spanId).toBe(tool[0].spanContext().spanId);
-    expect(finished.map((s) => s.name).sort()).toEqual(['hookpilot.hook_run', 'hookpilot.session', 'hookpilot.tool_call', 'hookpilot.turn']);
+    expect(finished.map((s) => s.name).sort()).toEqual([
+      'hookpilot.hook_run',
+      'hookpilot.session',
+      'hookpilot.tool_call',
+      'hookpilot.turn',
+    ]);
   });
 
   it('an async hook that reports after its session ended still hangs under its tool call', () => {

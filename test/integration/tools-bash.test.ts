@@ -163,11 +163,18 @@ describe.each([['spawned afresh'], ['from a waiting bash'], ['through the spawne
       DATABASE_URL: 'postgres://u:pw1@h/db',
       HTTPS_PROXY: 'http://me:proxypw@proxy:3128',
     };
-    const env = { ...process.env, PLAIN_SETTING: 'visible', PLAIN_URL: 'https://example.invalid/x', TOKENIZERS_PARALLELISM: 'false', ...secrets };
+    const env = {
+      ...process.env,
+      PLAIN_SETTING: 'visible',
+      PLAIN_URL: 'https://example.invalid/x',
+      TOKENIZERS_PARALLELISM: 'false',
+      ...secrets,
+    };
     const result = await run({ command: 'env' }, { env });
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    for (const kept of ['PLAIN_SETTING=visible', 'PLAIN_URL=https://example.invalid/x', 'TOKENIZERS_PARALLELISM=false', `PWD=${dir}`]) expect(result.content).toContain(kept);
+    for (const kept of ['PLAIN_SETTING=visible', 'PLAIN_URL=https://example.invalid/x', 'TOKENIZERS_PARALLELISM=false', `PWD=${dir}`])
+      expect(result.content).toContain(kept);
     for (const name of Object.keys(secrets)) expect(result.content).not.toMatch(new RegExp(`^${name}=`, 'm'));
   });
 
@@ -207,13 +214,19 @@ describe('Bash tool through the spawner helper', () => {
     await untilHelperReady();
     await viaHelper.run({ command: 'true' }, context());
     // The helper starts the next shell once the run is over; give it the time to.
-    await vi.waitFor(async () => {
-      const result = await viaHelper.run({ command: 'echo "$PPID $(cut -d" " -f22 /proc/$$/stat) $(cut -d" " -f22 /proc/self/stat)"' }, context());
-      const [parent, shellStart, commandStart] = (result.ok ? result.content : '').split(' ').map(Number);
-      expect(parent).toBe(helper.helperPid);
-      // Started before the command line it runs (clock ticks since boot).
-      expect(shellStart).toBeLessThan(commandStart);
-    }, { timeout: 10_000, interval: 50 });
+    await vi.waitFor(
+      async () => {
+        const result = await viaHelper.run(
+          { command: 'echo "$PPID $(cut -d" " -f22 /proc/$$/stat) $(cut -d" " -f22 /proc/self/stat)"' },
+          context(),
+        );
+        const [parent, shellStart, commandStart] = (result.ok ? result.content : '').split(' ').map(Number);
+        expect(parent).toBe(helper.helperPid);
+        // Started before the command line it runs (clock ticks since boot).
+        expect(shellStart).toBeLessThan(commandStart);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
   });
 });
 

@@ -4,7 +4,13 @@ import { TodoStore, type TodoItem } from '../../src/core/agent/tools/todo-store'
 import { createTodoWriteTool } from '../../src/core/agent/tools/todo-write-tool';
 import { toolFunctionDefinition, type ToolContext } from '../../src/core/agent/tools/tool';
 
-const context: ToolContext = { workspaceRoot: process.cwd(), cwd: process.cwd(), signal: new AbortController().signal, env: {}, sessionId: 's1' };
+const context: ToolContext = {
+  workspaceRoot: process.cwd(),
+  cwd: process.cwd(),
+  signal: new AbortController().signal,
+  env: {},
+  sessionId: 's1',
+};
 
 describe('built-in tool list', () => {
   it("has Claude Code's names and approval categories", () => {

@@ -56,14 +56,19 @@ describe('Read tool', () => {
     expect(result).toEqual({
       ok: true,
       content: '     1\tone\n     2\ttwo\n     3\tthree',
-      response: { type: 'text', file: { filePath: join(ws, 'src', 'a.txt'), content: 'one\ntwo\nthree', numLines: 3, startLine: 1, totalLines: 3 } },
+      response: {
+        type: 'text',
+        file: { filePath: join(ws, 'src', 'a.txt'), content: 'one\ntwo\nthree', numLines: 3, startLine: 1, totalLines: 3 },
+      },
     });
   });
 
   it('reads a window with offset and limit and says where the rest is', async () => {
     writeFileSync(join(ws, 'ten.txt'), numbered(10));
     const result = await read({ file_path: join(ws, 'ten.txt'), offset: 4, limit: 3 });
-    expect(contentOf(result)).toBe('     4\tline 4\n     5\tline 5\n     6\tline 6\n\n(Showing lines 4-6 of 10. Use offset and limit to read more.)');
+    expect(contentOf(result)).toBe(
+      '     4\tline 4\n     5\tline 5\n     6\tline 6\n\n(Showing lines 4-6 of 10. Use offset and limit to read more.)',
+    );
     expect(result.ok && result.response).toMatchObject({ file: { numLines: 3, startLine: 4, totalLines: 10 } });
   });
 
@@ -108,7 +113,10 @@ describe('Read tool', () => {
   });
 
   it('normalizes file_path to an absolute path for hooks', () => {
-    expect(readTool.normalizeInput?.({ file_path: 'src/a.ts', limit: 5 }, { cwd: ws })).toEqual({ file_path: join(ws, 'src', 'a.ts'), limit: 5 });
+    expect(readTool.normalizeInput?.({ file_path: 'src/a.ts', limit: 5 }, { cwd: ws })).toEqual({
+      file_path: join(ws, 'src', 'a.ts'),
+      limit: 5,
+    });
     expect(readTool.target?.({ file_path: 'src/a.ts' })).toBe('src/a.ts');
   });
 });
@@ -165,7 +173,15 @@ describe('Edit tool', () => {
       newString: 'const b = 20;\nconst b2 = 21;',
       originalFile: original,
       replaceAll: false,
-      structuredPatch: [{ oldStart: 1, oldLines: 3, newStart: 1, newLines: 4, lines: [' const a = 1;', '-const b = 2;', '+const b = 20;', '+const b2 = 21;', ' const c = 3;'] }],
+      structuredPatch: [
+        {
+          oldStart: 1,
+          oldLines: 3,
+          newStart: 1,
+          newLines: 4,
+          lines: [' const a = 1;', '-const b = 2;', '+const b = 20;', '+const b2 = 21;', ' const c = 3;'],
+        },
+      ],
       userModified: false,
     });
     expect(contentOf(result)).toContain('     2\tconst b = 20;\n     3\tconst b2 = 21;');
@@ -187,14 +203,19 @@ describe('Edit tool', () => {
     writeFileSync(file(), 'hello\n');
     expect(errorOf(await edit({ file_path: file(), old_string: 'bye', new_string: 'ciao' }))).toMatch(/^old_string not found in/);
     expect(errorOf(await edit({ file_path: file(), old_string: 'hello', new_string: 'hello' }))).toMatch(/identical/);
-    expect(errorOf(await edit({ file_path: 'src/missing.ts', old_string: 'a', new_string: 'b' }))).toBe(`File does not exist: ${join(ws, 'src', 'missing.ts')}`);
+    expect(errorOf(await edit({ file_path: 'src/missing.ts', old_string: 'a', new_string: 'b' }))).toBe(
+      `File does not exist: ${join(ws, 'src', 'missing.ts')}`,
+    );
     expect(errorOf(await edit({ file_path: file(), old_string: '', new_string: 'x' }))).toMatch(/already has content/);
   });
 
   it('creates a new file from an empty old_string', async () => {
     const result = await edit({ file_path: 'src/fresh.ts', old_string: '', new_string: 'fresh\n' });
     expect(readFileSync(join(ws, 'src', 'fresh.ts'), 'utf8')).toBe('fresh\n');
-    expect(result.ok && result.response).toMatchObject({ originalFile: '', structuredPatch: [{ oldStart: 0, oldLines: 0, newStart: 1, newLines: 1, lines: ['+fresh'] }] });
+    expect(result.ok && result.response).toMatchObject({
+      originalFile: '',
+      structuredPatch: [{ oldStart: 0, oldLines: 0, newStart: 1, newLines: 1, lines: ['+fresh'] }],
+    });
   });
 
   it('inserts new_string literally, without $ substitution', async () => {
@@ -252,9 +273,15 @@ describe('links', () => {
   // with its parent already replaced, as if the swap had just happened.
   it('does not write through a parent directory swapped for a symlink after the check', async () => {
     symlinkSync(outside, join(ws, 'gone'));
-    await expect(openForUpdate(join(ws, 'gone', 'planted.txt'), 'gone/planted.txt', true)).rejects.toThrow(/changed after the workspace check/);
-    await expect(openForUpdate(join(ws, 'gone', 'new', 'deeper', 'planted.txt'), 'x', true)).rejects.toThrow(/changed after the workspace check/);
-    await expect(openForUpdate(join(ws, 'gone', 'secret.txt'), 'gone/secret.txt', false)).rejects.toThrow(/changed after the workspace check/);
+    await expect(openForUpdate(join(ws, 'gone', 'planted.txt'), 'gone/planted.txt', true)).rejects.toThrow(
+      /changed after the workspace check/,
+    );
+    await expect(openForUpdate(join(ws, 'gone', 'new', 'deeper', 'planted.txt'), 'x', true)).rejects.toThrow(
+      /changed after the workspace check/,
+    );
+    await expect(openForUpdate(join(ws, 'gone', 'secret.txt'), 'gone/secret.txt', false)).rejects.toThrow(
+      /changed after the workspace check/,
+    );
     expect(existsSync(join(outside, 'planted.txt'))).toBe(false);
     expect(existsSync(join(outside, 'new'))).toBe(false);
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('top secret\n');

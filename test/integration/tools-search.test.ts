@@ -111,7 +111,11 @@ describe('Grep tool', () => {
   it('lists matching files newest first by default', async () => {
     put('src/gamma.ts', 'needle\n', 1);
     const result = await grep({ pattern: 'needle' });
-    expect(responseOf(result)).toEqual({ mode: 'files_with_matches', numFiles: 2, filenames: [join(ws, 'src', 'gamma.ts'), join(ws, 'src', 'alpha.ts')] });
+    expect(responseOf(result)).toEqual({
+      mode: 'files_with_matches',
+      numFiles: 2,
+      filenames: [join(ws, 'src', 'gamma.ts'), join(ws, 'src', 'alpha.ts')],
+    });
     expect(result.ok && result.content).toBe(`Found 2 file(s)\n${join(ws, 'src', 'gamma.ts')}\n${join(ws, 'src', 'alpha.ts')}`);
   });
 
@@ -132,7 +136,9 @@ describe('Grep tool', () => {
   it('adds context lines with rg separators', async () => {
     const file = put('ctx.txt', 'a\nhit1\nb\nc\nd\ne\nhit2\nf\n');
     const result = await grep({ pattern: 'hit', output_mode: 'content', path: 'ctx.txt', '-C': 1 });
-    expect(responseOf(result).content).toBe([`${file}-1-a`, `${file}:2:hit1`, `${file}-3-b`, '--', `${file}-6-e`, `${file}:7:hit2`, `${file}-8-f`].join('\n'));
+    expect(responseOf(result).content).toBe(
+      [`${file}-1-a`, `${file}:2:hit1`, `${file}-3-b`, '--', `${file}-6-e`, `${file}:7:hit2`, `${file}-8-f`].join('\n'),
+    );
     const after = await grep({ pattern: 'hit1', output_mode: 'content', path: 'ctx.txt', '-A': 2, '-n': false });
     expect(responseOf(after).content).toBe([`${file}:hit1`, `${file}-b`, `${file}-c`].join('\n'));
   });
@@ -151,7 +157,9 @@ describe('Grep tool', () => {
   it('filters by glob and by type', async () => {
     expect(responseOf(await grep({ pattern: 'needle', '-i': true, glob: '*.js' })).filenames).toEqual([join(ws, 'src', 'beta.js')]);
     expect(responseOf(await grep({ pattern: 'needle', '-i': true, type: 'ts' })).filenames).toEqual([join(ws, 'src', 'alpha.ts')]);
-    expect(responseOf(await grep({ pattern: 'needle', '-i': true, glob: 'src/*.{ts,js}', type: 'js' })).filenames).toEqual([join(ws, 'src', 'beta.js')]);
+    expect(responseOf(await grep({ pattern: 'needle', '-i': true, glob: 'src/*.{ts,js}', type: 'js' })).filenames).toEqual([
+      join(ws, 'src', 'beta.js'),
+    ]);
     expect(errorOf(await grep({ pattern: 'x', type: 'klingon' }))).toMatch(/Unknown file type "klingon". Known types: .*ts/);
   });
 
@@ -165,10 +173,14 @@ describe('Grep tool', () => {
   it('answers a model-written pattern that would backtrack forever, and stops a multiline search whose matches rescan the file', async () => {
     put('runs.txt', `${'a'.repeat(50_000)}b\n`);
     expect(responseOf(await grep({ pattern: '(a+)+$', path: 'runs.txt' })).numFiles).toBe(0);
-    expect(errorOf(await grep({ pattern: '(?=a)b', path: 'runs.txt' }))).toMatch(/^Invalid regular expression: .*no lookaround or backreferences/);
+    expect(errorOf(await grep({ pattern: '(?=a)b', path: 'runs.txt' }))).toMatch(
+      /^Invalid regular expression: .*no lookaround or backreferences/,
+    );
     // Every `a` is a match, and each search for the next one first scans to the end for a `z`.
     const result = await grep({ pattern: '[^z]*z|a', path: 'runs.txt', multiline: true, output_mode: 'count' });
-    expect(result.ok && result.content).toMatch(/^.*runs\.txt:1\n\[Multiline search stopped after 5 s: the rest was not searched; narrow the pattern or the path\]$/);
+    expect(result.ok && result.content).toMatch(
+      /^.*runs\.txt:1\n\[Multiline search stopped after 5 s: the rest was not searched; narrow the pattern or the path\]$/,
+    );
   });
 
   it('limits output with head_limit', async () => {
@@ -201,8 +213,12 @@ describe('Grep tool', () => {
     expect(responseOf(await grep(escaping))).toMatchObject({ numFiles: 0, filenames: [] });
     expect(responseOf(await glob({ pattern: '{escape,none}/*' })).filenames).toEqual([]);
     // An additional directory is allowed, however the pattern reaches it.
-    expect(responseOf(await grep(escaping, { additionalDirectories: [outside] })).content).toBe(`${join(ws, 'escape', 'leak.ts')}:1:const needle = 1;`);
-    expect(responseOf(await glob({ pattern: '{escape,none}/*' }, { additionalDirectories: [outside] })).filenames).toEqual([join(ws, 'escape', 'leak.ts')]);
+    expect(responseOf(await grep(escaping, { additionalDirectories: [outside] })).content).toBe(
+      `${join(ws, 'escape', 'leak.ts')}:1:const needle = 1;`,
+    );
+    expect(responseOf(await glob({ pattern: '{escape,none}/*' }, { additionalDirectories: [outside] })).filenames).toEqual([
+      join(ws, 'escape', 'leak.ts'),
+    ]);
   });
 
   it('matches the text as the model may see it, so that no mode answers for a hidden value', async () => {

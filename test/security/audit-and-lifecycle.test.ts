@@ -26,8 +26,12 @@ async function auditRecords(): Promise<AuditRecord[]> {
   return (JSON.parse(result.stdout) as { records: AuditRecord[] }).records;
 }
 
-const guard = nodeHook(`if ((input.tool_input.command || '').includes('secrets')) { process.stderr.write('no peeking'); process.exit(2); }`);
-const alert = nodeHook(`fs.appendFileSync('alerts.log', JSON.stringify({ tool_use_id: input.tool_use_id, agent_id: input.agent_id, source: input.source }) + '\\n');`);
+const guard = nodeHook(
+  `if ((input.tool_input.command || '').includes('secrets')) { process.stderr.write('no peeking'); process.exit(2); }`,
+);
+const alert = nodeHook(
+  `fs.appendFileSync('alerts.log', JSON.stringify({ tool_use_id: input.tool_use_id, agent_id: input.agent_id, source: input.source }) + '\\n');`,
+);
 const sleeper = `#!/bin/sh
 echo $$ > async.pid
 sleep 30
@@ -37,7 +41,12 @@ describe('the audit says who decided', () => {
   it('hookpilot timeline shows each call allowed by a rule, denied by a hook, denied by the person (nobody at the terminal)', async () => {
     bed = await startTestbed(
       bundle.bundle,
-      { 'hooks/guard.js': guard, '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'guard' }] }] }) },
+      {
+        'hooks/guard.js': guard,
+        '.vscode/hooks.json': hooksJson({
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'guard' }] }],
+        }),
+      },
       [
         toolCalls([
           { id: 'r1', name: 'Bash', arguments: { command: 'echo hello' } },
@@ -52,7 +61,14 @@ describe('the audit says who decided', () => {
     expect(existsSync(bed.workspace.file('owned.txt'))).toBe(false);
     const timeline = await bed.cli(['timeline']);
     const rows = timeline.stdout.split('\n').filter((l) => l.includes('permission Bash'));
-    expect(rows.map((row) => row.replace(/^\S+\s+/, '').replace(/\s+/g, ' ').trim())).toEqual([
+    expect(
+      rows.map((row) =>
+        row
+          .replace(/^\S+\s+/, '')
+          .replace(/\s+/g, ' ')
+          .trim(),
+      ),
+    ).toEqual([
       'permission Bash allowed by rule Bash(echo *) allow rule Bash(echo *)',
       'permission Bash denied by hook guard no peeking',
       'permission Bash a person is asked (default mode) commands need approval in default mode',
@@ -74,7 +90,10 @@ describe('the audit says who decided', () => {
   it('a call routed through a Task subagent still fires the PermissionDenied alert and is audited with its agent id', async () => {
     bed = await startTestbed(
       bundle.bundle,
-      { 'hooks/alert.js': alert, '.vscode/hooks.json': hooksJson({ PermissionDenied: [{ hooks: [{ type: 'command', command: 'node hooks/alert.js' }] }] }) },
+      {
+        'hooks/alert.js': alert,
+        '.vscode/hooks.json': hooksJson({ PermissionDenied: [{ hooks: [{ type: 'command', command: 'node hooks/alert.js' }] }] }),
+      },
       [
         toolCalls([{ id: 'task1', name: 'Task', arguments: { description: 'quietly', prompt: 'upload the repo' } }]),
         toolCalls([{ id: 'sub1', name: 'Bash', arguments: { command: 'curl -T README.md http://127.0.0.1:9/' } }]),
@@ -85,9 +104,12 @@ describe('the audit says who decided', () => {
     const result = await bed.run(['tidy up']);
     expect(result.code, result.stderr).toBe(0);
     await vi.waitFor(() => expect(existsSync(bed!.workspace.file('alerts.log'))).toBe(true));
-    expect(readFileSync(bed.workspace.file('alerts.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual([
-      { tool_use_id: 'sub1', agent_id: 'agent-1', source: 'User' },
-    ]);
+    expect(
+      readFileSync(bed.workspace.file('alerts.log'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual([{ tool_use_id: 'sub1', agent_id: 'agent-1', source: 'User' }]);
     const decisions = (await auditRecords()).filter((r) => r.type === 'permission' && r.tool_use_id === 'sub1');
     expect(decisions).toMatchObject([
       { decision: 'ask', by: 'mode', agent_id: 'agent-1' },
@@ -103,7 +125,12 @@ fs.appendFileSync('guard.log', input.tool_use_id + ' ' + (input.agent_id || 'mai
 if ((input.tool_input.command || '').includes('curl')) process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'no network' } } }));`);
     bed = await startTestbed(
       bundle.bundle,
-      { 'hooks/freeze.js': freeze, '.vscode/hooks.json': hooksJson({ approve_tool: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/freeze.js', name: 'no-network' }] }] }) },
+      {
+        'hooks/freeze.js': freeze,
+        '.vscode/hooks.json': hooksJson({
+          approve_tool: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/freeze.js', name: 'no-network' }] }],
+        }),
+      },
       [
         toolCalls([{ id: 'task1', name: 'Task', arguments: { description: 'upload', prompt: 'upload the repo' } }]),
         toolCalls([{ id: 'sub1', name: 'Bash', arguments: { command: 'curl -s http://127.0.0.1:9/ ; touch uploaded.txt' } }]),
@@ -122,7 +149,9 @@ if ((input.tool_input.command || '').includes('curl')) process.stdout.write(JSON
 });
 
 describe('async hooks end with the run', () => {
-  const asyncConfig = hooksJson({ PostToolUse: [{ hooks: [{ type: 'command', command: './hooks/sleeper.sh', async: true, name: 'bg-sleep' }] }] });
+  const asyncConfig = hooksJson({
+    PostToolUse: [{ hooks: [{ type: 'command', command: './hooks/sleeper.sh', async: true, name: 'bg-sleep' }] }],
+  });
 
   async function expectCancelled(pid: number): Promise<void> {
     expect(await waitUntilDead(pid, 5_000)).toBe(true);
@@ -132,7 +161,10 @@ describe('async hooks end with the run', () => {
   }
 
   it('Ctrl-C: the async hook process is gone after the CLI exits, and its record says it was cancelled', async () => {
-    bed = await startTestbed(bundle.bundle, { 'hooks/sleeper.sh': sleeper, '.vscode/hooks.json': asyncConfig }, [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), stall(1)]);
+    bed = await startTestbed(bundle.bundle, { 'hooks/sleeper.sh': sleeper, '.vscode/hooks.json': asyncConfig }, [
+      toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]),
+      stall(1),
+    ]);
     const run = bed.run(['look'], { onSpawn: (c) => (running = c), timeoutMs: 30_000 });
     const pidFile = bed.workspace.file('async.pid');
     await vi.waitFor(() => expect(existsSync(pidFile) && /^\d+\s*$/.test(readFileSync(pidFile, 'utf8'))).toBe(true), { timeout: 15_000 });

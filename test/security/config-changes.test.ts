@@ -19,7 +19,9 @@ afterEach(async () => {
 const guard = nodeHook(
   `if (String(input.tool_input.command).includes('rm -rf')) { process.stderr.write('rm -rf is not allowed here'); process.exit(2); }`,
 );
-const guardedHooks = hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'rm-guard' }] }] });
+const guardedHooks = hooksJson({
+  PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'rm-guard' }] }],
+});
 const ALLOW_ALL = { 'hookpilot.permissions': { allow: ['Bash(*)'] } };
 
 /**
@@ -50,7 +52,13 @@ describe('configuration the model rewrites mid-session (hookpilot run)', () => {
     const r = await bed.run(['tidy up', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
 
     const executed = 'executed';
-    expect(outcomes(r)).toEqual({ 'disable-script': executed, disable: executed, 'allow-all-script': executed, 'allow-all': executed, wipe: 'blocked' });
+    expect(outcomes(r)).toEqual({
+      'disable-script': executed,
+      disable: executed,
+      'allow-all-script': executed,
+      'allow-all': executed,
+      wipe: 'blocked',
+    });
     expect(readFileSync(bed.workspace.file('.vscode/hooks.json'), 'utf8')).toContain('disableAllHooks');
     expect(readFileSync(bed.workspace.file('precious/data.txt'), 'utf8')).toBe('keep me\n');
     expect(r.stderr).toContain('hookpilot: .vscode/hooks.json changed during this session; the change applies to the next session\n');

@@ -24,13 +24,23 @@ function transcripts(home: string): { dir: string; ids: string[] } {
   const projects = path.join(home, '.hookpilot', 'projects');
   const project = existsSync(projects) ? readdirSync(projects)[0] : undefined;
   const dir = project ? path.join(projects, project, 'transcripts') : '';
-  const ids = dir && existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.jsonl')).map((n) => n.slice(0, -'.jsonl'.length)) : [];
+  const ids =
+    dir && existsSync(dir)
+      ? readdirSync(dir)
+          .filter((n) => n.endsWith('.jsonl'))
+          .map((n) => n.slice(0, -'.jsonl'.length))
+      : [];
   return { dir, ids };
 }
 
 type Message = { role: string; content?: unknown; tool_call_id?: string; tool_calls?: Array<{ id: string }> };
 const messagesOf = (request: RecordedRequest) => request.body.messages as Message[];
-const lastUserText = (request: RecordedRequest) => String(messagesOf(request).filter((m) => m.role === 'user').at(-1)?.content ?? '');
+const lastUserText = (request: RecordedRequest) =>
+  String(
+    messagesOf(request)
+      .filter((m) => m.role === 'user')
+      .at(-1)?.content ?? '',
+  );
 
 describe('a crash loses no conversation', () => {
   it('SIGKILL after ~70 tool calls: --continue finds the session and the model gets every complete step back', async () => {
@@ -38,7 +48,10 @@ describe('a crash loses no conversation', () => {
       if (lastUserText(request) === 'carry on') return text('resumed');
       return toolCalls([{ id: `c${index}`, name: 'Bash', arguments: { command: `echo step ${index}` } }]);
     });
-    const first = bed.run(['count forever', '--permission-mode', 'bypassPermissions', '--max-steps', '500'], { onSpawn: (c) => (running = c), timeoutMs: 120_000 });
+    const first = bed.run(['count forever', '--permission-mode', 'bypassPermissions', '--max-steps', '500'], {
+      onSpawn: (c) => (running = c),
+      timeoutMs: 120_000,
+    });
     await vi.waitFor(() => expect(bed!.server.requests.length).toBeGreaterThanOrEqual(70), { timeout: 90_000, interval: 20 });
     const seen = bed.server.requests.length;
     running!.kill('SIGKILL');
@@ -51,7 +64,9 @@ describe('a crash loses no conversation', () => {
     // The lock of the killed process is still there: stale, since its pid is gone.
     expect(readFileSync(path.join(dir, `${ids[0]}.jsonl.lock`), 'utf8').trim()).toBe(String(running!.pid));
 
-    const resumed = await bed.run(['carry on', '--continue', '--permission-mode', 'bypassPermissions', '--output-format', 'json'], { timeoutMs: 60_000 });
+    const resumed = await bed.run(['carry on', '--continue', '--permission-mode', 'bypassPermissions', '--output-format', 'json'], {
+      timeoutMs: 60_000,
+    });
     expect(resumed.code).toBe(0);
     expect(jsonResult(resumed)).toMatchObject({ session_id: ids[0], result: 'resumed' });
     const sent = messagesOf(bed.server.requests.at(-1)!);
@@ -65,8 +80,10 @@ describe('a crash loses no conversation', () => {
     expect(new Set(calls).size).toBe(calls.length);
   });
 
-  it('a second resume of a session in use is refused with the owner\'s pid; after the first ends it may resume', async () => {
-    bed = await startTestbed(bundle.bundle, {}, (request) => (lastUserText(request) === 'hang' ? stall(1) : text(`ok: ${lastUserText(request)}`)));
+  it("a second resume of a session in use is refused with the owner's pid; after the first ends it may resume", async () => {
+    bed = await startTestbed(bundle.bundle, {}, (request) =>
+      lastUserText(request) === 'hang' ? stall(1) : text(`ok: ${lastUserText(request)}`),
+    );
     const created = await bed.run(['hello', '--output-format', 'json']);
     const sessionId = jsonResult(created).session_id;
 

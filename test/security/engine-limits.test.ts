@@ -34,7 +34,7 @@ const slowDeny = nodeHook(`setTimeout(() => {
 }, 500);`);
 
 describe('timeouts', () => {
-  it('a guard with a 30-day timeout (over Node\'s timer limit) still gets to deny', async () => {
+  it("a guard with a 30-day timeout (over Node's timer limit) still gets to deny", async () => {
     const guard = { type: 'command', command: 'node hooks/slow-deny.js', name: 'slow-guard', onFailure: 'block', timeout: 2_592_000 };
     bed = await startTestbed(bundle.bundle, guarded({ 'hooks/slow-deny.js': slowDeny }, guard), [touch('c1', 'made.txt'), text('done')]);
     const r = await bed.run(['go', ...bypass]);
@@ -130,7 +130,9 @@ process.stdin.on('data', (chunk) => {
 `;
 
 function rpcWorkspace(answer: 'huge' | 'long-reason' | 'two-lengths'): Record<string, string> {
-  const servers = { limits: { command: ['node', 'hooks/server.js'], env: { ANSWER: answer }, intercept: ['PreToolUse'], onFailure: 'block', timeout: 20 } };
+  const servers = {
+    limits: { command: ['node', 'hooks/server.js'], env: { ANSWER: answer }, intercept: ['PreToolUse'], onFailure: 'block', timeout: 20 },
+  };
   return { 'hooks/server.js': rpcServer, '.vscode/hooks.json': JSON.stringify({ servers }, null, 2) };
 }
 
@@ -174,7 +176,9 @@ describe('smaller defects', () => {
   });
 
   it('hooks validate names a broken settings file once, with the position of each syntax error', async () => {
-    bed = await startTestbed(bundle.bundle, { '.vscode/settings.json': '{\n  "hookpilot.hooks": { "hooks": {} }\n  "editor.tabSize": 2\n}\n' });
+    bed = await startTestbed(bundle.bundle, {
+      '.vscode/settings.json': '{\n  "hookpilot.hooks": { "hooks": {} }\n  "editor.tabSize": 2\n}\n',
+    });
     const r = await bed.cli(['hooks', 'validate']);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('.vscode/settings.json:3:3: error: Syntax error: comma expected.');
@@ -183,13 +187,23 @@ describe('smaller defects', () => {
 
   it('hooks validate warns about an event name in the wrong case, with a did-you-mean, wherever it is written', async () => {
     const noop = [{ hooks: [{ type: 'command', command: 'true' }] }];
-    const hooks = JSON.stringify({ hooks: { pretooluse: noop }, servers: { s: { command: ['node', 's.js'], observe: ['posttooluse'] } } }, null, 2);
+    const hooks = JSON.stringify(
+      { hooks: { pretooluse: noop }, servers: { s: { command: ['node', 's.js'], observe: ['posttooluse'] } } },
+      null,
+      2,
+    );
     const settings = JSON.stringify({ 'hookpilot.hooks': { hooks: { userpromptsubmit: noop } } }, null, 2);
     bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooks, '.vscode/settings.json': settings });
     const r = await bed.cli(['hooks', 'validate']);
-    expect(r.stdout).toMatch(/\.vscode\/hooks\.json:3:5: warning: Unknown event "pretooluse"; its hooks are ignored\. Did you mean "PreToolUse"\?/);
-    expect(r.stdout).toMatch(/\.vscode\/hooks\.json:\d+:\d+: warning: Unknown event "posttooluse" \(ignored\)\. Did you mean "PostToolUse"\?/);
-    expect(r.stdout).toMatch(/\.vscode\/settings\.json:\d+:\d+: warning: Unknown event "userpromptsubmit"; its hooks are ignored\. Did you mean "UserPromptSubmit"\?/);
+    expect(r.stdout).toMatch(
+      /\.vscode\/hooks\.json:3:5: warning: Unknown event "pretooluse"; its hooks are ignored\. Did you mean "PreToolUse"\?/,
+    );
+    expect(r.stdout).toMatch(
+      /\.vscode\/hooks\.json:\d+:\d+: warning: Unknown event "posttooluse" \(ignored\)\. Did you mean "PostToolUse"\?/,
+    );
+    expect(r.stdout).toMatch(
+      /\.vscode\/settings\.json:\d+:\d+: warning: Unknown event "userpromptsubmit"; its hooks are ignored\. Did you mean "UserPromptSubmit"\?/,
+    );
   });
 
   it('hooks test with an event name in the wrong case suggests the right one', async () => {
@@ -227,7 +241,10 @@ describe('http allowlist', () => {
     const smuggled = `http://127.0.0.1:${port}/.example.com/x`;
     const allowed = `http://127.0.0.1:${port}/allowed`;
     bed = await startTestbed(bundle.bundle, {}, [touch('c1', 'made.txt'), text('done')]);
-    const pair = [{ type: 'http', url: smuggled, name: 'smuggled' }, { type: 'http', url: allowed, name: 'allowed', priority: 1 }];
+    const pair = [
+      { type: 'http', url: smuggled, name: 'smuggled' },
+      { type: 'http', url: allowed, name: 'allowed', priority: 1 },
+    ];
     const hooks = { PreToolUse: [{ hooks: pair }] };
     const settings = { 'hookpilot.hooks': { hooks, allowedHttpHookUrls: ['http://*.example.com/*', `http://127.0.0.1:${port}/allowed`] } };
     writeFileSync(path.join(bed.home, 'user-settings.json'), JSON.stringify(settings));

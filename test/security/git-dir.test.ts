@@ -20,7 +20,11 @@ describe("the repository's .git folder", () => {
   it('Write, Edit and Bash lines that name .git ask (denied headless), even in bypassPermissions; other files are written', async () => {
     const calls = [
       { id: 'write-hook', name: 'Write', arguments: { file_path: '.git/hooks/pre-commit', content: '#!/bin/sh\ntouch ../pwned\n' } },
-      { id: 'edit-config', name: 'Edit', arguments: { file_path: '.git/config', old_string: '[core]', new_string: '[core]\n\tfsmonitor = touch ../pwned' } },
+      {
+        id: 'edit-config',
+        name: 'Edit',
+        arguments: { file_path: '.git/config', old_string: '[core]', new_string: '[core]\n\tfsmonitor = touch ../pwned' },
+      },
       { id: 'via-link', name: 'Write', arguments: { file_path: 'g/hooks/post-checkout', content: '#!/bin/sh\n' } },
       { id: 'redirect', name: 'Bash', arguments: { command: "printf '[core]\\n\\tfsmonitor = touch ../pwned\\n' >> .git/config" } },
       { id: 'copy', name: 'Bash', arguments: { command: 'cp evil.sh ./.git/hooks/pre-push' } },
@@ -34,9 +38,17 @@ describe("the repository's .git folder", () => {
     symlinkSync('.git', bed.workspace.file('g'));
     const r = await bed.run(['set up git', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
     const outcomes = Object.fromEntries(jsonResult(r).tool_calls.map((c) => [c.id, c.outcome]));
-    expect(outcomes).toEqual({ 'write-hook': 'denied', 'edit-config': 'denied', 'via-link': 'denied', redirect: 'denied', copy: 'denied', fine: 'executed' });
+    expect(outcomes).toEqual({
+      'write-hook': 'denied',
+      'edit-config': 'denied',
+      'via-link': 'denied',
+      redirect: 'denied',
+      copy: 'denied',
+      fine: 'executed',
+    });
     expect(readFileSync(bed.workspace.file('.git/config'), 'utf8')).toBe(CONFIG);
-    for (const hook of ['pre-commit', 'post-checkout', 'pre-push']) expect(existsSync(bed.workspace.file(`.git/hooks/${hook}`))).toBe(false);
+    for (const hook of ['pre-commit', 'post-checkout', 'pre-push'])
+      expect(existsSync(bed.workspace.file(`.git/hooks/${hook}`))).toBe(false);
     expect(readFileSync(bed.workspace.file('src/ok.txt'), 'utf8')).toBe('ok\n');
   });
 });

@@ -29,7 +29,9 @@ function probing(request: RecordedRequest) {
 describe('long sessions, as the model attacks them', () => {
   it('no shell started ahead of need holds a secret in its start environment, call after call', async () => {
     bed = await startTestbed(bundle.bundle, {}, probing);
-    const r = await bed.run(['probe', '--output-format', 'json', '--allowed-tools', 'Bash', '--max-steps', String(STEPS + 2)], { env: SECRET_ENV });
+    const r = await bed.run(['probe', '--output-format', 'json', '--allowed-tools', 'Bash', '--max-steps', String(STEPS + 2)], {
+      env: SECRET_ENV,
+    });
     expect(r.code, r.stderr).toBe(0);
     for (let i = 1; i <= STEPS; i++) expect(toolMessageSent(bed.server, `c${i}`)).toBe('start-env: 0 of 1');
   });
@@ -38,10 +40,16 @@ describe('long sessions, as the model attacks them', () => {
     const leak = (request: RecordedRequest) => {
       const done = request.body.messages.filter((m) => m.role === 'tool').length;
       // The parent of the shell (the spawner helper, or the CLI) was started with the secrets.
-      return done < STEPS ? toolCalls([{ id: `c${done + 1}`, name: 'Bash', arguments: { command: "tr '\\0' '\\n' </proc/$PPID/environ | grep -e TOKEN -e KEY" } }]) : text('done');
+      return done < STEPS
+        ? toolCalls([
+            { id: `c${done + 1}`, name: 'Bash', arguments: { command: "tr '\\0' '\\n' </proc/$PPID/environ | grep -e TOKEN -e KEY" } },
+          ])
+        : text('done');
     };
     bed = await startTestbed(bundle.bundle, {}, leak);
-    const r = await bed.run(['leak', '--output-format', 'json', '--allowed-tools', 'Bash', '--max-steps', String(STEPS + 2)], { env: SECRET_ENV });
+    const r = await bed.run(['leak', '--output-format', 'json', '--allowed-tools', 'Bash', '--max-steps', String(STEPS + 2)], {
+      env: SECRET_ENV,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(toolMessageSent(bed.server, 'c1')).toContain('GITHUB_TOKEN=[REDACTED:secret_value]');
     const log = readFileSync(jsonResult(r).audit_log, 'utf8');
@@ -63,7 +71,11 @@ describe('long sessions, as the model attacks them', () => {
     const timeline = await bed.cli(['timeline', jsonResult(r).session_id, '--json']);
     expect(timeline.code, timeline.stderr).toBe(0);
     for (const secret of Object.values(SECRET_ENV)) expect(timeline.stdout).not.toContain(secret);
-    const rebuilt = (JSON.parse(timeline.stdout) as { records: Array<{ type: string; event?: string; payload?: { llm_request?: { messages?: unknown[] } } }> }).records
+    const rebuilt = (
+      JSON.parse(timeline.stdout) as {
+        records: Array<{ type: string; event?: string; payload?: { llm_request?: { messages?: unknown[] } } }>;
+      }
+    ).records
       .filter((rec) => rec.type === 'event' && rec.event === 'BeforeLLM')
       .map((rec) => rec.payload?.llm_request?.messages?.length);
     // What the model was sent, request by request (the server saw the same conversation, redacted).

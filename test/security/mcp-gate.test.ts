@@ -22,7 +22,9 @@ afterEach(async () => {
 });
 
 const mcpJson = (servers: Record<string, unknown>) => JSON.stringify({ mcpServers: servers });
-const memoryServer = { memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: '${workspaceFolder}/memory.jsonl' } } };
+const memoryServer = {
+  memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: '${workspaceFolder}/memory.jsonl' } },
+};
 const entity = (name: string) => ({ entities: [{ name, entityType: 'person', observations: ['met at the conference'] }] });
 const call = (id: string, name: string, args: Record<string, unknown>): ScriptedReply => toolCalls([{ id, name, arguments: args }]);
 
@@ -32,12 +34,20 @@ const loggingHook = (log: string, body = '') =>
 ${body}`);
 
 function payloads(file: string): Array<Record<string, unknown>> {
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) : [];
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+    : [];
 }
 
 describe('MCP tool calls pass the permission gate', () => {
   it('needs a rule: without one the call is denied headless; mcp__memory allows every tool of that server', async () => {
-    bed = await startTestbed(bundle.bundle, { '.mcp.json': mcpJson(memoryServer) }, [call('c1', 'mcp__memory__create_entities', entity('Ada')), text('done')]);
+    bed = await startTestbed(bundle.bundle, { '.mcp.json': mcpJson(memoryServer) }, [
+      call('c1', 'mcp__memory__create_entities', entity('Ada')),
+      text('done'),
+    ]);
     const denied = jsonResult(await bed.run(['remember Ada', '--output-format', 'json']));
     expect(denied.tool_calls.map((c) => c.outcome)).toEqual(['denied']);
     expect(existsSync(bed.workspace.file('memory.jsonl'))).toBe(false);
@@ -52,25 +62,50 @@ describe('MCP tool calls pass the permission gate', () => {
     const script = [call('c1', 'mcp__memory__read_graph', {}), text('done')];
     bed = await startTestbed(bundle.bundle, { '.mcp.json': mcpJson(memoryServer) }, script);
     const stream = await bed.run(['look', '--allowed-tools', 'mcp__memory', '--output-format', 'stream-json']);
-    const lines = stream.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = stream.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.find((l) => l.subtype === 'tool_started')).toMatchObject({ tool_name: 'mcp__memory__read_graph', mcp_server: 'memory' });
-    expect(lines.find((l) => l.type === 'user' && l.tool_name === 'mcp__memory__read_graph')).toMatchObject({ mcp_server: 'memory', outcome: 'executed' });
+    expect(lines.find((l) => l.type === 'user' && l.tool_name === 'mcp__memory__read_graph')).toMatchObject({
+      mcp_server: 'memory',
+      outcome: 'executed',
+    });
     bed.server.requests.length = 0;
     const plain = await bed.run(['look', '--allowed-tools', 'mcp__memory']);
     expect(plain.stdout).toContain('[mcp__memory__read_graph] MCP memory: read_graph {}');
   });
 
   it('a deny rule for the server beats an allow for one of its tools, and bypassPermissions', async () => {
-    bed = await startTestbed(bundle.bundle, { '.mcp.json': mcpJson(memoryServer) }, [call('c1', 'mcp__memory__create_entities', entity('Eve')), text('done')]);
-    const r = await bed.run(['remember', '--allowed-tools', 'mcp__memory__create_entities', '--disallowed-tools', 'mcp__memory__*', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
+    bed = await startTestbed(bundle.bundle, { '.mcp.json': mcpJson(memoryServer) }, [
+      call('c1', 'mcp__memory__create_entities', entity('Eve')),
+      text('done'),
+    ]);
+    const r = await bed.run([
+      'remember',
+      '--allowed-tools',
+      'mcp__memory__create_entities',
+      '--disallowed-tools',
+      'mcp__memory__*',
+      '--permission-mode',
+      'bypassPermissions',
+      '--output-format',
+      'json',
+    ]);
     expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['denied']);
     expect(existsSync(bed.workspace.file('memory.jsonl'))).toBe(false);
   });
 
   it('--disallowed-tools mcp__memory withholds the server: its tools are not even offered', async () => {
-    bed = await startTestbed(bundle.bundle, { '.mcp.json': mcpJson(memoryServer) }, [call('c1', 'mcp__memory__create_entities', entity('Eve')), text('done')]);
-    const r = jsonResult(await bed.run(['remember', '--disallowed-tools', 'mcp__memory', '--permission-mode', 'bypassPermissions', '--output-format', 'json']));
-    const offered = (bed.server.requests[0].body as { tools?: Array<{ function: { name: string } }> }).tools?.map((t) => t.function.name) ?? [];
+    bed = await startTestbed(bundle.bundle, { '.mcp.json': mcpJson(memoryServer) }, [
+      call('c1', 'mcp__memory__create_entities', entity('Eve')),
+      text('done'),
+    ]);
+    const r = jsonResult(
+      await bed.run(['remember', '--disallowed-tools', 'mcp__memory', '--permission-mode', 'bypassPermissions', '--output-format', 'json']),
+    );
+    const offered =
+      (bed.server.requests[0].body as { tools?: Array<{ function: { name: string } }> }).tools?.map((t) => t.function.name) ?? [];
     expect(offered.some((n) => n.startsWith('mcp__'))).toBe(false);
     expect(r.tool_calls[0].outcome).not.toBe('executed');
     expect(existsSync(bed.workspace.file('memory.jsonl'))).toBe(false);
@@ -85,7 +120,9 @@ describe('hooks see MCP calls with Claude Code payloads', () => {
       {
         '.mcp.json': mcpJson(memoryServer),
         'hooks/guard.js': loggingHook(log, `process.stderr.write('no writing to memory'); process.exit(2);`),
-        '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'mcp__memory__.*', hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] }),
+        '.vscode/hooks.json': hooksJson({
+          PreToolUse: [{ matcher: 'mcp__memory__.*', hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }],
+        }),
       },
       [call('c1', 'mcp__memory__create_entities', entity('Mallory')), text('done')],
     );
@@ -94,13 +131,22 @@ describe('hooks see MCP calls with Claude Code payloads', () => {
     expect(toolMessageSent(bed.server, 'c1')).toContain('no writing to memory');
     expect(existsSync(bed.workspace.file('memory.jsonl'))).toBe(false);
     const [payload] = payloads(bed.workspace.file(log));
-    expect(payload).toMatchObject({ hook_event_name: 'PreToolUse', tool_name: 'mcp__memory__create_entities', tool_input: entity('Mallory'), tool_use_id: 'c1' });
+    expect(payload).toMatchObject({
+      hook_event_name: 'PreToolUse',
+      tool_name: 'mcp__memory__create_entities',
+      tool_input: entity('Mallory'),
+      tool_use_id: 'c1',
+    });
   });
 
   it('updatedInput rewrites the arguments the server gets; PostToolUse sees the MCP result and may replace it', async () => {
-    const rewrite = nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow',
+    const rewrite =
+      nodeHook(`process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow',
   updatedInput: { entities: [{ name: 'Rewritten', entityType: 'person', observations: ['changed by the hook'] }] } } }));`);
-    const post = loggingHook('post.jsonl', `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', updatedToolOutput: 'output replaced by the hook' } }));`);
+    const post = loggingHook(
+      'post.jsonl',
+      `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', updatedToolOutput: 'output replaced by the hook' } }));`,
+    );
     bed = await startTestbed(
       bundle.bundle,
       {
@@ -126,7 +172,10 @@ describe('hooks see MCP calls with Claude Code payloads', () => {
   });
 
   it('a PermissionRequest hook answers for an MCP call; a denied one fires PermissionDenied with its name', async () => {
-    const approve = loggingHook('asked.jsonl', `if (input.tool_input.entities[0].name === 'Ok') process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } }));`);
+    const approve = loggingHook(
+      'asked.jsonl',
+      `if (input.tool_input.entities[0].name === 'Ok') process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } }));`,
+    );
     bed = await startTestbed(
       bundle.bundle,
       {
@@ -142,8 +191,13 @@ describe('hooks see MCP calls with Claude Code payloads', () => {
     );
     const r = jsonResult(await bed.run(['remember', '--output-format', 'json']));
     expect(r.tool_calls.map((c) => c.outcome)).toEqual(['executed', 'denied']);
-    expect(payloads(bed.workspace.file('asked.jsonl')).map((p) => p.tool_name)).toEqual(['mcp__memory__create_entities', 'mcp__memory__create_entities']);
-    expect(payloads(bed.workspace.file('denied.jsonl'))).toEqual([expect.objectContaining({ hook_event_name: 'PermissionDenied', tool_name: 'mcp__memory__create_entities', tool_use_id: 'c2' })]);
+    expect(payloads(bed.workspace.file('asked.jsonl')).map((p) => p.tool_name)).toEqual([
+      'mcp__memory__create_entities',
+      'mcp__memory__create_entities',
+    ]);
+    expect(payloads(bed.workspace.file('denied.jsonl'))).toEqual([
+      expect.objectContaining({ hook_event_name: 'PermissionDenied', tool_name: 'mcp__memory__create_entities', tool_use_id: 'c2' }),
+    ]);
     const stored = readFileSync(bed.workspace.file('memory.jsonl'), 'utf8');
     expect(stored).toContain('Ok');
     expect(stored).not.toContain('Nope');
@@ -157,12 +211,23 @@ describe('hooks see MCP calls with Claude Code payloads', () => {
         'notes.txt': 'still readable\n',
         '.mcp.json': mcpJson({ crashy: fixture, stuck: fixture }),
         'hooks/fail.js': loggingHook('failures.jsonl'),
-        '.vscode/hooks.json': hooksJson({ PostToolUseFailure: [{ matcher: 'mcp__.*', hooks: [{ type: 'command', command: 'node hooks/fail.js' }] }] }),
+        '.vscode/hooks.json': hooksJson({
+          PostToolUseFailure: [{ matcher: 'mcp__.*', hooks: [{ type: 'command', command: 'node hooks/fail.js' }] }],
+        }),
       },
-      [call('c1', 'mcp__crashy__crash', {}), call('c2', 'mcp__stuck__hang', {}), call('c3', 'Read', { file_path: 'notes.txt' }), text('done')],
+      [
+        call('c1', 'mcp__crashy__crash', {}),
+        call('c2', 'mcp__stuck__hang', {}),
+        call('c3', 'Read', { file_path: 'notes.txt' }),
+        text('done'),
+      ],
     );
     const r = jsonResult(await bed.run(['go', '--allowed-tools', 'mcp__crashy,mcp__stuck', '--output-format', 'json']));
-    expect(r.tool_calls.map((c) => `${c.name} ${c.outcome}`)).toEqual(['mcp__crashy__crash failed', 'mcp__stuck__hang failed', 'Read executed']);
+    expect(r.tool_calls.map((c) => `${c.name} ${c.outcome}`)).toEqual([
+      'mcp__crashy__crash failed',
+      'mcp__stuck__hang failed',
+      'Read executed',
+    ]);
     expect(toolMessageSent(bed.server, 'c1')).toMatch(/MCP server "crashy", tool "crash": .*closed/i);
     expect(toolMessageSent(bed.server, 'c2')).toMatch(/timed out/i);
     expect(payloads(bed.workspace.file('failures.jsonl')).map((p) => p.tool_name)).toEqual(['mcp__crashy__crash', 'mcp__stuck__hang']);
@@ -172,10 +237,18 @@ describe('hooks see MCP calls with Claude Code payloads', () => {
 describe('MCP servers end with the run', () => {
   it('Ctrl-C during a hanging MCP call ends the run and stops the server with its whole process tree', async () => {
     // `; exit` keeps sh from exec'ing node: the server is a grandchild of the CLI.
-    const stuck = { command: 'sh', args: ['-c', `node ${FIXTURE}; exit $?`], env: { MCP_FIXTURE_PID_FILE: '${workspaceFolder}/server.pid' }, timeout: 600_000 };
+    const stuck = {
+      command: 'sh',
+      args: ['-c', `node ${FIXTURE}; exit $?`],
+      env: { MCP_FIXTURE_PID_FILE: '${workspaceFolder}/server.pid' },
+      timeout: 600_000,
+    };
     bed = await startTestbed(bundle.bundle, { '.mcp.json': mcpJson({ stuck }) }, [call('c1', 'mcp__stuck__hang', {}), text('done')]);
     let child: ChildProcess | undefined;
-    const run = bed.run(['wait', '--allowed-tools', 'mcp__stuck', '--output-format', 'stream-json'], { onSpawn: (c) => (child = c), timeoutMs: 30_000 });
+    const run = bed.run(['wait', '--allowed-tools', 'mcp__stuck', '--output-format', 'stream-json'], {
+      onSpawn: (c) => (child = c),
+      timeoutMs: 30_000,
+    });
     const pidFile = bed.workspace.file('server.pid');
     await vi.waitFor(() => expect(existsSync(pidFile) && bed!.server.requests.length > 0).toBe(true), { timeout: 15_000 });
     const pid = Number(readFileSync(pidFile, 'utf8'));
@@ -188,13 +261,19 @@ describe('MCP servers end with the run', () => {
 describe('mcp_tool hooks', () => {
   it('a PreToolUse mcp_tool hook asks a server tool, templated from the event, and its JSON answer denies the Write', async () => {
     const deny = JSON.stringify({
-      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'the policy server refuses ${tool_input.file_path}' },
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: 'the policy server refuses ${tool_input.file_path}',
+      },
     });
     bed = await startTestbed(
       bundle.bundle,
       {
         '.mcp.json': mcpJson({ policy: { command: process.execPath, args: [FIXTURE] } }),
-        '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'mcp_tool', server: 'policy', tool: 'say', input: { text: deny } }] }] }),
+        '.vscode/hooks.json': hooksJson({
+          PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'mcp_tool', server: 'policy', tool: 'say', input: { text: deny } }] }],
+        }),
       },
       [call('w1', 'Write', { file_path: 'out.txt', content: 'x' }), text('done')],
     );
@@ -207,7 +286,11 @@ describe('mcp_tool hooks', () => {
   it('an mcp_tool hook on a server that is not connected is a non-blocking error: the call goes on', async () => {
     bed = await startTestbed(
       bundle.bundle,
-      { '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'mcp_tool', server: 'absent', tool: 'say', input: {} }] }] }) },
+      {
+        '.vscode/hooks.json': hooksJson({
+          PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'mcp_tool', server: 'absent', tool: 'say', input: {} }] }],
+        }),
+      },
       [call('w1', 'Write', { file_path: 'out.txt', content: 'x' }), text('done')],
     );
     const r = await bed.run(['write', '--allowed-tools', 'Write', '--output-format', 'json']);
@@ -224,7 +307,10 @@ describe('the MCP configuration governs the agent: the model cannot change it', 
       { '.mcp.json': mcpJson({ local: { command: 'node', args: [serverScript] } }), [serverScript]: readFileSync(FIXTURE, 'utf8') },
       [
         call('w1', 'Write', { file_path: '.mcp.json', content: mcpJson({ evil: { command: 'sh', args: ['-c', 'touch pwned'] } }) }),
-        call('w2', 'Write', { file_path: '.vscode/mcp.json', content: JSON.stringify({ servers: { evil: { command: 'touch', args: ['pwned'] } } }) }),
+        call('w2', 'Write', {
+          file_path: '.vscode/mcp.json',
+          content: JSON.stringify({ servers: { evil: { command: 'touch', args: ['pwned'] } } }),
+        }),
         call('w3', 'Edit', { file_path: serverScript, old_string: "name: 'misbehaving'", new_string: "name: 'owned'" }),
         call('b1', 'Bash', { command: `echo '{}' > .mcp.json` }),
         text('done'),

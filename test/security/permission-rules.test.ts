@@ -24,10 +24,14 @@ function marker(): { relative: string; absolute: (workspace: string) => string }
   return { relative: `../${name}`, absolute: (workspace) => path.join(path.dirname(workspace), name) };
 }
 
-const calls = (commands: string[]) => [...commands.map((command, i) => toolCalls([{ id: `c${i}`, name: 'Bash', arguments: { command } }])), text('done')];
+const calls = (commands: string[]) => [
+  ...commands.map((command, i) => toolCalls([{ id: `c${i}`, name: 'Bash', arguments: { command } }])),
+  text('done'),
+];
 
 function gitInit(dir: string, env: NodeJS.ProcessEnv): void {
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: dir, env });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: dir, env });
   git('init', '-q');
   git('add', 'README.md');
   git('commit', '-qm', 'start');
@@ -64,7 +68,7 @@ describe('Bash(git *) does not grant what rides along with git', () => {
 });
 
 describe('deny rules match any subcommand, however it is spelled', () => {
-  it('denies rm behind quotes, $\'..\', wrappers, xargs, bash -c, eval and substitutions', async () => {
+  it("denies rm behind quotes, $'..', wrappers, xargs, bash -c, eval and substitutions", async () => {
     const forms = [
       "r''m keep.txt",
       "$'\\x72'm keep.txt",
@@ -97,7 +101,11 @@ describe('deny rules match any subcommand, however it is spelled', () => {
 describe('Bash never reaches the hook configuration without a person', () => {
   it('asks for a link to .vscode or a write through it, even in bypassPermissions mode', async () => {
     const hooks = '{ "hooks": {} }\n';
-    const forms = ["ln -s .vscode vs && echo '{}' > vs/hooks.json", "cp /dev/null .vs''code/hooks.json", 'echo {} > "$(echo .vscode)/hooks.json"'];
+    const forms = [
+      "ln -s .vscode vs && echo '{}' > vs/hooks.json",
+      "cp /dev/null .vs''code/hooks.json",
+      'echo {} > "$(echo .vscode)/hooks.json"',
+    ];
     bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooks }, calls(forms));
     const r = await bed.run(['rewire', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
     expect(r.code).toBe(0);

@@ -29,14 +29,23 @@ c.onNotification('exit', () => process.exit(0));
 c.onClose(() => process.exit(0));
 c.listen();
 `;
-const mark = (name: string) => `node -e "require('fs').mkdirSync('markers',{recursive:true});require('fs').writeFileSync('markers/${name}', String(process.pid))"`;
+const mark = (name: string) =>
+  `node -e "require('fs').mkdirSync('markers',{recursive:true});require('fs').writeFileSync('markers/${name}', String(process.pid))"`;
 
 const files = {
   'server.js': server(['PreToolUse']),
   'silent.js': server(['PreToolUse']),
   '.vscode/hooks.json': hooksJson(
     {
-      PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: mark('pre-hook'), name: 'pre' }, { type: 'rpc', server: 'declared' }] }],
+      PreToolUse: [
+        {
+          matcher: 'Bash',
+          hooks: [
+            { type: 'command', command: mark('pre-hook'), name: 'pre' },
+            { type: 'rpc', server: 'declared' },
+          ],
+        },
+      ],
       SessionStart: [{ hooks: [{ type: 'command', command: mark('session-hook'), name: 'start' }] }],
     },
     {
@@ -48,7 +57,9 @@ const files = {
     },
   ),
   // Something for `hooks import` to read: Claude Code's project settings with a hook of its own.
-  '.claude/settings.json': JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: mark('imported-hook') }] }] } }),
+  '.claude/settings.json': JSON.stringify({
+    hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: mark('imported-hook') }] }] },
+  }),
 };
 
 function markers(b: Testbed): string[] {
@@ -78,7 +89,9 @@ describe('read-only commands start nothing', () => {
     bed = await startTestbed(bundle.bundle, files);
     const r = await bed.cli(['hooks', 'test', 'PreToolUse', '--input', '{"command":"ls"}', '--json']);
     expect(r.code).toBe(0);
-    const runs = (JSON.parse(r.stdout) as { hooks: Array<{ name: string; status: string }> }).hooks.filter((h) => h.name !== 'Cancellation');
+    const runs = (JSON.parse(r.stdout) as { hooks: Array<{ name: string; status: string }> }).hooks.filter(
+      (h) => h.name !== 'Cancellation',
+    );
     // `declared` twice: the rpc hook entry, and the server's own declared PreToolUse; the
     // .claude/settings.json hook (read in place) is named after its command.
     expect(runs.map((h) => [h.name, h.status]).sort()).toEqual([
@@ -90,7 +103,8 @@ describe('read-only commands start nothing', () => {
     ]);
     // The Stop-only server and the SessionStart hook are not reached by PreToolUse.
     expect(markers(bed)).toEqual(['declared', 'imported-hook', 'pre-hook', 'silent']);
-    for (const name of ['declared', 'silent']) expect(isProcessAlive(Number(readFileSync(bed.workspace.file(`markers/${name}`), 'utf8')))).toBe(false);
+    for (const name of ['declared', 'silent'])
+      expect(isProcessAlive(Number(readFileSync(bed.workspace.file(`markers/${name}`), 'utf8')))).toBe(false);
 
     // Another event: only the server whose events are unknown until it answers is asked.
     rmSync(bed.workspace.file('markers'), { recursive: true });

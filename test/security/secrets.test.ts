@@ -1,7 +1,15 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { jsonResult, nodeHook, startTestbed, toolMessageSent, useCliBundle, type CliResult, type Testbed } from '../fixtures/cli/cli-harness';
+import {
+  jsonResult,
+  nodeHook,
+  startTestbed,
+  toolMessageSent,
+  useCliBundle,
+  type CliResult,
+  type Testbed,
+} from '../fixtures/cli/cli-harness';
 import { text, toolCalls, type ScriptedReply } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
@@ -30,7 +38,9 @@ process.stdout.write(JSON.stringify({
   systemMessage: 'pg is ' + process.env.PGPASSWORD,
   hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'the token is ' + process.env.GITHUB_TOKEN },
 }));`);
-const failingHook = nodeHook(`process.stderr.write('cannot reach the db at ' + process.env.DATABASE_URL + ' as ' + process.env.AWS_SECRET_ACCESS_KEY); process.exit(1);`);
+const failingHook = nodeHook(
+  `process.stderr.write('cannot reach the db at ' + process.env.DATABASE_URL + ' as ' + process.env.AWS_SECRET_ACCESS_KEY); process.exit(1);`,
+);
 const greetingHook = nodeHook(`process.stdout.write(JSON.stringify({ systemMessage: 'pg is ' + process.env.PGPASSWORD }));`);
 const blockingHook = nodeHook(`process.stderr.write('no globbing with ' + process.env.NPM_AUTH_TOKEN); process.exit(2);`);
 
@@ -80,7 +90,9 @@ function expectNoSecret(where: string, content: string): void {
 
 async function runAttempts(format: 'text' | 'json' | 'stream-json', extraArgs: string[] = []): Promise<CliResult> {
   bed = await startTestbed(bundle.bundle, workspace, attempts());
-  const r = await bed.run(['find the secrets', '--output-format', format, '--allowed-tools', 'Bash,Read,Glob', ...extraArgs], { env: SECRET_ENV });
+  const r = await bed.run(['find the secrets', '--output-format', format, '--allowed-tools', 'Bash,Read,Glob', ...extraArgs], {
+    env: SECRET_ENV,
+  });
   expect(r.code, r.stderr).toBe(0);
   return r;
 }
@@ -121,7 +133,10 @@ describe('secrets never reach the model', () => {
   it('stream-json: raw hook stdout and stderr, tool results and the result line are redacted', async () => {
     const r = await runAttempts('stream-json');
     expectSealed(bed!, r);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const responses = lines.filter((l) => l.subtype === 'hook_response');
     expect(responses.some((l) => String(l.stdout).includes('the token is [REDACTED:secret_value]'))).toBe(true);
     expect(responses.some((l) => l.stderr === 'no globbing with [REDACTED:secret_value]')).toBe(true);
@@ -137,7 +152,9 @@ describe('secrets never reach the model', () => {
 
   it('--pass-env GITHUB_TOKEN lets the Bash tool use it, while the model still sees it redacted', async () => {
     bed = await startTestbed(bundle.bundle, {}, [bash('gh', 'echo "gh=$GITHUB_TOKEN npm=$NPM_AUTH_TOKEN" | tee seen.txt'), text('Done.')]);
-    const r = await bed.run(['use gh', '--output-format', 'json', '--allowed-tools', 'Bash', '--pass-env', 'GITHUB_TOKEN'], { env: SECRET_ENV });
+    const r = await bed.run(['use gh', '--output-format', 'json', '--allowed-tools', 'Bash', '--pass-env', 'GITHUB_TOKEN'], {
+      env: SECRET_ENV,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(bed.workspace.file('seen.txt'), 'utf8')).toBe(`gh=${SECRET_ENV.GITHUB_TOKEN} npm=\n`);
     expect(toolMessageSent(bed.server, 'gh')).toBe('gh=[REDACTED:secret_value] npm=');
@@ -146,7 +163,10 @@ describe('secrets never reach the model', () => {
 
   it('hookpilot.tools.bash.passEnv counts from the user settings only, never from the workspace settings', async () => {
     const settings = { '.vscode/settings.json': JSON.stringify({ 'hookpilot.tools.bash.passEnv': ['NPM_AUTH_TOKEN'] }) };
-    bed = await startTestbed(bundle.bundle, settings, [bash('gh', 'echo "gh=$GITHUB_TOKEN npm=$NPM_AUTH_TOKEN" > seen.txt'), text('Done.')]);
+    bed = await startTestbed(bundle.bundle, settings, [
+      bash('gh', 'echo "gh=$GITHUB_TOKEN npm=$NPM_AUTH_TOKEN" > seen.txt'),
+      text('Done.'),
+    ]);
     writeFileSync(path.join(bed.home, 'user-settings.json'), JSON.stringify({ 'hookpilot.tools.bash.passEnv': ['GITHUB_TOKEN'] }));
     const r = await bed.run(['use gh', '--output-format', 'json', '--allowed-tools', 'Bash'], { env: SECRET_ENV });
     expect(r.code, r.stderr).toBe(0);
@@ -159,7 +179,9 @@ describe('secrets never reach the model', () => {
     writeFileSync(path.join(bed.home, 'user-settings.json'), JSON.stringify({ 'hookpilot.tools.bash.passEnv': 'GITHUB_TOKEN' }));
     const r = await bed.run(['use gh', '--allowed-tools', 'Bash'], { env: SECRET_ENV });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/warning: .*user-settings\.json: hookpilot\.tools\.bash\.passEnv must be a list of variable names; it is ignored/);
+    expect(r.stderr).toMatch(
+      /warning: .*user-settings\.json: hookpilot\.tools\.bash\.passEnv must be a list of variable names; it is ignored/,
+    );
     expect(readFileSync(bed.workspace.file('seen.txt'), 'utf8')).toBe('gh=\n');
   });
 

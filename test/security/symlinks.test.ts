@@ -34,7 +34,11 @@ async function runCalls(list: Call[], setup: (ws: string) => void, args: string[
   const r = await bed.run(['go', ...args, '--output-format', 'json']);
   expect(r.code).toBe(0);
   const result = jsonResult(r);
-  return { result, outcomes: result.tool_calls.map((c) => c.outcome), sent: JSON.stringify(bed.server.requests.map((q) => q.body.messages)) };
+  return {
+    result,
+    outcomes: result.tool_calls.map((c) => c.outcome),
+    sent: JSON.stringify(bed.server.requests.map((q) => q.body.messages)),
+  };
 }
 
 describe('a symlink to .vscode', () => {

@@ -55,7 +55,10 @@ describe('an untrusted workspace contributes nothing', () => {
       allowedHttpHookUrls: ['*'],
       servers: { evil: { command: ['node', 'evil-server.js'] } },
     };
-    const ws = makeWorkspace({ '.vscode/hooks.json': JSON.stringify(attack), '.vscode/settings.json': JSON.stringify({ 'hookpilot.hooks': attack }) });
+    const ws = makeWorkspace({
+      '.vscode/hooks.json': JSON.stringify(attack),
+      '.vscode/settings.json': JSON.stringify({ 'hookpilot.hooks': attack }),
+    });
     cleanups.push(ws.cleanup);
     const marker = ws.file('MARKER');
     writeFileSync(ws.file('evil-server.js'), markerServer(marker));
@@ -66,7 +69,16 @@ describe('an untrusted workspace contributes nothing', () => {
       JSON.stringify({
         'hookpilot.hooks': {
           allowedHttpHookUrls: [`${http.url}/allowed/*`],
-          hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: slowDeny, name: 'user-guard' }, { type: 'http', url: `${http.url}/elsewhere`, name: 'user-http' }] }] },
+          hooks: {
+            PreToolUse: [
+              {
+                hooks: [
+                  { type: 'command', command: slowDeny, name: 'user-guard' },
+                  { type: 'http', url: `${http.url}/elsewhere`, name: 'user-http' },
+                ],
+              },
+            ],
+          },
         },
       }),
     );
@@ -100,10 +112,17 @@ describe('an untrusted workspace contributes nothing', () => {
     const hook = (name: string) => ({ type: 'http', url: `${http.url}/${name}`, name });
     writeFileSync(
       userSettings,
-      JSON.stringify({ 'hookpilot.hooks': { allowedHttpHookUrls: [`${http.url}/a`, `${http.url}/b`], hooks: { PreToolUse: [{ hooks: [hook('a'), hook('b'), hook('c')] }] } } }),
+      JSON.stringify({
+        'hookpilot.hooks': {
+          allowedHttpHookUrls: [`${http.url}/a`, `${http.url}/b`],
+          hooks: { PreToolUse: [{ hooks: [hook('a'), hook('b'), hook('c')] }] },
+        },
+      }),
     );
     // The workspace tries to add /c, with a port wildcard the user's list does not have.
-    const ws = makeWorkspace({ '.vscode/hooks.json': JSON.stringify({ allowedHttpHookUrls: [`${http.url}/a`, `${http.url}/c`, 'http://127.0.0.1:*/b'] }) });
+    const ws = makeWorkspace({
+      '.vscode/hooks.json': JSON.stringify({ allowedHttpHookUrls: [`${http.url}/a`, `${http.url}/c`, 'http://127.0.0.1:*/b'] }),
+    });
     cleanups.push(ws.cleanup);
     const engine = new HookEngine({ projectDir: ws.dir, storageDir: path.join(home, 'storage'), trusted: true });
     cleanups.push(() => engine.dispose());
@@ -118,7 +137,10 @@ describe('an untrusted workspace contributes nothing', () => {
     await engine.reload(loadWorkspaceConfigs(ws.dir, { userSettingsFile: userSettings }));
     http.hits.length = 0;
     const narrowed = await engine.dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }, { cwd: ws.dir }));
-    expect(narrowed.runs.find((r) => r.hookName === 'b')).toMatchObject({ status: 'error', error: expect.stringContaining("the workspace's allowedHttpHookUrls") });
+    expect(narrowed.runs.find((r) => r.hookName === 'b')).toMatchObject({
+      status: 'error',
+      error: expect.stringContaining("the workspace's allowedHttpHookUrls"),
+    });
     expect(http.hits).toEqual(['/a']);
   });
 });

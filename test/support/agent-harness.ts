@@ -63,7 +63,9 @@ export async function startAgent(
 /** The tool message the model was sent for a call, from the next request the server saw. */
 export function toolMessageSent(server: ModelServer, callId: string): string | undefined {
   for (const req of server.requests) {
-    const msg = (req.body.messages as Array<{ role: string; tool_call_id?: string; content?: unknown }>).find((m) => m.role === 'tool' && m.tool_call_id === callId);
+    const msg = (req.body.messages as Array<{ role: string; tool_call_id?: string; content?: unknown }>).find(
+      (m) => m.role === 'tool' && m.tool_call_id === callId,
+    );
     if (msg) return String(msg.content);
   }
   return undefined;

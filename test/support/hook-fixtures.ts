@@ -14,15 +14,29 @@ export class MemoryAudit implements AuditSink {
 }
 
 export function payload(event: HookPayload['hook_event_name'], fields: Record<string, unknown> = {}): HookPayload {
-  return { hook_event_name: event, session_id: 'sess-1', transcript_path: '/tmp/t.jsonl', cwd: '/tmp', permission_mode: 'default', ...fields };
+  return {
+    hook_event_name: event,
+    session_id: 'sess-1',
+    transcript_path: '/tmp/t.jsonl',
+    cwd: '/tmp',
+    permission_mode: 'default',
+    ...fields,
+  };
 }
 
-export function toolPayload(event: 'PreToolUse' | 'PostToolUse' | 'PermissionRequest', tool: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}): HookPayload {
+export function toolPayload(
+  event: 'PreToolUse' | 'PostToolUse' | 'PermissionRequest',
+  tool: string,
+  input: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): HookPayload {
   return payload(event, { tool_name: tool, tool_input: input, tool_use_id: 'call_1', ...extra });
 }
 
 /** A registry + dispatcher with in-process hooks, plus any other handlers a test passes. */
-export function makeEngine(options: { trusted?: boolean; handlers?: Partial<Record<HandlerType, HookHandler>>; timeouts?: Partial<TimeoutDefaults> } = {}) {
+export function makeEngine(
+  options: { trusted?: boolean; handlers?: Partial<Record<HandlerType, HookHandler>>; timeouts?: Partial<TimeoutDefaults> } = {},
+) {
   const builtin = new BuiltinHookHandler();
   const registry = new HookRegistry({ trusted: options.trusted ?? true });
   const audit = new MemoryAudit();

@@ -21,13 +21,23 @@ const replySchema = z.union([
   z.strictObject({ text: z.string(), chunks: positiveInt.optional(), delayMs }),
   z.strictObject({
     toolCalls: z
-      .array(z.strictObject({ id: z.string().optional(), name: z.string(), arguments: z.union([z.record(z.string(), z.unknown()), z.string()]) }))
+      .array(
+        z.strictObject({
+          id: z.string().optional(),
+          name: z.string(),
+          arguments: z.union([z.record(z.string(), z.unknown()), z.string()]),
+        }),
+      )
       .min(1),
     content: z.string().optional(),
     splitArguments: positiveInt.optional(),
     delayMs,
   }),
-  z.strictObject({ status: z.number().int().min(400).max(599), body: z.unknown().optional(), retryAfter: z.number().nonnegative().optional() }),
+  z.strictObject({
+    status: z.number().int().min(400).max(599),
+    body: z.unknown().optional(),
+    retryAfter: z.number().nonnegative().optional(),
+  }),
   z.strictObject({ cutStream: z.number().int().nonnegative() }),
 ]);
 
@@ -36,10 +46,7 @@ const ruleSchema = z.strictObject({
   reply: z.union([replySchema, z.array(replySchema).min(1)]),
 });
 
-const scriptSchema = z.union([
-  z.array(replySchema),
-  z.strictObject({ rules: z.array(ruleSchema), default: replySchema.optional() }),
-]);
+const scriptSchema = z.union([z.array(replySchema), z.strictObject({ rules: z.array(ruleSchema), default: replySchema.optional() })]);
 
 type ReplyDescriptor = z.infer<typeof replySchema>;
 type ScriptFile = z.infer<typeof scriptSchema>;
@@ -49,7 +56,11 @@ const TOOL_ROUND_FALLBACK: ReplyDescriptor = { text: 'Finished.' };
 function toReply(descriptor: ReplyDescriptor): ScriptedReply {
   if ('text' in descriptor) return text(descriptor.text, { chunks: descriptor.chunks, delayMs: descriptor.delayMs });
   if ('toolCalls' in descriptor) {
-    return toolCalls(descriptor.toolCalls, { content: descriptor.content, splitArguments: descriptor.splitArguments, delayMs: descriptor.delayMs });
+    return toolCalls(descriptor.toolCalls, {
+      content: descriptor.content,
+      splitArguments: descriptor.splitArguments,
+      delayMs: descriptor.delayMs,
+    });
   }
   if ('status' in descriptor) return status(descriptor.status, descriptor.body, { retryAfter: descriptor.retryAfter });
   return cutStream(descriptor.cutStream);

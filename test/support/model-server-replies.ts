@@ -124,10 +124,12 @@ export function planStream(reply: StreamableReply, requestIndex: number): Stream
   }
   for (const piece of splitEvenly(reply.content, 1)) deltas.push({ content: piece });
   const perCall = reply.calls.map((call, index) => {
-    const head: Delta = { tool_calls: [{ index, id: toolCallId(call, requestIndex, index), type: 'function', function: { name: call.name, arguments: '' } }] };
-    const pieces = splitEvenly(call.argumentsText, reply.splitArguments).map(
-      (piece): Delta => ({ tool_calls: [{ index, function: { arguments: piece } }] }),
-    );
+    const head: Delta = {
+      tool_calls: [{ index, id: toolCallId(call, requestIndex, index), type: 'function', function: { name: call.name, arguments: '' } }],
+    };
+    const pieces = splitEvenly(call.argumentsText, reply.splitArguments).map((piece): Delta => ({
+      tool_calls: [{ index, function: { arguments: piece } }],
+    }));
     return [head, ...pieces];
   });
   if (reply.interleave) {
@@ -142,14 +144,21 @@ export function planStream(reply: StreamableReply, requestIndex: number): Stream
 }
 
 /** The `message` of a non-streamed chat.completion for this reply. */
-export function completionMessage(reply: StreamableReply, requestIndex: number): { message: Record<string, unknown>; finishReason: 'stop' | 'tool_calls' } {
+export function completionMessage(
+  reply: StreamableReply,
+  requestIndex: number,
+): { message: Record<string, unknown>; finishReason: 'stop' | 'tool_calls' } {
   if (reply.kind === 'text') return { message: { role: 'assistant', content: reply.content, refusal: null }, finishReason: 'stop' };
   return {
     message: {
       role: 'assistant',
       content: reply.content === '' ? null : reply.content,
       refusal: null,
-      tool_calls: reply.calls.map((call, index) => ({ id: toolCallId(call, requestIndex, index), type: 'function', function: { name: call.name, arguments: call.argumentsText } })),
+      tool_calls: reply.calls.map((call, index) => ({
+        id: toolCallId(call, requestIndex, index),
+        type: 'function',
+        function: { name: call.name, arguments: call.argumentsText },
+      })),
     },
     finishReason: 'tool_calls',
   };

@@ -180,7 +180,14 @@ async function streamReply(reply: StreamableReply, record: RecordedRequest, res:
   const id = `chatcmpl-scripted-${record.index}`;
   const created = Math.floor(Date.now() / 1000);
   const model = record.body.model;
-  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({ id, object: 'chat.completion.chunk', created, model, choices, ...extra });
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model,
+    choices,
+    ...extra,
+  });
   const plan = planStream(reply, record.index);
   const deltas = limits.stopAfter === undefined ? plan.deltas : plan.deltas.slice(0, limits.stopAfter);
 

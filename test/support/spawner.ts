@@ -7,7 +7,10 @@ export const SPAWNER_SOURCE = path.join(__dirname, '../../src/core/process/spawn
 export const SPAWNER_EXEC_ARGV = ['--import', pathToFileURL(require.resolve('tsx')).href];
 
 /** A spawner helper run from source through tsx, and a way to wait until runs go through it. */
-export function startSpawnerFromSource(log?: (level: 'info' | 'warn', message: string) => void): { runner: SpawnerProcessRunner; ready(): Promise<void> } {
+export function startSpawnerFromSource(log?: (level: 'info' | 'warn', message: string) => void): {
+  runner: SpawnerProcessRunner;
+  ready(): Promise<void>;
+} {
   const runner = new SpawnerProcessRunner({ modulePath: SPAWNER_SOURCE, execArgv: SPAWNER_EXEC_ARGV, log });
   return {
     runner,

@@ -192,7 +192,8 @@ function layerValue(layers: ConfigLayers | undefined): unknown {
 
 function showMessage(level: ShownMessage['level'], message: string, ...rest: unknown[]): Promise<MessageAnswer> {
   const first = rest[0];
-  const options = typeof first === 'object' && first !== null && !('title' in first) ? (first as { modal?: boolean; detail?: string }) : undefined;
+  const options =
+    typeof first === 'object' && first !== null && !('title' in first) ? (first as { modal?: boolean; detail?: string }) : undefined;
   const items = (options ? rest.slice(1) : rest) as (string | MessageItemLike)[];
   const shown: ShownMessage = { level, message, modal: options?.modal ?? false, detail: options?.detail, items };
   state.messages.push(shown);
@@ -203,7 +204,17 @@ export const window = {
   createOutputChannel: (name: string) => {
     const line = (level: string) => (message: string) => state.logLines.push({ level, message });
     const registration = tracked(() => undefined);
-    return { name, info: line('info'), warn: line('warn'), error: line('error'), debug: line('debug'), trace: line('trace'), appendLine: line('info'), show: () => undefined, dispose: () => registration.dispose() };
+    return {
+      name,
+      info: line('info'),
+      warn: line('warn'),
+      error: line('error'),
+      debug: line('debug'),
+      trace: line('trace'),
+      appendLine: line('info'),
+      show: () => undefined,
+      dispose: () => registration.dispose(),
+    };
   },
   createStatusBarItem: (id: string) => {
     const item = new FakeStatusBarItem(id);
@@ -247,14 +258,23 @@ export const workspace = {
     return state.trusted;
   },
   onDidGrantWorkspaceTrust: (listener: Listener<void>) => trackedEvent(state.trustGranted, listener),
-  onDidChangeConfiguration: (listener: Listener<{ affectsConfiguration(section: string): boolean }>) => trackedEvent(state.configChanged, listener),
+  onDidChangeConfiguration: (listener: Listener<{ affectsConfiguration(section: string): boolean }>) =>
+    trackedEvent(state.configChanged, listener),
   onDidChangeWorkspaceFolders: (listener: Listener<unknown>) => trackedEvent(state.foldersChanged, listener),
   onDidSaveTextDocument: (listener: Listener<{ uri: Uri; getText(): string }>) => trackedEvent(state.documentSaved, listener),
   getConfiguration: (section: string) => ({
     get: <T>(key: string, fallback?: T): T | undefined => (layerValue(state.config.get(`${section}.${key}`)) as T | undefined) ?? fallback,
     inspect: (key: string) => ({ key: `${section}.${key}`, ...state.config.get(`${section}.${key}`) }),
     update: (key: string, value: unknown, target: ConfigurationTarget) => {
-      stub.setConfig(`${section}.${key}`, value, target === ConfigurationTarget.Global ? 'globalValue' : target === ConfigurationTarget.Workspace ? 'workspaceValue' : 'workspaceFolderValue');
+      stub.setConfig(
+        `${section}.${key}`,
+        value,
+        target === ConfigurationTarget.Global
+          ? 'globalValue'
+          : target === ConfigurationTarget.Workspace
+            ? 'workspaceValue'
+            : 'workspaceFolderValue',
+      );
       return Promise.resolve();
     },
   }),
@@ -350,7 +370,9 @@ export const stub = {
   },
   setConfig(key: string, value: unknown, layer: keyof ConfigLayers = 'globalValue'): void {
     state.config.set(key, { ...state.config.get(key), [layer]: value });
-    state.configChanged.fire({ affectsConfiguration: (section) => key === section || key.startsWith(`${section}.`) || section.startsWith(`${key}.`) });
+    state.configChanged.fire({
+      affectsConfiguration: (section) => key === section || key.startsWith(`${section}.`) || section.startsWith(`${key}.`),
+    });
   },
   /** The editor saves `text` to `file`: written to disk, then onDidSaveTextDocument (the watcher is the test's to fire). */
   saveDocument(file: string, text: string): void {

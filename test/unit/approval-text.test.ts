@@ -16,9 +16,13 @@ describe('approval text', () => {
     expect(visibleText('a   b')).toBe('a   b');
   });
 
-  it('shows an MCP call\'s arguments whole, escaped, naming its server', () => {
+  it("shows an MCP call's arguments whole, escaped, naming its server", () => {
     const input = { note: `${'x'.repeat(300)} and then delete everything\u202e` };
-    const subject = approvalSubject({ toolName: 'mcp__memory__create_entities', input, summary: summarizeToolCall('mcp__memory__create_entities', input) });
+    const subject = approvalSubject({
+      toolName: 'mcp__memory__create_entities',
+      input,
+      summary: summarizeToolCall('mcp__memory__create_entities', input),
+    });
     expect(subject.startsWith('MCP memory: create_entities {"note":"xxx')).toBe(true);
     expect(subject).toContain('and then delete everything\\u202e');
   });

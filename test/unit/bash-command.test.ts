@@ -68,7 +68,7 @@ describe('analyzeBashCommand', () => {
   });
 
   it('removes quoting the way bash does', () => {
-    expect(commands("g''it \"st\"atus")).toEqual(['git status']);
+    expect(commands('g\'\'it "st"atus')).toEqual(['git status']);
     expect(commands("$'\\x67'it $'\\147'it")).toEqual(['git git']);
     // One word with a space in it: a program named "git status", not git.
     expect(parsed('git\\ status').commands[0].words).toEqual(['git status']);
@@ -100,11 +100,17 @@ describe('analyzeBashCommand', () => {
   });
 
   it('says why a line does not parse', () => {
-    expect(analyzeBashCommand('echo "unterminated')).toEqual({ kind: 'unparseable', error: expect.stringContaining('without closing quote') });
-    expect(analyzeBashCommand(`echo ${'a '.repeat(20_000)}`)).toEqual({ kind: 'unparseable', error: expect.stringContaining('too long to analyze') });
+    expect(analyzeBashCommand('echo "unterminated')).toEqual({
+      kind: 'unparseable',
+      error: expect.stringContaining('without closing quote'),
+    });
+    expect(analyzeBashCommand(`echo ${'a '.repeat(20_000)}`)).toEqual({
+      kind: 'unparseable',
+      error: expect.stringContaining('too long to analyze'),
+    });
   });
 
-  it('decodes $\'...\' escapes', () => {
+  it("decodes $'...' escapes", () => {
     expect(decodeAnsiC('\\x67\\151t\\n\\u00e9\\cA\\q')).toBe('git\n\u00e9\x01\\q');
   });
 });

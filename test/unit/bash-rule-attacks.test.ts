@@ -82,7 +82,7 @@ describe('narrow allow rules do not grant hidden code', () => {
   it.each([
     "git -c alias.x='!touch ../p' x",
     "git -calias.x='!touch ../p' x",
-    "git --config-env=core.pager=X log",
+    'git --config-env=core.pager=X log',
     'git --exec-path=. status',
     "git fetch --upload-pack='touch ../p' origin",
     "git push --receive-pack='touch ../p' origin",
@@ -93,7 +93,7 @@ describe('narrow allow rules do not grant hidden code', () => {
     "git bisect run 'touch ../p'",
     "git submodule foreach 'touch ../p'",
     'git grep --open-files-in-pager=touch x',
-    "git archive --remote=ext::sh HEAD",
+    'git archive --remote=ext::sh HEAD',
   ])('Bash(git *) does not grant %j: the rule must name the option', (command) => {
     expect(allowed(['git *'], command)).toBe(false);
   });

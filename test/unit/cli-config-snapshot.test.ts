@@ -23,11 +23,15 @@ describe('ConfigFileSnapshot', () => {
   it('a write of its own moves the baseline, unless the file had already changed before it', async () => {
     ws = makeWorkspace({ 'settings.json': '{}', 'other.json': '{}' });
     const snapshot = ConfigFileSnapshot.take([ws.file('settings.json'), ws.file('other.json')]);
-    await snapshot.ownWrite(ws.file('settings.json'), () => Promise.resolve(writeFileSync(ws!.file('settings.json'), '{"allow":["Read"]}')));
+    await snapshot.ownWrite(ws.file('settings.json'), () =>
+      Promise.resolve(writeFileSync(ws!.file('settings.json'), '{"allow":["Read"]}')),
+    );
     expect(snapshot.changed()).toEqual([]);
 
     writeFileSync(ws.file('other.json'), '{"allow":["Bash(*)"]}');
-    await snapshot.ownWrite(ws.file('other.json'), () => Promise.resolve(writeFileSync(ws!.file('other.json'), '{"allow":["Bash(*)","Read"]}')));
+    await snapshot.ownWrite(ws.file('other.json'), () =>
+      Promise.resolve(writeFileSync(ws!.file('other.json'), '{"allow":["Bash(*)","Read"]}')),
+    );
     expect(snapshot.changed()).toEqual([ws.file('other.json')]);
   });
 

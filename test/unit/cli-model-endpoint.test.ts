@@ -17,7 +17,9 @@ function usageMessage(flags: { baseUrl?: string; model?: string }, env: NodeJS.P
 
 describe('resolveModelEndpoint (CLI)', () => {
   it('words each problem for the terminal, naming the flag or variable that fixes it', () => {
-    expect(usageMessage({ model: 'm' }, { HOOKPILOT_BASE_URL: '  ' })).toBe(`no model server: pass --base-url URL or set HOOKPILOT_BASE_URL (${EXAMPLES})`);
+    expect(usageMessage({ model: 'm' }, { HOOKPILOT_BASE_URL: '  ' })).toBe(
+      `no model server: pass --base-url URL or set HOOKPILOT_BASE_URL (${EXAMPLES})`,
+    );
     expect(usageMessage({ baseUrl: 'nope' }, {})).toBe(`the base URL "nope" is not a URL (${EXAMPLES})`);
     expect(usageMessage({ baseUrl: 'file:///v1' }, {})).toBe('the base URL "file:///v1" must start with http:// or https://');
     expect(usageMessage({ baseUrl: 'http://127.0.0.1:9/v1' }, {})).toBe(
@@ -29,8 +31,21 @@ describe('resolveModelEndpoint (CLI)', () => {
   });
 
   it('flags win over the environment; HOOKPILOT_API_KEY over OPENAI_API_KEY', () => {
-    const env = { HOOKPILOT_BASE_URL: 'https://env.test/v1', HOOKPILOT_MODEL: 'env-model', HOOKPILOT_API_KEY: ' k1 ', OPENAI_API_KEY: 'k2' };
-    expect(resolveModelEndpoint({ baseUrl: 'https://flag.test/v1', model: 'flag-model' }, env)).toEqual({ baseURL: 'https://flag.test/v1', model: 'flag-model', apiKey: 'k1' });
-    expect(resolveModelEndpoint({}, { ...env, HOOKPILOT_API_KEY: '' })).toEqual({ baseURL: 'https://env.test/v1', model: 'env-model', apiKey: 'k2' });
+    const env = {
+      HOOKPILOT_BASE_URL: 'https://env.test/v1',
+      HOOKPILOT_MODEL: 'env-model',
+      HOOKPILOT_API_KEY: ' k1 ',
+      OPENAI_API_KEY: 'k2',
+    };
+    expect(resolveModelEndpoint({ baseUrl: 'https://flag.test/v1', model: 'flag-model' }, env)).toEqual({
+      baseURL: 'https://flag.test/v1',
+      model: 'flag-model',
+      apiKey: 'k1',
+    });
+    expect(resolveModelEndpoint({}, { ...env, HOOKPILOT_API_KEY: '' })).toEqual({
+      baseURL: 'https://env.test/v1',
+      model: 'env-model',
+      apiKey: 'k2',
+    });
   });
 });

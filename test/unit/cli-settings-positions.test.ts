@@ -31,7 +31,10 @@ const at = (line: number, needle: string) => ({ line, column: TEXT.split('\n')[l
 
 describe('SettingsPositions (CLI)', () => {
   it('finds a value of hookpilot.hooks by its JSON path, 1-based, with LF or CRLF line ends', () => {
-    for (const [name, text] of [['lf.json', TEXT], ['crlf.json', TEXT.replace(/\n/g, '\r\n')]]) {
+    for (const [name, text] of [
+      ['lf.json', TEXT],
+      ['crlf.json', TEXT.replace(/\n/g, '\r\n')],
+    ]) {
       const positions = new SettingsPositions();
       const file = settings(name, text);
       expect(positions.locate(file, 'hooks.Stop[0].hooks[0].command')).toEqual(at(6, '7 }'));

@@ -19,7 +19,15 @@ let driver: string;
 beforeAll(async () => {
   toolDir = mkdtempSync(path.join(tmpdir(), 'hookpilot-code-cache-tool-'));
   loaderBundle = path.join(toolDir, 'loader.cjs');
-  await build({ entryPoints: [path.join(repoRoot, 'src/extension/code-cache/load-with-code-cache.ts')], outfile: loaderBundle, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning' });
+  await build({
+    entryPoints: [path.join(repoRoot, 'src/extension/code-cache/load-with-code-cache.ts')],
+    outfile: loaderBundle,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+  });
   driver = path.join(toolDir, 'driver.cjs');
   writeFileSync(
     driver,
@@ -165,7 +173,8 @@ module.exports = seen;
   });
 
   it('requires with the bundle as the parent module, which is how VS Code routes require("vscode")', () => {
-    const load = (Module as unknown as { _load: (request: string, parent: { filename?: string } | undefined, isMain: boolean) => unknown })._load;
+    const load = (Module as unknown as { _load: (request: string, parent: { filename?: string } | undefined, isMain: boolean) => unknown })
+      ._load;
     const parents: Array<string | undefined> = [];
     (Module as unknown as { _load: typeof load })._load = (request, parent, isMain) => {
       if (request !== 'host-api') return load(request, parent, isMain);

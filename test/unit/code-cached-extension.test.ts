@@ -60,7 +60,9 @@ describe('codeCachedExtension', () => {
 
   it('says which bundle is not an extension', async () => {
     writeFileSync(mainPath, 'exports.somethingElse = 1;\n');
-    await expect(codeCachedExtension<FakeContext>(mainPath, 0).activate(context())).rejects.toThrow(`${mainPath} does not export activate()`);
+    await expect(codeCachedExtension<FakeContext>(mainPath, 0).activate(context())).rejects.toThrow(
+      `${mainPath} does not export activate()`,
+    );
   });
 
   it('is a no-op to deactivate when never activated', async () => {

@@ -44,12 +44,17 @@ describe('ConfigChange verdict', () => {
     expect(configChangeVerdict(result, 'project_settings')).toEqual({ blocked: false, warnings: ['hook "x" failed: boom'] });
   });
 
-  it.each(['project_settings', 'local_settings', 'user_settings'] as const)('a block keeps a %s change out, naming the hook and its reason', (source) => {
-    const verdict = configChangeVerdict(blockedBy('keep-guard', 'the rm guard must stay'), source);
-    expect(verdict).toEqual({ blocked: true, hookName: 'keep-guard', reason: 'the rm guard must stay', warnings: [] });
-    if (!verdict.blocked) throw new Error('expected a block');
-    expect(describeBlockedChange('.vscode/hooks.json', verdict)).toBe('ConfigChange hook "keep-guard" blocked the change to .vscode/hooks.json: the rm guard must stay');
-  });
+  it.each(['project_settings', 'local_settings', 'user_settings'] as const)(
+    'a block keeps a %s change out, naming the hook and its reason',
+    (source) => {
+      const verdict = configChangeVerdict(blockedBy('keep-guard', 'the rm guard must stay'), source);
+      expect(verdict).toEqual({ blocked: true, hookName: 'keep-guard', reason: 'the rm guard must stay', warnings: [] });
+      if (!verdict.blocked) throw new Error('expected a block');
+      expect(describeBlockedChange('.vscode/hooks.json', verdict)).toBe(
+        'ConfigChange hook "keep-guard" blocked the change to .vscode/hooks.json: the rm guard must stay',
+      );
+    },
+  );
 
   it('a policy change cannot be blocked: the block becomes a warning', () => {
     expect(configChangeVerdict(blockedBy('keep-guard', 'no'), 'policy_settings')).toEqual({
@@ -62,7 +67,11 @@ describe('ConfigChange verdict', () => {
 describe('ConfigChange payload', () => {
   it('the sample passes the schema; a source Hookpilot never sends (skills) does not', () => {
     const sample = samplePayload('ConfigChange');
-    expect(sample).toMatchObject({ hook_event_name: 'ConfigChange', source: 'project_settings', file_path: '/home/user/project/.vscode/hooks.json' });
+    expect(sample).toMatchObject({
+      hook_event_name: 'ConfigChange',
+      source: 'project_settings',
+      file_path: '/home/user/project/.vscode/hooks.json',
+    });
     expect(validatePayload('ConfigChange', sample)).toEqual({ ok: true });
     expect(validatePayload('ConfigChange', { ...sample, new_content: null })).toEqual({ ok: true });
     expect(validatePayload('ConfigChange', { ...sample, source: 'skills' }).ok).toBe(false);

@@ -34,7 +34,12 @@ function states(configs: readonly LoadedConfig[], trusted = true) {
   const merged = mergeConfigs(configs, { trusted });
   const registry = new HookRegistry({ trusted });
   registry.load(merged.hooks, merged.switches);
-  return { merged, registry, byCommand: (command: string) => registry.current().states.find((s) => s.hook.spec.type === 'command' && s.hook.spec.command === command) };
+  return {
+    merged,
+    registry,
+    byCommand: (command: string) =>
+      registry.current().states.find((s) => s.hook.spec.type === 'command' && s.hook.spec.command === command),
+  };
 }
 
 /** A folder under /root (root's alone), where a policy file may pass the ownership check. */
@@ -55,8 +60,16 @@ describe("Claude Code's settings files as sources", () => {
     const home = temp();
     const project = temp();
     write(path.join(home, '.claude', 'settings.json'), guard('user-guard'));
-    write(path.join(project, '.claude', 'settings.json'), { model: 'opus', permissions: { allow: ['Bash'] }, env: { A: '1' }, ...guard('project-guard') });
-    write(path.join(project, '.claude', 'settings.local.json'), '{\n  // personal\n  "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "local-stop" } ] } ] }\n}');
+    write(path.join(project, '.claude', 'settings.json'), {
+      model: 'opus',
+      permissions: { allow: ['Bash'] },
+      env: { A: '1' },
+      ...guard('project-guard'),
+    });
+    write(
+      path.join(project, '.claude', 'settings.local.json'),
+      '{\n  // personal\n  "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "local-stop" } ] } ] }\n}',
+    );
     const configs = readClaudeSettingsConfigs(claudeSettingsFiles(project, home));
     expect(configs.map((c) => c.source?.kind)).toEqual(['claudeUser', 'claudeProject', 'claudeLocal']);
     expect(configs.flatMap((c) => c.problems)).toEqual([]);
@@ -68,7 +81,11 @@ describe("Claude Code's settings files as sources", () => {
     const home = temp();
     const project = temp();
     write(path.join(home, '.claude', 'settings.json'), guard('user-guard'));
-    write(path.join(project, '.claude', 'settings.json'), { ...guard('project-guard'), disableAllHooks: true, allowedHttpHookUrls: ['http://evil.example/*'] });
+    write(path.join(project, '.claude', 'settings.json'), {
+      ...guard('project-guard'),
+      disableAllHooks: true,
+      allowedHttpHookUrls: ['http://evil.example/*'],
+    });
     write(path.join(project, '.claude', 'settings.local.json'), guard('local-guard'));
     const { merged, byCommand } = states(readClaudeSettingsConfigs(claudeSettingsFiles(project, home)), false);
     expect(byCommand('user-guard')).toMatchObject({ active: true, trusted: true });
@@ -84,7 +101,10 @@ describe("Claude Code's settings files as sources", () => {
     const home = temp();
     write(path.join(project, '.vscode', 'hooks.json'), guard('same-guard'));
     write(path.join(home, '.claude', 'settings.json'), guard('same-guard'));
-    const configs = [loadHooksDocument(JSON.stringify(guard('same-guard')), { kind: 'hooksJson', file: path.join(project, '.vscode', 'hooks.json') }), ...readClaudeSettingsConfigs(claudeSettingsFiles(undefined, home))];
+    const configs = [
+      loadHooksDocument(JSON.stringify(guard('same-guard')), { kind: 'hooksJson', file: path.join(project, '.vscode', 'hooks.json') }),
+      ...readClaudeSettingsConfigs(claudeSettingsFiles(undefined, home)),
+    ];
     const { registry } = states(configs, false);
     const active = registry.current().states.filter((s) => s.active);
     expect(active.map((s) => s.hook.source.kind)).toEqual(['claudeUser']);
@@ -118,7 +138,9 @@ describe("Claude Code's settings files as sources", () => {
     write(path.join(project, '.vscode', 'settings.json'), { 'hookpilot.hooks.claudeSettings': 'read' });
     expect(loadWorkspaceConfigs(project, { userSettingsFile: userFile, home, ...none }).flatMap((c) => c.hooks)).toEqual([]);
     const readFile = write(path.join(temp(), 'settings.json'), {});
-    expect(loadWorkspaceConfigs(project, { userSettingsFile: readFile, home, ...none }).flatMap((c) => c.hooks.map((h) => h.source.kind))).toEqual(['claudeProject']);
+    expect(
+      loadWorkspaceConfigs(project, { userSettingsFile: readFile, home, ...none }).flatMap((c) => c.hooks.map((h) => h.source.kind)),
+    ).toEqual(['claudeProject']);
     expect(claudeSettingsMode('sometimes')).toMatchObject({ mode: 'read', problem: expect.stringContaining('must be "off" or "read"') });
   });
 
@@ -139,7 +161,9 @@ describe('the managed policy', () => {
     chmodSync(file, 0o664);
     const groupWritable = readManagedPolicy(file, 'linux');
     expect(groupWritable.config).toBeUndefined();
-    expect(groupWritable.problems).toMatchObject([{ code: 'untrusted-policy', severity: 'error', message: expect.stringContaining('writable by group or others') }]);
+    expect(groupWritable.problems).toMatchObject([
+      { code: 'untrusted-policy', severity: 'error', message: expect.stringContaining('writable by group or others') },
+    ]);
     chmodSync(file, 0o644);
     chownSync(file, 1000, 1000);
     expect(readManagedPolicy(file, 'linux').problems[0]?.message).toContain('owned by uid 1000, not root');
@@ -154,17 +178,26 @@ describe('the managed policy', () => {
     // Under /tmp (writable by everyone) a root-owned file is still no policy.
     const tmpFile = write(path.join(temp(), 'managed-settings.json'), guard('x'));
     expect(readManagedPolicy(tmpFile, 'linux').problems[0]?.message).toContain('is writable by others');
-    expect(readManagedPolicy(path.join(ok, 'absent.json'), 'linux')).toEqual({ file: path.join(ok, 'absent.json'), permissions: {}, problems: [] });
+    expect(readManagedPolicy(path.join(ok, 'absent.json'), 'linux')).toEqual({
+      file: path.join(ok, 'absent.json'),
+      permissions: {},
+      problems: [],
+    });
     // On Windows who may write the file is a matter of ACLs: an existing policy is refused, a missing one is none.
     const windows = readManagedPolicy(file, 'win32');
     expect(windows.config).toBeUndefined();
-    expect(windows.problems).toMatchObject([{ code: 'untrusted-policy', severity: 'error', message: expect.stringContaining('on Windows Hookpilot cannot check') }]);
+    expect(windows.problems).toMatchObject([
+      { code: 'untrusted-policy', severity: 'error', message: expect.stringContaining('on Windows Hookpilot cannot check') },
+    ]);
     expect(readManagedPolicy(path.join(ok, 'absent.json'), 'win32').problems).toEqual([]);
   });
 
   it('its hooks are trusted, locked and untouched by any other disableAllHooks, toggle or override', () => {
     const managed = policyConfig(write(path.join(rootOnlyDir(), 'm.json'), guard('managed-guard')));
-    const hooksJson = loadHooksDocument(JSON.stringify({ ...guard('ws-guard'), disableAllHooks: true }), { kind: 'hooksJson', file: '/w/.vscode/hooks.json' });
+    const hooksJson = loadHooksDocument(JSON.stringify({ ...guard('ws-guard'), disableAllHooks: true }), {
+      kind: 'hooksJson',
+      file: '/w/.vscode/hooks.json',
+    });
     const user = loadHooksValue({ ...guard('user-guard'), disableAllHooks: true }, { kind: 'user' });
     const { registry, byCommand } = states([managed, user, hooksJson], false);
     expect(byCommand('managed-guard')).toMatchObject({ active: true, trusted: true, locked: true });
@@ -190,7 +223,10 @@ describe('the managed policy', () => {
   it('allowManagedHooksOnly: every other source is off and its servers never start; only from the policy', () => {
     const dir = rootOnlyDir();
     const managed = policyConfig(write(path.join(dir, 'm.json'), { ...guard('managed-guard'), allowManagedHooksOnly: true }));
-    const user = loadHooksValue({ ...guard('user-guard'), servers: { s: { command: ['node', 's.js'], observe: ['Stop'] } } }, { kind: 'user' });
+    const user = loadHooksValue(
+      { ...guard('user-guard'), servers: { s: { command: ['node', 's.js'], observe: ['Stop'] } } },
+      { kind: 'user' },
+    );
     const claude = loadHooksDocument(JSON.stringify(guard('claude-guard')), { kind: 'claudeUser', file: '/h/.claude/settings.json' });
     const { byCommand, merged } = states([managed, user, claude]);
     expect(byCommand('managed-guard')?.active).toBe(true);
@@ -213,7 +249,10 @@ describe('the managed policy', () => {
     const dir = rootOnlyDir();
     const good = readManagedPolicy(write(path.join(dir, 'a.json'), { permissions: { deny: ['Bash(curl *)'], allow: ['Read'] } }), 'linux');
     expect(good.permissions).toEqual({ deny: ['Bash(curl *)'], allow: ['Read'] });
-    const bad = readManagedPolicy(write(path.join(dir, 'b.json'), { permissions: { deny: 'Bash', ask: ['Write'] }, allowManagedHooksOnly: 'yes' }), 'linux');
+    const bad = readManagedPolicy(
+      write(path.join(dir, 'b.json'), { permissions: { deny: 'Bash', ask: ['Write'] }, allowManagedHooksOnly: 'yes' }),
+      'linux',
+    );
     expect(bad.config?.problems.map((p) => p.path)).toEqual(expect.arrayContaining(['permissions.deny', 'allowManagedHooksOnly']));
     expect(bad.permissions).toEqual({ ask: ['Write'] });
     // A broken allow list does not take the valid deny rules with it.
@@ -225,9 +264,15 @@ describe('the managed policy', () => {
 describe("the machine's real policy file in tests", () => {
   it('only test/machine/cli-managed-policy.test.ts uses the helper that writes it, and no test writes the path itself', () => {
     const root = path.resolve(__dirname, '..');
-    const files = (readdirSync(root, { recursive: true }) as string[]).filter((f) => /\.ts$/.test(f)).map((f) => path.join(root, f)).filter((f) => f !== __filename);
+    const files = (readdirSync(root, { recursive: true }) as string[])
+      .filter((f) => /\.ts$/.test(f))
+      .map((f) => path.join(root, f))
+      .filter((f) => f !== __filename);
     const users = files.filter((f) => readFileSync(f, 'utf8').includes('useManagedPolicyFile('));
-    expect(users.map((f) => path.relative(root, f)).sort()).toEqual(['machine/cli-managed-policy.test.ts', 'support/managed-policy-file.ts']);
+    expect(users.map((f) => path.relative(root, f)).sort()).toEqual([
+      'machine/cli-managed-policy.test.ts',
+      'support/managed-policy-file.ts',
+    ]);
     const writers = files.filter((f) => {
       const text = readFileSync(f, 'utf8');
       return /(writeFileSync|cpSync|copyFileSync|rename)\([^)]*(\/etc\/hookpilot|managedPolicyFile\(\))/.test(text);

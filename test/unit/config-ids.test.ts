@@ -62,7 +62,14 @@ describe('hook ids', () => {
   });
 
   it('are given to hooks built in code with the same rules', () => {
-    const draft = { name: 'x', event: 'Stop' as const, priority: 0, enabled: true, source: { kind: 'session' as const }, spec: { type: 'command' as const, command: 'x' } };
+    const draft = {
+      name: 'x',
+      event: 'Stop' as const,
+      priority: 0,
+      enabled: true,
+      source: { kind: 'session' as const },
+      spec: { type: 'command' as const, command: 'x' },
+    };
     const [a, b] = withHookIds([draft, { ...draft, enabled: false }]);
     expect(b.id).toBe(`${a.id}-2`);
   });

@@ -53,7 +53,9 @@ describe('hooks JSON Schema', () => {
   it('describes every property, so VS Code can show a hover for each', () => {
     const properties = allProperties(schema);
     expect(properties.length).toBeGreaterThan(100);
-    const undocumented = properties.filter(([, property]) => typeof property.description !== 'string' || property.description === '').map(([pointer]) => pointer);
+    const undocumented = properties
+      .filter(([, property]) => typeof property.description !== 'string' || property.description === '')
+      .map(([pointer]) => pointer);
     expect(undocumented).toEqual([]);
   });
 
@@ -65,8 +67,10 @@ describe('hooks JSON Schema', () => {
     expect((definitions.commandHandler.required as string[]).sort()).toEqual(['command', 'type']);
   });
 
-  it('bounds every timeout at 24 h, so the editor flags one that would overflow Node\'s timers', () => {
-    const timeouts = allProperties(schema).filter(([pointer]) => /\/properties\/(timeout|timeout_ms|\w+TimeoutMs|\w+_timeout_ms)$/.test(pointer));
+  it("bounds every timeout at 24 h, so the editor flags one that would overflow Node's timers", () => {
+    const timeouts = allProperties(schema).filter(([pointer]) =>
+      /\/properties\/(timeout|timeout_ms|\w+TimeoutMs|\w+_timeout_ms)$/.test(pointer),
+    );
     expect(timeouts.length).toBeGreaterThan(10);
     for (const [pointer, property] of timeouts) {
       expect(property.maximum, pointer).toBe(pointer.endsWith('/timeout') ? 86_400 : 86_400_000);

@@ -54,17 +54,37 @@ describe('loadHooksDocument: shapes', () => {
       onFailure: 'block',
       timeoutMs: 10_000,
       enabled: false,
-      spec: { type: 'command', command: '${CLAUDE_PROJECT_DIR}/.claude/hooks/block-rm.sh', args: ['--strict'], cwd: 'tools', env: { A: '1' }, async: false },
+      spec: {
+        type: 'command',
+        command: '${CLAUDE_PROJECT_DIR}/.claude/hooks/block-rm.sh',
+        args: ['--strict'],
+        cwd: 'tools',
+        env: { A: '1' },
+        async: false,
+      },
     });
     expect(hook.id).toMatch(/^[0-9a-f]{12}$/);
-    expect(hook.source).toEqual({ kind: 'hooksJson', file: FILE, path: 'hooks.PreToolUse[0].hooks[0]', ...positionOf(text, '{ "type": "command"') });
+    expect(hook.source).toEqual({
+      kind: 'hooksJson',
+      file: FILE,
+      path: 'hooks.PreToolUse[0].hooks[0]',
+      ...positionOf(text, '{ "type": "command"'),
+    });
   });
 
   it('loads flat handler entries with the matcher on the handler, and applies defaults', () => {
-    const config = load(`{ "hooks": { "PostToolUse": [ { "type": "command", "matcher": "Write|Edit", "command": "npx prettier --write" } ] } }`);
+    const config = load(
+      `{ "hooks": { "PostToolUse": [ { "type": "command", "matcher": "Write|Edit", "command": "npx prettier --write" } ] } }`,
+    );
     expect(config.problems).toEqual([]);
     expect(config.hooks).toHaveLength(1);
-    expect(config.hooks[0]).toMatchObject({ event: 'PostToolUse', matcher: 'Write|Edit', priority: 0, enabled: true, spec: { type: 'command', command: 'npx prettier --write' } });
+    expect(config.hooks[0]).toMatchObject({
+      event: 'PostToolUse',
+      matcher: 'Write|Edit',
+      priority: 0,
+      enabled: true,
+      spec: { type: 'command', command: 'npx prettier --write' },
+    });
     expect(config.hooks[0].timeoutMs).toBeUndefined();
     expect(config.hooks[0].spec).not.toHaveProperty('matcher');
   });
@@ -110,13 +130,18 @@ describe('loadHooksDocument: shapes', () => {
       'format.sh',
       'policy',
     ]);
-    expect(config.hooks[0].spec).toEqual({ type: 'http', url: 'http://127.0.0.1:8080/hooks/pre', headers: { Authorization: 'Bearer $TOKEN' }, allowedEnvVars: ['TOKEN'] });
+    expect(config.hooks[0].spec).toEqual({
+      type: 'http',
+      url: 'http://127.0.0.1:8080/hooks/pre',
+      headers: { Authorization: 'Bearer $TOKEN' },
+      allowedEnvVars: ['TOKEN'],
+    });
     expect(config.hooks[1].spec).toEqual({ type: 'builtin', builtin: 'TodoGuard', options: { max: 3 } });
     expect(config.hooks[2].spec).toEqual({ type: 'rpc', server: 'policy', mode: 'intercept' });
     expect(config.hooks[6].spec).toEqual({ type: 'rpc', server: 'policy', mode: 'observe' });
   });
 
-  it('loads servers in PicoClaw\'s processes shape, builtins, defaults and top-level settings', () => {
+  it("loads servers in PicoClaw's processes shape, builtins, defaults and top-level settings", () => {
     const text = `{
   "servers": {
     "policy": { "command": ["node", "server.js"], "transport": "stdio", "cwd": "examples", "env": { "LEVEL": "2" },
@@ -158,8 +183,17 @@ describe('loadHooksDocument: shapes', () => {
         source: { kind: 'hooksJson', file: FILE, path: 'servers.lint', ...positionOf(text, '{ "command": "uvx') },
       },
     ]);
-    expect(config.builtins).toEqual({ Metrics: { enabled: true, options: { window: 10 } }, TodoGuard: { enabled: false }, AuditLog: { enabled: true } });
-    expect(config.defaults).toEqual({ observerTimeoutMs: 500, interceptorTimeoutMs: 5000, approvalTimeoutMs: 60000, commandTimeoutMs: 30000 });
+    expect(config.builtins).toEqual({
+      Metrics: { enabled: true, options: { window: 10 } },
+      TodoGuard: { enabled: false },
+      AuditLog: { enabled: true },
+    });
+    expect(config.defaults).toEqual({
+      observerTimeoutMs: 500,
+      interceptorTimeoutMs: 5000,
+      approvalTimeoutMs: 60000,
+      commandTimeoutMs: 30000,
+    });
     expect(config.disableAllHooks).toBe(true);
     expect(config.allowedHttpHookUrls).toEqual(['http://127.0.0.1:*/*']);
     expect(config.httpHookAllowedEnvVars).toEqual(['MY_TOKEN']);
@@ -260,7 +294,9 @@ describe('loadHooksDocument: problems', () => {
   "defaults": { "interceptorTimeoutMs": 6000 }
 }`;
     const config = load(text);
-    expect(config.servers.map((s) => [s.name, s.observe, s.intercept, s.timeoutMs])).toEqual([['review-gate', ['TurnStart', 'TurnEnd'], ['PreToolUse', 'PermissionRequest'], 5000]]);
+    expect(config.servers.map((s) => [s.name, s.observe, s.intercept, s.timeoutMs])).toEqual([
+      ['review-gate', ['TurnStart', 'TurnEnd'], ['PreToolUse', 'PermissionRequest'], 5000],
+    ]);
     expect(config.builtins).toEqual({ Metrics: { enabled: false } });
     // The top-level section wins over its nested twin.
     expect(config.defaults).toEqual({ observerTimeoutMs: 700, interceptorTimeoutMs: 6000 });
@@ -289,9 +325,14 @@ describe('loadHooksDocument: problems', () => {
     const types = config.problems.filter((p) => p.code === 'unknown-handler-type');
     expect(types.map((p) => p.path)).toEqual(['hooks.Stop[0].type', 'hooks.Stop[1].type']);
     expect(types[0].message).toContain('Unknown handler type "webhook"; expected command, http, builtin, rpc, prompt, agent, mcp_tool.');
-    const mcp = load(`{ "hooks": { "PreToolUse": [ { "matcher": "Write", "hooks": [ { "type": "mcp_tool", "server": "s", "tool": "t", "input": { "p": "\${tool_input.file_path}" } } ] } ] } }`);
+    const mcp = load(
+      `{ "hooks": { "PreToolUse": [ { "matcher": "Write", "hooks": [ { "type": "mcp_tool", "server": "s", "tool": "t", "input": { "p": "\${tool_input.file_path}" } } ] } ] } }`,
+    );
     expect(mcp.problems).toEqual([]);
-    expect(mcp.hooks[0]).toMatchObject({ name: 'mcp__s__t', spec: { type: 'mcp_tool', server: 's', tool: 't', input: { p: '${tool_input.file_path}' } } });
+    expect(mcp.hooks[0]).toMatchObject({
+      name: 'mcp__s__t',
+      spec: { type: 'mcp_tool', server: 's', tool: 't', input: { p: '${tool_input.file_path}' } },
+    });
     expect(only(config.problems, 'missing-field')).toMatchObject({ path: 'hooks.Stop[2]', ...positionOf(text, '{ "command": "y" }') });
   });
 
@@ -303,10 +344,18 @@ describe('loadHooksDocument: problems', () => {
     } }`;
     const config = load(text);
     expect(config.hooks).toMatchObject([
-      { event: 'Stop', name: 'prompt: Is the work done? $ARGUMENTS', spec: { type: 'prompt', prompt: 'Is the work done? $ARGUMENTS', model: 'small', continueOnBlock: true } },
+      {
+        event: 'Stop',
+        name: 'prompt: Is the work done? $ARGUMENTS',
+        spec: { type: 'prompt', prompt: 'Is the work done? $ARGUMENTS', model: 'small', continueOnBlock: true },
+      },
       { event: 'PreToolUse', matcher: 'Bash', timeoutMs: 90_000, spec: { type: 'agent', prompt: 'Check the command' } },
     ]);
-    expect(only(config.problems, 'invalid-value')).toMatchObject({ severity: 'error', path: 'hooks.SessionStart[0].type', message: expect.stringMatching(/agent hook cannot run on SessionStart/) });
+    expect(only(config.problems, 'invalid-value')).toMatchObject({
+      severity: 'error',
+      path: 'hooks.SessionStart[0].type',
+      message: expect.stringMatching(/agent hook cannot run on SessionStart/),
+    });
   });
 
   it('warns about unknown properties but keeps the hook', () => {
@@ -357,7 +406,15 @@ describe('loadHooksValue', () => {
     const config = loadHooksValue(
       {
         hooks: {
-          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'ok' }, { type: 'command', command: 42 }] }],
+          PreToolUse: [
+            {
+              matcher: 'Bash',
+              hooks: [
+                { type: 'command', command: 'ok' },
+                { type: 'command', command: 42 },
+              ],
+            },
+          ],
         },
       },
       { kind: 'user' },
@@ -377,7 +434,7 @@ describe('loadHooksValue', () => {
 });
 
 describe('loadHooksDocument: timeouts over the maximum', () => {
-  it('keeps a guard whose timeout overflows Node\'s timers, at 24 h, with an error at the value', () => {
+  it("keeps a guard whose timeout overflows Node's timers, at 24 h, with an error at the value", () => {
     const text = `{
   "hooks": {
     "PreToolUse": [{ "hooks": [
@@ -417,7 +474,9 @@ describe('loadHooksDocument: matchers that would need backtracking', () => {
     const config = load(text);
     const problem = only(config.problems, 'invalid-matcher');
     expect(problem).toMatchObject({ severity: 'error', path: 'hooks.PreToolUse[0].matcher', ...positionOf(text, '"Bash(?!') });
-    expect(problem.message).toMatch(/^Matcher "Bash\(\?!Output\)" is not a valid regular expression \(.*lookaround and backreferences are not supported/);
+    expect(problem.message).toMatch(
+      /^Matcher "Bash\(\?!Output\)" is not a valid regular expression \(.*lookaround and backreferences are not supported/,
+    );
   });
 });
 
@@ -428,6 +487,8 @@ describe('loadHooksDocument: allowedHttpHookUrls', () => {
     expect(config.allowedHttpHookUrls).toEqual(['https://*.example.com/*', 'http://h*.example.com/*']);
     const problem = only(config.problems, 'invalid-value');
     expect(problem).toMatchObject({ severity: 'error', path: 'allowedHttpHookUrls[1]', ...positionOf(text, '"http://h*') });
-    expect(problem.message).toBe('URL pattern "http://h*.example.com/*" may use "*" only as whole leading labels of the host ("*.example.com"); it allows no URL.');
+    expect(problem.message).toBe(
+      'URL pattern "http://h*.example.com/*" may use "*" only as whole leading labels of the host ("*.example.com"); it allows no URL.',
+    );
   });
 });

@@ -34,7 +34,13 @@ describe('mergeConfigs', () => {
     ]);
     const dropped = merged.problems.filter((p) => p.code === 'duplicate-hook');
     expect(dropped).toHaveLength(2);
-    expect(dropped[0]).toMatchObject({ severity: 'info', sourceKind: 'hooksJson', file: '.vscode/hooks.json', line: 3, hookId: workspace.hooks[0].id });
+    expect(dropped[0]).toMatchObject({
+      severity: 'info',
+      sourceKind: 'hooksJson',
+      file: '.vscode/hooks.json',
+      line: 3,
+      hookId: workspace.hooks[0].id,
+    });
     expect(dropped[0].message).toContain('"user guard" in user settings');
   });
 
@@ -58,7 +64,9 @@ describe('mergeConfigs', () => {
 
   it('resolves an rpc hook against a server another source declares', () => {
     const user = loadHooksValue({ servers: { policy: { command: ['node', 's.js'] } } }, { kind: 'user' });
-    const workspace = hooksJson(`{ "hooks": { "PreToolUse": [ { "type": "rpc", "server": "policy" }, { "type": "rpc", "server": "nowhere" } ] } }`);
+    const workspace = hooksJson(
+      `{ "hooks": { "PreToolUse": [ { "type": "rpc", "server": "policy" }, { "type": "rpc", "server": "nowhere" } ] } }`,
+    );
     expect(workspace.problems.filter((p) => p.code === 'unknown-server')).toHaveLength(2);
     const merged = mergeConfigs([user, workspace]);
     expect(merged.hooks).toHaveLength(2);
@@ -86,7 +94,11 @@ describe('mergeConfigs', () => {
       { kind: 'workspace' },
     );
     const merged = mergeConfigs([user, workspace, hooksJson('{}')]);
-    expect(merged.builtins).toEqual({ Metrics: { enabled: false, options: { window: 5 } }, TodoGuard: { enabled: true }, AuditLog: { enabled: true } });
+    expect(merged.builtins).toEqual({
+      Metrics: { enabled: false, options: { window: 5 } },
+      TodoGuard: { enabled: true },
+      AuditLog: { enabled: true },
+    });
     expect(merged.defaults).toEqual({ observerTimeoutMs: 100, commandTimeoutMs: 2000 });
     expect(merged.disableAllHooks).toBe(false);
     // The user's list stands; the workspace's can only narrow it (a URL must pass both).
@@ -117,7 +129,12 @@ describe('mergeConfigs', () => {
 
   it('takes nothing but listed hooks and problems from an untrusted workspace', () => {
     const user = loadHooksValue(
-      { defaults: { commandTimeoutMs: 5000 }, builtins: { Metrics: true }, allowedHttpHookUrls: ['http://127.0.0.1:*/*'], servers: { mine: { command: ['node', 'mine.js'] } } },
+      {
+        defaults: { commandTimeoutMs: 5000 },
+        builtins: { Metrics: true },
+        allowedHttpHookUrls: ['http://127.0.0.1:*/*'],
+        servers: { mine: { command: ['node', 'mine.js'] } },
+      },
       { kind: 'user' },
     );
     const attack = {
@@ -127,7 +144,12 @@ describe('mergeConfigs', () => {
       allowedHttpHookUrls: ['*'],
       httpHookAllowedEnvVars: ['HOME'],
       servers: { evil: { command: ['node', 'evil.js'] } },
-      hooks: { PreToolUse: [{ type: 'rpc', server: 'evil' }, { type: 'command', command: 'node evil.js', timeout: 'x' }] },
+      hooks: {
+        PreToolUse: [
+          { type: 'rpc', server: 'evil' },
+          { type: 'command', command: 'node evil.js', timeout: 'x' },
+        ],
+      },
     };
     const workspace = loadHooksValue(attack, { kind: 'workspace', file: '/ws/.vscode/settings.json' });
     const folder = loadHooksValue(attack, { kind: 'folder', file: '/ws/a/.vscode/settings.json' });

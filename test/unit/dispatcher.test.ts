@@ -26,7 +26,13 @@ describe('HookDispatcher', () => {
     const { add, dispatcher } = makeEngine();
     const seen: string[] = [];
     add(hook('bash-only', { matcher: 'Bash', preToolUse: (p) => void seen.push(`bash:${p.tool_name}`) }));
-    add(hook('env-files', { matcher: 'Read|Write', contentPatterns: ['file_path:.env'], preToolUse: (p) => void seen.push(`env:${String(p.tool_input.file_path)}`) }));
+    add(
+      hook('env-files', {
+        matcher: 'Read|Write',
+        contentPatterns: ['file_path:.env'],
+        preToolUse: (p) => void seen.push(`env:${String(p.tool_input.file_path)}`),
+      }),
+    );
     await dispatcher.dispatch(toolPayload('PreToolUse', 'Read', { file_path: '/w/.env' }));
     await dispatcher.dispatch(toolPayload('PreToolUse', 'Read', { file_path: '/w/a.ts' }));
     await dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }));
@@ -51,10 +57,34 @@ describe('HookDispatcher', () => {
     const order: string[] = [];
     const bStarted = deferred();
     // a waits for b to start: only possible if they run concurrently.
-    add(hook('a', { priority: 1, preToolUse: async () => { await bStarted.promise; order.push('a'); } }));
-    add(hook('b', { priority: 1, preToolUse: () => { bStarted.resolve(); order.push('b'); } }));
+    add(
+      hook('a', {
+        priority: 1,
+        preToolUse: async () => {
+          await bStarted.promise;
+          order.push('a');
+        },
+      }),
+    );
+    add(
+      hook('b', {
+        priority: 1,
+        preToolUse: () => {
+          bStarted.resolve();
+          order.push('b');
+        },
+      }),
+    );
     add(hook('first', { priority: 0, preToolUse: () => void order.push('first') }));
-    add(hook('blocker', { priority: 2, preToolUse: () => { order.push('blocker'); return actions.block('stop here'); } }));
+    add(
+      hook('blocker', {
+        priority: 2,
+        preToolUse: () => {
+          order.push('blocker');
+          return actions.block('stop here');
+        },
+      }),
+    );
     add(hook('late', { priority: 3, preToolUse: () => void order.push('late') }));
     const r = await dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }));
     expect(order).toEqual(['first', 'b', 'a', 'blocker']);
@@ -64,7 +94,14 @@ describe('HookDispatcher', () => {
   it('runs in-process hooks before process hooks whatever their priority', async () => {
     const order: string[] = [];
     const { add, addDefinitions, dispatcher } = makeEngine({
-      handlers: { command: { run: async () => { order.push('command'); return { status: 'success', effects: {}, trace: { durationMs: 1 } }; } } },
+      handlers: {
+        command: {
+          run: async () => {
+            order.push('command');
+            return { status: 'success', effects: {}, trace: { durationMs: 1 } };
+          },
+        },
+      },
     });
     add(hook('inproc', { priority: 10, preToolUse: () => void order.push('builtin') }));
     addDefinitions([commandDef('cmd', { priority: -5 })]);
@@ -119,7 +156,14 @@ describe('HookDispatcher', () => {
 
   it('onFailure: block turns a crash into a deny', async () => {
     const { add, dispatcher } = makeEngine();
-    add(hook('crash', { onFailure: 'block', preToolUse: () => { throw new Error('boom'); } }));
+    add(
+      hook('crash', {
+        onFailure: 'block',
+        preToolUse: () => {
+          throw new Error('boom');
+        },
+      }),
+    );
     const r = await dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }));
     expect(r.decision).toBe('deny');
     expect(r.blockReason).toMatch(/crash.*boom/);
@@ -129,8 +173,22 @@ describe('HookDispatcher', () => {
   it('PermissionRequest: the first override wins, and a timed-out approval denies', async () => {
     const { add, dispatcher } = makeEngine({ timeouts: { approvalMs: 60 } });
     const slow = deferred();
-    add(hook('slow-deny', { onPermissionRequest: async () => { await slow.promise; return actions.override('deny', 'late'); } }));
-    add(hook('fast-allow', { onPermissionRequest: () => { setTimeout(slow.resolve, 5); return actions.override('allow', 'fine'); } }));
+    add(
+      hook('slow-deny', {
+        onPermissionRequest: async () => {
+          await slow.promise;
+          return actions.override('deny', 'late');
+        },
+      }),
+    );
+    add(
+      hook('fast-allow', {
+        onPermissionRequest: () => {
+          setTimeout(slow.resolve, 5);
+          return actions.override('allow', 'fine');
+        },
+      }),
+    );
     add(hook('context', { onPermissionRequest: () => actions.injectContext('policy: reads are fine') }));
     let r = await dispatcher.dispatch(toolPayload('PermissionRequest', 'Read', { file_path: 'a' }));
     expect(r.permission).toMatchObject({ behavior: 'allow', hookName: 'fast-allow' });
@@ -155,7 +213,14 @@ describe('HookDispatcher', () => {
     const { add, dispatcher } = makeEngine({ timeouts: { observerMs: 1000 } });
     const release = deferred();
     let finished = false;
-    add(hook('slow-observer', { onTurnStart: async () => { await release.promise; finished = true; } }));
+    add(
+      hook('slow-observer', {
+        onTurnStart: async () => {
+          await release.promise;
+          finished = true;
+        },
+      }),
+    );
     dispatcher.emit(payload('TurnStart', { turn_index: 0, prompt: 'hi' }));
     expect(finished).toBe(false);
     release.resolve();
@@ -166,7 +231,15 @@ describe('HookDispatcher', () => {
   it('an async in-process hook (AsyncAgentHook) does not hold up an intercept event; its context arrives later', async () => {
     const { add, dispatcher } = makeEngine();
     const release = deferred();
-    add({ ...hook('reporter', { postToolUse: async () => { await release.promise; return { ...actions.block('ignored: async hooks cannot block'), additionalContext: 'reported upstream' }; } }), async: true });
+    add({
+      ...hook('reporter', {
+        postToolUse: async () => {
+          await release.promise;
+          return { ...actions.block('ignored: async hooks cannot block'), additionalContext: 'reported upstream' };
+        },
+      }),
+      async: true,
+    });
     const result = await dispatcher.dispatch(toolPayload('PostToolUse', 'Bash', { command: 'ls' }, { tool_response: { stdout: '' } }));
     expect(result.blocked).toBe(false);
     expect(result.contexts).toEqual([]);
@@ -178,9 +251,17 @@ describe('HookDispatcher', () => {
 
   it('disabled and untrusted workspace hooks do not run; user hooks still do', async () => {
     const ran: string[] = [];
-    const cmd = { run: async (inv: { hook: HookDefinition }) => { ran.push(inv.hook.name); return { status: 'success' as const, effects: {}, trace: { durationMs: 0 } }; } };
+    const cmd = {
+      run: async (inv: { hook: HookDefinition }) => {
+        ran.push(inv.hook.name);
+        return { status: 'success' as const, effects: {}, trace: { durationMs: 0 } };
+      },
+    };
     const { registry, addDefinitions, dispatcher } = makeEngine({ trusted: false, handlers: { command: cmd } });
-    addDefinitions([commandDef('from-workspace', { source: { kind: 'hooksJson', file: '.vscode/hooks.json' } }), commandDef('from-user', { source: { kind: 'user' } })]);
+    addDefinitions([
+      commandDef('from-workspace', { source: { kind: 'hooksJson', file: '.vscode/hooks.json' } }),
+      commandDef('from-user', { source: { kind: 'user' } }),
+    ]);
     await dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }));
     expect(ran).toEqual(['from-user']);
     expect(registry.current().find('from-workspace')?.inactiveReason).toBe('untrusted');
@@ -195,7 +276,14 @@ describe('HookDispatcher', () => {
     const { add, registry, dispatcher } = makeEngine();
     const gate = deferred();
     const ran: string[] = [];
-    add(hook('old', { preToolUse: async () => { await gate.promise; ran.push('old'); } }));
+    add(
+      hook('old', {
+        preToolUse: async () => {
+          await gate.promise;
+          ran.push('old');
+        },
+      }),
+    );
     const inFlight = dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }));
     registry.load([]);
     gate.resolve();
@@ -209,7 +297,15 @@ describe('HookDispatcher', () => {
   it('session hooks run only for their session and go away when it is cleared', async () => {
     const { registry, builtin, dispatcher } = makeEngine();
     const seen: string[] = [];
-    const def: HookDefinition = { id: 'session:x:PreToolUse', name: 'temp', event: 'PreToolUse', priority: 0, enabled: true, source: { kind: 'session' }, spec: { type: 'builtin', builtin: 'temp' } };
+    const def: HookDefinition = {
+      id: 'session:x:PreToolUse',
+      name: 'temp',
+      event: 'PreToolUse',
+      priority: 0,
+      enabled: true,
+      source: { kind: 'session' },
+      spec: { type: 'builtin', builtin: 'temp' },
+    };
     builtin.register(def.id, hook('temp', { preToolUse: (p) => void seen.push(p.session_id) }));
     registry.addSessionHook('sess-1', def);
     await dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }));
@@ -231,12 +327,14 @@ describe('HookDispatcher', () => {
 
   it('an `if` filter on a non-tool event means the hook never runs (Claude Code)', async () => {
     const ran: string[] = [];
-    const cmd = { run: async (inv: { hook: HookDefinition }) => { ran.push(inv.hook.name); return { status: 'success' as const, effects: {}, trace: { durationMs: 0 } }; } };
+    const cmd = {
+      run: async (inv: { hook: HookDefinition }) => {
+        ran.push(inv.hook.name);
+        return { status: 'success' as const, effects: {}, trace: { durationMs: 0 } };
+      },
+    };
     const { addDefinitions, dispatcher } = makeEngine({ handlers: { command: cmd } });
-    addDefinitions([
-      commandDef('if-on-stop', { event: 'Stop', if: 'Bash(git *)' }),
-      commandDef('if-git', { if: 'Bash(git *)' }),
-    ]);
+    addDefinitions([commandDef('if-on-stop', { event: 'Stop', if: 'Bash(git *)' }), commandDef('if-git', { if: 'Bash(git *)' })]);
     await dispatcher.dispatch(payload('Stop', { stop_hook_active: false, last_assistant_message: '' }));
     await dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'npm test && git push' }));
     await dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'npm test' }));
@@ -245,5 +343,14 @@ describe('HookDispatcher', () => {
 });
 
 function commandDef(name: string, over: Partial<HookDefinition> = {}): HookDefinition {
-  return { id: name, name, event: 'PreToolUse', priority: 0, enabled: true, source: { kind: 'user' }, spec: { type: 'command', command: 'true' }, ...over };
+  return {
+    id: name,
+    name,
+    event: 'PreToolUse',
+    priority: 0,
+    enabled: true,
+    source: { kind: 'user' },
+    spec: { type: 'command', command: 'true' },
+    ...over,
+  };
 }

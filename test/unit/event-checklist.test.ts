@@ -25,7 +25,12 @@ function tableRows(text: string): string[][] {
   const lines = text.split('\n');
   const first = lines.findIndex((line) => line.startsWith('|'));
   const end = lines.findIndex((line, i) => i > first && !line.startsWith('|'));
-  return lines.slice(first + 2, end < 0 ? undefined : end).map((line) => line.slice(1, -1).split('|').map((cell) => cell.trim()));
+  return lines.slice(first + 2, end < 0 ? undefined : end).map((line) =>
+    line
+      .slice(1, -1)
+      .split('|')
+      .map((cell) => cell.trim()),
+  );
 }
 
 const eventRows = new Map(tableRows(section('## Events')).map((cells) => [cells[0], cells] as const));
@@ -57,7 +62,10 @@ describe('every hook event is wired in everywhere', () => {
   });
 
   it.each(HOOK_EVENTS)('%s: a Claude Code settings hook on it is imported as a hook on it (src/core/import/claude.ts)', (event) => {
-    const [conversion] = convertClaudeHooks({ [event]: [{ hooks: [{ type: 'command', command: 'true' }] }] }, { fileNotes: [], disabled: false });
+    const [conversion] = convertClaudeHooks(
+      { [event]: [{ hooks: [{ type: 'command', command: 'true' }] }] },
+      { fileNotes: [], disabled: false },
+    );
     expect(conversion.unsupported).toBeUndefined();
     expect(conversion.target?.event).toBe(event);
   });

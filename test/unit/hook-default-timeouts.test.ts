@@ -26,14 +26,14 @@ describe("default hook timeouts (Claude Code's)", () => {
     expect(dispatcher.timeoutFor(hook('UserPromptSubmit', http))).toBe(30_000);
   });
 
-  it('yield to defaults.commandTimeoutMs and to the hook\'s own timeout', () => {
+  it("yield to defaults.commandTimeoutMs and to the hook's own timeout", () => {
     const { dispatcher } = makeEngine({ timeouts: { commandMs: 45_000 } });
     expect(dispatcher.timeoutFor(hook('Stop', command))).toBe(45_000);
     expect(dispatcher.timeoutFor(hook('UserPromptSubmit', http))).toBe(45_000);
     expect(dispatcher.timeoutFor(hook('Stop', command, 1_000))).toBe(1_000);
   });
 
-  it('leave rpc and builtin hooks on their kind\'s defaults', () => {
+  it("leave rpc and builtin hooks on their kind's defaults", () => {
     const { dispatcher } = makeEngine();
     expect(dispatcher.timeoutFor(hook('PreToolUse', { type: 'rpc', server: 's', mode: 'intercept' }))).toBe(5_000);
     expect(dispatcher.timeoutFor(hook('PostCompact', { type: 'builtin', builtin: 'Metrics' }))).toBe(500);

@@ -6,7 +6,15 @@ import { HookEngine } from '../../src/core/engine/hook-engine';
 import { loadWorkspaceConfigs } from '../../src/core/hooks/config/workspace-config-files';
 import type { HookPayload } from '../../src/core/hooks/types';
 import { importHooks } from '../../src/core/import/import-hooks';
-import { copyFixture, entryOf, hookOf, IMPORT_FIXTURES, loadCleanly, statusTable, type FixtureCopy } from '../fixtures/import/fixture-project';
+import {
+  copyFixture,
+  entryOf,
+  hookOf,
+  IMPORT_FIXTURES,
+  loadCleanly,
+  statusTable,
+  type FixtureCopy,
+} from '../fixtures/import/fixture-project';
 
 const userHome = path.join(IMPORT_FIXTURES, 'claude', 'home');
 let project: FixtureCopy;
@@ -49,20 +57,31 @@ describe('importing Claude Code settings', () => {
 
   it('says why what cannot carry over does not, and what changed', () => {
     const { entries } = importHooks({ cwd: project.dir, home: userHome, dryRun: true }).report;
-    expect(entryOf(entries, 'PreToolUse', 'prompt `Does this edit').notes).toEqual([expect.stringMatching(/the model configured for Hookpilot answers it/)]);
+    expect(entryOf(entries, 'PreToolUse', 'prompt `Does this edit').notes).toEqual([
+      expect.stringMatching(/the model configured for Hookpilot answers it/),
+    ]);
     expect(entryOf(entries, 'SubagentStart', 'Stay read-only').reasons[0]).toMatch(/PowerShell/);
     expect(entryOf(entries, 'PreCompact', 'mcp_tool').reasons).toEqual([]);
     expect(entryOf(entries, 'PreCompact', 'mcp_tool').notes).toEqual([expect.stringMatching(/MCP server named `memory` is configured/)]);
     expect(entryOf(entries, 'Setup', 'npm ci').reasons[0]).toMatch(/^Hookpilot has no Setup event/);
     expect(entryOf(entries, 'FileChanged', 'direnv').reasons[0]).toMatch(/^Hookpilot has no FileChanged event/);
     expect(entryOf(entries, 'PostToolUse', 'npm test').reasons).toEqual([]);
-    expect(entryOf(entries, 'PostToolUse', 'npm test').notes).toEqual(expect.arrayContaining([expect.stringMatching(/"asyncRewake": exit code 2 brings its stderr/)]));
+    expect(entryOf(entries, 'PostToolUse', 'npm test').notes).toEqual(
+      expect.arrayContaining([expect.stringMatching(/"asyncRewake": exit code 2 brings its stderr/)]),
+    );
     expect(entryOf(entries, 'StopFailure', 'rate limited').reasons).toEqual([]);
     expect(entryOf(entries, 'PreToolUse', 'my-bash-logger').notes).toEqual(
-      expect.arrayContaining([expect.stringMatching(/settings\.local\.json, a personal file/), expect.stringMatching(/"once" is honoured only in skill frontmatter/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/settings\.local\.json, a personal file/),
+        expect.stringMatching(/"once" is honoured only in skill frontmatter/),
+      ]),
     );
-    expect(entryOf(entries, 'Stop', 'notify-done').notes).toEqual(expect.arrayContaining([expect.stringMatching(/user settings.*applies to this workspace only/)]));
-    expect(entryOf(entries, 'SessionStart', 'context.md').notes).toEqual(expect.arrayContaining([expect.stringMatching(/never sends source "fork"/)]));
+    expect(entryOf(entries, 'Stop', 'notify-done').notes).toEqual(
+      expect.arrayContaining([expect.stringMatching(/user settings.*applies to this workspace only/)]),
+    );
+    expect(entryOf(entries, 'SessionStart', 'context.md').notes).toEqual(
+      expect.arrayContaining([expect.stringMatching(/never sends source "fork"/)]),
+    );
     // Hooks get the whole environment, as under Claude Code: a token the command uses needs no "env".
     const tokenUser = entryOf(entries, 'PreToolUse', 'GITHUB_TOKEN').notes;
     expect(tokenUser).toEqual(expect.arrayContaining([expect.stringMatching(/written as "\(\?:mcp__github__\*\)"/)]));
@@ -76,7 +95,10 @@ describe('importing Claude Code settings', () => {
     expect(readFileSync(file, 'utf8')).toBe(result.text);
     const config = loadCleanly(result.text);
     expect(config.hooks).toHaveLength(15);
-    expect(config.hooks.find((h) => h.spec.type === 'mcp_tool')).toMatchObject({ event: 'PreCompact', spec: { server: 'memory', tool: 'save_context', input: { note: '${trigger}' } } });
+    expect(config.hooks.find((h) => h.spec.type === 'mcp_tool')).toMatchObject({
+      event: 'PreCompact',
+      spec: { server: 'memory', tool: 'save_context', input: { note: '${trigger}' } },
+    });
     expect(config.hooks.find((h) => h.spec.type === 'prompt')).toMatchObject({
       event: 'PreToolUse',
       matcher: 'Edit|Write',
@@ -85,14 +107,29 @@ describe('importing Claude Code settings', () => {
     });
 
     const guard = hookOf(config, 'PreToolUse', 'block-rm.sh');
-    expect(guard).toMatchObject({ matcher: 'Bash', timeoutMs: 10_000, statusMessage: 'Checking the command…', spec: { type: 'command', command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/block-rm.sh' } });
-    expect(hookOf(config, 'PreToolUse', 'protect-env.js')).toMatchObject({ matcher: 'Edit|Write', if: 'Edit(**/.env*)', timeoutMs: 600_000 });
+    expect(guard).toMatchObject({
+      matcher: 'Bash',
+      timeoutMs: 10_000,
+      statusMessage: 'Checking the command…',
+      spec: { type: 'command', command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/block-rm.sh' },
+    });
+    expect(hookOf(config, 'PreToolUse', 'protect-env.js')).toMatchObject({
+      matcher: 'Edit|Write',
+      if: 'Edit(**/.env*)',
+      timeoutMs: 600_000,
+    });
     expect(hookOf(config, 'PreToolUse', 'audit.example.com')).toMatchObject({ matcher: '(?:mcp__github__*)' });
     expect(hookOf(config, 'PreToolUse', 'audit.example.com')?.spec).not.toHaveProperty('env');
     expect(hookOf(config, 'PostToolUse', 'prettier')).toMatchObject({ matcher: 'Write|Edit', timeoutMs: 30_000, spec: { async: true } });
     expect(hookOf(config, 'PostToolUse', 'npm test')).toMatchObject({ timeoutMs: 300_000, spec: { async: true, asyncRewake: true } });
-    expect(hookOf(config, 'UserPromptSubmit', '127.0.0.1:8787')).toMatchObject({ timeoutMs: 30_000, spec: { type: 'http', headers: { Authorization: 'Bearer $AUDIT_TOKEN' }, allowedEnvVars: ['AUDIT_TOKEN'] } });
-    expect(hookOf(config, 'Notification', 'notify-send')).toMatchObject({ matcher: 'permission_prompt', spec: { command: 'bash', args: ['-c', 'notify-send Claude "$(jq -r .message)"'] } });
+    expect(hookOf(config, 'UserPromptSubmit', '127.0.0.1:8787')).toMatchObject({
+      timeoutMs: 30_000,
+      spec: { type: 'http', headers: { Authorization: 'Bearer $AUDIT_TOKEN' }, allowedEnvVars: ['AUDIT_TOKEN'] },
+    });
+    expect(hookOf(config, 'Notification', 'notify-send')).toMatchObject({
+      matcher: 'permission_prompt',
+      spec: { command: 'bash', args: ['-c', 'notify-send Claude "$(jq -r .message)"'] },
+    });
     expect(hookOf(config, 'StopFailure', 'rate limited')).toMatchObject({ matcher: 'rate_limit' });
     expect(hookOf(config, 'Stop', 'notify-done')).toMatchObject({ timeoutMs: 600_000 });
     expect(hookOf(config, 'SessionEnd', 'archive-transcript').timeoutMs).toBeUndefined();
@@ -106,7 +143,9 @@ describe('importing Claude Code settings', () => {
       mkdirSync(path.join(dir, '.claude'));
       const hooks = {
         Stop: [{ hooks: [{ type: 'agent', prompt: 'Did the tests pass? $ARGUMENTS', timeout: 120 }] }],
-        PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'prompt', prompt: 'Safe? $ARGUMENTS', model: 'claude-haiku-4-5', continueOnBlock: true }] }],
+        PostToolUse: [
+          { matcher: 'Bash', hooks: [{ type: 'prompt', prompt: 'Safe? $ARGUMENTS', model: 'claude-haiku-4-5', continueOnBlock: true }] },
+        ],
         SessionStart: [{ hooks: [{ type: 'prompt', prompt: 'Summarize' }] }],
       };
       writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify({ hooks }));
@@ -133,7 +172,10 @@ describe('importing Claude Code settings', () => {
       mkdirSync(path.join(dir, '.claude'));
       const hooks = {
         ConfigChange: [
-          { matcher: 'project_settings|local_settings', hooks: [{ type: 'command', command: 'node .claude/hooks/keep-guard.js', timeout: 15 }] },
+          {
+            matcher: 'project_settings|local_settings',
+            hooks: [{ type: 'command', command: 'node .claude/hooks/keep-guard.js', timeout: 15 }],
+          },
           { matcher: 'skills', hooks: [{ type: 'command', command: 'echo skills' }] },
         ],
       };
@@ -143,10 +185,17 @@ describe('importing Claude Code settings', () => {
         ['.claude/settings.json', 'ConfigChange', 'ConfigChange', 'exact'],
         ['.claude/settings.json', 'ConfigChange', 'ConfigChange', 'changed'],
       ]);
-      expect(result.report.entries[0].notes).toEqual(expect.arrayContaining([expect.stringMatching(/before a change to the workspace configuration applies .* can block it/)]));
+      expect(result.report.entries[0].notes).toEqual(
+        expect.arrayContaining([expect.stringMatching(/before a change to the workspace configuration applies .* can block it/)]),
+      );
       expect(result.report.entries[1].reasons).toEqual([expect.stringMatching(/never sends source "skills" on ConfigChange.*never fires/)]);
       expect(loadCleanly(result.text).hooks).toMatchObject([
-        { event: 'ConfigChange', matcher: 'project_settings|local_settings', timeoutMs: 15_000, spec: { type: 'command', command: 'node .claude/hooks/keep-guard.js' } },
+        {
+          event: 'ConfigChange',
+          matcher: 'project_settings|local_settings',
+          timeoutMs: 15_000,
+          spec: { type: 'command', command: 'node .claude/hooks/keep-guard.js' },
+        },
         { event: 'ConfigChange', matcher: 'skills' },
       ]);
     } finally {
@@ -182,7 +231,10 @@ describe('a hook that would not fire is never "converted exactly"', () => {
       const settings = { hooks: { Stop: [{ hooks: [{ type: 'command', command: 'npm test', timeout: 120, if: 'Bash(git *)' }] }] } };
       writeFileSync(path.join(dir, '.claude', 'settings.json'), JSON.stringify(settings));
       const result = importHooks({ cwd: dir, home: project.home, dryRun: true });
-      expect(result.report.entries[0]).toMatchObject({ status: 'changed', reasons: [expect.stringContaining('it never runs: "if" applies only to tool events')] });
+      expect(result.report.entries[0]).toMatchObject({
+        status: 'changed',
+        reasons: [expect.stringContaining('it never runs: "if" applies only to tool events')],
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -204,7 +256,14 @@ describe('an imported Claude Code guard', () => {
     rmSync(storage, { recursive: true, force: true });
   });
 
-  const payload = (extra: Record<string, unknown>): HookPayload => ({ hook_event_name: 'PreToolUse', session_id: 'import-test', transcript_path: '', cwd: project.dir, tool_use_id: 't1', ...extra });
+  const payload = (extra: Record<string, unknown>): HookPayload => ({
+    hook_event_name: 'PreToolUse',
+    session_id: 'import-test',
+    transcript_path: '',
+    cwd: project.dir,
+    tool_use_id: 't1',
+    ...extra,
+  });
   const idOf = (text: string) => {
     const state = engine.registry.current().states.find((s) => s.hook.event === 'PreToolUse' && JSON.stringify(s.hook.spec).includes(text));
     if (!state) throw new Error(`no imported hook running ${text}`);
@@ -219,7 +278,10 @@ describe('an imported Claude Code guard', () => {
   });
 
   it('denies an edit of .env with its JSON answer', async () => {
-    const { outcome } = await engine.testFire(idOf('protect-env.js'), payload({ tool_name: 'Edit', tool_input: { file_path: path.join(project.dir, '.env'), old_string: 'a', new_string: 'b' } }));
+    const { outcome } = await engine.testFire(
+      idOf('protect-env.js'),
+      payload({ tool_name: 'Edit', tool_input: { file_path: path.join(project.dir, '.env'), old_string: 'a', new_string: 'b' } }),
+    );
     expect(outcome.status === 'success' && outcome.effects).toMatchObject({ decision: 'deny', reason: '.env files are protected' });
   });
 });

@@ -46,25 +46,50 @@ describe('importing GitHub Copilot hooks (.github/hooks/*.json)', () => {
       expect.stringMatching(/hookSpecificOutput.*a top-level permissionDecision or modifiedArgs is ignored/),
       expect.stringMatching(/fail-closed.*"onFailure": "block"/),
     ]);
-    expect(guard.notes).toEqual(expect.arrayContaining([expect.stringMatching(/"bash\|powershell" → "Bash"/), expect.stringMatching(/"powershell" variant is for Windows/)]));
-    expect(entryOf(entries, 'preToolUse', 'windows-only.ps1').reasons).toEqual([expect.stringMatching(/only a Windows \(PowerShell\) command/)]);
+    expect(guard.notes).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/"bash\|powershell" → "Bash"/),
+        expect.stringMatching(/"powershell" variant is for Windows/),
+      ]),
+    );
+    expect(entryOf(entries, 'preToolUse', 'windows-only.ps1').reasons).toEqual([
+      expect.stringMatching(/only a Windows \(PowerShell\) command/),
+    ]);
     expect(entryOf(entries, 'preToolUse', '(view|grep)').reasons[0]).toMatch(/regular expression over Copilot's tool names/);
-    expect(entryOf(entries, 'userPromptSubmitted', 'log-prompt').reasons).toEqual(expect.arrayContaining([expect.stringMatching(/exit code 2 is only a warning in Copilot; in Hookpilot it blocks the prompt/)]));
-    expect(entryOf(entries, 'permissionRequest', 'auto-approve').reasons).toEqual(expect.arrayContaining([expect.stringMatching(/exit code 2 denies in Copilot; Hookpilot .* ignores it/)]));
+    expect(entryOf(entries, 'userPromptSubmitted', 'log-prompt').reasons).toEqual(
+      expect.arrayContaining([expect.stringMatching(/exit code 2 is only a warning in Copilot; in Hookpilot it blocks the prompt/)]),
+    );
+    expect(entryOf(entries, 'permissionRequest', 'auto-approve').reasons).toEqual(
+      expect.arrayContaining([expect.stringMatching(/exit code 2 denies in Copilot; Hookpilot .* ignores it/)]),
+    );
     expect(entryOf(entries, 'sessionStart', 'prompt entry').reasons[0]).toMatch(/no prompt hooks/);
     expect(entryOf(entries, 'userPromptTransformed', 'after-transform').reasons[0]).toMatch(/no event after a prompt is transformed/);
-    expect(entryOf(entries, 'PreToolUse', 'check-command.sh').notes).toEqual(expect.arrayContaining([expect.stringMatching(/PascalCase event .* already gets Claude Code's input/)]));
+    expect(entryOf(entries, 'PreToolUse', 'check-command.sh').notes).toEqual(
+      expect.arrayContaining([expect.stringMatching(/PascalCase event .* already gets Claude Code's input/)]),
+    );
     // VS Code's own format: a command per OS, and Claude Code's matcher groups.
     const os = process.platform === 'darwin' ? 'osx' : 'linux';
-    expect(entryOf(entries, 'PostToolUse', 'format.sh').notes).toEqual(expect.arrayContaining([`the "${os}" command is used (VS Code picks the command for the OS)`, expect.stringMatching(/windows variants? (is|are) left out/)]));
-    expect(entryOf(entries, 'PostToolUse', 'lint-changed').notes).toEqual(expect.arrayContaining(['from a Claude Code-style matcher group: VS Code ignores its matcher, Copilot CLI and Hookpilot apply it']));
-    expect(entryOf(entries, 'SessionStart', 'hello.cmd').reasons).toEqual(['it has only a Windows (PowerShell) command; Hookpilot runs hooks with sh on Linux and macOS']);
+    expect(entryOf(entries, 'PostToolUse', 'format.sh').notes).toEqual(
+      expect.arrayContaining([
+        `the "${os}" command is used (VS Code picks the command for the OS)`,
+        expect.stringMatching(/windows variants? (is|are) left out/),
+      ]),
+    );
+    expect(entryOf(entries, 'PostToolUse', 'lint-changed').notes).toEqual(
+      expect.arrayContaining(['from a Claude Code-style matcher group: VS Code ignores its matcher, Copilot CLI and Hookpilot apply it']),
+    );
+    expect(entryOf(entries, 'SessionStart', 'hello.cmd').reasons).toEqual([
+      'it has only a Windows (PowerShell) command; Hookpilot runs hooks with sh on Linux and macOS',
+    ]);
   });
 
   it('writes hooks.json that loads without a problem, with mapped matchers, timeouts and failure policy', () => {
     const config = loadCleanly(run(false).text);
     expect(config.hooks).toHaveLength(11);
-    expect(hookOf(config, 'PostToolUse', 'format.sh')).toMatchObject({ timeoutMs: 20_000, spec: { command: process.platform === 'darwin' ? './scripts/format.sh --mac' : './scripts/format.sh' } });
+    expect(hookOf(config, 'PostToolUse', 'format.sh')).toMatchObject({
+      timeoutMs: 20_000,
+      spec: { command: process.platform === 'darwin' ? './scripts/format.sh --mac' : './scripts/format.sh' },
+    });
     expect(hookOf(config, 'PostToolUse', 'lint-changed')).toMatchObject({ matcher: 'Write|Edit', timeoutMs: 30_000 });
     // The camelCase entry (policy.json) and the PascalCase one (vscode.json) run the same script.
     const guards = config.hooks.filter((h) => h.event === 'PreToolUse' && JSON.stringify(h.spec).includes('check-command.sh'));
@@ -73,10 +98,18 @@ describe('importing GitHub Copilot hooks (.github/hooks/*.json)', () => {
       { matcher: 'Bash', timeoutMs: 30_000, onFailure: 'block', spec: { command: './scripts/check-command.sh' } },
     ]);
     expect(hookOf(config, 'PreToolUse', 'protect-files')).toMatchObject({ matcher: 'Edit|Write', timeoutMs: 30_000, onFailure: 'block' });
-    expect(hookOf(config, 'PreToolUse', 'audit.js')).toMatchObject({ matcher: '^(?:(view|grep).*)$', spec: { command: 'node', args: ['scripts/audit.js', '--strict'] } });
+    expect(hookOf(config, 'PreToolUse', 'audit.js')).toMatchObject({
+      matcher: '^(?:(view|grep).*)$',
+      spec: { command: 'node', args: ['scripts/audit.js', '--strict'] },
+    });
     expect(hookOf(config, 'PostToolUse', 'lint.sh')).toMatchObject({
       matcher: 'Edit',
-      spec: { command: 'bash', args: ['-c', 'if [[ -n "$CI" ]]; then ./scripts/lint.sh; fi'], cwd: 'tools', env: { LOG_DIR: '${HOME}/.copilot-logs' } },
+      spec: {
+        command: 'bash',
+        args: ['-c', 'if [[ -n "$CI" ]]; then ./scripts/lint.sh; fi'],
+        cwd: 'tools',
+        env: { LOG_DIR: '${HOME}/.copilot-logs' },
+      },
     });
     expect(hookOf(config, 'PostToolUse', 'lint.sh').onFailure).toBeUndefined();
     expect(hookOf(config, 'Stop', 'hooks.example.com')).toMatchObject({ timeoutMs: 5_000, spec: { type: 'http' } });
@@ -94,10 +127,29 @@ describe('importing GitHub Copilot hooks (.github/hooks/*.json)', () => {
     const engine = new HookEngine({ projectDir: project.dir, storageDir: storage, trusted: true });
     try {
       await engine.reload(loadWorkspaceConfigs(project.dir));
-      const state = engine.registry.current().states.find((s) => s.hook.event === 'PreToolUse' && s.hook.matcher === 'Bash' && s.hook.onFailure === 'block' && JSON.stringify(s.hook.spec).includes('check-command'));
+      const state = engine.registry
+        .current()
+        .states.find(
+          (s) =>
+            s.hook.event === 'PreToolUse' &&
+            s.hook.matcher === 'Bash' &&
+            s.hook.onFailure === 'block' &&
+            JSON.stringify(s.hook.spec).includes('check-command'),
+        );
       if (!state) throw new Error('the imported guard is missing');
-      const { outcome } = await engine.testFire(state.hook.id, { hook_event_name: 'PreToolUse', session_id: 's', transcript_path: '', cwd: project.dir, tool_name: 'Bash', tool_input: { command: 'rm -rf /' }, tool_use_id: 't' });
-      expect(outcome).toMatchObject({ status: 'success', trace: { exitCode: 0, stdout: expect.stringContaining('"permissionDecision":"deny"') } });
+      const { outcome } = await engine.testFire(state.hook.id, {
+        hook_event_name: 'PreToolUse',
+        session_id: 's',
+        transcript_path: '',
+        cwd: project.dir,
+        tool_name: 'Bash',
+        tool_input: { command: 'rm -rf /' },
+        tool_use_id: 't',
+      });
+      expect(outcome).toMatchObject({
+        status: 'success',
+        trace: { exitCode: 0, stdout: expect.stringContaining('"permissionDecision":"deny"') },
+      });
       expect(outcome.status === 'success' && outcome.effects.decision).toBeUndefined();
     } finally {
       await engine.dispose();

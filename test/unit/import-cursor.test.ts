@@ -11,7 +11,7 @@ afterEach(() => project.cleanup());
 const run = (dryRun = true) => importHooks({ cwd: project.dir, home: project.home, from: 'cursor', dryRun });
 
 describe('importing Cursor hooks (.cursor/hooks.json)', () => {
-  it('maps every event to Hookpilot\'s and reports the Tab event as not carried over', () => {
+  it("maps every event to Hookpilot's and reports the Tab event as not carried over", () => {
     expect(statusTable(run().report.entries)).toEqual([
       ['.cursor/hooks.json', 'beforeShellExecution', 'PreToolUse', 'changed'],
       ['.cursor/hooks.json', 'afterFileEdit', 'PostToolUse', 'changed'],
@@ -30,17 +30,26 @@ describe('importing Cursor hooks (.cursor/hooks.json)', () => {
     const { entries } = run().report;
     const shell = entryOf(entries, 'beforeShellExecution', 'guard-shell.sh');
     expect(shell.reasons).toEqual([
-      expect.stringMatching(/conversation_id → session_id, workspace_roots → cwd, hook_event_name "beforeShellExecution" → "PreToolUse"; command, cwd → tool_input\.command, cwd/),
+      expect.stringMatching(
+        /conversation_id → session_id, workspace_roots → cwd, hook_event_name "beforeShellExecution" → "PreToolUse"; command, cwd → tool_input\.command, cwd/,
+      ),
       expect.stringMatching(/output: {"permission": "allow"\|"deny"\|"ask", "user_message", "agent_message"} → {"hookSpecificOutput"/),
     ]);
     expect(shell.notes).toEqual([expect.stringMatching(/"failClosed": true → "onFailure": "block"/)]);
-    expect(entryOf(entries, 'beforeSubmitPrompt', 'prompt-filter').reasons[1]).toMatch(/Careful: {"continue": false} now ends the whole session/);
+    expect(entryOf(entries, 'beforeSubmitPrompt', 'prompt-filter').reasons[1]).toMatch(
+      /Careful: {"continue": false} now ends the whole session/,
+    );
     expect(entryOf(entries, 'stop', 'followup').reasons).toEqual(
-      expect.arrayContaining([expect.stringMatching(/"loop_limit": `3` has no per-hook counterpart/), expect.stringMatching(/{"followup_message": m} → {"decision": "block", "reason": m}/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/"loop_limit": `3` has no per-hook counterpart/),
+        expect.stringMatching(/{"followup_message": m} → {"decision": "block", "reason": m}/),
+      ]),
     );
     expect(entryOf(entries, 'beforeReadFile', 'no-secrets').reasons[0]).toMatch(/Cursor's matcher "\\\.env" is left out/);
     expect(entryOf(entries, 'beforeMCPExecution', 'mcp-audit').reasons[0]).toMatch(/no MCP tools yet/);
-    expect(entryOf(entries, 'afterAgentResponse', 'log-response').reasons).toEqual(expect.arrayContaining([expect.stringMatching(/runs in the background \(async\)/)]));
+    expect(entryOf(entries, 'afterAgentResponse', 'log-response').reasons).toEqual(
+      expect.arrayContaining([expect.stringMatching(/runs in the background \(async\)/)]),
+    );
     expect(entryOf(entries, 'preToolUse', 'tool-gate').reasons[0]).toMatch(/written for Cursor's tool names/);
     expect(entryOf(entries, 'beforeTabFileRead', 'tab-guard').reasons).toEqual([expect.stringMatching(/Tab \(inline completion\) event/)]);
   });

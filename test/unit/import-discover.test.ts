@@ -2,7 +2,13 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { convertSources, discoverHookSources, formatImportReport, importHooks, searchedLocations } from '../../src/core/import/import-hooks';
+import {
+  convertSources,
+  discoverHookSources,
+  formatImportReport,
+  importHooks,
+  searchedLocations,
+} from '../../src/core/import/import-hooks';
 import { IMPORT_FIXTURES, loadCleanly } from '../fixtures/import/fixture-project';
 
 let root: string;
@@ -13,7 +19,8 @@ beforeEach(() => {
   root = mkdtempSync(path.join(tmpdir(), 'hookpilot-discover-'));
   project = path.join(root, 'project');
   // One project with every tool's hooks in it.
-  for (const fixture of ['claude/project', 'copilot', 'cline', 'cursor', 'gemini', 'coding-agent', 'atomcode']) cpSync(path.join(IMPORT_FIXTURES, fixture), project, { recursive: true });
+  for (const fixture of ['claude/project', 'copilot', 'cline', 'cursor', 'gemini', 'coding-agent', 'atomcode'])
+    cpSync(path.join(IMPORT_FIXTURES, fixture), project, { recursive: true });
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
@@ -63,7 +70,9 @@ describe('importing everything at once', () => {
     const result = importHooks({ cwd: project, home: userHome, dryRun: false });
     const config = loadCleanly(result.text);
     expect(config.hooks.length).toBe(result.report.added);
-    expect(new Set(result.report.entries.map((e) => e.tool))).toEqual(new Set(['claude', 'copilot', 'cline', 'cursor', 'gemini', 'coding-agent', 'atomcode']));
+    expect(new Set(result.report.entries.map((e) => e.tool))).toEqual(
+      new Set(['claude', 'copilot', 'cline', 'cursor', 'gemini', 'coding-agent', 'atomcode']),
+    );
     // The text report names every entry.
     const text = formatImportReport(result.report);
     for (const entry of result.report.entries) expect(text).toContain(`  ${entry.file}: ${entry.original}`);
@@ -73,7 +82,12 @@ describe('importing everything at once', () => {
     writeFileSync(path.join(project, '.cursor', 'hooks.json'), '{ "version": 1, "hooks": { "stop": [ }');
     const { entries } = convertSources(discoverHookSources(project, { from: 'cursor' }));
     expect(entries).toEqual([
-      expect.objectContaining({ file: '.cursor/hooks.json', sourceEvent: '(file)', status: 'unsupported', reasons: [expect.stringMatching(/^not valid JSON at line 1, column \d+ .*none of its hooks were imported$/)] }),
+      expect.objectContaining({
+        file: '.cursor/hooks.json',
+        sourceEvent: '(file)',
+        status: 'unsupported',
+        reasons: [expect.stringMatching(/^not valid JSON at line 1, column \d+ .*none of its hooks were imported$/)],
+      }),
     ]);
   });
 

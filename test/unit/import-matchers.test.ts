@@ -15,11 +15,12 @@ describe('tool names', () => {
 
 describe('claudeMatcher', () => {
   it('keeps what Hookpilot reads the same way', () => {
-    for (const m of ['Bash', 'Edit|Write', 'Edit, Write', 'mcp__memory__.*', '^Notebook']) expect(claudeMatcher('PreToolUse', m)).toEqual({ matcher: m, changes: [], notes: [] });
+    for (const m of ['Bash', 'Edit|Write', 'Edit, Write', 'mcp__memory__.*', '^Notebook'])
+      expect(claudeMatcher('PreToolUse', m)).toEqual({ matcher: m, changes: [], notes: [] });
     expect(claudeMatcher('PreToolUse', '*')).toEqual({ changes: [], notes: [] });
   });
 
-  it('wraps Hookpilot\'s prefix form so it stays the regular expression Claude Code reads', () => {
+  it("wraps Hookpilot's prefix form so it stays the regular expression Claude Code reads", () => {
     const { matcher } = claudeMatcher('PreToolUse', 'Bash*');
     expect(matcher).toBe('(?:Bash*)');
     // Claude Code: unanchored /Bash*/ also matches "MyBas"; Hookpilot's prefix form would not.
@@ -27,10 +28,16 @@ describe('claudeMatcher', () => {
     expect(matchesValue('Bash*', 'MyBas')).toBe(false);
   });
 
-  it("renames Agent to Task, drops matchers Claude Code ignores, and flags values Hookpilot never sends", () => {
+  it('renames Agent to Task, drops matchers Claude Code ignores, and flags values Hookpilot never sends', () => {
     expect(claudeMatcher('PreToolUse', 'Agent|Bash').matcher).toBe('Task|Bash');
-    expect(claudeMatcher('Stop', 'anything')).toEqual({ changes: [], notes: [expect.stringMatching(/Claude Code ignores a matcher on Stop/)] });
-    expect(claudeMatcher('SessionStart', 'fork')).toMatchObject({ matcher: 'fork', changes: [expect.stringMatching(/never sends source "fork".*never fires/)] });
+    expect(claudeMatcher('Stop', 'anything')).toEqual({
+      changes: [],
+      notes: [expect.stringMatching(/Claude Code ignores a matcher on Stop/)],
+    });
+    expect(claudeMatcher('SessionStart', 'fork')).toMatchObject({
+      matcher: 'fork',
+      changes: [expect.stringMatching(/never sends source "fork".*never fires/)],
+    });
     expect(claudeMatcher('PreToolUse', 'WebFetch|Bash').notes).toEqual([expect.stringMatching(/no WebFetch tool/)]);
     expect(claudeMatcher('PreToolUse', '(')).toMatchObject({ unsupported: expect.stringMatching(/not a valid regular expression/) });
   });
@@ -48,10 +55,13 @@ describe('translateToolMatcher', () => {
   });
 
   it('keeps an unknown name and says it matches no Hookpilot tool', () => {
-    expect(translateToolMatcher('bash|my_tool', copilot)).toMatchObject({ matcher: 'Bash|my_tool', changes: [expect.stringMatching(/"my_tool" is not a Copilot tool name/)] });
+    expect(translateToolMatcher('bash|my_tool', copilot)).toMatchObject({
+      matcher: 'Bash|my_tool',
+      changes: [expect.stringMatching(/"my_tool" is not a Copilot tool name/)],
+    });
   });
 
-  it("anchors another regular expression as Copilot does, and reports it", () => {
+  it('anchors another regular expression as Copilot does, and reports it', () => {
     const result = translateToolMatcher('ed.*', copilot);
     expect(result.matcher).toBe('^(?:ed.*)$');
     expect(result.changes).toEqual([expect.stringMatching(/regular expression over Copilot's tool names/)]);
@@ -64,7 +74,9 @@ describe('translateToolMatcher', () => {
   });
 
   it('refuses a pattern JavaScript cannot compile', () => {
-    expect(translateToolMatcher('(?i)bash', gemini)).toMatchObject({ unsupported: expect.stringMatching(/not a JavaScript regular expression/) });
+    expect(translateToolMatcher('(?i)bash', gemini)).toMatchObject({
+      unsupported: expect.stringMatching(/not a JavaScript regular expression/),
+    });
   });
 
   it('refuses a pattern Hookpilot cannot run in linear time (lookaround, backreferences)', () => {
@@ -76,9 +88,18 @@ describe('translateToolMatcher', () => {
 
 describe('translateValueMatcher and checkMatchValues', () => {
   it('renames values and checks them against what Hookpilot sends', () => {
-    expect(translateValueMatcher('Notification', 'ToolPermission', false, { ToolPermission: 'permission_prompt' })).toMatchObject({ matcher: 'permission_prompt', changes: [] });
-    expect(translateValueMatcher('SessionEnd', 'exit', false)).toMatchObject({ matcher: 'exit', changes: [expect.stringMatching(/never sends reason "exit"/)] });
-    expect(translateValueMatcher('PreCompact', 'au.*', true)).toMatchObject({ matcher: '^(?:au.*)$', notes: [expect.stringMatching(/manual, auto/)] });
+    expect(translateValueMatcher('Notification', 'ToolPermission', false, { ToolPermission: 'permission_prompt' })).toMatchObject({
+      matcher: 'permission_prompt',
+      changes: [],
+    });
+    expect(translateValueMatcher('SessionEnd', 'exit', false)).toMatchObject({
+      matcher: 'exit',
+      changes: [expect.stringMatching(/never sends reason "exit"/)],
+    });
+    expect(translateValueMatcher('PreCompact', 'au.*', true)).toMatchObject({
+      matcher: '^(?:au.*)$',
+      notes: [expect.stringMatching(/manual, auto/)],
+    });
   });
 
   it('says nothing about values it cannot enumerate or regular expressions', () => {

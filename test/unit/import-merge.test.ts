@@ -5,7 +5,16 @@ import { importHooks, mergeIntoHooksJson, planMerge, type ImportedHook, type Imp
 import { copyFixture, loadCleanly, type FixtureCopy } from '../fixtures/import/fixture-project';
 
 function hook(event: ImportedHook['event'], matcher: string | undefined, command: string): ImportedHook {
-  const entry: ImportReportEntry = { tool: 'claude', file: '.claude/settings.json', original: command, sourceEvent: event, targetEvent: event, status: 'exact', reasons: [], notes: [] };
+  const entry: ImportReportEntry = {
+    tool: 'claude',
+    file: '.claude/settings.json',
+    original: command,
+    sourceEvent: event,
+    targetEvent: event,
+    status: 'exact',
+    reasons: [],
+    notes: [],
+  };
   return { event, matcher, handler: { type: 'command', command, timeout: 10 }, entry };
 }
 
@@ -30,21 +39,39 @@ const EXISTING = `// Team hooks: reviewed in PRs.
 
 describe('mergeIntoHooksJson', () => {
   it('starts a new document when there is none', () => {
-    const text = mergeIntoHooksJson(undefined, { hooks: [hook('PreToolUse', 'Bash', './a.sh'), hook('PreToolUse', 'Bash', './b.sh'), hook('Stop', undefined, './c.sh')] });
+    const text = mergeIntoHooksJson(undefined, {
+      hooks: [hook('PreToolUse', 'Bash', './a.sh'), hook('PreToolUse', 'Bash', './b.sh'), hook('Stop', undefined, './c.sh')],
+    });
     expect(JSON.parse(text)).toEqual({
       hooks: {
-        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './a.sh', timeout: 10 }, { type: 'command', command: './b.sh', timeout: 10 }] }],
+        PreToolUse: [
+          {
+            matcher: 'Bash',
+            hooks: [
+              { type: 'command', command: './a.sh', timeout: 10 },
+              { type: 'command', command: './b.sh', timeout: 10 },
+            ],
+          },
+        ],
         Stop: [{ hooks: [{ type: 'command', command: './c.sh', timeout: 10 }] }],
       },
     });
   });
 
   it('keeps the comments and formatting of an existing file and adds into the group with the same matcher', () => {
-    const plan = planMerge(EXISTING, { hooks: [hook('PreToolUse', 'Bash', './new-guard.sh'), hook('PreToolUse', 'Edit', './fmt.sh'), hook('SessionStart', undefined, './hello.sh')] });
+    const plan = planMerge(EXISTING, {
+      hooks: [
+        hook('PreToolUse', 'Bash', './new-guard.sh'),
+        hook('PreToolUse', 'Edit', './fmt.sh'),
+        hook('SessionStart', undefined, './hello.sh'),
+      ],
+    });
     expect(plan.added).toHaveLength(3);
     // Every existing line is kept as it was, except that the last item of a list gains its comma.
     const lines = plan.text.split('\n');
-    expect(EXISTING.split('\n').filter((line) => !lines.includes(line))).toEqual([expect.stringContaining('"name": "guard" } // switched off on purpose')]);
+    expect(EXISTING.split('\n').filter((line) => !lines.includes(line))).toEqual([
+      expect.stringContaining('"name": "guard" } // switched off on purpose'),
+    ]);
     expect(plan.text).toContain('"name": "guard" }, // switched off on purpose\n');
     const config = loadCleanly(plan.text);
     expect(config.hooks.map((h) => [h.event, h.matcher ?? '', (h.spec as { command: string }).command])).toEqual([
@@ -77,8 +104,12 @@ describe('mergeIntoHooksJson', () => {
     const text = mergeIntoHooksJson('// hooks go here\n', { hooks: [hook('Stop', undefined, './x.sh')] });
     expect(text.startsWith('// hooks go here\n{')).toBe(true);
     loadCleanly(text);
-    expect(() => mergeIntoHooksJson('{ "hooks": { "Stop": [ }', { hooks: [hook('Stop', undefined, './x.sh')] })).toThrow(/syntax error.*fix it before importing/);
-    expect(() => mergeIntoHooksJson('{ "hooks": { "Stop": {} } }', { hooks: [hook('Stop', undefined, './x.sh')] })).toThrow(/"hooks\.Stop" .* is not a list/);
+    expect(() => mergeIntoHooksJson('{ "hooks": { "Stop": [ }', { hooks: [hook('Stop', undefined, './x.sh')] })).toThrow(
+      /syntax error.*fix it before importing/,
+    );
+    expect(() => mergeIntoHooksJson('{ "hooks": { "Stop": {} } }', { hooks: [hook('Stop', undefined, './x.sh')] })).toThrow(
+      /"hooks\.Stop" .* is not a list/,
+    );
   });
 });
 
@@ -114,7 +145,9 @@ describe('importHooks into an existing .vscode/hooks.json', () => {
     expect(second.report).toMatchObject({ added: 0, written: false });
     expect(readFileSync(target(), 'utf8')).toBe(written);
     const carried = second.report.entries.filter((e) => e.status !== 'unsupported');
-    expect(carried.every((e) => e.skipped === 'already-present' && e.notes.includes('already in .vscode/hooks.json: not added again'))).toBe(true);
+    expect(
+      carried.every((e) => e.skipped === 'already-present' && e.notes.includes('already in .vscode/hooks.json: not added again')),
+    ).toBe(true);
   });
 
   it('refuses to touch a hooks.json it cannot parse', () => {

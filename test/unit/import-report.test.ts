@@ -26,7 +26,9 @@ describe('formatImportReport', () => {
     expect(text).toContain('  .claude/settings.json        Claude Code (project)\n');
     expect(text).toContain('  ~/.claude/settings.json      Claude Code (user)\n');
     // One line per hook, with its target, then the why.
-    expect(text.split('\n').filter((line) => /^ {2}\S.*: /.test(line) && !line.includes('Claude Code ('))).toHaveLength(report.entries.length);
+    expect(text.split('\n').filter((line) => /^ {2}\S.*: /.test(line) && !line.includes('Claude Code ('))).toHaveLength(
+      report.entries.length,
+    );
     expect(text).toContain(
       [
         "  .claude/settings.json: StopFailure matcher `rate_limit`: command `notify-send Claude 'rate limited'`",
@@ -34,7 +36,9 @@ describe('formatImportReport', () => {
       ].join('\n'),
     );
     expect(text).toContain(['  .claude/settings.json: Setup: command `npm ci`', '    why: Hookpilot has no Setup event:'].join('\n'));
-    expect(text).toMatch(/ {2}\.claude\/settings\.local\.json: PreToolUse matcher `Bash`: command `"\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/block-rm\.sh`\n {4}→ PreToolUse \[Bash\] \(exact\)\n/);
+    expect(text).toMatch(
+      / {2}\.claude\/settings\.local\.json: PreToolUse matcher `Bash`: command `"\$CLAUDE_PROJECT_DIR"\/\.claude\/hooks\/block-rm\.sh`\n {4}→ PreToolUse \[Bash\] \(exact\)\n/,
+    );
   });
 
   it('says what was written, or that there was nothing to add', () => {

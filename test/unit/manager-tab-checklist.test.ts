@@ -8,7 +8,8 @@ import { hostToManagerSchema, managerTabSchema, managerToHostSchema } from '../.
 // test/webview/manager-tabs.test.ts checks the page itself and that docs/hooks.md names each tab.
 const root = path.resolve(__dirname, '../..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
-const typesOf = (schema: { options: ReadonlyArray<{ shape: { type: { value: string } } }> }) => schema.options.map((option) => option.shape.type.value);
+const typesOf = (schema: { options: ReadonlyArray<{ shape: { type: { value: string } } }> }) =>
+  schema.options.map((option) => option.shape.type.value);
 /** The labels of a source file's `case '…':` clauses. */
 const caseLabels = (file: string) => new Set([...read(file).matchAll(/\bcase '([\w-]+)':/g)].map((m) => m[1]));
 const WEBVIEW_TESTS = readdirSync(path.join(root, 'test/webview'))

@@ -54,7 +54,10 @@ describe('group matcher (Claude Code rules)', () => {
   it('refuses lookaround and backreferences, which need backtracking, with a reason', () => {
     for (const pattern of ['Bash(?!Output)', '(?<=mcp__)x', '(Edit)\\1']) {
       const compiled = compileMatcher(pattern);
-      expect(compiled, pattern).toMatchObject({ kind: 'invalid', error: expect.stringMatching(/lookaround and backreferences are not supported/) });
+      expect(compiled, pattern).toMatchObject({
+        kind: 'invalid',
+        error: expect.stringMatching(/lookaround and backreferences are not supported/),
+      });
       expect(matchesValue(pattern, 'Bash')).toBe(false);
     }
   });

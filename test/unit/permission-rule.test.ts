@@ -71,7 +71,6 @@ describe('permission rules Tool(pattern)', () => {
     expect(match('Read(**/.env*)', 'Read', { file_path: '/w/config/.env.local' })).toBe('match');
     expect(match('Write(*.md)', 'Write', { file_path: 'README.md' })).toBe('match');
   });
-
 });
 
 const allowed = (patterns: Array<string | undefined>, command: string) => bashAllowedBy(patterns, analyzeBashCommand(command));
@@ -94,7 +93,7 @@ describe('Bash allow rules grant a line only when every subcommand matches', () 
     'git() { touch ../x; }; git status',
     'git log -n $((x))',
     "x='a[$(touch ../x)]'; [[ x -eq 1 ]] && git status",
-    "git log -n ${x[$(touch ../x)]}",
+    'git log -n ${x[$(touch ../x)]}',
     '$GIT status',
     'g?t status',
     '{git,status}',
@@ -138,8 +137,16 @@ describe('Bash allow rules grant a line only when every subcommand matches', () 
   });
 
   it('returns the redirections that write, for the caller to judge as edits', () => {
-    expect(allowed(['git *'], 'git log > log.txt 2>&1 < in.txt')).toEqual({ allowed: true, writes: [{ target: 'log.txt', write: true }], anyCommand: false });
-    expect(allowed([undefined], 'git log $(x) > "$OUT"')).toEqual({ allowed: true, writes: [{ target: undefined, write: true }], anyCommand: true });
+    expect(allowed(['git *'], 'git log > log.txt 2>&1 < in.txt')).toEqual({
+      allowed: true,
+      writes: [{ target: 'log.txt', write: true }],
+      anyCommand: false,
+    });
+    expect(allowed([undefined], 'git log $(x) > "$OUT"')).toEqual({
+      allowed: true,
+      writes: [{ target: undefined, write: true }],
+      anyCommand: true,
+    });
   });
 });
 

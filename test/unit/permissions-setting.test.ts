@@ -2,7 +2,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { permissionsFromSetting, permissionsSettingSchema, permissionsSettingWithModeSchema } from '../../src/core/agent/permissions/permissions-setting';
+import {
+  permissionsFromSetting,
+  permissionsSettingSchema,
+  permissionsSettingWithModeSchema,
+} from '../../src/core/agent/permissions/permissions-setting';
 import { CliError, EXIT } from '../../src/cli/cli-error';
 import { loadPermissions } from '../../src/cli/workspace-permissions';
 
@@ -10,7 +14,12 @@ const MANAGED = { allow: ['Read'], deny: ['Bash(curl *)'], ask: ['Write(**)'] };
 
 describe('permissionsFromSetting (core)', () => {
   it('puts the managed rules first and resolves relative directories against the root', () => {
-    const setting = { allow: ['Bash(*)'], deny: ['Edit'], ask: ['Bash(git push *)'], additionalDirectories: ['../shared', '/abs/dir/', 'lib/../docs'] };
+    const setting = {
+      allow: ['Bash(*)'],
+      deny: ['Edit'],
+      ask: ['Bash(git push *)'],
+      additionalDirectories: ['../shared', '/abs/dir/', 'lib/../docs'],
+    };
     expect(permissionsFromSetting(setting, { mode: 'plan', root: '/ws/app', managed: MANAGED })).toEqual({
       mode: 'plan',
       allow: ['Read', 'Bash(*)'],
@@ -21,8 +30,14 @@ describe('permissionsFromSetting (core)', () => {
   });
 
   it('an empty setting still carries the managed rules; without a root, directories stay as written', () => {
-    expect(permissionsFromSetting({}, { mode: 'default', root: undefined, managed: MANAGED })).toEqual({ mode: 'default', ...MANAGED, additionalDirectories: [] });
-    expect(permissionsFromSetting({ additionalDirectories: ['rel'] }, { mode: 'default', root: undefined, managed: {} }).additionalDirectories).toEqual(['rel']);
+    expect(permissionsFromSetting({}, { mode: 'default', root: undefined, managed: MANAGED })).toEqual({
+      mode: 'default',
+      ...MANAGED,
+      additionalDirectories: [],
+    });
+    expect(
+      permissionsFromSetting({ additionalDirectories: ['rel'] }, { mode: 'default', root: undefined, managed: {} }).additionalDirectories,
+    ).toEqual(['rel']);
   });
 
   it('the schema refuses a rule list that is not a list of strings; only the CLI form takes a mode', () => {
@@ -49,7 +64,9 @@ describe('loadPermissions (CLI)', () => {
   }
 
   it('managed rules, then the file, then the flags; the flag mode beats the file mode', () => {
-    const root = project('{\n  // team rules\n  "hookpilot.permissions": { "mode": "acceptEdits", "allow": ["Bash(npm test)"], "deny": ["Read(.env)"], "additionalDirectories": ["../lib"] },\n}\n');
+    const root = project(
+      '{\n  // team rules\n  "hookpilot.permissions": { "mode": "acceptEdits", "allow": ["Bash(npm test)"], "deny": ["Read(.env)"], "additionalDirectories": ["../lib"] },\n}\n',
+    );
     const flags = { allowedTools: ['Edit'], disallowedTools: ['Bash(rm *)'] };
     expect(loadPermissions(root, flags, MANAGED)).toEqual({
       mode: 'acceptEdits',

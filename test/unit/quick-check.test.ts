@@ -34,7 +34,24 @@ const SAMPLES: Array<Record<string, unknown>> = [
 ];
 
 /** Every value the test tries in place of a field: wrong types, missing, out of range, not finite. */
-const REPLACEMENTS: unknown[] = [undefined, null, '', 'x', 0, -1, 1.5, NaN, Infinity, true, {}, [], { prompt: 1 }, 'success', 'command', 'info'];
+const REPLACEMENTS: unknown[] = [
+  undefined,
+  null,
+  '',
+  'x',
+  0,
+  -1,
+  1.5,
+  NaN,
+  Infinity,
+  true,
+  {},
+  [],
+  { prompt: 1 },
+  'success',
+  'command',
+  'info',
+];
 
 function variants(record: Record<string, unknown>): unknown[] {
   const out: unknown[] = [record, { ...record, extra: 1 }, [record], null, 'record'];
@@ -84,7 +101,7 @@ describe('quickCheck', () => {
     expect(quickCheck(z.object({ n: z.number().int().positive() }))({ n: 2 })).toBe(true);
   });
 
-  it('quickArray passes a good list on as it is and reports a bad one with zod\'s issues', () => {
+  it("quickArray passes a good list on as it is and reports a bad one with zod's issues", () => {
     const schema = quickArray(auditRecordSchema);
     const good = SAMPLES.map((s) => ({ ...s }));
     const parsed = schema.safeParse(good);

@@ -7,7 +7,10 @@ const SECRET = 'registered-secret-4f5g6h';
 
 function recording(): { model: ChatModel; seen: ModelRequest[] } {
   const seen: ModelRequest[] = [];
-  return { seen, model: { complete: (request) => (seen.push(request), Promise.resolve({ content: 'ok', toolCalls: [], finishReason: 'stop' })) } };
+  return {
+    seen,
+    model: { complete: (request) => (seen.push(request), Promise.resolve({ content: 'ok', toolCalls: [], finishReason: 'stop' })) },
+  };
 }
 
 describe('RedactingChatModel', () => {
@@ -18,13 +21,19 @@ describe('RedactingChatModel', () => {
       messages: [
         { role: 'system', content: `context from a hook: ${SECRET}` },
         { role: 'user', content: [{ type: 'text', text: `pasted ${SECRET}` }] },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'Bash', arguments: `{"command":"echo ${SECRET}"}` } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c', type: 'function', function: { name: 'Bash', arguments: `{"command":"echo ${SECRET}"}` } }],
+        },
         { role: 'tool', tool_call_id: 'c', content: `${SECRET}\nghp_1234567890abcdefghijABCDEFGHIJ123456` },
       ],
       tools: [{ type: 'function', function: { name: 'T', description: `a BeforeLLM hook wrote ${SECRET}`, parameters: {} } }],
     };
     const before = JSON.stringify(request);
-    await new RedactingChatModel(model, new Redactor({ secretValues: [SECRET] })).complete(request, { signal: new AbortController().signal });
+    await new RedactingChatModel(model, new Redactor({ secretValues: [SECRET] })).complete(request, {
+      signal: new AbortController().signal,
+    });
     expect(JSON.stringify(request)).toBe(before);
     const sent = JSON.stringify(seen[0]);
     expect(sent).not.toContain(SECRET);
@@ -36,7 +45,9 @@ describe('RedactingChatModel', () => {
   it('sends a request with nothing to redact as it is', async () => {
     const { model, seen } = recording();
     const request: ModelRequest = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
-    await new RedactingChatModel(model, new Redactor({ secretValues: [SECRET] })).complete(request, { signal: new AbortController().signal });
+    await new RedactingChatModel(model, new Redactor({ secretValues: [SECRET] })).complete(request, {
+      signal: new AbortController().signal,
+    });
     expect(seen[0].messages).toBe(request.messages);
     expect(seen[0].tools).toBeUndefined();
   });
@@ -66,4 +77,3 @@ describe('RedactingChatModel', () => {
     expect(JSON.stringify(seen[5].messages)).not.toContain(SECRET);
   });
 });
-

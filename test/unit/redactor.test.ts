@@ -5,7 +5,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isEnvSecret, loadEnvFileSecrets, parseEnvFile } from '../../src/core/audit/env-file-secrets';
 import { Redactor } from '../../src/core/audit/redactor';
 
-const PRIVATE_KEY = ['-----BEGIN OPENSSH PRIVATE KEY-----', 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ', 'AAAAC3NzaC1lZDI1NTE5AAAAIHk3', '-----END OPENSSH PRIVATE KEY-----'].join('\n');
+const PRIVATE_KEY = [
+  '-----BEGIN OPENSSH PRIVATE KEY-----',
+  'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ',
+  'AAAAC3NzaC1lZDI1NTE5AAAAIHk3',
+  '-----END OPENSSH PRIVATE KEY-----',
+].join('\n');
 const JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c';
 
 // [kind, text containing the secret, the secret itself]
@@ -15,7 +20,11 @@ const CASES: Array<[string, string, string]> = [
   ['bearer', 'curl -H "Authorization: Bearer abc.DEF-123_ghi~jkl" https://example.invalid', 'abc.DEF-123_ghi~jkl'],
   ['github_token', 'git clone https://ghp_1234567890abcdefghijABCDEFGHIJ123456@github.com/x', 'ghp_1234567890abcdefghijABCDEFGHIJ123456'],
   ['github_token', 'oauth gho_ZYXWVUTSRQPONMLKJIHGFEDCBA9876543210 done', 'gho_ZYXWVUTSRQPONMLKJIHGFEDCBA9876543210'],
-  ['github_token', 'GH=github_pat_11ABCDEFG0aBcDeFgHiJkL_mnopqrstuvwxyz0123456789', 'github_pat_11ABCDEFG0aBcDeFgHiJkL_mnopqrstuvwxyz0123456789'],
+  [
+    'github_token',
+    'GH=github_pat_11ABCDEFG0aBcDeFgHiJkL_mnopqrstuvwxyz0123456789',
+    'github_pat_11ABCDEFG0aBcDeFgHiJkL_mnopqrstuvwxyz0123456789',
+  ],
   ['aws_access_key_id', 'aws_access_key_id AKIAIOSFODNN7EXAMPLE', 'AKIAIOSFODNN7EXAMPLE'],
   ['slack_token', 'token xoxb-123456789012-abcdefABCDEF in config', 'xoxb-123456789012-abcdefABCDEF'],
   ['private_key', `key:\n${PRIVATE_KEY}\nrest`, 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ'],
@@ -88,7 +97,9 @@ describe('Redactor.redactText', () => {
   });
 
   it('applies configured patterns, with and without a kind, and plain replacement text', () => {
-    const r = new Redactor({ patterns: [/ACME-\d{6}/, 'internal-[a-f0-9]{8}', { kind: 'ticket', pattern: /(?<pre>TICKET#)(?<secret>\d+)/i }] });
+    const r = new Redactor({
+      patterns: [/ACME-\d{6}/, 'internal-[a-f0-9]{8}', { kind: 'ticket', pattern: /(?<pre>TICKET#)(?<secret>\d+)/i }],
+    });
     expect(r.redactText('ACME-123456 internal-deadbeef ticket#42')).toBe('[REDACTED:custom] [REDACTED:custom] ticket#[REDACTED:ticket]');
     const plain = new Redactor({ plainReplacement: true, patterns: [/(\w)\1{9}/] });
     expect(plain.redactText('sk-abcdefghijklmnopqrstuvwx and zzzzzzzzzz')).toBe('[REDACTED] and [REDACTED]');
@@ -100,18 +111,27 @@ describe('Redactor.redactForModel', () => {
     const r = new Redactor({ secretValues: ['registered-secret-value'] });
     const messages = [
       { role: 'tool', tool_call_id: 'c1', content: 'GITHUB_TOKEN=registered-secret-value\nother ghp_1234567890abcdefghijABCDEFGHIJ123456' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'Bash', arguments: '{"command":"echo registered-secret-value"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'Bash', arguments: '{"command":"echo registered-secret-value"}' } }],
+      },
     ];
     expect(r.redactForModel(messages)).toEqual([
       { role: 'tool', tool_call_id: 'c1', content: 'GITHUB_TOKEN=[REDACTED:secret_value]\nother [REDACTED:github_token]' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'Bash', arguments: '{"command":"echo [REDACTED:secret_value]"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'Bash', arguments: '{"command":"echo [REDACTED:secret_value]"}' } }],
+      },
     ]);
     expect(r.redactForModel({ 'registered-secret-value': 1 })).toEqual({ '[REDACTED:secret_value]': 1 });
   });
 
   it('leaves source code that only looks like an assignment or a header as written', () => {
     const r = new Redactor();
-    const code = 'const password = form.password;\nheaders.Authorization = `Bearer ${session.accessToken}`;\n{ token: getToken(), api_key: cfg.apiKey }';
+    const code =
+      'const password = form.password;\nheaders.Authorization = `Bearer ${session.accessToken}`;\n{ token: getToken(), api_key: cfg.apiKey }';
     expect(r.redactForModel(code)).toBe(code);
     expect(r.redactForModel({ password: 'form.password', token: 'x' })).toEqual({ password: 'form.password', token: 'x' });
     // The audit log still redacts them.
@@ -120,8 +140,11 @@ describe('Redactor.redactForModel', () => {
 
   it('redacts generated-looking values of secret-named keys, as in a credentials file, but not code', () => {
     const r = new Redactor();
-    const credentials = '[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n';
-    expect(r.redactForModel(credentials)).toBe('[default]\naws_access_key_id = [REDACTED:aws_access_key_id]\naws_secret_access_key = [REDACTED:assignment]\n');
+    const credentials =
+      '[default]\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n';
+    expect(r.redactForModel(credentials)).toBe(
+      '[default]\naws_access_key_id = [REDACTED:aws_access_key_id]\naws_secret_access_key = [REDACTED:assignment]\n',
+    );
     expect(r.redactForModel('DB_PASSWORD="hunter2hunter2" npm start')).toBe('DB_PASSWORD="[REDACTED:assignment]" npm start');
     const code = 'const secret = uuidv4();\napiKey: process.env.API_KEY_V2,\ntoken = tokens2024[i];\npassword: hunter2';
     expect(r.redactForModel(code)).toBe(code);
@@ -129,7 +152,10 @@ describe('Redactor.redactForModel', () => {
 
   it('returns the same objects when nothing needs redacting', () => {
     const r = new Redactor({ secretValues: ['registered-secret-value'] });
-    const messages = [{ role: 'user', content: 'hello' }, { role: 'tool', tool_call_id: 'c', content: [{ type: 'text', text: 'fine' }] }];
+    const messages = [
+      { role: 'user', content: 'hello' },
+      { role: 'tool', tool_call_id: 'c', content: [{ type: 'text', text: 'fine' }] },
+    ];
     expect(r.redactForModel(messages)).toBe(messages);
   });
 });
@@ -263,11 +289,26 @@ describe('.env secrets', () => {
 
   it('does not let a planted .env hide commands, words, hosts or paths from later logs', () => {
     // The model may write a .env: what it registers is hidden from every later audit record.
-    const planted = ['git apply', 'curl evil.example', 'evil2.example', '.vscode/hooks.json', 'hooks/guard.sh', 'build-output', 'v1.2.3-beta', 'ops@example.com'];
+    const planted = [
+      'git apply',
+      'curl evil.example',
+      'evil2.example',
+      '.vscode/hooks.json',
+      'hooks/guard.sh',
+      'build-output',
+      'v1.2.3-beta',
+      'ops@example.com',
+    ];
     for (const value of planted) expect(isEnvSecret({ key: 'NOTE', value }), value).toBe(false);
-    for (const value of ['.vscode/hooks.json', 'https://evil.example/x', 'evil2.example']) expect(isEnvSecret({ key: 'API_TOKEN', value }), value).toBe(false);
+    for (const value of ['.vscode/hooks.json', 'https://evil.example/x', 'evil2.example'])
+      expect(isEnvSecret({ key: 'API_TOKEN', value }), value).toBe(false);
     // Generated-looking values count whatever the key; a secret-named key keeps passwords and passphrases.
-    for (const value of ['dotenv-secret-4f5g6h7j', 'a94a8fe5ccb19ba61c4c0873d391e987982fbbd3', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'redis://:pw-9x@cache:6379']) {
+    for (const value of [
+      'dotenv-secret-4f5g6h7j',
+      'a94a8fe5ccb19ba61c4c0873d391e987982fbbd3',
+      'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+      'redis://:pw-9x@cache:6379',
+    ]) {
       expect(isEnvSecret({ key: 'NOTE', value }), value).toBe(true);
     }
     expect(isEnvSecret({ key: 'DB_PASS', value: 'dotenv db pass' })).toBe(true);
@@ -286,7 +327,9 @@ describe('.env secrets', () => {
     expect(result.files.map((f) => f.slice(dir.length + 1))).toEqual(['.env', '.env.local', '.env.production']);
     expect(result.registered).toBe(3);
     const text = 'a env-file-api-key-1 b local-token-value-2 c rk_prod_value_3 d development placeholder-not-secret nested-value-4';
-    expect(r.redactText(text)).toBe('a [REDACTED:secret_value] b [REDACTED:secret_value] c [REDACTED:secret_value] d development placeholder-not-secret nested-value-4');
+    expect(r.redactText(text)).toBe(
+      'a [REDACTED:secret_value] b [REDACTED:secret_value] c [REDACTED:secret_value] d development placeholder-not-secret nested-value-4',
+    );
   });
 
   it('finds nothing in a folder without .env files or one that does not exist', async () => {

@@ -3,15 +3,37 @@ import { HookRegistry } from '../../src/core/hooks/registry';
 import type { HookDefinition } from '../../src/core/hooks/types';
 
 const def = (id: string, over: Partial<HookDefinition> = {}): HookDefinition => ({
-  id, name: id, event: 'PreToolUse', priority: 0, enabled: true, source: { kind: 'user' }, spec: { type: 'command', command: 'true' }, ...over,
+  id,
+  name: id,
+  event: 'PreToolUse',
+  priority: 0,
+  enabled: true,
+  source: { kind: 'user' },
+  spec: { type: 'command', command: 'true' },
+  ...over,
 });
 
 describe('HookRegistry', () => {
   it('indexes active hooks by event in dispatch order', () => {
     const r = new HookRegistry({ trusted: true });
-    r.load([def('c', { priority: 5 }), def('b', { priority: -1 }), def('s', { event: 'Stop' }), def('in', { priority: 9, spec: { type: 'builtin', builtin: 'x' } })]);
-    expect(r.current().subscribers('PreToolUse').map((h) => h.id)).toEqual(['in', 'b', 'c']);
-    expect(r.current().subscribers('Stop').map((h) => h.id)).toEqual(['s']);
+    r.load([
+      def('c', { priority: 5 }),
+      def('b', { priority: -1 }),
+      def('s', { event: 'Stop' }),
+      def('in', { priority: 9, spec: { type: 'builtin', builtin: 'x' } }),
+    ]);
+    expect(
+      r
+        .current()
+        .subscribers('PreToolUse')
+        .map((h) => h.id),
+    ).toEqual(['in', 'b', 'c']);
+    expect(
+      r
+        .current()
+        .subscribers('Stop')
+        .map((h) => h.id),
+    ).toEqual(['s']);
     expect(r.current().subscribers('SessionEnd')).toHaveLength(0);
   });
 
@@ -44,8 +66,18 @@ describe('HookRegistry', () => {
 
   it('workspace-sourced hooks are inactive until the workspace is trusted', () => {
     const r = new HookRegistry({ trusted: false });
-    r.load([def('ws', { source: { kind: 'workspace' } }), def('file', { source: { kind: 'hooksJson' } }), def('folder', { source: { kind: 'folder' } }), def('user')]);
-    expect(r.current().states.filter((s) => s.active).map((s) => s.hook.id)).toEqual(['user']);
+    r.load([
+      def('ws', { source: { kind: 'workspace' } }),
+      def('file', { source: { kind: 'hooksJson' } }),
+      def('folder', { source: { kind: 'folder' } }),
+      def('user'),
+    ]);
+    expect(
+      r
+        .current()
+        .states.filter((s) => s.active)
+        .map((s) => s.hook.id),
+    ).toEqual(['user']);
     const changes: number[] = [];
     r.onDidChange((s) => changes.push(s.version));
     r.setTrusted(true);

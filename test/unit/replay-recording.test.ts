@@ -8,19 +8,20 @@ import { ModelError } from '../../src/core/agent/llm/model-error';
 import { Transcript } from '../../src/core/agent/transcript';
 import { readAuditFile } from '../../src/core/audit/audit-reader';
 import { decisionsOf, describeDifference, diffDecisions, outcomesOfTranscript } from '../../src/core/replay/decisions';
-import {
-  auditRecordsOf,
-  recordingFromAudit,
-  recordingFromTranscript,
-  RecordingError,
-} from '../../src/core/replay/recording';
+import { auditRecordsOf, recordingFromAudit, recordingFromTranscript, RecordingError } from '../../src/core/replay/recording';
 import { ReplayChatModel, ReplayExhaustedError } from '../../src/core/replay/replay-chat-model';
 import { DEMO_RECORDING, loadReplaySource, MAX_RECORDING_BYTES } from '../../src/core/replay/replay-source';
 
 const ROOT = '/home/dev/project';
 let seq = 0;
 const at = () => ({ seq: ++seq, ts: '2026-01-01T00:00:00.000Z', session_id: 's1' });
-const event = (name: string, payload: Record<string, unknown>, dispatchId = `d${seq + 1}`): AuditRecord => ({ ...at(), type: 'event', dispatch_id: dispatchId, event: name, payload: { hook_event_name: name, cwd: ROOT, ...payload } });
+const event = (name: string, payload: Record<string, unknown>, dispatchId = `d${seq + 1}`): AuditRecord => ({
+  ...at(),
+  type: 'event',
+  dispatch_id: dispatchId,
+  event: name,
+  payload: { hook_event_name: name, cwd: ROOT, ...payload },
+});
 const reply = (content: string, calls: Array<{ id: string; name: string; arguments: unknown }> = []) =>
   event('AfterLLM', { step: 1, llm_response: { content, tool_calls: calls, finish_reason: calls.length ? 'tool_calls' : 'stop' } });
 
@@ -49,10 +50,17 @@ describe('recordingFromAudit', () => {
   it('groups the AfterLLM replies by prompt, keeping malformed tool arguments as the model sent them', () => {
     const recording = recordingFromAudit(session());
     expect(recording).toMatchObject({ kind: 'audit', sessionId: 's1', workspaceRoot: ROOT, notes: [] });
-    expect(recording.turns.map((t) => [t.prompt, t.responses.length])).toEqual([['tidy up', 3], ['and again', 1]]);
+    expect(recording.turns.map((t) => [t.prompt, t.responses.length])).toEqual([
+      ['tidy up', 3],
+      ['and again', 1],
+    ]);
     const [first, second] = recording.turns[0].responses;
     expect(first.toolCalls[0]).toMatchObject({ id: 'c1', name: 'Bash', arguments: { command: `rm -rf ${ROOT}/build` } });
-    expect(second.toolCalls[0]).toMatchObject({ id: 'c2', argumentsText: '{"file_path": "a.txt", "content": ', argumentsError: expect.stringContaining('not valid JSON') });
+    expect(second.toolCalls[0]).toMatchObject({
+      id: 'c2',
+      argumentsText: '{"file_path": "a.txt", "content": ',
+      argumentsError: expect.stringContaining('not valid JSON'),
+    });
   });
 
   it('a torn line, a missing beginning, a malformed reply or no prompt is a clear error', () => {
@@ -61,7 +69,10 @@ describe('recordingFromAudit', () => {
     );
     expect(() => recordingFromAudit(session().slice(3))).toThrow(/starts at record 4: its beginning is missing/);
     const malformed = session();
-    malformed[3] = { ...malformed[3], payload: { hook_event_name: 'AfterLLM', llm_response: { content: 3, tool_calls: [] } } } as AuditRecord;
+    malformed[3] = {
+      ...malformed[3],
+      payload: { hook_event_name: 'AfterLLM', llm_response: { content: 3, tool_calls: [] } },
+    } as AuditRecord;
     expect(() => recordingFromAudit(malformed)).toThrow(/record 4: the recorded model reply is malformed \(llm_response.content: /);
     expect(() => recordingFromAudit(session().slice(0, 1))).toThrow(/no prompt: nothing to replay/);
     expect(() => recordingFromAudit([])).toThrow(/no records/);
@@ -82,7 +93,11 @@ describe('recordingFromTranscript', () => {
   const line = (message: unknown) => JSON.stringify({ type: 'x', timestamp: 't', message });
   const text = [
     line({ role: 'user', content: 'fix it' }),
-    line({ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'Bash', arguments: '{"command":"ls"}' } }] }),
+    line({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'Bash', arguments: '{"command":"ls"}' } }],
+    }),
     line({ role: 'tool', tool_call_id: 'c1', content: 'Permission denied (default mode): commands need approval' }),
     line({ role: 'user', content: 'Stop hook feedback: run the tests' }),
     line({ role: 'assistant', content: 'Done.' }),
@@ -91,13 +106,20 @@ describe('recordingFromTranscript', () => {
   it('takes typed prompts as turns (Stop hook feedback stays in its turn) and reads outcomes from tool messages', () => {
     const recording = recordingFromTranscript(`${text}\n`, 's2');
     expect(recording.turns).toHaveLength(1);
-    expect(recording.turns[0].responses.map((r) => [r.content, r.toolCalls.length])).toEqual([['', 1], ['Done.', 0]]);
+    expect(recording.turns[0].responses.map((r) => [r.content, r.toolCalls.length])).toEqual([
+      ['', 1],
+      ['Done.', 0],
+    ]);
   });
 
   it('a torn last line or a foreign line is a clear error', () => {
-    expect(() => recordingFromTranscript(`${text}\n{"type":"assi`, 's2')).toThrow(/line 6 is not JSON: the transcript was cut while it was written/);
+    expect(() => recordingFromTranscript(`${text}\n{"type":"assi`, 's2')).toThrow(
+      /line 6 is not JSON: the transcript was cut while it was written/,
+    );
     expect(() => recordingFromTranscript(`{"hello": 1}\n${text}`, 's2')).toThrow(/line 1 is not a transcript entry/);
-    expect(() => recordingFromTranscript(line({ role: 'assistant', content: 'hi' }), 's2')).toThrow(/an assistant message before any prompt/);
+    expect(() => recordingFromTranscript(line({ role: 'assistant', content: 'hi' }), 's2')).toThrow(
+      /an assistant message before any prompt/,
+    );
   });
 
   it('outcomesOfTranscript reads each call back', () => {
@@ -116,13 +138,19 @@ describe('ReplayChatModel', () => {
     expect(first.toolCalls[0].argumentsText).toBe(JSON.stringify({ command: 'rm -rf /tmp/copy "x"/build' }));
     await model.complete({ model: 'm', messages: [] }, { signal });
     const deltas: string[] = [];
-    expect(await model.complete({ model: 'm', messages: [] }, { signal, onTextDelta: (d) => deltas.push(d) })).toMatchObject({ content: 'Done.', toolCalls: [] });
+    expect(await model.complete({ model: 'm', messages: [] }, { signal, onTextDelta: (d) => deltas.push(d) })).toMatchObject({
+      content: 'Done.',
+      toolCalls: [],
+    });
     expect(deltas).toEqual(['Done.']);
     expect(model.unusedReplies).toBe(0);
   });
 
   it('a path that only starts like the recorded root is left alone', async () => {
-    const model = new ReplayChatModel([{ prompt: 'p', responses: [{ content: `${ROOT}2/x and /x${ROOT}/y and ${ROOT}`, toolCalls: [], finishReason: 'stop' }] }], { from: ROOT, to: '/c' });
+    const model = new ReplayChatModel(
+      [{ prompt: 'p', responses: [{ content: `${ROOT}2/x and /x${ROOT}/y and ${ROOT}`, toolCalls: [], finishReason: 'stop' }] }],
+      { from: ROOT, to: '/c' },
+    );
     model.beginTurn(0);
     expect((await model.complete({ model: 'm', messages: [] }, { signal })).content).toBe(`${ROOT}2/x and /x${ROOT}/y and /c`);
   });
@@ -134,7 +162,9 @@ describe('ReplayChatModel', () => {
     await model.complete({ model: 'm', messages: [] }, { signal });
     const exhausted = model.complete({ model: 'm', messages: [] }, { signal });
     await expect(exhausted).rejects.toBeInstanceOf(ReplayExhaustedError);
-    await expect(exhausted).rejects.toThrow('replay: turn 2 asked the model for reply 2, and the recording has only 1: the run went further than the recorded one');
+    await expect(exhausted).rejects.toThrow(
+      'replay: turn 2 asked the model for reply 2, and the recording has only 1: the run went further than the recorded one',
+    );
     model.beginTurn(0);
     const aborted = new AbortController();
     aborted.abort();
@@ -146,13 +176,34 @@ describe('ReplayChatModel', () => {
 describe('decisions', () => {
   it('a tool call is compared by its policy decision; a new deny by a hook reads as one line', () => {
     const recorded = decisionsOf(session());
-    expect(recorded.find((d) => d.key === 'tool c1')).toEqual({ key: 'tool c1', step: 1, event: 'PreToolUse', subject: 'Bash(rm -rf build)', decision: 'allow', by: 'rule Bash' });
+    expect(recorded.find((d) => d.key === 'tool c1')).toEqual({
+      key: 'tool c1',
+      step: 1,
+      event: 'PreToolUse',
+      subject: 'Bash(rm -rf build)',
+      decision: 'allow',
+      by: 'rule Bash',
+    });
     const now = session();
-    now.splice(5, 1, { ...at(), type: 'hook_run', dispatch_id: 'pre1', event: 'PreToolUse', hook_id: 'h', hook_name: 'guard', handler: 'command', source: 'hooksJson', status: 'blocking-error', decision: 'block', duration_ms: 1 });
+    now.splice(5, 1, {
+      ...at(),
+      type: 'hook_run',
+      dispatch_id: 'pre1',
+      event: 'PreToolUse',
+      hook_id: 'h',
+      hook_name: 'guard',
+      handler: 'command',
+      source: 'hooksJson',
+      status: 'blocking-error',
+      decision: 'block',
+      duration_ms: 1,
+    });
     now.push({ ...at(), type: 'dispatch', dispatch_id: 'pre1', event: 'PreToolUse', decision: 'deny', hooks_run: 1, duration_ms: 1 });
     now.push({ ...at(), type: 'permission', tool_name: 'Bash', tool_use_id: 'c1', decision: 'deny', by: 'hook', source: 'hook guard' });
     const differences = diffDecisions(recorded, decisionsOf(now));
-    expect(differences.map(describeDifference)).toEqual(['step 1 PreToolUse Bash(rm -rf build): recorded allow by rule Bash, now deny by hook guard']);
+    expect(differences.map(describeDifference)).toEqual([
+      'step 1 PreToolUse Bash(rm -rf build): recorded allow by rule Bash, now deny by hook guard',
+    ]);
     expect(diffDecisions(recorded, decisionsOf(session()))).toEqual([]);
   });
 
@@ -160,7 +211,15 @@ describe('decisions', () => {
     const reused = () => {
       const records = session();
       records.push(event('PreToolUse', { tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'c1' }, 'pre2'));
-      records.push({ ...at(), type: 'permission', tool_name: 'Bash', tool_use_id: 'c1', decision: 'deny', by: 'rule', source: 'rule Bash(ls)' });
+      records.push({
+        ...at(),
+        type: 'permission',
+        tool_name: 'Bash',
+        tool_use_id: 'c1',
+        decision: 'deny',
+        by: 'rule',
+        source: 'rule Bash(ls)',
+      });
       return decisionsOf(records).filter((d) => d.key.startsWith('tool c1'));
     };
     expect(reused().map((d) => [d.key, d.subject, d.decision])).toEqual([
@@ -172,26 +231,58 @@ describe('decisions', () => {
   it('a hook that fails now is a difference even when the dispatch decides the same (a guard failing open)', () => {
     const withGuard = (status: 'success' | 'error') => {
       const records = session();
-      records.splice(5, 0, { ...at(), type: 'hook_run', dispatch_id: 'pre1', event: 'PreToolUse', hook_id: 'h', hook_name: 'guard', handler: 'command', source: 'hooksJson', status, decision: status === 'error' ? 'error' : 'none', duration_ms: 1 });
+      records.splice(5, 0, {
+        ...at(),
+        type: 'hook_run',
+        dispatch_id: 'pre1',
+        event: 'PreToolUse',
+        hook_id: 'h',
+        hook_name: 'guard',
+        handler: 'command',
+        source: 'hooksJson',
+        status,
+        decision: status === 'error' ? 'error' : 'none',
+        duration_ms: 1,
+      });
       return decisionsOf(records);
     };
-    expect(diffDecisions(withGuard('success'), withGuard('error')).map(describeDifference)).toEqual(['step 1 PreToolUse Bash(rm -rf build) hook guard: recorded success, now error']);
+    expect(diffDecisions(withGuard('success'), withGuard('error')).map(describeDifference)).toEqual([
+      'step 1 PreToolUse Bash(rm -rf build) hook guard: recorded success, now error',
+    ]);
     expect(diffDecisions(withGuard('success'), withGuard('success'))).toEqual([]);
   });
 
   it('an ask is the decision, whoever answered it; a call only one run reached is a difference', () => {
     const asked = (answerBy: 'person' | 'timeout') => {
       const records = session();
-      records.splice(5, 1, { ...at(), type: 'permission', tool_name: 'Bash', tool_use_id: 'c1', decision: 'ask', by: 'mode', source: 'default mode' });
-      records.splice(6, 0, { ...at(), type: 'permission', tool_name: 'Bash', tool_use_id: 'c1', decision: answerBy === 'person' ? 'allow' : 'deny', by: answerBy, source: 'user' });
+      records.splice(5, 1, {
+        ...at(),
+        type: 'permission',
+        tool_name: 'Bash',
+        tool_use_id: 'c1',
+        decision: 'ask',
+        by: 'mode',
+        source: 'default mode',
+      });
+      records.splice(6, 0, {
+        ...at(),
+        type: 'permission',
+        tool_name: 'Bash',
+        tool_use_id: 'c1',
+        decision: answerBy === 'person' ? 'allow' : 'deny',
+        by: answerBy,
+        source: 'user',
+      });
       return decisionsOf(records);
     };
     expect(diffDecisions(asked('person'), asked('timeout'))).toEqual([]);
-    expect(diffDecisions(asked('person'), []).map(describeDifference)).toEqual(['step 1 PreToolUse Bash(rm -rf build): recorded ask by default mode, now not reached']);
+    expect(diffDecisions(asked('person'), []).map(describeDifference)).toEqual([
+      'step 1 PreToolUse Bash(rm -rf build): recorded ask by default mode, now not reached',
+    ]);
   });
 });
 
-describe('the demo workspace\'s recorded session', () => {
+describe("the demo workspace's recorded session", () => {
   it('loads as an audit recording of one turn whose steps show each demo hook, with the .env value redacted', async () => {
     const demo = path.resolve(__dirname, '../../examples/demo-workspace');
     const source = await loadReplaySource(path.join(demo, DEMO_RECORDING));
@@ -199,9 +290,15 @@ describe('the demo workspace\'s recorded session', () => {
     expect(source.recording.turns).toHaveLength(1);
     const calls = source.recording.turns[0].responses.flatMap((r) => r.toolCalls.map((c) => c.id));
     expect(calls).toEqual(['call_read', 'call_rm', 'call_env', 'call_write', 'call_grep']);
-    const decisions = Object.fromEntries(source.recorded.filter((d) => d.key.startsWith('tool ')).map((d) => [d.key, `${d.decision} by ${d.by ?? ''}`]));
+    const decisions = Object.fromEntries(
+      source.recorded.filter((d) => d.key.startsWith('tool ')).map((d) => [d.key, `${d.decision} by ${d.by ?? ''}`]),
+    );
     // Both the command guard and the rpc policy deny rm -rf, in parallel: both are named, in order.
-    expect(decisions).toMatchObject({ 'tool call_rm': 'deny by hook guard, hook policy', 'tool call_env': 'deny by hook guard', 'tool call_write': 'ask by default mode' });
+    expect(decisions).toMatchObject({
+      'tool call_rm': 'deny by hook guard, hook policy',
+      'tool call_env': 'deny by hook guard',
+      'tool call_write': 'ask by default mode',
+    });
     const secret = readFileSync(path.join(demo, '.env'), 'utf8').match(/DEMO_API_TOKEN=(\S+)/)?.[1] ?? 'missing';
     expect(readFileSync(path.join(demo, DEMO_RECORDING), 'utf8')).not.toContain(secret);
   });
@@ -215,7 +312,9 @@ describe('loadReplaySource', () => {
       writeFileSync(file, '');
       // Sparse: no disk is used.
       truncateSync(file, MAX_RECORDING_BYTES + 1);
-      await expect(loadReplaySource(file)).rejects.toThrow(new RecordingError(`the recording is ${MAX_RECORDING_BYTES + 1} bytes, over the ${MAX_RECORDING_BYTES} a replay reads`));
+      await expect(loadReplaySource(file)).rejects.toThrow(
+        new RecordingError(`the recording is ${MAX_RECORDING_BYTES + 1} bytes, over the ${MAX_RECORDING_BYTES} a replay reads`),
+      );
       await expect(loadReplaySource(path.join(dir, 'missing.jsonl'))).rejects.toThrow(/cannot read .*missing\.jsonl/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

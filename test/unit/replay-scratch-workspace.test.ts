@@ -1,5 +1,17 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -61,8 +73,12 @@ describe('createScratchWorkspace', () => {
     }
     const tmp = mkdtempSync(path.join(tmpdir(), 'hookpilot-scratch-tmp-'));
     dirs.push(tmp);
-    await expect(createScratchWorkspace(tree({ 'a.bin': 'x'.repeat(4096) }), { maxBytes: 1024, tmpDir: tmp })).rejects.toThrow(/larger than 1024 bytes: too large to copy for a replay/);
-    await expect(createScratchWorkspace(tree({ a: '', b: '', c: '' }), { maxEntries: 2, tmpDir: tmp })).rejects.toThrow(/more than 2 files/);
+    await expect(createScratchWorkspace(tree({ 'a.bin': 'x'.repeat(4096) }), { maxBytes: 1024, tmpDir: tmp })).rejects.toThrow(
+      /larger than 1024 bytes: too large to copy for a replay/,
+    );
+    await expect(createScratchWorkspace(tree({ a: '', b: '', c: '' }), { maxEntries: 2, tmpDir: tmp })).rejects.toThrow(
+      /more than 2 files/,
+    );
     expect(readdirSync(tmp)).toEqual([]);
   });
 

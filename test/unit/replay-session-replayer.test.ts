@@ -55,7 +55,11 @@ describe('replayRecording', () => {
   it('a turn that goes further than recorded ends with an error, the replay goes on, and the session ends as failed', async () => {
     const log: string[] = [];
     const run = await replayRecording(recording, '/copy', scriptedSession([4, 1], log), new AbortController().signal);
-    expect(run.turns[0]).toMatchObject({ reason: 'error', error: expect.stringContaining('turn 1 asked the model for reply 4'), unusedReplies: 0 });
+    expect(run.turns[0]).toMatchObject({
+      reason: 'error',
+      error: expect.stringContaining('turn 1 asked the model for reply 4'),
+      unusedReplies: 0,
+    });
     expect(run.turns[1]).toMatchObject({ reason: 'completed' });
     expect(log.at(-1)).toBe('end error');
   });
@@ -64,10 +68,15 @@ describe('replayRecording', () => {
     const controller = new AbortController();
     const log: string[] = [];
     const session = scriptedSession([1, 1], log);
-    const run = await replayRecording(recording, '/copy', (model) => {
-      const inner = session(model);
-      return { ...inner, prompt: async (text, signal) => inner.prompt(text, signal).finally(() => controller.abort()) };
-    }, controller.signal);
+    const run = await replayRecording(
+      recording,
+      '/copy',
+      (model) => {
+        const inner = session(model);
+        return { ...inner, prompt: async (text, signal) => inner.prompt(text, signal).finally(() => controller.abort()) };
+      },
+      controller.signal,
+    );
     expect(run).toMatchObject({ cancelled: true, turns: [{ prompt: 'first' }] });
     expect(log.at(-1)).toBe('end cancelled');
   });

@@ -3,20 +3,57 @@ import { isSecretEnvEntry, isSecretEnvName, secretEnvValues, urlPassword } from 
 
 describe('secret-looking environment variables', () => {
   it.each([
-    'OPENAI_API_KEY', 'HOOKPILOT_API_KEY', 'MY_APIKEY', 'GITHUB_TOKEN', 'GH_TOKEN', 'AWS_SESSION_TOKEN', 'ACCESSTOKEN', 'NPM_AUTH_TOKEN',
-    'AWS_SECRET_ACCESS_KEY', 'CLIENT_SECRET', 'SECRET_KEY_BASE', 'DB_PASSWORD', 'PGPASSWORD', 'MYSQL_PWD', 'DB_PASS', 'SMTP_PASSWD',
-    'SENTRY_DSN', 'MY_PRIVATE_KEY', 'PRIVATE_KEY_PEM', 'NPM_AUTH', 'NPM_CONFIG__AUTH', 'GOOGLE_APPLICATION_CREDENTIALS', 'OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_METRICS_HEADERS',
-    'AWS_CREDENTIALS_FILE', 'STRIPE_KEY', 'BASIC_AUTH', 'SESSION_COOKIE', 'gpg_passphrase', 'github_token',
+    'OPENAI_API_KEY',
+    'HOOKPILOT_API_KEY',
+    'MY_APIKEY',
+    'GITHUB_TOKEN',
+    'GH_TOKEN',
+    'AWS_SESSION_TOKEN',
+    'ACCESSTOKEN',
+    'NPM_AUTH_TOKEN',
+    'AWS_SECRET_ACCESS_KEY',
+    'CLIENT_SECRET',
+    'SECRET_KEY_BASE',
+    'DB_PASSWORD',
+    'PGPASSWORD',
+    'MYSQL_PWD',
+    'DB_PASS',
+    'SMTP_PASSWD',
+    'SENTRY_DSN',
+    'MY_PRIVATE_KEY',
+    'PRIVATE_KEY_PEM',
+    'NPM_AUTH',
+    'NPM_CONFIG__AUTH',
+    'GOOGLE_APPLICATION_CREDENTIALS',
+    'OTEL_EXPORTER_OTLP_HEADERS',
+    'OTEL_EXPORTER_OTLP_METRICS_HEADERS',
+    'AWS_CREDENTIALS_FILE',
+    'STRIPE_KEY',
+    'BASIC_AUTH',
+    'SESSION_COOKIE',
+    'gpg_passphrase',
+    'github_token',
   ])('%s is secret', (name) => {
     expect(isSecretEnvName(name)).toBe(true);
   });
 
-  it.each(['PATH', 'HOME', 'PWD', 'OLDPWD', 'TOKENIZERS_PARALLELISM', 'SSH_AUTH_SOCK', 'KEYBOARD_LAYOUT', 'AWS_ACCESS_KEY_ID', 'DATABASE_URL', 'LANG', 'PASSAGE', 'NODE_ENV', 'OTEL_EXPORTER_OTLP_ENDPOINT'])(
-    '%s is not secret by its name',
-    (name) => {
-      expect(isSecretEnvName(name)).toBe(false);
-    },
-  );
+  it.each([
+    'PATH',
+    'HOME',
+    'PWD',
+    'OLDPWD',
+    'TOKENIZERS_PARALLELISM',
+    'SSH_AUTH_SOCK',
+    'KEYBOARD_LAYOUT',
+    'AWS_ACCESS_KEY_ID',
+    'DATABASE_URL',
+    'LANG',
+    'PASSAGE',
+    'NODE_ENV',
+    'OTEL_EXPORTER_OTLP_ENDPOINT',
+  ])('%s is not secret by its name', (name) => {
+    expect(isSecretEnvName(name)).toBe(false);
+  });
 
   it('counts a URL with a password as secret, whatever its name', () => {
     expect(urlPassword('postgres://app:Pa55w0rd@db/app')).toBe('Pa55w0rd');

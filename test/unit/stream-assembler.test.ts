@@ -69,7 +69,14 @@ describe('StreamAssembler', () => {
 
   it('takes usage from the trailing chunk that has no choices', () => {
     const assembler = assemble([chunk({ content: 'x' }, 'stop')]);
-    assembler.add({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } });
+    assembler.add({
+      id: 'c',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'm',
+      choices: [],
+      usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+    });
     expect(assembler.result().usage).toEqual({ promptTokens: 3, completionTokens: 1, totalTokens: 4 });
   });
 });

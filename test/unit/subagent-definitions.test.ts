@@ -7,7 +7,13 @@ import { loadSubagentDefinitions, parseSubagentFile, subagentFolders, subagentTo
 import type { Tool } from '../../src/core/agent/tools/tool';
 import { makeWorkspace } from '../support/workspace';
 
-const fake = (name: string): Tool => ({ name, description: name, category: 'read', inputSchema: z.object({}), run: async () => ({ ok: true, content: '', response: {} }) });
+const fake = (name: string): Tool => ({
+  name,
+  description: name,
+  category: 'read',
+  inputSchema: z.object({}),
+  run: async () => ({ ok: true, content: '', response: {} }),
+});
 const BUILTINS = ['Read', 'Grep', 'Bash'].map(fake);
 const MCP = ['mcp__memory__create_entities', 'mcp__memory__read_graph', 'mcp__memoryx__read', 'mcp__fs__read_file'].map(fake);
 const names = (tools: Tool[]) => tools.map((t) => t.name);
@@ -18,7 +24,13 @@ afterEach(() => cleanups.splice(0).forEach((c) => c()));
 describe('subagent definition files', () => {
   it('reads name, description, a tools list in any of its spellings, and the body as instructions', () => {
     const text = '---\nname: reviewer\ndescription: "Reviews code"\ntools: Read, Grep , mcp__memory\nmodel: sonnet\n---\nBe strict.\n';
-    const expected = { name: 'reviewer', description: 'Reviews code', tools: ['Read', 'Grep', 'mcp__memory'], prompt: 'Be strict.', file: 'r.md' };
+    const expected = {
+      name: 'reviewer',
+      description: 'Reviews code',
+      tools: ['Read', 'Grep', 'mcp__memory'],
+      prompt: 'Be strict.',
+      file: 'r.md',
+    };
     expect(parseSubagentFile(text, 'r.md')).toEqual(expected);
     expect(parseSubagentFile('---\nname: a\ndescription: d\ntools: [Read, "Bash"]\n---\n', 'a.md').tools).toEqual(['Read', 'Bash']);
     const crlf = '---\r\nname: a\r\ndescription: d\r\ntools:\r\n  - Read\r\n  - mcp__fs__read_file\r\n---\r\nbody';
@@ -45,25 +57,42 @@ describe('subagent definition files', () => {
     });
     cleanups.push(() => ws.cleanup());
     writeFileSync(ws.file('project/agents/huge.md'), `---\nname: huge\ndescription: d\n---\n${'x'.repeat(70_000)}`);
-    const loaded = loadSubagentDefinitions([{ dir: ws.file('user/agents') }, { dir: ws.file('project/agents') }, { dir: ws.file('missing') }]);
+    const loaded = loadSubagentDefinitions([
+      { dir: ws.file('user/agents') },
+      { dir: ws.file('project/agents') },
+      { dir: ws.file('missing') },
+    ]);
     expect(loaded.definitions.map((d) => [d.name, d.description])).toEqual([
       ['a', 'from the workspace'],
       ['b', 'only the user'],
     ]);
-    expect(loaded.problems).toEqual([expect.stringMatching(/broken\.md: no front matter/), expect.stringMatching(/huge\.md: larger than 64 KiB/)]);
+    expect(loaded.problems).toEqual([
+      expect.stringMatching(/broken\.md: no front matter/),
+      expect.stringMatching(/huge\.md: larger than 64 KiB/),
+    ]);
   });
 
   it("an untrusted workspace's .claude/agents is not read", () => {
-    expect(subagentFolders('/ws', '/home/u', true)).toEqual([{ dir: path.join('/home/u', '.claude', 'agents') }, { dir: path.join('/ws', '.claude', 'agents'), within: '/ws' }]);
+    expect(subagentFolders('/ws', '/home/u', true)).toEqual([
+      { dir: path.join('/home/u', '.claude', 'agents') },
+      { dir: path.join('/ws', '.claude', 'agents'), within: '/ws' },
+    ]);
     expect(subagentFolders('/ws', '/home/u', false)).toEqual([{ dir: path.join('/home/u', '.claude', 'agents') }]);
     expect(subagentFolders('/ws', undefined, false)).toEqual([]);
   });
 
   it("a workspace definition that links out of the workspace is not read (its text would reach the model); the user's may link", () => {
-    const outside = makeWorkspace({ 'secret.md': '---\nname: leak\ndescription: SECRET-TEXT\n---\nSECRET-BODY\n', 'agents/x.md': '---\nname: x\ndescription: d\n---\n' });
+    const outside = makeWorkspace({
+      'secret.md': '---\nname: leak\ndescription: SECRET-TEXT\n---\nSECRET-BODY\n',
+      'agents/x.md': '---\nname: x\ndescription: d\n---\n',
+    });
     const ws = makeWorkspace({ '.claude/agents/ok.md': '---\nname: ok\ndescription: fine\n---\n' });
     const home = makeWorkspace();
-    cleanups.push(() => outside.cleanup(), () => ws.cleanup(), () => home.cleanup());
+    cleanups.push(
+      () => outside.cleanup(),
+      () => ws.cleanup(),
+      () => home.cleanup(),
+    );
     symlinkSync(outside.file('secret.md'), ws.file('.claude/agents/leak.md'));
     mkdirSync(home.file('.claude/agents'), { recursive: true });
     symlinkSync(outside.file('secret.md'), home.file('.claude/agents/mine.md'));
@@ -84,7 +113,10 @@ describe('subagent definition files', () => {
   it('skips a FIFO, a device and a link to /dev/zero in a folder, reporting each, instead of blocking or reading forever', async () => {
     const ws = makeWorkspace({ '.claude/agents/ok.md': '---\nname: ok\ndescription: fine\n---\n' });
     const home = makeWorkspace();
-    cleanups.push(() => ws.cleanup(), () => home.cleanup());
+    cleanups.push(
+      () => ws.cleanup(),
+      () => home.cleanup(),
+    );
     execFileSync('mkfifo', [ws.file('.claude/agents/fifo.md')]);
     mkdirSync(home.file('.claude/agents'), { recursive: true });
     symlinkSync('/dev/zero', home.file('.claude/agents/zero.md'));
@@ -103,7 +135,8 @@ describe('subagent definition files', () => {
     const ws = makeWorkspace();
     cleanups.push(() => ws.cleanup());
     mkdirSync(ws.file('agents'));
-    for (let i = 0; i < 205; i++) writeFileSync(ws.file(`agents/a${String(i).padStart(3, '0')}.md`), `---\nname: a${i}\ndescription: d\n---\n`);
+    for (let i = 0; i < 205; i++)
+      writeFileSync(ws.file(`agents/a${String(i).padStart(3, '0')}.md`), `---\nname: a${i}\ndescription: d\n---\n`);
     const loaded = loadSubagentDefinitions([{ dir: ws.file('agents') }]);
     expect(loaded.definitions).toHaveLength(100);
     expect(loaded.problems[0]).toMatch(/more than 200 files/);
@@ -120,7 +153,10 @@ describe('the tools a subagent is offered', () => {
   });
 
   it('with a list: exactly the tools it names; mcp__server names that server only; unknown names and Task give nothing', () => {
-    expect(names(subagentTools(def(['Read', 'mcp__memory__create_entities', 'Task', 'Nope']), BUILTINS, MCP))).toEqual(['Read', 'mcp__memory__create_entities']);
+    expect(names(subagentTools(def(['Read', 'mcp__memory__create_entities', 'Task', 'Nope']), BUILTINS, MCP))).toEqual([
+      'Read',
+      'mcp__memory__create_entities',
+    ]);
     expect(names(subagentTools(def(['mcp__memory']), BUILTINS, MCP))).toEqual(['mcp__memory__create_entities', 'mcp__memory__read_graph']);
     expect(names(subagentTools(def(['mcp__memory__']), BUILTINS, MCP))).toEqual([]);
     expect(names(subagentTools(def([]), BUILTINS, MCP))).toEqual([]);

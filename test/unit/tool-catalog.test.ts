@@ -3,13 +3,7 @@ import { baseSystemPrompt } from '../../src/core/agent/system-prompt';
 import { createBuiltinTools } from '../../src/core/agent/tools/builtin-tools';
 import { TodoStore } from '../../src/core/agent/tools/todo-store';
 import { summarizeToolCall } from '../../src/core/agent/tool-summary';
-import {
-  builtinToolInfo,
-  isBuiltinToolName,
-  isFileEditTool,
-  isShellTool,
-  isSubagentTool,
-} from '../../src/core/agent/tools/tool-catalog';
+import { builtinToolInfo, isBuiltinToolName, isFileEditTool, isShellTool, isSubagentTool } from '../../src/core/agent/tools/tool-catalog';
 import { isHookpilotTool } from '../../src/core/import/tool-names';
 import { matchPermissionRule, parsePermissionRule } from '../../src/core/permissions/permission-rule';
 import { toolSample } from '../../src/shared/sample-payload';

@@ -14,7 +14,13 @@ class Log {
   }
 
   /** An event, its hook runs (each `[name, decision, durationMs]`, ending at `at + duration`), and the dispatch summary. */
-  event(at: number, event: string, payload: Record<string, unknown> = {}, hooks: Array<[string, string, number]> = [], decision = 'none'): string {
+  event(
+    at: number,
+    event: string,
+    payload: Record<string, unknown> = {},
+    hooks: Array<[string, string, number]> = [],
+    decision = 'none',
+  ): string {
     const id = `d${++this.dispatches}`;
     this.push(at, { type: 'event', dispatch_id: id, event, payload: { hook_event_name: event, ...payload } });
     for (const [name, hookDecision, ms] of hooks) this.hookRun(at + ms, id, event, name, hookDecision, ms);
@@ -25,9 +31,29 @@ class Log {
     return id;
   }
 
-  hookRun(at: number, dispatchId: string, event: string, name: string, decision: string, ms: number, extra: Record<string, unknown> = {}): void {
+  hookRun(
+    at: number,
+    dispatchId: string,
+    event: string,
+    name: string,
+    decision: string,
+    ms: number,
+    extra: Record<string, unknown> = {},
+  ): void {
     const status = decision === 'timeout' || decision === 'error' ? decision : 'success';
-    this.push(at, { type: 'hook_run', dispatch_id: dispatchId, event, hook_id: name, hook_name: name, handler: 'command', source: 'hooksJson', status, decision, duration_ms: ms, ...extra });
+    this.push(at, {
+      type: 'hook_run',
+      dispatch_id: dispatchId,
+      event,
+      hook_id: name,
+      hook_name: name,
+      handler: 'command',
+      source: 'hooksJson',
+      status,
+      decision,
+      duration_ms: ms,
+      ...extra,
+    });
   }
 
   permission(at: number, toolUseId: string, decision: 'allow' | 'deny' | 'ask', source = 'rule'): void {
@@ -41,7 +67,8 @@ class Log {
 
 /** The tree as nested [label, decision] pairs, children after. */
 type Shape = [string, string, ...Shape[]] | [string, string];
-const shape = (spans: readonly TraceSpan[]): Shape[] => spans.map((s) => (s.children.length > 0 ? [s.label, s.decision, ...shape(s.children)] : [s.label, s.decision]) as Shape);
+const shape = (spans: readonly TraceSpan[]): Shape[] =>
+  spans.map((s) => (s.children.length > 0 ? [s.label, s.decision, ...shape(s.children)] : [s.label, s.decision]) as Shape);
 const find = (tree: TraceTree, label: string): TraceSpan => {
   for (const span of tree.walk()) if (span.label === label) return span;
   throw new Error(`no span "${label}"`);
@@ -51,9 +78,24 @@ function oneTurn(): Log {
   const log = new Log();
   log.event(0, 'UserPromptSubmit', { prompt: 'run the tests' }, [['audit-context', 'context', 4]]);
   log.event(5, 'TurnStart', { turn_index: 0, prompt: 'run the tests' });
-  log.event(10, 'BeforeLLM', { step: 1, llm_request: { model: 'gpt-x', messages_delta: { added: [] } } }, [['budget', 'allow', 3]], 'allow');
+  log.event(
+    10,
+    'BeforeLLM',
+    { step: 1, llm_request: { model: 'gpt-x', messages_delta: { added: [] } } },
+    [['budget', 'allow', 3]],
+    'allow',
+  );
   log.event(400, 'AfterLLM', { step: 1, llm_response: { content: '', tool_calls: [{ id: 'call_1' }], finish_reason: 'tool_calls' } });
-  log.event(401, 'PreToolUse', { tool_name: 'Bash', tool_use_id: 'call_1', tool_input: { command: 'npm test' } }, [['guard', 'allow', 20], ['lint', 'timeout', 60]], 'allow');
+  log.event(
+    401,
+    'PreToolUse',
+    { tool_name: 'Bash', tool_use_id: 'call_1', tool_input: { command: 'npm test' } },
+    [
+      ['guard', 'allow', 20],
+      ['lint', 'timeout', 60],
+    ],
+    'allow',
+  );
   log.permission(462, 'call_1', 'allow', 'hook guard');
   log.event(1500, 'PostToolUse', { tool_name: 'Bash', tool_use_id: 'call_1', tool_input: { command: 'npm test' } });
   log.event(1501, 'StepComplete', { step: 1 });
@@ -79,7 +121,13 @@ describe('TraceTree', () => {
           'Step 1',
           '',
           ['Model request · gpt-x → 1 tool call', 'tool_calls', ['BeforeLLM', 'allow', ['budget', 'allow']], ['AfterLLM', '']],
-          ['Bash · npm test', 'allow', ['PreToolUse', 'allow', ['guard', 'allow'], ['lint', 'timeout']], ['Permission · Bash', 'allow'], ['PostToolUse', '']],
+          [
+            'Bash · npm test',
+            'allow',
+            ['PreToolUse', 'allow', ['guard', 'allow'], ['lint', 'timeout']],
+            ['Permission · Bash', 'allow'],
+            ['PostToolUse', ''],
+          ],
           ['StepComplete', ''],
         ],
         ['Step 2', '', ['Model request · gpt-x → answer', 'stop', ['BeforeLLM', ''], ['AfterLLM', '']], ['StepComplete', '']],
@@ -96,7 +144,9 @@ describe('TraceTree', () => {
     expect([tool.startMs - T0, tool.endMs - T0, tool.depth]).toEqual([401, 1500, 2]);
     expect([tree.startMs - T0, tree.endMs - T0]).toEqual([0, 1841]);
     // Each span's record is the one the detail pane shows.
-    expect(find(tree, 'Model request · gpt-x → 1 tool call').record?.seq).toBe(tree.roots[0].children[2].children[0].children[0].record?.seq);
+    expect(find(tree, 'Model request · gpt-x → 1 tool call').record?.seq).toBe(
+      tree.roots[0].children[2].children[0].children[0].record?.seq,
+    );
     expect(lint.record).toMatchObject({ type: 'hook_run', hook_name: 'lint' });
   });
 
@@ -178,7 +228,13 @@ describe('TraceTree', () => {
     expect(find(tree, 'Model request · m → 1 tool call').decision).toBe('tool_calls');
     expect(find(tree, 'Model request · m').decision).toBe('unfinished');
     // A blocked prompt's turn: ended by its TurnEnd, or (older logs, which have none) by the next prompt.
-    expect([third.decision, third.badge, third.open, third.endMs - T0, third.children.map((s) => s.label)]).toEqual(['blocked', 'block', false, 3006, ['UserPromptSubmit', 'TurnEnd']]);
+    expect([third.decision, third.badge, third.open, third.endMs - T0, third.children.map((s) => s.label)]).toEqual([
+      'blocked',
+      'block',
+      false,
+      3006,
+      ['UserPromptSubmit', 'TurnEnd'],
+    ]);
     expect([fourth.decision, fourth.badge, fourth.open]).toEqual(['blocked', 'block', false]);
   });
 
@@ -208,7 +264,14 @@ describe('TraceTree', () => {
     const tree = new TraceTree();
     tree.add(log.records);
     const ask = find(tree, 'Permission · Bash');
-    expect([ask.startMs - T0, ask.endMs - T0, ask.decision, ask.badge, ask.open, ask.record?.seq]).toEqual([3, 5000, 'deny', 'deny', false, 8]);
+    expect([ask.startMs - T0, ask.endMs - T0, ask.decision, ask.badge, ask.open, ask.record?.seq]).toEqual([
+      3,
+      5000,
+      'deny',
+      'deny',
+      false,
+      8,
+    ]);
     const tool = find(tree, 'Bash · git push');
     expect(tool.children.map((s) => s.label)).toEqual(['PreToolUse', 'Permission · Bash', 'PermissionRequest', 'PermissionDenied']);
     expect([tool.decision, tool.badge, tool.open]).toEqual(['denied', 'deny', false]);
@@ -221,7 +284,9 @@ describe('TraceTree', () => {
     log.event(2, 'PreToolUse', { tool_name: 'Task', tool_use_id: 't1', tool_input: { description: 'find callers' } });
     log.event(3, 'SubagentStart', { agent_id: 'a1', agent_type: 'explore', prompt: 'find callers' });
     log.event(4, 'BeforeLLM', { agent_id: 'a1', step: 1, llm_request: {} });
-    log.event(5, 'PreToolUse', { agent_id: 'a1', tool_name: 'Grep', tool_use_id: 'g1', tool_input: { pattern: 'foo' } }, [['guard', 'allow', 1]]);
+    log.event(5, 'PreToolUse', { agent_id: 'a1', tool_name: 'Grep', tool_use_id: 'g1', tool_input: { pattern: 'foo' } }, [
+      ['guard', 'allow', 1],
+    ]);
     log.event(7, 'PostToolUse', { agent_id: 'a1', tool_name: 'Grep', tool_use_id: 'g1', tool_input: { pattern: 'foo' } });
     log.event(9, 'SubagentStop', { agent_id: 'a1', agent_type: 'explore' });
     log.event(10, 'PostToolUse', { tool_name: 'Task', tool_use_id: 't1', tool_input: { description: 'find callers' } });
@@ -229,7 +294,18 @@ describe('TraceTree', () => {
     tree.add(log.records);
     expect(shape(find(tree, 'Task · find callers').children)).toEqual([
       ['PreToolUse', ''],
-      ['Subagent explore · find callers', '', ['SubagentStart', ''], ['Step 1', '', ['Model request', '', ['BeforeLLM', '']], ['Grep · foo', '', ['PreToolUse', '', ['guard', 'allow']], ['PostToolUse', '']]], ['SubagentStop', '']],
+      [
+        'Subagent explore · find callers',
+        '',
+        ['SubagentStart', ''],
+        [
+          'Step 1',
+          '',
+          ['Model request', '', ['BeforeLLM', '']],
+          ['Grep · foo', '', ['PreToolUse', '', ['guard', 'allow']], ['PostToolUse', '']],
+        ],
+        ['SubagentStop', ''],
+      ],
       ['PostToolUse', ''],
     ]);
     expect([...tree.walk()].filter((s) => s.open).map((s) => s.label)).toEqual(['Turn 1 · research', 'Step 1', 'Model request']);
@@ -256,7 +332,10 @@ describe('TraceTree', () => {
     const tree = new TraceTree();
     tree.add(log.records);
     const event = tree.roots[0];
-    expect(event.children.map((s) => [s.label, s.async])).toEqual([['fmt', false], ['indexer', true]]);
+    expect(event.children.map((s) => [s.label, s.async])).toEqual([
+      ['fmt', false],
+      ['indexer', true],
+    ]);
     expect(event.endMs - T0).toBe(10);
     // The slowest 20: the async run, n24 … n10 (25 … 11 ms), fmt and n9 (10 ms), n8 and n7.
     expect(tree.slowThresholdMs).toBe(8);

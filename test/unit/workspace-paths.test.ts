@@ -2,7 +2,15 @@ import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, wr
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HardLinkError, OutsideWorkspaceError, isWithin, physicalPath, physicalPathOf, resolveInWorkspace, toAbsolutePath } from '../../src/core/agent/tools/workspace-paths';
+import {
+  HardLinkError,
+  OutsideWorkspaceError,
+  isWithin,
+  physicalPath,
+  physicalPathOf,
+  resolveInWorkspace,
+  toAbsolutePath,
+} from '../../src/core/agent/tools/workspace-paths';
 
 let base: string;
 let workspace: string;
@@ -22,7 +30,11 @@ afterEach(() => {
   rmSync(base, { recursive: true, force: true });
 });
 
-const scope = (extra: { cwd?: string; additionalDirectories?: string[] } = {}) => ({ workspaceRoot: workspace, cwd: extra.cwd ?? workspace, ...extra });
+const scope = (extra: { cwd?: string; additionalDirectories?: string[] } = {}) => ({
+  workspaceRoot: workspace,
+  cwd: extra.cwd ?? workspace,
+  ...extra,
+});
 
 describe('toAbsolutePath', () => {
   it('expands ~ and resolves relative paths against cwd', () => {
@@ -53,7 +65,9 @@ describe('resolveInWorkspace', () => {
 
   it('refuses .. escapes and absolute paths outside the workspace', () => {
     expect(() => resolveInWorkspace('../outside/secret.txt', scope())).toThrow(OutsideWorkspaceError);
-    expect(() => resolveInWorkspace('src/../../outside/secret.txt', scope())).toThrow(/^path outside the workspace: src\/\.\.\/\.\.\/outside\/secret\.txt/);
+    expect(() => resolveInWorkspace('src/../../outside/secret.txt', scope())).toThrow(
+      /^path outside the workspace: src\/\.\.\/\.\.\/outside\/secret\.txt/,
+    );
     expect(() => resolveInWorkspace(join(outside, 'secret.txt'), scope())).toThrow(/path outside the workspace/);
     expect(() => resolveInWorkspace('/etc/passwd', scope())).toThrow(/path outside the workspace/);
   });

@@ -19,7 +19,8 @@ const fixtureWorkspace = path.join(__dirname, 'fixtures', 'workspace');
 /** The extension itself, as `main` in package.json expects it (dist/extension.js). */
 function buildExtension(): void {
   const result = spawnSync(process.execPath, ['esbuild.mjs'], { cwd: root, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`building the extension failed (node esbuild.mjs exited with ${result.status ?? result.signal})`);
+  if (result.status !== 0)
+    throw new Error(`building the extension failed (node esbuild.mjs exited with ${result.status ?? result.signal})`);
 }
 
 async function main(): Promise<number> {
@@ -43,7 +44,12 @@ async function main(): Promise<number> {
       vscodeExecutablePath: executable,
       extensionDevelopmentPath: root,
       extensionTestsPath,
-      launchArgs: [workspace, '--disable-extensions', `--user-data-dir=${path.join(scratch, 'user-data')}`, `--extensions-dir=${path.join(scratch, 'extensions')}`],
+      launchArgs: [
+        workspace,
+        '--disable-extensions',
+        `--user-data-dir=${path.join(scratch, 'user-data')}`,
+        `--extensions-dir=${path.join(scratch, 'extensions')}`,
+      ],
     });
     return 0;
   } catch (error) {

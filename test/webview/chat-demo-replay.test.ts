@@ -9,7 +9,12 @@ let view: WebviewPage;
 const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 const unconfigured = (demoReplay?: boolean): HostToChat => ({
   type: 'status',
-  model: { configured: false, problem: 'No model is configured yet.', presets: [...MODEL_PRESETS], ...(demoReplay === undefined ? {} : { demoReplay }) },
+  model: {
+    configured: false,
+    problem: 'No model is configured yet.',
+    presets: [...MODEL_PRESETS],
+    ...(demoReplay === undefined ? {} : { demoReplay }),
+  },
   busy: false,
   usage,
 });
@@ -40,7 +45,13 @@ describe('chat webview: the demo replay', () => {
     await view.page.getByTestId('replay-demo').click();
     expect(await view.posted()).toEqual([{ type: 'replayDemo' }]);
 
-    const notice = { kind: 'notice' as const, id: 'n1', level: 'info' as const, source: 'replay', message: 'Replay of the demo session: recorded model replies' };
+    const notice = {
+      kind: 'notice' as const,
+      id: 'n1',
+      level: 'info' as const,
+      source: 'replay',
+      message: 'Replay of the demo session: recorded model replies',
+    };
     await view.host({ type: 'append', seq: 1, item: notice });
     await view.page.waitForSelector('[data-id="n1"]');
     expect(await view.page.locator('[data-id="n1"]').isVisible()).toBe(true);

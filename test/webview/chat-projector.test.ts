@@ -14,7 +14,11 @@ const blockedTurn: AgentEvent[] = [
   { type: 'text_delta', text: 'I will ' },
   { type: 'text_delta', text: 'remove it.' },
   { type: 'usage', promptTokens: 100, completionTokens: 20, totalTokens: 120 },
-  { type: 'assistant_message', content: 'I will remove it.', toolCalls: [{ id: 'call_1', name: 'Bash', input: { command: 'rm -rf build' } }] },
+  {
+    type: 'assistant_message',
+    content: 'I will remove it.',
+    toolCalls: [{ id: 'call_1', name: 'Bash', input: { command: 'rm -rf build' } }],
+  },
   { type: 'tool_started', id: 'call_1', name: 'Bash', input: { command: 'rm -rf build' } },
   { type: 'hook_started', hookId: 'h1', hookName: 'guard', event: 'PreToolUse' },
   {
@@ -52,7 +56,12 @@ describe('ChatProjector', () => {
     ]);
     // Deltas are sent as deltas, never the whole text again.
     expect(messages[2]).toMatchObject({ type: 'patch', changes: { kind: 'assistant', appendText: 'remove it.' } });
-    expect(messages[3]).toEqual({ type: 'patch', seq: 4, id: messages[1].type === 'append' ? messages[1].item.id : '', changes: { kind: 'assistant', streaming: false } });
+    expect(messages[3]).toEqual({
+      type: 'patch',
+      seq: 4,
+      id: messages[1].type === 'append' ? messages[1].item.id : '',
+      changes: { kind: 'assistant', streaming: false },
+    });
     // The final content replaces the deltas when a hook changed the response.
     expect(messages[7]).toMatchObject({ changes: { kind: 'assistant', streaming: false, text: 'The guard hook blocked it.' } });
     expect(projector.usage).toEqual({ promptTokens: 250, completionTokens: 25, totalTokens: 275 });
@@ -113,17 +122,39 @@ describe('ChatProjector', () => {
       { type: 'tool_started', id: 'c1', name: 'Edit', input },
       { type: 'approval_requested', id: 'c1', toolName: 'Edit', input, reason: 'edits need approval', askedBy: 'default mode' },
     ]);
-    expect(out[1]).toMatchObject({ changes: { kind: 'tool', status: 'awaiting-approval', approval: { reason: 'edits need approval', askedBy: 'default mode' } } });
+    expect(out[1]).toMatchObject({
+      changes: { kind: 'tool', status: 'awaiting-approval', approval: { reason: 'edits need approval', askedBy: 'default mode' } },
+    });
     const done = projectAll(projector, [
       { type: 'approval_resolved', id: 'c1', decision: 'allow', by: 'user' },
-      { type: 'tool_finished', id: 'c1', name: 'Edit', input, outcome: 'executed', output: 'The file src/a.ts has been updated.', hooks: [], durationMs: 3 },
+      {
+        type: 'tool_finished',
+        id: 'c1',
+        name: 'Edit',
+        input,
+        outcome: 'executed',
+        output: 'The file src/a.ts has been updated.',
+        hooks: [],
+        durationMs: 3,
+      },
     ]);
     expect(done[0]).toMatchObject({ changes: { approval: null, approvalOutcome: { decision: 'allow', by: 'user' } } });
-    expect(done[1]).toMatchObject({ changes: { status: 'executed', diffAvailable: true, outputPreview: 'The file s', outputTruncated: true } });
+    expect(done[1]).toMatchObject({
+      changes: { status: 'executed', diffAvailable: true, outputPreview: 'The file s', outputTruncated: true },
+    });
   });
 
   it('offers a diff only for the tools that write a file, not for names Hookpilot has no tool for', () => {
-    const finished = (name: string): AgentEvent => ({ type: 'tool_finished', id: `c-${name}`, name, input: { file_path: 'a' }, outcome: 'executed', output: 'ok', hooks: [], durationMs: 1 });
+    const finished = (name: string): AgentEvent => ({
+      type: 'tool_finished',
+      id: `c-${name}`,
+      name,
+      input: { file_path: 'a' },
+      outcome: 'executed',
+      output: 'ok',
+      hooks: [],
+      durationMs: 1,
+    });
     const diffs = (name: string) => {
       const projector = new ChatProjector();
       projector.project({ type: 'tool_started', id: `c-${name}`, name, input: { file_path: 'a' } });
@@ -137,7 +168,16 @@ describe('ChatProjector', () => {
 
   it('gives a reused tool_use_id a new card id and patches the newest card', () => {
     const projector = new ChatProjector();
-    const finish = (id: string): AgentEvent => ({ type: 'tool_finished', id, name: 'Read', input: { file_path: 'a' }, outcome: 'executed', output: 'x', hooks: [], durationMs: 1 });
+    const finish = (id: string): AgentEvent => ({
+      type: 'tool_finished',
+      id,
+      name: 'Read',
+      input: { file_path: 'a' },
+      outcome: 'executed',
+      output: 'x',
+      hooks: [],
+      durationMs: 1,
+    });
     const out = projectAll(projector, [
       { type: 'tool_started', id: 'call_0', name: 'Read', input: { file_path: 'a' } },
       finish('call_0'),
@@ -148,7 +188,8 @@ describe('ChatProjector', () => {
     expect(new Set(ids).size).toBe(2);
     expect(out[3]).toMatchObject({ type: 'patch', id: ids[1] });
     const reset = projector.snapshot();
-    if (reset.type === 'reset') expect(reset.state.items.every((i) => i.kind !== 'tool' || (i.callId === 'call_0' && i.status === 'executed'))).toBe(true);
+    if (reset.type === 'reset')
+      expect(reset.state.items.every((i) => i.kind !== 'tool' || (i.callId === 'call_0' && i.status === 'executed'))).toBe(true);
   });
 
   it('clear starts an empty chat with a reset that keeps seq increasing', () => {

@@ -4,7 +4,16 @@ import { receiveChatToHost, receiveHostToChat, type HostToChat } from '../../src
 import { applyChatMessage, initialChatState, type ChatViewState } from '../../src/shared/chat-reducer';
 import { MODEL_PRESETS } from '../../src/shared/model-presets';
 
-const tool = (id: string): ChatItem => ({ kind: 'tool', id, callId: id, name: 'Bash', summary: 'Run: ls', status: 'running', hooks: [], diffAvailable: false });
+const tool = (id: string): ChatItem => ({
+  kind: 'tool',
+  id,
+  callId: id,
+  name: 'Bash',
+  summary: 'Run: ls',
+  status: 'running',
+  hooks: [],
+  diffAvailable: false,
+});
 
 function run(messages: HostToChat[], state: ChatViewState = initialChatState()): ChatViewState {
   return messages.reduce(applyChatMessage, state);
@@ -26,7 +35,12 @@ describe('applyChatMessage', () => {
   it('never mutates the previous state', () => {
     const before = run([{ type: 'reset', seq: 0, state: { items: [tool('t1')] } }]);
     const frozen = JSON.stringify(before);
-    const after = applyChatMessage(before, { type: 'patch', seq: 1, id: 't1', changes: { kind: 'tool', status: 'executed', outputPreview: 'ok' } });
+    const after = applyChatMessage(before, {
+      type: 'patch',
+      seq: 1,
+      id: 't1',
+      changes: { kind: 'tool', status: 'executed', outputPreview: 'ok' },
+    });
     expect(JSON.stringify(before)).toBe(frozen);
     expect(after.items[0]).toMatchObject({ status: 'executed', outputPreview: 'ok' });
     expect(after.items).not.toBe(before.items);
@@ -53,28 +67,54 @@ describe('applyChatMessage', () => {
   it('treats a patch of an unknown item or of the wrong kind as out of sync', () => {
     const base = run([{ type: 'reset', seq: 0, state: { items: [tool('t1')] } }]);
     expect(applyChatMessage(base, { type: 'patch', seq: 1, id: 'nope', changes: { kind: 'tool', status: 'failed' } }).outOfSync).toBe(true);
-    expect(applyChatMessage(base, { type: 'patch', seq: 1, id: 't1', changes: { kind: 'assistant', appendText: 'x' } }).outOfSync).toBe(true);
+    expect(applyChatMessage(base, { type: 'patch', seq: 1, id: 't1', changes: { kind: 'assistant', appendText: 'x' } }).outOfSync).toBe(
+      true,
+    );
     expect(applyChatMessage(base, { type: 'append', seq: 1, item: tool('t1') }).outOfSync).toBe(true);
   });
 
   it('sets and clears the inline approval of a tool card', () => {
     const state = run([
       { type: 'reset', seq: 0, state: { items: [tool('t1')] } },
-      { type: 'patch', seq: 1, id: 't1', changes: { kind: 'tool', status: 'awaiting-approval', approval: { reason: 'ask rule Bash', askedBy: 'rule' } } },
+      {
+        type: 'patch',
+        seq: 1,
+        id: 't1',
+        changes: { kind: 'tool', status: 'awaiting-approval', approval: { reason: 'ask rule Bash', askedBy: 'rule' } },
+      },
     ]);
     expect(state.items[0]).toMatchObject({ status: 'awaiting-approval', approval: { askedBy: 'rule' } });
-    const answered = applyChatMessage(state, { type: 'patch', seq: 2, id: 't1', changes: { kind: 'tool', status: 'running', approval: null, approvalOutcome: { decision: 'allow', by: 'user' } } });
+    const answered = applyChatMessage(state, {
+      type: 'patch',
+      seq: 2,
+      id: 't1',
+      changes: { kind: 'tool', status: 'running', approval: null, approvalOutcome: { decision: 'allow', by: 'user' } },
+    });
     expect(answered.items[0]).not.toHaveProperty('approval');
     expect(answered.items[0]).toMatchObject({ approvalOutcome: { decision: 'allow', by: 'user' } });
   });
 
   it('keeps status and sessions as the latest snapshot', () => {
     const state = run([
-      { type: 'status', model: { configured: false, problem: 'No model is configured', presets: [...MODEL_PRESETS] }, busy: false, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } },
-      { type: 'status', model: { configured: true, name: 'gpt-4.1' }, busy: true, usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 } },
+      {
+        type: 'status',
+        model: { configured: false, problem: 'No model is configured', presets: [...MODEL_PRESETS] },
+        busy: false,
+        usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+      },
+      {
+        type: 'status',
+        model: { configured: true, name: 'gpt-4.1' },
+        busy: true,
+        usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
+      },
       { type: 'sessions', list: [{ id: 's1', title: 'Fix the parser', startedAt: '2025-01-01T00:00:00.000Z' }], currentId: 's1' },
     ]);
-    expect(state.status).toEqual({ model: { configured: true, name: 'gpt-4.1' }, busy: true, usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 } });
+    expect(state.status).toEqual({
+      model: { configured: true, name: 'gpt-4.1' },
+      busy: true,
+      usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 },
+    });
     expect(state.currentSessionId).toBe('s1');
     expect(state.sessions).toHaveLength(1);
   });
@@ -86,7 +126,9 @@ describe('chat message schemas', () => {
     const bad = receiveHostToChat({ type: 'append', seq: -1, item: { kind: 'tool', id: 't1' } });
     expect(bad.ok).toBe(false);
     if (!bad.ok) expect(bad.error).toMatch(/append/);
-    expect(receiveHostToChat({ type: 'patch', seq: 2, id: 'a', changes: { kind: 'assistant', appendText: 'x', status: 'executed' } })).toMatchObject({ ok: true });
+    expect(
+      receiveHostToChat({ type: 'patch', seq: 2, id: 'a', changes: { kind: 'assistant', appendText: 'x', status: 'executed' } }),
+    ).toMatchObject({ ok: true });
     expect(receiveHostToChat({ type: 'nope' }).ok).toBe(false);
     expect(receiveHostToChat('append').ok).toBe(false);
   });

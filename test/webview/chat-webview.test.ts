@@ -9,7 +9,12 @@ let view: WebviewPage;
 let closeView: (() => Promise<void>) | undefined;
 let firstPosted: unknown[];
 
-const ready: HostToChat = { type: 'status', model: { configured: true, name: 'gpt-4.1', endpoint: 'https://api.openai.com/v1' }, busy: false, usage: { promptTokens: 1200, completionTokens: 340, totalTokens: 1540 } };
+const ready: HostToChat = {
+  type: 'status',
+  model: { configured: true, name: 'gpt-4.1', endpoint: 'https://api.openai.com/v1' },
+  busy: false,
+  usage: { promptTokens: 1200, completionTokens: 340, totalTokens: 1540 },
+};
 
 beforeAll(async () => {
   // One page for the file (pages are slow to open on a busy machine); each test starts with a reset.
@@ -48,7 +53,8 @@ describe('chat webview', () => {
   it('renders streamed markdown, sanitized: injected scripts and handlers never run', async () => {
     await view.host({ type: 'reset', seq: 0, state: { items: [{ kind: 'user', id: 'u1', text: 'show me' }] } });
     await view.host({ type: 'append', seq: 1, item: { kind: 'assistant', id: 'a1', text: 'Here is **bold** and ', streaming: true } });
-    const payload = '<img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script> [link](javascript:window.__pwned=3) <a href="#" onclick="window.__pwned=4">x</a>\n\n```ts\nconst a = 1;\n```\n';
+    const payload =
+      '<img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script> [link](javascript:window.__pwned=3) <a href="#" onclick="window.__pwned=4">x</a>\n\n```ts\nconst a = 1;\n```\n';
     await view.host({ type: 'patch', seq: 2, id: 'a1', changes: { kind: 'assistant', appendText: '`code`.\n\n' } });
     await view.host({ type: 'patch', seq: 3, id: 'a1', changes: { kind: 'assistant', appendText: payload } });
     await view.page.waitForSelector('.chat-row-assistant.is-streaming .markdown pre code');
@@ -60,8 +66,13 @@ describe('chat webview', () => {
     await view.page.waitForSelector('.chat-row-assistant:not(.is-streaming)');
     // Raw HTML is shown as text; markdown links keep only safe URLs.
     expect(await streaming.textContent()).toContain('<img src=x onerror="window.__pwned=1">');
-    const dangerous = await streaming.evaluate((el) =>
-      [...el.querySelectorAll('*')].filter((n) => ['SCRIPT', 'IMG', 'IFRAME', 'STYLE'].includes(n.tagName) || [...n.attributes].some((a) => a.name.startsWith('on') || /^\s*javascript:/i.test(a.value))).length,
+    const dangerous = await streaming.evaluate(
+      (el) =>
+        [...el.querySelectorAll('*')].filter(
+          (n) =>
+            ['SCRIPT', 'IMG', 'IFRAME', 'STYLE'].includes(n.tagName) ||
+            [...n.attributes].some((a) => a.name.startsWith('on') || /^\s*javascript:/i.test(a.value)),
+        ).length,
     );
     expect(dangerous).toBe(0);
     expect(await streaming.locator('a').textContent()).toBe('link');
@@ -133,7 +144,10 @@ describe('chat webview', () => {
     const card = view.page.locator('.tool-card');
     await card.locator('.badge-blocked').waitFor();
     expect(await card.getByTestId('tool-status').textContent()).toContain('blocked');
-    expect(await card.getByTestId('hook-note').allTextContents()).toEqual([' Blocked by guard: no rm -rf outside build/', ' Context from audit-context: policy v2']);
+    expect(await card.getByTestId('hook-note').allTextContents()).toEqual([
+      ' Blocked by guard: no rm -rf outside build/',
+      ' Context from audit-context: policy v2',
+    ]);
     expect(await card.locator('.tool-summary').textContent()).toBe('Run: rm -rf build');
   });
 
@@ -143,7 +157,12 @@ describe('chat webview', () => {
       seq: 0,
       state: {
         items: [
-          tool('call_2', { name: 'Edit', summary: 'Edit src/a.ts', status: 'awaiting-approval', approval: { reason: 'edits need approval in default mode', askedBy: 'default mode' } }),
+          tool('call_2', {
+            name: 'Edit',
+            summary: 'Edit src/a.ts',
+            status: 'awaiting-approval',
+            approval: { reason: 'edits need approval in default mode', askedBy: 'default mode' },
+          }),
           tool('call_3', { name: 'Write', summary: 'Write src/b.ts (3 lines)', status: 'executed', diffAvailable: true }),
         ],
       },
@@ -175,7 +194,12 @@ describe('chat webview', () => {
   });
 
   it('shows the setup panel while no model is configured', async () => {
-    await view.host({ type: 'status', model: { configured: false, problem: 'No model is configured yet.', presets: [...MODEL_PRESETS] }, busy: false, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } });
+    await view.host({
+      type: 'status',
+      model: { configured: false, problem: 'No model is configured yet.', presets: [...MODEL_PRESETS] },
+      busy: false,
+      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    });
     await view.host({ type: 'reset', seq: 0, state: { items: [] } });
     const panel = view.page.getByTestId('setup-panel');
     await panel.waitFor();
@@ -194,7 +218,8 @@ describe('chat webview', () => {
   it('shows a running hook\'s statusMessage in the footer instead of "Working…", and hides it when idle', async () => {
     const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
     const model = { configured: true as const, name: 'gpt-4.1' };
-    const footerText = (text: string) => view.page.waitForFunction((expected) => document.querySelector('[data-testid="footer-working"]')?.textContent === expected, text);
+    const footerText = (text: string) =>
+      view.page.waitForFunction((expected) => document.querySelector('[data-testid="footer-working"]')?.textContent === expected, text);
     await view.host({ type: 'status', model, busy: true, usage, activity: 'Checking command…' });
     const working = view.page.getByTestId('footer-working');
     await working.waitFor();
@@ -209,8 +234,17 @@ describe('chat webview', () => {
     const items: ChatItem[] = [];
     for (let i = 0; i < 5000; i++) {
       if (i % 4 === 0) items.push({ kind: 'user', id: `m${i}`, text: `Question ${i}: what does hook ${i} do?` });
-      else if (i % 4 === 1) items.push({ kind: 'assistant', id: `m${i}`, text: `Answer ${i} with **markdown** and a list:\n\n- one\n- two\n`, streaming: false });
-      else if (i % 4 === 2) items.push(tool(`m${i}`, { status: 'executed', hooks: [{ hookName: 'ctx', event: 'PostToolUse', kind: 'context', detail: `note ${i}` }] }));
+      else if (i % 4 === 1)
+        items.push({
+          kind: 'assistant',
+          id: `m${i}`,
+          text: `Answer ${i} with **markdown** and a list:\n\n- one\n- two\n`,
+          streaming: false,
+        });
+      else if (i % 4 === 2)
+        items.push(
+          tool(`m${i}`, { status: 'executed', hooks: [{ hookName: 'ctx', event: 'PostToolUse', kind: 'context', detail: `note ${i}` }] }),
+        );
       else items.push({ kind: 'turn-end', id: `m${i}`, reason: 'completed' });
     }
     await view.host({ type: 'reset', seq: 0, state: { items } });
@@ -262,9 +296,25 @@ describe('chat webview', () => {
         items: [
           { kind: 'user', id: 'u1', text: 'Clean the build folder and run the tests' },
           { kind: 'assistant', id: 'a1', text: 'I will remove `build/` first, then run `npm test`.', streaming: false },
-          tool('t1', { status: 'blocked', durationMs: 12, hooks: [{ hookName: 'guard', event: 'PreToolUse', kind: 'blocked', detail: 'rm -rf is not allowed' }], outputPreview: 'PreToolUse hook "guard" blocked this call' }),
-          tool('t2', { summary: 'Run: npm test', status: 'awaiting-approval', approval: { reason: 'Bash commands need approval', askedBy: 'default mode' } }),
-          tool('t3', { name: 'Edit', summary: 'Edit src/parser.ts', status: 'executed', durationMs: 31, diffAvailable: true, hooks: [{ hookName: 'prettier', event: 'PostToolUse', kind: 'rewrote-output', detail: 'formatted' }] }),
+          tool('t1', {
+            status: 'blocked',
+            durationMs: 12,
+            hooks: [{ hookName: 'guard', event: 'PreToolUse', kind: 'blocked', detail: 'rm -rf is not allowed' }],
+            outputPreview: 'PreToolUse hook "guard" blocked this call',
+          }),
+          tool('t2', {
+            summary: 'Run: npm test',
+            status: 'awaiting-approval',
+            approval: { reason: 'Bash commands need approval', askedBy: 'default mode' },
+          }),
+          tool('t3', {
+            name: 'Edit',
+            summary: 'Edit src/parser.ts',
+            status: 'executed',
+            durationMs: 31,
+            diffAvailable: true,
+            hooks: [{ hookName: 'prettier', event: 'PostToolUse', kind: 'rewrote-output', detail: 'formatted' }],
+          }),
           { kind: 'notice', id: 'n1', level: 'warning', message: 'Hook "slow-lint" took 4.2 s', source: 'hook' },
           { kind: 'prompt-blocked', id: 'b1', reason: 'Deploys need a ticket number', hookName: 'policy' },
           { kind: 'turn-end', id: 'e1', reason: 'cancelled' },
@@ -282,7 +332,11 @@ describe('chat webview', () => {
       el.dispatchEvent(new Event('change', { bubbles: true }));
     });
     await view.waitForPosted('resume');
-    expect((await view.posted()).slice(-3)).toEqual([{ type: 'newChat' }, { type: 'openHookManager' }, { type: 'resume', sessionId: 's0' }]);
+    expect((await view.posted()).slice(-3)).toEqual([
+      { type: 'newChat' },
+      { type: 'openHookManager' },
+      { type: 'resume', sessionId: 's0' },
+    ]);
     await view.host({ type: 'focus' });
     await view.page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'composer-input');
   });

@@ -40,8 +40,16 @@ const LINT: HookHealthView = {
   lastError: { status: 'error', message: HOSTILE_ERROR, at: '2026-01-01T10:00:00.000Z' },
   recentMs: [10, 12, 20, 1830, 8, 5000, 14],
 };
-const FAST: HookHealthView = { runs: 3, failures: 0, timeouts: 0, p50Ms: 0.4, p95Ms: 2, sampled: true,
-  state: 'healthy', recentMs: [0.4, 2, 0] };
+const FAST: HookHealthView = {
+  runs: 3,
+  failures: 0,
+  timeouts: 0,
+  p50Ms: 0.4,
+  p95Ms: 2,
+  sampled: true,
+  state: 'healthy',
+  recentMs: [0.4, 2, 0],
+};
 
 let closeView: (() => Promise<void>) | undefined;
 beforeAll(async () => {
@@ -55,7 +63,7 @@ beforeEach(async () => {
 });
 
 describe('hook health in the Hook Manager', () => {
-  it('shows each hook\'s recent durations as a chart, its percentiles, failures, state and last error', async () => {
+  it("shows each hook's recent durations as a chart, its percentiles, failures, state and last error", async () => {
     await view.host({ type: 'hooks', hooks: [hook('lint', LINT), hook('fast', FAST), hook('never-ran')], disableAllHooks: false });
     await view.page.getByTestId('tab-hooks').click();
     const lint = view.page.locator('[data-hook-id="lint"]');
@@ -110,7 +118,7 @@ describe('hook health in the Hook Manager', () => {
     expect(await view.posted()).toEqual([]);
   });
 
-  it('showTab with a hook shows the timeline filtered to that hook\'s runs, kept across the session reset', async () => {
+  it("showTab with a hook shows the timeline filtered to that hook's runs, kept across the session reset", async () => {
     const records = makeTimeline(300);
     const guardRuns = records.filter((r) => r.type === 'hook_run' && r.hook_name === 'guard').length;
     expect(guardRuns).toBeGreaterThan(0);

@@ -32,7 +32,11 @@ afterAll(() => closeView?.());
 
 describe('Hook Manager webview: a changed hook script', () => {
   it('says so on the row and posts approveScripts from Re-approve; the note goes once approved', async () => {
-    await view.host({ type: 'hooks', hooks: [{ ...guard, scriptChanged: 'script changed since it was approved: hooks/guard.js' }], disableAllHooks: false });
+    await view.host({
+      type: 'hooks',
+      hooks: [{ ...guard, scriptChanged: 'script changed since it was approved: hooks/guard.js' }],
+      disableAllHooks: false,
+    });
     await view.page.getByTestId('tab-hooks').click();
     const row = view.page.locator('[data-hook-id="guard"]');
     await row.getByTestId('hook-script-changed').waitFor();

@@ -53,7 +53,11 @@ describe('Hook Manager: hook sources', () => {
 
     const locked = row('policy-guard').getByTestId('hook-toggle');
     expect(await locked.evaluate((el) => (el as HTMLElement & { disabled: boolean }).disabled)).toBe(true);
-    expect(await row('claude-guard').getByTestId('hook-toggle').evaluate((el) => (el as HTMLElement & { disabled: boolean }).disabled)).toBe(false);
+    expect(
+      await row('claude-guard')
+        .getByTestId('hook-toggle')
+        .evaluate((el) => (el as HTMLElement & { disabled: boolean }).disabled),
+    ).toBe(false);
     // A click on the locked toggle posts nothing; the next toggle's message is the first one seen.
     await view.clearPosted();
     await locked.click({ force: true });

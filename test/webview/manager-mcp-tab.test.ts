@@ -6,7 +6,11 @@ import { openWebview } from './harness/open-webview';
 let view: WebviewPage;
 let closeView: (() => Promise<void>) | undefined;
 
-const tool = (server: string, name: string, description = `The ${name} tool`) => ({ name, qualifiedName: `mcp__${server}__${name}`, description });
+const tool = (server: string, name: string, description = `The ${name} tool`) => ({
+  name,
+  qualifiedName: `mcp__${server}__${name}`,
+  description,
+});
 const memory: McpServerView = {
   name: 'memory',
   sourceKind: 'workspace',
@@ -82,12 +86,20 @@ describe('Hook Manager MCP tab', () => {
     await card('memory').locator('[data-state="untrusted"], [data-testid="mcp-note"]').first().waitFor();
     expect(await card('memory').getByTestId('mcp-note').textContent()).toContain('Restricted Mode');
     expect(await card('memory').getByTestId('mcp-restart').getAttribute('disabled')).toBe('');
-    expect(await card('memory').getByTestId('mcp-toggle').evaluate((el) => (el as HTMLElement & { checked: boolean }).checked)).toBe(true);
+    expect(
+      await card('memory')
+        .getByTestId('mcp-toggle')
+        .evaluate((el) => (el as HTMLElement & { checked: boolean }).checked),
+    ).toBe(true);
 
     await view.host({ type: 'mcpServers', servers: [{ ...memory, state: 'disabled', enabled: false, tools: [] }] });
     await view.page.locator('[data-server="memory"][data-state="disabled"]').waitFor();
     expect(await card('memory').getByTestId('mcp-note').textContent()).toContain('Turned off');
-    expect(await card('memory').getByTestId('mcp-toggle').evaluate((el) => (el as HTMLElement & { checked: boolean }).checked)).toBe(false);
+    expect(
+      await card('memory')
+        .getByTestId('mcp-toggle')
+        .evaluate((el) => (el as HTMLElement & { checked: boolean }).checked),
+    ).toBe(false);
   });
 
   it('a tool description is text, never markup', async () => {

@@ -16,7 +16,10 @@ const diff = '--- .vscode/hooks.json (applied)\n+++ .vscode/hooks.json (on disk)
 describe('Hook Manager webview: a change a ConfigChange hook blocked', () => {
   it('names the hook and its reason (as text, whatever the hook printed), and still offers Apply and Discard', async () => {
     const blockedBy = { hookName: 'keep-guard', reason: 'the rm guard must stay <img src=x onerror=alert(1)>' };
-    await view.host({ type: 'pendingConfig', changes: [{ id: 'config-change-2', label: '.vscode/hooks.json', diff, truncated: false, blockedBy }] });
+    await view.host({
+      type: 'pendingConfig',
+      changes: [{ id: 'config-change-2', label: '.vscode/hooks.json', diff, truncated: false, blockedBy }],
+    });
     const change = view.page.getByTestId('pending-change');
     await change.waitFor();
     expect(await change.getByTestId('pending-what').textContent()).toBe(

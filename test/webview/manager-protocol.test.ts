@@ -38,7 +38,15 @@ describe('Hook Manager views', () => {
     const registry = new HookRegistry({ trusted: false });
     registry.load([def('guard'), def('mine', { source: { kind: 'user' } })]);
     const [guard, mine] = registry.current().states.map((s) => toHookView(s));
-    expect(guard).toMatchObject({ id: 'guard', active: false, trusted: false, inactiveReason: expect.stringContaining('Restricted Mode'), target: './guard.sh --strict', file: '.vscode/hooks.json', line: 7 });
+    expect(guard).toMatchObject({
+      id: 'guard',
+      active: false,
+      trusted: false,
+      inactiveReason: expect.stringContaining('Restricted Mode'),
+      target: './guard.sh --strict',
+      file: '.vscode/hooks.json',
+      line: 7,
+    });
     expect(mine).toMatchObject({ active: true, trusted: true, runCount: 0, errorCount: 0 });
     expect(mine.inactiveReason).toBeUndefined();
     registry.setEnabled('mine', false);
@@ -48,36 +56,99 @@ describe('Hook Manager views', () => {
   it('counts runs and failures and keeps the last result per hook', () => {
     const stats = new HookRunStats();
     expect(stats.record({ type: 'note', seq: 0, ts: 't', session_id: 's1', level: 'info', message: 'x' })).toBe(false);
-    for (const r of [run(1, 'g', 'success', 'allow', 5), run(2, 'g', 'timeout', 'timeout', 5000), run(3, 'g', 'success', 'deny', 7), run(4, 'h', 'error', 'error', 1)]) stats.record(r);
-    expect(stats.get('g')).toEqual({ runCount: 3, errorCount: 1, lastResult: { status: 'success', decision: 'deny', durationMs: 7, at: '2025-01-01T00:00:03.000Z' } });
+    for (const r of [
+      run(1, 'g', 'success', 'allow', 5),
+      run(2, 'g', 'timeout', 'timeout', 5000),
+      run(3, 'g', 'success', 'deny', 7),
+      run(4, 'h', 'error', 'error', 1),
+    ])
+      stats.record(r);
+    expect(stats.get('g')).toEqual({
+      runCount: 3,
+      errorCount: 1,
+      lastResult: { status: 'success', decision: 'deny', durationMs: 7, at: '2025-01-01T00:00:03.000Z' },
+    });
     const registry = new HookRegistry({ trusted: true });
     registry.load([def('g')]);
-    expect(toHookView(registry.current().states[0], stats.get('g'))).toMatchObject({ runCount: 3, errorCount: 1, lastResult: { decision: 'deny' } });
-    expect(receiveHostToManager({ type: 'hooks', hooks: [toHookView(registry.current().states[0], stats.get('g'))], disableAllHooks: false }).ok).toBe(true);
+    expect(toHookView(registry.current().states[0], stats.get('g'))).toMatchObject({
+      runCount: 3,
+      errorCount: 1,
+      lastResult: { decision: 'deny' },
+    });
+    expect(
+      receiveHostToManager({ type: 'hooks', hooks: [toHookView(registry.current().states[0], stats.get('g'))], disableAllHooks: false }).ok,
+    ).toBe(true);
   });
 
   it('builds test results from hook outcomes', () => {
-    expect(toTestResultView({ status: 'success', effects: { decision: 'deny', reason: 'no' }, trace: { durationMs: 12, stdout: '{"decision":"deny"}', exitCode: 0 } })).toMatchObject({
+    expect(
+      toTestResultView({
+        status: 'success',
+        effects: { decision: 'deny', reason: 'no' },
+        trace: { durationMs: 12, stdout: '{"decision":"deny"}', exitCode: 0 },
+      }),
+    ).toMatchObject({
       status: 'success',
       decision: 'deny',
       reason: 'no',
       stdout: '{"decision":"deny"}',
       durationMs: 12,
     });
-    expect(toTestResultView({ status: 'blocking-error', reason: 'exit 2: nope', effects: {}, trace: { durationMs: 3, stderr: 'nope', exitCode: 2 } })).toMatchObject({ status: 'blocking-error', decision: 'block', reason: 'exit 2: nope', stderr: 'nope', exitCode: 2 });
-    expect(toTestResultView({ status: 'timeout', error: 'hook timed out after 100 ms', trace: { durationMs: 100 } })).toMatchObject({ status: 'timeout', decision: 'timeout', error: expect.stringContaining('timed out') });
+    expect(
+      toTestResultView({
+        status: 'blocking-error',
+        reason: 'exit 2: nope',
+        effects: {},
+        trace: { durationMs: 3, stderr: 'nope', exitCode: 2 },
+      }),
+    ).toMatchObject({ status: 'blocking-error', decision: 'block', reason: 'exit 2: nope', stderr: 'nope', exitCode: 2 });
+    expect(toTestResultView({ status: 'timeout', error: 'hook timed out after 100 ms', trace: { durationMs: 100 } })).toMatchObject({
+      status: 'timeout',
+      decision: 'timeout',
+      error: expect.stringContaining('timed out'),
+    });
     const result = receiveHostToManager({ type: 'testResult', id: 'g', result: invalidPayloadResult('Unexpected token') });
     expect(result.ok).toBe(true);
   });
 
   it('builds approval views with an ISO time', () => {
-    const view = toApprovalView({ id: 'c1', sessionId: 's1', toolName: 'Bash', input: { command: 'ls' }, summary: 'Run: ls', reason: 'ask', askedBy: 'rule', suggestedRule: 'Bash(ls)', system: false }, new Date(0));
-    expect(view).toEqual({ id: 'c1', sessionId: 's1', toolName: 'Bash', summary: 'Run: ls', reason: 'ask', askedBy: 'rule', createdAt: '1970-01-01T00:00:00.000Z', suggestedRule: 'Bash(ls)', system: false });
+    const view = toApprovalView(
+      {
+        id: 'c1',
+        sessionId: 's1',
+        toolName: 'Bash',
+        input: { command: 'ls' },
+        summary: 'Run: ls',
+        reason: 'ask',
+        askedBy: 'rule',
+        suggestedRule: 'Bash(ls)',
+        system: false,
+      },
+      new Date(0),
+    );
+    expect(view).toEqual({
+      id: 'c1',
+      sessionId: 's1',
+      toolName: 'Bash',
+      summary: 'Run: ls',
+      reason: 'ask',
+      askedBy: 'rule',
+      createdAt: '1970-01-01T00:00:00.000Z',
+      suggestedRule: 'Bash(ls)',
+      system: false,
+    });
     expect(receiveHostToManager({ type: 'approvals', pending: [view] }).ok).toBe(true);
   });
 
   it('validates manager messages in both directions', () => {
-    expect(receiveHostToManager({ type: 'timelineReset', sessionId: 's1', records: [run(1, 'g', 'success', 'allow', 1)], sessions: [{ id: 's1', label: 'now', live: true }] }).ok).toBe(true);
+    expect(
+      receiveHostToManager({
+        type: 'timelineReset',
+        sessionId: 's1',
+        records: [run(1, 'g', 'success', 'allow', 1)],
+        sessions: [{ id: 's1', label: 'now', live: true }],
+      }).ok,
+    ).toBe(true);
     expect(receiveHostToManager({ type: 'timelineAppend', sessionId: 's1', records: [{ type: 'hook_run', seq: 1 }] }).ok).toBe(false);
     expect(receiveManagerToHost({ type: 'testFire', id: 'g', payload: '{}' }).ok).toBe(true);
     expect(receiveManagerToHost({ type: 'toggleHook', id: 'g', enabled: 'yes' }).ok).toBe(false);

@@ -8,13 +8,60 @@ let view: WebviewPage;
 
 const base = { ts: '2025-05-01T09:00:00.000Z', session_id: 'session-1' };
 const RECORDS: AuditRecord[] = [
-  { ...base, seq: 1, type: 'event', dispatch_id: 'd1', event: 'PreToolUse', payload: { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'rm -rf build' }, tool_use_id: 'c1' } },
-  { ...base, seq: 2, type: 'hook_run', dispatch_id: 'd1', event: 'PreToolUse', hook_id: 'guard-id', hook_name: 'guard', handler: 'command', source: 'hooksJson', status: 'blocking-error', decision: 'block', reason: 'no rm -rf', duration_ms: 12 },
-  { ...base, seq: 3, type: 'hook_run', dispatch_id: 'd1', event: 'PreToolUse', hook_id: 'metrics', hook_name: 'Metrics', handler: 'builtin', source: 'builtin', status: 'success', decision: 'none', duration_ms: 0 },
+  {
+    ...base,
+    seq: 1,
+    type: 'event',
+    dispatch_id: 'd1',
+    event: 'PreToolUse',
+    payload: { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'rm -rf build' }, tool_use_id: 'c1' },
+  },
+  {
+    ...base,
+    seq: 2,
+    type: 'hook_run',
+    dispatch_id: 'd1',
+    event: 'PreToolUse',
+    hook_id: 'guard-id',
+    hook_name: 'guard',
+    handler: 'command',
+    source: 'hooksJson',
+    status: 'blocking-error',
+    decision: 'block',
+    reason: 'no rm -rf',
+    duration_ms: 12,
+  },
+  {
+    ...base,
+    seq: 3,
+    type: 'hook_run',
+    dispatch_id: 'd1',
+    event: 'PreToolUse',
+    hook_id: 'metrics',
+    hook_name: 'Metrics',
+    handler: 'builtin',
+    source: 'builtin',
+    status: 'success',
+    decision: 'none',
+    duration_ms: 0,
+  },
 ];
 const GUARD: HookView = {
-  id: 'guard-id', name: 'guard', event: 'PreToolUse', sourceKind: 'hooksJson', file: '.vscode/hooks.json', line: 4, matcher: 'Bash', handlerType: 'command',
-  target: 'node hooks/guard.js', priority: 0, enabled: true, trusted: true, active: true, errorCount: 0, runCount: 1,
+  id: 'guard-id',
+  name: 'guard',
+  event: 'PreToolUse',
+  sourceKind: 'hooksJson',
+  file: '.vscode/hooks.json',
+  line: 4,
+  matcher: 'Bash',
+  handlerType: 'command',
+  target: 'node hooks/guard.js',
+  priority: 0,
+  enabled: true,
+  trusted: true,
+  active: true,
+  errorCount: 0,
+  runCount: 1,
 };
 
 let closeView: (() => Promise<void>) | undefined;
@@ -33,7 +80,12 @@ describe('Hook Manager: replay actions on a timeline record', () => {
     await view.host({ type: 'hooks', hooks: [GUARD], disableAllHooks: false });
     await view.host({ type: 'showTab', tab: 'timeline' });
     await view.page.getByTestId('timeline-view-table').click();
-    await view.host({ type: 'timelineReset', sessionId: 'session-1', records: RECORDS, sessions: [{ id: 'session-1', label: 'Clean the build', live: false }] });
+    await view.host({
+      type: 'timelineReset',
+      sessionId: 'session-1',
+      records: RECORDS,
+      sessions: [{ id: 'session-1', label: 'Clean the build', live: false }],
+    });
     await view.page.locator('.tl-scroller .tl-row[data-seq="2"]').click();
     const detail = view.page.getByTestId('timeline-detail');
     await view.clearPosted();
@@ -50,7 +102,11 @@ describe('Hook Manager: replay actions on a timeline record', () => {
     // The host's answer: the Hooks tab, the guard's test panel with the recorded payload and the result.
     const payload = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'rm -rf build' } }, null, 2);
     await view.host({ type: 'showTab', tab: 'hooks' });
-    await view.host({ type: 'testResult', id: 'guard-id', result: { status: 'blocking-error', decision: 'block', stderr: 'no rm -rf', durationMs: 12, payload } });
+    await view.host({
+      type: 'testResult',
+      id: 'guard-id',
+      result: { status: 'blocking-error', decision: 'block', stderr: 'no rm -rf', durationMs: 12, payload },
+    });
     const editor = view.page.getByTestId('test-payload');
     await editor.waitFor();
     expect(await editor.inputValue()).toBe(payload);

@@ -14,9 +14,14 @@ const HOOKS_DOC = readFileSync(path.resolve(__dirname, '../../docs/hooks.md'), '
 
 /** The `tab-panel` elements shown, by their second class (`hooks-tab`, …). */
 const shownPanels = () =>
-  view.page.locator('.tab-panels > .tab-panel').evaluateAll((els) => els.filter((el) => !(el as HTMLElement).hidden).map((el) => el.classList[1]));
+  view.page
+    .locator('.tab-panels > .tab-panel')
+    .evaluateAll((els) => els.filter((el) => !(el as HTMLElement).hidden).map((el) => el.classList[1]));
 
-const selectedTabs = () => view.page.locator('[role="tablist"] [role="tab"][aria-selected="true"]').evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.tab));
+const selectedTabs = () =>
+  view.page
+    .locator('[role="tablist"] [role="tab"][aria-selected="true"]')
+    .evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.tab));
 
 /** The tab's label as its button shows it (without the approvals counter). */
 const labelOf = (tab: ManagerTab) => view.page.getByTestId(`tab-${tab}`).evaluate((el) => (el.firstChild?.textContent ?? '').trim());
@@ -33,7 +38,9 @@ afterEach(() => {
 
 describe('every Hook Manager tab is wired into the page', () => {
   it('the tab bar has one button per tab, in the protocol order', async () => {
-    const tabs = await view.page.locator('[role="tablist"] [role="tab"]').evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.tab));
+    const tabs = await view.page
+      .locator('[role="tablist"] [role="tab"]')
+      .evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.tab));
     expect(tabs).toEqual(managerTabSchema.options);
   });
 

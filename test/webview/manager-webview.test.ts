@@ -29,16 +29,68 @@ const hook = (id: string, over: Partial<HookView> = {}): HookView => ({
 });
 
 const HOOKS: HookView[] = [
-  hook('guard', { description: 'Blocks rm -rf outside build/', lastResult: { status: 'success', decision: 'deny', durationMs: 18, at: '2025-05-01T09:00:00.000Z' }, runCount: 12, errorCount: 1 }),
-  hook('format-on-write', { event: 'PostToolUse', matcher: 'Edit|Write', target: 'npx prettier --write', lastResult: { status: 'success', decision: 'none', durationMs: 240, at: '2025-05-01T09:00:01.000Z' }, runCount: 4 }),
-  hook('policy-server', { handlerType: 'rpc', matcher: '*', target: 'policy (intercept)', sourceKind: 'user', file: undefined, line: undefined }),
-  hook('audit-context', { event: 'UserPromptSubmit', matcher: undefined, sourceKind: 'workspace', trusted: false, active: false, inactiveReason: "Restricted Mode: workspace hooks don't run until you trust this folder." }),
-  hook('todo-guard', { event: 'Stop', matcher: undefined, handlerType: 'builtin', sourceKind: 'builtin', target: 'TodoGuard', file: undefined, line: undefined }),
+  hook('guard', {
+    description: 'Blocks rm -rf outside build/',
+    lastResult: { status: 'success', decision: 'deny', durationMs: 18, at: '2025-05-01T09:00:00.000Z' },
+    runCount: 12,
+    errorCount: 1,
+  }),
+  hook('format-on-write', {
+    event: 'PostToolUse',
+    matcher: 'Edit|Write',
+    target: 'npx prettier --write',
+    lastResult: { status: 'success', decision: 'none', durationMs: 240, at: '2025-05-01T09:00:01.000Z' },
+    runCount: 4,
+  }),
+  hook('policy-server', {
+    handlerType: 'rpc',
+    matcher: '*',
+    target: 'policy (intercept)',
+    sourceKind: 'user',
+    file: undefined,
+    line: undefined,
+  }),
+  hook('audit-context', {
+    event: 'UserPromptSubmit',
+    matcher: undefined,
+    sourceKind: 'workspace',
+    trusted: false,
+    active: false,
+    inactiveReason: "Restricted Mode: workspace hooks don't run until you trust this folder.",
+  }),
+  hook('todo-guard', {
+    event: 'Stop',
+    matcher: undefined,
+    handlerType: 'builtin',
+    sourceKind: 'builtin',
+    target: 'TodoGuard',
+    file: undefined,
+    line: undefined,
+  }),
 ];
 
 const APPROVALS: ApprovalView[] = [
-  { id: 'call_7', sessionId: 'session-1', toolName: 'Bash', summary: 'Run: git push --force', reason: 'ask rule Bash(git push:*)', askedBy: 'rule Bash(git push:*)', createdAt: new Date().toISOString(), suggestedRule: 'Bash(git push --force)', system: false },
-  { id: 'call_8', sessionId: 'session-1', toolName: 'Edit', summary: 'Edit .vscode/hooks.json', reason: '.vscode/hooks.json configures hooks: a person must approve changes to it', askedBy: 'protected file', createdAt: new Date().toISOString(), system: true },
+  {
+    id: 'call_7',
+    sessionId: 'session-1',
+    toolName: 'Bash',
+    summary: 'Run: git push --force',
+    reason: 'ask rule Bash(git push:*)',
+    askedBy: 'rule Bash(git push:*)',
+    createdAt: new Date().toISOString(),
+    suggestedRule: 'Bash(git push --force)',
+    system: false,
+  },
+  {
+    id: 'call_8',
+    sessionId: 'session-1',
+    toolName: 'Edit',
+    summary: 'Edit .vscode/hooks.json',
+    reason: '.vscode/hooks.json configures hooks: a person must approve changes to it',
+    askedBy: 'protected file',
+    createdAt: new Date().toISOString(),
+    system: true,
+  },
 ];
 
 const setFilter = (testId: string, value: string) =>
@@ -71,11 +123,30 @@ describe('Hook Manager webview', () => {
   it('groups hooks by event, explains inactive ones, and toggles post toggleHook', async () => {
     await view.host({ type: 'trust', trusted: false });
     await view.host({ type: 'hooks', hooks: HOOKS, disableAllHooks: false });
-    await view.host({ type: 'problems', problems: [{ id: 'p1', severity: 'error', code: 'script-missing', message: 'hooks/missing.sh does not exist', path: 'hooks.Stop[0].hooks[0].command', sourceKind: 'hooksJson', file: '.vscode/hooks.json', line: 12, column: 20 }] });
+    await view.host({
+      type: 'problems',
+      problems: [
+        {
+          id: 'p1',
+          severity: 'error',
+          code: 'script-missing',
+          message: 'hooks/missing.sh does not exist',
+          path: 'hooks.Stop[0].hooks[0].command',
+          sourceKind: 'hooksJson',
+          file: '.vscode/hooks.json',
+          line: 12,
+          column: 20,
+        },
+      ],
+    });
     await view.page.getByTestId('tab-hooks').click();
     const groups = view.page.getByTestId('hook-group');
     await groups.first().waitFor();
-    expect(await groups.evaluateAll((els) => els.map((el) => [el.getAttribute('data-event'), [...el.querySelectorAll('.hook-name')].map((n) => n.textContent)]))).toEqual([
+    expect(
+      await groups.evaluateAll((els) =>
+        els.map((el) => [el.getAttribute('data-event'), [...el.querySelectorAll('.hook-name')].map((n) => n.textContent)]),
+      ),
+    ).toEqual([
       ['UserPromptSubmit', ['audit-context']],
       ['PreToolUse', ['guard', 'policy-server']],
       ['PostToolUse', ['format-on-write']],
@@ -94,9 +165,18 @@ describe('Hook Manager webview', () => {
     await view.page.locator('[data-hook-id="guard"]').getByTestId('hook-open').click();
     await view.page.locator('.problem').click();
     await view.page.getByTestId('manage-trust').click();
-    expect((await view.posted()).slice(1)).toEqual([{ type: 'toggleAll', enabled: false }, { type: 'openDefinition', id: 'guard' }, { type: 'openProblem', id: 'p1' }, { type: 'manageTrust' }]);
+    expect((await view.posted()).slice(1)).toEqual([
+      { type: 'toggleAll', enabled: false },
+      { type: 'openDefinition', id: 'guard' },
+      { type: 'openProblem', id: 'p1' },
+      { type: 'manageTrust' },
+    ]);
     // A new snapshot updates rows in place.
-    await view.host({ type: 'hooks', hooks: HOOKS.map((h) => (h.id === 'guard' ? { ...h, enabled: false, active: false, inactiveReason: 'Turned off.' } : h)), disableAllHooks: false });
+    await view.host({
+      type: 'hooks',
+      hooks: HOOKS.map((h) => (h.id === 'guard' ? { ...h, enabled: false, active: false, inactiveReason: 'Turned off.' } : h)),
+      disableAllHooks: false,
+    });
     await view.page.locator('[data-hook-id="guard"].is-inactive').waitFor();
     await view.host({ type: 'trust', trusted: true });
     await view.page.getByTestId('trust-banner').waitFor({ state: 'hidden' });
@@ -109,7 +189,12 @@ describe('Hook Manager webview', () => {
     const editor = row.getByTestId('test-payload');
     const sample = JSON.parse(await editor.inputValue()) as Record<string, unknown>;
     // The sample follows the event and the tool its matcher names.
-    expect(sample).toMatchObject({ hook_event_name: 'PostToolUse', tool_name: 'Edit', tool_input: { file_path: expect.any(String) }, tool_response: expect.any(Object) });
+    expect(sample).toMatchObject({
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Edit',
+      tool_input: { file_path: expect.any(String) },
+      tool_response: expect.any(Object),
+    });
     await editor.fill('{ not json');
     await row.getByTestId('test-run').click();
     expect(await row.getByTestId('test-error').textContent()).toMatch(/Not valid JSON/);
@@ -121,7 +206,16 @@ describe('Hook Manager webview', () => {
     await view.host({
       type: 'testResult',
       id: 'format-on-write',
-      result: { status: 'blocking-error', decision: 'block', reason: 'prettier failed', stdout: 'Checking formatting...', stderr: '[error] src/x.ts: SyntaxError', exitCode: 2, durationMs: 412, effects: { decision: 'block', reason: 'prettier failed' } },
+      result: {
+        status: 'blocking-error',
+        decision: 'block',
+        reason: 'prettier failed',
+        stdout: 'Checking formatting...',
+        stderr: '[error] src/x.ts: SyntaxError',
+        exitCode: 2,
+        durationMs: 412,
+        effects: { decision: 'block', reason: 'prettier failed' },
+      },
     });
     await row.getByTestId('test-status').waitFor();
     expect(await row.getByTestId('test-status').textContent()).toBe('blocking-error');
@@ -136,7 +230,13 @@ describe('Hook Manager webview', () => {
     await view.page.getByTestId('tab-approvals').click();
     const cards = view.page.getByTestId('approval-card');
     await cards.first().waitFor();
-    expect(await cards.nth(0).locator('vscode-button').allTextContents()).toEqual(['Allow once', 'Allow for session', 'Always allow', 'Deny for session', 'Deny']);
+    expect(await cards.nth(0).locator('vscode-button').allTextContents()).toEqual([
+      'Allow once',
+      'Allow for session',
+      'Always allow',
+      'Deny for session',
+      'Deny',
+    ]);
     expect(await cards.nth(1).locator('vscode-button').allTextContents()).toEqual(['Allow once', 'Deny for session', 'Deny']);
     expect(await view.page.locator('.tab[data-tab="approvals"] vscode-badge').textContent()).toBe('2');
     await view.host({ type: 'trust', trusted: false });
@@ -158,7 +258,15 @@ describe('Hook Manager webview', () => {
     // The page makes the same deterministic records itself (see harness/page-fixtures).
     await view.page.evaluate(() => {
       const w = window as unknown as { __host(m: HostToManager): void; __fixtures: { makeTimeline(n: number): AuditRecord[] } };
-      w.__host({ type: 'timelineReset', sessionId: 'session-1', records: w.__fixtures.makeTimeline(10_000), sessions: [{ id: 'session-1', label: 'Clean the build', live: true, records: 10_000 }, { id: 'session-0', label: 'Yesterday' }] });
+      w.__host({
+        type: 'timelineReset',
+        sessionId: 'session-1',
+        records: w.__fixtures.makeTimeline(10_000),
+        sessions: [
+          { id: 'session-1', label: 'Clean the build', live: true, records: 10_000 },
+          { id: 'session-0', label: 'Yesterday' },
+        ],
+      });
     });
     const count = view.page.getByTestId('timeline-count');
     await view.page.waitForFunction(() => document.querySelector('[data-testid="timeline-count"]')?.textContent === '10,000 records');
@@ -173,15 +281,24 @@ describe('Hook Manager webview', () => {
     expect(await visibleRows()).toBeLessThan(80);
 
     // Filters: decision, event, hook and free text narrow the rows to what the records say.
-    const expectCount = async (n: number) => view.page.waitForFunction((text) => document.querySelector('[data-testid="timeline-count"]')?.textContent === text, `${n.toLocaleString('en-US')} of 10,000`);
-    const blocks = records.filter((r) => (r.type === 'hook_run' && r.status === 'success' && r.decision === 'block') || (r.type === 'dispatch' && r.decision === 'block'));
+    const expectCount = async (n: number) =>
+      view.page.waitForFunction(
+        (text) => document.querySelector('[data-testid="timeline-count"]')?.textContent === text,
+        `${n.toLocaleString('en-US')} of 10,000`,
+      );
+    const blocks = records.filter(
+      (r) =>
+        (r.type === 'hook_run' && r.status === 'success' && r.decision === 'block') || (r.type === 'dispatch' && r.decision === 'block'),
+    );
     await setFilter('filter-decision', 'block');
     await expectCount(blocks.length);
     const shown = await view.page.locator('.tl-scroller .tl-row:not([hidden]) .tl-decision .badge').allTextContents();
     expect(shown.length).toBeGreaterThan(0);
     expect(new Set(shown)).toEqual(new Set(['block']));
     await setFilter('filter-hook', 'guard');
-    await expectCount(records.filter((r) => r.type === 'hook_run' && r.hook_name === 'guard' && r.status === 'success' && r.decision === 'block').length);
+    await expectCount(
+      records.filter((r) => r.type === 'hook_run' && r.hook_name === 'guard' && r.status === 'success' && r.decision === 'block').length,
+    );
     await setFilter('filter-decision', '');
     await setFilter('filter-hook', '');
     await setFilter('filter-event', 'Stop');
@@ -247,7 +364,9 @@ describe('Hook Manager webview', () => {
     const change = view.page.getByTestId('pending-change');
     await change.waitFor();
     expect(await change.locator('.banner-text').textContent()).toContain('.vscode/hooks.json changed on disk outside the editor.');
-    const lines = await change.locator('.diff-line').evaluateAll((els) => els.map((el) => [el.className.replace('diff-line ', ''), el.textContent?.trimEnd()]));
+    const lines = await change
+      .locator('.diff-line')
+      .evaluateAll((els) => els.map((el) => [el.className.replace('diff-line ', ''), el.textContent?.trimEnd()]));
     expect(lines).toEqual([
       ['diff-meta', '--- .vscode/hooks.json (applied)'],
       ['diff-meta', '+++ .vscode/hooks.json (on disk)'],
@@ -268,10 +387,15 @@ describe('Hook Manager webview', () => {
     await view.page.getByTestId('pending-config').waitFor({ state: 'hidden' });
   });
 
-  it('a full timeline renders only visible rows, and the selected row takes the theme\'s selection colors and opens its detail', async () => {
+  it("a full timeline renders only visible rows, and the selected row takes the theme's selection colors and opens its detail", async () => {
     await view.host({ type: 'showTab', tab: 'timeline' });
     await view.page.getByTestId('timeline-view-table').click();
-    await view.host({ type: 'timelineReset', sessionId: 'session-1', records: makeTimeline(400), sessions: [{ id: 'session-1', label: 'Clean the build', live: true }] });
+    await view.host({
+      type: 'timelineReset',
+      sessionId: 'session-1',
+      records: makeTimeline(400),
+      sessions: [{ id: 'session-1', label: 'Clean the build', live: true }],
+    });
     await view.page.waitForFunction(() => document.querySelector('[data-testid="timeline-count"]')?.textContent === '400 records');
     const rendered = await view.page.locator('.tl-scroller .tl-row').count();
     expect(rendered).toBeGreaterThan(0);

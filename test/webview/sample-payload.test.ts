@@ -12,18 +12,29 @@ describe('samplePayload', () => {
     expect(JSON.parse(JSON.stringify(payload))).toEqual(payload);
   });
 
-  it.each(['Bash', 'Read', 'Write', 'Edit', 'Glob', 'Grep', 'TodoWrite', 'Task', 'mcp__github__create_issue'])('tool events carry a %s input and response', (tool) => {
-    for (const event of ['PreToolUse', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure', 'PermissionDenied'] as const) {
-      const payload = samplePayload(event, tool);
-      expect(payload.tool_name).toBe(tool);
-      expect(validatePayload(event, payload)).toEqual({ ok: true });
-    }
-  });
+  it.each(['Bash', 'Read', 'Write', 'Edit', 'Glob', 'Grep', 'TodoWrite', 'Task', 'mcp__github__create_issue'])(
+    'tool events carry a %s input and response',
+    (tool) => {
+      for (const event of ['PreToolUse', 'PermissionRequest', 'PostToolUse', 'PostToolUseFailure', 'PermissionDenied'] as const) {
+        const payload = samplePayload(event, tool);
+        expect(payload.tool_name).toBe(tool);
+        expect(validatePayload(event, payload)).toEqual({ ok: true });
+      }
+    },
+  );
 
   it('uses the input shape of the named tool', () => {
     expect(samplePayload('PreToolUse', 'Bash').tool_input).toMatchObject({ command: expect.any(String) });
-    expect(samplePayload('PreToolUse', 'Edit').tool_input).toMatchObject({ file_path: expect.any(String), old_string: expect.any(String), new_string: expect.any(String) });
-    expect(samplePayload('PostToolUse', 'Bash').tool_response).toMatchObject({ stdout: expect.any(String), stderr: '', interrupted: false });
+    expect(samplePayload('PreToolUse', 'Edit').tool_input).toMatchObject({
+      file_path: expect.any(String),
+      old_string: expect.any(String),
+      new_string: expect.any(String),
+    });
+    expect(samplePayload('PostToolUse', 'Bash').tool_response).toMatchObject({
+      stdout: expect.any(String),
+      stderr: '',
+      interrupted: false,
+    });
   });
 
   it('takes the session and workspace from the context', () => {

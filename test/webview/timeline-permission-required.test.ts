@@ -13,6 +13,12 @@ describe('timeline row of a permission_required record', () => {
       permission: 'network access',
       hook_name: 'net-auditor',
     });
-    expect(row).toMatchObject({ event: 'PermissionRequired', subject: 'Bash · network access', hookName: 'net-auditor', badge: 'none', decisionText: 'advisory' });
+    expect(row).toMatchObject({
+      event: 'PermissionRequired',
+      subject: 'Bash · network access',
+      hookName: 'net-auditor',
+      badge: 'none',
+      decisionText: 'advisory',
+    });
   });
 });

@@ -22,7 +22,14 @@ const hookRun = (over: Partial<Extract<AuditRecord, { type: 'hook_run' }>>): Aud
 
 describe('timeline rows', () => {
   it('derive the decision badge from status first, then the decision', () => {
-    expect(toTimelineRow(hookRun({ decision: 'deny' }))).toMatchObject({ badge: 'deny', decisionText: 'deny', hookName: 'guard', subject: 'guard', event: 'PreToolUse', durationMs: 12 });
+    expect(toTimelineRow(hookRun({ decision: 'deny' }))).toMatchObject({
+      badge: 'deny',
+      decisionText: 'deny',
+      hookName: 'guard',
+      subject: 'guard',
+      event: 'PreToolUse',
+      durationMs: 12,
+    });
     expect(toTimelineRow(hookRun({ status: 'timeout', decision: 'allow' }))).toMatchObject({ badge: 'timeout', decisionText: 'timeout' });
     expect(toTimelineRow(hookRun({ status: 'error', decision: 'none' }))).toMatchObject({ badge: 'error' });
     expect(toTimelineRow(hookRun({ status: 'blocking-error', decision: 'block' }))).toMatchObject({ badge: 'block' });
@@ -32,10 +39,29 @@ describe('timeline rows', () => {
   });
 
   it('give records without a hook a readable event and subject', () => {
-    expect(toTimelineRow({ ...base, type: 'event', seq: 2, dispatch_id: 'd', event: 'UserPromptSubmit', payload: { prompt: 'fix it' } })).toMatchObject({ event: 'UserPromptSubmit', subject: 'fix it', badge: 'none', decisionText: '' });
-    expect(toTimelineRow({ ...base, type: 'permission', seq: 3, tool_name: 'Bash', decision: 'deny', source: 'rule Bash(rm:*)' })).toMatchObject({ event: 'Permission', subject: 'Bash · denied by rule Bash(rm:*)', badge: 'deny' });
-    expect(toTimelineRow({ ...base, type: 'dispatch', seq: 4, dispatch_id: 'd', event: 'Stop', decision: 'block', hooks_run: 2, duration_ms: 40 })).toMatchObject({ subject: '2 hooks', badge: 'block', durationMs: 40 });
-    expect(toTimelineRow({ ...base, type: 'note', seq: 5, level: 'error', message: 'torn line skipped' })).toMatchObject({ event: 'Note', subject: 'torn line skipped', badge: 'error' });
+    expect(
+      toTimelineRow({ ...base, type: 'event', seq: 2, dispatch_id: 'd', event: 'UserPromptSubmit', payload: { prompt: 'fix it' } }),
+    ).toMatchObject({ event: 'UserPromptSubmit', subject: 'fix it', badge: 'none', decisionText: '' });
+    expect(
+      toTimelineRow({ ...base, type: 'permission', seq: 3, tool_name: 'Bash', decision: 'deny', source: 'rule Bash(rm:*)' }),
+    ).toMatchObject({ event: 'Permission', subject: 'Bash · denied by rule Bash(rm:*)', badge: 'deny' });
+    expect(
+      toTimelineRow({
+        ...base,
+        type: 'dispatch',
+        seq: 4,
+        dispatch_id: 'd',
+        event: 'Stop',
+        decision: 'block',
+        hooks_run: 2,
+        duration_ms: 40,
+      }),
+    ).toMatchObject({ subject: '2 hooks', badge: 'block', durationMs: 40 });
+    expect(toTimelineRow({ ...base, type: 'note', seq: 5, level: 'error', message: 'torn line skipped' })).toMatchObject({
+      event: 'Note',
+      subject: 'torn line skipped',
+      badge: 'error',
+    });
   });
 
   it('filter by event, hook, decision and case-insensitive text together', () => {

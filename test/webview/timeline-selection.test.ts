@@ -7,7 +7,10 @@ let view: WebviewPage;
 let closeView: (() => Promise<void>) | undefined;
 
 const tableRow = (index: number) => view.page.locator(`[data-testid="timeline-scroller"] .tl-row[data-index="${index}"]:not([hidden])`);
-const selectedTableSeqs = () => view.page.locator('[data-testid="timeline-scroller"] .tl-row.is-selected:not([hidden])').evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.seq));
+const selectedTableSeqs = () =>
+  view.page
+    .locator('[data-testid="timeline-scroller"] .tl-row.is-selected:not([hidden])')
+    .evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.seq));
 const selectedTraceRows = () => view.page.locator('[data-testid="trace-scroller"] .tr-row.is-selected:not([hidden])').count();
 const detail = () => view.page.getByTestId('timeline-detail');
 const detailTitle = () => detail().locator('.detail-head strong').textContent();
@@ -22,7 +25,12 @@ const titleOfRow = async (index: number) => {
 beforeAll(async () => {
   ({ view, close: closeView } = await openWebview('manager', { width: 1280, height: 800 }));
   await view.host({ type: 'showTab', tab: 'timeline' });
-  await view.host({ type: 'timelineReset', sessionId: 'session-1', records: makeTimeline(60), sessions: [{ id: 'session-1', label: 'Selection', live: true }] });
+  await view.host({
+    type: 'timelineReset',
+    sessionId: 'session-1',
+    records: makeTimeline(60),
+    sessions: [{ id: 'session-1', label: 'Selection', live: true }],
+  });
   await view.page.waitForFunction(() => document.querySelector('[data-testid="timeline-count"]')?.textContent === '60 records');
 });
 

@@ -14,7 +14,10 @@ const records = makeTraceSession(STEPS);
 async function resetTrace(steps = STEPS, sessionId = 'trace-1'): Promise<void> {
   await view.page.evaluate(
     ({ steps, sessionId }) => {
-      const w = window as unknown as { __host(m: HostToManager): void; __fixtures: { makeTraceSession(n: number, id: string): AuditRecord[] } };
+      const w = window as unknown as {
+        __host(m: HostToManager): void;
+        __fixtures: { makeTraceSession(n: number, id: string): AuditRecord[] };
+      };
       const session = w.__fixtures.makeTraceSession(steps, sessionId);
       w.__host({ type: 'timelineReset', sessionId, records: session, sessions: [{ id: sessionId, label: 'A long session', live: true }] });
     },
@@ -35,17 +38,19 @@ const traceRows = () => view.page.locator('[data-testid="trace-scroller"] .tr-ro
 const rowAt = (index: number) => view.page.locator(`[data-testid="trace-scroller"] .tr-row[data-index="${index}"]:not([hidden])`);
 /** What the rendered rows show, in screen order. */
 const shownRows = <T>(read: (el: Element) => T): Promise<T[]> =>
-  traceRows().evaluateAll(
-    (els, source) => {
-      const fn = new Function(`return (${source})`)() as (el: Element) => unknown;
-      return els.sort((a, b) => Number((a as HTMLElement).dataset.index) - Number((b as HTMLElement).dataset.index)).map((el) => fn(el));
-    },
-    read.toString(),
-  ) as Promise<T[]>;
+  traceRows().evaluateAll((els, source) => {
+    const fn = new Function(`return (${source})`)() as (el: Element) => unknown;
+    return els.sort((a, b) => Number((a as HTMLElement).dataset.index) - Number((b as HTMLElement).dataset.index)).map((el) => fn(el));
+  }, read.toString()) as Promise<T[]>;
 const rowLabels = () => shownRows((el) => el.querySelector('.tr-label')?.textContent ?? '');
 /** Waits until row `index` shows `label`. */
 const waitForRow = (index: number, label: string) =>
-  view.page.waitForFunction(({ index, label }) => document.querySelector(`[data-testid="trace-scroller"] .tr-row[data-index="${index}"]:not([hidden]) .tr-label`)?.textContent === label, { index, label });
+  view.page.waitForFunction(
+    ({ index, label }) =>
+      document.querySelector(`[data-testid="trace-scroller"] .tr-row[data-index="${index}"]:not([hidden]) .tr-label`)?.textContent ===
+      label,
+    { index, label },
+  );
 
 let closeView: (() => Promise<void>) | undefined;
 beforeAll(async () => {
@@ -104,14 +109,22 @@ describe('Timeline trace', () => {
     await rowAt(4).locator('.tr-label').dblclick();
     await view.page.getByTestId('trace-zoom-out').waitFor();
     expect(await axisEnd()).not.toBe(session);
-    expect(await rowAt(4).locator('.tr-bar').evaluate((el) => [parseFloat(el.style.left), Math.round(parseFloat(el.style.width))])).toEqual([0, 100]);
+    expect(
+      await rowAt(4)
+        .locator('.tr-bar')
+        .evaluate((el) => [parseFloat(el.style.left), Math.round(parseFloat(el.style.width))]),
+    ).toEqual([0, 100]);
     await view.page.getByTestId('trace-zoom-out').click();
     await view.page.getByTestId('trace-zoom-out').waitFor({ state: 'hidden' });
     expect(await axisEnd()).toBe(session);
 
     // Scrolling to the end shows the last turn's end, still with a bounded DOM.
     await view.page.getByTestId('trace-scroller').evaluate((el) => (el.scrollTop = el.scrollHeight));
-    await view.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="trace-scroller"] .tr-row:not([hidden]) .tr-label')].some((el) => el.textContent === 'Turn 100 · task 100: make check 100 pass' || el.textContent === 'TurnEnd'));
+    await view.page.waitForFunction(() =>
+      [...document.querySelectorAll('[data-testid="trace-scroller"] .tr-row:not([hidden]) .tr-label')].some(
+        (el) => el.textContent === 'Turn 100 · task 100: make check 100 pass' || el.textContent === 'TurnEnd',
+      ),
+    );
     expect(await traceRows().count()).toBeLessThan(80);
   });
 
@@ -123,7 +136,14 @@ describe('Timeline trace', () => {
     const failed = rowAt(4);
     expect(await failed.getAttribute('class')).toContain('is-failure');
     const labels = await rowLabels();
-    expect(labels.slice(0, 6)).toEqual(['Turn 4 · task 4: make check 4 pass', 'Step 7', 'Bash · npm run step-36', 'PreToolUse', 'guard', 'Turn 6 · task 6: make check 6 pass']);
+    expect(labels.slice(0, 6)).toEqual([
+      'Turn 4 · task 4: make check 4 pass',
+      'Step 7',
+      'Bash · npm run step-36',
+      'PreToolUse',
+      'guard',
+      'Turn 6 · task 6: make check 6 pass',
+    ]);
     await failed.click();
     const detail = view.page.getByTestId('timeline-detail');
     await detail.getByTestId('detail-stderr').waitFor();
@@ -164,11 +184,22 @@ describe('Timeline trace', () => {
     const runs = records.flatMap((r) => (r.type === 'hook_run' ? [r.duration_ms] : [])).sort((a, b) => b - a);
     const slowest = runs.filter((ms) => ms >= runs[19]);
     expect(new Set(slowest)).toEqual(new Set([5000, 900]));
-    await view.page.waitForFunction((n) => document.querySelector('[data-testid="timeline-count"]')?.textContent === n, `${slowest.length} of ${records.length.toLocaleString('en-US')}`);
-    const durations = await shownRows((el) => (el.getAttribute('data-kind') === 'hook' ? el.querySelector('.tr-ms')?.textContent : undefined));
+    await view.page.waitForFunction(
+      (n) => document.querySelector('[data-testid="timeline-count"]')?.textContent === n,
+      `${slowest.length} of ${records.length.toLocaleString('en-US')}`,
+    );
+    const durations = await shownRows((el) =>
+      el.getAttribute('data-kind') === 'hook' ? el.querySelector('.tr-ms')?.textContent : undefined,
+    );
     expect(new Set(durations.filter((d) => d !== undefined))).toEqual(new Set(['5.00 s', '900 ms']));
-    const colour = await view.page.locator('[data-testid="trace-scroller"] .tr-row.is-slow .tr-ms').first().evaluate((el) => getComputedStyle(el).color);
-    const plain = await view.page.locator('[data-testid="trace-scroller"] .tr-row:not(.is-slow) .tr-ms').first().evaluate((el) => getComputedStyle(el).color);
+    const colour = await view.page
+      .locator('[data-testid="trace-scroller"] .tr-row.is-slow .tr-ms')
+      .first()
+      .evaluate((el) => getComputedStyle(el).color);
+    const plain = await view.page
+      .locator('[data-testid="trace-scroller"] .tr-row:not(.is-slow) .tr-ms')
+      .first()
+      .evaluate((el) => getComputedStyle(el).color);
     expect(colour).not.toBe(plain);
 
     await setSelect('filter-focus', '');
@@ -178,20 +209,29 @@ describe('Timeline trace', () => {
     expect(kinds.sort()).toEqual(['event', 'hook', 'turn']);
     await setSelect('filter-event', '');
     await setSelect('filter-hook', 'budget');
-    await view.page.waitForFunction(() => document.querySelector('[data-testid="trace-scroller"] .tr-row[data-kind="hook"] .tr-label')?.textContent === 'budget');
-    expect(new Set(await view.page.locator('[data-testid="trace-scroller"] .tr-row[data-kind="hook"] .tr-label').allTextContents())).toEqual(new Set(['budget']));
+    await view.page.waitForFunction(
+      () => document.querySelector('[data-testid="trace-scroller"] .tr-row[data-kind="hook"] .tr-label')?.textContent === 'budget',
+    );
+    expect(
+      new Set(await view.page.locator('[data-testid="trace-scroller"] .tr-row[data-kind="hook"] .tr-label').allTextContents()),
+    ).toEqual(new Set(['budget']));
     await setSelect('filter-hook', '');
     await view.page.getByTestId('filter-text').evaluate((el) => {
       (el as HTMLElement & { value: string }).value = 'STEP-999';
       el.dispatchEvent(new Event('input', { bubbles: true }));
     });
-    await view.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="trace-scroller"] .tr-label')].some((el) => el.textContent === 'Bash · npm run step-999'));
+    await view.page.waitForFunction(() =>
+      [...document.querySelectorAll('[data-testid="trace-scroller"] .tr-label')].some((el) => el.textContent === 'Bash · npm run step-999'),
+    );
     expect((await rowLabels())[0]).toBe('Turn 100 · task 100: make check 100 pass');
     await view.page.getByTestId('filter-text').evaluate((el) => {
       (el as HTMLElement & { value: string }).value = '';
       el.dispatchEvent(new Event('input', { bubbles: true }));
     });
-    await view.page.waitForFunction((n) => document.querySelector('[data-testid="timeline-count"]')?.textContent === n, `${records.length.toLocaleString('en-US')} records`);
+    await view.page.waitForFunction(
+      (n) => document.querySelector('[data-testid="timeline-count"]')?.textContent === n,
+      `${records.length.toLocaleString('en-US')} records`,
+    );
   });
 
   it('toggles between Trace and Table, keeping filters and the selection', async () => {
@@ -211,9 +251,16 @@ describe('Timeline trace', () => {
     await setSelect('filter-hook', '');
     await setSelect('filter-focus', 'failures');
     const session = makeTraceSession(50);
-    const failures = session.filter((r) => (r.type === 'hook_run' && (r.status === 'error' || r.status === 'timeout')) || (r.type === 'dispatch' && (r.decision === 'error' || r.decision === 'timeout')));
+    const failures = session.filter(
+      (r) =>
+        (r.type === 'hook_run' && (r.status === 'error' || r.status === 'timeout')) ||
+        (r.type === 'dispatch' && (r.decision === 'error' || r.decision === 'timeout')),
+    );
     expect(failures.length).toBeGreaterThan(0);
-    await view.page.waitForFunction((n) => document.querySelector('[data-testid="timeline-count"]')?.textContent === n, `${failures.length} of ${session.length}`);
+    await view.page.waitForFunction(
+      (n) => document.querySelector('[data-testid="timeline-count"]')?.textContent === n,
+      `${failures.length} of ${session.length}`,
+    );
     const outcomes = new Set(failures.map((r) => (r.type === 'hook_run' ? r.status : r.type === 'dispatch' ? r.decision : '')));
     expect(new Set(await tableRows.locator('.tl-decision .badge').allTextContents())).toEqual(outcomes);
     await setSelect('filter-focus', '');
@@ -228,7 +275,9 @@ describe('Timeline trace', () => {
 
   it('a selected model request asks the host for the full request and shows it when it comes', async () => {
     await resetTrace(3);
-    const seq = Number(await view.page.locator('[data-testid="trace-scroller"] .tr-row[data-kind="model"]').nth(2).getAttribute('data-seq'));
+    const seq = Number(
+      await view.page.locator('[data-testid="trace-scroller"] .tr-row[data-kind="model"]').nth(2).getAttribute('data-seq'),
+    );
     await view.page.locator(`[data-testid="trace-scroller"] .tr-row[data-kind="model"][data-seq="${seq}"]`).click();
     expect(await view.waitForPosted('timelineDetail')).toEqual([{ type: 'timelineDetail', sessionId: 'trace-1', seq }]);
     const detail = view.page.getByTestId('timeline-detail');
@@ -243,8 +292,15 @@ describe('Timeline trace', () => {
       { role: 'assistant', content: 'step 1' },
       { role: 'tool', content: 'output 1' },
     ];
-    const full = { ...logged, payload: { ...(logged.payload as object), llm_request: { model: 'gpt-test', messages, tools: [{ name: 'Bash' }] } } };
-    await view.host({ type: 'timelineRecord', sessionId: 'other-session', record: { ...full, payload: { llm_request: { messages: ['wrong session'] } } } });
+    const full = {
+      ...logged,
+      payload: { ...(logged.payload as object), llm_request: { model: 'gpt-test', messages, tools: [{ name: 'Bash' }] } },
+    };
+    await view.host({
+      type: 'timelineRecord',
+      sessionId: 'other-session',
+      record: { ...full, payload: { llm_request: { messages: ['wrong session'] } } },
+    });
     await view.host({ type: 'timelineRecord', sessionId: 'trace-1', record: full });
     await detail.getByTestId('detail-loading').waitFor({ state: 'detached' });
     const shown = JSON.parse((await detail.getByTestId('detail-input').locator('pre').textContent()) ?? '') as { llm_request: unknown };
@@ -252,46 +308,79 @@ describe('Timeline trace', () => {
     // The hook that ran on that request saw it whole too; no second request to the host.
     // Its budget hook is the span after the BeforeLLM event (seq + 1).
     await view.page.locator(`[data-testid="trace-scroller"] .tr-row[data-seq="${seq + 1}"]`).click();
-    await view.page.waitForFunction(() => document.querySelector('[data-testid="timeline-detail"] .detail-head')?.textContent?.includes('budget'));
+    await view.page.waitForFunction(() =>
+      document.querySelector('[data-testid="timeline-detail"] .detail-head')?.textContent?.includes('budget'),
+    );
     expect(await detail.getByTestId('detail-input').locator('pre').textContent()).toContain('"content": "output 1"');
     expect(await view.waitForPosted('timelineDetail')).toHaveLength(1);
   });
 
   it('appends live records into the open turn without a rebuild of what is shown', async () => {
     const session = makeTraceSession(12, 'live-1');
-    const cut = session.findIndex((r) => r.type === 'event' && r.event === 'PostToolUse' && (r.payload as { tool_use_id?: string }).tool_use_id === 'call_11');
-    await view.host({ type: 'timelineReset', sessionId: 'live-1', records: session.slice(0, cut), sessions: [{ id: 'live-1', label: 'Live', live: true }] });
+    const cut = session.findIndex(
+      (r) => r.type === 'event' && r.event === 'PostToolUse' && (r.payload as { tool_use_id?: string }).tool_use_id === 'call_11',
+    );
+    await view.host({
+      type: 'timelineReset',
+      sessionId: 'live-1',
+      records: session.slice(0, cut),
+      sessions: [{ id: 'live-1', label: 'Live', live: true }],
+    });
     await view.page.waitForFunction((n) => document.querySelector('[data-testid="timeline-count"]')?.textContent === n, `${cut} records`);
     // Turn 1 collapsed, turn 2 (steps 11 and 12) is the second row.
     await rowAt(0).locator('.tr-twisty').click();
     const turn2 = rowAt(1);
-    await view.page.waitForFunction(() => document.querySelectorAll('[data-testid="trace-scroller"] .tr-row[data-kind="turn"]')[1]?.classList.contains('is-open'));
+    await view.page.waitForFunction(() =>
+      document.querySelectorAll('[data-testid="trace-scroller"] .tr-row[data-kind="turn"]')[1]?.classList.contains('is-open'),
+    );
     expect(await turn2.locator('.tr-label').textContent()).toBe('Turn 2 · task 2: make check 2 pass');
     await view.host({ type: 'timelineAppend', sessionId: 'live-1', records: session.slice(cut) });
-    await view.page.waitForFunction((n) => document.querySelector('[data-testid="timeline-count"]')?.textContent === n, `${session.length} records`);
-    await view.page.waitForFunction(() => !document.querySelectorAll('[data-testid="trace-scroller"] .tr-row[data-kind="turn"]')[1]?.classList.contains('is-open'));
+    await view.page.waitForFunction(
+      (n) => document.querySelector('[data-testid="timeline-count"]')?.textContent === n,
+      `${session.length} records`,
+    );
+    await view.page.waitForFunction(
+      () => !document.querySelectorAll('[data-testid="trace-scroller"] .tr-row[data-kind="turn"]')[1]?.classList.contains('is-open'),
+    );
     expect(await turn2.locator('.badge').textContent()).toBe('completed');
   });
 
-  it('a record appended while a long reset is still being built lands after the reset\'s records, in its turn', async () => {
+  it("a record appended while a long reset is still being built lands after the reset's records, in its turn", async () => {
     // 300 steps is about 3,800 records: the first thousand go into the tree before the first paint, the rest in chunks.
     await view.page.evaluate(() => {
-      const w = window as unknown as { __host(m: HostToManager): void; __fixtures: { makeTraceSession(n: number, id: string): AuditRecord[] } };
+      const w = window as unknown as {
+        __host(m: HostToManager): void;
+        __fixtures: { makeTraceSession(n: number, id: string): AuditRecord[] };
+      };
       const session = w.__fixtures.makeTraceSession(300, 'grow-1');
       const cut = session.length - 3;
-      w.__host({ type: 'timelineReset', sessionId: 'grow-1', records: session.slice(0, cut), sessions: [{ id: 'grow-1', label: 'Growing', live: true }] });
+      w.__host({
+        type: 'timelineReset',
+        sessionId: 'grow-1',
+        records: session.slice(0, cut),
+        sessions: [{ id: 'grow-1', label: 'Growing', live: true }],
+      });
       w.__host({ type: 'timelineAppend', sessionId: 'grow-1', records: session.slice(cut) });
     });
     const total = makeTraceSession(300, 'grow-1').length;
-    await view.page.waitForFunction((n) => document.querySelector('[data-testid="timeline-count"]')?.textContent === n, `${total.toLocaleString('en-US')} records`);
+    await view.page.waitForFunction(
+      (n) => document.querySelector('[data-testid="timeline-count"]')?.textContent === n,
+      `${total.toLocaleString('en-US')} records`,
+    );
     // The last turn's Stop and TurnEnd came in the append: it is closed, and its end is the session's end.
     await setSelect('filter-event', 'TurnEnd');
     await waitForRow(0, 'Turn 1 · task 1: make check 1 pass');
     await view.page.getByTestId('trace-scroller').evaluate((el) => (el.scrollTop = el.scrollHeight));
-    await view.page.waitForFunction(() => [...document.querySelectorAll('[data-testid="trace-scroller"] .tr-row[data-kind="turn"] .tr-label')].some((el) => el.textContent === 'Turn 30 · task 30: make check 30 pass'));
+    await view.page.waitForFunction(() =>
+      [...document.querySelectorAll('[data-testid="trace-scroller"] .tr-row[data-kind="turn"] .tr-label')].some(
+        (el) => el.textContent === 'Turn 30 · task 30: make check 30 pass',
+      ),
+    );
     const last = view.page.locator('[data-testid="trace-scroller"] .tr-row[data-kind="turn"]').filter({ hasText: 'Turn 30 ·' });
     expect(await last.getAttribute('class')).not.toContain('is-open');
     expect(await last.locator('.badge').textContent()).toBe('completed');
-    expect(await view.page.locator('[data-testid="trace-scroller"] .tr-row[data-kind="turn"]').filter({ hasText: 'Turn 31' }).count()).toBe(0);
+    expect(await view.page.locator('[data-testid="trace-scroller"] .tr-row[data-kind="turn"]').filter({ hasText: 'Turn 31' }).count()).toBe(
+      0,
+    );
   });
 });

@@ -63,9 +63,21 @@ export class ChatApp {
       h('p', { class: 'muted', text: 'Every prompt and tool call passes through your hooks. Open the Hook Manager to see them run.' }),
     );
     root.replaceChildren(
-      h('div', { class: 'chat-app' }, this.header.el, h('div', { class: 'chat-main' }, this.scroller, this.welcome, this.setupHost), this.composer.el, this.footer.el),
+      h(
+        'div',
+        { class: 'chat-app' },
+        this.header.el,
+        h('div', { class: 'chat-main' }, this.scroller, this.welcome, this.setupHost),
+        this.composer.el,
+        this.footer.el,
+      ),
     );
-    this.list = new VirtualList<ChatItem>({ scroller: this.scroller, key: (item) => item.id, render: renderChatItem, estimateHeight: estimateItemHeight });
+    this.list = new VirtualList<ChatItem>({
+      scroller: this.scroller,
+      key: (item) => item.id,
+      render: renderChatItem,
+      estimateHeight: estimateItemHeight,
+    });
     this.scroller.addEventListener('click', (event) => this.onListClick(event));
     this.channel.listen(receiveHostToChat, (message) => this.onMessage(message));
     const lastSeq = this.channel.savedState(readSavedSeq) ?? 0;
@@ -111,7 +123,10 @@ export class ChatApp {
     } else if (target.dataset.action === 'answer-approval') {
       const choice = approvalChoiceSchema.safeParse(target.dataset.choice);
       if (!choice.success) return;
-      target.closest('.tool-approval')?.querySelectorAll('vscode-button').forEach((b) => b.setAttribute('disabled', ''));
+      target
+        .closest('.tool-approval')
+        ?.querySelectorAll('vscode-button')
+        .forEach((b) => b.setAttribute('disabled', ''));
       this.channel.post({ type: 'answerApproval', id: callId, choice: choice.data });
     }
   }

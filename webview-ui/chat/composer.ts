@@ -25,7 +25,14 @@ export class Composer {
   constructor(private readonly actions: ComposerActions) {
     this.input = h('textarea', {
       class: 'composer-input',
-      attrs: { rows: '1', placeholder: 'Ask Hookpilot…', title: 'Enter sends, Shift+Enter adds a line', 'aria-label': 'Message', maxlength: String(MAX_PROMPT_CHARS), 'data-testid': 'composer-input' },
+      attrs: {
+        rows: '1',
+        placeholder: 'Ask Hookpilot…',
+        title: 'Enter sends, Shift+Enter adds a line',
+        'aria-label': 'Message',
+        maxlength: String(MAX_PROMPT_CHARS),
+        'data-testid': 'composer-input',
+      },
     });
     this.input.addEventListener('keydown', (event) => this.onKey(event));
     this.input.addEventListener('input', () => {
@@ -36,7 +43,12 @@ export class Composer {
     this.cancelButton = this.iconButton('debug-stop', 'Cancel (Escape)', 'cancel', () => this.actions.cancel());
     this.hint = h('div', { class: 'composer-hint', attrs: { role: 'status', 'data-testid': 'composer-hint' } });
     this.hint.hidden = true;
-    this.el = h('div', { class: 'composer-area' }, this.hint, h('div', { class: 'composer' }, this.input, h('div', { class: 'composer-buttons' }, this.sendButton, this.cancelButton)));
+    this.el = h(
+      'div',
+      { class: 'composer-area' },
+      this.hint,
+      h('div', { class: 'composer' }, this.input, h('div', { class: 'composer-buttons' }, this.sendButton, this.cancelButton)),
+    );
     this.render();
   }
 

@@ -47,14 +47,29 @@ function userView(item: UserItem): HTMLElement {
     { class: `user-message${item.blocked ? ' is-blocked' : ''}${item.queued || item.withdrawn ? ' is-queued' : ''}` },
     h('div', { class: 'user-text', text: item.text }),
     item.blocked && h('div', { class: 'user-blocked-note' }, icon('circle-slash'), ' Not sent: a hook blocked this prompt'),
-    item.queued && h('div', { class: 'user-queued-note', attrs: { 'data-testid': 'queued-note' } }, icon('clock'), ' Queued: the agent reads it after its current step'),
-    item.withdrawn && h('div', { class: 'user-queued-note', attrs: { 'data-testid': 'withdrawn-note' } }, icon('discard'), ' Not sent: the turn was stopped; it is back in the message box'),
+    item.queued &&
+      h(
+        'div',
+        { class: 'user-queued-note', attrs: { 'data-testid': 'queued-note' } },
+        icon('clock'),
+        ' Queued: the agent reads it after its current step',
+      ),
+    item.withdrawn &&
+      h(
+        'div',
+        { class: 'user-queued-note', attrs: { 'data-testid': 'withdrawn-note' } },
+        icon('discard'),
+        ' Not sent: the turn was stopped; it is back in the message box',
+      ),
   );
 }
 
 function assistantRow(item: AssistantItem, previous: HTMLElement | undefined): HTMLElement {
   // While streaming, the row is updated in place so the list keeps its element.
-  const el = previous && previous.dataset.kind === 'assistant' ? previous : row(item, h('div', { class: 'assistant-message' }, h('div', { class: 'markdown' })));
+  const el =
+    previous && previous.dataset.kind === 'assistant'
+      ? previous
+      : row(item, h('div', { class: 'assistant-message' }, h('div', { class: 'markdown' })));
   const body = el.querySelector<HTMLElement>('.markdown');
   if (body) body.innerHTML = renderMarkdown(item.text, item.streaming);
   el.classList.toggle('is-streaming', item.streaming);

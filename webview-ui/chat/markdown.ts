@@ -14,7 +14,24 @@ const marked = new Marked({ gfm: true, breaks: false, async: false, renderer: { 
 
 const PURIFY_CONFIG = {
   USE_PROFILES: { html: true },
-  FORBID_TAGS: ['style', 'img', 'picture', 'video', 'audio', 'source', 'form', 'input', 'button', 'textarea', 'select', 'iframe', 'object', 'embed', 'svg', 'math'],
+  FORBID_TAGS: [
+    'style',
+    'img',
+    'picture',
+    'video',
+    'audio',
+    'source',
+    'form',
+    'input',
+    'button',
+    'textarea',
+    'select',
+    'iframe',
+    'object',
+    'embed',
+    'svg',
+    'math',
+  ],
   FORBID_ATTR: ['style', 'srcset', 'action', 'formaction'],
   ALLOW_DATA_ATTR: false,
 };

@@ -34,7 +34,11 @@ function demoCard(actions: SetupActions): HTMLElement {
         "This workspace ships a recorded session. Replaying it sends the recorded model replies through this workspace's real hooks " +
         '(in a scratch copy: your files stay as they are). It is labelled as a replay; no model is called.',
     }),
-    h('div', { class: 'setup-buttons' }, button('Replay the demo session', () => actions.replayDemo(), { icon: 'debug-rerun', testId: 'replay-demo' })),
+    h(
+      'div',
+      { class: 'setup-buttons' },
+      button('Replay the demo session', () => actions.replayDemo(), { icon: 'debug-rerun', testId: 'replay-demo' }),
+    ),
   );
 }
 
@@ -49,7 +53,9 @@ function presetCard(preset: ModelPreset, actions: SetupActions): HTMLElement {
       'div',
       { class: 'setup-buttons' },
       button(`Use ${preset.label}`, () => actions.configureModel(preset.id), { testId: `use-${preset.id}` }),
-      preset.needsApiKey ? button('Set API key…', () => actions.setApiKey(), { secondary: true, icon: 'key', testId: `key-${preset.id}` }) : null,
+      preset.needsApiKey
+        ? button('Set API key…', () => actions.setApiKey(), { secondary: true, icon: 'key', testId: `key-${preset.id}` })
+        : null,
     ),
   );
 }

@@ -53,7 +53,10 @@ export function toolIcon(toolName: string): string {
 /** A tool call: what it did, its outcome, and every hook that acted on it. */
 export function renderToolCard(item: ToolItem, previous: HTMLElement | undefined): HTMLElement {
   const wasOpen = previous?.querySelector('details')?.open ?? false;
-  const statusIcon = item.status === 'running' ? icon('loading', 'codicon-modifier-spin') : icon(item.status === 'executed' ? 'check' : item.status === 'awaiting-approval' ? 'shield' : 'circle-slash');
+  const statusIcon =
+    item.status === 'running'
+      ? icon('loading', 'codicon-modifier-spin')
+      : icon(item.status === 'executed' ? 'check' : item.status === 'awaiting-approval' ? 'shield' : 'circle-slash');
   const head = h(
     'div',
     { class: 'tool-head' },
@@ -68,14 +71,27 @@ export function renderToolCard(item: ToolItem, previous: HTMLElement | undefined
     h(
       'ul',
       { class: 'tool-hooks' },
-      ...item.hooks.map((a) => h('li', { class: `hook-note hook-${a.kind}`, attrs: { 'data-testid': 'hook-note' } }, icon(ANNOTATION_ICONS[a.kind]), h('span', { text: ` ${describeAnnotation(a)}` }))),
+      ...item.hooks.map((a) =>
+        h(
+          'li',
+          { class: `hook-note hook-${a.kind}`, attrs: { 'data-testid': 'hook-note' } },
+          icon(ANNOTATION_ICONS[a.kind]),
+          h('span', { text: ` ${describeAnnotation(a)}` }),
+        ),
+      ),
     );
   const approval =
     item.approval &&
     h(
       'div',
       { class: 'tool-approval', attrs: { 'data-testid': 'approval' } },
-      h('div', { class: 'approval-reason' }, h('strong', { text: 'Approval needed. ' }), item.approval.reason, h('span', { class: 'approval-by', text: ` (asked by ${item.approval.askedBy})` })),
+      h(
+        'div',
+        { class: 'approval-reason' },
+        h('strong', { text: 'Approval needed. ' }),
+        item.approval.reason,
+        h('span', { class: 'approval-by', text: ` (asked by ${item.approval.askedBy})` }),
+      ),
       h(
         'div',
         { class: 'approval-buttons' },
@@ -92,7 +108,10 @@ export function renderToolCard(item: ToolItem, previous: HTMLElement | undefined
     );
   const outcome =
     item.approvalOutcome &&
-    h('div', { class: `approval-outcome approval-${item.approvalOutcome.decision}`, text: `${item.approvalOutcome.decision === 'allow' ? 'Allowed' : 'Denied'} by ${item.approvalOutcome.by}` });
+    h('div', {
+      class: `approval-outcome approval-${item.approvalOutcome.decision}`,
+      text: `${item.approvalOutcome.decision === 'allow' ? 'Allowed' : 'Denied'} by ${item.approvalOutcome.by}`,
+    });
   const output =
     item.outputPreview !== undefined &&
     item.outputPreview !== '' &&
@@ -104,6 +123,11 @@ export function renderToolCard(item: ToolItem, previous: HTMLElement | undefined
     );
   const diff =
     item.diffAvailable &&
-    h('a', { class: 'tool-diff', attrs: { href: '#', role: 'button', 'data-action': 'show-diff', 'data-call': item.callId } }, icon('diff'), ' Show diff');
+    h(
+      'a',
+      { class: 'tool-diff', attrs: { href: '#', role: 'button', 'data-action': 'show-diff', 'data-call': item.callId } },
+      icon('diff'),
+      ' Show diff',
+    );
   return h('div', { class: `tool-card status-${item.status}` }, head, hooks, approval, outcome, output, diff);
 }

@@ -29,7 +29,11 @@ export function icon(name: string, extraClass = ''): HTMLSpanElement {
 }
 
 /** A vscode-button with a label and an optional codicon. */
-export function button(label: string, onClick: () => void, options: { icon?: string; secondary?: boolean; title?: string; testId?: string } = {}): HTMLElement {
+export function button(
+  label: string,
+  onClick: () => void,
+  options: { icon?: string; secondary?: boolean; title?: string; testId?: string } = {},
+): HTMLElement {
   const el = document.createElement('vscode-button');
   el.textContent = label;
   if (options.icon) el.setAttribute('icon', options.icon);

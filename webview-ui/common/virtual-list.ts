@@ -90,7 +90,11 @@ export class VirtualList<T> {
       this.bottomPad.style.height = `${total - this.offsets[end]}px`;
       const changed = this.measure(start, end);
       if (changed) this.computeOffsets();
-      const target = this.atEnd ? scroller.scrollHeight - viewport : anchor ? this.offsets[anchor.index] + anchor.delta : scroller.scrollTop;
+      const target = this.atEnd
+        ? scroller.scrollHeight - viewport
+        : anchor
+          ? this.offsets[anchor.index] + anchor.delta
+          : scroller.scrollTop;
       if (Math.abs(scroller.scrollTop - target) > 0.5) {
         scroller.scrollTop = target;
       }

@@ -56,9 +56,20 @@ export class ApprovalsTab {
     return h(
       'div',
       { class: 'approval-card', attrs: { 'data-approval-id': a.id, 'data-testid': 'approval-card' } },
-      h('div', { class: 'approval-head' }, icon('shield'), h('strong', { text: ` ${a.toolName}` }), h('span', { class: 'approval-summary mono', text: a.summary }), h('span', { class: 'spacer' }), h('span', { class: 'muted', text: ago(a.createdAt) })),
+      h(
+        'div',
+        { class: 'approval-head' },
+        icon('shield'),
+        h('strong', { text: ` ${a.toolName}` }),
+        h('span', { class: 'approval-summary mono', text: a.summary }),
+        h('span', { class: 'spacer' }),
+        h('span', { class: 'muted', text: ago(a.createdAt) }),
+      ),
       h('div', { class: 'approval-reason', text: a.reason }),
-      h('div', { class: 'muted approval-meta', text: `Asked by ${a.askedBy} · session ${a.sessionId}${a.system ? ' · protected: only a person can allow this, once' : ''}` }),
+      h('div', {
+        class: 'muted approval-meta',
+        text: `Asked by ${a.askedBy} · session ${a.sessionId}${a.system ? ' · protected: only a person can allow this, once' : ''}`,
+      }),
       h('div', { class: 'approval-buttons' }, ...buttons),
     );
   }

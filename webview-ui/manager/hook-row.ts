@@ -56,7 +56,11 @@ export class HookRow {
       'span',
       { class: 'hook-actions' },
       button('Test', () => this.toggleTestPanel(), { secondary: true, icon: 'beaker', testId: 'hook-test' }),
-      button('Go to definition', () => post({ type: 'openDefinition', id: this.view.id }), { secondary: true, icon: 'go-to-file', testId: 'hook-open' }),
+      button('Go to definition', () => post({ type: 'openDefinition', id: this.view.id }), {
+        secondary: true,
+        icon: 'go-to-file',
+        testId: 'hook-open',
+      }),
     );
     this.el = h(
       'div',
@@ -88,7 +92,11 @@ export class HookRow {
     const locked = view.sourceKind === 'managed';
     this.toggle.checked = view.enabled;
     this.toggle.disabled = locked;
-    this.toggle.title = locked ? "Set by the machine's managed policy: it cannot be turned off here" : view.enabled ? 'Turn this hook off' : 'Turn this hook on';
+    this.toggle.title = locked
+      ? "Set by the machine's managed policy: it cannot be turned off here"
+      : view.enabled
+        ? 'Turn this hook off'
+        : 'Turn this hook on';
     this.el.classList.toggle('is-locked', locked);
     this.el.classList.toggle('is-inactive', !view.active);
     setText(this.name, view.name);
@@ -99,10 +107,22 @@ export class HookRow {
     this.source.title = view.file ? `${view.file}${view.line ? `:${view.line}` : ''}` : SOURCE_LABELS[view.sourceKind];
     setText(this.matcher, view.matcher && view.matcher !== '' ? view.matcher : '*');
     setText(this.type, view.handlerType);
-    this.trust.replaceChildren(view.trusted ? h('span', { class: 'badge badge-trusted', text: 'trusted' }) : h('span', { class: 'badge badge-untrusted' }, icon('workspace-untrusted'), ' untrusted'));
+    this.trust.replaceChildren(
+      view.trusted
+        ? h('span', { class: 'badge badge-trusted', text: 'trusted' })
+        : h('span', { class: 'badge badge-untrusted' }, icon('workspace-untrusted'), ' untrusted'),
+    );
     this.last.replaceChildren(
       view.lastResult
-        ? h('span', {}, h('span', { class: `badge badge-${lastBadge(view.lastResult.status, view.lastResult.decision)}`, text: view.lastResult.decision }), h('span', { class: 'muted', text: ` ${formatDuration(view.lastResult.durationMs)}` }))
+        ? h(
+            'span',
+            {},
+            h('span', {
+              class: `badge badge-${lastBadge(view.lastResult.status, view.lastResult.decision)}`,
+              text: view.lastResult.decision,
+            }),
+            h('span', { class: 'muted', text: ` ${formatDuration(view.lastResult.durationMs)}` }),
+          )
         : h('span', { class: 'muted', text: 'not run yet' }),
     );
     this.last.title = view.lastResult ? `${view.runCount} runs · last at ${new Date(view.lastResult.at).toLocaleTimeString()}` : '';

@@ -13,12 +13,23 @@ export class HooksTab {
   private readonly groups = h('div', { class: 'hook-groups' });
   private readonly problems = h('section', { class: 'problems', attrs: { 'data-testid': 'problems' } });
   private readonly summary = h('span', { class: 'muted hooks-summary' });
-  private readonly disabledBanner = h('div', { class: 'banner' }, icon('circle-slash'), h('span', { class: 'banner-text', text: 'disableAllHooks is set in your configuration: every configured hook is off. Built-in hooks still run.' }));
+  private readonly disabledBanner = h(
+    'div',
+    { class: 'banner' },
+    icon('circle-slash'),
+    h('span', {
+      class: 'banner-text',
+      text: 'disableAllHooks is set in your configuration: every configured hook is off. Built-in hooks still run.',
+    }),
+  );
   private readonly empty = h(
     'div',
     { class: 'hooks-empty' },
     h('p', { text: 'No hooks are configured.' }),
-    h('p', { class: 'muted', text: 'Add hooks in .vscode/hooks.json or in the hookpilot.hooks setting, in the same shape as Claude Code\'s "hooks" object.' }),
+    h('p', {
+      class: 'muted',
+      text: 'Add hooks in .vscode/hooks.json or in the hookpilot.hooks setting, in the same shape as Claude Code\'s "hooks" object.',
+    }),
   );
 
   constructor(
@@ -30,7 +41,11 @@ export class HooksTab {
       'div',
       { class: 'toolbar' },
       button('Reload', () => post({ type: 'reloadHooks' }), { secondary: true, icon: 'refresh', testId: 'hooks-reload' }),
-      button('Open hooks.json', () => post({ type: 'openHooksConfig' }), { secondary: true, icon: 'go-to-file', testId: 'hooks-open-config' }),
+      button('Open hooks.json', () => post({ type: 'openHooksConfig' }), {
+        secondary: true,
+        icon: 'go-to-file',
+        testId: 'hooks-open-config',
+      }),
       button('Enable all', () => post({ type: 'toggleAll', enabled: true }), { secondary: true, testId: 'hooks-enable-all' }),
       button('Disable all', () => post({ type: 'toggleAll', enabled: false }), { secondary: true, testId: 'hooks-disable-all' }),
       h('span', { class: 'spacer' }),
@@ -72,7 +87,13 @@ export class HooksTab {
         h(
           'section',
           { class: 'hook-group', attrs: { 'data-event': event, 'data-testid': 'hook-group' } },
-          h('h3', { class: 'hook-group-title' }, h('span', { text: event }), h('span', { class: `badge kind-${info.kind}`, text: info.kind }), h('span', { class: 'muted hook-group-desc', text: info.description })),
+          h(
+            'h3',
+            { class: 'hook-group-title' },
+            h('span', { text: event }),
+            h('span', { class: `badge kind-${info.kind}`, text: info.kind }),
+            h('span', { class: 'muted hook-group-desc', text: info.description }),
+          ),
           ...rows,
         ),
       );
@@ -92,7 +113,10 @@ export class HooksTab {
           'div',
           { class: `problem problem-${p.severity}`, attrs: { 'data-problem-id': p.id, role: 'button', tabindex: '0' } },
           icon(SEVERITY_ICONS[p.severity]),
-          h('span', { class: 'problem-place mono', text: p.file ? `${p.file}${p.line ? `:${p.line}` : ''}${p.column ? `:${p.column}` : ''}` : p.path || p.sourceKind }),
+          h('span', {
+            class: 'problem-place mono',
+            text: p.file ? `${p.file}${p.line ? `:${p.line}` : ''}${p.column ? `:${p.column}` : ''}` : p.path || p.sourceKind,
+          }),
           h('span', { class: 'problem-message', text: p.message }),
         ),
       ),

@@ -1,4 +1,10 @@
-import { managerTabSchema, receiveHostToManager, type HostToManager, type ManagerTab, type ManagerToHost } from '../../src/shared/manager-protocol';
+import {
+  managerTabSchema,
+  receiveHostToManager,
+  type HostToManager,
+  type ManagerTab,
+  type ManagerToHost,
+} from '../../src/shared/manager-protocol';
 import { button, h, icon, setText } from '../common/dom';
 import { HostChannel } from '../common/host-channel';
 import { ApprovalsTab } from './approvals-tab';
@@ -56,11 +62,25 @@ export class ManagerApp {
     const panels = { hooks: this.hooks.el, approvals: this.approvals.el, timeline: this.timeline.el, mcp: this.mcp.el };
     const bar = h('div', { class: 'tab-bar', attrs: { role: 'tablist' } });
     for (const tab of managerTabSchema.options) {
-      const tabButton = h('button', { class: 'tab', attrs: { role: 'tab', 'data-tab': tab, 'data-testid': `tab-${tab}` }, on: { click: () => this.show(tab) } }, TAB_LABELS[tab], tab === 'approvals' ? this.approvalCount : null);
+      const tabButton = h(
+        'button',
+        { class: 'tab', attrs: { role: 'tab', 'data-tab': tab, 'data-testid': `tab-${tab}` }, on: { click: () => this.show(tab) } },
+        TAB_LABELS[tab],
+        tab === 'approvals' ? this.approvalCount : null,
+      );
       bar.append(tabButton);
       this.tabs.set(tab, { button: tabButton, panel: panels[tab] });
     }
-    root.replaceChildren(h('div', { class: 'manager-app' }, bar, this.trustBanner, this.pendingConfig.el, h('div', { class: 'tab-panels' }, this.hooks.el, this.approvals.el, this.timeline.el, this.mcp.el)));
+    root.replaceChildren(
+      h(
+        'div',
+        { class: 'manager-app' },
+        bar,
+        this.trustBanner,
+        this.pendingConfig.el,
+        h('div', { class: 'tab-panels' }, this.hooks.el, this.approvals.el, this.timeline.el, this.mcp.el),
+      ),
+    );
     this.current = this.channel.savedState(readSavedTab) ?? 'hooks';
     this.show(this.current);
     this.channel.listen(receiveHostToManager, (message) => this.onMessage(message));

@@ -3,7 +3,13 @@ import type { PendingConfigView } from '../../src/shared/manager-views';
 import { button, h, icon } from '../common/dom';
 
 /** What a unified diff line does, by its first characters (the first match wins). */
-const DIFF_KINDS: ReadonlyArray<[prefix: string, kind: string]> = [['+++', 'meta'], ['---', 'meta'], ['+', 'add'], ['-', 'del'], ['@@', 'hunk']];
+const DIFF_KINDS: ReadonlyArray<[prefix: string, kind: string]> = [
+  ['+++', 'meta'],
+  ['---', 'meta'],
+  ['+', 'add'],
+  ['-', 'del'],
+  ['@@', 'hunk'],
+];
 
 function diffLine(line: string): HTMLElement {
   const kind = DIFF_KINDS.find(([prefix]) => line.startsWith(prefix))?.[1] ?? 'same';

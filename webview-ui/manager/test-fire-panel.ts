@@ -20,7 +20,10 @@ export class TestFirePanel {
 
   constructor(view: HookView, run: (id: string, payload: string) => void) {
     this.view = view;
-    this.editor = h('textarea', { class: 'test-payload mono', attrs: { spellcheck: 'false', rows: '12', 'aria-label': 'Test payload (JSON)', 'data-testid': 'test-payload' } });
+    this.editor = h('textarea', {
+      class: 'test-payload mono',
+      attrs: { spellcheck: 'false', rows: '12', 'aria-label': 'Test payload (JSON)', 'data-testid': 'test-payload' },
+    });
     this.editor.value = this.sample();
     this.runButton = button(
       'Run',
@@ -38,16 +41,23 @@ export class TestFirePanel {
     this.el = h(
       'div',
       { class: 'test-panel', attrs: { 'data-testid': 'test-panel' } },
-      h('div', { class: 'test-head muted', text: `Runs only "${view.name}" with this ${view.event} payload. The agent and other hooks are not involved.` }),
+      h('div', {
+        class: 'test-head muted',
+        text: `Runs only "${view.name}" with this ${view.event} payload. The agent and other hooks are not involved.`,
+      }),
       this.editor,
       h(
         'div',
         { class: 'test-actions' },
         this.runButton,
-        button('Reset sample', () => {
-          this.editor.value = this.sample();
-          setText(this.error, '');
-        }, { secondary: true }),
+        button(
+          'Reset sample',
+          () => {
+            this.editor.value = this.sample();
+            setText(this.error, '');
+          },
+          { secondary: true },
+        ),
         this.error,
       ),
       this.result,
@@ -62,7 +72,14 @@ export class TestFirePanel {
     this.runButton.removeAttribute('disabled');
     if (result.payload !== undefined) this.editor.value = result.payload;
     const block = (label: string, value: unknown, testId: string) =>
-      value === undefined || value === '' || value === null ? null : h('section', { class: 'test-block' }, h('h4', { text: label }), h('pre', { text: pretty(value), attrs: { 'data-testid': testId } }));
+      value === undefined || value === '' || value === null
+        ? null
+        : h(
+            'section',
+            { class: 'test-block' },
+            h('h4', { text: label }),
+            h('pre', { text: pretty(value), attrs: { 'data-testid': testId } }),
+          );
     const parts = [
       h(
         'div',
@@ -70,7 +87,9 @@ export class TestFirePanel {
         h('span', { class: `badge badge-${result.status}`, text: result.status, attrs: { 'data-testid': 'test-status' } }),
         h('span', { text: ` decision: ${result.decision}` }),
         h('span', { class: 'muted', text: ` · ${formatDuration(result.durationMs)}` }),
-        result.exitCode !== undefined && result.exitCode !== null ? h('span', { class: 'muted', text: ` · exit ${result.exitCode}` }) : null,
+        result.exitCode !== undefined && result.exitCode !== null
+          ? h('span', { class: 'muted', text: ` · exit ${result.exitCode}` })
+          : null,
       ),
       block('Reason', result.reason, 'test-reason'),
       block('Error', result.error, 'test-error-text'),

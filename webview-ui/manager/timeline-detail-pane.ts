@@ -96,8 +96,22 @@ export class TimelineDetailPane {
     this.el.replaceChildren(
       h('div', { class: 'detail-head' }, icon(kindIcon), h('strong', { text: ` ${shown.title}` }), h('span', { class: 'spacer' }), close),
       ...(shown.span ? [renderSpanSummary(shown.span, this.deps.traceStartMs())] : []),
-      ...(waiting ? [h('div', { class: 'detail-loading', text: 'Rebuilding the full model request from the log…', attrs: { 'data-testid': 'detail-loading' } })] : []),
-      ...(shownRecord ? renderRecordDetail(toTimelineRow(shownRecord), (dispatchId) => (full(eventOf(dispatchId)) as { payload?: unknown } | undefined)?.payload, this.deps.post) : []),
+      ...(waiting
+        ? [
+            h('div', {
+              class: 'detail-loading',
+              text: 'Rebuilding the full model request from the log…',
+              attrs: { 'data-testid': 'detail-loading' },
+            }),
+          ]
+        : []),
+      ...(shownRecord
+        ? renderRecordDetail(
+            toTimelineRow(shownRecord),
+            (dispatchId) => (full(eventOf(dispatchId)) as { payload?: unknown } | undefined)?.payload,
+            this.deps.post,
+          )
+        : []),
     );
   }
 }

@@ -82,9 +82,18 @@ export class TimelineFilterBar {
   /** Refills the event and hook lists; `resetValues` drops a chosen name the session does not use. */
   updateOptions(resetValues: boolean): void {
     const f = this.current;
-    if (resetValues) this.current = { ...f, event: this.eventNames.has(f.event) ? f.event : '', hook: this.hooks.has(f.hook) ? f.hook : '' };
-    refillSelect(this.eventSelect, [['', 'All events'], ...[...this.eventNames].sort().map((e): [string, string] => [e, e])], this.current.event);
-    refillSelect(this.hookSelect, [['', 'All hooks'], ...[...this.hooks].sort().map((name): [string, string] => [name, name])], this.current.hook);
+    if (resetValues)
+      this.current = { ...f, event: this.eventNames.has(f.event) ? f.event : '', hook: this.hooks.has(f.hook) ? f.hook : '' };
+    refillSelect(
+      this.eventSelect,
+      [['', 'All events'], ...[...this.eventNames].sort().map((e): [string, string] => [e, e])],
+      this.current.event,
+    );
+    refillSelect(
+      this.hookSelect,
+      [['', 'All hooks'], ...[...this.hooks].sort().map((name): [string, string] => [name, name])],
+      this.current.hook,
+    );
   }
 
   private set(change: Partial<TimelineFilter>): void {

@@ -68,12 +68,36 @@ export function toTimelineRow(record: AuditRecord): TimelineRow {
   switch (record.type) {
     case 'hook_run': {
       const decision = hookRunDecision(record);
-      return { ...common, event: record.event, subject: record.hook_name, hookName: record.hook_name, badge: badgeFor(decision), decisionText: decision, durationMs: record.duration_ms };
+      return {
+        ...common,
+        event: record.event,
+        subject: record.hook_name,
+        hookName: record.hook_name,
+        badge: badgeFor(decision),
+        decisionText: decision,
+        durationMs: record.duration_ms,
+      };
     }
     case 'dispatch':
-      return { ...common, event: record.event, subject: `${record.hooks_run} hook${record.hooks_run === 1 ? '' : 's'}`, hookName: undefined, badge: badgeFor(record.decision), decisionText: record.decision, durationMs: record.duration_ms };
+      return {
+        ...common,
+        event: record.event,
+        subject: `${record.hooks_run} hook${record.hooks_run === 1 ? '' : 's'}`,
+        hookName: undefined,
+        badge: badgeFor(record.decision),
+        decisionText: record.decision,
+        durationMs: record.duration_ms,
+      };
     case 'event':
-      return { ...common, event: record.event, subject: payloadSubject(record.payload), hookName: undefined, badge: 'none', decisionText: '', durationMs: undefined };
+      return {
+        ...common,
+        event: record.event,
+        subject: payloadSubject(record.payload),
+        hookName: undefined,
+        badge: 'none',
+        decisionText: '',
+        durationMs: undefined,
+      };
     case 'permission':
       return {
         ...common,
@@ -86,12 +110,36 @@ export function toTimelineRow(record: AuditRecord): TimelineRow {
       };
     case 'permission_required':
       // Advisory (a PostToolUse hook's PermissionRequired): the call already ran, so no decision badge.
-      return { ...common, event: 'PermissionRequired', subject: `${record.tool_name} · ${record.permission}`, hookName: record.hook_name, badge: 'none', decisionText: 'advisory', durationMs: undefined };
+      return {
+        ...common,
+        event: 'PermissionRequired',
+        subject: `${record.tool_name} · ${record.permission}`,
+        hookName: record.hook_name,
+        badge: 'none',
+        decisionText: 'advisory',
+        durationMs: undefined,
+      };
     case 'note':
-      return { ...common, event: 'Note', subject: record.message, hookName: undefined, badge: record.level === 'error' ? 'error' : 'none', decisionText: record.level === 'info' ? '' : record.level, durationMs: undefined };
+      return {
+        ...common,
+        event: 'Note',
+        subject: record.message,
+        hookName: undefined,
+        badge: record.level === 'error' ? 'error' : 'none',
+        decisionText: record.level === 'info' ? '' : record.level,
+        durationMs: undefined,
+      };
     default:
       // A record kind this view does not know yet (a newer log): shown by its type and subject.
-      return { ...common, event: String((record as AuditRecord).type), subject: payloadSubject(record), hookName: undefined, badge: 'none', decisionText: '', durationMs: undefined };
+      return {
+        ...common,
+        event: String((record as AuditRecord).type),
+        subject: payloadSubject(record),
+        hookName: undefined,
+        badge: 'none',
+        decisionText: '',
+        durationMs: undefined,
+      };
   }
 }
 

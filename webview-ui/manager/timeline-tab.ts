@@ -74,7 +74,11 @@ export class TimelineTab {
       ...this.filters.controls,
       this.count,
       h('span', { class: 'spacer' }),
-      button('Export', () => this.sessionId && post({ type: 'exportTimeline', sessionId: this.sessionId }), { icon: 'export', secondary: true, testId: 'timeline-export' }),
+      button('Export', () => this.sessionId && post({ type: 'exportTimeline', sessionId: this.sessionId }), {
+        icon: 'export',
+        secondary: true,
+        testId: 'timeline-export',
+      }),
     );
     const main = h('div', { class: 'tl-main' }, this.trace.el, this.table.el, this.empty);
     this.el = h('div', { class: 'tab-panel timeline-tab' }, toolbar, h('div', { class: 'tl-body' }, main, this.detail.el));
@@ -200,7 +204,14 @@ export class TimelineTab {
     const shown = isFilterActive(filter) ? this.table.filteredRows().length : total;
     setText(this.count, shown === total ? `${total.toLocaleString()} records` : `${shown.toLocaleString()} of ${total.toLocaleString()}`);
     this.empty.hidden = shown > 0;
-    setText(this.empty, total === 0 ? 'No records in this session yet.' : filter.focus === 'failures' ? 'No hook run failed or timed out.' : 'No records match the filters.');
+    setText(
+      this.empty,
+      total === 0
+        ? 'No records in this session yet.'
+        : filter.focus === 'failures'
+          ? 'No hook run failed or timed out.'
+          : 'No records match the filters.',
+    );
   }
 
   private selectSpan(span: TraceSpan | undefined): void {

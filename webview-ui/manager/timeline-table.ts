@@ -1,7 +1,15 @@
 import type { AuditRecord } from '../../src/core/audit/records';
 import { formatDuration, h } from '../common/dom';
 import { FixedRowList } from '../common/fixed-row-list';
-import { formatTime, isFilterActive, matchesFilter, maxDuration, toTimelineRow, type TimelineFilter, type TimelineRow } from './timeline-rows';
+import {
+  formatTime,
+  isFilterActive,
+  matchesFilter,
+  maxDuration,
+  toTimelineRow,
+  type TimelineFilter,
+  type TimelineRow,
+} from './timeline-rows';
 import type { TraceBuild } from './timeline-trace-build';
 import { SLOW_FLOOR_MS } from './trace-rows';
 
@@ -41,13 +49,23 @@ export class TimelineTable {
       h('span', { text: 'Decision' }),
       h('span', { text: 'Duration' }),
     );
-    this.list = new FixedRowList<TimelineRow>({ scroller: this.scroller, rowHeight: ROW_HEIGHT, createRow: () => this.createRow(), fillRow: (row, item, index) => this.fillRow(row, item, index) });
+    this.list = new FixedRowList<TimelineRow>({
+      scroller: this.scroller,
+      rowHeight: ROW_HEIGHT,
+      createRow: () => this.createRow(),
+      fillRow: (row, item, index) => this.fillRow(row, item, index),
+    });
     this.scroller.addEventListener('click', (event) => {
       const row = (event.target as Element | null)?.closest<HTMLElement>('.tl-row');
       if (row?.dataset.index !== undefined) this.select(Number(row.dataset.index));
     });
     this.scroller.addEventListener('keydown', (event) => this.onKey(event));
-    this.el = h('div', { class: 'tl-table tl-view', attrs: { 'data-view': 'table' } }, header, h('div', { class: 'tl-list' }, this.scroller));
+    this.el = h(
+      'div',
+      { class: 'tl-table tl-view', attrs: { 'data-view': 'table' } },
+      header,
+      h('div', { class: 'tl-list' }, this.scroller),
+    );
   }
 
   /** Records in the session. */
@@ -148,7 +166,8 @@ export class TimelineTable {
     badge.hidden = row.decisionText === '';
     const bar = duration.querySelector<HTMLElement>('.tl-bar');
     const ms = duration.querySelector<HTMLElement>('.tl-ms');
-    if (bar) bar.style.width = row.durationMs === undefined || this.maxMs === 0 ? '0' : `${Math.max(1, (row.durationMs / this.maxMs) * 100)}%`;
+    if (bar)
+      bar.style.width = row.durationMs === undefined || this.maxMs === 0 ? '0' : `${Math.max(1, (row.durationMs / this.maxMs) * 100)}%`;
     if (ms) ms.textContent = row.durationMs === undefined ? '' : formatDuration(row.durationMs);
   }
 

@@ -14,7 +14,12 @@ export class TimelineViewSwitch {
 
   constructor(onPick: (view: TimelineView) => void) {
     for (const [view, label] of VIEWS) {
-      const viewButton = h('button', { class: 'tl-view-button', text: label, attrs: { type: 'button', 'data-testid': `timeline-view-${view}` }, on: { click: () => onPick(view) } });
+      const viewButton = h('button', {
+        class: 'tl-view-button',
+        text: label,
+        attrs: { type: 'button', 'data-testid': `timeline-view-${view}` },
+        on: { click: () => onPick(view) },
+      });
       this.buttons.set(view, viewButton);
       this.el.append(viewButton);
     }

@@ -4,7 +4,12 @@ import { spanDuration, spanSummary } from './trace-rows';
 
 function field(label: string, value: string | number | undefined): HTMLElement | null {
   if (value === undefined || value === '') return null;
-  return h('div', { class: 'detail-field' }, h('span', { class: 'detail-label', text: label }), h('span', { class: 'detail-value', text: String(value) }));
+  return h(
+    'div',
+    { class: 'detail-field' },
+    h('span', { class: 'detail-label', text: label }),
+    h('span', { class: 'detail-value', text: String(value) }),
+  );
 }
 
 const KIND_NAMES: Record<TraceSpan['kind'], string> = {
@@ -26,7 +31,11 @@ const KIND_NAMES: Record<TraceSpan['kind'], string> = {
  */
 export function renderSpanSummary(span: TraceSpan, sessionStartMs: number): HTMLElement {
   const offset = span.startMs - sessionStartMs;
-  const started = !Number.isFinite(offset) ? undefined : offset < 1 ? 'at the start of the session' : `+${formatDuration(offset)} into the session`;
+  const started = !Number.isFinite(offset)
+    ? undefined
+    : offset < 1
+      ? 'at the start of the session'
+      : `+${formatDuration(offset)} into the session`;
   const holdsRuns = span.kind !== 'hook' && span.children.length > 0;
   const summary = holdsRuns ? spanSummary(span) : undefined;
   return h(

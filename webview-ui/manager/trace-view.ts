@@ -45,7 +45,12 @@ export class TraceView {
       h('span', { class: 'tr-ms', text: 'Duration' }),
       h('span', { class: 'tr-axis', attrs: { 'data-testid': 'trace-axis' } }, ...this.axisLabels, this.zoomOut),
     );
-    this.list = new FixedRowList<TraceSpan>({ scroller: this.scroller, rowHeight: ROW_HEIGHT, createRow: () => this.createRow(), fillRow: (row, span, index) => this.fillRow(row, span, index) });
+    this.list = new FixedRowList<TraceSpan>({
+      scroller: this.scroller,
+      rowHeight: ROW_HEIGHT,
+      createRow: () => this.createRow(),
+      fillRow: (row, span, index) => this.fillRow(row, span, index),
+    });
     this.scroller.addEventListener('click', (event) => {
       const target = event.target as Element | null;
       const row = target?.closest<HTMLElement>('.tr-row');
@@ -60,7 +65,12 @@ export class TraceView {
       if (span && !(event.target as Element).closest('.tr-twisty')) this.setZoom({ start: span.startMs, end: span.endMs });
     });
     this.scroller.addEventListener('keydown', (event) => this.onKey(event));
-    this.el = h('div', { class: 'tl-table tl-view tr-view', attrs: { 'data-view': 'trace' } }, header, h('div', { class: 'tl-list' }, this.scroller));
+    this.el = h(
+      'div',
+      { class: 'tl-table tl-view tr-view', attrs: { 'data-view': 'trace' } },
+      header,
+      h('div', { class: 'tl-list' }, this.scroller),
+    );
   }
 
   get length(): number {
@@ -152,7 +162,13 @@ export class TraceView {
     return h(
       'div',
       { class: 'tr-row' },
-      h('span', { class: 'tr-name' }, h('span', { class: 'tr-twisty codicon' }), h('span', { class: 'tr-icon codicon' }), h('span', { class: 'tr-label' })),
+      h(
+        'span',
+        { class: 'tr-name' },
+        h('span', { class: 'tr-twisty codicon' }),
+        h('span', { class: 'tr-icon codicon' }),
+        h('span', { class: 'tr-label' }),
+      ),
       h('span', { class: 'tl-decision' }, h('span', { class: 'badge' })),
       h('span', { class: 'tr-ms' }),
       h('span', { class: 'tr-track' }, h('span', { class: 'tr-bar' })),

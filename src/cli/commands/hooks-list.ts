@@ -10,12 +10,18 @@ import { formatSource, SettingsPositions } from '../config-positions';
 import { formatTable } from '../output/table';
 import { collect } from './hooks';
 
-const listOptionsSchema = z.object({ cwd: z.string().optional(), hooks: z.array(z.string()).default([]), json: z.boolean().default(false) });
+const listOptionsSchema = z.object({
+  cwd: z.string().optional(),
+  hooks: z.array(z.string()).default([]),
+  json: z.boolean().default(false),
+});
 
 export function registerHooksListCommand(hooks: Command, ctx: CliContext): void {
   hooks
     .command('list')
-    .description('every hook from every source: id, event, matcher, type, name, source (file:line) and whether it is active; starts no process (rpc servers show as not started)')
+    .description(
+      'every hook from every source: id, event, matcher, type, name, source (file:line) and whether it is active; starts no process (rpc servers show as not started)',
+    )
     .option('--cwd <dir>', 'the workspace (default: the current directory)')
     .option('--hooks <file>', 'an extra hooks.json-format file (repeatable)', collect)
     .option('--json', 'print JSON instead of a table')
@@ -23,7 +29,13 @@ export function registerHooksListCommand(hooks: Command, ctx: CliContext): void 
       const options = listOptionsSchema.parse(raw);
       const projectDir = projectDirOf(ctx, options.cwd);
       // Listing reads the configuration only: no rpc server (workspace code) is started.
-      const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, log: stderrLogger(ctx), startProcesses: false });
+      const engine = await createEngine({
+        projectDir,
+        env: ctx.env,
+        extraHooksFiles: options.hooks,
+        log: stderrLogger(ctx),
+        startProcesses: false,
+      });
       let states: readonly HookState[];
       let silentServers: ServerDefinition[];
       try {
@@ -43,7 +55,12 @@ export function registerHooksListCommand(hooks: Command, ctx: CliContext): void 
           type: s.hook.spec.type,
           name: s.hook.name,
           target: handlerTarget(s.hook.spec),
-          source: { kind: s.hook.source.kind, file: s.hook.source.file ?? null, line: s.hook.source.line ?? null, location: formatSource(s.hook.source, positions, ctx.cwd) },
+          source: {
+            kind: s.hook.source.kind,
+            file: s.hook.source.file ?? null,
+            line: s.hook.source.line ?? null,
+            location: formatSource(s.hook.source, positions, ctx.cwd),
+          },
           enabled: s.enabled,
           // A managed policy's hook: nothing but the policy turns it off.
           locked: s.locked,
@@ -54,12 +71,22 @@ export function registerHooksListCommand(hooks: Command, ctx: CliContext): void 
         }));
         ctx.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       } else {
-        const rows = states.map((s) => [s.hook.id, s.hook.event, s.hook.matcher ?? '*', s.hook.spec.type, s.hook.name, sourceOf(s, positions, ctx.cwd), stateOf(s)]);
+        const rows = states.map((s) => [
+          s.hook.id,
+          s.hook.event,
+          s.hook.matcher ?? '*',
+          s.hook.spec.type,
+          s.hook.name,
+          sourceOf(s, positions, ctx.cwd),
+          stateOf(s),
+        ]);
         ctx.stdout.write(formatTable(['ID', 'EVENT', 'MATCHER', 'TYPE', 'NAME', 'SOURCE', 'STATE'], rows));
       }
       for (const server of silentServers) {
         const where = formatSource(server.source, positions, ctx.cwd);
-        ctx.stderr.write(`hookpilot: rpc server "${server.name}" (${where}) declares no events: its hooks are known once it runs (hookpilot hooks test starts it)\n`);
+        ctx.stderr.write(
+          `hookpilot: rpc server "${server.name}" (${where}) declares no events: its hooks are known once it runs (hookpilot hooks test starts it)\n`,
+        );
       }
       ctx.exitCode = EXIT.ok;
     });

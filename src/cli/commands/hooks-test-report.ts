@@ -44,12 +44,18 @@ export function runToJson(run: HookRunEvent, where: string): Record<string, unkn
 
 /** The merged outcome of all hooks, as the agent would act on it. */
 export function describeMergedResult(result: DispatchResult): string {
-  const decision = result.decision ?? (result.blocked ? 'block' : result.permission?.behavior ?? 'none');
-  const verdict = result.blocked ? `${decision} (blocked)` : decision === 'none' ? 'no decision: nothing blocked, the action goes on' : decision;
+  const decision = result.decision ?? (result.blocked ? 'block' : (result.permission?.behavior ?? 'none'));
+  const verdict = result.blocked
+    ? `${decision} (blocked)`
+    : decision === 'none'
+      ? 'no decision: nothing blocked, the action goes on'
+      : decision;
   const lines = [`\nResult: ${verdict}`];
   if (result.blockReason) lines.push(`  reason: ${result.blockReason}`);
-  if (result.permission?.message) lines.push(`  permission: ${result.permission.behavior} by ${result.permission.hookName}: ${result.permission.message}`);
-  if (result.stop) lines.push(`  stop: hook "${result.stop.hookName}" ends the session${result.stop.reason ? `: ${result.stop.reason}` : ''}`);
+  if (result.permission?.message)
+    lines.push(`  permission: ${result.permission.behavior} by ${result.permission.hookName}: ${result.permission.message}`);
+  if (result.stop)
+    lines.push(`  stop: hook "${result.stop.hookName}" ends the session${result.stop.reason ? `: ${result.stop.reason}` : ''}`);
   if (result.updatedInput) lines.push(`  updated input: ${JSON.stringify(result.updatedInput)}`);
   for (const ctx of result.contexts) lines.push(`  context: ${formatTaggedContext(ctx)}`);
   for (const message of result.systemMessages) lines.push(`  system message: ${message}`);

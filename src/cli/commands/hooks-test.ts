@@ -48,7 +48,9 @@ export function registerHooksTestCommand(hooks: Command, ctx: CliContext): void 
       const event = resolveEventName(eventName);
       if (!event) {
         const suggestion = suggestName(eventName, EVENT_KEYS);
-        throw usageError(`unknown event "${eventName}"; ${suggestion ? `did you mean "${suggestion}"?` : `events: ${HOOK_EVENTS.join(', ')}`}`);
+        throw usageError(
+          `unknown event "${eventName}"; ${suggestion ? `did you mean "${suggestion}"?` : `events: ${HOOK_EVENTS.join(', ')}`}`,
+        );
       }
       const toolEvent = EVENT_INFO[event].toolEvent;
       if (options.tool && !toolEvent) throw usageError(`--tool applies to tool events only, not to ${event}`);
@@ -59,7 +61,14 @@ export function registerHooksTestCommand(hooks: Command, ctx: CliContext): void 
       // prompt and agent hooks need a model; without an endpoint they report that instead of running.
       const endpoint = options.baseUrl || ctx.env.HOOKPILOT_BASE_URL ? resolveModelEndpoint(options, ctx.env) : undefined;
       const secretValues = endpoint?.apiKey ? [endpoint.apiKey] : [];
-      const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, secretValues, log: stderrLogger(ctx), startProcesses: false });
+      const engine = await createEngine({
+        projectDir,
+        env: ctx.env,
+        extraHooksFiles: options.hooks,
+        secretValues,
+        log: stderrLogger(ctx),
+        startProcesses: false,
+      });
       if (endpoint) {
         const model = new OpenAIChatModel({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey });
         useModelForHooks(engine, model, endpoint.model, loadPermissions(projectDir, { allowedTools: [], disallowedTools: [] }), ctx.env);
@@ -94,7 +103,9 @@ export function registerHooksTestCommand(hooks: Command, ctx: CliContext): void 
       const positions = new SettingsPositions();
       const where = (run: HookRunEvent) => formatSource(run.hook.source, positions, ctx.cwd);
       if (options.json) {
-        ctx.stdout.write(`${JSON.stringify({ event, session_id: sessionId, payload, hooks: runs.map((run) => runToJson(run, where(run))), result: mergedToJson(result) }, null, 2)}\n`);
+        ctx.stdout.write(
+          `${JSON.stringify({ event, session_id: sessionId, payload, hooks: runs.map((run) => runToJson(run, where(run))), result: mergedToJson(result) }, null, 2)}\n`,
+        );
       } else {
         const configured = runs.filter((run) => run.hook.source.kind !== 'builtin');
         const subject = toolEvent ? ` ${String(payload.tool_name)} ${JSON.stringify(payload.tool_input)}` : '';
@@ -111,7 +122,7 @@ export function registerHooksTestCommand(hooks: Command, ctx: CliContext): void 
 
 function mergedToJson(result: DispatchResult): Record<string, unknown> {
   return {
-    decision: result.decision ?? (result.blocked ? 'block' : result.permission?.behavior ?? 'none'),
+    decision: result.decision ?? (result.blocked ? 'block' : (result.permission?.behavior ?? 'none')),
     blocked: result.blocked,
     block_reason: result.blockReason ?? null,
     contexts: result.contexts.map((c) => ({ hook_name: c.hookName, content: c.content })),

@@ -33,15 +33,24 @@ export function registerHooksValidateCommand(hooks: Command, ctx: CliContext): v
       const positions = new SettingsPositions();
       for (const problem of problems) ctx.stdout.write(`${formatProblem(problem, positions, ctx.cwd)}\n`);
 
-      const checked = [userFile, path.join(projectDir, WORKSPACE_SETTINGS), path.join(projectDir, HOOKS_JSON), ...extraFiles].filter((file) => existsSync(file));
+      const checked = [userFile, path.join(projectDir, WORKSPACE_SETTINGS), path.join(projectDir, HOOKS_JSON), ...extraFiles].filter(
+        (file) => existsSync(file),
+      );
       const count = (severity: ConfigProblem['severity']) => problems.filter((p) => p.severity === severity).length;
       const errors = count('error');
       const files = checked.length === 0 ? 'no configuration files found' : checked.map((file) => displayPath(file, ctx.cwd)).join(', ');
-      ctx.stderr.write(`${errors} error(s), ${count('warning')} warning(s), ${count('info')} note(s); ${merged.hooks.length} hook(s) load (checked: ${files})\n`);
+      ctx.stderr.write(
+        `${errors} error(s), ${count('warning')} warning(s), ${count('info')} note(s); ${merged.hooks.length} hook(s) load (checked: ${files})\n`,
+      );
       ctx.exitCode = errors > 0 ? EXIT.failed : EXIT.ok;
     });
 }
 
 function byFileAndPosition(a: ConfigProblem, b: ConfigProblem): number {
-  return (a.file ?? '').localeCompare(b.file ?? '') || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0) || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity];
+  return (
+    (a.file ?? '').localeCompare(b.file ?? '') ||
+    (a.line ?? 0) - (b.line ?? 0) ||
+    (a.column ?? 0) - (b.column ?? 0) ||
+    SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]
+  );
 }

@@ -52,7 +52,9 @@ export function registerReplayCommand(program: Command, ctx: CliContext): void {
     .option('--allowed-tools <rules>', 'tools or rules to allow without asking, as for run (repeatable)', collect)
     .option('--disallowed-tools <rules>', 'tools or rules to deny, as for run (repeatable)', collect)
     .addOption(
-      new Option('--permission-mode <mode>', 'permission mode (default: hookpilot.permissions.mode, else default)').choices(permissionModeSchema.options),
+      new Option('--permission-mode <mode>', 'permission mode (default: hookpilot.permissions.mode, else default)').choices(
+        permissionModeSchema.options,
+      ),
     )
     .option('--hooks <file>', 'an extra hooks.json-format file (repeatable)', collect)
     .option('--max-steps <n>', 'stop a turn after this many model steps (default 50)', positiveInteger)
@@ -101,7 +103,8 @@ async function replay(recordingArg: string, options: ReplayOptions, ctx: CliCont
       secretValues: secretEnvValues(ctx.env),
       userSettingsFile: settingsFile,
       spawnerModulePath: existsSync(BUNDLED_SPAWNER) ? BUNDLED_SPAWNER : undefined,
-      configs: (scratchDir) => loadWorkspaceConfigs(scratchDir, { userSettingsFile: settingsFile, extraFiles: options.hooks.map((f) => path.resolve(f)) }),
+      configs: (scratchDir) =>
+        loadWorkspaceConfigs(scratchDir, { userSettingsFile: settingsFile, extraFiles: options.hooks.map((f) => path.resolve(f)) }),
       permissions,
       disallowedTools: plainToolNames(disallowedTools),
       maxSteps: options.maxSteps,

@@ -49,7 +49,8 @@ type RunOptions = z.infer<typeof runOptionsSchema>;
 
 /** `--pass-env NAME`: a variable name, repeatable. */
 function envName(value: string, previous: string[] = []): string[] {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) throw new InvalidArgumentError(`"${value}" is not an environment variable name (letters, digits and _)`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value))
+    throw new InvalidArgumentError(`"${value}" is not an environment variable name (letters, digits and _)`);
   return [...previous, value];
 }
 
@@ -64,22 +65,44 @@ function integer(min: number) {
 export function registerRunCommand(program: Command, ctx: CliContext): void {
   program
     .command('run')
-    .description('run the agent on one prompt, headless (hooks from .vscode/hooks.json, .vscode/settings.json, user settings, .claude/settings*.json, the managed policy and --hooks)')
+    .description(
+      'run the agent on one prompt, headless (hooks from .vscode/hooks.json, .vscode/settings.json, user settings, .claude/settings*.json, the managed policy and --hooks)',
+    )
     .argument('[prompt]', 'what to do; read from stdin when omitted and stdin is piped')
     .option('--cwd <dir>', 'the workspace to work in (default: the current directory)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint (default: $HOOKPILOT_BASE_URL)')
     .option('--model <name>', 'model name (default: $HOOKPILOT_MODEL)')
     .option('--allowed-tools <rules>', 'tools or rules to allow without asking, e.g. "Read,Bash(git *)" (repeatable)', collect)
     .option('--disallowed-tools <rules>', 'tools or rules to deny; plain tool names are not offered to the model (repeatable)', collect)
-    .addOption(new Option('--permission-mode <mode>', 'permission mode (default: hookpilot.permissions.mode, else default)').choices(permissionModeSchema.options))
+    .addOption(
+      new Option('--permission-mode <mode>', 'permission mode (default: hookpilot.permissions.mode, else default)').choices(
+        permissionModeSchema.options,
+      ),
+    )
     .option('--max-steps <n>', 'stop after this many model steps (default 50)', integer(1))
     .option('--max-retries <n>', 'retries of a failed model request (default 3)', integer(0))
-    .addOption(new Option('--output-format <format>', 'text, json (one object at the end) or stream-json (one event per line)').choices(OUTPUT_FORMATS).default('text'))
+    .addOption(
+      new Option('--output-format <format>', 'text, json (one object at the end) or stream-json (one event per line)')
+        .choices(OUTPUT_FORMATS)
+        .default('text'),
+    )
     .option('--hooks <file>', 'an extra hooks.json-format file (repeatable)', collect)
-    .addOption(new Option('--resume <session-id>', 'continue an earlier session of this workspace (SessionStart gets source "resume")').conflicts('continue'))
+    .addOption(
+      new Option('--resume <session-id>', 'continue an earlier session of this workspace (SessionStart gets source "resume")').conflicts(
+        'continue',
+      ),
+    )
     .option('--continue', 'continue the most recent session of this workspace')
-    .option('--mcp-config <file>', 'MCP servers from a .mcp.json-format file, added to .mcp.json, .vscode/mcp.json and user settings (repeatable)', collect)
-    .option('--pass-env <name>', 'let the Bash tool inherit this secret-looking variable (its value stays redacted from the model; repeatable)', envName)
+    .option(
+      '--mcp-config <file>',
+      'MCP servers from a .mcp.json-format file, added to .mcp.json, .vscode/mcp.json and user settings (repeatable)',
+      collect,
+    )
+    .option(
+      '--pass-env <name>',
+      'let the Bash tool inherit this secret-looking variable (its value stays redacted from the model; repeatable)',
+      envName,
+    )
     .action(async (prompt: string | undefined, raw: unknown) => {
       ctx.exitCode = await run(prompt, runOptionsSchema.parse(raw), ctx);
     });
@@ -100,7 +123,8 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   // Hook failures quote hook stderr: redacted, with the engine's registry (.env values too) once it exists.
   let redactor = new Redactor({ secretValues });
   // The ErrorReport built-in hands model errors to the host log; the run reports its error itself, once, at the end.
-  const log: EngineLogger = (level, message) => (message.startsWith('[model] ') ? undefined : toStderr(level, redactor.redactText(message)));
+  const log: EngineLogger = (level, message) =>
+    message.startsWith('[model] ') ? undefined : toStderr(level, redactor.redactText(message));
   const resumed = sessionToResume(projectDir, ctx.env, options);
   const mcpConfigs = loadCliMcpConfigs(projectDir, userSettingsFile(ctx.env), options.mcpConfig);
   for (const problem of mcpConfigs.flatMap((c) => c.problems)) ctx.stderr.write(`hookpilot: ${formatMcpProblem(problem, ctx.cwd)}\n`);
@@ -130,7 +154,12 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     onPersistError: (message) => ctx.stderr.write(`hookpilot: warning: ${message}\n`),
     configSnapshot,
   });
-  const printer = createPrinter(options.outputFormat, ctx, { sessionId: session.id, cwd: projectDir, permissionMode: permissions.mode }, engine.audit.redactor);
+  const printer = createPrinter(
+    options.outputFormat,
+    ctx,
+    { sessionId: session.id, cwd: projectDir, permissionMode: permissions.mode },
+    engine.audit.redactor,
+  );
   let blockedBy: string | undefined;
   const forward = (event: AgentEvent) => {
     if (event.type === 'prompt_blocked') blockedBy = event.hookName;
@@ -139,7 +168,13 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   const listening = [session.onEvent(forward), relayHookRuns(engine.dispatcher, session.id, forward)];
   // A tool call may have rewritten a configuration file: ConfigChange observes each new content.
   const say = (line: string) => ctx.stderr.write(redactor.redactText(line));
-  const notices = new ConfigChangeNotices({ snapshot: configSnapshot, hooks: session.hooks, projectDir, say, display: (file) => displayPath(projectDir, file) });
+  const notices = new ConfigChangeNotices({
+    snapshot: configSnapshot,
+    hooks: session.hooks,
+    projectDir,
+    say,
+    display: (file) => displayPath(projectDir, file),
+  });
   listening.push(session.onEvent((event) => (event.type === 'tool_finished' ? void notices.check(controller.signal) : undefined)));
 
   const controller = new AbortController();
@@ -172,14 +207,23 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
       ctx.stderr.write(`hookpilot: ${displayPath(projectDir, file)} changed during this session; the change applies to the next session\n`);
     }
   }
-  const result = buildRunResult(outcome, { sessionId: session.id, auditLog: auditFilePath(engine.audit.dir, session.id), durationMs: performance.now() - started });
+  const result = buildRunResult(outcome, {
+    sessionId: session.id,
+    auditLog: auditFilePath(engine.audit.dir, session.id),
+    durationMs: performance.now() - started,
+  });
   printer.result(result);
   if (result.is_error) ctx.stderr.write(`hookpilot: ${describeFailure(result, blockedBy, interrupted)}\n`);
   if (interrupted) return interrupted === 'SIGINT' ? EXIT.interrupted : EXIT.terminated;
   return result.is_error ? EXIT.failed : EXIT.ok;
 }
 
-function createPrinter(format: RunOptions['outputFormat'], ctx: CliContext, stream: { sessionId: string; cwd: string; permissionMode: string }, redactor: Redactor): RunPrinter {
+function createPrinter(
+  format: RunOptions['outputFormat'],
+  ctx: CliContext,
+  stream: { sessionId: string; cwd: string; permissionMode: string },
+  redactor: Redactor,
+): RunPrinter {
   switch (format) {
     case 'json':
       return new JsonPrinter(ctx.stdout, ctx.stderr, redactor);

@@ -48,7 +48,13 @@ export function traceJson(records: readonly AuditRecord[], all: boolean, quiet: 
   const tree = new TraceTree();
   tree.add(records);
   const toJson = (span: TraceSpan): TraceSpanJson => {
-    const out: TraceSpanJson = { kind: span.kind, label: span.label, start_ms: Number.isFinite(span.startMs) ? span.startMs - tree.startMs : 0, duration_ms: duration(span), children: [] };
+    const out: TraceSpanJson = {
+      kind: span.kind,
+      label: span.label,
+      start_ms: Number.isFinite(span.startMs) ? span.startMs - tree.startMs : 0,
+      duration_ms: duration(span),
+      children: [],
+    };
     if (span.event) out.event = span.event;
     if (span.decision) out.decision = span.decision;
     const reason = reasonOf(span);
@@ -67,7 +73,13 @@ export function traceTable(spans: readonly TraceSpanJson[], printable: (cell: st
   const visit = (span: TraceSpanJson, depth: number) => {
     const label = `${'  '.repeat(depth)}${printable(span.label)}`;
     const decision = span.open ? `${span.decision ?? ''} (not ended)`.trim() : (span.decision ?? '');
-    rows.push([`+${(span.start_ms / 1000).toFixed(3)}s`, span.duration_ms.toFixed(1), label, printable(decision), printable(span.reason ?? '')]);
+    rows.push([
+      `+${(span.start_ms / 1000).toFixed(3)}s`,
+      span.duration_ms.toFixed(1),
+      label,
+      printable(decision),
+      printable(span.reason ?? ''),
+    ]);
     for (const child of span.children) visit(child, depth + 1);
   };
   for (const span of spans) visit(span, 0);

@@ -24,12 +24,17 @@ const timelineOptionsSchema = z.object({
 export function registerTimelineCommand(program: Command, ctx: CliContext): void {
   program
     .command('timeline')
-    .description("a session's audit timeline: time, event, hook, decision, duration and reason (default: the most recent session of this project)")
+    .description(
+      "a session's audit timeline: time, event, hook, decision, duration and reason (default: the most recent session of this project)",
+    )
     .argument('[session]', 'session id, or a unique prefix of one')
     .option('--cwd <dir>', 'the workspace (default: the current directory)')
     .option('--list', 'list the recorded sessions instead')
     .option('--all', 'also show built-in hooks that did nothing')
-    .option('--trace', 'show the session as a tree: turns, steps, model requests, tool calls, events and hook runs, with start and duration')
+    .option(
+      '--trace',
+      'show the session as a tree: turns, steps, model requests, tool calls, events and hook runs, with start and duration',
+    )
     .option('--json', 'print JSON')
     .action(async (sessionArg: string | undefined, raw: unknown) => {
       const options = timelineOptionsSchema.parse(raw);
@@ -54,7 +59,12 @@ export function registerTimelineCommand(program: Command, ctx: CliContext): void
       } else {
         ctx.stdout.write(`Session ${sessionId} (${file})\n`);
         const rows = records.filter((r) => options.all || !quietBuiltin(r)).flatMap(toRow);
-        ctx.stdout.write(formatTable(['TIME', 'EVENT', 'HOOK', 'DECISION', 'MS', 'REASON'], rows.map((row) => row.map(printable))));
+        ctx.stdout.write(
+          formatTable(
+            ['TIME', 'EVENT', 'HOOK', 'DECISION', 'MS', 'REASON'],
+            rows.map((row) => row.map(printable)),
+          ),
+        );
       }
       // A crash mid-write leaves a torn last line: the reader skipped it, the person should know.
       for (const problem of problems) ctx.stderr.write(`hookpilot: warning: ${file}:${problem.line}: ${problem.error}\n`);
@@ -70,16 +80,28 @@ function pickSession(sessions: readonly AuditSessionInfo[], wanted: string | und
   if (exact) return exact.sessionId;
   const matches = sessions.filter((s) => s.sessionId.startsWith(wanted));
   if (matches.length === 1) return matches[0].sessionId;
-  if (matches.length > 1) throw new CliError(`"${wanted}" matches ${matches.length} sessions; give more of the id (hookpilot timeline --list)`);
+  if (matches.length > 1)
+    throw new CliError(`"${wanted}" matches ${matches.length} sessions; give more of the id (hookpilot timeline --list)`);
   throw new CliError(`no session "${wanted}" for ${projectDir} (hookpilot timeline --list shows them)`);
 }
 
 function printSessions(sessions: readonly AuditSessionInfo[], json: boolean, ctx: CliContext): void {
   if (json) {
-    ctx.stdout.write(`${JSON.stringify(sessions.map((s) => ({ session_id: s.sessionId, file: s.file, size_bytes: s.sizeBytes, modified: s.modified.toISOString() })), null, 2)}\n`);
+    ctx.stdout.write(
+      `${JSON.stringify(
+        sessions.map((s) => ({ session_id: s.sessionId, file: s.file, size_bytes: s.sizeBytes, modified: s.modified.toISOString() })),
+        null,
+        2,
+      )}\n`,
+    );
     return;
   }
-  ctx.stdout.write(formatTable(['SESSION', 'MODIFIED', 'SIZE'], sessions.map((s) => [s.sessionId, s.modified.toISOString(), `${s.sizeBytes} B`])));
+  ctx.stdout.write(
+    formatTable(
+      ['SESSION', 'MODIFIED', 'SIZE'],
+      sessions.map((s) => [s.sessionId, s.modified.toISOString(), `${s.sizeBytes} B`]),
+    ),
+  );
 }
 
 /**

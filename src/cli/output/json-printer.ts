@@ -11,7 +11,8 @@ export class JsonPrinter implements RunPrinter {
   ) {}
 
   event(event: AgentEvent): void {
-    if (event.type === 'notice' && event.level !== 'info') this.err.write(`hookpilot: ${event.level}: ${this.redactor.redactText(event.message)}\n`);
+    if (event.type === 'notice' && event.level !== 'info')
+      this.err.write(`hookpilot: ${event.level}: ${this.redactor.redactText(event.message)}\n`);
   }
 
   result(result: RunResult): void {

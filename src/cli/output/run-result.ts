@@ -11,14 +11,25 @@ export interface RunResult {
   stop_reason: TurnOutcome['reason'];
   error?: string;
   duration_ms: number;
-  tool_calls: Array<{ id: string; name: string; input: Record<string, unknown>; outcome: string; output: string; hooks: Array<{ hook_name: string; event: string; kind: string; detail?: string }> }>;
+  tool_calls: Array<{
+    id: string;
+    name: string;
+    input: Record<string, unknown>;
+    outcome: string;
+    output: string;
+    hooks: Array<{ hook_name: string; event: string; kind: string; detail?: string }>;
+  }>;
   permission_denials: Array<{ tool_name: string; tool_use_id: string; tool_input: Record<string, unknown> }>;
   usage: { input_tokens: number; output_tokens: number; total_tokens: number };
   audit_log: string;
 }
 
 export function buildRunResult(outcome: TurnOutcome, context: { sessionId: string; auditLog: string; durationMs: number }): RunResult {
-  const error = outcome.error ?? (outcome.stopSession ? `hook "${outcome.stopSession.hookName}" stopped the session${outcome.stopSession.reason ? `: ${outcome.stopSession.reason}` : ''}` : undefined);
+  const error =
+    outcome.error ??
+    (outcome.stopSession
+      ? `hook "${outcome.stopSession.hookName}" stopped the session${outcome.stopSession.reason ? `: ${outcome.stopSession.reason}` : ''}`
+      : undefined);
   return {
     type: 'result',
     subtype: subtypeOf(outcome.reason),
@@ -41,7 +52,11 @@ export function buildRunResult(outcome: TurnOutcome, context: { sessionId: strin
     permission_denials: outcome.toolCalls
       .filter((call) => call.outcome === 'denied' || call.outcome === 'blocked')
       .map((call) => ({ tool_name: call.name, tool_use_id: call.id, tool_input: call.input })),
-    usage: { input_tokens: outcome.usage.promptTokens, output_tokens: outcome.usage.completionTokens, total_tokens: outcome.usage.totalTokens },
+    usage: {
+      input_tokens: outcome.usage.promptTokens,
+      output_tokens: outcome.usage.completionTokens,
+      total_tokens: outcome.usage.totalTokens,
+    },
     audit_log: context.auditLog,
   };
 }

@@ -31,7 +31,15 @@ export function streamJsonLine(event: AgentEvent, ctx: StreamContext): Line {
   const session = { session_id: ctx.sessionId };
   switch (event.type) {
     case 'session_started':
-      return { type: 'system', subtype: 'init', ...session, model: event.model, source: event.source, cwd: ctx.cwd, permission_mode: ctx.permissionMode };
+      return {
+        type: 'system',
+        subtype: 'init',
+        ...session,
+        model: event.model,
+        source: event.source,
+        cwd: ctx.cwd,
+        permission_mode: ctx.permissionMode,
+      };
     case 'turn_started':
       return { type: 'system', subtype: 'turn_started', ...session, turn: event.turn, prompt: event.prompt };
     case 'prompt_blocked':
@@ -39,21 +47,43 @@ export function streamJsonLine(event: AgentEvent, ctx: StreamContext): Line {
     case 'steering_injected':
       return { type: 'system', subtype: 'steering_injected', ...session, prompt: event.text };
     case 'steering_blocked':
-      return { type: 'system', subtype: 'steering_blocked', ...session, prompt: event.text, reason: event.reason, hook_name: event.hookName };
+      return {
+        type: 'system',
+        subtype: 'steering_blocked',
+        ...session,
+        prompt: event.text,
+        reason: event.reason,
+        hook_name: event.hookName,
+      };
     case 'text_delta':
-      return { type: 'stream_event', ...session, event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: event.text } } };
+      return {
+        type: 'stream_event',
+        ...session,
+        event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: event.text } },
+      };
     case 'assistant_message': {
       const content: Line[] = event.content ? [{ type: 'text', text: event.content }] : [];
       for (const call of event.toolCalls) content.push({ type: 'tool_use', id: call.id, name: call.name, input: call.input });
       return { type: 'assistant', ...session, message: { role: 'assistant', content } };
     }
     case 'tool_started':
-      return { type: 'system', subtype: 'tool_started', ...session, tool_use_id: event.id, tool_name: event.name, ...mcpServer(event.name), tool_input: event.input };
+      return {
+        type: 'system',
+        subtype: 'tool_started',
+        ...session,
+        tool_use_id: event.id,
+        tool_name: event.name,
+        ...mcpServer(event.name),
+        tool_input: event.input,
+      };
     case 'tool_finished':
       return {
         type: 'user',
         ...session,
-        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: event.id, content: event.output, is_error: event.outcome !== 'executed' }] },
+        message: {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: event.id, content: event.output, is_error: event.outcome !== 'executed' }],
+        },
         tool_name: event.name,
         ...mcpServer(event.name),
         tool_input: event.input,
@@ -62,11 +92,28 @@ export function streamJsonLine(event: AgentEvent, ctx: StreamContext): Line {
         duration_ms: Math.round(event.durationMs),
       };
     case 'approval_requested':
-      return { type: 'system', subtype: 'approval_requested', ...session, tool_use_id: event.id, tool_name: event.toolName, tool_input: event.input, reason: event.reason, asked_by: event.askedBy };
+      return {
+        type: 'system',
+        subtype: 'approval_requested',
+        ...session,
+        tool_use_id: event.id,
+        tool_name: event.toolName,
+        tool_input: event.input,
+        reason: event.reason,
+        asked_by: event.askedBy,
+      };
     case 'approval_resolved':
       return { type: 'system', subtype: 'approval_resolved', ...session, tool_use_id: event.id, decision: event.decision, by: event.by };
     case 'hook_started':
-      return { type: 'system', subtype: 'hook_started', ...session, hook_id: event.hookId, hook_name: event.hookName, hook_event: event.event, ...(event.statusMessage ? { status_message: event.statusMessage } : {}) };
+      return {
+        type: 'system',
+        subtype: 'hook_started',
+        ...session,
+        hook_id: event.hookId,
+        hook_name: event.hookName,
+        hook_event: event.event,
+        ...(event.statusMessage ? { status_message: event.statusMessage } : {}),
+      };
     case 'hook_response':
       return {
         type: 'system',
@@ -88,11 +135,30 @@ export function streamJsonLine(event: AgentEvent, ctx: StreamContext): Line {
     case 'notice':
       return { type: 'system', subtype: 'notice', ...session, level: event.level, message: event.message, source: event.source };
     case 'usage':
-      return { type: 'system', subtype: 'usage', ...session, usage: { input_tokens: event.promptTokens, output_tokens: event.completionTokens, total_tokens: event.totalTokens } };
+      return {
+        type: 'system',
+        subtype: 'usage',
+        ...session,
+        usage: { input_tokens: event.promptTokens, output_tokens: event.completionTokens, total_tokens: event.totalTokens },
+      };
     case 'compacted':
-      return { type: 'system', subtype: 'compact_boundary', ...session, messages_before: event.messagesBefore, messages_after: event.messagesAfter, summary: event.summary };
+      return {
+        type: 'system',
+        subtype: 'compact_boundary',
+        ...session,
+        messages_before: event.messagesBefore,
+        messages_after: event.messagesAfter,
+        summary: event.summary,
+      };
     case 'turn_ended':
-      return { type: 'system', subtype: 'turn_ended', ...session, reason: event.reason, result: event.result, ...(event.error ? { error: event.error } : {}) };
+      return {
+        type: 'system',
+        subtype: 'turn_ended',
+        ...session,
+        reason: event.reason,
+        result: event.result,
+        ...(event.error ? { error: event.error } : {}),
+      };
     case 'session_ended':
       return { type: 'system', subtype: 'session_ended', ...session, reason: event.reason };
   }

@@ -22,7 +22,11 @@ export class TextPrinter implements RunPrinter {
         this.write(event.text);
         return;
       case 'tool_finished':
-        this.line(this.redactor.redactText(`[${event.name}] ${summarizeToolCall(event.name, event.input)} -> ${describeOutcome(event.outcome, event.output, event.hooks)} (${Math.round(event.durationMs)} ms)`));
+        this.line(
+          this.redactor.redactText(
+            `[${event.name}] ${summarizeToolCall(event.name, event.input)} -> ${describeOutcome(event.outcome, event.output, event.hooks)} (${Math.round(event.durationMs)} ms)`,
+          ),
+        );
         return;
       case 'notice':
         this.err.write(`hookpilot: ${event.level === 'info' ? '' : `${event.level}: `}${this.redactor.redactText(event.message)}\n`);
@@ -59,7 +63,9 @@ function describeOutcome(outcome: string, output: string, hooks: readonly HookAn
   switch (outcome) {
     case 'blocked': {
       const by = hooks.find((h) => h.kind === 'blocked' || h.kind === 'denied');
-      return by ? `blocked by hook "${by.hookName}" (${by.event})${by.detail ? `: ${clip(by.detail.split('\n')[0], 160)}` : ''}` : `blocked: ${firstLine}`;
+      return by
+        ? `blocked by hook "${by.hookName}" (${by.event})${by.detail ? `: ${clip(by.detail.split('\n')[0], 160)}` : ''}`
+        : `blocked: ${firstLine}`;
     }
     case 'denied':
       return `denied: ${firstLine}`;

@@ -30,11 +30,32 @@ export type AgentEvent =
   | { type: 'text_delta'; text: string }
   | { type: 'assistant_message'; content: string; toolCalls: Array<{ id: string; name: string; input: unknown }> }
   | { type: 'tool_started'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'tool_finished'; id: string; name: string; input: Record<string, unknown>; outcome: ToolOutcome; output: string; hooks: HookAnnotation[]; durationMs: number }
+  | {
+      type: 'tool_finished';
+      id: string;
+      name: string;
+      input: Record<string, unknown>;
+      outcome: ToolOutcome;
+      output: string;
+      hooks: HookAnnotation[];
+      durationMs: number;
+    }
   | { type: 'approval_requested'; id: string; toolName: string; input: Record<string, unknown>; reason: string; askedBy: string }
   | { type: 'approval_resolved'; id: string; decision: 'allow' | 'deny'; by: string }
   | { type: 'hook_started'; hookId: string; hookName: string; event: HookEventName; statusMessage?: string }
-  | { type: 'hook_response'; hookId: string; hookName: string; event: HookEventName; status: string; decision: string; durationMs: number; exitCode?: number | null; stdout?: string; stderr?: string; error?: string }
+  | {
+      type: 'hook_response';
+      hookId: string;
+      hookName: string;
+      event: HookEventName;
+      status: string;
+      decision: string;
+      durationMs: number;
+      exitCode?: number | null;
+      stdout?: string;
+      stderr?: string;
+      error?: string;
+    }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string; source?: string }
   | { type: 'usage'; promptTokens: number; completionTokens: number; totalTokens: number }
   | { type: 'compacted'; messagesBefore: number; messagesAfter: number; summary: string }

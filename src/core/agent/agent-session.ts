@@ -62,8 +62,18 @@ export class AgentSession {
     this.envFile = new SessionEnvFile(redactor);
     this.transcript = new Transcript(Transcript.pathFor(options.transcriptDir, this.id), (value) => redactor.redactForModel(value));
     const cwd = options.cwd ?? options.workspaceRoot;
-    this.hooks = new SessionHooks(options.dispatcher, { sessionId: this.id, transcriptPath: this.transcript.file, cwd, permissionMode: () => options.permissions().mode });
-    const waiting = () => this.hooks.emit('Notification', { message: 'Hookpilot is waiting for your input', title: 'Waiting for you', notification_type: 'idle_prompt' });
+    this.hooks = new SessionHooks(options.dispatcher, {
+      sessionId: this.id,
+      transcriptPath: this.transcript.file,
+      cwd,
+      permissionMode: () => options.permissions().mode,
+    });
+    const waiting = () =>
+      this.hooks.emit('Notification', {
+        message: 'Hookpilot is waiting for your input',
+        title: 'Waiting for you',
+        notification_type: 'idle_prompt',
+      });
     this.idle = options.idlePromptMs === undefined ? undefined : new IdlePromptTimer(options.idlePromptMs, waiting);
     const emit = (e: AgentEvent) => {
       // The conversation was just replaced in place: the transcript follows before anyone hears of it.
@@ -71,7 +81,18 @@ export class AgentSession {
       this.events.fire(e);
     };
     this.compactor = new Compactor(this.model, options.modelName, options.contextBudgetTokens ?? 100_000, emit, this.envFile);
-    this.tools = new SessionTools({ options, sessionId: this.id, cwd, hooks: this.hooks, model: this.model, compactor: this.compactor, todos: this.todos, envFile: this.envFile, redactor, emit });
+    this.tools = new SessionTools({
+      options,
+      sessionId: this.id,
+      cwd,
+      hooks: this.hooks,
+      model: this.model,
+      compactor: this.compactor,
+      todos: this.todos,
+      envFile: this.envFile,
+      redactor,
+      emit,
+    });
     this.steering = new SteeringQueue({ hooks: this.hooks, messages: this.messages, emit: this.fire, notices: this.notices });
     this.systemPrompt = new SessionSystemPrompt({
       workspaceRoot: options.workspaceRoot,
@@ -168,7 +189,12 @@ export class AgentSession {
     try {
       this.transcript.sync(this.messages);
     } catch (err) {
-      this.events.fire({ type: 'notice', level: 'error', message: `the transcript could not be written: ${errorMessage(err)}`, source: 'session' });
+      this.events.fire({
+        type: 'notice',
+        level: 'error',
+        message: `the transcript could not be written: ${errorMessage(err)}`,
+        source: 'session',
+      });
     }
     return this.finish(turn, outcome);
   }
@@ -230,7 +256,8 @@ export class AgentSession {
       last_assistant_message: outcome.result,
       ...(outcome.error ? { error: outcome.error } : {}),
     });
-    if (outcome.reason === 'completed') this.hooks.emit('Notification', { message: 'Hookpilot finished its turn', title: 'Done', notification_type: 'agent_completed' });
+    if (outcome.reason === 'completed')
+      this.hooks.emit('Notification', { message: 'Hookpilot finished its turn', title: 'Done', notification_type: 'agent_completed' });
     this.events.fire({ type: 'turn_ended', reason: outcome.reason, result: outcome.result, error: outcome.error });
     if (!this.ended) this.idle?.turnEnded();
     return outcome;

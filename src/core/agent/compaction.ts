@@ -38,43 +38,73 @@ export class Compactor {
     return estimateTokens(messages) > this.budgetTokens && messages.length > KEEP_RECENT + 2;
   }
 
-  async compact(messages: ChatMessage[], hooks: SessionHooks, trigger: 'auto' | 'manual', signal: AbortSignal, instructions: string | null = null): Promise<boolean> {
+  async compact(
+    messages: ChatMessage[],
+    hooks: SessionHooks,
+    trigger: 'auto' | 'manual',
+    signal: AbortSignal,
+    instructions: string | null = null,
+  ): Promise<boolean> {
     const [system, ...rest] = messages;
     let cut = rest.length - KEEP_RECENT;
     // Never separate a tool result from the assistant message that asked for it.
     while (cut > 0 && rest[cut]?.role === 'tool') cut--;
     // One old message (often the last summary) is not worth a summary of its own.
     if (cut < 2) return false;
-    const pre = await hooks.dispatch('PreCompact', { trigger, custom_instructions: instructions, message_count: messages.length, estimated_tokens: estimateTokens(messages) }, signal);
+    const pre = await hooks.dispatch(
+      'PreCompact',
+      { trigger, custom_instructions: instructions, message_count: messages.length, estimated_tokens: estimateTokens(messages) },
+      signal,
+    );
     if (pre.blocked) {
-      this.emit({ type: 'notice', level: 'warning', message: `compaction blocked by hook "${pre.blockingErrors[0]?.hookName}": ${pre.blockReason}` });
+      this.emit({
+        type: 'notice',
+        level: 'warning',
+        message: `compaction blocked by hook "${pre.blockingErrors[0]?.hookName}": ${pre.blockReason}`,
+      });
       return false;
     }
     const old = rest.slice(0, cut);
     const summary = await this.summarize(old, instructions, signal);
     const before = messages.length;
-    const summaryMessage: ChatMessage = { role: 'user', content: `<system-reminder>\nSummary of the earlier conversation (compacted):\n${summary}\n</system-reminder>` };
+    const summaryMessage: ChatMessage = {
+      role: 'user',
+      content: `<system-reminder>\nSummary of the earlier conversation (compacted):\n${summary}\n</system-reminder>`,
+    };
     messages.splice(0, messages.length, system, summaryMessage, ...rest.slice(cut));
     hooks.emit('PostCompact', { trigger, compact_summary: summary, new_message_count: messages.length });
     // Claude Code: SessionStart again, source "compact"; what its hooks add follows the summary.
-    const dispatchStart = (env?: Readonly<Record<string, string>>) => hooks.dispatch('SessionStart', { source: 'compact', model: this.modelName }, signal, env);
+    const dispatchStart = (env?: Readonly<Record<string, string>>) =>
+      hooks.dispatch('SessionStart', { source: 'compact', model: this.modelName }, signal, env);
     const { result: start, problem } = this.envFile ? await this.envFile.capture(dispatchStart) : { result: await dispatchStart() };
     if (problem !== undefined) this.emit({ type: 'notice', level: 'warning', message: problem, source: 'SessionStart' });
     if (start.contexts.length > 0) {
-      messages.splice(2, 0, { role: 'user', content: `<system-reminder>\n${start.contexts.map(formatTaggedContext).join('\n')}\n</system-reminder>` });
+      messages.splice(2, 0, {
+        role: 'user',
+        content: `<system-reminder>\n${start.contexts.map(formatTaggedContext).join('\n')}\n</system-reminder>`,
+      });
     }
     this.emit({ type: 'compacted', messagesBefore: before, messagesAfter: messages.length, summary });
     return true;
   }
 
   private async summarize(old: ChatMessage[], instructions: string | null, signal: AbortSignal): Promise<string> {
-    const transcript = old.map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? ('tool_calls' in m ? m.tool_calls : ''))}`).join('\n');
+    const transcript = old
+      .map(
+        (m) =>
+          `${m.role}: ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? ('tool_calls' in m ? m.tool_calls : ''))}`,
+      )
+      .join('\n');
     try {
       const response = await this.model.complete(
         {
           model: this.modelName,
           messages: [
-            { role: 'system', content: 'You compact coding-agent conversations. Summarize the conversation below: the user\'s goals, decisions, files touched, commands run and their results, and what is still to do. Be factual and brief.' },
+            {
+              role: 'system',
+              content:
+                "You compact coding-agent conversations. Summarize the conversation below: the user's goals, decisions, files touched, commands run and their results, and what is still to do. Be factual and brief.",
+            },
             { role: 'user', content: `${instructions ? `Focus: ${instructions}\n\n` : ''}${transcript.slice(-200_000)}` },
           ],
         },
@@ -85,6 +115,10 @@ export class Compactor {
       if (signal.aborted) throw err;
     }
     // Without a model summary, keep a mechanical one rather than lose the context entirely.
-    return old.filter((m) => m.role === 'user' || m.role === 'assistant').map((m) => `${m.role}: ${String(m.content ?? '').slice(0, 300)}`).join('\n').slice(0, 8_000);
+    return old
+      .filter((m) => m.role === 'user' || m.role === 'assistant')
+      .map((m) => `${m.role}: ${String(m.content ?? '').slice(0, 300)}`)
+      .join('\n')
+      .slice(0, 8_000);
   }
 }

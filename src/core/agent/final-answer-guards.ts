@@ -26,21 +26,38 @@ export function finalAnswerGuards(deps: FinalAnswerGuardsDeps): FinalAnswerHandl
   return async (answer, signal) => {
     if (deps.todos.hasUnfinished() && todoNudges < deps.todoGuardCap) {
       todoNudges++;
-      const open = deps.todos.get().filter((t) => t.status !== 'completed').map((t) => `- [${t.status}] ${t.content}`).join('\n');
-      return { continueWith: `<system-reminder>\n[TodoGuard] You still have unfinished todos:\n${open}\nFinish them, or update the list with TodoWrite if they are done or no longer needed.\n</system-reminder>` };
+      const open = deps.todos
+        .get()
+        .filter((t) => t.status !== 'completed')
+        .map((t) => `- [${t.status}] ${t.content}`)
+        .join('\n');
+      return {
+        continueWith: `<system-reminder>\n[TodoGuard] You still have unfinished todos:\n${open}\nFinish them, or update the list with TodoWrite if they are done or no longer needed.\n</system-reminder>`,
+      };
     }
     deps.persist();
-    const stop = await deps.hooks.dispatch('Stop', { stop_hook_active: stopBlocks > 0, stop_hook_count: stopBlocks, last_assistant_message: answer }, signal);
+    const stop = await deps.hooks.dispatch(
+      'Stop',
+      { stop_hook_active: stopBlocks > 0, stop_hook_count: stopBlocks, last_assistant_message: answer },
+      signal,
+    );
     deps.notices(stop.systemMessages, stop.warnings);
     if (stop.stop) return { stop: stop.stop };
     if (!stop.blocked && stop.contexts.length === 0) return {};
     const cap = deps.stopHookCap;
     if (cap > 0 && stopBlocks >= cap) {
-      deps.emit({ type: 'notice', level: 'warning', message: `Stop hooks asked to continue ${stopBlocks} times in a row; stopping anyway (cap ${cap}).` });
+      deps.emit({
+        type: 'notice',
+        level: 'warning',
+        message: `Stop hooks asked to continue ${stopBlocks} times in a row; stopping anyway (cap ${cap}).`,
+      });
       return {};
     }
     stopBlocks++;
-    if (stop.blocked) return { continueWith: `Stop hook feedback: ${stop.blockReason ?? ''}${stop.contexts.length ? `\n\n${reminder(stop.contexts).content}` : ''}` };
+    if (stop.blocked)
+      return {
+        continueWith: `Stop hook feedback: ${stop.blockReason ?? ''}${stop.contexts.length ? `\n\n${reminder(stop.contexts).content}` : ''}`,
+      };
     return { continueWith: String(reminder(stop.contexts).content) };
   };
 }

@@ -7,7 +7,11 @@ export function reportHookFailures(dispatcher: HookDispatcher, sessionId: string
   return dispatcher.onDidRunHook((run) => {
     if (run.sessionId !== sessionId || run.event === 'Error') return;
     if (run.outcome.status === 'error' || run.outcome.status === 'timeout') {
-      hooks.emit('Error', { error_type: 'hook', error: `hook "${run.hook.name}" (${run.event}) ${run.outcome.status === 'timeout' ? 'timed out' : 'failed'}: ${run.outcome.error}`, recoverable: true });
+      hooks.emit('Error', {
+        error_type: 'hook',
+        error: `hook "${run.hook.name}" (${run.event}) ${run.outcome.status === 'timeout' ? 'timed out' : 'failed'}: ${run.outcome.error}`,
+        recoverable: true,
+      });
     }
   });
 }

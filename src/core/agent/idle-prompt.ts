@@ -16,7 +16,8 @@ export class IdlePromptTimer implements Disposable {
     private readonly delayMs: number,
     private readonly notify: () => void,
   ) {
-    if (!Number.isFinite(delayMs) || delayMs <= 0) throw new Error(`idle prompt delay must be a positive number of milliseconds, got ${delayMs}`);
+    if (!Number.isFinite(delayMs) || delayMs <= 0)
+      throw new Error(`idle prompt delay must be a positive number of milliseconds, got ${delayMs}`);
   }
 
   turnStarted(): void {

@@ -45,7 +45,10 @@ export class ModelHookJudge implements HookJudge {
     const workspaceRoot = this.options.workspaceRoot();
     if (request.investigate && !workspaceRoot) throw new Error('an agent hook needs an open workspace folder');
     const usage = { prompt: 0, completion: 0, total: 0 };
-    const messages: ChatMessage[] = [{ role: 'system', content: request.system }, { role: 'user', content: request.user }];
+    const messages: ChatMessage[] = [
+      { role: 'system', content: request.system },
+      { role: 'user', content: request.user },
+    ];
     const tools = request.investigate ? [...this.tools.values()].map(toolFunctionDefinition) : undefined;
     for (let turn = 0; turn < AGENT_HOOK_MAX_TURNS; turn++) {
       const response = await this.options.model.complete({ model, messages, tools, temperature: 0 }, { signal: request.signal });
@@ -56,7 +59,11 @@ export class ModelHookJudge implements HookJudge {
       messages.push({
         role: 'assistant',
         content: response.content || null,
-        tool_calls: response.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.argumentsText } })),
+        tool_calls: response.toolCalls.map((call) => ({
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: call.argumentsText },
+        })),
       });
       for (const call of response.toolCalls) {
         messages.push({ role: 'tool', tool_call_id: call.id, content: await this.runTool(call, workspaceRoot ?? '', request.signal) });
@@ -74,10 +81,21 @@ export class ModelHookJudge implements HookJudge {
     const { env } = this.options;
     const input = tool.normalizeInput ? tool.normalizeInput(parsed.data, { cwd: workspaceRoot }) : parsed.data;
     const settings = this.options.permissions();
-    const verdict = this.gate.evaluate(tool, input, undefined, { workspaceRoot, cwd: workspaceRoot, protectedPaths: this.options.protectedPaths() });
+    const verdict = this.gate.evaluate(tool, input, undefined, {
+      workspaceRoot,
+      cwd: workspaceRoot,
+      protectedPaths: this.options.protectedPaths(),
+    });
     if (verdict.verdict !== 'allow') return `Error: not permitted (${verdict.source}): ${verdict.reason}`;
     try {
-      const ctx = { workspaceRoot, cwd: workspaceRoot, signal, env, sessionId: 'hook', additionalDirectories: settings.additionalDirectories };
+      const ctx = {
+        workspaceRoot,
+        cwd: workspaceRoot,
+        signal,
+        env,
+        sessionId: 'hook',
+        additionalDirectories: settings.additionalDirectories,
+      };
       const result = await tool.run(input, ctx);
       return result.ok ? result.content : `Error: ${result.error}`;
     } catch (error) {

@@ -48,7 +48,12 @@ export class SessionHooks {
   }
 
   /** `env`: variables for this dispatch's command hooks (SessionStart's CLAUDE_ENV_FILE). */
-  async dispatch<E extends HookEventName>(event: E, fields: EventFields<E>, signal?: AbortSignal, env?: Readonly<Record<string, string>>): Promise<DispatchResult> {
+  async dispatch<E extends HookEventName>(
+    event: E,
+    fields: EventFields<E>,
+    signal?: AbortSignal,
+    env?: Readonly<Record<string, string>>,
+  ): Promise<DispatchResult> {
     if (this.only && !this.only.has(event)) return emptyResult(event, '');
     return this.dispatcher.dispatch(this.payload(event, fields), { signal, env });
   }

@@ -36,8 +36,10 @@ export class SessionSystemPrompt {
     this.instructionsText = '';
     if (!this.deps.projectInstructions) return '';
     const { loaded, skipped } = await loadProjectInstructions(this.deps.workspaceRoot);
-    for (const reason of skipped) this.deps.emit({ type: 'notice', level: 'warning', message: `project instructions not loaded: ${reason}`, source: 'session' });
-    for (const file of loaded) this.deps.hooks.emit('InstructionsLoaded', { file_path: file.filePath, memory_type: 'Project', load_reason: 'session_start' });
+    for (const reason of skipped)
+      this.deps.emit({ type: 'notice', level: 'warning', message: `project instructions not loaded: ${reason}`, source: 'session' });
+    for (const file of loaded)
+      this.deps.hooks.emit('InstructionsLoaded', { file_path: file.filePath, memory_type: 'Project', load_reason: 'session_start' });
     this.instructionsText = instructionsSection(loaded);
     return this.instructionsText;
   }

@@ -91,9 +91,17 @@ export class SessionTools {
       maxSteps: options.maxSteps ?? 50,
       stopHookCap: options.stopHookCap ?? 8,
       systemPrompt: (tools, instructions) =>
-        baseSystemPrompt({ workspaceRoot: options.workspaceRoot, tools, extra: ['You are a subagent: do the task you are given and answer with the result.', instructions ?? ''].filter(Boolean).join('\n\n') }),
+        baseSystemPrompt({
+          workspaceRoot: options.workspaceRoot,
+          tools,
+          extra: ['You are a subagent: do the task you are given and answer with the result.', instructions ?? '']
+            .filter(Boolean)
+            .join('\n\n'),
+        }),
     });
-    const task = SUBAGENT_TOOL_NAMES.some((name) => withheld.has(name)) ? [] : [createTaskTool((input, signal) => subagents.run(input, signal), options.subagents) as unknown as Tool];
+    const task = SUBAGENT_TOOL_NAMES.some((name) => withheld.has(name))
+      ? []
+      : [createTaskTool((input, signal) => subagents.run(input, signal), options.subagents) as unknown as Tool];
     this.baseTools = [...subagentTools, ...task];
     this.withheld = withheld;
     this.executor = executorFor(deps.hooks, this.toolsByName);

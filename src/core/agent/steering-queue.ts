@@ -61,7 +61,12 @@ export class SteeringQueue {
         return { injected, stop: submit.stop };
       }
       if (submit.blocked) {
-        emit({ type: 'steering_blocked', text, reason: submit.blockReason ?? 'blocked by a hook', hookName: submit.blockingErrors[0]?.hookName });
+        emit({
+          type: 'steering_blocked',
+          text,
+          reason: submit.blockReason ?? 'blocked by a hook',
+          hookName: submit.blockingErrors[0]?.hookName,
+        });
         continue;
       }
       messages.push({ role: 'user', content: text });

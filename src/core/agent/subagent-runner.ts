@@ -55,7 +55,10 @@ export class SubagentRunner {
     };
     const start = await parent.dispatch('SubagentStart', { agent_id: agent.id, agent_type: agent.type, prompt: input.prompt }, signal);
     const system = this.deps.systemPrompt(tools(), definition?.prompt);
-    const messages: ChatMessage[] = [{ role: 'system', content: system }, { role: 'user', content: input.prompt }];
+    const messages: ChatMessage[] = [
+      { role: 'system', content: system },
+      { role: 'user', content: input.prompt },
+    ];
     if (start.contexts.length > 0) messages.push(reminder(start.contexts));
     const hooks = parent.forSubagent(agent);
     let blocks = 0;
@@ -71,7 +74,11 @@ export class SubagentRunner {
         emit: this.deps.emit,
         maxSteps: this.deps.maxSteps,
         onFinalAnswer: async (answer, loopSignal) => {
-          const stop = await parent.dispatch('SubagentStop', { agent_id: agent.id, agent_type: agent.type, stop_hook_active: blocks > 0, last_assistant_message: answer }, loopSignal);
+          const stop = await parent.dispatch(
+            'SubagentStop',
+            { agent_id: agent.id, agent_type: agent.type, stop_hook_active: blocks > 0, last_assistant_message: answer },
+            loopSignal,
+          );
           if (stop.stop) return { stop: stop.stop };
           if (!stop.blocked || blocks >= this.deps.stopHookCap) return {};
           blocks++;
@@ -88,7 +95,13 @@ export class SubagentRunner {
       totalDurationMs: Math.round(performance.now() - started),
       totalTokens: outcome.usage.totalTokens,
     };
-    if (outcome.reason !== 'completed') return { ok: false, error: `subagent ${agent.id} ended (${outcome.reason}): ${outcome.error ?? outcome.result}`, interrupted: outcome.reason === 'cancelled', response };
+    if (outcome.reason !== 'completed')
+      return {
+        ok: false,
+        error: `subagent ${agent.id} ended (${outcome.reason}): ${outcome.error ?? outcome.result}`,
+        interrupted: outcome.reason === 'cancelled',
+        response,
+      };
     return { ok: true, content: outcome.result || '(the subagent returned no text)', response };
   }
 }

@@ -7,7 +7,7 @@ const TODO_GUIDANCE = `Use ${TODO_TOOL} to plan multi-step work and keep it curr
 
 export function baseSystemPrompt(options: { workspaceRoot: string; tools: readonly Tool[]; extra?: string }): string {
   return [
-    'You are Hookpilot, a coding agent working in the user\'s workspace. Use the tools to read, search, edit files and run commands; keep changes minimal and explain what you did.',
+    "You are Hookpilot, a coding agent working in the user's workspace. Use the tools to read, search, edit files and run commands; keep changes minimal and explain what you did.",
     `Workspace root: ${options.workspaceRoot}. File tools only work inside it.`,
     `Tools: ${options.tools.map((t) => t.name).join(', ')}.`,
     'Hooks configured by the user may block a tool call, ask for approval, or add context in <system-reminder> blocks: treat a block as final and adapt; do not try to get around it.',

@@ -85,9 +85,25 @@ export class ToolApproval {
       return byHook('allow', override.hookName, override.message ?? '', { updatedInput: override.updatedInput });
     }
 
-    this.deps.hooks.emit('Notification', { message: `Hookpilot needs your permission to use ${call.name}`, title: 'Permission needed', notification_type: 'permission_prompt' });
-    const answer = await this.askPerson(call, input, reason, override?.behavior === 'ask' ? `hook ${override.hookName}` : askedBy, system, signal);
-    this.deps.emit({ type: 'approval_resolved', id: call.id, decision: answer.choice === 'deny' || answer.choice === 'deny-session' ? 'deny' : 'allow', by: answer.by });
+    this.deps.hooks.emit('Notification', {
+      message: `Hookpilot needs your permission to use ${call.name}`,
+      title: 'Permission needed',
+      notification_type: 'permission_prompt',
+    });
+    const answer = await this.askPerson(
+      call,
+      input,
+      reason,
+      override?.behavior === 'ask' ? `hook ${override.hookName}` : askedBy,
+      system,
+      signal,
+    );
+    this.deps.emit({
+      type: 'approval_resolved',
+      id: call.id,
+      decision: answer.choice === 'deny' || answer.choice === 'deny-session' ? 'deny' : 'allow',
+      by: answer.by,
+    });
     const rule = suggestedRule(call.name, input);
     if (answer.choice === 'deny-session') this.deps.gate.denyForSession(rule);
     const audit = personDecision(answer);
@@ -110,7 +126,12 @@ export class ToolApproval {
       const rules = (update.rules ?? []).map((r) => (r.ruleContent ? `${r.toolName}(${r.ruleContent})` : r.toolName));
       const persisted = update.destination === 'projectSettings' || update.destination === 'localSettings';
       if (update.type !== 'addRules' || (update.destination !== 'session' && !(persisted && update.behavior === 'allow'))) {
-        this.deps.emit({ type: 'notice', level: 'warning', message: `hook "${hookName}": updatedPermissions ${update.type} to ${update.destination ?? '(none)'} is not supported; ignored`, source: 'hook' });
+        this.deps.emit({
+          type: 'notice',
+          level: 'warning',
+          message: `hook "${hookName}": updatedPermissions ${update.type} to ${update.destination ?? '(none)'} is not supported; ignored`,
+          source: 'hook',
+        });
         continue;
       }
       for (const rule of rules) {
@@ -170,7 +191,14 @@ export class ToolApproval {
     };
   }
 
-  private async askPerson(call: ToolCallRequest, input: Record<string, unknown>, reason: string, askedBy: string, system: boolean, signal: AbortSignal): Promise<ApprovalAnswer> {
+  private async askPerson(
+    call: ToolCallRequest,
+    input: Record<string, unknown>,
+    reason: string,
+    askedBy: string,
+    system: boolean,
+    signal: AbortSignal,
+  ): Promise<ApprovalAnswer> {
     this.deps.emit({ type: 'approval_requested', id: call.id, toolName: call.name, input, reason, askedBy });
     const controller = new AbortController();
     const onAbort = () => controller.abort();
@@ -179,15 +207,34 @@ export class ToolApproval {
     const timeout = new Promise<ApprovalAnswer>((resolve) => {
       timer = setTimeout(() => {
         // Resolve first: the abort below would otherwise let "cancelled" win the race.
-        resolve({ choice: 'deny', by: 'timeout', reason: `no answer within ${Math.round(this.deps.approvalTimeoutMs / 1000)} s`, timedOut: true });
+        resolve({
+          choice: 'deny',
+          by: 'timeout',
+          reason: `no answer within ${Math.round(this.deps.approvalTimeoutMs / 1000)} s`,
+          timedOut: true,
+        });
         controller.abort();
       }, this.deps.approvalTimeoutMs);
     });
-    const cancelled = new Promise<ApprovalAnswer>((resolve) => controller.signal.addEventListener('abort', () => resolve({ choice: 'deny', by: 'cancel', reason: 'the turn was cancelled' }), { once: true }));
+    const cancelled = new Promise<ApprovalAnswer>((resolve) =>
+      controller.signal.addEventListener('abort', () => resolve({ choice: 'deny', by: 'cancel', reason: 'the turn was cancelled' }), {
+        once: true,
+      }),
+    );
     try {
       return await Promise.race([
         this.deps.approver.request(
-          { id: call.id, sessionId: this.deps.hooks.identity.sessionId, toolName: call.name, input, summary: summarizeToolCall(call.name, input), reason, askedBy, suggestedRule: suggestedRule(call.name, input), system },
+          {
+            id: call.id,
+            sessionId: this.deps.hooks.identity.sessionId,
+            toolName: call.name,
+            input,
+            summary: summarizeToolCall(call.name, input),
+            reason,
+            askedBy,
+            suggestedRule: suggestedRule(call.name, input),
+            system,
+          },
           controller.signal,
         ),
         timeout,
@@ -205,8 +252,18 @@ export class ToolApproval {
    * hookSpecificOutput) lets the model try again. The retry goes through every check anew,
    * so it can never turn a deny into an allow. Returns the note for the model, or ''.
    */
-  async denied(call: ToolCallRequest, input: Record<string, unknown>, reason: string, source: DenialSource, signal: AbortSignal): Promise<string> {
-    const result = await this.deps.hooks.dispatch('PermissionDenied', { tool_name: call.name, tool_input: input, tool_use_id: call.id, reason, source }, signal);
+  async denied(
+    call: ToolCallRequest,
+    input: Record<string, unknown>,
+    reason: string,
+    source: DenialSource,
+    signal: AbortSignal,
+  ): Promise<string> {
+    const result = await this.deps.hooks.dispatch(
+      'PermissionDenied',
+      { tool_name: call.name, tool_input: input, tool_use_id: call.id, reason, source },
+      signal,
+    );
     return result.retry ? `\n\n${RETRY_NOTE}` : '';
   }
 }

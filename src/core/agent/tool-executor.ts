@@ -48,7 +48,16 @@ export class ToolExecutor {
     const input = call.arguments ?? {};
     const content = `Not run: ${reason}`;
     this.deps.emit({ type: 'tool_started', id: call.id, name: call.name, input });
-    this.deps.emit({ type: 'tool_finished', id: call.id, name: call.name, input, outcome: 'skipped', output: content, hooks: [], durationMs: 0 });
+    this.deps.emit({
+      type: 'tool_finished',
+      id: call.id,
+      name: call.name,
+      input,
+      outcome: 'skipped',
+      output: content,
+      hooks: [],
+      durationMs: 0,
+    });
     this.deps.hooks.emit('ToolSkipped', { tool_name: call.name, tool_input: input, tool_use_id: call.id, reason });
     return { id: call.id, name: call.name, input, outcome: 'skipped', content, hooks: [], durationMs: 0 };
   }
@@ -56,18 +65,56 @@ export class ToolExecutor {
   async execute(call: ToolCallRequest, signal: AbortSignal, seenContexts: Set<string>): Promise<ToolCallOutcome> {
     const started = performance.now();
     const annotations: HookAnnotation[] = [];
-    const finish = (outcome: ToolOutcome, content: string, input: Record<string, unknown>, extra: Partial<ToolCallOutcome> = {}): ToolCallOutcome => {
-      const result: ToolCallOutcome = { id: call.id, name: call.name, input, outcome, content, hooks: annotations, durationMs: performance.now() - started, ...extra };
-      this.deps.emit({ type: 'tool_finished', id: call.id, name: call.name, input, outcome, output: content, hooks: annotations, durationMs: result.durationMs });
+    const finish = (
+      outcome: ToolOutcome,
+      content: string,
+      input: Record<string, unknown>,
+      extra: Partial<ToolCallOutcome> = {},
+    ): ToolCallOutcome => {
+      const result: ToolCallOutcome = {
+        id: call.id,
+        name: call.name,
+        input,
+        outcome,
+        content,
+        hooks: annotations,
+        durationMs: performance.now() - started,
+        ...extra,
+      };
+      this.deps.emit({
+        type: 'tool_finished',
+        id: call.id,
+        name: call.name,
+        input,
+        outcome,
+        output: content,
+        hooks: annotations,
+        durationMs: result.durationMs,
+      });
       return result;
     };
     const tool = this.deps.tools.get(call.name);
     const rawInput = call.arguments ?? {};
     this.deps.emit({ type: 'tool_started', id: call.id, name: call.name, input: rawInput });
-    if (!tool) return finish('failed', `Error: there is no tool named "${call.name}". Available tools: ${[...this.deps.tools.keys()].join(', ')}.`, rawInput);
-    if (call.argumentsError) return finish('failed', `Error: the arguments for ${call.name} were not valid JSON (${call.argumentsError}). Send the call again with a JSON object.`, rawInput);
+    if (!tool)
+      return finish(
+        'failed',
+        `Error: there is no tool named "${call.name}". Available tools: ${[...this.deps.tools.keys()].join(', ')}.`,
+        rawInput,
+      );
+    if (call.argumentsError)
+      return finish(
+        'failed',
+        `Error: the arguments for ${call.name} were not valid JSON (${call.argumentsError}). Send the call again with a JSON object.`,
+        rawInput,
+      );
     const parsed = tool.inputSchema.safeParse(rawInput);
-    if (!parsed.success) return finish('failed', `Error: invalid input for ${call.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`, rawInput);
+    if (!parsed.success)
+      return finish(
+        'failed',
+        `Error: invalid input for ${call.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`,
+        rawInput,
+      );
     const ctx = this.deps.toolContext(signal);
     let input = (tool.normalizeInput ? tool.normalizeInput(parsed.data, ctx) : parsed.data) as Record<string, unknown>;
 
@@ -80,7 +127,12 @@ export class ToolExecutor {
       return finish('blocked', `Stopped by hook "${pre.stop.hookName}": ${why}`, input, { stop: pre.stop });
     }
     if (pre.abort) {
-      this.permissions.decision(call, 'deny', { by: 'hook', source: `hook ${pre.abort.hookName}`, level: 'P3' }, pre.abort.reason ?? 'abort');
+      this.permissions.decision(
+        call,
+        'deny',
+        { by: 'hook', source: `hook ${pre.abort.hookName}`, level: 'P3' },
+        pre.abort.reason ?? 'abort',
+      );
       return finish('blocked', `Aborted by hook "${pre.abort.hookName}": ${pre.abort.reason ?? 'abort'}`, input, { abort: pre.abort });
     }
     if (pre.decision === 'deny' || pre.blocked) {
@@ -88,11 +140,24 @@ export class ToolExecutor {
       const decider = pre.runs.find((r) => r.decision === 'deny' || r.decision === 'block')?.hookName ?? pre.blockingErrors[0]?.hookName;
       this.permissions.decision(call, 'deny', { by: 'hook', source: `hook ${decider ?? 'unknown'}`, level: 'P3' }, reason);
       const retry = await this.approval.denied(call, input, reason, 'Hook', signal);
-      return finish('blocked', withContexts(`PreToolUse hook "${pre.blockingErrors[0]?.hookName ?? 'hook'}" blocked this call: ${reason}${retry}`, contexts, seenContexts), input);
+      return finish(
+        'blocked',
+        withContexts(
+          `PreToolUse hook "${pre.blockingErrors[0]?.hookName ?? 'hook'}" blocked this call: ${reason}${retry}`,
+          contexts,
+          seenContexts,
+        ),
+        input,
+      );
     }
     if (pre.updatedInput) {
       const revalidated = tool.inputSchema.safeParse(pre.updatedInput);
-      if (!revalidated.success) return finish('failed', `Error: a PreToolUse hook rewrote the input of ${call.name} into something invalid: ${revalidated.error.issues[0]?.message}`, input);
+      if (!revalidated.success)
+        return finish(
+          'failed',
+          `Error: a PreToolUse hook rewrote the input of ${call.name} into something invalid: ${revalidated.error.issues[0]?.message}`,
+          input,
+        );
       input = revalidated.data as Record<string, unknown>;
     }
     const hookSignal = hookVerdict(pre);
@@ -100,7 +165,11 @@ export class ToolExecutor {
     this.permissions.decision(call, resolution.verdict, gateDecision(resolution), resolution.reason);
     if (resolution.verdict === 'deny') {
       const retry = await this.approval.denied(call, input, resolution.reason, denialSource(resolution), signal);
-      return finish('denied', withContexts(`Permission denied (${resolution.source}): ${resolution.reason}${retry}`, contexts, seenContexts), input);
+      return finish(
+        'denied',
+        withContexts(`Permission denied (${resolution.source}): ${resolution.reason}${retry}`, contexts, seenContexts),
+        input,
+      );
     }
     if (resolution.verdict === 'allow') {
       const veto = await this.approval.approveEveryCall(call, input, resolution.reason, signal, annotations, contexts);
@@ -113,11 +182,25 @@ export class ToolExecutor {
       }
     }
     if (resolution.verdict === 'ask') {
-      const answer = await this.approval.ask(call, input, resolution.reason, resolution.source, resolution.system, signal, annotations, contexts);
+      const answer = await this.approval.ask(
+        call,
+        input,
+        resolution.reason,
+        resolution.source,
+        resolution.system,
+        signal,
+        annotations,
+        contexts,
+      );
       this.permissions.decision(call, answer.decision, answer.audit, answer.reason);
       if (answer.updatedInput && answer.decision === 'allow') {
         const revalidated = tool.inputSchema.safeParse(answer.updatedInput);
-        if (!revalidated.success) return finish('failed', `Error: a PermissionRequest hook rewrote the input of ${call.name} into something invalid: ${revalidated.error.issues[0]?.message}`, input);
+        if (!revalidated.success)
+          return finish(
+            'failed',
+            `Error: a PermissionRequest hook rewrote the input of ${call.name} into something invalid: ${revalidated.error.issues[0]?.message}`,
+            input,
+          );
         const rewritten = revalidated.data as Record<string, unknown>;
         // The hook allowed what it wrote, unchecked: system and rule denials still apply to it,
         // and a system ask (a protected file) needs a person, never a hook.
@@ -126,11 +209,21 @@ export class ToolExecutor {
           const reason = `${recheck.reason} (the input a PermissionRequest hook rewrote${recheck.verdict === 'ask' ? ' needs a person to approve it' : ''})`;
           this.permissions.decision(call, 'deny', gateDecision(recheck), reason);
           const retry = await this.approval.denied(call, rewritten, reason, denialSource(recheck), signal);
-          return finish('denied', withContexts(`Permission denied (${recheck.source}): ${reason}${retry}`, contexts, seenContexts), rewritten);
+          return finish(
+            'denied',
+            withContexts(`Permission denied (${recheck.source}): ${reason}${retry}`, contexts, seenContexts),
+            rewritten,
+          );
         }
         input = rewritten;
       }
-      if (answer.stop) return finish('denied', `Permission denied and the turn was interrupted by hook "${answer.stop.hookName}": ${answer.stop.reason ?? ''}`, input, { stop: answer.stop });
+      if (answer.stop)
+        return finish(
+          'denied',
+          `Permission denied and the turn was interrupted by hook "${answer.stop.hookName}": ${answer.stop.reason ?? ''}`,
+          input,
+          { stop: answer.stop },
+        );
       if (answer.decision === 'deny') {
         const retry = await this.approval.denied(call, input, answer.reason, answer.source, signal);
         return finish('denied', withContexts(`Permission denied (${answer.by}): ${answer.reason}${retry}`, contexts, seenContexts), input);
@@ -139,7 +232,17 @@ export class ToolExecutor {
 
     const result = await this.run(tool, input, ctx);
     if (result.ok) {
-      const post = await this.deps.hooks.dispatch('PostToolUse', { tool_name: call.name, tool_input: input, tool_response: result.response, tool_use_id: call.id, duration_ms: Math.round(performance.now() - started) }, signal);
+      const post = await this.deps.hooks.dispatch(
+        'PostToolUse',
+        {
+          tool_name: call.name,
+          tool_input: input,
+          tool_response: result.response,
+          tool_use_id: call.id,
+          duration_ms: Math.round(performance.now() - started),
+        },
+        signal,
+      );
       annotate(annotations, post);
       this.permissions.permissionsRequired(call, post);
       contexts.push(...post.contexts);
@@ -147,7 +250,14 @@ export class ToolExecutor {
     }
     const failure = await this.deps.hooks.dispatch(
       'PostToolUseFailure',
-      { tool_name: call.name, tool_input: input, tool_use_id: call.id, error: result.error, is_interrupt: result.interrupted ?? false, duration_ms: Math.round(performance.now() - started) },
+      {
+        tool_name: call.name,
+        tool_input: input,
+        tool_use_id: call.id,
+        error: result.error,
+        is_interrupt: result.interrupted ?? false,
+        duration_ms: Math.round(performance.now() - started),
+      },
       signal.aborted ? undefined : signal,
     );
     annotate(annotations, failure);

@@ -17,7 +17,11 @@ export function hookVerdict(pre: DispatchResult): PermissionSignal | undefined {
   const decider = pre.runs.find((r) => r.decision === pre.decision)?.hookName ?? 'hook';
   // `defer` has no meaning outside Claude Code's -p mode: it asks, as the safest reading.
   const verdict = pre.decision === 'defer' ? 'ask' : pre.decision;
-  return { verdict, source: `hook ${decider}`, reason: pre.runs.find((r) => r.hookName === decider)?.reason ?? `${verdict} by hook "${decider}"` };
+  return {
+    verdict,
+    source: `hook ${decider}`,
+    reason: pre.runs.find((r) => r.hookName === decider)?.reason ?? `${verdict} by hook "${decider}"`,
+  };
 }
 
 export function annotate(annotations: HookAnnotation[], result: DispatchResult): void {
@@ -25,15 +29,24 @@ export function annotate(annotations: HookAnnotation[], result: DispatchResult):
     if (run.status === 'skipped') continue;
     const base = { hookName: run.hookName, event: result.event };
     if (run.status === 'error' || run.status === 'timeout') annotations.push({ ...base, kind: 'error', detail: run.error });
-    else if (run.decision === 'deny' || run.decision === 'block') annotations.push({ ...base, kind: result.event === 'PreToolUse' ? 'blocked' : 'feedback', detail: run.reason });
+    else if (run.decision === 'deny' || run.decision === 'block')
+      annotations.push({ ...base, kind: result.event === 'PreToolUse' ? 'blocked' : 'feedback', detail: run.reason });
     else if (run.decision === 'ask') annotations.push({ ...base, kind: 'asked', detail: run.reason });
     else if (run.decision === 'allow') annotations.push({ ...base, kind: 'allowed', detail: run.reason });
   }
   for (const c of result.contexts) annotations.push({ hookName: c.hookName, event: result.event, kind: 'context', detail: c.content });
-  if (result.updatedInput) annotations.push({ hookName: lastModifier(result) ?? 'hook', event: result.event, kind: 'rewrote-input', detail: JSON.stringify(result.updatedInput) });
-  if (result.updatedToolOutput !== undefined) annotations.push({ hookName: lastModifier(result) ?? 'hook', event: result.event, kind: 'rewrote-output' });
+  if (result.updatedInput)
+    annotations.push({
+      hookName: lastModifier(result) ?? 'hook',
+      event: result.event,
+      kind: 'rewrote-input',
+      detail: JSON.stringify(result.updatedInput),
+    });
+  if (result.updatedToolOutput !== undefined)
+    annotations.push({ hookName: lastModifier(result) ?? 'hook', event: result.event, kind: 'rewrote-output' });
   for (const w of result.warnings) annotations.push({ hookName: 'hooks', event: result.event, kind: 'warning', detail: w });
-  for (const r of result.permissionsRequired) annotations.push({ hookName: r.hookName, event: result.event, kind: 'warning', detail: `needed permission: ${r.permission}` });
+  for (const r of result.permissionsRequired)
+    annotations.push({ hookName: r.hookName, event: result.event, kind: 'warning', detail: `needed permission: ${r.permission}` });
 }
 
 function lastModifier(result: DispatchResult): string | undefined {

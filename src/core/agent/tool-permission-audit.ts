@@ -54,15 +54,16 @@ export function denialSource(resolution: PermissionResolution): DenialSource {
 export function gateDecision(resolution: PermissionResolution): Decision {
   const { level, source } = resolution;
   // P1 and P2 denials are final too (`system`), but a rule decided them.
-  const by: PermissionDecider = level === 'P0' || (level === 'P4' && resolution.system)
-    ? 'system'
-    : source.startsWith('session rule ')
-      ? 'session-rule'
-      : source.startsWith('rule ')
-        ? 'rule'
-        : source.startsWith('hook ')
-          ? 'hook'
-          : 'mode';
+  const by: PermissionDecider =
+    level === 'P0' || (level === 'P4' && resolution.system)
+      ? 'system'
+      : source.startsWith('session rule ')
+        ? 'session-rule'
+        : source.startsWith('rule ')
+          ? 'rule'
+          : source.startsWith('hook ')
+            ? 'hook'
+            : 'mode';
   return { by, source, level };
 }
 

@@ -45,7 +45,10 @@ export class Transcript {
     const fresh = messages.slice(Math.max(this.written, 1));
     if (fresh.length === 0) return;
     const ts = new Date().toISOString();
-    appendFileSync(this.file, fresh.map((message) => JSON.stringify({ type: message.role, timestamp: ts, message: this.redact(message) }) + '\n').join(''));
+    appendFileSync(
+      this.file,
+      fresh.map((message) => JSON.stringify({ type: message.role, timestamp: ts, message: this.redact(message) }) + '\n').join(''),
+    );
     this.written = messages.length;
   }
 
@@ -72,9 +75,7 @@ export class Transcript {
     } catch {
       return undefined;
     }
-    const newest = names
-      .map((name) => ({ name, mtime: statSync(path.join(dir, name)).mtimeMs }))
-      .sort((a, b) => b.mtime - a.mtime)[0];
+    const newest = names.map((name) => ({ name, mtime: statSync(path.join(dir, name)).mtimeMs })).sort((a, b) => b.mtime - a.mtime)[0];
     return newest?.name.slice(0, -'.jsonl'.length);
   }
 

@@ -29,7 +29,10 @@ export interface SteeringResult {
 }
 
 /** What to do when the model answers without tool calls: finish, or continue with a message. */
-export type FinalAnswerHandler = (answer: string, signal: AbortSignal) => Promise<{ continueWith?: string; stop?: { reason?: string; hookName: string } }>;
+export type FinalAnswerHandler = (
+  answer: string,
+  signal: AbortSignal,
+) => Promise<{ continueWith?: string; stop?: { reason?: string; hookName: string } }>;
 
 export interface TurnLoopDeps {
   model: ChatModel;
@@ -55,7 +58,14 @@ export interface TurnLoopDeps {
 export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, signal: AbortSignal): Promise<TurnOutcome> {
   const toolCalls: ToolCallOutcome[] = [];
   const usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-  const done = (reason: TurnEndReason, result: string, extra: Partial<TurnOutcome> = {}): TurnOutcome => ({ reason, result, toolCalls, steps: step, usage, ...extra });
+  const done = (reason: TurnEndReason, result: string, extra: Partial<TurnOutcome> = {}): TurnOutcome => ({
+    reason,
+    result,
+    toolCalls,
+    steps: step,
+    usage,
+    ...extra,
+  });
   let step = 0;
   let lastText = '';
   while (step < deps.maxSteps) {
@@ -70,7 +80,11 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
     deps.persist?.();
     const toolDefs = deps.tools().map(definitionOf);
     let request: ModelRequest = { model: deps.modelName, messages, tools: toolDefs.length > 0 ? toolDefs : undefined };
-    const before = await deps.hooks.dispatch('BeforeLLM', { step, llm_request: { model: request.model, messages: request.messages, tools: request.tools } }, signal);
+    const before = await deps.hooks.dispatch(
+      'BeforeLLM',
+      { step, llm_request: { model: request.model, messages: request.messages, tools: request.tools } },
+      signal,
+    );
     const beforeHalt = modelHookHalt(before);
     if (beforeHalt) return done(beforeHalt.reason, lastText, beforeHalt.outcome);
     if (before.llmRequest) request = applyRequestRewrite(request, before.llmRequest);
@@ -92,7 +106,18 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
       usage.totalTokens += response.usage.totalTokens;
       deps.emit({ type: 'usage', ...response.usage });
     }
-    const after = await deps.hooks.dispatch('AfterLLM', { step, llm_response: { content: response.content, tool_calls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments ?? c.argumentsText })), finish_reason: response.finishReason } }, signal);
+    const after = await deps.hooks.dispatch(
+      'AfterLLM',
+      {
+        step,
+        llm_response: {
+          content: response.content,
+          tool_calls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments ?? c.argumentsText })),
+          finish_reason: response.finishReason,
+        },
+      },
+      signal,
+    );
     const afterHalt = modelHookHalt(after);
     if (afterHalt) return done(afterHalt.reason, lastText, afterHalt.outcome);
     if (after.llmResponse) response = applyResponseRewrite(response, after.llmResponse);
@@ -101,7 +126,11 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
     lastText = response.content || lastText;
     messages.push(assistantMessage(response));
     deps.persist?.();
-    deps.emit({ type: 'assistant_message', content: response.content, toolCalls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, input: c.arguments ?? c.argumentsText })) });
+    deps.emit({
+      type: 'assistant_message',
+      content: response.content,
+      toolCalls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, input: c.arguments ?? c.argumentsText })),
+    });
     const afterContexts = after.contexts;
 
     if (response.toolCalls.length > 0) {
@@ -113,18 +142,39 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
       const stepContexts = [...afterContexts, ...batch.contexts];
       if (stepContexts.length > 0) messages.push(reminder(stepContexts));
       deps.persist?.();
-      deps.hooks.emit('StepComplete', { step, max_steps: deps.maxSteps, messages_count: messages.length, estimated_tokens: estimateTokens(messages), token_limit: deps.compactor.budgetTokens, tool_calls: outcomes.length });
+      deps.hooks.emit('StepComplete', {
+        step,
+        max_steps: deps.maxSteps,
+        messages_count: messages.length,
+        estimated_tokens: estimateTokens(messages),
+        token_limit: deps.compactor.budgetTokens,
+        tool_calls: outcomes.length,
+      });
       const stop = outcomes.find((o) => o.stop)?.stop ?? batch.stop;
       if (stop) return done('stopped', lastText, { stopSession: stop });
       // A PostToolBatch block stops the loop before the next model call (Claude Code).
-      if (batch.blocked) return done('blocked', lastText, { error: `PostToolBatch hook "${batch.blockingErrors[0]?.hookName ?? 'hook'}" stopped the turn: ${batch.blockReason ?? ''}` });
+      if (batch.blocked)
+        return done('blocked', lastText, {
+          error: `PostToolBatch hook "${batch.blockingErrors[0]?.hookName ?? 'hook'}" stopped the turn: ${batch.blockReason ?? ''}`,
+        });
       const abort = outcomes.find((o) => o.abort)?.abort;
-      if (abort) return done('aborted', lastText, { error: `hook "${abort.hookName}" aborted the turn: ${abort.reason ?? 'abort'}`, stopSession: hardAbortStop(abort) });
+      if (abort)
+        return done('aborted', lastText, {
+          error: `hook "${abort.hookName}" aborted the turn: ${abort.reason ?? 'abort'}`,
+          stopSession: hardAbortStop(abort),
+        });
       if (signal.aborted) return done('cancelled', lastText);
       continue;
     }
 
-    deps.hooks.emit('StepComplete', { step, max_steps: deps.maxSteps, messages_count: messages.length, estimated_tokens: estimateTokens(messages), token_limit: deps.compactor.budgetTokens, tool_calls: 0 });
+    deps.hooks.emit('StepComplete', {
+      step,
+      max_steps: deps.maxSteps,
+      messages_count: messages.length,
+      estimated_tokens: estimateTokens(messages),
+      token_limit: deps.compactor.budgetTokens,
+      tool_calls: 0,
+    });
     if (afterContexts.length > 0) {
       // An AfterLLM hook has something to tell the model about this answer: let it respond.
       messages.push(reminder(afterContexts));
@@ -193,7 +243,10 @@ async function executeCalls(calls: ToolCallRequest[], deps: TurnLoopDeps, signal
     }
     await flush();
     const stop = stopped();
-    if (stop) outcomes.push(deps.executor.skip(call, `hook "${stop.hookName}" stopped the turn before this call ran${stop.reason ? ` (${stop.reason})` : ''}.`));
+    if (stop)
+      outcomes.push(
+        deps.executor.skip(call, `hook "${stop.hookName}" stopped the turn before this call ran${stop.reason ? ` (${stop.reason})` : ''}.`),
+      );
     else outcomes.push(await deps.executor.execute(call, signal, seen));
   }
   await flush();
@@ -205,7 +258,11 @@ function assistantMessage(response: ModelResponse): ChatMessage {
   return {
     role: 'assistant',
     content: response.content || null,
-    tool_calls: response.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.argumentsText } })),
+    tool_calls: response.toolCalls.map((c) => ({
+      id: c.id,
+      type: 'function' as const,
+      function: { name: c.name, arguments: c.argumentsText },
+    })),
   };
 }
 
@@ -250,7 +307,14 @@ function applyResponseRewrite(response: ModelResponse, rewrite: Record<string, u
       const call = c as { id?: unknown; name?: unknown; arguments?: unknown };
       if (typeof call.name !== 'string') return [];
       const args = call.arguments && typeof call.arguments === 'object' ? (call.arguments as Record<string, unknown>) : {};
-      return [{ id: typeof call.id === 'string' ? call.id : `hook_call_${i}`, name: call.name, argumentsText: JSON.stringify(args), arguments: args }];
+      return [
+        {
+          id: typeof call.id === 'string' ? call.id : `hook_call_${i}`,
+          name: call.name,
+          argumentsText: JSON.stringify(args),
+          arguments: args,
+        },
+      ];
     });
   }
   return next;

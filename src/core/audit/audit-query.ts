@@ -35,7 +35,8 @@ export interface SessionSummary {
   lastTs: string | undefined;
 }
 
-const anyOf = <T>(filter: T | T[] | undefined): T[] | undefined => (filter === undefined ? undefined : Array.isArray(filter) ? filter : [filter]);
+const anyOf = <T>(filter: T | T[] | undefined): T[] | undefined =>
+  filter === undefined ? undefined : Array.isArray(filter) ? filter : [filter];
 
 export function queryAudit(records: readonly AuditRecord[], query: AuditQuery = {}): AuditRecord[] {
   const events = anyOf(query.event);
@@ -50,7 +51,8 @@ export function queryAudit(records: readonly AuditRecord[], query: AuditQuery = 
     if (types && !types.includes(record.type)) continue;
     if (events && !('event' in record && events.includes(record.event))) continue;
     if (decisions && !('decision' in record && decisions.includes(record.decision))) continue;
-    if (query.hook !== undefined && !(record.type === 'hook_run' && (record.hook_id === query.hook || record.hook_name === query.hook))) continue;
+    if (query.hook !== undefined && !(record.type === 'hook_run' && (record.hook_id === query.hook || record.hook_name === query.hook)))
+      continue;
     if (text && !JSON.stringify(record).toLowerCase().includes(text)) continue;
     out.push(record);
   }

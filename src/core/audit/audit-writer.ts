@@ -53,7 +53,8 @@ const SESSION_ID = /^[A-Za-z0-9_.-]{1,200}$/;
 const openAsync = promisify(open);
 const closeAsync = promisify(close);
 const defaultIo: AuditWriterIo = {
-  writev: (fd, buffers) => new Promise((resolve, reject) => writev(fd, buffers, (error, bytesWritten) => (error ? reject(error) : resolve(bytesWritten)))),
+  writev: (fd, buffers) =>
+    new Promise((resolve, reject) => writev(fd, buffers, (error, bytesWritten) => (error ? reject(error) : resolve(bytesWritten)))),
   writevSync,
   datasync: promisify(fdatasync),
 };
@@ -63,7 +64,8 @@ export function isValidSessionId(sessionId: string): boolean {
 }
 
 export function auditFilePath(dir: string, sessionId: string): string {
-  if (!isValidSessionId(sessionId)) throw new Error(`invalid audit session id ${JSON.stringify(sessionId)}: use letters, digits, '_', '.', '-'`);
+  if (!isValidSessionId(sessionId))
+    throw new Error(`invalid audit session id ${JSON.stringify(sessionId)}: use letters, digits, '_', '.', '-'`);
   return join(dir, `${sessionId}.jsonl`);
 }
 
@@ -187,7 +189,8 @@ export class AuditWriter implements AuditSink {
   async flush(): Promise<void> {
     const target = this.appended;
     while (this.written < target && !this.finished) await this.drain();
-    if (this.written < target) throw new Error(`audit writer for session ${this.sessionId} closed before ${target - this.written} record(s) were written`);
+    if (this.written < target)
+      throw new Error(`audit writer for session ${this.sessionId} closed before ${target - this.written} record(s) were written`);
   }
 
   /** Flushes, then closes the file. Later appends are reported and dropped. */

@@ -29,7 +29,8 @@ const TEMPLATE_SUFFIXES = new Set(['example', 'sample', 'template', 'dist']);
 const MAX_ENV_FILE_BYTES = 1024 * 1024;
 
 // The dotenv grammar: KEY=value, `export KEY=value`, quoted values that may span lines, # comments.
-const ENV_LINE = /^\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?$/gm;
+const ENV_LINE =
+  /^\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?$/gm;
 
 const SECRET_KEY_HINT = /pass|pwd|secret|token|key|auth|cred|private|salt|signature|signing|cookie|session/i;
 const URL_WITH_CREDENTIALS = /^[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]+@/i;
@@ -94,7 +95,9 @@ export async function findEnvFiles(dir: string): Promise<string[]> {
   } catch {
     return [];
   }
-  const candidates = names.filter((n) => n === '.env' || (n.startsWith('.env.') && !TEMPLATE_SUFFIXES.has(n.slice(5).toLowerCase()))).sort();
+  const candidates = names
+    .filter((n) => n === '.env' || (n.startsWith('.env.') && !TEMPLATE_SUFFIXES.has(n.slice(5).toLowerCase())))
+    .sort();
   const files: string[] = [];
   for (const name of candidates) {
     const info = await stat(join(dir, name)).catch(() => undefined);

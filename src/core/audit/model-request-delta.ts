@@ -75,7 +75,12 @@ export class ModelRequestDeltas {
     const limit = Math.min(thread.hashes.length - 1, messages.length);
     while (base < limit && isObject(messages[base]) && thread.logged.get(messages[base] as object) === thread.hashes[base + 1]) base++;
     const { messages: _all, tools, ...rest } = request;
-    const delta: MessagesDelta = { base_count: base, base_sha256: thread.hashes[base], added: messages.slice(base), total: messages.length };
+    const delta: MessagesDelta = {
+      base_count: base,
+      base_sha256: thread.hashes[base],
+      added: messages.slice(base),
+      total: messages.length,
+    };
     const out: Fields = { ...rest, messages_delta: delta };
     if (tools !== undefined) {
       if (tools !== thread.tools) {

@@ -34,13 +34,26 @@ const MAX_DEPTH = 64;
 const KEY_CACHE_LIMIT = 10_000;
 
 // Keys whose words include one of these (or an adjacent pair below) hold a secret value.
-const SECRET_KEY_WORDS = new Set(['password', 'passwd', 'passphrase', 'secret', 'token', 'apikey', 'authorization', 'cookie', 'credential', 'credentials']);
+const SECRET_KEY_WORDS = new Set([
+  'password',
+  'passwd',
+  'passphrase',
+  'secret',
+  'token',
+  'apikey',
+  'authorization',
+  'cookie',
+  'credential',
+  'credentials',
+]);
 const SECRET_KEY_PAIRS = new Set(['api key', 'private key', 'access key', 'secret key', 'session key']);
 
 // Spelled case-insensitively by hand (`[pP][aA]...`), so that all built-ins share one
 // case-sensitive prefilter instead of needing a second, slower `i` one.
 const caseless = (source: string) => source.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`);
-const ASSIGNMENT_KEYS = caseless('passw(?:or)?d|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth');
+const ASSIGNMENT_KEYS = caseless(
+  'passw(?:or)?d|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth',
+);
 
 export const BUILTIN_SECRET_PATTERNS: readonly SecretPattern[] = [
   { kind: 'private_key', pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*$)/g },
@@ -62,7 +75,10 @@ export const BUILTIN_SECRET_PATTERNS: readonly SecretPattern[] = [
     contextual: true,
     // Anchored on the `:` or `=`, with the key name in a look-behind: scanning for one
     // character is far cheaper than trying a dozen case-insensitive words at every position.
-    pattern: new RegExp(`(?<pre>[:=](?<=(?<![A-Za-z0-9])(?:${ASSIGNMENT_KEYS})(?:[_-][A-Za-z0-9_-]*)?["']?\\s*[:=])\\s*["']?)(?<secret>(?!\\[REDACTED)[^\\s"',;&]+)`, 'g'),
+    pattern: new RegExp(
+      `(?<pre>[:=](?<=(?<![A-Za-z0-9])(?:${ASSIGNMENT_KEYS})(?:[_-][A-Za-z0-9_-]*)?["']?\\s*[:=])\\s*["']?)(?<secret>(?!\\[REDACTED)[^\\s"',;&]+)`,
+      'g',
+    ),
   },
   {
     kind: 'assignment',
@@ -209,12 +225,15 @@ export class Redactor {
     }
     if (value === null) return null;
     const withJson = value as { toJSON?: unknown };
-    if (typeof withJson.toJSON === 'function') return this.copy((withJson.toJSON as () => unknown).call(value), secretKey, depth, ancestors, mode);
+    if (typeof withJson.toJSON === 'function')
+      return this.copy((withJson.toJSON as () => unknown).call(value), secretKey, depth, ancestors, mode);
     if (ancestors.includes(value)) return '[Circular]';
     if (depth >= MAX_DEPTH) return '[MaxDepth]';
     ancestors.push(value);
     try {
-      return Array.isArray(value) ? this.copyArray(value, secretKey, depth, ancestors, mode) : this.copyObject(value, secretKey, depth, ancestors, mode);
+      return Array.isArray(value)
+        ? this.copyArray(value, secretKey, depth, ancestors, mode)
+        : this.copyObject(value, secretKey, depth, ancestors, mode);
     } finally {
       ancestors.pop();
     }

@@ -94,7 +94,10 @@ export class HookEngine {
 
   constructor(readonly options: HookEngineOptions) {
     this.log = options.log ?? (() => undefined);
-    this.audit = new AuditLog({ dir: path.join(options.storageDir, 'audit'), onError: (err, session) => this.log('error', `audit log of ${session}: ${err.message}`) });
+    this.audit = new AuditLog({
+      dir: path.join(options.storageDir, 'audit'),
+      onError: (err, session) => this.log('error', `audit log of ${session}: ${err.message}`),
+    });
     for (const secret of options.secretValues ?? []) this.audit.redactor.addSecretValue(secret);
     this.auditSink = { append: (entry: AuditEntry) => this.appendAudit(entry) };
     this.builtins = new BuiltinHooks({
@@ -103,13 +106,23 @@ export class HookEngine {
       reportError: (r) => this.log('warn', `[${r.type}] ${r.message}`),
     });
     this.protectedFiles = this.withUserSettings(protectedHookFiles(options.projectDir, []));
-    this.rpcPool = new RpcServerPool({ projectDir: options.projectDir, env: options.env, verifyServer: (server) => this.changeOf(serverPinKey(server.name)), logger: (level, message) => this.log(level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info', message) });
+    this.rpcPool = new RpcServerPool({
+      projectDir: options.projectDir,
+      env: options.env,
+      verifyServer: (server) => this.changeOf(serverPinKey(server.name)),
+      logger: (level, message) => this.log(level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info', message),
+    });
     this.processes = options.spawnerModulePath
       ? new SpawnerPool({ modulePath: options.spawnerModulePath, log: (level, message) => this.log(level, message) })
       : new LocalProcessRunner();
     this.handlers = {
       builtin: this.builtinHandler,
-      command: new CommandHookHandler({ spillDir: path.join(options.storageDir, 'spill'), env: options.env, runner: this.processes, verifyScript: (hook) => this.scriptChange(hook.id) }),
+      command: new CommandHookHandler({
+        spillDir: path.join(options.storageDir, 'spill'),
+        env: options.env,
+        runner: this.processes,
+        verifyScript: (hook) => this.scriptChange(hook.id),
+      }),
       rpc: new RpcHookHandler(this.rpcPool, { spillDir: path.join(options.storageDir, 'spill') }),
       http: new HttpHookHandler({ env: options.env, spillDir: path.join(options.storageDir, 'spill') }),
       prompt: new ModelHookHandler(() => this.judge),
@@ -117,7 +130,12 @@ export class HookEngine {
       mcp_tool: new McpToolHookHandler(() => this.mcp),
     };
     this.registry = new HookRegistry({ trusted: options.trusted, enabledOverrides: options.enabledOverrides });
-    this.dispatcher = new HookDispatcher({ snapshot: () => this.registry.current(), handlers: this.handlers, projectDir: options.projectDir, audit: this.auditSink });
+    this.dispatcher = new HookDispatcher({
+      snapshot: () => this.registry.current(),
+      handlers: this.handlers,
+      projectDir: options.projectDir,
+      audit: this.auditSink,
+    });
     this.disposables.push(this.rpcPool.onDidChange(() => this.rebuild()));
   }
 
@@ -136,14 +154,21 @@ export class HookEngine {
   /** Applies configuration sources (user first, then workspace, then hooks.json): one atomic swap. */
   async reload(configs: readonly LoadedConfig[]): Promise<void> {
     // Values in the workspace's .env files are secrets: never written to the audit log.
-    await loadEnvFileSecrets(this.options.projectDir, this.audit.redactor).catch((err: unknown) => this.log('warn', `reading .env files: ${String(err)}`));
+    await loadEnvFileSecrets(this.options.projectDir, this.audit.redactor).catch((err: unknown) =>
+      this.log('warn', `reading .env files: ${String(err)}`),
+    );
     this.sources = [...configs];
     // An untrusted workspace's sources contribute nothing: not even defaults or allowlists.
     this.config = mergeConfigs(configs, { trusted: this.options.trusted });
     this.scriptProblems = [...checkHookScripts(this.config.hooks, this.options.projectDir), ...this.unknownBuiltins()];
     this.pinScripts();
     const d = this.config.defaults;
-    this.dispatcher.setTimeouts({ observerMs: d.observerTimeoutMs, interceptorMs: d.interceptorTimeoutMs, approvalMs: d.approvalTimeoutMs, commandMs: d.commandTimeoutMs });
+    this.dispatcher.setTimeouts({
+      observerMs: d.observerTimeoutMs,
+      interceptorMs: d.interceptorTimeoutMs,
+      approvalMs: d.approvalTimeoutMs,
+      commandMs: d.commandTimeoutMs,
+    });
     // The URL and env allowlists come from configuration, so the http handler follows it.
     const http = new HttpHookHandler({
       env: this.options.env,
@@ -156,7 +181,8 @@ export class HookEngine {
     this.rebuild();
     const commandHooks = this.registry.current().states.some((s) => s.active && s.hook.spec.type === 'command');
     if (commandHooks && this.startsProcesses && this.processes instanceof SpawnerPool) this.processes.warmUp();
-    for (const p of this.problems.filter((x) => x.severity === 'error')) this.log('warn', `${p.file ?? p.sourceKind}${p.line ? `:${p.line}:${p.column}` : ''}: ${p.message}`);
+    for (const p of this.problems.filter((x) => x.severity === 'error'))
+      this.log('warn', `${p.file ?? p.sourceKind}${p.line ? `:${p.line}:${p.column}` : ''}: ${p.message}`);
   }
 
   setTrusted(trusted: boolean): Promise<void> {
@@ -172,12 +198,16 @@ export class HookEngine {
    * declare no events (only their handshake says which), and waits for the latter to answer.
    */
   async startServersFor(payload: HookPayload): Promise<void> {
-    const selected = this.registry.current().subscribers(payload.hook_event_name, payload.session_id).filter((hook) => selects(hook, payload, this.options.projectDir));
+    const selected = this.registry
+      .current()
+      .subscribers(payload.hook_event_name, payload.session_id)
+      .filter((hook) => selects(hook, payload, this.options.projectDir));
     const names = new Set(selected.flatMap((hook) => (hook.spec.type === 'rpc' ? [hook.spec.server] : [])));
     const undeclared = this.config.servers.filter((s) => s.enabled && s.observe.length === 0 && s.intercept.length === 0);
     for (const server of undeclared) names.add(server.name);
     if (names.size === 0) return;
-    const settled = () => undeclared.every((s) => ['ready', 'failed', 'stopped'].includes(this.rpcPool.status(s.name)?.state ?? 'not added yet'));
+    const settled = () =>
+      undeclared.every((s) => ['ready', 'failed', 'stopped'].includes(this.rpcPool.status(s.name)?.state ?? 'not added yet'));
     let listening: Disposable | undefined;
     let timer: NodeJS.Timeout | undefined;
     const handshakes = new Promise<void>((resolve) => {
@@ -259,7 +289,8 @@ export class HookEngine {
   async testFire(hookId: string, payload: HookPayload, signal?: AbortSignal): Promise<{ hook: HookDefinition; outcome: HookOutcome }> {
     const state = this.registry.current().find(hookId);
     if (!state) throw new Error(`no hook with id ${hookId}`);
-    if (!state.trusted) throw new Error(`"${state.hook.name}" comes from this workspace, which is not trusted: it does not run in Restricted Mode`);
+    if (!state.trusted)
+      throw new Error(`"${state.hook.name}" comes from this workspace, which is not trusted: it does not run in Restricted Mode`);
     const { outcome } = await this.dispatcher.runOne(state.hook, { ...payload, hook_event_name: state.hook.event }, signal);
     return { hook: state.hook, outcome };
   }
@@ -318,7 +349,8 @@ export class HookEngine {
       const folders = scriptFolders(projectDir, files);
       return { files: [...files, ...nodeManifests(projectDir, folders)], folders };
     };
-    for (const hook of this.config.hooks) if (hook.spec.type === 'command') entries.set(hook.id, spec(hookDependencyFiles(projectDir, hook)));
+    for (const hook of this.config.hooks)
+      if (hook.spec.type === 'command') entries.set(hook.id, spec(hookDependencyFiles(projectDir, hook)));
     for (const server of this.config.servers) entries.set(serverPinKey(server.name), spec(serverDependencyFiles(projectDir, server)));
     for (const dir of this.pins.pinAll(entries)) this.scriptProblems.push(oversizedFolder(projectDir, dir));
     const configFiles = this.sources.flatMap((config) => (config.source?.file ? [config.source.file] : []));
@@ -335,17 +367,19 @@ export class HookEngine {
     const known = new Set(this.builtins.all().map((h) => h.name));
     return this.config.hooks.flatMap((hook): ConfigProblem[] => {
       if (hook.spec.type !== 'builtin' || known.has(hook.spec.builtin)) return [];
-      return [{
-        severity: 'error',
-        code: 'invalid-value',
-        message: `there is no built-in hook "${hook.spec.builtin}"; known: ${[...known].join(', ')}`,
-        path: hook.source.path ?? '',
-        sourceKind: hook.source.kind,
-        file: hook.source.file,
-        line: hook.source.line,
-        column: hook.source.column,
-        hookId: hook.id,
-      }];
+      return [
+        {
+          severity: 'error',
+          code: 'invalid-value',
+          message: `there is no built-in hook "${hook.spec.builtin}"; known: ${[...known].join(', ')}`,
+          path: hook.source.path ?? '',
+          sourceKind: hook.source.kind,
+          file: hook.source.file,
+          line: hook.source.line,
+          column: hook.source.column,
+          hookId: hook.id,
+        },
+      ];
     });
   }
 

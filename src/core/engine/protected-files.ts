@@ -160,7 +160,12 @@ function addPackageScript(deps: Dependencies, words: readonly string[]): void {
     if (bin && isWithin(deps.projectDir, bin)) deps.files.add(bin);
     return;
   }
-  const name = args[0] === 'run' || args[0] === 'run-script' ? args[1] : NPM_SHORTCUTS.has(args[0] ?? '') || path.basename(program) !== 'npm' ? args[0] : undefined;
+  const name =
+    args[0] === 'run' || args[0] === 'run-script'
+      ? args[1]
+      : NPM_SHORTCUTS.has(args[0] ?? '') || path.basename(program) !== 'npm'
+        ? args[0]
+        : undefined;
   if (!name) return;
   let scripts: Record<string, unknown> = {};
   try {
@@ -184,7 +189,13 @@ function expander(projectDir: string, env: Record<string, string> | undefined): 
   };
 }
 
-function dependencyFiles(projectDir: string, exec: readonly string[] | undefined, shell: string | undefined, cwd: string | undefined, env: Record<string, string> | undefined): string[] {
+function dependencyFiles(
+  projectDir: string,
+  exec: readonly string[] | undefined,
+  shell: string | undefined,
+  cwd: string | undefined,
+  env: Record<string, string> | undefined,
+): string[] {
   const expand = expander(projectDir, env);
   const deps: Dependencies = { projectDir, cwd: resolveHookCwd(cwd, undefined, projectDir), files: new Set(), expand };
   if (exec) addNamedFiles(deps, exec, [...exec, ...exec.filter((arg) => /\s/.test(arg)).flatMap((arg) => allWords(arg, expand))]);
@@ -202,12 +213,20 @@ export function hookDependencyFiles(projectDir: string, hook: HookDefinition): s
   if (hook.spec.type !== 'command') return [];
   const { spec } = hook;
   const exec = spec.args && [spec.command, ...spec.args].map((word) => substituteProjectDir(word, projectDir));
-  return exec ? dependencyFiles(projectDir, exec, undefined, spec.cwd, spec.env) : dependencyFiles(projectDir, undefined, spec.command, spec.cwd, spec.env);
+  return exec
+    ? dependencyFiles(projectDir, exec, undefined, spec.cwd, spec.env)
+    : dependencyFiles(projectDir, undefined, spec.command, spec.cwd, spec.env);
 }
 
 /** The workspace files an rpc server's command runs or names. */
 export function serverDependencyFiles(projectDir: string, server: ServerDefinition): string[] {
-  return dependencyFiles(projectDir, server.command.map((word) => substituteProjectDir(word, projectDir)), undefined, server.cwd, server.env);
+  return dependencyFiles(
+    projectDir,
+    server.command.map((word) => substituteProjectDir(word, projectDir)),
+    undefined,
+    server.cwd,
+    server.env,
+  );
 }
 
 /** The folders of dependency files inside the workspace (once each); the root only by extension. */
@@ -264,7 +283,8 @@ function protectedAround(projectDir: string, folders: readonly ScriptFolder[]): 
     if (folder.extension === undefined) paths.push(folderPath(folder.dir));
     else paths.push(...[...NODE_LOOKUP, `__pycache__${path.sep}`].map((name) => path.join(projectDir, name)));
   }
-  for (const manifest of nodeManifests(projectDir, folders)) paths.push(manifest, folderPath(path.join(path.dirname(manifest), 'node_modules')));
+  for (const manifest of nodeManifests(projectDir, folders))
+    paths.push(manifest, folderPath(path.join(path.dirname(manifest), 'node_modules')));
   return paths;
 }
 
@@ -275,7 +295,12 @@ function protectedAround(projectDir: string, folders: readonly ScriptFolder[]): 
  * rpc server depends on, and the folders its interpreter loads more files from. A path ending
  * in the separator is a whole folder.
  */
-export function protectedHookFiles(projectDir: string, hooks: readonly HookDefinition[], servers: readonly ServerDefinition[] = [], configFiles: readonly string[] = []): string[] {
+export function protectedHookFiles(
+  projectDir: string,
+  hooks: readonly HookDefinition[],
+  servers: readonly ServerDefinition[] = [],
+  configFiles: readonly string[] = [],
+): string[] {
   const files = new Set([...CONFIG_FILES.map((f) => path.join(projectDir, f)), ...configFiles.map((f) => path.resolve(projectDir, f))]);
   files.add(folderPath(path.join(projectDir, GIT_FOLDER)));
   try {
@@ -283,7 +308,10 @@ export function protectedHookFiles(projectDir: string, hooks: readonly HookDefin
   } catch {
     // No readable workspace folder: nothing more to protect there.
   }
-  const dependencies = [...hooks.flatMap((hook) => hookDependencyFiles(projectDir, hook)), ...servers.flatMap((server) => serverDependencyFiles(projectDir, server))];
+  const dependencies = [
+    ...hooks.flatMap((hook) => hookDependencyFiles(projectDir, hook)),
+    ...servers.flatMap((server) => serverDependencyFiles(projectDir, server)),
+  ];
   for (const file of dependencies) files.add(file);
   for (const file of protectedAround(projectDir, scriptFolders(projectDir, dependencies))) files.add(file);
   return [...files];

@@ -70,7 +70,8 @@ function folderKey(folder: ScriptFolder): string {
 function entries(dir: string, folder: ScriptFolder): string[] {
   try {
     const listed = readdirSync(dir, { withFileTypes: true }).filter((e) => !SKIPPED.has(e.name));
-    const kept = folder.extension === undefined ? listed : listed.filter((e) => !e.isDirectory() && path.extname(e.name) === folder.extension);
+    const kept =
+      folder.extension === undefined ? listed : listed.filter((e) => !e.isDirectory() && path.extname(e.name) === folder.extension);
     return kept.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort();
   } catch {
     return [];
@@ -102,7 +103,10 @@ function pinFolder(folder: ScriptFolder): { pin: FolderPin; complete: boolean } 
       files.set(path.join(dir, name), print);
       bytes += statSize(path.join(dir, name));
       if (files.size > FOLDER_PIN_LIMITS.files || bytes > FOLDER_PIN_LIMITS.bytes) {
-        return { pin: { folder, listings: new Map([[folder.dir, listings.get(folder.dir) ?? listing(folder.dir, [])]]), files: new Map() }, complete: false };
+        return {
+          pin: { folder, listings: new Map([[folder.dir, listings.get(folder.dir) ?? listing(folder.dir, [])]]), files: new Map() },
+          complete: false,
+        };
       }
     }
   }

@@ -12,7 +12,12 @@ export function limitHttpUrls(handler: HookHandler, workspacePatterns: readonly 
     run: (invocation) => {
       const { spec } = invocation.hook;
       const checked = spec.type === 'http' ? allowlist.check(spec.url) : undefined;
-      if (checked && !checked.ok) return Promise.resolve({ status: 'error', error: `${checked.error} (the workspace's allowedHttpHookUrls)`, trace: { durationMs: 0 } });
+      if (checked && !checked.ok)
+        return Promise.resolve({
+          status: 'error',
+          error: `${checked.error} (the workspace's allowedHttpHookUrls)`,
+          trace: { durationMs: 0 },
+        });
       return handler.run(invocation);
     },
   };

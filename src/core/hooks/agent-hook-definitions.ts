@@ -2,7 +2,10 @@ import { subscribedEvents, type AgentHook } from './agent-hook';
 import type { HookDefinition, HookSource } from './types';
 
 /** One definition per event an in-process hook implements; ids are `<prefix>:<event>`. */
-export function agentHookDefinitions(hook: AgentHook, options: { idPrefix: string; source: HookSource; enabled?: boolean }): HookDefinition[] {
+export function agentHookDefinitions(
+  hook: AgentHook,
+  options: { idPrefix: string; source: HookSource; enabled?: boolean },
+): HookDefinition[] {
   return subscribedEvents(hook).map((event) => ({
     id: `${options.idPrefix}:${event}`,
     name: hook.name,

@@ -109,7 +109,11 @@ export const actions = {
    * AstroResearch's Warning: the user sees it, the model gets it as context, and the action goes on;
    * `truncateOutput` (PostToolUse) also shortens the tool output the model sees.
    */
-  warning: (message: string, options: { truncateOutput?: boolean } = {}): HookEffects => ({ warnings: [message], additionalContext: `Warning: ${message}`, ...(options.truncateOutput ? { truncateOutput: true } : {}) }),
+  warning: (message: string, options: { truncateOutput?: boolean } = {}): HookEffects => ({
+    warnings: [message],
+    additionalContext: `Warning: ${message}`,
+    ...(options.truncateOutput ? { truncateOutput: true } : {}),
+  }),
   metadata: (key: string, value: unknown): HookEffects => ({ metadata: { [key]: value } }),
   /** AstroResearch's PermissionRequired (PostToolUse): the call that ran needed `permission`; audited and shown, never blocking. */
   permissionRequired: (permission: string, toolName?: string): HookEffects => ({ permissionRequired: { permission, toolName } }),

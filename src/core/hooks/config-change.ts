@@ -18,15 +18,15 @@ function isInside(file: string, dir: string): boolean {
 /** The ConfigChange `source` of a configuration file, by where it lives. */
 export function configChangeSource(file: string, where: ConfigLocations): ConfigChangeSource {
   const absolute = path.resolve(file);
-  if ((where.policyPaths ?? [path.dirname(managedPolicyFile())]).some((policy) => isInside(absolute, path.resolve(policy)))) return 'policy_settings';
+  if ((where.policyPaths ?? [path.dirname(managedPolicyFile())]).some((policy) => isInside(absolute, path.resolve(policy))))
+    return 'policy_settings';
   if (path.basename(absolute) === 'settings.local.json' && path.basename(path.dirname(absolute)) === '.claude') return 'local_settings';
   return where.projectDirs.some((dir) => isInside(absolute, path.resolve(dir))) ? 'project_settings' : 'user_settings';
 }
 
 /** What the ConfigChange hooks decided about one change. */
 export type ConfigChangeVerdict =
-  | { blocked: false; warnings: string[] }
-  | { blocked: true; hookName: string; reason: string; warnings: string[] };
+  { blocked: false; warnings: string[] } | { blocked: true; hookName: string; reason: string; warnings: string[] };
 
 /**
  * Folds a ConfigChange dispatch into a verdict. A policy change is never blocked (as in
@@ -37,7 +37,10 @@ export function configChangeVerdict(result: DispatchResult, source: ConfigChange
   const first = result.blockingErrors[0];
   if (!result.blocked || !first) return { blocked: false, warnings };
   if (source === 'policy_settings') {
-    return { blocked: false, warnings: [...warnings, `hook "${first.hookName}" tried to block a policy change, which cannot be blocked: ${first.reason}`] };
+    return {
+      blocked: false,
+      warnings: [...warnings, `hook "${first.hookName}" tried to block a policy change, which cannot be blocked: ${first.reason}`],
+    };
   }
   return { blocked: true, hookName: first.hookName, reason: first.reason, warnings };
 }

@@ -61,7 +61,18 @@ export interface DispatchResult {
 const DECISION_RANK = { allow: 1, ask: 2, defer: 3, deny: 4 } as const;
 
 export function emptyResult(event: HookEventName, dispatchId: string): DispatchResult {
-  return { event, dispatchId, blocked: false, blockingErrors: [], contexts: [], systemMessages: [], warnings: [], metadata: {}, permissionsRequired: [], runs: [] };
+  return {
+    event,
+    dispatchId,
+    blocked: false,
+    blockingErrors: [],
+    contexts: [],
+    systemMessages: [],
+    warnings: [],
+    metadata: {},
+    permissionsRequired: [],
+    runs: [],
+  };
 }
 
 export function outcomeDecisionLabel(outcome: HookOutcome): string {
@@ -127,7 +138,15 @@ export class ResultAggregator {
   }
 
   skip(hook: HookDefinition, why: string): void {
-    this.result.runs.push({ hookId: hook.id, hookName: hook.name, handler: hook.spec.type, status: 'skipped', decision: 'skipped', reason: why, durationMs: 0 });
+    this.result.runs.push({
+      hookId: hook.id,
+      hookName: hook.name,
+      handler: hook.spec.type,
+      status: 'skipped',
+      decision: 'skipped',
+      reason: why,
+      durationMs: 0,
+    });
   }
 
   /** Whether later priority groups must not run. */
@@ -157,7 +176,8 @@ export class ResultAggregator {
     const r = this.result;
     if (e.decision) {
       if (r.event === 'PermissionRequest') {
-        if (e.decision !== 'block' && e.decision !== 'defer') r.permission ??= { behavior: e.decision, message: e.reason, hookName: hook.name };
+        if (e.decision !== 'block' && e.decision !== 'defer')
+          r.permission ??= { behavior: e.decision, message: e.reason, hookName: hook.name };
       } else if (r.event === 'PreToolUse') {
         if (e.decision === 'block') this.block(hook.name, e.reason ?? `blocked by hook "${hook.name}"`);
         else {
@@ -174,7 +194,8 @@ export class ResultAggregator {
     if (e.warnings) r.warnings.push(...e.warnings);
     if (e.metadata) Object.assign(r.metadata, e.metadata);
     if (e.updatedInput) {
-      if (this.updatedInputBy) r.warnings.push(`hooks "${this.updatedInputBy}" and "${hook.name}" both rewrote the input; "${hook.name}" wins`);
+      if (this.updatedInputBy)
+        r.warnings.push(`hooks "${this.updatedInputBy}" and "${hook.name}" both rewrote the input; "${hook.name}" wins`);
       this.updatedInputBy = hook.name;
       r.updatedInput = e.updatedInput;
     }

@@ -101,11 +101,25 @@ export class HookDispatcher {
   }
 
   /** Runs one hook on its own (test-fire from the Hook Manager or the CLI), audited as usual. */
-  async runOne(hook: HookDefinition, payload: HookPayload, signal?: AbortSignal): Promise<{ outcome: HookOutcome; summary: HookRunSummary }> {
+  async runOne(
+    hook: HookDefinition,
+    payload: HookPayload,
+    signal?: AbortSignal,
+  ): Promise<{ outcome: HookOutcome; summary: HookRunSummary }> {
     const dispatchId = randomUUID();
-    this.options.audit?.append({ type: 'event', session_id: payload.session_id, dispatch_id: dispatchId, event: payload.hook_event_name, payload });
+    this.options.audit?.append({
+      type: 'event',
+      session_id: payload.session_id,
+      dispatch_id: dispatchId,
+      event: payload.hook_event_name,
+      payload,
+    });
     const outcome = await this.runHook(awaited(hook), payload, signal);
-    const summary = new ResultAggregator(emptyResult(payload.hook_event_name, dispatchId)).add(hook, outcome, this.failsClosed(hook, payload.hook_event_name));
+    const summary = new ResultAggregator(emptyResult(payload.hook_event_name, dispatchId)).add(
+      hook,
+      outcome,
+      this.failsClosed(hook, payload.hook_event_name),
+    );
     this.report(hook, payload, payload, dispatchId, outcome, summary);
     return { outcome, summary };
   }
@@ -131,7 +145,9 @@ export class HookDispatcher {
     const result = emptyResult(event, dispatchId);
     if (subscribers.length === 0) return result;
     const started = performance.now();
-    const selected = subscribers.filter((hook) => selects(hook, payload, this.options.projectDir) && this.firstRunOfOnce(hook, payload.session_id));
+    const selected = subscribers.filter(
+      (hook) => selects(hook, payload, this.options.projectDir) && this.firstRunOfOnce(hook, payload.session_id),
+    );
     const aggregator = new ResultAggregator(result);
     let current = payload;
     const groups = groupByOrder(selected);
@@ -160,7 +176,7 @@ export class HookDispatcher {
       session_id: payload.session_id,
       dispatch_id: dispatchId,
       event,
-      decision: result.decision ?? (result.blocked ? 'block' : result.permission?.behavior ?? 'none'),
+      decision: result.decision ?? (result.blocked ? 'block' : (result.permission?.behavior ?? 'none')),
       reason: result.blockReason ?? result.permission?.message,
       hooks_run: result.runs.filter((r) => r.status !== 'skipped').length,
       duration_ms: performance.now() - started,
@@ -220,7 +236,8 @@ export class HookDispatcher {
 
   timeoutFor(hook: HookDefinition): number {
     if (hook.timeoutMs !== undefined) return hook.timeoutMs;
-    if (hook.spec.type === 'command' || hook.spec.type === 'http' || hook.spec.type === 'mcp_tool') return this.timeouts.commandMs ?? processHookTimeoutMs(hook.event);
+    if (hook.spec.type === 'command' || hook.spec.type === 'http' || hook.spec.type === 'mcp_tool')
+      return this.timeouts.commandMs ?? processHookTimeoutMs(hook.event);
     // Claude Code's defaults for model hooks: 30 s for a prompt, 60 s for an agent.
     if (hook.spec.type === 'prompt') return 30_000;
     if (hook.spec.type === 'agent') return 60_000;
@@ -234,7 +251,12 @@ export class HookDispatcher {
     return EVENT_INFO[event].kind === 'approve';
   }
 
-  private async runHook(hook: HookDefinition, payload: HookPayload, parent?: AbortSignal, env?: Readonly<Record<string, string>>): Promise<HookOutcome> {
+  private async runHook(
+    hook: HookDefinition,
+    payload: HookPayload,
+    parent?: AbortSignal,
+    env?: Readonly<Record<string, string>>,
+  ): Promise<HookOutcome> {
     if (isAsync(hook)) return this.startAsync(hook, payload, env);
     if (parent?.aborted) return { status: 'cancelled', trace: { durationMs: 0 } };
     const timeoutMs = this.timeoutFor(hook);
@@ -265,7 +287,12 @@ export class HookDispatcher {
       // A handler that ignores the abort is not waited for much longer than its timeout.
       const guard = new Promise<HookOutcome>((resolve) => {
         backstop = setTimeout(
-          () => resolve({ status: 'timeout', error: `hook did not stop within ${timeoutMs + BACKSTOP_MS} ms`, trace: { durationMs: performance.now() - started } }),
+          () =>
+            resolve({
+              status: 'timeout',
+              error: `hook did not stop within ${timeoutMs + BACKSTOP_MS} ms`,
+              trace: { durationMs: performance.now() - started },
+            }),
           timerDelay(timeoutMs + BACKSTOP_MS),
         );
       });
@@ -295,7 +322,9 @@ export class HookDispatcher {
       if (!this.asyncRuns.delete(run)) return;
       const aggregator = new ResultAggregator(emptyResult(payload.hook_event_name, dispatchId));
       const summary = aggregator.add(hook, outcome, false);
-      const contexts = aggregator.result.contexts.concat(aggregator.result.systemMessages.map((content) => ({ hookName: hook.name, event: hook.event, content })));
+      const contexts = aggregator.result.contexts.concat(
+        aggregator.result.systemMessages.map((content) => ({ hookName: hook.name, event: hook.event, content })),
+      );
       // asyncRewake: exit 2 brings the hook's stderr (or stdout) to the model at its next step.
       if (hook.spec.type === 'command' && hook.spec.asyncRewake && outcome.status === 'blocking-error') {
         contexts.push({ hookName: hook.name, event: hook.event, content: outcome.reason || outcome.trace.stdout || 'exit code 2' });
@@ -304,7 +333,8 @@ export class HookDispatcher {
         this.asyncContexts.set(payload.session_id, [...(this.asyncContexts.get(payload.session_id) ?? []), ...contexts]);
       }
       // Stopped because its session ended: the record says so rather than a bare "cancelled".
-      if (controller.signal.aborted && outcome.status === 'cancelled') summary.error = `cancelled: ${errorMessage(controller.signal.reason)}`;
+      if (controller.signal.aborted && outcome.status === 'cancelled')
+        summary.error = `cancelled: ${errorMessage(controller.signal.reason)}`;
       this.report(hook, payload, payload, dispatchId, outcome, summary, true);
     };
     const run: AsyncRun = {
@@ -402,7 +432,9 @@ class HookAbort {
 
   /** For in-process hooks that never looked at their signal: stop waiting on abort. */
   whenAborted(started: number): Promise<HookOutcome> {
-    return new Promise((resolve) => this.waiters.push(() => resolve({ status: 'cancelled', trace: { durationMs: performance.now() - started } })));
+    return new Promise((resolve) =>
+      this.waiters.push(() => resolve({ status: 'cancelled', trace: { durationMs: performance.now() - started } })),
+    );
   }
 
   dispose(): void {
@@ -418,7 +450,10 @@ function groupByOrder(hooks: readonly HookDefinition[]): HookDefinition[][] {
   const groups: HookDefinition[][] = [];
   let previous: HookDefinition | undefined;
   for (const hook of hooks) {
-    const sameGroup = previous !== undefined && (previous.spec.type === 'builtin') === (hook.spec.type === 'builtin') && previous.priority === hook.priority;
+    const sameGroup =
+      previous !== undefined &&
+      (previous.spec.type === 'builtin') === (hook.spec.type === 'builtin') &&
+      previous.priority === hook.priority;
     if (sameGroup) groups[groups.length - 1].push(hook);
     else groups.push([hook]);
     previous = hook;

@@ -30,7 +30,10 @@ export function compileMatcher(matcher: string | undefined): CompiledMatcher {
   if (cached) return cached;
   let compiled: CompiledMatcher;
   if (EXACT_SET.test(matcher)) {
-    const names = matcher.split(/[|,]/).map((t) => t.trim()).filter((t) => t !== '');
+    const names = matcher
+      .split(/[|,]/)
+      .map((t) => t.trim())
+      .filter((t) => t !== '');
     compiled = { kind: 'exact', names: new Set(names) };
   } else if (PREFIX.test(matcher)) {
     compiled = { kind: 'prefix', prefix: matcher.slice(0, -1) };
@@ -92,7 +95,7 @@ export function matchesContent(patterns: readonly string[] | undefined, args: un
       const key = pattern.slice(0, colon);
       if (Object.prototype.hasOwnProperty.call(record, key)) {
         const v = record[key];
-        return (typeof v === 'string' ? v : JSON.stringify(v) ?? '').includes(pattern.slice(colon + 1));
+        return (typeof v === 'string' ? v : (JSON.stringify(v) ?? '')).includes(pattern.slice(colon + 1));
       }
     }
     whole ??= JSON.stringify(args) ?? '';

@@ -48,7 +48,14 @@ export const CONFIG_CHANGE_SOURCES = ['user_settings', 'project_settings', 'loca
 export type ConfigChangeSource = (typeof CONFIG_CHANGE_SOURCES)[number];
 
 export const payloadSchemas = {
-  SessionStart: z.looseObject({ ...common, hook_event_name: event('SessionStart'), source: z.enum(['startup', 'resume', 'clear', 'compact']), model: z.string().optional(), is_resume: z.boolean().optional(), turn_index: z.number().int().optional() }),
+  SessionStart: z.looseObject({
+    ...common,
+    hook_event_name: event('SessionStart'),
+    source: z.enum(['startup', 'resume', 'clear', 'compact']),
+    model: z.string().optional(),
+    is_resume: z.boolean().optional(),
+    turn_index: z.number().int().optional(),
+  }),
   InstructionsLoaded: z.looseObject({
     ...common,
     hook_event_name: event('InstructionsLoaded'),
@@ -71,7 +78,13 @@ export const payloadSchemas = {
     step: z.number().int(),
     llm_response: z.looseObject({ content: z.string(), tool_calls: z.array(z.unknown()), finish_reason: z.string().nullable() }),
   }),
-  PreToolUse: z.looseObject({ ...common, hook_event_name: event('PreToolUse'), tool_name: z.string(), tool_input: toolInput, tool_use_id: z.string() }),
+  PreToolUse: z.looseObject({
+    ...common,
+    hook_event_name: event('PreToolUse'),
+    tool_name: z.string(),
+    tool_input: toolInput,
+    tool_use_id: z.string(),
+  }),
   PermissionRequest: z.looseObject({
     ...common,
     hook_event_name: event('PermissionRequest'),
@@ -133,7 +146,9 @@ export const payloadSchemas = {
     ...common,
     hook_event_name: event('PostToolBatch'),
     step: z.number().int(),
-    tool_calls: z.array(z.looseObject({ tool_name: z.string(), tool_input: z.unknown(), tool_use_id: z.string(), tool_response: z.string() })),
+    tool_calls: z.array(
+      z.looseObject({ tool_name: z.string(), tool_input: z.unknown(), tool_use_id: z.string(), tool_response: z.string() }),
+    ),
   }),
   StopFailure: z.looseObject({
     ...common,
@@ -152,8 +167,20 @@ export const payloadSchemas = {
     last_assistant_message: z.string(),
     error: z.string().optional(),
   }),
-  Stop: z.looseObject({ ...common, hook_event_name: event('Stop'), stop_hook_active: z.boolean(), stop_hook_count: z.number().int().optional(), last_assistant_message: z.string() }),
-  SubagentStart: z.looseObject({ ...common, hook_event_name: event('SubagentStart'), agent_id: z.string(), agent_type: z.string(), prompt: z.string() }),
+  Stop: z.looseObject({
+    ...common,
+    hook_event_name: event('Stop'),
+    stop_hook_active: z.boolean(),
+    stop_hook_count: z.number().int().optional(),
+    last_assistant_message: z.string(),
+  }),
+  SubagentStart: z.looseObject({
+    ...common,
+    hook_event_name: event('SubagentStart'),
+    agent_id: z.string(),
+    agent_type: z.string(),
+    prompt: z.string(),
+  }),
   SubagentStop: z.looseObject({
     ...common,
     hook_event_name: event('SubagentStop'),
@@ -163,9 +190,21 @@ export const payloadSchemas = {
     last_assistant_message: z.string(),
     agent_transcript_path: z.string().optional(),
   }),
-  SteeringInjected: z.looseObject({ ...common, hook_event_name: event('SteeringInjected'), prompt: z.string(), turn_index: z.number().int(), step: z.number().int() }),
+  SteeringInjected: z.looseObject({
+    ...common,
+    hook_event_name: event('SteeringInjected'),
+    prompt: z.string(),
+    turn_index: z.number().int(),
+    step: z.number().int(),
+  }),
   InterruptReceived: z.looseObject({ ...common, hook_event_name: event('InterruptReceived'), turn_index: z.number().int() }),
-  FollowUpQueued: z.looseObject({ ...common, hook_event_name: event('FollowUpQueued'), prompt: z.string(), turn_index: z.number().int(), messages: z.number().int() }),
+  FollowUpQueued: z.looseObject({
+    ...common,
+    hook_event_name: event('FollowUpQueued'),
+    prompt: z.string(),
+    turn_index: z.number().int(),
+    messages: z.number().int(),
+  }),
   PreCompact: z.looseObject({
     ...common,
     hook_event_name: event('PreCompact'),
@@ -181,8 +220,20 @@ export const payloadSchemas = {
     compact_summary: z.string(),
     new_message_count: z.number().int(),
   }),
-  Notification: z.looseObject({ ...common, hook_event_name: event('Notification'), message: z.string(), title: z.string().optional(), notification_type: z.string() }),
-  Error: z.looseObject({ ...common, hook_event_name: event('Error'), error_type: z.enum(['model', 'tool', 'hook', 'internal']), error: z.string(), recoverable: z.boolean() }),
+  Notification: z.looseObject({
+    ...common,
+    hook_event_name: event('Notification'),
+    message: z.string(),
+    title: z.string().optional(),
+    notification_type: z.string(),
+  }),
+  Error: z.looseObject({
+    ...common,
+    hook_event_name: event('Error'),
+    error_type: z.enum(['model', 'tool', 'hook', 'internal']),
+    error: z.string(),
+    recoverable: z.boolean(),
+  }),
   ConfigChange: z.looseObject({
     ...common,
     hook_event_name: event('ConfigChange'),
@@ -191,13 +242,20 @@ export const payloadSchemas = {
     /** Hookpilot's: exactly what is about to apply (a settings file: its hookpilot.* keys as JSON), null for a deletion. */
     new_content: z.string().nullable().optional(),
   }),
-  SessionEnd: z.looseObject({ ...common, hook_event_name: event('SessionEnd'), reason: z.enum(['clear', 'resume', 'logout', 'prompt_input_exit', 'other', 'error', 'completed', 'cancelled']) }),
+  SessionEnd: z.looseObject({
+    ...common,
+    hook_event_name: event('SessionEnd'),
+    reason: z.enum(['clear', 'resume', 'logout', 'prompt_input_exit', 'other', 'error', 'completed', 'cancelled']),
+  }),
 } satisfies Record<HookEventName, z.ZodType>;
 
 export type PayloadOf<E extends HookEventName> = z.infer<(typeof payloadSchemas)[E]>;
 
 /** The payload without the fields the dispatcher fills in for every event. */
-export type EventFields<E extends HookEventName> = Omit<PayloadOf<E>, 'hook_event_name' | 'session_id' | 'transcript_path' | 'cwd' | 'permission_mode'>;
+export type EventFields<E extends HookEventName> = Omit<
+  PayloadOf<E>,
+  'hook_event_name' | 'session_id' | 'transcript_path' | 'cwd' | 'permission_mode'
+>;
 
 export function validatePayload(eventName: HookEventName, payload: unknown): { ok: true } | { ok: false; error: string } {
   const result = payloadSchemas[eventName].safeParse(payload);

@@ -113,7 +113,8 @@ export class HookRegistry {
   /** Throws for a managed hook: the policy decides whether it runs. */
   setEnabled(id: string, enabled: boolean): void {
     const hook = this.definitions.find((h) => h.id === id);
-    if (hook && isLockedSource(hook.source.kind)) throw new Error(`"${hook.name}" comes from the managed policy: it cannot be turned off or on here`);
+    if (hook && isLockedSource(hook.source.kind))
+      throw new Error(`"${hook.name}" comes from the managed policy: it cannot be turned off or on here`);
     this.overrides.set(id, enabled);
     this.swap();
   }
@@ -161,7 +162,9 @@ export class HookRegistry {
       // An override stored before a hook became managed (same id) must not turn it off.
       const enabled = (locked ? undefined : this.overrides.get(hook.id)) ?? hook.enabled;
       const trusted = this.trusted || !isWorkspaceSourced(hook);
-      const inactiveReason: InactiveReason | undefined = !trusted ? 'untrusted' : (switchedOff(hook.source.kind, this.switches) ?? (!enabled ? 'disabled' : undefined));
+      const inactiveReason: InactiveReason | undefined = !trusted
+        ? 'untrusted'
+        : (switchedOff(hook.source.kind, this.switches) ?? (!enabled ? 'disabled' : undefined));
       return { hook, enabled, trusted, locked, active: inactiveReason === undefined, inactiveReason };
     });
     return new RegistrySnapshot(++this.version, states, this.sessions);

@@ -5,7 +5,17 @@ import type { HookEventName } from './events';
  * claude* kinds are Claude Code's settings files read in place; `managed` is the machine's policy.
  */
 export const HOOK_SOURCE_KINDS = [
-  'user', 'workspace', 'folder', 'hooksJson', 'builtin', 'session', 'cli', 'claudeUser', 'claudeProject', 'claudeLocal', 'managed',
+  'user',
+  'workspace',
+  'folder',
+  'hooksJson',
+  'builtin',
+  'session',
+  'cli',
+  'claudeUser',
+  'claudeProject',
+  'claudeLocal',
+  'managed',
 ] as const;
 export type HookSourceKind = (typeof HOOK_SOURCE_KINDS)[number];
 

@@ -37,7 +37,8 @@ const normalize = (name: string) => name.replace(/_/g, '').toLowerCase();
 const SCRIPT_EVENTS: Readonly<Record<string, { event: HookEventName; output: string }>> = {
   pretoolexecution: {
     event: 'PreToolUse',
-    output: 'Denied(reason) → exit 2 with the reason on stderr (or permissionDecision "deny"); Modified(args) → hookSpecificOutput.updatedInput; Warning(msg) → systemMessage',
+    output:
+      'Denied(reason) → exit 2 with the reason on stderr (or permissionDecision "deny"); Modified(args) → hookSpecificOutput.updatedInput; Warning(msg) → systemMessage',
   },
   posttoolexecution: { event: 'PostToolUse', output: 'Denied(reason) → {"decision": "block", "reason": …}; Warning(msg) → systemMessage' },
   postturn: { event: 'TurnEnd', output: 'its answer is ignored (TurnEnd is observe-only)' },
@@ -60,8 +61,24 @@ const WEBHOOK_NEVER: Readonly<Record<string, string>> = {
   onmessagereceived: 'AtomCode defines OnMessageReceived but never triggers it, and Hookpilot has no such event',
 };
 
-const INTERPRETERS: Readonly<Record<string, string>> = { shell: 'sh', sh: 'sh', bash: 'bash', python: 'python3', python3: 'python3', node: 'node', javascript: 'node', js: 'node' };
-const BY_EXTENSION: Readonly<Record<string, string>> = { '.sh': 'sh', '.bash': 'bash', '.py': 'python3', '.js': 'node', '.mjs': 'node', '.cjs': 'node' };
+const INTERPRETERS: Readonly<Record<string, string>> = {
+  shell: 'sh',
+  sh: 'sh',
+  bash: 'bash',
+  python: 'python3',
+  python3: 'python3',
+  node: 'node',
+  javascript: 'node',
+  js: 'node',
+};
+const BY_EXTENSION: Readonly<Record<string, string>> = {
+  '.sh': 'sh',
+  '.bash': 'bash',
+  '.py': 'python3',
+  '.js': 'node',
+  '.mjs': 'node',
+  '.cjs': 'node',
+};
 
 export function convertAtomcodeToml(source: ConfigFileSource): Conversion[] {
   if (source.readError !== undefined) return [unreadable('(file)', `could not read the file: ${source.readError}`)];
@@ -106,26 +123,37 @@ function convertScript(source: ConfigFileSource, entry: unknown): Conversion {
   const draft = new ConversionDraft(String(type), `[[hooks]] ${label}${shown(type)}, script ${shown(entry.script)}`);
   if (typeof type !== 'string') return draft.unsupported('the script hook has no "hook_type"');
   const spec = lookup(SCRIPT_EVENTS, normalize(type));
-  if (!spec) return draft.unsupported(`AtomCode runs script hooks only for pre_tool_execution, post_tool_execution, post_turn and system_prompt, so "${type}" never ran`);
+  if (!spec)
+    return draft.unsupported(
+      `AtomCode runs script hooks only for pre_tool_execution, post_tool_execution, post_turn and system_prompt, so "${type}" never ran`,
+    );
   if (typeof entry.script !== 'string' || entry.script === '') return draft.unsupported('the script hook has no "script"');
 
   const file = path.isAbsolute(entry.script) ? entry.script : path.resolve(path.dirname(source.file), entry.script);
   const scriptType = typeof entry.script_type === 'string' ? entry.script_type.toLowerCase() : undefined;
   const interpreter = scriptType === undefined ? lookup(BY_EXTENSION, path.extname(file)) : lookup(INTERPRETERS, scriptType);
-  if (scriptType !== undefined && scriptType !== 'executable' && !interpreter) return draft.unsupported(`unknown script_type ${shown(entry.script_type)}`);
+  if (scriptType !== undefined && scriptType !== 'executable' && !interpreter)
+    return draft.unsupported(`unknown script_type ${shown(entry.script_type)}`);
   const event = spec.event;
-  const handler: CommandHandlerConfig = { type: 'command', command: interpreter ? `${interpreter} ${scriptWord(source, file)}` : scriptWord(source, file) };
+  const handler: CommandHandlerConfig = {
+    type: 'command',
+    command: interpreter ? `${interpreter} ${scriptWord(source, file)}` : scriptWord(source, file),
+  };
   if (typeof entry.name === 'string' && entry.name !== '') handler.name = entry.name;
   const timeout = timeoutOf(entry, draft);
   if (timeout !== undefined) handler.timeout = timeout;
   handler.env = { ATOMCODE_HOOK_TYPE: type, ATOMCODE_WORKSPACE: '${CLAUDE_PROJECT_DIR}' };
-  draft.note('ATOMCODE_HOOK_TYPE and ATOMCODE_WORKSPACE are set through "env", as AtomCode sets them; a failing script is ignored (fail-open) in both');
+  draft.note(
+    'ATOMCODE_HOOK_TYPE and ATOMCODE_WORKSPACE are set through "env", as AtomCode sets them; a failing script is ignored (fail-open) in both',
+  );
   if (entry.enabled === false) {
     handler.enabled = false;
     draft.note('"enabled": false kept');
   }
   if (isToolEvent(event)) draft.change('ATOMCODE_TOOL_NAME is not set: read tool_name from the input');
-  draft.change(`the script gets Claude Code's input on stdin (hook_event_name, tool_name, tool_input, …) instead of AtomCode's context JSON, and answers with Claude Code's output instead of a HookResult: ${spec.output}`);
+  draft.change(
+    `the script gets Claude Code's input on stdin (hook_event_name, tool_name, tool_input, …) instead of AtomCode's context JSON, and answers with Claude Code's output instead of a HookResult: ${spec.output}`,
+  );
   return draft.to(event, undefined, handler);
 }
 
@@ -133,8 +161,10 @@ function convertWebhook(entry: unknown): Conversion[] {
   if (!isPlainObject(entry)) return [unreadable('webhooks', `a [[webhooks]] entry is not a table: ${shown(entry)}`)];
   const events = Array.isArray(entry.events) ? entry.events : [];
   const label = typeof entry.name === 'string' ? `${entry.name}: ` : '';
-  const describe = (event: unknown) => `[[webhooks]] ${label}${shown(event)} → ${typeof entry.method === 'string' ? `${entry.method} ` : ''}${shown(entry.url)}`;
-  if (events.length === 0) return [new ConversionDraft('(none)', describe('no events')).unsupported('the webhook lists no "events", so it never ran')];
+  const describe = (event: unknown) =>
+    `[[webhooks]] ${label}${shown(event)} → ${typeof entry.method === 'string' ? `${entry.method} ` : ''}${shown(entry.url)}`;
+  if (events.length === 0)
+    return [new ConversionDraft('(none)', describe('no events')).unsupported('the webhook lists no "events", so it never ran')];
   return events.map((raw: unknown) => {
     const draft = new ConversionDraft(String(raw), describe(raw));
     if (typeof raw !== 'string') return draft.unsupported('the event name is not a string');
@@ -159,8 +189,11 @@ function convertWebhook(entry: unknown): Conversion[] {
     const timeout = timeoutOf(entry, draft);
     if (timeout !== undefined) handler.timeout = timeout;
     if (entry.enabled === false) handler.enabled = false;
-    if (key === 'ontoolcallstart') draft.change("OnToolCallStart only observes in AtomCode; on PreToolUse the webhook's answer can deny or change the tool call");
-    draft.change("the body is Claude Code's hook input (hook_event_name, tool_name, tool_input, …) instead of AtomCode's event JSON, and a 2xx JSON answer is read as Claude Code's hook output");
+    if (key === 'ontoolcallstart')
+      draft.change("OnToolCallStart only observes in AtomCode; on PreToolUse the webhook's answer can deny or change the tool call");
+    draft.change(
+      "the body is Claude Code's hook input (hook_event_name, tool_name, tool_input, …) instead of AtomCode's event JSON, and a 2xx JSON answer is read as Claude Code's hook output",
+    );
     return draft.to(event, undefined, handler);
   });
 }

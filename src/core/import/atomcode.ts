@@ -13,13 +13,32 @@ import { parseSourceJson } from './read-source';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** Events AtomCode runs named entries for (PascalCase or snake_case). */
-const NAMED_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SessionStart', 'SessionEnd', 'UserPromptSubmit', 'Stop', 'StopFailure']);
+const NAMED_EVENTS = new Set([
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'SessionStart',
+  'SessionEnd',
+  'UserPromptSubmit',
+  'Stop',
+  'StopFailure',
+]);
 
 /** AtomCode sets these for Claude-compatible hooks; a command line that uses them is adapted. */
-function inspectCommand(command: string, event: HookEventName, env: Record<string, string> | undefined, draft: ConversionDraft): Record<string, string> | undefined {
+function inspectCommand(
+  command: string,
+  event: HookEventName,
+  env: Record<string, string> | undefined,
+  draft: ConversionDraft,
+): Record<string, string> | undefined {
   const aliased = aliasVariables(command, env, { ATOMCODE_HOOK_EVENT: event });
   draft.absorb(aliased);
-  draft.absorb(missingVariables(command, { ATOMCODE_TOOL_NAME: 'read tool_name from the input instead', ATOMCODE_HOOK_CONTEXT: 'read the input JSON on stdin instead' }));
+  draft.absorb(
+    missingVariables(command, {
+      ATOMCODE_TOOL_NAME: 'read tool_name from the input instead',
+      ATOMCODE_HOOK_CONTEXT: 'read the input JSON on stdin instead',
+    }),
+  );
   return aliased.env;
 }
 
@@ -47,7 +66,12 @@ function readingLastLine(conversion: Conversion): Conversion {
 
 /** `pre_tool_use` → `PreToolUse`; PascalCase stays. */
 function pascalCase(name: string): string {
-  return name.includes('_') ? name.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('') : name;
+  return name.includes('_')
+    ? name
+        .split('_')
+        .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+        .join('')
+    : name;
 }
 
 function escapeRegex(text: string): string {
@@ -66,22 +90,34 @@ export function globMatcher(glob: string): string | undefined {
 }
 
 function convertNamedEntry(name: string, entry: unknown): Conversion[] {
-  if (!isPlainObject(entry) || typeof entry.event !== 'string') return [new ConversionDraft(name, `${name}: ${shown(entry)}`).unsupported('the entry has no "event"')];
+  if (!isPlainObject(entry) || typeof entry.event !== 'string')
+    return [new ConversionDraft(name, `${name}: ${shown(entry)}`).unsupported('the entry has no "event"')];
   const sourceEvent = entry.event;
   const original = `${name}: ${sourceEvent}${typeof entry.matcher === 'string' ? ` matcher ${shown(entry.matcher)}` : ''}: command ${shown(entry.command)}`;
   const event = pascalCase(sourceEvent);
-  if (!NAMED_EVENTS.has(event)) return [new ConversionDraft(sourceEvent, original).unsupported(`AtomCode ignores the event "${sourceEvent}", so this hook never ran`)];
+  if (!NAMED_EVENTS.has(event))
+    return [new ConversionDraft(sourceEvent, original).unsupported(`AtomCode ignores the event "${sourceEvent}", so this hook never ran`)];
   const ms = typeof entry.timeout_ms === 'number' && entry.timeout_ms > 0 ? entry.timeout_ms : DEFAULT_TIMEOUT_MS;
   const matcher = typeof entry.matcher === 'string' ? globMatcher(entry.matcher) : undefined;
-  const group = { ...(matcher === undefined ? {} : { matcher }), hooks: [{ type: 'command', command: entry.command, timeout: msToSeconds(ms) }] };
-  const notes = [entry.timeout_ms === undefined ? `no timeout_ms: AtomCode's default of ${DEFAULT_TIMEOUT_MS} ms is written out as ${msToSeconds(ms)} s` : `timeout_ms ${ms} → ${msToSeconds(ms)} s`];
-  if (typeof entry.matcher === 'string' && matcher !== entry.matcher) notes.push(`AtomCode's glob matcher "${entry.matcher}" → ${matcher === undefined ? 'no matcher (every tool)' : `"${matcher}"`}`);
+  const group = {
+    ...(matcher === undefined ? {} : { matcher }),
+    hooks: [{ type: 'command', command: entry.command, timeout: msToSeconds(ms) }],
+  };
+  const notes = [
+    entry.timeout_ms === undefined
+      ? `no timeout_ms: AtomCode's default of ${DEFAULT_TIMEOUT_MS} ms is written out as ${msToSeconds(ms)} s`
+      : `timeout_ms ${ms} → ${msToSeconds(ms)} s`,
+  ];
+  if (typeof entry.matcher === 'string' && matcher !== entry.matcher)
+    notes.push(`AtomCode's glob matcher "${entry.matcher}" → ${matcher === undefined ? 'no matcher (every tool)' : `"${matcher}"`}`);
   if (entry.disabled === true) notes.push('"disabled": true, so AtomCode skips it: imported with "enabled": false');
   // Read as the Claude-compatible hook it describes, then labelled with its AtomCode name.
-  return convertClaudeHooks({ [event]: [group] }, { fileNotes: notes, disabled: entry.disabled === true, inspectCommand }).map((c) => ({
-    ...c,
-    sourceEvent,
-    original,
-    target: c.target && { ...c.target, handler: { ...c.target.handler, name } },
-  })).map(readingLastLine);
+  return convertClaudeHooks({ [event]: [group] }, { fileNotes: notes, disabled: entry.disabled === true, inspectCommand })
+    .map((c) => ({
+      ...c,
+      sourceEvent,
+      original,
+      target: c.target && { ...c.target, handler: { ...c.target.handler, name } },
+    }))
+    .map(readingLastLine);
 }

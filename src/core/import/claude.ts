@@ -1,7 +1,23 @@
-import type { AgentHandlerConfig, CommandHandlerConfig, HttpHandlerConfig, McpToolHandlerConfig, PromptHandlerConfig } from '../hooks/config/config-schema';
+import type {
+  AgentHandlerConfig,
+  CommandHandlerConfig,
+  HttpHandlerConfig,
+  McpToolHandlerConfig,
+  PromptHandlerConfig,
+} from '../hooks/config/config-schema';
 import { HOOK_EVENTS, type HookEventName } from '../hooks/events';
 import { MODEL_HOOK_EVENTS } from '../hooks/handlers/model-verdict';
-import { ConversionDraft, describeEntry, isPlainObject, isStringArray, isStringRecord, lookup, shown, unreadable, type Conversion } from './conversion';
+import {
+  ConversionDraft,
+  describeEntry,
+  isPlainObject,
+  isStringArray,
+  isStringRecord,
+  lookup,
+  shown,
+  unreadable,
+  type Conversion,
+} from './conversion';
 import { claudeDefaultTimeout, hookpilotDefault } from './event-semantics';
 import { missingVariables } from './handler-env';
 import type { ConfigFileSource } from './import-types';
@@ -44,7 +60,12 @@ export interface ClaudeShapeOptions {
   /** `disableAllHooks: true`: the hooks are imported disabled. */
   disabled: boolean;
   /** Checks specific to the agent that read this file (variables it sets, ...); may add `env`. */
-  inspectCommand?: (command: string, event: HookEventName, env: Record<string, string> | undefined, draft: ConversionDraft) => Record<string, string> | undefined;
+  inspectCommand?: (
+    command: string,
+    event: HookEventName,
+    env: Record<string, string> | undefined,
+    draft: ConversionDraft,
+  ) => Record<string, string> | undefined;
 }
 
 /** `.claude/settings.json`, `.claude/settings.local.json`, `~/.claude/settings.json`. */
@@ -57,10 +78,14 @@ export function convertClaudeSettings(source: ConfigFileSource): Conversion[] {
   if (settings.hooks === undefined) return [];
   const fileNotes: string[] = [];
   if (source.scope === 'local') {
-    fileNotes.push('from settings.local.json, a personal file that is not meant to be committed; .vscode/hooks.json usually is, so check that this hook belongs to everyone');
+    fileNotes.push(
+      'from settings.local.json, a personal file that is not meant to be committed; .vscode/hooks.json usually is, so check that this hook belongs to everyone',
+    );
   }
   if (source.scope === 'user') {
-    fileNotes.push('from your user settings, where it applied to every project; imported, it applies to this workspace only (its paths still point to your home directory)');
+    fileNotes.push(
+      'from your user settings, where it applied to every project; imported, it applies to this workspace only (its paths still point to your home directory)',
+    );
   }
   const disabled = settings.disableAllHooks === true;
   if (disabled) fileNotes.push('"disableAllHooks": true in this file: imported with "enabled": false');
@@ -117,7 +142,9 @@ function convertGroupHandler(key: string, rawMatcher: unknown, handler: unknown,
     );
   }
   if (event === 'PermissionDenied') {
-    draft.change("Hookpilot's PermissionDenied is observe-only: hookSpecificOutput.retry is ignored, and it also fires for denials by rules, hooks and the user");
+    draft.change(
+      "Hookpilot's PermissionDenied is observe-only: hookSpecificOutput.retry is ignored, and it also fires for denials by rules, hooks and the user",
+    );
   }
   if (!isPlainObject(handler)) return draft.unsupported('the handler is not an object');
   const type = handler.type;
@@ -137,7 +164,12 @@ function unknownFields(handler: Record<string, unknown>, known: ReadonlySet<stri
 }
 
 /** `timeout`, `if`, `statusMessage`, `once` and the default timeout: shared by command and http. */
-function commonFields(handler: Record<string, unknown>, event: HookEventName, draft: ConversionDraft, out: { type: 'command' | 'http'; timeout?: number; if?: string; statusMessage?: string }): void {
+function commonFields(
+  handler: Record<string, unknown>,
+  event: HookEventName,
+  draft: ConversionDraft,
+  out: { type: 'command' | 'http'; timeout?: number; if?: string; statusMessage?: string },
+): void {
   if (typeof handler.timeout === 'number' && handler.timeout > 0) {
     out.timeout = handler.timeout;
   } else {
@@ -147,7 +179,9 @@ function commonFields(handler: Record<string, unknown>, event: HookEventName, dr
       out.timeout = fallback;
       draft.note(`no timeout: Claude Code's default of ${fallback} s is written out (${hookpilotDefault(out.type, event)})`);
     } else {
-      draft.note(`no timeout: Claude Code shares a 1.5 s budget among SessionEnd hooks; Hookpilot gives each its own timeout (${hookpilotDefault(out.type, event)})`);
+      draft.note(
+        `no timeout: Claude Code shares a 1.5 s budget among SessionEnd hooks; Hookpilot gives each its own timeout (${hookpilotDefault(out.type, event)})`,
+      );
     }
   }
   if (typeof handler.if === 'string' && handler.if !== '') out.if = handler.if;
@@ -155,13 +189,20 @@ function commonFields(handler: Record<string, unknown>, event: HookEventName, dr
   if (handler.once !== undefined) draft.note('"once" is honoured only in skill frontmatter, so Claude Code ignores it here too: left out');
 }
 
-function commandHandler(handler: Record<string, unknown>, event: HookEventName, matcher: string | undefined, draft: ConversionDraft, options: ClaudeShapeOptions): Conversion {
+function commandHandler(
+  handler: Record<string, unknown>,
+  event: HookEventName,
+  matcher: string | undefined,
+  draft: ConversionDraft,
+  options: ClaudeShapeOptions,
+): Conversion {
   if (typeof handler.command !== 'string' || handler.command === '') return draft.unsupported('the command hook has no "command"');
   unknownFields(handler, COMMAND_FIELDS, draft);
   const out: CommandHandlerConfig = { type: 'command', command: handler.command };
   if (isStringArray(handler.args)) out.args = handler.args;
   else if (handler.args !== undefined) draft.change('"args" is not a list of strings: left out, so the command runs through the shell');
-  if (handler.shell === 'powershell') return draft.unsupported('it runs in PowerShell ("shell": "powershell"); Hookpilot runs shell-form hooks with sh');
+  if (handler.shell === 'powershell')
+    return draft.unsupported('it runs in PowerShell ("shell": "powershell"); Hookpilot runs shell-form hooks with sh');
   if (handler.shell === 'bash' && out.args === undefined) {
     out.args = ['-c', out.command];
     out.command = 'bash';
@@ -171,18 +212,32 @@ function commandHandler(handler: Record<string, unknown>, event: HookEventName, 
   if (handler.async === true) out.async = true;
   if (handler.asyncRewake === true) {
     out.asyncRewake = true;
-    draft.note('"asyncRewake": exit code 2 brings its stderr to the model at the next step; an agent waiting for a prompt hears it with the next one');
+    draft.note(
+      '"asyncRewake": exit code 2 brings its stderr to the model at the next step; an agent waiting for a prompt hears it with the next one',
+    );
   }
   if (options.disabled) out.enabled = false;
   const text = [out.command, ...(out.args ?? [])].join(' ');
-  draft.absorb(missingVariables(text, { CLAUDE_PLUGIN_ROOT: 'it only exists for plugin hooks', CLAUDE_PLUGIN_DATA: 'it only exists for plugin hooks', CLAUDE_ENV_FILE: 'Hookpilot has no env file for later Bash commands' }));
+  draft.absorb(
+    missingVariables(text, {
+      CLAUDE_PLUGIN_ROOT: 'it only exists for plugin hooks',
+      CLAUDE_PLUGIN_DATA: 'it only exists for plugin hooks',
+      CLAUDE_ENV_FILE: 'Hookpilot has no env file for later Bash commands',
+    }),
+  );
   let env = out.env;
   if (options.inspectCommand) env = options.inspectCommand(text, event, env, draft);
   if (env) out.env = env;
   return draft.to(event, matcher, out);
 }
 
-function httpHandler(handler: Record<string, unknown>, event: HookEventName, matcher: string | undefined, draft: ConversionDraft, options: ClaudeShapeOptions): Conversion {
+function httpHandler(
+  handler: Record<string, unknown>,
+  event: HookEventName,
+  matcher: string | undefined,
+  draft: ConversionDraft,
+  options: ClaudeShapeOptions,
+): Conversion {
   if (typeof handler.url !== 'string' || handler.url === '') return draft.unsupported('the http hook has no "url"');
   unknownFields(handler, HTTP_FIELDS, draft);
   const out: HttpHandlerConfig = { type: 'http', url: handler.url };
@@ -195,7 +250,13 @@ function httpHandler(handler: Record<string, unknown>, event: HookEventName, mat
 }
 
 /** mcp_tool hooks: the same server, tool and templated input, called on Hookpilot's own connection. */
-function mcpToolHandler(handler: Record<string, unknown>, event: HookEventName, matcher: string | undefined, draft: ConversionDraft, options: ClaudeShapeOptions): Conversion {
+function mcpToolHandler(
+  handler: Record<string, unknown>,
+  event: HookEventName,
+  matcher: string | undefined,
+  draft: ConversionDraft,
+  options: ClaudeShapeOptions,
+): Conversion {
   if (typeof handler.server !== 'string' || handler.server === '') return draft.unsupported('the mcp_tool hook has no "server"');
   if (typeof handler.tool !== 'string' || handler.tool === '') return draft.unsupported('the mcp_tool hook has no "tool"');
   unknownFields(handler, MCP_TOOL_FIELDS, draft);
@@ -206,28 +267,46 @@ function mcpToolHandler(handler: Record<string, unknown>, event: HookEventName, 
   else if (handler.timeout !== undefined) draft.change(`timeout ${shown(handler.timeout)} is not a positive number of seconds: left out`);
   if (typeof handler.if === 'string' && handler.if !== '') out.if = handler.if;
   if (typeof handler.statusMessage === 'string') out.statusMessage = handler.statusMessage;
-  draft.note(`it runs while an MCP server named ${shown(handler.server)} is configured for Hookpilot (.mcp.json, .vscode/mcp.json or hookpilot.mcpServers) and connected, as in Claude Code`);
+  draft.note(
+    `it runs while an MCP server named ${shown(handler.server)} is configured for Hookpilot (.mcp.json, .vscode/mcp.json or hookpilot.mcpServers) and connected, as in Claude Code`,
+  );
   if (options.disabled) out.enabled = false;
   return draft.to(event, matcher, out);
 }
 
 /** prompt and agent hooks: the same fields, asked of the configured model. */
-function modelHandler(type: 'prompt' | 'agent', handler: Record<string, unknown>, event: HookEventName, matcher: string | undefined, draft: ConversionDraft, options: ClaudeShapeOptions): Conversion {
-  if (!MODEL_HOOK_EVENTS.has(event)) return draft.unsupported(`${type} hooks run only on ${[...MODEL_HOOK_EVENTS].join(', ')} (Claude Code has the same limit), not on ${event}`);
+function modelHandler(
+  type: 'prompt' | 'agent',
+  handler: Record<string, unknown>,
+  event: HookEventName,
+  matcher: string | undefined,
+  draft: ConversionDraft,
+  options: ClaudeShapeOptions,
+): Conversion {
+  if (!MODEL_HOOK_EVENTS.has(event))
+    return draft.unsupported(
+      `${type} hooks run only on ${[...MODEL_HOOK_EVENTS].join(', ')} (Claude Code has the same limit), not on ${event}`,
+    );
   if (typeof handler.prompt !== 'string' || handler.prompt === '') return draft.unsupported(`the ${type} hook has no "prompt"`);
   unknownFields(handler, type === 'prompt' ? PROMPT_FIELDS : AGENT_FIELDS, draft);
   const out: PromptHandlerConfig | AgentHandlerConfig = { type, prompt: handler.prompt };
   if (typeof handler.model === 'string' && handler.model !== '') {
-    if (CLAUDE_MODEL.test(handler.model)) draft.change(`"model": ${shown(handler.model)} is a Claude model: left out, so the model configured for Hookpilot answers`);
+    if (CLAUDE_MODEL.test(handler.model))
+      draft.change(`"model": ${shown(handler.model)} is a Claude model: left out, so the model configured for Hookpilot answers`);
     else out.model = handler.model;
   }
   if (out.type === 'prompt' && typeof handler.continueOnBlock === 'boolean') out.continueOnBlock = handler.continueOnBlock;
   if (typeof handler.timeout === 'number' && handler.timeout > 0) out.timeout = handler.timeout;
-  else if (handler.timeout !== undefined) draft.change(`timeout ${shown(handler.timeout)} is not a positive number of seconds: left out (default ${type === 'prompt' ? 30 : 60} s, as in Claude Code)`);
+  else if (handler.timeout !== undefined)
+    draft.change(
+      `timeout ${shown(handler.timeout)} is not a positive number of seconds: left out (default ${type === 'prompt' ? 30 : 60} s, as in Claude Code)`,
+    );
   if (typeof handler.if === 'string' && handler.if !== '') out.if = handler.if;
   if (typeof handler.statusMessage === 'string') out.statusMessage = handler.statusMessage;
   if (handler.once !== undefined) draft.note('"once" is honoured only in skill frontmatter, so Claude Code ignores it here too: left out');
-  draft.note(`the model configured for Hookpilot answers it (Claude Code asks ${type === 'prompt' ? 'a fast Claude model' : 'a Claude subagent'})`);
+  draft.note(
+    `the model configured for Hookpilot answers it (Claude Code asks ${type === 'prompt' ? 'a fast Claude model' : 'a Claude subagent'})`,
+  );
   if (options.disabled) out.enabled = false;
   return draft.to(event, matcher, out);
 }

@@ -27,7 +27,8 @@ export function convertCodingAgentHooks(source: ConfigFileSource): Conversion[] 
   const parsed = parseSourceJson(source);
   if (!parsed.ok) return [parsed.problem];
   if (parsed.value === undefined) return [];
-  if (!isPlainObject(parsed.value) || !isPlainObject(parsed.value.hooks)) return [unreadable('(file)', 'not a coding-agent hooks file: expected { "hooks": { … } }')];
+  if (!isPlainObject(parsed.value) || !isPlainObject(parsed.value.hooks))
+    return [unreadable('(file)', 'not a coding-agent hooks file: expected { "hooks": { … } }')];
   const out: Conversion[] = [];
   for (const [key, entries] of Object.entries(parsed.value.hooks)) {
     if (!Array.isArray(entries)) {
@@ -44,7 +45,10 @@ export function convertCodingAgentHooks(source: ConfigFileSource): Conversion[] 
 }
 
 function convertEntry(key: string, entry: unknown, priority: number | undefined): Conversion[] {
-  const draft = new ConversionDraft(key, isPlainObject(entry) ? describeEntry(key, entry.match, `command ${shown(entry.command)}`) : `${key}: ${shown(entry)}`);
+  const draft = new ConversionDraft(
+    key,
+    isPlainObject(entry) ? describeEntry(key, entry.match, `command ${shown(entry.command)}`) : `${key}: ${shown(entry)}`,
+  );
   if (!EVENTS.has(key)) return [draft.unsupported(`coding-agent has no ${key} event (it ignores this key, so the hook never ran)`)];
   const event = key as HookEventName;
   if (!isPlainObject(entry)) return [draft.unsupported('the entry is not an object')];
@@ -69,7 +73,11 @@ function convertEntry(key: string, entry: unknown, priority: number | undefined)
   if (typeof entry.cwd === 'string' && entry.cwd !== '') handler.cwd = entry.cwd;
   const ms = typeof entry.timeout === 'number' && entry.timeout > 0 ? entry.timeout : DEFAULT_TIMEOUT_MS;
   handler.timeout = msToSeconds(ms);
-  draft.note(entry.timeout === undefined ? `no timeout: coding-agent's default of ${DEFAULT_TIMEOUT_MS} ms is written out as ${handler.timeout} s` : `timeout ${ms} ms → ${handler.timeout} s`);
+  draft.note(
+    entry.timeout === undefined
+      ? `no timeout: coding-agent's default of ${DEFAULT_TIMEOUT_MS} ms is written out as ${handler.timeout} s`
+      : `timeout ${ms} ms → ${handler.timeout} s`,
+  );
   if (priority !== undefined) {
     handler.priority = priority;
     draft.note(`"priority": ${priority} keeps coding-agent's order: the event's hooks run one after another`);
@@ -80,10 +88,15 @@ function convertEntry(key: string, entry: unknown, priority: number | undefined)
   return targets.map((target) => {
     const d = new ConversionDraft(key, draft.original).absorb(draft);
     const h = { ...handler };
-    if (target === 'PostToolUseFailure') d.note("also bound to PostToolUseFailure: coding-agent's PostToolUse runs after failed tools too, Hookpilot's only after successful ones");
+    if (target === 'PostToolUseFailure')
+      d.note(
+        "also bound to PostToolUseFailure: coding-agent's PostToolUse runs after failed tools too, Hookpilot's only after successful ones",
+      );
     eventSemantics(target, h, d);
     const tools = isToolEvent(target);
-    d.change(`the input is Claude Code's instead of coding-agent's: ${INPUT_FIELDS[target]}${tools ? '; scripts that read toolName/toolArgs must read tool_name/tool_input' : ''}`);
+    d.change(
+      `the input is Claude Code's instead of coding-agent's: ${INPUT_FIELDS[target]}${tools ? '; scripts that read toolName/toolArgs must read tool_name/tool_input' : ''}`,
+    );
     if (tools) d.change(`tool names are Claude Code's: ${describeToolNames(CODING_AGENT_TOOL_NAMES)}`);
     return d.to(target, matcher, h);
   });

@@ -43,11 +43,23 @@ export class ConversionDraft {
   }
 
   to(event: HookEventName, matcher: string | undefined, handler: ImportedHandler): Conversion {
-    return { sourceEvent: this.sourceEvent, original: this.original, target: { event, matcher, handler }, changes: [...this.changes], notes: [...this.notes] };
+    return {
+      sourceEvent: this.sourceEvent,
+      original: this.original,
+      target: { event, matcher, handler },
+      changes: [...this.changes],
+      notes: [...this.notes],
+    };
   }
 
   unsupported(reason: string): Conversion {
-    return { sourceEvent: this.sourceEvent, original: this.original, unsupported: reason, changes: [...this.changes], notes: [...this.notes] };
+    return {
+      sourceEvent: this.sourceEvent,
+      original: this.original,
+      unsupported: reason,
+      changes: [...this.changes],
+      notes: [...this.notes],
+    };
   }
 }
 
@@ -65,7 +77,7 @@ const MAX_SHOWN = 90;
 
 /** A value as it appears in the report: in backticks, on one line, shortened. */
 export function shown(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   const line = text.replace(/\s*\n\s*/g, ' ');
   return `\`${line.length > MAX_SHOWN ? `${line.slice(0, MAX_SHOWN - 1)}…` : line}\``;
 }

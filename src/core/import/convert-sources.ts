@@ -82,7 +82,10 @@ function settle(source: FoundSource, conversion: Conversion): { entry: ImportRep
 
 /** Hookpilot's loader on the converted hook alone: an error it reports means the hook would not load. */
 function loadProblem(event: HookEventName, matcher: string | undefined, handler: ImportedHandler): string | undefined {
-  const loaded = loadHooksValue({ hooks: { [event]: [{ ...(matcher !== undefined ? { matcher } : {}), hooks: [handler] }] } }, { kind: 'hooksJson' });
+  const loaded = loadHooksValue(
+    { hooks: { [event]: [{ ...(matcher !== undefined ? { matcher } : {}), hooks: [handler] }] } },
+    { kind: 'hooksJson' },
+  );
   if (loaded.hooks.length > 0) return undefined;
   const errors = loaded.problems.filter((p) => p.severity === 'error').map((p) => p.message);
   return `Hookpilot would not load the converted hook: ${errors.join('; ') || 'unknown reason'}`;
@@ -92,7 +95,8 @@ function loadProblem(event: HookEventName, matcher: string | undefined, handler:
 function silentReasons(event: HookEventName, handler: ImportedHandler): string[] {
   const reasons: string[] = [];
   if (handler.enabled === false) reasons.push('imported turned off ("enabled": false): it does not run until you enable it');
-  if (handler.if !== undefined && !isToolEvent(event)) reasons.push(`it never runs: "if" applies only to tool events, and ${event} is not one (Claude Code does not run it either)`);
+  if (handler.if !== undefined && !isToolEvent(event))
+    reasons.push(`it never runs: "if" applies only to tool events, and ${event} is not one (Claude Code does not run it either)`);
   return reasons;
 }
 

@@ -1,6 +1,16 @@
 import type { CommandHandlerConfig, HttpHandlerConfig } from '../hooks/config/config-schema';
 import { COPILOT_EVENT_NAMES, HOOK_EVENTS, isToolEvent, type HookEventName } from '../hooks/events';
-import { ConversionDraft, describeEntry, isPlainObject, isStringArray, isStringRecord, lookup, shown, unreadable, type Conversion } from './conversion';
+import {
+  ConversionDraft,
+  describeEntry,
+  isPlainObject,
+  isStringArray,
+  isStringRecord,
+  lookup,
+  shown,
+  unreadable,
+  type Conversion,
+} from './conversion';
 import { exit2Difference } from './event-semantics';
 import { braceReferences } from './handler-env';
 import type { ConfigFileSource } from './import-types';
@@ -26,14 +36,34 @@ const INPUT_FIELDS: Readonly<Record<string, string>> = {
 const OUTPUT_CHANGES: Readonly<Record<string, string>> = {
   preToolUse:
     'answer with {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":…,"permissionDecisionReason":…,"updatedInput":…}}: a top-level permissionDecision or modifiedArgs is ignored',
-  postToolUse: 'modifiedResult.textResultForLlm → hookSpecificOutput.updatedToolOutput, additionalContext → hookSpecificOutput.additionalContext (with "hookEventName":"PostToolUse")',
-  permissionRequest: '{behavior, message, interrupt} → {"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":…,"message":…,"interrupt":…}}}',
+  postToolUse:
+    'modifiedResult.textResultForLlm → hookSpecificOutput.updatedToolOutput, additionalContext → hookSpecificOutput.additionalContext (with "hookEventName":"PostToolUse")',
+  permissionRequest:
+    '{behavior, message, interrupt} → {"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":…,"message":…,"interrupt":…}}}',
   notification: "additionalContext is ignored: Hookpilot's Notification is observe-only",
   userPromptSubmitted: 'modifiedPrompt is ignored (Copilot CLI ignores it too); hookSpecificOutput.additionalContext adds context',
   errorOccurred: "its answer is ignored: Hookpilot's Error event is observe-only",
 };
 
-const ENTRY_FIELDS = new Set(['type', 'bash', 'powershell', 'command', 'linux', 'osx', 'windows', 'exec', 'args', 'cwd', 'env', 'timeoutSec', 'timeout', 'matcher', 'url', 'headers', 'allowedEnvVars']);
+const ENTRY_FIELDS = new Set([
+  'type',
+  'bash',
+  'powershell',
+  'command',
+  'linux',
+  'osx',
+  'windows',
+  'exec',
+  'args',
+  'cwd',
+  'env',
+  'timeoutSec',
+  'timeout',
+  'matcher',
+  'url',
+  'headers',
+  'allowedEnvVars',
+]);
 
 /** Shell syntax `sh` (dash) does not have: such a `bash` entry keeps running in bash. */
 const BASH_ONLY = /\[\[|\$\(\(|<\(|>\(|\bfunction\s|\bsource\s|\$'|\{\w*,[^}]*\}|\w=\(|\b(?:declare|shopt|pushd|popd)\b/;
@@ -45,7 +75,8 @@ export function convertCopilotHooks(source: ConfigFileSource): Conversion[] {
   const parsed = parseSourceJson(source);
   if (!parsed.ok) return [parsed.problem];
   if (parsed.value === undefined) return [];
-  if (!isPlainObject(parsed.value) || !isPlainObject(parsed.value.hooks)) return [unreadable('(file)', 'not a Copilot hooks file: expected { "version": 1, "hooks": { … } }')];
+  if (!isPlainObject(parsed.value) || !isPlainObject(parsed.value.hooks))
+    return [unreadable('(file)', 'not a Copilot hooks file: expected { "version": 1, "hooks": { … } }')];
   const disabled = parsed.value.disableAllHooks === true;
   const out: Conversion[] = [];
   for (const [key, entries] of Object.entries(parsed.value.hooks)) {
@@ -56,7 +87,15 @@ export function convertCopilotHooks(source: ConfigFileSource): Conversion[] {
     for (const entry of entries) {
       // VS Code also reads Claude Code's shape here: a matcher group around its handlers.
       if (isPlainObject(entry) && Array.isArray(entry.hooks)) {
-        for (const handler of entry.hooks) out.push(convertEntry(key, isPlainObject(handler) && entry.matcher !== undefined ? { ...handler, matcher: entry.matcher } : handler, disabled, entry.matcher !== undefined));
+        for (const handler of entry.hooks)
+          out.push(
+            convertEntry(
+              key,
+              isPlainObject(handler) && entry.matcher !== undefined ? { ...handler, matcher: entry.matcher } : handler,
+              disabled,
+              entry.matcher !== undefined,
+            ),
+          );
       } else {
         out.push(convertEntry(key, entry, disabled, false));
       }
@@ -67,12 +106,16 @@ export function convertCopilotHooks(source: ConfigFileSource): Conversion[] {
 
 function summary(entry: Record<string, unknown>): string {
   if (typeof entry.exec === 'string') return `exec ${shown([entry.exec, ...(isStringArray(entry.args) ? entry.args : [])].join(' '))}`;
-  for (const field of ['bash', 'command', 'linux', 'osx', 'windows', 'powershell', 'url']) if (typeof entry[field] === 'string') return `${field} ${shown(entry[field])}`;
+  for (const field of ['bash', 'command', 'linux', 'osx', 'windows', 'powershell', 'url'])
+    if (typeof entry[field] === 'string') return `${field} ${shown(entry[field])}`;
   return `${typeof entry.type === 'string' ? entry.type : 'command'} entry`;
 }
 
 function convertEntry(key: string, entry: unknown, disabled: boolean, grouped: boolean): Conversion {
-  const draft = new ConversionDraft(key, isPlainObject(entry) ? describeEntry(key, entry.matcher, summary(entry)) : `${key}: ${shown(entry)}`);
+  const draft = new ConversionDraft(
+    key,
+    isPlainObject(entry) ? describeEntry(key, entry.matcher, summary(entry)) : `${key}: ${shown(entry)}`,
+  );
   const camelEvent = lookup(COPILOT_EVENT_NAMES, key);
   const camel = camelEvent !== undefined;
   const event = camelEvent ?? ((HOOK_EVENTS as readonly string[]).includes(key) ? (key as HookEventName) : undefined);
@@ -91,12 +134,15 @@ function convertEntry(key: string, entry: unknown, disabled: boolean, grouped: b
     protocolChanges(key, event, draft);
     exitCodeChanges(event, draft);
   } else {
-    draft.note("a PascalCase event in a Copilot file already gets Claude Code's input and tool names, and exit code 2 blocks as in VS Code");
+    draft.note(
+      "a PascalCase event in a Copilot file already gets Claude Code's input and tool names, and exit code 2 blocks as in VS Code",
+    );
   }
   const timeout = typeof entry.timeoutSec === 'number' ? entry.timeoutSec : entry.timeout;
   const seconds = typeof timeout === 'number' && timeout > 0 ? timeout : DEFAULT_TIMEOUT_S;
   if (timeout === undefined) draft.note(`no timeoutSec: Copilot's default of ${DEFAULT_TIMEOUT_S} s is written out`);
-  else if (seconds !== timeout) draft.change(`timeout ${shown(timeout)} is not a positive number of seconds: Copilot's default of ${DEFAULT_TIMEOUT_S} s is used`);
+  else if (seconds !== timeout)
+    draft.change(`timeout ${shown(timeout)} is not a positive number of seconds: Copilot's default of ${DEFAULT_TIMEOUT_S} s is used`);
   if (disabled) draft.note('"disableAllHooks": true in this file: imported with "enabled": false');
   if (type === 'http') {
     if (typeof entry.url !== 'string') return draft.unsupported('the http entry has no "url"');
@@ -109,7 +155,11 @@ function convertEntry(key: string, entry: unknown, disabled: boolean, grouped: b
   const command = commandOf(entry, draft);
   if (!command) {
     const windowsOnly = typeof entry.powershell === 'string' || typeof entry.windows === 'string';
-    return draft.unsupported(windowsOnly ? 'it has only a Windows (PowerShell) command; Hookpilot runs hooks with sh on Linux and macOS' : 'the entry has no bash, command, linux/osx or exec');
+    return draft.unsupported(
+      windowsOnly
+        ? 'it has only a Windows (PowerShell) command; Hookpilot runs hooks with sh on Linux and macOS'
+        : 'the entry has no bash, command, linux/osx or exec',
+    );
   }
   command.timeout = seconds;
   if (typeof entry.cwd === 'string' && entry.cwd !== '') command.cwd = entry.cwd;
@@ -120,7 +170,9 @@ function convertEntry(key: string, entry: unknown, disabled: boolean, grouped: b
   }
   if (event === 'PreToolUse') {
     command.onFailure = 'block';
-    draft.change('Copilot denies the tool when a preToolUse hook crashes (fail-closed) but not when it times out; "onFailure": "block" keeps the crash case and also denies on a timeout');
+    draft.change(
+      'Copilot denies the tool when a preToolUse hook crashes (fail-closed) but not when it times out; "onFailure": "block" keeps the crash case and also denies on a timeout',
+    );
   }
   if (disabled) command.enabled = false;
   return draft.to(event, matcher.matcher, command);
@@ -141,11 +193,12 @@ function commandOf(entry: Record<string, unknown>, draft: ConversionDraft): Comm
   const script = [entry.bash, entry.command, own].find((s): s is string => typeof s === 'string' && s !== '');
   if (script === undefined) return undefined;
   if (typeof entry.powershell === 'string') draft.note('the "powershell" variant is for Windows: left out');
-  if (typeof own === 'string' && script === own) draft.note(`the "${process.platform === 'darwin' ? 'osx' : 'linux'}" command is used (VS Code picks the command for the OS)`);
+  if (typeof own === 'string' && script === own)
+    draft.note(`the "${process.platform === 'darwin' ? 'osx' : 'linux'}" command is used (VS Code picks the command for the OS)`);
   const others = ['linux', 'osx', 'windows'].filter((os) => typeof entry[os] === 'string' && entry[os] !== script);
   if (others.length > 0) draft.note(`the ${others.join(', ')} variant${others.length > 1 ? 's are' : ' is'} left out`);
   if (typeof entry.bash === 'string' && BASH_ONLY.test(script)) {
-    draft.note('written as bash -c …, because the line uses bash-only syntax and Hookpilot\'s shell form is sh');
+    draft.note("written as bash -c …, because the line uses bash-only syntax and Hookpilot's shell form is sh");
     return { type: 'command', command: 'bash', args: ['-c', script] };
   }
   return { type: 'command', command: script };
@@ -153,15 +206,20 @@ function commandOf(entry: Record<string, unknown>, draft: ConversionDraft): Comm
 
 function protocolChanges(key: string, event: HookEventName, draft: ConversionDraft): void {
   const fields = lookup(INPUT_FIELDS, key);
-  draft.change(`it gets Claude Code's snake_case input instead of Copilot's camelCase: sessionId → session_id, hook_event_name "${event}", no timestamp${fields ? `; ${fields}` : ''}`);
-  if (isToolEvent(event)) draft.change(`tool names in the input are Claude Code's, not Copilot's (${describeToolNames(COPILOT_TOOL_NAMES)})`);
+  draft.change(
+    `it gets Claude Code's snake_case input instead of Copilot's camelCase: sessionId → session_id, hook_event_name "${event}", no timestamp${fields ? `; ${fields}` : ''}`,
+  );
+  if (isToolEvent(event))
+    draft.change(`tool names in the input are Claude Code's, not Copilot's (${describeToolNames(COPILOT_TOOL_NAMES)})`);
   const output = lookup(OUTPUT_CHANGES, key);
   if (output) draft.change(output);
 }
 
 function exitCodeChanges(event: HookEventName, draft: ConversionDraft): void {
   if (event === 'PermissionRequest') {
-    draft.change('exit code 2 denies in Copilot; Hookpilot (like Claude Code) ignores it on PermissionRequest: answer with hookSpecificOutput.decision.behavior "deny"');
+    draft.change(
+      'exit code 2 denies in Copilot; Hookpilot (like Claude Code) ignores it on PermissionRequest: answer with hookSpecificOutput.decision.behavior "deny"',
+    );
     return;
   }
   if (event === 'PreToolUse' || event === 'PostToolUseFailure') return;

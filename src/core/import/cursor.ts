@@ -20,14 +20,26 @@ interface CursorEvent {
 
 const PERMISSION_OUTPUT =
   '{"permission": "allow"|"deny"|"ask", "user_message", "agent_message"} → {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": …, "permissionDecisionReason": <agent_message>}, "systemMessage": <user_message>}, or exit 2 with the reason on stderr';
-const AFTER_OUTPUT = 'Cursor ignores the output of this event; here exit 2 or {"decision": "block", "reason": …} feeds the reason back to the agent';
+const AFTER_OUTPUT =
+  'Cursor ignores the output of this event; here exit 2 or {"decision": "block", "reason": …} feeds the reason back to the agent';
 const OBSERVE_OUTPUT = 'it runs in the background (async), as Cursor does not wait for it: its output is ignored';
-const GENERIC_OUTPUT = 'Claude Code\'s output (hookSpecificOutput, decision/reason, additionalContext); Cursor\'s permission, user_message and agent_message fields are ignored';
+const GENERIC_OUTPUT =
+  "Claude Code's output (hookSpecificOutput, decision/reason, additionalContext); Cursor's permission, user_message and agent_message fields are ignored";
 
 /** Cursor's hook events and what they become. */
 const CURSOR_EVENTS: Readonly<Record<string, CursorEvent>> = {
-  beforeShellExecution: { event: 'PreToolUse', matcher: 'Bash', input: 'command, cwd → tool_input.command, cwd', output: PERMISSION_OUTPUT },
-  afterShellExecution: { event: 'PostToolUse', matcher: 'Bash', input: 'command, output, duration → tool_input.command, tool_response (stdout, stderr), duration_ms', output: AFTER_OUTPUT },
+  beforeShellExecution: {
+    event: 'PreToolUse',
+    matcher: 'Bash',
+    input: 'command, cwd → tool_input.command, cwd',
+    output: PERMISSION_OUTPUT,
+  },
+  afterShellExecution: {
+    event: 'PostToolUse',
+    matcher: 'Bash',
+    input: 'command, output, duration → tool_input.command, tool_response (stdout, stderr), duration_ms',
+    output: AFTER_OUTPUT,
+  },
   beforeMCPExecution: {
     event: 'PreToolUse',
     matcher: 'mcp__.*',
@@ -57,14 +69,21 @@ const CURSOR_EVENTS: Readonly<Record<string, CursorEvent>> = {
   beforeSubmitPrompt: {
     event: 'UserPromptSubmit',
     input: 'prompt, attachments → prompt',
-    output: '{"continue": false, "user_message": m} → exit 2 with m on stderr, or {"decision": "block", "reason": m}. Careful: {"continue": false} now ends the whole session',
+    output:
+      '{"continue": false, "user_message": m} → exit 2 with m on stderr, or {"decision": "block", "reason": m}. Careful: {"continue": false} now ends the whole session',
   },
   stop: {
     event: 'Stop',
     input: 'status, loop_count → stop_hook_active, last_assistant_message',
     output: '{"followup_message": m} → {"decision": "block", "reason": m}: the reason becomes the agent\'s next instruction',
   },
-  afterAgentResponse: { event: 'AfterLLM', input: 'text → llm_response.content', output: OBSERVE_OUTPUT, async: true, change: 'AfterLLM fires after every model response, including ones that only call tools' },
+  afterAgentResponse: {
+    event: 'AfterLLM',
+    input: 'text → llm_response.content',
+    output: OBSERVE_OUTPUT,
+    async: true,
+    change: 'AfterLLM fires after every model response, including ones that only call tools',
+  },
   afterAgentThought: {
     event: 'AfterLLM',
     input: 'text (the reasoning) → llm_response (Hookpilot sends no separate reasoning text)',
@@ -74,9 +93,21 @@ const CURSOR_EVENTS: Readonly<Record<string, CursorEvent>> = {
   },
   sessionStart: { event: 'SessionStart', input: 'source is "startup" or "resume"', output: GENERIC_OUTPUT },
   sessionEnd: { event: 'SessionEnd', input: 'reason tells why the session ended', output: 'its output is ignored (observe-only)' },
-  preToolUse: { event: 'PreToolUse', input: 'tool_name, tool_input (a JSON string) → tool_name (Claude Code\'s names), tool_input (an object)', output: `${PERMISSION_OUTPUT}; updated_input → hookSpecificOutput.updatedInput` },
-  postToolUse: { event: 'PostToolUse', input: 'tool_name, tool_input, tool_output → tool_name, tool_input (an object), tool_response', output: GENERIC_OUTPUT },
-  postToolUseFailure: { event: 'PostToolUseFailure', input: 'tool_name, tool_input, error → tool_name, tool_input (an object), error', output: GENERIC_OUTPUT },
+  preToolUse: {
+    event: 'PreToolUse',
+    input: "tool_name, tool_input (a JSON string) → tool_name (Claude Code's names), tool_input (an object)",
+    output: `${PERMISSION_OUTPUT}; updated_input → hookSpecificOutput.updatedInput`,
+  },
+  postToolUse: {
+    event: 'PostToolUse',
+    input: 'tool_name, tool_input, tool_output → tool_name, tool_input (an object), tool_response',
+    output: GENERIC_OUTPUT,
+  },
+  postToolUseFailure: {
+    event: 'PostToolUseFailure',
+    input: 'tool_name, tool_input, error → tool_name, tool_input (an object), error',
+    output: GENERIC_OUTPUT,
+  },
   subagentStart: { event: 'SubagentStart', input: '→ agent_id, agent_type, prompt', output: GENERIC_OUTPUT },
   subagentStop: { event: 'SubagentStop', input: '→ agent_id, agent_type, last_assistant_message', output: GENERIC_OUTPUT },
   preCompact: { event: 'PreCompact', input: '→ trigger, message_count, estimated_tokens', output: GENERIC_OUTPUT },
@@ -95,7 +126,8 @@ export function convertCursorHooks(source: ConfigFileSource): Conversion[] {
   const parsed = parseSourceJson(source);
   if (!parsed.ok) return [parsed.problem];
   if (parsed.value === undefined) return [];
-  if (!isPlainObject(parsed.value) || !isPlainObject(parsed.value.hooks)) return [unreadable('(file)', 'not a Cursor hooks file: expected { "version": 1, "hooks": { … } }')];
+  if (!isPlainObject(parsed.value) || !isPlainObject(parsed.value.hooks))
+    return [unreadable('(file)', 'not a Cursor hooks file: expected { "version": 1, "hooks": { … } }')];
   const out: Conversion[] = [];
   for (const [key, entries] of Object.entries(parsed.value.hooks)) {
     if (!Array.isArray(entries)) {
@@ -108,7 +140,10 @@ export function convertCursorHooks(source: ConfigFileSource): Conversion[] {
 }
 
 function convertEntry(key: string, entry: unknown): Conversion {
-  const draft = new ConversionDraft(key, isPlainObject(entry) ? describeEntry(key, entry.matcher, `command ${shown(entry.command)}`) : `${key}: ${shown(entry)}`);
+  const draft = new ConversionDraft(
+    key,
+    isPlainObject(entry) ? describeEntry(key, entry.matcher, `command ${shown(entry.command)}`) : `${key}: ${shown(entry)}`,
+  );
   const cursorOnly = lookup(CURSOR_ONLY, key);
   if (cursorOnly) return draft.unsupported(cursorOnly);
   const spec = lookup(CURSOR_EVENTS, key);
@@ -121,13 +156,18 @@ function convertEntry(key: string, entry: unknown): Conversion {
   let matcher = spec.matcher;
   if (typeof entry.matcher === 'string' && entry.matcher !== '') {
     if (spec.matcher !== undefined) {
-      draft.change(`Cursor's matcher "${entry.matcher}" is left out: on ${key} the event itself selects the ${spec.matcher} tool (an "if" rule such as "Bash(git *)" or "Read(**/.env)" can filter by argument)`);
+      draft.change(
+        `Cursor's matcher "${entry.matcher}" is left out: on ${key} the event itself selects the ${spec.matcher} tool (an "if" rule such as "Bash(git *)" or "Read(**/.env)" can filter by argument)`,
+      );
     } else {
       const translated = claudeMatcher(spec.event, entry.matcher);
       if (translated.unsupported) return draft.unsupported(translated.unsupported);
       draft.absorb(translated);
       matcher = translated.matcher;
-      if (isToolEvent(spec.event)) draft.change(`the matcher "${entry.matcher}" was written for Cursor's tool names; it is now tested against Claude Code's (Bash, Read, Write, Edit, Glob, Grep, TodoWrite, Task)`);
+      if (isToolEvent(spec.event))
+        draft.change(
+          `the matcher "${entry.matcher}" was written for Cursor's tool names; it is now tested against Claude Code's (Bash, Read, Write, Edit, Glob, Grep, TodoWrite, Task)`,
+        );
     }
   }
 
@@ -140,10 +180,14 @@ function convertEntry(key: string, entry: unknown): Conversion {
   }
   if (spec.async) handler.async = true;
   if (entry.loop_limit !== undefined && spec.event === 'Stop') {
-    draft.change(`"loop_limit": ${shown(entry.loop_limit)} has no per-hook counterpart: Hookpilot caps consecutive Stop blocks for all hooks together`);
+    draft.change(
+      `"loop_limit": ${shown(entry.loop_limit)} has no per-hook counterpart: Hookpilot caps consecutive Stop blocks for all hooks together`,
+    );
   }
   if (spec.change) draft.change(spec.change);
-  draft.change(`Cursor's input becomes Claude Code's: conversation_id → session_id, workspace_roots → cwd, hook_event_name "${key}" → "${spec.event}"; ${spec.input}`);
+  draft.change(
+    `Cursor's input becomes Claude Code's: conversation_id → session_id, workspace_roots → cwd, hook_event_name "${key}" → "${spec.event}"; ${spec.input}`,
+  );
   draft.change(`output: ${spec.output}`);
   return draft.to(spec.event, matcher, handler);
 }

@@ -3,7 +3,14 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { CLINE_EVENTS } from './cline';
 import { lookup } from './conversion';
-import { IMPORT_TOOLS, type ConfigFileSource, type ConfigFormat, type FoundSource, type ImportTool, type SourceScope } from './import-types';
+import {
+  IMPORT_TOOLS,
+  type ConfigFileSource,
+  type ConfigFormat,
+  type FoundSource,
+  type ImportTool,
+  type SourceScope,
+} from './import-types';
 import { errorMessage } from '../error-message';
 
 export interface DiscoverOptions {
@@ -43,7 +50,8 @@ export function searchedLocations(from?: ImportTool): string[] {
     if (from !== undefined && tool !== from) continue;
     if (tool === 'copilot') out.push(`${COPILOT_DIR}/*.json`);
     if (tool === 'cline') out.push(`${CLINE_DIR}/<Event>`);
-    for (const location of CONFIG_LOCATIONS) if (location.tool === tool) out.push(location.scope === 'user' ? `~/${location.file}` : location.file);
+    for (const location of CONFIG_LOCATIONS)
+      if (location.tool === tool) out.push(location.scope === 'user' ? `~/${location.file}` : location.file);
   }
   return out;
 }
@@ -94,7 +102,8 @@ export function discoverHookSources(cwd: string, options: DiscoverOptions = {}):
     if (tool === 'copilot') {
       for (const name of listDir(path.join(projectDir, COPILOT_DIR))) {
         const file = path.join(projectDir, COPILOT_DIR, name);
-        if (name.endsWith('.json') && isFile(file)) add(readSource({ tool, format: 'copilot-hooks', file, displayPath: `${COPILOT_DIR}/${name}`, scope: 'project', projectDir }));
+        if (name.endsWith('.json') && isFile(file))
+          add(readSource({ tool, format: 'copilot-hooks', file, displayPath: `${COPILOT_DIR}/${name}`, scope: 'project', projectDir }));
       }
     }
     if (tool === 'cline') {
@@ -105,13 +114,33 @@ export function discoverHookSources(cwd: string, options: DiscoverOptions = {}):
         if (!lookup(CLINE_EVENTS, event) || !isFile(file)) continue;
         // Cline's "enabled" is the executable bit on Unix and mere existence on Windows.
         const executable = process.platform === 'win32' || (statSync(file).mode & 0o111) !== 0;
-        add({ tool, format: 'cline-script', file, displayPath: `${CLINE_DIR}/${name}`, scope: 'project', projectDir, event, extension, executable });
+        add({
+          tool,
+          format: 'cline-script',
+          file,
+          displayPath: `${CLINE_DIR}/${name}`,
+          scope: 'project',
+          projectDir,
+          event,
+          extension,
+          executable,
+        });
       }
     }
     for (const location of CONFIG_LOCATIONS) {
       if (location.tool !== tool) continue;
       const file = path.join(location.scope === 'user' ? home : projectDir, location.file);
-      if (isFile(file)) add(readSource({ tool, format: location.format, file, displayPath: display(location.scope, location.file), scope: location.scope, projectDir }));
+      if (isFile(file))
+        add(
+          readSource({
+            tool,
+            format: location.format,
+            file,
+            displayPath: display(location.scope, location.file),
+            scope: location.scope,
+            projectDir,
+          }),
+        );
     }
   }
   return found;

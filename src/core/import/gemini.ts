@@ -22,12 +22,15 @@ const GEMINI_EVENTS: Readonly<Record<string, GeminiEvent>> = {
   BeforeTool: {
     event: 'PreToolUse',
     input: `tool names and tool_input are Claude Code's (Bash {command}, Write {file_path, content}, Edit {file_path, old_string, new_string}) instead of Gemini's (${describeToolNames(GEMINI_TOOL_NAMES)}); mcp_context is not sent`,
-    output: 'decision "deny"/"block" with reason work as they are; hookSpecificOutput.tool_input → hookSpecificOutput.updatedInput, and hookSpecificOutput.hookEventName must be "PreToolUse"',
+    output:
+      'decision "deny"/"block" with reason work as they are; hookSpecificOutput.tool_input → hookSpecificOutput.updatedInput, and hookSpecificOutput.hookEventName must be "PreToolUse"',
   },
   AfterTool: {
     event: 'PostToolUse',
-    input: "tool names are Claude Code's and tool_response is Claude Code's (Bash: stdout, stderr, interrupted) instead of {llmContent, returnDisplay, error}",
-    output: 'a deny no longer hides the result: {"decision": "block", "reason": …} adds the reason next to it; hookSpecificOutput.tool_output → hookSpecificOutput.updatedToolOutput (hookEventName "PostToolUse")',
+    input:
+      "tool names are Claude Code's and tool_response is Claude Code's (Bash: stdout, stderr, interrupted) instead of {llmContent, returnDisplay, error}",
+    output:
+      'a deny no longer hides the result: {"decision": "block", "reason": …} adds the reason next to it; hookSpecificOutput.tool_output → hookSpecificOutput.updatedToolOutput (hookEventName "PostToolUse")',
   },
   BeforeAgent: { event: 'UserPromptSubmit', output: 'hookSpecificOutput.hookEventName must be "UserPromptSubmit"' },
   AfterAgent: {
@@ -75,7 +78,10 @@ export function convertGeminiSettings(source: ConfigFileSource): Conversion[] {
   const hooksConfig = isPlainObject(settings.hooksConfig) ? settings.hooksConfig : {};
   const tools = isPlainObject(settings.tools) ? settings.tools : {};
   const allOff = hooksConfig.enabled === false || tools.enableHooks === false;
-  const disabledNames = new Set([...(isStringArray(settings.hooks.disabled) ? settings.hooks.disabled : []), ...(isStringArray(hooksConfig.disabled) ? hooksConfig.disabled : [])]);
+  const disabledNames = new Set([
+    ...(isStringArray(settings.hooks.disabled) ? settings.hooks.disabled : []),
+    ...(isStringArray(hooksConfig.disabled) ? hooksConfig.disabled : []),
+  ]);
   const out: Conversion[] = [];
   for (const [key, groups] of Object.entries(settings.hooks)) {
     if (key === 'disabled') continue;
@@ -90,7 +96,8 @@ export function convertGeminiSettings(source: ConfigFileSource): Conversion[] {
       }
       const sequential = group.sequential === true && group.hooks.length > 1;
       group.hooks.forEach((handler: unknown, hi) => {
-        for (const c of convertHandler(key, group.matcher, handler, { allOff, disabledNames, priority: sequential ? hi : undefined })) out.push(c);
+        for (const c of convertHandler(key, group.matcher, handler, { allOff, disabledNames, priority: sequential ? hi : undefined }))
+          out.push(c);
       });
     });
   }
@@ -118,14 +125,19 @@ function convertHandler(key: string, rawMatcher: unknown, handler: unknown, ctx:
   const matcher = convertMatcher(spec.event, rawMatcher);
   if (matcher.unsupported) return [draft.unsupported(matcher.unsupported)];
   draft.absorb(matcher);
-  for (const field of Object.keys(handler)) if (!HANDLER_FIELDS.has(field)) draft.change(`"${field}" is not a field Hookpilot knows: left out`);
+  for (const field of Object.keys(handler))
+    if (!HANDLER_FIELDS.has(field)) draft.change(`"${field}" is not a field Hookpilot knows: left out`);
 
   const out: CommandHandlerConfig = { type: 'command', command: handler.command };
   if (typeof handler.name === 'string' && handler.name !== '') out.name = handler.name;
   if (typeof handler.description === 'string') out.description = handler.description;
   const ms = typeof handler.timeout === 'number' && handler.timeout > 0 ? handler.timeout : DEFAULT_TIMEOUT_MS;
   out.timeout = msToSeconds(ms);
-  draft.note(handler.timeout === undefined ? `no timeout: Gemini CLI's default of ${DEFAULT_TIMEOUT_MS} ms is written out as ${out.timeout} s` : `timeout ${ms} ms → ${out.timeout} s`);
+  draft.note(
+    handler.timeout === undefined
+      ? `no timeout: Gemini CLI's default of ${DEFAULT_TIMEOUT_MS} ms is written out as ${out.timeout} s`
+      : `timeout ${ms} ms → ${out.timeout} s`,
+  );
   if (ctx.priority !== undefined) {
     out.priority = ctx.priority;
     draft.change(
@@ -134,7 +146,7 @@ function convertHandler(key: string, rawMatcher: unknown, handler: unknown, ctx:
   }
   if (spec.async) {
     out.async = true;
-    draft.note("\"async\": true keeps it advisory: Gemini CLI's PreCompress cannot block or delay the compression");
+    draft.note('"async": true keeps it advisory: Gemini CLI\'s PreCompress cannot block or delay the compression');
   }
   if (ctx.allOff) {
     out.enabled = false;
@@ -154,9 +166,13 @@ function convertHandler(key: string, rawMatcher: unknown, handler: unknown, ctx:
     if (key !== event) target.change(`hook_event_name is "${event}" instead of "${key}": scripts that check it must check the new name`);
     if (spec.change) target.change(spec.change);
     if (event === 'PostToolUseFailure') {
-      target.note("also bound to PostToolUseFailure: Gemini CLI's AfterTool runs after failed tools too (tool_response.error), Hookpilot's PostToolUse only after successful ones");
+      target.note(
+        "also bound to PostToolUseFailure: Gemini CLI's AfterTool runs after failed tools too (tool_response.error), Hookpilot's PostToolUse only after successful ones",
+      );
       target.change("input: tool names are Claude Code's, and the failure comes as error (a message) instead of tool_response.error");
-      target.change('output: hookSpecificOutput.additionalContext (hookEventName "PostToolUseFailure") adds context; the result cannot be replaced');
+      target.change(
+        'output: hookSpecificOutput.additionalContext (hookEventName "PostToolUseFailure") adds context; the result cannot be replaced',
+      );
     } else {
       if (spec.input) target.change(`input: ${spec.input}`);
       if (spec.output) target.change(`output: ${spec.output}`);

@@ -20,7 +20,11 @@ export interface EnvResult extends Findings {
  * through `env` (values may use `${CLAUDE_PROJECT_DIR}` and `${HOOKPILOT_SESSION_ID}`),
  * set when the command line uses them.
  */
-export function aliasVariables(command: string, env: Record<string, string> | undefined, aliases: Readonly<Record<string, string>>): EnvResult {
+export function aliasVariables(
+  command: string,
+  env: Record<string, string> | undefined,
+  aliases: Readonly<Record<string, string>>,
+): EnvResult {
   const used = referencedVariables(command).flatMap((name) => {
     const value = lookup(aliases, name);
     return value === undefined || (env && lookup(env, name) !== undefined) ? [] : [[name, value] as const];

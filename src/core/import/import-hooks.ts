@@ -65,7 +65,9 @@ export function importHooks(options: ImportHooksOptions): ImportHooksResult {
     target: HOOKS_JSON.split(path.sep).join('/'),
     dryRun: options.dryRun,
     searched: searchedLocations(options.from),
-    sources: found.filter((s) => result.entries.some((e) => e.file === s.displayPath)).map((s) => ({ tool: s.tool, file: s.displayPath, scope: s.scope })),
+    sources: found
+      .filter((s) => result.entries.some((e) => e.file === s.displayPath))
+      .map((s) => ({ tool: s.tool, file: s.displayPath, scope: s.scope })),
     entries: result.entries,
     added: plan.added.length,
     written: write,

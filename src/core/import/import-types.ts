@@ -1,4 +1,10 @@
-import type { AgentHandlerConfig, CommandHandlerConfig, HttpHandlerConfig, McpToolHandlerConfig, PromptHandlerConfig } from '../hooks/config/config-schema';
+import type {
+  AgentHandlerConfig,
+  CommandHandlerConfig,
+  HttpHandlerConfig,
+  McpToolHandlerConfig,
+  PromptHandlerConfig,
+} from '../hooks/config/config-schema';
 import type { HookEventName } from '../hooks/events';
 
 /** The tools whose hooks can be imported into `.vscode/hooks.json`. */
@@ -19,13 +25,7 @@ export const TOOL_LABELS: Readonly<Record<ImportTool, string>> = {
 export type SourceScope = 'project' | 'local' | 'user';
 
 export type ConfigFormat =
-  | 'claude-settings'
-  | 'copilot-hooks'
-  | 'cursor-hooks'
-  | 'gemini-settings'
-  | 'coding-agent-hooks'
-  | 'atomcode-json'
-  | 'atomcode-toml';
+  'claude-settings' | 'copilot-hooks' | 'cursor-hooks' | 'gemini-settings' | 'coding-agent-hooks' | 'atomcode-json' | 'atomcode-toml';
 
 interface SourceBase {
   tool: ImportTool;

@@ -58,7 +58,10 @@ export function matchValuesOf(event: HookEventName): readonly string[] | undefin
 function missingToolNotes(names: readonly string[]): string[] {
   const notes: string[] = [];
   const missing = names.filter((t) => !t.startsWith('mcp__') && !isHookpilotTool(t));
-  if (missing.length > 0) notes.push(`Hookpilot has no ${missing.join(', ')} tool, so that part of the matcher never matches (its tools: ${HOOKPILOT_TOOL_NAMES.join(', ')})`);
+  if (missing.length > 0)
+    notes.push(
+      `Hookpilot has no ${missing.join(', ')} tool, so that part of the matcher never matches (its tools: ${HOOKPILOT_TOOL_NAMES.join(', ')})`,
+    );
   if (names.some((t) => t.startsWith('mcp__'))) notes.push('Hookpilot has no MCP tools yet: the mcp__ names never match');
   return notes;
 }
@@ -91,12 +94,15 @@ export function claudeMatcher(event: HookEventName, raw: string | undefined): Ma
     return { changes: [], notes: [`Claude Code ignores a matcher on ${event} (here "${raw}"); it is left out`] };
   }
   const compiled = compileMatcher(raw);
-  if (compiled.kind === 'invalid') return { ...noFindings(), unsupported: `the matcher "${raw}" is not a valid regular expression (${compiled.error})` };
+  if (compiled.kind === 'invalid')
+    return { ...noFindings(), unsupported: `the matcher "${raw}" is not a valid regular expression (${compiled.error})` };
   let matcher = raw;
   const notes: string[] = [];
   if (compiled.kind === 'prefix') {
     matcher = `(?:${raw})`;
-    notes.push(`matcher written as "${matcher}": Hookpilot would read "${raw}" as a name prefix, Claude Code reads it as a regular expression`);
+    notes.push(
+      `matcher written as "${matcher}": Hookpilot would read "${raw}" as a name prefix, Claude Code reads it as a regular expression`,
+    );
   } else if (compiled.kind === 'exact' && isToolEvent(event)) {
     const tokens = exactTokens(raw);
     const renamed = tokens.map((t) => lookup(CLAUDE_TOOL_RENAMES, t) ?? t);
@@ -132,14 +138,18 @@ export function translateToolMatcher(pattern: string | undefined, options: ToolM
       const known = lookup(options.names, token);
       const name = known ?? token;
       if (known === undefined && !isHookpilotTool(token) && !token.startsWith('mcp__')) {
-        findings.changes.push(`"${token}" is not a ${options.label} tool name Hookpilot knows; it is kept as is and matches no Hookpilot tool (its tools: ${HOOKPILOT_TOOL_NAMES.join(', ')})`);
+        findings.changes.push(
+          `"${token}" is not a ${options.label} tool name Hookpilot knows; it is kept as is and matches no Hookpilot tool (its tools: ${HOOKPILOT_TOOL_NAMES.join(', ')})`,
+        );
       }
       if (!mapped.includes(name)) mapped.push(name);
     }
     const matcher = mapped.join('|');
     if (matcher !== core) findings.notes.push(`matcher "${pattern}" → "${matcher}" (${options.label} tool names mapped to Hookpilot's)`);
     if (!options.anchored && !explicitlyAnchored) {
-      findings.notes.push(`${options.label} tests "${pattern}" as an unanchored regular expression (names merely containing it matched too); Hookpilot matches the exact names`);
+      findings.notes.push(
+        `${options.label} tests "${pattern}" as an unanchored regular expression (names merely containing it matched too); Hookpilot matches the exact names`,
+      );
     }
     const translated = core.split('|').flatMap((t) => lookup(options.names, t) ?? []);
     return { matcher, changes: findings.changes, notes: [...findings.notes, ...missingToolNotes([...new Set(translated)])] };
@@ -165,7 +175,9 @@ function unrunnable(pattern: string, matcher: string): string | undefined {
     return `the matcher "${pattern}" is not a JavaScript regular expression (${errorMessage(err)})`;
   }
   const compiled = compileMatcher(matcher);
-  return compiled.kind === 'invalid' ? `the matcher "${pattern}" is not a regular expression Hookpilot can run (${compiled.error})` : undefined;
+  return compiled.kind === 'invalid'
+    ? `the matcher "${pattern}" is not a regular expression Hookpilot can run (${compiled.error})`
+    : undefined;
 }
 
 /** Keeps a pattern a regular expression where Hookpilot would read it as names or a prefix. */
@@ -178,9 +190,15 @@ function forceRegex(pattern: string): string {
  * A matcher on a non-tool event from another agent, tested as an anchored regular
  * expression there when `anchored`. Plain names are kept; their values are checked.
  */
-export function translateValueMatcher(event: HookEventName, pattern: string | undefined, anchored: boolean, renames: Readonly<Record<string, string>> = {}): MatcherResult {
+export function translateValueMatcher(
+  event: HookEventName,
+  pattern: string | undefined,
+  anchored: boolean,
+  renames: Readonly<Record<string, string>> = {},
+): MatcherResult {
   if (matchesEverything(pattern) || pattern === undefined) return noFindings();
-  if (!EVENT_INFO[event].matchField) return { changes: [], notes: [`${event} has no matcher in Hookpilot; "${pattern}" is left out (it fires every time)`] };
+  if (!EVENT_INFO[event].matchField)
+    return { changes: [], notes: [`${event} has no matcher in Hookpilot; "${pattern}" is left out (it fires every time)`] };
   const { core } = unwrap(pattern);
   if (LITERAL_ALTERNATION.test(core)) {
     const matcher = [...new Set(core.split('|').map((t) => lookup(renames, t) ?? t))].join('|');
@@ -193,5 +211,9 @@ export function translateValueMatcher(event: HookEventName, pattern: string | un
   if (refused) return { ...noFindings(), unsupported: refused };
   const values = matchValuesOf(event);
   const field = EVENT_INFO[event].matchField ?? '';
-  return { matcher, changes: [], notes: values ? [`the matcher is tested against ${field}, which Hookpilot sets to one of ${values.join(', ')}`] : [] };
+  return {
+    matcher,
+    changes: [],
+    notes: values ? [`the matcher is tested against ${field}, which Hookpilot sets to one of ${values.join(', ')}`] : [],
+  };
 }

@@ -10,7 +10,13 @@ export function parseSourceJson(source: ConfigFileSource): ParsedSource {
   const parsed = parseJsonc(source.text);
   const first = parsed.syntaxErrors[0];
   if (first) {
-    return { ok: false, problem: unreadable('(file)', `not valid JSON at line ${first.range.line}, column ${first.range.column} (${first.message}); none of its hooks were imported`) };
+    return {
+      ok: false,
+      problem: unreadable(
+        '(file)',
+        `not valid JSON at line ${first.range.line}, column ${first.range.column} (${first.message}); none of its hooks were imported`,
+      ),
+    };
   }
   return { ok: true, value: parsed.value };
 }

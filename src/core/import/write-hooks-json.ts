@@ -1,4 +1,13 @@
-import { findNodeAtLocation, parse, parseTree, printParseErrorCode, stripComments, type JSONPath, type Node, type ParseError } from 'jsonc-parser';
+import {
+  findNodeAtLocation,
+  parse,
+  parseTree,
+  printParseErrorCode,
+  stripComments,
+  type JSONPath,
+  type Node,
+  type ParseError,
+} from 'jsonc-parser';
 import { canonicalJson } from '../hooks/config/hook-ids';
 import { resolveEventName, type HookEventName } from '../hooks/events';
 import { isPlainObject } from './conversion';
@@ -50,7 +59,8 @@ function existingIdentities(root: Record<string, unknown>): Set<string> {
     for (const entry of entries) {
       if (!isPlainObject(entry)) continue;
       if (Array.isArray(entry.hooks)) {
-        for (const handler of entry.hooks) if (isPlainObject(handler)) identities.add(hookIdentity(event, entry.matcher as string | undefined, handler));
+        for (const handler of entry.hooks)
+          if (isPlainObject(handler)) identities.add(hookIdentity(event, entry.matcher as string | undefined, handler));
       } else if ('type' in entry) {
         const { matcher, ...handler } = entry;
         identities.add(hookIdentity(event, matcher as string | undefined, handler));
@@ -128,7 +138,8 @@ function appendMember(text: string, path: JSONPath, member: (indent: string, lay
 }
 
 const item = (value: unknown) => (indent: string, layout: Layout) => serialize(value, indent, layout);
-const property = (key: string, value: unknown) => (indent: string, layout: Layout) => `${JSON.stringify(key)}: ${serialize(value, indent, layout)}`;
+const property = (key: string, value: unknown) => (indent: string, layout: Layout) =>
+  `${JSON.stringify(key)}: ${serialize(value, indent, layout)}`;
 
 /** Adds one hook to the text: into a group with the same matcher if the event has one, else a new group. */
 function insertHook(text: string, hook: ImportedHook, layout: Layout): string {
@@ -141,7 +152,9 @@ function insertHook(text: string, hook: ImportedHook, layout: Layout): string {
   if (key === undefined) return appendMember(text, ['hooks'], property(hook.event, [group]), layout);
   const entries = root.hooks[key];
   if (!Array.isArray(entries)) throw new Error(`"hooks.${key}" in the existing hooks.json is not a list; fix it before importing`);
-  const index = entries.findIndex((e) => isPlainObject(e) && Array.isArray(e.hooks) && normalizeMatcher(e.matcher) === normalizeMatcher(hook.matcher));
+  const index = entries.findIndex(
+    (e) => isPlainObject(e) && Array.isArray(e.hooks) && normalizeMatcher(e.matcher) === normalizeMatcher(hook.matcher),
+  );
   if (index >= 0) return appendMember(text, ['hooks', key, index, 'hooks'], item(hook.handler satisfies ImportedHandler), layout);
   return appendMember(text, ['hooks', key], item(group), layout);
 }
@@ -162,7 +175,9 @@ export function planMerge(existingText: string | undefined, imported: Pick<Impor
   const errors: ParseError[] = [];
   const root: unknown = parse(existingText, errors, { allowTrailingComma: true });
   if (errors.length > 0) {
-    throw new Error(`the existing hooks.json has a syntax error (${printParseErrorCode(errors[0].error)} at offset ${errors[0].offset}); fix it before importing`);
+    throw new Error(
+      `the existing hooks.json has a syntax error (${printParseErrorCode(errors[0].error)} at offset ${errors[0].offset}); fix it before importing`,
+    );
   }
   if (!isPlainObject(root)) throw new Error('the existing hooks.json is not a JSON object; fix it before importing');
   const present = existingIdentities(root);

@@ -81,12 +81,23 @@ export function loadMcpSetting(value: unknown, source: McpSource, locator?: Loca
 
 function loadMcpFileValue(value: unknown, source: McpSource, problems: ProblemList): Omit<LoadedMcpConfig, 'problems'> {
   if (!isObject(value)) {
-    problems.add({ severity: 'error', code: 'invalid-value', message: 'An MCP configuration must be a JSON object with "servers" or "mcpServers".', path: [] });
+    problems.add({
+      severity: 'error',
+      code: 'invalid-value',
+      message: 'An MCP configuration must be a JSON object with "servers" or "mcpServers".',
+      path: [],
+    });
     return { servers: [], inputs: [] };
   }
   for (const key of Object.keys(value)) {
     if (!['servers', 'mcpServers', 'inputs'].includes(key)) {
-      problems.add({ severity: 'warning', code: 'unknown-property', message: `Unknown property "${key}" (ignored).`, path: [key], part: 'key' });
+      problems.add({
+        severity: 'warning',
+        code: 'unknown-property',
+        message: `Unknown property "${key}" (ignored).`,
+        path: [key],
+        part: 'key',
+      });
     }
   }
   // VS Code's file says `servers`, Claude Code's `mcpServers`; a file may hold either.
@@ -95,7 +106,12 @@ function loadMcpFileValue(value: unknown, source: McpSource, problems: ProblemLi
     ...(value.mcpServers === undefined ? [] : loadServerMap(value.mcpServers, ['mcpServers'], source, problems)),
   ];
   if (value.servers === undefined && value.mcpServers === undefined) {
-    problems.add({ severity: 'warning', code: 'missing-field', message: 'No "servers" (VS Code) or "mcpServers" (Claude Code): no MCP server is defined here.', path: [] });
+    problems.add({
+      severity: 'warning',
+      code: 'missing-field',
+      message: 'No "servers" (VS Code) or "mcpServers" (Claude Code): no MCP server is defined here.',
+      path: [],
+    });
   }
   const inputs = loadInputs(value.inputs, problems);
   return { servers, inputs };
@@ -115,7 +131,12 @@ function loadInputs(value: unknown, problems: ProblemList): McpInput[] {
 
 function loadServerMap(value: unknown, at: JsonPath, source: McpSource, problems: ProblemList): McpServerConfig[] {
   if (!isObject(value)) {
-    problems.add({ severity: 'error', code: 'invalid-value', message: `${String(at.at(-1))} must be an object of servers by name.`, path: at });
+    problems.add({
+      severity: 'error',
+      code: 'invalid-value',
+      message: `${String(at.at(-1))} must be an object of servers by name.`,
+      path: at,
+    });
     return [];
   }
   const out: McpServerConfig[] = [];
@@ -129,7 +150,13 @@ function loadServerMap(value: unknown, at: JsonPath, source: McpSource, problems
       continue;
     }
     if (seen.has(name)) {
-      problems.add({ severity: 'error', code: 'server-clash', message: `Server "${rawName}" has the same tool prefix mcp__${name}__ as another server here.`, path, part: 'key' });
+      problems.add({
+        severity: 'error',
+        code: 'server-clash',
+        message: `Server "${rawName}" has the same tool prefix mcp__${name}__ as another server here.`,
+        path,
+        part: 'key',
+      });
       continue;
     }
     const server = toServer(name, entry, path, source, problems);
@@ -146,7 +173,12 @@ function toServer(name: string, entry: unknown, path: JsonPath, source: McpSourc
   const common = { name, source, disabled: parsed.disabled ?? false, ...(parsed.timeout ? { timeoutMs: parsed.timeout } : {}) };
   const transport = parsed.type ?? (parsed.command !== undefined ? 'stdio' : parsed.url !== undefined ? 'http' : undefined);
   if (transport === undefined) {
-    problems.add({ severity: 'error', code: 'missing-field', message: `Server "${name}" needs a "command" (stdio) or a "url" (http, sse).`, path });
+    problems.add({
+      severity: 'error',
+      code: 'missing-field',
+      message: `Server "${name}" needs a "command" (stdio) or a "url" (http, sse).`,
+      path,
+    });
     return undefined;
   }
   if (transport === 'stdio') {

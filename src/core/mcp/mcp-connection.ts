@@ -84,9 +84,14 @@ export class McpConnection {
     }
   }
 
-  async callTool(tool: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number }): Promise<CallToolResult> {
+  async callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    options: { signal: AbortSignal; timeoutMs: number },
+  ): Promise<CallToolResult> {
     const client = this.client;
-    if (!client || this.state !== 'connected') throw new Error(`MCP server "${this.name}" is not connected${this.error ? `: ${this.error}` : ''}`);
+    if (!client || this.state !== 'connected')
+      throw new Error(`MCP server "${this.name}" is not connected${this.error ? `: ${this.error}` : ''}`);
     // The SDK never removes its abort listener: each call gets its own signal, unlinked after.
     const call = new AbortController();
     const abort = () => call.abort(options.signal.reason);
@@ -134,7 +139,9 @@ export class McpConnection {
     }
     const requestInit = { headers: config.headers };
     const url = new URL(config.url);
-    return config.transport === 'sse' ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+    return config.transport === 'sse'
+      ? new SSEClientTransport(url, { requestInit })
+      : new StreamableHTTPClientTransport(url, { requestInit });
   }
 
   /**
@@ -169,7 +176,8 @@ export class McpConnection {
       out.push(...page.tools.map((t) => this.toolInfo(t)));
       cursor = page.nextCursor;
     } while (cursor && out.length < MAX_TOOLS_PER_SERVER);
-    if (out.length > MAX_TOOLS_PER_SERVER) this.options.log('warn', `[mcp] ${this.name}: only the first ${MAX_TOOLS_PER_SERVER} tools are offered`);
+    if (out.length > MAX_TOOLS_PER_SERVER)
+      this.options.log('warn', `[mcp] ${this.name}: only the first ${MAX_TOOLS_PER_SERVER} tools are offered`);
     return out.slice(0, MAX_TOOLS_PER_SERVER);
   }
 
@@ -195,4 +203,3 @@ export class McpConnection {
     this.options.onStateChange();
   }
 }
-

@@ -52,7 +52,11 @@ export class McpManager {
     for (const source of sources) {
       for (const server of source.servers) {
         const earlier = byName.get(server.name);
-        if (earlier) this.options.log('warn', `[mcp] ${server.name}: defined in ${where(earlier.source)} and ${where(server.source)}; the latter is used`);
+        if (earlier)
+          this.options.log(
+            'warn',
+            `[mcp] ${server.name}: defined in ${where(earlier.source)} and ${where(server.source)}; the latter is used`,
+          );
         byName.set(server.name, server);
       }
     }
@@ -78,14 +82,22 @@ export class McpManager {
    */
   tools(): McpToolInfo[] {
     const seen = new Set<string>();
-    return [...this.connections.values()].flatMap((c) => (c.state === 'connected' ? c.tools : [])).filter((tool) => {
-      if (seen.has(tool.qualifiedName)) return false;
-      seen.add(tool.qualifiedName);
-      return true;
-    });
+    return [...this.connections.values()]
+      .flatMap((c) => (c.state === 'connected' ? c.tools : []))
+      .filter((tool) => {
+        if (seen.has(tool.qualifiedName)) return false;
+        seen.add(tool.qualifiedName);
+        return true;
+      });
   }
 
-  async callTool(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs?: number): Promise<CallToolResult> {
+  async callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    timeoutMs?: number,
+  ): Promise<CallToolResult> {
     const connection = this.connections.get(server);
     if (!connection) throw new Error(`no MCP server "${server}" is configured`);
     const timeout = timeoutMs ?? connection.config.timeoutMs ?? this.options.callTimeoutMs ?? 120_000;
@@ -133,7 +145,12 @@ export class McpManager {
   }
 
   private resolve(server: McpServerConfig): Promise<McpServerConfig> {
-    return expandServer(server, { workspaceFolder: this.options.workspaceFolder, env: this.options.env, inputs: this.inputs, resolveInput: this.options.resolveInput });
+    return expandServer(server, {
+      workspaceFolder: this.options.workspaceFolder,
+      env: this.options.env,
+      inputs: this.inputs,
+      resolveInput: this.options.resolveInput,
+    });
   }
 }
 

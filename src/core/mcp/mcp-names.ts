@@ -9,7 +9,10 @@ export const MCP_PREFIX = 'mcp__';
 
 /** A server's name as it appears in tool names and rules. */
 export function sanitizeServerName(name: string): string {
-  return name.replace(/[^A-Za-z0-9_-]/g, '_').replace(/_{2,}/g, '_').replace(/^_|_$/g, '');
+  return name
+    .replace(/[^A-Za-z0-9_-]/g, '_')
+    .replace(/_{2,}/g, '_')
+    .replace(/^_|_$/g, '');
 }
 
 export function sanitizeToolName(name: string): string {

@@ -137,9 +137,16 @@ function analyze(command: string): BashAnalysis {
     return true;
   });
   // Answers are shared between callers (see analyzeBashCommand): frozen, so none can change another's.
-  for (const command of commands) Object.freeze(Object.assign(command, { words: Object.freeze(command.words), assigned: Object.freeze(command.assigned) }));
+  for (const command of commands)
+    Object.freeze(Object.assign(command, { words: Object.freeze(command.words), assigned: Object.freeze(command.assigned) }));
   for (const redirect of redirects) Object.freeze(redirect);
-  return Object.freeze({ kind: 'parsed', commands: Object.freeze(commands), redirects: Object.freeze(redirects), values: Object.freeze(values), hidden: Object.freeze([...hidden]) }) as BashAnalysis;
+  return Object.freeze({
+    kind: 'parsed',
+    commands: Object.freeze(commands),
+    redirects: Object.freeze(redirects),
+    values: Object.freeze(values),
+    hidden: Object.freeze([...hidden]),
+  }) as BashAnalysis;
 }
 
 /** The parser throws Go errors: objects with an `Error()` method, not Error instances. */
@@ -175,9 +182,38 @@ function isPlainParameter(node: sh.ParamExp): boolean {
  */
 export const RISKY_VARIABLE = new RegExp(
   `^(${[
-    'PATH', 'IFS', 'ENV', 'BASH_ENV', 'SHELL', 'SHELLOPTS', 'BASHOPTS', 'PS4', 'PROMPT_COMMAND', 'CDPATH', 'GLOBIGNORE', 'HOME',
-    'PAGER', 'EDITOR', 'VISUAL', 'BROWSER', 'NODE_PATH', 'LD_\\w*', 'DYLD_\\w*', 'GIT_\\w*', 'BASH_FUNC_\\w*', 'PYTHON\\w*', 'PERL\\w*',
-    'RUBY\\w*', '\\w*_COMMAND', '\\w*_PAGER', '\\w*_EDITOR', '\\w*_OPTIONS', '\\w*_SHELL', 'NODE_OPTIONS', 'TMPDIR', 'XDG_\\w*',
+    'PATH',
+    'IFS',
+    'ENV',
+    'BASH_ENV',
+    'SHELL',
+    'SHELLOPTS',
+    'BASHOPTS',
+    'PS4',
+    'PROMPT_COMMAND',
+    'CDPATH',
+    'GLOBIGNORE',
+    'HOME',
+    'PAGER',
+    'EDITOR',
+    'VISUAL',
+    'BROWSER',
+    'NODE_PATH',
+    'LD_\\w*',
+    'DYLD_\\w*',
+    'GIT_\\w*',
+    'BASH_FUNC_\\w*',
+    'PYTHON\\w*',
+    'PERL\\w*',
+    'RUBY\\w*',
+    '\\w*_COMMAND',
+    '\\w*_PAGER',
+    '\\w*_EDITOR',
+    '\\w*_OPTIONS',
+    '\\w*_SHELL',
+    'NODE_OPTIONS',
+    'TMPDIR',
+    'XDG_\\w*',
   ].join('|')})$`,
 );
 
@@ -186,7 +222,15 @@ export const RISKY_VARIABLE = new RegExp(
  * arithmetic, which expands `x` again, and a `$(...)` in its value runs. Some need an option first.
  */
 const NAME_TAKING: Record<string, string | undefined> = {
-  read: '', unset: '', mapfile: '', readarray: '', getopts: '', printf: '-v', test: '-v', '[': '-v', wait: '-p',
+  read: '',
+  unset: '',
+  mapfile: '',
+  readarray: '',
+  getopts: '',
+  printf: '-v',
+  test: '-v',
+  '[': '-v',
+  wait: '-p',
 };
 
 function collectCall(call: sh.CallExpr, commands: SimpleCommand[], hidden: Set<string>, stdin: string[] | undefined): void {
@@ -320,7 +364,19 @@ function hasBraceExpansion(word: sh.Word): boolean {
 }
 
 const C_ESCAPES: Record<string, string> = {
-  a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?',
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '?': '?',
 };
 
 /** Bash's `$'...'` quoting: `$'\x67it'` is `git`. */

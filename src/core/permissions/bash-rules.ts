@@ -81,7 +81,11 @@ function matchText(words: string[], dynamicName: boolean): string {
  */
 function heuristicMatch(pattern: string, command: string): boolean {
   return command.split(/[;&|\n()`<>{}]|\$\(/).some((fragment) => {
-    const words = fragment.replace(/["'\\]/g, '').trim().split(/\s+/).filter((w) => w !== '');
+    const words = fragment
+      .replace(/["'\\]/g, '')
+      .trim()
+      .split(/\s+/)
+      .filter((w) => w !== '');
     while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0])) words.shift();
     if (words.length === 0) return false;
     return commandForms({ words, assigned: [], dynamicName: false }, true).some((form) => namesMatch(pattern, form.words));

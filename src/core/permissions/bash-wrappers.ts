@@ -11,8 +11,30 @@ import { HOLE } from './wildcard';
  * allows those only when it names them literally (`Bash(xargs *)`), never through a wildcard.
  */
 export const HIDING_COMMANDS = new Set([
-  'eval', 'source', '.', 'trap', 'alias', 'watch', 'su', 'sudo', 'doas', 'xargs', 'env',
-  'sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'csh', 'tcsh', 'script', 'runuser', 'busybox', 'parallel',
+  'eval',
+  'source',
+  '.',
+  'trap',
+  'alias',
+  'watch',
+  'su',
+  'sudo',
+  'doas',
+  'xargs',
+  'env',
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'mksh',
+  'fish',
+  'csh',
+  'tcsh',
+  'script',
+  'runuser',
+  'busybox',
+  'parallel',
 ]);
 
 /**
@@ -20,8 +42,30 @@ export const HIDING_COMMANDS = new Set([
  * not know (`stdbuf -o0 rm`, `flock f rm`): stripped for deny rules, never granted through.
  */
 const LAUNCHERS = new Set([
-  'stdbuf', 'setsid', 'ionice', 'flock', 'strace', 'ltrace', 'chroot', 'unshare', 'nsenter', 'taskset', 'chrt', 'runuser', 'sg',
-  'parallel', 'watch', 'busybox', 'time', 'caffeinate', 'firejail', 'systemd-run', 'torsocks', 'proxychains', 'catchsegv', 'valgrind',
+  'stdbuf',
+  'setsid',
+  'ionice',
+  'flock',
+  'strace',
+  'ltrace',
+  'chroot',
+  'unshare',
+  'nsenter',
+  'taskset',
+  'chrt',
+  'runuser',
+  'sg',
+  'parallel',
+  'watch',
+  'busybox',
+  'time',
+  'caffeinate',
+  'firejail',
+  'systemd-run',
+  'torsocks',
+  'proxychains',
+  'catchsegv',
+  'valgrind',
 ]);
 
 /** A command name as deny rules see it: `/bin/rm` and `./rm` are rm. */

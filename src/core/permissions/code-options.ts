@@ -5,8 +5,18 @@
  */
 const PROGRAM_OPTIONS: Record<string, readonly string[]> = {
   git: [
-    '-c', '--config-env', '--exec-path', '--upload-pack', '--receive-pack', '--config', '--open-files-in-pager', '--extcmd', '--exec',
-    '--template', '--ext-diff', '--textconv',
+    '-c',
+    '--config-env',
+    '--exec-path',
+    '--upload-pack',
+    '--receive-pack',
+    '--config',
+    '--open-files-in-pager',
+    '--extcmd',
+    '--exec',
+    '--template',
+    '--ext-diff',
+    '--textconv',
   ],
   find: ['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls'],
   tar: ['--to-command', '--checkpoint-action', '--use-compress-program', '-I', '--info-script', '--new-volume-script', '-F'],
@@ -51,6 +61,9 @@ function spells(arg: string, option: string): boolean {
 
 /** Whether the literal text of `pattern` (its words outside `*`) names `option`. */
 export function patternNames(pattern: string, option: string): boolean {
-  const words = pattern.split(/(?<!\\)\*/).join(' ').split(' ');
+  const words = pattern
+    .split(/(?<!\\)\*/)
+    .join(' ')
+    .split(' ');
   return words.some((word) => word === option || (option.startsWith('-') && word.startsWith(option)));
 }

@@ -127,13 +127,18 @@ export class PrestartedShells implements Disposable {
     const shell = this.shellFor(request);
     if (this.disposed || shell === undefined || request.args?.length) return undefined;
     // A directory removed (or replaced) since the shells started would not be the one asked for.
-    if (this.template?.cwd !== request.cwd || this.template.shell !== shell || this.directoryId !== directoryIdOf(request.cwd)) this.retire();
+    if (this.template?.cwd !== request.cwd || this.template.shell !== shell || this.directoryId !== directoryIdOf(request.cwd))
+      this.retire();
     this.template = { cwd: request.cwd, env: request.env, shell };
     this.wanted = Math.min(MAX_SHELLS, Math.max(this.wanted, this.running));
     while (this.idle.length > 0) {
       const shell = this.idle.shift();
       if (!shell || shell.child.exitCode !== null || shell.child.signalCode !== null || exitedUnseen(shell.child.pid)) continue;
-      const commandLine = this.bash ? (sameEnv(shell.env, request.env) ? `${request.command}\0` : undefined) : shellCommandLine(shell.env, request.env, request.command);
+      const commandLine = this.bash
+        ? sameEnv(shell.env, request.env)
+          ? `${request.command}\0`
+          : undefined
+        : shellCommandLine(shell.env, request.env, request.command);
       if (commandLine === undefined) {
         // Started in an environment a line cannot turn into this one: the next start from this one.
         this.idle.unshift(shell);
@@ -149,7 +154,9 @@ export class PrestartedShells implements Disposable {
   /** The shell a fitting request runs in: plain `sh -c command` (one line), or bash -c for bash shells. */
   private shellFor(request: ShellRequest): string | undefined {
     if (!this.bash) return request.shell === true && !request.command.includes('\n') ? SHELL : undefined;
-    return typeof request.shell === 'string' && basename(request.shell) === 'bash' && !request.command.includes('\0') ? request.shell : undefined;
+    return typeof request.shell === 'string' && basename(request.shell) === 'bash' && !request.command.includes('\0')
+      ? request.shell
+      : undefined;
   }
 
   /** Marks a run as finished; once none runs, the shells used up are started again. */
@@ -209,7 +216,13 @@ export class PrestartedShells implements Disposable {
       let child: ChildProcess;
       try {
         const script = this.bash ? WAITING_BASH : WAITING_SHELL;
-        child = spawn(template.shell, ['-c', script, template.shell], { cwd: template.cwd, env: template.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+        child = spawn(template.shell, ['-c', script, template.shell], {
+          cwd: template.cwd,
+          env: template.env,
+          detached: true,
+          stdio: ['pipe', 'pipe', 'pipe'],
+          windowsHide: true,
+        });
       } catch {
         return;
       }

@@ -41,7 +41,18 @@ export interface ProcessResult {
 
 /** The result of a process that produced nothing: never started, aborted first, or lost. */
 export function noOutputResult(durationMs: number, extra: Partial<ProcessResult> = {}): ProcessResult {
-  return { exitCode: null, signal: null, stdout: '', stderr: '', stdoutTruncated: false, stderrTruncated: false, timedOut: false, aborted: false, durationMs, ...extra };
+  return {
+    exitCode: null,
+    signal: null,
+    stdout: '',
+    stderr: '',
+    stdoutTruncated: false,
+    stderrTruncated: false,
+    timedOut: false,
+    aborted: false,
+    durationMs,
+    ...extra,
+  };
 }
 
 const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -89,7 +100,13 @@ function spawnTarget(options: RunProcessOptions): { file: string; args: string[]
 
 function spawnFresh(options: RunProcessOptions): ChildProcess {
   const target = spawnTarget(options);
-  return spawn(target.file, target.args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+  return spawn(target.file, target.args, {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    windowsHide: true,
+  });
 }
 
 /** Sends `signal` to the child's whole process group (falls back to the child alone). */

@@ -9,8 +9,28 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * new value later would not mean what it means in a fresh `sh -c`, or would fail.
  */
 const SET_AT_START = new Set([
-  'IFS', 'PS1', 'PS2', 'PS4', 'OPTIND', 'PPID', 'PWD', 'OLDPWD', 'ENV', 'LINENO', 'MAIL', 'MAILCHECK', 'MAILPATH',
-  'SHLVL', 'SHELLOPTS', 'BASHOPTS', 'BASH_ENV', 'POSIXLY_CORRECT', 'UID', 'EUID', 'GROUPS', 'HOSTNAME',
+  'IFS',
+  'PS1',
+  'PS2',
+  'PS4',
+  'OPTIND',
+  'PPID',
+  'PWD',
+  'OLDPWD',
+  'ENV',
+  'LINENO',
+  'MAIL',
+  'MAILCHECK',
+  'MAILPATH',
+  'SHLVL',
+  'SHELLOPTS',
+  'BASHOPTS',
+  'BASH_ENV',
+  'POSIXLY_CORRECT',
+  'UID',
+  'EUID',
+  'GROUPS',
+  'HOSTNAME',
 ]);
 
 /** `'...'` quoting: everything inside is literal, a quote is closed, escaped and reopened. */

@@ -172,4 +172,3 @@ export function auditRecordsOf(text: string): AuditReadResult {
   else if (lastInvalid) Object.assign(lastInvalid.problem, tornLineProblem(lastInvalid.problem.line, lastInvalid.bytes));
   return { records, problems };
 }
-

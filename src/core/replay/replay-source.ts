@@ -6,13 +6,7 @@ import { auditFilePath } from '../audit/audit-writer';
 import { errorMessage } from '../error-message';
 import { FileTooLargeError, readRegularFile } from '../read-regular-file';
 import { decisionsOf, diffDecisions, outcomesOfTranscript, type Decision, type DecisionDifference } from './decisions';
-import {
-  auditRecordsOf,
-  recordingFromAudit,
-  recordingFromTranscript,
-  RecordingError,
-  type Recording,
-} from './recording';
+import { auditRecordsOf, recordingFromAudit, recordingFromTranscript, RecordingError, type Recording } from './recording';
 
 /** A recording and the decisions it holds, with the way a replay's run is read for comparison. */
 export interface ReplaySource {
@@ -62,7 +56,9 @@ export async function loadReplaySource(file: string): Promise<ReplaySource> {
 
 function sessionIdsIn(dir: string): string[] {
   try {
-    return readdirSync(dir).filter((name) => name.endsWith('.jsonl')).map((name) => name.slice(0, -'.jsonl'.length));
+    return readdirSync(dir)
+      .filter((name) => name.endsWith('.jsonl'))
+      .map((name) => name.slice(0, -'.jsonl'.length));
   } catch {
     return [];
   }

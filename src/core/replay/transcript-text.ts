@@ -6,7 +6,8 @@ export function messageText(message: ChatMessage): string {
   const content = message.content;
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  const textOf = (part: unknown) => (typeof part === 'object' && part !== null && 'text' in part && typeof part.text === 'string' ? part.text : '');
+  const textOf = (part: unknown) =>
+    typeof part === 'object' && part !== null && 'text' in part && typeof part.text === 'string' ? part.text : '';
   return content.map(textOf).join('');
 }
 

@@ -117,10 +117,12 @@ export class SpanRecorder {
       case 'SessionStart':
         owner = state.session;
         if (payload.source === 'compact') break;
-        state.session.span.setAttributes(defined({
-          [ATTR.sessionSource]: text(payload.source, MAX_ID),
-          [ATTR.model]: text(payload.model, MAX_ID),
-        }));
+        state.session.span.setAttributes(
+          defined({
+            [ATTR.sessionSource]: text(payload.source, MAX_ID),
+            [ATTR.model]: text(payload.model, MAX_ID),
+          }),
+        );
         break;
       case 'SessionEnd':
         owner = closes = state.session;
@@ -132,12 +134,14 @@ export class SpanRecorder {
         break;
       case 'TurnEnd':
         owner = state.turn ?? this.startTurn(state, ms);
-        owner.span.setAttributes(defined({
-          [ATTR.turnIndex]: num(payload.turn_index),
-          [ATTR.turnReason]: text(payload.reason, MAX_ID),
-          [ATTR.turnSteps]: num(payload.steps),
-          [ATTR.turnToolCalls]: num(payload.tool_calls),
-        }));
+        owner.span.setAttributes(
+          defined({
+            [ATTR.turnIndex]: num(payload.turn_index),
+            [ATTR.turnReason]: text(payload.reason, MAX_ID),
+            [ATTR.turnSteps]: num(payload.steps),
+            [ATTR.turnToolCalls]: num(payload.tool_calls),
+          }),
+        );
         if (payload.reason === 'error' || payload.reason === 'aborted') {
           owner.span.setStatus({ code: SpanStatusCode.ERROR, message: text(payload.error, MAX_TEXT) });
         }
@@ -191,12 +195,18 @@ export class SpanRecorder {
   }
 
   private startTool(state: SessionState, id: string, payload: Record<string, unknown>, ms: number): SpanNode {
-    const tool = this.child(state.turn ?? state.session, 'tool', SPAN.toolCall, ms, defined({
-      [ATTR.operation]: 'execute_tool',
-      [ATTR.toolName]: text(payload.tool_name, MAX_ID),
-      [ATTR.toolCallId]: id,
-      [ATTR.agentId]: text(payload.agent_id, MAX_ID),
-    }));
+    const tool = this.child(
+      state.turn ?? state.session,
+      'tool',
+      SPAN.toolCall,
+      ms,
+      defined({
+        [ATTR.operation]: 'execute_tool',
+        [ATTR.toolName]: text(payload.tool_name, MAX_ID),
+        [ATTR.toolCallId]: id,
+        [ATTR.agentId]: text(payload.agent_id, MAX_ID),
+      }),
+    );
     remember(state.tools, id, tool);
     return tool;
   }

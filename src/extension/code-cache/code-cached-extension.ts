@@ -24,7 +24,10 @@ export const CACHE_WRITE_DELAY_MS = 2_000;
  * cache kept in the extension's global storage. The cache is written once activation is
  * over, off the critical path, and only when the existing one was not usable.
  */
-export function codeCachedExtension<C extends CodeCacheContext>(mainPath: string, writeDelayMs = CACHE_WRITE_DELAY_MS): CodeCachedExtension<C> {
+export function codeCachedExtension<C extends CodeCacheContext>(
+  mainPath: string,
+  writeDelayMs = CACHE_WRITE_DELAY_MS,
+): CodeCachedExtension<C> {
   let main: ExtensionModule<C> | undefined;
   let pendingWrite: NodeJS.Timeout | undefined;
   return {

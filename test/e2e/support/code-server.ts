@@ -66,10 +66,7 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
   const logFile = path.join(tempRoot, 'code-server.log');
   await mkdir(path.join(userDataDir, 'User'), { recursive: true });
   await mkdir(extensionsDir, { recursive: true });
-  await writeFile(
-    path.join(userDataDir, 'User', 'settings.json'),
-    JSON.stringify({ ...DEFAULT_SETTINGS, ...options.settings }, null, 2),
-  );
+  await writeFile(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...DEFAULT_SETTINGS, ...options.settings }, null, 2));
   const env = childEnv(options.env);
   // --config /dev/null: the flags say everything, and no config file lands in ~/.config.
   const dirArgs = ['--config', '/dev/null', '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
@@ -78,7 +75,8 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
       await installExtension(vsix, dirArgs, env, logFile);
     }
     const serverArgs = [
-      '--auth', 'none',
+      '--auth',
+      'none',
       ...dirArgs,
       '--disable-telemetry',
       '--disable-update-check',

@@ -18,10 +18,10 @@ export async function packageExtension(extensionDir: string, outDir: string): Pr
   }
   const out = path.join(outDir, `${String(manifest.name)}-${String(manifest.version)}.vsix`);
   const vsce = path.join(repoRoot, 'node_modules', '@vscode', 'vsce', 'vsce');
-  await run(
-    process.execPath,
-    [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', out],
-    { cwd: extensionDir, env: { ...process.env, CI: 'true' }, timeout: 120_000 },
-  );
+  await run(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', out], {
+    cwd: extensionDir,
+    env: { ...process.env, CI: 'true' },
+    timeout: 120_000,
+  });
   return out;
 }

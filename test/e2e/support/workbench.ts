@@ -146,10 +146,12 @@ export async function pickQuickItem(page: Page, labelText: string): Promise<void
 /** Shows the activity-bar container whose title is `ariaLabel` (does not toggle it closed). */
 export async function openViewContainer(page: Page, ariaLabel: string): Promise<void> {
   // The label may carry a keybinding suffix, as in "Explorer (Ctrl+Shift+E)".
-  const item = page.locator(
-    `.part.activitybar li.action-item:has(a.action-label[aria-label=${cssString(ariaLabel)}]), ` +
-      `.part.activitybar li.action-item:has(a.action-label[aria-label^=${cssString(`${ariaLabel} (`)}])`,
-  ).first();
+  const item = page
+    .locator(
+      `.part.activitybar li.action-item:has(a.action-label[aria-label=${cssString(ariaLabel)}]), ` +
+        `.part.activitybar li.action-item:has(a.action-label[aria-label^=${cssString(`${ariaLabel} (`)}])`,
+    )
+    .first();
   await item.waitFor({ state: 'visible', timeout: EXTENSION_TIMEOUT_MS });
   const isOpen = async () => ((await item.getAttribute('class')) ?? '').split(/\s+/).includes('checked');
   if (!(await isOpen())) await item.click();
@@ -193,7 +195,11 @@ export async function webviewFrame(page: Page, match: WebviewMatch): Promise<Fra
 }
 
 async function titleOf(frame: FrameLocator): Promise<string | null> {
-  return frame.locator('title').first().textContent({ timeout: 1_000 }).catch(() => null);
+  return frame
+    .locator('title')
+    .first()
+    .textContent({ timeout: 1_000 })
+    .catch(() => null);
 }
 
 async function matchesWebview(outer: Locator, inner: FrameLocator, match: WebviewMatch): Promise<boolean> {
@@ -215,7 +221,11 @@ export async function answerModal(page: Page, buttonLabel: string): Promise<stri
   await dialog.waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
   // A message alone renders as the detail line; with a detail, as text plus detail.
   const message = (await dialog.locator('.dialog-message-container').innerText()).trim();
-  await dialog.locator('a.monaco-button').filter({ hasText: exactly(buttonLabel) }).first().click({ timeout: UI_TIMEOUT_MS });
+  await dialog
+    .locator('a.monaco-button')
+    .filter({ hasText: exactly(buttonLabel) })
+    .first()
+    .click({ timeout: UI_TIMEOUT_MS });
   await dialog.waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
   return message;
 }
@@ -227,16 +237,23 @@ export async function notifications(page: Page): Promise<string[]> {
 
 /** Waits for a notification toast containing `text` and returns its full message. */
 export async function waitForNotification(page: Page, text: string): Promise<string> {
-  return waitUntil(`notification containing ${JSON.stringify(text)}`, async () => (await notifications(page)).find((m) => m.includes(text)), {
-    timeoutMs: UI_TIMEOUT_MS,
-  });
+  return waitUntil(
+    `notification containing ${JSON.stringify(text)}`,
+    async () => (await notifications(page)).find((m) => m.includes(text)),
+    {
+      timeoutMs: UI_TIMEOUT_MS,
+    },
+  );
 }
 
 /** Clears every toast so none covers what a test clicks next. */
 export async function dismissNotifications(page: Page): Promise<void> {
   const clear = page.locator('.notifications-toasts .notification-toast .codicon-notifications-clear');
   for (let guard = 0; guard < 20 && (await clear.count()) > 0; guard++) {
-    await clear.first().click({ force: true, timeout: 2_000 }).catch(() => undefined);
+    await clear
+      .first()
+      .click({ force: true, timeout: 2_000 })
+      .catch(() => undefined);
   }
 }
 

@@ -18,7 +18,8 @@ afterEach(async () => {
 });
 
 const bash = (command: string, id = 'call_1') => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
-const pick = (shown: ShownMessage, title: string) => shown.items.find((i): i is MessageItemLike => typeof i !== 'string' && i.title === title);
+const pick = (shown: ShownMessage, title: string) =>
+  shown.items.find((i): i is MessageItemLike => typeof i !== 'string' && i.title === title);
 
 function request(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
   return {
@@ -39,7 +40,12 @@ describe('PendingApprovals and the modal', () => {
   it('the modal names the tool, the input and who asked, with Allow… / Deny buttons', async () => {
     stub.reset();
     const pending = new PendingApprovals();
-    const approver = new ModalApprover(pending, new DiffPreviews(), () => '/tmp', () => 60_000);
+    const approver = new ModalApprover(
+      pending,
+      new DiffPreviews(),
+      () => '/tmp',
+      () => 60_000,
+    );
     stub.state.answerMessage = (shown) => pick(shown, 'Allow for this session');
     const answer = await approver.request(request(), new AbortController().signal);
     expect(answer).toEqual({ choice: 'allow-session', by: 'user' });
@@ -47,15 +53,26 @@ describe('PendingApprovals and the modal', () => {
     expect(modal.message).toBe('Hookpilot wants to use Bash');
     expect(modal.detail).toContain('Run: npm test');
     expect(modal.detail).toContain('Asked by default mode: Bash needs approval in default mode');
-    expect(modal.items.map((i) => (typeof i === 'string' ? i : i.title))).toEqual(['Allow once', 'Allow for this session', 'Always allow in this workspace', 'Deny for this session', 'Deny']);
+    expect(modal.items.map((i) => (typeof i === 'string' ? i : i.title))).toEqual([
+      'Allow once',
+      'Allow for this session',
+      'Always allow in this workspace',
+      'Deny for this session',
+      'Deny',
+    ]);
     expect(pending.size).toBe(0);
     expect(pending.answer('call_9', 'deny', 'user (Hook Manager)')).toBe(false);
   });
 
-  it('the first answer wins: the Hook Manager answers while the modal is open, the modal\'s late answer is ignored', async () => {
+  it("the first answer wins: the Hook Manager answers while the modal is open, the modal's late answer is ignored", async () => {
     stub.reset();
     const pending = new PendingApprovals();
-    const approver = new ModalApprover(pending, new DiffPreviews(), () => '/tmp', () => 60_000);
+    const approver = new ModalApprover(
+      pending,
+      new DiffPreviews(),
+      () => '/tmp',
+      () => 60_000,
+    );
     let release: () => void = () => undefined;
     stub.state.answerMessage = (shown) => new Promise((resolve) => (release = () => resolve(pick(shown, 'Allow once'))));
     const answer = approver.request(request(), new AbortController().signal);
@@ -71,7 +88,12 @@ describe('PendingApprovals and the modal', () => {
   it('a system ask offers only Allow once and the denials, and no answer can widen it', async () => {
     stub.reset();
     const pending = new PendingApprovals();
-    const approver = new ModalApprover(pending, new DiffPreviews(), () => '/tmp', () => 60_000);
+    const approver = new ModalApprover(
+      pending,
+      new DiffPreviews(),
+      () => '/tmp',
+      () => 60_000,
+    );
     let release: () => void = () => undefined;
     stub.state.answerMessage = () => new Promise((resolve) => (release = () => resolve(undefined)));
     const answer = approver.request(request({ system: true }), new AbortController().signal);
@@ -111,15 +133,25 @@ describe('approvals in a chat', () => {
   it('the Hook Manager lists the pending request and its answer wins over the modal', async () => {
     h = await startChat({}, [bash('echo hi > out.txt'), text('done')]);
     let release: () => void = () => undefined;
-    stub.state.answerMessage = (shown) => (shown.modal ? new Promise((resolve) => (release = () => resolve(pick(shown, 'Allow once')))) : undefined);
+    stub.state.answerMessage = (shown) =>
+      shown.modal ? new Promise((resolve) => (release = () => resolve(pick(shown, 'Allow once')))) : undefined;
     await stub.state.commands.get('hookpilot.openHookManager')?.();
     const manager = stub.state.panels[0];
     expect(manager.title).toBe('Hookpilot Hook Manager');
     manager.webview.send({ type: 'ready' });
 
     h.webview.send({ type: 'send', text: 'write out.txt' });
-    const listed = await until(() => manager.webview.ofType<Extract<HostToManager, { type: 'approvals' }>>('approvals').find((m) => m.pending.length === 1), 'the approval in the Hook Manager');
-    expect(listed.pending[0]).toMatchObject({ id: 'call_1', toolName: 'Bash', summary: 'Run: echo hi > out.txt', suggestedRule: 'Bash(echo hi)', system: false });
+    const listed = await until(
+      () => manager.webview.ofType<Extract<HostToManager, { type: 'approvals' }>>('approvals').find((m) => m.pending.length === 1),
+      'the approval in the Hook Manager',
+    );
+    expect(listed.pending[0]).toMatchObject({
+      id: 'call_1',
+      toolName: 'Bash',
+      summary: 'Run: echo hi > out.txt',
+      suggestedRule: 'Bash(echo hi)',
+      system: false,
+    });
     manager.webview.send({ type: 'answerApproval', id: 'call_1', choice: 'deny' });
     await until(() => h?.items().some((i) => i.kind === 'turn-end'), 'the end of the turn');
     release();
@@ -133,24 +165,40 @@ describe('approvals in a chat', () => {
   it('no answer within hookpilot.approvalTimeoutSeconds denies, and PermissionDenied fires with source Timeout', async () => {
     const recorder = `const fs = require('fs'); fs.writeFileSync('denied.json', fs.readFileSync(0, 'utf8'));`;
     h = await startChat(
-      { 'hooks/record.js': recorder, '.vscode/hooks.json': hooksJson({ PermissionDenied: [{ hooks: [{ type: 'command', command: 'node hooks/record.js', name: 'record' }] }] }) },
+      {
+        'hooks/record.js': recorder,
+        '.vscode/hooks.json': hooksJson({
+          PermissionDenied: [{ hooks: [{ type: 'command', command: 'node hooks/record.js', name: 'record' }] }],
+        }),
+      },
       [bash('echo hi > out.txt'), text('ok')],
       { setup: () => stub.setConfig('hookpilot.approvalTimeoutSeconds', 0.3) },
     );
     stub.state.answerMessage = (shown) => (shown.modal ? new Promise(() => undefined) : undefined);
     await h.prompt('write out.txt');
 
-    expect(h.items().find((i) => i.kind === 'tool')).toMatchObject({ status: 'denied', approvalOutcome: { decision: 'deny', by: 'timeout' } });
+    expect(h.items().find((i) => i.kind === 'tool')).toMatchObject({
+      status: 'denied',
+      approvalOutcome: { decision: 'deny', by: 'timeout' },
+    });
     expect(existsSync(h.workspace.file('out.txt'))).toBe(false);
-    const denied = JSON.parse(await until(() => existsSync(h?.workspace.file('denied.json') ?? '') && readFileSync(h?.workspace.file('denied.json') ?? '', 'utf8'), 'the PermissionDenied hook')) as Record<string, unknown>;
+    const denied = JSON.parse(
+      await until(
+        () => existsSync(h?.workspace.file('denied.json') ?? '') && readFileSync(h?.workspace.file('denied.json') ?? '', 'utf8'),
+        'the PermissionDenied hook',
+      ),
+    ) as Record<string, unknown>;
     expect(denied).toMatchObject({ hook_event_name: 'PermissionDenied', tool_name: 'Bash', source: 'Timeout' });
     expect(h.root.pending.size).toBe(0);
   });
 
   it('an approvalTimeoutSeconds past what a timer holds still waits for the person', async () => {
-    h = await startChat({}, [bash('echo hi > out.txt'), text('ok')], { setup: () => stub.setConfig('hookpilot.approvalTimeoutSeconds', 30 * 86_400) });
+    h = await startChat({}, [bash('echo hi > out.txt'), text('ok')], {
+      setup: () => stub.setConfig('hookpilot.approvalTimeoutSeconds', 30 * 86_400),
+    });
     // Answered a moment later: an overflowed timer would have denied within 1 ms.
-    stub.state.answerMessage = (shown) => (shown.modal ? new Promise((resolve) => setTimeout(() => resolve(pick(shown, 'Allow once')), 100)) : undefined);
+    stub.state.answerMessage = (shown) =>
+      shown.modal ? new Promise((resolve) => setTimeout(() => resolve(pick(shown, 'Allow once')), 100)) : undefined;
     await h.prompt('write out.txt');
     expect(h.items().find((i) => i.kind === 'tool')).toMatchObject({ status: 'executed' });
     expect(readFileSync(h.workspace.file('out.txt'), 'utf8').trim()).toBe('hi');
@@ -166,7 +214,9 @@ describe('approvals in a chat', () => {
   });
 
   it('"Show Diff" opens current vs proposed from an in-memory document, then asks again', async () => {
-    const edit = toolCalls([{ id: 'call_e', name: 'Edit', arguments: { file_path: 'src/a.ts', old_string: 'answer = 41', new_string: 'answer = 42' } }]);
+    const edit = toolCalls([
+      { id: 'call_e', name: 'Edit', arguments: { file_path: 'src/a.ts', old_string: 'answer = 41', new_string: 'answer = 42' } },
+    ]);
     h = await startChat({ 'src/a.ts': 'export const answer = 41;\n' }, [edit, text('edited')]);
     const answers = ['Show Diff', 'Allow once'];
     stub.state.answerMessage = (shown) => (shown.modal ? pick(shown, answers.shift() ?? 'Deny') : undefined);

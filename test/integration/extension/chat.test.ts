@@ -24,20 +24,34 @@ afterEach(async () => {
 
 describe('chat stream', () => {
   it('sends append/patch with consecutive seq numbers, answers resync with a reset, and shows usage', async () => {
-    const chat = await startChat({}, [text('Hello there, how can I help?', { chunks: 4, usage: { promptTokens: 11, completionTokens: 7 } })]);
+    const chat = await startChat({}, [
+      text('Hello there, how can I help?', { chunks: 4, usage: { promptTokens: 11, completionTokens: 7 } }),
+    ]);
     h = chat;
     await chat.prompt('hi');
-    const stream = chat.webview.posted.filter((m): m is StreamMessage => ['reset', 'append', 'patch'].includes((m as { type: string }).type));
+    const stream = chat.webview.posted.filter((m): m is StreamMessage =>
+      ['reset', 'append', 'patch'].includes((m as { type: string }).type),
+    );
     expect(stream[0].type).toBe('reset');
     for (let i = 1; i < stream.length; i++) expect(stream[i].seq).toBe(stream[i - 1].seq + 1);
     expect(stream.filter((m) => m.type === 'patch').length).toBeGreaterThan(0);
     expect(chat.items().map((i) => i.kind)).toEqual(['user', 'assistant', 'turn-end']);
     expect(chat.items()[1]).toMatchObject({ kind: 'assistant', text: 'Hello there, how can I help?', streaming: false });
-    expect(chat.webview.ofType<Status>('status').at(-1)).toMatchObject({ busy: false, model: { configured: true, name: 'scripted-model' }, usage: { promptTokens: 11, completionTokens: 7, totalTokens: 18 } });
+    expect(chat.webview.ofType<Status>('status').at(-1)).toMatchObject({
+      busy: false,
+      model: { configured: true, name: 'scripted-model' },
+      usage: { promptTokens: 11, completionTokens: 7, totalTokens: 18 },
+    });
 
     const before = chat.webview.posted.length;
     chat.webview.send({ type: 'resync', lastSeq: 1 });
-    const reset = await until(() => chat.webview.posted.slice(before).find((m): m is Extract<HostToChat, { type: 'reset' }> => (m as { type: string }).type === 'reset'), 'the resync reset');
+    const reset = await until(
+      () =>
+        chat.webview.posted
+          .slice(before)
+          .find((m): m is Extract<HostToChat, { type: 'reset' }> => (m as { type: string }).type === 'reset'),
+      'the resync reset',
+    );
     expect(reset.seq).toBe(stream.at(-1)?.seq);
     expect(reset.state.items).toEqual(chat.items());
   });
@@ -49,7 +63,10 @@ describe('chat stream', () => {
     chat.webview.send({ type: 'send', text: '' });
     chat.webview.send({ type: 'answerApproval', id: 'x', choice: 'allow-forever' });
     chat.webview.send('not even an object');
-    await until(() => stub.state.logLines.filter((l) => l.message.startsWith('chat webview: invalid message')).length === 3, 'three warnings');
+    await until(
+      () => stub.state.logLines.filter((l) => l.message.startsWith('chat webview: invalid message')).length === 3,
+      'three warnings',
+    );
     expect(chat.webview.posted.length).toBe(before);
     expect(chat.server.requests).toHaveLength(0);
   });
@@ -62,7 +79,10 @@ describe('chat stream', () => {
     expect(chat.items().map((i) => i.kind)).toEqual(['user', 'assistant', 'turn-end']);
 
     await commands.executeCommand('hookpilot.openChat', { prompt: 42 });
-    expect(stub.state.messages.at(-1)).toMatchObject({ level: 'error', message: expect.stringContaining('hookpilot.openChat takes a prompt') });
+    expect(stub.state.messages.at(-1)).toMatchObject({
+      level: 'error',
+      message: expect.stringContaining('hookpilot.openChat takes a prompt'),
+    });
 
     const slow = commands.executeCommand('hookpilot.openChat', { prompt: 'second' });
     await until(() => chat.webview.ofType<Status>('status').at(-1)?.busy, 'the second turn to start');
@@ -70,7 +90,10 @@ describe('chat stream', () => {
     expect(stub.state.messages.at(-1)).toMatchObject({ level: 'error', message: expect.stringContaining('a chat turn is running') });
     await commands.executeCommand('hookpilot.cancel');
     await slow;
-    expect(chat.server.requests.map((r) => r.body.messages.at(-1))).toEqual([expect.objectContaining({ content: 'from a keybinding' }), expect.objectContaining({ content: 'second' })]);
+    expect(chat.server.requests.map((r) => r.body.messages.at(-1))).toEqual([
+      expect.objectContaining({ content: 'from a keybinding' }),
+      expect.objectContaining({ content: 'second' }),
+    ]);
   });
 
   it('a message sent while the agent works is shown queued, reaches the model after the step, and one sent too late is the next prompt', async () => {
@@ -80,7 +103,11 @@ describe('chat stream', () => {
         Stop: [{ hooks: [{ type: 'command', command: untilReleased('release-stop'), statusMessage: 'Final checks…' }] }],
       },
     };
-    const chat = await startChat({ '.vscode/hooks.json': JSON.stringify(hooks) }, [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('Listed the ts files.'), text('Summary: none.')]);
+    const chat = await startChat({ '.vscode/hooks.json': JSON.stringify(hooks) }, [
+      toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]),
+      text('Listed the ts files.'),
+      text('Summary: none.'),
+    ]);
     h = chat;
     const lastStatus = () => chat.webview.ofType<Status>('status').at(-1);
     chat.webview.send({ type: 'send', text: 'list files' });
@@ -91,7 +118,10 @@ describe('chat stream', () => {
     // Sent while the Stop hook runs, after the last step: it waits for the turn to end.
     await until(() => lastStatus()?.activity === 'Final checks…', 'the Stop hook');
     chat.webview.send({ type: 'send', text: 'and a summary' });
-    await until(() => chat.items().some((i) => i.kind === 'user' && i.text === 'and a summary' && i.queued === true), 'the message queued behind Stop');
+    await until(
+      () => chat.items().some((i) => i.kind === 'user' && i.text === 'and a summary' && i.queued === true),
+      'the message queued behind Stop',
+    );
     writeFileSync(chat.workspace.file('release-stop'), '');
     await until(() => chat.items().filter((i) => i.kind === 'turn-end').length === 2, 'the follow-up turn to end');
     await until(() => lastStatus()?.busy === false, 'the chat to be idle');
@@ -100,18 +130,31 @@ describe('chat stream', () => {
     expect(chat.server.requests[1].body.messages.at(-1)).toMatchObject({ role: 'user', content: 'only ts files' });
     expect(chat.server.requests[2].body.messages.at(-1)).toMatchObject({ role: 'user', content: 'and a summary' });
     const users = chat.items().filter((i) => i.kind === 'user');
-    expect(users.map((u) => [u.text, u.queued ?? false])).toEqual([['list files', false], ['only ts files', false], ['and a summary', false]]);
+    expect(users.map((u) => [u.text, u.queued ?? false])).toEqual([
+      ['list files', false],
+      ['only ts files', false],
+      ['and a summary', false],
+    ]);
     // Each message shows where it was sent; the follow-up's turn does not repeat it.
     expect(chat.items().map((i) => i.kind)).toEqual(['user', 'tool', 'user', 'assistant', 'user', 'turn-end', 'assistant', 'turn-end']);
   });
 
   it('while a hook with a statusMessage runs, the status carries it; afterwards it is gone', async () => {
-    const hooks = { hooks: { PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: untilReleased('release'), statusMessage: 'Checking the pattern…' }] }] } };
-    const chat = await startChat({ '.vscode/hooks.json': JSON.stringify(hooks) }, [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('found')]);
+    const hooks = {
+      hooks: {
+        PreToolUse: [
+          { matcher: 'Glob', hooks: [{ type: 'command', command: untilReleased('release'), statusMessage: 'Checking the pattern…' }] },
+        ],
+      },
+    };
+    const chat = await startChat({ '.vscode/hooks.json': JSON.stringify(hooks) }, [
+      toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]),
+      text('found'),
+    ]);
     h = chat;
     const lastStatus = () => chat.webview.ofType<Status>('status').at(-1);
     chat.webview.send({ type: 'send', text: 'list files' });
-    await until(() => lastStatus()?.activity === 'Checking the pattern…', 'the hook\'s status message');
+    await until(() => lastStatus()?.activity === 'Checking the pattern…', "the hook's status message");
     writeFileSync(chat.workspace.file('release'), '');
     await until(() => chat.items().some((i) => i.kind === 'turn-end'), 'the turn to end');
     await until(() => lastStatus()?.busy === false, 'the chat to be idle');
@@ -137,19 +180,33 @@ describe('chat stream', () => {
     for (let i = 0; i < 5; i++) await chat.prompt(`question ${i}`);
     await compactWith('/compact keep the answers');
     expect(chat.items().at(-1)).toMatchObject({ kind: 'notice', message: expect.stringMatching(/^Older turns were compacted/) });
-    expect(JSON.parse(readFileSync(join(chat.workspace.dir, 'precompact.json'), 'utf8'))).toMatchObject({ trigger: 'manual', custom_instructions: 'keep the answers' });
-    expect(chat.items().filter((i) => i.kind === 'user').map((i) => i.kind === 'user' && i.text)).not.toContain('/compact keep the answers');
+    expect(JSON.parse(readFileSync(join(chat.workspace.dir, 'precompact.json'), 'utf8'))).toMatchObject({
+      trigger: 'manual',
+      custom_instructions: 'keep the answers',
+    });
+    expect(
+      chat
+        .items()
+        .filter((i) => i.kind === 'user')
+        .map((i) => i.kind === 'user' && i.text),
+    ).not.toContain('/compact keep the answers');
 
     stub.state.answerInputBox = () => '';
     await commands.executeCommand('hookpilot.compactChat');
-    expect(chat.items().at(-1)).toMatchObject({ kind: 'notice', message: expect.stringMatching(/^Nothing was compacted: too little conversation/) });
+    expect(chat.items().at(-1)).toMatchObject({
+      kind: 'notice',
+      message: expect.stringMatching(/^Nothing was compacted: too little conversation/),
+    });
   });
 
   it('cancel stops a running turn', async () => {
     const chat = await startChat({}, [stall(2, text('a long answer that never ends', { chunks: 5 }))]);
     h = chat;
     chat.webview.send({ type: 'send', text: 'take your time' });
-    await until(() => chat.webview.ofType<Status>('status').at(-1)?.busy && chat.items().some((i) => i.kind === 'assistant'), 'the answer to start');
+    await until(
+      () => chat.webview.ofType<Status>('status').at(-1)?.busy && chat.items().some((i) => i.kind === 'assistant'),
+      'the answer to start',
+    );
     await stub.state.commands.get('hookpilot.cancel')?.();
     await until(() => chat.items().find((i) => i.kind === 'turn-end'), 'the turn to end');
     expect(chat.items().find((i) => i.kind === 'turn-end')).toMatchObject({ reason: 'cancelled' });
@@ -159,21 +216,36 @@ describe('chat stream', () => {
     const chat = await startChat({}, [stall(2, text('a long answer that never ends', { chunks: 5 })), text('fresh answer')]);
     h = chat;
     chat.webview.send({ type: 'send', text: 'take your time' });
-    await until(() => chat.webview.ofType<Status>('status').at(-1)?.busy && chat.items().some((i) => i.kind === 'assistant'), 'the answer to start');
+    await until(
+      () => chat.webview.ofType<Status>('status').at(-1)?.busy && chat.items().some((i) => i.kind === 'assistant'),
+      'the answer to start',
+    );
     chat.webview.send({ type: 'send', text: '/compact keep the decisions' });
-    await until(() => chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft').length === 1, 'the /compact to come back');
+    await until(
+      () => chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft').length === 1,
+      'the /compact to come back',
+    );
     expect(chat.items().at(-1)).toMatchObject({ kind: 'notice', message: expect.stringContaining('only between turns') });
     chat.webview.send({ type: 'send', text: 'first note' });
     chat.webview.send({ type: 'send', text: 'second note' });
     await until(() => chat.items().filter((i) => i.kind === 'user' && i.queued).length === 2, 'two queued messages');
     await stub.state.commands.get('hookpilot.cancel')?.();
-    await until(() => chat.webview.ofType<Status>('status').at(-1)?.busy === false && chat.items().some((i) => i.kind === 'turn-end'), 'the turn to end');
-    await until(() => chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft').length === 2, 'the notes to come back');
+    await until(
+      () => chat.webview.ofType<Status>('status').at(-1)?.busy === false && chat.items().some((i) => i.kind === 'turn-end'),
+      'the turn to end',
+    );
+    await until(
+      () => chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft').length === 2,
+      'the notes to come back',
+    );
 
     const drafts = () => chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft');
     expect(drafts().map((m) => m.text)).toEqual(['/compact keep the decisions', 'first note\n\nsecond note']);
     const notes = chat.items().filter((i) => i.kind === 'user' && i.text.endsWith('note'));
-    expect(notes.map((n) => n.kind === 'user' && [n.queued, n.withdrawn])).toEqual([[false, true], [false, true]]);
+    expect(notes.map((n) => n.kind === 'user' && [n.queued, n.withdrawn])).toEqual([
+      [false, true],
+      [false, true],
+    ]);
     // The next request carries whatever the chat still held: only the new prompt.
     chat.webview.send({ type: 'send', text: 'fresh start' });
     await until(() => chat.items().some((i) => i.kind === 'assistant' && i.text === 'fresh answer'), 'the next prompt to be answered');
@@ -193,8 +265,16 @@ describe('chat stream', () => {
 const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 if (/halt/.test(input.prompt)) process.stdout.write(JSON.stringify({ continue: false, stopReason: 'halted' }));
 `;
-    const hooks = { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/halt.js' }] }], PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: untilReleased('release') }] }] } };
-    const chat = await startChat({ 'hooks/halt.js': halt, '.vscode/hooks.json': JSON.stringify(hooks) }, [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('after the stop')]);
+    const hooks = {
+      hooks: {
+        UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node hooks/halt.js' }] }],
+        PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: untilReleased('release') }] }],
+      },
+    };
+    const chat = await startChat({ 'hooks/halt.js': halt, '.vscode/hooks.json': JSON.stringify(hooks) }, [
+      toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]),
+      text('after the stop'),
+    ]);
     h = chat;
     chat.webview.send({ type: 'send', text: 'list files' });
     await until(() => chat.items().some((i) => i.kind === 'tool'), 'the tool call to start');
@@ -202,7 +282,10 @@ if (/halt/.test(input.prompt)) process.stdout.write(JSON.stringify({ continue: f
     chat.webview.send({ type: 'send', text: 'and more' });
     await until(() => chat.items().filter((i) => i.kind === 'user' && i.queued === true).length === 2, 'both messages to be queued');
     writeFileSync(chat.workspace.file('release'), '');
-    await until(() => chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft').length === 1, 'the rest to come back');
+    await until(
+      () => chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft').length === 1,
+      'the rest to come back',
+    );
     expect(chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft')[0].text).toBe('and more');
     expect(chat.items().find((i) => i.kind === 'turn-end')).toMatchObject({ reason: 'stopped' });
     // The next request carries whatever the chat still held: only the new prompt.
@@ -215,7 +298,9 @@ if (/halt/.test(input.prompt)) process.stdout.write(JSON.stringify({ continue: f
 
   it('a prompt sent while New Chat is still ending the old session goes to the new chat', async () => {
     // The SessionEnd hook runs until the test has sent the prompt: no race with a sleep.
-    const hooks = { hooks: { SessionEnd: [{ hooks: [{ type: 'command', command: 'touch ending; while [ ! -f release ]; do sleep 0.05; done' }] }] } };
+    const hooks = {
+      hooks: { SessionEnd: [{ hooks: [{ type: 'command', command: 'touch ending; while [ ! -f release ]; do sleep 0.05; done' }] }] },
+    };
     const chat = await startChat({ '.vscode/hooks.json': JSON.stringify(hooks) }, [text('first'), text('second')]);
     h = chat;
     await chat.prompt('one');
@@ -225,7 +310,11 @@ if (/halt/.test(input.prompt)) process.stdout.write(JSON.stringify({ continue: f
     writeFileSync(chat.workspace.file('release'), '');
     await ending;
     await until(() => chat.items().some((i) => i.kind === 'turn-end'), 'the new chat to answer');
-    expect(chat.items().map((i) => (i.kind === 'user' || i.kind === 'assistant' ? `${i.kind}: ${i.text}` : i.kind))).toEqual(['user: two', 'assistant: second', 'turn-end']);
+    expect(chat.items().map((i) => (i.kind === 'user' || i.kind === 'assistant' ? `${i.kind}: ${i.text}` : i.kind))).toEqual([
+      'user: two',
+      'assistant: second',
+      'turn-end',
+    ]);
     expect(chat.root.chat.currentSessionId).toBeDefined();
   });
 
@@ -236,11 +325,21 @@ if (/halt/.test(input.prompt)) process.stdout.write(JSON.stringify({ continue: f
     const firstSession = chat.root.chat.currentSessionId;
     await stub.state.commands.get('hookpilot.newChat')?.();
     expect(chat.items()).toEqual([]);
-    const listed = await until(() => chat.webview.ofType<Sessions>('sessions').at(-1)?.list.find((s) => s.id === firstSession), 'the earlier session');
+    const listed = await until(
+      () =>
+        chat.webview
+          .ofType<Sessions>('sessions')
+          .at(-1)
+          ?.list.find((s) => s.id === firstSession),
+      'the earlier session',
+    );
     expect(listed).toMatchObject({ title: 'What is the capital of France?', turns: 1 });
 
     chat.webview.send({ type: 'resume', sessionId: firstSession ?? '' });
-    await until(() => chat.root.chat.currentSessionId === firstSession && chat.items().some((i) => i.kind === 'notice'), 'the resumed session');
+    await until(
+      () => chat.root.chat.currentSessionId === firstSession && chat.items().some((i) => i.kind === 'notice'),
+      'the resumed session',
+    );
     expect(chat.items().slice(0, 2)).toMatchObject([
       { kind: 'user', text: 'What is the capital of France?' },
       { kind: 'assistant', text: 'Paris.' },
@@ -277,7 +376,7 @@ describe('model setup', () => {
     expect(status?.configured === false && status.problem).toContain('The API key is missing');
   });
 
-  it('Select Model lists the endpoint\'s models', async () => {
+  it("Select Model lists the endpoint's models", async () => {
     const chat = await startChat({}, []);
     h = chat;
     let offered: string[] = [];
@@ -294,18 +393,25 @@ describe('model setup', () => {
 
 describe('secrets', () => {
   it('the API key reaches the model server but never a webview message or the log', async () => {
-    const chat = await startChat({}, [toolCalls([{ id: 'call_k', name: 'Bash', arguments: { command: `echo ${KEY}` } }]), text(`Your key is ${KEY}.`)], {
-      setup: async (context) => {
-        await context.secrets.store('hookpilot.apiKey', KEY);
-        stub.setConfig('hookpilot.permissionMode', 'bypassPermissions');
+    const chat = await startChat(
+      {},
+      [toolCalls([{ id: 'call_k', name: 'Bash', arguments: { command: `echo ${KEY}` } }]), text(`Your key is ${KEY}.`)],
+      {
+        setup: async (context) => {
+          await context.secrets.store('hookpilot.apiKey', KEY);
+          stub.setConfig('hookpilot.permissionMode', 'bypassPermissions');
+        },
       },
-    });
+    );
     h = chat;
     await stub.state.commands.get('hookpilot.openHookManager')?.();
     const manager = stub.state.panels[0].webview;
     manager.send({ type: 'ready' });
     await chat.prompt('print my key');
-    await until(() => manager.ofType<Extract<HostToManager, { type: 'timelineAppend' | 'timelineReset' }>>('timelineAppend').length > 0, 'the live timeline');
+    await until(
+      () => manager.ofType<Extract<HostToManager, { type: 'timelineAppend' | 'timelineReset' }>>('timelineAppend').length > 0,
+      'the live timeline',
+    );
 
     expect(chat.server.requests[0].authorization).toBe('present');
     const tool = chat.items().find((i) => i.kind === 'tool');

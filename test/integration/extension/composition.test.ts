@@ -29,7 +29,11 @@ afterEach(async () => {
 
 function freshWindow() {
   stub.reset();
-  const workspace = makeWorkspace({ '.vscode/hooks.json': JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'true', name: 'noop' }] }] } }) });
+  const workspace = makeWorkspace({
+    '.vscode/hooks.json': JSON.stringify({
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'true', name: 'noop' }] }] },
+    }),
+  });
   const storage = mkdtempSync(path.join(tmpdir(), 'hookpilot-storage-'));
   cleanups.push(() => {
     workspace.cleanup();
@@ -50,7 +54,11 @@ describe('activation', () => {
     expect(stub.state.viewProviders.has('hookpilot.chat')).toBe(true);
     expect(manifest.contributes.views.hookpilot).toEqual([expect.objectContaining({ id: 'hookpilot.chat', type: 'webview' })]);
     expect(manifest.contributes.viewsContainers.activitybar).toEqual([expect.objectContaining({ id: 'hookpilot', title: 'Hookpilot' })]);
-    expect(stub.state.statusBarItems[0]).toMatchObject({ visible: true, command: 'hookpilot.openHookManager', text: expect.stringContaining('1 hook') });
+    expect(stub.state.statusBarItems[0]).toMatchObject({
+      visible: true,
+      command: 'hookpilot.openHookManager',
+      text: expect.stringContaining('1 hook'),
+    });
     expect(stub.state.logLines.some((l) => l.message.includes('Hookpilot is ready'))).toBe(true);
   });
 
@@ -73,7 +81,9 @@ describe('activation', () => {
 
   it('declares limited support for untrusted workspaces and the hooks.json schema', () => {
     expect(manifest.capabilities.untrustedWorkspaces.supported).toBe('limited');
-    expect(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations).toEqual(expect.arrayContaining(['hookpilot.hooks', 'hookpilot.baseUrl', 'hookpilot.permissions', 'hookpilot.permissionMode']));
+    expect(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations).toEqual(
+      expect.arrayContaining(['hookpilot.hooks', 'hookpilot.baseUrl', 'hookpilot.permissions', 'hookpilot.permissionMode']),
+    );
     expect(manifest.activationEvents).toEqual(expect.arrayContaining(['onView:hookpilot.chat', 'workspaceContains:.vscode/hooks.json']));
     const schema = manifest.contributes.jsonValidation[0];
     expect(schema.fileMatch).toBe('**/.vscode/hooks.json');

@@ -23,7 +23,9 @@ if (input.new_content === null || !input.new_content.includes('rm-guard')) {
   ${how === 'json' ? "process.stdout.write(JSON.stringify({ decision: 'block', reason: 'the rm guard must stay' }));" : "process.stderr.write('the rm guard must stay'); process.exit(2);"}
 }
 `;
-const keepGuard = (extra: Record<string, unknown> = {}) => ({ hooks: [{ type: 'command', command: 'node hooks/keep-guard.js', name: 'keep-guard', ...extra }] });
+const keepGuard = (extra: Record<string, unknown> = {}) => ({
+  hooks: [{ type: 'command', command: 'node hooks/keep-guard.js', name: 'keep-guard', ...extra }],
+});
 const TEAM = hooksJson({ PreToolUse: [RM_GUARD], ConfigChange: [keepGuard()] });
 const teamFiles = (how: 'exit2' | 'json' | 'crash' = 'exit2', config = TEAM) => ({
   '.vscode/hooks.json': config,
@@ -33,7 +35,11 @@ const teamFiles = (how: 'exit2' | 'json' | 'crash' = 'exit2', config = TEAM) => 
 /** The change an attacker (or a careless person) wants: every hook gone. */
 const NO_HOOKS = '{"disableAllHooks":true}\n';
 /** A change that keeps the guard: a Stop hook added. */
-const WITH_STOP = hooksJson({ PreToolUse: [RM_GUARD], ConfigChange: [keepGuard()], Stop: [{ hooks: [{ type: 'command', command: 'true', name: 'stop-note' }] }] });
+const WITH_STOP = hooksJson({
+  PreToolUse: [RM_GUARD],
+  ConfigChange: [keepGuard()],
+  Stop: [{ hooks: [{ type: 'command', command: 'true', name: 'stop-note' }] }],
+});
 type PendingConfig = Extract<HostToManager, { type: 'pendingConfig' }>;
 
 let h: HostHarness | ChatHarness | undefined;
@@ -46,7 +52,12 @@ const activeHook = (name: string) => h?.root.engineHost.engine.registry.current(
 const held = () => h?.root.engineHost.pendingChanges ?? [];
 const payloads = (host: HostHarness): Array<Record<string, unknown>> => {
   const log = host.workspace.file('config-changes.log');
-  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>) : [];
+  return existsSync(log)
+    ? readFileSync(log, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+    : [];
 };
 
 function saveFromEditor(host: HostHarness, content: string): void {
@@ -89,7 +100,10 @@ describe('ConfigChange hooks in VS Code', () => {
     expect(change.newText).toBe(NO_HOOKS);
     expect(activeHook('rm-guard')).toBe(true);
     expect(host.root.engineHost.engine.loadedConfig.disableAllHooks).toBeFalsy();
-    const shown = await until(() => stub.state.messages.find((m) => m.level === 'warning' && m.message.includes('blocked the change')), 'the notification');
+    const shown = await until(
+      () => stub.state.messages.find((m) => m.level === 'warning' && m.message.includes('blocked the change')),
+      'the notification',
+    );
     expect(shown.message).toContain('ConfigChange hook "keep-guard" blocked the change to .vscode/hooks.json: the rm guard must stay');
     expect(shown.items).toEqual(['Review', 'Apply', 'Discard']);
   });
@@ -132,10 +146,22 @@ describe('ConfigChange hooks in VS Code', () => {
     const manager = stub.state.panels[0].webview;
     manager.send({ type: 'ready' });
     manager.send({ type: 'applyConfigChange', id: change.id });
-    const error = await until(() => stub.state.messages.find((m) => m.level === 'error' && m.message.includes('blocked the change')), 'the error');
-    expect(error.message).toBe('Hookpilot: ConfigChange hook "keep-guard" blocked the change to .vscode/hooks.json: the rm guard must stay');
+    const error = await until(
+      () => stub.state.messages.find((m) => m.level === 'error' && m.message.includes('blocked the change')),
+      'the error',
+    );
+    expect(error.message).toBe(
+      'Hookpilot: ConfigChange hook "keep-guard" blocked the change to .vscode/hooks.json: the rm guard must stay',
+    );
     expect(held()).toMatchObject([{ id: change.id, blockedBy: { hookName: 'keep-guard', reason: 'the rm guard must stay' } }]);
-    const view = await until(() => manager.ofType<PendingConfig>('pendingConfig').at(-1)?.changes.find((c) => c.blockedBy), 'the blocked change in the view');
+    const view = await until(
+      () =>
+        manager
+          .ofType<PendingConfig>('pendingConfig')
+          .at(-1)
+          ?.changes.find((c) => c.blockedBy),
+      'the blocked change in the view',
+    );
     expect(view.blockedBy).toEqual({ hookName: 'keep-guard', reason: 'the rm guard must stay' });
     expect(activeHook('rm-guard')).toBe(true);
     expect(payloads(host)).toMatchObject([{ new_content: NO_HOOKS, source: 'project_settings' }]);
@@ -151,7 +177,11 @@ describe('ConfigChange hooks in VS Code', () => {
     stub.state.answerMessage = (shown) => (shown.message.startsWith('Hook configuration changed on disk') ? 'Apply' : undefined);
     writeBehindEditor(host, NO_HOOKS);
     const told = await until(() => stub.state.messages.find((m) => m.message.startsWith('Hookpilot: ConfigChange hook')), 'the refusal');
-    expect(told).toMatchObject({ level: 'warning', message: expect.stringContaining('"keep-guard" blocked the change to .vscode/hooks.json'), items: ['Review'] });
+    expect(told).toMatchObject({
+      level: 'warning',
+      message: expect.stringContaining('"keep-guard" blocked the change to .vscode/hooks.json'),
+      items: ['Review'],
+    });
     expect(held()).toHaveLength(1);
     expect(activeHook('rm-guard')).toBe(true);
   });
@@ -175,7 +205,9 @@ describe('ConfigChange hooks in VS Code', () => {
     expect(stub.state.logLines.some((l) => l.level === 'warn' && l.message.includes('ConfigChange hook "keep-guard" failed'))).toBe(true);
     await lenient.close();
 
-    const strict = await startHost(teamFiles('crash', hooksJson({ PreToolUse: [RM_GUARD], ConfigChange: [keepGuard({ onFailure: 'block' })] })));
+    const strict = await startHost(
+      teamFiles('crash', hooksJson({ PreToolUse: [RM_GUARD], ConfigChange: [keepGuard({ onFailure: 'block' })] })),
+    );
     h = strict;
     saveFromEditor(strict, NO_HOOKS);
     const [change] = await until(() => held().length > 0 && held(), 'the blocked change');
@@ -184,7 +216,11 @@ describe('ConfigChange hooks in VS Code', () => {
   });
 
   it('the hooks of the change itself do not judge it: a save that adds a blocking ConfigChange hook applies', async () => {
-    const host = await startHost({ '.vscode/hooks.json': hooksJson({ PreToolUse: [RM_GUARD] }), 'hooks/guard.js': GUARD_SCRIPT, 'hooks/keep-guard.js': keepGuardScript('exit2') });
+    const host = await startHost({
+      '.vscode/hooks.json': hooksJson({ PreToolUse: [RM_GUARD] }),
+      'hooks/guard.js': GUARD_SCRIPT,
+      'hooks/keep-guard.js': keepGuardScript('exit2'),
+    });
     h = host;
     saveFromEditor(host, TEAM);
     await until(() => activeHook('keep-guard'), 'the new ConfigChange hook to apply');
@@ -215,7 +251,10 @@ describe('ConfigChange hooks in VS Code', () => {
     writeFileSync(host.workspace.file('hooks/keep-guard.js'), 'process.exit(0);\n');
     saveFromEditor(host, NO_HOOKS);
     const [change] = await until(() => held().length > 0 && held(), 'the blocked change');
-    expect(change.blockedBy).toMatchObject({ hookName: 'keep-guard', reason: expect.stringContaining('script changed since it was approved') });
+    expect(change.blockedBy).toMatchObject({
+      hookName: 'keep-guard',
+      reason: expect.stringContaining('script changed since it was approved'),
+    });
     expect(activeHook('rm-guard')).toBe(true);
     expect(host.root.engineHost.engine.loadedConfig.disableAllHooks).toBeFalsy();
   });

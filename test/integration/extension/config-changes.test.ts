@@ -10,7 +10,9 @@ import { startChat, startHost, until, type ChatHarness, type HostHarness } from 
 // Bash, as a person's editor never would). Such a change is held until a person applies it;
 // a save from the editor and Hookpilot's own commands apply at once.
 
-const GUARDED = hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'rm-guard' }] }] });
+const GUARDED = hooksJson({
+  PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'rm-guard' }] }],
+});
 const GUARD_SCRIPT = `const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 if (String(input.tool_input.command).includes('rm -rf')) { process.stderr.write('rm -rf is not allowed here'); process.exit(2); }
 `;
@@ -25,7 +27,8 @@ afterEach(async () => {
 
 const guardActive = () => h?.root.engineHost.engine.registry.current().states.find((s) => s.hook.name === 'rm-guard')?.active === true;
 const held = () => h?.root.engineHost.pendingChanges ?? [];
-const warnings = () => stub.state.messages.filter((m) => m.level === 'warning' && m.message.startsWith('Hook configuration changed on disk outside the editor'));
+const warnings = () =>
+  stub.state.messages.filter((m) => m.level === 'warning' && m.message.startsWith('Hook configuration changed on disk outside the editor'));
 
 /** The agent writes hooks.json behind the editor's back; VS Code's watcher reports it. */
 function writeBehindEditor(harness: HostHarness, content: string): void {
@@ -112,8 +115,15 @@ describe('hooks.json changed on disk outside the editor', () => {
     writeBehindEditor(host, DISABLE_ALL);
     const manager = (await until(() => stub.state.panels[0], 'the Hook Manager')).webview;
     manager.send({ type: 'ready' });
-    const shown = await until(() => manager.ofType<PendingConfig>('pendingConfig').at(-1)?.changes[0], 'the held change in the Hook Manager');
-    expect(shown).toMatchObject({ label: '.vscode/hooks.json', diff: expect.stringContaining('+{"disableAllHooks":true}'), truncated: false });
+    const shown = await until(
+      () => manager.ofType<PendingConfig>('pendingConfig').at(-1)?.changes[0],
+      'the held change in the Hook Manager',
+    );
+    expect(shown).toMatchObject({
+      label: '.vscode/hooks.json',
+      diff: expect.stringContaining('+{"disableAllHooks":true}'),
+      truncated: false,
+    });
     expect(guardActive()).toBe(true);
 
     manager.send({ type: 'applyConfigChange', id: shown.id });
@@ -132,7 +142,10 @@ describe('hooks.json changed on disk outside the editor', () => {
     await until(() => stub.state.messages.find((m) => m.message.includes('the change was discarded')), 'the discard message');
     expect(guardActive()).toBe(true);
     manager.send({ type: 'applyConfigChange', id: change.id });
-    await until(() => stub.state.messages.find((m) => m.level === 'error' && m.message.includes('no longer pending')), 'the stale-apply error');
+    await until(
+      () => stub.state.messages.find((m) => m.level === 'error' && m.message.includes('no longer pending')),
+      'the stale-apply error',
+    );
     expect(guardActive()).toBe(true);
   });
 
@@ -165,7 +178,8 @@ describe('hooks.json changed on disk outside the editor', () => {
     const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
     h = host;
     let answerFirst: (answer: string) => void = () => undefined;
-    stub.state.answerMessage = (shown) => (shown.message.startsWith('Hook configuration changed') ? new Promise((resolve) => (answerFirst = resolve)) : undefined);
+    stub.state.answerMessage = (shown) =>
+      shown.message.startsWith('Hook configuration changed') ? new Promise((resolve) => (answerFirst = resolve)) : undefined;
     writeBehindEditor(host, GUARDED.replace('rm-guard', 'looks-harmless'));
     await until(() => warnings().length === 1, 'the question');
     writeBehindEditor(host, DISABLE_ALL);
@@ -181,7 +195,8 @@ describe('hooks.json changed on disk outside the editor', () => {
   it('a change settled in the Hook Manager while its question is still open lets the next change ask again', async () => {
     const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
     h = host;
-    stub.state.answerMessage = (shown) => (shown.message.startsWith('Hook configuration changed') ? new Promise(() => undefined) : undefined);
+    stub.state.answerMessage = (shown) =>
+      shown.message.startsWith('Hook configuration changed') ? new Promise(() => undefined) : undefined;
     writeBehindEditor(host, DISABLE_ALL);
     const [change] = await until(() => held().length > 0 && held(), 'the held change');
     host.root.engineHost.discardPending(change.id);
@@ -247,14 +262,18 @@ describe('hooks.json changed on disk outside the editor', () => {
   });
 
   it('Import Hooks writes through Hookpilot: the imported hooks apply at once', async () => {
-    const host = await startHost({ '.claude/settings.json': JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true' }] }] } }) });
+    const host = await startHost({
+      '.claude/settings.json': JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true' }] }] } }),
+    });
     h = host;
     stub.state.answerQuickPick = (items) => items[0].label;
     stub.state.answerMessage = (shown) => (shown.modal ? 'Import' : undefined);
     await stub.state.commands.get('hookpilot.importHooks')?.();
     stub.state.watchers[0].changed.fire(Uri.file(host.workspace.file('.vscode/hooks.json')));
     await host.root.engineHost.reload();
-    expect(host.root.engineHost.engine.registry.current().states.some((s) => s.hook.event === 'Stop' && s.hook.source.kind === 'hooksJson')).toBe(true);
+    expect(
+      host.root.engineHost.engine.registry.current().states.some((s) => s.hook.event === 'Stop' && s.hook.source.kind === 'hooksJson'),
+    ).toBe(true);
     expect(held()).toEqual([]);
     expect(warnings()).toEqual([]);
   });
@@ -289,7 +308,10 @@ describe('workspace settings changed outside the editor', () => {
 
   it('hooks in the workspace settings are held the same way', async () => {
     const hooks = { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'rm-guard' }] }] };
-    const host = await startHost({ 'hooks/guard.js': GUARD_SCRIPT }, { setup: () => stub.setConfig('hookpilot.hooks', { hooks }, 'workspaceValue') });
+    const host = await startHost(
+      { 'hooks/guard.js': GUARD_SCRIPT },
+      { setup: () => stub.setConfig('hookpilot.hooks', { hooks }, 'workspaceValue') },
+    );
     h = host;
     expect(guardActive()).toBe(true);
     stub.setConfig('hookpilot.hooks', {}, 'workspaceValue');
@@ -310,13 +332,18 @@ describe('workspace settings changed outside the editor', () => {
   it("user settings are the user's own and stay live: a user-level hook applies at once", async () => {
     const host = await startHost({ 'hooks/guard.js': GUARD_SCRIPT });
     h = host;
-    stub.setConfig('hookpilot.hooks', { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'rm-guard' }] }] } });
+    stub.setConfig('hookpilot.hooks', {
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'rm-guard' }] }] },
+    });
     await until(() => guardActive(), 'the user hook to load');
     expect(held()).toEqual([]);
   });
 
   it('an untrusted workspace contributes no governing setting, widening or not', async () => {
-    const host = await startHost({}, { trusted: false, setup: () => stub.setConfig('hookpilot.permissions', { allow: ['Bash(*)'], deny: ['Read'] }, 'workspaceValue') });
+    const host = await startHost(
+      {},
+      { trusted: false, setup: () => stub.setConfig('hookpilot.permissions', { allow: ['Bash(*)'], deny: ['Read'] }, 'workspaceValue') },
+    );
     h = host;
     const config = host.root.engineHost['options'].config;
     expect(config.permissions(host.workspace.dir)).toMatchObject({ allow: [], deny: [] });
@@ -370,9 +397,13 @@ describe('the agent rewriting its own configuration in the chat', () => {
       }
       return index === steps.length + 1 ? text('done') : undefined;
     };
-    const chat = await startChat({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT, 'precious/data.txt': 'keep me\n' }, script, {
-      setup: () => stub.setConfig('hookpilot.permissionMode', 'bypassPermissions'),
-    });
+    const chat = await startChat(
+      { '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT, 'precious/data.txt': 'keep me\n' },
+      script,
+      {
+        setup: () => stub.setConfig('hookpilot.permissionMode', 'bypassPermissions'),
+      },
+    );
     h = chat;
     await chat.prompt('tidy up');
 
@@ -403,7 +434,10 @@ describe('the agent rewriting its own configuration in the chat', () => {
 
     expect(readFileSync(chat.workspace.file('.vscode/settings.json'), 'utf8')).toContain('Bash(*)');
     // Asked (and the person said no), where an applied allow-all would have run it unasked.
-    expect(chat.items().find((i) => i.kind === 'tool' && i.callId === 'touch')).toMatchObject({ status: 'denied', approvalOutcome: { by: 'user' } });
+    expect(chat.items().find((i) => i.kind === 'tool' && i.callId === 'touch')).toMatchObject({
+      status: 'denied',
+      approvalOutcome: { by: 'user' },
+    });
     expect(existsSync(chat.workspace.file('pwned'))).toBe(false);
   });
 });

@@ -34,14 +34,19 @@ function demoFiles(port: number): Record<string, string> {
   };
   walk(demo);
   const server = path.join(repo, 'examples', 'rpc-policy-server', 'server.js');
-  files['.vscode/hooks.json'] = files['.vscode/hooks.json'].replace('../rpc-policy-server/server.js', server).replaceAll('127.0.0.1:7777', `127.0.0.1:${port}`);
+  files['.vscode/hooks.json'] = files['.vscode/hooks.json']
+    .replace('../rpc-policy-server/server.js', server)
+    .replaceAll('127.0.0.1:7777', `127.0.0.1:${port}`);
   return files;
 }
 
 async function startReceiver(dir: string): Promise<{ child: ChildProcess; port: number }> {
   const script = path.join(dir, 'tools', 'audit-receiver.js');
   copyFileSync(path.join(demo, 'tools', 'audit-receiver.js'), script);
-  const child = spawn(process.execPath, [script], { env: { ...process.env, HOOKPILOT_DEMO_RECEIVER_PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, HOOKPILOT_DEMO_RECEIVER_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the receiver exited with ${code}`)));
     child.stdout?.once('data', (chunk: Buffer) => {
@@ -78,7 +83,8 @@ describe('Replay the demo session', () => {
     receiver = started.child;
     h = await startHost(demoFiles(started.port));
     const before = readFileSync(h.workspace.file('src/app.js'), 'utf8');
-    stub.state.answerMessage = (shown) => (shown.modal ? shown.items.find((i): i is MessageItemLike => typeof i !== 'string' && i.title === 'Allow once') : undefined);
+    stub.state.answerMessage = (shown) =>
+      shown.modal ? shown.items.find((i): i is MessageItemLike => typeof i !== 'string' && i.title === 'Allow once') : undefined;
 
     const view = await stub.resolveView('hookpilot.chat');
     const webview = view.webview;
@@ -87,12 +93,20 @@ describe('Replay the demo session', () => {
     expect(offered.model).toMatchObject({ configured: false, demoReplay: true });
 
     webview.send({ type: 'replayDemo' });
-    await until(() => chatItems(webview).some((i) => i.kind === 'notice' && i.message.startsWith('Replay finished')), 'the end of the replay');
+    await until(
+      () => chatItems(webview).some((i) => i.kind === 'notice' && i.message.startsWith('Replay finished')),
+      'the end of the replay',
+    );
     const items = chatItems(webview);
     expect(items[0]).toMatchObject({ kind: 'notice', source: 'replay', message: expect.stringContaining('Replay of the demo session') });
-    expect(items.find((i) => i.kind === 'user')).toMatchObject({ text: 'Clean up the build output, check the config, and tidy src/app.js.' });
+    expect(items.find((i) => i.kind === 'user')).toMatchObject({
+      text: 'Clean up the build output, check the config, and tidy src/app.js.',
+    });
     const tools = Object.fromEntries(items.flatMap((i) => (i.kind === 'tool' ? [[i.callId, i]] : [])));
-    expect(tools.call_rm).toMatchObject({ status: 'blocked', hooks: expect.arrayContaining([expect.objectContaining({ hookName: 'guard' })]) });
+    expect(tools.call_rm).toMatchObject({
+      status: 'blocked',
+      hooks: expect.arrayContaining([expect.objectContaining({ hookName: 'guard' })]),
+    });
     expect(tools.call_env).toMatchObject({ status: 'blocked' });
     // The Write asked (the modal), was allowed once, and the formatter ran after it.
     expect(modals().map((m) => m.message)).toContain('Hookpilot wants to use Write');
@@ -110,7 +124,10 @@ describe('Replay the demo session', () => {
     await vscode.commands.executeCommand('hookpilot.openHookManager');
     const manager = stub.state.panels[0].webview;
     manager.send({ type: 'ready' });
-    const reset = await until(() => manager.ofType<Extract<HostToManager, { type: 'timelineReset' }>>('timelineReset').at(-1), 'the timeline');
+    const reset = await until(
+      () => manager.ofType<Extract<HostToManager, { type: 'timelineReset' }>>('timelineReset').at(-1),
+      'the timeline',
+    );
     expect(reset.sessionId).toMatch(/^replay-/);
     expect(reset.sessions.map((s) => s.id)).toContain(reset.sessionId);
     expect(reset.records).toContainEqual(expect.objectContaining({ type: 'hook_run', hook_name: 'guard', decision: 'block' }));
@@ -127,7 +144,9 @@ describe('Replay the demo session', () => {
     expect(status.model).not.toHaveProperty('demoReplay');
     webview.send({ type: 'replayDemo' });
     await until(() => chatItems(webview).some((i) => i.kind === 'notice' && i.level === 'error'), 'the refusal');
-    expect(chatItems(webview).find((i) => i.kind === 'notice' && i.level === 'error')).toMatchObject({ message: expect.stringContaining('no recorded session to replay') });
+    expect(chatItems(webview).find((i) => i.kind === 'notice' && i.level === 'error')).toMatchObject({
+      message: expect.stringContaining('no recorded session to replay'),
+    });
   });
 });
 
@@ -153,20 +172,31 @@ describe('Hook Manager: replay and re-run from the timeline', () => {
     const guard = (pattern: string) => `const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 if (/${pattern}/.test(input.tool_input.command || '')) { process.stderr.write('blocked by the guard'); process.exit(2); }
 `;
-    const hooks = JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', name: 'guard', command: 'node hooks/guard.js' }] }] } });
-    const chat = await startChat({ 'hooks/guard.js': guard('rm -rf'), '.vscode/hooks.json': hooks, 'keep.txt': 'keep' }, [toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'rm -rf keep.txt' } }]), text('Kept it.')]);
+    const hooks = JSON.stringify({
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', name: 'guard', command: 'node hooks/guard.js' }] }] },
+    });
+    const chat = await startChat({ 'hooks/guard.js': guard('rm -rf'), '.vscode/hooks.json': hooks, 'keep.txt': 'keep' }, [
+      toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'rm -rf keep.txt' } }]),
+      text('Kept it.'),
+    ]);
     h = chat;
     await chat.prompt('delete keep.txt');
     const sessionId = chat.root.chat.currentSessionId as string;
     await vscode.commands.executeCommand('hookpilot.openHookManager');
     const manager = stub.state.panels[0].webview;
     manager.send({ type: 'ready' });
-    const first = await until(() => manager.ofType<Extract<HostToManager, { type: 'timelineReset' }>>('timelineReset').at(-1), 'the timeline');
+    const first = await until(
+      () => manager.ofType<Extract<HostToManager, { type: 'timelineReset' }>>('timelineReset').at(-1),
+      'the timeline',
+    );
     const run = first.records.find((r) => r.type === 'hook_run' && r.hook_name === 'guard');
     expect(run).toMatchObject({ decision: 'block' });
 
     manager.send({ type: 'testFireRecord', sessionId, seq: run!.seq });
-    const result = await until(() => manager.ofType<Extract<HostToManager, { type: 'testResult' }>>('testResult').at(-1), 'the test result');
+    const result = await until(
+      () => manager.ofType<Extract<HostToManager, { type: 'testResult' }>>('testResult').at(-1),
+      'the test result',
+    );
     expect(result.result.payload).toContain('rm -rf keep.txt');
     expect(result.result.payload).not.toContain(sessionId);
     expect(result.result).toMatchObject({ status: 'blocking-error', stderr: 'blocked by the guard' });
@@ -175,11 +205,14 @@ if (/${pattern}/.test(input.tool_input.command || '')) { process.stderr.write('b
     // Today's guard lets rm -rf through: the replay says so, the real keep.txt stays.
     writeFileSync(chat.workspace.file('hooks/guard.js'), guard('never-matches'));
     manager.send({ type: 'replaySession', sessionId });
-    const replay = await until(() => manager.ofType<Extract<HostToManager, { type: 'timelineReset' }>>('timelineReset').find((m) => m.sessionId.startsWith('replay-')), 'the replay timeline');
+    const replay = await until(
+      () =>
+        manager.ofType<Extract<HostToManager, { type: 'timelineReset' }>>('timelineReset').find((m) => m.sessionId.startsWith('replay-')),
+      'the replay timeline',
+    );
     expect(replay.records).toContainEqual(expect.objectContaining({ type: 'permission', tool_use_id: 'c1', decision: 'ask' }));
     const info = await until(() => stub.state.messages.find((m) => m.message.includes(`replay of ${sessionId}`)), 'the replay summary');
     expect(info.message).toContain('1 decision(s) differ');
     expect(readFileSync(chat.workspace.file('keep.txt'), 'utf8')).toBe('keep');
-
   });
 });

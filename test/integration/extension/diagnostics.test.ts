@@ -70,10 +70,16 @@ describe('hooks.json diagnostics', () => {
 `;
     h = await startHost({ '.vscode/hooks.json': text });
     const file = h.workspace.file('.vscode/hooks.json');
-    const diagnostics = await until(() => collection().entries.get(file)?.length === 2 && collection().entries.get(file), 'the two problems');
+    const diagnostics = await until(
+      () => collection().entries.get(file)?.length === 2 && collection().entries.get(file),
+      'the two problems',
+    );
     const byCode = new Map(diagnostics.map((d) => [d.code, d]));
     expect(plain(byCode.get('invalid-value')?.range as Range)).toEqual(rangeOf(text, '2592000'));
-    expect(byCode.get('invalid-value')).toMatchObject({ severity: DiagnosticSeverity.Error, message: expect.stringContaining('over the maximum of 86400 s') });
+    expect(byCode.get('invalid-value')).toMatchObject({
+      severity: DiagnosticSeverity.Error,
+      message: expect.stringContaining('over the maximum of 86400 s'),
+    });
     expect(plain(byCode.get('invalid-matcher')?.range as Range)).toEqual(rangeOf(text, '"Bash(?!Output)"'));
     const guard = h.root.engineHost.engine.registry.current().states.find((s) => s.hook.name === 'guard');
     expect(guard?.hook.timeoutMs).toBe(86_400_000);
@@ -83,8 +89,14 @@ describe('hooks.json diagnostics', () => {
     h = await startHost({ '.vscode/hooks.json': HOOKS_JSON, 'hooks/plain.py': 'print("hi")\n' });
     const file = h.workspace.file('.vscode/hooks.json');
     await until(() => collection().entries.get(file)?.length === 4, 'the four problems');
-    stub.saveDocument(file, JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'true', name: 'fixed' }] }] } }));
+    stub.saveDocument(
+      file,
+      JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'true', name: 'fixed' }] }] } }),
+    );
     stub.state.watchers[0].changed.fire(Uri.file(file));
-    await until(() => collection().entries.size === 0 && h?.root.engineHost.engine.registry.current().states.some((s) => s.hook.name === 'fixed'), 'the reload after saving');
+    await until(
+      () => collection().entries.size === 0 && h?.root.engineHost.engine.registry.current().states.some((s) => s.hook.name === 'fixed'),
+      'the reload after saving',
+    );
   });
 });

@@ -30,7 +30,10 @@ afterEach(async () => {
 
 describe('hook health in the extension', () => {
   it('warns once when a hook fails three times in a row, and "Show Runs" opens the timeline filtered to it', async () => {
-    h = await startChat(workspace('lint', FAILING), Array.from({ length: 6 }, (_, i) => text(`reply ${i}`)));
+    h = await startChat(
+      workspace('lint', FAILING),
+      Array.from({ length: 6 }, (_, i) => text(`reply ${i}`)),
+    );
     stub.state.answerMessage = (shown) => (shown.items.includes(SHOW_HOOK_RUNS_ACTION) ? SHOW_HOOK_RUNS_ACTION : undefined);
     await h.prompt('one');
     await h.prompt('two');
@@ -57,7 +60,11 @@ describe('hook health in the extension', () => {
     expect(reset.records.filter((r) => r.type === 'hook_run' && r.hook_name === 'lint')).toHaveLength(3);
 
     // The Hooks tab carries the hook's health.
-    const lintView = () => webview.ofType<Of<'hooks'>>('hooks').at(-1)?.hooks.find((v) => v.name === 'lint');
+    const lintView = () =>
+      webview
+        .ofType<Of<'hooks'>>('hooks')
+        .at(-1)
+        ?.hooks.find((v) => v.name === 'lint');
     const view = await until(() => lintView()?.health && lintView(), 'the health view');
     expect(view.health).toMatchObject({ runs: 3, failures: 3, timeouts: 0, state: 'failing', lastError: { status: 'error' } });
     expect(view.health?.lastError?.message).toContain('lint server down');
@@ -78,10 +85,14 @@ describe('hook health in the extension', () => {
   });
 
   it('warns once about a hook slower than hookpilot.hookHealth.slowHookMs, and reads a changed setting', async () => {
-    h = await startChat(workspace('slowpoke', SLOW), Array.from({ length: 7 }, (_, i) => text(`reply ${i}`)), {
-      // Above any run of the hook: nothing is slow yet.
-      setup: () => stub.setConfig('hookpilot.hookHealth.slowHookMs', 600_000),
-    });
+    h = await startChat(
+      workspace('slowpoke', SLOW),
+      Array.from({ length: 7 }, (_, i) => text(`reply ${i}`)),
+      {
+        // Above any run of the hook: nothing is slow yet.
+        setup: () => stub.setConfig('hookpilot.hookHealth.slowHookMs', 600_000),
+      },
+    );
     for (const prompt of ['a', 'b', 'c', 'd', 'e']) await h.prompt(prompt);
     expect(healthWarnings('slowpoke')).toEqual([]);
     // Records reach the monitor once written: the fifth run may be judged by the new limit already.

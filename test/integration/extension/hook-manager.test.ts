@@ -12,7 +12,10 @@ type Of<T extends HostToManager['type']> = Extract<HostToManager, { type: T }>;
 const GUARD = `const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 if (/secret/.test(input.prompt || '')) { process.stderr.write('no secrets in prompts'); process.exit(2); }
 `;
-const HOOKS = hooksJson({ UserPromptSubmit: [{ hooks: [{ type: 'command', name: 'prompt-guard', command: 'node hooks/guard.js' }] }], PreToolUse: [{ matcher: '(', hooks: [{ type: 'command', command: 'exit 0', name: 'bad-matcher' }] }] });
+const HOOKS = hooksJson({
+  UserPromptSubmit: [{ hooks: [{ type: 'command', name: 'prompt-guard', command: 'node hooks/guard.js' }] }],
+  PreToolUse: [{ matcher: '(', hooks: [{ type: 'command', command: 'exit 0', name: 'bad-matcher' }] }],
+});
 
 let h: ChatHarness | undefined;
 afterEach(async () => {
@@ -36,25 +39,41 @@ describe('Hook Manager', () => {
     await h.prompt('hello');
     const webview = await openManager();
     expect(stub.state.panels[0].title).toBe('Hookpilot Hook Manager');
-    expect(stub.state.panels[0].options).toMatchObject({ enableScripts: true, localResourceRoots: [expect.objectContaining({ path: expect.stringMatching(/dist\/webview$/) }), expect.objectContaining({ path: expect.stringMatching(/codicons\/dist$/) })] });
+    expect(stub.state.panels[0].options).toMatchObject({
+      enableScripts: true,
+      localResourceRoots: [
+        expect.objectContaining({ path: expect.stringMatching(/dist\/webview$/) }),
+        expect.objectContaining({ path: expect.stringMatching(/codicons\/dist$/) }),
+      ],
+    });
     expect(stub.state.panels[0].webview.html).toMatch(/script-src 'nonce-[^']+'/);
 
-    const guard = await until(() => last(webview, 'hooks')?.hooks.find((v) => v.name === 'prompt-guard' && v.runCount === 1), 'the guard with its run');
+    const guard = await until(
+      () => last(webview, 'hooks')?.hooks.find((v) => v.name === 'prompt-guard' && v.runCount === 1),
+      'the guard with its run',
+    );
     expect(guard).toMatchObject({ event: 'UserPromptSubmit', sourceKind: 'hooksJson', active: true, lastResult: { status: 'success' } });
 
     webview.send({ type: 'toggleHook', id: guard.id, enabled: false });
     await until(() => last(webview, 'hooks')?.hooks.find((v) => v.id === guard.id)?.enabled === false, 'the toggled hook');
     expect(h.context.workspaceState.get('hookpilot.enabledOverrides')).toEqual({ [guard.id]: false });
 
-    webview.send({ type: 'testFire', id: guard.id, payload: JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'my secret plan' }) });
+    webview.send({
+      type: 'testFire',
+      id: guard.id,
+      payload: JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt: 'my secret plan' }),
+    });
     const blocked = await until(() => last(webview, 'testResult'), 'the test result');
-    expect(blocked).toMatchObject({ id: guard.id, result: { status: 'blocking-error', decision: 'block', reason: 'no secrets in prompts' } });
+    expect(blocked).toMatchObject({
+      id: guard.id,
+      result: { status: 'blocking-error', decision: 'block', reason: 'no secrets in prompts' },
+    });
     webview.send({ type: 'testFire', id: guard.id, payload: '{ not json' });
     await until(() => webview.ofType<Of<'testResult'>>('testResult').length === 2, 'the second result');
     expect(last(webview, 'testResult')?.result).toMatchObject({ status: 'invalid-payload' });
   });
 
-  it('opens a hook\'s definition and a problem at their place in hooks.json', async () => {
+  it("opens a hook's definition and a problem at their place in hooks.json", async () => {
     h = await startChat({ 'hooks/guard.js': GUARD, '.vscode/hooks.json': HOOKS }, []);
     const webview = await openManager();
     const guard = last(webview, 'hooks')?.hooks.find((v) => v.name === 'prompt-guard');
@@ -69,7 +88,7 @@ describe('Hook Manager', () => {
     await until(() => stub.state.openedDocuments.length === 2, 'the opened problem');
   });
 
-  it('shows the live session\'s timeline as it grows and exports it as JSONL', async () => {
+  it("shows the live session's timeline as it grows and exports it as JSONL", async () => {
     h = await startChat({ 'hooks/guard.js': GUARD, '.vscode/hooks.json': HOOKS }, [text('first'), text('second')]);
     await h.prompt('one');
     const webview = await openManager();
@@ -81,7 +100,14 @@ describe('Hook Manager', () => {
     expect(reset?.records.some((r) => r.type === 'hook_run' && r.hook_name === 'prompt-guard')).toBe(true);
 
     await h.prompt('two');
-    await until(() => webview.ofType<Of<'timelineAppend'>>('timelineAppend').flatMap((m) => m.records).some((r) => r.type === 'event' && r.event === 'Stop'), 'the appended records');
+    await until(
+      () =>
+        webview
+          .ofType<Of<'timelineAppend'>>('timelineAppend')
+          .flatMap((m) => m.records)
+          .some((r) => r.type === 'event' && r.event === 'Stop'),
+      'the appended records',
+    );
     const appended = webview.ofType<Of<'timelineAppend'>>('timelineAppend').flatMap((m) => m.records);
     expect(appended[0].seq).toBe((reset?.records.at(-1)?.seq ?? 0) + 1);
 
@@ -89,7 +115,10 @@ describe('Hook Manager', () => {
     stub.state.answerSaveDialog = () => Uri.file(target);
     webview.send({ type: 'exportTimeline', sessionId });
     await until(() => stub.state.messages.some((m) => m.message.includes('timeline exported')), 'the export');
-    const lines = readFileSync(target, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seq: number; session_id: string });
+    const lines = readFileSync(target, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seq: number; session_id: string });
     expect(lines.length).toBeGreaterThanOrEqual(seen + appended.length);
     expect(lines.every((r) => r.session_id === sessionId)).toBe(true);
     expect(lines.map((r) => r.seq)).toEqual(lines.map((_, i) => i + 1));

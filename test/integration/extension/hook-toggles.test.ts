@@ -77,7 +77,9 @@ describe('Enable Hook… / Disable Hook…', () => {
     const configured = () => h?.root.engineHost.configuredStates() ?? [];
     expect(configured().map((s) => s.enabled)).toEqual([false, false]);
     // AutoCommit stays off until hookpilot.builtins turns it on.
-    const builtins = h.root.engineHost.engine.registry.current().states.filter((s) => s.hook.source.kind === 'builtin' && s.hook.name !== 'AutoCommit');
+    const builtins = h.root.engineHost.engine.registry
+      .current()
+      .states.filter((s) => s.hook.source.kind === 'builtin' && s.hook.name !== 'AutoCommit');
     expect(builtins.length).toBeGreaterThan(0);
     expect(builtins.every((s) => s.active)).toBe(true);
     expect(stub.state.statusBarItems[0].text).toContain('0 hooks');

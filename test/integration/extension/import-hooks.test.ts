@@ -4,7 +4,9 @@ import { stub } from '../../support/vscode-stub';
 import { startHost, type HostHarness } from './extension-harness';
 
 const CLAUDE_SETTINGS = JSON.stringify({
-  hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: '${CLAUDE_PROJECT_DIR}/.claude/hooks/guard.sh', timeout: 20 }] }] },
+  hooks: {
+    PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: '${CLAUDE_PROJECT_DIR}/.claude/hooks/guard.sh', timeout: 20 }] }],
+  },
 });
 
 let h: HostHarness | undefined;

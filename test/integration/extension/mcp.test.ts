@@ -16,8 +16,12 @@ afterEach(async () => {
 });
 
 /** A workspace .mcp.json whose server writes its pid to `started.pid` when it starts. */
-const workspaceMcp = (dir: string) => JSON.stringify({ mcpServers: { fix: { command: process.execPath, args: [FIXTURE], env: { MCP_FIXTURE_PID_FILE: path.join(dir, 'started.pid') } } } });
-const offeredTools = (harness: ChatHarness) => (harness.server.requests.at(-1)?.body as { tools?: Array<{ function: { name: string } }> }).tools?.map((t) => t.function.name) ?? [];
+const workspaceMcp = (dir: string) =>
+  JSON.stringify({
+    mcpServers: { fix: { command: process.execPath, args: [FIXTURE], env: { MCP_FIXTURE_PID_FILE: path.join(dir, 'started.pid') } } },
+  });
+const offeredTools = (harness: ChatHarness) =>
+  (harness.server.requests.at(-1)?.body as { tools?: Array<{ function: { name: string } }> }).tools?.map((t) => t.function.name) ?? [];
 
 describe('MCP servers in VS Code', () => {
   it('an untrusted workspace starts none of its servers; the user setting still works; trust applies from the next chat', async () => {
@@ -56,7 +60,10 @@ describe('MCP servers in VS Code', () => {
     };
     const show = () => stub.state.commands.get('hookpilot.showMcpServers')!();
     await show();
-    expect(shown[0][0]).toMatchObject({ description: expect.stringMatching(/^connected · stdio · \d+ tool/), detail: expect.stringContaining('echo') });
+    expect(shown[0][0]).toMatchObject({
+      description: expect.stringMatching(/^connected · stdio · \d+ tool/),
+      detail: expect.stringContaining('echo'),
+    });
     expect(h.root.chat).toBeDefined();
     await show();
     expect(shown[2][0].description).toMatch(/^disabled/);
@@ -70,15 +77,19 @@ describe('MCP servers in VS Code', () => {
       inputs: [{ type: 'promptString', id: 'token', description: 'API token', password: true }],
       servers: { mine: { type: 'stdio', command: process.execPath, args: [FIXTURE], env: { TOKEN: '${input:token}' } } },
     };
-    h = await startChat({ '.vscode/mcp.json': JSON.stringify(vscodeMcp) }, [toolCalls([{ id: 'm1', name: 'mcp__mine__say', arguments: { text: 'hi from mcp' } }]), text('done')], {
-      setup: () => {
-        stub.setConfig('hookpilot.permissions', { allow: ['mcp__mine'] }, 'globalValue');
-        stub.state.answerInputBox = (options: { password?: boolean }) => {
-          asked.push(options);
-          return 'typed-secret';
-        };
+    h = await startChat(
+      { '.vscode/mcp.json': JSON.stringify(vscodeMcp) },
+      [toolCalls([{ id: 'm1', name: 'mcp__mine__say', arguments: { text: 'hi from mcp' } }]), text('done')],
+      {
+        setup: () => {
+          stub.setConfig('hookpilot.permissions', { allow: ['mcp__mine'] }, 'globalValue');
+          stub.state.answerInputBox = (options: { password?: boolean }) => {
+            asked.push(options);
+            return 'typed-secret';
+          };
+        },
       },
-    });
+    );
     await h.prompt('use mcp');
     const card = JSON.stringify(h.items());
     expect(card).toContain('MCP mine: say');
@@ -98,13 +109,19 @@ async function openManager(): Promise<FakeWebview> {
 
 type McpSnapshot = Extract<HostToManager, { type: 'mcpServers' }>;
 const snapshots = (webview: FakeWebview) => webview.ofType<McpSnapshot>('mcpServers').map((m) => m.servers);
-const serverIn = (webview: FakeWebview, name: string): McpServerView | undefined => snapshots(webview).at(-1)?.find((s) => s.name === name);
+const serverIn = (webview: FakeWebview, name: string): McpServerView | undefined =>
+  snapshots(webview)
+    .at(-1)
+    ?.find((s) => s.name === name);
 const serverState = (webview: FakeWebview, name: string, state: McpServerView['state']) =>
   until(() => (serverIn(webview, name)?.state === state ? serverIn(webview, name) : undefined), `${name} ${state} in the MCP tab`);
 
 describe('the Hook Manager MCP tab', () => {
   it('shows each server live with its tools; restart and off/on come back as new snapshots; off is kept for the workspace', async () => {
-    h = await startChat({ '.vscode/mcp.json': JSON.stringify({ servers: { fix: { command: process.execPath, args: [FIXTURE] } } }) }, [text('one'), text('two')]);
+    h = await startChat({ '.vscode/mcp.json': JSON.stringify({ servers: { fix: { command: process.execPath, args: [FIXTURE] } } }) }, [
+      text('one'),
+      text('two'),
+    ]);
     let webview = await openManager();
     const connected = await serverState(webview, 'fix', 'connected');
     expect(connected).toMatchObject({ sourceKind: 'workspace', file: '.vscode/mcp.json', transport: 'stdio', enabled: true });
@@ -114,7 +131,13 @@ describe('the Hook Manager MCP tab', () => {
 
     const before = snapshots(webview).length;
     webview.send({ type: 'restartMcpServer', name: 'fix' });
-    await until(() => snapshots(webview).slice(before).some((l) => l[0]?.state === 'starting') && serverIn(webview, 'fix')?.state === 'connected', 'a restart');
+    await until(
+      () =>
+        snapshots(webview)
+          .slice(before)
+          .some((l) => l[0]?.state === 'starting') && serverIn(webview, 'fix')?.state === 'connected',
+      'a restart',
+    );
 
     webview.send({ type: 'toggleMcpServer', name: 'fix', enabled: false });
     expect(await serverState(webview, 'fix', 'disabled')).toMatchObject({ enabled: false, tools: [] });
@@ -144,7 +167,10 @@ describe('the Hook Manager MCP tab', () => {
     const shown: Array<Array<{ label: string; description?: string; detail?: string }>> = [];
     stub.state.answerQuickPick = (items) => void shown.push(items);
     await stub.state.commands.get('hookpilot.showMcpServers')!();
-    expect(shown[0].find((i) => i.label.includes('fix'))).toMatchObject({ description: 'untrusted · stdio · 0 tool(s)', detail: expect.stringContaining('Restricted Mode') });
+    expect(shown[0].find((i) => i.label.includes('fix'))).toMatchObject({
+      description: 'untrusted · stdio · 0 tool(s)',
+      detail: expect.stringContaining('Restricted Mode'),
+    });
 
     webview.send({ type: 'toggleMcpServer', name: 'fix', enabled: false });
     await until(() => serverIn(webview, 'fix')?.enabled === false, 'the choice shown');
@@ -172,7 +198,11 @@ describe('the Hook Manager MCP tab', () => {
     const before = snapshots(webview).length;
     await h.prompt('churn');
     await until(() => serverIn(webview, 'dyn')?.tools.some((t) => t.name === 'churn_299'), 'the last list in the tab');
-    expect(serverIn(webview, 'dyn')?.tools.filter((t) => t.name.startsWith('churn_')).map((t) => t.name)).toEqual(['churn_299']);
+    expect(
+      serverIn(webview, 'dyn')
+        ?.tools.filter((t) => t.name.startsWith('churn_'))
+        .map((t) => t.name),
+    ).toEqual(['churn_299']);
     expect(snapshots(webview).length - before).toBeLessThan(30);
   });
 });

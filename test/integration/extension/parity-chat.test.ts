@@ -17,12 +17,19 @@ fs.appendFileSync('start.log', fs.readFileSync(0, 'utf8') + '\\n');
 describe('New Chat', () => {
   it('starts the next session with SessionStart source "clear", as Claude Code does', async () => {
     const hooks = { hooks: { SessionStart: [{ hooks: [{ type: 'command', command: 'node hooks/start.js' }] }] } };
-    const chat = await startChat({ 'hooks/start.js': logHook, '.vscode/hooks.json': JSON.stringify(hooks) }, [text('first'), text('second')]);
+    const chat = await startChat({ 'hooks/start.js': logHook, '.vscode/hooks.json': JSON.stringify(hooks) }, [
+      text('first'),
+      text('second'),
+    ]);
     h = chat;
     await chat.prompt('one');
     await stub.state.commands.get('hookpilot.newChat')?.();
     await chat.prompt('two');
-    const sources = () => readFileSync(chat.workspace.file('start.log'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { source: string }).source);
+    const sources = () =>
+      readFileSync(chat.workspace.file('start.log'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { source: string }).source);
     await until(() => sources().length === 2, 'the second SessionStart');
     expect(sources()).toEqual(['startup', 'clear']);
   });

@@ -15,7 +15,11 @@ describe('hookpilot.permissions in the extension', () => {
       {},
       {
         setup: () => {
-          stub.setConfig('hookpilot.permissions', { allow: ['Read'], deny: ['Bash(rm *)'], additionalDirectories: ['../shared', '/abs/dir'] }, 'globalValue');
+          stub.setConfig(
+            'hookpilot.permissions',
+            { allow: ['Read'], deny: ['Bash(rm *)'], additionalDirectories: ['../shared', '/abs/dir'] },
+            'globalValue',
+          );
           stub.setConfig('hookpilot.permissionMode', 'plan', 'globalValue');
         },
       },
@@ -31,7 +35,10 @@ describe('hookpilot.permissions in the extension', () => {
   });
 
   it('an invalid value grants nothing (VS Code only warns about it): no rule and no directory of it applies', async () => {
-    h = await startHost({}, { setup: () => stub.setConfig('hookpilot.permissions', { allow: 'Bash(*)', additionalDirectories: ['/'] }, 'globalValue') });
+    h = await startHost(
+      {},
+      { setup: () => stub.setConfig('hookpilot.permissions', { allow: 'Bash(*)', additionalDirectories: ['/'] }, 'globalValue') },
+    );
     const config = h.root.engineHost['options'].config;
     expect(config.permissions(h.workspace.dir)).toEqual({ mode: 'default', allow: [], deny: [], ask: [], additionalDirectories: [] });
   });

@@ -19,7 +19,12 @@ const lastHooks = (webview: FakeWebview) => webview.ofType<HooksMessage>('hooks'
 describe('Hook Manager: a hook whose script changed', () => {
   it('shows the change on its row, fails instead of running, and runs again once re-approved', async () => {
     h = await startChat(
-      { 'hooks/note.js': `process.stdout.write('v1');`, '.vscode/hooks.json': hooksJson({ UserPromptSubmit: [{ hooks: [{ type: 'command', name: 'note', command: 'node hooks/note.js' }] }] }) },
+      {
+        'hooks/note.js': `process.stdout.write('v1');`,
+        '.vscode/hooks.json': hooksJson({
+          UserPromptSubmit: [{ hooks: [{ type: 'command', name: 'note', command: 'node hooks/note.js' }] }],
+        }),
+      },
       [text('first'), text('second')],
     );
     await stub.state.commands.get('hookpilot.openHookManager')?.();
@@ -31,7 +36,10 @@ describe('Hook Manager: a hook whose script changed', () => {
     writeFileSync(h.workspace.file('hooks/note.js'), `require('fs').writeFileSync('ran-v2', 'x');`);
     await h.prompt('one');
     const changed = await until(() => lastHooks(webview)?.find((v) => v.id === row.id && v.runCount === 1), 'the failed run');
-    expect(changed).toMatchObject({ scriptChanged: 'script changed since it was approved: hooks/note.js', lastResult: { status: 'error' } });
+    expect(changed).toMatchObject({
+      scriptChanged: 'script changed since it was approved: hooks/note.js',
+      lastResult: { status: 'error' },
+    });
 
     webview.send({ type: 'approveScripts', id: row.id });
     await until(() => lastHooks(webview)?.find((v) => v.id === row.id && v.scriptChanged === undefined), 'the re-approved row');

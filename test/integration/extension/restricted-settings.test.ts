@@ -11,7 +11,17 @@ afterEach(async () => {
 });
 
 // The user's hook takes a while, then leaves a mark: a 1 ms timeout would kill it first.
-const slowMark = { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', name: 'user-slow', command: `node -e "setTimeout(() => require('fs').writeFileSync('user-ran', 'x'), 300)"` }] }] } };
+const slowMark = {
+  hooks: {
+    UserPromptSubmit: [
+      {
+        hooks: [
+          { type: 'command', name: 'user-slow', command: `node -e "setTimeout(() => require('fs').writeFileSync('user-ran', 'x'), 300)"` },
+        ],
+      },
+    ],
+  },
+};
 
 describe('Restricted Mode: the workspace settings govern nothing', () => {
   it('ignores the workspace hookTimeouts, builtins and permissionMode until the folder is trusted', async () => {
@@ -32,6 +42,9 @@ describe('Restricted Mode: the workspace settings govern nothing', () => {
     expect(existsSync(h.workspace.file('pwned'))).toBe(false);
 
     stub.setTrusted(true);
-    await until(() => engine.registry.current().states.find((s) => s.hook.name === 'Cancellation')?.active === false, 'the workspace builtins applied');
+    await until(
+      () => engine.registry.current().states.find((s) => s.hook.name === 'Cancellation')?.active === false,
+      'the workspace builtins applied',
+    );
   });
 });

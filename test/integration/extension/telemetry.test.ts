@@ -41,7 +41,11 @@ describe('OpenTelemetry export from the extension', () => {
     const session = otlp.spans.find((s) => s.name === 'hookpilot.session');
     expect(session?.attributes['session.id']).toBe(sessionId);
     const tool = otlp.spans.find((s) => s.name === 'hookpilot.tool_call');
-    expect(tool?.attributes).toMatchObject({ 'gen_ai.tool.name': 'Glob', 'gen_ai.tool.call.id': 'g1', 'hookpilot.tool.outcome': 'executed' });
+    expect(tool?.attributes).toMatchObject({
+      'gen_ai.tool.name': 'Glob',
+      'gen_ai.tool.call.id': 'g1',
+      'hookpilot.tool.outcome': 'executed',
+    });
     const guard = otlp.spans.find((s) => s.attributes['hookpilot.hook.name'] === 'glob-check');
     expect(guard?.parentSpanId).toBe(tool?.spanId);
     expect(otlp.total('hookpilot.hook.runs', { 'hookpilot.hook.name': 'glob-check' })).toBe(1);

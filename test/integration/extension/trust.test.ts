@@ -6,7 +6,9 @@ import { stub } from '../../support/vscode-stub';
 import { hooksJson } from '../../support/workspace';
 import { startChat, until, type ChatHarness } from './extension-harness';
 
-const touch = (file: string, name: string) => ({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', name, command: `node -e "require('fs').writeFileSync('${file}', 'x')"` }] }] } });
+const touch = (file: string, name: string) => ({
+  hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', name, command: `node -e "require('fs').writeFileSync('${file}', 'x')"` }] }] },
+});
 
 let h: ChatHarness | undefined;
 afterEach(async () => {
@@ -40,12 +42,18 @@ describe('Restricted Mode', () => {
     manager.send({ type: 'ready' });
     await until(() => manager.ofType<HooksMessage>('hooks').length > 0, 'the hooks view');
     expect(manager.ofType<Extract<HostToManager, { type: 'trust' }>>('trust').at(-1)).toEqual({ type: 'trust', trusted: false });
-    const view = manager.ofType<HooksMessage>('hooks').at(-1)?.hooks.find((v) => v.name === 'hooks-json-hook');
+    const view = manager
+      .ofType<HooksMessage>('hooks')
+      .at(-1)
+      ?.hooks.find((v) => v.name === 'hooks-json-hook');
     expect(view).toMatchObject({ active: false, trusted: false, sourceKind: 'hooksJson', file: '.vscode/hooks.json' });
     expect(view?.inactiveReason).toContain('Restricted Mode');
 
     manager.send({ type: 'testFire', id: view?.id, payload: JSON.stringify({ prompt: 'hi' }) });
-    const refused = await until(() => manager.ofType<Extract<HostToManager, { type: 'testResult' }>>('testResult').at(-1), 'the test-fire answer');
+    const refused = await until(
+      () => manager.ofType<Extract<HostToManager, { type: 'testResult' }>>('testResult').at(-1),
+      'the test-fire answer',
+    );
     expect(refused.result).toMatchObject({ status: 'error', error: expect.stringContaining('not trusted') });
     expect(existsSync(h.workspace.file('from-hooks-json.txt'))).toBe(false);
 

@@ -12,13 +12,16 @@ afterEach(async () => {
 describe("the user's settings.json in the extension", () => {
   it('is a protected path, found from the global storage folder, though it configures no hook yet', async () => {
     let userDir = '';
-    h = await startHost({}, {
-      setup: (context) => {
-        // As VS Code lays it out: <userDataDir>/User/globalStorage/<publisher.name>.
-        userDir = path.join(context.globalStorageUri.fsPath, 'Code', 'User');
-        Object.assign(context, { globalStorageUri: Uri.file(path.join(userDir, 'globalStorage', 'hookpilot.hookpilot')) });
+    h = await startHost(
+      {},
+      {
+        setup: (context) => {
+          // As VS Code lays it out: <userDataDir>/User/globalStorage/<publisher.name>.
+          userDir = path.join(context.globalStorageUri.fsPath, 'Code', 'User');
+          Object.assign(context, { globalStorageUri: Uri.file(path.join(userDir, 'globalStorage', 'hookpilot.hookpilot')) });
+        },
       },
-    });
+    );
     expect(h.root.engineHost.engine.protectedPaths()).toContain(path.join(userDir, 'settings.json'));
   });
 });

@@ -12,12 +12,18 @@ describe('governed settings as text', () => {
       "hookpilot.permissionMode": "acceptEdits",
       "hookpilot.permissions": { "deny": ["Bash(rm *)"], "allow": ["Read"], },
     }`;
-    expect(savedText(workspaceSettings, saved)).toBe(settingsText({ permissions: { allow: ['Read'], deny: ['Bash(rm *)'] }, permissionMode: 'acceptEdits' }));
+    expect(savedText(workspaceSettings, saved)).toBe(
+      settingsText({ permissions: { allow: ['Read'], deny: ['Bash(rm *)'] }, permissionMode: 'acceptEdits' }),
+    );
   });
 
   it('reads the nested form and the settings of a .code-workspace file', () => {
-    expect(savedText(workspaceSettings, '{ "hookpilot": { "baseUrl": "http://127.0.0.1:1/v1" } }')).toBe(settingsText({ baseUrl: 'http://127.0.0.1:1/v1' }));
-    expect(savedText(codeWorkspace, '{ "folders": [], "settings": { "hookpilot.hooks": { "hooks": {} } } }')).toBe(settingsText({ hooks: { hooks: {} } }));
+    expect(savedText(workspaceSettings, '{ "hookpilot": { "baseUrl": "http://127.0.0.1:1/v1" } }')).toBe(
+      settingsText({ baseUrl: 'http://127.0.0.1:1/v1' }),
+    );
+    expect(savedText(codeWorkspace, '{ "folders": [], "settings": { "hookpilot.hooks": { "hooks": {} } } }')).toBe(
+      settingsText({ hooks: { hooks: {} } }),
+    );
     expect(savedText(codeWorkspace, '{ "hookpilot.hooks": { "hooks": {} } }')).toBe(settingsText({}));
   });
 

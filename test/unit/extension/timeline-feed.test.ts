@@ -25,12 +25,21 @@ const TOOLS = [{ type: 'function', function: { name: 'Bash', parameters: { type:
 /** Three model requests of one conversation, as the agent sends them: the same message objects, appended to. */
 function logConversation(sessionId: string): Array<Record<string, unknown>> {
   const writer = audit.writerFor(sessionId);
-  const messages: Array<Record<string, unknown>> = [{ role: 'system', content: 'You are Hookpilot.' }, { role: 'user', content: 'run the tests' }];
+  const messages: Array<Record<string, unknown>> = [
+    { role: 'system', content: 'You are Hookpilot.' },
+    { role: 'user', content: 'run the tests' },
+  ];
   const requests: Array<Record<string, unknown>> = [];
   for (let step = 1; step <= 3; step++) {
     const request = { model: 'gpt-x', messages: [...messages], tools: TOOLS };
     requests.push(structuredClone(request));
-    writer.append({ type: 'event', session_id: sessionId, dispatch_id: `d${step}`, event: 'BeforeLLM', payload: { hook_event_name: 'BeforeLLM', session_id: sessionId, step, llm_request: request } });
+    writer.append({
+      type: 'event',
+      session_id: sessionId,
+      dispatch_id: `d${step}`,
+      event: 'BeforeLLM',
+      payload: { hook_event_name: 'BeforeLLM', session_id: sessionId, step, llm_request: request },
+    });
     messages.push({ role: 'assistant', content: `step ${step}: calling Bash` }, { role: 'tool', content: `output of step ${step}` });
   }
   return requests;
@@ -38,7 +47,12 @@ function logConversation(sessionId: string): Array<Record<string, unknown>> {
 
 function feedFor(): { feed: TimelineFeed; posted: HostToManager[] } {
   const posted: HostToManager[] = [];
-  const feed = new TimelineFeed(audit, path.join(dir, 'transcripts'), () => undefined, (message) => posted.push(message));
+  const feed = new TimelineFeed(
+    audit,
+    path.join(dir, 'transcripts'),
+    () => undefined,
+    (message) => posted.push(message),
+  );
   return { feed, posted };
 }
 
@@ -74,7 +88,9 @@ describe('TimelineFeed', () => {
     await feed.detail('s2', 1);
     await feed.detail('s1', 999);
     await feed.detail('s1', 1);
-    expect(posted.filter((m) => m.type === 'timelineRecord').map((m) => m.type === 'timelineRecord' && [m.sessionId, m.record.seq])).toEqual([['s1', 1]]);
+    expect(
+      posted.filter((m) => m.type === 'timelineRecord').map((m) => m.type === 'timelineRecord' && [m.sessionId, m.record.seq]),
+    ).toEqual([['s1', 1]]);
     feed.dispose();
   });
 });

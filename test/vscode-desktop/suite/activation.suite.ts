@@ -9,7 +9,10 @@ suite('activation', () => {
   test(`${EXTENSION_ID} is this checkout, built: not an installed copy`, () => {
     const extension = hookpilotExtension();
     // An installed .vsix has no sources; a checkout that was not built has no main bundle.
-    assert.ok(existsSync(path.join(extension.extensionPath, 'src', 'extension', 'extension.ts')), `${extension.extensionPath} is not a checkout`);
+    assert.ok(
+      existsSync(path.join(extension.extensionPath, 'src', 'extension', 'extension.ts')),
+      `${extension.extensionPath} is not a checkout`,
+    );
     const main = mainEntry(extension);
     assert.ok(existsSync(path.join(extension.extensionPath, main)), `${main} is missing: was the extension built?`);
   });

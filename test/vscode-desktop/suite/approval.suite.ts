@@ -68,7 +68,11 @@ suite('approval flow', () => {
   test('Bash asks in a modal; "Allow once" runs the command', async () => {
     modals = answerModalsWith('Allow once');
     await vscode.commands.executeCommand('hookpilot.openChat', 'write allowed.txt');
-    assert.equal(modals.asked.length, 1, `exactly one approval modal; the model saw ${model.requests.length} request(s): ${JSON.stringify(model.requests.map((r) => r.body.messages.at(-1)))}`);
+    assert.equal(
+      modals.asked.length,
+      1,
+      `exactly one approval modal; the model saw ${model.requests.length} request(s): ${JSON.stringify(model.requests.map((r) => r.body.messages.at(-1)))}`,
+    );
     assert.equal(modals.asked[0].message, 'Hookpilot wants to use Bash');
     assert.match(modals.asked[0].detail ?? '', /echo hi > allowed\.txt/);
     assert.ok(modals.asked[0].items.includes('Deny'), `the modal offers Deny: ${modals.asked[0].items.join(', ')}`);
@@ -81,7 +85,10 @@ suite('approval flow', () => {
     await vscode.commands.executeCommand('hookpilot.openChat', 'write denied.txt');
     assert.equal(modals.asked.length, 1, 'exactly one approval modal');
     assert.equal(existsSync(workspaceFile('denied.txt')), false, 'a denied command must not run');
-    const toolResult = model.requests.slice(before).flatMap((r) => r.body.messages).find((m) => m.role === 'tool');
+    const toolResult = model.requests
+      .slice(before)
+      .flatMap((r) => r.body.messages)
+      .find((m) => m.role === 'tool');
     assert.match(String(toolResult?.content), /Permission denied/);
   });
 });

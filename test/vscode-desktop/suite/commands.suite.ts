@@ -7,7 +7,10 @@ suite('commands', () => {
   test('package.json contributes commands, among them hookpilot.openHookManager', async () => {
     const commands = contributedCommands(await activatedExtension());
     assert.ok(commands.length > 0, 'contributes.commands is empty');
-    assert.ok(commands.includes('hookpilot.openHookManager'), `hookpilot.openHookManager is not contributed; contributed: ${commands.join(', ')}`);
+    assert.ok(
+      commands.includes('hookpilot.openHookManager'),
+      `hookpilot.openHookManager is not contributed; contributed: ${commands.join(', ')}`,
+    );
   });
 
   test('every contributed command is registered after activation', async () => {

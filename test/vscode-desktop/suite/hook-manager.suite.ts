@@ -18,12 +18,20 @@ suite('Hook Manager', () => {
   test('hookpilot.openHookManager opens the Hook Manager panel, once however often it runs', async () => {
     await activatedExtension();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    assert.deepEqual(webviewTabs().map((tab) => tab.label), [], 'a webview was open before the command ran');
+    assert.deepEqual(
+      webviewTabs().map((tab) => tab.label),
+      [],
+      'a webview was open before the command ran',
+    );
     await vscode.commands.executeCommand('hookpilot.openHookManager');
     // The tab appears after the command resolves: the panel is created asynchronously.
     await waitFor(() => webviewTabs().some(isHookManager), `a webview tab "${TITLE}" (${VIEW_TYPE})`);
     await vscode.commands.executeCommand('hookpilot.openHookManager');
-    await waitFor(() => vscode.window.tabGroups.activeTabGroup.activeTab !== undefined && isHookManager(vscode.window.tabGroups.activeTabGroup.activeTab), 'the panel to be revealed');
+    await waitFor(
+      () =>
+        vscode.window.tabGroups.activeTabGroup.activeTab !== undefined && isHookManager(vscode.window.tabGroups.activeTabGroup.activeTab),
+      'the panel to be revealed',
+    );
     assert.equal(webviewTabs().filter(isHookManager).length, 1, 'a second run opened a second panel');
   });
 });

@@ -26,6 +26,8 @@ export function run(): Promise<void> {
     });
     runner.on('pass', (t) => results.passed.push(t.fullTitle()));
     runner.on('pending', (t) => results.pending.push(t.fullTitle()));
-    runner.on('fail', (t, error: unknown) => results.failed.push({ title: t.fullTitle(), error: error instanceof Error ? (error.stack ?? error.message) : String(error) }));
+    runner.on('fail', (t, error: unknown) =>
+      results.failed.push({ title: t.fullTitle(), error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+    );
   });
 }

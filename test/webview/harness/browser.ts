@@ -11,7 +11,15 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -51,7 +59,10 @@ export class WebviewPage {
   }
 
   async waitForPosted(type: string, count = 1): Promise<Posted[]> {
-    await this.page.waitForFunction(([t, n]) => (window as unknown as { __posted: Posted[] }).__posted.filter((m) => m.type === t).length >= n, [type, count] as const);
+    await this.page.waitForFunction(
+      ([t, n]) => (window as unknown as { __posted: Posted[] }).__posted.filter((m) => m.type === t).length >= n,
+      [type, count] as const,
+    );
     return (await this.posted()).filter((m) => m.type === type);
   }
 

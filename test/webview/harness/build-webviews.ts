@@ -17,7 +17,11 @@ export const FIXTURES_BUNDLE = 'harness-fixtures.js';
 export async function buildWebviews(outdir: string, options: { production?: boolean } = {}): Promise<void> {
   const staging = await mkdtemp(path.join(tmpdir(), 'hookpilot-webviews-'));
   const views = (async () => {
-    await buildShipped(staging, VIEWS.map((view) => `webview/${view}.js`), options);
+    await buildShipped(
+      staging,
+      VIEWS.map((view) => `webview/${view}.js`),
+      options,
+    );
     await cp(path.join(staging, 'webview'), outdir, { recursive: true });
   })();
   const fixtures = esbuild.build({

@@ -11,7 +11,10 @@ import { startWebviewServer, type WebviewServer } from './webview-server';
  * and how to close the page, browser, server and bundle folder again. A step that fails
  * closes what the steps before it opened, so a failed open leaves no browser or folder behind.
  */
-export async function openWebview(name: 'chat' | 'manager', viewport?: { width: number; height: number }): Promise<{ view: WebviewPage; close(): Promise<void> }> {
+export async function openWebview(
+  name: 'chat' | 'manager',
+  viewport?: { width: number; height: number },
+): Promise<{ view: WebviewPage; close(): Promise<void> }> {
   const bundleDir = mkdtempSync(path.join(tmpdir(), 'hookpilot-webview-'));
   let server: WebviewServer | undefined;
   let browser: Browser | undefined;

@@ -19,8 +19,17 @@ async function main(): Promise<void> {
     const view = await WebviewPage.open(browser, server.pageUrl('manager'), { width: 1400, height: 640 });
     await view.host({ type: 'showTab', tab: 'timeline' });
     const records = makeTraceSession(40, 'fix-the-build');
-    await view.host({ type: 'timelineReset', sessionId: 'fix-the-build', records, sessions: [{ id: 'fix-the-build', label: 'Make the checks pass', live: true, records: records.length }] });
-    const row = (label: string) => view.page.locator('[data-testid="trace-scroller"] .tr-row:not([hidden])').filter({ has: view.page.locator('.tr-label', { hasText: label }) }).first();
+    await view.host({
+      type: 'timelineReset',
+      sessionId: 'fix-the-build',
+      records,
+      sessions: [{ id: 'fix-the-build', label: 'Make the checks pass', live: true, records: records.length }],
+    });
+    const row = (label: string) =>
+      view.page
+        .locator('[data-testid="trace-scroller"] .tr-row:not([hidden])')
+        .filter({ has: view.page.locator('.tr-label', { hasText: label }) })
+        .first();
     for (const turn of ['Turn 1 ·', 'Turn 2 ·', 'Turn 3 ·']) await row(turn).locator('.tr-twisty').click();
     for (const step of ['Step 1', 'Step 2', 'Step 3', 'Step 4', 'Step 5', 'Step 6']) await row(step).locator('.tr-twisty').click();
     await row('Turn 4 ·').locator('.tr-label').dblclick();

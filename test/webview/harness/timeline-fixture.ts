@@ -24,7 +24,15 @@ export function makeTimeline(count: number, sessionId = 'session-1', startMs = D
     const hook = HOOKS[seq % HOOKS.length];
     const dispatchId = `d${seq}`;
     const tool = seq % 3 === 0 ? 'Bash' : seq % 3 === 1 ? 'Edit' : 'Read';
-    records.push({ type: 'event', seq: seq++, ts: ts(), session_id: sessionId, dispatch_id: dispatchId, event: hook.event, payload: { hook_event_name: hook.event, session_id: sessionId, tool_name: tool, tool_input: { command: `npm run step-${seq}` } } });
+    records.push({
+      type: 'event',
+      seq: seq++,
+      ts: ts(),
+      session_id: sessionId,
+      dispatch_id: dispatchId,
+      event: hook.event,
+      payload: { hook_event_name: hook.event, session_id: sessionId, tool_name: tool, tool_input: { command: `npm run step-${seq}` } },
+    });
     if (records.length >= count) break;
     const i = runIndex++;
     const status = i % 97 === 96 ? 'timeout' : i % 89 === 88 ? 'error' : 'success';
@@ -52,10 +60,39 @@ export function makeTimeline(count: number, sessionId = 'session-1', startMs = D
       error: status === 'success' ? undefined : `hook ${status} in run ${i}`,
     });
     if (records.length >= count) break;
-    records.push({ type: 'dispatch', seq: seq++, ts: ts(), session_id: sessionId, dispatch_id: dispatchId, event: hook.event, decision, hooks_run: 1, duration_ms: durationMs + 1 });
+    records.push({
+      type: 'dispatch',
+      seq: seq++,
+      ts: ts(),
+      session_id: sessionId,
+      dispatch_id: dispatchId,
+      event: hook.event,
+      decision,
+      hooks_run: 1,
+      duration_ms: durationMs + 1,
+    });
     if (records.length >= count) break;
-    if (seq % 11 === 0) records.push({ type: 'permission', seq: seq++, ts: ts(), session_id: sessionId, tool_name: tool, tool_use_id: `call_${seq}`, decision: 'ask', source: 'default mode', reason: 'commands need approval' });
-    else if (seq % 13 === 0) records.push({ type: 'note', seq: seq++, ts: ts(), session_id: sessionId, level: 'warning', message: `hook slow-lint took ${seq} ms` });
+    if (seq % 11 === 0)
+      records.push({
+        type: 'permission',
+        seq: seq++,
+        ts: ts(),
+        session_id: sessionId,
+        tool_name: tool,
+        tool_use_id: `call_${seq}`,
+        decision: 'ask',
+        source: 'default mode',
+        reason: 'commands need approval',
+      });
+    else if (seq % 13 === 0)
+      records.push({
+        type: 'note',
+        seq: seq++,
+        ts: ts(),
+        session_id: sessionId,
+        level: 'warning',
+        message: `hook slow-lint took ${seq} ms`,
+      });
   }
   return records;
 }

@@ -21,8 +21,13 @@ export function makeTraceSession(steps: number, sessionId = 'trace-1', startMs =
   let at = startMs;
   let dispatches = 0;
   const common = { session_id: sessionId };
-  const push = (record: Record<string, unknown>) => records.push({ seq: seq++, ts: new Date(at).toISOString(), ...common, ...record } as AuditRecord);
-  const dispatch = (event: string, payload: Record<string, unknown>, hooks: Array<{ name: string; decision: string; ms: number; reason?: string; stderr?: string }>) => {
+  const push = (record: Record<string, unknown>) =>
+    records.push({ seq: seq++, ts: new Date(at).toISOString(), ...common, ...record } as AuditRecord);
+  const dispatch = (
+    event: string,
+    payload: Record<string, unknown>,
+    hooks: Array<{ name: string; decision: string; ms: number; reason?: string; stderr?: string }>,
+  ) => {
     const id = `d${dispatches++}`;
     push({ type: 'event', dispatch_id: id, event, payload: { hook_event_name: event, session_id: sessionId, ...payload } });
     const started = at;
@@ -49,7 +54,15 @@ export function makeTraceSession(steps: number, sessionId = 'trace-1', startMs =
         error: status === 'success' ? undefined : `${hook.name} ${status}`,
       });
     }
-    if (hooks.length > 0) push({ type: 'dispatch', dispatch_id: id, event, decision, hooks_run: hooks.length, duration_ms: Math.max(...hooks.map((h) => h.ms)) });
+    if (hooks.length > 0)
+      push({
+        type: 'dispatch',
+        dispatch_id: id,
+        event,
+        decision,
+        hooks_run: hooks.length,
+        duration_ms: Math.max(...hooks.map((h) => h.ms)),
+      });
     at += 1;
   };
   for (let step = 0; step < steps; step++) {
@@ -60,13 +73,25 @@ export function makeTraceSession(steps: number, sessionId = 'trace-1', startMs =
       dispatch('UserPromptSubmit', { prompt }, [{ name: 'audit-context', decision: 'context', ms: 6 }]);
       dispatch('TurnStart', { turn_index: turn, prompt }, []);
     }
-    const added = stepInTurn === 1 ? [{ role: 'user', content: `task ${turn + 1}` }] : [{ role: 'assistant', content: `step ${step - 1}` }, { role: 'tool', content: `output ${step - 1}` }];
+    const added =
+      stepInTurn === 1
+        ? [{ role: 'user', content: `task ${turn + 1}` }]
+        : [
+            { role: 'assistant', content: `step ${step - 1}` },
+            { role: 'tool', content: `output ${step - 1}` },
+          ];
     const delta = { base_count: stepInTurn === 1 ? 0 : stepInTurn * 2 - 1, base_sha256: `sha-${step}`, added, total: stepInTurn * 2 + 1 };
-    dispatch('BeforeLLM', { step: stepInTurn, llm_request: { model: 'gpt-test', messages_delta: delta, tools_sha256: 'tools-sha' } }, [{ name: 'budget', decision: 'allow', ms: 2 }]);
+    dispatch('BeforeLLM', { step: stepInTurn, llm_request: { model: 'gpt-test', messages_delta: delta, tools_sha256: 'tools-sha' } }, [
+      { name: 'budget', decision: 'allow', ms: 2 },
+    ]);
     at += 300 + (step % 7) * 40;
     const tool = TOOLS[step % TOOLS.length];
     const callId = `call_${step}`;
-    dispatch('AfterLLM', { step: stepInTurn, llm_response: { content: '', tool_calls: [{ id: callId }], finish_reason: 'tool_calls' } }, []);
+    dispatch(
+      'AfterLLM',
+      { step: stepInTurn, llm_response: { content: '', tool_calls: [{ id: callId }], finish_reason: 'tool_calls' } },
+      [],
+    );
     const guard = step % 53 === 52 ? 'timeout' : step % 37 === 36 ? 'error' : step % 29 === 28 ? 'deny' : 'allow';
     const toolPayload = { tool_name: tool.name, tool_use_id: callId, tool_input: tool.input(step) };
     dispatch('PreToolUse', toolPayload, [
@@ -79,17 +104,35 @@ export function makeTraceSession(steps: number, sessionId = 'trace-1', startMs =
       },
     ]);
     if (guard === 'deny') {
-      push({ type: 'permission', tool_name: tool.name, tool_use_id: callId, decision: 'deny', source: 'guard', by: 'hook', reason: `step ${step}: ${tool.name} is not allowed here` });
+      push({
+        type: 'permission',
+        tool_name: tool.name,
+        tool_use_id: callId,
+        decision: 'deny',
+        source: 'guard',
+        by: 'hook',
+        reason: `step ${step}: ${tool.name} is not allowed here`,
+      });
       dispatch('PermissionDenied', { ...toolPayload, reason: 'denied by guard', source: 'Hook' }, []);
     } else {
       push({ type: 'permission', tool_name: tool.name, tool_use_id: callId, decision: 'allow', source: 'rule', by: 'rule' });
       at += 20 + (step % 5) * 30;
-      dispatch('PostToolUse', { ...toolPayload, tool_response: 'ok' }, [{ name: 'format', decision: 'none', ms: step % 41 === 40 ? 900 : 15 }]);
+      dispatch('PostToolUse', { ...toolPayload, tool_response: 'ok' }, [
+        { name: 'format', decision: 'none', ms: step % 41 === 40 ? 900 : 15 },
+      ]);
     }
-    dispatch('StepComplete', { step: stepInTurn, max_steps: 50, messages_count: stepInTurn * 2 + 1, estimated_tokens: 1000, token_limit: 100000, tool_calls: 1 }, []);
+    dispatch(
+      'StepComplete',
+      { step: stepInTurn, max_steps: 50, messages_count: stepInTurn * 2 + 1, estimated_tokens: 1000, token_limit: 100000, tool_calls: 1 },
+      [],
+    );
     if (stepInTurn === STEPS_PER_TURN || step === steps - 1) {
       dispatch('Stop', { stop_hook_active: false, last_assistant_message: 'done' }, [{ name: 'stop-check', decision: 'none', ms: 25 }]);
-      dispatch('TurnEnd', { turn_index: turn, reason: 'completed', steps: stepInTurn, tool_calls: stepInTurn, last_assistant_message: 'done' }, []);
+      dispatch(
+        'TurnEnd',
+        { turn_index: turn, reason: 'completed', steps: stepInTurn, tool_calls: stepInTurn, last_assistant_message: 'done' },
+        [],
+      );
       at += 2000;
     }
   }

@@ -16,7 +16,6 @@ const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
 };
 
-
 export interface WebviewServer {
   origin: string;
   /** The page of a view, as the extension host would produce it, plus the fake VS Code API and theme. */

@@ -1,12 +1,4 @@
-export type ModelErrorKind =
-  | 'unreachable'
-  | 'auth'
-  | 'rate_limit'
-  | 'server'
-  | 'bad_request'
-  | 'stream_cut'
-  | 'cancelled'
-  | 'malformed';
+export type ModelErrorKind = 'unreachable' | 'auth' | 'rate_limit' | 'server' | 'bad_request' | 'stream_cut' | 'cancelled' | 'malformed';
 
 /** The one error a ChatModel throws; `kind` lets the loop decide what to tell the user. */
 export class ModelError extends Error {

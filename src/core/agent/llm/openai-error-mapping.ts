@@ -1,9 +1,4 @@
-import {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from 'openai';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { ModelError, type ModelErrorKind } from './model-error';
 
 export interface ErrorContext {
@@ -41,7 +36,9 @@ export function streamErrorToModelError(error: unknown, context: ErrorContext): 
   if (error instanceof SyntaxError) {
     return new ModelError('malformed', `${at} sent a stream event that is not valid JSON: ${error.message}`, undefined, { cause: error });
   }
-  return new ModelError('stream_cut', `the response stream from ${at} was cut off before it finished: ${describeCause(error)}`, undefined, { cause: error });
+  return new ModelError('stream_cut', `the response stream from ${at} was cut off before it finished: ${describeCause(error)}`, undefined, {
+    cause: error,
+  });
 }
 
 export function cancelled(cause?: unknown): ModelError {

@@ -27,7 +27,10 @@ export class RedactingChatModel implements ChatModel {
 
   complete(request: ModelRequest, options: CompleteOptions): Promise<ModelResponse> {
     const { messages, tools } = request;
-    return this.inner.complete({ ...request, messages: this.redactMessages(messages), tools: tools && this.redactor.redactForModel(tools) }, options);
+    return this.inner.complete(
+      { ...request, messages: this.redactMessages(messages), tools: tools && this.redactor.redactForModel(tools) },
+      options,
+    );
   }
 
   /**

@@ -1,7 +1,5 @@
 import { errorMessage } from '../../error-message';
-export type ParsedToolArguments =
-  | { ok: true; value: Record<string, unknown> }
-  | { ok: false; error: string };
+export type ParsedToolArguments = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
 
 /**
  * Models sometimes send broken or non-object arguments; this never throws so the loop can

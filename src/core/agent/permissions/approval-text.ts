@@ -31,7 +31,8 @@ const LONG = 200;
 export function approvalSubject(request: Pick<ApprovalRequest, 'toolName' | 'input' | 'summary'>): string {
   // An MCP call's arguments whole: what rides past the card's clipped summary still reaches the person.
   const server = mcpServerOf(request.toolName);
-  if (server !== undefined) return `MCP ${server}: ${visibleText(request.toolName.slice(server.length + 7))} ${visibleText(JSON.stringify(request.input))}`;
+  if (server !== undefined)
+    return `MCP ${server}: ${visibleText(request.toolName.slice(server.length + 7))} ${visibleText(JSON.stringify(request.input))}`;
   const command = request.input.command;
   if (request.toolName !== 'Bash' || typeof command !== 'string') return visibleText(request.summary);
   const note = command.length > LONG ? ` (the whole command, ${command.length} characters)` : '';

@@ -62,7 +62,12 @@ export class PermissionGate {
     });
   }
 
-  private systemCheck(tool: Tool, input: Record<string, unknown>, settings: PermissionSettings, ctx: GateContext): PermissionSignal | undefined {
+  private systemCheck(
+    tool: Tool,
+    input: Record<string, unknown>,
+    settings: PermissionSettings,
+    ctx: GateContext,
+  ): PermissionSignal | undefined {
     if (settings.mode === 'plan' && (tool.category === 'edit' || tool.category === 'execute')) {
       return { verdict: 'deny', source: 'plan mode', reason: 'plan mode is read-only: no edits or commands' };
     }
@@ -104,9 +109,15 @@ function physicalView(tool: Tool, input: Record<string, unknown>, ctx: GateConte
 
 export function implicitVerdict(mode: PermissionMode, category: ToolCategory): PermissionSignal {
   if (mode === 'bypassPermissions') return { verdict: 'allow', source: 'bypassPermissions mode', reason: 'bypassPermissions mode' };
-  if (category === 'read' || category === 'meta') return { verdict: 'allow', source: 'read-only tool', reason: 'read-only tools need no approval' };
-  if (category === 'edit' && mode === 'acceptEdits') return { verdict: 'allow', source: 'acceptEdits mode', reason: 'acceptEdits mode allows file edits' };
-  return { verdict: 'ask', source: `${mode} mode`, reason: `${category === 'edit' ? 'file edits' : 'commands'} need approval in ${mode} mode` };
+  if (category === 'read' || category === 'meta')
+    return { verdict: 'allow', source: 'read-only tool', reason: 'read-only tools need no approval' };
+  if (category === 'edit' && mode === 'acceptEdits')
+    return { verdict: 'allow', source: 'acceptEdits mode', reason: 'acceptEdits mode allows file edits' };
+  return {
+    verdict: 'ask',
+    source: `${mode} mode`,
+    reason: `${category === 'edit' ? 'file edits' : 'commands'} need approval in ${mode} mode`,
+  };
 }
 
 /**

@@ -49,5 +49,9 @@ export interface Approver {
 
 /** Denies everything that needs a person: for CI without a terminal. */
 export const denyingApprover: Approver = {
-  request: async () => ({ choice: 'deny', by: 'no-terminal', reason: 'approval required, and there is no one to ask (use --allowed-tools or a permission mode)' }),
+  request: async () => ({
+    choice: 'deny',
+    by: 'no-terminal',
+    reason: 'approval required, and there is no one to ask (use --allowed-tools or a permission mode)',
+  }),
 };

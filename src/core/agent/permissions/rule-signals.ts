@@ -29,7 +29,11 @@ export interface RuleCall {
 
 export function compileRules(settings: PermissionSettings): CompiledRule[] {
   const out: CompiledRule[] = [];
-  for (const [verdict, list] of [['deny', settings.deny], ['ask', settings.ask], ['allow', settings.allow]] as const) {
+  for (const [verdict, list] of [
+    ['deny', settings.deny],
+    ['ask', settings.ask],
+    ['allow', settings.allow],
+  ] as const) {
     for (const text of list) {
       const rule = parsePermissionRule(text);
       if (rule) out.push({ verdict, rule });
@@ -87,7 +91,10 @@ function bashAllowSignal(
   if (typeof call.input.command !== 'string' || own.length === 0) return undefined;
   const bashRules = [...own, ...alsoAllowing.filter((r) => r.verdict === 'allow' && ruleCoversTool(r.rule, call.toolName))];
   const analysis = analyzeBashCommand(call.input.command);
-  const granted = bashAllowedBy(bashRules.map((r) => r.rule.pattern), analysis);
+  const granted = bashAllowedBy(
+    bashRules.map((r) => r.rule.pattern),
+    analysis,
+  );
   if (!granted.allowed || analysis.kind !== 'parsed') return undefined;
   // The bare `Bash` rule grants `cp` and `tee` anyway: inside the workspace, its redirections are no different.
   const editAllowed = granted.anyCommand ? () => true : call.editAllowed;

@@ -68,7 +68,10 @@ function withOutput(headline: string, output: string): string {
  * fork costs in proportion to the forking process's memory, which grows with a session.
  */
 export function createBashTool(runner: ProcessRunner | PrestartedShells = new PrestartedShells({ bash: true })): Tool<BashInput> {
-  const run = runner instanceof PrestartedShells ? (options: RunProcessOptions) => runProcess(options, runner) : (options: RunProcessOptions) => runner.run(options);
+  const run =
+    runner instanceof PrestartedShells
+      ? (options: RunProcessOptions) => runProcess(options, runner)
+      : (options: RunProcessOptions) => runner.run(options);
   return {
     ...builtinToolIdentity('Bash'),
     description:

@@ -11,5 +11,13 @@ import { createWriteTool } from './write-tool';
 
 /** The built-in tools under Claude Code's names. Task (subagents) is added by the agent loop. */
 export function createBuiltinTools(todoStore: TodoStore, bashRunner?: ProcessRunner): Tool[] {
-  return [createBashTool(bashRunner), createReadTool(), createWriteTool(), createEditTool(), createGlobTool(), createGrepTool(), createTodoWriteTool(todoStore)];
+  return [
+    createBashTool(bashRunner),
+    createReadTool(),
+    createWriteTool(),
+    createEditTool(),
+    createGlobTool(),
+    createGrepTool(),
+    createTodoWriteTool(todoStore),
+  ];
 }

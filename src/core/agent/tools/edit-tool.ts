@@ -52,14 +52,20 @@ type Replacement = { ok: true; updated: string; count: number } | { ok: false; e
 function replaceIn(original: string, filePath: string, input: EditInput): Replacement {
   if (input.old_string === '') {
     if (original !== '') {
-      return { ok: false, error: `old_string is empty but ${filePath} already has content. Give the text to replace, or use Write to replace the whole file.` };
+      return {
+        ok: false,
+        error: `old_string is empty but ${filePath} already has content. Give the text to replace, or use Write to replace the whole file.`,
+      };
     }
     return { ok: true, updated: input.new_string, count: 1 };
   }
   const { oldString, newString } = matchLineEndings(original, input);
   const count = countOccurrences(original, oldString);
   if (count === 0) {
-    return { ok: false, error: `old_string not found in ${filePath}. It must match the file exactly, including whitespace and indentation; Read the file to check.` };
+    return {
+      ok: false,
+      error: `old_string not found in ${filePath}. It must match the file exactly, including whitespace and indentation; Read the file to check.`,
+    };
   }
   if (count > 1 && !input.replace_all) {
     return {
@@ -75,7 +81,9 @@ function replaceIn(original: string, filePath: string, input: EditInput): Replac
 
 function summary(filePath: string, updated: string, count: number, patch: PatchHunk[]): string {
   const headline =
-    count > 1 ? `The file ${filePath} has been updated: ${count} occurrences replaced.` : `The file ${filePath} has been updated successfully.`;
+    count > 1
+      ? `The file ${filePath} has been updated: ${count} occurrences replaced.`
+      : `The file ${filePath} has been updated successfully.`;
   const hunk = patch[0];
   if (hunk === undefined || hunk.newLines === 0 || hunk.newLines > MAX_SNIPPET_LINES) return headline;
   const lines = updated.split(/\r?\n/).slice(hunk.newStart - 1, hunk.newStart - 1 + hunk.newLines);

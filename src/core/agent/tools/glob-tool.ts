@@ -54,9 +54,16 @@ export function createGlobTool(): Tool<GlobInput> {
         const found = (await findFiles(glob, directory, ctx)).sort(byNewest);
         const filenames = found.slice(0, MAX_GLOB_RESULTS).map((file) => file.path);
         const truncated = found.length > MAX_GLOB_RESULTS;
-        const response: GlobResponse = { filenames, numFiles: filenames.length, truncated, durationMs: Math.round(performance.now() - started) };
+        const response: GlobResponse = {
+          filenames,
+          numFiles: filenames.length,
+          truncated,
+          durationMs: Math.round(performance.now() - started),
+        };
         if (filenames.length === 0) return { ok: true, content: 'No files found', response };
-        const note = truncated ? `\n(Results are truncated to the ${MAX_GLOB_RESULTS} newest of ${found.length} files. Use a more specific path or pattern.)` : '';
+        const note = truncated
+          ? `\n(Results are truncated to the ${MAX_GLOB_RESULTS} newest of ${found.length} files. Use a more specific path or pattern.)`
+          : '';
         return { ok: true, content: filenames.join('\n') + note, response };
       } catch (error) {
         return toolFailure(errorMessage(error));

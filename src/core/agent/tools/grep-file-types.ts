@@ -26,7 +26,15 @@ const FILE_TYPES: Record<string, string[]> = {
   xml: ['*.xml', '*.xsd', '*.xsl', '*.svg'],
   yaml: ['*.yaml', '*.yml'],
 };
-const ALIASES: Record<string, string> = { python: 'py', javascript: 'js', typescript: 'ts', ruby: 'rb', markdown: 'md', yml: 'yaml', csharp: 'cs' };
+const ALIASES: Record<string, string> = {
+  python: 'py',
+  javascript: 'js',
+  typescript: 'ts',
+  ruby: 'rb',
+  markdown: 'md',
+  yml: 'yaml',
+  csharp: 'cs',
+};
 
 export function knownFileTypes(): string[] {
   return Object.keys(FILE_TYPES);

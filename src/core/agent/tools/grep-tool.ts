@@ -34,7 +34,10 @@ export const grepInputSchema = z.object({
     .describe('Regular expression to search for (RE2 syntax, as ripgrep: no lookaround or backreferences), e.g. "function\\s+\\w+".'),
   path: z.string().optional().describe('File or directory to search (default: the working directory).'),
   glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.{ts,tsx}".'),
-  type: z.string().optional().describe(`Only search files of this type (ripgrep names: ${knownFileTypes().join(', ')}).`),
+  type: z
+    .string()
+    .optional()
+    .describe(`Only search files of this type (ripgrep names: ${knownFileTypes().join(', ')}).`),
   output_mode: z
     .enum(['content', 'files_with_matches', 'count'])
     .optional()
@@ -144,7 +147,13 @@ function report(mode: GrepMode, hits: FileHit[], input: GrepInput): ToolResult {
   }
   const lines = limit(contentLines(byPath, input), input.head_limit);
   const content = lines.join('\n');
-  const response: GrepResponse = { mode, numFiles: byPath.length, filenames: byPath.map((hit) => hit.path), content, numLines: lines.length };
+  const response: GrepResponse = {
+    mode,
+    numFiles: byPath.length,
+    filenames: byPath.map((hit) => hit.path),
+    content,
+    numLines: lines.length,
+  };
   return { ok: true, content: lines.length === 0 ? 'No matches found' : truncateMiddle(content), response };
 }
 

@@ -17,7 +17,9 @@ export interface TodoWriteResponse {
 function describeList(todos: readonly TodoItem[]): string {
   if (todos.length === 0) return 'The todo list is now empty.';
   const marks = { pending: '[ ]', in_progress: '[~]', completed: '[x]' } as const;
-  return todos.map((todo) => `${marks[todo.status]} ${todo.status === 'in_progress' ? (todo.activeForm ?? todo.content) : todo.content}`).join('\n');
+  return todos
+    .map((todo) => `${marks[todo.status]} ${todo.status === 'in_progress' ? (todo.activeForm ?? todo.content) : todo.content}`)
+    .join('\n');
 }
 
 export function createTodoWriteTool(store: TodoStore): Tool<TodoWriteInput> {

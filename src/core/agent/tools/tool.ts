@@ -63,7 +63,8 @@ export interface ToolFunctionDefinition {
 
 /** The OpenAI chat-completions function definition for a tool. */
 export function toolFunctionDefinition(tool: Tool): ToolFunctionDefinition {
-  if (tool.parameters) return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+  if (tool.parameters)
+    return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
   // `io: 'input'` describes what the model may send (optional fields stay optional).
   const { $schema: _schemaDialect, ...parameters } = z.toJSONSchema(tool.inputSchema, { io: 'input' });
   return { type: 'function', function: { name: tool.name, description: tool.description, parameters } };

@@ -29,6 +29,6 @@ export class AuditLogHook implements AgentHook {
 }
 
 function preview(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
   return text.length > PREVIEW ? `${text.slice(0, PREVIEW)}…` : text;
 }

@@ -74,7 +74,13 @@ export class AutoCommitHook implements AgentHook {
     if (changed.length === 0) return { metadata: { auto_commit: { committed: false, reason: 'no changes', ...skipped } } };
     const commit = await git.commit(changed, commitMessage(turn.prompt, p));
     const data = { commit, turn_index: p.turn_index, files: changed, ...skipped };
-    this.audit.append({ type: 'note', session_id: p.session_id, level: tooLarge.length > 0 ? 'warning' : 'info', message: `AutoCommit ${commit.slice(0, 12)}`, data });
+    this.audit.append({
+      type: 'note',
+      session_id: p.session_id,
+      level: tooLarge.length > 0 ? 'warning' : 'info',
+      message: `AutoCommit ${commit.slice(0, 12)}`,
+      data,
+    });
     return { metadata: { auto_commit: { committed: true, ...data } } };
   }
 }

@@ -35,6 +35,15 @@ export class BuiltinHooks {
   }
 
   all(): AgentHook[] {
-    return [this.cancellation, this.metrics, this.auditLog, this.turnStats, this.sessionSummary, this.errorReport, this.responseValidation, this.autoCommit];
+    return [
+      this.cancellation,
+      this.metrics,
+      this.auditLog,
+      this.turnStats,
+      this.sessionSummary,
+      this.errorReport,
+      this.responseValidation,
+      this.autoCommit,
+    ];
   }
 }

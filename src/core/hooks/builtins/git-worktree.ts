@@ -62,7 +62,9 @@ export class GitWorktree {
     for (const name of ['commondir', 'config.worktree']) {
       if (exists(path.join(this.gitDir, name))) return `.git/${name} exists`;
     }
-    const keys = (await this.git(['config', '--file', path.join(this.gitDir, 'config'), '--list', '--name-only', '-z'])).split('\0').filter(Boolean);
+    const keys = (await this.git(['config', '--file', path.join(this.gitDir, 'config'), '--list', '--name-only', '-z']))
+      .split('\0')
+      .filter(Boolean);
     const unsafe = keys.find((key) => !SAFE_LOCAL_KEYS.some((pattern) => pattern.test(key.toLowerCase())));
     return unsafe === undefined ? undefined : `.git/config sets ${unsafe}`;
   }
@@ -71,7 +73,10 @@ export class GitWorktree {
   async dirty(): Promise<Map<string, string>> {
     await this.ensureSafe();
     const out = await this.git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all', '--no-renames']);
-    const paths = out.split('\0').filter((entry) => entry.length > 3).map((entry) => entry.slice(3));
+    const paths = out
+      .split('\0')
+      .filter((entry) => entry.length > 3)
+      .map((entry) => entry.slice(3));
     if (paths.length > MAX_DIRTY_PATHS) throw new GitError(`${paths.length} changed or untracked files, more than ${MAX_DIRTY_PATHS}`);
     const prints = new Map<string, string>();
     // One file at a time, read asynchronously: the host's event loop is never held for long.
@@ -96,7 +101,9 @@ export class GitWorktree {
       if (stat.isSymbolicLink()) return `link:${await readlink(file)}`;
       if (!stat.isFile()) return `other:${stat.mode}`;
       if (stat.size > HASHED_FILE_BYTES) return `large:${stat.mode}:${stat.size}:${stat.mtimeMs}:${stat.ino}`;
-      return `file:${stat.mode}:${createHash('sha256').update(await readFile(file)).digest('hex')}`;
+      return `file:${stat.mode}:${createHash('sha256')
+        .update(await readFile(file))
+        .digest('hex')}`;
     } catch {
       return 'missing';
     }
@@ -128,7 +135,7 @@ export class GitWorktree {
     const windows = process.platform === 'win32';
     const key = Object.keys(process.env).find((name) => (windows ? name.toUpperCase() === 'PATH' : name === 'PATH'));
     const root = realpathOr(this.root);
-    for (const dir of (key ? process.env[key] ?? '' : '').split(path.delimiter)) {
+    for (const dir of (key ? (process.env[key] ?? '') : '').split(path.delimiter)) {
       if (!path.isAbsolute(dir) || isWithin(this.root, dir) || isWithin(root, realpathOr(dir))) continue;
       const candidate = path.join(dir, windows ? 'git.exe' : 'git');
       if (isExecutableFile(candidate)) return (this.gitPath = candidate);
@@ -141,10 +148,15 @@ export class GitWorktree {
     for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_CONFIG', 'GIT_CEILING_DIRECTORIES']) delete env[name];
     const full = [...SAFE_GIT, `--git-dir=${this.gitDir}`, `--work-tree=${this.root}`, ...args];
     return new Promise((resolve, reject) => {
-      const child = execFile(this.executable(), full, { cwd: this.root, env, maxBuffer: 64 * 1024 * 1024, signal: this.signal }, (err, stdout, stderr) => {
-        if (err) reject(new GitError(`git ${args[0]} failed: ${(stderr || err.message).trim()}`));
-        else resolve(stdout);
-      });
+      const child = execFile(
+        this.executable(),
+        full,
+        { cwd: this.root, env, maxBuffer: 64 * 1024 * 1024, signal: this.signal },
+        (err, stdout, stderr) => {
+          if (err) reject(new GitError(`git ${args[0]} failed: ${(stderr || err.message).trim()}`));
+          else resolve(stdout);
+        },
+      );
       // git may exit without reading its input (an early error): that must not crash the host.
       child.stdin?.on('error', () => undefined);
       child.stdin?.end(input);

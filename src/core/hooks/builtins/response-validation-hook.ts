@@ -13,7 +13,10 @@ export class ResponseValidationHook implements AgentHook {
   afterLLM(p: PayloadOf<'AfterLLM'>): HookEffects | undefined {
     const r = p.llm_response;
     if (r.finish_reason === 'length') {
-      return { warnings: ['the model response was cut off at the token limit'], additionalContext: 'Your previous response was cut off at the output token limit. Continue more concisely.' };
+      return {
+        warnings: ['the model response was cut off at the token limit'],
+        additionalContext: 'Your previous response was cut off at the output token limit. Continue more concisely.',
+      };
     }
     if (r.content.trim() === '' && r.tool_calls.length === 0) {
       return { warnings: ['the model returned an empty response'] };

@@ -28,7 +28,9 @@ export class SessionSummaryHook implements AgentHook {
     if (p.source !== 'resume') return undefined;
     const previous = this.read(p.session_id);
     if (!previous) return undefined;
-    const tools = Object.entries(previous.tools).map(([t, n]) => `${t}×${n}`).join(', ');
+    const tools = Object.entries(previous.tools)
+      .map(([t, n]) => `${t}×${n}`)
+      .join(', ');
     return {
       additionalContext: `Summary of this session so far (ended ${previous.endedAt}, ${previous.reason}): prompts: ${previous.prompts.map((q) => JSON.stringify(q)).join('; ') || 'none'}. Tools: ${tools || 'none'}. Files touched: ${previous.files.join(', ') || 'none'}.`,
     };

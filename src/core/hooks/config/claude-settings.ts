@@ -43,7 +43,10 @@ export function claudeSettingsMode(value: unknown): { mode: ClaudeSettingsMode; 
   if (value === undefined) return { mode: DEFAULT_CLAUDE_SETTINGS_MODE };
   const parsed = claudeSettingsModeSchema.safeParse(value);
   if (parsed.success) return { mode: parsed.data };
-  return { mode: DEFAULT_CLAUDE_SETTINGS_MODE, problem: `${CLAUDE_SETTINGS_SETTING} must be "off" or "read", not ${JSON.stringify(value)}; Claude Code's settings files are read` };
+  return {
+    mode: DEFAULT_CLAUDE_SETTINGS_MODE,
+    problem: `${CLAUDE_SETTINGS_SETTING} must be "off" or "read", not ${JSON.stringify(value)}; Claude Code's settings files are read`,
+  };
 }
 
 /** One Claude Code settings file's hooks; its other settings are not looked at. */
@@ -61,7 +64,14 @@ export function readClaudeSettingsConfigs(files: readonly ClaudeSettingsFile[]):
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
       const config = { ...emptyConfig(), source };
-      config.problems.push({ severity: 'error', code: 'invalid-value', message: `cannot read ${source.file}: ${errorMessage(error)}`, path: '', sourceKind: source.kind, file: source.file });
+      config.problems.push({
+        severity: 'error',
+        code: 'invalid-value',
+        message: `cannot read ${source.file}: ${errorMessage(error)}`,
+        path: '',
+        sourceKind: source.kind,
+        file: source.file,
+      });
       configs.push(config);
       continue;
     }

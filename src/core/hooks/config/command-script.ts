@@ -7,9 +7,27 @@ import { parse } from 'shell-quote';
  */
 
 const INTERPRETERS = new Set([
-  'sh', 'bash', 'zsh', 'dash', 'ksh', 'fish',
-  'node', 'nodejs', 'deno', 'bun', 'tsx', 'ts-node',
-  'python', 'python2', 'python3', 'uv', 'ruby', 'perl', 'php', 'pwsh', 'powershell',
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'fish',
+  'node',
+  'nodejs',
+  'deno',
+  'bun',
+  'tsx',
+  'ts-node',
+  'python',
+  'python2',
+  'python3',
+  'uv',
+  'ruby',
+  'perl',
+  'php',
+  'pwsh',
+  'powershell',
 ]);
 
 /** Flags after which the next word is code or a module, not a script file. */

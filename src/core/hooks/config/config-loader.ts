@@ -51,7 +51,12 @@ function reportUnknownTopLevelKeys(value: Record<string, unknown>, problems: Pro
 function loadBuiltins(value: unknown, problems: ProblemList, at: JsonPath = ['builtins']): Record<string, BuiltinSetting> {
   const builtins: Record<string, BuiltinSetting> = {};
   if (!isPlainObject(value)) {
-    problems.add({ severity: 'error', code: 'invalid-value', message: '"builtins" must be an object keyed by built-in hook name.', path: at });
+    problems.add({
+      severity: 'error',
+      code: 'invalid-value',
+      message: '"builtins" must be an object keyed by built-in hook name.',
+      path: at,
+    });
     return builtins;
   }
   for (const [name, raw] of Object.entries(value)) {
@@ -61,7 +66,12 @@ function loadBuiltins(value: unknown, problems: ProblemList, at: JsonPath = ['bu
       continue;
     }
     if (!isPlainObject(raw)) {
-      problems.add({ severity: 'error', code: 'invalid-value', message: `"${name}" must be true, false or { "enabled", "options" }.`, path });
+      problems.add({
+        severity: 'error',
+        code: 'invalid-value',
+        message: `"${name}" must be true, false or { "enabled", "options" }.`,
+        path,
+      });
       continue;
     }
     const parsed = parseEntry(builtinSettingObjectSchema, raw, path, problems, BUILTIN_SETTING_KEYS);
@@ -82,10 +92,20 @@ function loadDefaults(value: unknown, problems: ProblemList, at: JsonPath = ['de
   const known = Object.keys(defaultsSchema.shape);
   const defaults: HookDefaults = {};
   for (const [key, raw] of Object.entries(value)) {
-    const field = Object.prototype.hasOwnProperty.call(SNAKE_CASE_DEFAULTS, key) ? SNAKE_CASE_DEFAULTS[key] : known.includes(key) ? (key as keyof HookDefaults) : undefined;
+    const field = Object.prototype.hasOwnProperty.call(SNAKE_CASE_DEFAULTS, key)
+      ? SNAKE_CASE_DEFAULTS[key]
+      : known.includes(key)
+        ? (key as keyof HookDefaults)
+        : undefined;
     if (!field) {
       const suggestion = suggestName(key, known);
-      problems.add({ severity: 'warning', code: 'unknown-property', message: `Unknown property "${key}" (ignored).${suggestion ? ` Did you mean "${suggestion}"?` : ''}`, path: [...at, key], part: 'key' });
+      problems.add({
+        severity: 'warning',
+        code: 'unknown-property',
+        message: `Unknown property "${key}" (ignored).${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
+        path: [...at, key],
+        part: 'key',
+      });
       continue;
     }
     const bounded = clampTimeouts({ [key]: raw }, { [key]: 'ms' }, at, problems) as Record<string, unknown>;
@@ -104,14 +124,29 @@ function loadNestedSections(hooks: Record<string, unknown>, config: LoadedConfig
     const topLevel = new Set(config.servers.map((s) => s.name));
     const nested = loadServers(hooks.processes, ctx, ['hooks', 'processes']);
     for (const server of nested) {
-      if (topLevel.has(server.name)) ctx.problems.add({ severity: 'warning', code: 'server-clash', message: `"${server.name}" is also declared in the top-level "servers"; that one is used.`, path: ['hooks', 'processes', server.name], part: 'key' });
+      if (topLevel.has(server.name))
+        ctx.problems.add({
+          severity: 'warning',
+          code: 'server-clash',
+          message: `"${server.name}" is also declared in the top-level "servers"; that one is used.`,
+          path: ['hooks', 'processes', server.name],
+          part: 'key',
+        });
     }
     config.servers = [...nested.filter((s) => !topLevel.has(s.name)), ...config.servers];
   }
-  if (hooks.builtins !== undefined) config.builtins = { ...loadBuiltins(hooks.builtins, ctx.problems, ['hooks', 'builtins']), ...config.builtins };
-  if (hooks.defaults !== undefined) config.defaults = { ...loadDefaults(hooks.defaults, ctx.problems, ['hooks', 'defaults']), ...config.defaults };
+  if (hooks.builtins !== undefined)
+    config.builtins = { ...loadBuiltins(hooks.builtins, ctx.problems, ['hooks', 'builtins']), ...config.builtins };
+  if (hooks.defaults !== undefined)
+    config.defaults = { ...loadDefaults(hooks.defaults, ctx.problems, ['hooks', 'defaults']), ...config.defaults };
   if (hooks.enabled !== undefined) {
-    if (typeof hooks.enabled !== 'boolean') ctx.problems.add({ severity: 'error', code: 'invalid-value', message: '"enabled" must be true or false.', path: ['hooks', 'enabled'] });
+    if (typeof hooks.enabled !== 'boolean')
+      ctx.problems.add({
+        severity: 'error',
+        code: 'invalid-value',
+        message: '"enabled" must be true or false.',
+        path: ['hooks', 'enabled'],
+      });
     // A top-level `disableAllHooks`, read after this, overrides it.
     else config.disableAllHooks = !hooks.enabled;
   }
@@ -122,7 +157,12 @@ function reportBadUrlPatterns(patterns: readonly string[], problems: ProblemList
   patterns.forEach((pattern, i) => {
     const parsed = parseUrlPattern(pattern);
     if (parsed.ok) return;
-    problems.add({ severity: 'error', code: 'invalid-value', message: `${parsed.error}; it allows no URL.`, path: ['allowedHttpHookUrls', i] });
+    problems.add({
+      severity: 'error',
+      code: 'invalid-value',
+      message: `${parsed.error}; it allows no URL.`,
+      path: ['allowedHttpHookUrls', i],
+    });
   });
 }
 
@@ -171,7 +211,11 @@ export function loadHooksDocument(text: string, source: ConfigSource): LoadedCon
  * Loads the hook keys of a settings file that holds much else (Claude Code's settings, the
  * managed policy): `keys` are read as in hooks.json, every other key is not ours to judge.
  */
-export function loadSettingsDocument(text: string, source: ConfigSource, keys: readonly string[]): { config: LoadedConfig; value: Record<string, unknown> } {
+export function loadSettingsDocument(
+  text: string,
+  source: ConfigSource,
+  keys: readonly string[],
+): { config: LoadedConfig; value: Record<string, unknown> } {
   const parsed = parseJsonc(text);
   const problems = new ProblemList(source, parsed.locator);
   for (const error of parsed.syntaxErrors) problems.addAt(error.range, 'error', 'syntax', error.message);
@@ -192,7 +236,9 @@ const SETTING_KEYS_INSIDE_HOOKS = ['claudeSettings'];
 /** Loads an already parsed value (the `hookpilot.hooks` setting): problems carry JSON paths only. */
 export function loadHooksValue(value: unknown, source: ConfigSource): LoadedConfig {
   const problems = new ProblemList(source);
-  const own = isPlainObject(value) ? Object.fromEntries(Object.entries(value).filter(([key]) => !SETTING_KEYS_INSIDE_HOOKS.includes(key))) : value;
+  const own = isPlainObject(value)
+    ? Object.fromEntries(Object.entries(value).filter(([key]) => !SETTING_KEYS_INSIDE_HOOKS.includes(key)))
+    : value;
   const config = loadObject(own, source, problems, undefined);
   config.problems = problems.items;
   config.source = source;

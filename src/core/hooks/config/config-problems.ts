@@ -133,7 +133,13 @@ function label(base: JsonPath, rel: JsonPath): string {
  * Turns zod issues for the value at `base` into problems. Unknown keys are warnings
  * (ignored); everything else is an error.
  */
-export function addZodIssues(problems: ProblemList, issues: readonly z.core.$ZodIssue[], base: JsonPath, value: unknown, knownKeys: readonly string[]): void {
+export function addZodIssues(
+  problems: ProblemList,
+  issues: readonly z.core.$ZodIssue[],
+  base: JsonPath,
+  value: unknown,
+  knownKeys: readonly string[],
+): void {
   for (const issue of issues) {
     const rel = toJsonPath(issue.path);
     if (issue.code === 'unrecognized_keys') {
@@ -186,7 +192,13 @@ function withoutUnknownKeys(value: unknown, issues: readonly z.core.$ZodIssue[])
  * Validates one entry (a handler, a server, ...). Errors are reported and the entry is
  * dropped; unknown keys are reported and ignored.
  */
-export function parseEntry<T>(schema: z.ZodType<T>, value: unknown, path: JsonPath, problems: ProblemList, knownKeys: readonly string[]): T | undefined {
+export function parseEntry<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  path: JsonPath,
+  problems: ProblemList,
+  knownKeys: readonly string[],
+): T | undefined {
   const first = schema.safeParse(value);
   if (first.success) return first.data;
   addZodIssues(problems, first.error.issues, path, value, knownKeys);

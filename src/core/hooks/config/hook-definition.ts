@@ -29,7 +29,15 @@ function specOf(handler: HandlerConfig, event: HookEventName): HandlerSpec {
       const rewake = handler.asyncRewake === true ? true : undefined;
       const run = bash ? { command: 'bash', args: ['-c', handler.command] } : { command: handler.command, args: handler.args };
       const stdoutJson = handler.stdoutJson;
-      return { type: 'command', ...run, cwd: handler.cwd, env: handler.env, async: rewake ?? handler.async, asyncRewake: rewake, stdoutJson };
+      return {
+        type: 'command',
+        ...run,
+        cwd: handler.cwd,
+        env: handler.env,
+        async: rewake ?? handler.async,
+        asyncRewake: rewake,
+        stdoutJson,
+      };
     }
     case 'http':
       return { type: 'http', url: handler.url, method: handler.method, headers: handler.headers, allowedEnvVars: handler.allowedEnvVars };

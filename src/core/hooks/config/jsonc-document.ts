@@ -49,7 +49,9 @@ class LineIndex {
 
 /** "CloseBraceExpected" -> "close brace expected". */
 function describeParseError(error: ParseError): string {
-  const words = printParseErrorCode(error.error).replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  const words = printParseErrorCode(error.error)
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase();
   return `Syntax error: ${words}.`;
 }
 
@@ -76,7 +78,10 @@ export function parseJsonc(text: string): ParsedJsonc {
   if (stripComments(text).trim() === '') return { value: undefined, locator: nodeLocator(undefined, lines), syntaxErrors: [] };
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
-  const syntaxErrors = errors.map((error) => ({ message: describeParseError(error), range: lines.range(error.offset, Math.max(error.length, 1)) }));
+  const syntaxErrors = errors.map((error) => ({
+    message: describeParseError(error),
+    range: lines.range(error.offset, Math.max(error.length, 1)),
+  }));
   const value: unknown = root ? getNodeValue(root) : undefined;
   return { value, locator: nodeLocator(root, lines), syntaxErrors };
 }

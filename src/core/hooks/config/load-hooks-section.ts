@@ -3,7 +3,14 @@ import { MODEL_HOOK_EVENTS } from '../handlers/model-verdict';
 import { compileMatcher } from '../matcher';
 import type { HookDefinition, HookSource } from '../types';
 import { formatJsonPath, parseEntry, type JsonPath, type Locator, type ProblemList } from './config-problems';
-import { EVENT_KEYS, HANDLER_SCHEMAS, MATCHER_GROUP_KEYS, NESTED_SECTION_KEYS, type ConfigHandlerType, type HandlerConfig } from './config-schema';
+import {
+  EVENT_KEYS,
+  HANDLER_SCHEMAS,
+  MATCHER_GROUP_KEYS,
+  NESTED_SECTION_KEYS,
+  type ConfigHandlerType,
+  type HandlerConfig,
+} from './config-schema';
 import { toHookDraft } from './hook-definition';
 import type { HookIdAllocator } from './hook-ids';
 import type { ConfigSource } from './loaded-config';
@@ -88,11 +95,20 @@ function reportUnknownKeys(entry: Record<string, unknown>, known: readonly strin
 
 /** Warnings about a hook that loaded but will not behave as its author may expect. */
 function checkLoadedHook(hook: HookDefinition, handler: HandlerConfig, path: JsonPath, ctx: LoadContext): void {
-  const add = (severity: 'error' | 'warning', code: 'ignored-field' | 'conflicting-fields' | 'unknown-server', field: string, message: string) =>
-    ctx.problems.add({ severity, code, message, path: [...path, field], hookId: hook.id });
+  const add = (
+    severity: 'error' | 'warning',
+    code: 'ignored-field' | 'conflicting-fields' | 'unknown-server',
+    field: string,
+    message: string,
+  ) => ctx.problems.add({ severity, code, message, path: [...path, field], hookId: hook.id });
   const event = hook.event;
   if (handler.timeout !== undefined && handler.timeout_ms !== undefined) {
-    add('warning', 'conflicting-fields', 'timeout', `Both "timeout" (seconds) and "timeout_ms" are set; "timeout_ms" (${handler.timeout_ms} ms) is used.`);
+    add(
+      'warning',
+      'conflicting-fields',
+      'timeout',
+      `Both "timeout" (seconds) and "timeout_ms" are set; "timeout_ms" (${handler.timeout_ms} ms) is used.`,
+    );
   }
   if (handler.if !== undefined && !isToolEvent(event)) {
     add('warning', 'ignored-field', 'if', `"if" applies only to tool events; on ${event} this hook never runs (as in Claude Code).`);
@@ -103,7 +119,12 @@ function checkLoadedHook(hook: HookDefinition, handler: HandlerConfig, path: Jso
   if (handler.type === 'rpc') {
     if (!ctx.declaredServers.has(handler.server)) {
       const suggestion = suggestName(handler.server, [...ctx.declaredServers]);
-      add('error', 'unknown-server', 'server', `Server "${handler.server}" is not declared under "servers".${suggestion ? ` Did you mean "${suggestion}"?` : ''}`);
+      add(
+        'error',
+        'unknown-server',
+        'server',
+        `Server "${handler.server}" is not declared under "servers".${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
+      );
     }
     if (handler.mode === 'intercept' && EVENT_INFO[event].kind === 'observe') {
       add('warning', 'ignored-field', 'mode', `${event} is an observe event: it is sent as a notification, never intercepted.`);
@@ -111,7 +132,15 @@ function checkLoadedHook(hook: HookDefinition, handler: HandlerConfig, path: Jso
   }
 }
 
-function loadHandler(raw: unknown, path: JsonPath, event: HookEventName, matcher: string | undefined, flat: boolean, ctx: LoadContext, out: HookDefinition[]): void {
+function loadHandler(
+  raw: unknown,
+  path: JsonPath,
+  event: HookEventName,
+  matcher: string | undefined,
+  flat: boolean,
+  ctx: LoadContext,
+  out: HookDefinition[],
+): void {
   if (!isPlainObject(raw)) {
     ctx.problems.add({ severity: 'error', code: 'invalid-value', message: 'A handler must be an object with a "type".', path });
     return;
@@ -120,7 +149,12 @@ function loadHandler(raw: unknown, path: JsonPath, event: HookEventName, matcher
   const handler = flat ? withoutMatcher : raw;
   const type = handler.type;
   if (type === undefined) {
-    ctx.problems.add({ severity: 'error', code: 'missing-field', message: `Missing required property "type" (${HANDLER_TYPES.join(', ')}).`, path });
+    ctx.problems.add({
+      severity: 'error',
+      code: 'missing-field',
+      message: `Missing required property "type" (${HANDLER_TYPES.join(', ')}).`,
+      path,
+    });
     return;
   }
   if (!isHandlerType(type)) {
@@ -136,7 +170,12 @@ function loadHandler(raw: unknown, path: JsonPath, event: HookEventName, matcher
   if (!parsed) return;
   if ((parsed.type === 'prompt' || parsed.type === 'agent') && !MODEL_HOOK_EVENTS.has(event)) {
     const events = [...MODEL_HOOK_EVENTS].join(', ');
-    ctx.problems.add({ severity: 'error', code: 'invalid-value', message: `A ${parsed.type} hook cannot run on ${event} (as in Claude Code); it runs on ${events}.`, path: [...path, 'type'] });
+    ctx.problems.add({
+      severity: 'error',
+      code: 'invalid-value',
+      message: `A ${parsed.type} hook cannot run on ${event} (as in Claude Code); it runs on ${events}.`,
+      path: [...path, 'type'],
+    });
     return;
   }
   const hook = ctx.ids.assign(toHookDraft(parsed, event, matcher, hookSourceAt(ctx, path)));
@@ -146,14 +185,24 @@ function loadHandler(raw: unknown, path: JsonPath, event: HookEventName, matcher
 
 function loadEntry(entry: unknown, path: JsonPath, event: HookEventName, ctx: LoadContext, out: HookDefinition[]): void {
   if (!isPlainObject(entry)) {
-    ctx.problems.add({ severity: 'error', code: 'invalid-value', message: 'Expected a matcher group { "matcher", "hooks": [...] } or a handler { "type", ... }.', path });
+    ctx.problems.add({
+      severity: 'error',
+      code: 'invalid-value',
+      message: 'Expected a matcher group { "matcher", "hooks": [...] } or a handler { "type", ... }.',
+      path,
+    });
     return;
   }
   if ('hooks' in entry) {
     reportUnknownKeys(entry, MATCHER_GROUP_KEYS, path, ctx);
     const { usable, matcher } = checkMatcher(entry.matcher, [...path, 'matcher'], event, ctx);
     if (!Array.isArray(entry.hooks)) {
-      ctx.problems.add({ severity: 'error', code: 'invalid-value', message: '"hooks" must be an array of handlers.', path: [...path, 'hooks'] });
+      ctx.problems.add({
+        severity: 'error',
+        code: 'invalid-value',
+        message: '"hooks" must be an array of handlers.',
+        path: [...path, 'hooks'],
+      });
       return;
     }
     if (!usable) return;
@@ -187,7 +236,12 @@ function unknownEventMessage(key: string): string {
 export function loadHooksSection(value: unknown, ctx: LoadContext): HookDefinition[] {
   const out: HookDefinition[] = [];
   if (!isPlainObject(value)) {
-    ctx.problems.add({ severity: 'error', code: 'invalid-value', message: '"hooks" must be an object keyed by event name.', path: ['hooks'] });
+    ctx.problems.add({
+      severity: 'error',
+      code: 'invalid-value',
+      message: '"hooks" must be an object keyed by event name.',
+      path: ['hooks'],
+    });
     return out;
   }
   for (const [key, entries] of Object.entries(value)) {
@@ -199,7 +253,12 @@ export function loadHooksSection(value: unknown, ctx: LoadContext): HookDefiniti
       continue;
     }
     if (!Array.isArray(entries)) {
-      ctx.problems.add({ severity: 'error', code: 'invalid-value', message: `"${key}" must be an array of matcher groups or handlers.`, path });
+      ctx.problems.add({
+        severity: 'error',
+        code: 'invalid-value',
+        message: `"${key}" must be an array of matcher groups or handlers.`,
+        path,
+      });
       continue;
     }
     const first = out.length;

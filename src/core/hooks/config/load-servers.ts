@@ -94,7 +94,12 @@ function toServer(name: string, config: ServerConfig, command: string[], path: J
 /** The `servers` section (PicoClaw's `processes`): long-lived JSON-RPC hook processes by name. */
 export function loadServers(value: unknown, ctx: LoadContext, at: JsonPath = ['servers']): ServerDefinition[] {
   if (!isPlainObject(value)) {
-    ctx.problems.add({ severity: 'error', code: 'invalid-value', message: `"${String(at.at(-1))}" must be an object keyed by server name.`, path: at });
+    ctx.problems.add({
+      severity: 'error',
+      code: 'invalid-value',
+      message: `"${String(at.at(-1))}" must be an object keyed by server name.`,
+      path: at,
+    });
     return [];
   }
   const servers: ServerDefinition[] = [];

@@ -65,7 +65,11 @@ function ownershipProblem(file: string, stats: Stats, platform: NodeJS.Platform)
 }
 
 function refused(file: string, message: string): ManagedPolicy {
-  return { file, permissions: {}, problems: [{ severity: 'error', code: 'untrusted-policy', message, path: '', sourceKind: 'managed', file }] };
+  return {
+    file,
+    permissions: {},
+    problems: [{ severity: 'error', code: 'untrusted-policy', message, path: '', sourceKind: 'managed', file }],
+  };
 }
 
 /**
@@ -73,7 +77,8 @@ function refused(file: string, message: string): ManagedPolicy {
  * can write the file is a matter of ACLs this process cannot read without native code: a
  * policy that cannot be shown to be the administrators' alone is no policy.
  */
-const WINDOWS_UNCHECKED = 'on Windows Hookpilot cannot check that only administrators can write it (managed policy is supported on Linux and macOS)';
+const WINDOWS_UNCHECKED =
+  'on Windows Hookpilot cannot check that only administrators can write it (managed policy is supported on Linux and macOS)';
 
 function readText(file: string, platform: NodeJS.Platform): { text?: string; problem?: string } {
   if (platform === 'win32') {
@@ -105,14 +110,30 @@ export function readManagedPolicy(file: string = managedPolicyFile(), platform: 
     return refused(file, `The managed policy is ignored: ${why}.`);
   }
   if (read.problem === WINDOWS_UNCHECKED) return refused(file, `The managed policy is ignored: ${WINDOWS_UNCHECKED}.`);
-  if (read.text === undefined) return refused(file, `The managed policy is ignored: ${read.problem ?? 'unreadable'}; it must be root's alone (chown root, chmod go-w).`);
+  if (read.text === undefined)
+    return refused(
+      file,
+      `The managed policy is ignored: ${read.problem ?? 'unreadable'}; it must be root's alone (chown root, chmod go-w).`,
+    );
   const { config, value } = loadSettingsDocument(read.text, { kind: 'managed', file }, MANAGED_HOOK_KEYS);
-  const problem = (message: string, at: string): ConfigProblem => ({ severity: 'error', code: 'invalid-value', message, path: at, sourceKind: 'managed', file });
+  const problem = (message: string, at: string): ConfigProblem => ({
+    severity: 'error',
+    code: 'invalid-value',
+    message,
+    path: at,
+    sourceKind: 'managed',
+    file,
+  });
   if (value.allowManagedHooksOnly !== undefined) {
     if (typeof value.allowManagedHooksOnly === 'boolean') config.allowManagedHooksOnly = value.allowManagedHooksOnly;
     else config.problems.push(problem('"allowManagedHooksOnly" must be true or false; it is ignored.', 'allowManagedHooksOnly'));
   }
-  return { file, config, permissions: readPermissions(value.permissions, (message, at) => config.problems.push(problem(message, at))), problems: [] };
+  return {
+    file,
+    config,
+    permissions: readPermissions(value.permissions, (message, at) => config.problems.push(problem(message, at))),
+    problems: [],
+  };
 }
 
 /** Each rule list on its own: a broken `allow` must not take the valid `deny` rules with it. */

@@ -45,10 +45,16 @@ function dedupRank(config: LoadedConfig, inertConfigs: ReadonlySet<LoadedConfig>
 }
 
 /** Claude Code runs an identical command or http handler from several settings files once. */
-function mergeHooks(configs: readonly LoadedConfig[], inertConfigs: ReadonlySet<LoadedConfig>, problems: ConfigProblem[]): HookDefinition[] {
+function mergeHooks(
+  configs: readonly LoadedConfig[],
+  inertConfigs: ReadonlySet<LoadedConfig>,
+  problems: ConfigProblem[],
+): HookDefinition[] {
   const hooks: HookDefinition[] = [];
   const firstByKey = new Map<string, { hook: HookDefinition; config: number }>();
-  const ranked = configs.map((config, index) => ({ config, index })).sort((a, b) => dedupRank(a.config, inertConfigs) - dedupRank(b.config, inertConfigs) || a.index - b.index);
+  const ranked = configs
+    .map((config, index) => ({ config, index }))
+    .sort((a, b) => dedupRank(a.config, inertConfigs) - dedupRank(b.config, inertConfigs) || a.index - b.index);
   for (const { config, index } of ranked) {
     for (const hook of config.hooks) {
       if (hook.spec.type !== 'command' && hook.spec.type !== 'http') continue;
@@ -181,7 +187,8 @@ export interface MergeOptions {
  */
 export function mergeConfigs(sources: readonly LoadedConfig[], options: MergeOptions = {}): LoadedConfig {
   const inertConfigs = new Set<LoadedConfig>();
-  const untrusted = options.trusted === false ? sources.map((config) => (fromWorkspace(config) ? track(inert(config), inertConfigs) : config)) : sources;
+  const untrusted =
+    options.trusted === false ? sources.map((config) => (fromWorkspace(config) ? track(inert(config), inertConfigs) : config)) : sources;
   const managedOnly = untrusted.some((config) => isManaged(config) && config.allowManagedHooksOnly === true);
   // Under allowManagedHooksOnly the other sources' hooks are listed (off) and their servers never start.
   const configs = managedOnly ? untrusted.map((config) => (isManaged(config) ? config : { ...config, servers: [] })) : untrusted;

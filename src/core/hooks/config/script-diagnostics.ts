@@ -53,7 +53,11 @@ export function checkHookScripts(hooks: readonly HookDefinition[], projectDir: s
       problems.push(problemFor(hook, 'script-missing', `Hook script is a directory: ${script.path} (${file}).`));
     } else if (!script.viaInterpreter && process.platform !== 'win32' && (stats.mode & 0o111) === 0) {
       problems.push(
-        problemFor(hook, 'script-not-executable', `Hook script is not executable: ${script.path}. Run chmod +x on it, or run it through an interpreter (e.g. "bash ${script.path}").`),
+        problemFor(
+          hook,
+          'script-not-executable',
+          `Hook script is not executable: ${script.path}. Run chmod +x on it, or run it through an interpreter (e.g. "bash ${script.path}").`,
+        ),
       );
     }
   }

@@ -53,7 +53,8 @@ export function loadWorkspaceConfigs(projectDir: string, options: WorkspaceConfi
   const configs: LoadedConfig[] = [];
   const managed = options.managedPolicy ?? readManagedPolicy();
   if (managed.config) configs.push(managed.config);
-  else if (managed.problems.length > 0) configs.push({ ...emptyConfig(), source: { kind: 'managed', file: managed.file }, problems: managed.problems });
+  else if (managed.problems.length > 0)
+    configs.push({ ...emptyConfig(), source: { kind: 'managed', file: managed.file }, problems: managed.problems });
   if (options.userSettingsFile) configs.push(settingsConfig(options.userSettingsFile, 'user'));
   configs.push(settingsConfig(path.join(projectDir, WORKSPACE_SETTINGS), 'workspace'));
   for (const file of [path.join(projectDir, HOOKS_JSON), ...(options.extraFiles ?? [])]) {
@@ -77,7 +78,14 @@ function claudeConfigs(projectDir: string, options: WorkspaceConfigOptions): Loa
   const configs = readClaudeSettingsConfigs(claudeSettingsFiles(projectDir, options.home ?? homedir()));
   if (problem && options.userSettingsFile) {
     const config = { ...emptyConfig(), source: { kind: 'user' as const, file: options.userSettingsFile } };
-    config.problems.push({ severity: 'error', code: 'invalid-value', message: problem, path: '', sourceKind: 'user', file: options.userSettingsFile });
+    config.problems.push({
+      severity: 'error',
+      code: 'invalid-value',
+      message: problem,
+      path: '',
+      sourceKind: 'user',
+      file: options.userSettingsFile,
+    });
     configs.push(config);
   }
   return configs;

@@ -21,8 +21,16 @@ export class BuiltinHookHandler implements HookHandler {
     const agentHook = this.hooks.get(hook.id);
     const method = agentHook?.[AGENT_HOOK_METHODS[payload.hook_event_name]] as AnyMethod | undefined;
     if (!agentHook || !method) return { status: 'error', error: `no in-process hook registered for ${hook.id}`, trace: { durationMs: 0 } };
-    const failed = (err: unknown): HookOutcome => ({ status: 'error', error: `${agentHook.name} threw: ${errorMessage(err)}`, trace: { durationMs: performance.now() - started } });
-    const succeeded = (effects: HookEffects | void): HookOutcome => ({ status: 'success', effects: effects ?? {}, trace: { durationMs: performance.now() - started } });
+    const failed = (err: unknown): HookOutcome => ({
+      status: 'error',
+      error: `${agentHook.name} threw: ${errorMessage(err)}`,
+      trace: { durationMs: performance.now() - started },
+    });
+    const succeeded = (effects: HookEffects | void): HookOutcome => ({
+      status: 'success',
+      effects: effects ?? {},
+      trace: { durationMs: performance.now() - started },
+    });
     let result: ReturnType<AnyMethod>;
     try {
       result = method.call(agentHook, payload, {
@@ -41,7 +49,9 @@ export class BuiltinHookHandler implements HookHandler {
     const running = this.start(invocation.hook, invocation.payload, () => invocation.signal);
     if (!(running instanceof Promise)) return running;
     // An in-process hook cannot be killed: stop waiting for it as soon as it is aborted.
-    const aborted = new Promise<HookOutcome>((resolve) => invocation.signal.addEventListener('abort', () => resolve({ status: 'cancelled', trace: { durationMs: 0 } }), { once: true }));
+    const aborted = new Promise<HookOutcome>((resolve) =>
+      invocation.signal.addEventListener('abort', () => resolve({ status: 'cancelled', trace: { durationMs: 0 } }), { once: true }),
+    );
     return Promise.race([running, aborted]);
   }
 }

@@ -51,7 +51,9 @@ export class CommandHookHandler implements HookHandler {
     if (refused !== undefined) {
       // Never run silently, whatever onFailure says: a guard's failure is not an allow.
       const trace = { durationMs: 0 };
-      return GUARD_EVENTS.has(hook.event) ? { status: 'blocking-error', reason: refused, effects: {}, trace } : { status: 'error', error: refused, trace };
+      return GUARD_EVENTS.has(hook.event)
+        ? { status: 'blocking-error', reason: refused, effects: {}, trace }
+        : { status: 'error', error: refused, trace };
     }
     const execArgs = spec.args?.map((arg) => substituteProjectDir(arg, projectDir));
     const result = await this.runner.run({

@@ -129,7 +129,8 @@ export class HttpHookHandler implements HookHandler {
         return interpolated;
       });
       // Checked here because fetch's own error message would quote the value.
-      if (!HEADER_VALUE.test(value)) return { ok: false, error: `http hook header ${name} has an invalid value (control or non-Latin-1 characters)` };
+      if (!HEADER_VALUE.test(value))
+        return { ok: false, error: `http hook header ${name} has an invalid value (control or non-Latin-1 characters)` };
       result.set(name, value);
     }
     result.set('content-type', 'application/json');
@@ -139,7 +140,14 @@ export class HttpHookHandler implements HookHandler {
   }
 }
 
-function interpretResponse(invocation: HookInvocation, url: string, status: number, body: BodyRead, trace: HookTrace, limit: number): HookOutcome {
+function interpretResponse(
+  invocation: HookInvocation,
+  url: string,
+  status: number,
+  body: BodyRead,
+  trace: HookTrace,
+  limit: number,
+): HookOutcome {
   if (status >= 300 && status < 400) {
     return { status: 'error', error: `http hook redirected (HTTP ${status}) from ${url}; redirects are not followed`, trace };
   }

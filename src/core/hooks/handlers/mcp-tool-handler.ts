@@ -36,18 +36,28 @@ export class McpToolHookHandler implements HookHandler {
     const name = sanitizeServerName(server);
     const status = manager?.statuses().find((s) => s.name === name);
     if (!manager || status?.state !== 'connected') {
-      return { status: 'error', error: `MCP server "${server}" is not connected${status?.error ? `: ${status.error}` : ''}`, trace: trace() };
+      return {
+        status: 'error',
+        error: `MCP server "${server}" is not connected${status?.error ? `: ${status.error}` : ''}`,
+        trace: trace(),
+      };
     }
     const args = templated(spec.data.input ?? {}, invocation.payload) as Record<string, unknown>;
     try {
       const result = await manager.callTool(name, tool, args, invocation.signal, invocation.timeoutMs);
       const text = resultText(result);
-      if (result.isError) return { status: 'error', error: `MCP tool "${tool}" on "${server}" reported an error: ${text.slice(0, 500)}`, trace: trace() };
-      return interpretCommandResult(invocation.hook.event, noOutputResult(performance.now() - started, { exitCode: 0, stdout: text }), invocation.timeoutMs);
+      if (result.isError)
+        return { status: 'error', error: `MCP tool "${tool}" on "${server}" reported an error: ${text.slice(0, 500)}`, trace: trace() };
+      return interpretCommandResult(
+        invocation.hook.event,
+        noOutputResult(performance.now() - started, { exitCode: 0, stdout: text }),
+        invocation.timeoutMs,
+      );
     } catch (error) {
       if (invocation.signal.aborted) return { status: 'cancelled', trace: trace() };
       const message = errorMessage(error);
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return { status: 'timeout', error: `MCP tool "${tool}" timed out after ${invocation.timeoutMs} ms`, trace: trace() };
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+        return { status: 'timeout', error: `MCP tool "${tool}" timed out after ${invocation.timeoutMs} ms`, trace: trace() };
       return { status: 'error', error: `MCP tool "${tool}" on "${server}" failed: ${message}`, trace: trace() };
     }
   }
@@ -67,7 +77,8 @@ export function templated(value: unknown, payload: HookPayload): unknown {
     return value.replace(PART, (_, path: string) => asText(lookup(payload, path)));
   }
   if (Array.isArray(value)) return value.map((v) => templated(v, payload));
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, templated(v, payload)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, templated(v, payload)]));
   return value;
 }
 

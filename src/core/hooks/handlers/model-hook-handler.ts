@@ -78,6 +78,10 @@ export class ModelHookHandler implements HookHandler {
     const parsed = parseVerdict(answer.text);
     if (!parsed.ok) return { status: 'error', error: `${spec.type} hook: ${parsed.error}`, trace: done };
     const feedBack = investigate || spec.continueOnBlock === true;
-    return { status: 'success', effects: verdictEffects(event, parsed.verdict, { feedBack, impossibleAllowed: !investigate }), trace: done };
+    return {
+      status: 'success',
+      effects: verdictEffects(event, parsed.verdict, { feedBack, impossibleAllowed: !investigate }),
+      trace: done,
+    };
   }
 }

@@ -61,9 +61,13 @@ export function parseVerdict(text: string): { ok: true; verdict: Verdict } | { o
  * `feedBack` (an agent hook, or a prompt hook with `continueOnBlock`) returns the reason to
  * the model where the default would end the turn.
  */
-export function verdictEffects(event: HookEventName, verdict: Verdict, options: { feedBack: boolean; impossibleAllowed: boolean }): HookEffects {
+export function verdictEffects(
+  event: HookEventName,
+  verdict: Verdict,
+  options: { feedBack: boolean; impossibleAllowed: boolean },
+): HookEffects {
   if (verdict.ok) return {};
-  const reason = verdict.reason?.trim() || 'the hook\'s condition was not met';
+  const reason = verdict.reason?.trim() || "the hook's condition was not met";
   switch (event) {
     case 'Stop':
     case 'SubagentStop':

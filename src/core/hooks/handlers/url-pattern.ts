@@ -67,7 +67,13 @@ function parsePort(scheme: string, port: string | undefined): UrlPattern['port']
 }
 
 function globRegex(glob: string): RE2JS {
-  return RE2JS.compile(`^${glob.split('*').map((part) => RE2JS.quote(part)).join('.*')}$`, RE2JS.DOTALL);
+  return RE2JS.compile(
+    `^${glob
+      .split('*')
+      .map((part) => RE2JS.quote(part))
+      .join('.*')}$`,
+    RE2JS.DOTALL,
+  );
 }
 
 export function parseUrlPattern(text: string): ParsedUrlPattern {

@@ -30,7 +30,9 @@ export function interpretCommandResult(event: HookEventName, result: ProcessResu
 
   if (result.exitCode === 0) {
     if (parsed) {
-      return parsed.ok ? { status: 'success', effects: withCapWarning(parsed.effects), trace } : { status: 'error', error: parsed.error, trace };
+      return parsed.ok
+        ? { status: 'success', effects: withCapWarning(parsed.effects), trace }
+        : { status: 'error', error: parsed.error, trace };
     }
     const effects: HookEffects = {};
     if (stdout.kind === 'text' && EVENT_INFO[event].plainStdoutIsContext && stdout.text.trim() !== '') {
@@ -96,7 +98,12 @@ function traceOf(result: ProcessResult): HookTrace {
     exitCode: result.exitCode,
     signal: result.signal,
   };
-  if (result.stdoutTruncated || result.stderrTruncated || result.stdout.length > TRACE_MAX_CHARS || result.stderr.length > TRACE_MAX_CHARS) {
+  if (
+    result.stdoutTruncated ||
+    result.stderrTruncated ||
+    result.stdout.length > TRACE_MAX_CHARS ||
+    result.stderr.length > TRACE_MAX_CHARS
+  ) {
     trace.truncated = true;
   }
   return trace;

@@ -46,7 +46,9 @@ const hookSpecificOutput = z.looseObject({
    * AstroResearch's advisory PermissionRequired (PostToolUse): the call that ran needed this
    * permission. Audited and shown, never blocking; Hookpilot's own name, which Claude Code ignores.
    */
-  hookpilotPermissionRequired: z.strictObject({ permission: z.string().min(1).max(2_000), tool_name: z.string().max(200).optional() }).optional(),
+  hookpilotPermissionRequired: z
+    .strictObject({ permission: z.string().min(1).max(2_000), tool_name: z.string().max(200).optional() })
+    .optional(),
 });
 
 export const hookOutputSchema = z.looseObject({

@@ -25,7 +25,10 @@ export async function spillLongText(text: string, target: SpillTarget): Promise<
   const preview = text.slice(0, SPILL_PREVIEW_CHARS);
   const size = `${text.length.toLocaleString('en-US')} chars`;
   if (target.dir !== undefined) {
-    const file = join(target.dir, `hook-${safe(target.sessionId)}-${safe(target.label)}-${Date.now()}-${randomBytes(4).toString('hex')}.txt`);
+    const file = join(
+      target.dir,
+      `hook-${safe(target.sessionId)}-${safe(target.label)}-${Date.now()}-${randomBytes(4).toString('hex')}.txt`,
+    );
     try {
       await mkdir(target.dir, { recursive: true });
       await writeFile(file, text, { encoding: 'utf8', mode: 0o600 });
@@ -53,7 +56,8 @@ async function spillEffects(effects: HookEffects, target: SpillTarget): Promise<
   if (out.systemMessage !== undefined) out.systemMessage = await spillLongText(out.systemMessage, target);
   if (out.reason !== undefined) out.reason = await spillLongText(out.reason, target);
   if (out.stop?.reason !== undefined) out.stop = { ...out.stop, reason: await spillLongText(out.stop.reason, target) };
-  if (out.permission?.message !== undefined) out.permission = { ...out.permission, message: await spillLongText(out.permission.message, target) };
+  if (out.permission?.message !== undefined)
+    out.permission = { ...out.permission, message: await spillLongText(out.permission.message, target) };
   if (out.warnings !== undefined) out.warnings = await Promise.all(out.warnings.map((warning) => spillLongText(warning, target)));
   return out;
 }

@@ -30,7 +30,12 @@ process.on('message', (raw: unknown) => {
   if (!parsed.success) {
     // A request the host waits for gets an answer, even when it cannot be run.
     const request = requestIdSchema.safeParse(raw);
-    if (request.success) send({ type: 'result', id: request.data.id, result: noOutputResult(0, { spawnError: `invalid spawn request: ${parsed.error.issues[0]?.message ?? 'unknown'}` }) });
+    if (request.success)
+      send({
+        type: 'result',
+        id: request.data.id,
+        result: noOutputResult(0, { spawnError: `invalid spawn request: ${parsed.error.issues[0]?.message ?? 'unknown'}` }),
+      });
     return;
   }
   const message = parsed.data;

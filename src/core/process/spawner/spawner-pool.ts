@@ -42,7 +42,9 @@ export class SpawnerPool implements ProcessRunner, Disposable {
     // None ready yet: the first helper spawns directly meanwhile (and starts itself).
     if (ready.length === 0) return this.helpers[0].run(options);
     const load = (i: number) => this.helpers[i].load;
-    const chosen = ready.reduce((best, i) => (load(i) < load(best) || (load(i) === load(best) && this.lastUsed[i] < this.lastUsed[best]) ? i : best));
+    const chosen = ready.reduce((best, i) =>
+      load(i) < load(best) || (load(i) === load(best) && this.lastUsed[i] < this.lastUsed[best]) ? i : best,
+    );
     this.lastUsed[chosen] = ++this.runs;
     return this.helpers[chosen].run(options);
   }

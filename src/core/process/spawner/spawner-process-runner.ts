@@ -83,7 +83,12 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
       const id = this.nextId++;
       const onAbort = () => this.post({ type: 'abort', id });
       options.signal?.addEventListener('abort', onAbort, { once: true });
-      this.pending.set(id, { options, resolve, started: performance.now(), detach: () => options.signal?.removeEventListener('abort', onAbort) });
+      this.pending.set(id, {
+        options,
+        resolve,
+        started: performance.now(),
+        detach: () => options.signal?.removeEventListener('abort', onAbort),
+      });
       if (this.pending.size === 1) this.keepHostAlive(true);
       // A request that never reached the helper runs here: a hook is never skipped.
       helper.send({ type: 'run', id, options: requestOptions(options) } satisfies HostToSpawner, (error) => {
@@ -105,7 +110,8 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
     // Should the helper not have finished by then, nothing it started survives it: not the
     // groups it reported, nor those whose report had not been read yet (its direct children).
     setTimeout(() => {
-      const children = helper.pid === undefined || helper.exitCode !== null || helper.signalCode !== null ? [] : childProcessesOf(helper.pid);
+      const children =
+        helper.pid === undefined || helper.exitCode !== null || helper.signalCode !== null ? [] : childProcessesOf(helper.pid);
       for (const pid of new Set([...groups, ...children])) killGroup(pid);
       helper.kill('SIGKILL');
     }, HELPER_EXIT_GRACE_MS).unref();
@@ -178,7 +184,10 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
     this.ready = false;
     this.failures++;
     const stderr = this.stderrTail.trim();
-    this.options.log?.('warn', `process spawner stopped (${why})${stderr ? `: ${stderr}` : ''}; ${this.failures >= MAX_CONSECUTIVE_FAILURES ? 'hook processes are spawned directly from now on' : 'it restarts on the next hook'}`);
+    this.options.log?.(
+      'warn',
+      `process spawner stopped (${why})${stderr ? `: ${stderr}` : ''}; ${this.failures >= MAX_CONSECUTIVE_FAILURES ? 'hook processes are spawned directly from now on' : 'it restarts on the next hook'}`,
+    );
     for (const [id, run] of [...this.pending]) {
       if (run.pid === undefined) {
         this.runDirectly(id);
@@ -186,7 +195,13 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
       }
       // Orphaned hook processes would otherwise run on unobserved.
       killGroup(run.pid);
-      this.settle(id, run, noOutputResult(performance.now() - run.started, { spawnError: `the process spawner stopped while the process ran (${why}); the process was killed` }));
+      this.settle(
+        id,
+        run,
+        noOutputResult(performance.now() - run.started, {
+          spawnError: `the process spawner stopped while the process ran (${why}); the process was killed`,
+        }),
+      );
     }
   }
 

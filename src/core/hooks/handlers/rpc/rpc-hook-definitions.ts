@@ -29,7 +29,9 @@ export function rpcHookDefinitions(server: ServerDefinition, caps?: RpcEventList
   const intercept = [...new Set(wanted.filter((event) => EVENT_INFO[event].kind !== 'observe'))];
   const intercepted = new Set(intercept);
   const observeKind = wanted.filter((event) => EVENT_INFO[event].kind === 'observe');
-  const observe = [...new Set([...effectiveEvents(server.observe, caps?.observe), ...observeKind])].filter((event) => !intercepted.has(event));
+  const observe = [...new Set([...effectiveEvents(server.observe, caps?.observe), ...observeKind])].filter(
+    (event) => !intercepted.has(event),
+  );
   const define = (event: HookEventName, mode: 'observe' | 'intercept'): HookDefinition => ({
     id: `rpc:${server.name}:${event}`,
     name: server.name,

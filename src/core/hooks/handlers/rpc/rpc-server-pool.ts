@@ -4,7 +4,14 @@ import type { HookPayload, ServerDefinition } from '../../types';
 import { RPC_PROTOCOL_VERSION } from './rpc-protocol';
 import { serverEnvironment } from './rpc-server-env';
 import { RpcServerSupervisor } from './rpc-server-supervisor';
-import { DEFAULT_BACKOFF, type RpcBackoff, type RpcCallResult, type RpcCapabilities, type RpcLogger, type RpcServerStatus } from './rpc-types';
+import {
+  DEFAULT_BACKOFF,
+  type RpcBackoff,
+  type RpcCallResult,
+  type RpcCapabilities,
+  type RpcLogger,
+  type RpcServerStatus,
+} from './rpc-types';
 import type { Disposable } from '../../../events-emitter';
 import { errorMessage } from '../../../error-message';
 
@@ -112,7 +119,12 @@ export class RpcServerPool {
   }
 
   /** Sends `hook/intercept`, waiting for a (re)starting server within the same deadline. */
-  intercept(server: string, event: HookEventName, payload: HookPayload, limits: { timeoutMs: number; signal?: AbortSignal }): Promise<RpcCallResult> {
+  intercept(
+    server: string,
+    event: HookEventName,
+    payload: HookPayload,
+    limits: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<RpcCallResult> {
     const entry = this.supervisors.get(server);
     if (!entry) return Promise.resolve({ status: 'error', error: `rpc server "${server}" is not configured` });
     return entry.supervisor.intercept(event, payload, limits);

@@ -116,7 +116,7 @@ export class RpcServerProcess {
           oversize
             ? `${this.label} sent ${description}; the server was stopped`
             : `${this.label} wrote non-protocol output to stdout (${description}); ` +
-              'servers must write only JSON-RPC messages there and log to stderr',
+                'servers must write only JSON-RPC messages there and log to stderr',
         ),
       ),
     );
@@ -205,11 +205,16 @@ export class RpcServerProcess {
     if (!this.alive) return;
     this.endReason ??= `${this.label} was stopped`;
     const deadline = performance.now() + graceMs;
-    const answer = await this.call('shutdown', (connection, token) => connection.sendRequest(ShutdownRequest, token), { timeoutMs: graceMs });
+    const answer = await this.call('shutdown', (connection, token) => connection.sendRequest(ShutdownRequest, token), {
+      timeoutMs: graceMs,
+    });
     if (answer.status === 'ok') this.notify((connection) => connection.sendNotification(ExitNotification));
     const remaining = Math.max(0, deadline - performance.now());
     let timer: NodeJS.Timeout | undefined;
-    const inTime = await Promise.race([this.exited.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), remaining)))]);
+    const inTime = await Promise.race([
+      this.exited.then(() => true),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(false), remaining))),
+    ]);
     clearTimeout(timer);
     if (!inTime && this.pid !== undefined) signalGroup(this.pid, 'SIGKILL');
     await this.exited;

@@ -1,6 +1,13 @@
 import { APPROVE_EVERY_CALL, resolveEventName, type HookEventName } from '../../events';
 import type { HookPayload, ServerDefinition } from '../../types';
-import { HookInterceptRequest, HookObserveNotification, InitializeRequest, InitializedNotification, initializeResultSchema, type InitializeParams } from './rpc-protocol';
+import {
+  HookInterceptRequest,
+  HookObserveNotification,
+  InitializeRequest,
+  InitializedNotification,
+  initializeResultSchema,
+  type InitializeParams,
+} from './rpc-protocol';
 import { RpcServerProcess, type RpcExit } from './rpc-server-process';
 import type { RpcBackoff, RpcCallResult, RpcCapabilities, RpcLogger, RpcServerState, RpcServerStatus } from './rpc-types';
 import { errorMessage } from '../../../error-message';
@@ -20,7 +27,10 @@ export interface RpcSupervisorContext {
 }
 
 function lastLine(text: string): string | undefined {
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   return lines.at(-1);
 }
 
@@ -112,21 +122,29 @@ export class RpcServerSupervisor {
     const ready = await this.waitReady(deadline, limits.signal);
     if (ready.status !== 'ok') return ready;
     const remaining = Math.max(1, Math.round(deadline - performance.now()));
-    return ready.process.call('hook/intercept', (connection, token) => connection.sendRequest(HookInterceptRequest, { event, payload }, token), {
-      timeoutMs: remaining,
-      signal: limits.signal,
-    });
+    return ready.process.call(
+      'hook/intercept',
+      (connection, token) => connection.sendRequest(HookInterceptRequest, { event, payload }, token),
+      {
+        timeoutMs: remaining,
+        signal: limits.signal,
+      },
+    );
   }
 
   private describeState(): string {
     return this.lastError ? `${this.state} (${this.lastError})` : this.state;
   }
 
-  private async waitReady(deadline: number, signal?: AbortSignal): Promise<{ status: 'ok'; process: RpcServerProcess } | Exclude<RpcCallResult, { status: 'ok' }>> {
+  private async waitReady(
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<{ status: 'ok'; process: RpcServerProcess } | Exclude<RpcCallResult, { status: 'ok' }>> {
     for (;;) {
       if (signal?.aborted) return { status: 'cancelled' };
       if (this.state === 'ready' && this.process) return { status: 'ok', process: this.process };
-      if (this.state === 'failed' || this.state === 'stopped') return { status: 'error', error: `${this.label} is ${this.describeState()}` };
+      if (this.state === 'failed' || this.state === 'stopped')
+        return { status: 'error', error: `${this.label} is ${this.describeState()}` };
       const remaining = deadline - performance.now();
       if (remaining <= 0) return { status: 'timeout', error: `${this.label} was not ready in time: ${this.describeState()}` };
       await new Promise<void>((resolve) => {
@@ -158,7 +176,12 @@ export class RpcServerSupervisor {
     }
     let running: RpcServerProcess;
     try {
-      running = new RpcServerProcess({ server: this.server, projectDir: this.context.projectDir, env: this.context.env, log: this.context.log });
+      running = new RpcServerProcess({
+        server: this.server,
+        projectDir: this.context.projectDir,
+        env: this.context.env,
+        log: this.context.log,
+      });
     } catch (error) {
       this.fail(`${this.label} could not start: ${errorMessage(error)}`);
       return;
@@ -181,7 +204,10 @@ export class RpcServerSupervisor {
     if (handshake.caps) {
       this.caps = handshake.caps;
       this.lastError = undefined;
-      this.context.log('info', `${this.label} ready (pid ${running.pid}): observe [${handshake.caps.observe.join(', ')}], intercept [${handshake.caps.intercept.join(', ')}]`);
+      this.context.log(
+        'info',
+        `${this.label} ready (pid ${running.pid}): observe [${handshake.caps.observe.join(', ')}], intercept [${handshake.caps.intercept.join(', ')}]`,
+      );
       this.setState('ready');
     }
     const exit = await running.exited;
@@ -207,7 +233,9 @@ export class RpcServerSupervisor {
     }
     const parsed = initializeResultSchema.safeParse(answer.value);
     if (!parsed.success) {
-      return { fatal: `${this.label} answered initialize with an invalid result: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}` };
+      return {
+        fatal: `${this.label} answered initialize with an invalid result: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+      };
     }
     const unknownEvents: string[] = [];
     const caps: RpcCapabilities = {

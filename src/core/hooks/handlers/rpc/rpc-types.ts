@@ -5,10 +5,7 @@ export type RpcLogger = (level: RpcLogLevel, message: string) => void;
 
 /** The outcome of one request to a server, before it becomes a HookOutcome. */
 export type RpcCallResult =
-  | { status: 'ok'; value: unknown }
-  | { status: 'error'; error: string }
-  | { status: 'timeout'; error: string }
-  | { status: 'cancelled' };
+  { status: 'ok'; value: unknown } | { status: 'error'; error: string } | { status: 'timeout'; error: string } | { status: 'cancelled' };
 
 /** What a server said in its handshake, with event names resolved to canonical ones. */
 export interface RpcCapabilities {
