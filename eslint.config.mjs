@@ -59,7 +59,7 @@ export default tseslint.config(
   layer(['src/cli/**/*.ts'], 'src/cli', { noVscode: true, noNode: false, up: ['extension', 'webview-ui'] }),
   layer(['src/extension/**/*.ts'], 'src/extension', { noVscode: false, noNode: false, up: ['cli', 'webview-ui'] }),
   {
-    // One helper for a thrown value's message (src/core/error-message.ts), not a copy per file.
+    // One helper for a thrown value's message, and one for it as an Error (src/core/error-message.ts), not a copy per file.
     files: ['src/**/*.ts'],
     ignores: ['src/core/error-message.ts'],
     rules: {
@@ -68,6 +68,11 @@ export default tseslint.config(
         {
           selector: "ConditionalExpression[test.operator='instanceof'][test.right.name='Error'][consequent.property.name='message']",
           message: 'Use errorMessage() from src/core/error-message.ts.',
+        },
+        {
+          selector:
+            "ConditionalExpression[test.operator='instanceof'][test.right.name='Error'][alternate.type='NewExpression'][alternate.callee.name='Error']",
+          message: 'Use toError() from src/core/error-message.ts.',
         },
       ],
     },

@@ -17,7 +17,7 @@ describe('permission rules Tool(pattern)', () => {
     expect(parsePermissionRule('not a rule!')).toBeUndefined();
   });
 
-  // Deny, ask and a hook's `if`: a rule matches when ANY subcommand does (conformance §3.20 item 6).
+  // Deny, ask and a hook's `if`: a rule matches when ANY subcommand does.
   it('Bash(git *) matches a line when any subcommand matches', () => {
     expect(match('Bash(git *)', 'Bash', { command: 'FOO=1 git push' })).toBe('match');
     expect(match('Bash(git *)', 'Bash', { command: 'npm test && git push' })).toBe('match');

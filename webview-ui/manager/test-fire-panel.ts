@@ -111,6 +111,6 @@ function checkPayload(text: string): string | undefined {
     const value: unknown = JSON.parse(text);
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? undefined : 'The payload must be a JSON object.';
   } catch (err) {
-    return `Not valid JSON: ${err instanceof Error ? err.message : String(err)}`;
+    return `Not valid JSON: ${(err as SyntaxError).message}`;
   }
 }

@@ -5,6 +5,7 @@ import { auditFilePath, AuditWriter, isValidSessionId, type AuditWriterOptions }
 import type { AuditRecord } from './records';
 import { Redactor } from './redactor';
 import type { Disposable } from '../events-emitter';
+import { toError } from '../error-message';
 
 /**
  * The audit directory: one JSONL file per session, one writer per session (shared by
@@ -119,7 +120,7 @@ export class AuditLog {
       try {
         listener(record, sessionId);
       } catch (error) {
-        this.options.onError?.(error instanceof Error ? error : new Error(String(error)), sessionId);
+        this.options.onError?.(toError(error), sessionId);
       }
     }
   }

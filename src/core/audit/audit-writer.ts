@@ -8,6 +8,7 @@ import { PendingLines } from './pending-lines';
 import type { AuditEntry, AuditRecord, AuditSink } from './records';
 import { fitRecord } from './record-truncation';
 import { Redactor } from './redactor';
+import { toError } from '../error-message';
 
 /**
  * The append-only JSONL log of one session. `append` stamps, redacts and serializes the
@@ -335,8 +336,4 @@ async function syncDirectory(dir: string): Promise<void> {
   } finally {
     await closeAsync(fd);
   }
-}
-
-function toError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }
