@@ -133,3 +133,21 @@ export type StubEnumsMatchTheApi = Assert<
   | SameMembers<typeof ViewColumn, typeof vscode.ViewColumn>
   | SameMembers<typeof DiagnosticSeverity, typeof vscode.DiagnosticSeverity>
 >;
+
+/** The public members a stub class has that the real class lacks, besides test-only helpers named here. */
+type ExtraMembers<Stub, Real, Helpers extends PropertyKey = never> = Exclude<keyof Stub, keyof Real | Helpers>;
+type AssertNone<T extends never> = T;
+/** A stub class member (instance or static) that @types/vscode renamed or removed fails tsc here. */
+export type StubClassesMatchTheApi = [
+  AssertNone<ExtraMembers<Disposable, vscode.Disposable>>,
+  AssertNone<ExtraMembers<typeof Disposable, typeof vscode.Disposable, 'prototype'>>,
+  AssertNone<ExtraMembers<EventEmitter<unknown>, vscode.EventEmitter<unknown>, 'listenerCount'>>,
+  AssertNone<ExtraMembers<Uri, vscode.Uri>>,
+  AssertNone<ExtraMembers<typeof Uri, typeof vscode.Uri, 'prototype'>>,
+  AssertNone<ExtraMembers<Position, vscode.Position>>,
+  AssertNone<ExtraMembers<Range, vscode.Range>>,
+  AssertNone<ExtraMembers<Diagnostic, vscode.Diagnostic>>,
+  AssertNone<ExtraMembers<ThemeColor, vscode.ThemeColor>>,
+  AssertNone<ExtraMembers<ThemeIcon, vscode.ThemeIcon>>,
+  AssertNone<ExtraMembers<RelativePattern, vscode.RelativePattern>>,
+];
