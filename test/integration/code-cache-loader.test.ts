@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildShipped } from '../support/build-shipped';
 import { writeCacheFile } from '../../src/extension/code-cache/code-cache-file';
 import { loadWithCodeCache, type CacheState, type CacheWrite } from '../../src/extension/code-cache/load-with-code-cache';
 
@@ -195,5 +196,56 @@ module.exports = seen;
     expect(() => loadWithCodeCache(bundle, cacheDir)).toThrow(expect.objectContaining({ stack: expect.stringContaining(`${bundle}:1:7`) }));
     writeFileSync(bundle, `'use strict';\n\n  throw new Error('third line');\n`);
     expect(() => loadWithCodeCache(bundle, cacheDir)).toThrow(expect.objectContaining({ stack: expect.stringContaining(`${bundle}:3:9`) }));
+  });
+});
+
+describe('the shipped dist/extension.js', () => {
+  let shipped: string;
+
+  beforeAll(async () => {
+    // package.json's "main", built by esbuild.mjs as it ships, not the loader module alone.
+    shipped = mkdtempSync(path.join(tmpdir(), 'hookpilot-code-cache-shipped-'));
+    await buildShipped(shipped, ['extension.js']);
+  });
+
+  afterAll(() => rmSync(shipped, { recursive: true, force: true }));
+
+  /** Activates a copy of the shipped entry beside `extension-main.js` in a new process; waits for the delayed cache write. */
+  function activateInNewProcess(extensionDir: string, storage: string): { activated: unknown; cacheFiles: string[] } {
+    const script = `const fs = require('node:fs');
+const path = require('node:path');
+const [entry, storage] = process.argv.slice(1);
+const context = { globalStorageUri: { fsPath: storage } };
+const cacheFiles = () => { try { return fs.readdirSync(path.join(storage, 'code-cache')).filter((n) => n.endsWith('.cache')); } catch { return []; } };
+require(entry).activate(context).then(() => {
+  const deadline = Date.now() + 20000;
+  const poll = setInterval(() => {
+    if (cacheFiles().length === 0 && Date.now() < deadline) return;
+    clearInterval(poll);
+    process.stdout.write(JSON.stringify({ activated: context.activatedWith, cacheFiles: cacheFiles() }));
+  }, 50);
+});
+`;
+    const output = execFileSync(process.execPath, ['-e', script, path.join(extensionDir, 'extension.js'), storage], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    return JSON.parse(output) as { activated: unknown; cacheFiles: string[] };
+  }
+
+  it('activates extension-main.js beside it and keeps its code cache in the global storage', () => {
+    const extensionDir = path.join(dir, 'ext', 'dist');
+    writeFileSync(path.join(extensionDir, 'extension.js'), readFileSync(path.join(shipped, 'extension.js')));
+    const helpers = Array.from({ length: 50 }, (_, i) => `function f${i}(x) { return x + ${i}; }`).join('\n');
+    writeFileSync(
+      path.join(extensionDir, 'extension-main.js'),
+      `'use strict';\n${helpers}\nexports.activate = (context) => { context.activatedWith = f0(42); };\n`,
+    );
+    const storage = path.join(dir, 'storage');
+
+    const first = activateInNewProcess(extensionDir, storage);
+    expect(first.activated).toBe(42);
+    expect(first.cacheFiles).toEqual([expect.stringMatching(/^extension-main-.*\.cache$/)]);
+    expect(activateInNewProcess(extensionDir, storage)).toEqual(first);
   });
 });
