@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -64,6 +64,25 @@ function processesIn(cwd: string): number[] {
 const INTROSPECT = 'echo "[$0][$#][$*]"; set; echo ---; env | sort';
 
 describe('prestarted shells', () => {
+  it('a run whose process is reported, with no shell waiting, starts as a shell that waits for its command', async () => {
+    shells.probe();
+    await shells.whenSettled();
+    const ran = join(dir, 'ran');
+    let reported: string[] = [];
+    const result = await runProcess(
+      request(`echo ran > "${ran}"`, {
+        // What the reported process is running: a spawned command would be running already.
+        onSpawn: (pid) => (reported = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')),
+      }),
+      shells,
+    );
+    expect(reported[0]).toBe('/bin/sh');
+    expect(reported.join(' ')).toContain('read -r __hookpilot_line');
+    expect(reported.join(' ')).not.toContain('echo ran');
+    expect(result.exitCode).toBe(0);
+    expect(readFileSync(ran, 'utf8')).toBe('ran\n');
+  });
+
   it('run a command exactly as sh -c does: same shell variables, environment, $0 and arguments', async () => {
     const fresh = await runProcess(request(INTROSPECT));
     await warm();

@@ -21,11 +21,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/**
- * After one run the helper keeps shells waiting, and a run through one of them is reported
- * before the command is handed over. (A run the helper spawns afresh starts before its report
- * is sent: a helper killed in that moment leaves the host unaware the run began.)
- */
+/** After one run the helper keeps shells waiting: the run that follows takes one of them. */
 async function untilShellsWait(runner: SpawnerProcessRunner, helperPid: number): Promise<void> {
   expect((await runner.run({ command: 'true', shell: true, cwd: dir, env: process.env })).exitCode).toBe(0);
   await vi.waitFor(() => expect(childProcessesOf(helperPid).length).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
@@ -100,7 +96,7 @@ describe('the process spawner helper', () => {
     try {
       await spawner.ready();
       const helperPid = spawner.runner.helperPid!;
-      await untilShellsWait(spawner.runner, helperPid);
+      // The helper's first run: no shell waits yet, so one is started for it, reported before it has the command.
       const pidFile = join(dir, 'pid');
       const ranFile = join(dir, 'ran');
       const running = spawner.runner.run({

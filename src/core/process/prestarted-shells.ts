@@ -159,6 +159,22 @@ export class PrestartedShells implements Disposable {
       : undefined;
   }
 
+  /**
+   * For a run that `acquire` found no waiting shell for but one could run: a shell started
+   * now, in the run's own directory and environment. Its process exists before it has the
+   * command, so whoever reports the run's process (a spawner helper to its host) does so
+   * before the command starts; a process spawned with its command may run before that.
+   */
+  startFor(request: ShellRequest): PrestartedShell | undefined {
+    const shell = this.shellFor(request);
+    if (this.disposed || shell === undefined || request.args?.length) return undefined;
+    if (!this.bash && !this.shellForks) return undefined;
+    const commandLine = this.bash ? `${request.command}\0` : shellCommandLine(request.env, request.env, request.command);
+    if (commandLine === undefined) return undefined;
+    const child = this.spawnWaiting(shell, request.cwd, request.env);
+    return child && { child, commandLine };
+  }
+
   /** Marks a run as finished; once none runs, the shells used up are started again. */
   release(): void {
     this.running = Math.max(0, this.running - 1);
@@ -198,44 +214,52 @@ export class PrestartedShells implements Disposable {
     const template = this.template;
     if (!template || this.disposed || this.running > 0) return;
     if (!this.bash && this.shellForks === undefined) {
-      if (this.probing) return;
-      // Unanswered (a failed probe): asked again at the next idle moment.
-      this.probing = true;
-      void shellForksSingleCommands(SHELL).then((forks) => {
-        this.probing = false;
-        this.shellForks = forks;
-        if (forks) this.scheduleFill();
-        this.settle();
-      });
+      this.probe();
       return;
     }
     if (!this.bash && !this.shellForks) return;
     this.directoryId = directoryIdOf(template.cwd);
     if (this.directoryId === undefined) return;
     while (this.idle.length < this.wanted) {
-      let child: ChildProcess;
-      try {
-        const script = this.bash ? WAITING_BASH : WAITING_SHELL;
-        child = spawn(template.shell, ['-c', script, template.shell], {
-          cwd: template.cwd,
-          env: template.env,
-          detached: true,
-          stdio: ['pipe', 'pipe', 'pipe'],
-          windowsHide: true,
-        });
-      } catch {
-        return;
-      }
-      // Before anything else: a spawn that fails (no such directory, no file descriptors
-      // left) reports it as an 'error' event, which must not go unheard.
-      child.on('error', () => undefined);
-      if (child.pid === undefined) return;
+      const child = this.spawnWaiting(template.shell, template.cwd, template.env);
+      if (!child) return;
       const shell = { child, env: template.env };
-      child.stdin?.on('error', () => undefined);
       child.once('exit', () => (this.idle = this.idle.filter((s) => s !== shell)));
       setRef(child, false);
       this.idle.push(shell);
     }
+  }
+
+  /**
+   * Asks once whether this machine's `sh -c` forks for a single command (see the class); a
+   * probe that failed leaves it unanswered, to be asked again at the next idle moment.
+   */
+  probe(): void {
+    if (this.bash || this.shellForks !== undefined || this.probing || this.disposed) return;
+    this.probing = true;
+    void shellForksSingleCommands(SHELL).then((forks) => {
+      this.probing = false;
+      this.shellForks = forks;
+      if (forks) this.scheduleFill();
+      this.settle();
+    });
+  }
+
+  /** A shell waiting for its command line, or undefined when it cannot start. */
+  private spawnWaiting(shell: string, cwd: string, env: NodeJS.ProcessEnv): ChildProcess | undefined {
+    let child: ChildProcess;
+    try {
+      const script = this.bash ? WAITING_BASH : WAITING_SHELL;
+      child = spawn(shell, ['-c', script, shell], { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    } catch {
+      return undefined;
+    }
+    // Before anything else: a spawn that fails (no such directory, no file descriptors
+    // left) reports it as an 'error' event, which must not go unheard.
+    child.on('error', () => undefined);
+    if (child.pid === undefined) return undefined;
+    child.stdin?.on('error', () => undefined);
+    return child;
   }
 
   private retire(): void {

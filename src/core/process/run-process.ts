@@ -161,7 +161,9 @@ export function runProcess(options: RunProcessOptions, shells?: PrestartedShells
       shells?.release();
       resolveRun(result);
     };
-    const prestarted = shells?.acquire(options);
+    // A run whose process is reported (a spawner helper tells its host) starts through a shell
+    // that waits for its command, so the report is out before the command runs.
+    const prestarted = shells?.acquire(options) ?? (options.onSpawn ? shells?.startFor(options) : undefined);
     let child: ChildProcess;
     try {
       child = prestarted?.child ?? spawnFresh(options);

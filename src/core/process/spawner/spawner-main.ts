@@ -18,6 +18,9 @@ interface RunningProcess {
 const running = new Map<number, RunningProcess>();
 /** One helper serves command hooks (sh) or the Bash tool (bash), never both. */
 const shells = new PrestartedShells({ bash: process.argv.includes(BASH_SHELLS_ARG) });
+// Asked before the helper says it is ready (a few ms, off any run): until it is answered, a
+// run would start as a plain spawn, whose process may run before its report reaches the host.
+shells.probe();
 /** Enough of a request to answer it, when the rest does not parse. */
 const requestIdSchema = z.object({ type: z.literal('run'), id: z.number() });
 
@@ -80,4 +83,4 @@ process.on('disconnect', () => {
   });
 });
 
-send({ type: 'ready' });
+void shells.whenSettled().then(() => send({ type: 'ready' }));
