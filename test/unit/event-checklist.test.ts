@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { hooksDocSection } from '../support/hooks-doc';
 import { EVENT_ALIASES, EVENT_INFO, HOOK_EVENTS, type HookEventName } from '../../src/core/hooks/events';
 import { convertClaudeHooks } from '../../src/core/import/claude';
 import { EVENT_INFO as CATALOGUE_INFO, HOOK_EVENTS as CATALOGUE_EVENTS } from '../../src/shared/event-catalog';
@@ -8,17 +7,6 @@ import { EVENT_INFO as CATALOGUE_INFO, HOOK_EVENTS as CATALOGUE_EVENTS } from '.
 // CONTRIBUTING's "Add a hook event" checklist, checked over the one event list (HOOK_EVENTS):
 // an event that misses one of the places it must be added fails here by name. tsc checks
 // EVENT_INFO, the payload schemas and AGENT_HOOK_METHODS; test/webview/sample-payload.test.ts the samples.
-const hooksMd = readFileSync(path.join(__dirname, '../../docs/hooks.md'), 'utf8');
-
-/** The body of the docs/hooks.md section under `heading`, up to the next heading of its level or above. */
-function section(heading: string): string {
-  const start = hooksMd.indexOf(`\n${heading}\n`);
-  if (start < 0) throw new Error(`docs/hooks.md has no "${heading}" heading`);
-  const level = heading.split(' ')[0];
-  const rest = hooksMd.slice(start + heading.length + 2);
-  const end = rest.search(new RegExp(`\\n#{1,${level.length}} `));
-  return end < 0 ? rest : rest.slice(0, end);
-}
 
 /** The rows of the first Markdown table in `text`, as trimmed cells, header and rule left out. */
 function tableRows(text: string): string[][] {
@@ -33,7 +21,7 @@ function tableRows(text: string): string[][] {
   );
 }
 
-const eventRows = new Map(tableRows(section('## Events')).map((cells) => [cells[0], cells] as const));
+const eventRows = new Map(tableRows(hooksDocSection('## Events')).map((cells) => [cells[0], cells] as const));
 const yesNo = (flag: boolean) => (flag ? 'yes' : 'no');
 
 describe('every hook event is wired in everywhere', () => {
@@ -58,7 +46,7 @@ describe('every hook event is wired in everywhere', () => {
   });
 
   it.each(HOOK_EVENTS)('%s: docs/hooks.md describes its payload (Event payloads and what hooks can do)', (event) => {
-    expect(section('### Event payloads and what hooks can do')).toMatch(new RegExp(`^\\*\\*${event}\\*\\*`, 'm'));
+    expect(hooksDocSection('### Event payloads and what hooks can do')).toMatch(new RegExp(`^\\*\\*${event}\\*\\*`, 'm'));
   });
 
   it.each(HOOK_EVENTS)('%s: a Claude Code settings hook on it is imported as a hook on it (src/core/import/claude.ts)', (event) => {
@@ -72,7 +60,7 @@ describe('every hook event is wired in everywhere', () => {
 
   it('the Aliases table of docs/hooks.md is EVENT_ALIASES, alias for alias', () => {
     const documented: Record<string, HookEventName> = {};
-    for (const [canonical, aliases] of tableRows(section('### Aliases'))) {
+    for (const [canonical, aliases] of tableRows(hooksDocSection('### Aliases'))) {
       for (const alias of aliases.matchAll(/`([^`]+)`/g)) documented[alias[1]] = canonical as HookEventName;
     }
     expect(documented).toEqual({ ...EVENT_ALIASES });

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { hooksDocSection } from '../support/hooks-doc';
 import { HANDLER_SCHEMAS } from '../../src/core/hooks/config/config-schema';
 import { loadHooksDocument } from '../../src/core/hooks/config/config-loader';
 import { buildHooksJsonSchema } from '../../src/core/hooks/config/json-schema';
@@ -12,7 +11,6 @@ import { handlerTypeSchema } from '../../src/shared/manager-views';
 // CONTRIBUTING's "Add a handler type" checklist, checked over the one list (HANDLER_TYPES): a
 // type that misses one of the places it must be added fails here by name. tsc checks the
 // exhaustive switches (HandlerSpec, hook-definition.ts, the engine's handlers).
-const hooksMd = readFileSync(path.join(__dirname, '../../docs/hooks.md'), 'utf8');
 
 /** One valid handler of each type, as a user writes it in .vscode/hooks.json. */
 const SAMPLE_HANDLERS: Record<HandlerType, Record<string, unknown>> = {
@@ -29,16 +27,6 @@ const SAMPLE_HANDLERS: Record<HandlerType, Record<string, unknown>> = {
 // nothing to import. A new type fails the partition test until it is placed in one of them.
 const CLAUDE_CODE_TYPES: readonly HandlerType[] = ['command', 'http', 'prompt', 'agent', 'mcp_tool'];
 const HOOKPILOT_ONLY_TYPES: readonly HandlerType[] = ['builtin', 'rpc'];
-
-/** The body of the docs/hooks.md section under `heading`, up to the next heading of its level or above. */
-function section(heading: string): string {
-  const start = hooksMd.indexOf(`\n${heading}\n`);
-  if (start < 0) throw new Error(`docs/hooks.md has no "${heading}" heading`);
-  const level = heading.split(' ')[0];
-  const rest = hooksMd.slice(start + heading.length + 2);
-  const end = rest.search(new RegExp(`\\n#{1,${level.length}} `));
-  return end < 0 ? rest : rest.slice(0, end);
-}
 
 function loadSample(type: HandlerType) {
   const document = {
@@ -74,7 +62,7 @@ describe('Add a handler type: every type in HANDLER_TYPES is in each place', () 
   });
 
   it.each(HANDLER_TYPES)('%s: the configuration document of docs/hooks.md has a heading for it', (type) => {
-    const headings = section('## The configuration document').match(/\n### .*/g) ?? [];
+    const headings = hooksDocSection('## The configuration document').match(/\n### .*/g) ?? [];
     expect(headings.filter((h) => h.includes(`\`${type}\``))).toHaveLength(1);
   });
 
