@@ -130,7 +130,9 @@ describe.each([['spawned afresh'], ['from a waiting bash'], ['through the spawne
     const pidFile = join(dir, 'pid');
     const controller = new AbortController();
     const running = run({ command: `sleep 30 & echo $! > "${pidFile}"; wait` }, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 200);
+    // Aborted once the command runs (its background job is written down), not after a guessed delay.
+    await vi.waitFor(() => expect(readFileSync(pidFile, 'utf8')).toMatch(/^\d+\n$/), { timeout: 10_000, interval: 10 });
+    controller.abort();
     const result = await running;
     expect(result).toMatchObject({ ok: false, interrupted: true, error: expect.stringMatching(/^Command aborted/) });
     expect(await waitUntilDead(readPid(pidFile), 5_000)).toBe(true);
