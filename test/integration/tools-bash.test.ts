@@ -271,8 +271,22 @@ describe('resolveShell', () => {
     expect(resolveShell({ PATH: `${planted}:${bin}` })).toBe(found);
     writeFileSync(join(other, 'bash'), '#!/bin/sh\necho other\n', { mode: 0o755 });
     expect(resolveShell({ PATH: `${other}:${bin}` })).toBe(join(other, 'bash'));
+    // Each PATH keeps its own: going back to the first one does not pick up the planted bash.
+    expect(resolveShell({ PATH: `${planted}:${bin}` })).toBe(found);
     // The shell it kept is gone: the same PATH is searched again.
     rmSync(join(other, 'bash'));
     expect(resolveShell({ PATH: `${other}:${bin}` })).toBe(found);
+  });
+
+  it('never takes bash from a relative PATH folder, which the command would resolve in the workspace', () => {
+    mkdirSync(join(dir, 'tools'));
+    writeFileSync(join(dir, 'tools', 'bash'), '#!/bin/sh\necho planted\n', { mode: 0o755 });
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      expect(resolveShell({ PATH: 'tools:/usr/bin:/bin' })).toMatch(/^\/(usr\/)?bin\/bash$/);
+    } finally {
+      process.chdir(cwd);
+    }
   });
 });

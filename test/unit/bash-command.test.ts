@@ -17,6 +17,10 @@ describe('analyzeBashCommand', () => {
     expect(() => (first.commands as unknown as string[][]).push([])).toThrow(TypeError);
     expect(() => (first.commands[0].words as string[]).push('--force')).toThrow(TypeError);
     expect(() => ((first.redirects[0] as { target?: string }).target = 'x')).toThrow(TypeError);
+    const fed = parsed("bash <<< 'rm -rf /'");
+    expect(() => (fed.commands[0].stdin as string[]).splice(0)).toThrow(TypeError);
+    const broken = analyzeBashCommand('echo "unterminated');
+    expect(() => Object.assign(broken, { kind: 'parsed' })).toThrow(TypeError);
     expect(commands('git status && npm test > out.txt')).toEqual(['git status', 'npm test']);
   });
 

@@ -85,7 +85,7 @@ export function analyzeBashCommand(command: string): BashAnalysis {
     recent.set(command, known);
     return known;
   }
-  const analysis = analyze(command);
+  const analysis = deepFreeze(analyze(command));
   if (command.length <= MAX_KEPT_LENGTH) {
     recent.set(command, analysis);
     if (recent.size > RECENT_ANALYSES) recent.delete(recent.keys().next().value as string);
@@ -136,17 +136,16 @@ function analyze(command: string): BashAnalysis {
     if (type === 'WordIter') collectLoop(node as sh.WordIter, values, hidden);
     return true;
   });
-  // Answers are shared between callers (see analyzeBashCommand): frozen, so none can change another's.
-  for (const command of commands)
-    Object.freeze(Object.assign(command, { words: Object.freeze(command.words), assigned: Object.freeze(command.assigned) }));
-  for (const redirect of redirects) Object.freeze(redirect);
-  return Object.freeze({
-    kind: 'parsed',
-    commands: Object.freeze(commands),
-    redirects: Object.freeze(redirects),
-    values: Object.freeze(values),
-    hidden: Object.freeze([...hidden]),
-  }) as BashAnalysis;
+  return { kind: 'parsed', commands, redirects, values, hidden: [...hidden] };
+}
+
+/** Frozen all the way down: an answer is shared between callers, and none may change another's. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /** The parser throws Go errors: objects with an `Error()` method, not Error instances. */

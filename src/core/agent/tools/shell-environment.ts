@@ -1,4 +1,4 @@
-import { delimiter, join } from 'node:path';
+import { delimiter, isAbsolute, join } from 'node:path';
 import { isExecutableFile } from '../../process/executable-file';
 import { isSecretEnvEntry } from '../../secret-env-names';
 
@@ -13,23 +13,34 @@ export function envWithoutSecrets(env: NodeJS.ProcessEnv, passEnv: readonly stri
 }
 
 /**
- * The last PATH searched and the shell found on it. Like Claude Code, which picks its shell
- * once, a session keeps the shell it found (a `bash` planted later in a folder of PATH is not
- * picked up); it searches again only when that shell is gone or PATH differs.
+ * The shell found on each PATH searched. Like Claude Code, which picks its shell once, a
+ * process keeps the shell it found on a PATH (a `bash` planted later in a folder of that PATH
+ * is not picked up); it searches that PATH again only when the shell it found is gone.
  */
-let found: { path: string; shell: string } | undefined;
+const found = new Map<string, string>();
+/** More PATHs than a process meets: past this, the oldest is searched again when it returns. */
+const MAX_KEPT_PATHS = 16;
 
 /** bash from the command's PATH, else the POSIX shell every system has. */
 export function resolveShell(env: NodeJS.ProcessEnv): string {
   const path = env.PATH ?? '';
-  if (found?.path === path && (found.shell === '/bin/sh' || isExecutableFile(found.shell))) return found.shell;
-  found = { path, shell: searchShell(path) };
-  return found.shell;
+  const known = found.get(path);
+  if (known !== undefined && (known === '/bin/sh' || isExecutableFile(known))) return known;
+  const shell = searchShell(path);
+  found.delete(path);
+  found.set(path, shell);
+  if (found.size > MAX_KEPT_PATHS) found.delete(found.keys().next().value as string);
+  return shell;
 }
 
+/**
+ * The first bash in PATH's absolute folders. A relative folder is skipped: it would be looked
+ * up here against this process's directory, but the command starts in the workspace, where
+ * the model may have put a `bash` of its own.
+ */
 function searchShell(path: string): string {
   for (const dir of path.split(delimiter)) {
-    if (dir === '') continue;
+    if (!isAbsolute(dir)) continue;
     const candidate = join(dir, 'bash');
     if (isExecutableFile(candidate)) return candidate;
   }
