@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AgentHarness } from '../support/agent-harness';
 import { startAgent } from '../support/agent-harness';
 import { text, toolCalls } from '../support/model-server';
@@ -37,7 +37,7 @@ afterEach(async () => {
 async function logLines(harness: AgentHarness, count: number): Promise<string[]> {
   const file = harness.workspace.file('events.log');
   const read = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
-  for (let i = 0; i < 200 && read().length < count; i++) await new Promise((r) => setTimeout(r, 25));
+  await vi.waitFor(() => expect(read().length).toBeGreaterThanOrEqual(count), { timeout: 5_000, interval: 25 });
   return read();
 }
 
