@@ -2,30 +2,19 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { HookHealthView, HookView } from '../../src/shared/manager-views';
 import type { WebviewPage } from './harness/browser';
 import { openWebview } from './harness/open-webview';
+import { makeHookView } from './harness/hook-view-fixture';
 import { makeTimeline } from './harness/timeline-fixture';
 
 // The Hooks tab's health line and the timeline's hook filter, in headless Chromium on the production bundle.
 
 let view: WebviewPage;
 
-const hook = (id: string, health?: HookHealthView): HookView => ({
-  id,
-  name: id,
-  event: 'PreToolUse',
-  sourceKind: 'hooksJson',
-  file: '.vscode/hooks.json',
-  line: 4,
-  matcher: 'Bash',
-  handlerType: 'command',
-  target: `./hooks/${id}.sh`,
-  priority: 0,
-  enabled: true,
-  trusted: true,
-  active: true,
-  errorCount: health ? health.failures + health.timeouts : 0,
-  runCount: health?.runs ?? 0,
-  ...(health ? { health } : {}),
-});
+const hook = (id: string, health?: HookHealthView): HookView =>
+  makeHookView(id, {
+    errorCount: health ? health.failures + health.timeouts : 0,
+    runCount: health?.runs ?? 0,
+    ...(health ? { health } : {}),
+  });
 
 // What a hook's stderr said, which may hold what the model wrote: it must show as text.
 const HOSTILE_ERROR = 'Failed with non-blocking status code 1: <img src=x onerror="window.__pwned=1"> lint server down';

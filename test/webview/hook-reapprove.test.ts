@@ -2,26 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HookView } from '../../src/shared/manager-views';
 import type { WebviewPage } from './harness/browser';
 import { openWebview } from './harness/open-webview';
+import { makeHookView } from './harness/hook-view-fixture';
 
 let view: WebviewPage;
 
-const guard: HookView = {
-  id: 'guard',
-  name: 'guard',
-  event: 'PreToolUse',
-  sourceKind: 'hooksJson',
-  file: '.vscode/hooks.json',
-  line: 4,
-  matcher: 'Bash',
-  handlerType: 'command',
-  target: 'node hooks/guard.js',
-  priority: 0,
-  enabled: true,
-  trusted: true,
-  active: true,
-  errorCount: 1,
-  runCount: 1,
-};
+const guard: HookView = makeHookView('guard', { target: 'node hooks/guard.js', errorCount: 1, runCount: 1 });
 
 let closeView: (() => Promise<void>) | undefined;
 beforeAll(async () => {

@@ -3,6 +3,7 @@ import type { AuditRecord } from '../../src/core/audit/records';
 import type { HookView } from '../../src/shared/manager-views';
 import type { WebviewPage } from './harness/browser';
 import { openWebview } from './harness/open-webview';
+import { makeHookView } from './harness/hook-view-fixture';
 
 let view: WebviewPage;
 
@@ -46,23 +47,7 @@ const RECORDS: AuditRecord[] = [
     duration_ms: 0,
   },
 ];
-const GUARD: HookView = {
-  id: 'guard-id',
-  name: 'guard',
-  event: 'PreToolUse',
-  sourceKind: 'hooksJson',
-  file: '.vscode/hooks.json',
-  line: 4,
-  matcher: 'Bash',
-  handlerType: 'command',
-  target: 'node hooks/guard.js',
-  priority: 0,
-  enabled: true,
-  trusted: true,
-  active: true,
-  errorCount: 0,
-  runCount: 1,
-};
+const GUARD: HookView = makeHookView('guard-id', { name: 'guard', target: 'node hooks/guard.js', runCount: 1 });
 
 let closeView: (() => Promise<void>) | undefined;
 beforeAll(async () => {

@@ -4,29 +4,13 @@ import type { HostToManager } from '../../src/shared/manager-protocol';
 import type { ApprovalView, HookView } from '../../src/shared/manager-views';
 import type { WebviewPage } from './harness/browser';
 import { openWebview } from './harness/open-webview';
+import { makeHookView } from './harness/hook-view-fixture';
 import { makeTimeline } from './harness/timeline-fixture';
 
 let view: WebviewPage;
 let closeView: (() => Promise<void>) | undefined;
 
-const hook = (id: string, over: Partial<HookView> = {}): HookView => ({
-  id,
-  name: id,
-  event: 'PreToolUse',
-  sourceKind: 'hooksJson',
-  file: '.vscode/hooks.json',
-  line: 4,
-  matcher: 'Bash',
-  handlerType: 'command',
-  target: `./hooks/${id}.sh`,
-  priority: 0,
-  enabled: true,
-  trusted: true,
-  active: true,
-  errorCount: 0,
-  runCount: 0,
-  ...over,
-});
+const hook = makeHookView;
 
 const HOOKS: HookView[] = [
   hook('guard', {
