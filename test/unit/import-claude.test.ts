@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HookEngine } from '../../src/core/engine/hook-engine';
 import { loadWorkspaceConfigs } from '../../src/core/hooks/config/workspace-config-files';
 import type { HookPayload } from '../../src/core/hooks/types';
+import { convertClaudeHooks } from '../../src/core/import/claude';
 import { importHooks } from '../../src/core/import/import-hooks';
 import {
   copyFixture,
@@ -25,6 +26,20 @@ beforeEach(() => {
 afterEach(() => project.cleanup());
 
 describe('importing Claude Code settings', () => {
+  it('carries a SessionStart hook that writes $CLAUDE_ENV_FILE over exactly (Hookpilot sets it); a plugin variable is a change', () => {
+    const [envFile, plugin] = convertClaudeHooks(
+      {
+        SessionStart: [
+          { hooks: [{ type: 'command', command: 'echo "export NODE_ENV=test" >> "$CLAUDE_ENV_FILE"' }] },
+          { hooks: [{ type: 'command', command: '"${CLAUDE_PLUGIN_ROOT}/start.sh"' }] },
+        ],
+      },
+      { fileNotes: [], disabled: false },
+    );
+    expect(envFile.changes).toEqual([]);
+    expect(plugin.changes).toEqual(['$CLAUDE_PLUGIN_ROOT is not set by Hookpilot: it only exists for plugin hooks']);
+  });
+
   it('reports every hook of the three settings files with its status', () => {
     const { report } = importHooks({ cwd: project.dir, home: userHome, dryRun: true });
     expect(report.sources).toEqual([

@@ -222,7 +222,6 @@ function commandHandler(
     missingVariables(text, {
       CLAUDE_PLUGIN_ROOT: 'it only exists for plugin hooks',
       CLAUDE_PLUGIN_DATA: 'it only exists for plugin hooks',
-      CLAUDE_ENV_FILE: 'Hookpilot has no env file for later Bash commands',
     }),
   );
   let env = out.env;
