@@ -22,6 +22,20 @@ const event = (name: string, payload: Record<string, unknown>, dispatchId = `d${
   event: name,
   payload: { hook_event_name: name, cwd: ROOT, ...payload },
 });
+/** The PreToolUse guard's run in dispatch pre1, with its status and decision. */
+const guardRun = (status: 'success' | 'error' | 'blocking-error', decision: string): AuditRecord => ({
+  ...at(),
+  type: 'hook_run',
+  dispatch_id: 'pre1',
+  event: 'PreToolUse',
+  hook_id: 'h',
+  hook_name: 'guard',
+  handler: 'command',
+  source: 'hooksJson',
+  status,
+  decision,
+  duration_ms: 1,
+});
 const reply = (content: string, calls: Array<{ id: string; name: string; arguments: unknown }> = []) =>
   event('AfterLLM', { step: 1, llm_response: { content, tool_calls: calls, finish_reason: calls.length ? 'tool_calls' : 'stop' } });
 
@@ -185,19 +199,7 @@ describe('decisions', () => {
       by: 'rule Bash',
     });
     const now = session();
-    now.splice(5, 1, {
-      ...at(),
-      type: 'hook_run',
-      dispatch_id: 'pre1',
-      event: 'PreToolUse',
-      hook_id: 'h',
-      hook_name: 'guard',
-      handler: 'command',
-      source: 'hooksJson',
-      status: 'blocking-error',
-      decision: 'block',
-      duration_ms: 1,
-    });
+    now.splice(5, 1, guardRun('blocking-error', 'block'));
     now.push({ ...at(), type: 'dispatch', dispatch_id: 'pre1', event: 'PreToolUse', decision: 'deny', hooks_run: 1, duration_ms: 1 });
     now.push({ ...at(), type: 'permission', tool_name: 'Bash', tool_use_id: 'c1', decision: 'deny', by: 'hook', source: 'hook guard' });
     const differences = diffDecisions(recorded, decisionsOf(now));
@@ -231,19 +233,7 @@ describe('decisions', () => {
   it('a hook that fails now is a difference even when the dispatch decides the same (a guard failing open)', () => {
     const withGuard = (status: 'success' | 'error') => {
       const records = session();
-      records.splice(5, 0, {
-        ...at(),
-        type: 'hook_run',
-        dispatch_id: 'pre1',
-        event: 'PreToolUse',
-        hook_id: 'h',
-        hook_name: 'guard',
-        handler: 'command',
-        source: 'hooksJson',
-        status,
-        decision: status === 'error' ? 'error' : 'none',
-        duration_ms: 1,
-      });
+      records.splice(5, 0, guardRun(status, status === 'error' ? 'error' : 'none'));
       return decisionsOf(records);
     };
     expect(diffDecisions(withGuard('success'), withGuard('error')).map(describeDifference)).toEqual([
