@@ -1,3 +1,4 @@
+import { benchPayload } from './bench-payload';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,7 +6,7 @@ import { HookDispatcher } from '../src/core/hooks/dispatcher';
 import { BuiltinHookHandler } from '../src/core/hooks/handlers/builtin-handler';
 import { CommandHookHandler } from '../src/core/hooks/handlers/command-handler';
 import { HookRegistry } from '../src/core/hooks/registry';
-import type { HookDefinition, HookHandler, HookPayload } from '../src/core/hooks/types';
+import type { HookDefinition, HookHandler } from '../src/core/hooks/types';
 import { directProcessRunner, LocalProcessRunner, type ProcessRunner } from '../src/core/process/process-runner';
 import type { RunProcessOptions } from '../src/core/process/run-process';
 import { SpawnerPool } from '../src/core/process/spawner/spawner-pool';
@@ -68,15 +69,7 @@ async function main(): Promise<void> {
     for (const deadline = Date.now() + 10_000; !pool.ready; await new Promise((r) => setTimeout(r, 20))) {
       if (Date.now() > deadline) throw new Error('dist/process-spawner.js did not start: run `npm run build`');
     }
-    const payload: HookPayload = {
-      hook_event_name: 'PreToolUse',
-      session_id: 'bench',
-      transcript_path: join(dir, 't.jsonl'),
-      cwd: dir,
-      tool_name: 'Bash',
-      tool_input: { command: 'ls' },
-      tool_use_id: 'c1',
-    };
+    const payload = benchPayload(dir);
     const bareOptions: RunProcessOptions = {
       command: script,
       cwd: dir,

@@ -1,3 +1,4 @@
+import { benchPayload } from './bench-payload';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,14 +38,7 @@ const suite: BenchSuite = {
           source: { kind: 'user' },
           spec: { type: 'command', command: `"${noop}"` },
         },
-        payload: {
-          hook_event_name: 'PreToolUse',
-          session_id: 'bench',
-          transcript_path: join(projectDir, 't.jsonl'),
-          cwd: projectDir,
-          tool_name: 'Bash',
-          tool_input: { command: 'ls' },
-        },
+        payload: benchPayload(projectDir),
         signal: new AbortController().signal,
         timeoutMs: 30_000,
         projectDir,

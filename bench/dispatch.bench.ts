@@ -1,3 +1,4 @@
+import { benchPayload } from './bench-payload';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import type { AgentHook } from '../src/core/hooks/agent-hook';
 import { HookDispatcher } from '../src/core/hooks/dispatcher';
 import { BuiltinHookHandler } from '../src/core/hooks/handlers/builtin-handler';
 import { HookRegistry } from '../src/core/hooks/registry';
-import type { HookDefinition, HookHandler, HookPayload } from '../src/core/hooks/types';
+import type { HookDefinition, HookHandler } from '../src/core/hooks/types';
 import { percentiles, type BenchRow, type BenchSuite } from './types';
 
 const unused: HookHandler = { run: () => Promise.reject(new Error('unused')) };
@@ -21,15 +22,7 @@ function engine(defs: HookDefinition[], builtin: BuiltinHookHandler, projectDir:
   });
 }
 
-const payload = (dir: string): HookPayload => ({
-  hook_event_name: 'PreToolUse',
-  session_id: 'bench',
-  transcript_path: join(dir, 't.jsonl'),
-  cwd: dir,
-  tool_name: 'Bash',
-  tool_input: { command: 'ls' },
-  tool_use_id: 'c1',
-});
+const payload = benchPayload;
 
 /** Per-call cost in µs, measured in batches so the timer's own cost does not dominate. */
 async function perCallMicros(fn: () => Promise<unknown>, batches: number, batchSize: number): Promise<number[]> {
