@@ -1,6 +1,7 @@
 import type { DispatchResult } from '../hooks/dispatch-result';
 import { emptyResult } from '../hooks/dispatch-result';
-import { selects, type HookDispatcher } from '../hooks/dispatcher';
+import type { HookDispatcher } from '../hooks/dispatcher';
+import { selects } from '../hooks/hook-selection';
 import type { HookEventName } from '../hooks/events';
 import type { EventFields } from '../hooks/payloads';
 import type { HookDefinition, HookPayload } from '../hooks/types';

@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { AuditSink } from '../audit/records';
 import { Emitter, type Disposable } from '../events-emitter';
 import { timerDelay } from '../timer-delay';
-import { matchPermissionRule, parsePermissionRule } from '../permissions/permission-rule';
-import { onAbort } from './abort-fanout';
 import { emptyResult, ResultAggregator, type DispatchResult, type HookRunSummary, type TaggedContext } from './dispatch-result';
 import { EVENT_INFO, type HookEventName } from './events';
-import { matchesContent, matchesValue } from './matcher';
+import { HookAbort } from './hook-abort';
+import { selects } from './hook-selection';
 import type { RegistrySnapshot } from './registry';
 import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload } from './types';
 import { errorMessage } from '../error-message';
@@ -384,61 +383,6 @@ export class HookDispatcher {
       async,
     });
     if (this.hookRan.size > 0) this.hookRan.fire({ hook, event: input.hook_event_name, sessionId: input.session_id, outcome, summary });
-  }
-}
-
-/** Whether a subscribed hook applies to this payload: matcher, content patterns, `if`. */
-export function selects(hook: HookDefinition, payload: HookPayload, cwd: string): boolean {
-  const info = EVENT_INFO[payload.hook_event_name];
-  if (info.matchField) {
-    const value = payload[info.matchField];
-    if (!matchesValue(hook.matcher, typeof value === 'string' ? value : undefined)) return false;
-  }
-  if (!info.toolEvent) return hook.if === undefined;
-  const toolInput = (payload.tool_input ?? {}) as Record<string, unknown>;
-  if (!matchesContent(hook.contentPatterns, toolInput)) return false;
-  if (hook.if !== undefined) {
-    const rule = parsePermissionRule(hook.if);
-    if (!rule) return true;
-    // An `if` that cannot be evaluated fails open: the hook runs (Claude Code).
-    return matchPermissionRule(rule, String(payload.tool_name ?? ''), toolInput, payload.cwd || cwd) !== 'no-match';
-  }
-  return true;
-}
-
-/** An AbortController linked to the caller's signal, created only when someone needs it. */
-class HookAbort {
-  private controller?: AbortController;
-  private readonly waiters: Array<() => void> = [];
-  private readonly unsubscribe: (() => void) | undefined;
-
-  constructor(parent?: AbortSignal) {
-    this.unsubscribe = parent && onAbort(parent, () => this.abort(parent.reason));
-  }
-
-  get created(): boolean {
-    return this.controller !== undefined;
-  }
-
-  get signal(): AbortSignal {
-    this.controller ??= new AbortController();
-    return this.controller.signal;
-  }
-
-  abort(reason: unknown): void {
-    this.controller?.abort(reason);
-    for (const w of this.waiters.splice(0)) w();
-  }
-
-  /** For in-process hooks that never looked at their signal: stop waiting on abort. */
-  whenAborted(started: number): Promise<HookOutcome> {
-    return new Promise((resolve) =>
-      this.waiters.push(() => resolve({ status: 'cancelled', trace: { durationMs: performance.now() - started } })),
-    );
-  }
-
-  dispose(): void {
-    this.unsubscribe?.();
   }
 }
 
