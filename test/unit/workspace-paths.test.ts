@@ -118,6 +118,16 @@ describe('resolveInWorkspace', () => {
     expect(resolveInWorkspace('escape/secret.txt', withExtra)).toBe(join(outside, 'secret.txt'));
   });
 
+  it('physicalPath: a missing name resolves through its parent, past links, a dangling link and a file on the way', () => {
+    symlinkSync(join(workspace, 'src'), join(workspace, 'alias'));
+    symlinkSync(join(workspace, 'alias', 'target.txt'), join(workspace, 'dangling.txt'));
+    writeFileSync(join(workspace, 'file.txt'), 'x');
+    expect(physicalPath(join(workspace, 'alias', 'missing', 'hooks.json'))).toBe(join(workspace, 'src', 'missing', 'hooks.json'));
+    expect(physicalPath(join(workspace, 'dangling.txt'))).toBe(join(workspace, 'src', 'target.txt'));
+    expect(physicalPath(join(workspace, 'file.txt', 'below'))).toBe(join(workspace, 'file.txt', 'below'));
+    expect(physicalPath(join(workspace, 'alias'))).toBe(join(workspace, 'src'));
+  });
+
   it('stops on symlink loops instead of recursing forever', () => {
     symlinkSync(join(workspace, 'loop-b'), join(workspace, 'loop-a'));
     symlinkSync(join(workspace, 'loop-a'), join(workspace, 'loop-b'));

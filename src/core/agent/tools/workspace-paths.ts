@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ToolContext } from './tool';
@@ -51,10 +51,14 @@ const MAX_LINK_HOPS = 40;
  * symlink is followed to its target, since writing through it would create that target.
  */
 export function physicalPath(path: string, hops = 0): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    // Some part is missing, dangling or looping: resolve what exists piece by piece.
+  // A missing name (an optional config file) is resolved through its parent without a throw:
+  // the gate resolves every protected path on each Bash call, and a thrown error costs more.
+  if (entryOf(path) !== undefined) {
+    try {
+      return realpathSync.native(path);
+    } catch {
+      // A dangling or looping link on the way: resolve what exists piece by piece.
+    }
   }
   if (hops > MAX_LINK_HOPS) throw new Error(`too many levels of symbolic links: ${path}`);
   if (isSymlink(path)) return physicalPath(resolve(dirname(path), readlinkSync(path)), hops + 1);
@@ -85,11 +89,14 @@ export function physicalPathOf(filePath: string, cwd: string): string {
 }
 
 function physicalOfRaw(raw: string, hops: number): string {
-  try {
-    return realpathSync.native(raw);
-  } catch {
-    // Missing, dangling or looping: resolve the parent the same way, then this name.
+  if (entryOf(raw) !== undefined) {
+    try {
+      return realpathSync.native(raw);
+    } catch {
+      // A dangling or looping link.
+    }
   }
+  // Missing, dangling or looping: resolve the parent the same way, then this name.
   const cut = raw.lastIndexOf('/');
   if (cut < 0) return physicalPath(resolve(raw), hops);
   const parent = cut === 0 ? '/' : physicalOfRaw(raw.slice(0, cut), hops);
@@ -100,10 +107,16 @@ function physicalOfRaw(raw: string, hops: number): string {
 }
 
 export function isSymlink(path: string): boolean {
+  return entryOf(path)?.isSymbolicLink() ?? false;
+}
+
+/** The entry itself (a link is not followed), or undefined when nothing can be seen there. */
+function entryOf(path: string): Stats | undefined {
   try {
-    return lstatSync(path).isSymbolicLink();
+    return lstatSync(path, { throwIfNoEntry: false });
   } catch {
-    return false;
+    // Not a directory on the way, no permission, a name too long.
+    return undefined;
   }
 }
 
