@@ -87,7 +87,8 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function startAnthropicServer(calls: number): Promise<AnthropicServer> {
+/** `onArrival` is called as each scripted request arrives (before it is answered). */
+export async function startAnthropicServer(calls: number, onArrival?: () => void): Promise<AnthropicServer> {
   const arrivals: number[] = [];
   const unexpected: string[] = [];
   let nextId = 0;
@@ -105,6 +106,7 @@ export async function startAnthropicServer(calls: number): Promise<AnthropicServ
       let blocks: Block[] = [{ type: 'text', text: 'ok' }];
       if ((body.tools?.length ?? 0) > 0) {
         arrivals.push(performance.now());
+        onArrival?.();
         blocks =
           toolResults(body) < calls
             ? [{ type: 'tool_use', id: `toolu_${++nextId}`, name: 'Bash', input: { command: 'true' } }]

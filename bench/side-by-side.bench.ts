@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startModelServer, text, toolCalls } from '../test/support/model-server';
 import { startAnthropicServer } from './anthropic-server';
+import { cpuPerStep, processTreeCpuMs } from './process-tree-cpu';
 import { percentiles, type BenchRow, type BenchSuite } from './types';
 
 /**
@@ -11,7 +12,9 @@ import { percentiles, type BenchRow, type BenchSuite } from './types';
  * and `claude -p` each run the same scripted session of Bash `true` calls against a model
  * server on 127.0.0.1, with no hooks and with a no-op command hook on PreToolUse and
  * PostToolUse. One tool call's cost is the gap between two model requests (the client's
- * whole round: stream, hooks, tool, request), the same measure for both. Claude Code is
+ * whole round: stream, hooks, tool, request), the same measure for both; its CPU cost is what
+ * the client and every process it started used over those calls (Linux, from /proc), which a
+ * busy or slowed machine changes less than wall time. Claude Code is
  * installed on demand into .tools/ (never a dependency of the project).
  */
 
@@ -69,6 +72,8 @@ function rssKb(pid: number | undefined): number | undefined {
 
 interface HookpilotSession {
   arrivals: number[];
+  /** The CLI's process tree's CPU time as each request arrived (index = request). */
+  cpuAt: Array<number | undefined>;
   /** Audit bytes written before the model request of step n (index n). */
   auditBytesAt: number[];
   rssAt: Map<number, number | undefined>;
@@ -87,9 +92,11 @@ async function hookpilotSession(
   if (hooks) writeFileSync(join(workspace, '.vscode/hooks.json'), JSON.stringify({ hooks: TWO_HOOKS }));
   const arrivals: number[] = [];
   const rssAt = new Map<number, number | undefined>();
+  const cpuAt: Array<number | undefined> = [];
   let pid: number | undefined;
   const server = await startModelServer((request) => {
     arrivals.push(performance.now());
+    cpuAt.push(pid === undefined ? undefined : processTreeCpuMs(pid));
     if (rssSteps.includes(arrivals.length)) rssAt.set(arrivals.length, rssKb(pid));
     const done = request.body.messages.filter((m) => m.role === 'tool').length;
     return done < calls ? toolCalls([{ name: 'Bash', arguments: { command: 'true' } }]) : text('done');
@@ -117,7 +124,7 @@ async function hookpilotSession(
     const result = await run(process.execPath, args, { cwd: workspace, env, onSpawn: (p) => (pid = p) });
     if (result.code !== 0 || arrivals.length !== calls + 1)
       throw new Error(`hookpilot run ended with ${result.code} after ${arrivals.length} requests: ${result.output}`);
-    return { arrivals, auditBytesAt: auditBytesByStep(join(home, '.hookpilot')), rssAt };
+    return { arrivals, cpuAt, auditBytesAt: auditBytesByStep(join(home, '.hookpilot')), rssAt };
   } finally {
     await server.close();
     rmSync(home, { recursive: true, force: true });
@@ -162,13 +169,15 @@ async function ensureClaudeCode(): Promise<string | undefined> {
 }
 
 /** One `claude -p` of `calls` Bash `true` calls, offline: only the scripted server on 127.0.0.1. */
-async function claudeCodeSession(calls: number, hooks: boolean): Promise<number[]> {
+async function claudeCodeSession(calls: number, hooks: boolean): Promise<{ arrivals: number[]; cpuAt: Array<number | undefined> }> {
   const home = mkdtempSync(join(tmpdir(), 'claude-side-'));
   const workspace = join(home, 'ws');
   mkdirSync(workspace);
   const settings = join(home, 'settings.json');
   writeFileSync(settings, JSON.stringify(hooks ? { hooks: TWO_HOOKS } : {}));
-  const server = await startAnthropicServer(calls);
+  const cpuAt: Array<number | undefined> = [];
+  let pid: number | undefined;
+  const server = await startAnthropicServer(calls, () => cpuAt.push(pid === undefined ? undefined : processTreeCpuMs(pid)));
   try {
     const env = {
       PATH: process.env.PATH,
@@ -192,13 +201,13 @@ async function claudeCodeSession(calls: number, hooks: boolean): Promise<number[
       '--output-format',
       'json',
     ];
-    const result = await run(CLAUDE_BIN, args, { cwd: workspace, env });
+    const result = await run(CLAUDE_BIN, args, { cwd: workspace, env, onSpawn: (p) => (pid = p) });
     if (result.code !== 0 || server.arrivals.length !== calls + 1) {
       throw new Error(
         `claude -p ended with ${result.code} after ${server.arrivals.length} requests: ${result.output} ${server.unexpected.join(', ')}`,
       );
     }
-    return server.arrivals;
+    return { arrivals: server.arrivals, cpuAt };
   } finally {
     await server.close();
     rmSync(home, { recursive: true, force: true });
@@ -206,6 +215,9 @@ async function claudeCodeSession(calls: number, hooks: boolean): Promise<number[
 }
 
 const ms = (samples: number[]) => percentiles(samples);
+/** CPU per tool call over the same calls `gaps` measures: the machine's work, whatever its load. */
+const cpuPerCall = (session: { arrivals: number[]; cpuAt: Array<number | undefined> }) =>
+  cpuPerStep(session.cpuAt, 5, session.arrivals.length - 1);
 const median = (samples: number[]) => percentiles(samples).p50;
 
 const suite: BenchSuite = {
@@ -276,13 +288,20 @@ const suite: BenchSuite = {
       ok: hpHooks.p50 - hpNone.p50 <= 5,
     });
 
+    const hpCpu = { none: cpuPerCall(hp.none), hooks: cpuPerCall(hp.hooks) };
+    const cpuName = (who: string, setup: string) =>
+      `${who} ${CALLS} calls, ${setup}: CPU per tool call (the CLI and every process it started)`;
+    if (hpCpu.none !== undefined) rows.push({ name: cpuName('hookpilot', 'no hooks'), unit: 'ms', value: hpCpu.none });
+    if (hpCpu.hooks !== undefined) rows.push({ name: cpuName('hookpilot', '2 command hooks'), unit: 'ms', value: hpCpu.hooks });
+
     const problem = await ensureClaudeCode().catch((error: unknown) => String(error));
     if (problem !== undefined) {
       rows.push({ name: `claude code ${CLAUDE_CODE_VERSION}: not run (${problem})`, unit: '' });
       return rows;
     }
-    const ccNone = ms(gaps(await claudeCodeSession(CALLS, false)));
-    const ccHooks = ms(gaps(await claudeCodeSession(CALLS, true)));
+    const cc = { none: await claudeCodeSession(CALLS, false), hooks: await claudeCodeSession(CALLS, true) };
+    const ccNone = ms(gaps(cc.none.arrivals));
+    const ccHooks = ms(gaps(cc.hooks.arrivals));
     rows.push({
       name: `claude code ${CLAUDE_CODE_VERSION} ${CALLS} calls, no hooks: one tool call (request to request)`,
       unit: 'ms',
@@ -293,6 +312,16 @@ const suite: BenchSuite = {
       unit: 'ms',
       ...ccHooks,
     });
+    const ccCpu = { none: cpuPerCall(cc.none), hooks: cpuPerCall(cc.hooks) };
+    const ccName = `claude code ${CLAUDE_CODE_VERSION}`;
+    if (ccCpu.none !== undefined) rows.push({ name: cpuName(ccName, 'no hooks'), unit: 'ms', value: ccCpu.none });
+    if (ccCpu.hooks !== undefined) rows.push({ name: cpuName(ccName, '2 command hooks'), unit: 'ms', value: ccCpu.hooks });
+    if (hpCpu.hooks !== undefined && ccCpu.hooks !== undefined)
+      rows.push({
+        name: 'ratio hookpilot / claude code, 2 command hooks (CPU per tool call)',
+        unit: 'x',
+        value: hpCpu.hooks / ccCpu.hooks,
+      });
     rows.push({ name: 'ratio hookpilot / claude code, no hooks (p50)', unit: 'x', value: hpNone.p50 / ccNone.p50 });
     rows.push({
       name: 'ratio hookpilot / claude code, 2 command hooks (p50)',
