@@ -1,28 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HookView } from '../../src/shared/manager-views';
 import type { WebviewPage } from './harness/browser';
+import { makeHookView } from './harness/hook-view-fixture';
 import { openWebview } from './harness/open-webview';
 
 // Hook rows name their source; the managed policy's are locked (no toggle).
 
 let view: WebviewPage;
-
-const hook = (id: string, over: Partial<HookView>): HookView => ({
-  id,
-  name: id,
-  event: 'PreToolUse',
-  sourceKind: 'hooksJson',
-  matcher: 'Bash',
-  handlerType: 'command',
-  target: `./${id}.sh`,
-  priority: 0,
-  enabled: true,
-  trusted: true,
-  active: true,
-  errorCount: 0,
-  runCount: 0,
-  ...over,
-});
 
 let closeView: (() => Promise<void>) | undefined;
 beforeAll(async () => {
@@ -36,9 +19,9 @@ describe('Hook Manager: hook sources', () => {
     await view.host({
       type: 'hooks',
       hooks: [
-        hook('policy-guard', { sourceKind: 'managed', file: '/etc/hookpilot/managed-settings.json', line: 7 }),
-        hook('claude-guard', { sourceKind: 'claudeProject', file: '.claude/settings.json', line: 5 }),
-        hook('my-guard', { sourceKind: 'claudeUser', file: '~/.claude/settings.json', line: 3 }),
+        makeHookView('policy-guard', { sourceKind: 'managed', file: '/etc/hookpilot/managed-settings.json', line: 7 }),
+        makeHookView('claude-guard', { sourceKind: 'claudeProject', file: '.claude/settings.json', line: 5 }),
+        makeHookView('my-guard', { sourceKind: 'claudeUser', file: '~/.claude/settings.json', line: 3 }),
       ],
       disableAllHooks: false,
     });
