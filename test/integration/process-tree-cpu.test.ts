@@ -5,10 +5,11 @@ import { cpuPerStep, processTreeCpuMs } from '../../bench/process-tree-cpu';
 
 describe.runIf(process.platform === 'linux')('processTreeCpuMs (bench)', () => {
   it("counts what a process's children used, while they run and after they were waited for", async () => {
-    // The child spins until it has used 300 ms of CPU, then idles; the shell itself uses next to none.
-    const spin = 'while (process.cpuUsage().user < 300000); console.log("spun"); setTimeout(() => {}, 30000);';
-    const shell = spawn('/bin/sh', ['-c', `${JSON.stringify(process.execPath)} -e '${spin}'; echo reaped; exec sleep 30`], {
-      stdio: ['ignore', 'pipe', 'ignore'],
+    // The child spins until it has used 300 ms of CPU, then waits on stdin, which the test never
+    // ends; the shell then sleeps: both live until killed. The shell itself uses next to no CPU.
+    const spin = 'while (process.cpuUsage().user < 300000); console.log("spun"); process.stdin.resume();';
+    const shell = spawn('/bin/sh', ['-c', `${JSON.stringify(process.execPath)} -e '${spin}'; echo reaped; exec sleep infinity`], {
+      stdio: ['pipe', 'pipe', 'ignore'],
     });
     let output = '';
     shell.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
