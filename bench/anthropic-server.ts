@@ -87,8 +87,8 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** `onArrival` is called as each scripted request arrives (before it is answered). */
-export async function startAnthropicServer(calls: number, onArrival?: () => void): Promise<AnthropicServer> {
+/** `onArrival(index)` runs as tool-offering request `index` (from 0) arrives, before it is answered. */
+export async function startAnthropicServer(calls: number, onArrival?: (index: number) => void): Promise<AnthropicServer> {
   const arrivals: number[] = [];
   const unexpected: string[] = [];
   let nextId = 0;
@@ -105,8 +105,7 @@ export async function startAnthropicServer(calls: number, onArrival?: () => void
       const model = body.model ?? 'scripted';
       let blocks: Block[] = [{ type: 'text', text: 'ok' }];
       if ((body.tools?.length ?? 0) > 0) {
-        arrivals.push(performance.now());
-        onArrival?.();
+        onArrival?.(arrivals.push(performance.now()) - 1);
         blocks =
           toolResults(body) < calls
             ? [{ type: 'tool_use', id: `toolu_${++nextId}`, name: 'Bash', input: { command: 'true' } }]

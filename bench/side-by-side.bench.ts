@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startModelServer, text, toolCalls } from '../test/support/model-server';
 import { startAnthropicServer } from './anthropic-server';
+import { startOpenAiServer } from './openai-server';
 import { cpuPerStep, processTreeCpuMs } from './process-tree-cpu';
 import { percentiles, type BenchRow, type BenchSuite } from './types';
 
@@ -34,8 +34,11 @@ const TWO_HOOKS = {
   PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `"${NOOP_SCRIPT}"` }] }],
 };
 
+/** The first request of the measured calls: the ones before it are process start and warm-up. */
+const FIRST_GAP = 5;
+
 /** Gaps between consecutive requests, without the first few (process start, warm-up). */
-function gaps(arrivals: readonly number[], from = 5, to = arrivals.length): number[] {
+function gaps(arrivals: readonly number[], from = FIRST_GAP, to = arrivals.length): number[] {
   const out: number[] = [];
   for (let i = Math.max(1, from); i < Math.min(to, arrivals.length); i++) out.push(arrivals[i] - arrivals[i - 1]);
   return out;
@@ -61,6 +64,14 @@ function run(
   });
 }
 
+/**
+ * The process tree's CPU time at the two requests `cpuPerCall` compares, and only there:
+ * reading /proc on every request would add the bench's own work to each step.
+ */
+function sampleCpu(cpuAt: Array<number | undefined>, index: number, calls: number, pid: number | undefined): void {
+  if (index === FIRST_GAP || index === calls) cpuAt[index] = pid === undefined ? undefined : processTreeCpuMs(pid);
+}
+
 function rssKb(pid: number | undefined): number | undefined {
   try {
     const match = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -72,7 +83,7 @@ function rssKb(pid: number | undefined): number | undefined {
 
 interface HookpilotSession {
   arrivals: number[];
-  /** The CLI's process tree's CPU time as each request arrived (index = request). */
+  /** The CLI's process tree's CPU time at the requests sampleCpu samples (index = request). */
   cpuAt: Array<number | undefined>;
   /** Audit bytes written before the model request of step n (index n). */
   auditBytesAt: number[];
@@ -90,16 +101,12 @@ async function hookpilotSession(
   const workspace = join(home, 'ws');
   mkdirSync(join(workspace, '.vscode'), { recursive: true });
   if (hooks) writeFileSync(join(workspace, '.vscode/hooks.json'), JSON.stringify({ hooks: TWO_HOOKS }));
-  const arrivals: number[] = [];
   const rssAt = new Map<number, number | undefined>();
   const cpuAt: Array<number | undefined> = [];
   let pid: number | undefined;
-  const server = await startModelServer((request) => {
-    arrivals.push(performance.now());
-    cpuAt.push(pid === undefined ? undefined : processTreeCpuMs(pid));
-    if (rssSteps.includes(arrivals.length)) rssAt.set(arrivals.length, rssKb(pid));
-    const done = request.body.messages.filter((m) => m.role === 'tool').length;
-    return done < calls ? toolCalls([{ name: 'Bash', arguments: { command: 'true' } }]) : text('done');
+  const server = await startOpenAiServer(calls, (index) => {
+    sampleCpu(cpuAt, index, calls, pid);
+    if (rssSteps.includes(index + 1)) rssAt.set(index + 1, rssKb(pid));
   });
   try {
     const env = { PATH: process.env.PATH, HOME: home, HOOKPILOT_HOME: join(home, '.hookpilot'), HOOKPILOT_API_KEY: 'bench-key' };
@@ -122,6 +129,7 @@ async function hookpilotSession(
       'run true',
     ];
     const result = await run(process.execPath, args, { cwd: workspace, env, onSpawn: (p) => (pid = p) });
+    const { arrivals } = server;
     if (result.code !== 0 || arrivals.length !== calls + 1)
       throw new Error(`hookpilot run ended with ${result.code} after ${arrivals.length} requests: ${result.output}`);
     return { arrivals, cpuAt, auditBytesAt: auditBytesByStep(join(home, '.hookpilot')), rssAt };
@@ -177,7 +185,7 @@ async function claudeCodeSession(calls: number, hooks: boolean): Promise<{ arriv
   writeFileSync(settings, JSON.stringify(hooks ? { hooks: TWO_HOOKS } : {}));
   const cpuAt: Array<number | undefined> = [];
   let pid: number | undefined;
-  const server = await startAnthropicServer(calls, () => cpuAt.push(pid === undefined ? undefined : processTreeCpuMs(pid)));
+  const server = await startAnthropicServer(calls, (index) => sampleCpu(cpuAt, index, calls, pid));
   try {
     const env = {
       PATH: process.env.PATH,
@@ -217,7 +225,7 @@ async function claudeCodeSession(calls: number, hooks: boolean): Promise<{ arriv
 const ms = (samples: number[]) => percentiles(samples);
 /** CPU per tool call over the same calls `gaps` measures: the machine's work, whatever its load. */
 const cpuPerCall = (session: { arrivals: number[]; cpuAt: Array<number | undefined> }) =>
-  cpuPerStep(session.cpuAt, 5, session.arrivals.length - 1);
+  cpuPerStep(session.cpuAt, FIRST_GAP, session.arrivals.length - 1);
 const median = (samples: number[]) => percentiles(samples).p50;
 
 const suite: BenchSuite = {
