@@ -104,6 +104,48 @@ describe('OpenAIChatModel against a scripted OpenAI-compatible server', () => {
     expect(JSON.stringify(server.requests[0])).not.toContain('sk-test-secret');
   });
 
+  it('sends a growing conversation as JSON.stringify would, byte for byte, and the same bytes again on a retry', async () => {
+    const bodies: Array<{ raw: string; contentType: string | undefined }> = [];
+    const server = createServer((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (part: Buffer) => parts.push(part));
+      req.on('end', () => {
+        bodies.push({ raw: Buffer.concat(parts).toString('utf8'), contentType: req.headers['content-type'] });
+        if (bodies.length === 2) {
+          res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"try again"}}');
+          return;
+        }
+        const chunk = (delta: object, finish: string | null) =>
+          `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(chunk({ role: 'assistant', content: 'ok' }, null) + chunk({}, 'stop') + 'data: [DONE]\n\n');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    rawServers.push(server);
+    const model = new OpenAIChatModel({ baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` });
+    const messages: ModelRequest['messages'] = [{ role: 'system', content: 'Quotes " and \\ and \u2028 and 😀' }];
+    const expected: string[] = [];
+    for (let step = 0; step < 2; step++) {
+      messages.push({ role: 'user', content: `step ${step} ✓` });
+      const req = request({ messages: [...messages], tools: [BASH_TOOL], temperature: 0 });
+      await run(model, req);
+      const sent = {
+        model: req.model,
+        messages: req.messages,
+        stream: true,
+        stream_options: { include_usage: true },
+        tools: req.tools,
+        temperature: 0,
+      };
+      expected.push(JSON.stringify(sent));
+    }
+
+    // The second call's first attempt got a 500 and was retried.
+    expect(bodies.map((b) => b.raw)).toEqual([expected[0], expected[1], expected[1]]);
+    expect(bodies.map((b) => b.contentType)).toEqual(['application/json', 'application/json', 'application/json']);
+  });
+
   it('leaves tools out of the request when there are none', async () => {
     const server = await serve([text('ok')]);
     await run(new OpenAIChatModel({ baseURL: server.url }), request({ tools: [] }));

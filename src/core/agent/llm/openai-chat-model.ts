@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import type { ChatModel, CompleteOptions, ModelRequest, ModelResponse } from './chat-model';
+import { ChatRequestBody } from './chat-request-body';
 import { ModelError } from './model-error';
 import { cancelled, requestErrorToModelError, streamErrorToModelError, type ErrorContext } from './openai-error-mapping';
 import { StreamAssembler } from './stream-assembler';
@@ -26,6 +27,7 @@ export class OpenAIChatModel implements ChatModel {
   private readonly client: OpenAI;
   private readonly context: ErrorContext;
   private readonly apiKey: string | undefined;
+  private readonly body = new ChatRequestBody();
 
   constructor(options: OpenAIChatModelOptions) {
     const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
@@ -73,7 +75,10 @@ export class OpenAIChatModel implements ChatModel {
     let stream;
     try {
       // The SDK's retry backoff ignores the signal; the race makes cancel immediate.
-      stream = await raceAbort(this.client.chat.completions.create(params, { signal: request_.signal }), signal);
+      // The SDK would serialize the whole conversation again; the body is sent as built here.
+      const body = this.body.encode(params);
+      const headers = { 'content-type': 'application/json' };
+      stream = await raceAbort(this.client.chat.completions.create(params, { signal: request_.signal, body, headers }), signal);
     } catch (error) {
       signal.removeEventListener('abort', forward);
       throw requestErrorToModelError(error, this.context);
