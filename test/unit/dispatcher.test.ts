@@ -315,6 +315,29 @@ describe('HookDispatcher', () => {
     expect(seen).toEqual(['sess-1']);
   });
 
+  it('forgetSession drops what a session kept: its once hooks may run again, its untaken async contexts are gone', async () => {
+    const { builtin, addDefinitions, add, dispatcher } = makeEngine();
+    const ran: string[] = [];
+    const def: HookDefinition = { ...commandDef('first-only'), spec: { type: 'builtin', builtin: 'first-only' }, once: true };
+    builtin.register(def.id, hook('first-only', { preToolUse: (p) => void ran.push(p.session_id) }));
+    addDefinitions([def]);
+    add({ ...hook('reporter', { postToolUse: () => ({ additionalContext: 'late news' }) }), async: true });
+
+    await dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }));
+    await dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }));
+    const post = toolPayload('PostToolUse', 'Bash', { command: 'ls' }, { tool_response: { stdout: '' } });
+    await dispatcher.dispatch(post);
+    await dispatcher.dispatch({ ...post, session_id: 'sess-2' });
+    await dispatcher.drain(1000);
+    expect(ran).toEqual(['sess-1']);
+
+    dispatcher.forgetSession('sess-1');
+    expect(dispatcher.takeAsyncContexts('sess-1')).toEqual([]);
+    expect(dispatcher.takeAsyncContexts('sess-2').map((c) => c.content)).toEqual(['late news']);
+    await dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }));
+    expect(ran).toEqual(['sess-1', 'sess-1']);
+  });
+
   it('audits the event, each hook run and the merged decision', async () => {
     const { add, dispatcher, audit } = makeEngine();
     add(hook('guard', { preToolUse: () => actions.block('rm -rf is not allowed') }));

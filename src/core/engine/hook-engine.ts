@@ -277,8 +277,10 @@ export class HookEngine {
     }
   }
 
+  /** The session ended: its own hooks go, with their in-process code, and what the dispatcher kept for it. */
   clearSession(sessionId: string): void {
-    this.registry.clearSession(sessionId);
+    for (const hook of this.registry.clearSession(sessionId)) this.builtinHandler.unregister(hook.id);
+    this.dispatcher.forgetSession(sessionId);
   }
 
   /** Files whose change would change the guards: the agent may edit them only with approval. */

@@ -75,8 +75,8 @@ export class HookDispatcher {
   private readonly inFlightObservers = new Set<Promise<unknown>>();
   private readonly asyncContexts = new Map<string, TaggedContext[]>();
   private readonly asyncRuns = new Set<AsyncRun>();
-  /** `once` hooks that already ran, by session and hook id. */
-  private readonly ranOnce = new Set<string>();
+  /** The ids of `once` hooks that already ran, by session. */
+  private readonly ranOnce = new Map<string, Set<string>>();
   private readonly hookRan = new Emitter<HookRunEvent>();
   private readonly hookStarting = new Emitter<Omit<HookRunEvent, 'outcome' | 'summary'>>();
 
@@ -227,10 +227,19 @@ export class HookDispatcher {
   /** A `once` hook is selected on its first run in a session only; every other hook always. */
   private firstRunOfOnce(hook: HookDefinition, sessionId: string): boolean {
     if (!hook.once) return true;
-    const key = `${sessionId}\u0000${hook.id}`;
-    if (this.ranOnce.has(key)) return false;
-    this.ranOnce.add(key);
+    const ran = this.ranOnce.get(sessionId) ?? new Set<string>();
+    if (ran.has(hook.id)) return false;
+    this.ranOnce.set(sessionId, ran.add(hook.id));
     return true;
+  }
+
+  /**
+   * Drops what was kept for a session that ended: which of its `once` hooks ran, and contexts
+   * of its async hooks that no next turn will take. A host serves session after session.
+   */
+  forgetSession(sessionId: string): void {
+    this.ranOnce.delete(sessionId);
+    this.asyncContexts.delete(sessionId);
   }
 
   timeoutFor(hook: HookDefinition): number {

@@ -143,12 +143,15 @@ export class HookRegistry {
     return true;
   }
 
-  clearSession(sessionId: string): void {
-    if (!this.sessions.has(sessionId)) return;
+  /** Removes the session's hooks; returns them. */
+  clearSession(sessionId: string): readonly HookDefinition[] {
+    const removed = this.sessions.get(sessionId);
+    if (!removed) return [];
     const next = new Map(this.sessions);
     next.delete(sessionId);
     this.sessions = next;
     this.swap();
+    return removed;
   }
 
   private swap(): void {
