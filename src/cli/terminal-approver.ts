@@ -1,6 +1,8 @@
 import { createInterface } from 'node:readline';
+import { offeredChoices } from '../core/agent/permissions/approval-choices';
 import { approvalSubject, visibleText } from '../core/agent/permissions/approval-text';
 import type { ApprovalAnswer, ApprovalChoice, ApprovalRequest, Approver } from '../core/agent/permissions/permission-settings';
+import { isReplaySession } from '../core/audit/session-kinds';
 import type { Output } from './output/printer';
 
 const CHOICES: Record<string, ApprovalChoice> = {
@@ -18,7 +20,8 @@ const CHOICES: Record<string, ApprovalChoice> = {
 
 /**
  * Asks the person at the terminal: the tool, what it will do, why it is asked, and
- * [y]es once / [s]ession / [a]lways / [d]eny for the session / [n]o. End of input or a cancelled turn means no.
+ * [y]es once / [s]ession / [a]lways / [d]eny for the session / [n]o, as far as they are offered
+ * (approval-choices.ts). End of input or a cancelled turn means no.
  * The terminal stays in its normal line mode, so Ctrl-C still interrupts the run.
  */
 export class TerminalApprover implements Approver {
@@ -29,10 +32,15 @@ export class TerminalApprover implements Approver {
 
   request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     // Everything shown comes from the model's call: escaped, and the command whole (see approval-text.ts).
-    const always = request.system ? '' : ` / [a]lways (adds ${visibleText(request.suggestedRule)} to .vscode/settings.json)`;
+    const offered = offeredChoices(request);
+    const session = offered.includes('allow-session') ? ' / [s]ession' : '';
+    const always = offered.includes('allow-always')
+      ? ` / [a]lways (adds ${visibleText(request.suggestedRule)} to .vscode/settings.json)`
+      : '';
     const why = `${visibleText(request.reason)} (${visibleText(request.askedBy)})`;
-    this.output.write(`\nHookpilot wants to use ${visibleText(request.toolName)}\n  ${approvalSubject(request)}\n  Why: ${why}\n`);
-    const question = `Allow? [y]es once / [s]ession${always} / [d]eny for this session / [n]o: `;
+    const replay = isReplaySession(request.sessionId) ? ' (a replay, in a scratch copy of the workspace)' : '';
+    this.output.write(`\nHookpilot wants to use ${visibleText(request.toolName)}${replay}\n  ${approvalSubject(request)}\n  Why: ${why}\n`);
+    const question = `Allow? [y]es once${session}${always} / [d]eny for this session / [n]o: `;
     return new Promise<ApprovalAnswer>((resolve) => {
       const rl = createInterface({ input: this.input, terminal: false });
       const finish = (answer: ApprovalAnswer) => {
@@ -47,8 +55,7 @@ export class TerminalApprover implements Approver {
         this.output.write(question);
         rl.once('line', (line) => {
           const choice = CHOICES[line.trim().toLowerCase()];
-          // A system ask (a protected hook file) can be allowed once or for the session, never always.
-          if (!choice || (choice === 'allow-always' && request.system)) {
+          if (!choice || !offered.includes(choice)) {
             ask();
             return;
           }

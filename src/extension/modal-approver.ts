@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
+import { offeredChoices } from '../core/agent/permissions/approval-choices';
 import { approvalSubject, visibleText } from '../core/agent/permissions/approval-text';
 import type { ApprovalAnswer, ApprovalChoice, ApprovalRequest, Approver } from '../core/agent/permissions/permission-settings';
 import { isFileEditTool } from '../core/agent/tools/tool-catalog';
+import { isReplaySession } from '../core/audit/session-kinds';
 import type { DiffPreviews } from './diff-previews';
 import type { PendingApprovals } from './pending-approvals';
 
@@ -19,11 +21,12 @@ interface ModalItem extends vscode.MessageItem {
 }
 
 function modalItems(request: ApprovalRequest): ModalItem[] {
-  const choices: ApprovalChoice[] = request.system
-    ? ['allow-once', 'deny-session', 'deny']
-    : ['allow-once', 'allow-session', 'allow-always', 'deny-session', 'deny'];
   // Deny is the close affordance: Escape denies, and no Cancel button is added.
-  const items: ModalItem[] = choices.map((choice) => ({ title: APPROVAL_LABELS[choice], choice, isCloseAffordance: choice === 'deny' }));
+  const items: ModalItem[] = offeredChoices(request).map((choice) => ({
+    title: APPROVAL_LABELS[choice],
+    choice,
+    isCloseAffordance: choice === 'deny',
+  }));
   if (isFileEditTool(request.toolName)) items.push({ title: SHOW_DIFF_LABEL });
   return items;
 }
@@ -32,6 +35,11 @@ function modalItems(request: ApprovalRequest): ModalItem[] {
 function modalDetail(request: ApprovalRequest): string {
   const lines = [approvalSubject(request), '', `Asked by ${visibleText(request.askedBy)}: ${visibleText(request.reason)}`];
   if (request.system) lines.push('', 'This changes a hook configuration or hook script: only a person can allow it, once.');
+  else if (isReplaySession(request.sessionId))
+    lines.push(
+      '',
+      `A replay of a recorded session asks this, in a scratch copy of the workspace. "Allow for this session" adds the rule ${visibleText(request.suggestedRule)} to the replay only.`,
+    );
   else lines.push('', `"Allow for this session" and "Always allow in this workspace" add the rule ${visibleText(request.suggestedRule)}.`);
   return lines.join('\n');
 }
@@ -63,7 +71,7 @@ export class ModalApprover implements Approver {
   private async ask(request: ApprovalRequest): Promise<void> {
     while (this.pending.get(request.id)?.request === request) {
       const picked = await vscode.window.showWarningMessage(
-        `Hookpilot wants to use ${request.toolName}`,
+        `${isReplaySession(request.sessionId) ? 'Replay: ' : ''}Hookpilot wants to use ${request.toolName}`,
         { modal: true, detail: modalDetail(request) },
         ...modalItems(request),
       );

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { offeredChoice } from '../core/agent/permissions/approval-choices';
 import type { ApprovalAnswer, ApprovalChoice, ApprovalRequest } from '../core/agent/permissions/permission-settings';
 import { Disposable } from './lifecycle';
 
@@ -9,11 +10,6 @@ export interface PendingApproval {
 
 interface Entry extends PendingApproval {
   resolve: (answer: ApprovalAnswer) => void;
-}
-
-/** A system ask (a protected hook file) can only be allowed once: no allow rule may cover it. Denying is always possible. */
-function allowedChoice(request: ApprovalRequest, choice: ApprovalChoice): ApprovalChoice {
-  return request.system && (choice === 'allow-session' || choice === 'allow-always') ? 'allow-once' : choice;
 }
 
 /**
@@ -71,7 +67,7 @@ export class PendingApprovals extends Disposable {
     const entry = this.entries.get(id);
     if (!entry) return false;
     this.entries.delete(id);
-    const final = allowedChoice(entry.request, choice);
+    const final = offeredChoice(entry.request, choice);
     const denied = final === 'deny' || final === 'deny-session';
     entry.resolve(
       denied

@@ -1,4 +1,6 @@
+import { offeredChoices } from '../core/agent/permissions/approval-choices';
 import type { ApprovalRequest } from '../core/agent/permissions/permission-settings';
+import { isReplaySession } from '../core/audit/session-kinds';
 import type { AuditRecord } from '../core/audit/records';
 import { outcomeDecisionLabel } from '../core/hooks/dispatch-result';
 import type { ConfigProblem } from '../core/hooks/config/config-problems';
@@ -113,6 +115,8 @@ export function toApprovalView(request: ApprovalRequest, createdAt: Date): Appro
     createdAt: createdAt.toISOString(),
     suggestedRule: request.suggestedRule,
     system: request.system,
+    replay: isReplaySession(request.sessionId),
+    choices: [...offeredChoices(request)],
   };
 }
 

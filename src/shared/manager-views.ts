@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { HANDLER_TYPES, HOOK_SOURCE_KINDS } from '../core/hooks/types';
-import { hookEventNameSchema, isoTimeSchema } from './wire-common';
+import { approvalChoiceSchema, hookEventNameSchema, isoTimeSchema } from './wire-common';
 
 /** What the Hook Manager shows: flat, render-ready views the host builds (see manager-view-builders). */
 
@@ -94,6 +94,10 @@ export const approvalViewSchema = z.object({
   suggestedRule: z.string().optional(),
   /** A system ask (e.g. a change to a hook config): only "Allow once" or "Deny" are offered. */
   system: z.boolean(),
+  /** Asked by a replay of a recorded session, in a scratch copy of the workspace. */
+  replay: z.boolean(),
+  /** The answers offered, in order (approval-choices.ts). */
+  choices: z.array(approvalChoiceSchema),
 });
 export type ApprovalView = z.infer<typeof approvalViewSchema>;
 

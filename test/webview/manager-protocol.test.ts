@@ -111,7 +111,7 @@ describe('Hook Manager views', () => {
     expect(result.ok).toBe(true);
   });
 
-  it('builds approval views with an ISO time', () => {
+  it('builds approval views with an ISO time and the answers offered', () => {
     const view = toApprovalView(
       {
         id: 'c1',
@@ -136,6 +136,8 @@ describe('Hook Manager views', () => {
       createdAt: '1970-01-01T00:00:00.000Z',
       suggestedRule: 'Bash(ls)',
       system: false,
+      replay: false,
+      choices: ['allow-once', 'allow-session', 'allow-always', 'deny-session', 'deny'],
     });
     expect(receiveHostToManager({ type: 'approvals', pending: [view] }).ok).toBe(true);
   });

@@ -64,6 +64,8 @@ const APPROVALS: ApprovalView[] = [
     createdAt: new Date().toISOString(),
     suggestedRule: 'Bash(git push --force)',
     system: false,
+    replay: false,
+    choices: ['allow-once', 'allow-session', 'allow-always', 'deny-session', 'deny'],
   },
   {
     id: 'call_8',
@@ -74,6 +76,21 @@ const APPROVALS: ApprovalView[] = [
     askedBy: 'protected file',
     createdAt: new Date().toISOString(),
     system: true,
+    replay: false,
+    choices: ['allow-once', 'deny-session', 'deny'],
+  },
+  {
+    id: 'call_9',
+    sessionId: 'replay-1',
+    toolName: 'Bash',
+    summary: 'Run: rm -rf build',
+    reason: 'Bash needs approval in default mode',
+    askedBy: 'default mode',
+    createdAt: new Date().toISOString(),
+    suggestedRule: 'Bash(rm -rf build)',
+    system: false,
+    replay: true,
+    choices: ['allow-once', 'allow-session', 'deny-session', 'deny'],
   },
 ];
 
@@ -209,7 +226,7 @@ describe('Hook Manager webview', () => {
     await view.screenshot('manager-test-fire.png');
   });
 
-  it('answers approvals with the chosen scope; protected files only offer once or deny', async () => {
+  it("answers approvals with the offered scopes: protected files only once or deny, a replay's no Always allow", async () => {
     await view.host({ type: 'approvals', pending: APPROVALS });
     await view.page.getByTestId('tab-approvals').click();
     const cards = view.page.getByTestId('approval-card');
@@ -222,7 +239,15 @@ describe('Hook Manager webview', () => {
       'Deny',
     ]);
     expect(await cards.nth(1).locator('vscode-button').allTextContents()).toEqual(['Allow once', 'Deny for session', 'Deny']);
-    expect(await view.page.locator('.tab[data-tab="approvals"] vscode-badge').textContent()).toBe('2');
+    expect(await cards.nth(2).locator('vscode-button').allTextContents()).toEqual([
+      'Allow once',
+      'Allow for session',
+      'Deny for session',
+      'Deny',
+    ]);
+    expect(await cards.nth(2).locator('.approval-replay').textContent()).toBe('Replay');
+    expect(await cards.nth(0).locator('.approval-replay').count()).toBe(0);
+    expect(await view.page.locator('.tab[data-tab="approvals"] vscode-badge').textContent()).toBe('3');
     await view.host({ type: 'trust', trusted: false });
     await view.screenshot('manager-approvals.png');
     await cards.nth(0).getByText('Always allow').click();

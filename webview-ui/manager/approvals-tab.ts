@@ -3,12 +3,12 @@ import type { ApprovalView } from '../../src/shared/manager-views';
 import type { ApprovalChoiceView } from '../../src/shared/wire-common';
 import { h, icon } from '../common/dom';
 
-const CHOICES: Array<{ choice: ApprovalChoiceView; label: string; secondary: boolean; system: boolean }> = [
-  { choice: 'allow-once', label: 'Allow once', secondary: false, system: true },
-  { choice: 'allow-session', label: 'Allow for session', secondary: true, system: false },
-  { choice: 'allow-always', label: 'Always allow', secondary: true, system: false },
-  { choice: 'deny-session', label: 'Deny for session', secondary: true, system: true },
-  { choice: 'deny', label: 'Deny', secondary: true, system: true },
+const CHOICES: Array<{ choice: ApprovalChoiceView; label: string; secondary: boolean }> = [
+  { choice: 'allow-once', label: 'Allow once', secondary: false },
+  { choice: 'allow-session', label: 'Allow for session', secondary: true },
+  { choice: 'allow-always', label: 'Always allow', secondary: true },
+  { choice: 'deny-session', label: 'Deny for session', secondary: true },
+  { choice: 'deny', label: 'Deny', secondary: true },
 ];
 
 function ago(iso: string): string {
@@ -45,7 +45,7 @@ export class ApprovalsTab {
   }
 
   private card(a: ApprovalView): HTMLElement {
-    const buttons = CHOICES.filter((c) => !a.system || c.system).map((c) => {
+    const buttons = CHOICES.filter((c) => a.choices.includes(c.choice)).map((c) => {
       const el = document.createElement('vscode-button');
       el.textContent = c.label;
       if (c.secondary) el.setAttribute('secondary', '');
@@ -60,6 +60,12 @@ export class ApprovalsTab {
         'div',
         { class: 'approval-head' },
         icon('shield'),
+        a.replay &&
+          h('span', {
+            class: 'badge approval-replay',
+            text: 'Replay',
+            title: 'Asked by a replay of a recorded session, in a scratch copy of the workspace',
+          }),
         h('strong', { text: ` ${a.toolName}` }),
         h('span', { class: 'approval-summary mono', text: a.summary }),
         h('span', { class: 'spacer' }),
@@ -68,7 +74,7 @@ export class ApprovalsTab {
       h('div', { class: 'approval-reason', text: a.reason }),
       h('div', {
         class: 'muted approval-meta',
-        text: `Asked by ${a.askedBy} · session ${a.sessionId}${a.system ? ' · protected: only a person can allow this, once' : ''}`,
+        text: `Asked by ${a.askedBy} · session ${a.sessionId}${a.system ? ' · protected: only a person can allow this, once' : ''}${a.replay ? ' · a replay in a scratch copy: an allow lasts for the replay only' : ''}`,
       }),
       h('div', { class: 'approval-buttons' }, ...buttons),
     );

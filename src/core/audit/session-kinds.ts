@@ -7,3 +7,8 @@ export const REPLAY_SESSION_PREFIX = 'replay-';
 export function isAgentRunSession(sessionId: string): boolean {
   return !sessionId.startsWith(HOOKS_TEST_SESSION_PREFIX) && !sessionId.startsWith(REPLAY_SESSION_PREFIX);
 }
+
+/** Whether a session is a replay's, run in a scratch copy of the workspace. */
+export function isReplaySession(sessionId: string): boolean {
+  return sessionId.startsWith(REPLAY_SESSION_PREFIX);
+}

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../../src/core/agent/permissions/permission-settings';
+import { REPLAY_SESSION_PREFIX } from '../../../src/core/audit/session-kinds';
 import { DiffPreviews } from '../../../src/extension/diff-previews';
 import { ModalApprover } from '../../../src/extension/modal-approver';
 import { PendingApprovals } from '../../../src/extension/pending-approvals';
@@ -106,6 +107,33 @@ describe('PendingApprovals and the modal', () => {
     const denied = pending.add(request({ system: true }), new AbortController().signal, 60_000);
     pending.answer('call_9', 'deny-session', 'user (chat)');
     expect(await denied).toEqual({ choice: 'deny-session', by: 'user (chat)', reason: 'the user denied this call' });
+  });
+
+  it("a replay's ask says so, offers no Always allow, and no answer widens it past the replay's session", async () => {
+    stub.reset();
+    const pending = new PendingApprovals();
+    const approver = new ModalApprover(
+      pending,
+      new DiffPreviews(),
+      () => '/tmp',
+      () => 60_000,
+    );
+    let release: () => void = () => undefined;
+    stub.state.answerMessage = () => new Promise((resolve) => (release = () => resolve(undefined)));
+    const answer = approver.request(request({ sessionId: `${REPLAY_SESSION_PREFIX}1` }), new AbortController().signal);
+    await until(() => modals().length === 1, 'the modal');
+    const [modal] = modals();
+    expect(modal.message).toBe('Replay: Hookpilot wants to use Bash');
+    expect(modal.detail).toContain('A replay of a recorded session asks this, in a scratch copy of the workspace');
+    expect(modal.items.map((i) => (typeof i === 'string' ? i : i.title))).toEqual([
+      'Allow once',
+      'Allow for this session',
+      'Deny for this session',
+      'Deny',
+    ]);
+    pending.answer('call_9', 'allow-always', 'user (Hook Manager)');
+    release();
+    expect(await answer).toEqual({ choice: 'allow-session', by: 'user (Hook Manager)' });
   });
 
   it('an aborted request (timeout or cancel) leaves the list', async () => {
