@@ -337,8 +337,8 @@ export class ChatController extends Disposable {
   }
 
   /** The Hook Manager's "Replay against today's hooks": the chat stays as it is; the timeline shows the replay. */
-  replaySession(sessionId: string): Promise<ScratchReplayResult> {
-    return replayStoredSession(this.deps, sessionId, new AbortController().signal);
+  replaySession(sessionId: string, signal: AbortSignal): Promise<ScratchReplayResult> {
+    return replayStoredSession(this.deps, sessionId, signal);
   }
 
   /** Cancels a running turn and ends the session; the next prompt starts a new one. */

@@ -276,10 +276,27 @@ export class HookManagerPanel extends Disposable {
     this.post({ type: 'testResult', id: run.hook_id, result: { ...(await this.testFire(run.hook_id, payload)), payload } });
   }
 
-  /** "Replay against today's hooks": the timeline then shows the replay, a notification what differs. */
+  /**
+   * "Replay against today's hooks", under a notification whose Cancel stops it (a pending ask
+   * is withdrawn): the timeline then shows the replay, a notification what differs.
+   */
   private async replaySession(sessionId: string): Promise<void> {
-    const result = await this.deps.chat.replaySession(sessionId);
+    const title = `Hookpilot: replaying ${sessionId} against today's hooks`;
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+      (_progress, token) => {
+        const controller = new AbortController();
+        const cancellation = token.onCancellationRequested(() => controller.abort());
+        return this.deps.chat.replaySession(sessionId, controller.signal).finally(() => cancellation.dispose());
+      },
+    );
     await this.timeline?.select(result.replaySessionId);
+    if (result.cancelled) {
+      void vscode.window.showInformationMessage(
+        `Hookpilot: replay of ${sessionId} cancelled. The timeline shows it as far as it ran, ${result.replaySessionId}.`,
+      );
+      return;
+    }
     const count = result.differences.length;
     const summary = count === 0 ? 'every hook decided as recorded' : `${count} decision(s) differ (the Hookpilot log lists them)`;
     void vscode.window.showInformationMessage(

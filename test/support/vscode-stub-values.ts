@@ -120,6 +120,9 @@ export enum ViewColumn {
   Active = -1,
   One = 1,
 }
+export enum ProgressLocation {
+  Notification = 15,
+}
 
 /** True when every member of a stub enum exists in the real one with the same value. */
 type SameMember<S, R> = `${S & number}` extends `${R & number}` ? true : false;
@@ -131,6 +134,7 @@ export type StubEnumsMatchTheApi = Assert<
   | SameMembers<typeof ConfigurationTarget, typeof vscode.ConfigurationTarget>
   | SameMembers<typeof QuickPickItemKind, typeof vscode.QuickPickItemKind>
   | SameMembers<typeof ViewColumn, typeof vscode.ViewColumn>
+  | SameMembers<typeof ProgressLocation, typeof vscode.ProgressLocation>
   | SameMembers<typeof DiagnosticSeverity, typeof vscode.DiagnosticSeverity>
 >;
 

@@ -24,6 +24,14 @@ export interface MessageItemLike {
 }
 export type MessageAnswer = string | MessageItemLike | undefined;
 
+/** A withProgress notification while its task runs; `cancel` is the person pressing Cancel. */
+export interface ShownProgress {
+  title?: string;
+  cancellable: boolean;
+  done: boolean;
+  cancel(): void;
+}
+
 export interface ShownMessage {
   level: 'info' | 'warning' | 'error';
   message: string;
@@ -158,6 +166,7 @@ class StubState {
   readonly watchers: FakeFileSystemWatcher[] = [];
   readonly contentProviders = new Map<string, { provideTextDocumentContent(uri: Uri): string }>();
   readonly openedDocuments: string[] = [];
+  readonly progress: ShownProgress[] = [];
   readonly registrations = { active: 0 };
   /** Answers showInformation/Warning/ErrorMessage; default: no answer (dismissed). */
   answerMessage: (shown: ShownMessage) => MessageAnswer | Promise<MessageAnswer> = () => undefined;
@@ -239,6 +248,32 @@ export const window = {
   registerWebviewViewProvider: (id: string, provider: { resolveWebviewView(view: FakeWebviewView): unknown }) => {
     state.viewProviders.set(id, provider);
     return tracked(() => state.viewProviders.delete(id));
+  },
+  withProgress: async <R>(
+    options: { title?: string; cancellable?: boolean },
+    task: (
+      progress: { report(value: unknown): void },
+      token: { isCancellationRequested: boolean; onCancellationRequested: (listener: Listener<void>) => Disposable },
+    ) => Promise<R>,
+  ): Promise<R> => {
+    const cancelled = new EventEmitter<void>();
+    const token = { isCancellationRequested: false, onCancellationRequested: cancelled.event };
+    const shown: ShownProgress = {
+      title: options.title,
+      cancellable: options.cancellable ?? false,
+      done: false,
+      cancel: () => {
+        if (!shown.cancellable || token.isCancellationRequested) return;
+        token.isCancellationRequested = true;
+        cancelled.fire(undefined);
+      },
+    };
+    state.progress.push(shown);
+    try {
+      return await task({ report: () => undefined }, token);
+    } finally {
+      shown.done = true;
+    }
   },
   createWebviewPanel: (viewType: string, title: string, _column: unknown, options: unknown) => {
     const panel = new FakeWebviewPanel(viewType, title, options);

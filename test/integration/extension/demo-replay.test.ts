@@ -168,10 +168,12 @@ describe('A demo recording that is not a regular file', () => {
 });
 
 describe('Hook Manager: replay and re-run from the timeline', () => {
-  it('"Run this hook on this event" test-fires it with the recorded payload; "Replay against today\'s hooks" shows the replay and what differs', async () => {
-    const guard = (pattern: string) => `const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+  const guard = (pattern: string) => `const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
 if (/${pattern}/.test(input.tool_input.command || '')) { process.stderr.write('blocked by the guard'); process.exit(2); }
 `;
+
+  /** A chat session in which the guard blocked `rm -rf keep.txt`, and the Hook Manager open. */
+  async function recordedSession() {
     const hooks = JSON.stringify({
       hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', name: 'guard', command: 'node hooks/guard.js' }] }] },
     });
@@ -185,6 +187,11 @@ if (/${pattern}/.test(input.tool_input.command || '')) { process.stderr.write('b
     await vscode.commands.executeCommand('hookpilot.openHookManager');
     const manager = stub.state.panels[0].webview;
     manager.send({ type: 'ready' });
+    return { chat, sessionId, manager };
+  }
+
+  it('"Run this hook on this event" test-fires it with the recorded payload; "Replay against today\'s hooks" shows the replay and what differs', async () => {
+    const { chat, sessionId, manager } = await recordedSession();
     const first = await until(
       () => manager.ofType<Extract<HostToManager, { type: 'timelineReset' }>>('timelineReset').at(-1),
       'the timeline',
@@ -213,6 +220,36 @@ if (/${pattern}/.test(input.tool_input.command || '')) { process.stderr.write('b
     expect(replay.records).toContainEqual(expect.objectContaining({ type: 'permission', tool_use_id: 'c1', decision: 'ask' }));
     const info = await until(() => stub.state.messages.find((m) => m.message.includes(`replay of ${sessionId}`)), 'the replay summary');
     expect(info.message).toContain('1 decision(s) differ');
+    expect(readFileSync(chat.workspace.file('keep.txt'), 'utf8')).toBe('keep');
+  });
+
+  it("a replay's ask is labelled as a replay's, and Cancel on the replay's notification withdraws it and ends the replay", async () => {
+    const { chat, sessionId, manager } = await recordedSession();
+    writeFileSync(chat.workspace.file('hooks/guard.js'), guard('never-matches'));
+    stub.state.answerMessage = (shown) => (shown.modal ? new Promise<undefined>(() => undefined) : undefined);
+    manager.send({ type: 'replaySession', sessionId });
+
+    const modal = await until(() => modals().find((m) => m.message.startsWith('Replay: ')), 'the replay ask');
+    expect(modal.message).toBe('Replay: Hookpilot wants to use Bash');
+    const pending = await until(
+      () => manager.ofType<Extract<HostToManager, { type: 'approvals' }>>('approvals').find((m) => m.pending.length === 1),
+      'the Approvals list',
+    );
+    expect(pending.pending[0]).toMatchObject({ replay: true, choices: ['allow-once', 'allow-session', 'deny-session', 'deny'] });
+    const progress = stub.state.progress.find((p) => p.title?.includes(`replaying ${sessionId}`));
+    expect(progress).toMatchObject({ cancellable: true, done: false });
+    progress!.cancel();
+
+    const info = await until(
+      () => stub.state.messages.find((m) => m.message.includes(`replay of ${sessionId} cancelled`)),
+      'the cancel notice',
+    );
+    expect(info.message).toContain('The timeline shows it as far as it ran');
+    expect(progress!.done).toBe(true);
+    await until(
+      () => manager.ofType<Extract<HostToManager, { type: 'approvals' }>>('approvals').at(-1)?.pending.length === 0,
+      'the ask withdrawn',
+    );
     expect(readFileSync(chat.workspace.file('keep.txt'), 'utf8')).toBe('keep');
   });
 });
