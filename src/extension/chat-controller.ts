@@ -360,15 +360,15 @@ export class ChatController extends Disposable {
       this.post(this.projector.clear());
       const messages = Transcript.load(Transcript.pathFor(this.transcriptDir, sessionId));
       for (const event of replayTranscript(messages)) this.emitAll(this.projector.project(event));
-      if (resolution.ok) await this.startSession('resume', resolution.endpoint.model, sessionId);
-      this.emitAll(
-        this.projector.project({
-          type: 'notice',
-          level: 'info',
-          message: resolution.ok ? 'Resumed an earlier chat.' : 'This earlier chat can continue once a model is configured.',
-          source: 'session',
-        }),
-      );
+      const notice = (level: 'info' | 'error', message: string) =>
+        this.emitAll(this.projector.project({ type: 'notice', level, message, source: 'session' }));
+      if (!resolution.ok) return notice('info', 'This earlier chat can continue once a model is configured.');
+      try {
+        await this.startSession('resume', resolution.endpoint.model, sessionId);
+      } catch (error) {
+        return notice('error', `This earlier chat could not be resumed: ${errorMessage(error)}`);
+      }
+      notice('info', 'Resumed an earlier chat.');
     });
     this.postStatus();
     await this.postSessions();
@@ -422,7 +422,13 @@ export class ChatController extends Disposable {
     this.session = session;
     this.sessionEvents = session.onEvent((event) => this.onAgentEvent(event));
     this.sessionChanged.fire(session.id);
-    await session.start(source);
+    try {
+      await session.start(source);
+    } catch (error) {
+      // Not kept (its transcript may be another process's): the next prompt or resume starts afresh.
+      await this.closeSession('other');
+      throw error;
+    }
     return session;
   }
 
@@ -453,6 +459,11 @@ export class ChatController extends Disposable {
       run.controller.abort();
       await run.done;
     }
+    await this.closeSession(reason);
+  }
+
+  /** Ends the session; a turn still running is the caller's to stop first (or to be in). */
+  private async closeSession(reason: 'clear' | 'other' | 'completed'): Promise<void> {
     const session = this.session;
     if (!session) return;
     this.session = undefined;

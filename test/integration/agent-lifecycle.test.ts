@@ -388,7 +388,13 @@ fs.appendFileSync('seen.log', JSON.stringify({ event: input.hook_event_name, exi
     // Nor can it write the transcript anyway.
     await expect(refused.prompt('sneak in')).rejects.toThrow('has not started');
     expect(readFileSync(Transcript.pathFor(dir, h.session.id), 'utf8')).not.toContain('sneak in');
+    // Ending it fires no SessionEnd for the session it never started.
+    await refused.end();
+    const sessionEnds = async () =>
+      (await h!.engine.audit.read(h!.session.id)).records.filter((r) => r.type === 'event' && r.event === 'SessionEnd');
+    expect(await sessionEnds()).toEqual([]);
     await h.session.end();
+    expect(await sessionEnds()).toHaveLength(1);
     const again = open(h.session.id);
     await again.start('resume');
     await again.end();

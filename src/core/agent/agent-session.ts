@@ -272,6 +272,11 @@ export class AgentSession {
     this.ended = true;
     this.idle?.dispose();
     this.hookFailures.dispose();
+    if (!this.started) {
+      // It never started (its transcript was another process's): no SessionEnd for it, nothing to write.
+      this.tools.dispose();
+      return;
+    }
     this.transcript.sync(this.messages);
     const dispatcher = this.options.dispatcher;
     await dispatcher.cancelAsync('the session ended', this.id);

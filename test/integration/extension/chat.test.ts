@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -344,6 +345,40 @@ if (/halt/.test(input.prompt)) process.stdout.write(JSON.stringify({ continue: f
       { kind: 'user', text: 'What is the capital of France?' },
       { kind: 'assistant', text: 'Paris.' },
     ]);
+    await chat.prompt('And its population?');
+    const sent = chat.server.requests.at(-1)?.body.messages.map((m) => m.content);
+    expect(sent).toEqual(expect.arrayContaining(['What is the capital of France?', 'Paris.', 'And its population?']));
+  });
+});
+
+describe('resuming a chat another process works on', () => {
+  it('says why it cannot be resumed, keeps no half-started session, and resumes once the other process is gone', async () => {
+    const chat = await startChat({}, [text('Paris.'), text('About 2 million.')]);
+    h = chat;
+    await chat.prompt('What is the capital of France?');
+    const first = chat.root.chat.currentSessionId as string;
+    await stub.state.commands.get('hookpilot.newChat')?.();
+    // Another live process holds the transcript's lock, as a `hookpilot run --resume` would.
+    const other = spawn(process.execPath, ['-e', 'process.stdin.resume()'], { stdio: ['pipe', 'ignore', 'ignore'] });
+    const lock = join(chat.storageDir, 'transcripts', `${first}.jsonl.lock`);
+    writeFileSync(lock, `${other.pid}\n`);
+    try {
+      chat.webview.send({ type: 'resume', sessionId: first });
+      const refused = await until(() => chat.items().find((i) => i.kind === 'notice' && i.level === 'error'), 'the refusal');
+      expect(refused).toMatchObject({ message: expect.stringContaining('This earlier chat could not be resumed') });
+      expect(chat.root.chat.currentSessionId).toBeUndefined();
+    } finally {
+      other.kill('SIGKILL');
+      await new Promise((resolve) => other.once('exit', resolve));
+    }
+
+    chat.webview.send({ type: 'resume', sessionId: first });
+    await until(
+      () =>
+        chat.root.chat.currentSessionId === first &&
+        chat.items().some((i) => i.kind === 'notice' && i.message === 'Resumed an earlier chat.'),
+      'the resumed session',
+    );
     await chat.prompt('And its population?');
     const sent = chat.server.requests.at(-1)?.body.messages.map((m) => m.content);
     expect(sent).toEqual(expect.arrayContaining(['What is the capital of France?', 'Paris.', 'And its population?']));
