@@ -109,7 +109,7 @@ describe('Replay the demo session', () => {
     });
     expect(tools.call_env).toMatchObject({ status: 'blocked' });
     // The Write asked (the modal), was allowed once, and the formatter ran after it.
-    expect(modals().map((m) => m.message)).toContain('Hookpilot wants to use Write');
+    expect(modals().map((m) => m.message)).toContain('Replay: Hookpilot wants to use Write');
     expect(tools.call_write.status).toBe('executed');
     expect(tools.call_write.hooks).toContainEqual(expect.objectContaining({ hookName: 'formatter' }));
     expect(tools.call_grep.status).toBe('executed');
