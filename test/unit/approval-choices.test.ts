@@ -2,23 +2,11 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { TerminalApprover } from '../../src/cli/terminal-approver';
 import { offeredChoice, offeredChoices } from '../../src/core/agent/permissions/approval-choices';
-import type { ApprovalChoice, ApprovalRequest } from '../../src/core/agent/permissions/permission-settings';
+import type { ApprovalChoice } from '../../src/core/agent/permissions/permission-settings';
 import { REPLAY_SESSION_PREFIX } from '../../src/core/audit/session-kinds';
+import { approvalRequest } from '../support/approval-fixtures';
 
-function request(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
-  return {
-    id: 'call_1',
-    sessionId: 's1',
-    toolName: 'Bash',
-    input: { command: 'rm -rf build' },
-    summary: 'Run: rm -rf build',
-    reason: 'Bash needs approval in default mode',
-    askedBy: 'default mode',
-    suggestedRule: 'Bash(rm -rf build)',
-    system: false,
-    ...overrides,
-  };
-}
+const request = approvalRequest;
 
 const replay = request({ sessionId: `${REPLAY_SESSION_PREFIX}1234` });
 const EVERY: ApprovalChoice[] = ['allow-once', 'allow-session', 'allow-always', 'deny-session', 'deny'];

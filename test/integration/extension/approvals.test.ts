@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ApprovalRequest } from '../../../src/core/agent/permissions/permission-settings';
 import { REPLAY_SESSION_PREFIX } from '../../../src/core/audit/session-kinds';
 import { DiffPreviews } from '../../../src/extension/diff-previews';
 import { ModalApprover } from '../../../src/extension/modal-approver';
@@ -10,6 +9,7 @@ import { text, toolCalls } from '../../support/model-server';
 import { stub, Uri, type MessageItemLike, type ShownMessage } from '../../support/vscode-stub';
 import { hooksJson } from '../../support/workspace';
 import { modals, startChat, until, type ChatHarness } from './extension-harness';
+import { approvalRequest } from '../../support/approval-fixtures';
 
 let h: ChatHarness | undefined;
 afterEach(async () => {
@@ -22,31 +22,33 @@ const bash = (command: string, id = 'call_1') => toolCalls([{ id, name: 'Bash', 
 const pick = (shown: ShownMessage, title: string) =>
   shown.items.find((i): i is MessageItemLike => typeof i !== 'string' && i.title === title);
 
-function request(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
-  return {
-    id: 'call_9',
-    sessionId: 's1',
-    toolName: 'Bash',
-    input: { command: 'npm test' },
-    summary: 'Run: npm test',
-    reason: 'Bash needs approval in default mode',
-    askedBy: 'default mode',
-    suggestedRule: 'Bash(npm test)',
-    system: false,
-    ...overrides,
-  };
-}
+const request = approvalRequest;
 
-describe('PendingApprovals and the modal', () => {
-  it('the modal names the tool, the input and who asked, with Allow… / Deny buttons', async () => {
-    stub.reset();
-    const pending = new PendingApprovals();
-    const approver = new ModalApprover(
+/** A fresh fake VS Code with the extension's approver over a new pending list. */
+function modalApprover(): { pending: PendingApprovals; approver: ModalApprover } {
+  stub.reset();
+  const pending = new PendingApprovals();
+  return {
+    pending,
+    approver: new ModalApprover(
       pending,
       new DiffPreviews(),
       () => '/tmp',
       () => 60_000,
-    );
+    ),
+  };
+}
+
+/** Modals stay open until the returned function closes the last one (dismissed). */
+function holdModals(): () => void {
+  let release: () => void = () => undefined;
+  stub.state.answerMessage = () => new Promise((resolve) => (release = () => resolve(undefined)));
+  return () => release();
+}
+
+describe('PendingApprovals and the modal', () => {
+  it('the modal names the tool, the input and who asked, with Allow… / Deny buttons', async () => {
+    const { pending, approver } = modalApprover();
     stub.state.answerMessage = (shown) => pick(shown, 'Allow for this session');
     const answer = await approver.request(request(), new AbortController().signal);
     expect(answer).toEqual({ choice: 'allow-session', by: 'user' });
@@ -66,14 +68,7 @@ describe('PendingApprovals and the modal', () => {
   });
 
   it("the first answer wins: the Hook Manager answers while the modal is open, the modal's late answer is ignored", async () => {
-    stub.reset();
-    const pending = new PendingApprovals();
-    const approver = new ModalApprover(
-      pending,
-      new DiffPreviews(),
-      () => '/tmp',
-      () => 60_000,
-    );
+    const { pending, approver } = modalApprover();
     let release: () => void = () => undefined;
     stub.state.answerMessage = (shown) => new Promise((resolve) => (release = () => resolve(pick(shown, 'Allow once'))));
     const answer = approver.request(request(), new AbortController().signal);
@@ -87,16 +82,8 @@ describe('PendingApprovals and the modal', () => {
   });
 
   it('a system ask offers only Allow once and the denials, and no answer can widen it', async () => {
-    stub.reset();
-    const pending = new PendingApprovals();
-    const approver = new ModalApprover(
-      pending,
-      new DiffPreviews(),
-      () => '/tmp',
-      () => 60_000,
-    );
-    let release: () => void = () => undefined;
-    stub.state.answerMessage = () => new Promise((resolve) => (release = () => resolve(undefined)));
+    const { pending, approver } = modalApprover();
+    const release = holdModals();
     const answer = approver.request(request({ system: true }), new AbortController().signal);
     await until(() => modals().length === 1, 'the modal');
     expect(modals()[0].items.map((i) => (typeof i === 'string' ? i : i.title))).toEqual(['Allow once', 'Deny for this session', 'Deny']);
@@ -110,16 +97,8 @@ describe('PendingApprovals and the modal', () => {
   });
 
   it("a replay's ask says so, offers no Always allow, and no answer widens it past the replay's session", async () => {
-    stub.reset();
-    const pending = new PendingApprovals();
-    const approver = new ModalApprover(
-      pending,
-      new DiffPreviews(),
-      () => '/tmp',
-      () => 60_000,
-    );
-    let release: () => void = () => undefined;
-    stub.state.answerMessage = () => new Promise((resolve) => (release = () => resolve(undefined)));
+    const { pending, approver } = modalApprover();
+    const release = holdModals();
     const answer = approver.request(request({ sessionId: `${REPLAY_SESSION_PREFIX}1` }), new AbortController().signal);
     await until(() => modals().length === 1, 'the modal');
     const [modal] = modals();
