@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { hookEventNameSchema } from './wire-common';
+import { approvalChoiceSchema, hookEventNameSchema } from './wire-common';
 
 /**
  * What the chat shows, one entry per row. Every item has an `id` unique within the chat so
@@ -37,6 +37,8 @@ export const pendingApprovalSchema = z.object({
   reason: z.string(),
   /** The rule, hook or mode that asked ("hook guard", "protected file", "default mode"). */
   askedBy: z.string(),
+  /** The answers offered, in order. */
+  choices: z.array(approvalChoiceSchema),
 });
 
 export const approvalOutcomeSchema = z.object({

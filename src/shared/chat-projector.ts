@@ -140,7 +140,7 @@ export class ChatProjector {
         return this.patchTool(event.id, {
           kind: 'tool',
           status: 'awaiting-approval',
-          approval: { reason: event.reason, askedBy: event.askedBy },
+          approval: { reason: event.reason, askedBy: event.askedBy, choices: [...event.choices] },
         });
       case 'approval_resolved':
         return this.patchTool(event.id, {

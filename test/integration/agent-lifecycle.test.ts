@@ -251,6 +251,37 @@ echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"
     expect(asked).toContain('configures hooks');
   });
 
+  it("an approver's answer wider than offered is narrowed: Always allow on a hooks config edit allows that write once and saves no rule", async () => {
+    const saved: string[] = [];
+    const offered: string[][] = [];
+    h = await startAgent(
+      { '.vscode/hooks.json': hooksJson({}) },
+      [
+        toolCalls([{ id: 'w1', name: 'Write', arguments: { file_path: '.vscode/hooks.json', content: '{"hooks":{}}' } }]),
+        toolCalls([{ id: 'w2', name: 'Write', arguments: { file_path: '.vscode/hooks.json', content: '{}' } }]),
+        text('ok'),
+      ],
+      {
+        session: { ...bypass, persistAllowRule: async (rule) => void saved.push(rule) },
+        approver: { request: async () => ({ choice: 'allow-always', by: 'a host that ignores what is offered' }) },
+      },
+    );
+    h.session.onEvent((event) => {
+      if (event.type === 'approval_requested') offered.push([...event.choices]);
+    });
+    const outcome = await h.session.prompt('rewrite the hooks config');
+    expect(outcome.toolCalls.map((c) => c.outcome)).toEqual(['executed', 'executed']);
+    expect(offered).toEqual([
+      ['allow-once', 'deny-session', 'deny'],
+      ['allow-once', 'deny-session', 'deny'],
+    ]);
+    expect(saved).toEqual([]);
+    const { records } = await h.engine.audit.read(h.session.id);
+    expect(
+      records.filter((r) => r.type === 'permission' && r.answer !== undefined).map((r) => r.type === 'permission' && r.answer),
+    ).toEqual(['once', 'once']);
+  });
+
   it('a subagent tool call passes the same permission gates: PermissionRequest, PermissionDenied and PostToolUseFailure hooks, with is_subagent and agent_id', async () => {
     const cfg = hooksJson({
       PermissionRequest: [{ hooks: [{ type: 'command', command: 'node hooks/ask.js', name: 'no-curl' }] }],

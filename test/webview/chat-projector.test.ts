@@ -120,10 +120,22 @@ describe('ChatProjector', () => {
     const input = { file_path: 'src/a.ts', old_string: 'a', new_string: 'b' };
     const out = projectAll(projector, [
       { type: 'tool_started', id: 'c1', name: 'Edit', input },
-      { type: 'approval_requested', id: 'c1', toolName: 'Edit', input, reason: 'edits need approval', askedBy: 'default mode' },
+      {
+        type: 'approval_requested',
+        id: 'c1',
+        toolName: 'Edit',
+        input,
+        reason: 'edits need approval',
+        askedBy: 'default mode',
+        choices: ['allow-once', 'deny'],
+      },
     ]);
     expect(out[1]).toMatchObject({
-      changes: { kind: 'tool', status: 'awaiting-approval', approval: { reason: 'edits need approval', askedBy: 'default mode' } },
+      changes: {
+        kind: 'tool',
+        status: 'awaiting-approval',
+        approval: { reason: 'edits need approval', askedBy: 'default mode', choices: ['allow-once', 'deny'] },
+      },
     });
     const done = projectAll(projector, [
       { type: 'approval_resolved', id: 'c1', decision: 'allow', by: 'user' },

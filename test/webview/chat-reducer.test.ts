@@ -80,7 +80,11 @@ describe('applyChatMessage', () => {
         type: 'patch',
         seq: 1,
         id: 't1',
-        changes: { kind: 'tool', status: 'awaiting-approval', approval: { reason: 'ask rule Bash', askedBy: 'rule' } },
+        changes: {
+          kind: 'tool',
+          status: 'awaiting-approval',
+          approval: { reason: 'ask rule Bash', askedBy: 'rule', choices: ['allow-once', 'deny'] },
+        },
       },
     ]);
     expect(state.items[0]).toMatchObject({ status: 'awaiting-approval', approval: { askedBy: 'rule' } });

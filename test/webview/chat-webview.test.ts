@@ -151,7 +151,7 @@ describe('chat webview', () => {
     expect(await card.locator('.tool-summary').textContent()).toBe('Run: rm -rf build');
   });
 
-  it('answers an inline approval and asks for a diff', async () => {
+  it('answers an inline approval with the answers its request offers, and asks for a diff', async () => {
     await view.host({
       type: 'reset',
       seq: 0,
@@ -161,13 +161,33 @@ describe('chat webview', () => {
             name: 'Edit',
             summary: 'Edit src/a.ts',
             status: 'awaiting-approval',
-            approval: { reason: 'edits need approval in default mode', askedBy: 'default mode' },
+            approval: {
+              reason: 'edits need approval in default mode',
+              askedBy: 'default mode',
+              choices: ['allow-once', 'allow-session', 'allow-always', 'deny-session', 'deny'],
+            },
           }),
           tool('call_3', { name: 'Write', summary: 'Write src/b.ts (3 lines)', status: 'executed', diffAvailable: true }),
+          tool('call_4', {
+            name: 'Edit',
+            summary: 'Edit .vscode/hooks.json',
+            status: 'awaiting-approval',
+            approval: { reason: 'a hook configuration', askedBy: 'protected file', choices: ['allow-once', 'deny-session', 'deny'] },
+          }),
         ],
       },
     });
-    await view.page.getByTestId('approval').getByText('Allow for session').click();
+    const approvals = view.page.getByTestId('approval');
+    await approvals.nth(1).locator('vscode-button').first().waitFor();
+    expect(await approvals.nth(0).locator('vscode-button').allTextContents()).toEqual([
+      'Allow once',
+      'Allow for session',
+      'Always allow',
+      'Deny for session',
+      'Deny',
+    ]);
+    expect(await approvals.nth(1).locator('vscode-button').allTextContents()).toEqual(['Allow once', 'Deny for session', 'Deny']);
+    await approvals.nth(0).getByText('Allow for session').click();
     expect(await view.waitForPosted('answerApproval')).toEqual([{ type: 'answerApproval', id: 'call_2', choice: 'allow-session' }]);
     await view.page.getByText('Show diff').click();
     expect(await view.waitForPosted('showDiff')).toEqual([{ type: 'showDiff', id: 'call_3' }]);
@@ -305,7 +325,11 @@ describe('chat webview', () => {
           tool('t2', {
             summary: 'Run: npm test',
             status: 'awaiting-approval',
-            approval: { reason: 'Bash commands need approval', askedBy: 'default mode' },
+            approval: {
+              reason: 'Bash commands need approval',
+              askedBy: 'default mode',
+              choices: ['allow-once', 'allow-session', 'allow-always', 'deny-session', 'deny'],
+            },
           }),
           tool('t3', {
             name: 'Edit',

@@ -1,6 +1,6 @@
 import type { BuiltinToolName } from '../../src/core/agent/tools/tool-catalog';
 import { describeAnnotation, type HookAnnotationView, type ToolItem, type ToolStatus } from '../../src/shared/chat-items';
-import type { ApprovalChoiceView } from '../../src/shared/wire-common';
+import { approvalButtons } from '../../src/shared/approval-buttons';
 import { formatDuration, h, icon } from '../common/dom';
 
 /** The codicon of each of Hookpilot's tools; other tools (MCP) get `tools`. */
@@ -37,14 +37,6 @@ const ANNOTATION_ICONS: Record<HookAnnotationView['kind'], string> = {
   warning: 'warning',
   error: 'error',
 };
-
-const APPROVAL_BUTTONS: Array<{ choice: ApprovalChoiceView; label: string; secondary: boolean }> = [
-  { choice: 'allow-once', label: 'Allow once', secondary: false },
-  { choice: 'allow-session', label: 'Allow for session', secondary: true },
-  { choice: 'allow-always', label: 'Always allow', secondary: true },
-  { choice: 'deny-session', label: 'Deny for session', secondary: true },
-  { choice: 'deny', label: 'Deny', secondary: true },
-];
 
 export function toolIcon(toolName: string): string {
   return Object.hasOwn(TOOL_ICONS, toolName) ? TOOL_ICONS[toolName as BuiltinToolName] : 'tools';
@@ -95,7 +87,7 @@ export function renderToolCard(item: ToolItem, previous: HTMLElement | undefined
       h(
         'div',
         { class: 'approval-buttons' },
-        ...APPROVAL_BUTTONS.map((b) => {
+        ...approvalButtons(item.approval.choices).map((b) => {
           const el = document.createElement('vscode-button');
           el.textContent = b.label;
           if (b.secondary) el.setAttribute('secondary', '');

@@ -1,15 +1,7 @@
 import type { ManagerToHost } from '../../src/shared/manager-protocol';
 import type { ApprovalView } from '../../src/shared/manager-views';
-import type { ApprovalChoiceView } from '../../src/shared/wire-common';
+import { APPROVAL_BUTTONS, approvalButtons } from '../../src/shared/approval-buttons';
 import { h, icon } from '../common/dom';
-
-const CHOICES: Array<{ choice: ApprovalChoiceView; label: string; secondary: boolean }> = [
-  { choice: 'allow-once', label: 'Allow once', secondary: false },
-  { choice: 'allow-session', label: 'Allow for session', secondary: true },
-  { choice: 'allow-always', label: 'Always allow', secondary: true },
-  { choice: 'deny-session', label: 'Deny for session', secondary: true },
-  { choice: 'deny', label: 'Deny', secondary: true },
-];
 
 function ago(iso: string): string {
   const seconds = Math.max(0, Math.round((Date.now() - new Date(iso).getTime()) / 1000));
@@ -29,7 +21,7 @@ export class ApprovalsTab {
       const target = (event.target as Element | null)?.closest<HTMLElement>('[data-choice]');
       const card = target?.closest<HTMLElement>('[data-approval-id]');
       if (!target || !card || target.hasAttribute('disabled')) return;
-      const choice = CHOICES.find((c) => c.choice === target.dataset.choice)?.choice;
+      const choice = APPROVAL_BUTTONS.find((c) => c.choice === target.dataset.choice)?.choice;
       const id = card.dataset.approvalId;
       if (!choice || !id) return;
       card.classList.add('is-answered');
@@ -45,7 +37,7 @@ export class ApprovalsTab {
   }
 
   private card(a: ApprovalView): HTMLElement {
-    const buttons = CHOICES.filter((c) => a.choices.includes(c.choice)).map((c) => {
+    const buttons = approvalButtons(a.choices).map((c) => {
       const el = document.createElement('vscode-button');
       el.textContent = c.label;
       if (c.secondary) el.setAttribute('secondary', '');

@@ -1,4 +1,5 @@
 import type { HookEventName } from '../hooks/events';
+import type { ApprovalChoice } from './permissions/permission-settings';
 
 /** What happened to one tool call, as the CLI's JSON and the chat's tool cards report it. */
 /** Claude Code's SessionStart sources Hookpilot starts a session with (`compact` fires mid-session). */
@@ -40,7 +41,16 @@ export type AgentEvent =
       hooks: HookAnnotation[];
       durationMs: number;
     }
-  | { type: 'approval_requested'; id: string; toolName: string; input: Record<string, unknown>; reason: string; askedBy: string }
+  | {
+      type: 'approval_requested';
+      id: string;
+      toolName: string;
+      input: Record<string, unknown>;
+      reason: string;
+      askedBy: string;
+      /** The answers offered (approval-choices.ts). */
+      choices: readonly ApprovalChoice[];
+    }
   | { type: 'approval_resolved'; id: string; decision: 'allow' | 'deny'; by: string }
   | { type: 'hook_started'; hookId: string; hookName: string; event: HookEventName; statusMessage?: string }
   | {

@@ -3,9 +3,10 @@ import type { EventFields } from '../hooks/payloads';
 import type { PermissionUpdate } from '../hooks/types';
 import type { AgentEvent, HookAnnotation } from './agent-events';
 import type { ToolCallRequest } from './llm/chat-model';
+import { offeredChoice, offeredChoices } from './permissions/approval-choices';
 import type { PermissionGate } from './permissions/permission-gate';
 import { suggestedRule } from './permissions/permission-gate';
-import type { ApprovalAnswer, Approver } from './permissions/permission-settings';
+import type { ApprovalAnswer, ApprovalRequest, Approver } from './permissions/permission-settings';
 import type { SessionHooks } from './session-hooks';
 import type { ToolCallOutcome } from './tool-call-outcome';
 import { annotate } from './tool-hook-results';
@@ -199,7 +200,19 @@ export class ToolApproval {
     system: boolean,
     signal: AbortSignal,
   ): Promise<ApprovalAnswer> {
-    this.deps.emit({ type: 'approval_requested', id: call.id, toolName: call.name, input, reason, askedBy });
+    const request: ApprovalRequest = {
+      id: call.id,
+      sessionId: this.deps.hooks.identity.sessionId,
+      toolName: call.name,
+      input,
+      summary: summarizeToolCall(call.name, input),
+      reason,
+      askedBy,
+      suggestedRule: suggestedRule(call.name, input),
+      system,
+    };
+    const choices = offeredChoices(request);
+    this.deps.emit({ type: 'approval_requested', id: call.id, toolName: call.name, input, reason, askedBy, choices });
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     signal.addEventListener('abort', onAbort, { once: true });
@@ -222,24 +235,9 @@ export class ToolApproval {
       }),
     );
     try {
-      return await Promise.race([
-        this.deps.approver.request(
-          {
-            id: call.id,
-            sessionId: this.deps.hooks.identity.sessionId,
-            toolName: call.name,
-            input,
-            summary: summarizeToolCall(call.name, input),
-            reason,
-            askedBy,
-            suggestedRule: suggestedRule(call.name, input),
-            system,
-          },
-          controller.signal,
-        ),
-        timeout,
-        cancelled,
-      ]);
+      const answer = await Promise.race([this.deps.approver.request(request, controller.signal), timeout, cancelled]);
+      // Whatever the host's approver is, no answer is wider than what was offered.
+      return { ...answer, choice: offeredChoice(request, answer.choice) };
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
