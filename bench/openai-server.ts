@@ -21,6 +21,7 @@ export interface OpenAiServer {
 interface ChatRequest {
   model?: string;
   stream?: boolean;
+  stream_options?: { include_usage?: boolean };
   messages?: Array<{ role?: string }>;
 }
 
@@ -33,11 +34,13 @@ function toolResults(body: ChatRequest): number {
 function stream(res: ServerResponse, index: number, calls: number, body: ChatRequest): void {
   const reply = toolResults(body) < calls ? toolCalls([{ name: 'Bash', arguments: { command: 'true' } }]) : text('done');
   const plan = planStream(reply, index);
-  const chunk = (choices: unknown[]) =>
-    `data: ${JSON.stringify({ id: `chatcmpl-bench-${index}`, object: 'chat.completion.chunk', created: 0, model: body.model, choices })}\n\n`;
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    `data: ${JSON.stringify({ id: `chatcmpl-bench-${index}`, object: 'chat.completion.chunk', created: 0, model: body.model, choices, ...extra })}\n\n`;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   for (const delta of plan.deltas) res.write(chunk([{ index: 0, delta, logprobs: null, finish_reason: null }]));
   res.write(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: plan.finishReason }]));
+  // As the Anthropic server reports usage with its reply.
+  if (body.stream_options?.include_usage) res.write(chunk([], { usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } }));
   res.end('data: [DONE]\n\n');
 }
 
@@ -48,6 +51,10 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function fail(res: ServerResponse, status: number, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
   res.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'false' });
   res.end(JSON.stringify({ error: { message, type: 'bench_error' } }));
 }

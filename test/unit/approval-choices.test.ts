@@ -35,6 +35,7 @@ describe('the answers an approval offers', () => {
       'deny',
     ]);
     expect(EVERY.map((choice) => offeredChoice(request(), choice))).toEqual(EVERY);
+    expect(offeredChoice(request(), 'constructor' as ApprovalChoice)).toBe('deny');
   });
 
   it('the terminal names a replay, does not offer [a]lways for it, and asks again on an "a"', async () => {

@@ -17,9 +17,14 @@ export function offeredChoices(request: Asked): readonly ApprovalChoice[] {
   return EVERY_CHOICE;
 }
 
-/** An answer narrowed to what was offered: whoever answers, no answer is wider than the request allows. */
+/**
+ * An answer narrowed to what was offered: whoever answers, no answer is wider than the request
+ * allows. An allow not offered becomes the widest narrower allow offered; anything else a deny.
+ */
 export function offeredChoice(request: Asked, choice: ApprovalChoice): ApprovalChoice {
   const offered = offeredChoices(request);
   if (offered.includes(choice)) return choice;
-  return offered.includes('allow-session') ? 'allow-session' : 'allow-once';
+  if (choice === 'allow-always' && offered.includes('allow-session')) return 'allow-session';
+  if ((choice === 'allow-always' || choice === 'allow-session') && offered.includes('allow-once')) return 'allow-once';
+  return 'deny';
 }
