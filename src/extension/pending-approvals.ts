@@ -34,6 +34,11 @@ export class PendingApprovals extends Disposable {
         resolve({ choice: 'deny', by: 'cancel', reason: 'the request was withdrawn before anyone could answer' });
         return;
       }
+      if (this.entries.has(request.id)) {
+        // The model picks call ids (a subagent's, a replay's recording): one id is one ask, or an answer could reach the wrong one.
+        resolve({ choice: 'deny', by: 'duplicate', reason: `another approval for tool call ${request.id} is waiting` });
+        return;
+      }
       const withdraw = (answer: ApprovalAnswer) => {
         if (this.entries.get(request.id)?.request !== request) return;
         this.entries.delete(request.id);

@@ -115,6 +115,20 @@ describe('PendingApprovals and the modal', () => {
     expect(await answer).toEqual({ choice: 'allow-session', by: 'user (Hook Manager)' });
   });
 
+  it('a second ask under a pending call id is denied at once; the first stays and is answered', async () => {
+    const { pending } = modalApprover();
+    const first = pending.add(request(), new AbortController().signal, 60_000);
+    const second = await pending.add(
+      request({ sessionId: `${REPLAY_SESSION_PREFIX}1`, summary: 'Run: rm -rf /' }),
+      new AbortController().signal,
+      60_000,
+    );
+    expect(second).toEqual({ choice: 'deny', by: 'duplicate', reason: 'another approval for tool call call_9 is waiting' });
+    expect(pending.list().map((p) => p.request.summary)).toEqual(['Run: npm test']);
+    expect(pending.answer('call_9', 'allow-once', 'user')).toBe(true);
+    expect(await first).toEqual({ choice: 'allow-once', by: 'user' });
+  });
+
   it('an aborted request (timeout or cancel) leaves the list', async () => {
     stub.reset();
     const pending = new PendingApprovals();
