@@ -366,6 +366,8 @@ export class ChatController extends Disposable {
       try {
         await this.startSession('resume', resolution.endpoint.model, sessionId);
       } catch (error) {
+        // Its conversation stays off the screen: the next prompt starts a new chat without it.
+        this.post(this.projector.clear());
         return notice('error', `This earlier chat could not be resumed: ${errorMessage(error)}`);
       }
       notice('info', 'Resumed an earlier chat.');

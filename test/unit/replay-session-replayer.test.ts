@@ -80,4 +80,17 @@ describe('replayRecording', () => {
     expect(run).toMatchObject({ cancelled: true, turns: [{ prompt: 'first' }] });
     expect(log.at(-1)).toBe('end cancelled');
   });
+
+  it('a session whose start fails is still ended (its tools go), and the failure reaches the caller', async () => {
+    const log: string[] = [];
+    const session = scriptedSession([1, 1], log);
+    const failing = (model: ChatModel): ReplayableSession => ({
+      ...session(model),
+      start: async () => {
+        throw new Error('session replay-test is in use by process 42');
+      },
+    });
+    await expect(replayRecording(recording, '/copy', failing, new AbortController().signal)).rejects.toThrow('in use by process 42');
+    expect(log).toEqual(['end error']);
+  });
 });

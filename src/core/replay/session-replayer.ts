@@ -46,8 +46,9 @@ export async function replayRecording(
   const session = createSession(model);
   const turns: ReplayedTurn[] = [];
   let failed = false;
-  await session.start('startup', signal);
   try {
+    // Inside: a session whose start failed is ended too (its tools and helpers go).
+    await session.start('startup', signal);
     for (const [index, turn] of recording.turns.entries()) {
       if (signal.aborted) break;
       model.beginTurn(index);
@@ -55,6 +56,9 @@ export async function replayRecording(
       if (outcome.reason === 'error') failed = true;
       turns.push({ prompt: turn.prompt, reason: outcome.reason, error: outcome.error, unusedReplies: model.unusedReplies });
     }
+  } catch (error) {
+    failed = true;
+    throw error;
   } finally {
     await session.end(signal.aborted ? 'cancelled' : failed ? 'error' : 'completed');
   }

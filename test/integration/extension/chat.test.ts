@@ -367,6 +367,8 @@ describe('resuming a chat another process works on', () => {
       const refused = await until(() => chat.items().find((i) => i.kind === 'notice' && i.level === 'error'), 'the refusal');
       expect(refused).toMatchObject({ message: expect.stringContaining('This earlier chat could not be resumed') });
       expect(chat.root.chat.currentSessionId).toBeUndefined();
+      // Its conversation is not shown as if the next prompt continued it.
+      expect(chat.items().map((i) => i.kind)).toEqual(['notice']);
     } finally {
       other.kill('SIGKILL');
       await new Promise((resolve) => other.once('exit', resolve));
