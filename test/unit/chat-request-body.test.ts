@@ -48,4 +48,15 @@ describe('ChatRequestBody', () => {
     const params = { stream: true, model: 'm', messages: conversation(1) };
     expect(new ChatRequestBody().encode(params).toString('utf8')).toBe(JSON.stringify(params));
   });
+
+  it('a body never shares memory with other buffers, however small', () => {
+    for (const params of [
+      { model: 'm', messages: [] },
+      { model: 'm', messages: conversation(50), stream: true },
+    ]) {
+      const bytes = new ChatRequestBody().encode(params);
+      expect(bytes.byteOffset).toBe(0);
+      expect(bytes.buffer.byteLength).toBe(bytes.byteLength);
+    }
+  });
 });

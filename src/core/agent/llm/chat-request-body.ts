@@ -10,7 +10,7 @@ export class ChatRequestBody {
 
   encode(params: { model: string; messages: readonly object[] }): Buffer {
     const [first, second] = Object.keys(params);
-    if (first !== 'model' || second !== 'messages') return Buffer.from(JSON.stringify(params));
+    if (first !== 'model' || second !== 'messages' || typeof params.model !== 'string') return own(Buffer.from(JSON.stringify(params)));
     const { model, messages, ...rest } = params;
     const parts: Buffer[] = [Buffer.from(`{"model":${JSON.stringify(model)},"messages":[`)];
     messages.forEach((message, index) => {
@@ -22,8 +22,19 @@ export class ChatRequestBody {
     // The other fields in their order, as JSON.stringify(params) would write them after messages.
     const tail = JSON.stringify(rest);
     parts.push(Buffer.from(tail === '{}' ? ']}' : `],${tail.slice(1)}`));
-    return Buffer.concat(parts);
+    return own(Buffer.concat(parts));
   }
 }
 
 const COMMA = Buffer.from(',');
+
+/**
+ * The bytes in memory of their own: a small Buffer is a slice of a shared pool, and a `fetch`
+ * that sent its whole `.buffer` would send whatever else the pool holds.
+ */
+function own(bytes: Buffer): Buffer {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  const copy = Buffer.alloc(bytes.byteLength);
+  bytes.copy(copy);
+  return copy;
+}
