@@ -193,7 +193,13 @@ export class ChatController extends Disposable {
       return;
     }
     const halted = await this.runTurn(async (signal) => {
-      const session = this.session ?? (await this.startSession(this.cleared ? 'clear' : 'startup', resolution.endpoint.model));
+      const session =
+        this.session ??
+        (await this.startSession(this.cleared ? 'clear' : 'startup', resolution.endpoint.model).catch((error: unknown) => {
+          // The prompt never reached a session: back to the composer, not lost.
+          this.drafts.add(text);
+          throw error;
+        }));
       this.emitAll(this.projector.userPrompt(text));
       return session.prompt(text, signal);
     });

@@ -387,6 +387,24 @@ describe('resuming a chat another process works on', () => {
   });
 });
 
+describe('a chat whose session cannot start', () => {
+  it('says why and gives the prompt back to the composer', async () => {
+    const chat = await startChat({}, [text('never sent')]);
+    h = chat;
+    // Where transcripts go is a file: no session can start.
+    writeFileSync(join(chat.storageDir, 'transcripts'), 'not a folder');
+    chat.webview.send({ type: 'send', text: 'keep this prompt' });
+    const failure = await until(() => chat.items().find((i) => i.kind === 'notice' && i.level === 'error'), 'the failure');
+    expect(failure).toMatchObject({ message: expect.stringContaining('transcripts') });
+    const restored = await until(
+      () => chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft').at(-1),
+      'the prompt back in the composer',
+    );
+    expect(restored.text).toBe('keep this prompt');
+    expect(chat.server.requests).toHaveLength(0);
+  });
+});
+
 describe('model setup', () => {
   it('without a model the chat gets the setup presets; a preset writes the user settings', async () => {
     h = await startHost({});
