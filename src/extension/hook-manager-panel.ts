@@ -1,5 +1,6 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
+import type { ScratchReplayResult } from '../core/replay/scratch-replay';
 import type { ConfigProblem } from '../core/hooks/config/config-problems';
 import type { HookPayload, HookSource } from '../core/hooks/types';
 import { receiveManagerToHost, type HostToManager, type ManagerTab, type ManagerToHost } from '../shared/manager-protocol';
@@ -282,14 +283,21 @@ export class HookManagerPanel extends Disposable {
    */
   private async replaySession(sessionId: string): Promise<void> {
     const title = `Hookpilot: replaying ${sessionId} against today's hooks`;
-    const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title, cancellable: true },
-      (_progress, token) => {
-        const controller = new AbortController();
-        const cancellation = token.onCancellationRequested(() => controller.abort());
-        return this.deps.chat.replaySession(sessionId, controller.signal).finally(() => cancellation.dispose());
-      },
-    );
+    const controller = new AbortController();
+    let result: ScratchReplayResult;
+    try {
+      result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+        (_progress, token) => {
+          const cancellation = token.onCancellationRequested(() => controller.abort());
+          return this.deps.chat.replaySession(sessionId, controller.signal).finally(() => cancellation.dispose());
+        },
+      );
+    } catch (error) {
+      if (!controller.signal.aborted) throw error;
+      void vscode.window.showInformationMessage(`Hookpilot: replay of ${sessionId} cancelled before it ran.`);
+      return;
+    }
     await this.timeline?.select(result.replaySessionId);
     if (result.cancelled) {
       void vscode.window.showInformationMessage(

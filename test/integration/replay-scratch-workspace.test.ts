@@ -82,6 +82,17 @@ describe('createScratchWorkspace', () => {
     expect(readdirSync(tmp)).toEqual([]);
   });
 
+  it('a cancelled replay stops copying and leaves nothing behind', async () => {
+    const tmp = mkdtempSync(path.join(tmpdir(), 'hookpilot-scratch-tmp-'));
+    dirs.push(tmp);
+    const controller = new AbortController();
+    controller.abort();
+    await expect(createScratchWorkspace(tree({ 'a.js': 'a', 'b.js': 'b' }), { tmpDir: tmp, signal: controller.signal })).rejects.toThrow(
+      /the replay was cancelled while .* was being copied/,
+    );
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
   it('leaves out a .git file (a worktree) and a .git link at any depth: git in the copy cannot reach the real repository', async () => {
     const parent = realpathSync(mkdtempSync(path.join(tmpdir(), 'hookpilot-scratch-git-')));
     dirs.push(parent);

@@ -74,7 +74,7 @@ function scratchEnvironment(env: NodeJS.ProcessEnv, scratchDir: string): NodeJS.
  * reachable: a replay touches nothing but its copy. Asks go to the host's approver.
  */
 export async function replayInScratchCopy(setup: ScratchReplaySetup): Promise<ScratchReplayResult> {
-  const scratch = await createScratchWorkspace(setup.projectDir, setup.scratch);
+  const scratch = await createScratchWorkspace(setup.projectDir, { ...setup.scratch, signal: setup.signal });
   const env = scratchEnvironment(setup.env, scratch.dir);
   try {
     const engine = new HookEngine({

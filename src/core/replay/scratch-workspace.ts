@@ -21,6 +21,8 @@ export interface ScratchWorkspaceOptions {
   maxEntries?: number;
   /** Where the scratch folder is made (default: the system's temp folder). */
   tmpDir?: string;
+  /** A cancelled replay stops copying at the next file, and nothing of the copy is left. */
+  signal?: AbortSignal;
 }
 
 export interface ScratchWorkspace {
@@ -40,9 +42,11 @@ class CopyBudget {
     private readonly maxBytes: number,
     private readonly maxEntries: number,
     private readonly root: string,
+    private readonly signal: AbortSignal | undefined,
   ) {}
 
   take(bytes: number): void {
+    if (this.signal?.aborted) throw new Error(`the replay was cancelled while ${this.root} was being copied`);
     this.bytes += bytes;
     this.entries++;
     if (this.bytes > this.maxBytes) throw new Error(`${this.root} is larger than ${this.maxBytes} bytes: too large to copy for a replay`);
@@ -68,7 +72,7 @@ async function treeSize(dir: string, limit: number): Promise<number> {
   return total;
 }
 
-type Limits = Required<Omit<ScratchWorkspaceOptions, 'tmpDir'>>;
+type Limits = Required<Omit<ScratchWorkspaceOptions, 'tmpDir' | 'signal'>>;
 
 /** Asynchronous throughout: the extension host copies while its event loop goes on. */
 async function copyTree(from: string, to: string, budget: CopyBudget, options: Limits, skipped: string[], rel = ''): Promise<void> {
@@ -128,7 +132,7 @@ export async function createScratchWorkspace(workspace: string, options: Scratch
   try {
     const dir = path.join(root, path.basename(source) || 'workspace');
     const skipped: string[] = [];
-    await copyTree(source, dir, new CopyBudget(limits.maxBytes, limits.maxEntries, source), limits, skipped);
+    await copyTree(source, dir, new CopyBudget(limits.maxBytes, limits.maxEntries, source, options.signal), limits, skipped);
     for (const name of await namedSiblings(source)) {
       const sibling = path.join(path.dirname(source), name);
       if (sibling !== source && existsSync(sibling) && !existsSync(path.join(root, name))) await symlink(sibling, path.join(root, name));
