@@ -282,8 +282,13 @@ const suite: BenchSuite = {
       });
     }
 
-    // Setups take turns, so a change in machine load hits all of them.
-    const hp = { none: await hookpilotSession(CALLS, false), hooks: await hookpilotSession(CALLS, true) };
+    // The two clients take turns, setup by setup, so each ratio compares sessions run minutes
+    // apart at most: this machine's speed drifts by a third within an hour.
+    const problem = await ensureClaudeCode().catch((error: unknown) => String(error));
+    const hpNoneSession = await hookpilotSession(CALLS, false);
+    const ccNoneSession = problem === undefined ? await claudeCodeSession(CALLS, false) : undefined;
+    const hp = { none: hpNoneSession, hooks: await hookpilotSession(CALLS, true) };
+    const cc = ccNoneSession && { none: ccNoneSession, hooks: await claudeCodeSession(CALLS, true) };
     const hpNone = ms(gaps(hp.none.arrivals));
     const hpHooks = ms(gaps(hp.hooks.arrivals));
     rows.push({ name: `hookpilot ${CALLS} calls, no hooks: one tool call (request to request)`, unit: 'ms', ...hpNone });
@@ -302,12 +307,10 @@ const suite: BenchSuite = {
     if (hpCpu.none !== undefined) rows.push({ name: cpuName('hookpilot', 'no hooks'), unit: 'ms', value: hpCpu.none });
     if (hpCpu.hooks !== undefined) rows.push({ name: cpuName('hookpilot', '2 command hooks'), unit: 'ms', value: hpCpu.hooks });
 
-    const problem = await ensureClaudeCode().catch((error: unknown) => String(error));
-    if (problem !== undefined) {
+    if (!cc) {
       rows.push({ name: `claude code ${CLAUDE_CODE_VERSION}: not run (${problem})`, unit: '' });
       return rows;
     }
-    const cc = { none: await claudeCodeSession(CALLS, false), hooks: await claudeCodeSession(CALLS, true) };
     const ccNone = ms(gaps(cc.none.arrivals));
     const ccHooks = ms(gaps(cc.hooks.arrivals));
     rows.push({
