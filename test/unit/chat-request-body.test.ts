@@ -44,6 +44,21 @@ describe('ChatRequestBody', () => {
     expect(body.encode(params).toString('utf8')).toBe(JSON.stringify(params));
   });
 
+  it('stays exact when the conversation gets shorter (a compaction), repeats itself, or the model changes', () => {
+    const body = new ChatRequestBody();
+    const messages = conversation(5);
+    const cases = [
+      { model: 'm', messages },
+      { model: 'm', messages },
+      { model: 'other "model"', messages },
+      { model: 'other "model"', messages: [messages[0], { role: 'user', content: 'summary' }, ...messages.slice(8)] },
+      { model: 'other "model"', messages: messages.slice(0, 3) },
+      { model: 'other "model"', messages: [] },
+      { model: 'other "model"', messages: messages.slice(0, 1) },
+    ];
+    for (const params of cases) expect(body.encode(params).toString('utf8')).toBe(JSON.stringify(params));
+  });
+
   it('serializes fields in their own order when model and messages do not come first', () => {
     const params = { stream: true, model: 'm', messages: conversation(1) };
     expect(new ChatRequestBody().encode(params).toString('utf8')).toBe(JSON.stringify(params));
