@@ -187,6 +187,8 @@ export class ChatController extends Disposable {
       this.emitAll(this.projector.queuedPrompt(text));
       return;
     }
+    // Busy before any session exists (the first one still starting): nothing can queue it yet.
+    if (this.run) return this.drafts.add(text);
     const resolution = this.deps.config.resolveEndpoint();
     if (!resolution.ok) {
       this.postStatus();
@@ -390,7 +392,6 @@ export class ChatController extends Disposable {
   }
 
   private async startSession(source: SessionStartSource, modelName: string, sessionId?: string): Promise<AgentSession> {
-    this.cleared = false;
     const { engineHost, config } = this.deps;
     const projectDir = engineHost.projectDir;
     if (!projectDir) throw new Error('Open a folder first: the agent works inside a workspace folder.');
@@ -437,6 +438,7 @@ export class ChatController extends Disposable {
       await this.closeSession('other');
       throw error;
     }
+    this.cleared = false;
     return session;
   }
 

@@ -295,7 +295,8 @@ export class HookManagerPanel extends Disposable {
       );
     } catch (error) {
       if (!controller.signal.aborted) throw error;
-      void vscode.window.showInformationMessage(`Hookpilot: replay of ${sessionId} cancelled before it ran.`);
+      this.deps.log.info(`replay of ${sessionId} cancelled: ${errorMessage(error)}`);
+      void vscode.window.showInformationMessage(`Hookpilot: replay of ${sessionId} cancelled (the Hookpilot log says where it stopped).`);
       return;
     }
     await this.timeline?.select(result.replaySessionId);

@@ -137,6 +137,8 @@ export async function createScratchWorkspace(workspace: string, options: Scratch
       const sibling = path.join(path.dirname(source), name);
       if (sibling !== source && existsSync(sibling) && !existsSync(path.join(root, name))) await symlink(sibling, path.join(root, name));
     }
+    // A cancel that came after the last file: no replay starts in the copy.
+    if (options.signal?.aborted) throw new Error(`the replay was cancelled while ${source} was being copied`);
     return { dir, skipped, dispose };
   } catch (error) {
     await dispose();

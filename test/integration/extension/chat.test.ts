@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostToChat } from '../../../src/shared/chat-protocol';
@@ -18,9 +19,11 @@ const KEY = 'sk-test-0123456789abcdefSECRET';
 const untilReleased = (file: string) => `while [ ! -f ${file} ]; do sleep 0.05; done`;
 
 let h: ChatHarness | HostHarness | undefined;
+const cleanups: Array<() => void> = [];
 afterEach(async () => {
   await h?.close();
   h = undefined;
+  for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
 describe('chat stream', () => {
@@ -402,6 +405,33 @@ describe('a chat whose session cannot start', () => {
     );
     expect(restored.text).toBe('keep this prompt');
     expect(chat.server.requests).toHaveLength(0);
+  });
+});
+
+describe('a prompt sent while the first session starts', () => {
+  it('goes back to the composer instead of being lost; the first prompt is answered', async () => {
+    // An MCP server that holds the chat's first start (the chat waits for its servers) until released, then fails.
+    const slow = (dir: string) => `const fs = require('fs');
+fs.writeFileSync(${JSON.stringify(join(dir, 'started'))}, '');
+setInterval(() => { if (fs.existsSync(${JSON.stringify(join(dir, 'release'))})) process.exit(3); }, 20);`;
+    const markers = mkdtempSync(join(tmpdir(), 'hookpilot-slow-mcp-'));
+    cleanups.push(() => rmSync(markers, { recursive: true, force: true }));
+    const chat = await startChat({}, [text('first answer')], {
+      setup: () =>
+        stub.setConfig('hookpilot.mcpServers', { slow: { command: process.execPath, args: ['-e', slow(markers)] } }, 'globalValue'),
+    });
+    h = chat;
+    chat.webview.send({ type: 'send', text: 'first prompt' });
+    await until(() => existsSync(join(markers, 'started')), 'the session to be starting');
+    chat.webview.send({ type: 'send', text: 'second prompt' });
+    const restored = await until(
+      () => chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft').at(-1),
+      'the second prompt back in the composer',
+    );
+    expect(restored.text).toBe('second prompt');
+    writeFileSync(join(markers, 'release'), '');
+    await until(() => chat.items().some((i) => i.kind === 'assistant' && i.text === 'first answer'), 'the first answer');
+    expect(JSON.stringify(chat.server.requests.map((r) => r.body.messages))).not.toContain('second prompt');
   });
 });
 
