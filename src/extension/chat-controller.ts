@@ -1,16 +1,13 @@
-import os from 'node:os';
-import path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentEvent, SessionStartSource } from '../core/agent/agent-events';
-import { AgentSession } from '../core/agent/agent-session';
-import { IDLE_PROMPT_MS } from '../core/agent/idle-prompt';
+import type { AgentSession } from '../core/agent/agent-session';
 import type { Approver } from '../core/agent/permissions/permission-settings';
 import type { TurnOutcome } from '../core/agent/turn-loop';
 import { Transcript } from '../core/agent/transcript';
 import { ChatProjector } from '../shared/chat-projector';
+import { chatTranscriptDir, createChatSession } from './chat-session-factory';
 import type { ChatToHost, HostToChat } from '../shared/chat-protocol';
 import { modelPreset } from '../shared/model-presets';
-import { ConfiguredChatModel } from './configured-chat-model';
 import { demoRecordingOf, replayDemoSession, replayStoredSession } from './demo-replay';
 import type { DiffPreviews } from './diff-previews';
 import type { EngineHost } from './engine-host';
@@ -19,7 +16,6 @@ import { HookStatusLine } from './hook-status-line';
 import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
 import type { McpHost } from './mcp-host';
-import { loadSubagentDefinitions, subagentFolders, type SubagentDefinition } from '../core/agent/subagent-definitions';
 import type { PendingApprovals } from './pending-approvals';
 import { scrubSecrets } from './secret-scrubber';
 import { listSessions } from './session-catalog';
@@ -41,8 +37,6 @@ export interface ChatControllerDeps {
   /** The window's MCP servers, whose tools each new chat offers. */
   mcp?: McpHost;
 }
-
-const APPROVAL_BACKSTOP_MS = 5_000;
 
 interface Run {
   controller: AbortController;
@@ -96,7 +90,7 @@ export class ChatController extends Disposable {
   }
 
   private get transcriptDir(): string {
-    return path.join(this.deps.engineHost.engine.options.storageDir, 'transcripts');
+    return chatTranscriptDir(this.deps);
   }
 
   attach(post: (message: HostToChat) => void): vscode.Disposable {
@@ -384,50 +378,8 @@ export class ChatController extends Disposable {
     await this.postSessions();
   }
 
-  /** `.claude/agents/` of the user and, in a trusted workspace, of the workspace. */
-  private subagents(projectDir: string): SubagentDefinition[] {
-    const loaded = loadSubagentDefinitions(subagentFolders(projectDir, os.homedir(), vscode.workspace.isTrusted));
-    for (const problem of loaded.problems) this.deps.log.warn(`subagent skipped: ${problem}`);
-    return loaded.definitions;
-  }
-
   private async startSession(source: SessionStartSource, modelName: string, sessionId?: string): Promise<AgentSession> {
-    const { engineHost, config } = this.deps;
-    const projectDir = engineHost.projectDir;
-    if (!projectDir) throw new Error('Open a folder first: the agent works inside a workspace folder.');
-    const engine = engineHost.engine;
-    const mcp = this.deps.mcp;
-    await mcp?.ensureStarted();
-    const session = new AgentSession({
-      sessionId,
-      workspaceRoot: projectDir,
-      model: new ConfiguredChatModel(() => config.resolveEndpoint(), modelName),
-      modelName,
-      dispatcher: engine.dispatcher,
-      approver: this.deps.approver,
-      permissions: () => config.permissions(projectDir),
-      protectedPaths: () => [...engine.protectedPaths(), ...(mcp?.protectedPaths() ?? [])],
-      transcriptDir: this.transcriptDir,
-      extraTools: mcp && (() => mcp.tools()),
-      subagents: this.subagents(projectDir),
-      // The approver denies at the configured timeout (as a Timeout); the agent's own timer is only a backstop.
-      approvalTimeoutMs: config.approvalTimeoutMs() + APPROVAL_BACKSTOP_MS,
-      persistAllowRule: (rule) =>
-        config.addWorkspaceAllowRule(rule).catch((error: unknown) => {
-          const message = `could not save "${rule}" to the workspace settings: ${errorMessage(error)}`;
-          this.deps.log.error(message);
-          void vscode.window.showErrorMessage(`Hookpilot ${message}`);
-        }),
-      cancellation: engine.builtins.cancellation,
-      // The engine's registry (the key, secret-looking variables, .env values): the model and the transcript never see them.
-      redactor: engine.audit.redactor,
-      passEnv: config.bashPassEnv(),
-      spawnerModulePath: engine.options.spawnerModulePath,
-      // An untrusted workspace contributes nothing: not even its AGENTS.md or CLAUDE.md.
-      projectInstructions: vscode.workspace.isTrusted,
-      // The chat waits for the user's next prompt: Notification idle_prompt, as in Claude Code.
-      idlePromptMs: IDLE_PROMPT_MS,
-    });
+    const session = await createChatSession(this.deps, modelName, sessionId);
     this.session = session;
     this.sessionEvents = session.onEvent((event) => this.onAgentEvent(event));
     this.sessionChanged.fire(session.id);

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { ScratchReplayResult } from '../core/replay/scratch-replay';
 import type { ConfigProblem } from '../core/hooks/config/config-problems';
 import type { HookPayload, HookSource } from '../core/hooks/types';
+import type { ScratchReplayResult } from '../core/replay/scratch-replay';
 import { receiveManagerToHost, type HostToManager, type ManagerTab, type ManagerToHost } from '../shared/manager-protocol';
 import {
   invalidPayloadResult,

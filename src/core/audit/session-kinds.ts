@@ -5,7 +5,7 @@ export const REPLAY_SESSION_PREFIX = 'replay-';
 
 /** Whether a session was the agent's own run, not a hook test or a replay: what commands show by default. */
 export function isAgentRunSession(sessionId: string): boolean {
-  return !sessionId.startsWith(HOOKS_TEST_SESSION_PREFIX) && !sessionId.startsWith(REPLAY_SESSION_PREFIX);
+  return !sessionId.startsWith(HOOKS_TEST_SESSION_PREFIX) && !isReplaySession(sessionId);
 }
 
 /** Whether a session is a replay's, run in a scratch copy of the workspace. */
