@@ -32,6 +32,8 @@ export interface EngineSetup {
   log: EngineLogger;
   /** false for read-only commands: load the configuration, start no process. */
   startProcesses?: boolean;
+  /** The permissions' additional directories, which the agent may write like the workspace. */
+  writableRoots?: readonly string[];
 }
 
 /** Next to the CLI in the bundle (dist/); absent when the CLI runs from source. */
@@ -50,6 +52,7 @@ export async function createEngine(setup: EngineSetup): Promise<HookEngine> {
     storageDir: projectStorageDir(storageRoot(setup.env), setup.projectDir),
     trusted: true,
     env: setup.env,
+    writableRoots: () => setup.writableRoots ?? [],
     log: setup.log,
     secretValues: setup.secretValues,
     startProcesses: setup.startProcesses,

@@ -72,8 +72,13 @@ export function formatMcpProblem(problem: ConfigProblem, cwd: string): string {
   return `${at}: ${problem.severity}: ${problem.message}`;
 }
 
-export function createCliMcpManager(projectDir: string, env: NodeJS.ProcessEnv, log: McpManagerLog): McpManager {
-  return new McpManager({ workspaceFolder: projectDir, env, log, callTimeoutMs: timeoutFromEnv(env) });
+export function createCliMcpManager(
+  projectDir: string,
+  env: NodeJS.ProcessEnv,
+  log: McpManagerLog,
+  writableRoots: readonly string[] = [],
+): McpManager {
+  return new McpManager({ workspaceFolder: projectDir, env, writableRoots: () => writableRoots, log, callTimeoutMs: timeoutFromEnv(env) });
 }
 
 type McpManagerLog = ConstructorParameters<typeof McpManager>[0]['log'];

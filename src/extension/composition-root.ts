@@ -95,6 +95,7 @@ export class CompositionRoot extends Disposable {
     const health = new HookHealthMonitor(engineHost.engine.audit, log, (runs) => manager.showHookRuns(runs));
     const mcp = new McpHost({
       projectDir: () => engineHost.projectDir,
+      writableRoots: () => config.permissions(engineHost.projectDir).additionalDirectories,
       secrets: context.secrets,
       workspaceState: context.workspaceState,
       log,

@@ -81,6 +81,7 @@ export class EngineHost extends Disposable {
       trusted: vscode.workspace.isTrusted,
       enabledOverrides: options.workspaceState.get<Record<string, boolean>>(OVERRIDES_KEY) ?? {},
       env: options.env,
+      writableRoots: () => options.config.permissions(this.projectDir).additionalDirectories,
       log: options.log.engineLogger,
       secretValues: options.config.secretValues(),
       spawnerModulePath: options.spawnerModulePath,

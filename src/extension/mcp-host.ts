@@ -22,6 +22,8 @@ const VIEW_DESCRIPTION_CHARS = 300;
 
 export interface McpHostDeps {
   projectDir: () => string | undefined;
+  /** The permissions' additional directories, which the agent may write like the workspace. */
+  writableRoots: () => readonly string[];
   secrets: vscode.SecretStorage;
   workspaceState: vscode.Memento;
   log: HookpilotLog;
@@ -53,6 +55,7 @@ export class McpHost extends Disposable {
     this.manager = new McpManager({
       workspaceFolder: deps.projectDir() ?? process.cwd(),
       env: process.env,
+      writableRoots: deps.writableRoots,
       log: (level, message) => deps.log[level](message),
       resolveInput: (input) => this.resolveInput(input),
     });

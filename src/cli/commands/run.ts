@@ -128,10 +128,11 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   const resumed = sessionToResume(projectDir, ctx.env, options);
   const mcpConfigs = loadCliMcpConfigs(projectDir, userSettingsFile(ctx.env), options.mcpConfig);
   for (const problem of mcpConfigs.flatMap((c) => c.problems)) ctx.stderr.write(`hookpilot: ${formatMcpProblem(problem, ctx.cwd)}\n`);
-  const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, secretValues, log });
+  const writableRoots = permissions.additionalDirectories;
+  const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, secretValues, log, writableRoots });
   redactor = engine.audit.redactor;
   // Servers start before the session: their tools are part of what the model is offered.
-  const mcp = createCliMcpManager(projectDir, ctx.env, log);
+  const mcp = createCliMcpManager(projectDir, ctx.env, log, writableRoots);
   await mcp.start(mcpConfigs);
   engine.useMcp(mcp);
   // The CLI trusts its workspace (like `claude -p`): its .claude/agents count.

@@ -40,6 +40,11 @@ export interface HookEngineOptions {
   trusted: boolean;
   enabledOverrides?: Record<string, boolean>;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Folders besides projectDir the agent may write (the permissions' additional directories):
+   * the processes of hooks search PATH folders in them last, as those in the project.
+   */
+  writableRoots?: () => readonly string[];
   log?: EngineLogger;
   /** Values that must never reach a log (the API key). */
   secretValues?: readonly string[];
@@ -110,6 +115,7 @@ export class HookEngine {
     this.rpcPool = new RpcServerPool({
       projectDir: options.projectDir,
       env: options.env,
+      writableRoots: options.writableRoots,
       verifyServer: (server) => this.changeOf(serverPinKey(server.name)),
       logger: (level, message) => this.log(level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info', message),
     });
@@ -121,6 +127,7 @@ export class HookEngine {
       command: new CommandHookHandler({
         spillDir: path.join(options.storageDir, 'spill'),
         env: options.env,
+        writableRoots: options.writableRoots,
         runner: this.processes,
         verifyScript: (hook) => this.scriptChange(hook.id),
       }),

@@ -7,6 +7,7 @@ import { GroupStdioTransport } from './group-stdio-transport';
 import type { McpServerConfig } from './mcp-config';
 import { mcpToolName } from './mcp-names';
 import { errorMessage } from '../error-message';
+import { withAgentWritablePathLast } from '../process/path-search-order';
 
 export type McpServerState = 'starting' | 'connected' | 'failed' | 'disabled' | 'stopped';
 
@@ -23,6 +24,7 @@ export interface McpToolInfo {
 export interface ConnectionOptions {
   workspaceFolder: string;
   env: NodeJS.ProcessEnv;
+  writableRoots?: () => readonly string[];
   startTimeoutMs: number;
   maxMessageBytes: number;
   log: (level: 'info' | 'warn' | 'error', message: string) => void;
@@ -127,8 +129,12 @@ export class McpConnection {
       return new GroupStdioTransport({
         command: config.command,
         args: config.args,
-        // A server is the user's own program, like a hook: it gets the environment.
-        env: { ...this.options.env, ...config.env },
+        // A server is the user's own program, like a hook: it gets the environment, with PATH
+        // searching the folders the agent can write last, so that `npx` is not the model's.
+        env: withAgentWritablePathLast({ ...this.options.env, ...config.env }, [
+          this.options.workspaceFolder,
+          ...(this.options.writableRoots?.() ?? []),
+        ]),
         cwd: config.cwd ?? this.options.workspaceFolder,
         maxMessageBytes: this.options.maxMessageBytes,
         onStderr: (line) => {

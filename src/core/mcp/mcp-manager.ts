@@ -7,6 +7,8 @@ import { expandServer } from './mcp-variables';
 export interface McpManagerOptions {
   workspaceFolder: string;
   env: NodeJS.ProcessEnv;
+  /** Folders besides the workspace the agent may write (additional directories). */
+  writableRoots?: () => readonly string[];
   log: (level: 'info' | 'warn' | 'error', message: string) => void;
   /** Asks a person for an `${input:id}` value (VS Code); the CLI has none. */
   resolveInput?: (input: McpInput) => Promise<string | undefined>;
@@ -137,6 +139,7 @@ export class McpManager {
     return new McpConnection(server, {
       workspaceFolder: this.options.workspaceFolder,
       env: this.options.env,
+      writableRoots: this.options.writableRoots,
       startTimeoutMs: this.options.startTimeoutMs ?? 30_000,
       maxMessageBytes: this.options.maxMessageBytes ?? 16 * 1024 * 1024,
       log: this.options.log,

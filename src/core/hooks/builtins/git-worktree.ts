@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { lstatSync, realpathSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import { isWithin } from '../../agent/tools/workspace-paths';
 import { isExecutableFile } from '../../process/executable-file';
+import { isAgentWritablePathFolder, pathVariableName } from '../../process/path-search-order';
 
 /**
  * Options that keep git from running anything the repository names: the model can write
@@ -127,16 +127,14 @@ export class GitWorktree {
   }
 
   /**
-   * git's absolute path from PATH, skipping relative and empty entries and the workspace: a bare
-   * `git` can start a `git` planted in the working directory (Windows looks there first).
+   * git's absolute path from the folders of PATH the agent cannot write: a bare `git` can start
+   * a `git` planted in the working directory (Windows looks there first) or the workspace.
    */
   private executable(): string {
     if (this.gitPath !== undefined) return this.gitPath;
     const windows = process.platform === 'win32';
-    const key = Object.keys(process.env).find((name) => (windows ? name.toUpperCase() === 'PATH' : name === 'PATH'));
-    const root = realpathOr(this.root);
-    for (const dir of (key ? (process.env[key] ?? '') : '').split(path.delimiter)) {
-      if (!path.isAbsolute(dir) || isWithin(this.root, dir) || isWithin(root, realpathOr(dir))) continue;
+    for (const dir of (process.env[pathVariableName(process.env)] ?? '').split(path.delimiter)) {
+      if (isAgentWritablePathFolder(dir, [this.root])) continue;
       const candidate = path.join(dir, windows ? 'git.exe' : 'git');
       if (isExecutableFile(candidate)) return (this.gitPath = candidate);
     }
@@ -170,13 +168,5 @@ function exists(file: string): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-function realpathOr(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return file;
   }
 }

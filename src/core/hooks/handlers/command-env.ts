@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { withAgentWritablePathLast } from '../../process/path-search-order';
 import type { HookEventName } from '../events';
 
 const PROJECT_DIR_PLACEHOLDER = /\$\{(?:CLAUDE|HOOKPILOT)_PROJECT_DIR\}/g;
@@ -20,6 +21,8 @@ export interface HookEnvInput {
   toolName?: string;
   /** Set by the dispatch (SessionStart's CLAUDE_ENV_FILE); a hook's own `env` cannot override it. */
   dispatchEnv?: Readonly<Record<string, string>>;
+  /** Folders besides the project the agent may write: PATH searches them last too. */
+  writableRoots?: readonly string[];
 }
 
 /**
@@ -27,6 +30,8 @@ export interface HookEnvInput {
  * and keys included: a hook is the user's own code, and a third-party hook that checks
  * GITHUB_TOKEN must decide as it would under Claude Code), the hook's own `env`, and the
  * variables Claude Code sets for its hooks. Only the model's Bash tool goes without secrets.
+ * One change: PATH searches the folders the agent can write last (path-search-order.ts), so a
+ * program the model planted there cannot stand in for the one the hook runs.
  */
 export function buildHookEnv(input: HookEnvInput): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -49,7 +54,7 @@ export function buildHookEnv(input: HookEnvInput): NodeJS.ProcessEnv {
   for (const [name, value] of Object.entries(input.specEnv ?? {})) {
     env[name] = value.replace(BRACED_REFERENCE, (_match, ref: string) => lookup(ref));
   }
-  return { ...env, ...fixed };
+  return withAgentWritablePathLast({ ...env, ...fixed }, [input.projectDir, ...(input.writableRoots ?? [])]);
 }
 
 /** spec.cwd (relative to the project), else the session's current directory, else the project. */

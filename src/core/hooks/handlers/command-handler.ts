@@ -15,6 +15,8 @@ export interface CommandHookHandlerOptions {
   runner?: ProcessRunner;
   /** Why the hook's script must not run (it changed since a person approved it), if so. */
   verifyScript?: (hook: HookDefinition) => string | undefined;
+  /** Folders besides the project the agent may write (additional directories). */
+  writableRoots?: () => readonly string[];
 }
 
 /**
@@ -33,12 +35,14 @@ export class CommandHookHandler implements HookHandler {
   private readonly env: NodeJS.ProcessEnv;
   private readonly runner: ProcessRunner;
   private readonly verifyScript: CommandHookHandlerOptions['verifyScript'];
+  private readonly writableRoots: () => readonly string[];
 
   constructor(options: CommandHookHandlerOptions = {}) {
     this.spillDir = options.spillDir;
     this.env = options.env ?? process.env;
     this.runner = options.runner ?? directProcessRunner;
     this.verifyScript = options.verifyScript;
+    this.writableRoots = options.writableRoots ?? (() => []);
   }
 
   async run(invocation: HookInvocation): Promise<HookOutcome> {
@@ -69,6 +73,7 @@ export class CommandHookHandler implements HookHandler {
         event: hook.event,
         toolName: typeof payload.tool_name === 'string' ? payload.tool_name : undefined,
         dispatchEnv: invocation.env,
+        writableRoots: this.writableRoots(),
       }),
       input: JSON.stringify(payload),
       timeoutMs: invocation.timeoutMs,

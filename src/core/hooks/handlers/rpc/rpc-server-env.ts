@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { ServerDefinition } from '../../types';
+import { withAgentWritablePathLast } from '../../../process/path-search-order';
 import { substituteProjectDir } from '../command-env';
 
 const BRACED_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
@@ -8,9 +9,14 @@ const BRACED_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
  * The environment a server starts with, by the same rules as command hooks (a server is the
  * user's own code too): the host's whole environment, the project directory under Claude
  * Code's and Hookpilot's names, then the server's own `env`, whose values may name host
- * variables (`${GH_TOKEN}`).
+ * variables (`${GH_TOKEN}`). PATH searches the folders the agent can write last, as for hooks.
  */
-export function serverEnvironment(base: NodeJS.ProcessEnv, server: ServerDefinition, projectDir: string): NodeJS.ProcessEnv {
+export function serverEnvironment(
+  base: NodeJS.ProcessEnv,
+  server: ServerDefinition,
+  projectDir: string,
+  writableRoots: readonly string[] = [],
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(base)) if (value !== undefined) env[name] = value;
   const fixed = { CLAUDE_PROJECT_DIR: projectDir, HOOKPILOT_PROJECT_DIR: projectDir };
@@ -18,7 +24,7 @@ export function serverEnvironment(base: NodeJS.ProcessEnv, server: ServerDefinit
   for (const [name, value] of Object.entries(server.env ?? {})) {
     env[name] = value.replace(BRACED_REFERENCE, (_match, ref: string) => lookup(ref));
   }
-  return { ...env, ...fixed };
+  return withAgentWritablePathLast({ ...env, ...fixed }, [projectDir, ...writableRoots]);
 }
 
 /** Program, arguments and cwd with `${CLAUDE_PROJECT_DIR}` / `${HOOKPILOT_PROJECT_DIR}` filled in (there is no shell to do it). */

@@ -17,8 +17,10 @@ import { errorMessage } from '../../../error-message';
 
 export interface RpcServerPoolOptions {
   projectDir: string;
-  /** Base environment for servers (default: this process's); secret-looking variables are dropped. */
+  /** Base environment for servers (default: this process's), passed whole as to command hooks. */
   env?: NodeJS.ProcessEnv;
+  /** Folders besides the project the agent may write (additional directories). */
+  writableRoots?: () => readonly string[];
   logger?: RpcLogger;
   backoff?: Partial<RpcBackoff>;
   /** How long a server may take to answer `initialize`; default 10 s. */
@@ -144,7 +146,7 @@ export class RpcServerPool {
   private add(server: ServerDefinition): { key: string; supervisor: RpcServerSupervisor } {
     const supervisor = new RpcServerSupervisor(server, {
       projectDir: this.options.projectDir,
-      env: serverEnvironment(this.options.env ?? process.env, server, this.options.projectDir),
+      env: serverEnvironment(this.options.env ?? process.env, server, this.options.projectDir, this.options.writableRoots?.() ?? []),
       log: this.log,
       backoff: { ...DEFAULT_BACKOFF, ...this.options.backoff },
       handshakeTimeoutMs: this.options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,

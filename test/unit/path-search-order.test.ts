@@ -1,0 +1,89 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isAgentWritablePathFolder, withAgentWritablePathLast } from '../../src/core/process/path-search-order';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A workspace and a folder beside it (outside it), both real. */
+function layout(): { ws: string; outside: string } {
+  const base = realpathSync(mkdtempSync(path.join(tmpdir(), 'hookpilot-path-order-')));
+  dirs.push(base);
+  const ws = path.join(base, 'ws');
+  const outside = path.join(base, 'outside');
+  mkdirSync(path.join(ws, 'bin'), { recursive: true });
+  mkdirSync(path.join(outside, 'bin'), { recursive: true });
+  return { ws, outside };
+}
+
+const joined = (...folders: string[]) => folders.join(path.delimiter);
+
+describe('withAgentWritablePathLast', () => {
+  it('searches relative, empty and workspace folders after the others, each group in its own order', () => {
+    const { ws, outside } = layout();
+    const env = {
+      PATH: joined(`${ws}/bin`, '/usr/bin', '.', `${outside}/bin`, '', `${ws}/node_modules/.bin`, 'tools', '/bin'),
+      HOME: '/home/x',
+    };
+    const ordered = withAgentWritablePathLast(env, [ws]);
+    expect(ordered.PATH).toBe(joined('/usr/bin', `${outside}/bin`, '/bin', `${ws}/bin`, '.', '', `${ws}/node_modules/.bin`, 'tools'));
+    expect(ordered.HOME).toBe('/home/x');
+    expect(env.PATH.startsWith(`${ws}/bin`)).toBe(true);
+  });
+
+  it('returns the same object when no folder moves, and leaves an env without PATH alone', () => {
+    const { ws, outside } = layout();
+    const env = { PATH: joined('/usr/bin', `${outside}/bin`, `${ws}/bin`) };
+    expect(withAgentWritablePathLast(env, [ws])).toBe(env);
+    const none = { HOME: '/h' };
+    expect(withAgentWritablePathLast(none, [ws])).toBe(none);
+  });
+
+  it('counts every root: an additional directory is as writable as the workspace', () => {
+    const { ws, outside } = layout();
+    const env = { PATH: joined(`${outside}/bin`, '/usr/bin') };
+    expect(withAgentWritablePathLast(env, [ws]).PATH).toBe(env.PATH);
+    expect(withAgentWritablePathLast(env, [ws, outside]).PATH).toBe(joined('/usr/bin', `${outside}/bin`));
+  });
+});
+
+describe('isAgentWritablePathFolder', () => {
+  it('follows links: a folder outside that leads into the workspace is writable, and so is one reached through the workspace', () => {
+    const { ws, outside } = layout();
+    symlinkSync(path.join(ws, 'bin'), path.join(outside, 'into-ws'));
+    expect(isAgentWritablePathFolder(path.join(outside, 'into-ws'), [ws])).toBe(true);
+    // The workspace's link points outside today; the model may point it elsewhere tomorrow.
+    symlinkSync(path.join(outside, 'bin'), path.join(ws, 'out-link'));
+    symlinkSync(path.join(ws, 'out-link'), path.join(outside, 'via-ws'));
+    expect(isAgentWritablePathFolder(path.join(outside, 'via-ws'), [ws])).toBe(true);
+    expect(isAgentWritablePathFolder(path.join(outside, 'bin'), [ws])).toBe(false);
+  });
+
+  it('resolves `..` after a link as the kernel does, not as path.resolve would', () => {
+    const { ws, outside } = layout();
+    mkdirSync(path.join(ws, 'sub'));
+    symlinkSync(path.join(ws, 'sub'), path.join(outside, 'link'));
+    // path.resolve says <outside>/bin; the kernel goes to <ws>/bin.
+    expect(isAgentWritablePathFolder(`${outside}/link/../bin`, [ws])).toBe(true);
+    expect(isAgentWritablePathFolder(`${outside}/bin/../bin`, [ws])).toBe(false);
+  });
+
+  it('finds a workspace reached through a link to it, and a folder that does not exist yet inside it', () => {
+    const { ws, outside } = layout();
+    symlinkSync(ws, path.join(outside, 'ws-link'));
+    expect(isAgentWritablePathFolder(path.join(ws, 'bin'), [path.join(outside, 'ws-link')])).toBe(true);
+    expect(isAgentWritablePathFolder(path.join(ws, 'not-yet', 'bin'), [ws])).toBe(true);
+    expect(isAgentWritablePathFolder(path.join(outside, 'not-yet', 'bin'), [ws])).toBe(false);
+  });
+
+  it('takes a folder behind a link loop as writable: it cannot be shown to be outside', () => {
+    const { ws, outside } = layout();
+    symlinkSync(path.join(outside, 'loop-b'), path.join(outside, 'loop-a'));
+    symlinkSync(path.join(outside, 'loop-a'), path.join(outside, 'loop-b'));
+    expect(isAgentWritablePathFolder(path.join(outside, 'loop-a'), [ws])).toBe(true);
+  });
+});
