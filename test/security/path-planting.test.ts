@@ -2,13 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { jsonResult, REPO_ROOT, startTestbed, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
+import { jsonResult, nodeHook, REPO_ROOT, startTestbed, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
 import { text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
 // The user's PATH names a folder of the workspace first (`$PWD/bin`, as direnv's PATH_add or a
 // node_modules/.bin does). The model writes a program of the same name as one a guard hook,
-// or a command a rule allows, runs from elsewhere on PATH, and then does what the real one
+// a server or AutoCommit's git runs from elsewhere on PATH, and then does what the real one
 // would refuse. The real CLI, real hooks, real processes.
 
 const bundle = useCliBundle();
@@ -60,31 +60,55 @@ describe('a program the model writes into a PATH folder of the workspace', () =>
     expect(readFileSync(jsonResult(r).audit_log, 'utf8')).toContain('no rm here');
   });
 
-  it('is not the program a Bash allow rule names: `git` stays the machine’s git', async () => {
-    const realGit = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
-    bed = await startTestbed(bundle.bundle, { 'README.md': 'hi\n' }, [
-      toolCalls([{ id: 'write', name: 'Write', arguments: { file_path: 'bin/git', content: '#!/bin/sh\necho planted-git\n' } }]),
-      bash('chmod', 'chmod +x bin/git'),
-      bash('git', 'git --version'),
-      text('done'),
-    ]);
+  it('is still found by a hook when nothing outside the workspace has that name: a project tool keeps working', async () => {
+    const hooks = hooksJson({ PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'project-lint' }] }] });
+    bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooks }, [bash('tool', 'true'), text('done')]);
     const { PATH } = plantablePath(bed);
-    const r = await bed.run(
-      ['use git', '--permission-mode', 'acceptEdits', '--allowed-tools', 'Bash(chmod *),Bash(git *)', '--output-format', 'json'],
-      { env: { PATH } },
-    );
-    const calls = jsonResult(r).tool_calls;
-    expect(calls.map((c) => `${c.id} -> ${c.outcome}`)).toEqual(['write -> executed', 'chmod -> executed', 'git -> executed']);
-    expect(calls[2].output).toContain(realGit);
-    expect(calls[2].output).not.toContain('planted-git');
+    script(bed.workspace.file('bin/project-lint'), 'echo linted >> "$CLAUDE_PROJECT_DIR/lint.log"');
+    const r = await bed.run(['lint', '--permission-mode', 'bypassPermissions', '--output-format', 'json'], { env: { PATH } });
+    expect(r.code).toBe(0);
+    expect(readFileSync(bed.workspace.file('lint.log'), 'utf8')).toBe('linted\n');
   });
 
-  it('is still found when nothing outside the workspace has that name: a project tool keeps working', async () => {
-    bed = await startTestbed(bundle.bundle, { 'README.md': 'hi\n' }, [bash('tool', 'project-tool'), text('done')]);
+  it("leaves the model's own shell the user's PATH: an activated virtualenv in the workspace stays first", async () => {
+    bed = await startTestbed(bundle.bundle, { 'README.md': 'hi\n' }, [bash('which', 'command -v python3'), text('done')]);
+    const venvBin = bed.workspace.file('.venv/bin');
+    script(path.join(venvBin, 'python3'), 'echo venv-python');
+    const r = await bed.run(['which python', '--permission-mode', 'bypassPermissions', '--output-format', 'json'], {
+      env: { PATH: [venvBin, process.env.PATH].join(path.delimiter) },
+    });
+    expect(jsonResult(r).tool_calls[0].output.trim()).toBe(path.join(venvBin, 'python3'));
+  });
+
+  it("is not run by AutoCommit's git: a filter program the user's git config names comes from outside the workspace or not at all", async () => {
+    bed = await startTestbed(
+      bundle.bundle,
+      {
+        'README.md': 'hi\n',
+        // The user's repository runs its text files through a filter, as git lfs does for its files.
+        '.gitattributes': '*.txt filter=hp\n',
+        '.vscode/hooks.json': JSON.stringify({ hooks: {}, builtins: { AutoCommit: true } }),
+      },
+      [
+        bash('plant', plant('hp-filter', 'cat; echo planted >> "$HOME/planted.log"')),
+        toolCalls([{ id: 'write', name: 'Write', arguments: { file_path: 'notes.txt', content: 'new\n' } }]),
+        text('done'),
+      ],
+    );
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { cwd: bed!.workspace.dir, env: { ...bed!.env, GIT_CONFIG_NOSYSTEM: '1' } });
+    git('init', '-q');
+    git('-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'initial');
+    // The user's own git configuration: a clean filter run by name, as `git lfs install` writes one.
+    writeFileSync(
+      path.join(bed.home, '.gitconfig'),
+      '[user]\n\tname = t\n\temail = t@example.invalid\n[filter "hp"]\n\tclean = hp-filter\n',
+    );
     const { PATH } = plantablePath(bed);
-    script(bed.workspace.file('bin/project-tool'), 'echo project-tool-ran');
-    const r = await bed.run(['run the tool', '--permission-mode', 'bypassPermissions', '--output-format', 'json'], { env: { PATH } });
-    expect(jsonResult(r).tool_calls[0].output).toContain('project-tool-ran');
+    const r = await bed.run(['take notes', '--permission-mode', 'bypassPermissions', '--output-format', 'json'], { env: { PATH } });
+    expect(jsonResult(r).tool_calls.map((c) => `${c.id} -> ${c.outcome}`)).toEqual(['plant -> executed', 'write -> executed']);
+    expect(existsSync(bed.workspace.file('bin/hp-filter'))).toBe(true);
+    expect(existsSync(path.join(bed.home, 'planted.log'))).toBe(false);
   });
 
   it('does not replace the interpreter of an rpc policy server: `node` stays the machine’s node', async () => {
@@ -125,5 +149,22 @@ describe('a program the model writes into a PATH folder of the workspace', () =>
     const offered = (bed.server.requests[0].body.tools ?? []).map((t) => t.function?.name);
     expect(offered).toContain('mcp__memory__read_graph');
     expect(existsSync(bed.workspace.file('planted.log'))).toBe(false);
+  });
+
+  it("does not stand in for a hook's interpreter when a recorded session is replayed against today's hooks", async () => {
+    const guard = nodeHook(`if (/rm -rf/.test(input.tool_input.command || '')) { process.stderr.write('no rm -rf'); process.exit(2); }`);
+    const hooks = hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] });
+    bed = await startTestbed(bundle.bundle, { 'keep.txt': 'precious\n', 'hooks/guard.js': guard, '.vscode/hooks.json': hooks }, [
+      bash('attack', 'rm -rf keep.txt'),
+      text('done'),
+    ]);
+    const { PATH } = plantablePath(bed);
+    const recorded = await bed.run(['tidy up', '--allowed-tools', 'Bash', '--output-format', 'json'], { env: { PATH } });
+    expect(jsonResult(recorded).tool_calls.map((c) => c.outcome)).toEqual(['blocked']);
+    // Left in the workspace by a later session: a `node` that lets every call through.
+    script(bed.workspace.file('bin/node'), 'exit 0');
+    const replay = await bed.cli(['replay', jsonResult(recorded).session_id, '--allowed-tools', 'Bash'], { env: { PATH } });
+    expect(replay.stdout).toContain('No decision differs from the recording.');
+    expect(replay.code, replay.stderr).toBe(0);
   });
 });

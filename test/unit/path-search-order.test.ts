@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isAgentWritablePathFolder, withAgentWritablePathLast } from '../../src/core/process/path-search-order';
+import { resolveInWorkspace } from '../../src/core/agent/tools/workspace-paths';
+import { withAgentWritablePathLast, withoutAgentWritablePath } from '../../src/core/process/path-search-order';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -21,6 +22,11 @@ function layout(): { ws: string; outside: string } {
 }
 
 const joined = (...folders: string[]) => folders.join(path.delimiter);
+
+/** Whether PATH searches `dir` after a folder outside every root. */
+function isAgentWritablePathFolder(dir: string, roots: string[]): boolean {
+  return withAgentWritablePathLast({ PATH: joined(dir, '/usr/bin') }, roots).PATH === joined('/usr/bin', dir);
+}
 
 describe('withAgentWritablePathLast', () => {
   it('searches relative, empty and workspace folders after the others, each group in its own order', () => {
@@ -41,6 +47,12 @@ describe('withAgentWritablePathLast', () => {
     expect(withAgentWritablePathLast(env, [ws])).toBe(env);
     const none = { HOME: '/h' };
     expect(withAgentWritablePathLast(none, [ws])).toBe(none);
+  });
+
+  it("leaves the writable folders out altogether for Hookpilot's own programs", () => {
+    const { ws, outside } = layout();
+    const env = { PATH: joined(`${ws}/bin`, '/usr/bin', '.', `${outside}/bin`) };
+    expect(withoutAgentWritablePath(env, [ws]).PATH).toBe(joined('/usr/bin', `${outside}/bin`));
   });
 
   it('counts every root: an additional directory is as writable as the workspace', () => {
@@ -85,5 +97,38 @@ describe('isAgentWritablePathFolder', () => {
     symlinkSync(path.join(outside, 'loop-b'), path.join(outside, 'loop-a'));
     symlinkSync(path.join(outside, 'loop-a'), path.join(outside, 'loop-b'));
     expect(isAgentWritablePathFolder(path.join(outside, 'loop-a'), [ws])).toBe(true);
+  });
+
+  it('does not let the agent move a root that lies in another: the outer root decides, now and later', () => {
+    const { ws, outside } = layout();
+    const extra = path.join(ws, 'extra');
+    mkdirSync(extra);
+    const env = { PATH: joined(`${ws}/bin`, `${outside}/bin`) };
+    expect(withAgentWritablePathLast(env, [ws, extra]).PATH).toBe(joined(`${outside}/bin`, `${ws}/bin`));
+    // The model swaps the nested root for a link to a folder outside.
+    rmSync(extra, { recursive: true });
+    symlinkSync(outside, extra);
+    expect(withAgentWritablePathLast({ ...env, HOME: 'fresh' }, [ws, extra]).PATH).toBe(joined(`${outside}/bin`, `${ws}/bin`));
+    const scope = { workspaceRoot: ws, cwd: ws, additionalDirectories: [extra] };
+    expect(() => resolveInWorkspace(path.join(extra, 'bin', 'jq'), scope)).toThrow(/outside/);
+    // A link loop in its place resolves to nothing, and throws nowhere.
+    rmSync(extra);
+    symlinkSync(extra, extra);
+    expect(withAgentWritablePathLast({ PATH: joined(`${outside}/bin`, `${ws}/bin`) }, [ws, extra]).PATH).toBe(
+      joined(`${outside}/bin`, `${ws}/bin`),
+    );
+    expect(() => resolveInWorkspace(path.join(ws, 'file.txt'), scope)).not.toThrow();
+  });
+
+  it('leaves out an additional directory reached through a link inside the workspace', () => {
+    const { ws, outside } = layout();
+    mkdirSync(path.join(ws, 'shared'));
+    // The user's own link outside, to a folder of the workspace the model may later swap.
+    symlinkSync(path.join(ws, 'shared'), path.join(outside, 'shared-link'));
+    rmSync(path.join(ws, 'shared'), { recursive: true });
+    symlinkSync(path.join(outside, 'bin'), path.join(ws, 'shared'));
+    writeFileSync(path.join(outside, 'bin', 'jq'), '');
+    const scope = { workspaceRoot: ws, cwd: ws, additionalDirectories: [path.join(outside, 'shared-link')] };
+    expect(() => resolveInWorkspace(path.join(outside, 'bin', 'jq'), scope)).toThrow(/outside/);
   });
 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { OpenAIChatModel } from '../../core/agent/llm/openai-chat-model';
+import type { PermissionSettings } from '../../core/agent/permissions/permission-settings';
 import { EVENT_KEYS } from '../../core/hooks/config/config-schema';
 import { suggestName } from '../../core/hooks/config/suggest-name';
 import type { DispatchResult } from '../../core/hooks/dispatch-result';
@@ -61,6 +62,7 @@ export function registerHooksTestCommand(hooks: Command, ctx: CliContext): void 
       // prompt and agent hooks need a model; without an endpoint they report that instead of running.
       const endpoint = options.baseUrl || ctx.env.HOOKPILOT_BASE_URL ? resolveModelEndpoint(options, ctx.env) : undefined;
       const secretValues = endpoint?.apiKey ? [endpoint.apiKey] : [];
+      const permissions = () => loadPermissions(projectDir, { allowedTools: [], disallowedTools: [] });
       const engine = await createEngine({
         projectDir,
         env: ctx.env,
@@ -68,10 +70,11 @@ export function registerHooksTestCommand(hooks: Command, ctx: CliContext): void 
         secretValues,
         log: stderrLogger(ctx),
         startProcesses: false,
+        writableRoots: additionalDirectoriesOrNone(permissions),
       });
       if (endpoint) {
         const model = new OpenAIChatModel({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey });
-        useModelForHooks(engine, model, endpoint.model, loadPermissions(projectDir, { allowedTools: [], disallowedTools: [] }), ctx.env);
+        useModelForHooks(engine, model, endpoint.model, permissions(), ctx.env);
       }
       const sessionId = `${HOOKS_TEST_SESSION_PREFIX}${randomUUID()}`;
       const payload: HookPayload = samplePayload(event, options.tool ?? 'Bash', {
@@ -132,4 +135,13 @@ function mergedToJson(result: DispatchResult): Record<string, unknown> {
     permission: result.permission ?? null,
     stop: result.stop ?? null,
   };
+}
+
+/** The folders a run would let the agent write besides the workspace; none when the permissions setting is broken (a run refuses to start then). */
+function additionalDirectoriesOrNone(permissions: () => PermissionSettings): readonly string[] {
+  try {
+    return permissions().additionalDirectories;
+  } catch {
+    return [];
+  }
 }

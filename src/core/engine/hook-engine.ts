@@ -110,6 +110,7 @@ export class HookEngine {
       audit: this.auditSink,
       storageDir: path.join(options.storageDir, 'summaries'),
       reportError: (r) => this.log('warn', `[${r.type}] ${r.message}`),
+      writableRoots: options.writableRoots,
     });
     this.protectedFiles = this.withUserSettings(protectedHookFiles(options.projectDir, []));
     this.rpcPool = new RpcServerPool({

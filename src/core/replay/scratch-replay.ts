@@ -82,6 +82,8 @@ export async function replayInScratchCopy(setup: ScratchReplaySetup): Promise<Sc
       storageDir: setup.storageDir,
       trusted: setup.trusted,
       env,
+      // The live agent could write these: a program it left on PATH there is no hook's.
+      writableRoots: () => [setup.projectDir, ...setup.permissions.additionalDirectories],
       log: setup.log,
       secretValues: setup.secretValues,
       userSettingsFile: setup.userSettingsFile,

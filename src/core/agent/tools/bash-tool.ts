@@ -1,13 +1,11 @@
 import { constants } from 'node:os';
 import { z } from 'zod';
-import { withAgentWritablePathLast } from '../../process/path-search-order';
 import { PrestartedShells } from '../../process/prestarted-shells';
 import type { ProcessRunner } from '../../process/process-runner';
 import { runProcess, type ProcessResult, type RunProcessOptions } from '../../process/run-process';
 import { MAX_TOOL_OUTPUT_CHARS, truncateMiddle } from './output-limits';
 import { envWithoutSecrets, resolveShell } from './shell-environment';
 import { toolFailure, type Tool, type ToolResult } from './tool';
-import { allowedRoots } from './workspace-paths';
 import { builtinToolIdentity } from './tool-catalog';
 
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
@@ -86,8 +84,7 @@ export function createBashTool(runner: ProcessRunner | PrestartedShells = new Pr
     async run(input, ctx): Promise<ToolResult> {
       if (input.run_in_background) return toolFailure(BACKGROUND_UNSUPPORTED);
       const timeoutMs = input.timeout ?? DEFAULT_BASH_TIMEOUT_MS;
-      // A `git` the model wrote into a PATH folder of the workspace is not the git a rule allows.
-      const env = withAgentWritablePathLast(envWithoutSecrets(ctx.env, ctx.passEnv), allowedRoots(ctx));
+      const env = envWithoutSecrets(ctx.env, ctx.passEnv);
       const result = await run({
         // The user's hooks chose these lines (CLAUDE_ENV_FILE); the gate judged the model's command alone.
         command: ctx.shellPrelude ? `${ctx.shellPrelude}${input.command}` : input.command,

@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import fg, { type Entry } from 'fast-glob';
 import { errnoCode } from './file-content';
 import type { ToolContext } from './tool';
-import { allowedRoots, isWithin, physicalPath, resolveInWorkspace, type WorkspaceScope } from './workspace-paths';
+import { isWithin, physicalRoots, resolveInWorkspace, type WorkspaceScope } from './workspace-paths';
 
 /** Never searched unless the search starts inside them: dependencies and git internals. */
 const IGNORED_DIRECTORIES = ['**/node_modules/**', '**/.git/**'];
@@ -54,7 +54,7 @@ export async function findFiles(pattern: string, directory: string, scope: Works
     suppressErrors: true,
   });
   const physicalOf = physicalResolver();
-  const roots = allowedRoots(scope).map((root) => physicalPath(root));
+  const roots = physicalRoots(scope);
   const found: FoundFile[] = [];
   for (const entry of entries) {
     if (!isWithin(directory, entry.path)) continue;

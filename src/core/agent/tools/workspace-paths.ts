@@ -1,6 +1,6 @@
 import { lstatSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
 import type { ToolContext } from './tool';
 import { errorMessage } from '../../error-message';
 
@@ -125,6 +125,90 @@ export function allowedRoots(scope: WorkspaceScope): string[] {
   return [scope.workspaceRoot, ...(scope.additionalDirectories ?? [])].map((root) => resolve(root));
 }
 
+/** A root the agent cannot move: as written, and where it really is. */
+export interface RootPlace {
+  written: string;
+  physical: string;
+}
+
+/**
+ * The roots as places the agent cannot move. A root inside another one (as written, or looked
+ * up through a place in another one) is left out: the agent could swap it for a link to
+ * anywhere, and what really lies in it lies in the other root anyway.
+ */
+export function rootPlaces(roots: readonly string[]): RootPlace[] {
+  const written = [...new Set(roots.map((root) => resolve(root)))];
+  const outer = written.filter((root) => !written.some((other) => other !== root && isWithinPlace(other, root)));
+  const places = outer.map((root) => ({ written: root, physical: physicalOrWritten(root) }));
+  if (places.length === 1) return places;
+  return places.filter(
+    (place) => !places.some((other) => other !== place && lookupTouches(place.written, [other.written, other.physical])),
+  );
+}
+
+/** The kept roots' real places, for checking a physical path. */
+export function physicalRoots(scope: WorkspaceScope): string[] {
+  return rootPlaces(allowedRoots(scope)).map((place) => place.physical);
+}
+
+function physicalOrWritten(root: string): string {
+  try {
+    return physicalPath(root);
+  } catch {
+    // A link loop: nothing can be reached through it.
+    return root;
+  }
+}
+
+/** Windows and macOS file systems ignore case by default: there, places compare that way (finding more inside, never less). */
+const FOLD_CASE = process.platform === 'win32' || process.platform === 'darwin';
+/** Windows takes either slash. */
+const SEPARATORS = process.platform === 'win32' ? /[\\/]/ : '/';
+
+function isWithinPlace(root: string, place: string): boolean {
+  return FOLD_CASE ? isWithin(root.toLowerCase(), place.toLowerCase()) : isWithin(root, place);
+}
+
+/**
+ * Whether looking `path` up as the kernel does (each link followed where it is met, `..` after
+ * a link leaving the link's target) reads any place inside `places`, or ends inside one. A
+ * lookup that cannot be completed (a link loop, no permission) counts as touching them. The
+ * answer depends only on places outside `places`.
+ */
+export function lookupTouches(path: string, places: readonly string[]): boolean {
+  const touches = (place: string) => places.some((root) => isWithinPlace(root, place));
+  let hops = 0;
+  const walk = (from: string, target: string): string | undefined => {
+    const start = isAbsolute(target) ? parse(target).root : '';
+    let current = start === '' ? from : resolve(start);
+    for (const name of target.slice(start.length).split(SEPARATORS)) {
+      if (name === '' || name === '.') continue;
+      if (name === '..') {
+        current = resolve(current, '..');
+        continue;
+      }
+      const place = resolve(current, name);
+      if (touches(place)) return undefined;
+      if (entryOf(place)?.isSymbolicLink()) {
+        if (++hops > MAX_LINK_HOPS) return undefined;
+        const reached = walk(current, readlinkSync(place));
+        if (reached === undefined) return undefined;
+        current = reached;
+      } else {
+        current = place;
+      }
+    }
+    return touches(current) ? undefined : current;
+  };
+  try {
+    const end = walk(sep, path);
+    // What the system says the place is (its case, a short name, another alias) counts too.
+    return end === undefined || touches(physicalPath(end));
+  } catch {
+    return true;
+  }
+}
+
 /**
  * Resolves a path a file tool was given and makes sure it stays in the workspace (or an
  * additional directory), following every symlink (the target and each parent). Returns the
@@ -135,7 +219,7 @@ export function resolveInWorkspace(filePath: string, scope: WorkspaceScope): str
   const absolute = toAbsolutePath(filePath, scope.cwd);
   const roots = allowedRoots(scope);
   const physical = physicalPathOf(filePath, scope.cwd);
-  if (roots.some((root) => isWithin(physicalPath(root), physical))) {
+  if (physicalRoots(scope).some((root) => isWithin(root, physical))) {
     const links = hardLinkCount(physical);
     if (links > 1) throw new HardLinkError(filePath, absolute, links);
     return physical;

@@ -32,7 +32,10 @@ export class AutoCommitHook implements AgentHook {
   /** The last commit of each session: the next prompt's snapshot waits for it. */
   private readonly committing = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly audit: AuditSink) {}
+  constructor(
+    private readonly audit: AuditSink,
+    private readonly writableRoots: () => readonly string[],
+  ) {}
 
   /** The snapshot is taken before the prompt reaches the model; messages sent mid-turn do not retake it. */
   async onUserPromptSubmit(p: PayloadOf<'UserPromptSubmit'>, ctx: AgentHookContext): Promise<void> {
@@ -40,7 +43,7 @@ export class AutoCommitHook implements AgentHook {
     const turn: OpenTurn = { prompt: p.prompt, before: Promise.resolve(undefined) };
     this.open.set(p.session_id, turn);
     await this.committing.get(p.session_id)?.catch(() => undefined);
-    const git = new GitWorktree(p.cwd, ctx.signal);
+    const git = new GitWorktree(p.cwd, ctx.signal, this.writableRoots());
     turn.before = git.isRepository() ? git.dirty() : Promise.resolve(undefined);
     // A failed snapshot surfaces at TurnEnd, where it means nothing is committed.
     await turn.before.catch(() => undefined);
@@ -63,7 +66,7 @@ export class AutoCommitHook implements AgentHook {
   private async commitTurn(p: PayloadOf<'TurnEnd'>, turn: OpenTurn, signal: AbortSignal): Promise<HookEffects> {
     const before = await turn.before;
     if (before === undefined) return {};
-    const git = new GitWorktree(p.cwd, signal);
+    const git = new GitWorktree(p.cwd, signal, this.writableRoots());
     // Checks .git/config again (the turn could change it); a refusal is thrown so the run is recorded as failed, not skipped.
     const now = await git.dirty();
     // New since the prompt, or different from what it was then (a file the user had changed and the turn changed further).

@@ -14,6 +14,8 @@ export interface BuiltinHookDeps {
   /** Where SessionSummary keeps its summaries. */
   storageDir: string;
   reportError: (report: ErrorReport) => void;
+  /** Folders besides the session's the agent may write (additional directories): AutoCommit's git searches PATH folders there last. */
+  writableRoots?: () => readonly string[];
 }
 
 /** The built-in hooks other hook systems ship (docs/design.md), one instance each per host. */
@@ -31,7 +33,7 @@ export class BuiltinHooks {
     this.auditLog = new AuditLogHook(deps.audit);
     this.sessionSummary = new SessionSummaryHook(deps.storageDir);
     this.errorReport = new ErrorReportHook(deps.reportError);
-    this.autoCommit = new AutoCommitHook(deps.audit);
+    this.autoCommit = new AutoCommitHook(deps.audit, deps.writableRoots ?? (() => []));
   }
 
   all(): AgentHook[] {

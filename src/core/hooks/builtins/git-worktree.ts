@@ -4,7 +4,7 @@ import { lstatSync } from 'node:fs';
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { isExecutableFile } from '../../process/executable-file';
-import { isAgentWritablePathFolder, pathVariableName } from '../../process/path-search-order';
+import { pathVariableName, withoutAgentWritablePath } from '../../process/path-search-order';
 
 /**
  * Options that keep git from running anything the repository names: the model can write
@@ -41,11 +41,16 @@ export class GitWorktree {
   private safe?: Promise<void>;
   private gitPath?: string;
 
+  /** Where the agent may write: git and the programs it starts (a filter's `git-lfs`) never come from there. */
+  private readonly writableRoots: readonly string[];
+
   constructor(
     readonly root: string,
     private readonly signal?: AbortSignal,
+    extraWritableRoots: readonly string[] = [],
   ) {
     this.gitDir = path.join(root, '.git');
+    this.writableRoots = [root, ...extraWritableRoots];
   }
 
   /** Whether the folder holds a repository of its own (a `.git` directory, not a link or a `gitdir:` file). */
@@ -133,8 +138,8 @@ export class GitWorktree {
   private executable(): string {
     if (this.gitPath !== undefined) return this.gitPath;
     const windows = process.platform === 'win32';
-    for (const dir of (process.env[pathVariableName(process.env)] ?? '').split(path.delimiter)) {
-      if (isAgentWritablePathFolder(dir, [this.root])) continue;
+    const env = withoutAgentWritablePath(process.env, this.writableRoots);
+    for (const dir of (env[pathVariableName(env)] ?? '').split(path.delimiter)) {
       const candidate = path.join(dir, windows ? 'git.exe' : 'git');
       if (isExecutableFile(candidate)) return (this.gitPath = candidate);
     }
@@ -142,7 +147,11 @@ export class GitWorktree {
   }
 
   private git(args: readonly string[], input?: string): Promise<string> {
-    const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
+    const env: NodeJS.ProcessEnv = {
+      ...withoutAgentWritablePath(process.env, this.writableRoots),
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_OPTIONAL_LOCKS: '0',
+    };
     for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_CONFIG', 'GIT_CEILING_DIRECTORIES']) delete env[name];
     const full = [...SAFE_GIT, `--git-dir=${this.gitDir}`, `--work-tree=${this.root}`, ...args];
     return new Promise((resolve, reject) => {
