@@ -131,4 +131,29 @@ describe('isAgentWritablePathFolder', () => {
     const scope = { workspaceRoot: ws, cwd: ws, additionalDirectories: [path.join(outside, 'shared-link')] };
     expect(() => resolveInWorkspace(path.join(outside, 'bin', 'jq'), scope)).toThrow(/outside/);
   });
+
+  it('counts two names of one folder once: a workspace reached through a link and its real folder both stay roots', () => {
+    const { ws, outside } = layout();
+    const link = path.join(outside, 'ws-link');
+    symlinkSync(ws, link);
+    writeFileSync(path.join(ws, 'notes.txt'), '');
+    for (const [workspaceRoot, additional] of [
+      [link, ws],
+      [ws, link],
+    ]) {
+      const scope = { workspaceRoot, cwd: workspaceRoot, additionalDirectories: [additional] };
+      expect(resolveInWorkspace(path.join(workspaceRoot, 'notes.txt'), scope)).toBe(path.join(ws, 'notes.txt'));
+      expect(isAgentWritablePathFolder(path.join(ws, 'bin'), [workspaceRoot, additional])).toBe(true);
+      expect(withoutAgentWritablePath({ PATH: joined(`${ws}/bin`, '/usr/bin') }, [workspaceRoot, additional]).PATH).toBe('/usr/bin');
+    }
+  });
+});
+
+describe('withoutAgentWritablePath', () => {
+  it('leaves no PATH at all when every folder is writable: an empty PATH would search the working directory', () => {
+    const { ws } = layout();
+    const env = withoutAgentWritablePath({ PATH: joined(`${ws}/bin`, '.'), HOME: '/h' }, [ws]);
+    expect(env).toEqual({ HOME: '/h' });
+    expect('PATH' in env).toBe(false);
+  });
 });

@@ -1,4 +1,4 @@
-import { delimiter, isAbsolute } from 'node:path';
+import { delimiter, isAbsolute, resolve } from 'node:path';
 import { lookupTouches, rootPlaces } from '../agent/tools/workspace-paths';
 
 /**
@@ -9,14 +9,25 @@ import { lookupTouches, rootPlaces } from '../agent/tools/workspace-paths';
  * environment, would then run the model's program in place of the one they name.
  */
 
-/** The variable's name: `PATH`, or on Windows however the environment spells it. */
-export function pathVariableName(env: NodeJS.ProcessEnv): string {
-  if (process.platform !== 'win32') return 'PATH';
-  return Object.keys(env).find((name) => name.toUpperCase() === 'PATH') ?? 'PATH';
+/** The variable's names: `PATH`, or on Windows every spelling the environment has (`Path`, `PATH`). */
+function pathVariableNames(env: NodeJS.ProcessEnv): string[] {
+  if (process.platform !== 'win32') return ['PATH'];
+  return Object.keys(env).filter((name) => name.toUpperCase() === 'PATH');
 }
 
+/** The first PATH the environment has: the one to search for a program by hand. */
+export function pathOf(env: NodeJS.ProcessEnv): string {
+  const name = pathVariableNames(env).find((n) => env[n] !== undefined);
+  return name === undefined ? '' : (env[name] ?? '');
+}
+
+/**
+ * Every place the agent could write through a root: each root as written and where it leads
+ * now, kept or not by rootPlaces (a nested root the agent swapped counts where it points, too).
+ */
 function placesOf(roots: readonly string[]): string[] {
-  return rootPlaces(roots).flatMap((place) => [place.written, place.physical]);
+  const places = roots.flatMap((root) => [root, ...rootPlaces([root]).map((place) => place.physical)]);
+  return [...new Set(places.map((place) => resolve(place)))];
 }
 
 /** PATH's folders split by whether the agent can write them, by PATH and roots: a process meets few of those. */
@@ -45,11 +56,18 @@ function splitPath(value: string, roots: readonly string[]): PathSplit {
 }
 
 function withPath(env: NodeJS.ProcessEnv, roots: readonly string[], folders: (split: PathSplit) => string[]): NodeJS.ProcessEnv {
-  const name = pathVariableName(env);
-  const value = env[name];
-  if (value === undefined || value === '') return env;
-  const next = folders(splitPath(value, roots)).join(delimiter);
-  return next === value ? env : { ...env, [name]: next };
+  let next = env;
+  for (const name of pathVariableNames(env)) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    const kept = folders(splitPath(value, roots));
+    if (kept.join(delimiter) === value) continue;
+    next = { ...next };
+    // No folder left: no PATH at all, since an empty one would search the working directory.
+    if (kept.length === 0) delete next[name];
+    else next[name] = kept.join(delimiter);
+  }
+  return next;
 }
 
 /**

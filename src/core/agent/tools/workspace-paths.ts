@@ -134,12 +134,35 @@ export interface RootPlace {
 /**
  * The roots as places the agent cannot move. A root inside another one (as written, or looked
  * up through a place in another one) is left out: the agent could swap it for a link to
- * anywhere, and what really lies in it lies in the other root anyway.
+ * anywhere, and what really lies in it lies in the other root anyway. Two names of one place
+ * count once.
  */
 export function rootPlaces(roots: readonly string[]): RootPlace[] {
-  const written = [...new Set(roots.map((root) => resolve(root)))];
+  const key = roots.join('\0');
+  let places = rootPlacesNow?.get(key);
+  if (places === undefined) {
+    // The gate checks many paths against the same roots in one go: the walks are done once for it.
+    if (rootPlacesNow === undefined) {
+      rootPlacesNow = new Map();
+      queueMicrotask(() => (rootPlacesNow = undefined));
+    }
+    places = computeRootPlaces(roots);
+    rootPlacesNow.set(key, places);
+  }
+  return places;
+}
+
+/** rootPlaces' answers until the current job ends; nothing on disk changes within it that the agent caused. */
+let rootPlacesNow: Map<string, RootPlace[]> | undefined;
+
+function computeRootPlaces(roots: readonly string[]): RootPlace[] {
+  const byName = new Map(roots.map((root) => resolve(root)).map((root) => [foldCase(root), root]));
+  const written = [...byName.values()];
   const outer = written.filter((root) => !written.some((other) => other !== root && isWithinPlace(other, root)));
-  const places = outer.map((root) => ({ written: root, physical: physicalOrWritten(root) }));
+  const byPlace = new Map(
+    outer.map((root) => ({ written: root, physical: physicalOrWritten(root) })).map((p) => [foldCase(p.physical), p]),
+  );
+  const places = [...byPlace.values()];
   if (places.length === 1) return places;
   return places.filter(
     (place) => !places.some((other) => other !== place && lookupTouches(place.written, [other.written, other.physical])),
@@ -165,17 +188,27 @@ const FOLD_CASE = process.platform === 'win32' || process.platform === 'darwin';
 /** Windows takes either slash. */
 const SEPARATORS = process.platform === 'win32' ? /[\\/]/ : '/';
 
+function foldCase(place: string): string {
+  return FOLD_CASE ? place.toLowerCase() : place;
+}
+
 function isWithinPlace(root: string, place: string): boolean {
-  return FOLD_CASE ? isWithin(root.toLowerCase(), place.toLowerCase()) : isWithin(root, place);
+  return isWithin(foldCase(root), foldCase(place));
+}
+
+/** A folder's identity: another name for it (a bind mount, a firmlink) has the same. */
+function identityOf(entry: Stats | undefined): string | undefined {
+  return entry?.isDirectory() ? `${entry.dev}:${entry.ino}` : undefined;
 }
 
 /**
  * Whether looking `path` up as the kernel does (each link followed where it is met, `..` after
- * a link leaving the link's target) reads any place inside `places`, or ends inside one. A
- * lookup that cannot be completed (a link loop, no permission) counts as touching them. The
- * answer depends only on places outside `places`.
+ * a link leaving the link's target) reads any place inside `places`, under any of its names,
+ * or ends inside one. A lookup that cannot be completed (a link loop, no permission) counts
+ * as touching them. The answer depends only on places outside `places`.
  */
 export function lookupTouches(path: string, places: readonly string[]): boolean {
+  const ids = new Set(places.map((place) => identityOf(entryOf(place))).filter((id) => id !== undefined));
   const touches = (place: string) => places.some((root) => isWithinPlace(root, place));
   let hops = 0;
   const walk = (from: string, target: string): string | undefined => {
@@ -189,12 +222,15 @@ export function lookupTouches(path: string, places: readonly string[]): boolean 
       }
       const place = resolve(current, name);
       if (touches(place)) return undefined;
-      if (entryOf(place)?.isSymbolicLink()) {
+      const entry = entryOf(place);
+      if (entry?.isSymbolicLink()) {
         if (++hops > MAX_LINK_HOPS) return undefined;
         const reached = walk(current, readlinkSync(place));
         if (reached === undefined) return undefined;
         current = reached;
       } else {
+        const id = identityOf(entry);
+        if (id !== undefined && ids.has(id)) return undefined;
         current = place;
       }
     }

@@ -4,7 +4,7 @@ import { lstatSync } from 'node:fs';
 import { lstat, readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { isExecutableFile } from '../../process/executable-file';
-import { pathVariableName, withoutAgentWritablePath } from '../../process/path-search-order';
+import { pathOf, withoutAgentWritablePath } from '../../process/path-search-order';
 
 /**
  * Options that keep git from running anything the repository names: the model can write
@@ -138,8 +138,8 @@ export class GitWorktree {
   private executable(): string {
     if (this.gitPath !== undefined) return this.gitPath;
     const windows = process.platform === 'win32';
-    const env = withoutAgentWritablePath(process.env, this.writableRoots);
-    for (const dir of (env[pathVariableName(env)] ?? '').split(path.delimiter)) {
+    for (const dir of pathOf(withoutAgentWritablePath(process.env, this.writableRoots)).split(path.delimiter)) {
+      if (!path.isAbsolute(dir)) continue;
       const candidate = path.join(dir, windows ? 'git.exe' : 'git');
       if (isExecutableFile(candidate)) return (this.gitPath = candidate);
     }
