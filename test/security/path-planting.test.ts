@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { jsonResult, nodeHook, REPO_ROOT, startTestbed, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
+import { describe, expect, it } from 'vitest';
+import { jsonResult, nodeHook, REPO_ROOT, useTestbed, type Testbed } from '../fixtures/cli/cli-harness';
 import { text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
@@ -11,12 +11,7 @@ import { hooksJson } from '../support/workspace';
 // a server or AutoCommit's git runs from elsewhere on PATH, and then does what the real one
 // would refuse. The real CLI, real hooks, real processes.
 
-const bundle = useCliBundle();
-let bed: Testbed | undefined;
-afterEach(async () => {
-  await bed?.close();
-  bed = undefined;
-});
+const testbed = useTestbed();
 
 const bash = (id: string, command: string) => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
 
@@ -40,8 +35,7 @@ const plant = (name: string, output: string) =>
 
 describe('a program the model writes into a PATH folder of the workspace', () => {
   it("does not stand in for the guard a PreToolUse hook runs by name: the user's guard still blocks", async () => {
-    bed = await startTestbed(
-      bundle.bundle,
+    const bed = await testbed(
       {
         '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'rm-guard' }] }] }),
         'keep.txt': 'precious\n',
@@ -62,7 +56,7 @@ describe('a program the model writes into a PATH folder of the workspace', () =>
 
   it('is still found by a hook when nothing outside the workspace has that name: a project tool keeps working', async () => {
     const hooks = hooksJson({ PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'project-lint' }] }] });
-    bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooks }, [bash('tool', 'true'), text('done')]);
+    const bed = await testbed({ '.vscode/hooks.json': hooks }, [bash('tool', 'true'), text('done')]);
     const { PATH } = plantablePath(bed);
     script(bed.workspace.file('bin/project-lint'), 'echo linted >> "$CLAUDE_PROJECT_DIR/lint.log"');
     const r = await bed.run(['lint', '--permission-mode', 'bypassPermissions', '--output-format', 'json'], { env: { PATH } });
@@ -71,7 +65,7 @@ describe('a program the model writes into a PATH folder of the workspace', () =>
   });
 
   it("leaves the model's own shell the user's PATH: an activated virtualenv in the workspace stays first", async () => {
-    bed = await startTestbed(bundle.bundle, { 'README.md': 'hi\n' }, [bash('which', 'command -v python3'), text('done')]);
+    const bed = await testbed({ 'README.md': 'hi\n' }, [bash('which', 'command -v python3'), text('done')]);
     const venvBin = bed.workspace.file('.venv/bin');
     script(path.join(venvBin, 'python3'), 'echo venv-python');
     const r = await bed.run(['which python', '--permission-mode', 'bypassPermissions', '--output-format', 'json'], {
@@ -81,8 +75,7 @@ describe('a program the model writes into a PATH folder of the workspace', () =>
   });
 
   it("is not run by AutoCommit's git: a filter program the user's git config names comes from outside the workspace or not at all", async () => {
-    bed = await startTestbed(
-      bundle.bundle,
+    const bed = await testbed(
       {
         'README.md': 'hi\n',
         // The user's repository runs its text files through a filter, as git lfs does for its files.
@@ -95,8 +88,7 @@ describe('a program the model writes into a PATH folder of the workspace', () =>
         text('done'),
       ],
     );
-    const git = (...args: string[]) =>
-      execFileSync('git', args, { cwd: bed!.workspace.dir, env: { ...bed!.env, GIT_CONFIG_NOSYSTEM: '1' } });
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: bed.workspace.dir, env: { ...bed.env, GIT_CONFIG_NOSYSTEM: '1' } });
     git('init', '-q');
     git('-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'initial');
     // The user's own git configuration: a clean filter run by name, as `git lfs install` writes one.
@@ -117,7 +109,7 @@ describe('a program the model writes into a PATH folder of the workspace', () =>
       { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'rpc', server: 'policy' }] }] },
       { servers: { policy: { command: ['node', policy], onFailure: 'block' } } },
     );
-    bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooks, 'data/keep.txt': 'precious\n' }, [
+    const bed = await testbed({ '.vscode/hooks.json': hooks, 'data/keep.txt': 'precious\n' }, [
       bash('attack', 'rm -rf data'),
       text('done'),
     ]);
@@ -136,11 +128,9 @@ describe('a program the model writes into a PATH folder of the workspace', () =>
 
   it('does not start in place of an MCP server the configuration names', async () => {
     const memory = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
-    bed = await startTestbed(
-      bundle.bundle,
-      { '.mcp.json': JSON.stringify({ mcpServers: { memory: { command: 'hp-memory-server', args: [] } } }) },
-      [text('done')],
-    );
+    const bed = await testbed({ '.mcp.json': JSON.stringify({ mcpServers: { memory: { command: 'hp-memory-server', args: [] } } }) }, [
+      text('done'),
+    ]);
     const { PATH, tools } = plantablePath(bed);
     script(path.join(tools, 'hp-memory-server'), `exec "${process.execPath}" "${memory}"`);
     script(bed.workspace.file('bin/hp-memory-server'), 'echo planted-server-ran >> "$PWD/planted.log"\nexit 1');
@@ -154,7 +144,7 @@ describe('a program the model writes into a PATH folder of the workspace', () =>
   it("does not stand in for a hook's interpreter when a recorded session is replayed against today's hooks", async () => {
     const guard = nodeHook(`if (/rm -rf/.test(input.tool_input.command || '')) { process.stderr.write('no rm -rf'); process.exit(2); }`);
     const hooks = hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] });
-    bed = await startTestbed(bundle.bundle, { 'keep.txt': 'precious\n', 'hooks/guard.js': guard, '.vscode/hooks.json': hooks }, [
+    const bed = await testbed({ 'keep.txt': 'precious\n', 'hooks/guard.js': guard, '.vscode/hooks.json': hooks }, [
       bash('attack', 'rm -rf keep.txt'),
       text('done'),
     ]);
