@@ -14,7 +14,7 @@ export interface BuiltinHookDeps {
   /** Where SessionSummary keeps its summaries. */
   storageDir: string;
   reportError: (report: ErrorReport) => void;
-  /** Folders besides the session's the agent may write (additional directories): AutoCommit's git searches PATH folders there last. */
+  /** Folders besides the session's the agent may write (additional directories): AutoCommit's git takes no program from there. */
   writableRoots?: () => readonly string[];
 }
 
