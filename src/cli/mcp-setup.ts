@@ -1,9 +1,10 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ConfigProblem } from '../core/hooks/config/config-problems';
 import { parseJsonc } from '../core/hooks/config/jsonc-document';
 import { loadMcpDocument, loadMcpSetting, type LoadedMcpConfig, type McpSource } from '../core/mcp/mcp-config';
 import { McpManager } from '../core/mcp/mcp-manager';
+import { WORKSPACE_MCP_FILES } from '../core/mcp/mcp-protected-files';
 import { currentMcpTools } from '../core/mcp/mcp-tool';
 import type { Tool } from '../core/agent/tools/tool';
 import { matchPermissionRule, parsePermissionRule } from '../core/permissions/permission-rule';
@@ -11,7 +12,6 @@ import { usageError } from './cli-error';
 import { displayPath } from './config-positions';
 
 /** The workspace's MCP files, in load order: Claude Code's, then VS Code's. */
-export const WORKSPACE_MCP_FILES = ['.mcp.json', path.join('.vscode', 'mcp.json')];
 export const MCP_SETTING = 'hookpilot.mcpServers';
 
 /**
@@ -34,35 +34,6 @@ export function loadCliMcpConfigs(projectDir: string, userSettingsFile: string, 
     configs.push(loadMcpDocument(text, { kind: 'cli', file }));
   }
   return configs;
-}
-
-/**
- * What the model may not change without a person: the MCP files (also while missing: a new
- * `.mcp.json` would start a server next time) and the files a stdio server runs from the
- * workspace (`node tools/server.js`).
- */
-export function mcpProtectedPaths(projectDir: string, configs: readonly LoadedMcpConfig[]): string[] {
-  const files = new Set(WORKSPACE_MCP_FILES.map((f) => path.join(projectDir, f)));
-  for (const config of configs) {
-    for (const server of config.servers) {
-      if (server.source.file) files.add(server.source.file);
-      if (server.transport !== 'stdio') continue;
-      const cwd = server.cwd?.replaceAll('${workspaceFolder}', projectDir) ?? projectDir;
-      for (const word of [server.command, ...server.args]) {
-        const candidate = path.resolve(projectDir, cwd, word.replaceAll('${workspaceFolder}', projectDir));
-        if (isFile(candidate)) files.add(candidate);
-      }
-    }
-  }
-  return [...files];
-}
-
-function isFile(file: string): boolean {
-  try {
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** Each problem as `file:line:column: severity: message`. */

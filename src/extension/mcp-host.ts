@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { Tool } from '../core/agent/tools/tool';
 import { loadMcpDocument, loadMcpSetting, type LoadedMcpConfig, type McpInput, type McpServerConfig } from '../core/mcp/mcp-config';
 import { McpManager } from '../core/mcp/mcp-manager';
+import { mcpProtectedFiles, WORKSPACE_MCP_FILES } from '../core/mcp/mcp-protected-files';
 import { currentMcpTools } from '../core/mcp/mcp-tool';
 import type { McpServerView } from '../shared/manager-views';
 import { Disposable } from './lifecycle';
@@ -11,7 +12,6 @@ import type { HookpilotLog } from './log';
 import { SHOW_MCP_SERVERS, showMcpServers } from './mcp-servers-command';
 
 /** The workspace's MCP files: Claude Code's, then VS Code's. */
-const WORKSPACE_FILES = ['.mcp.json', path.join('.vscode', 'mcp.json')];
 const SECRET_PREFIX = 'hookpilot.mcp.input.';
 /** A person's on/off choice per server name, kept for the workspace like hook toggles. */
 const OVERRIDES_KEY = 'hookpilot.mcpEnabledOverrides';
@@ -119,20 +119,10 @@ export class McpHost extends Disposable {
     return [...running, ...untrusted];
   }
 
-  /** The MCP files (even while missing) and the workspace scripts stdio servers run: only a person changes them. */
+  /** What decides what the servers run (mcp-protected-files.ts): only a person changes it. */
   protectedPaths(): string[] {
     const dir = this.deps.projectDir();
-    const files = dir ? WORKSPACE_FILES.map((f) => path.join(dir, f)) : [];
-    for (const config of this.configs) {
-      for (const server of config.servers) {
-        if (server.transport !== 'stdio' || !dir) continue;
-        for (const word of [server.command, ...server.args]) {
-          const candidate = path.resolve(dir, word.replaceAll('${workspaceFolder}', dir));
-          if (candidate.startsWith(dir + path.sep) && existsSync(candidate)) files.push(candidate);
-        }
-      }
-    }
-    return files;
+    return dir ? mcpProtectedFiles(dir, this.configs) : [];
   }
 
   override dispose(): void {
@@ -175,7 +165,7 @@ export class McpHost extends Disposable {
     const configs = user === undefined ? [] : [loadMcpSetting(user, { kind: 'user' })];
     const dir = this.deps.projectDir();
     const workspace: LoadedMcpConfig[] = [];
-    for (const file of dir ? WORKSPACE_FILES.map((f) => path.join(dir, f)) : []) {
+    for (const file of dir ? WORKSPACE_MCP_FILES.map((f) => path.join(dir, f)) : []) {
       if (existsSync(file)) workspace.push(loadMcpDocument(readFileSync(file, 'utf8'), { kind: 'workspace', file }));
     }
     // Untrusted: the files are only read to list their servers; nothing of them starts.

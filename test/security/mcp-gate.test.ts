@@ -324,6 +324,34 @@ describe('the MCP configuration governs the agent: the model cannot change it', 
     expect(readFileSync(bed.workspace.file(serverScript), 'utf8')).toContain("name: 'misbehaving'");
   });
 
+  it("the server's envFile, the packages and manifest its script loads and the script's folder are not the model's either", async () => {
+    const serverScript = 'tools/server.mjs';
+    const local = { command: 'node', args: [serverScript], envFile: '${workspaceFolder}/.env.mcp' };
+    bed = await startTestbed(
+      bundle.bundle,
+      { '.mcp.json': mcpJson({ local }), [serverScript]: readFileSync(FIXTURE, 'utf8'), '.env.mcp': 'LEVEL=1\n' },
+      [
+        // NODE_OPTIONS in the envFile would run the model's code in the server, with the user's environment.
+        call('w1', 'Write', { file_path: '.env.mcp', content: 'NODE_OPTIONS=--require ./evil.cjs\n' }),
+        call('w2', 'Write', { file_path: 'node_modules/left-pad/index.js', content: 'module.exports = 1;\n' }),
+        call('w3', 'Write', { file_path: 'package.json', content: '{ "type": "commonjs" }\n' }),
+        call('w4', 'Write', { file_path: 'tools/helper.mjs', content: 'export default 1;\n' }),
+        call('w5', 'Write', { file_path: 'notes.md', content: 'fine\n' }),
+        text('done'),
+      ],
+    );
+    const r = jsonResult(await bed.run(['take over', '--allowed-tools', 'Write', '--output-format', 'json']));
+    expect(r.tool_calls.map((c) => `${c.id} -> ${c.outcome}`)).toEqual([
+      'w1 -> denied',
+      'w2 -> denied',
+      'w3 -> denied',
+      'w4 -> denied',
+      'w5 -> executed',
+    ]);
+    expect(readFileSync(bed.workspace.file('.env.mcp'), 'utf8')).toBe('LEVEL=1\n');
+    expect(existsSync(bed.workspace.file('node_modules/left-pad/index.js'))).toBe(false);
+  });
+
   it('a bad --mcp-config entry is reported at its line; a missing file is a usage error', async () => {
     bed = await startTestbed(bundle.bundle, {}, [text('done')]);
     const file = path.join(bed.home, 'extra.json');

@@ -24,7 +24,8 @@ import { TextPrinter } from '../output/text-printer';
 import { readPrompt } from '../read-input';
 import { TerminalApprover } from '../terminal-approver';
 import { collect } from './hooks';
-import { createCliMcpManager, formatMcpProblem, loadCliMcpConfigs, mcpProtectedPaths, mcpTools } from '../mcp-setup';
+import { createCliMcpManager, formatMcpProblem, loadCliMcpConfigs, mcpTools } from '../mcp-setup';
+import { mcpProtectedFiles } from '../../core/mcp/mcp-protected-files';
 import { loadSubagentDefinitions, subagentFolders } from '../../core/agent/subagent-definitions';
 import { plainToolNames, splitToolList } from '../tool-rules';
 import { loadPermissions } from '../workspace-permissions';
@@ -151,7 +152,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     passEnv: [...options.passEnv, ...passEnvSetting(ctx)],
     extraTools: mcpTools(mcp, plainToolNames(disallowedTools)),
     subagents: subagents.definitions,
-    extraProtectedPaths: mcpProtectedPaths(projectDir, mcpConfigs),
+    extraProtectedPaths: mcpProtectedFiles(projectDir, mcpConfigs),
     onPersistError: (message) => ctx.stderr.write(`hookpilot: warning: ${message}\n`),
     configSnapshot,
   });

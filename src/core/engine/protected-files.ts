@@ -218,8 +218,8 @@ export function hookDependencyFiles(projectDir: string, hook: HookDefinition): s
     : dependencyFiles(projectDir, undefined, spec.command, spec.cwd, spec.env);
 }
 
-/** The workspace files an rpc server's command runs or names. */
-export function serverDependencyFiles(projectDir: string, server: ServerDefinition): string[] {
+/** The workspace files a server's command (an rpc hook server's, an MCP server's) runs or names. */
+export function serverDependencyFiles(projectDir: string, server: Pick<ServerDefinition, 'command' | 'cwd' | 'env'>): string[] {
   return dependencyFiles(
     projectDir,
     server.command.map((word) => substituteProjectDir(word, projectDir)),
@@ -277,7 +277,7 @@ function holdsJavaScript(folder: ScriptFolder): boolean {
  * file under it), and for the workspace root Node's and Python's lookups there. For a folder
  * holding JavaScript, `package.json` and `node_modules` of each folder above it up to the root.
  */
-function protectedAround(projectDir: string, folders: readonly ScriptFolder[]): string[] {
+export function protectedAround(projectDir: string, folders: readonly ScriptFolder[]): string[] {
   const paths: string[] = [];
   for (const folder of folders) {
     if (folder.extension === undefined) paths.push(folderPath(folder.dir));

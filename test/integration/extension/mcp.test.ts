@@ -5,7 +5,7 @@ import type { HostToManager } from '../../../src/shared/manager-protocol';
 import type { McpServerView } from '../../../src/shared/manager-views';
 import { text, toolCalls } from '../../support/model-server';
 import { stub, type FakeWebview } from '../../support/vscode-stub';
-import { startChat, until, type ChatHarness } from './extension-harness';
+import { modals, startChat, until, type ChatHarness } from './extension-harness';
 
 const FIXTURE = path.resolve(__dirname, '../../fixtures/mcp/misbehaving-server.mjs');
 
@@ -45,6 +45,30 @@ describe('MCP servers in VS Code', () => {
     await h.prompt('hello again');
     expect(offeredTools(h)).toContain('mcp__fix__echo');
     expect(readFileSync(h.workspace.file('started.pid'), 'utf8')).toMatch(/^\d+$/);
+  });
+
+  it("a server's envFile and the folders its script loads from are protected: an allowed Write of them still asks a person", async () => {
+    const vscodeMcp = {
+      servers: { fix: { type: 'stdio', command: process.execPath, args: ['tools/server.mjs'], envFile: '${workspaceFolder}/.env.mcp' } },
+    };
+    const write = (id: string, file: string, content: string) =>
+      toolCalls([{ id, name: 'Write', arguments: { file_path: file, content } }]);
+    h = await startChat(
+      { '.vscode/mcp.json': JSON.stringify(vscodeMcp), 'tools/server.mjs': readFileSync(FIXTURE, 'utf8'), '.env.mcp': 'A=1\n' },
+      [
+        write('w1', '.env.mcp', 'NODE_OPTIONS=--require ./evil.cjs\n'),
+        write('w2', 'node_modules/x/index.js', 'module.exports = 1;\n'),
+        write('w3', 'notes.md', 'fine\n'),
+        text('done'),
+      ],
+      { setup: () => stub.setConfig('hookpilot.permissions', { allow: ['Write'] }, 'globalValue') },
+    );
+    await h.prompt('take over');
+    // The person's answer: each modal dismissed, which denies.
+    expect(modals().map((m) => m.message)).toEqual(['Hookpilot wants to use Write', 'Hookpilot wants to use Write']);
+    expect(readFileSync(h.workspace.file('.env.mcp'), 'utf8')).toBe('A=1\n');
+    expect(existsSync(h.workspace.file('node_modules/x/index.js'))).toBe(false);
+    expect(readFileSync(h.workspace.file('notes.md'), 'utf8')).toBe('fine\n');
   });
 
   it('Show MCP Servers lists status and tools, and disables, enables and restarts a server', async () => {

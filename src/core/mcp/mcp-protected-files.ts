@@ -1,0 +1,32 @@
+import path from 'node:path';
+import { protectedAround, scriptFolders, serverDependencyFiles } from '../engine/protected-files';
+import type { LoadedMcpConfig } from './mcp-config';
+
+/** The workspace's MCP files, in the order they are merged. */
+export const WORKSPACE_MCP_FILES = ['.mcp.json', path.join('.vscode', 'mcp.json')];
+
+const WORKSPACE_FOLDER = '${workspaceFolder}';
+
+/**
+ * What the model may not change without a person, for a workspace's MCP servers: each server
+ * starts with the user's whole environment, so what decides what it runs is as much a part of
+ * the agent's governance as a hook script. That is the MCP files (also while missing: a new
+ * `.mcp.json` would start a server next time) and every file read for servers; for each stdio
+ * server, the workspace files its command runs or names, the folders its interpreter loads more
+ * files from (`node_modules/`, `package.json`, the script's folder), as for an rpc hook server,
+ * and its `envFile` (also while missing: `NODE_OPTIONS=--require ./x.js` there runs code).
+ */
+export function mcpProtectedFiles(projectDir: string, configs: readonly LoadedMcpConfig[]): string[] {
+  const files = new Set(WORKSPACE_MCP_FILES.map((f) => path.join(projectDir, f)));
+  const dependencies: string[] = [];
+  const expand = (text: string) => text.replaceAll(WORKSPACE_FOLDER, projectDir);
+  for (const server of configs.flatMap((config) => config.servers)) {
+    if (server.source.file) files.add(server.source.file);
+    if (server.transport !== 'stdio') continue;
+    const command = [server.command, ...server.args].map(expand);
+    dependencies.push(...serverDependencyFiles(projectDir, { command, cwd: server.cwd && expand(server.cwd), env: server.env }));
+    if (server.envFile !== undefined) files.add(path.resolve(projectDir, expand(server.envFile)));
+  }
+  for (const file of [...dependencies, ...protectedAround(projectDir, scriptFolders(projectDir, dependencies))]) files.add(file);
+  return [...files];
+}
