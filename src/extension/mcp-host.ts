@@ -119,10 +119,13 @@ export class McpHost extends Disposable {
     return [...running, ...untrusted];
   }
 
-  /** What decides what the servers run (mcp-protected-files.ts): only a person changes it. */
+  /**
+   * What decides what the servers run (mcp-protected-files.ts): only a person changes it. An
+   * untrusted workspace's servers count too: granting trust starts them as the files then are.
+   */
   protectedPaths(): string[] {
     const dir = this.deps.projectDir();
-    return dir ? mcpProtectedFiles(dir, this.configs) : [];
+    return dir ? mcpProtectedFiles(dir, [...this.configs.flatMap((config) => config.servers), ...this.untrusted]) : [];
   }
 
   override dispose(): void {

@@ -5,6 +5,7 @@ import { parse } from 'shell-quote';
 import { commandWords, findCommandScript } from '../hooks/config/command-script';
 import { resolveHookCwd, substituteProjectDir } from '../hooks/handlers/command-env';
 import type { HookDefinition, ServerDefinition } from '../hooks/types';
+import { interpreterInputs } from './interpreter-inputs';
 
 const CONFIG_FILES = ['.vscode/hooks.json', '.vscode/settings.json', '.claude/settings.json', '.claude/settings.local.json'];
 /**
@@ -229,6 +230,24 @@ export function serverDependencyFiles(projectDir: string, server: Pick<ServerDef
   );
 }
 
+/**
+ * The workspace places a command's interpreter or launcher reads beyond its script (module
+ * search paths and preloads in its `env`, `node_modules/`, `pyproject.toml`, `.venv/`...):
+ * protected, not pinned, since they are folders of any size or files that come and go.
+ */
+export function interpreterPlaces(
+  projectDir: string,
+  command: { exec?: readonly string[]; shell?: string; cwd?: string; env?: Record<string, string> },
+): string[] {
+  const expand = expander(projectDir, command.env);
+  const words = command.exec ?? (command.shell === undefined ? [] : allWords(command.shell, expand));
+  const env = Object.fromEntries(
+    Object.entries(command.env ?? {}).map(([name, value]) => [name, value.replace(/\$\{(\w+)\}/g, (_m, ref: string) => expand(ref))]),
+  );
+  const cwd = resolveHookCwd(command.cwd, undefined, projectDir);
+  return interpreterInputs(words, cwd, env).filter((place) => isWithin(projectDir, place.endsWith(path.sep) ? place.slice(0, -1) : place));
+}
+
 /** The folders of dependency files inside the workspace (once each); the root only by extension. */
 export function scriptFolders(projectDir: string, files: readonly string[]): ScriptFolder[] {
   const folders = new Map<string, ScriptFolder>();
@@ -313,6 +332,16 @@ export function protectedHookFiles(
     ...servers.flatMap((server) => serverDependencyFiles(projectDir, server)),
   ];
   for (const file of dependencies) files.add(file);
+  for (const hook of hooks) {
+    if (hook.spec.type !== 'command') continue;
+    const { command, args, cwd, env } = hook.spec;
+    const exec = args && [command, ...args].map((word) => substituteProjectDir(word, projectDir));
+    for (const place of interpreterPlaces(projectDir, { exec, shell: exec ? undefined : command, cwd, env })) files.add(place);
+  }
+  for (const server of servers) {
+    const exec = server.command.map((word) => substituteProjectDir(word, projectDir));
+    for (const place of interpreterPlaces(projectDir, { exec, cwd: server.cwd, env: server.env })) files.add(place);
+  }
   for (const file of protectedAround(projectDir, scriptFolders(projectDir, dependencies))) files.add(file);
   return [...files];
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { protectedAround, scriptFolders, serverDependencyFiles } from '../engine/protected-files';
-import type { LoadedMcpConfig } from './mcp-config';
+import { interpreterPlaces, protectedAround, scriptFolders, serverDependencyFiles } from '../engine/protected-files';
+import type { McpServerConfig } from './mcp-config';
 
 /** The workspace's MCP files, in the order they are merged. */
 export const WORKSPACE_MCP_FILES = ['.mcp.json', path.join('.vscode', 'mcp.json')];
@@ -16,17 +16,23 @@ const WORKSPACE_FOLDER = '${workspaceFolder}';
  * files from (`node_modules/`, `package.json`, the script's folder), as for an rpc hook server,
  * and its `envFile` (also while missing: `NODE_OPTIONS=--require ./x.js` there runs code).
  */
-export function mcpProtectedFiles(projectDir: string, configs: readonly LoadedMcpConfig[]): string[] {
+export function mcpProtectedFiles(projectDir: string, servers: readonly McpServerConfig[]): string[] {
   const files = new Set(WORKSPACE_MCP_FILES.map((f) => path.join(projectDir, f)));
   const dependencies: string[] = [];
   const expand = (text: string) => text.replaceAll(WORKSPACE_FOLDER, projectDir);
-  for (const server of configs.flatMap((config) => config.servers)) {
+  for (const server of servers) {
     if (server.source.file) files.add(server.source.file);
     if (server.transport !== 'stdio') continue;
     const command = [server.command, ...server.args].map(expand);
-    dependencies.push(...serverDependencyFiles(projectDir, { command, cwd: server.cwd && expand(server.cwd), env: server.env }));
+    const launch = { command, cwd: server.cwd && expand(server.cwd), env: mapValues(server.env, expand) };
+    dependencies.push(...serverDependencyFiles(projectDir, launch));
+    for (const place of interpreterPlaces(projectDir, { exec: command, cwd: launch.cwd, env: launch.env })) files.add(place);
     if (server.envFile !== undefined) files.add(path.resolve(projectDir, expand(server.envFile)));
   }
   for (const file of [...dependencies, ...protectedAround(projectDir, scriptFolders(projectDir, dependencies))]) files.add(file);
   return [...files];
+}
+
+function mapValues(values: Record<string, string>, map: (value: string) => string): Record<string, string> {
+  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, map(value)]));
 }

@@ -71,6 +71,21 @@ describe('MCP servers in VS Code', () => {
     expect(readFileSync(h.workspace.file('notes.md'), 'utf8')).toBe('fine\n');
   });
 
+  it("an untrusted workspace's server files are protected too: granting trust would start the server as they are then", async () => {
+    const local = { command: process.execPath, args: ['tools/server.mjs'], envFile: '${workspaceFolder}/.env.mcp' };
+    h = await startChat(
+      { '.mcp.json': JSON.stringify({ mcpServers: { local } }), 'tools/server.mjs': readFileSync(FIXTURE, 'utf8'), '.env.mcp': 'A=1\n' },
+      [
+        toolCalls([{ id: 'w1', name: 'Write', arguments: { file_path: '.env.mcp', content: 'NODE_OPTIONS=--require ./evil.cjs\n' } }]),
+        text('done'),
+      ],
+      { trusted: false, setup: () => stub.setConfig('hookpilot.permissions', { allow: ['Write'] }, 'globalValue') },
+    );
+    await h.prompt('take over');
+    expect(modals().map((m) => m.message)).toEqual(['Hookpilot wants to use Write']);
+    expect(readFileSync(h.workspace.file('.env.mcp'), 'utf8')).toBe('A=1\n');
+  });
+
   it('Show MCP Servers lists status and tools, and disables, enables and restarts a server', async () => {
     h = await startChat({}, [text('hi')], {
       setup: () => stub.setConfig('hookpilot.mcpServers', { mine: { command: process.execPath, args: [FIXTURE] } }, 'globalValue'),
