@@ -152,7 +152,10 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     passEnv: [...options.passEnv, ...passEnvSetting(ctx)],
     extraTools: mcpTools(mcp, plainToolNames(disallowedTools)),
     subagents: subagents.definitions,
-    extraProtectedPaths: mcpProtectedFiles(projectDir, mcpConfigs.flatMap((config) => config.servers)),
+    extraProtectedPaths: mcpProtectedFiles(
+      projectDir,
+      mcpConfigs.flatMap((config) => config.servers),
+    ),
     onPersistError: (message) => ctx.stderr.write(`hookpilot: warning: ${message}\n`),
     configSnapshot,
   });
