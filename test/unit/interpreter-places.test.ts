@@ -48,6 +48,8 @@ describe("what a server's or a hook's interpreter reads besides its script is pr
       expect.arrayContaining([path.join(ws, 'bunfig.toml'), path.join(ws, '.env'), folder(ws, 'node_modules')]),
     );
     expect(mcpProtectedFiles(ws, [stdio('node', ['--env-file=.env.server', 'server.js'])])).toContain(path.join(ws, '.env.server'));
+    // The same flag spelled by another program is not a preload.
+    expect(mcpProtectedFiles(ws, [stdio('grep', ['-r', 'pattern', '.'])])).not.toContain(path.join(ws, 'pattern'));
   });
 
   it('the same for a command hook, in shell form, and nothing outside the workspace', () => {

@@ -8,6 +8,8 @@ import path from 'node:path';
 
 /** Variables whose value lists folders an interpreter loads modules from first. */
 const SEARCH_PATH_VARIABLES = ['PYTHONPATH', 'NODE_PATH'];
+/** Programs that take Node's flags on their command line (`grep -r` is not a preload). */
+const NODE_PROGRAMS = /^(node|nodejs|bun|tsx|ts-node)$/;
 /** Node flags whose value is a file it loads before the program, or reads variables from. */
 const NODE_FILE_FLAGS = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '--env-file']);
 /** What each launcher reads from its working folder; a name ending in `/` is a whole folder. */
@@ -41,13 +43,14 @@ export function interpreterInputs(words: readonly string[], cwd: string, env: Re
   for (const variable of SEARCH_PATH_VARIABLES) {
     for (const dir of (env[variable] ?? '').split(path.delimiter)) if (dir !== '') places.push(at(`${dir}/`));
   }
+  const programs = new Set(words.map((word) => path.basename(word)));
   const nodeOptions = (env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean);
-  places.push(...[...nodeFlagFiles(nodeOptions), ...nodeFlagFiles(words)].map(at));
+  const nodeWords = [...programs].some((program) => NODE_PROGRAMS.test(program)) ? words : [];
+  places.push(...[...nodeFlagFiles(nodeOptions), ...nodeFlagFiles(nodeWords)].map(at));
   for (const word of words) {
     const venv = VIRTUAL_ENV.exec(word);
     if (venv) places.push(path.resolve(cwd, word.slice(0, venv.index + venv[0].length - 1)) + path.sep);
   }
-  const programs = new Set(words.map((word) => path.basename(word)));
   for (const { programs: pattern, names } of WORKING_FOLDER_INPUTS) {
     if ([...programs].some((program) => pattern.test(program))) places.push(...names.map(at));
   }
