@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'shell-quote';
 import { commandWords, findCommandScript } from '../hooks/config/command-script';
-import { resolveHookCwd, substituteProjectDir } from '../hooks/handlers/command-env';
+import { expandBracedReferences, resolveHookCwd, substituteProjectDir } from '../hooks/handlers/command-env';
 import type { HookDefinition, ServerDefinition } from '../hooks/types';
 import { interpreterInputs } from './interpreter-inputs';
 
@@ -190,13 +190,26 @@ function expander(projectDir: string, env: Record<string, string> | undefined): 
   };
 }
 
-function dependencyFiles(
-  projectDir: string,
-  exec: readonly string[] | undefined,
-  shell: string | undefined,
-  cwd: string | undefined,
-  env: Record<string, string> | undefined,
-): string[] {
+/** How a hook or server starts: exec form (words) or shell form (a command line), where, with which `env`. */
+export interface Launch {
+  exec?: readonly string[];
+  shell?: string;
+  cwd?: string;
+  env?: Record<string, string>;
+}
+
+function hookLaunch(projectDir: string, hook: HookDefinition): Launch | undefined {
+  if (hook.spec.type !== 'command') return undefined;
+  const { command, args, cwd, env } = hook.spec;
+  const exec = args && [command, ...args].map((word) => substituteProjectDir(word, projectDir));
+  return exec ? { exec, cwd, env } : { shell: command, cwd, env };
+}
+
+function serverLaunch(projectDir: string, server: Pick<ServerDefinition, 'command' | 'cwd' | 'env'>): Launch {
+  return { exec: server.command.map((word) => substituteProjectDir(word, projectDir)), cwd: server.cwd, env: server.env };
+}
+
+function dependencyFiles(projectDir: string, { exec, shell, cwd, env }: Launch): string[] {
   const expand = expander(projectDir, env);
   const deps: Dependencies = { projectDir, cwd: resolveHookCwd(cwd, undefined, projectDir), files: new Set(), expand };
   if (exec) addNamedFiles(deps, exec, [...exec, ...exec.filter((arg) => /\s/.test(arg)).flatMap((arg) => allWords(arg, expand))]);
@@ -211,23 +224,13 @@ function dependencyFiles(
  * files its scripts name.
  */
 export function hookDependencyFiles(projectDir: string, hook: HookDefinition): string[] {
-  if (hook.spec.type !== 'command') return [];
-  const { spec } = hook;
-  const exec = spec.args && [spec.command, ...spec.args].map((word) => substituteProjectDir(word, projectDir));
-  return exec
-    ? dependencyFiles(projectDir, exec, undefined, spec.cwd, spec.env)
-    : dependencyFiles(projectDir, undefined, spec.command, spec.cwd, spec.env);
+  const launch = hookLaunch(projectDir, hook);
+  return launch ? dependencyFiles(projectDir, launch) : [];
 }
 
 /** The workspace files a server's command (an rpc hook server's, an MCP server's) runs or names. */
 export function serverDependencyFiles(projectDir: string, server: Pick<ServerDefinition, 'command' | 'cwd' | 'env'>): string[] {
-  return dependencyFiles(
-    projectDir,
-    server.command.map((word) => substituteProjectDir(word, projectDir)),
-    undefined,
-    server.cwd,
-    server.env,
-  );
+  return dependencyFiles(projectDir, serverLaunch(projectDir, server));
 }
 
 /**
@@ -235,16 +238,11 @@ export function serverDependencyFiles(projectDir: string, server: Pick<ServerDef
  * search paths and preloads in its `env`, `node_modules/`, `pyproject.toml`, `.venv/`...):
  * protected, not pinned, since they are folders of any size or files that come and go.
  */
-export function interpreterPlaces(
-  projectDir: string,
-  command: { exec?: readonly string[]; shell?: string; cwd?: string; env?: Record<string, string> },
-): string[] {
-  const expand = expander(projectDir, command.env);
-  const words = command.exec ?? (command.shell === undefined ? [] : allWords(command.shell, expand));
-  const env = Object.fromEntries(
-    Object.entries(command.env ?? {}).map(([name, value]) => [name, value.replace(/\$\{(\w+)\}/g, (_m, ref: string) => expand(ref))]),
-  );
-  const cwd = resolveHookCwd(command.cwd, undefined, projectDir);
+export function interpreterPlaces(projectDir: string, launch: Launch): string[] {
+  const expand = expander(projectDir, launch.env);
+  const words = launch.exec ?? (launch.shell === undefined ? [] : allWords(launch.shell, expand));
+  const env = Object.fromEntries(Object.entries(launch.env ?? {}).map(([name, value]) => [name, expandBracedReferences(value, expand)]));
+  const cwd = resolveHookCwd(launch.cwd, undefined, projectDir);
   return interpreterInputs(words, cwd, env).filter((place) => isWithin(projectDir, place.endsWith(path.sep) ? place.slice(0, -1) : place));
 }
 
@@ -327,21 +325,13 @@ export function protectedHookFiles(
   } catch {
     // No readable workspace folder: nothing more to protect there.
   }
-  const dependencies = [
-    ...hooks.flatMap((hook) => hookDependencyFiles(projectDir, hook)),
-    ...servers.flatMap((server) => serverDependencyFiles(projectDir, server)),
+  const launches = [
+    ...hooks.flatMap((hook) => hookLaunch(projectDir, hook) ?? []),
+    ...servers.map((server) => serverLaunch(projectDir, server)),
   ];
+  const dependencies = launches.flatMap((launch) => dependencyFiles(projectDir, launch));
   for (const file of dependencies) files.add(file);
-  for (const hook of hooks) {
-    if (hook.spec.type !== 'command') continue;
-    const { command, args, cwd, env } = hook.spec;
-    const exec = args && [command, ...args].map((word) => substituteProjectDir(word, projectDir));
-    for (const place of interpreterPlaces(projectDir, { exec, shell: exec ? undefined : command, cwd, env })) files.add(place);
-  }
-  for (const server of servers) {
-    const exec = server.command.map((word) => substituteProjectDir(word, projectDir));
-    for (const place of interpreterPlaces(projectDir, { exec, cwd: server.cwd, env: server.env })) files.add(place);
-  }
+  for (const place of launches.flatMap((launch) => interpreterPlaces(projectDir, launch))) files.add(place);
   for (const file of protectedAround(projectDir, scriptFolders(projectDir, dependencies))) files.add(file);
   return [...files];
 }

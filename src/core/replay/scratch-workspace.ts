@@ -45,8 +45,13 @@ class CopyBudget {
     private readonly signal: AbortSignal | undefined,
   ) {}
 
-  take(bytes: number): void {
+  /** Throws once the replay was cancelled: no more of the copy is made, and no replay starts in it. */
+  stopIfCancelled(): void {
     if (this.signal?.aborted) throw new Error(`the replay was cancelled while ${this.root} was being copied`);
+  }
+
+  take(bytes: number): void {
+    this.stopIfCancelled();
     this.bytes += bytes;
     this.entries++;
     if (this.bytes > this.maxBytes) throw new Error(`${this.root} is larger than ${this.maxBytes} bytes: too large to copy for a replay`);
@@ -132,13 +137,14 @@ export async function createScratchWorkspace(workspace: string, options: Scratch
   try {
     const dir = path.join(root, path.basename(source) || 'workspace');
     const skipped: string[] = [];
-    await copyTree(source, dir, new CopyBudget(limits.maxBytes, limits.maxEntries, source, options.signal), limits, skipped);
+    const budget = new CopyBudget(limits.maxBytes, limits.maxEntries, source, options.signal);
+    await copyTree(source, dir, budget, limits, skipped);
     for (const name of await namedSiblings(source)) {
       const sibling = path.join(path.dirname(source), name);
       if (sibling !== source && existsSync(sibling) && !existsSync(path.join(root, name))) await symlink(sibling, path.join(root, name));
     }
-    // A cancel that came after the last file: no replay starts in the copy.
-    if (options.signal?.aborted) throw new Error(`the replay was cancelled while ${source} was being copied`);
+    // A cancel that came after the last file.
+    budget.stopIfCancelled();
     return { dir, skipped, dispose };
   } catch (error) {
     await dispose();

@@ -5,6 +5,11 @@ import type { HookEventName } from '../events';
 const PROJECT_DIR_PLACEHOLDER = /\$\{(?:CLAUDE|HOOKPILOT)_PROJECT_DIR\}/g;
 const BRACED_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
+/** `${NAME}` references in `text` replaced by `lookup(NAME)`: the `env` values of hooks and servers. */
+export function expandBracedReferences(text: string, lookup: (name: string) => string): string {
+  return text.replace(BRACED_REFERENCE, (_match, ref: string) => lookup(ref));
+}
+
 /** Replaces `${CLAUDE_PROJECT_DIR}` and `${HOOKPILOT_PROJECT_DIR}` (exec form has no shell to do it). */
 export function substituteProjectDir(text: string, projectDir: string): string {
   return text.replace(PROJECT_DIR_PLACEHOLDER, () => projectDir);
@@ -52,7 +57,7 @@ export function buildHookEnv(input: HookEnvInput): NodeJS.ProcessEnv {
   };
   const lookup = (name: string): string => fixed[name] ?? input.base[name] ?? '';
   for (const [name, value] of Object.entries(input.specEnv ?? {})) {
-    env[name] = value.replace(BRACED_REFERENCE, (_match, ref: string) => lookup(ref));
+    env[name] = expandBracedReferences(value, lookup);
   }
   return withAgentWritablePathLast({ ...env, ...fixed }, [input.projectDir, ...(input.writableRoots ?? [])]);
 }

@@ -1,9 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { ServerDefinition } from '../../types';
 import { withAgentWritablePathLast } from '../../../process/path-search-order';
-import { substituteProjectDir } from '../command-env';
-
-const BRACED_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+import { expandBracedReferences, substituteProjectDir } from '../command-env';
 
 /**
  * The environment a server starts with, by the same rules as command hooks (a server is the
@@ -22,7 +20,7 @@ export function serverEnvironment(
   const fixed = { CLAUDE_PROJECT_DIR: projectDir, HOOKPILOT_PROJECT_DIR: projectDir };
   const lookup = (name: string): string => (name in fixed ? fixed[name as keyof typeof fixed] : (base[name] ?? ''));
   for (const [name, value] of Object.entries(server.env ?? {})) {
-    env[name] = value.replace(BRACED_REFERENCE, (_match, ref: string) => lookup(ref));
+    env[name] = expandBracedReferences(value, lookup);
   }
   return withAgentWritablePathLast({ ...env, ...fixed }, [projectDir, ...writableRoots]);
 }
