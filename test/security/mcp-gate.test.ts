@@ -337,17 +337,25 @@ describe('the MCP configuration governs the agent: the model cannot change it', 
         call('w3', 'Write', { file_path: 'package.json', content: '{ "type": "commonjs" }\n' }),
         call('w4', 'Write', { file_path: 'tools/helper.mjs', content: 'export default 1;\n' }),
         call('w5', 'Write', { file_path: 'notes.md', content: 'fine\n' }),
+        // The same through Bash, spelled as compound lines and through a link.
+        call('b1', 'Bash', { command: 'cd tools && echo NODE_OPTIONS=--require ./evil.cjs >> ../.env.mcp' }),
+        call('b2', 'Bash', { command: "printf 'X=1\\n' | tee -a .env.mcp > /dev/null" }),
+        call('b3', 'Bash', { command: 'ln -s .env.mcp innocent && echo X=1 >> innocent' }),
         text('done'),
       ],
     );
-    const r = jsonResult(await bed.run(['take over', '--allowed-tools', 'Write', '--output-format', 'json']));
+    const r = jsonResult(await bed.run(['take over', '--allowed-tools', 'Write,Bash', '--output-format', 'json']));
     expect(r.tool_calls.map((c) => `${c.id} -> ${c.outcome}`)).toEqual([
       'w1 -> denied',
       'w2 -> denied',
       'w3 -> denied',
       'w4 -> denied',
       'w5 -> executed',
+      'b1 -> denied',
+      'b2 -> denied',
+      'b3 -> denied',
     ]);
+    expect(existsSync(bed.workspace.file('innocent'))).toBe(false);
     expect(readFileSync(bed.workspace.file('.env.mcp'), 'utf8')).toBe('LEVEL=1\n');
     expect(existsSync(bed.workspace.file('node_modules/left-pad/index.js'))).toBe(false);
   });
