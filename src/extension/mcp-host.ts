@@ -125,7 +125,7 @@ export class McpHost extends Disposable {
    */
   protectedPaths(): string[] {
     const dir = this.deps.projectDir();
-    return dir ? mcpProtectedFiles(dir, [...this.configs.flatMap((config) => config.servers), ...this.untrusted]) : [];
+    return dir ? mcpProtectedFiles(dir, [...this.configs.flatMap((config) => config.servers), ...this.untrusted], process.env) : [];
   }
 
   override dispose(): void {

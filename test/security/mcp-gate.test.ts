@@ -360,6 +360,42 @@ describe('the MCP configuration governs the agent: the model cannot change it', 
     expect(existsSync(bed.workspace.file('node_modules/left-pad/index.js'))).toBe(false);
   });
 
+  it('files a server names through ${userHome}, ${env:NAME} or ${NAME:-default} are protected as those named directly', async () => {
+    const fixture = readFileSync(FIXTURE, 'utf8');
+    bed = await startTestbed(
+      bundle.bundle,
+      { 'srv-a/a.mjs': fixture, 'srv-b/b.mjs': fixture, 'srv-c/c.mjs': fixture, '.env.b': 'LEVEL=1\n' },
+      [
+        call('w1', 'Write', { file_path: 'srv-a/a.mjs', content: 'owned\n' }),
+        call('w2', 'Write', { file_path: 'srv-b/b.mjs', content: 'owned\n' }),
+        call('w3', 'Write', { file_path: 'srv-c/c.mjs', content: 'owned\n' }),
+        call('w4', 'Write', { file_path: '.env.b', content: 'NODE_OPTIONS=--require ./evil.cjs\n' }),
+        call('w5', 'Write', { file_path: 'notes.md', content: 'fine\n' }),
+        text('done'),
+      ],
+    );
+    const ws = bed.workspace.dir;
+    const inHome = `\${userHome}/${path.basename(ws)}`;
+    writeFileSync(
+      bed.workspace.file('.mcp.json'),
+      mcpJson({
+        a: { command: 'node', args: ['${env:MCP_TOOLS}/a.mjs'] },
+        b: { command: 'node', args: [`${inHome}/srv-b/b.mjs`], envFile: `${inHome}/.env.b` },
+        c: { command: 'node', args: ['${SRV_C_DIR:-srv-c}/c.mjs'] },
+      }),
+    );
+    const env = { MCP_TOOLS: path.join(ws, 'srv-a'), HOME: path.dirname(ws) };
+    const r = jsonResult(await bed.run(['take over', '--allowed-tools', 'Write', '--output-format', 'json'], { env }));
+    expect(r.tool_calls.map((c) => `${c.id} -> ${c.outcome}`)).toEqual([
+      'w1 -> denied',
+      'w2 -> denied',
+      'w3 -> denied',
+      'w4 -> denied',
+      'w5 -> executed',
+    ]);
+    expect(readFileSync(bed.workspace.file('.env.b'), 'utf8')).toBe('LEVEL=1\n');
+  });
+
   it('a bad --mcp-config entry is reported at its line; a missing file is a usage error', async () => {
     bed = await startTestbed(bundle.bundle, {}, [text('done')]);
     const file = path.join(bed.home, 'extra.json');

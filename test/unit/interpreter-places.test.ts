@@ -32,7 +32,7 @@ describe("what a server's or a hook's interpreter reads besides its script is pr
       NODE_PATH: 'lib',
       NODE_OPTIONS: '--max-old-space-size=64 --import ./otel.mjs -r ./pre.cjs',
     };
-    const files = mcpProtectedFiles(ws, [stdio('python3', ['-m', 'myserver'], { env })]);
+    const files = mcpProtectedFiles(ws, [stdio('python3', ['-m', 'myserver'], { env })], {});
     expect(files).toEqual(
       expect.arrayContaining([folder(ws, 'src'), folder(ws, 'lib'), path.join(ws, 'otel.mjs'), path.join(ws, 'pre.cjs')]),
     );
@@ -40,16 +40,18 @@ describe("what a server's or a hook's interpreter reads besides its script is pr
 
   it("launchers' working-folder inputs: node_modules for package runners, pyproject and .venv for uv, bunfig and .env for bun", () => {
     const ws = workspace();
-    expect(mcpProtectedFiles(ws, [stdio('npx', ['-y', '@modelcontextprotocol/server-filesystem'])])).toContain(folder(ws, 'node_modules'));
-    expect(mcpProtectedFiles(ws, [stdio('uv', ['run', 'server.py'])])).toEqual(
+    expect(mcpProtectedFiles(ws, [stdio('npx', ['-y', '@modelcontextprotocol/server-filesystem'])], {})).toContain(
+      folder(ws, 'node_modules'),
+    );
+    expect(mcpProtectedFiles(ws, [stdio('uv', ['run', 'server.py'])], {})).toEqual(
       expect.arrayContaining([path.join(ws, 'pyproject.toml'), path.join(ws, 'uv.lock'), folder(ws, '.venv')]),
     );
-    expect(mcpProtectedFiles(ws, [stdio('bun', ['run', 'server.ts'])])).toEqual(
+    expect(mcpProtectedFiles(ws, [stdio('bun', ['run', 'server.ts'])], {})).toEqual(
       expect.arrayContaining([path.join(ws, 'bunfig.toml'), path.join(ws, '.env'), folder(ws, 'node_modules')]),
     );
-    expect(mcpProtectedFiles(ws, [stdio('node', ['--env-file=.env.server', 'server.js'])])).toContain(path.join(ws, '.env.server'));
+    expect(mcpProtectedFiles(ws, [stdio('node', ['--env-file=.env.server', 'server.js'])], {})).toContain(path.join(ws, '.env.server'));
     // The same flag spelled by another program is not a preload.
-    expect(mcpProtectedFiles(ws, [stdio('grep', ['-r', 'pattern', '.'])])).not.toContain(path.join(ws, 'pattern'));
+    expect(mcpProtectedFiles(ws, [stdio('grep', ['-r', 'pattern', '.'])], {})).not.toContain(path.join(ws, 'pattern'));
   });
 
   it('the same for a command hook, in shell form, and nothing outside the workspace', () => {

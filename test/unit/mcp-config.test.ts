@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadMcpDocument, loadMcpSetting } from '../../src/core/mcp/mcp-config';
 import { mcpServerOf, mcpToolName, sanitizeServerName } from '../../src/core/mcp/mcp-names';
-import { expandServer } from '../../src/core/mcp/mcp-variables';
+import { expandKnownVariables, expandServer } from '../../src/core/mcp/mcp-variables';
 import { matchPermissionRule, parsePermissionRule } from '../../src/core/permissions/permission-rule';
 
 const source = { kind: 'workspace' as const, file: '/ws/.vscode/mcp.json' };
@@ -108,6 +108,14 @@ describe('MCP variables', () => {
       },
     );
     expect(server).toMatchObject({ args: [`${dir}/x`, '/home/x', 'fallback'], env: { FROM_FILE: 'yes', A: '/home/x' } });
+  });
+
+  it('fills without asking what a start fills the same way, and leaves inputs and unset variables as written', async () => {
+    const ctx = { workspaceFolder: '/ws', env: { T: '/tools' }, inputs: [] };
+    const known = ['${workspaceFolder}/a', '${env:T}/b', '${T}/c', '${U:-/u}/d', `\${userHome}/e`];
+    const started = await expandServer(stdio({ args: known }), ctx);
+    expect(known.map((arg) => expandKnownVariables(arg, ctx))).toEqual(started.transport === 'stdio' && started.args);
+    expect(expandKnownVariables('${input:dir}/x ${NOPE}/y ${env:NOPE}', ctx)).toBe('${input:dir}/x ${NOPE}/y ${env:NOPE}');
   });
 
   it('a missing variable or an input without anyone to ask is an error naming it', async () => {

@@ -155,6 +155,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     extraProtectedPaths: mcpProtectedFiles(
       projectDir,
       mcpConfigs.flatMap((config) => config.servers),
+      ctx.env,
     ),
     onPersistError: (message) => ctx.stderr.write(`hookpilot: warning: ${message}\n`),
     configSnapshot,

@@ -1,11 +1,10 @@
 import path from 'node:path';
 import { interpreterPlaces, protectedAround, scriptFolders, serverDependencyFiles } from '../engine/protected-files';
 import type { McpServerConfig } from './mcp-config';
+import { expandKnownVariables } from './mcp-variables';
 
 /** The workspace's MCP files, in the order they are merged. */
 export const WORKSPACE_MCP_FILES = ['.mcp.json', path.join('.vscode', 'mcp.json')];
-
-const WORKSPACE_FOLDER = '${workspaceFolder}';
 
 /**
  * What the model may not change without a person, for a workspace's MCP servers: each server
@@ -15,11 +14,14 @@ const WORKSPACE_FOLDER = '${workspaceFolder}';
  * server, the workspace files its command runs or names, the folders its interpreter loads more
  * files from (`node_modules/`, `package.json`, the script's folder), as for an rpc hook server,
  * and its `envFile` (also while missing: `NODE_OPTIONS=--require ./x.js` there runs code).
+ * Paths are read with their variables filled as the server's start fills them, from `env`
+ * (the environment servers start with); a path through `${input:id}` is not known before a
+ * person answers, and is not protected.
  */
-export function mcpProtectedFiles(projectDir: string, servers: readonly McpServerConfig[]): string[] {
+export function mcpProtectedFiles(projectDir: string, servers: readonly McpServerConfig[], env: NodeJS.ProcessEnv): string[] {
   const files = new Set(WORKSPACE_MCP_FILES.map((f) => path.join(projectDir, f)));
   const dependencies: string[] = [];
-  const expand = (text: string) => text.replaceAll(WORKSPACE_FOLDER, projectDir);
+  const expand = (text: string) => expandKnownVariables(text, { workspaceFolder: projectDir, env });
   for (const server of servers) {
     if (server.source.file) files.add(server.source.file);
     if (server.transport !== 'stdio') continue;

@@ -46,13 +46,31 @@ function serverStrings(server: McpServerConfig): string[] {
 }
 
 async function valueOf(name: string, ctx: VariableContext): Promise<string> {
+  if (name.startsWith('input:')) return inputValue(name.slice('input:'.length), ctx);
+  const value = knownValue(name, ctx);
+  if (value === undefined) throw new Error(`the environment variable ${variableOf(name)} is not set (\${${name}})`);
+  return value;
+}
+
+/** A variable's value where no one need be asked: undefined for `${input:id}` and unset variables. */
+function knownValue(name: string, ctx: Pick<VariableContext, 'workspaceFolder' | 'env'>): string | undefined {
   if (name === 'workspaceFolder') return ctx.workspaceFolder;
   if (name === 'userHome') return os.homedir();
-  if (name.startsWith('input:')) return inputValue(name.slice('input:'.length), ctx);
+  if (name.startsWith('input:')) return undefined;
   const [variable, fallback] = name.startsWith('env:') ? [name.slice(4), undefined] : splitDefault(name);
-  const value = ctx.env[variable] ?? fallback;
-  if (value === undefined) throw new Error(`the environment variable ${variable} is not set (\${${name}})`);
-  return value;
+  return ctx.env[variable] ?? fallback;
+}
+
+function variableOf(name: string): string {
+  return name.startsWith('env:') ? name.slice(4) : splitDefault(name)[0];
+}
+
+/**
+ * `text` with every variable expandServer would fill without asking anyone filled the same
+ * way; `${input:id}` and unset variables stay as written.
+ */
+export function expandKnownVariables(text: string, ctx: Pick<VariableContext, 'workspaceFolder' | 'env'>): string {
+  return text.replace(VARIABLE, (whole, name: string) => knownValue(name, ctx) ?? whole);
 }
 
 function splitDefault(name: string): [string, string | undefined] {
