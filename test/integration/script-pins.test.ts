@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -116,6 +116,63 @@ describe('ScriptPins', () => {
     expect(pins.changed('h')).toBeUndefined();
     writeFileSync(ws.file('json.py'), 'evil');
     expect(pins.changed('h')).toBe(ws.file('json.py'));
+  });
+
+  it('a Python root is pinned by what Python imports from it: modules in any form, and packages made later', () => {
+    const ws = workspace({ 'guard.py': '', 'lib/__init__.py': 'x = 1', 'src/app.ts': '' });
+    const pins = new ScriptPins();
+    const pin = () => pins.pinAll(new Map([['h', { files: [ws.file('guard.py')], folders: [{ dir: ws.dir, extension: '.py' }] }]]));
+    pin();
+    const changedBy = (make: () => void, undo: () => void) => {
+      make();
+      const changed = pins.changed('h');
+      undo();
+      pins.approve('h');
+      return changed;
+    };
+    // Files in a folder that is no package, and Python's cache, import nothing.
+    expect(
+      changedBy(
+        () => writeFileSync(ws.file('src/tool.py'), ''),
+        () => unlinkSync(ws.file('src/tool.py')),
+      ),
+    ).toBeUndefined();
+    mkdirSync(ws.file('__pycache__'));
+    expect(
+      changedBy(
+        () => writeFileSync(ws.file('__pycache__/__init__.py'), ''),
+        () => unlinkSync(ws.file('__pycache__/__init__.py')),
+      ),
+    ).toBeUndefined();
+    // A folder first, then the file that makes it a package.
+    mkdirSync(ws.file('json'));
+    expect(pins.changed('h')).toBeUndefined();
+    expect(
+      changedBy(
+        () => writeFileSync(ws.file('json/__init__.py'), ''),
+        () => unlinkSync(ws.file('json/__init__.py')),
+      ),
+    ).toBe(ws.file('json'));
+    for (const name of ['json.pyc', 'json.cpython-312-x86_64-linux-gnu.so', 'json/__init__.abi3.so'])
+      expect(
+        changedBy(
+          () => writeFileSync(ws.file(name), ''),
+          () => unlinkSync(ws.file(name)),
+        ),
+      ).toBe(ws.file(name.split('/')[0]));
+    expect(
+      changedBy(
+        () => symlinkSync(ws.file('lib'), ws.file('mcp')),
+        () => unlinkSync(ws.file('mcp')),
+      ),
+    ).toBe(ws.file('mcp'));
+    // A package the guard may import is pinned by its __init__.
+    expect(
+      changedBy(
+        () => writeFileSync(ws.file('lib/__init__.py'), 'x = 2'),
+        () => writeFileSync(ws.file('lib/__init__.py'), 'x = 1'),
+      ),
+    ).toBe(ws.file('lib/__init__.py'));
   });
 
   it('a folder over the bounds pins its listing only, and says so', async () => {

@@ -303,6 +303,34 @@ describe('files a guard loads without naming them', () => {
     expect(existsSync(bed.workspace.file('pwned'))).toBe(false);
   });
 
+  it('a guard at the workspace root: a new package there (json/__init__.py) shadows as a module does, and the guard fails closed', async () => {
+    const files = {
+      'guard.py': pyGuard,
+      'docs/index.md': '',
+      '.vscode/hooks.json': hooksJson({
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'python3 guard.py', name: 'guard' }] }],
+      }),
+    };
+    bed = await startTestbed(bundle.bundle, files, [
+      // A new folder, then its __init__.py: the folder alone imports nothing, the file makes it a package.
+      bash('mk', 'mkdir json'),
+      toolCalls([{ id: 'init', name: 'Write', arguments: { file_path: 'json/__init__.py', content: shadowJson } }]),
+      bash('c2', 'touch pwned'),
+      text('done'),
+    ]);
+    const r = await bed.run(['go', '--permission-mode', 'acceptEdits', '--allowed-tools', 'Bash', '--output-format', 'json'], {
+      env: token,
+    });
+    expect(Object.fromEntries(jsonResult(r).tool_calls.map((c) => [c.id, c.outcome]))).toEqual({
+      mk: 'executed',
+      init: 'executed',
+      c2: 'blocked',
+    });
+    expect(toolMessageSent(bed.server, 'c2')).toContain('script changed since it was approved: json');
+    expect(existsSync(bed.workspace.file('weakened-ran'))).toBe(false);
+    expect(existsSync(bed.workspace.file('pwned'))).toBe(false);
+  });
+
   it.each([
     ['hooks/package.json', '{"type":"module"}'],
     ['package.json', '{"type":"module"}'],

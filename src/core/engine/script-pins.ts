@@ -38,6 +38,10 @@ interface KeyPins {
 export const FOLDER_PIN_LIMITS = { files: 200, bytes: 16 * 1024 * 1024 };
 /** Written by Python itself the first time a sibling module is imported: not a change by anyone. */
 const SKIPPED = new Set(['__pycache__']);
+/** A module Python imports from a folder on its path: source, bytecode, or compiled (`x.cpython-312-x86_64-linux-gnu.so`). */
+const PYTHON_MODULE = /\.(py|pyc|so|pyd)$/;
+/** What makes a folder a package: its `__init__` module, in any of those forms. */
+const PACKAGE_INIT = /^__init__(\.[^.]+)*\.(py|pyc|so|pyd)$/;
 
 function fingerprint(file: string): Fingerprint | null {
   try {
@@ -68,6 +72,7 @@ function folderKey(folder: ScriptFolder): string {
 
 /** The entries of `dir` a folder pin covers, sorted: `name/` for a real subfolder. */
 function entries(dir: string, folder: ScriptFolder): string[] {
+  if (isPythonRoot(folder)) return dir === folder.dir ? pythonRootEntries(dir) : packageInits(dir);
   try {
     const listed = readdirSync(dir, { withFileTypes: true }).filter((e) => !SKIPPED.has(e.name));
     const kept =
@@ -78,8 +83,57 @@ function entries(dir: string, folder: ScriptFolder): string[] {
   }
 }
 
-function listing(dir: string, names: readonly string[]): Listing {
-  return { stat: currentStat(dir, 'directory'), names: names.join('\n') };
+/**
+ * The workspace root of a Python script is the first folder on its `sys.path`: what is
+ * imported from there, before the standard library and installed packages, is its modules
+ * (source, bytecode or compiled) and its packages, folders with an `__init__` module.
+ */
+function isPythonRoot(folder: ScriptFolder): boolean {
+  return folder.extension === '.py';
+}
+
+function pythonRootEntries(dir: string): string[] {
+  const names: string[] = [];
+  for (const name of subfolders(dir)) if (packageInits(path.join(dir, name)).length > 0) names.push(`${name}/`);
+  try {
+    for (const e of readdirSync(dir, { withFileTypes: true })) if (!e.isDirectory() && PYTHON_MODULE.test(e.name)) names.push(e.name);
+  } catch {
+    return [];
+  }
+  return names.sort();
+}
+
+function packageInits(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+      .filter((name) => PACKAGE_INIT.test(name))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+/** The folders in `dir` (through links too: a link to a package imports as one), less Python's cache. */
+function subfolders(dir: string): string[] {
+  try {
+    return readdirSync(dir).filter((name) => !SKIPPED.has(name) && currentStat(path.join(dir, name), 'directory') !== null);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * A folder's stat as its pin compares it. For a Python root, its subfolders' too: a package
+ * is made by a file created inside a folder, which the root's own stat does not show.
+ */
+function listingStat(dir: string, folder: ScriptFolder): string | null {
+  const stat = currentStat(dir, 'directory');
+  if (stat === null || !isPythonRoot(folder) || dir !== folder.dir) return stat;
+  return [stat, ...subfolders(dir).map((name) => `${name}:${currentStat(path.join(dir, name), 'directory')}`)].join('\n');
+}
+
+function listing(dir: string, folder: ScriptFolder, names: readonly string[]): Listing {
+  return { stat: listingStat(dir, folder), names: names.join('\n') };
 }
 
 /**
@@ -93,7 +147,7 @@ function pinFolder(folder: ScriptFolder): { pin: FolderPin; complete: boolean } 
   const pending = [folder.dir];
   for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
     const names = entries(dir, folder);
-    listings.set(dir, listing(dir, names));
+    listings.set(dir, listing(dir, folder, names));
     for (const name of names) {
       if (name.endsWith('/')) {
         pending.push(path.join(dir, name.slice(0, -1)));
@@ -104,7 +158,7 @@ function pinFolder(folder: ScriptFolder): { pin: FolderPin; complete: boolean } 
       bytes += statSize(path.join(dir, name));
       if (files.size > FOLDER_PIN_LIMITS.files || bytes > FOLDER_PIN_LIMITS.bytes) {
         return {
-          pin: { folder, listings: new Map([[folder.dir, listings.get(folder.dir) ?? listing(folder.dir, [])]]), files: new Map() },
+          pin: { folder, listings: new Map([[folder.dir, listings.get(folder.dir) ?? listing(folder.dir, folder, [])]]), files: new Map() },
           complete: false,
         };
       }
@@ -211,7 +265,7 @@ function changedFile(files: Map<string, Fingerprint | null>): string | undefined
 /** The first entry added to or removed from a pinned folder, else undefined. */
 function changedListing({ folder, listings }: FolderPin): string | undefined {
   for (const [dir, pinned] of listings) {
-    const stat = currentStat(dir, 'directory');
+    const stat = listingStat(dir, folder);
     if (stat === pinned.stat) continue;
     const names = entries(dir, folder);
     if (stat !== null && pinned.stat !== null && names.join('\n') === pinned.names) {
