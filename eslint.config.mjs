@@ -3,6 +3,17 @@ import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 
 const NODE_MODULES = builtinModules.flatMap((name) => [name, `node:${name}`]);
+const ERROR_HELPERS = [
+  {
+    selector: "ConditionalExpression[test.operator='instanceof'][test.right.name='Error'][consequent.property.name='message']",
+    message: 'Use errorMessage() from src/core/error-message.ts.',
+  },
+  {
+    selector:
+      "ConditionalExpression[test.operator='instanceof'][test.right.name='Error'][alternate.type='NewExpression'][alternate.callee.name='Error']",
+    message: 'Use toError() from src/core/error-message.ts.',
+  },
+];
 const dirPattern = (dirs) => `^\\.\\.?/(.*/)?(${dirs.join('|')})(/|$)`;
 
 /** The imports a layer must not make: vscode, Node modules, a layer above it, runtime code of a layer it may only see types of. */
@@ -62,17 +73,19 @@ export default tseslint.config(
     // One helper for a thrown value's message, and one for it as an Error (src/core/error-message.ts), not a copy per file.
     files: ['src/**/*.ts'],
     ignores: ['src/core/error-message.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...ERROR_HELPERS] },
+  },
+  {
+    // A notification may hold the model's text, and VS Code runs `[x](command:...)` links in it (src/extension/notifications.ts).
+    files: ['src/extension/**/*.ts'],
+    ignores: ['src/extension/notifications.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
+        ...ERROR_HELPERS,
         {
-          selector: "ConditionalExpression[test.operator='instanceof'][test.right.name='Error'][consequent.property.name='message']",
-          message: 'Use errorMessage() from src/core/error-message.ts.',
-        },
-        {
-          selector:
-            "ConditionalExpression[test.operator='instanceof'][test.right.name='Error'][alternate.type='NewExpression'][alternate.callee.name='Error']",
-          message: 'Use toError() from src/core/error-message.ts.',
+          selector: 'MemberExpression[property.name=/^show(Information|Warning|Error)Message$/]',
+          message: 'Use showInformation, showWarning or showError from src/extension/notifications.ts.',
         },
       ],
     },

@@ -24,6 +24,7 @@ import { UnsentDrafts } from './unsent-drafts';
 import { errorMessage } from '../core/error-message';
 import { describeDifference } from '../core/replay/decisions';
 import type { ScratchReplayResult } from '../core/replay/scratch-replay';
+import { showInformation } from './notifications';
 
 export interface ChatControllerDeps {
   engineHost: EngineHost;
@@ -444,8 +445,7 @@ export class ChatController extends Disposable {
     const shown = pending
       ? await this.deps.diffs.showProposed(pending.request.toolName, pending.request.input, root)
       : await this.deps.diffs.showApplied(callId);
-    if (!shown && !pending)
-      void vscode.window.showInformationMessage('Hookpilot has no diff for this tool call (it was made before this window opened).');
+    if (!shown && !pending) void showInformation('Hookpilot has no diff for this tool call (it was made before this window opened).');
   }
 
   /** Ends the running session (SessionEnd hooks run) before the engine goes away. */

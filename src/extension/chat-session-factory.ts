@@ -7,6 +7,7 @@ import { loadSubagentDefinitions, subagentFolders, type SubagentDefinition } fro
 import { errorMessage } from '../core/error-message';
 import type { ChatControllerDeps } from './chat-controller';
 import { ConfiguredChatModel } from './configured-chat-model';
+import { showError } from './notifications';
 
 const APPROVAL_BACKSTOP_MS = 5_000;
 
@@ -50,7 +51,7 @@ export async function createChatSession(deps: ChatControllerDeps, modelName: str
       config.addWorkspaceAllowRule(rule).catch((error: unknown) => {
         const message = `could not save "${rule}" to the workspace settings: ${errorMessage(error)}`;
         deps.log.error(message);
-        void vscode.window.showErrorMessage(`Hookpilot ${message}`);
+        void showError(`Hookpilot ${message}`);
       }),
     cancellation: engine.builtins.cancellation,
     // The engine's registry (the key, secret-looking variables, .env values): the model and the transcript never see them.

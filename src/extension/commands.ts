@@ -21,6 +21,7 @@ import type { HookpilotLog } from './log';
 import { listEndpointModels } from './model-catalog';
 import { errorMessage } from '../core/error-message';
 import { BUILTINS_OFF_BY_DEFAULT } from '../core/hooks/builtins/builtin-names';
+import { showError, showInformation, showWarning } from './notifications';
 
 /**
  * What Enable Hook… / Disable Hook… offer: not a managed hook (locked), nor a built-in that acts
@@ -64,7 +65,7 @@ export interface CommandDeps {
 export async function openHooksConfig(engineHost: EngineHost): Promise<void> {
   const root = engineHost.projectDir;
   if (!root) {
-    void vscode.window.showErrorMessage('Hookpilot: open a folder first; .vscode/hooks.json lives in a workspace folder.');
+    void showError('Hookpilot: open a folder first; .vscode/hooks.json lives in a workspace folder.');
     return;
   }
   const file = path.join(root, '.vscode', 'hooks.json');
@@ -87,9 +88,7 @@ export async function promptForApiKey(config: HookpilotConfig): Promise<void> {
   });
   if (value === undefined) return;
   await config.setApiKey(value);
-  void vscode.window.showInformationMessage(
-    value.trim() === '' ? 'Hookpilot: API key removed.' : 'Hookpilot: API key saved in secret storage.',
-  );
+  void showInformation(value.trim() === '' ? 'Hookpilot: API key removed.' : 'Hookpilot: API key saved in secret storage.');
 }
 
 interface ModelPickItem extends vscode.QuickPickItem {
@@ -152,10 +151,7 @@ async function testHook(deps: CommandDeps): Promise<void> {
     `test-fire "${hook.name}" (${hook.event}): ${result.status}, decision ${result.decision}${why ? `: ${why}` : ''}${result.stdout ? `\nstdout: ${result.stdout}` : ''}${result.stderr ? `\nstderr: ${result.stderr}` : ''}`,
   );
   const message = `Hookpilot: "${hook.name}" on ${hook.event} → ${result.status}, decision ${result.decision} (${Math.round(result.durationMs)} ms)${why ? `: ${why}` : ''}`;
-  const show =
-    result.status === 'success' || result.status === 'blocking-error'
-      ? vscode.window.showInformationMessage
-      : vscode.window.showWarningMessage;
+  const show = result.status === 'success' || result.status === 'blocking-error' ? showInformation : showWarning;
   if ((await show(message, OPEN_HOOK_MANAGER_ACTION)) === OPEN_HOOK_MANAGER_ACTION) deps.manager.show('hooks');
 }
 
@@ -212,15 +208,13 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [COMMAND_IDS.toggleAllHooks]: async () => {
       const anyOn = engineHost.configuredStates().some((s) => s.enabled);
       await engineHost.setAllEnabled(!anyOn);
-      void vscode.window.showInformationMessage(
-        anyOn ? 'Hookpilot: all configured hooks are off.' : 'Hookpilot: all configured hooks are on.',
-      );
+      void showInformation(anyOn ? 'Hookpilot: all configured hooks are off.' : 'Hookpilot: all configured hooks are on.');
     },
     [COMMAND_IDS.reloadHooks]: async () => {
       await engineHost.reload();
       const states = engineHost.configuredStates();
       const errors = engineHost.engine.problems.filter((p) => p.severity === 'error').length;
-      void vscode.window.showInformationMessage(
+      void showInformation(
         `Hookpilot: hooks reloaded, ${states.filter((s) => s.active).length} of ${states.length} active${errors > 0 ? `, ${errors} configuration ${errors === 1 ? 'error' : 'errors'} (see Problems)` : ''}.`,
       );
     },
@@ -233,10 +227,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     [COMMAND_IDS.importHooks]: () => importHooksCommand(engineHost),
     [COMMAND_IDS.reviewConfigChanges]: () => {
       if (engineHost.pendingChanges.length > 0) manager.show('hooks');
-      else
-        void vscode.window.showInformationMessage(
-          'Hookpilot: no configuration change is waiting; the hooks and permissions on disk are the applied ones.',
-        );
+      else void showInformation('Hookpilot: no configuration change is waiting; the hooks and permissions on disk are the applied ones.');
     },
   };
   return Object.entries(handlers).map(([id, handler]) =>
@@ -246,7 +237,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       } catch (error) {
         const message = errorMessage(error);
         deps.log.error(`${id}: ${message}`);
-        void vscode.window.showErrorMessage(`Hookpilot: ${message}`);
+        void showError(`Hookpilot: ${message}`);
       }
     }),
   );

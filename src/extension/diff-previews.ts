@@ -3,6 +3,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { isFileEditTool, type BuiltinToolName } from '../core/agent/tools/tool-catalog';
 import { Disposable } from './lifecycle';
+import { showWarning } from './notifications';
 
 export const DIFF_SCHEME = 'hookpilot-diff';
 /** Previews kept in memory; older ones are dropped (their tabs then show an empty document). */
@@ -78,7 +79,7 @@ export class DiffPreviews extends Disposable implements vscode.TextDocumentConte
     const current = readSmallFile(file) ?? '';
     const proposed = proposedContent(toolName, input, current);
     if (proposed === undefined) {
-      void vscode.window.showWarningMessage(
+      void showWarning(
         `Hookpilot: the ${toolName} of ${path.basename(file)} does not apply to the file as it is now (the text to replace was not found).`,
       );
       return false;

@@ -4,7 +4,7 @@ import type { HookRunEvent } from '../core/hooks/dispatcher';
 import { HookRunStats } from '../shared/manager-view-builders';
 import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
-import { inertLinks } from './notification-text';
+import { showWarning } from './notifications';
 
 const BLOCKING_DECISIONS = new Set(['deny', 'block']);
 const STATS_DEBOUNCE_MS = 100;
@@ -62,15 +62,13 @@ export class HookActivity extends Disposable {
       );
     }
     if (summary.status !== 'error' && summary.status !== 'timeout') return;
-    const detail = inertLinks(summary.error ?? summary.status);
+    const detail = summary.error ?? summary.status;
     this.log.warn(`${run.event}: hook "${summary.hookName}" failed (${summary.status}): ${detail}`);
     if (this.failedOnce.has(summary.hookId)) return;
     this.failedOnce.add(summary.hookId);
-    void vscode.window
-      .showWarningMessage(`Hookpilot: hook "${summary.hookName}" failed on ${run.event}: ${detail}`, OPEN_HOOK_MANAGER_ACTION)
-      .then((picked) => {
-        if (picked === OPEN_HOOK_MANAGER_ACTION) this.openHookManager();
-      });
+    void showWarning(`Hookpilot: hook "${summary.hookName}" failed on ${run.event}: ${detail}`, OPEN_HOOK_MANAGER_ACTION).then((picked) => {
+      if (picked === OPEN_HOOK_MANAGER_ACTION) this.openHookManager();
+    });
   }
 
   private scheduleStats(): void {

@@ -5,7 +5,7 @@ import { DEFAULT_HEALTH_LIMITS, HookHealth, type HookHealthAlert } from '../core
 import type { HookHealthView } from '../shared/manager-views';
 import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
-import { inertLinks } from './notification-text';
+import { showWarning } from './notifications';
 
 export const SHOW_HOOK_RUNS_ACTION = 'Show Runs';
 export const SLOW_HOOK_SETTING = 'hookpilot.hookHealth.slowHookMs';
@@ -76,9 +76,9 @@ export class HookHealthMonitor extends Disposable {
   }
 
   private notify(alert: HookHealthAlert): void {
-    const text = inertLinks(describeAlert(alert));
+    const text = describeAlert(alert);
     this.log.warn(text);
-    void vscode.window.showWarningMessage(`Hookpilot: ${text}`, SHOW_HOOK_RUNS_ACTION).then((picked) => {
+    void showWarning(`Hookpilot: ${text}`, SHOW_HOOK_RUNS_ACTION).then((picked) => {
       if (picked === SHOW_HOOK_RUNS_ACTION) this.showRuns({ hook: alert.hookName, sessionId: alert.sessionId });
     });
   }

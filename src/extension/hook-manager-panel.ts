@@ -27,6 +27,7 @@ import { scrubSecrets } from './secret-scrubber';
 import { TimelineFeed } from './timeline-feed';
 import { webviewHtml, webviewOptions } from './webview-html';
 import { errorMessage } from '../core/error-message';
+import { showError, showInformation, showWarning } from './notifications';
 
 export const HOOK_MANAGER_VIEW_TYPE = 'hookpilot.hookManager';
 export const HOOK_MANAGER_TITLE = 'Hookpilot Hook Manager';
@@ -167,7 +168,7 @@ export class HookManagerPanel extends Disposable {
     this.handle(received.message).catch((error: unknown) => {
       const message = errorMessage(error);
       this.deps.log.error(`Hook Manager: ${message}`);
-      void vscode.window.showErrorMessage(`Hookpilot: ${message}`);
+      void showError(`Hookpilot: ${message}`);
     });
   }
 
@@ -198,9 +199,7 @@ export class HookManagerPanel extends Disposable {
       case 'openDefinition': {
         const state = engineHost.engine.registry.current().find(message.id);
         if (!state || !(await openSource(state.hook.source)))
-          void vscode.window.showInformationMessage(
-            `Hookpilot: "${state?.hook.name ?? message.id}" is built into Hookpilot; it has no file to open.`,
-          );
+          void showInformation(`Hookpilot: "${state?.hook.name ?? message.id}" is built into Hookpilot; it has no file to open.`);
         return;
       }
       case 'approveScripts':
@@ -228,7 +227,7 @@ export class HookManagerPanel extends Disposable {
         return;
       case 'exportTimeline': {
         const target = await this.timeline?.export(message.sessionId, vscode.workspace.workspaceFolders?.[0]?.uri);
-        if (target) void vscode.window.showInformationMessage(`Hookpilot: timeline exported to ${target.fsPath}`);
+        if (target) void showInformation(`Hookpilot: timeline exported to ${target.fsPath}`);
         return;
       }
       case 'reloadHooks':
@@ -244,7 +243,7 @@ export class HookManagerPanel extends Disposable {
         await engineHost.applyPending(message.id);
         return;
       case 'discardConfigChange':
-        void vscode.window.showInformationMessage(discardedMessage(engineHost.discardPending(message.id)));
+        void showInformation(discardedMessage(engineHost.discardPending(message.id)));
         return;
       case 'restartMcpServer':
         this.deps.log.info(`[mcp] ${message.name}: restarted from the Hook Manager`);
@@ -263,7 +262,7 @@ export class HookManagerPanel extends Disposable {
     const run = records.find((r) => r.seq === seq);
     if (run?.type !== 'hook_run') return;
     if (!this.deps.engineHost.engine.registry.current().find(run.hook_id)) {
-      void vscode.window.showWarningMessage(
+      void showWarning(
         `Hookpilot: "${run.hook_name}" is not configured any more (or its definition changed), so it cannot run on this event.`,
       );
       return;
@@ -296,19 +295,19 @@ export class HookManagerPanel extends Disposable {
     } catch (error) {
       if (!controller.signal.aborted) throw error;
       this.deps.log.info(`replay of ${sessionId} cancelled: ${errorMessage(error)}`);
-      void vscode.window.showInformationMessage(`Hookpilot: replay of ${sessionId} cancelled (the Hookpilot log says where it stopped).`);
+      void showInformation(`Hookpilot: replay of ${sessionId} cancelled (the Hookpilot log says where it stopped).`);
       return;
     }
     await this.timeline?.select(result.replaySessionId);
     if (result.cancelled) {
-      void vscode.window.showInformationMessage(
+      void showInformation(
         `Hookpilot: replay of ${sessionId} cancelled. The timeline shows it as far as it ran, ${result.replaySessionId}.`,
       );
       return;
     }
     const count = result.differences.length;
     const summary = count === 0 ? 'every hook decided as recorded' : `${count} decision(s) differ (the Hookpilot log lists them)`;
-    void vscode.window.showInformationMessage(
+    void showInformation(
       `Hookpilot: replay of ${sessionId} against today's hooks: ${summary}. The timeline shows the replay, ${result.replaySessionId}.`,
     );
   }

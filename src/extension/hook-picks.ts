@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { HookState } from '../core/hooks/registry';
 import type { HookSourceKind } from '../core/hooks/types';
 import { explainInactiveReason, handlerTarget } from '../shared/manager-view-builders';
+import { showInformation } from './notifications';
 
 const SOURCE_LABELS: Record<HookSourceKind, string> = {
   user: 'user settings',
@@ -48,7 +49,7 @@ function byRelevance(a: HookState, b: HookState): number {
 /** A quick pick over `states`; undefined when there is nothing to pick or the user escaped. */
 export async function pickHook(states: readonly HookState[], placeHolder: string, emptyMessage: string): Promise<HookState | undefined> {
   if (states.length === 0) {
-    void vscode.window.showInformationMessage(`Hookpilot: ${emptyMessage}`);
+    void showInformation(`Hookpilot: ${emptyMessage}`);
     return undefined;
   }
   const sorted = [...states].sort(byRelevance);

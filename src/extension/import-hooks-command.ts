@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { formatImportReport, importHooks } from '../core/import/import-hooks';
 import { IMPORT_TOOLS, type ImportTool } from '../core/import/import-types';
 import type { EngineHost } from './engine-host';
+import { showError, showInformation } from './notifications';
 
 const TOOL_LABELS: Record<ImportTool, string> = {
   claude: 'Claude Code (.claude/settings*.json, ~/.claude/settings.json)',
@@ -21,7 +22,7 @@ const TOOL_LABELS: Record<ImportTool, string> = {
 export async function importHooksCommand(engineHost: EngineHost): Promise<void> {
   const cwd = engineHost.projectDir;
   if (!cwd) {
-    void vscode.window.showErrorMessage('Hookpilot: open a folder first; imported hooks go to its .vscode/hooks.json.');
+    void showError('Hookpilot: open a folder first; imported hooks go to its .vscode/hooks.json.');
     return;
   }
   const pick = await vscode.window.showQuickPick(
@@ -38,14 +39,14 @@ export async function importHooksCommand(engineHost: EngineHost): Promise<void> 
     { preview: true },
   );
   if (preview.report.added === 0) {
-    void vscode.window.showInformationMessage(
+    void showInformation(
       preview.report.entries.length === 0
         ? 'Hookpilot: no hooks of other tools were found (see the report).'
         : 'Hookpilot: nothing new to import (see the report).',
     );
     return;
   }
-  const answer = await vscode.window.showInformationMessage(
+  const answer = await showInformation(
     `Import ${preview.report.added} hook(s) into .vscode/hooks.json? The report lists what changes meaning and what cannot carry over.`,
     { modal: true },
     'Import',

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { McpServerView } from '../shared/manager-views';
 import type { HookpilotLog } from './log';
 import type { McpHost } from './mcp-host';
+import { showInformation } from './notifications';
 
 export const SHOW_MCP_SERVERS = 'hookpilot.showMcpServers';
 
@@ -25,9 +26,7 @@ export async function showMcpServers(host: McpHost, log: HookpilotLog): Promise<
   await host.ensureStarted();
   const servers = host.views();
   if (servers.length === 0) {
-    void vscode.window.showInformationMessage(
-      'Hookpilot: no MCP server is configured (.mcp.json, .vscode/mcp.json or the hookpilot.mcpServers setting).',
-    );
+    void showInformation('Hookpilot: no MCP server is configured (.mcp.json, .vscode/mcp.json or the hookpilot.mcpServers setting).');
     return;
   }
   const picked = await vscode.window.showQuickPick(

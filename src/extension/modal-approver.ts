@@ -6,6 +6,7 @@ import { isFileEditTool } from '../core/agent/tools/tool-catalog';
 import { isReplaySession } from '../core/audit/session-kinds';
 import type { DiffPreviews } from './diff-previews';
 import type { PendingApprovals } from './pending-approvals';
+import { showWarning } from './notifications';
 
 export const APPROVAL_LABELS: Record<ApprovalChoice, string> = {
   'allow-once': 'Allow once',
@@ -70,7 +71,7 @@ export class ModalApprover implements Approver {
 
   private async ask(request: ApprovalRequest): Promise<void> {
     while (this.pending.get(request.id)?.request === request) {
-      const picked = await vscode.window.showWarningMessage(
+      const picked = await showWarning(
         `${isReplaySession(request.sessionId) ? 'Replay: ' : ''}Hookpilot wants to use ${request.toolName}`,
         { modal: true, detail: modalDetail(request) },
         ...modalItems(request),

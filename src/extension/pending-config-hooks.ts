@@ -13,6 +13,7 @@ import type { HookPayload } from '../core/hooks/types';
 import type { HookpilotLog } from './log';
 import type { SourceText } from './pending-config-guard';
 import { GOVERNING_KEYS, SECTION, settingsText, type GovernedSource, type GoverningKey } from './pending-config-sources';
+import { showWarning } from './notifications';
 
 /** The session a ConfigChange belongs to, when the chat has one. */
 export type CurrentSession = () => string | undefined;
@@ -83,7 +84,7 @@ export class ConfigChangeHooks {
       if (verdict.blocked) {
         const message = `Hookpilot: ${describeBlockedChange(live.label, verdict)}. It applies live in VS Code, so the change applied anyway.`;
         this.options.log.warn(message);
-        void vscode.window.showWarningMessage(message);
+        void showWarning(message);
       }
     }
   }

@@ -1,10 +1,10 @@
-import * as vscode from 'vscode';
 import type { EngineHost } from './engine-host';
 import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
 import type { PendingConfigChange } from './pending-config-guard';
 import { errorMessage } from '../core/error-message';
 import { describeBlockedChange } from '../core/hooks/config-change';
+import { showInformation, showWarning } from './notifications';
 
 const REVIEW_ACTION = 'Review';
 const APPLY_ACTION = 'Apply';
@@ -50,7 +50,7 @@ export class PendingConfigNotifier extends Disposable {
     const what = change.blockedBy
       ? `Hookpilot: ${describeBlockedChange(change.label, change.blockedBy)}. `
       : `Hook configuration changed on disk outside the editor: ${change.label}. `;
-    const answer = await vscode.window.showWarningMessage(
+    const answer = await showWarning(
       `${what}Hookpilot keeps the configuration applied before until you apply the change.`,
       REVIEW_ACTION,
       APPLY_ACTION,
@@ -61,12 +61,12 @@ export class PendingConfigNotifier extends Disposable {
       if (answer === REVIEW_ACTION) this.review();
       else if (answer === APPLY_ACTION) await this.engineHost.applyPending(change.id);
       else if (answer === DISCARD_ACTION) {
-        void vscode.window.showInformationMessage(discardedMessage(this.engineHost.discardPending(change.id)));
+        void showInformation(discardedMessage(this.engineHost.discardPending(change.id)));
       }
     } catch (error) {
       const message = errorMessage(error);
       this.log.warn(`${change.label}: ${message}`);
-      void vscode.window.showWarningMessage(`Hookpilot: ${message}.`, REVIEW_ACTION).then((again) => {
+      void showWarning(`Hookpilot: ${message}.`, REVIEW_ACTION).then((again) => {
         if (again === REVIEW_ACTION) this.review();
       });
     }

@@ -411,6 +411,37 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
     expect(JSON.stringify(h.server.requests[1].body.messages)).toContain('not valid JSON');
   });
 
+  it('two calls of one reply under one id are told apart: each keeps its own outcome and result', async () => {
+    h = await startAgent(
+      {
+        'keep.txt': 'precious',
+        'hooks/guard.js': guard,
+        '.vscode/hooks.json': hooksJson({
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }],
+        }),
+      },
+      [
+        toolCalls([
+          { id: 'dup', name: 'Bash', arguments: { command: 'echo fine' } },
+          { id: 'dup', name: 'Bash', arguments: { command: 'rm -rf keep.txt' } },
+        ]),
+        text('done'),
+      ],
+      { session: { permissions: () => ({ mode: 'bypassPermissions', allow: [], deny: [], ask: [], additionalDirectories: [] }) } },
+    );
+    const outcome = await h.session.prompt('go');
+    expect(outcome.toolCalls.map((c) => [c.id, c.outcome])).toEqual([
+      ['dup', 'executed'],
+      ['dup_2', 'blocked'],
+    ]);
+    expect(existsSync(h.workspace.file('keep.txt'))).toBe(true);
+    const sent = h.server.requests[1].body.messages;
+    const assistant = sent.find((m) => m.role === 'assistant' && m.tool_calls);
+    expect(assistant?.tool_calls?.map((c) => c.id)).toEqual(['dup', 'dup_2']);
+    expect(toolMessageSent(h.server, 'dup')).toContain('fine');
+    expect(toolMessageSent(h.server, 'dup_2')).toContain('rm -rf is not allowed here');
+  });
+
   it('SessionStart plain stdout is context at the start of the conversation', async () => {
     const start = nodeHook(`process.stdout.write('Project uses pnpm; source ' + input.source);`);
     h = await startAgent(

@@ -10,6 +10,7 @@ import type { ToolCallOutcome, ToolExecutor } from './tool-executor';
 import type { Tool, ToolFunctionDefinition } from './tools/tool';
 import { toolFunctionDefinition } from './tools/tool';
 import { errorMessage } from '../error-message';
+import { withUniqueCallIds } from './llm/unique-call-ids';
 
 export interface TurnOutcome {
   reason: TurnEndReason;
@@ -121,6 +122,7 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
     const afterHalt = modelHookHalt(after);
     if (afterHalt) return done(afterHalt.reason, lastText, afterHalt.outcome);
     if (after.llmResponse) response = applyResponseRewrite(response, after.llmResponse);
+    response = withUniqueCallIds(response);
     for (const w of after.warnings) deps.emit({ type: 'notice', level: 'warning', message: w, source: 'AfterLLM' });
 
     lastText = response.content || lastText;
