@@ -5,6 +5,7 @@ import type { ChatItem, ChatItemChanges, ToolItem } from './chat-items';
 import type { ChatStreamMessage } from './chat-protocol';
 import { applyChatMessage, indexOfItem, initialChatState, type ChatViewState } from './chat-reducer';
 import type { TokenUsage } from './wire-common';
+import { approvalSubject, visibleText } from '../core/agent/permissions/approval-text';
 
 export interface ChatProjectorOptions {
   /** How much of a tool's output the card shows; the rest stays in the host. */
@@ -140,7 +141,16 @@ export class ChatProjector {
         return this.patchTool(event.id, {
           kind: 'tool',
           status: 'awaiting-approval',
-          approval: { reason: event.reason, askedBy: event.askedBy, choices: [...event.choices] },
+          approval: {
+            subject: approvalSubject({
+              toolName: event.toolName,
+              input: event.input,
+              summary: summarizeToolCall(event.toolName, event.input),
+            }),
+            reason: visibleText(event.reason),
+            askedBy: visibleText(event.askedBy),
+            choices: [...event.choices],
+          },
         });
       case 'approval_resolved':
         return this.patchTool(event.id, {

@@ -7,6 +7,7 @@ import type { ConfigProblem } from '../core/hooks/config/config-problems';
 import type { HookState, InactiveReason } from '../core/hooks/registry';
 import type { HandlerSpec, HookOutcome } from '../core/hooks/types';
 import type { ApprovalView, HookLastResult, HookView, PendingConfigView, ProblemView, TestResultView } from './manager-views';
+import { approvalSubject, visibleText } from '../core/agent/permissions/approval-text';
 
 /** Host-side builders of the Hook Manager's views; pure, no VS Code. */
 
@@ -109,9 +110,9 @@ export function toApprovalView(request: ApprovalRequest, createdAt: Date): Appro
     id: request.id,
     sessionId: request.sessionId,
     toolName: request.toolName,
-    summary: request.summary,
-    reason: request.reason,
-    askedBy: request.askedBy,
+    subject: approvalSubject(request),
+    reason: visibleText(request.reason),
+    askedBy: visibleText(request.askedBy),
     createdAt: createdAt.toISOString(),
     suggestedRule: request.suggestedRule,
     system: request.system,

@@ -86,7 +86,8 @@ export const approvalViewSchema = z.object({
   id: z.string(),
   sessionId: z.string(),
   toolName: z.string(),
-  summary: z.string(),
+  /** The call as the person must see it to answer: whole and escaped (approval-text.ts), never the clipped summary. */
+  subject: z.string(),
   reason: z.string(),
   askedBy: z.string(),
   createdAt: isoTimeSchema,

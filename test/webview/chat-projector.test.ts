@@ -134,7 +134,7 @@ describe('ChatProjector', () => {
       changes: {
         kind: 'tool',
         status: 'awaiting-approval',
-        approval: { reason: 'edits need approval', askedBy: 'default mode', choices: ['allow-once', 'deny'] },
+        approval: { subject: 'Edit src/a.ts', reason: 'edits need approval', askedBy: 'default mode', choices: ['allow-once', 'deny'] },
       },
     });
     const done = projectAll(projector, [

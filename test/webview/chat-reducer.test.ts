@@ -83,7 +83,7 @@ describe('applyChatMessage', () => {
         changes: {
           kind: 'tool',
           status: 'awaiting-approval',
-          approval: { reason: 'ask rule Bash', askedBy: 'rule', choices: ['allow-once', 'deny'] },
+          approval: { subject: 'Run: npm test', reason: 'ask rule Bash', askedBy: 'rule', choices: ['allow-once', 'deny'] },
         },
       },
     ]);

@@ -162,6 +162,7 @@ describe('chat webview', () => {
             summary: 'Edit src/a.ts',
             status: 'awaiting-approval',
             approval: {
+              subject: 'Run: npm test',
               reason: 'edits need approval in default mode',
               askedBy: 'default mode',
               choices: ['allow-once', 'allow-session', 'allow-always', 'deny-session', 'deny'],
@@ -172,7 +173,12 @@ describe('chat webview', () => {
             name: 'Edit',
             summary: 'Edit .vscode/hooks.json',
             status: 'awaiting-approval',
-            approval: { reason: 'a hook configuration', askedBy: 'protected file', choices: ['allow-once', 'deny-session', 'deny'] },
+            approval: {
+              subject: 'Run: npm test',
+              reason: 'a hook configuration',
+              askedBy: 'protected file',
+              choices: ['allow-once', 'deny-session', 'deny'],
+            },
           }),
         ],
       },
@@ -187,6 +193,7 @@ describe('chat webview', () => {
       'Deny',
     ]);
     expect(await approvals.nth(1).locator('vscode-button').allTextContents()).toEqual(['Allow once', 'Deny for session', 'Deny']);
+    expect(await approvals.nth(0).locator('.approval-subject').textContent()).toBe('Run: npm test');
     await approvals.nth(0).getByText('Allow for session').click();
     expect(await view.waitForPosted('answerApproval')).toEqual([{ type: 'answerApproval', id: 'call_2', choice: 'allow-session' }]);
     await view.page.getByText('Show diff').click();
@@ -326,6 +333,7 @@ describe('chat webview', () => {
             summary: 'Run: npm test',
             status: 'awaiting-approval',
             approval: {
+              subject: 'Run: npm test',
               reason: 'Bash commands need approval',
               askedBy: 'default mode',
               choices: ['allow-once', 'allow-session', 'allow-always', 'deny-session', 'deny'],

@@ -58,7 +58,7 @@ const APPROVALS: ApprovalView[] = [
     id: 'call_7',
     sessionId: 'session-1',
     toolName: 'Bash',
-    summary: 'Run: git push --force',
+    subject: 'Run: git push --force',
     reason: 'ask rule Bash(git push:*)',
     askedBy: 'rule Bash(git push:*)',
     createdAt: new Date().toISOString(),
@@ -71,7 +71,7 @@ const APPROVALS: ApprovalView[] = [
     id: 'call_8',
     sessionId: 'session-1',
     toolName: 'Edit',
-    summary: 'Edit .vscode/hooks.json',
+    subject: 'Edit .vscode/hooks.json',
     reason: '.vscode/hooks.json configures hooks: a person must approve changes to it',
     askedBy: 'protected file',
     createdAt: new Date().toISOString(),
@@ -83,7 +83,7 @@ const APPROVALS: ApprovalView[] = [
     id: 'call_9',
     sessionId: 'replay-1',
     toolName: 'Bash',
-    summary: 'Run: rm -rf build',
+    subject: 'Run: rm -rf build',
     reason: 'Bash needs approval in default mode',
     askedBy: 'default mode',
     createdAt: new Date().toISOString(),
@@ -245,6 +245,7 @@ describe('Hook Manager webview', () => {
       'Deny for session',
       'Deny',
     ]);
+    expect(await cards.nth(0).locator('.approval-subject').textContent()).toBe('Run: git push --force');
     expect(await cards.nth(2).locator('.approval-replay').textContent()).toBe('Replay');
     expect(await cards.nth(0).locator('.approval-replay').count()).toBe(0);
     expect(await view.page.locator('.tab[data-tab="approvals"] vscode-badge').textContent()).toBe('3');

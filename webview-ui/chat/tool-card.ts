@@ -77,6 +77,7 @@ export function renderToolCard(item: ToolItem, previous: HTMLElement | undefined
     h(
       'div',
       { class: 'tool-approval', attrs: { 'data-testid': 'approval' } },
+      h('div', { class: 'approval-subject mono', text: item.approval.subject }),
       h(
         'div',
         { class: 'approval-reason' },

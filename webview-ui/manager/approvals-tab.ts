@@ -59,10 +59,10 @@ export class ApprovalsTab {
             title: 'Asked by a replay of a recorded session, in a scratch copy of the workspace',
           }),
         h('strong', { text: ` ${a.toolName}` }),
-        h('span', { class: 'approval-summary mono', text: a.summary }),
         h('span', { class: 'spacer' }),
         h('span', { class: 'muted', text: ago(a.createdAt) }),
       ),
+      h('div', { class: 'approval-subject mono', text: a.subject }),
       h('div', { class: 'approval-reason', text: a.reason }),
       h('div', {
         class: 'muted approval-meta',

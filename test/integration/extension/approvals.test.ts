@@ -169,7 +169,7 @@ describe('approvals in a chat', () => {
     expect(listed.pending[0]).toMatchObject({
       id: 'call_1',
       toolName: 'Bash',
-      summary: 'Run: echo hi > out.txt',
+      subject: 'Run: echo hi > out.txt',
       suggestedRule: 'Bash(echo hi)',
       system: false,
     });
