@@ -186,6 +186,51 @@ describe('hookpilot replay', () => {
     expect(readdirSync(outside)).toEqual([]);
   });
 
+  it("a replay's commands cannot touch the real workspace, even in bypassPermissions mode and spelled as a glob", async () => {
+    const hooks = hooksJson({ PreToolUse: [] });
+    bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooks, '.env': 'TOKEN=real-secret\n', 'payload.json': '{}' });
+    const ws = bed.workspace.dir;
+    const message = (m: Record<string, unknown>) => JSON.stringify({ message: m });
+    const call = (id: string, command: string) =>
+      message({
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id, type: 'function', function: { name: 'Bash', arguments: JSON.stringify({ command }) } }],
+      });
+    const recording = [
+      message({ role: 'user', content: 'go' }),
+      call('c1', `cp payload.json ${ws}/.vs?ode/hook?.json`),
+      message({ role: 'tool', tool_call_id: 'c1', content: 'ok' }),
+      call('c2', `cp ${ws}/.en? stolen.txt`),
+      message({ role: 'tool', tool_call_id: 'c2', content: 'ok' }),
+      message({ role: 'assistant', content: 'done' }),
+    ];
+    const file = path.join(bed.home, 'recorded.jsonl');
+    writeFileSync(file, `${recording.join('\n')}\n`);
+    const before = snapshot(ws);
+    const r = await bed.cli(['replay', file, '--permission-mode', 'bypassPermissions', '--json']);
+    const report = JSON.parse(r.stdout) as { differences: Array<{ key: string; now?: { decision: string } }> };
+    expect(report.differences.map((d) => [d.key, d.now?.decision])).toEqual([
+      ['tool c1', 'denied'],
+      ['tool c2', 'denied'],
+    ]);
+    expect(snapshot(ws)).toEqual(before);
+  });
+
+  it("the demo recording the extension offers to replay is not the model's to write, even in acceptEdits mode", async () => {
+    const demo = '.hookpilot/recordings/demo-session.jsonl';
+    bed = await startTestbed(bundle.bundle, {}, [
+      toolCalls([{ id: 'w1', name: 'Write', arguments: { file_path: demo, content: '{}\n' } }]),
+      bash(`mkdir -p .hookpilot/recordings && echo '{}' > ${demo}`, 'b1'),
+      text('done'),
+    ]);
+    const r = jsonResult(
+      await bed.run(['plant', '--permission-mode', 'acceptEdits', '--allowed-tools', 'Bash', '--output-format', 'json']),
+    );
+    expect(r.tool_calls.map((c) => `${c.id} -> ${c.outcome}`)).toEqual(['w1 -> denied', 'b1 -> denied']);
+    expect(existsSync(bed.workspace.file(demo))).toBe(false);
+  });
+
   it('a torn, cut or foreign recording is refused with one line and exit 2', async () => {
     const { bed, sessionId } = await recordSession();
     const audit = path.join(

@@ -10,7 +10,8 @@ import { readAuditFile } from '../../src/core/audit/audit-reader';
 import { decisionsOf, describeDifference, diffDecisions, outcomesOfTranscript } from '../../src/core/replay/decisions';
 import { auditRecordsOf, recordingFromAudit, recordingFromTranscript, RecordingError } from '../../src/core/replay/recording';
 import { ReplayChatModel, ReplayExhaustedError } from '../../src/core/replay/replay-chat-model';
-import { DEMO_RECORDING, loadReplaySource, MAX_RECORDING_BYTES } from '../../src/core/replay/replay-source';
+import { DEMO_RECORDING } from '../../src/core/replay/demo-recording';
+import { loadReplaySource, MAX_RECORDING_BYTES } from '../../src/core/replay/replay-source';
 
 const ROOT = '/home/dev/project';
 let seq = 0;

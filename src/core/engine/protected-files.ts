@@ -5,6 +5,7 @@ import { parse } from 'shell-quote';
 import { commandWords, findCommandScript } from '../hooks/config/command-script';
 import { expandBracedReferences, resolveHookCwd, substituteProjectDir } from '../hooks/handlers/command-env';
 import type { HookDefinition, ServerDefinition } from '../hooks/types';
+import { DEMO_RECORDING } from '../replay/demo-recording';
 import { interpreterInputs } from './interpreter-inputs';
 
 const CONFIG_FILES = ['.vscode/hooks.json', '.vscode/settings.json', '.claude/settings.json', '.claude/settings.local.json'];
@@ -308,7 +309,8 @@ export function protectedAround(projectDir: string, folders: readonly ScriptFold
 /**
  * Files whose change would change the guards, which the agent may edit only with a
  * person's approval: the configuration files (those loaded, `--hooks` files included, and
- * the settings and `*.code-workspace` files of the workspace, its `.git/` folder), every file a command hook or
+ * the settings and `*.code-workspace` files of the workspace, its `.git/` folder, the
+ * recording the extension offers to replay), every file a command hook or
  * rpc server depends on, and the folders its interpreter loads more files from. A path ending
  * in the separator is a whole folder.
  */
@@ -318,7 +320,10 @@ export function protectedHookFiles(
   servers: readonly ServerDefinition[] = [],
   configFiles: readonly string[] = [],
 ): string[] {
-  const files = new Set([...CONFIG_FILES.map((f) => path.join(projectDir, f)), ...configFiles.map((f) => path.resolve(projectDir, f))]);
+  const files = new Set([
+    ...[...CONFIG_FILES, DEMO_RECORDING].map((f) => path.join(projectDir, f)),
+    ...configFiles.map((f) => path.resolve(projectDir, f)),
+  ]);
   files.add(folderPath(path.join(projectDir, GIT_FOLDER)));
   try {
     for (const entry of readdirSync(projectDir)) if (entry.endsWith('.code-workspace')) files.add(path.join(projectDir, entry));

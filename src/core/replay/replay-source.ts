@@ -98,6 +98,3 @@ export async function compareReplay(
   const messages = Transcript.load(Transcript.pathFor(replayTranscriptDir(storageDir), replaySessionId));
   return diffDecisions(source.recorded, outcomesOfTranscript(messages, workspaceRoot));
 }
-
-/** Where a workspace ships a recorded session to replay (the demo workspace does). */
-export const DEMO_RECORDING = path.join('.hookpilot', 'recordings', 'demo-session.jsonl');

@@ -76,6 +76,7 @@ function scratchEnvironment(env: NodeJS.ProcessEnv, scratchDir: string): NodeJS.
 export async function replayInScratchCopy(setup: ScratchReplaySetup): Promise<ScratchReplayResult> {
   const scratch = await createScratchWorkspace(setup.projectDir, { ...setup.scratch, signal: setup.signal });
   const env = scratchEnvironment(setup.env, scratch.dir);
+  const realWorkspace = setup.projectDir + path.sep;
   try {
     const engine = new HookEngine({
       projectDir: scratch.dir,
@@ -105,7 +106,8 @@ export async function replayInScratchCopy(setup: ScratchReplaySetup): Promise<Sc
             dispatcher: engine.dispatcher,
             approver: setup.approver,
             permissions: () => permissions,
-            protectedPaths: () => engine.protectedPaths(),
+            // The real workspace, whole: the recording's commands are the model's, and the copy is theirs to change.
+            protectedPaths: () => [...engine.protectedPaths(), realWorkspace],
             transcriptDir: replayTranscriptDir(setup.storageDir),
             env,
             redactor: engine.audit.redactor,

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatItem } from '../../../src/shared/chat-items';
 import type { HostToChat } from '../../../src/shared/chat-protocol';
 import { applyChatMessage, initialChatState } from '../../../src/shared/chat-reducer';
-import { DEMO_RECORDING } from '../../../src/core/replay/replay-source';
+import { DEMO_RECORDING } from '../../../src/core/replay/demo-recording';
 import type { HostToManager } from '../../../src/shared/manager-protocol';
 import { text, toolCalls } from '../../support/model-server';
 import { stub, type FakeWebview, type MessageItemLike } from '../../support/vscode-stub';
