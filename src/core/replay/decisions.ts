@@ -53,7 +53,12 @@ export function decisionsOf(records: readonly AuditRecord[]): Decision[] {
   const dispatches = new Map<string, { decision: string }>();
   const deciders = new Map<string, string[]>();
   const runs = new Map<string, Array<{ name: string; status: string }>>();
-  const add = <T>(map: Map<string, T[]>, key: string, value: T) => map.set(key, [...(map.get(key) ?? []), value]);
+  // In place: a recording of many runs under one dispatch must not cost their square.
+  const add = <T>(map: Map<string, T[]>, key: string, value: T) => {
+    const list = map.get(key);
+    if (list) list.push(value);
+    else map.set(key, [value]);
+  };
   for (const record of records) {
     if (record.type === 'event') events.set(record.dispatch_id, { event: record.event, payload: (record.payload ?? {}) as Fields });
     else if (record.type === 'dispatch') dispatches.set(record.dispatch_id, { decision: record.decision });
