@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ConfigProblem } from '../core/hooks/config/config-problems';
 import { parseJsonPath } from '../core/hooks/config/json-path';
 import { parseJsonc, type ParsedJsonc } from '../core/hooks/config/jsonc-document';
 import type { HookSource } from '../core/hooks/types';
+import { readConfigText } from '../core/read-regular-file';
 
 const SETTINGS_KEY = 'hookpilot.hooks';
 const SETTINGS_KINDS = new Set(['user', 'workspace', 'folder']);
@@ -29,7 +29,7 @@ export class SettingsPositions {
     if (!document) {
       let text = '';
       try {
-        text = readFileSync(file, 'utf8');
+        text = readConfigText(file);
       } catch {
         // A file that vanished has no positions; the problem still prints with its path.
       }

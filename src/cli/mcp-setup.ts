@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ConfigProblem } from '../core/hooks/config/config-problems';
 import { parseJsonc } from '../core/hooks/config/jsonc-document';
-import { loadMcpDocument, loadMcpSetting, type LoadedMcpConfig, type McpSource } from '../core/mcp/mcp-config';
+import { loadMcpSetting, readMcpDocument, type LoadedMcpConfig, type McpSource } from '../core/mcp/mcp-config';
+import { readConfigText } from '../core/read-regular-file';
 import { McpManager } from '../core/mcp/mcp-manager';
 import { WORKSPACE_MCP_FILES } from '../core/mcp/mcp-protected-files';
 import { currentMcpTools } from '../core/mcp/mcp-tool';
@@ -24,14 +24,14 @@ export function loadCliMcpConfigs(projectDir: string, userSettingsFile: string, 
   const user = userSetting(userSettingsFile);
   if (user) configs.push(user);
   for (const file of WORKSPACE_MCP_FILES.map((f) => path.join(projectDir, f))) {
-    const text = readIfExists(file);
-    if (text !== undefined) configs.push(loadMcpDocument(text, { kind: 'workspace', file }));
+    const loaded = readMcpDocument(file, { kind: 'workspace', file });
+    if (loaded) configs.push(loaded);
   }
   for (const given of mcpConfigFiles) {
     const file = path.resolve(given);
-    const text = readIfExists(file);
-    if (text === undefined) throw usageError(`--mcp-config: no such file ${file}`);
-    configs.push(loadMcpDocument(text, { kind: 'cli', file }));
+    const loaded = readMcpDocument(file, { kind: 'cli', file });
+    if (!loaded) throw usageError(`--mcp-config: no such file ${file}`);
+    configs.push(loaded);
   }
   return configs;
 }
@@ -71,17 +71,17 @@ function timeoutFromEnv(env: NodeJS.ProcessEnv): number | undefined {
 }
 
 function userSetting(file: string): LoadedMcpConfig | undefined {
-  const text = readIfExists(file);
-  if (text === undefined) return undefined;
+  let text: string;
+  try {
+    text = readConfigText(file);
+  } catch {
+    // Missing or unreadable: the hook configuration's reading of the same file reports it.
+    return undefined;
+  }
   const { value, locator } = parseJsonc(text);
   const servers =
     value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[MCP_SETTING] : undefined;
   if (servers === undefined) return undefined;
   const source: McpSource = { kind: 'user', file };
   return loadMcpSetting(servers, source, locator);
-}
-
-function readIfExists(file: string): string | undefined {
-  if (!existsSync(file)) return undefined;
-  return readFileSync(file, 'utf8');
 }

@@ -3,7 +3,11 @@ import { errnoCode } from './agent/tools/file-content';
 
 // O_NOFOLLOW: a link (to /dev/zero, or out of the workspace) is refused, not followed. O_NONBLOCK: opening
 // a FIFO must not wait for a writer (regular files ignore it). Windows has neither; its FIFOs are not files.
-const FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+const FOLLOWING = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+const FLAGS = FOLLOWING | (constants.O_NOFOLLOW ?? 0);
+
+/** More than any configuration file holds: a bigger one is refused, not read into memory. */
+export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 
 /** The file is larger than the caller reads: each caller words its own limit. */
 export class FileTooLargeError extends Error {
@@ -21,12 +25,12 @@ export class FileTooLargeError extends Error {
  * a swap after the check is not what is read: it must be a regular file (a FIFO would block
  * the thread, a device never ends), not a symbolic link, of at most `maxBytes`.
  */
-export function readRegularFile(file: string, maxBytes: number): string {
+export function readRegularFile(file: string, maxBytes: number, options: { followLinks?: boolean } = {}): string {
   let fd: number;
   try {
-    fd = openSync(file, FLAGS);
+    fd = openSync(file, options.followLinks ? FOLLOWING : FLAGS);
   } catch (error) {
-    if (errnoCode(error) === 'ELOOP') throw new Error('it is a symbolic link (not followed)');
+    if (errnoCode(error) === 'ELOOP' && !options.followLinks) throw new Error('it is a symbolic link (not followed)');
     throw error;
   }
   try {
@@ -45,4 +49,14 @@ export function readRegularFile(file: string, maxBytes: number): string {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A configuration file's text (settings, hooks, MCP servers): through links, since a person's
+ * dotfiles often are links, but only a regular file of at most MAX_CONFIG_BYTES. A workspace,
+ * or the model, can make one a link to `/dev/zero` or a FIFO, which would never end or never
+ * start. A missing file throws ENOENT as a read would.
+ */
+export function readConfigText(file: string): string {
+  return readRegularFile(file, MAX_CONFIG_BYTES, { followLinks: true });
 }

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { HookEngine } from '../core/engine/hook-engine';
@@ -16,6 +15,7 @@ import { describeBlockedChange } from '../core/hooks/config-change';
 import { STALE_CHANGE, type PendingConfigChange, type SourceText } from './pending-config-guard';
 import { GOVERNING_KEYS, governedSources, hooksJsonFile, readSource, SECTION, savedText, withoutBom } from './pending-config-sources';
 import { errorMessage } from '../core/error-message';
+import { readConfigText } from '../core/read-regular-file';
 
 export const HOOKS_JSON_RELATIVE = '.vscode/hooks.json';
 const OVERRIDES_KEY = 'hookpilot.enabledOverrides';
@@ -200,7 +200,7 @@ export class EngineHost extends Disposable {
   expectHooksJsonWrite(file: string, text: string): void {
     let before: SourceText;
     try {
-      before = withoutBom(readFileSync(file, 'utf8'));
+      before = withoutBom(readConfigText(file));
     } catch (error) {
       // A file that exists but cannot be read explains nothing: what is written stays held.
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return;

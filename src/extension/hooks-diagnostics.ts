@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readConfigText } from '../core/read-regular-file';
 import * as vscode from 'vscode';
 import type { ConfigProblem, TextRange } from '../core/hooks/config/config-problems';
 import { parseJsonPath, type JsonPath } from '../core/hooks/config/json-path';
@@ -68,7 +68,7 @@ export class HooksDiagnostics extends Disposable {
     }
     const entries: [vscode.Uri, vscode.Diagnostic[]][] = [];
     for (const [file, list] of byFile) {
-      const text = texts.get(file) ?? (await readFile(file, 'utf8').catch(() => ''));
+      const text = texts.get(file) ?? textOrEmpty(file);
       entries.push([vscode.Uri.file(file), list.map((p) => toDiagnostic(p, text))]);
     }
     this.collection.clear();
@@ -77,5 +77,14 @@ export class HooksDiagnostics extends Disposable {
 
   get(uri: vscode.Uri): readonly vscode.Diagnostic[] {
     return this.collection.get(uri) ?? [];
+  }
+}
+
+/** A file's text for placing its problems; none when it cannot be read (the problem says why). */
+function textOrEmpty(file: string): string {
+  try {
+    return readConfigText(file);
+  } catch {
+    return '';
   }
 }

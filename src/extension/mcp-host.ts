@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { Tool } from '../core/agent/tools/tool';
-import { loadMcpDocument, loadMcpSetting, type LoadedMcpConfig, type McpInput, type McpServerConfig } from '../core/mcp/mcp-config';
+import { loadMcpSetting, readMcpDocument, type LoadedMcpConfig, type McpInput, type McpServerConfig } from '../core/mcp/mcp-config';
 import { McpManager } from '../core/mcp/mcp-manager';
 import { mcpProtectedFiles, WORKSPACE_MCP_FILES } from '../core/mcp/mcp-protected-files';
 import { currentMcpTools } from '../core/mcp/mcp-tool';
@@ -169,7 +168,8 @@ export class McpHost extends Disposable {
     const dir = this.deps.projectDir();
     const workspace: LoadedMcpConfig[] = [];
     for (const file of dir ? WORKSPACE_MCP_FILES.map((f) => path.join(dir, f)) : []) {
-      if (existsSync(file)) workspace.push(loadMcpDocument(readFileSync(file, 'utf8'), { kind: 'workspace', file }));
+      const loaded = readMcpDocument(file, { kind: 'workspace', file });
+      if (loaded) workspace.push(loaded);
     }
     // Untrusted: the files are only read to list their servers; nothing of them starts.
     this.untrusted = vscode.workspace.isTrusted ? [] : workspace.flatMap((c) => c.servers);

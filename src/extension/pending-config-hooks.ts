@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
@@ -14,6 +13,7 @@ import type { HookpilotLog } from './log';
 import type { SourceText } from './pending-config-guard';
 import { GOVERNING_KEYS, SECTION, settingsText, type GovernedSource, type GoverningKey } from './pending-config-sources';
 import { showWarning } from './notifications';
+import { readConfigText } from '../core/read-regular-file';
 
 /** The session a ConfigChange belongs to, when the chat has one. */
 export type CurrentSession = () => string | undefined;
@@ -40,7 +40,7 @@ interface LiveSource {
 
 function fileText(file: string): SourceText {
   try {
-    return readFileSync(file, 'utf8');
+    return readConfigText(file);
   } catch {
     return undefined;
   }

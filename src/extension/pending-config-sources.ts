@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseJsonc } from 'jsonc-parser';
 import * as vscode from 'vscode';
 import type { SourceText } from './pending-config-guard';
+import { readConfigText } from '../core/read-regular-file';
 
 export const SECTION = 'hookpilot';
 
@@ -119,7 +119,7 @@ export function readSettingsSource(source: GovernedSource): string {
 export async function readSource(source: GovernedSource): Promise<SourceText> {
   if (source.kind !== 'hooksJson' && source.kind !== 'claudeSettings') return readSettingsSource(source);
   try {
-    return withoutBom(await readFile(source.file, 'utf8'));
+    return withoutBom(readConfigText(source.file));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;

@@ -1,5 +1,5 @@
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -53,6 +53,29 @@ describe('timeouts', () => {
     expect(r.stdout).toContain(
       `.vscode/hooks.json:${line}:${column}: error: "timeout_ms" 99999999999 is over the maximum of 86400000 ms (24 h); 86400000 ms (24 h) is used instead.`,
     );
+  });
+});
+
+describe('configuration files a repository controls', () => {
+  it('a settings, hooks or MCP file that is a link to /dev/zero or a FIFO is a clear problem, never a hang or a crash', async () => {
+    bed = await startTestbed(bundle.bundle, {}, [text('done')]);
+    const file = (name: string) => bed!.workspace.file(name);
+    mkdirSync(file('.claude'), { recursive: true });
+    symlinkSync('/dev/zero', file('.claude/settings.local.json'));
+    symlinkSync('/dev/zero', file('.mcp.json'));
+    mkdirSync(file('.vscode'), { recursive: true });
+    execFileSync('mkfifo', [file('.vscode/hooks.json')]);
+
+    const list = await bed.cli(['hooks', 'list']);
+    expect(list.code, list.stderr).toBe(0);
+    const said = `${list.stdout}${list.stderr}`;
+    expect(said).toContain('settings.local.json: it is not a regular file');
+    expect(said).toContain('hooks.json: it is not a regular file');
+
+    const run = await bed.run(['hi', '--output-format', 'json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('.mcp.json: it is not a regular file');
+    expect(jsonResult(run).result).toBe('done');
   });
 });
 

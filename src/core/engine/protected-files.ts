@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'shell-quote';
@@ -7,6 +7,7 @@ import { expandBracedReferences, resolveHookCwd, substituteProjectDir } from '..
 import type { HookDefinition, ServerDefinition } from '../hooks/types';
 import { DEMO_RECORDING } from '../replay/demo-recording';
 import { interpreterInputs } from './interpreter-inputs';
+import { readConfigText } from '../read-regular-file';
 
 const CONFIG_FILES = ['.vscode/hooks.json', '.vscode/settings.json', '.claude/settings.json', '.claude/settings.local.json'];
 /**
@@ -171,7 +172,7 @@ function addPackageScript(deps: Dependencies, words: readonly string[]): void {
   if (!name) return;
   let scripts: Record<string, unknown> = {};
   try {
-    const parsed = JSON.parse(readFileSync(manifest, 'utf8')) as { scripts?: unknown };
+    const parsed = JSON.parse(readConfigText(manifest)) as { scripts?: unknown };
     if (parsed.scripts && typeof parsed.scripts === 'object') scripts = parsed.scripts as Record<string, unknown>;
   } catch {
     return;

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { ProblemList, parseEntry, type ConfigProblem, type JsonPath, type Locator } from '../hooks/config/config-problems';
 import { parseJsonc } from '../hooks/config/jsonc-document';
 import { MAX_SERVER_NAME_LENGTH, sanitizeServerName } from './mcp-names';
+import { errnoCode } from '../agent/tools/file-content';
+import { errorMessage } from '../error-message';
+import { readConfigText } from '../read-regular-file';
 
 /** Where a server was defined: the user's settings, the workspace's files, or `--mcp-config`. */
 export interface McpSource {
@@ -70,6 +73,27 @@ export function loadMcpDocument(text: string, source: McpSource): LoadedMcpConfi
   for (const error of syntaxErrors) problems.addAt(error.range, 'error', 'syntax', error.message);
   const loaded = loadMcpFileValue(value ?? {}, source, problems);
   return { ...loaded, problems: problems.sorted() };
+}
+
+/**
+ * A `.vscode/mcp.json`, `.mcp.json` or `--mcp-config` file as loaded, or undefined when there
+ * is none. One that is there but cannot be read (a link to a device, a FIFO, over the size
+ * limit) loads as no servers and a problem saying why: a cloned repository controls these.
+ */
+export function readMcpDocument(file: string, source: McpSource): LoadedMcpConfig | undefined {
+  let text: string;
+  try {
+    text = readConfigText(file);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined;
+    const message = `cannot read ${file}: ${errorMessage(error)}`;
+    return {
+      servers: [],
+      inputs: [],
+      problems: [{ severity: 'error', code: 'invalid-value', message, path: '', sourceKind: source.kind, file }],
+    };
+  }
+  return loadMcpDocument(text, source);
 }
 
 /** The `hookpilot.mcpServers` setting: server name → server; `locator` places problems in a settings file. */

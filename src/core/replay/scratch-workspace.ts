@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rm, symlink } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, mkdtemp, readdir, readlink, realpath, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { readConfigText } from '../read-regular-file';
 
 /**
  * A replay runs in a copy of the workspace, never in it: the recorded Write and Bash calls run
@@ -116,7 +117,7 @@ async function namedSiblings(workspace: string): Promise<string[]> {
   for (const file of CONFIG_FILES) {
     let text: string;
     try {
-      text = await readFile(path.join(workspace, file), 'utf8');
+      text = readConfigText(path.join(workspace, file));
     } catch {
       continue;
     }

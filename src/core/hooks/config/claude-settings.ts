@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { errorMessage } from '../../error-message';
 import { loadSettingsDocument } from './config-loader';
 import { emptyConfig, type LoadedConfig } from './loaded-config';
+import { readConfigText } from '../../read-regular-file';
 
 /**
  * Claude Code's settings files, read in place as hook sources (docs/hooks.md#claude-code-settings-files):
@@ -60,7 +60,7 @@ export function readClaudeSettingsConfigs(files: readonly ClaudeSettingsFile[]):
   for (const source of files) {
     let text: string;
     try {
-      text = readFileSync(source.file, 'utf8');
+      text = readConfigText(source.file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
       const config = { ...emptyConfig(), source };

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { CLAUDE_SETTINGS_SETTING, claudeSettingsFiles, claudeSettingsMode, readClaudeSettingsConfigs } from './claude-settings';
@@ -7,6 +6,9 @@ import { readManagedPolicy, type ManagedPolicy } from './managed-policy';
 import type { ConfigProblem } from './config-problems';
 import { parseJsonc, type JsoncSyntaxError } from './jsonc-document';
 import { emptyConfig, type LoadedConfig } from './loaded-config';
+import { errnoCode } from '../../agent/tools/file-content';
+import { errorMessage } from '../../error-message';
+import { readConfigText } from '../../read-regular-file';
 
 export const HOOKS_JSON = path.join('.vscode', 'hooks.json');
 export const WORKSPACE_SETTINGS = path.join('.vscode', 'settings.json');
@@ -17,15 +19,18 @@ export interface SettingsFile {
   syntaxErrors: JsoncSyntaxError[];
   /** The file holds something other than an object; its settings are ignored. */
   notAnObject?: true;
+  /** Why a file that is there could not be read (a FIFO, a device, too large); its settings are ignored. */
+  unreadable?: string;
 }
 
 /** Reads a JSONC settings file; a missing file is an empty object, a broken one has problems. */
 export function readSettingsFile(file: string): SettingsFile {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return { settings: {}, syntaxErrors: [] };
+    text = readConfigText(file);
+  } catch (error) {
+    const unreadable = errnoCode(error) === 'ENOENT' ? undefined : errorMessage(error);
+    return { settings: {}, syntaxErrors: [], ...(unreadable && { unreadable }) };
   }
   const { value, syntaxErrors } = parseJsonc(text);
   if (value === undefined) return { settings: {}, syntaxErrors };
@@ -58,13 +63,21 @@ export function loadWorkspaceConfigs(projectDir: string, options: WorkspaceConfi
   if (options.userSettingsFile) configs.push(settingsConfig(options.userSettingsFile, 'user'));
   configs.push(settingsConfig(path.join(projectDir, WORKSPACE_SETTINGS), 'workspace'));
   for (const file of [path.join(projectDir, HOOKS_JSON), ...(options.extraFiles ?? [])]) {
+    const source = { kind: file.endsWith(HOOKS_JSON) ? 'hooksJson' : 'cli', file } as const;
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
-    } catch {
+      text = readConfigText(file);
+    } catch (error) {
+      if (errnoCode(error) === 'ENOENT') continue;
+      const message = `cannot read ${file}: ${errorMessage(error)}`;
+      configs.push({
+        ...emptyConfig(),
+        source,
+        problems: [{ severity: 'error', code: 'invalid-value', path: '', sourceKind: source.kind, file, message }],
+      });
       continue;
     }
-    configs.push(loadHooksDocument(text, { kind: file.endsWith(HOOKS_JSON) ? 'hooksJson' : 'cli', file }));
+    configs.push(loadHooksDocument(text, source));
   }
   configs.push(...claudeConfigs(projectDir, options));
   return configs;
@@ -96,6 +109,7 @@ function settingsFileProblems(read: SettingsFile, file: string, kind: 'user' | '
   const at = { severity: 'error', path: '', sourceKind: kind, file } as const;
   const problems: ConfigProblem[] = read.syntaxErrors.map(({ message, range }) => ({ ...at, code: 'syntax', message, ...range }));
   if (read.notAnObject) problems.push({ ...at, code: 'invalid-value', message: 'A settings file must hold a JSON object.' });
+  if (read.unreadable) problems.push({ ...at, code: 'invalid-value', message: `cannot read ${file}: ${read.unreadable}` });
   return problems;
 }
 
