@@ -51,4 +51,27 @@ describe("the repository's .git folder", () => {
       expect(existsSync(bed.workspace.file(`.git/hooks/${hook}`))).toBe(false);
     expect(readFileSync(bed.workspace.file('src/ok.txt'), 'utf8')).toBe('ok\n');
   });
+
+  it('a glob that reaches inside .git (.g?t/hooks) asks too, as a word, a for list or a copy target', async () => {
+    const lines = {
+      copy: 'cp evil.sh .g?t/hooks/pre-commit',
+      loop: 'for d in .g?t/hooks; do cp evil.sh "$d/pre-push"; done',
+      star: 'cp evil.sh .gi*/hooks/post-checkout',
+      listed: 'ls src/*.txt',
+    };
+    bed = await startTestbed(
+      bundle.bundle,
+      { '.git/config': CONFIG, '.git/hooks/README': 'x', 'evil.sh': '#!/bin/sh\n', 'src/a.txt': 'a' },
+      [...Object.entries(lines).map(([id, command]) => toolCalls([{ id, name: 'Bash', arguments: { command } }])), text('done')],
+    );
+    const r = await bed.run(['set up git', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
+    expect(Object.fromEntries(jsonResult(r).tool_calls.map((c) => [c.id, c.outcome]))).toEqual({
+      copy: 'denied',
+      loop: 'denied',
+      star: 'denied',
+      listed: 'executed',
+    });
+    for (const hook of ['pre-commit', 'post-checkout', 'pre-push'])
+      expect(existsSync(bed.workspace.file(`.git/hooks/${hook}`))).toBe(false);
+  });
 });

@@ -55,21 +55,38 @@ export function protectedTargetInWord(word: string, cwd: string, targets: readon
   for (const candidate of pathCandidates(word)) {
     if (candidate === '' || (candidate.includes(HOLE) && /^[/.*\uE000]*$/.test(candidate))) continue;
     const pattern = candidate.includes(HOLE) || /[*?[]/.test(candidate);
-    const hit = pattern ? globTarget(candidate.replaceAll(HOLE, '**'), cwd, targets) : protectedTargetOf(candidate, cwd, targets);
+    const hit = pattern ? globTarget(candidate, cwd, targets) : protectedTargetOf(candidate, cwd, targets);
     if (hit) return hit;
   }
   return undefined;
 }
 
-function globTarget(glob: string, cwd: string, targets: readonly ProtectedTarget[]): ProtectedTarget | undefined {
-  const absolute = toAbsolutePath(glob, cwd);
+function globTarget(candidate: string, cwd: string, targets: readonly ProtectedTarget[]): ProtectedTarget | undefined {
+  const absolute = toAbsolutePath(candidate.replaceAll(HOLE, '**'), cwd);
   const { base, glob: rest } = picomatch.scan(absolute);
   // The literal start of the glob may itself lead through a symlink.
   const physicalBase = physicalOrSelf(base || '/');
   const physicalGlob = path.join(physicalBase, rest);
   // `hooks/*.py` may create a file in a protected folder even when nothing there matches yet.
   const inFolder = (t: ProtectedTarget) => t.folder && (t.physical === physicalBase || isWithin(t.physical, physicalBase));
-  return targets.find((t) => inFolder(t) || picomatch.isMatch(t.physical, physicalGlob, { dot: true }));
+  // `.g?t/hooks/x` reaches into the folder `.git` through a glob in a folder's name.
+  const prefixes = folderGlobs(physicalBase, rest, toAbsolutePath(candidate, cwd));
+  const intoFolder = (t: ProtectedTarget) => t.folder && prefixes.some((prefix) => picomatch.isMatch(t.physical, prefix, { dot: true }));
+  return targets.find((t) => inFolder(t) || intoFolder(t) || picomatch.isMatch(t.physical, physicalGlob, { dot: true }));
+}
+
+/**
+ * The globs of the folders a glob passes through below its literal base: for `a?/b?/c`,
+ * `base/a?` and `base/a?/b?`. A folder named by an expansion (`$d/x`) is not one of them:
+ * what it holds is unknown, and reading every such word as `.git` would ask at every `$d/x`.
+ */
+function folderGlobs(base: string, rest: string, written: string): string[] {
+  const parts = rest.split('/');
+  const writtenParts = written.split(path.sep).slice(-parts.length);
+  const globs: string[] = [];
+  for (let i = 0; i < parts.length - 1; i++)
+    if (parts[i] !== '' && !writtenParts[i]?.includes(HOLE)) globs.push(path.join(base, ...parts.slice(0, i + 1)));
+  return globs;
 }
 
 function physicalOrSelf(p: string): string {
