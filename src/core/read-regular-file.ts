@@ -23,7 +23,8 @@ export class FileTooLargeError extends Error {
 /**
  * A workspace file's text, read from one open handle and checked on that handle (fstat), so
  * a swap after the check is not what is read: it must be a regular file (a FIFO would block
- * the thread, a device never ends), not a symbolic link, of at most `maxBytes`.
+ * the thread, a device never ends) of at most `maxBytes`, and not a symbolic link unless
+ * `followLinks` (then what the link leads to must be such a file).
  */
 export function readRegularFile(file: string, maxBytes: number, options: { followLinks?: boolean } = {}): string {
   let fd: number;

@@ -120,7 +120,7 @@ describe('agent lifecycle events', () => {
     expect(h.events.some((e) => e.type === 'compacted')).toBe(true);
 
     // The transcript keeps the history, marks the boundary, and a resume gets exactly the compacted conversation.
-    const transcriptFile = Transcript.pathFor(path.join(h.workspace.dir, '.hookpilot-test-storage', 'transcripts'), h.session.id);
+    const transcriptFile = Transcript.pathFor(path.join(h.workspace.dir, '.agent-test-storage', 'transcripts'), h.session.id);
     expect(readFileSync(transcriptFile, 'utf8')).toContain('"subtype":"compact_boundary"');
     const resumed = Transcript.load(transcriptFile);
     expect(resumed.map((m) => m.role)).toEqual([...after.body.messages.slice(1).map((m) => m.role), 'assistant']);
@@ -365,7 +365,7 @@ fs.appendFileSync('seen.log', JSON.stringify({ event: input.hook_event_name, exi
   });
 
   it('a resumed transcript whose last tool call never got its result (a crash) is answered, so the model API accepts it', async () => {
-    const storage = (dir: string) => path.join(dir, '.hookpilot-test-storage', 'transcripts');
+    const storage = (dir: string) => path.join(dir, '.agent-test-storage', 'transcripts');
     h = await startAgent({}, [text('fine')]);
     const dir = storage(h.workspace.dir);
     mkdirSync(dir, { recursive: true });
@@ -402,7 +402,7 @@ fs.appendFileSync('seen.log', JSON.stringify({ event: input.hook_event_name, exi
 
   it("one session, one writer: a second session object on the same id is refused until the first ends; a dead owner's lock is taken over", async () => {
     h = await startAgent({}, []);
-    const dir = path.join(h.workspace.dir, '.hookpilot-test-storage', 'transcripts');
+    const dir = path.join(h.workspace.dir, '.agent-test-storage', 'transcripts');
     const open = (sessionId: string) =>
       new AgentSession({
         sessionId,

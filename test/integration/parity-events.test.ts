@@ -73,7 +73,7 @@ describe('payload fields', () => {
       dispatcher: h.engine.dispatcher,
       approver: denyingApprover,
       permissions: bypass.permissions,
-      transcriptDir: path.join(h.workspace.dir, '.hookpilot-test-storage', 'transcripts'),
+      transcriptDir: path.join(h.workspace.dir, '.agent-test-storage', 'transcripts'),
     });
     await resumed.start('resume');
     await resumed.end();
@@ -128,7 +128,7 @@ describe('handler fields', () => {
     const rewake = `cat > /dev/null; echo 'LINT FAILED in a.ts' >&2; exit 2`;
     const cfg = hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: rewake, asyncRewake: true }] }] });
     // The call waits until the background run is recorded, so the next step surely follows it.
-    const wait = 'until grep -qs \'"async":true\' .hookpilot-test-storage/audit/*.jsonl; do sleep 0.05; done';
+    const wait = 'until grep -qs \'"async":true\' .agent-test-storage/audit/*.jsonl; do sleep 0.05; done';
     h = await startAgent(
       { '.vscode/hooks.json': cfg },
       [toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: wait } }]), text('fixing it')],

@@ -26,7 +26,7 @@ export async function startAgent(
 ): Promise<AgentHarness> {
   const workspace = makeWorkspace(files);
   const server = await startModelServer(script);
-  const storageDir = path.join(workspace.dir, '.hookpilot-test-storage');
+  const storageDir = path.join(workspace.dir, '.agent-test-storage');
   const engine = new HookEngine({ projectDir: workspace.dir, storageDir, trusted: options.trusted ?? true });
   await engine.reload(loadWorkspaceConfigs(workspace.dir));
   const session = new AgentSession({
