@@ -179,8 +179,9 @@ describe('async hooks end with the run', () => {
   it('a run that completes does not leave its async hook running behind it', async () => {
     bed = await startTestbed(bundle.bundle, { 'hooks/sleeper.sh': sleeper, '.vscode/hooks.json': asyncConfig }, async (_request, index) => {
       if (index === 0) return toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]);
-      // The answer waits until the hook runs, so the run ends while it still sleeps.
-      await vi.waitFor(() => expect(existsSync(bed!.workspace.file('async.pid'))).toBe(true), { timeout: 15_000 });
+      // The answer waits until the hook has written its pid, so the run ends while it still sleeps.
+      const pidFile = bed!.workspace.file('async.pid');
+      await vi.waitFor(() => expect(existsSync(pidFile) && /^\d+\s*$/.test(readFileSync(pidFile, 'utf8'))).toBe(true), { timeout: 15_000 });
       return text('done');
     });
     const result = await bed.run(['look']);
