@@ -1,13 +1,13 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import type { RedirectTarget } from '../../permissions/bash-command';
+import type { RedirectTarget, SimpleCommand } from '../../permissions/bash-command';
 import { analyzeBashCommand } from '../../permissions/bash-command';
-import { commandForms } from '../../permissions/bash-wrappers';
+import { commandForms, commandName } from '../../permissions/bash-wrappers';
 import type { PermissionSignal } from '../../permissions/precedence';
 import { OutsideWorkspaceError, resolveInWorkspace, type WorkspaceScope } from '../tools/workspace-paths';
 import { MAX_CHECKED } from './bash-argument-paths';
 import { argumentWords, lineDirectories, type ParsedBash } from './bash-words';
-import { protectedTargetInWord, type ProtectedTarget } from './protected-targets';
+import { lineGlobOptions, protectedTargetInWord, type ProtectedTarget } from './protected-targets';
 import { errorMessage } from '../../error-message';
 
 /**
@@ -34,15 +34,38 @@ export function bashProtectedCheck(command: string, cwd: string, targets: readon
   const dirs = lineDirectories(analysis, cwd);
   // After `cd "$d"` no relative name can be placed: it could be a protected file.
   if (!dirs && targets.length > 0) return systemAsk('it changes directory to a place that cannot be known before it runs');
-  const words = new Set(shellWords(analysis));
+  // `ln -s . p && cp x p/.g?t/config`: the link does not exist while the line is checked.
+  if (targets.length > 0 && analysis.commands.length > 1 && analysis.commands.some(makesSymlink))
+    return systemAsk('it makes a symbolic link and goes on, so where its later paths lead cannot be known before it runs');
+  // Brace expansions and extglobs as written: the parsed words hold them as expansions (or not at all).
+  const words = new Set([...shellWords(analysis), ...patternTokens(command)]);
   if (targets.length > 0 && words.size > MAX_CHECKED) {
     return systemAsk(`it has more than ${MAX_CHECKED} distinct words, too many to check against the hook configuration`);
   }
+  const options = lineGlobOptions(command);
   for (const word of words) {
-    const hit = (dirs ?? [cwd]).map((dir) => protectedTargetInWord(word, dir, targets)).find((t) => t !== undefined);
+    const hit = (dirs ?? [cwd]).map((dir) => protectedTargetInWord(word, dir, targets, options)).find((t) => t !== undefined);
     if (hit) return systemAsk(`\`${word}\` leads to ${hit.shown}, which configures hooks: a person must approve commands that touch it`);
   }
   return undefined;
+}
+
+/** `ln -s` (`--symbolic`, `-sf`...) or `cp -s`: a command that makes a symbolic link. */
+function makesSymlink(command: SimpleCommand): boolean {
+  return commandForms(command).some((form) => {
+    const name = commandName(form.words[0] ?? '');
+    const options = form.words.slice(1).filter((w) => w.startsWith('-'));
+    if (name === 'ln') return options.some((o) => o === '--symbolic' || /^-[^-]*s/.test(o));
+    return name === 'cp' && options.some((o) => o === '--symbolic-link' || /^-[^-]*s/.test(o));
+  });
+}
+
+/** The line's words that hold a brace expansion or an extglob, as written (quotes dropped). */
+function patternTokens(command: string): string[] {
+  return command
+    .split(/[\s;&]+/)
+    .map((token) => token.replace(/['"]/g, ''))
+    .filter((token) => /[?*+@!]\(|\{[^{}]*(,|\.\.)[^{}]*\}/.test(token));
 }
 
 function systemAsk(reason: string): PermissionSignal {
