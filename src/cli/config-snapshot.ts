@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { readConfigText } from '../core/read-regular-file';
+import { readConfigBytes } from '../core/read-regular-file';
 
 /** A file's bytes as a hash, or why there are none: enough to tell whether it changed. */
 function fingerprint(file: string): string {
   try {
-    return createHash('sha256').update(readConfigText(file)).digest('hex');
+    return createHash('sha256').update(readConfigBytes(file)).digest('hex');
   } catch (error) {
     return `unreadable: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
   }

@@ -1,8 +1,9 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { applyEdits, modify, parse as parseJsonc, type FormattingOptions } from 'jsonc-parser';
 import { WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
 import { PERMISSIONS_KEY } from './workspace-permissions';
+import { readConfigText } from '../core/read-regular-file';
 
 const FORMAT: FormattingOptions = { insertSpaces: true, tabSize: 2, eol: '\n' };
 
@@ -14,7 +15,7 @@ export async function persistAllowRule(projectDir: string, rule: string): Promis
   const file = path.join(projectDir, WORKSPACE_SETTINGS);
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = readConfigText(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     await mkdir(path.dirname(file), { recursive: true });

@@ -27,6 +27,11 @@ export class FileTooLargeError extends Error {
  * `followLinks` (then what the link leads to must be such a file).
  */
 export function readRegularFile(file: string, maxBytes: number, options: { followLinks?: boolean } = {}): string {
+  return readRegularBytes(file, maxBytes, options).toString('utf8');
+}
+
+/** readRegularFile's bytes, undecoded. */
+export function readRegularBytes(file: string, maxBytes: number, options: { followLinks?: boolean } = {}): Buffer {
   let fd: number;
   try {
     fd = openSync(file, options.followLinks ? FOLLOWING : FLAGS);
@@ -46,7 +51,7 @@ export function readRegularFile(file: string, maxBytes: number, options: { follo
       if (n === 0) break;
       length += n;
     }
-    return buffer.toString('utf8', 0, length);
+    return buffer.subarray(0, length);
   } finally {
     closeSync(fd);
   }
@@ -59,5 +64,10 @@ export function readRegularFile(file: string, maxBytes: number, options: { follo
  * start. A missing file throws ENOENT as a read would.
  */
 export function readConfigText(file: string): string {
-  return readRegularFile(file, MAX_CONFIG_BYTES, { followLinks: true });
+  return readConfigBytes(file).toString('utf8');
+}
+
+/** readConfigText's bytes, undecoded: what a fingerprint of the file hashes. */
+export function readConfigBytes(file: string): Buffer {
+  return readRegularBytes(file, MAX_CONFIG_BYTES, { followLinks: true });
 }

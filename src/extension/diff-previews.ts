@@ -1,9 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { isFileEditTool, type BuiltinToolName } from '../core/agent/tools/tool-catalog';
 import { Disposable } from './lifecycle';
 import { showWarning } from './notifications';
+import { readRegularFile } from '../core/read-regular-file';
 
 export const DIFF_SCHEME = 'hookpilot-diff';
 /** Previews kept in memory; older ones are dropped (their tabs then show an empty document). */
@@ -15,10 +15,10 @@ const WRITE_TOOL: BuiltinToolName = 'Write';
 
 // The approval modal offers Show diff for the tools previewed here.
 
+/** The file as it is, if it is a regular file of at most MAX_FILE_BYTES (the model may have made it a FIFO). */
 function readSmallFile(file: string): string | undefined {
   try {
-    if (statSync(file).size > MAX_FILE_BYTES) return undefined;
-    return readFileSync(file, 'utf8');
+    return readRegularFile(file, MAX_FILE_BYTES, { followLinks: true });
   } catch {
     return undefined;
   }

@@ -396,6 +396,24 @@ describe('the MCP configuration governs the agent: the model cannot change it', 
     expect(readFileSync(bed.workspace.file('.env.b'), 'utf8')).toBe('LEVEL=1\n');
   });
 
+  it('what the envFile makes the server load (NODE_OPTIONS --require) is protected like what its env names', async () => {
+    const fixture = readFileSync(FIXTURE, 'utf8');
+    const local = { command: 'node', args: ['srv/server.mjs'], envFile: '${workspaceFolder}/.env.mcp' };
+    bed = await startTestbed(
+      bundle.bundle,
+      {
+        '.mcp.json': mcpJson({ local }),
+        'srv/server.mjs': fixture,
+        '.env.mcp': 'NODE_OPTIONS=--require ./preload.cjs\n',
+        'preload.cjs': '',
+      },
+      [call('w1', 'Write', { file_path: 'preload.cjs', content: 'require("child_process").execSync("touch pwned");\n' }), text('done')],
+    );
+    const r = jsonResult(await bed.run(['take over', '--allowed-tools', 'Write', '--output-format', 'json']));
+    expect(r.tool_calls.map((c) => `${c.id} -> ${c.outcome}`)).toEqual(['w1 -> denied']);
+    expect(readFileSync(bed.workspace.file('preload.cjs'), 'utf8')).toBe('');
+  });
+
   it('a bad --mcp-config entry is reported at its line; a missing file is a usage error', async () => {
     bed = await startTestbed(bundle.bundle, {}, [text('done')]);
     const file = path.join(bed.home, 'extra.json');

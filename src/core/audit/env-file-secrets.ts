@@ -1,6 +1,7 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MIN_SECRET_VALUE_LENGTH } from './redactor';
+import { readRegularFile } from '../read-regular-file';
 
 /**
  * Values in a workspace's `.env` files are secrets the model may echo back (a hook's
@@ -112,8 +113,13 @@ export async function loadEnvFileSecrets(dir: string, redactor: SecretValueSink)
   const before = redactor.secretValueCount;
   const read: string[] = [];
   for (const file of files) {
-    const text = await readFile(file, 'utf8').catch(() => undefined);
-    if (text === undefined) continue;
+    // Read as checked: a `.env` swapped for a FIFO since its stat would hold a thread forever.
+    let text: string;
+    try {
+      text = readRegularFile(file, MAX_ENV_FILE_BYTES, { followLinks: true });
+    } catch {
+      continue;
+    }
     read.push(file);
     for (const entry of parseEnvFile(text)) if (isEnvSecret(entry)) redactor.addSecretValue(entry.value);
   }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ScriptFolder } from './protected-files';
+import { readRegularBytes } from '../read-regular-file';
 
 /** What a file looked like: `null` when it did not exist (or could not be read). */
 interface Fingerprint {
@@ -36,10 +37,12 @@ interface KeyPins {
 
 /** A script folder's contents are hashed up to these bounds; beyond them only its own listing is pinned. */
 export const FOLDER_PIN_LIMITS = { files: 200, bytes: 16 * 1024 * 1024 };
+/** A pinned file larger than this counts as unreadable (a change), as a missing one does. */
+const MAX_HASHED_BYTES = 1024 * 1024 * 1024;
 /** Written by Python itself the first time a sibling module is imported: not a change by anyone. */
 const SKIPPED = new Set(['__pycache__']);
-/** A module Python imports from a folder on its path: source, bytecode, or compiled (`x.cpython-312-x86_64-linux-gnu.so`). */
-const PYTHON_MODULE = /\.(py|pyc|so|pyd)$/;
+/** A module Python imports from a folder on its path: source (`.pyw` on Windows), bytecode, or compiled (`x.cpython-312-x86_64-linux-gnu.so`). */
+const PYTHON_MODULE = /\.(py|pyw|pyc|so|pyd)$/;
 /** What makes a folder a package: its `__init__` module, in any of those forms. */
 const PACKAGE_INIT = /^__init__(\.[^.]+)*\.(py|pyc|so|pyd)$/;
 
@@ -47,7 +50,9 @@ function fingerprint(file: string): Fingerprint | null {
   try {
     const s = statSync(file, { bigint: true });
     if (!s.isFile()) return null;
-    return { stat: statKey(s), sha256: createHash('sha256').update(readFileSync(file)).digest('hex') };
+    // Read as checked: a file swapped for a FIFO after its stat would hold this thread forever.
+    const bytes = readRegularBytes(file, MAX_HASHED_BYTES, { followLinks: true });
+    return { stat: statKey(s), sha256: createHash('sha256').update(bytes).digest('hex') };
   } catch {
     return null;
   }

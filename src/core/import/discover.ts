@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { CLINE_EVENTS } from './cline';
@@ -12,6 +12,7 @@ import {
   type SourceScope,
 } from './import-types';
 import { errorMessage } from '../error-message';
+import { readConfigText } from '../read-regular-file';
 
 export interface DiscoverOptions {
   /** The home directory for user-level files (default: the user's). */
@@ -66,7 +67,7 @@ function isFile(file: string): boolean {
 
 function readSource(base: Omit<ConfigFileSource, 'text' | 'readError'>): ConfigFileSource {
   try {
-    return { ...base, text: readFileSync(base.file, 'utf8') };
+    return { ...base, text: readConfigText(base.file) };
   } catch (err) {
     return { ...base, text: '', readError: errorMessage(err) };
   }

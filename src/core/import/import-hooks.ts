@@ -1,10 +1,11 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { HOOKS_JSON } from '../hooks/config/workspace-config-files';
 import { convertSources } from './convert-sources';
 import { discoverHookSources, searchedLocations } from './discover';
 import type { ImportReport, ImportTool } from './import-types';
 import { planMerge } from './write-hooks-json';
+import { readConfigText } from '../read-regular-file';
 
 export { convertSources } from './convert-sources';
 export { discoverHookSources, searchedLocations, type DiscoverOptions } from './discover';
@@ -32,7 +33,7 @@ export interface ImportHooksResult {
 
 function readIfPresent(file: string): string | undefined {
   try {
-    return readFileSync(file, 'utf8');
+    return readConfigText(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { interpreterPlaces, protectedAround, scriptFolders, serverDependencyFiles } from '../engine/protected-files';
 import type { McpServerConfig } from './mcp-config';
-import { expandKnownVariables } from './mcp-variables';
+import { expandKnownVariables, readEnvFile } from './mcp-variables';
 
 /** The workspace's MCP files, in the order they are merged. */
 export const WORKSPACE_MCP_FILES = ['.mcp.json', path.join('.vscode', 'mcp.json')];
@@ -26,10 +26,13 @@ export function mcpProtectedFiles(projectDir: string, servers: readonly McpServe
     if (server.source.file) files.add(server.source.file);
     if (server.transport !== 'stdio') continue;
     const command = [server.command, ...server.args].map(expand);
-    const launch = { command, cwd: server.cwd && expand(server.cwd), env: mapValues(server.env, expand) };
+    const envFile = server.envFile === undefined ? undefined : path.resolve(projectDir, expand(server.envFile));
+    // As the start merges them: what the envFile holds (a NODE_OPTIONS preload) under the server's own env.
+    const env = { ...(envFile ? envFileOrNothing(envFile) : {}), ...mapValues(server.env, expand) };
+    const launch = { command, cwd: server.cwd && expand(server.cwd), env };
     dependencies.push(...serverDependencyFiles(projectDir, launch));
-    for (const place of interpreterPlaces(projectDir, { exec: command, cwd: launch.cwd, env: launch.env })) files.add(place);
-    if (server.envFile !== undefined) files.add(path.resolve(projectDir, expand(server.envFile)));
+    for (const place of interpreterPlaces(projectDir, { exec: command, cwd: launch.cwd, env })) files.add(place);
+    if (envFile !== undefined) files.add(envFile);
   }
   for (const file of [...dependencies, ...protectedAround(projectDir, scriptFolders(projectDir, dependencies))]) files.add(file);
   return [...files];
@@ -37,4 +40,13 @@ export function mcpProtectedFiles(projectDir: string, servers: readonly McpServe
 
 function mapValues(values: Record<string, string>, map: (value: string) => string): Record<string, string> {
   return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, map(value)]));
+}
+
+/** A missing or unreadable envFile adds nothing here; the server's start reports it. */
+function envFileOrNothing(file: string): Record<string, string> {
+  try {
+    return readEnvFile(file);
+  } catch {
+    return {};
+  }
 }

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import type { McpInput, McpServerConfig } from './mcp-config';
 import { errorMessage } from '../error-message';
+import { readConfigText } from '../read-regular-file';
 
 export interface VariableContext {
   workspaceFolder: string;
@@ -87,10 +87,11 @@ async function inputValue(id: string, ctx: VariableContext): Promise<string> {
   return value;
 }
 
-function readEnvFile(file: string): Record<string, string> {
+/** A server's `envFile` as its start reads it: only a regular file (a FIFO or `/dev/zero` link is an error). */
+export function readEnvFile(file: string): Record<string, string> {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readConfigText(file);
   } catch (error) {
     throw new Error(`cannot read envFile ${file}: ${errorMessage(error)}`);
   }

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REPLAY_SESSION_PREFIX } from '../../../src/core/audit/session-kinds';
@@ -274,5 +275,16 @@ describe('approvals in a chat', () => {
     expect(warning?.message).toContain('[see the proposed diff] (command:');
     // VS Code's notification links: `[label](target)`, the bracket and parenthesis adjacent.
     expect(stub.state.messages.filter((m) => !m.modal).map((m) => m.message)).not.toContainEqual(expect.stringMatching(/\]\(/));
+  });
+
+  it('Show Diff on a file the model made a FIFO does not hold the extension host', async () => {
+    const edit = toolCalls([{ id: 'call_f', name: 'Edit', arguments: { file_path: 'pipe.txt', old_string: 'x', new_string: 'y' } }]);
+    h = await startChat({}, [edit, text('done')]);
+    execFileSync('mkfifo', [h.workspace.file('pipe.txt')]);
+    const answers = ['Show Diff', 'Deny'];
+    stub.state.answerMessage = (shown) => (shown.modal ? pick(shown, answers.shift() ?? 'Deny') : undefined);
+    await h.prompt('edit the pipe');
+    expect(stub.state.messages.some((m) => !m.modal && m.message.includes('does not apply'))).toBe(true);
+    expect(h.items().find((i) => i.kind === 'tool')).toMatchObject({ status: 'denied' });
   });
 });
