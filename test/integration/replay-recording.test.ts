@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../src/core/audit/records';
+import type { ChatMessage } from '../../src/core/agent/llm/chat-model';
 import { ModelError } from '../../src/core/agent/llm/model-error';
 import { Transcript } from '../../src/core/agent/transcript';
 import { readAuditFile } from '../../src/core/audit/audit-reader';
@@ -135,6 +136,29 @@ describe('recordingFromTranscript', () => {
     expect(() => recordingFromTranscript(line({ role: 'assistant', content: 'hi' }), 's2')).toThrow(
       /an assistant message before any prompt/,
     );
+  });
+
+  it('outcomesOfTranscript tells two calls of one reply under one id apart, as the agent loop now names them', () => {
+    const call = (command: string) => ({
+      id: 'dup',
+      type: 'function' as const,
+      function: { name: 'Bash', arguments: JSON.stringify({ command }) },
+    });
+    const reply = (ids: string[]): ChatMessage => ({
+      role: 'assistant',
+      content: '',
+      tool_calls: ids.map((id, i) => ({ ...call(`c${i}`), id })),
+    });
+    const result = (id: string, content: string): ChatMessage => ({ role: 'tool', tool_call_id: id, content });
+    // A recording from before ids were made unique, and its replay, which runs them as dup and dup_2.
+    const recorded = [reply(['dup', 'dup']), result('dup', 'ok'), result('dup', 'Permission denied: no')];
+    const replayed = [reply(['dup', 'dup_2']), result('dup', 'ok'), result('dup_2', 'Permission denied: no')];
+    const outcomes = (messages: ChatMessage[]) => outcomesOfTranscript(messages).map((d) => [d.key, d.subject, d.decision]);
+    expect(outcomes(recorded)).toEqual([
+      ['tool dup', 'Bash(c0)', 'executed'],
+      ['tool dup_2', 'Bash(c1)', 'denied'],
+    ]);
+    expect(diffDecisions(outcomesOfTranscript(recorded), outcomesOfTranscript(replayed))).toEqual([]);
   });
 
   it('outcomesOfTranscript reads each call back', () => {

@@ -2,6 +2,7 @@ import type { ChatMessage } from '../agent/llm/chat-model';
 import { clip } from '../agent/tool-summary';
 import type { AuditRecord } from '../audit/records';
 import { messageText, toolOutcomeOf } from './transcript-text';
+import { uniqueCallIds } from '../agent/llm/unique-call-ids';
 
 /**
  * The decisions of a run, as its audit log has them, in a form two runs can be compared by:
@@ -139,31 +140,35 @@ export function decisionsOf(records: readonly AuditRecord[]): Decision[] {
  * read back from its tool message. Used when a session has a transcript but no audit log.
  */
 export function outcomesOfTranscript(messages: readonly ChatMessage[], workspaceRoot?: string): Decision[] {
-  const calls = new Map<string, Decision>();
+  // The calls of the last reply by the id its tool messages answer, in order: two calls may share one.
+  let calls = new Map<string, Decision[]>();
   const seen = new Map<string, number>();
   const out: Decision[] = [];
   let step = 0;
   for (const message of messages) {
     if (message.role === 'assistant') {
       step++;
-      for (const call of message.tool_calls ?? []) {
-        if (call.type !== 'function') continue;
+      calls = new Map();
+      const functions = (message.tool_calls ?? []).filter((call) => call.type === 'function');
+      // Within a reply, ids are made unique as the agent loop makes them: a replay of it agrees.
+      const ids = uniqueCallIds(functions.map((call) => call.id));
+      for (const [i, call] of functions.entries()) {
         let input: unknown;
         try {
           input = JSON.parse(call.function.arguments);
         } catch {
           input = call.function.arguments;
         }
-        const nth = (seen.get(call.id) ?? 0) + 1;
-        seen.set(call.id, nth);
-        const key = nth === 1 ? `tool ${call.id}` : `tool ${call.id} #${nth}`;
+        const nth = (seen.get(ids[i]) ?? 0) + 1;
+        seen.set(ids[i], nth);
+        const key = nth === 1 ? `tool ${ids[i]}` : `tool ${ids[i]} #${nth}`;
         const subject = toolSubject(call.function.name, input, workspaceRoot);
         const decision: Decision = { key, step, event: 'tool', subject, decision: 'not run' };
-        calls.set(call.id, decision);
+        calls.set(call.id, [...(calls.get(call.id) ?? []), decision]);
         out.push(decision);
       }
     } else if (message.role === 'tool') {
-      const decision = calls.get(message.tool_call_id);
+      const decision = calls.get(message.tool_call_id)?.shift();
       if (decision) decision.decision = toolOutcomeOf(messageText(message));
     }
   }
