@@ -99,9 +99,14 @@ function isPythonRoot(folder: ScriptFolder): boolean {
 
 function pythonRootEntries(dir: string): string[] {
   const names: string[] = [];
-  for (const name of subfolders(dir)) if (packageInits(path.join(dir, name)).length > 0) names.push(`${name}/`);
   try {
-    for (const e of readdirSync(dir, { withFileTypes: true })) if (!e.isDirectory() && PYTHON_MODULE.test(e.name)) names.push(e.name);
+    for (const name of readdirSync(dir)) {
+      if (SKIPPED.has(name)) continue;
+      // Through links too: a link to a package imports as one.
+      if (currentStat(path.join(dir, name), 'directory') !== null) {
+        if (packageInits(path.join(dir, name)).length > 0) names.push(`${name}/`);
+      } else if (PYTHON_MODULE.test(name)) names.push(name);
+    }
   } catch {
     return [];
   }
@@ -118,23 +123,25 @@ function packageInits(dir: string): string[] {
   }
 }
 
-/** The folders in `dir` (through links too: a link to a package imports as one), less Python's cache. */
-function subfolders(dir: string): string[] {
-  try {
-    return readdirSync(dir).filter((name) => !SKIPPED.has(name) && currentStat(path.join(dir, name), 'directory') !== null);
-  } catch {
-    return [];
-  }
-}
-
 /**
- * A folder's stat as its pin compares it. For a Python root, its subfolders' too: a package
- * is made by a file created inside a folder, which the root's own stat does not show.
+ * A folder's stat as its pin compares it, one read of the folder and one stat per entry. For a
+ * Python root, its subfolders' too: a package is made by a file created inside a folder, which
+ * the root's own stat does not show.
  */
 function listingStat(dir: string, folder: ScriptFolder): string | null {
   const stat = currentStat(dir, 'directory');
   if (stat === null || !isPythonRoot(folder) || dir !== folder.dir) return stat;
-  return [stat, ...subfolders(dir).map((name) => `${name}:${currentStat(path.join(dir, name), 'directory')}`)].join('\n');
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return stat;
+  }
+  const subfolders = names.flatMap((name) => {
+    const sub = SKIPPED.has(name) ? null : currentStat(path.join(dir, name), 'directory');
+    return sub === null ? [] : [`${name}:${sub}`];
+  });
+  return [stat, ...subfolders].join('\n');
 }
 
 function listing(dir: string, folder: ScriptFolder, names: readonly string[]): Listing {
