@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
  * text the model wrote, so every notification goes through here, where a space after the
  * bracket keeps it text. A modal dialog shows its message as it is, links and all as text.
  */
-export const inertLinks = (text: string): string => text.replace(/\]\(/g, '] (');
+const inertLinks = (text: string): string => text.replace(/\]\(/g, '] (');
 
 type Show = typeof vscode.window.showInformationMessage;
 

@@ -7,7 +7,7 @@ import type { PermissionSignal } from '../../permissions/precedence';
 import { OutsideWorkspaceError, resolveInWorkspace, type WorkspaceScope } from '../tools/workspace-paths';
 import { MAX_CHECKED } from './bash-argument-paths';
 import { argumentWords, lineDirectories, type ParsedBash } from './bash-words';
-import { lineGlobOptions, protectedTargetInWord, type ProtectedTarget } from './protected-targets';
+import { EXPANDING_PATTERN, lineGlobOptions, protectedTargetInWord, type ProtectedTarget } from './protected-targets';
 import { errorMessage } from '../../error-message';
 
 /**
@@ -65,7 +65,7 @@ function patternTokens(command: string): string[] {
   return command
     .split(/[\s;&]+/)
     .map((token) => token.replace(/['"]/g, ''))
-    .filter((token) => /[?*+@!]\(|\{[^{}]*(,|\.\.)[^{}]*\}/.test(token));
+    .filter((token) => EXPANDING_PATTERN.test(token));
 }
 
 function systemAsk(reason: string): PermissionSignal {

@@ -48,6 +48,9 @@ export function protectedTargetOf(filePath: string, cwd: string, targets: readon
   return targets.find((t) => t.physical === physical || (t.folder && isWithin(t.physical, physical)));
 }
 
+/** An extglob (`+(a|b)`) or a brace expansion (`{a,b}`, `{1..3}`): syntax bash expands in a word. */
+export const EXPANDING_PATTERN = /[?*+@!]\(|\{[^{}]*(,|\.\.)[^{}]*\}/;
+
 /** How the line's shell matches globs: `shopt -s dotglob` (or GLOBIGNORE) and `nocaseglob` change it. */
 export interface GlobOptions {
   dotglob?: boolean;
@@ -72,7 +75,7 @@ export function protectedTargetInWord(
 ): ProtectedTarget | undefined {
   for (const candidate of pathCandidates(word)) {
     if (candidate === '' || (candidate.includes(HOLE) && /^[/.*\uE000]*$/.test(candidate))) continue;
-    const pattern = candidate.includes(HOLE) || /[*?[]|[?*+@!]\(|\{[^{}]*(,|\.\.)[^{}]*\}/.test(candidate);
+    const pattern = candidate.includes(HOLE) || /[*?[]/.test(candidate) || EXPANDING_PATTERN.test(candidate);
     const hit = pattern ? globTarget(candidate, cwd, targets, options) : protectedTargetOf(candidate, cwd, targets);
     if (hit) return hit;
   }
