@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { ProblemList, parseEntry, type ConfigProblem, type JsonPath, type Locator } from '../hooks/config/config-problems';
+import {
+  ProblemList,
+  parseEntry,
+  unreadableFileProblem,
+  type ConfigProblem,
+  type JsonPath,
+  type Locator,
+} from '../hooks/config/config-problems';
 import { parseJsonc } from '../hooks/config/jsonc-document';
 import { MAX_SERVER_NAME_LENGTH, sanitizeServerName } from './mcp-names';
 import { errnoCode } from '../agent/tools/file-content';
@@ -86,12 +93,7 @@ export function readMcpDocument(file: string, source: McpSource): LoadedMcpConfi
     text = readConfigText(file);
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return undefined;
-    const message = `cannot read ${file}: ${errorMessage(error)}`;
-    return {
-      servers: [],
-      inputs: [],
-      problems: [{ severity: 'error', code: 'invalid-value', message, path: '', sourceKind: source.kind, file }],
-    };
+    return { servers: [], inputs: [], problems: [unreadableFileProblem(file, source.kind, errorMessage(error))] };
   }
   return loadMcpDocument(text, source);
 }

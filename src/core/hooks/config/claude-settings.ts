@@ -4,6 +4,7 @@ import { errorMessage } from '../../error-message';
 import { loadSettingsDocument } from './config-loader';
 import { emptyConfig, type LoadedConfig } from './loaded-config';
 import { readConfigText } from '../../read-regular-file';
+import { unreadableFileProblem } from './config-problems';
 
 /**
  * Claude Code's settings files, read in place as hook sources (docs/hooks.md#claude-code-settings-files):
@@ -63,16 +64,7 @@ export function readClaudeSettingsConfigs(files: readonly ClaudeSettingsFile[]):
       text = readConfigText(source.file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      const config = { ...emptyConfig(), source };
-      config.problems.push({
-        severity: 'error',
-        code: 'invalid-value',
-        message: `cannot read ${source.file}: ${errorMessage(error)}`,
-        path: '',
-        sourceKind: source.kind,
-        file: source.file,
-      });
-      configs.push(config);
+      configs.push({ ...emptyConfig(), source, problems: [unreadableFileProblem(source.file, source.kind, errorMessage(error))] });
       continue;
     }
     configs.push(loadClaudeSettingsText(source, text));

@@ -206,3 +206,8 @@ export function parseEntry<T>(
   const second = schema.safeParse(withoutUnknownKeys(value, first.error.issues));
   return second.success ? second.data : undefined;
 }
+
+/** A configuration file that is there but cannot be read (a FIFO, a device, too large, no permission): never silently nothing. */
+export function unreadableFileProblem(file: string, sourceKind: HookSourceKind, reason: string): ConfigProblem {
+  return { severity: 'error', code: 'invalid-value', message: `cannot read ${file}: ${reason}`, path: '', sourceKind, file };
+}

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { CLAUDE_SETTINGS_SETTING, claudeSettingsFiles, claudeSettingsMode, readClaudeSettingsConfigs } from './claude-settings';
 import { loadHooksDocument, loadHooksValue } from './config-loader';
 import { readManagedPolicy, type ManagedPolicy } from './managed-policy';
-import type { ConfigProblem } from './config-problems';
+import { unreadableFileProblem, type ConfigProblem } from './config-problems';
 import { parseJsonc, type JsoncSyntaxError } from './jsonc-document';
 import { emptyConfig, type LoadedConfig } from './loaded-config';
 import { errnoCode } from '../../agent/tools/file-content';
@@ -69,12 +69,7 @@ export function loadWorkspaceConfigs(projectDir: string, options: WorkspaceConfi
       text = readConfigText(file);
     } catch (error) {
       if (errnoCode(error) === 'ENOENT') continue;
-      const message = `cannot read ${file}: ${errorMessage(error)}`;
-      configs.push({
-        ...emptyConfig(),
-        source,
-        problems: [{ severity: 'error', code: 'invalid-value', path: '', sourceKind: source.kind, file, message }],
-      });
+      configs.push({ ...emptyConfig(), source, problems: [unreadableFileProblem(file, source.kind, errorMessage(error))] });
       continue;
     }
     configs.push(loadHooksDocument(text, source));
@@ -109,7 +104,7 @@ function settingsFileProblems(read: SettingsFile, file: string, kind: 'user' | '
   const at = { severity: 'error', path: '', sourceKind: kind, file } as const;
   const problems: ConfigProblem[] = read.syntaxErrors.map(({ message, range }) => ({ ...at, code: 'syntax', message, ...range }));
   if (read.notAnObject) problems.push({ ...at, code: 'invalid-value', message: 'A settings file must hold a JSON object.' });
-  if (read.unreadable) problems.push({ ...at, code: 'invalid-value', message: `cannot read ${file}: ${read.unreadable}` });
+  if (read.unreadable) problems.push(unreadableFileProblem(file, kind, read.unreadable));
   return problems;
 }
 
