@@ -68,6 +68,11 @@ describe('narrow allow rules do not grant hidden code', () => {
     ['git *,declare *', 'declare LD_PRELOAD=./x.so; git status'],
     ['git *', 'for PATH in ./bin; do git status; done'],
     ['read *', 'read PATH <<< ./bin'],
+    ['bash', 'bash <<< "rm -f victim.txt"'],
+    ['bash *', "bash -s <<< 'rm -f victim.txt'"],
+    ['echo *,sh', "echo 'rm -f victim.txt' | sh"],
+    ['timeout *,bash', "timeout 5 bash <<< 'rm -f victim.txt'"],
+    ['source *', "source /dev/stdin <<< 'rm -f victim.txt'"],
   ])('Bash(%s) does not grant %j', (patterns, command) => {
     expect(allowed(patterns.split(','), command)).toBe(false);
   });
@@ -77,6 +82,8 @@ describe('narrow allow rules do not grant hidden code', () => {
     expect(allowed(['git *', 'export *'], 'export CI=1; git status')).toBe(true);
     expect(allowed(['printf *'], "printf '%s[x]\\n' a")).toBe(true);
     expect(allowed(['read *'], 'read -r line <<< hi')).toBe(true);
+    expect(allowed(['bash *'], 'bash scripts/build.sh')).toBe(true);
+    expect(allowed(['cat *'], 'cat <<< hi')).toBe(true);
   });
 
   it.each([

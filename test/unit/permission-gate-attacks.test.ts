@@ -147,6 +147,9 @@ describe('"Allow for this session" stores exactly the approved call', () => {
     ['', 'touch x'],
     ['*', 'touch x'],
     ['echo $HOME', 'echo anything'],
+    ['bash <<< "echo hi"', 'bash <<< "rm -f victim.txt"'],
+    ["python3 - <<< 'print(1)'", 'python3 - <<< \'import os; os.remove("victim.txt")\''],
+    ['sort < a.txt', 'sort < ../outside.txt'],
   ])('approving %j does not allow %j', (approved, command) => {
     expect(after(approved, command)).toBe('ask');
   });

@@ -1,5 +1,5 @@
 import { analyzeBashCommand, RISKY_VARIABLE, type BashAnalysis, type RedirectTarget, type SimpleCommand } from './bash-command';
-import { commandForms, commandName, findExecCommands, HIDING_COMMANDS, nestedScript, type CommandForm } from './bash-wrappers';
+import { commandForms, commandName, findExecCommands, HIDING_COMMANDS, nestedScript, runsInput, type CommandForm } from './bash-wrappers';
 import { codeOptions, patternNames } from './code-options';
 import { HOLE, wildcardCouldMatch, wildcardMatch } from './wildcard';
 
@@ -112,6 +112,9 @@ export function bashAllowedBy(patterns: ReadonlyArray<string | undefined>, analy
   if (analysis.hidden.length > 0) return { allowed: false, reason: `it contains ${analysis.hidden.join(', ')}` };
   for (const simple of analysis.commands) {
     if (simple.dynamicName) return { allowed: false, reason: `its command name comes from an expansion or a glob` };
+    // `bash <<< 'rm x'`, `echo 'rm x' | sh`: `Bash(bash)` would grant every script.
+    const reader = commandForms(simple).find((form) => runsInput(form.words));
+    if (reader) return { allowed: false, reason: `\`${reader.words[0]}\` runs the script on its input, which no allow rule can name` };
     if (!commandAllowed(simple, patterns as string[])) {
       return { allowed: false, reason: `no allow rule matches \`${simple.words.join(' ').replaceAll(HOLE, '$…')}\`` };
     }

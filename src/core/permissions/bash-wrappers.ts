@@ -181,22 +181,34 @@ const STDIN_FILES = new Set(['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0', '-'])
 export function nestedScript(words: string[], stdin?: readonly string[]): string | undefined {
   const [word, ...args] = words;
   const name = commandName(word);
-  const fromInput = () => (stdin && stdin.length > 0 ? stdin.join('\n') : HOLE);
   const afterDashes = args[0] === '--' ? args.slice(1) : args;
   if (name === 'eval') return afterDashes.join(' ');
   if (name === 'trap') return afterDashes[0] !== undefined && !afterDashes[0].startsWith('-') ? afterDashes[0] : undefined;
   if (name === 'watch') return args.filter((a) => !a.startsWith('-')).join(' ');
   if (name === 'su' || name === 'runuser' || name === 'script') return optionValue(args, ['-c', '--command']);
   if (name === 'env') return optionValue(args, ['-S', '--split-string']);
-  if ((name === 'source' || name === '.') && STDIN_FILES.has(args[0] ?? '')) return fromInput();
+  if (runsInput(words)) return stdin && stdin.length > 0 ? stdin.join('\n') : HOLE;
   if (SHELLS.has(name)) {
-    const flag = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) || a === '--command');
+    const flag = args.findIndex(isCommandFlag);
     if (flag !== -1) return args.slice(flag + 1).find((a) => !a.startsWith('-')) ?? HOLE;
-    const operand = args.find((a) => !a.startsWith('-') && !a.startsWith('+'));
-    // `sh script.sh` runs a file no rule can see; `sh`, `sh -s`, `sh -` read their input.
-    return operand === undefined || STDIN_FILES.has(operand) || args.includes('-s') ? fromInput() : undefined;
   }
   return undefined;
+}
+
+const isCommandFlag = (arg: string) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg) || arg === '--command';
+
+/**
+ * Whether the command runs the code it reads from its input: a shell without `-c` or a script
+ * file (`sh`, `sh -s`, `bash -`), or `source /dev/stdin`. No rule's words can name that code.
+ */
+export function runsInput(words: readonly string[]): boolean {
+  const [word, ...args] = words;
+  const name = commandName(word);
+  if (name === 'source' || name === '.') return STDIN_FILES.has(args[0] ?? '');
+  if (!SHELLS.has(name) || args.some(isCommandFlag)) return false;
+  // `sh script.sh` runs a file no rule can see, but not its input.
+  const operand = args.find((a) => !a.startsWith('-') && !a.startsWith('+'));
+  return operand === undefined || STDIN_FILES.has(operand) || args.includes('-s');
 }
 
 /** The value of a short or long option in any spelling: `-c x`, `-cx`, `-qc x`, `--command=x`, `--command x`. */

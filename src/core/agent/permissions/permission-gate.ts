@@ -124,15 +124,18 @@ export function implicitVerdict(mode: PermissionMode, category: ToolCategory): P
  * The rule "Allow for this session" / "Always allow" adds: for Bash, exactly the approved call
  * and nothing broader (a `*` in it is stored escaped, as a literal). A single simple command is
  * stored as rules see it (quotes removed), so that it matches itself again. Any other line
- * (compound, hiding code, not parseable, empty) is stored as its exact text, which rules never
- * match against a whole line: approving it grants nothing more than that one call.
+ * (compound, with a redirection or a here-string, hiding code, not parseable, empty) is stored as its exact text, which rules never match against a whole line: approving it
+ * grants nothing more than that one call.
  */
 export function suggestedRule(toolName: string, input: Record<string, unknown>): string {
   if (!isShellTool(toolName) || typeof input.command !== 'string') return toolName;
   const analysis = analyzeBashCommand(input.command);
-  const simple = analysis.kind === 'parsed' && analysis.hidden.length === 0 && analysis.commands.length === 1;
+  const simple =
+    analysis.kind === 'parsed' && analysis.hidden.length === 0 && analysis.commands.length === 1 && analysis.redirects.length === 0;
   const only = simple ? analysis.commands[0] : undefined;
-  const text = only && !only.dynamicName && !only.words.join(' ').includes(HOLE) ? only.words.join(' ') : input.command;
+  // What the words do not hold is not in the rule: a redirection, a here-string (`bash <<< 'echo hi'`).
+  const faithful = only && !only.dynamicName && only.stdin === undefined && !only.words.join(' ').includes(HOLE);
+  const text = faithful ? only.words.join(' ') : input.command;
   // `Bash()` would be the bare rule, every command: an empty line is stored as a command that does nothing.
   return `${toolName}(${text.trim() === '' ? ':' : literalPattern(text)})`;
 }
