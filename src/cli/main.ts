@@ -1,5 +1,6 @@
 import type { CliContext } from './cli-context';
 import { EXIT, oneLine } from './cli-error';
+import { printable } from './output/terminal-text';
 import { runCli } from './program';
 
 // A reader that went away (`hookpilot ... | head`) is not an error worth a stack trace.
@@ -8,7 +9,7 @@ process.stderr.on('error', () => undefined);
 
 // Whatever escapes is still one line for the person at the terminal, never a stack trace.
 const fatal = (error: unknown) => {
-  process.stderr.write(`hookpilot: ${oneLine(error)}\n`);
+  process.stderr.write(printable(`hookpilot: ${oneLine(error)}\n`));
   process.exit(EXIT.failed);
 };
 process.on('uncaughtException', fatal);
@@ -16,8 +17,11 @@ process.on('unhandledRejection', fatal);
 
 const ctx: CliContext = {
   stdin: process.stdin,
-  stdout: { write: (text) => process.stdout.write(text) },
-  stderr: { write: (text) => process.stderr.write(text) },
+  // Much of what is printed is the model's text, a tool's output or an endpoint's error: none of it
+  // may drive the terminal (escape sequences, `\r`) to hide or forge what a person reads. JSON
+  // output is unchanged in meaning: what gets escaped there only ever sits inside its strings.
+  stdout: { write: (text) => process.stdout.write(printable(text)) },
+  stderr: { write: (text) => process.stderr.write(printable(text)) },
   env: process.env,
   cwd: process.cwd(),
   exitCode: EXIT.ok,
@@ -42,7 +46,7 @@ const ctx: CliContext = {
 runCli(process.argv, ctx).then(
   (code) => exitAfterFlush(code),
   (error: unknown) => {
-    process.stderr.write(`hookpilot: ${oneLine(error)}\n`);
+    ctx.stderr.write(`hookpilot: ${oneLine(error)}\n`);
     exitAfterFlush(EXIT.failed);
   },
 );

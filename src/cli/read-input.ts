@@ -2,17 +2,41 @@ import { readFile } from 'node:fs/promises';
 import { usageError } from './cli-error';
 import { errorMessage } from '../core/error-message';
 
-/** All of a piped stdin, as text. */
-export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+/** A prompt is text a person or a script wrote; past this, stdin is something else (`yes | hookpilot run`). */
+export const MAX_PROMPT_BYTES = 8 * 1024 * 1024;
+/** A pipe that stays silent this long gets a note on stderr, so a forgotten `cmd |` does not look like a hang. */
+const SILENT_STDIN_MS = 3000;
+
+/**
+ * All of a piped stdin, as text, up to `limit` bytes (a usage error past it). `onSilent` runs
+ * when nothing has arrived after a few seconds.
+ */
+export async function readAll(stream: NodeJS.ReadableStream, limit = MAX_PROMPT_BYTES, onSilent?: () => void): Promise<string> {
+  const silent = onSilent && setTimeout(onSilent, SILENT_STDIN_MS);
+  silent?.unref();
   const parts: Buffer[] = [];
-  for await (const chunk of stream) parts.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  let size = 0;
+  try {
+    for await (const chunk of stream) {
+      clearTimeout(silent);
+      const part = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      size += part.length;
+      if (size > limit) throw usageError(`the prompt on stdin is over ${limit / (1024 * 1024)} MiB`);
+      parts.push(part);
+    }
+  } finally {
+    clearTimeout(silent);
+  }
   return Buffer.concat(parts).toString('utf8');
 }
 
 /** The prompt from the argument, else from stdin when it is piped; never empty. */
-export async function readPrompt(argument: string | undefined, stdin: NodeJS.ReadStream): Promise<string> {
+export async function readPrompt(argument: string | undefined, stdin: NodeJS.ReadStream, note: (line: string) => void): Promise<string> {
   let prompt = argument;
-  if (prompt === undefined && !stdin.isTTY) prompt = await readAll(stdin);
+  if (prompt === undefined && !stdin.isTTY)
+    prompt = await readAll(stdin, MAX_PROMPT_BYTES, () =>
+      note('hookpilot: reading the prompt from stdin (end it with Ctrl-D, or pass it as an argument)\n'),
+    );
   if (prompt === undefined || prompt.trim() === '')
     throw usageError('no prompt: pass it as an argument (hookpilot run "fix the tests") or pipe it on stdin');
   return prompt;

@@ -1,4 +1,4 @@
-import { createInterface } from 'node:readline';
+import { createInterface, type Interface } from 'node:readline';
 import { offeredChoices } from '../core/agent/permissions/approval-choices';
 import { approvalSubject, visibleText } from '../core/agent/permissions/approval-text';
 import type { ApprovalAnswer, ApprovalChoice, ApprovalRequest, Approver } from '../core/agent/permissions/permission-settings';
@@ -18,19 +18,50 @@ const CHOICES: Record<string, ApprovalChoice> = {
   no: 'deny',
 };
 
+const END_OF_INPUT: ApprovalAnswer = { choice: 'deny', by: 'user', reason: 'no answer (end of input)' };
+
 /**
  * Asks the person at the terminal: the tool, what it will do, why it is asked, and
  * [y]es once / [s]ession / [a]lways / [d]eny for the session / [n]o, as far as they are offered
- * (approval-choices.ts). End of input or a cancelled turn means no.
+ * (approval-choices.ts). One question at a time, and a line answers only the question shown
+ * when it arrives: lines typed before it (ahead, or while the model worked) are dropped, so no
+ * answer lands on a call the person has not seen. End of input or a cancelled turn means no.
  * The terminal stays in its normal line mode, so Ctrl-C still interrupts the run.
  */
 export class TerminalApprover implements Approver {
+  private readonly lines: Interface;
+  private ended = false;
+  /** Takes the next line while a question is shown; lines arriving without one are dropped. */
+  private answer: ((line: string | undefined) => void) | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+
   constructor(
-    private readonly input: NodeJS.ReadableStream,
+    input: NodeJS.ReadableStream,
     private readonly output: Output,
-  ) {}
+  ) {
+    // Read from the start: what is typed before the first question is read, and dropped, here.
+    this.lines = createInterface({ input, terminal: false });
+    this.lines.on('line', (line) => this.answer?.(line));
+    this.lines.once('close', () => {
+      this.ended = true;
+      this.answer?.(undefined);
+    });
+  }
 
   request(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+    const asked = this.queue.then(() => this.ask(request, signal));
+    this.queue = asked.catch(() => undefined);
+    return asked;
+  }
+
+  /** Stops reading the terminal; later questions are answered no. */
+  dispose(): void {
+    this.lines.close();
+  }
+
+  private ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+    if (signal.aborted) return Promise.resolve(cancelled());
+    if (this.ended) return Promise.resolve(END_OF_INPUT);
     // Everything shown comes from the model's call: escaped, and the command whole (see approval-text.ts).
     const offered = offeredChoices(request);
     const session = offered.includes('allow-session') ? ' / [s]ession' : '';
@@ -42,33 +73,28 @@ export class TerminalApprover implements Approver {
     this.output.write(`\nHookpilot wants to use ${visibleText(request.toolName)}${replay}\n  ${approvalSubject(request)}\n  Why: ${why}\n`);
     const question = `Allow? [y]es once${session}${always} / [d]eny for this session / [n]o: `;
     return new Promise<ApprovalAnswer>((resolve) => {
-      const rl = createInterface({ input: this.input, terminal: false });
       const finish = (answer: ApprovalAnswer) => {
         signal.removeEventListener('abort', onAbort);
-        rl.removeListener('close', onClose);
-        rl.close();
+        this.answer = undefined;
         resolve(answer);
       };
-      const onAbort = () => finish({ choice: 'deny', by: 'cancel', reason: 'the turn was cancelled' });
-      const onClose = () => finish({ choice: 'deny', by: 'user', reason: 'no answer (end of input)' });
-      const ask = () => {
-        this.output.write(question);
-        rl.once('line', (line) => {
-          const choice = CHOICES[line.trim().toLowerCase()];
-          if (!choice || !offered.includes(choice)) {
-            ask();
-            return;
-          }
-          finish(
-            choice === 'deny' || choice === 'deny-session'
-              ? { choice, by: 'user', reason: 'the user denied this call' }
-              : { choice, by: 'user' },
-          );
-        });
-      };
+      const onAbort = () => finish(cancelled());
       signal.addEventListener('abort', onAbort, { once: true });
-      rl.once('close', onClose);
-      ask();
+      this.answer = (line) => {
+        if (line === undefined) return finish(END_OF_INPUT);
+        const choice = CHOICES[line.trim().toLowerCase()];
+        if (!choice || !offered.includes(choice)) return this.output.write(question);
+        finish(
+          choice === 'deny' || choice === 'deny-session'
+            ? { choice, by: 'user', reason: 'the user denied this call' }
+            : { choice, by: 'user' },
+        );
+      };
+      this.output.write(question);
     });
   }
+}
+
+function cancelled(): ApprovalAnswer {
+  return { choice: 'deny', by: 'cancel', reason: 'the turn was cancelled' };
 }

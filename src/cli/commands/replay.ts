@@ -91,6 +91,8 @@ async function replay(recordingArg: string, options: ReplayOptions, ctx: CliCont
 
   const controller = new AbortController();
   const stopListening = ctx.onInterrupt(() => controller.abort());
+  // As for run: someone can answer only on a terminal. A recorded answer is never reused.
+  const terminal = ctx.stdin.isTTY ? new TerminalApprover(ctx.stdin, ctx.stderr) : undefined;
   let result: ScratchReplayResult;
   try {
     result = await replayInScratchCopy({
@@ -108,14 +110,14 @@ async function replay(recordingArg: string, options: ReplayOptions, ctx: CliCont
       permissions,
       disallowedTools: plainToolNames(disallowedTools),
       maxSteps: options.maxSteps,
-      // As for run: someone can answer only on a terminal. A recorded answer is never reused.
-      approver: ctx.stdin.isTTY ? new TerminalApprover(ctx.stdin, ctx.stderr) : headlessApprover,
+      approver: terminal ?? headlessApprover,
       signal: controller.signal,
     });
   } catch (error) {
     if (error instanceof CliError) throw error;
     throw new CliError(`replay of ${source.file} failed: ${errorMessage(error)}`);
   } finally {
+    terminal?.dispose();
     stopListening();
   }
   if (options.json) ctx.stdout.write(`${JSON.stringify(toJson(source, result), null, 2)}\n`);

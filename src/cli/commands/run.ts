@@ -117,7 +117,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   // Taken before anything is read: whatever changes these files later applies to the next session only.
   const configSnapshot = ConfigFileSnapshot.take(configFiles(projectDir, ctx.env, options.hooks));
   const permissions = loadPermissions(projectDir, { mode: options.permissionMode, allowedTools, disallowedTools });
-  const prompt = await readPrompt(promptArg, ctx.stdin);
+  const prompt = await readPrompt(promptArg, ctx.stdin, (line) => ctx.stderr.write(line));
 
   const toStderr = stderrLogger(ctx);
   const secretValues = [...(endpoint.apiKey ? [endpoint.apiKey] : []), ...secretEnvValues(ctx.env)];
@@ -139,12 +139,13 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   // The CLI trusts its workspace (like `claude -p`): its .claude/agents count.
   const subagents = loadSubagentDefinitions(subagentFolders(projectDir, ctx.env.HOME || undefined, true));
   for (const problem of subagents.problems) ctx.stderr.write(`hookpilot: warning: subagent skipped: ${problem}\n`);
+  // Someone can answer only when stdin is a terminal; otherwise every ask is a deny.
+  const terminal = ctx.stdin.isTTY ? new TerminalApprover(ctx.stdin, ctx.stderr) : undefined;
   const session = createSession(engine, {
     sessionId: resumed,
     endpoint,
     permissions,
-    // Someone can answer only when stdin is a terminal; otherwise every ask is a deny.
-    approver: ctx.stdin.isTTY ? new TerminalApprover(ctx.stdin, ctx.stderr) : headlessApprover,
+    approver: terminal ?? headlessApprover,
     disallowedTools: plainToolNames(disallowedTools),
     maxSteps: options.maxSteps,
     maxRetries: options.maxRetries,
@@ -204,6 +205,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     // SessionEnd runs whatever happened; observers get a bounded wait before the process exits.
     await session.end(interrupted ? 'cancelled' : outcome.reason === 'error' ? 'error' : 'completed');
   } finally {
+    terminal?.dispose();
     for (const l of listening) l.dispose();
     await mcp.stop();
     await engine.dispose();

@@ -10,6 +10,7 @@ import { projectDirOf, type CliContext } from '../cli-context';
 import { CliError, EXIT } from '../cli-error';
 import { projectStorageDir, storageRoot } from '../cli-environment';
 import { formatTable } from '../output/table';
+import { printable } from '../output/terminal-text';
 import { traceJson, traceTable } from './timeline-trace';
 import { isAgentRunSession } from '../../core/audit/session-kinds';
 
@@ -102,17 +103,6 @@ function printSessions(sessions: readonly AuditSessionInfo[], json: boolean, ctx
       sessions.map((s) => [s.sessionId, s.modified.toISOString(), `${s.sizeBytes} B`]),
     ),
   );
-}
-
-/**
- * Logged text holds what a model wrote (a path in a reason, a command a hook echoed): its control
- * and format characters (bidi overrides, zero-width) are shown escaped, so it can neither drive
- * the terminal nor forge, reorder or hide a row.
- * Line breaks stay: the table turns them into spaces.
- */
-function printable(cell: string): string {
-  const escape = (c: string) => (c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return cell.replace(/[\p{Cc}\p{Cf}]/gu, (c) => (c === '\n' || c === '\t' ? c : escape(c)));
 }
 
 /** Built-in hooks run on almost every event; when they did nothing they only hide what matters. */

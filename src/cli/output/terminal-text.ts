@@ -1,11 +1,16 @@
+/** C0, DEL and C1 controls, format characters (bidi overrides, zero-width), and the line and paragraph separators. */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+
 /**
- * Logged text holds what a model wrote (a path in a reason, a command a hook echoed): its control
- * and format characters (bidi overrides, zero-width) are shown escaped, so it can neither drive
- * the terminal nor forge, reorder or hide a row. Line breaks and tabs stay: a table turns them into spaces.
+ * Text for the terminal, which holds what a model wrote (its words, a path in a reason, a
+ * command a hook echoed): its control and format characters are shown escaped, so it can neither
+ * drive the terminal (escape sequences, `\r`, OSC 52 clipboard writes) nor forge, reorder or
+ * hide a line. Line breaks and tabs stay: a table turns them into spaces. In JSON the escapes
+ * land inside strings, as `\uXXXX`, which JSON reads back as the same character.
  */
-export function printable(cell: string): string {
+export function printable(text: string): string {
   const escape = (c: string) => (c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return cell.replace(/[\p{Cc}\p{Cf}]/gu, (c) => (c === '\n' || c === '\t' ? c : escape(c)));
+  return text.replace(UNPRINTABLE, (c) => (c === '\n' || c === '\t' ? c : escape(c)));
 }
 
 const BARS = '▁▂▃▄▅▆▇█';

@@ -4,21 +4,33 @@ import type { ApprovalRequest } from './permission-settings';
 /**
  * Characters that would let the model's text drive or fool the display it is shown in: C0 and
  * C1 controls and DEL (cursor moves, line erasure, OSC 52 clipboard writes), bidi overrides and
- * zero-width characters (text that reads in another order, or names that look alike).
+ * zero-width characters (text that reads in another order, or names that look alike), and every
+ * blank but the plain space (no-break and ideographic spaces, the braille blank, Hangul fillers,
+ * variation selectors), whose long runs would push the rest of a command out of sight.
  */
-// Cc: C0, DEL and C1 controls; Cf: bidi overrides, zero-width and other format characters; and the Hangul fillers.
-const INVISIBLE = /[\p{Cc}\p{Cf}\u115f\u1160\u3164]/gu;
+// Combining blanks (the grapheme joiner, a Hangul filler, Khmer inherent vowels, variation selectors) stand
+// apart: inside one class they would combine with the character before them.
+const INVISIBLE =
+  /[\p{Cc}\p{Cf}\p{Z}\u115f\u2800\u3164\uffa0]|\u1160|[\u180b-\u180f]|\u034f|\u17b4|\u17b5|[\ufe00-\ufe0f]|[\u{e0100}-\u{e01ef}]/gu;
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\u001b': '\\e' };
 
+function escaped(c: string): string {
+  if (c === ' ') return c;
+  const code = c.codePointAt(0) ?? 0;
+  return NAMED[c] ?? (code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`);
+}
+
 /**
- * Text from the model as a person must see it before approving it: every control or invisible
- * character written as an escape (`\e`, `\n`, `\u202e`), on one line, and a long run of spaces
- * counted rather than printed, so nothing can push the rest of a command out of sight.
+ * Text from the model as a person must see it before approving it: every control, invisible or
+ * blank character written as an escape (`\e`, `\n`, `\u3000`), on one line, and a long run of
+ * spaces or of one escape counted rather than printed, so nothing can push the rest of a command
+ * out of sight.
  */
 export function visibleText(text: string): string {
   return text
-    .replace(INVISIBLE, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-    .replace(/ {4,}/g, (run) => ` ⟨${run.length} spaces⟩ `);
+    .replace(INVISIBLE, escaped)
+    .replace(/ {4,}/g, (run) => ` ⟨${run.length} spaces⟩ `)
+    .replace(/(\\u(?:[0-9a-f]{4}|\{[0-9a-f]+\}))\1{3,}/g, (run, one: string) => `⟨${run.length / one.length} × ${one}⟩`);
 }
 
 /** Past this length a prompt says how long the command is: it is still shown whole. */
