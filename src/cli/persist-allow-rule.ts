@@ -1,4 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import { applyEdits, modify, parse as parseJsonc, type FormattingOptions } from 'jsonc-parser';
 import { WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
@@ -9,10 +10,13 @@ const FORMAT: FormattingOptions = { insertSpaces: true, tabSize: 2, eol: '\n' };
 
 /**
  * "Always allow": adds the rule to `hookpilot.permissions.allow` in the workspace's
- * .vscode/settings.json. Edits in place, so comments and formatting survive.
+ * .vscode/settings.json. Edits in place, so comments and formatting survive. Never through a
+ * link: a repository's `.vscode` or settings.json that is one could lead the person's rule into
+ * a file the prompt did not name (their user settings, which apply to every workspace).
  */
 export async function persistAllowRule(projectDir: string, rule: string): Promise<void> {
   const file = path.join(projectDir, WORKSPACE_SETTINGS);
+  for (const place of [path.dirname(file), file]) await refuseLink(place);
   let text: string;
   try {
     text = readConfigText(file);
@@ -28,7 +32,20 @@ export async function persistAllowRule(projectDir: string, rule: string): Promis
   const edits = Array.isArray(allow)
     ? modify(text, [PERMISSIONS_KEY, 'allow', -1], rule, { formattingOptions: FORMAT, isArrayInsertion: true })
     : modify(text, [PERMISSIONS_KEY, 'allow'], [rule], { formattingOptions: FORMAT });
-  await writeFile(file, applyEdits(text, edits));
+  const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+  try {
+    await handle.writeFile(applyEdits(text, edits));
+  } finally {
+    await handle.close();
+  }
+}
+
+async function refuseLink(place: string): Promise<void> {
+  try {
+    if ((await lstat(place)).isSymbolicLink()) throw new Error(`${place} is a link; the rule is not written through it`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
