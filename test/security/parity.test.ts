@@ -102,8 +102,8 @@ describe('prompt hooks', () => {
     expect(result.tool_calls[0].outcome).toBe('denied');
   });
 
-  it('an answer that is not the verdict is a hook error, never an allow', async () => {
-    const hooks = hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'prompt', prompt: 'Safe?', onFailure: 'block' }] }] });
+  it('an answer that is not the verdict is a hook error, and on PreToolUse a denial without onFailure: never an allow', async () => {
+    const hooks = hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'prompt', prompt: 'Safe?' }] }] });
     bed = await startTestbed(
       bundle.bundle,
       { '.vscode/hooks.json': hooks },

@@ -23,6 +23,15 @@ describe('prompt and agent hook verdicts', () => {
     expect(parseVerdict('looks fine')).toMatchObject({ ok: false, error: expect.stringMatching(/did not answer with a JSON object/) });
   });
 
+  it('read an ok:false as a no however the rest of the answer is malformed, and never a yes out of a broken one', () => {
+    const no = (reason?: string) => ({ ok: true, verdict: { ok: false, reason } });
+    expect(parseVerdict('{"ok": false, "reason": null}')).toEqual(no(undefined));
+    expect(parseVerdict('{"ok": false, "reason": "dangerous"}\nNote: the {path} is risky.')).toEqual(no('dangerous'));
+    expect(parseVerdict('I think {"ok": false, "reason": "a } in it"} and {"ok": true}')).toEqual(no('a } in it'));
+    expect(parseVerdict('{"ok": false, "impossible": "maybe"}')).toEqual(no(undefined));
+    expect(parseVerdict(`${'{'.repeat(10_000)}{"ok": true}`)).toMatchObject({ ok: false });
+  });
+
   it('map ok:false to each event as Claude Code does, and ok:true to no decision', () => {
     expect(verdictEffects('PreToolUse', { ok: true }, prompt)).toEqual({});
     expect(verdictEffects('PreToolUse', no, prompt)).toEqual({ decision: 'deny', reason: 'not yet', stop: { reason: 'not yet' } });

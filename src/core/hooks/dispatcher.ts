@@ -256,6 +256,8 @@ export class HookDispatcher {
   /** Claude Code fails open; approvals default to deny (docs/design.md#failure-policy). */
   private failsClosed(hook: HookDefinition, event: HookEventName): boolean {
     if (hook.onFailure) return hook.onFailure === 'block';
+    // A judge model reads the call the model wrote: a call that derails it must not get through.
+    if (event === 'PreToolUse' && (hook.spec.type === 'prompt' || hook.spec.type === 'agent')) return true;
     return EVENT_INFO[event].kind === 'approve';
   }
 

@@ -30,25 +30,52 @@ export const VERDICT_INSTRUCTIONS =
   '{"ok": true} when the condition holds, or {"ok": false, "reason": "why, addressed to the agent"}. ' +
   'Add "impossible": true only when the condition can never be met.';
 
+/** Objects looked for in an answer: a model's prose holds few braces, an attacker's many. */
+const MAX_OBJECTS_TRIED = 32;
+
+/** The `{...}` spans of the text that close (strings and escapes respected), outermost first, in order. */
+function* balancedObjects(text: string): Generator<string> {
+  let tried = 0;
+  for (let start = text.indexOf('{'); start !== -1 && tried < MAX_OBJECTS_TRIED; start = text.indexOf('{', start + 1)) {
+    tried++;
+    let depth = 0;
+    let inString = false;
+    for (let i = start; i < text.length; i++) {
+      const c = text[i];
+      if (inString) {
+        if (c === '\\') i++;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === '{') depth++;
+      else if (c === '}' && --depth === 0) {
+        yield text.slice(start, i + 1);
+        start = i;
+        break;
+      }
+    }
+  }
+}
+
 /**
- * The verdict in a model's answer: the whole text, or the one JSON object inside it (a fenced
- * block or surrounding prose), checked against the schema.
+ * The verdict in a model's answer: the whole text, or the first JSON object inside it with an
+ * `ok` (a fenced block or surrounding prose), checked against the schema. An object that says
+ * `"ok": false` is a no even when the rest of it is malformed: the judge reads what the model
+ * wrote, and a model that knocks it off the format must not get a yes out of that.
  */
 export function parseVerdict(text: string): { ok: true; verdict: Verdict } | { ok: false; error: string } {
   const trimmed = text.trim();
-  const candidates = [trimmed, trimmed.replace(/^```(?:json)?\s*|\s*```$/g, '')];
-  const start = trimmed.indexOf('{');
-  const end = trimmed.lastIndexOf('}');
-  if (start !== -1 && end > start) candidates.push(trimmed.slice(start, end + 1));
-  for (const candidate of candidates) {
+  for (const candidate of [trimmed, ...balancedObjects(trimmed)]) {
     let value: unknown;
     try {
       value = JSON.parse(candidate);
     } catch {
       continue;
     }
+    if (value === null || typeof value !== 'object' || !('ok' in value)) continue;
     const parsed = verdictSchema.safeParse(value);
     if (parsed.success) return { ok: true, verdict: parsed.data };
+    const { ok, reason } = value as { ok: unknown; reason?: unknown };
+    if (ok === false) return { ok: true, verdict: { ok: false, reason: typeof reason === 'string' ? reason : undefined } };
     return { ok: false, error: `the model's answer is not {"ok": boolean, "reason": string}: ${z.prettifyError(parsed.error)}` };
   }
   const shown = trimmed.length > 200 ? `${trimmed.slice(0, 200)}…` : trimmed;
