@@ -62,6 +62,22 @@ describe('mcp_tool hooks', () => {
     expect(outcome).toMatchObject({ status: 'success', effects: { decision: 'deny', reason: '/ws/secret.txt is off limits' } });
   });
 
+  it("cuts a long answer as a command hook's stdout is cut: texts past 10,000 characters, and the whole past 1 MiB", async () => {
+    const handler = new McpToolHookHandler(() => manager);
+    await connected({ guard: { command: process.execPath, args: [FIXTURE] } });
+    const long = 'c'.repeat(200_000);
+    const deny = JSON.stringify({
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: long },
+    });
+    const cut = await run(handler, { server: 'guard', tool: 'say', input: { text: deny } });
+    expect(cut).toMatchObject({ status: 'success', effects: { decision: 'deny' } });
+    const reason = cut.status === 'success' ? (cut.effects.reason ?? '') : '';
+    expect(reason.length).toBeLessThan(10_000);
+    const flood = await run(handler, { server: 'guard', tool: 'huge', input: { size: 3_000_000 } });
+    expect(flood.trace.stdout?.length ?? 0).toBeLessThanOrEqual(1024 * 1024);
+    expect(JSON.stringify(flood)).toContain('exceeded the output size cap');
+  });
+
   it('a server that is not connected, an isError result and a timeout are non-blocking errors', async () => {
     const handler = new McpToolHookHandler(() => manager);
     expect(await run(handler, { server: 'guard', tool: 'say', input: { text: '' } })).toMatchObject({

@@ -136,7 +136,7 @@ export class HookEngine {
       http: new HttpHookHandler({ env: options.env, spillDir: path.join(options.storageDir, 'spill') }),
       prompt: new ModelHookHandler(() => this.judge),
       agent: new ModelHookHandler(() => this.judge),
-      mcp_tool: new McpToolHookHandler(() => this.mcp),
+      mcp_tool: new McpToolHookHandler(() => this.mcp, { spillDir: path.join(options.storageDir, 'spill') }),
     };
     this.registry = new HookRegistry({ trusted: options.trusted, enabledOverrides: options.enabledOverrides });
     this.dispatcher = new HookDispatcher({

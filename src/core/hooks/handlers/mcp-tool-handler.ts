@@ -5,6 +5,7 @@ import { resultText } from '../../mcp/mcp-tool';
 import { sanitizeServerName } from '../../mcp/mcp-names';
 import { noOutputResult } from '../../process/run-process';
 import { interpretCommandResult } from '../protocol/interpret-command';
+import { spillOutcome } from '../protocol/spill';
 import type { HookHandler, HookInvocation, HookOutcome, HookPayload } from '../types';
 import { errorMessage } from '../../error-message';
 
@@ -17,14 +18,25 @@ export const mcpToolHandlerSchema = z.strictObject({
 });
 export type McpToolHandlerSpec = z.infer<typeof mcpToolHandlerSchema>;
 
+/** As a command hook's stdout: past this, the rest is dropped (and cut JSON is no answer). */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
+export interface McpToolHookHandlerOptions {
+  /** Where answer texts over 10,000 chars are saved; without it they are only truncated. */
+  spillDir?: string;
+}
+
 /**
  * Calls a tool on a connected MCP server with `input` templated from the event
- * (`"${tool_input.file_path}"`); the tool's text is read like a command hook's stdout. A
- * server that is not connected, or an `isError` result, is a non-blocking error: the hook
- * never starts or connects a server itself.
+ * (`"${tool_input.file_path}"`); the tool's text is read like a command hook's stdout, with
+ * its cap and its cut of long texts. A server that is not connected, or an `isError` result,
+ * is a non-blocking error: the hook never starts or connects a server itself.
  */
 export class McpToolHookHandler implements HookHandler {
-  constructor(private readonly manager: () => McpManager | undefined) {}
+  constructor(
+    private readonly manager: () => McpManager | undefined,
+    private readonly options: McpToolHookHandlerOptions = {},
+  ) {}
 
   async run(invocation: HookInvocation): Promise<HookOutcome> {
     const started = performance.now();
@@ -48,11 +60,15 @@ export class McpToolHookHandler implements HookHandler {
       const text = resultText(result);
       if (result.isError)
         return { status: 'error', error: `MCP tool "${tool}" on "${server}" reported an error: ${text.slice(0, 500)}`, trace: trace() };
-      return interpretCommandResult(
+      const bytes = Buffer.from(text, 'utf8');
+      const truncated = bytes.length > MAX_ANSWER_BYTES;
+      const stdout = truncated ? bytes.subarray(0, MAX_ANSWER_BYTES).toString('utf8') : text;
+      const outcome = interpretCommandResult(
         invocation.hook.event,
-        noOutputResult(performance.now() - started, { exitCode: 0, stdout: text }),
+        noOutputResult(performance.now() - started, { exitCode: 0, stdout, stdoutTruncated: truncated }),
         invocation.timeoutMs,
       );
+      return spillOutcome(outcome, { dir: this.options.spillDir, sessionId: invocation.payload.session_id, label: invocation.hook.name });
     } catch (error) {
       if (invocation.signal.aborted) return { status: 'cancelled', trace: trace() };
       const message = errorMessage(error);
