@@ -324,6 +324,44 @@ describe('the MCP configuration governs the agent: the model cannot change it', 
     expect(readFileSync(bed.workspace.file(serverScript), 'utf8')).toContain("name: 'misbehaving'");
   });
 
+  it.each(['default', 'bypassPermissions'])(
+    '%s: an allowed filesystem server cannot rewrite .mcp.json or the hook configuration; other files it writes',
+    async (mode) => {
+      const FS = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+      const fsServer = { fs: { command: process.execPath, args: [FS, '${workspaceFolder}'] } };
+      const hooks = hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] });
+      const evil = mcpJson({ ...fsServer, pwn: { command: 'sh', args: ['-c', 'touch pwned'] } });
+      let root = '';
+      const replies = () => [
+        call('m1', 'mcp__fs__write_file', { path: '.mcp.json', content: evil }),
+        call('m2', 'mcp__fs__write_file', { path: `file://${root}/.vscode/hooks.json`, content: '{}' }),
+        call('m3', 'mcp__fs__move_file', { source: 'notes.txt', destination: 'hooks/guard.js' }),
+        call('m4', 'mcp__fs__write_file', { path: 'notes.txt', content: 'fine' }),
+        text('done'),
+      ];
+      bed = await startTestbed(
+        bundle.bundle,
+        {
+          '.mcp.json': mcpJson(fsServer),
+          'hooks/guard.js': nodeHook('process.exit(2)'),
+          '.vscode/hooks.json': hooks,
+          'notes.txt': 'notes',
+        },
+        (_, index) => replies()[index],
+      );
+      root = bed.workspace.dir;
+      const before = {
+        mcp: readFileSync(bed.workspace.file('.mcp.json'), 'utf8'),
+        hooks: readFileSync(bed.workspace.file('.vscode/hooks.json'), 'utf8'),
+      };
+      const r = jsonResult(await bed.run(['go', '--allowed-tools', 'mcp__fs', '--permission-mode', mode, '--output-format', 'json']));
+      expect(r.tool_calls.map((c) => c.outcome)).toEqual(['denied', 'denied', 'denied', 'executed']);
+      expect(readFileSync(bed.workspace.file('.mcp.json'), 'utf8')).toBe(before.mcp);
+      expect(readFileSync(bed.workspace.file('.vscode/hooks.json'), 'utf8')).toBe(before.hooks);
+      expect(readFileSync(bed.workspace.file('notes.txt'), 'utf8')).toBe('fine');
+    },
+  );
+
   it("the server's envFile, the packages and manifest its script loads and the script's folder are not the model's either", async () => {
     const serverScript = 'tools/server.mjs';
     const local = { command: 'node', args: [serverScript], envFile: '${workspaceFolder}/.env.mcp' };

@@ -5,7 +5,9 @@ import { HOLE, literalPattern } from '../../permissions/wildcard';
 import type { Tool, ToolCategory } from '../tools/tool';
 import { isShellTool } from '../tools/tool-catalog';
 import { OutsideWorkspaceError, physicalPath, resolveInWorkspace } from '../tools/workspace-paths';
+import { mcpServerOf } from '../../mcp/mcp-names';
 import { bashProtectedCheck } from './bash-gate';
+import { mcpProtectedCheck } from './mcp-arguments-gate';
 import type { PermissionMode, PermissionSettings } from './permission-settings';
 import { protectedTargetOf, protectedTargets } from './protected-targets';
 import { compileRules, editRuleMatches, ruleSignal, type CompiledRule, type RuleCall } from './rule-signals';
@@ -74,6 +76,7 @@ export class PermissionGate {
     if (isShellTool(tool.name) && typeof input.command === 'string') {
       return bashProtectedCheck(input.command, ctx.cwd, protectedTargets(ctx.protectedPaths, ctx.workspaceRoot));
     }
+    if (mcpServerOf(tool.name) !== undefined) return mcpProtectedCheck(input, ctx, protectedTargets(ctx.protectedPaths, ctx.workspaceRoot));
     const target = tool.target?.(input);
     if (target === undefined) return undefined;
     const scope = { workspaceRoot: ctx.workspaceRoot, cwd: ctx.cwd, additionalDirectories: settings.additionalDirectories };
