@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -52,6 +52,21 @@ describe("what a server's or a hook's interpreter reads besides its script is pr
     expect(mcpProtectedFiles(ws, [stdio('node', ['--env-file=.env.server', 'server.js'])], {})).toContain(path.join(ws, '.env.server'));
     // The same flag spelled by another program is not a preload.
     expect(mcpProtectedFiles(ws, [stdio('grep', ['-r', 'pattern', '.'])], {})).not.toContain(path.join(ws, 'pattern'));
+  });
+
+  it('a launch that moves to another folder (cd, --prefix, --directory, -C) has its files looked for there', () => {
+    const ws = workspace();
+    mkdirSync(path.join(ws, 'srv'));
+    for (const file of ['server.mjs', 'server.py', 'package.json']) writeFileSync(path.join(ws, 'srv', file), '{}');
+    const protectedBy = (server: McpServerConfig) => mcpProtectedFiles(ws, [server], {});
+    expect(protectedBy(stdio('sh', ['-c', 'cd srv && exec node server.mjs']))).toEqual(
+      expect.arrayContaining([path.join(ws, 'srv', 'server.mjs'), folder(ws, 'srv')]),
+    );
+    expect(protectedBy(stdio('npm', ['--prefix', '${workspaceFolder}/srv', 'start']))).toContain(path.join(ws, 'srv', 'package.json'));
+    expect(protectedBy(stdio('uv', ['--directory', 'srv', 'run', 'server.py']))).toEqual(
+      expect.arrayContaining([path.join(ws, 'srv', 'server.py'), path.join(ws, 'srv', 'pyproject.toml'), folder(ws, 'srv', '.venv')]),
+    );
+    expect(protectedBy(stdio('make', ['-C', 'srv', 'run']))).toContain(path.join(ws, 'srv', 'Makefile'));
   });
 
   it('the same for a command hook, in shell form, and nothing outside the workspace', () => {

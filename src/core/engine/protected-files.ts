@@ -29,6 +29,9 @@ const TASK_FILES: Record<string, readonly string[]> = {
 const NPM_SHORTCUTS = new Set(['test', 'start', 'stop', 'restart']);
 /** The word after one of these is a file the command writes (a log), not one it runs. */
 const OUTPUT_REDIRECTS = new Set(['>', '>>', '>|', '&>', '&>>', '>&']);
+/** Ways a launch runs its program in another folder: `cd srv &&`, `npm --prefix srv`, `uv --directory srv`, `make -C srv`. */
+const DIRECTORY_COMMANDS = new Set(['cd', 'pushd']);
+const DIRECTORY_OPTIONS = new Set(['--prefix', '--directory', '--cwd', '--dir', '-C']);
 /** A `-c` script is parsed again for the files it names; deeper nesting is not followed. */
 const MAX_NESTING = 2;
 /** Files whose module type and packages Node looks up in every folder up to the root. */
@@ -211,12 +214,40 @@ function serverLaunch(projectDir: string, server: Pick<ServerDefinition, 'comman
   return { exec: server.command.map((word) => substituteProjectDir(word, projectDir)), cwd: server.cwd, env: server.env };
 }
 
-function dependencyFiles(projectDir: string, { exec, shell, cwd, env }: Launch): string[] {
-  const expand = expander(projectDir, env);
-  const deps: Dependencies = { projectDir, cwd: resolveHookCwd(cwd, undefined, projectDir), files: new Set(), expand };
-  if (exec) addNamedFiles(deps, exec, [...exec, ...exec.filter((arg) => /\s/.test(arg)).flatMap((arg) => allWords(arg, expand))]);
-  if (shell !== undefined) addNamedFiles(deps, commandWords(shell, undefined, expand), allWords(shell, expand));
-  return [...deps.files];
+/**
+ * The launch's working folder and each workspace folder its words move to: the files the
+ * program runs are named relative to where it runs, so they are looked for in each.
+ */
+function workingFolders(projectDir: string, words: readonly string[], cwd: string): string[] {
+  const folders = new Set([cwd]);
+  for (const [i, word] of words.entries()) {
+    const eq = word.indexOf('=');
+    const named =
+      DIRECTORY_COMMANDS.has(path.basename(word)) || DIRECTORY_OPTIONS.has(word)
+        ? words[i + 1]
+        : eq > 0 && DIRECTORY_OPTIONS.has(word.slice(0, eq))
+          ? word.slice(eq + 1)
+          : undefined;
+    const folder = named === undefined ? undefined : toPath(named, cwd);
+    if (folder && isWithin(projectDir, folder)) folders.add(folder);
+  }
+  return [...folders];
+}
+
+/** Every word of a launch that may name a file, `-c` scripts split again. */
+function launchWords({ exec, shell }: Launch, expand: (name: string) => string): string[] {
+  if (exec) return [...exec, ...exec.filter((arg) => /\s/.test(arg)).flatMap((arg) => allWords(arg, expand))];
+  return shell === undefined ? [] : allWords(shell, expand);
+}
+
+function dependencyFiles(projectDir: string, launch: Launch): string[] {
+  const expand = expander(projectDir, launch.env);
+  const words = launchWords(launch, expand);
+  const command = launch.exec ?? (launch.shell === undefined ? [] : commandWords(launch.shell, undefined, expand));
+  const files = new Set<string>();
+  for (const cwd of workingFolders(projectDir, words, resolveHookCwd(launch.cwd, undefined, projectDir)))
+    addNamedFiles({ projectDir, cwd, files, expand }, command, words);
+  return [...files];
 }
 
 /**
@@ -244,8 +275,9 @@ export function interpreterPlaces(projectDir: string, launch: Launch): string[] 
   const expand = expander(projectDir, launch.env);
   const words = launch.exec ?? (launch.shell === undefined ? [] : allWords(launch.shell, expand));
   const env = Object.fromEntries(Object.entries(launch.env ?? {}).map(([name, value]) => [name, expandBracedReferences(value, expand)]));
-  const cwd = resolveHookCwd(launch.cwd, undefined, projectDir);
-  return interpreterInputs(words, cwd, env).filter((place) => isWithin(projectDir, place.endsWith(path.sep) ? place.slice(0, -1) : place));
+  const folders = workingFolders(projectDir, launchWords(launch, expand), resolveHookCwd(launch.cwd, undefined, projectDir));
+  const places = folders.flatMap((cwd) => interpreterInputs(words, cwd, env));
+  return [...new Set(places)].filter((place) => isWithin(projectDir, place.endsWith(path.sep) ? place.slice(0, -1) : place));
 }
 
 /** The folders of dependency files inside the workspace (once each); the root only by extension. */
