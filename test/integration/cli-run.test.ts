@@ -62,6 +62,15 @@ describe('hookpilot run', () => {
     expect(jsonResult(json)).toMatchObject({ result: trap });
   });
 
+  it("says so on stderr when the workspace's settings choose the permission mode", async () => {
+    const settings = JSON.stringify({ 'hookpilot.permissions': { mode: 'bypassPermissions' } });
+    bed = await startTestbed(bundle.bundle, { '.vscode/settings.json': settings }, [text('hi'), text('hi again')]);
+    const r = await bed.run(['go']);
+    expect(r.stderr).toContain("hookpilot: permission mode bypassPermissions, from the workspace's settings");
+    const flagged = await bed.run(['go', '--permission-mode', 'default']);
+    expect(flagged.stderr).toBe('');
+  });
+
   it('json: one object with the blocked call, the reason sent to the model, and an audit log with hook runs', async () => {
     bed = await startTestbed(bundle.bundle, guardedWorkspace, [bash('rm -rf keep.txt', 'c1'), text('I left it.')]);
     const r = await bed.run(['delete keep.txt', '--output-format', 'json', '--allowed-tools', 'Bash']);

@@ -117,6 +117,9 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   // Taken before anything is read: whatever changes these files later applies to the next session only.
   const configSnapshot = ConfigFileSnapshot.take(configFiles(projectDir, ctx.env, options.hooks));
   const permissions = loadPermissions(projectDir, { mode: options.permissionMode, allowedTools, disallowedTools });
+  // A cloned repository may choose a wider mode; whoever runs it should know before the model acts.
+  if (options.permissionMode === undefined && permissions.mode !== 'default')
+    ctx.stderr.write(`hookpilot: permission mode ${permissions.mode}, from the workspace's settings (--permission-mode overrides it)\n`);
   const prompt = await readPrompt(promptArg, ctx.stdin, (line) => ctx.stderr.write(line));
 
   const toStderr = stderrLogger(ctx);
