@@ -29,7 +29,7 @@ export function handlerTarget(spec: HandlerSpec): string {
     case 'http':
       return spec.url;
     case 'rpc':
-      return `${spec.server} (${spec.mode})`;
+      return `${spec.server} (${spec.provisional ? 'until its handshake' : spec.mode})`;
     case 'builtin':
       return spec.builtin;
     case 'prompt':

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { HookEventName } from '../../src/core/hooks/events';
+import { EVENT_INFO, HOOK_EVENTS, type HookEventName } from '../../src/core/hooks/events';
 import { FrameGuard, MAX_FRAME_BYTES } from '../../src/core/hooks/handlers/rpc/rpc-frame-guard';
 import { rpcHookDefinitions } from '../../src/core/hooks/handlers/rpc/rpc-hook-definitions';
 import { RpcHookHandler } from '../../src/core/hooks/handlers/rpc/rpc-hook-handler';
@@ -249,10 +249,21 @@ describe('rpc server pool: handshake and lifecycle', () => {
 
   it('derives one hook per event from config and handshake', () => {
     const server = fixtureServer('defs', { observe: ['PostToolUse', 'Stop'], intercept: [] });
-    const before = rpcHookDefinitions(server);
+    // Before its handshake, a server that lists no intercept events is asked about every event it could intercept.
+    const provisional = rpcHookDefinitions(server);
+    expect(provisional.map((h) => h.event)).toEqual(HOOK_EVENTS.filter((event) => EVENT_INFO[event].kind !== 'observe'));
+    expect(provisional.every((h) => h.spec.type === 'rpc' && h.spec.mode === 'intercept' && h.spec.provisional)).toBe(true);
+    const before = rpcHookDefinitions({ ...server, intercept: ['PreToolUse'] });
     expect(before.map((h) => [h.id, h.spec])).toEqual([
+      ['rpc:defs:PreToolUse', { type: 'rpc', server: 'defs', mode: 'intercept' }],
       ['rpc:defs:PostToolUse', { type: 'rpc', server: 'defs', mode: 'observe' }],
       ['rpc:defs:Stop', { type: 'rpc', server: 'defs', mode: 'observe' }],
+    ]);
+    // A list the handshake leaves out announces nothing: the config's stands.
+    const unannounced = rpcHookDefinitions({ ...server, intercept: ['PreToolUse'] }, { observe: ['PostToolUse'] });
+    expect(unannounced.map((h) => `${h.id} ${h.spec.type === 'rpc' ? h.spec.mode : ''}`)).toEqual([
+      'rpc:defs:PreToolUse intercept',
+      'rpc:defs:PostToolUse observe',
     ]);
     const after = rpcHookDefinitions(server, { observe: ['PostToolUse', 'TurnStart'], intercept: ['PreToolUse', 'Stop'] });
     expect(after.map((h) => `${h.id} ${h.spec.type === 'rpc' ? h.spec.mode : ''}`)).toEqual([
@@ -552,10 +563,10 @@ describe('rpc hook handler: intercept and observe', () => {
   });
 
   it('times out a handshake; observe events while not ready are reported, not queued', async () => {
-    const server = fixtureServer('mute', { mode: 'silent-handshake', observe: ['PostToolUse'] });
+    const server = fixtureServer('mute', { mode: 'silent-handshake', observe: ['PostToolUse'], intercept: ['PreToolUse'] });
     const p = newPool({ handshakeTimeoutMs: 200, backoff: { initialMs: 10, maxCrashes: 1 } });
     await p.sync([server]);
-    const observed = await run(p, rpcHookDefinitions(server)[0], payload('PostToolUse'));
+    const observed = await run(p, hookFor(p, server, 'PostToolUse'), payload('PostToolUse'));
     expect(observed.status === 'error' && observed.error).toBe('rpc server "mute" is starting; PostToolUse notification dropped');
     await waitState(p, 'mute', 'failed');
     expect(p.status('mute')?.lastError).toContain('rpc server "mute" did not answer initialize within 200 ms');

@@ -42,7 +42,7 @@ export function registerHooksListCommand(hooks: Command, ctx: CliContext): void 
         // Configured hooks first, in file order; the built-ins after them.
         const all = engine.registry.current().states;
         states = [...all.filter((s) => s.hook.source.kind !== 'builtin'), ...all.filter((s) => s.hook.source.kind === 'builtin')];
-        silentServers = engine.loadedConfig.servers.filter((server) => server.observe.length === 0 && server.intercept.length === 0);
+        silentServers = engine.loadedConfig.servers.filter((server) => server.intercept.length === 0);
       } finally {
         await engine.dispose();
       }
@@ -66,7 +66,7 @@ export function registerHooksListCommand(hooks: Command, ctx: CliContext): void 
           locked: s.locked,
           active: s.active,
           inactive_reason: s.inactiveReason ?? null,
-          // rpc hooks come from the declared events; the server's handshake may narrow them.
+          // rpc hooks come from the declared events (or wait for the handshake); the server's handshake may narrow them.
           server: s.hook.spec.type === 'rpc' ? { name: s.hook.spec.server, started: false } : null,
         }));
         ctx.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
@@ -85,7 +85,7 @@ export function registerHooksListCommand(hooks: Command, ctx: CliContext): void 
       for (const server of silentServers) {
         const where = formatSource(server.source, positions, ctx.cwd);
         ctx.stderr.write(
-          `hookpilot: rpc server "${server.name}" (${where}) declares no events: its hooks are known once it runs (hookpilot hooks test starts it)\n`,
+          `hookpilot: rpc server "${server.name}" (${where}) lists no intercept events: until its handshake answers, its hooks wait for it on every event it could intercept; which it takes is known once it runs (hookpilot hooks test starts it)\n`,
         );
       }
       ctx.exitCode = EXIT.ok;

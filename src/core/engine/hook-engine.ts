@@ -204,7 +204,7 @@ export class HookEngine {
   /**
    * For an engine built with `startProcesses: false` (`hooks test`): starts only the rpc
    * servers that could answer this payload, those with a hook it selects and those that
-   * declare no events (only their handshake says which), and waits for the latter to answer.
+   * list no intercept events (only their handshake says which), and waits for the latter to answer.
    */
   async startServersFor(payload: HookPayload): Promise<void> {
     const selected = this.registry
@@ -212,7 +212,7 @@ export class HookEngine {
       .subscribers(payload.hook_event_name, payload.session_id)
       .filter((hook) => selects(hook, payload, this.options.projectDir));
     const names = new Set(selected.flatMap((hook) => (hook.spec.type === 'rpc' ? [hook.spec.server] : [])));
-    const undeclared = this.config.servers.filter((s) => s.enabled && s.observe.length === 0 && s.intercept.length === 0);
+    const undeclared = this.config.servers.filter((s) => s.enabled && s.intercept.length === 0);
     for (const server of undeclared) names.add(server.name);
     if (names.size === 0) return;
     const settled = () =>
@@ -404,7 +404,7 @@ export class HookEngine {
 }
 
 const SERVER_PIN = 'server:';
-/** How long `startServersFor` waits for servers that declare no events to answer their handshake. */
+/** How long `startServersFor` waits for servers that list no intercept events to answer their handshake. */
 const HANDSHAKE_WAIT_MS = 15_000;
 
 /** A script folder too large to hash: a changed file in it goes unseen, which a person should know. */

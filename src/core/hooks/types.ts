@@ -51,7 +51,13 @@ export type HandlerSpec =
       stdoutJson?: 'whole' | 'lastLine';
     }
   | { type: 'http'; url: string; method?: 'POST' | 'PUT' | 'PATCH'; headers?: Record<string, string>; allowedEnvVars?: string[] }
-  | { type: 'rpc'; server: string; mode: 'observe' | 'intercept' }
+  | {
+      type: 'rpc';
+      server: string;
+      mode: 'observe' | 'intercept';
+      /** Registered before the server's first handshake: waits for it, then does what it announced for the event. */
+      provisional?: boolean;
+    }
   | {
       type: 'builtin';
       builtin: string;

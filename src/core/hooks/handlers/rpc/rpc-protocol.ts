@@ -19,12 +19,15 @@ export const initializeParamsSchema = z.object({
 });
 export type InitializeParams = z.infer<typeof initializeParamsSchema>;
 
-/** Server -> host. Event names may be canonical or aliases; unknown names are reported, not fatal. */
+/**
+ * Server -> host. Event names may be canonical or aliases; unknown names are reported, not fatal.
+ * A list left out announces nothing, so the config's list for that mode stands.
+ */
 export const initializeResultSchema = z.looseObject({
   name: z.string().min(1),
   version: z.string().optional(),
-  observe: z.array(z.string()).default([]),
-  intercept: z.array(z.string()).default([]),
+  observe: z.array(z.string()).optional(),
+  intercept: z.array(z.string()).optional(),
 });
 export type InitializeResult = z.infer<typeof initializeResultSchema>;
 

@@ -1,12 +1,14 @@
 import packageJson from '../../../../../package.json';
 import type { HookEventName } from '../../events';
 import type { HookPayload, ServerDefinition } from '../../types';
+import { narrowedEvents, rpcEventModes } from './rpc-hook-definitions';
 import { RPC_PROTOCOL_VERSION } from './rpc-protocol';
 import { serverEnvironment } from './rpc-server-env';
 import { RpcServerSupervisor } from './rpc-server-supervisor';
 import {
   DEFAULT_BACKOFF,
   type RpcBackoff,
+  type RpcCallFailure,
   type RpcCallResult,
   type RpcCapabilities,
   type RpcLogger,
@@ -45,12 +47,19 @@ function processKey(server: ServerDefinition): string {
   return JSON.stringify([server.command, server.cwd ?? null, Object.entries(server.env ?? {}).sort()]);
 }
 
+interface PoolEntry {
+  key: string;
+  supervisor: RpcServerSupervisor;
+  /** The latest config of the server: its event lists change without a restart. */
+  server: ServerDefinition;
+}
+
 /**
  * All rpc hook servers of one host, keyed by name. `sync` reconciles them with the config;
  * listeners hear about every status or capability change so the registry can rebuild.
  */
 export class RpcServerPool {
-  private readonly supervisors = new Map<string, { key: string; supervisor: RpcServerSupervisor }>();
+  private readonly supervisors = new Map<string, PoolEntry>();
   private readonly listeners = new Set<(change: RpcServerChange) => void>();
   private readonly log: RpcLogger;
   private readonly killOnHostExit = (): void => {
@@ -90,6 +99,7 @@ export class RpcServerPool {
     await Promise.all(stopping);
     for (const server of servers) {
       const entry = this.supervisors.get(server.name) ?? this.add(server);
+      entry.server = server;
       if (server.enabled) entry.supervisor.start();
       else await entry.supervisor.stop();
     }
@@ -111,6 +121,23 @@ export class RpcServerPool {
   onDidChange(listener: (change: RpcServerChange) => void): Disposable {
     this.listeners.add(listener);
     return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  /** How the server takes `event` after its handshake (undefined: not at all, or no handshake yet). */
+  modeAfterHandshake(name: string, event: HookEventName): 'intercept' | 'observe' | undefined {
+    const entry = this.supervisors.get(name);
+    const caps = entry?.supervisor.capabilities();
+    if (!entry || !caps) return undefined;
+    const { intercept, observe } = rpcEventModes(entry.server, caps);
+    if (intercept.includes(event)) return 'intercept';
+    return observe.includes(event) ? 'observe' : undefined;
+  }
+
+  /** Waits for a (re)starting server's handshake within the deadline. */
+  whenReady(server: string, limits: { timeoutMs: number; signal?: AbortSignal }): Promise<{ status: 'ok' } | RpcCallFailure> {
+    const entry = this.supervisors.get(server);
+    if (!entry) return Promise.resolve({ status: 'error', error: `rpc server "${server}" is not configured` });
+    return entry.supervisor.whenReady(limits);
   }
 
   /** Sends `hook/observe`; returns an error message if the server cannot take it now. */
@@ -143,7 +170,7 @@ export class RpcServerPool {
     process.off('exit', this.killOnHostExit);
   }
 
-  private add(server: ServerDefinition): { key: string; supervisor: RpcServerSupervisor } {
+  private add(server: ServerDefinition): PoolEntry {
     const supervisor = new RpcServerSupervisor(server, {
       projectDir: this.options.projectDir,
       env: serverEnvironment(this.options.env ?? process.env, server, this.options.projectDir, this.options.writableRoots?.() ?? []),
@@ -158,10 +185,24 @@ export class RpcServerPool {
         sessionId: this.options.sessionId,
       },
       onChange: () => this.emit(server.name, supervisor),
+      onHandshake: (caps) => this.warnNarrowed(entry.server, caps),
     });
-    const entry = { key: processKey(server), supervisor };
+    const entry: PoolEntry = { key: processKey(server), supervisor, server };
     this.supervisors.set(server.name, entry);
     return entry;
+  }
+
+  /** A handshake that takes away events the config lists would otherwise unguard them silently. */
+  private warnNarrowed(server: ServerDefinition, caps: RpcCapabilities): void {
+    const label = `rpc server "${server.name}"`;
+    const { dropped, observedOnly } = narrowedEvents(server, caps);
+    if (dropped.length > 0)
+      this.log('warn', `${label} does not take ${dropped.join(', ')}, which the config lists: those events are not sent to it`);
+    if (observedOnly.length > 0)
+      this.log(
+        'warn',
+        `${label} only observes ${observedOnly.join(', ')}, which the config lists to intercept: its answers to those events are not asked for`,
+      );
   }
 
   private emit(name: string, supervisor: RpcServerSupervisor): void {

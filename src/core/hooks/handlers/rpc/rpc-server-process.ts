@@ -4,17 +4,17 @@ import {
   CancellationTokenSource,
   ReadableStreamMessageReader,
   ResponseError,
-  StreamMessageWriter,
   createMessageConnection,
   type CancellationToken,
-  type Message,
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
 import { timerDelay } from '../../../timer-delay';
 import type { ServerDefinition } from '../../types';
 import { guardedReadable } from './rpc-frame-guard';
+import { BoundedMessageWriter } from './rpc-message-writer';
 import { ExitNotification, ShutdownRequest } from './rpc-protocol';
 import { serverLaunch } from './rpc-server-env';
+import { StderrLog } from './rpc-stderr-log';
 import type { RpcCallResult, RpcLogger } from './rpc-types';
 import { TailBuffer } from './tail-buffer';
 import { errorMessage } from '../../../error-message';
@@ -45,21 +45,6 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
     process.kill(process.platform === 'win32' ? pid : -pid, signal);
   } catch {
     // The group is already gone.
-  }
-}
-
-/**
- * vscode-jsonrpc rethrows a failed write inside a promise executor, where nobody can catch
- * it: writing to a dead server would become an unhandled rejection in the host. The failure
- * still reaches onError, and the process's exit settles the requests that wait on it.
- */
-class SafeStreamMessageWriter extends StreamMessageWriter {
-  override async write(message: Message): Promise<void> {
-    try {
-      await super.write(message);
-    } catch {
-      // Reported through onError; see above.
-    }
   }
 }
 
@@ -102,10 +87,12 @@ export class RpcServerProcess {
     this.pid = this.child.pid;
 
     this.child.stderr.setEncoding('utf8');
+    const stderrLog = new StderrLog(server.name, log);
     this.child.stderr.on('data', (text: string) => {
       this.stderr.push(text);
-      log('debug', `[${server.name}] ${text.trimEnd()}`);
+      stderrLog.push(text);
     });
+    this.child.stderr.once('close', () => stderrLog.flush());
     // Pipe errors (EPIPE after a crash) surface as the exit; they must not crash the host.
     this.child.stdin.on('error', (error) => log('debug', `${this.label} stdin: ${error.message}`));
     this.child.stdout.on('error', (error) => log('debug', `${this.label} stdout: ${error.message}`));
@@ -121,7 +108,9 @@ export class RpcServerProcess {
       ),
     );
     reader.onError((error) => this.terminate(`${this.label} sent an unreadable message: ${describeError(error)}`));
-    const writer = new SafeStreamMessageWriter(this.child.stdin);
+    const writer = new BoundedMessageWriter(this.child.stdin, (waiting) =>
+      this.terminate(`${this.label} is not reading its stdin (${waiting} messages waiting); the server was stopped`),
+    );
     writer.onError(([error]) => log('debug', `${this.label}: write failed: ${error.message}`));
     this.connection = createMessageConnection(reader, writer, {
       error: (message) => log('warn', `${this.label}: ${message}`),

@@ -9,7 +9,7 @@ import {
   type InitializeParams,
 } from './rpc-protocol';
 import { RpcServerProcess, type RpcExit } from './rpc-server-process';
-import type { RpcBackoff, RpcCallResult, RpcCapabilities, RpcLogger, RpcServerState, RpcServerStatus } from './rpc-types';
+import type { RpcBackoff, RpcCallFailure, RpcCallResult, RpcCapabilities, RpcLogger, RpcServerState, RpcServerStatus } from './rpc-types';
 import { errorMessage } from '../../../error-message';
 
 export interface RpcSupervisorContext {
@@ -22,6 +22,8 @@ export interface RpcSupervisorContext {
   stopGraceMs: number;
   initialize: Omit<InitializeParams, 'projectDir'>;
   onChange: () => void;
+  /** Each successful handshake, before the server is marked ready. */
+  onHandshake?: (caps: RpcCapabilities) => void;
   /** Checked before every start and restart: a reason not to start, if any. */
   verify?: () => string | undefined;
 }
@@ -34,8 +36,9 @@ function lastLine(text: string): string | undefined {
   return lines.at(-1);
 }
 
-/** Resolves handshake event names; names that are not events are collected, not fatal. */
-function resolveEvents(names: string[], unknown: string[]): HookEventName[] {
+/** Resolves handshake event names; names that are not events are collected, not fatal. A list left out stays so. */
+function resolveEvents(names: string[] | undefined, unknown: string[]): HookEventName[] | undefined {
+  if (!names) return undefined;
   const events = new Set<HookEventName>();
   for (const name of names) {
     const event = resolveEventName(name);
@@ -117,6 +120,12 @@ export class RpcServerSupervisor {
     return running.notify((connection) => connection.sendNotification(HookObserveNotification, { event, payload }));
   }
 
+  /** Waits for the handshake within the deadline; a hook registered before it needs its answer. */
+  async whenReady(limits: { timeoutMs: number; signal?: AbortSignal }): Promise<{ status: 'ok' } | RpcCallFailure> {
+    const ready = await this.waitReady(performance.now() + limits.timeoutMs, limits.signal);
+    return ready.status === 'ok' ? { status: 'ok' } : ready;
+  }
+
   async intercept(event: HookEventName, payload: HookPayload, limits: { timeoutMs: number; signal?: AbortSignal }): Promise<RpcCallResult> {
     const deadline = performance.now() + limits.timeoutMs;
     const ready = await this.waitReady(deadline, limits.signal);
@@ -136,10 +145,7 @@ export class RpcServerSupervisor {
     return this.lastError ? `${this.state} (${this.lastError})` : this.state;
   }
 
-  private async waitReady(
-    deadline: number,
-    signal?: AbortSignal,
-  ): Promise<{ status: 'ok'; process: RpcServerProcess } | Exclude<RpcCallResult, { status: 'ok' }>> {
+  private async waitReady(deadline: number, signal?: AbortSignal): Promise<{ status: 'ok'; process: RpcServerProcess } | RpcCallFailure> {
     for (;;) {
       if (signal?.aborted) return { status: 'cancelled' };
       if (this.state === 'ready' && this.process) return { status: 'ok', process: this.process };
@@ -204,10 +210,10 @@ export class RpcServerSupervisor {
     if (handshake.caps) {
       this.caps = handshake.caps;
       this.lastError = undefined;
-      this.context.log(
-        'info',
-        `${this.label} ready (pid ${running.pid}): observe [${handshake.caps.observe.join(', ')}], intercept [${handshake.caps.intercept.join(', ')}]`,
-      );
+      const { observe, intercept } = handshake.caps;
+      const list = (events?: HookEventName[]) => (events ? `[${events.join(', ')}]` : 'not announced');
+      this.context.log('info', `${this.label} ready (pid ${running.pid}): observe ${list(observe)}, intercept ${list(intercept)}`);
+      this.context.onHandshake?.(handshake.caps);
       this.setState('ready');
     }
     const exit = await running.exited;
@@ -244,7 +250,7 @@ export class RpcServerSupervisor {
       observe: resolveEvents(parsed.data.observe, unknownEvents),
       intercept: resolveEvents(parsed.data.intercept, unknownEvents),
       unknownEvents,
-      ...(parsed.data.intercept.includes(APPROVE_EVERY_CALL) ? { approveEveryCall: true } : {}),
+      ...(parsed.data.intercept?.includes(APPROVE_EVERY_CALL) ? { approveEveryCall: true } : {}),
     };
     if (unknownEvents.length > 0) this.context.log('warn', `${this.label} declared unknown events: ${unknownEvents.join(', ')}`);
     const sent = running.notify((connection) => connection.sendNotification(InitializedNotification));

@@ -6,13 +6,15 @@ export type RpcLogger = (level: RpcLogLevel, message: string) => void;
 /** The outcome of one request to a server, before it becomes a HookOutcome. */
 export type RpcCallResult =
   { status: 'ok'; value: unknown } | { status: 'error'; error: string } | { status: 'timeout'; error: string } | { status: 'cancelled' };
+export type RpcCallFailure = Exclude<RpcCallResult, { status: 'ok' }>;
 
 /** What a server said in its handshake, with event names resolved to canonical ones. */
 export interface RpcCapabilities {
   serverName: string;
   serverVersion?: string;
-  observe: HookEventName[];
-  intercept: HookEventName[];
+  /** Undefined when the handshake left the list out: it announced nothing for that mode. */
+  observe?: HookEventName[];
+  intercept?: HookEventName[];
   /** Names in the handshake that are neither events nor aliases (reported, not fatal). */
   unknownEvents: string[];
   /** The handshake's intercept list names `approve_tool`. */
