@@ -1,7 +1,15 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { Tool } from '../core/agent/tools/tool';
-import { loadMcpSetting, readMcpDocument, type LoadedMcpConfig, type McpInput, type McpServerConfig } from '../core/mcp/mcp-config';
+import {
+  loadMcpSetting,
+  readMcpDocument,
+  type LoadedMcpConfig,
+  type McpInput,
+  type McpServerConfig,
+  type McpSource,
+} from '../core/mcp/mcp-config';
 import { McpManager } from '../core/mcp/mcp-manager';
 import { mcpProtectedFiles, WORKSPACE_MCP_FILES } from '../core/mcp/mcp-protected-files';
 import { currentMcpTools } from '../core/mcp/mcp-tool';
@@ -10,7 +18,7 @@ import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
 import { SHOW_MCP_SERVERS, showMcpServers } from './mcp-servers-command';
 
-/** The workspace's MCP files: Claude Code's, then VS Code's. */
+/** `${input:id}` answers in SecretStorage: this prefix and a hash of where they were asked for. */
 const SECRET_PREFIX = 'hookpilot.mcp.input.';
 /** A person's on/off choice per server name, kept for the workspace like hook toggles. */
 const OVERRIDES_KEY = 'hookpilot.mcpEnabledOverrides';
@@ -33,8 +41,8 @@ export interface McpHostDeps {
  * workspace `.mcp.json` and `.vscode/mcp.json`. An untrusted workspace starts none of its
  * servers (the MCP tab lists them as untrusted); granting trust restarts the servers. A change
  * of configuration applies from the next chat on; a person's on/off choice is kept in workspace
- * state; `${input:…}` values are asked once and kept in SecretStorage. Server stderr goes to
- * the output channel.
+ * state; `${input:…}` values are asked once per workspace folder and file and kept in
+ * SecretStorage. Server stderr goes to the output channel.
  */
 export class McpHost extends Disposable {
   /** Also what mcp_tool hooks call. */
@@ -56,7 +64,7 @@ export class McpHost extends Disposable {
       env: process.env,
       writableRoots: deps.writableRoots,
       log: (level, message) => deps.log[level](message),
-      resolveInput: (input) => this.resolveInput(input),
+      resolveInput: (input, source) => this.resolveInput(input, source),
     });
     const stale = () => {
       this.started = undefined;
@@ -185,10 +193,17 @@ export class McpHost extends Disposable {
     return Object.fromEntries(Object.entries(stored).filter((entry): entry is [string, boolean] => typeof entry[1] === 'boolean'));
   }
 
-  private async resolveInput(input: McpInput): Promise<string | undefined> {
-    const key = SECRET_PREFIX + input.id;
+  /**
+   * An `${input:id}` answer is kept for the workspace folder, the file that uses it and the id
+   * (VS Code scopes its MCP inputs the same way): another workspace, or another file, that
+   * declares the same id is asked anew and never receives this answer.
+   */
+  private async resolveInput(input: McpInput, source: McpSource): Promise<string | undefined> {
+    const key = inputSecretKey(this.deps.projectDir() ?? '', source, input.id);
     const stored = await this.deps.secrets.get(key);
     if (stored !== undefined) return stored;
+    // Kept by id alone before: whichever workspace it was typed for, it is no longer handed out.
+    await this.deps.secrets.delete(SECRET_PREFIX + input.id);
     const value = await vscode.window.showInputBox({
       title: `MCP server input: ${input.id}`,
       prompt: input.description || `A value for \${input:${input.id}}`,
@@ -199,6 +214,12 @@ export class McpHost extends Disposable {
     if (value !== undefined) await this.deps.secrets.store(key, value);
     return value;
   }
+}
+
+/** The SecretStorage key of an input's answer: the folder, the file (or the settings kind) and the id, hashed. */
+function inputSecretKey(folder: string, source: McpSource, id: string): string {
+  const scope = JSON.stringify([folder, source.file ?? `${source.kind} settings`, id]);
+  return `${SECRET_PREFIX}${createHash('sha256').update(scope).digest('hex')}`;
 }
 
 function toolView(tool: { name: string; qualifiedName: string; description: string }): McpServerView['tools'][number] {

@@ -221,6 +221,7 @@ describe('McpManager with a misbehaving server', () => {
     const result = await toolOf(manager, 'huge').run({ size: 500_000 }, ctx());
     expect(result.ok).toBe(false);
     await vi.waitFor(() => expect(manager.statuses()[0].state).toBe('failed'));
+    expect(manager.statuses()[0].error).toContain('the server sent a message over 100000 bytes');
   });
 
   it('tools/list_changed re-lists the tools: a tool added by a call is listed when the call returns', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadMcpDocument, loadMcpSetting } from '../../src/core/mcp/mcp-config';
-import { mcpServerOf, mcpToolName, sanitizeServerName } from '../../src/core/mcp/mcp-names';
+import { mcpServerOf, mcpToolName, mcpToolNames, sanitizeServerName, sanitizeToolName } from '../../src/core/mcp/mcp-names';
 import { expandKnownVariables, expandServer } from '../../src/core/mcp/mcp-variables';
 import { matchPermissionRule, parsePermissionRule } from '../../src/core/permissions/permission-rule';
 
@@ -76,6 +76,28 @@ describe('MCP names and rules', () => {
     expect(long).toHaveLength(64);
     expect(long).not.toBe(mcpToolName('s', `${'a'.repeat(79)}b`));
     expect(loadMcpSetting({ ['n'.repeat(41)]: { command: 'x' } }, { kind: 'user' }).problems[0].message).toContain('at most 40');
+  });
+
+  it("a tool name never holds __, so it cannot spell another server's mcp__<server>__ prefix", () => {
+    expect(sanitizeToolName('mcp__github__get_issue')).toBe('mcp_github_get_issue');
+    expect(mcpToolName('evil', 'mcp__github__get_issue')).toBe('mcp__evil__mcp_github_get_issue');
+    expect(mcpServerOf(mcpToolName('evil', 'mcp__github__get_issue'))).toBe('evil');
+    // A cut long name gets its hash without making a __ where it was cut.
+    const cut = mcpToolName('s', `${'a'.repeat(46)}_${'b'.repeat(30)}`);
+    expect(cut).toHaveLength(63);
+    expect(cut.slice('mcp__s__'.length)).not.toContain('__');
+  });
+
+  it('tools of one server whose names sanitise alike are told apart, each clash reported', () => {
+    const clashes: string[] = [];
+    const names = mcpToolNames('s', ['get_thing', 'get__thing', 'get.thing', 'other'], (tool, name) => clashes.push(`${tool} -> ${name}`));
+    expect(names[0]).toBe('mcp__s__get_thing');
+    expect(names[3]).toBe('mcp__s__other');
+    expect(new Set(names).size).toBe(4);
+    expect(names[1]).toMatch(/^mcp__s__get_thing_[0-9a-f]{8}$/);
+    expect(clashes).toEqual([`get__thing -> ${names[1]}`, `get.thing -> ${names[2]}`]);
+    // The same list gives the same names.
+    expect(mcpToolNames('s', ['get_thing', 'get__thing', 'get.thing', 'other'])).toEqual(names);
   });
 
   it('mcp__server names every tool of that server and no other server; mcp__server__* too', () => {

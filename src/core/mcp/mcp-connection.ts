@@ -3,10 +3,12 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema, type CallToolResult, type Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { GroupStdioTransport } from './group-stdio-transport';
 import type { McpServerConfig } from './mcp-config';
-import { mcpToolName } from './mcp-names';
-import { errorMessage } from '../error-message';
+import { limitedFetch } from './mcp-limits';
+import { mcpToolNames } from './mcp-names';
+import { errorMessage, toError } from '../error-message';
 import { withAgentWritablePathLast } from '../process/path-search-order';
 
 export type McpServerState = 'starting' | 'connected' | 'failed' | 'disabled' | 'stopped';
@@ -25,14 +27,33 @@ export interface ConnectionOptions {
   workspaceFolder: string;
   env: NodeJS.ProcessEnv;
   writableRoots?: () => readonly string[];
+  /** Connecting and listing the tools, all pages together; each re-listing has as long. */
   startTimeoutMs: number;
+  /** One message from the server (an SSE event, an HTTP body), and what may wait to be written to a stdio server. */
   maxMessageBytes: number;
+  /** The least time between the end of one tool listing and a re-listing after tools/list_changed. */
+  relistIntervalMs: number;
   log: (level: 'info' | 'warn' | 'error', message: string) => void;
   onStateChange: () => void;
 }
 
 /** Tools listed from one server at most: a server cannot flood the model's tool list. */
 const MAX_TOOLS_PER_SERVER = 200;
+/** Pages of one tool listing at most: a server whose pages never end (empty ones included) cannot keep us listing. */
+const MAX_TOOL_PAGES = 100;
+
+/**
+ * What checks a tool's `structuredContent` against its `outputSchema`: nothing. The SDK's
+ * default compiles each listed schema with Ajv and runs its `pattern`s as backtracking JS
+ * regexes on our thread, so a server's `^(a+)+$` and a crafted result would block the host for
+ * minutes (no timeout can fire), and every re-listing compiled and kept more. Hookpilot relies
+ * on no shape of `structuredContent`: the model reads it as JSON text, hooks get `content`.
+ */
+const acceptAnyOutput: jsonSchemaValidator = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
+  },
+};
 
 /** One server: its SDK client, its state, its tools. */
 export class McpConnection {
@@ -46,6 +67,10 @@ export class McpConnection {
   /** Settles once the tool list is re-listed after the latest tools/list_changed. */
   private toolsFresh: Promise<void> = Promise.resolve();
   private relistQueued = false;
+  /** When the latest tool listing ended (performance.now()). */
+  private lastListed = 0;
+  /** Why we closed the server ourselves (a message over the limit, stdin not read). */
+  private fatal?: string;
 
   constructor(
     readonly config: McpServerConfig,
@@ -61,28 +86,38 @@ export class McpConnection {
     if (this.config.disabled) return this.setState('disabled');
     this.setState('starting');
     this.recentStderr = [];
+    this.fatal = undefined;
     let transport: Transport | undefined;
+    // Asking a person for an input is not the server's time: the deadline starts after.
+    let deadline: Deadline | undefined;
     try {
       const config = await resolved();
+      const timeoutMs = this.options.startTimeoutMs;
+      deadline = startDeadline(timeoutMs, `timed out after ${timeoutMs} ms connecting and listing its tools`);
       transport = this.transport(config);
       this.transportInUse = transport;
-      const client = new Client({ name: 'hookpilot', version: '0.1.0' }, { capabilities: {} });
+      const client = new Client({ name: 'hookpilot', version: '0.1.0' }, { capabilities: {}, jsonSchemaValidator: acceptAnyOutput });
       client.onclose = () => {
         if (this.client !== client) return;
         this.client = undefined;
-        this.fail('the server closed the connection (it exited or dropped the stream)');
+        this.fail(this.failureReason() ?? 'the server closed the connection (it exited or dropped the stream)');
       };
       this.client = client;
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.toolListChanged(client));
-      await client.connect(transport, { timeout: this.options.startTimeoutMs });
-      this.tools = await this.listTools(client);
+      // One deadline for connecting (an SSE server may never send its endpoint) and every page of the listing.
+      const signal = deadline.signal;
+      await untilAborted(client.connect(transport, { timeout: timeoutMs, signal }), signal);
+      this.tools = await untilAborted(this.listTools(client, signal), signal);
+      this.lastListed = performance.now();
       this.setState('connected');
       this.options.log('info', `[mcp] ${this.name}: connected, ${this.tools.length} tool(s)`);
     } catch (error) {
       const client = this.client;
       this.client = undefined;
-      this.fail(`could not start: ${errorMessage(error)}`);
+      this.fail(`could not start: ${this.failureReason() ?? errorMessage(error)}`);
       await (client ? client.close() : transport?.close())?.catch(() => undefined);
+    } finally {
+      deadline?.clear();
     }
   }
 
@@ -99,13 +134,23 @@ export class McpConnection {
     const abort = () => call.abort(options.signal.reason);
     if (options.signal.aborted) abort();
     options.signal.addEventListener('abort', abort, { once: true });
+    const started = performance.now();
+    let late: NodeJS.Timeout | undefined;
     try {
       const request = { name: tool, arguments: args };
       const result = (await client.callTool(request, undefined, { signal: call.signal, timeout: options.timeoutMs })) as CallToolResult;
-      // A call that changed the tool list announced it before its result: the next request offers the new list.
-      await Promise.race([this.toolsFresh, new Promise((resolve) => call.signal.addEventListener('abort', resolve, { once: true }))]);
+      // A call that changed the tool list announced it before its result: the next request offers
+      // the new list. The wait has what is left of the call's time; a listing later than that
+      // leaves the earlier list for the next request.
+      const left = options.timeoutMs - (performance.now() - started);
+      await Promise.race([
+        this.toolsFresh,
+        new Promise((resolve) => call.signal.addEventListener('abort', resolve, { once: true })),
+        new Promise((resolve) => (late = setTimeout(resolve, Math.max(0, left)))),
+      ]);
       return result;
     } finally {
+      clearTimeout(late);
       options.signal.removeEventListener('abort', abort);
     }
   }
@@ -115,6 +160,7 @@ export class McpConnection {
     this.client = undefined;
     this.tools = [];
     this.error = undefined;
+    this.fatal = undefined;
     this.setState(state);
     await client?.close().catch(() => undefined);
   }
@@ -137,6 +183,7 @@ export class McpConnection {
         ]),
         cwd: config.cwd ?? this.options.workspaceFolder,
         maxMessageBytes: this.options.maxMessageBytes,
+        maxPendingWriteBytes: this.options.maxMessageBytes,
         onStderr: (line) => {
           this.recentStderr = [...this.recentStderr, line.slice(0, 500)].slice(-3);
           this.options.log('info', `[mcp] ${this.name} stderr: ${line}`);
@@ -145,53 +192,112 @@ export class McpConnection {
     }
     const requestInit = { headers: config.headers };
     const url = new URL(config.url);
-    return config.transport === 'sse'
-      ? new SSEClientTransport(url, { requestInit })
-      : new StreamableHTTPClientTransport(url, { requestInit });
+    let transport: Transport | undefined = undefined;
+    // A response over the limit errors its stream, and the server is closed with the reason.
+    const fetch = limitedFetch(this.options.maxMessageBytes, (reason) => {
+      if (transport) this.closeFor(reason, transport);
+    });
+    transport =
+      config.transport === 'sse'
+        ? new SSEClientTransport(url, { requestInit, fetch })
+        : new StreamableHTTPClientTransport(url, { requestInit, fetch });
+    return transport;
+  }
+
+  /** Closes the server for a reason of ours: its state is failed with that reason. */
+  private closeFor(reason: string, transport: Transport): void {
+    if (this.transportInUse !== transport || this.fatal !== undefined) return;
+    this.fatal = reason;
+    this.options.log('warn', `[mcp] ${this.name}: ${reason}; closing it`);
+    const client = this.client;
+    void (client ? client.close() : transport.close()).catch(() => undefined);
+  }
+
+  /** Why the server was closed by us rather than by itself, if it was. */
+  private failureReason(): string | undefined {
+    if (this.fatal !== undefined) return this.fatal;
+    return this.transportInUse instanceof GroupStdioTransport ? this.transportInUse.failure : undefined;
   }
 
   /**
    * notifications/tools/list_changed: the tools are listed again. At most one listing runs and
-   * one waits, so a server that floods notifications costs one request at a time.
+   * one waits, so a server that floods notifications costs one request at a time; and a
+   * re-listing starts no sooner than relistIntervalMs after the last listing ended (the
+   * notifications meanwhile are one), so a server that answers each listing with another change
+   * cannot keep us busy listing.
    */
   private toolListChanged(client: Client): void {
     if (this.relistQueued) return;
     this.relistQueued = true;
     this.toolsFresh = this.toolsFresh.then(async () => {
+      const wait = this.lastListed + this.options.relistIntervalMs - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
       this.relistQueued = false;
       if (this.client !== client || this.state !== 'connected') return;
+      const timeoutMs = this.options.startTimeoutMs;
+      const deadline = startDeadline(timeoutMs, `timed out after ${timeoutMs} ms`);
       try {
-        const tools = await this.listTools(client);
+        const tools = await untilAborted(this.listTools(client, deadline.signal), deadline.signal);
         if (this.client !== client || this.state !== 'connected') return;
-        const before = this.tools.map((t) => t.name).join('\n');
+        const before = this.tools.map((t) => t.qualifiedName).join('\n');
         this.tools = tools;
-        if (tools.map((t) => t.name).join('\n') === before) return;
+        if (tools.map((t) => t.qualifiedName).join('\n') === before) return;
         this.options.log('info', `[mcp] ${this.name}: the tool list changed, ${tools.length} tool(s)`);
         this.options.onStateChange();
       } catch (error) {
         this.options.log('warn', `[mcp] ${this.name}: could not list the changed tools (the earlier list stays): ${errorMessage(error)}`);
+      } finally {
+        deadline.clear();
+        this.lastListed = performance.now();
       }
     });
   }
 
-  private async listTools(client: Client): Promise<McpToolInfo[]> {
-    const out: McpToolInfo[] = [];
+  /**
+   * Every page of the tool list, until the server gives no cursor; it stops (with a warning)
+   * at MAX_TOOLS_PER_SERVER tools, at MAX_TOOL_PAGES pages, or at a cursor given before.
+   */
+  private async listTools(client: Client, signal: AbortSignal): Promise<McpToolInfo[]> {
+    const listed: McpToolDefinition[] = [];
+    const cursors = new Set<string>();
     let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.options.startTimeoutMs });
-      out.push(...page.tools.map((t) => this.toolInfo(t)));
+    for (let pages = 0; ; pages++) {
+      if (pages === MAX_TOOL_PAGES) {
+        this.options.log('warn', `[mcp] ${this.name}: its tool list goes on past ${MAX_TOOL_PAGES} pages; the tools of those are offered`);
+        break;
+      }
+      const page = await linked(signal, (pageSignal) =>
+        client.listTools(cursor ? { cursor } : undefined, { signal: pageSignal, timeout: this.options.startTimeoutMs }),
+      );
+      listed.push(...page.tools.slice(0, MAX_TOOLS_PER_SERVER + 1 - listed.length));
       cursor = page.nextCursor;
-    } while (cursor && out.length < MAX_TOOLS_PER_SERVER);
-    if (out.length > MAX_TOOLS_PER_SERVER)
+      if (!cursor || listed.length > MAX_TOOLS_PER_SERVER) break;
+      if (cursors.has(cursor)) {
+        this.options.log('warn', `[mcp] ${this.name}: its tool list gave a page cursor twice; the tools listed until then are offered`);
+        break;
+      }
+      cursors.add(cursor);
+    }
+    if (listed.length > MAX_TOOLS_PER_SERVER)
       this.options.log('warn', `[mcp] ${this.name}: only the first ${MAX_TOOLS_PER_SERVER} tools are offered`);
-    return out.slice(0, MAX_TOOLS_PER_SERVER);
+    const tools = listed.slice(0, MAX_TOOLS_PER_SERVER);
+    const names = mcpToolNames(
+      this.name,
+      tools.map((t) => t.name),
+      (tool, name) =>
+        this.options.log(
+          'warn',
+          `[mcp] ${this.name}: tool "${tool}" has the name of an earlier tool once sanitised; it is offered as ${name}`,
+        ),
+    );
+    return tools.map((tool, i) => this.toolInfo(tool, names[i]));
   }
 
-  private toolInfo(tool: McpToolDefinition): McpToolInfo {
+  private toolInfo(tool: McpToolDefinition, qualifiedName: string): McpToolInfo {
     return {
       server: this.name,
       name: tool.name,
-      qualifiedName: mcpToolName(this.name, tool.name),
+      qualifiedName,
       description: tool.description ?? tool.title ?? tool.name,
       inputSchema: tool.inputSchema as Record<string, unknown>,
     };
@@ -208,4 +314,51 @@ export class McpConnection {
     this.state = state;
     this.options.onStateChange();
   }
+}
+
+/**
+ * `request` with a signal of its own that `signal` aborts: the SDK never removes the abort
+ * listener it adds, so a listing of many pages would otherwise pile them up on one signal.
+ */
+async function linked<T>(signal: AbortSignal, request: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const own = new AbortController();
+  const abort = () => own.abort(signal.reason);
+  if (signal.aborted) abort();
+  else signal.addEventListener('abort', abort, { once: true });
+  try {
+    return await request(own.signal);
+  } finally {
+    signal.removeEventListener('abort', abort);
+  }
+}
+
+/** `promise`, or a rejection with `signal`'s reason once it aborts first (what `promise` does after is ignored). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(toError(signal.reason));
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(toError(signal.reason));
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', abort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', abort);
+        reject(toError(error));
+      },
+    );
+  });
+}
+
+interface Deadline {
+  signal: AbortSignal;
+  clear: () => void;
+}
+
+/** A signal that aborts with `message` after `ms`, unless cleared first. */
+function startDeadline(ms: number, message: string): Deadline {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error(message)), ms);
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }

@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Emitter, type Disposable } from '../events-emitter';
 import type { LoadedMcpConfig, McpInput, McpServerConfig, McpSource } from './mcp-config';
 import { McpConnection, type McpServerState, type McpToolInfo } from './mcp-connection';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './mcp-limits';
 import { expandServer } from './mcp-variables';
 
 export interface McpManagerOptions {
@@ -10,14 +11,22 @@ export interface McpManagerOptions {
   /** Folders besides the workspace the agent may write (additional directories). */
   writableRoots?: () => readonly string[];
   log: (level: 'info' | 'warn' | 'error', message: string) => void;
-  /** Asks a person for an `${input:id}` value (VS Code); the CLI has none. */
-  resolveInput?: (input: McpInput) => Promise<string | undefined>;
+  /**
+   * Asks a person for an `${input:id}` value (VS Code); the CLI has none. `source` is where the
+   * server using it is defined: an answer is kept for that file, not for every file with the id.
+   */
+  resolveInput?: (input: McpInput, source: McpSource) => Promise<string | undefined>;
   /** Connecting and listing tools, per server; default 30 s. */
   startTimeoutMs?: number;
   /** One tool call, unless the server sets its own `timeout`; default 120 s. */
   callTimeoutMs?: number;
-  /** Most bytes of one message from a stdio server; default 16 MiB. */
+  /**
+   * Most bytes of one message from a server (a stdio line, an SSE event, an HTTP body) and of
+   * messages waiting to be written to a stdio server; past it that server is closed. Default 16 MiB.
+   */
   maxMessageBytes?: number;
+  /** The least time between tool listings of one server after tools/list_changed; default 1 s. */
+  relistIntervalMs?: number;
 }
 
 export interface McpServerStatus {
@@ -141,18 +150,20 @@ export class McpManager {
       env: this.options.env,
       writableRoots: this.options.writableRoots,
       startTimeoutMs: this.options.startTimeoutMs ?? 30_000,
-      maxMessageBytes: this.options.maxMessageBytes ?? 16 * 1024 * 1024,
+      maxMessageBytes: this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      relistIntervalMs: this.options.relistIntervalMs ?? 1_000,
       log: this.options.log,
       onStateChange: () => this.changed.fire(),
     });
   }
 
   private resolve(server: McpServerConfig): Promise<McpServerConfig> {
+    const ask = this.options.resolveInput;
     return expandServer(server, {
       workspaceFolder: this.options.workspaceFolder,
       env: this.options.env,
       inputs: this.inputs,
-      resolveInput: this.options.resolveInput,
+      resolveInput: ask && ((input) => ask(input, server.source)),
     });
   }
 }

@@ -74,9 +74,17 @@ function contentText(part: McpContent): string {
   }
 }
 
+/** What hooks get of one part: texts cut as the model's, and base64 data over the cap dropped (an embedded resource's too). */
 function capContent(part: McpContent): McpContent {
   if (part.type === 'text') return { ...part, text: truncateMiddle(part.text) };
   if ((part.type === 'image' || part.type === 'audio') && part.data.length > MAX_TOOL_OUTPUT_CHARS) return { ...part, data: '' };
+  if (part.type === 'resource') {
+    const resource = part.resource;
+    if ('text' in resource && typeof resource.text === 'string')
+      return { ...part, resource: { ...resource, text: truncateMiddle(resource.text) } };
+    if ('blob' in resource && typeof resource.blob === 'string' && resource.blob.length > MAX_TOOL_OUTPUT_CHARS)
+      return { ...part, resource: { ...resource, blob: '' } };
+  }
   return part;
 }
 

@@ -4,10 +4,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { HostToManager } from '../../../src/shared/manager-protocol';
 import type { McpServerView } from '../../../src/shared/manager-views';
 import { text, toolCalls } from '../../support/model-server';
-import { stub, type FakeWebview } from '../../support/vscode-stub';
+import { stub, type FakeSecretStorage, type FakeWebview } from '../../support/vscode-stub';
 import { modals, startChat, until, type ChatHarness } from './extension-harness';
 
 const FIXTURE = path.resolve(__dirname, '../../fixtures/mcp/misbehaving-server.mjs');
+const HOSTILE = path.resolve(__dirname, '../../fixtures/mcp/hostile-server.mjs');
 
 let h: ChatHarness | undefined;
 afterEach(async () => {
@@ -134,7 +135,51 @@ describe('MCP servers in VS Code', () => {
     expect(card).toContain('MCP mine: say');
     expect(card).toContain('hi from mcp');
     expect(asked).toEqual([expect.objectContaining({ password: true })]);
-    expect(await h.context.secrets.get('hookpilot.mcp.input.token')).toBe('typed-secret');
+    // Kept for this workspace and file, not under the id alone.
+    const stored = (h.context.secrets as unknown as FakeSecretStorage).values;
+    expect([...stored.values()]).toEqual(['typed-secret']);
+    expect(stored.has('hookpilot.mcp.input.token')).toBe(false);
+  });
+
+  it('an ${input:id} answer is kept for its workspace and file: another workspace declaring the same id is asked anew', async () => {
+    const asked: string[] = [];
+    const answer = (value: string) => (options: { title?: string }) => {
+      asked.push(String(options.title));
+      return value;
+    };
+    const mcpJson = JSON.stringify({
+      inputs: [{ type: 'promptString', id: 'github_token', description: 'GitHub token', password: true }],
+      servers: {
+        gh: { command: process.execPath, args: [HOSTILE], env: { T: '${input:github_token}', RECORD_FILE: '${workspaceFolder}/seen.txt' } },
+      },
+    });
+    // Workspace A: the person types the token for its server.
+    h = await startChat({ '.vscode/mcp.json': mcpJson }, [text('a')], {
+      setup: () => void (stub.state.answerInputBox = answer('token-for-A')),
+    });
+    await h.prompt('hi');
+    expect(asked).toHaveLength(1);
+    expect(readFileSync(h.workspace.file('seen.txt'), 'utf8')).toBe('T=token-for-A\n');
+    // A window reload of the same workspace uses the kept answer.
+    await h.restart();
+    const webview = await openManager();
+    await serverState(webview, 'gh', 'connected');
+    expect(asked).toHaveLength(1);
+    expect(readFileSync(h.workspace.file('seen.txt'), 'utf8')).toBe('T=token-for-A\nT=token-for-A\n');
+    const kept = new Map((h.context.secrets as unknown as FakeSecretStorage).values);
+    await h.close();
+    h = undefined;
+
+    // Workspace B, with the same SecretStorage (the same extension): its file declares the same id.
+    h = await startChat({ '.vscode/mcp.json': mcpJson }, [text('b')], {
+      setup: async (context) => {
+        for (const [key, value] of kept) await context.secrets.store(key, value);
+        stub.state.answerInputBox = answer('typed-in-B');
+      },
+    });
+    await h.prompt('hi');
+    expect(asked).toHaveLength(2);
+    expect(readFileSync(h.workspace.file('seen.txt'), 'utf8')).toBe('T=typed-in-B\n');
   });
 });
 
