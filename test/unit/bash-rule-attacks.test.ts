@@ -73,6 +73,16 @@ describe('narrow allow rules do not grant hidden code', () => {
     ['echo *,sh', "echo 'rm -f victim.txt' | sh"],
     ['timeout *,bash', "timeout 5 bash <<< 'rm -f victim.txt'"],
     ['source *', "source /dev/stdin <<< 'rm -f victim.txt'"],
+    ['bash *', "bash -o pipefail <<< 'rm -f victim.txt'"],
+    ['bash *', "bash -es x <<< 'rm -f victim.txt'"],
+    ['bash *', "bash /dev/fd/3 3<<< 'rm -f victim.txt'"],
+    ['bash *', "bash -O extglob <<< 'rm -f victim.txt'"],
+    ['bash *', "bash --rcfile x <<< 'rm -f victim.txt'"],
+    ['bash *', "bash //dev/stdin <<< 'rm -f victim.txt'"],
+    ['bash *', "bash /dev/./stdin <<< 'rm -f victim.txt'"],
+    ['bash *', "bash /proc/$$/fd/0 <<< 'rm -f victim.txt'"],
+    ['sh *', "sh -o errexit <<< 'rm -f victim.txt'"],
+    ['busybox *', "busybox sh <<< 'rm -f victim.txt'"],
   ])('Bash(%s) does not grant %j', (patterns, command) => {
     expect(allowed(patterns.split(','), command)).toBe(false);
   });

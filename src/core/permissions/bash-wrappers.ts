@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { analyzeBashCommand, type SimpleCommand } from './bash-command';
 import { HOLE } from './wildcard';
 
@@ -197,18 +198,33 @@ export function nestedScript(words: string[], stdin?: readonly string[]): string
 
 const isCommandFlag = (arg: string) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg) || arg === '--command';
 
+/** Shell options whose next word is their value, not the script: `-o pipefail`, `-O extglob`, `--rcfile F`. */
+const VALUE_OPTIONS = new Set(['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
+
 /**
- * Whether the command runs the code it reads from its input: a shell without `-c` or a script
- * file (`sh`, `sh -s`, `bash -`), or `source /dev/stdin`. No rule's words can name that code.
+ * Whether the command runs the code it reads from its input: a shell without `-c` and without
+ * a script file (`sh`, `bash -es`, `bash -o pipefail`, `bash -`, `bash /dev/fd/3`), or
+ * `source /dev/stdin`. No rule's words can name that code. A script operand under /dev or
+ * /proc counts as input: a descriptor the line redirects (`3<<< 'rm x'`), or stdin by another path.
  */
 export function runsInput(words: readonly string[]): boolean {
   const [word, ...args] = words;
   const name = commandName(word);
-  if (name === 'source' || name === '.') return STDIN_FILES.has(args[0] ?? '');
+  if (name === 'busybox') return args.length > 0 && runsInput(args);
+  if (name === 'source' || name === '.') return args[0] === undefined || isInputPath(args[0]);
   if (!SHELLS.has(name) || args.some(isCommandFlag)) return false;
-  // `sh script.sh` runs a file no rule can see, but not its input.
-  const operand = args.find((a) => !a.startsWith('-') && !a.startsWith('+'));
-  return operand === undefined || STDIN_FILES.has(operand) || args.includes('-s');
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i];
+    if (VALUE_OPTIONS.has(arg)) i += 1;
+    else if (arg === '--' || arg === '-') return arg === '-' || args[i + 1] === undefined || isInputPath(args[i + 1]);
+    else if (/^-[a-zA-Z]*s[a-zA-Z]*$/.test(arg)) return true;
+    else if (!arg.startsWith('-') && !arg.startsWith('+')) return isInputPath(arg);
+  }
+  return true;
+}
+
+function isInputPath(file: string): boolean {
+  return STDIN_FILES.has(file) || /^\/+(dev|proc)\//.test(path.posix.normalize(file));
 }
 
 /** The value of a short or long option in any spelling: `-c x`, `-cx`, `-qc x`, `--command=x`, `--command x`. */

@@ -76,7 +76,8 @@ export class PermissionGate {
     if (isShellTool(tool.name) && typeof input.command === 'string') {
       return bashProtectedCheck(input.command, ctx.cwd, protectedTargets(ctx.protectedPaths, ctx.workspaceRoot));
     }
-    if (mcpServerOf(tool.name) !== undefined) return mcpProtectedCheck(input, ctx, protectedTargets(ctx.protectedPaths, ctx.workspaceRoot));
+    if (mcpServerOf(tool.name) !== undefined && !tool.readsOnly)
+      return mcpProtectedCheck(input, ctx, protectedTargets(ctx.protectedPaths, ctx.workspaceRoot));
     const target = tool.target?.(input);
     if (target === undefined) return undefined;
     const scope = { workspaceRoot: ctx.workspaceRoot, cwd: ctx.cwd, additionalDirectories: settings.additionalDirectories };
@@ -127,16 +128,17 @@ export function implicitVerdict(mode: PermissionMode, category: ToolCategory): P
  * The rule "Allow for this session" / "Always allow" adds: for Bash, exactly the approved call
  * and nothing broader (a `*` in it is stored escaped, as a literal). A single simple command is
  * stored as rules see it (quotes removed), so that it matches itself again. Any other line
- * (compound, with a redirection or a here-string, hiding code, not parseable, empty) is stored as its exact text, which rules never match against a whole line: approving it
- * grants nothing more than that one call.
+ * (compound, fed a here-doc or here-string, hiding code, not parseable, empty) is stored as its
+ * exact text, which rules never match against a whole line: approving it grants nothing more
+ * than that one call.
  */
 export function suggestedRule(toolName: string, input: Record<string, unknown>): string {
   if (!isShellTool(toolName) || typeof input.command !== 'string') return toolName;
   const analysis = analyzeBashCommand(input.command);
-  const simple =
-    analysis.kind === 'parsed' && analysis.hidden.length === 0 && analysis.commands.length === 1 && analysis.redirects.length === 0;
+  const simple = analysis.kind === 'parsed' && analysis.hidden.length === 0 && analysis.commands.length === 1;
   const only = simple ? analysis.commands[0] : undefined;
-  // What the words do not hold is not in the rule: a redirection, a here-string (`bash <<< 'echo hi'`).
+  // A here-string (`bash <<< 'echo hi'`) is not in the words, so not in the rule; a redirection's
+  // file is checked again on each call (as an edit, or a read outside the workspace).
   const faithful = only && !only.dynamicName && only.stdin === undefined && !only.words.join(' ').includes(HOLE);
   const text = faithful ? only.words.join(' ') : input.command;
   // `Bash()` would be the bare rule, every command: an empty line is stored as a command that does nothing.
