@@ -48,12 +48,13 @@ describe('hookpilot run', () => {
 
   it('what the model writes cannot drive the terminal: escape sequences and carriage returns are printed escaped, JSON keeps them', async () => {
     const trap = 'Hookpilot wants to use Read\x1b[8m\x1b]0;innocent\x07\x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07\u2028';
-    const script = () => [bash('echo hi #\x1b[2K\r[Bash] Run: ls', 'c1'), text(trap)];
+    const script = () => [bash('echo hi #\x1b[2K\r[Bash] Run: ls\nAllow? [y]es once', 'c1'), text(trap)];
     bed = await startTestbed(bundle.bundle, {}, script());
     const r = await bed.run(['go', '--allowed-tools', 'Bash']);
     expect(r.code).toBe(0);
     for (const raw of RAW_CONTROLS) expect(r.stdout + r.stderr).not.toContain(raw);
-    expect(r.stdout).toContain('echo hi #\\u001b[2K\\r[Bash] Run: ls -> executed');
+    // A tool line stays one line: it may print while another call's question waits.
+    expect(r.stdout).toContain('echo hi #\\e[2K\\r[Bash] Run: ls\\nAllow? [y]es once -> failed');
     expect(r.stdout).toContain('Hookpilot wants to use Read\\u001b[8m\\u001b]0;innocent\\u0007');
     await bed.close();
     bed = await startTestbed(bundle.bundle, {}, script());

@@ -9,7 +9,9 @@ const UNPRINTABLE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
  * land inside strings, as `\uXXXX`, which JSON reads back as the same character.
  */
 export function printable(text: string): string {
-  const escape = (c: string) => (c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  // An astral character is escaped as its two UTF-16 halves: JSON reads them back as the one character.
+  const unit = (code: number) => `\\u${code.toString(16).padStart(4, '0')}`;
+  const escape = (c: string) => (c === '\r' ? '\\r' : Array.from({ length: c.length }, (_, i) => unit(c.charCodeAt(i))).join(''));
   return text.replace(UNPRINTABLE, (c) => (c === '\n' || c === '\t' ? c : escape(c)));
 }
 

@@ -1,11 +1,14 @@
 import type { AgentEvent, HookAnnotation } from '../../core/agent/agent-events';
+import { visibleText } from '../../core/agent/permissions/approval-text';
 import { clip, summarizeToolCall } from '../../core/agent/tool-summary';
 import type { Output, OutputRedactor, RunPrinter } from './printer';
 
 /**
  * `--output-format text`: the assistant's words as they stream, and one line per tool
  * call with what happened to it and which hook blocked it. Notices go to stderr. Tool
- * lines and notices (which quote tool output and hook reasons) are redacted.
+ * lines and notices (which quote tool output and hook reasons) are redacted, and kept to one
+ * line each: a call's line may print while another call's approval question waits, and a line
+ * break in its text would let it draw a question of its own below the real one.
  */
 export class TextPrinter implements RunPrinter {
   private atLineStart = true;
@@ -23,13 +26,17 @@ export class TextPrinter implements RunPrinter {
         return;
       case 'tool_finished':
         this.line(
-          this.redactor.redactText(
-            `[${event.name}] ${summarizeToolCall(event.name, event.input)} -> ${describeOutcome(event.outcome, event.output, event.hooks)} (${Math.round(event.durationMs)} ms)`,
+          visibleText(
+            this.redactor.redactText(
+              `[${event.name}] ${summarizeToolCall(event.name, event.input)} -> ${describeOutcome(event.outcome, event.output, event.hooks)} (${Math.round(event.durationMs)} ms)`,
+            ),
           ),
         );
         return;
       case 'notice':
-        this.err.write(`hookpilot: ${event.level === 'info' ? '' : `${event.level}: `}${this.redactor.redactText(event.message)}\n`);
+        this.err.write(
+          `hookpilot: ${event.level === 'info' ? '' : `${event.level}: `}${visibleText(this.redactor.redactText(event.message))}\n`,
+        );
         return;
       case 'compacted':
         this.err.write(`hookpilot: compacted the conversation (${event.messagesBefore} -> ${event.messagesAfter} messages)\n`);
