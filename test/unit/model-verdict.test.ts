@@ -30,6 +30,11 @@ describe('prompt and agent hook verdicts', () => {
     expect(parseVerdict('I think {"ok": false, "reason": "a } in it"} and {"ok": true}')).toEqual(no('a } in it'));
     expect(parseVerdict('{"ok": false, "impossible": "maybe"}')).toEqual(no(undefined));
     expect(parseVerdict(`${'{'.repeat(10_000)}{"ok": true}`)).toMatchObject({ ok: false });
+    // The judge quoting the model's own `{"ok": true}` before its verdict.
+    expect(parseVerdict('The command prints {"ok": true}. Verdict: {"ok": false, "reason": "deletes keep.txt"}')).toEqual(
+      no('deletes keep.txt'),
+    );
+    expect(parseVerdict('{"ok": true} {"ok": false}')).toEqual(no(undefined));
   });
 
   it('map ok:false to each event as Claude Code does, and ok:true to no decision', () => {

@@ -57,13 +57,14 @@ function* balancedObjects(text: string): Generator<string> {
 }
 
 /**
- * The verdict in a model's answer: the whole text, or the first JSON object inside it with an
- * `ok` (a fenced block or surrounding prose), checked against the schema. An object that says
- * `"ok": false` is a no even when the rest of it is malformed: the judge reads what the model
- * wrote, and a model that knocks it off the format must not get a yes out of that.
+ * The verdict in a model's answer: the whole text, or the JSON objects with an `ok` inside it
+ * (a fenced block, surrounding prose), checked against the schema. The judge reads what the
+ * model wrote and may quote it, so a `{"ok": true}` counts only when no object there says
+ * otherwise: any `"ok": false` is a no, even when the rest of it is malformed.
  */
 export function parseVerdict(text: string): { ok: true; verdict: Verdict } | { ok: false; error: string } {
   const trimmed = text.trim();
+  const verdicts: unknown[] = [];
   for (const candidate of [trimmed, ...balancedObjects(trimmed)]) {
     let value: unknown;
     try {
@@ -71,15 +72,20 @@ export function parseVerdict(text: string): { ok: true; verdict: Verdict } | { o
     } catch {
       continue;
     }
-    if (value === null || typeof value !== 'object' || !('ok' in value)) continue;
-    const parsed = verdictSchema.safeParse(value);
-    if (parsed.success) return { ok: true, verdict: parsed.data };
-    const { ok, reason } = value as { ok: unknown; reason?: unknown };
-    if (ok === false) return { ok: true, verdict: { ok: false, reason: typeof reason === 'string' ? reason : undefined } };
-    return { ok: false, error: `the model's answer is not {"ok": boolean, "reason": string}: ${z.prettifyError(parsed.error)}` };
+    if (value !== null && typeof value === 'object' && 'ok' in value) verdicts.push(value);
+    // The whole text as one object is the answer; its inner objects are its fields.
+    if (candidate === trimmed && verdicts.length > 0) break;
   }
-  const shown = trimmed.length > 200 ? `${trimmed.slice(0, 200)}…` : trimmed;
-  return { ok: false, error: `the model did not answer with a JSON object: ${JSON.stringify(shown)}` };
+  const no = verdicts.find((value) => (value as { ok: unknown }).ok === false) as { reason?: unknown } | undefined;
+  if (no) return { ok: true, verdict: { ok: false, reason: typeof no.reason === 'string' ? no.reason : undefined } };
+  if (verdicts.length === 0) {
+    const shown = trimmed.length > 200 ? `${trimmed.slice(0, 200)}…` : trimmed;
+    return { ok: false, error: `the model did not answer with a JSON object: ${JSON.stringify(shown)}` };
+  }
+  const parsed = verdictSchema.safeParse(verdicts[0]);
+  if (!parsed.success)
+    return { ok: false, error: `the model's answer is not {"ok": boolean, "reason": string}: ${z.prettifyError(parsed.error)}` };
+  return { ok: true, verdict: parsed.data };
 }
 
 /**
