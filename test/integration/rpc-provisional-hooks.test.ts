@@ -121,6 +121,17 @@ describe('rpc hooks before the handshake', () => {
     expect(result.blocked).toBe(true);
     expect(result.blockReason).toMatch(/rpc server "policy" is failed \(rpc server "policy" could not start: .*ENOENT/);
   });
+
+  it('a provisional hook of a server that is down fails open without onFailure: an observer does not deny every approval', async () => {
+    const { ws, engine } = await engineWith({ command: ['hookpilot-no-such-command-xyz'], config: { observe: ['PostToolUse'] } });
+    await vi.waitFor(() => expect(engine.rpcPool.status('policy')?.state).toBe('failed'));
+    const payload = toolPayload('PermissionRequest', 'Bash', { command: 'touch first' }, { cwd: ws.dir });
+    const result = await engine.dispatcher.dispatch(payload);
+    expect(result.permission).toBeUndefined();
+    expect(result.runs.filter((r) => r.handler === 'rpc')).toEqual([
+      expect.objectContaining({ hookId: 'rpc:policy:PermissionRequest', status: 'error' }),
+    ]);
+  });
 });
 
 describe('rpc handshake lists', () => {

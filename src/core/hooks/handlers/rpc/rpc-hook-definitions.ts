@@ -71,7 +71,9 @@ export function rpcHookDefinitions(server: ServerDefinition, caps?: RpcEventList
     description: `rpc server ${server.name} (${provisional && mode === 'intercept' ? 'until its handshake' : mode})`,
     event,
     priority: server.priority,
-    onFailure: server.onFailure,
+    // A provisional hook fails closed only when the config asks: a server meant to observe, down,
+    // must not deny every approval (which fail closed by default).
+    onFailure: provisional && mode === 'intercept' ? (server.onFailure ?? 'continue') : server.onFailure,
     timeoutMs: server.timeoutMs,
     enabled: server.enabled,
     source: server.source,
