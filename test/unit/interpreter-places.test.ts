@@ -67,6 +67,27 @@ describe("what a server's or a hook's interpreter reads besides its script is pr
       expect.arrayContaining([path.join(ws, 'srv', 'server.py'), path.join(ws, 'srv', 'pyproject.toml'), folder(ws, 'srv', '.venv')]),
     );
     expect(protectedBy(stdio('make', ['-C', 'srv', 'run']))).toContain(path.join(ws, 'srv', 'Makefile'));
+    for (const line of ['cd -- srv && node server.mjs', 'cd -P srv && node server.mjs', 'env --chdir=srv node server.mjs'])
+      expect(protectedBy(stdio('sh', ['-c', line])), line).toContain(path.join(ws, 'srv', 'server.mjs'));
+  });
+
+  it('a formatter hook run in a package folder protects what it runs there, not the package its edits are for', () => {
+    const ws = workspace();
+    mkdirSync(path.join(ws, 'web', 'src'), { recursive: true });
+    writeFileSync(path.join(ws, 'web', 'package.json'), '{"scripts": {"format": "prettier --write ."}}');
+    writeFileSync(path.join(ws, 'web', 'Makefile'), 'fmt:\n\tprettier --write .\n');
+    for (const command of ['cd web && npx prettier --write .', 'npm --prefix web run format', 'make -C web fmt']) {
+      const document = hooksJson({ PostToolUse: [{ hooks: [{ type: 'command', command }] }] });
+      const files = protectedHookFiles(
+        ws,
+        loadHooksDocument(document, { kind: 'hooksJson', file: path.join(ws, '.vscode/hooks.json') }).hooks,
+      );
+      expect(files, command).not.toContain(folder(ws, 'web'));
+      expect(
+        files.some((file) => file.startsWith(path.join(ws, 'web', 'src'))),
+        command,
+      ).toBe(false);
+    }
   });
 
   it('the same for a command hook, in shell form, and nothing outside the workspace', () => {

@@ -31,7 +31,7 @@ const NPM_SHORTCUTS = new Set(['test', 'start', 'stop', 'restart']);
 const OUTPUT_REDIRECTS = new Set(['>', '>>', '>|', '&>', '&>>', '>&']);
 /** Ways a launch runs its program in another folder: `cd srv &&`, `npm --prefix srv`, `uv --directory srv`, `make -C srv`. */
 const DIRECTORY_COMMANDS = new Set(['cd', 'pushd']);
-const DIRECTORY_OPTIONS = new Set(['--prefix', '--directory', '--cwd', '--dir', '-C']);
+const DIRECTORY_OPTIONS = new Set(['--prefix', '--directory', '--cwd', '--dir', '--chdir', '-C']);
 /** A `-c` script is parsed again for the files it names; deeper nesting is not followed. */
 const MAX_NESTING = 2;
 /** Files whose module type and packages Node looks up in every folder up to the root. */
@@ -222,12 +222,11 @@ function workingFolders(projectDir: string, words: readonly string[], cwd: strin
   const folders = new Set([cwd]);
   for (const [i, word] of words.entries()) {
     const eq = word.indexOf('=');
+    // `cd -P -- hooks`: the folder is the first word after cd's options.
+    const afterCd = DIRECTORY_COMMANDS.has(path.basename(word)) ? words.slice(i + 1).find((w) => !w.startsWith('-')) : undefined;
     const named =
-      DIRECTORY_COMMANDS.has(path.basename(word)) || DIRECTORY_OPTIONS.has(word)
-        ? words[i + 1]
-        : eq > 0 && DIRECTORY_OPTIONS.has(word.slice(0, eq))
-          ? word.slice(eq + 1)
-          : undefined;
+      afterCd ??
+      (DIRECTORY_OPTIONS.has(word) ? words[i + 1] : eq > 0 && DIRECTORY_OPTIONS.has(word.slice(0, eq)) ? word.slice(eq + 1) : undefined);
     const folder = named === undefined ? undefined : toPath(named, cwd);
     if (folder && isWithin(projectDir, folder)) folders.add(folder);
   }
@@ -280,15 +279,22 @@ export function interpreterPlaces(projectDir: string, launch: Launch): string[] 
   return [...new Set(places)].filter((place) => isWithin(projectDir, place.endsWith(path.sep) ? place.slice(0, -1) : place));
 }
 
-/** The folders of dependency files inside the workspace (once each); the root only by extension. */
+/** Files a launcher reads to know what to run: pinned themselves, they load no sibling. */
+const LAUNCHER_FILES = new Set([...Object.values(TASK_FILES).flat(), ...PACKAGE_MANAGER_RC]);
+
+/**
+ * The folders of dependency files inside the workspace (once each); the root only by extension.
+ * A manifest or task file (`web/package.json` for `npm --prefix web run format`) makes no
+ * folder a script folder: that would protect a whole package from the edits a formatter hook is for.
+ */
 export function scriptFolders(projectDir: string, files: readonly string[]): ScriptFolder[] {
   const folders = new Map<string, ScriptFolder>();
   for (const file of files) {
-    if (!isWithin(projectDir, file)) continue;
+    if (!isWithin(projectDir, file) || DATA_FILE.test(path.extname(file)) || LAUNCHER_FILES.has(path.basename(file))) continue;
     const dir = path.dirname(file);
     const extension = dir === projectDir ? path.extname(file) : undefined;
-    // A root file that is data or has no extension (package.json, a Makefile) loads no sibling.
-    if (extension !== undefined && (extension === '' || DATA_FILE.test(extension))) continue;
+    // A root file without an extension (a launcher's script) loads no sibling either.
+    if (extension === '') continue;
     folders.set(`${dir}\0${extension ?? ''}`, { dir, extension });
   }
   return [...folders.values()];
