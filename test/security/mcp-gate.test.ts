@@ -336,7 +336,11 @@ describe('the MCP configuration governs the agent: the model cannot change it', 
         call('m1', 'mcp__fs__write_file', { path: '.mcp.json', content: evil }),
         call('m2', 'mcp__fs__write_file', { path: `file://${root}/.vscode/hooks.json`, content: '{}' }),
         call('m3', 'mcp__fs__move_file', { source: 'notes.txt', destination: 'hooks/guard.js' }),
-        call('m4', 'mcp__fs__write_file', { path: 'notes.txt', content: 'fine' }),
+        call('m4', 'mcp__fs__write_file', { path: `${'./'.repeat(2100)}.vscode/hooks.json`, content: '{}' }),
+        call('m5', 'mcp__fs__write_file', { path: 'notes.txt', content: 'fine' }),
+        // Reading a protected file changes nothing: the server's read-only tools are not held back.
+        call('m6', 'mcp__fs__read_text_file', { path: '.vscode/hooks.json' }),
+        call('m7', 'mcp__fs__directory_tree', { path: '.', excludePatterns: ['.git', 'node_modules'] }),
         text('done'),
       ];
       bed = await startTestbed(
@@ -355,7 +359,7 @@ describe('the MCP configuration governs the agent: the model cannot change it', 
         hooks: readFileSync(bed.workspace.file('.vscode/hooks.json'), 'utf8'),
       };
       const r = jsonResult(await bed.run(['go', '--allowed-tools', 'mcp__fs', '--permission-mode', mode, '--output-format', 'json']));
-      expect(r.tool_calls.map((c) => c.outcome)).toEqual(['denied', 'denied', 'denied', 'executed']);
+      expect(r.tool_calls.map((c) => c.outcome)).toEqual(['denied', 'denied', 'denied', 'denied', 'executed', 'executed', 'executed']);
       expect(readFileSync(bed.workspace.file('.mcp.json'), 'utf8')).toBe(before.mcp);
       expect(readFileSync(bed.workspace.file('.vscode/hooks.json'), 'utf8')).toBe(before.hooks);
       expect(readFileSync(bed.workspace.file('notes.txt'), 'utf8')).toBe('fine');

@@ -21,6 +21,8 @@ export interface McpToolInfo {
   qualifiedName: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  /** The server says the tool only reads (its `readOnlyHint`). */
+  readOnly: boolean;
 }
 
 export interface ConnectionOptions {
@@ -300,6 +302,7 @@ export class McpConnection {
       qualifiedName,
       description: tool.description ?? tool.title ?? tool.name,
       inputSchema: tool.inputSchema as Record<string, unknown>,
+      readOnly: tool.annotations?.readOnlyHint === true,
     };
   }
 

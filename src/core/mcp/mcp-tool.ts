@@ -32,6 +32,7 @@ export function createMcpTool(info: McpToolInfo, manager: McpManager): Tool {
     name: info.qualifiedName,
     description: `${info.description.slice(0, MAX_DESCRIPTION_CHARS)}\n(MCP server "${info.server}", tool "${info.name}")`,
     category: 'execute',
+    readsOnly: info.readOnly,
     inputSchema: z.record(z.string(), z.unknown()),
     parameters: objectSchema(info.inputSchema),
     run: async (input, ctx): Promise<ToolResult> => {

@@ -42,6 +42,11 @@ export interface Tool<I = Record<string, unknown>> {
   name: string;
   description: string;
   category: ToolCategory;
+  /**
+   * An MCP tool whose server says it only reads (`readOnlyHint`): its arguments are not checked
+   * for protected files, which reading does not change. It is gated like any other call.
+   */
+  readsOnly?: boolean;
   /** Validates the model's arguments; also the source of the function's JSON Schema. */
   inputSchema: z.ZodType<I>;
   /** The function's JSON Schema when it comes from elsewhere (an MCP server's tool); default: from inputSchema. */

@@ -1,0 +1,35 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mcpProtectedCheck } from '../../src/core/agent/permissions/mcp-arguments-gate';
+import { protectedTargets } from '../../src/core/agent/permissions/protected-targets';
+
+let ws: string;
+beforeEach(() => {
+  ws = realpathSync(mkdtempSync(path.join(tmpdir(), 'hookpilot-mcp-args-')));
+  mkdirSync(path.join(ws, '.vscode'));
+  writeFileSync(path.join(ws, '.vscode', 'hooks.json'), '{}');
+});
+afterEach(() => rmSync(ws, { recursive: true, force: true }));
+
+const check = (input: Record<string, unknown>) =>
+  mcpProtectedCheck(input, { workspaceRoot: ws, cwd: ws }, protectedTargets([path.join(ws, '.vscode', 'hooks.json')], ws))?.verdict;
+
+describe('an MCP call naming a protected file asks a person', () => {
+  it.each([
+    ['a value', () => ({ path: '.vscode/hooks.json' })],
+    ['a padded path', () => ({ path: `${'./'.repeat(3000)}.vscode/hooks.json` })],
+    ['an object key', () => ({ files: { '.vscode/hooks.json': '{}' } })],
+    ['an option value', () => ({ args: ['--out=.vscode/hooks.json'] })],
+    ['an upper-case file: URI', () => ({ uri: `FILE://${ws}/.vscode/hooks.json` })],
+    ['the folder holding it', () => ({ path: '.vscode' })],
+  ])('%s', (_, input) => {
+    expect(check(input())).toBe('ask');
+  });
+
+  it('a huge array asks past the cap instead of ending the turn; other files and contents do not ask', () => {
+    expect(check({ paths: Array.from({ length: 200_000 }, () => 'notes.txt') })).toBe('ask');
+    expect(check({ path: 'notes.txt', content: `${'x'.repeat(100_000)}\n.vscode/hooks.json` })).toBeUndefined();
+  });
+});
