@@ -62,7 +62,7 @@ describe('mcp_tool hooks', () => {
     expect(outcome).toMatchObject({ status: 'success', effects: { decision: 'deny', reason: '/ws/secret.txt is off limits' } });
   });
 
-  it("cuts a long answer as a command hook's stdout is cut: texts past 10,000 characters, and the whole past 1 MiB", async () => {
+  it("cuts a long answer's texts as a command hook's are, and a deny quoting a huge input stays a deny", async () => {
     const handler = new McpToolHookHandler(() => manager);
     await connected({ guard: { command: process.execPath, args: [FIXTURE] } });
     const long = 'c'.repeat(200_000);
@@ -73,9 +73,12 @@ describe('mcp_tool hooks', () => {
     expect(cut).toMatchObject({ status: 'success', effects: { decision: 'deny' } });
     const reason = cut.status === 'success' ? (cut.effects.reason ?? '') : '';
     expect(reason.length).toBeLessThan(10_000);
-    const flood = await run(handler, { server: 'guard', tool: 'huge', input: { size: 3_000_000 } });
-    expect(flood.trace.stdout?.length ?? 0).toBeLessThanOrEqual(1024 * 1024);
-    expect(JSON.stringify(flood)).toContain('exceeded the output size cap');
+    const huge = 'p'.repeat(1_100_000);
+    const quoting = JSON.stringify({
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: huge },
+    });
+    const denied = await run(handler, { server: 'guard', tool: 'say', input: { text: quoting } });
+    expect(denied).toMatchObject({ status: 'success', effects: { decision: 'deny' } });
   });
 
   it('a server that is not connected, an isError result and a timeout are non-blocking errors', async () => {

@@ -18,9 +18,6 @@ export const mcpToolHandlerSchema = z.strictObject({
 });
 export type McpToolHandlerSpec = z.infer<typeof mcpToolHandlerSchema>;
 
-/** As a command hook's stdout: past this, the rest is dropped (and cut JSON is no answer). */
-const MAX_ANSWER_BYTES = 1024 * 1024;
-
 export interface McpToolHookHandlerOptions {
   /** Where answer texts over 10,000 chars are saved; without it they are only truncated. */
   spillDir?: string;
@@ -28,8 +25,8 @@ export interface McpToolHookHandlerOptions {
 
 /**
  * Calls a tool on a connected MCP server with `input` templated from the event
- * (`"${tool_input.file_path}"`); the tool's text is read like a command hook's stdout, with
- * its cap and its cut of long texts. A server that is not connected, or an `isError` result,
+ * (`"${tool_input.file_path}"`); the tool's text is read like a command hook's stdout, and its
+ * long texts are cut as a command hook's are. A server that is not connected, or an `isError` result,
  * is a non-blocking error: the hook never starts or connects a server itself.
  */
 export class McpToolHookHandler implements HookHandler {
@@ -60,12 +57,11 @@ export class McpToolHookHandler implements HookHandler {
       const text = resultText(result);
       if (result.isError)
         return { status: 'error', error: `MCP tool "${tool}" on "${server}" reported an error: ${text.slice(0, 500)}`, trace: trace() };
-      const bytes = Buffer.from(text, 'utf8');
-      const truncated = bytes.length > MAX_ANSWER_BYTES;
-      const stdout = truncated ? bytes.subarray(0, MAX_ANSWER_BYTES).toString('utf8') : text;
+      // Not capped as a command's stdout is: the MCP message cap bounds it, and a cut would make a
+      // deny that quotes a long tool input unreadable, which the model could use to get past it.
       const outcome = interpretCommandResult(
         invocation.hook.event,
-        noOutputResult(performance.now() - started, { exitCode: 0, stdout, stdoutTruncated: truncated }),
+        noOutputResult(performance.now() - started, { exitCode: 0, stdout: text }),
         invocation.timeoutMs,
       );
       return spillOutcome(outcome, { dir: this.options.spillDir, sessionId: invocation.payload.session_id, label: invocation.hook.name });
