@@ -10,6 +10,7 @@ import { limitedFetch } from './mcp-limits';
 import { mcpToolNames } from './mcp-names';
 import { errorMessage, toError } from '../error-message';
 import { withAgentWritablePathLast } from '../process/path-search-order';
+import { untilAborted } from '../until-aborted';
 
 export type McpServerState = 'starting' | 'connected' | 'failed' | 'disabled' | 'stopped';
 
@@ -108,8 +109,8 @@ export class McpConnection {
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.toolListChanged(client));
       // One deadline for connecting (an SSE server may never send its endpoint) and every page of the listing.
       const signal = deadline.signal;
-      await untilAborted(client.connect(transport, { timeout: timeoutMs, signal }), signal);
-      this.tools = await untilAborted(this.listTools(client, signal), signal);
+      await untilAborted(client.connect(transport, { timeout: timeoutMs, signal }), signal, () => toError(signal.reason));
+      this.tools = await untilAborted(this.listTools(client, signal), signal, () => toError(signal.reason));
       this.lastListed = performance.now();
       this.setState('connected');
       this.options.log('info', `[mcp] ${this.name}: connected, ${this.tools.length} tool(s)`);
@@ -239,7 +240,7 @@ export class McpConnection {
       const timeoutMs = this.options.startTimeoutMs;
       const deadline = startDeadline(timeoutMs, `timed out after ${timeoutMs} ms`);
       try {
-        const tools = await untilAborted(this.listTools(client, deadline.signal), deadline.signal);
+        const tools = await untilAborted(this.listTools(client, deadline.signal), deadline.signal, () => toError(deadline.signal.reason));
         if (this.client !== client || this.state !== 'connected') return;
         const before = this.tools.map((t) => t.qualifiedName).join('\n');
         this.tools = tools;
@@ -333,25 +334,6 @@ async function linked<T>(signal: AbortSignal, request: (signal: AbortSignal) => 
   } finally {
     signal.removeEventListener('abort', abort);
   }
-}
-
-/** `promise`, or a rejection with `signal`'s reason once it aborts first (what `promise` does after is ignored). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(toError(signal.reason));
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(toError(signal.reason));
-    signal.addEventListener('abort', abort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', abort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', abort);
-        reject(toError(error));
-      },
-    );
-  });
 }
 
 interface Deadline {

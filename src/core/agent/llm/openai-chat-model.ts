@@ -3,6 +3,7 @@ import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/
 import type { ChatModel, CompleteOptions, ModelRequest, ModelResponse } from './chat-model';
 import { ChatRequestBody } from './chat-request-body';
 import { ModelError } from './model-error';
+import { untilAborted } from '../../until-aborted';
 import { cancelled, requestErrorToModelError, streamErrorToModelError, type ErrorContext } from './openai-error-mapping';
 import { StreamAssembler } from './stream-assembler';
 
@@ -78,7 +79,9 @@ export class OpenAIChatModel implements ChatModel {
       // The SDK would serialize the whole conversation again; the body is sent as built here.
       const body = this.body.encode(params);
       const headers = { 'content-type': 'application/json' };
-      stream = await raceAbort(this.client.chat.completions.create(params, { signal: request_.signal, body, headers }), signal);
+      stream = await untilAborted(this.client.chat.completions.create(params, { signal: request_.signal, body, headers }), signal, () =>
+        cancelled(),
+      );
     } catch (error) {
       signal.removeEventListener('abort', forward);
       throw requestErrorToModelError(error, this.context);
@@ -133,23 +136,6 @@ export class OpenAIChatModel implements ChatModel {
     const message = error.message.split(key).join('[redacted]');
     return new ModelError(error.kind, message, error.status);
   }
-}
-
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(cancelled());
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** Fires once when `reset` has not been called for `ms`. */
