@@ -1,10 +1,11 @@
 import { constants } from 'node:fs';
-import { lstat, mkdir, open } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import { applyEdits, modify, parse as parseJsonc, type FormattingOptions } from 'jsonc-parser';
 import { WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
 import { PERMISSIONS_KEY } from './workspace-permissions';
 import { readConfigText } from '../core/read-regular-file';
+import { linkAmong } from '../core/agent/permissions/settings-links';
 
 const FORMAT: FormattingOptions = { insertSpaces: true, tabSize: 2, eol: '\n' };
 
@@ -16,7 +17,8 @@ const FORMAT: FormattingOptions = { insertSpaces: true, tabSize: 2, eol: '\n' };
  */
 export async function persistAllowRule(projectDir: string, rule: string): Promise<void> {
   const file = path.join(projectDir, WORKSPACE_SETTINGS);
-  for (const place of [path.dirname(file), file]) await refuseLink(place);
+  const link = linkAmong([path.dirname(file), file]);
+  if (link !== undefined) throw new Error(`${link} is a link; the rule is not written through it`);
   let text: string;
   try {
     text = readConfigText(file);
@@ -37,14 +39,6 @@ export async function persistAllowRule(projectDir: string, rule: string): Promis
     await handle.writeFile(applyEdits(text, edits));
   } finally {
     await handle.close();
-  }
-}
-
-async function refuseLink(place: string): Promise<void> {
-  try {
-    if ((await lstat(place)).isSymbolicLink()) throw new Error(`${place} is a link; the rule is not written through it`);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
 }
 

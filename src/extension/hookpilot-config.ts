@@ -1,8 +1,10 @@
 import * as vscode from 'vscode';
+import path from 'node:path';
 import { z } from 'zod';
 import { checkModelEndpoint, type EndpointProblem, type ModelEndpoint } from '../core/agent/llm/model-endpoint';
 import { permissionModeSchema, type PermissionMode, type PermissionSettings } from '../core/agent/permissions/permission-settings';
 import { permissionsFromSetting, permissionsSettingSchema } from '../core/agent/permissions/permissions-setting';
+import { linkAmong } from '../core/agent/permissions/settings-links';
 import type { HookDefaults } from '../core/hooks/config/loaded-config';
 import type { ManagedPermissions } from '../core/hooks/config/managed-policy';
 import { MAX_TIMEOUT_MS } from '../core/hooks/config/timeout-bounds';
@@ -209,8 +211,10 @@ export class HookpilotConfig extends Disposable {
     await this.settings().update('model', model, vscode.ConfigurationTarget.Global);
   }
 
-  /** "Always allow in this workspace": adds `rule` to the workspace's hookpilot.permissions.allow. */
+  /** "Always allow in this workspace": adds `rule` to the workspace's hookpilot.permissions.allow, never through a link. */
   async addWorkspaceAllowRule(rule: string): Promise<void> {
+    const link = linkAmong(workspaceSettingsPlaces());
+    if (link !== undefined) throw new Error(`${link} is a link; the rule is not written through it`);
     const current = this.settings().inspect<Record<string, unknown>>('permissions')?.workspaceValue;
     const base = current !== null && typeof current === 'object' && !Array.isArray(current) ? current : {};
     const allow = Array.isArray(base.allow) ? base.allow.filter((r): r is string => typeof r === 'string') : [];
@@ -218,4 +222,12 @@ export class HookpilotConfig extends Disposable {
     this.applied.expectWorkspaceWrite('permissions', { ...base, allow: [...allow, rule] });
     await this.settings().update('permissions', { ...base, allow: [...allow, rule] }, vscode.ConfigurationTarget.Workspace);
   }
+}
+
+/** Where VS Code writes workspace settings: the .code-workspace file, or the folder's .vscode/settings.json. */
+function workspaceSettingsPlaces(): string[] {
+  const file = vscode.workspace.workspaceFile;
+  if (file?.scheme === 'file') return [file.fsPath];
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  return folder === undefined ? [] : [path.join(folder, '.vscode'), path.join(folder, '.vscode', 'settings.json')];
 }

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REPLAY_SESSION_PREFIX } from '../../../src/core/audit/session-kinds';
 import { DiffPreviews } from '../../../src/extension/diff-previews';
@@ -233,6 +235,20 @@ describe('approvals in a chat', () => {
     expect(readFileSync(h.workspace.file('out.txt'), 'utf8').trim()).toBe('hi');
     expect(stub.state.config.get('hookpilot.permissions')?.workspaceValue).toEqual({ allow: ['Bash(echo hi)'] });
     expect(stub.state.config.get('hookpilot.permissions')?.globalValue).toBeUndefined();
+  });
+
+  it('"Always allow in this workspace" never writes through a .vscode link a repository shipped', async () => {
+    const elsewhere = mkdtempSync(path.join(tmpdir(), 'hookpilot-user-settings-'));
+    try {
+      h = await startChat({}, [bash('echo hi > out.txt'), text('done')]);
+      symlinkSync(elsewhere, h.workspace.file('.vscode'));
+      stub.state.answerMessage = (shown) => (shown.modal ? pick(shown, 'Always allow in this workspace') : undefined);
+      await h.prompt('write out.txt');
+      await until(() => stub.state.messages.some((m) => !m.modal && m.message.includes('is a link')), 'the error');
+      expect(stub.state.config.get('hookpilot.permissions')?.workspaceValue).toBeUndefined();
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it('"Show Diff" opens current vs proposed from an in-memory document, then asks again', async () => {
