@@ -9,6 +9,7 @@ import { createEngine } from '../composition';
 import { formatSource, SettingsPositions } from '../config-positions';
 import { formatTable } from '../output/table';
 import { collect } from './hooks';
+import { interceptsPerHandshake } from '../../core/hooks/handlers/rpc/rpc-hook-definitions';
 
 const listOptionsSchema = z.object({
   cwd: z.string().optional(),
@@ -42,7 +43,7 @@ export function registerHooksListCommand(hooks: Command, ctx: CliContext): void 
         // Configured hooks first, in file order; the built-ins after them.
         const all = engine.registry.current().states;
         states = [...all.filter((s) => s.hook.source.kind !== 'builtin'), ...all.filter((s) => s.hook.source.kind === 'builtin')];
-        silentServers = engine.loadedConfig.servers.filter((server) => server.intercept.length === 0);
+        silentServers = engine.loadedConfig.servers.filter(interceptsPerHandshake);
       } finally {
         await engine.dispose();
       }

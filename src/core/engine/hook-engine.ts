@@ -19,7 +19,7 @@ import { HttpHookHandler } from '../hooks/handlers/http-handler';
 import { McpToolHookHandler } from '../hooks/handlers/mcp-tool-handler';
 import { ModelHookHandler, type HookJudge } from '../hooks/handlers/model-hook-handler';
 import type { McpManager } from '../mcp/mcp-manager';
-import { rpcHookDefinitions } from '../hooks/handlers/rpc/rpc-hook-definitions';
+import { interceptsPerHandshake, rpcHookDefinitions } from '../hooks/handlers/rpc/rpc-hook-definitions';
 import { RpcHookHandler } from '../hooks/handlers/rpc/rpc-hook-handler';
 import { RpcServerPool } from '../hooks/handlers/rpc/rpc-server-pool';
 import { HookRegistry } from '../hooks/registry';
@@ -212,7 +212,7 @@ export class HookEngine {
       .subscribers(payload.hook_event_name, payload.session_id)
       .filter((hook) => selects(hook, payload, this.options.projectDir));
     const names = new Set(selected.flatMap((hook) => (hook.spec.type === 'rpc' ? [hook.spec.server] : [])));
-    const undeclared = this.config.servers.filter((s) => s.enabled && s.intercept.length === 0);
+    const undeclared = this.config.servers.filter((s) => s.enabled && interceptsPerHandshake(s));
     for (const server of undeclared) names.add(server.name);
     if (names.size === 0) return;
     const settled = () =>

@@ -53,6 +53,11 @@ export function narrowedEvents(server: ServerDefinition, caps: RpcEventLists): {
   };
 }
 
+/** A server whose config lists no intercept events: its handshake says which it intercepts. */
+export function interceptsPerHandshake(server: ServerDefinition): boolean {
+  return server.intercept.length === 0;
+}
+
 /**
  * One hook per event a server handles, id `rpc:<server>:<event>`. Before its first handshake,
  * a server whose config lists no intercept events may intercept any event: it gets a
@@ -60,7 +65,7 @@ export function narrowedEvents(server: ServerDefinition, caps: RpcEventLists): {
  * hung or down fails by its onFailure instead of being silently absent.
  */
 export function rpcHookDefinitions(server: ServerDefinition, caps?: RpcEventLists): HookDefinition[] {
-  const provisional = caps === undefined && server.intercept.length === 0;
+  const provisional = caps === undefined && interceptsPerHandshake(server);
   const modes = rpcEventModes(server, caps);
   const intercept = provisional ? INTERCEPTABLE : modes.intercept;
   // The provisional hooks already cover the interceptable events the config observes.
