@@ -5,6 +5,7 @@ import { checkModelEndpoint, type EndpointProblem, type ModelEndpoint } from '..
 import { permissionModeSchema, type PermissionMode, type PermissionSettings } from '../core/agent/permissions/permission-settings';
 import { permissionsFromSetting, permissionsSettingSchema } from '../core/agent/permissions/permissions-setting';
 import { linkAmong } from '../core/agent/permissions/settings-links';
+import { WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
 import type { HookDefaults } from '../core/hooks/config/loaded-config';
 import type { ManagedPermissions } from '../core/hooks/config/managed-policy';
 import { MAX_TIMEOUT_MS } from '../core/hooks/config/timeout-bounds';
@@ -226,8 +227,10 @@ export class HookpilotConfig extends Disposable {
 
 /** Where VS Code writes workspace settings: the .code-workspace file, or the folder's .vscode/settings.json. */
 function workspaceSettingsPlaces(): string[] {
-  const file = vscode.workspace.workspaceFile;
-  if (file?.scheme === 'file') return [file.fsPath];
+  const workspaceFile = vscode.workspace.workspaceFile;
+  if (workspaceFile?.scheme === 'file') return [workspaceFile.fsPath];
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  return folder === undefined ? [] : [path.join(folder, '.vscode'), path.join(folder, '.vscode', 'settings.json')];
+  if (folder === undefined) return [];
+  const file = path.join(folder, WORKSPACE_SETTINGS);
+  return [path.dirname(file), file];
 }

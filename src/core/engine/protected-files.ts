@@ -272,9 +272,10 @@ export function serverDependencyFiles(projectDir: string, server: Pick<ServerDef
  */
 export function interpreterPlaces(projectDir: string, launch: Launch): string[] {
   const expand = expander(projectDir, launch.env);
-  const words = launch.exec ?? (launch.shell === undefined ? [] : allWords(launch.shell, expand));
+  const all = launchWords(launch, expand);
+  const words = launch.exec ?? all;
   const env = Object.fromEntries(Object.entries(launch.env ?? {}).map(([name, value]) => [name, expandBracedReferences(value, expand)]));
-  const folders = workingFolders(projectDir, launchWords(launch, expand), resolveHookCwd(launch.cwd, undefined, projectDir));
+  const folders = workingFolders(projectDir, all, resolveHookCwd(launch.cwd, undefined, projectDir));
   const places = folders.flatMap((cwd) => interpreterInputs(words, cwd, env));
   return [...new Set(places)].filter((place) => isWithin(projectDir, place.endsWith(path.sep) ? place.slice(0, -1) : place));
 }

@@ -171,7 +171,6 @@ function stripEnv(words: string[]): Stripped {
 }
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'csh', 'tcsh', 'ash', 'yash', 'posh', 'rbash']);
-const STDIN_FILES = new Set(['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0', '-']);
 
 /**
  * The code a command runs from a string (`bash -c '...'`, `eval ...`, `trap '...' EXIT`,
@@ -224,7 +223,7 @@ export function runsInput(words: readonly string[]): boolean {
 }
 
 function isInputPath(file: string): boolean {
-  return STDIN_FILES.has(file) || /^\/+(dev|proc)\//.test(path.posix.normalize(file));
+  return file === '-' || /^\/+(dev|proc)\//.test(path.posix.normalize(file));
 }
 
 /** The value of a short or long option in any spelling: `-c x`, `-cx`, `-qc x`, `--command=x`, `--command x`. */

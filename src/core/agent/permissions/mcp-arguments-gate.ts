@@ -64,7 +64,9 @@ export function mcpProtectedCheck(
     if (value.length > MAX_PATH_CHARS)
       return { verdict: 'ask', source: 'protected file', reason: 'an argument is too long to check for protected files' };
     for (const candidate of pathsIn(value)) {
-      const hit = protectedTargetOf(candidate, dirs.workspaceRoot, targets) ?? protectedTargetOf(candidate, dirs.cwd, targets);
+      const hit =
+        protectedTargetOf(candidate, dirs.workspaceRoot, targets) ??
+        (dirs.cwd === dirs.workspaceRoot ? undefined : protectedTargetOf(candidate, dirs.cwd, targets));
       if (hit)
         return {
           verdict: 'ask',
