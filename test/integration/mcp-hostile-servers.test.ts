@@ -110,24 +110,14 @@ describe('the stdio transport', () => {
 });
 
 describe("a tool's outputSchema", () => {
-  it("is not checked with the server's regexes: a backtracking pattern cannot block the host", async () => {
-    // Under the SDK's default (Ajv), `^(a+)+$` against 27 a's and a `!` takes seconds of our thread.
-    const { manager, config } = managerFor(hostile('redos', { N: '27' }), { callTimeoutMs: 2_000 });
+  it("is not checked with the server's regexes: a result its backtracking pattern rejects comes through", async () => {
+    // The SDK's default (Ajv) would run `^(a+)+$` on our thread (seconds for 27 a's and a `!`)
+    // and then refuse this result, which the pattern does not match. A short one shows the check
+    // is not run at all, without timing anything.
+    const { manager, config } = managerFor(hostile('redos', { N: '3' }));
     await manager.start([config]);
-    let last = performance.now();
-    let longestGap = 0;
-    const ticking = setInterval(() => {
-      const now = performance.now();
-      longestGap = Math.max(longestGap, now - last);
-      last = now;
-    }, 10);
-    cleanups.push(() => clearInterval(ticking));
     const result = await toolOf(manager, 'check').run({}, ctx());
-    // The timers kept running while the result came in: none waited as long as the call may last.
-    await vi.waitFor(() => expect(performance.now() - last).toBeLessThan(100));
-    clearInterval(ticking);
-    expect(longestGap).toBeLessThan(2_000);
-    expect(result).toMatchObject({ ok: true, content: `{"a":"${'a'.repeat(27)}!"}` });
+    expect(result).toMatchObject({ ok: true, content: '{"a":"aaa!"}' });
   });
 });
 
