@@ -150,6 +150,13 @@ describe('"Allow for this session" stores exactly the approved call', () => {
     ['bash <<< "echo hi"', 'bash <<< "rm -f victim.txt"'],
     ["python3 - <<< 'print(1)'", 'python3 - <<< \'import os; os.remove("victim.txt")\''],
     ['sort < a.txt', 'sort < ../outside.txt'],
+    ["rm 'a b'", 'rm a b'],
+    ["rm '*'", 'rm *'],
+    ['rm \\*', 'rm *'],
+    ["rm '~/x'", 'rm ~/x'],
+    ["find . -name 'x -delete'", 'find . -name x -delete'],
+    ["git commit -m ''", 'git commit -m'],
+    ["timeout 5 rm 'a b'", 'timeout 5 rm a b'],
   ])('approving %j does not allow %j', (approved, command) => {
     expect(after(approved, command)).toBe('ask');
   });
@@ -161,6 +168,24 @@ describe('"Allow for this session" stores exactly the approved call', () => {
     expect(suggestedRule('Bash', { command: '  ' })).toBe('Bash(:)');
     expect(after('git commit -m "a b"', 'git commit -m "a b"')).toBe('allow');
     expect(after('npm test', 'npm test')).toBe('allow');
+    for (const approved of ["rm 'a b'", "echo '*.tmp'", 'rm *.tmp', `echo 'it'"'"'s'`, "git commit -m ''", 'echo a~b']) {
+      expect(after(approved, approved), approved).toBe('allow');
+    }
+    expect(after('rm *.tmp', "rm '*.tmp'")).toBe('ask');
+    expect(after('echo "a b"', "echo 'a b'")).toBe('allow');
+  });
+
+  it('"Deny for this session" denies the same call again, quoted words included', () => {
+    for (const denied of ["rm 'a b'", 'git commit -m "fix the bug"', "echo 'it'\"'\"'s'", 'timeout 5 rm "a b"']) {
+      const { gate: g, run } = gate({ allow: ['Bash'] });
+      g.denyForSession(suggestedRule('Bash', { command: denied }));
+      expect(run(denied).verdict, denied).toBe('deny');
+    }
+  });
+
+  it('names a quoted word as one word in the rule it shows', () => {
+    expect(suggestedRule('Bash', { command: 'git commit -m "fix the bug"' })).toBe("Bash(git commit -m 'fix the bug')");
+    expect(suggestedRule('Bash', { command: "rm '*' b*" })).toBe("Bash(rm '\\*' b\\*)");
   });
 });
 

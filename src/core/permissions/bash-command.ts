@@ -1,4 +1,5 @@
 import type sh from 'mvdan-sh';
+import { addPiece, spellLiteral, spellWord, type WordPiece } from './shell-spelling';
 import { HOLE } from './wildcard';
 import { errorMessage } from '../error-message';
 
@@ -34,6 +35,8 @@ export interface SimpleCommand {
    * would expand (`$VAR`, `$(...)`, `{a,b}`) is a HOLE. Unquoted glob characters stay as they are.
    */
   words: string[];
+  /** The words as allow rules read them (shell-spelling.ts): quoting that changes what runs kept. */
+  spelled: string[];
   /** Names assigned before the command (`FOO=1 git push` => FOO). */
   assigned: string[];
   /** Whether the command name is not fixed text (an expansion or a glob): then anything may run. */
@@ -251,7 +254,13 @@ function collectCall(call: sh.CallExpr, commands: SimpleCommand[], hidden: Set<s
     const risky = texts.slice(1).find((w) => RISKY_VARIABLE.test(w));
     if (risky) hidden.add(`${texts[0]} sets ${risky}, which decides what later commands run`);
   }
-  commands.push({ words: texts, assigned, dynamicName: words[0].expands || words[0].glob, ...(stdin ? { stdin } : {}) });
+  commands.push({
+    words: texts,
+    spelled: words.map((w) => spellWord(w.pieces)),
+    assigned,
+    dynamicName: words[0].expands || words[0].glob,
+    ...(stdin ? { stdin } : {}),
+  });
 }
 
 function collectLoop(loop: sh.WordIter, values: string[], hidden: Set<string>): void {
@@ -287,7 +296,7 @@ function collectDecl(decl: sh.DeclClause, commands: SimpleCommand[], hidden: Set
   const names = decl.Args.map((a) => (a?.Naked && a.Value ? wordValue(a.Value).text : (a?.Name?.Value ?? '')));
   const risky = names.find((n) => RISKY_VARIABLE.test(n));
   if (risky) hidden.add(`${words[0]} sets ${risky}, which decides what later commands run`);
-  commands.push({ words, assigned: [], dynamicName: false });
+  commands.push({ words, spelled: words.map(spellLiteral), assigned: [], dynamicName: false });
 }
 
 function collectRedirect(redirect: sh.Redirect, redirects: RedirectTarget[]): void {
@@ -318,6 +327,8 @@ function redirectOperatorCodes(parser: sh.Parser): Map<number, string> {
 
 interface WordValue {
   text: string;
+  /** The text as literal and shell-acted runs, for allow rules to tell `'*'` from `*`. */
+  pieces: WordPiece[];
   /** A part is expanded by the shell (parameter, substitution, arithmetic, braces). */
   expands: boolean;
   /** Unquoted `*`, `?` or `[`: pathname expansion may replace the word. */
@@ -325,8 +336,8 @@ interface WordValue {
 }
 
 function wordValue(word: sh.Word): WordValue {
-  const value: WordValue = { text: '', expands: false, glob: false };
-  if (hasBraceExpansion(word)) return { text: HOLE, expands: true, glob: false };
+  const value: WordValue = { text: '', pieces: [], expands: false, glob: false };
+  if (hasBraceExpansion(word)) return { text: HOLE, pieces: [{ text: HOLE, active: true }], expands: true, glob: false };
   for (const part of word.Parts) appendPart(part, false, value);
   return value;
 }
@@ -336,15 +347,31 @@ function appendPart(part: Node, quoted: boolean, into: WordValue): void {
   if (type === 'Lit') {
     const raw = (part as sh.Lit).Value;
     if (!quoted && /(^|[^\\])(\\\\)*[*?[]/.test(raw)) into.glob = true;
-    into.text += quoted ? raw.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === '\n' ? '' : c)) : unescapeUnquoted(raw);
+    const text = quoted ? raw.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === '\n' ? '' : c)) : unescapeUnquoted(raw);
+    into.text += text;
+    if (quoted) addPiece(into.pieces, text, false);
+    else addUnquotedPieces(raw, into.pieces);
   } else if (type === 'SglQuoted') {
     const sgl = part as sh.SglQuoted;
-    into.text += sgl.Dollar ? decodeAnsiC(sgl.Value) : sgl.Value;
+    const text = sgl.Dollar ? decodeAnsiC(sgl.Value) : sgl.Value;
+    into.text += text;
+    addPiece(into.pieces, text, false);
   } else if (type === 'DblQuoted') {
     for (const inner of (part as sh.DblQuoted).Parts) appendPart(inner, true, into);
   } else {
     into.text += HOLE;
+    addPiece(into.pieces, HOLE, true);
     into.expands = true;
+  }
+}
+
+/** An unquoted literal's characters, as unescapeUnquoted reads them: escaped ones are taken as they are. */
+function addUnquotedPieces(raw: string, pieces: WordPiece[]): void {
+  for (let i = 0; i < raw.length; i += 1) {
+    if (raw[i] === '\\' && i + 1 < raw.length) {
+      i += 1;
+      if (raw[i] !== '\n') addPiece(pieces, raw[i], false);
+    } else addPiece(pieces, raw[i], '*?[]~'.includes(raw[i]));
   }
 }
 

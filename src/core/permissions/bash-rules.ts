@@ -1,6 +1,7 @@
 import { analyzeBashCommand, RISKY_VARIABLE, type BashAnalysis, type RedirectTarget, type SimpleCommand } from './bash-command';
 import { commandForms, commandName, findExecCommands, HIDING_COMMANDS, nestedScript, runsInput, type CommandForm } from './bash-wrappers';
 import { codeOptions, patternNames } from './code-options';
+import { spellLiteral } from './shell-spelling';
 import { HOLE, wildcardCouldMatch, wildcardMatch } from './wildcard';
 
 /**
@@ -32,12 +33,12 @@ export function bashRuleMatches(pattern: string | undefined, command: string, de
     const forms = commandForms(simple, true);
     // Behind a wrapper, options this reading does not know (`env -C dir rm`, `sudo -E rm`) could
     // hide where the command starts: a deny rule is tried from every later word as well.
-    if (forms.length > 1 && innerSuffixes(forms[1].words).some((words) => namesMatch(pattern, words))) return 'match';
+    if (forms.length > 1 && innerSuffixes(forms[1].words).some((words) => namesMatch(pattern, simple, words))) return 'match';
     for (const form of forms) {
       const dynamic = simple.dynamicName && form.words === simple.words;
-      if (dynamic ? wildcardMatch(pattern, matchText(form.words, true)) : namesMatch(pattern, form.words)) return 'match';
+      if (dynamic ? wildcardMatch(pattern, matchText(form.words, true)) : namesMatch(pattern, simple, form.words)) return 'match';
       if (wildcardCouldMatch(pattern, matchText(form.words, dynamic))) could = true;
-      queue.push(...findExecCommands(form.words).map((words) => ({ words, assigned: [], dynamicName: false })));
+      queue.push(...findExecCommands(form.words).map(literalCommand));
       const script = nestedScript(form.words, form.words === simple.words ? simple.stdin : undefined);
       if (script === undefined) continue;
       // Too deep to look inside: it might match, which is never the same as "it does not".
@@ -53,9 +54,13 @@ export function bashRuleMatches(pattern: string | undefined, command: string, de
   return could || queue.length > MAX_COMMANDS ? 'unparseable' : 'no-match';
 }
 
-/** The words as written, or with the command name by its basename (`/bin/rm` is rm to `Bash(rm *)`). */
-function namesMatch(pattern: string, words: string[]): boolean {
+/**
+ * The words (a tail of the command's) as written, as spelled (a rule "Deny for this session"
+ * stored), or with the command name by its basename (`/bin/rm` is rm to `Bash(rm *)`).
+ */
+function namesMatch(pattern: string, command: SimpleCommand, words: string[]): boolean {
   if (wildcardMatch(pattern, words.join(' '))) return true;
+  if (wildcardMatch(pattern, command.spelled.slice(command.words.length - words.length).join(' '))) return true;
   const name = commandName(words[0]);
   return name !== words[0] && wildcardMatch(pattern, [name, ...words.slice(1)].join(' '));
 }
@@ -68,6 +73,10 @@ function innerSuffixes(words: string[]): string[][] {
     if (!words[i].startsWith('-')) suffixes.push(words.slice(i));
   }
   return suffixes;
+}
+
+function literalCommand(words: string[]): SimpleCommand {
+  return { words, spelled: words.map(spellLiteral), assigned: [], dynamicName: false };
 }
 
 /** A command name that is an expansion or a glob could be any command: it becomes a hole. */
@@ -88,7 +97,8 @@ function heuristicMatch(pattern: string, command: string): boolean {
       .filter((w) => w !== '');
     while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0])) words.shift();
     if (words.length === 0) return false;
-    return commandForms({ words, assigned: [], dynamicName: false }, true).some((form) => namesMatch(pattern, form.words));
+    const command = literalCommand(words);
+    return commandForms(command, true).some((form) => namesMatch(pattern, command, form.words));
   });
 }
 
@@ -116,7 +126,7 @@ export function bashAllowedBy(patterns: ReadonlyArray<string | undefined>, analy
     const reader = commandForms(simple).find((form) => runsInput(form.words));
     if (reader) return { allowed: false, reason: `\`${reader.words[0]}\` runs the script on its input, which no allow rule can name` };
     if (!commandAllowed(simple, patterns as string[])) {
-      return { allowed: false, reason: `no allow rule matches \`${simple.words.join(' ').replaceAll(HOLE, '$…')}\`` };
+      return { allowed: false, reason: `no allow rule matches \`${simple.spelled.join(' ').replaceAll(HOLE, '$…')}\`` };
     }
   }
   return { allowed: true, writes, anyCommand: false };
@@ -127,16 +137,21 @@ function commandAllowed(simple: SimpleCommand, patterns: readonly string[]): boo
   for (let k = 0; k < forms.length; k += 1) {
     if (k > 0 && !forms[k].transparent) return false;
     if (forms[k].assigned.some((name) => RISKY_VARIABLE.test(name))) return false;
-    if (patterns.some((pattern) => formAllowedBy(pattern, forms, k))) return true;
+    // A wrapper's inner command is the tail of its words.
+    const spelled = simple.spelled.slice(simple.words.length - forms[k].words.length).join(' ');
+    if (patterns.some((pattern) => formAllowedBy(pattern, forms, k, spelled))) return true;
   }
   return false;
 }
 
-/** A wrapper (`timeout`, `xargs`) or a code runner (`eval`, `sh`) is granted only by a rule that names it. */
-function formAllowedBy(pattern: string, forms: CommandForm[], k: number): boolean {
+/**
+ * A wrapper (`timeout`, `xargs`) or a code runner (`eval`, `sh`) is granted only by a rule that
+ * names it. The rule reads the form as spelled: what one word holds never passes for two.
+ */
+function formAllowedBy(pattern: string, forms: CommandForm[], k: number, spelled: string): boolean {
   const name = forms[k].words[0];
   const mustName = k < forms.length - 1 || HIDING_COMMANDS.has(name);
   if (mustName && pattern.split(' ')[0] !== name) return false;
   if (!codeOptions(forms[k].words).every((option) => patternNames(pattern, option))) return false;
-  return wildcardMatch(pattern, forms[k].words.join(' '));
+  return wildcardMatch(pattern, spelled);
 }

@@ -127,7 +127,8 @@ export function implicitVerdict(mode: PermissionMode, category: ToolCategory): P
 /**
  * The rule "Allow for this session" / "Always allow" adds: for Bash, exactly the approved call
  * and nothing broader (a `*` in it is stored escaped, as a literal). A single simple command is
- * stored as rules see it (quotes removed), so that it matches itself again. Any other line
+ * stored as allow rules read it (quoted where quoting changes what runs), so that it matches
+ * itself again and no other word list: `rm 'a b'` never grants `rm a b`. Any other line
  * (compound, fed a here-doc or here-string, hiding code, not parseable, empty) is stored as its
  * exact text, which rules never match against a whole line: approving it grants nothing more
  * than that one call.
@@ -140,7 +141,7 @@ export function suggestedRule(toolName: string, input: Record<string, unknown>):
   // A here-string (`bash <<< 'echo hi'`) is not in the words, so not in the rule; a redirection's
   // file is checked again on each call (as an edit, or a read outside the workspace).
   const faithful = only && !only.dynamicName && only.stdin === undefined && !only.words.join(' ').includes(HOLE);
-  const text = faithful ? only.words.join(' ') : input.command;
+  const text = faithful ? only.spelled.join(' ') : input.command;
   // `Bash()` would be the bare rule, every command: an empty line is stored as a command that does nothing.
   return `${toolName}(${text.trim() === '' ? ':' : literalPattern(text)})`;
 }
