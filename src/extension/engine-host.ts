@@ -15,6 +15,7 @@ import { describeBlockedChange } from '../core/hooks/config-change';
 import { STALE_CHANGE, type PendingConfigChange, type SourceText } from './pending-config-guard';
 import { GOVERNING_KEYS, governedSources, hooksJsonFile, readSource, SECTION, savedText, withoutBom } from './pending-config-sources';
 import { errorMessage } from '../core/error-message';
+import { showError } from './notifications';
 import { readConfigText } from '../core/read-regular-file';
 
 export const HOOKS_JSON_RELATIVE = '.vscode/hooks.json';
@@ -212,7 +213,12 @@ export class EngineHost extends Disposable {
     const run = this.reloading.then(work);
     this.reloading = run.then(
       () => undefined,
-      (error: unknown) => this.options.log.error(`reloading hooks failed: ${errorMessage(error)}`),
+      (error: unknown) => {
+        // The hooks that applied before stay; a person must know the new ones did not load.
+        const message = `Hookpilot could not load the hook configuration: ${errorMessage(error)}. The hooks loaded before stay in effect.`;
+        this.options.log.error(message);
+        void showError(message, 'Show Log').then((choice) => choice && this.options.log.show());
+      },
     );
     return run;
   }

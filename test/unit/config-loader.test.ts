@@ -492,3 +492,39 @@ describe('loadHooksDocument: allowedHttpHookUrls', () => {
     );
   });
 });
+
+describe('keys an object inherits', () => {
+  const KEYS = ['toString', 'constructor', '__proto__', 'valueOf', 'hasOwnProperty'];
+  const guard = { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'exit 2' }] }] };
+
+  it.each(KEYS)('%j is an unknown key at every level, and the hooks beside it load', (key) => {
+    const documents = [
+      `{ "${key}": 1, "hooks": ${JSON.stringify(guard)} }`,
+      `{ "defaults": { "${key}": 1 }, "builtins": { "${key}": true }, "hooks": ${JSON.stringify(guard)} }`,
+      `{ "hooks": { "${key}": [], "PreToolUse": ${JSON.stringify(guard.PreToolUse)} } }`,
+      `{ "hooks": { "PreToolUse": [{ "matcher": "Bash", "hooks": [{ "type": "${key}" }, { "type": "command", "command": "exit 2", "${key}": 1 }] }] } }`,
+    ];
+    for (const text of documents) {
+      const config = load(text);
+      expect(
+        config.hooks.map((h) => h.spec),
+        text,
+      ).toEqual([expect.objectContaining({ type: 'command', command: 'exit 2' })]);
+      expect(config.problems.length, text).toBeGreaterThan(0);
+    }
+    const value = loadHooksValue(JSON.parse(`{ "${key}": 1, "hooks": ${JSON.stringify(guard)} }`), { kind: 'user' });
+    expect(value.hooks).toHaveLength(1);
+  });
+});
+
+describe('a source nested past the stack', () => {
+  const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+
+  it('is an error naming its file, not a crash', () => {
+    const config = load(`{"defaults": ${deep}}`);
+    expect(config.hooks).toEqual([]);
+    expect(config.problems).toEqual([
+      expect.objectContaining({ severity: 'error', file: FILE, message: expect.stringContaining(`cannot load ${FILE}`) }),
+    ]);
+  });
+});

@@ -70,3 +70,22 @@ describe('Restricted Mode', () => {
     expect(existsSync(h.workspace.file('from-hooks-json.txt'))).toBe(true);
   });
 });
+
+describe('a key every object inherits', () => {
+  it.each([
+    ['.vscode/hooks.json {"toString": 1}', { '.vscode/hooks.json': '{"toString": 1}' }, undefined],
+    ['the hookpilot.hooks setting {"constructor": 1}', {}, { constructor: 1 }],
+  ])('in an untrusted workspace (%s) leaves the user hooks in place', async (_, files, setting) => {
+    h = await startChat(files, [text('first')], {
+      trusted: false,
+      setup: () => {
+        stub.setConfig('hookpilot.hooks', touch('from-user.txt', 'user-hook'), 'globalValue');
+        if (setting) stub.setConfig('hookpilot.hooks', setting, 'workspaceValue');
+      },
+    });
+    const user = h.root.engineHost.engine.registry.current().states.find((s) => s.hook.name === 'user-hook');
+    expect(user).toMatchObject({ active: true });
+    await h.prompt('hello');
+    expect(existsSync(h.workspace.file('from-user.txt'))).toBe(true);
+  });
+});

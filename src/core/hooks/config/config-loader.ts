@@ -10,6 +10,7 @@ import { emptyConfig, type BuiltinSetting, type ConfigSource, type HookDefaults,
 import { suggestName } from './suggest-name';
 import { parseUrlPattern } from '../handlers/url-pattern';
 import { clampTimeouts } from './timeout-bounds';
+import { errorMessage } from '../../error-message';
 
 /** Sections validated entry by entry elsewhere; the rest are scalars checked field by field. */
 const SECTIONS = new Set(['hooks', 'servers', 'builtins', 'defaults']);
@@ -24,7 +25,8 @@ function parseFields(
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(value)) {
-    const field = shape[key];
+    // `toString` or `constructor` in a file must not find the shape's inherited members.
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     if (!field) continue;
     const result = field.safeParse(raw);
     if (result.success) {
@@ -198,6 +200,10 @@ function loadObject(value: unknown, source: ConfigSource, problems: ProblemList,
  * position in `text`; every valid hook loads, whatever is wrong around it.
  */
 export function loadHooksDocument(text: string, source: ConfigSource): LoadedConfig {
+  return guarded(source, () => loadHooksText(text, source));
+}
+
+function loadHooksText(text: string, source: ConfigSource): LoadedConfig {
   const parsed = parseJsonc(text);
   const problems = new ProblemList(source, parsed.locator);
   for (const error of parsed.syntaxErrors) problems.addAt(error.range, 'error', 'syntax', error.message);
@@ -212,6 +218,20 @@ export function loadHooksDocument(text: string, source: ConfigSource): LoadedCon
  * managed policy): `keys` are read as in hooks.json, every other key is not ours to judge.
  */
 export function loadSettingsDocument(
+  text: string,
+  source: ConfigSource,
+  keys: readonly string[],
+): { config: LoadedConfig; value: Record<string, unknown> } {
+  let value: Record<string, unknown> = {};
+  const config = guarded(source, () => {
+    const loaded = loadSettingsText(text, source, keys);
+    value = loaded.value;
+    return loaded.config;
+  });
+  return { config, value };
+}
+
+function loadSettingsText(
   text: string,
   source: ConfigSource,
   keys: readonly string[],
@@ -235,6 +255,10 @@ const SETTING_KEYS_INSIDE_HOOKS = ['claudeSettings'];
 
 /** Loads an already parsed value (the `hookpilot.hooks` setting): problems carry JSON paths only. */
 export function loadHooksValue(value: unknown, source: ConfigSource): LoadedConfig {
+  return guarded(source, () => loadParsedValue(value, source));
+}
+
+function loadParsedValue(value: unknown, source: ConfigSource): LoadedConfig {
   const problems = new ProblemList(source);
   const own = isPlainObject(value)
     ? Object.fromEntries(Object.entries(value).filter(([key]) => !SETTING_KEYS_INSIDE_HOOKS.includes(key)))
@@ -243,4 +267,29 @@ export function loadHooksValue(value: unknown, source: ConfigSource): LoadedConf
   config.problems = problems.items;
   config.source = source;
   return config;
+}
+
+/**
+ * A source that cannot be loaded at all (nested past the stack's depth) is an error naming it,
+ * and costs only its own hooks: the other sources still load.
+ */
+function guarded(source: ConfigSource, load: () => LoadedConfig): LoadedConfig {
+  try {
+    return load();
+  } catch (error) {
+    const config = emptyConfig();
+    config.source = source;
+    const where = source.file ?? `the ${source.kind} hooks setting`;
+    config.problems = [
+      {
+        severity: 'error',
+        code: 'invalid-value',
+        message: `cannot load ${where}: ${errorMessage(error)}`,
+        path: '',
+        sourceKind: source.kind,
+        ...(source.file ? { file: source.file } : {}),
+      },
+    ];
+    return config;
+  }
 }
