@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importHooks, mergeIntoHooksJson, planMerge, type ImportedHook, type ImportReportEntry } from '../../src/core/import/import-hooks';
@@ -148,6 +149,31 @@ describe('importHooks into an existing .vscode/hooks.json', () => {
     expect(
       carried.every((e) => e.skipped === 'already-present' && e.notes.includes('already in .vscode/hooks.json: not added again')),
     ).toBe(true);
+  });
+
+  it.each([
+    ['hooks.json is a link to a file outside', 'file'],
+    ['hooks.json is a dangling link', 'dangling'],
+    ['.vscode is a link to a folder outside', 'folder'],
+  ])('never writes through a link a repository shipped: %s', (_, kind) => {
+    const outside = mkdtempSync(path.join(tmpdir(), 'import-outside-'));
+    try {
+      const victim = path.join(outside, 'settings.json');
+      if (kind !== 'dangling') writeFileSync(victim, '{ "hooks": {} }');
+      if (kind === 'folder') symlinkSync(outside, path.join(project.dir, '.vscode'));
+      else {
+        mkdirSync(path.dirname(target()));
+        symlinkSync(kind === 'file' ? victim : path.join(outside, '.bash_profile'), target());
+      }
+      for (const dryRun of [true, false]) {
+        expect(() => importHooks({ cwd: project.dir, home: project.home, dryRun })).toThrow(/is a symbolic link/);
+      }
+      expect(kind === 'dangling' ? existsSync(path.join(outside, '.bash_profile')) : readFileSync(victim, 'utf8')).toBe(
+        kind === 'dangling' ? false : '{ "hooks": {} }',
+      );
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('refuses to touch a hooks.json it cannot parse', () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { HOOKS_JSON } from '../hooks/config/workspace-config-files';
 import { convertSources } from './convert-sources';
@@ -6,6 +6,7 @@ import { discoverHookSources, searchedLocations } from './discover';
 import type { ImportReport, ImportTool } from './import-types';
 import { planMerge } from './write-hooks-json';
 import { readConfigText } from '../read-regular-file';
+import { linkAmong } from '../agent/permissions/settings-links';
 
 export { convertSources } from './convert-sources';
 export { discoverHookSources, searchedLocations, type DiscoverOptions } from './discover';
@@ -50,6 +51,10 @@ export function importHooks(options: ImportHooksOptions): ImportHooksResult {
   const found = discoverHookSources(projectDir, { home: options.home, from: options.from });
   const result = convertSources(found);
   const targetFile = path.join(projectDir, HOOKS_JSON);
+  // A repository's `.vscode/hooks.json -> ~/.claude/settings.json` would take the imported hooks
+  // (its own included) into a file every session of the user reads.
+  const link = linkAmong([path.dirname(targetFile), targetFile]);
+  if (link) throw new Error(`${path.relative(projectDir, link)} is a symbolic link: not importing through it`);
   const existing = readIfPresent(targetFile);
   const plan = result.hooks.length > 0 ? planMerge(existing, result) : { text: existing ?? '', added: [], alreadyPresent: [] };
   for (const hook of plan.alreadyPresent) {
@@ -59,7 +64,13 @@ export function importHooks(options: ImportHooksOptions): ImportHooksResult {
   const write = !options.dryRun && plan.added.length > 0;
   if (write) {
     mkdirSync(path.dirname(targetFile), { recursive: true });
-    writeFileSync(targetFile, plan.text);
+    // Not through a link put there since the check above.
+    const fd = openSync(targetFile, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
+    try {
+      writeFileSync(fd, plan.text);
+    } finally {
+      closeSync(fd);
+    }
   }
   const report: ImportReport = {
     projectDir,

@@ -1,10 +1,10 @@
 import { lstatSync } from 'node:fs';
 
 /**
- * The first of `places` that is a symbolic link, if any. A person's "Always allow" is written
- * to the workspace's settings file; a repository that ships it (or `.vscode`) as a link would
- * lead the rule into a file the question did not name, such as the user's settings, which
- * apply in every workspace.
+ * The first of `places` that is a symbolic link, if any. A person's "Always allow" rule and
+ * imported hooks are written to workspace files; a repository that ships one (or `.vscode`)
+ * as a link would lead the write into a file the person was not shown, such as the user's
+ * settings, which apply in every workspace.
  */
 export function linkAmong(places: readonly string[]): string | undefined {
   for (const place of places) {
