@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { homedir } from 'node:os';
 import { AuditLog } from '../audit/audit-log';
 import { loadEnvFileSecrets } from '../audit/env-file-secrets';
 import type { AuditEntry, AuditSink } from '../audit/records';
@@ -7,6 +8,7 @@ import { agentHookDefinitions } from '../hooks/agent-hook-definitions';
 import type { AgentHook } from '../hooks/agent-hook';
 import { BuiltinHooks } from '../hooks/builtins/builtin-hooks';
 import { BUILTINS_OFF_BY_DEFAULT } from '../hooks/builtins/builtin-names';
+import { claudeSettingsFiles } from '../hooks/config/claude-settings';
 import type { ConfigProblem } from '../hooks/config/config-problems';
 import { emptyConfig, type LoadedConfig } from '../hooks/config/loaded-config';
 import { mergeConfigs } from '../hooks/config/merge-configs';
@@ -368,9 +370,11 @@ export class HookEngine {
     this.protectedFiles = this.withUserSettings(protectedHookFiles(projectDir, this.config.hooks, this.config.servers, configFiles));
   }
 
+  /** The user's own configuration applies in every workspace, and live: protected even before it exists. */
   private withUserSettings(files: string[]): string[] {
-    const user = this.options.userSettingsFile;
-    return user === undefined || files.includes(user) ? files : [...files, user];
+    const claudeUser = claudeSettingsFiles(undefined, this.options.env?.HOME || homedir()).map((source) => source.file);
+    const user = [...(this.options.userSettingsFile === undefined ? [] : [this.options.userSettingsFile]), ...claudeUser];
+    return [...new Set([...files, ...user])];
   }
 
   /** A `{ "type": "builtin" }` entry naming no built-in would fail on every run: say so now. */
