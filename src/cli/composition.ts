@@ -15,6 +15,7 @@ import { HookEngine, type EngineLogger } from '../core/engine/hook-engine';
 import { claudeSettingsFiles } from '../core/hooks/config/claude-settings';
 import { managedPolicyFile } from '../core/hooks/config/managed-policy';
 import { HOOKS_JSON, loadWorkspaceConfigs, WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
+import { WORKSPACE_MCP_FILES } from '../core/mcp/mcp-protected-files';
 import { usageError } from './cli-error';
 import { projectStorageDir, storageRoot, userSettingsFile, type ModelEndpoint } from './cli-environment';
 import type { ConfigFileSnapshot } from './config-snapshot';
@@ -69,7 +70,7 @@ export async function createEngine(setup: EngineSetup): Promise<HookEngine> {
   return engine;
 }
 
-/** Every file hooks and permissions are read from, once, when a run starts. */
+/** Every file hooks, permissions and MCP servers are read from, once, when a run starts. */
 export function configFiles(projectDir: string, env: NodeJS.ProcessEnv, extraHooksFiles: readonly string[] = []): string[] {
   const claude = claudeSettingsFiles(projectDir, homeOf(env)).map((source) => source.file);
   return [
@@ -78,6 +79,8 @@ export function configFiles(projectDir: string, env: NodeJS.ProcessEnv, extraHoo
     path.join(projectDir, HOOKS_JSON),
     ...extraHooksFiles.map((file) => path.resolve(file)),
     ...claude,
+    // A server planted there starts in the next session: a person must hear of it now.
+    ...WORKSPACE_MCP_FILES.map((file) => path.join(projectDir, file)),
     managedPolicyFile(),
   ];
 }
