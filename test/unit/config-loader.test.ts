@@ -528,3 +528,21 @@ describe('a source nested past the stack', () => {
     ]);
   });
 });
+
+describe('a key written twice in one object', () => {
+  it('is an error at the second key: only its last value counts', () => {
+    const text = `{
+  "hooks": { "PreToolUse": [{ "matcher": "Bash", "hooks": [{ "type": "command", "command": "exit 2" }] }] },
+  "hooks": {}
+}`;
+    const problem = only(load(text).problems, 'syntax');
+    expect(problem).toMatchObject({
+      severity: 'error',
+      message: 'Duplicate key "hooks": only its last value counts.',
+      ...positionOf(text, '"hooks"', 2),
+    });
+    const nested = load('{ "hooks": { "Stop": [{ "hooks": [{ "type": "command", "command": "a", "command": "b" }] }] } }');
+    expect(only(nested.problems, 'syntax').message).toBe('Duplicate key "command": only its last value counts.');
+    expect(nested.hooks.map((h) => h.spec)).toEqual([expect.objectContaining({ command: 'b' })]);
+  });
+});

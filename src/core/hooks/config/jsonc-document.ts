@@ -83,5 +83,31 @@ export function parseJsonc(text: string): ParsedJsonc {
     range: lines.range(error.offset, Math.max(error.length, 1)),
   }));
   const value: unknown = root ? getNodeValue(root) : undefined;
-  return { value, locator: nodeLocator(root, lines), syntaxErrors };
+  return { value, locator: nodeLocator(root, lines), syntaxErrors: [...syntaxErrors, ...duplicateKeys(root, lines)] };
+}
+
+/**
+ * A key written twice in one object: JSON keeps the last, so a reader (or a reviewed diff)
+ * that sees the first is misled. `{"hooks": {guard}, "hooks": {}}` loads no hook.
+ */
+function duplicateKeys(root: Node | undefined, lines: LineIndex): JsoncSyntaxError[] {
+  const found: JsoncSyntaxError[] = [];
+  const stack = root ? [root] : [];
+  while (stack.length > 0) {
+    const node = stack.pop() as Node;
+    const seen = new Set<string>();
+    for (const child of node.children ?? []) {
+      const key = node.type === 'object' && child.type === 'property' ? child.children?.[0] : undefined;
+      if (key && typeof key.value === 'string') {
+        if (seen.has(key.value))
+          found.push({
+            message: `Duplicate key ${JSON.stringify(key.value)}: only its last value counts.`,
+            range: lines.range(key.offset, key.length),
+          });
+        seen.add(key.value);
+      }
+      stack.push(child);
+    }
+  }
+  return found;
 }
