@@ -1,5 +1,5 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -57,7 +57,7 @@ describe('timeouts', () => {
 });
 
 describe('configuration files a repository controls', () => {
-  it('a settings, hooks or MCP file that is a link to /dev/zero or a FIFO is a clear problem, never a hang or a crash', async () => {
+  it('a settings, hooks or MCP file that is a link to /dev/zero or a FIFO is a clear problem, never a hang, a crash or a run without its hooks', async () => {
     bed = await startTestbed(bundle.bundle, {}, [text('done')]);
     const file = (name: string) => bed!.workspace.file(name);
     mkdirSync(file('.claude'), { recursive: true });
@@ -72,6 +72,16 @@ describe('configuration files a repository controls', () => {
     expect(said).toContain('settings.local.json: it is not a regular file');
     expect(said).toContain('hooks.json: it is not a regular file');
 
+    // A guard configured there would not run: no session starts.
+    const refused = await bed.run(['hi', '--output-format', 'json']);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toMatch(
+      /cannot read .*(hooks|settings\.local)\.json: it is not a regular file .*; fix or remove it \(the hooks configured there would not run\)/,
+    );
+    expect(bed.server.requests).toHaveLength(0);
+
+    rmSync(file('.vscode/hooks.json'));
+    rmSync(file('.claude/settings.local.json'));
     const run = await bed.run(['hi', '--output-format', 'json']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('.mcp.json: it is not a regular file');

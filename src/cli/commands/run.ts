@@ -12,6 +12,7 @@ import { EXIT } from '../cli-error';
 import { projectDirOf, stderrLogger, type CliContext } from '../cli-context';
 import { resolveModelEndpoint, userPassEnv, userSettingsFile } from '../cli-environment';
 import { configFiles, createEngine, createSession, sessionToResume } from '../composition';
+import { usageError } from '../cli-error';
 import { headlessApprover } from '../headless-approver';
 import { ConfigFileSnapshot } from '../config-snapshot';
 import { ConfigChangeNotices } from '../config-change-notices';
@@ -135,6 +136,12 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   const writableRoots = permissions.additionalDirectories;
   const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, secretValues, log, writableRoots });
   redactor = engine.audit.redactor;
+  // A guard configured in a file that cannot be read would not run: no session starts without it.
+  const unreadable = engine.problems.find((problem) => problem.code === 'unreadable');
+  if (unreadable) {
+    await engine.dispose();
+    throw usageError(`${unreadable.message}; fix or remove it (the hooks configured there would not run)`);
+  }
   // Servers start before the session: their tools are part of what the model is offered.
   const mcp = createCliMcpManager(projectDir, ctx.env, log, writableRoots);
   await mcp.start(mcpConfigs);

@@ -24,7 +24,8 @@ export type ProblemCode =
   | 'script-missing'
   | 'script-not-executable'
   | 'script-folder-too-large'
-  | 'untrusted-policy';
+  | 'untrusted-policy'
+  | 'unreadable';
 
 /** A 1-based range; the end is exclusive (the position just after the node). */
 export interface TextRange {
@@ -209,5 +210,5 @@ export function parseEntry<T>(
 
 /** A configuration file that is there but cannot be read (a FIFO, a device, too large, no permission): never silently nothing. */
 export function unreadableFileProblem(file: string, sourceKind: HookSourceKind, reason: string): ConfigProblem {
-  return { severity: 'error', code: 'invalid-value', message: `cannot read ${file}: ${reason}`, path: '', sourceKind, file };
+  return { severity: 'error', code: 'unreadable', message: `cannot read ${file}: ${reason}`, path: '', sourceKind, file };
 }
