@@ -34,6 +34,12 @@ const CASES: Array<[string, string, string]> = [
   ['assignment', 'api_key: qwertyuiop1234', 'qwertyuiop1234'],
   ['assignment', '{"client_secret": "cs_live_998877"}', 'cs_live_998877'],
   ['url_credentials', 'DATABASE_URL=postgres://app:Pa55w0rd!@db.internal:5432/app', 'Pa55w0rd!'],
+  ['assignment', 'PGPASSWORD=hunter2xyz psql -h db', 'hunter2xyz'],
+  ['assignment', 'export DB_PASS=hunter2xyz', 'hunter2xyz'],
+  ['assignment', 'MYSQL_PWD=hunter2xyz mysql', 'hunter2xyz'],
+  ['assignment', 'passcode: 90210-hunter', '90210-hunter'],
+  ['assignment', 'mysql --password hunter2xyz --user root', 'hunter2xyz'],
+  ['assignment', 'deploy --token "abc.def.ghi-123" now', 'abc.def.ghi-123'],
   ['npm_token', '//registry.npmjs.org/:_authToken npm_abcdefghijklmnopqrstuvwxyz0123456789', 'npm_abcdefghijklmnopqrstuvwxyz0123456789'],
   ['gitlab_token', 'PRIVATE-TOKEN glpat-Ab3dEf6hIj9kLm2nOp5q', 'glpat-Ab3dEf6hIj9kLm2nOp5q'],
   ['google_api_key', 'maps AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q key', 'AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q'],
@@ -69,6 +75,9 @@ describe('Redactor.redactText', () => {
       'Basic setup instructions for bearers',
       'see https://example.invalid/path?q=1',
       'akiaiosfodnn7example',
+      'PWD=/home/ann/src OLDPWD=/home/ann',
+      'bypass=1 compass=north',
+      'npm test --password-file secrets.txt',
     ];
     for (const text of texts) expect(redactor.redactText(text)).toBe(text);
   });
@@ -195,6 +204,12 @@ describe('Redactor.redact', () => {
       prompt_tokens: 12,
       token_count: 7,
       author: 'Ann',
+      pgpassword: 'p1',
+      db_pass: 'p2',
+      mysql_pwd: 'p3',
+      passcode: 'p4',
+      dsn: 'postgres://x',
+      PWD: '/home/ann',
     });
     expect(out).toEqual({
       password: '[REDACTED:key]',
@@ -207,6 +222,12 @@ describe('Redactor.redact', () => {
       prompt_tokens: 12,
       token_count: 7,
       author: 'Ann',
+      pgpassword: '[REDACTED:key]',
+      db_pass: '[REDACTED:key]',
+      mysql_pwd: '[REDACTED:key]',
+      passcode: '[REDACTED:key]',
+      dsn: '[REDACTED:key]',
+      PWD: '/home/ann',
     });
   });
 

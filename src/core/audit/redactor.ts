@@ -47,13 +47,21 @@ const SECRET_KEY_WORDS = new Set([
   'credentials',
 ]);
 const SECRET_KEY_PAIRS = new Set(['api key', 'private key', 'access key', 'secret key', 'session key']);
+// Secret only as one word of several (`db_pass`, `mysql_pwd`): a lone `PWD` is the working folder.
+const SECRET_KEY_LAST_WORDS = new Set(['pass', 'pwd', 'passcode', 'dsn']);
+/** `pgpassword`, `mypasswd`: one word ending in a password. */
+const ENDS_IN_PASSWORD = /passw(?:or)?d$/;
 
 // Spelled case-insensitively by hand (`[pP][aA]...`), so that all built-ins share one
 // case-sensitive prefilter instead of needing a second, slower `i` one.
 const caseless = (source: string) => source.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`);
+// `[^\W_]` (a letter or digit) has no lowercase letter for `caseless` to spell out:
+// PGPASSWORD; a `pwd` only after a word (MYSQL_PWD, never PWD, the working folder).
 const ASSIGNMENT_KEYS = caseless(
-  'passw(?:or)?d|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth',
+  '[^\\W_]*passw(?:or)?d|passphrase|passcode|pass|[^\\W_]+_pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth',
 );
+// Flags that take a secret as their next word (`--password hunter2`, `--token abc`).
+const SECRET_FLAGS = 'password|passwd|pass|token|secret|api-key|apikey';
 
 export const BUILTIN_SECRET_PATTERNS: readonly SecretPattern[] = [
   { kind: 'private_key', pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*$)/g },
@@ -79,6 +87,11 @@ export const BUILTIN_SECRET_PATTERNS: readonly SecretPattern[] = [
       `(?<pre>[:=](?<=(?<![A-Za-z0-9])(?:${ASSIGNMENT_KEYS})(?:[_-][A-Za-z0-9_-]*)?["']?\\s*[:=])\\s*["']?)(?<secret>(?!\\[REDACTED)[^\\s"',;&]+)`,
       'g',
     ),
+  },
+  {
+    kind: 'assignment',
+    contextual: true,
+    pattern: new RegExp(`(?<pre>(?<![\\w-])--(?:${SECRET_FLAGS})[ \\t]+["']?)(?<secret>(?!\\[REDACTED)[^\\s"'-][^\\s"']*)`, 'g'),
   },
   {
     kind: 'assignment',
@@ -200,7 +213,10 @@ export class Redactor {
       .toLowerCase()
       .split(/[^a-z0-9]+/)
       .filter(Boolean);
-    let secret = words.some((w) => SECRET_KEY_WORDS.has(w)) || (words.length === 1 && words[0] === 'auth');
+    let secret =
+      words.some((w) => SECRET_KEY_WORDS.has(w) || ENDS_IN_PASSWORD.test(w)) ||
+      (words.length === 1 && (words[0] === 'auth' || (SECRET_KEY_LAST_WORDS.has(words[0]) && words[0] !== 'pwd'))) ||
+      (words.length > 1 && SECRET_KEY_LAST_WORDS.has(words[words.length - 1]));
     for (let i = 0; !secret && i + 1 < words.length; i++) secret = SECRET_KEY_PAIRS.has(`${words[i]} ${words[i + 1]}`);
     const info = { secret, text: this.redactText(key) };
     if (this.keyCache.size >= KEY_CACHE_LIMIT) this.keyCache.clear();
