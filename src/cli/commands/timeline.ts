@@ -9,6 +9,7 @@ import type { AuditRecord } from '../../core/audit/records';
 import { projectDirOf, type CliContext } from '../cli-context';
 import { CliError, EXIT } from '../cli-error';
 import { projectStorageDir, storageRoot } from '../cli-environment';
+import { writeJsonDocument } from '../output/json-document';
 import { formatTable } from '../output/table';
 import { printable } from '../output/terminal-text';
 import { traceJson, traceTable } from './timeline-trace';
@@ -56,7 +57,7 @@ export function registerTimelineCommand(program: Command, ctx: CliContext): void
         else ctx.stdout.write(`Session ${sessionId} (${file})\n${traceTable(spans, printable)}`);
       } else if (options.json) {
         // Model requests are logged as deltas; JSON readers get each one whole.
-        ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, file, records: expandModelRequests(records), problems }, null, 2)}\n`);
+        writeJsonDocument(ctx.stdout, { session_id: sessionId, file }, 'records', expandModelRequests(records), { problems });
       } else {
         ctx.stdout.write(`Session ${sessionId} (${file})\n`);
         const rows = records.filter((r) => options.all || !quietBuiltin(r)).flatMap(toRow);
