@@ -95,6 +95,16 @@ const seqs = (records: AuditRecord[]) => records.map((r) => r.seq);
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe('AuditWriter', () => {
+  it('creates its folder and file for the user alone (0700, 0600)', async () => {
+    const nested = join(dir, 'audit');
+    const w = new AuditWriter({ dir: nested, sessionId: 's1' });
+    writers.push(w);
+    w.append(note('first'));
+    await w.flush();
+    expect(statSync(nested).mode & 0o777).toBe(0o700);
+    expect(statSync(join(nested, 's1.jsonl')).mode & 0o777).toBe(0o600);
+  });
+
   it('stamps seq and ts and writes one whole JSON line per record', async () => {
     const w = writer({ now: () => Date.UTC(2026, 0, 2, 3, 4, 5, 6) });
     w.append(note('first'));

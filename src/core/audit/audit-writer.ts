@@ -50,6 +50,9 @@ const MAX_BATCH_BYTES = 8 * 1024 * 1024;
 // synchronously, so memory stays bounded however long the burst.
 const SPILL_BYTES = 4 * 1024 * 1024;
 const SESSION_ID = /^[A-Za-z0-9_.-]{1,200}$/;
+/** Audit logs hold the session (prompts, commands, tool output) even redacted: for the user alone. */
+const PRIVATE_DIR = 0o700;
+const PRIVATE_FILE = 0o600;
 
 const openAsync = promisify(open);
 const closeAsync = promisify(close);
@@ -245,8 +248,8 @@ export class AuditWriter implements AuditSink {
   private spill(): void {
     try {
       if (this.fd === undefined) {
-        mkdirSync(this.dir, { recursive: true });
-        this.fd = openSync(this.path, 'a');
+        mkdirSync(this.dir, { recursive: true, mode: PRIVATE_DIR });
+        this.fd = openSync(this.path, 'a', PRIVATE_FILE);
       }
       while (this.pending.count > 0) {
         const batch = (this.batch = this.takeBatch());
@@ -260,8 +263,8 @@ export class AuditWriter implements AuditSink {
 
   private async openFile(): Promise<number> {
     if (this.fd !== undefined) return this.fd;
-    await mkdir(this.dir, { recursive: true });
-    this.fd = await openAsync(this.path, 'a');
+    await mkdir(this.dir, { recursive: true, mode: PRIVATE_DIR });
+    this.fd = await openAsync(this.path, 'a', PRIVATE_FILE);
     return this.fd;
   }
 
