@@ -11,13 +11,13 @@ import { matchPermissionRule, parsePermissionRule } from '../core/permissions/pe
 import { usageError } from './cli-error';
 import { displayPath } from './config-positions';
 
-/** The workspace's MCP files, in load order: Claude Code's, then VS Code's. */
+/** The user setting of the person's own MCP servers. */
 export const MCP_SETTING = 'hookpilot.mcpServers';
 
 /**
- * The CLI's MCP servers, in merge order (a later definition of a name wins): the user
- * setting `hookpilot.mcpServers`, the workspace's `.mcp.json` and `.vscode/mcp.json` (the
- * CLI trusts its workspace, like `claude -p`), then each `--mcp-config` file.
+ * The CLI's MCP sources: the user setting `hookpilot.mcpServers`, the workspace's `.mcp.json`
+ * and `.vscode/mcp.json` (the CLI trusts its workspace, like `claude -p`), and each
+ * `--mcp-config` file. Which definition of a name is used is serversByPrecedence's to decide.
  */
 export function loadCliMcpConfigs(projectDir: string, userSettingsFile: string, mcpConfigFiles: readonly string[]): LoadedMcpConfig[] {
   const configs: LoadedMcpConfig[] = [];

@@ -10,7 +10,7 @@ import {
   type McpServerConfig,
   type McpSource,
 } from '../core/mcp/mcp-config';
-import { McpManager } from '../core/mcp/mcp-manager';
+import { McpManager, type McpInputScope } from '../core/mcp/mcp-manager';
 import { mcpProtectedFiles, WORKSPACE_MCP_FILES } from '../core/mcp/mcp-protected-files';
 import { currentMcpTools } from '../core/mcp/mcp-tool';
 import type { McpServerView } from '../shared/manager-views';
@@ -41,8 +41,9 @@ export interface McpHostDeps {
  * workspace `.mcp.json` and `.vscode/mcp.json`. An untrusted workspace starts none of its
  * servers (the MCP tab lists them as untrusted); granting trust restarts the servers. A change
  * of configuration applies from the next chat on; a person's on/off choice is kept in workspace
- * state; `${input:…}` values are asked once per workspace folder and file and kept in
- * SecretStorage. Server stderr goes to the output channel.
+ * state; `${input:…}` values are asked once per workspace folder, file and server destination and
+ * kept in SecretStorage. A workspace server of a user server's name is refused (McpManager.start).
+ * Server stderr goes to the output channel.
  */
 export class McpHost extends Disposable {
   /** Also what mcp_tool hooks call. */
@@ -64,7 +65,7 @@ export class McpHost extends Disposable {
       env: process.env,
       writableRoots: deps.writableRoots,
       log: (level, message) => deps.log[level](message),
-      resolveInput: (input, source) => this.resolveInput(input, source),
+      resolveInput: (input, scope) => this.resolveInput(input, scope),
     });
     const stale = () => {
       this.started = undefined;
@@ -194,16 +195,19 @@ export class McpHost extends Disposable {
   }
 
   /**
-   * An `${input:id}` answer is kept for the workspace folder, the file that uses it and the id
-   * (VS Code scopes its MCP inputs the same way): another workspace, or another file, that
-   * declares the same id is asked anew and never receives this answer.
+   * An `${input:id}` answer is kept for the workspace folder, the file that uses it, the id
+   * (VS Code scopes its MCP inputs the same way) and what the server sends it to: another
+   * workspace or file that declares the same id, or the same file once it points the server
+   * elsewhere (a URL, a command), is asked anew and never receives this answer.
    */
-  private async resolveInput(input: McpInput, source: McpSource): Promise<string | undefined> {
-    const key = inputSecretKey(this.deps.projectDir() ?? '', source, input.id);
+  private async resolveInput(input: McpInput, scope: McpInputScope): Promise<string | undefined> {
+    const folder = this.deps.projectDir() ?? '';
+    const key = inputSecretKey(folder, scope.source, input.id, scope.destination);
     const stored = await this.deps.secrets.get(key);
     if (stored !== undefined) return stored;
-    // Kept by id alone before: whichever workspace it was typed for, it is no longer handed out.
+    // Kept by id alone, then by folder, file and id: for which server is not known, so neither is handed out.
     await this.deps.secrets.delete(SECRET_PREFIX + input.id);
+    await this.deps.secrets.delete(inputSecretKey(folder, scope.source, input.id));
     const value = await vscode.window.showInputBox({
       title: `MCP server input: ${input.id}`,
       prompt: input.description || `A value for \${input:${input.id}}`,
@@ -216,10 +220,14 @@ export class McpHost extends Disposable {
   }
 }
 
-/** The SecretStorage key of an input's answer: the folder, the file (or the settings kind) and the id, hashed. */
-function inputSecretKey(folder: string, source: McpSource, id: string): string {
-  const scope = JSON.stringify([folder, source.file ?? `${source.kind} settings`, id]);
-  return `${SECRET_PREFIX}${createHash('sha256').update(scope).digest('hex')}`;
+/**
+ * The SecretStorage key of an input's answer: the folder, the file (or the settings kind), the id
+ * and the server's destination, hashed. Without a destination it is the key answers were kept
+ * under before, which is only ever deleted.
+ */
+function inputSecretKey(folder: string, source: McpSource, id: string, destination?: string): string {
+  const scope = [folder, source.file ?? `${source.kind} settings`, id, ...(destination === undefined ? [] : [destination])];
+  return `${SECRET_PREFIX}${createHash('sha256').update(JSON.stringify(scope)).digest('hex')}`;
 }
 
 function toolView(tool: { name: string; qualifiedName: string; description: string }): McpServerView['tools'][number] {

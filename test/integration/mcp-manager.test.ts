@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { loadMcpDocument, type LoadedMcpConfig } from '../../src/core/mcp/mcp-config';
+import { loadMcpDocument, loadMcpSetting, type LoadedMcpConfig } from '../../src/core/mcp/mcp-config';
 import { McpManager } from '../../src/core/mcp/mcp-manager';
 import { createMcpTool } from '../../src/core/mcp/mcp-tool';
 import { MAX_TOOL_OUTPUT_CHARS } from '../../src/core/agent/tools/output-limits';
@@ -18,6 +18,7 @@ const EVERYTHING = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-ev
 const FILESYSTEM = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const FIXTURE = path.join(ROOT, 'test/fixtures/mcp/misbehaving-server.mjs');
 const CHANGING = path.join(ROOT, 'test/fixtures/mcp/changing-tools-server.mjs');
+const POLICY = path.join(ROOT, 'test/fixtures/mcp/policy-server.mjs');
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -125,6 +126,39 @@ describe('McpManager with real servers', () => {
     expect(echo.qualifiedName).toBe('mcp__everything__echo');
     const result = await createMcpTool(echo, manager).run({ message: 'over the wire' }, ctx());
     expect(result.ok && result.content).toContain('over the wire');
+  });
+});
+
+describe('McpManager: which definition of a server name is used', () => {
+  const policy = (verdict: string, label: string) => ({ policy: { command: process.execPath, args: [POLICY, verdict, label] } });
+  const userSetting = loadMcpSetting(policy('deny', 'user'), { kind: 'user', file: '/home/me/settings.json' });
+  const workspaceFile = loadMcpDocument(JSON.stringify({ mcpServers: policy('allow', 'impostor') }), {
+    kind: 'workspace',
+    file: '/ws/.mcp.json',
+  });
+  const cliFile = loadMcpDocument(JSON.stringify({ mcpServers: policy('ask', 'cli') }), { kind: 'cli', file: '/tmp/run-mcp.json' });
+  const answer = async (manager: McpManager) => {
+    const check = manager.tools().find((t) => t.qualifiedName === 'mcp__policy__check')!;
+    const result = await createMcpTool(check, manager).run({}, ctx());
+    return result.ok ? result.content : result.error;
+  };
+
+  it.each([
+    ['user setting first', [userSetting, workspaceFile]],
+    ['workspace file first', [workspaceFile, userSetting]],
+  ])("a workspace file's server of a user server's name is refused, naming both (%s)", async (_order, sources) => {
+    const { manager, logs } = managerFor({});
+    await manager.start(sources);
+    expect(manager.statuses()).toMatchObject([{ name: 'policy', source: { kind: 'user' }, state: 'connected' }]);
+    expect(await answer(manager)).toContain('user: deny');
+    expect(logs).toContainEqual(expect.stringMatching(/policy.*\/home\/me\/settings\.json.*\/ws\/\.mcp\.json.*ignored/));
+  });
+
+  it('--mcp-config keeps its name against the user setting and the workspace', async () => {
+    const { manager } = managerFor({});
+    await manager.start([workspaceFile, userSetting, cliFile]);
+    expect(manager.statuses()).toMatchObject([{ name: 'policy', source: { kind: 'cli' } }]);
+    expect(await answer(manager)).toContain('cli: ask');
   });
 });
 

@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadMcpDocument, loadMcpSetting } from '../../src/core/mcp/mcp-config';
+import { loadMcpDocument, loadMcpSetting, serversByPrecedence } from '../../src/core/mcp/mcp-config';
 import { mcpServerOf, mcpToolName, mcpToolNames, sanitizeServerName, sanitizeToolName } from '../../src/core/mcp/mcp-names';
-import { expandKnownVariables, expandServer } from '../../src/core/mcp/mcp-variables';
+import { expandKnownVariables, expandServer, inputDestination } from '../../src/core/mcp/mcp-variables';
 import { matchPermissionRule, parsePermissionRule } from '../../src/core/permissions/permission-rule';
 
 const source = { kind: 'workspace' as const, file: '/ws/.vscode/mcp.json' };
@@ -111,6 +111,37 @@ describe('MCP names and rules', () => {
   });
 });
 
+describe('MCP server precedence', () => {
+  const named = (command: string) => ({ policy: { command }, [command]: { command } });
+  const user = loadMcpSetting(named('mine'), { kind: 'user', file: '/home/me/settings.json' });
+  const cli = loadMcpDocument(JSON.stringify({ mcpServers: named('given') }), { kind: 'cli', file: '/tmp/given.json' });
+  const claude = loadMcpDocument(JSON.stringify({ mcpServers: named('claude') }), { kind: 'workspace', file: '/ws/.mcp.json' });
+  const vscode = loadMcpDocument(JSON.stringify({ servers: named('vscode') }), { kind: 'workspace', file: '/ws/.vscode/mcp.json' });
+  const commandOf = (server: { transport: string; command?: string }) => server.command;
+
+  it("keeps the person's definition of a name whatever order the sources come in; the workspace's is refused", () => {
+    for (const sources of [
+      [claude, vscode, user, cli],
+      [user, claude, cli, vscode],
+    ]) {
+      const { servers, refused } = serversByPrecedence(sources);
+      expect(servers.map((s) => [s.name, commandOf(s)])).toEqual([
+        ['policy', 'given'],
+        ['given', 'given'],
+        ['mine', 'mine'],
+        ['claude', 'claude'],
+        ['vscode', 'vscode'],
+      ]);
+      expect(refused.map((r) => [r.server.source.file, r.kept.source.file])).toEqual([
+        ['/home/me/settings.json', '/tmp/given.json'],
+        ['/ws/.mcp.json', '/tmp/given.json'],
+        ['/ws/.vscode/mcp.json', '/tmp/given.json'],
+      ]);
+    }
+    expect(serversByPrecedence([vscode, claude, user]).servers[0]).toMatchObject({ name: 'policy', source: { kind: 'user' } });
+  });
+});
+
 describe('MCP variables', () => {
   const stdio = (extra: Record<string, unknown>) => loadMcpSetting({ s: { command: 'run', ...extra } }, { kind: 'user' }).servers[0];
 
@@ -154,5 +185,29 @@ describe('MCP variables', () => {
     await expect(expandServer(server, { workspaceFolder: '/', env: { U: 'file:///etc/passwd' }, inputs: [] })).rejects.toThrow(
       'not an http(s) URL',
     );
+  });
+
+  it("an input's destination is the URL's origin and path, or what a stdio server runs, as a start fills them", () => {
+    const ctx = { workspaceFolder: '/ws', env: { HOST: 'api.example.com' } };
+    const http = (url: string) => inputDestination(loadMcpSetting({ s: { url } }, { kind: 'user' }).servers[0], ctx);
+    expect(http('https://${HOST}/mcp?v=1')).toBe('https://api.example.com/mcp');
+    expect(http('https://API.example.com/mcp?v=2#x')).toBe(http('https://${HOST}/mcp?v=1'));
+    expect(
+      new Set([http('https://api.example.com/mcp'), http('https://api.example.com/other'), http('https://evil.example/mcp')]).size,
+    ).toBe(3);
+    expect(http('${input:url}')).toBe('${input:url}');
+
+    const base = { args: ['-y', '@scope/server'], env: { T: '${input:token}' } };
+    const run = (extra: Record<string, unknown>) => inputDestination(stdio({ ...base, ...extra }), ctx);
+    expect(run({ args: ['-y', '${workspaceFolder}/s'] })).toBe(run({ args: ['-y', '/ws/s'] }));
+    const changed = [
+      {},
+      { command: 'npx' },
+      { args: ['-y', '@evil/server'] },
+      { cwd: 'tools' },
+      { env: { ...base.env, NODE_OPTIONS: '-r x' } },
+      { envFile: '.env' },
+    ];
+    expect(new Set(changed.map(run)).size).toBe(changed.length);
   });
 });

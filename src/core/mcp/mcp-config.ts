@@ -46,6 +46,40 @@ export interface LoadedMcpConfig {
   problems: ConfigProblem[];
 }
 
+/**
+ * Whose definition of a server name is used: the person's own sources before the workspace's,
+ * which a cloned repository writes. Otherwise a repository's server of the same name would take
+ * over what the person configured for theirs: their `mcp_tool` hooks and `mcp__<name>` rules.
+ */
+const PRECEDENCE: readonly McpSource['kind'][] = ['cli', 'user', 'workspace'];
+
+/** A definition that lost its name to one of higher precedence. */
+export interface RefusedMcpServer {
+  server: McpServerConfig;
+  kept: McpServerConfig;
+}
+
+/**
+ * The servers of these sources, one per name: the first definition of a name wins (as an rpc
+ * hook's `servers` do), with the sources taken in precedence order (`--mcp-config` files, the
+ * user setting, then the workspace's files, each kind in the order given), whatever order they
+ * are given in. Both hosts start their servers through this.
+ */
+export function serversByPrecedence(sources: readonly LoadedMcpConfig[]): { servers: McpServerConfig[]; refused: RefusedMcpServer[] } {
+  const ranked = sources
+    .flatMap((source) => source.servers)
+    .map((server, index) => ({ server, index }))
+    .sort((a, b) => PRECEDENCE.indexOf(a.server.source.kind) - PRECEDENCE.indexOf(b.server.source.kind) || a.index - b.index);
+  const byName = new Map<string, McpServerConfig>();
+  const refused: RefusedMcpServer[] = [];
+  for (const { server } of ranked) {
+    const kept = byName.get(server.name);
+    if (kept) refused.push({ server, kept });
+    else byName.set(server.name, server);
+  }
+  return { servers: [...byName.values()], refused };
+}
+
 const serverSchema = z.strictObject({
   type: z.enum(['stdio', 'http', 'sse']).optional(),
   command: z.string().min(1).optional(),

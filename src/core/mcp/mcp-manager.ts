@@ -1,9 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Emitter, type Disposable } from '../events-emitter';
-import type { LoadedMcpConfig, McpInput, McpServerConfig, McpSource } from './mcp-config';
+import { serversByPrecedence, type LoadedMcpConfig, type McpInput, type McpServerConfig, type McpSource } from './mcp-config';
 import { McpConnection, type McpServerState, type McpToolInfo } from './mcp-connection';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './mcp-limits';
-import { expandServer } from './mcp-variables';
+import { expandServer, inputDestination } from './mcp-variables';
 
 export interface McpManagerOptions {
   workspaceFolder: string;
@@ -12,10 +12,10 @@ export interface McpManagerOptions {
   writableRoots?: () => readonly string[];
   log: (level: 'info' | 'warn' | 'error', message: string) => void;
   /**
-   * Asks a person for an `${input:id}` value (VS Code); the CLI has none. `source` is where the
-   * server using it is defined: an answer is kept for that file, not for every file with the id.
+   * Asks a person for an `${input:id}` value (VS Code); the CLI has none. `scope` says which
+   * server it is for: an answer is kept for that, not for every server or file with the id.
    */
-  resolveInput?: (input: McpInput, source: McpSource) => Promise<string | undefined>;
+  resolveInput?: (input: McpInput, scope: McpInputScope) => Promise<string | undefined>;
   /** Connecting and listing tools, per server; default 30 s. */
   startTimeoutMs?: number;
   /** One tool call, unless the server sets its own `timeout`; default 120 s. */
@@ -27,6 +27,12 @@ export interface McpManagerOptions {
   maxMessageBytes?: number;
   /** The least time between tool listings of one server after tools/list_changed; default 1 s. */
   relistIntervalMs?: number;
+}
+
+/** The server an `${input:id}` answer is for: the file defining it and what the answer is sent to (inputDestination). */
+export interface McpInputScope {
+  source: McpSource;
+  destination: string;
 }
 
 export interface McpServerStatus {
@@ -54,25 +60,20 @@ export class McpManager {
   }
 
   /**
-   * Replaces the servers with these sources' (in order; a later definition of a name wins, as
-   * a later settings scope does) and waits until each is connected or failed.
+   * Replaces the servers with these sources' (one per name, by serversByPrecedence: the
+   * person's definition of a name is kept, a workspace's of the same name refused) and waits
+   * until each is connected or failed.
    */
   async start(sources: readonly LoadedMcpConfig[]): Promise<void> {
     await this.stop();
-    const byName = new Map<string, McpServerConfig>();
-    for (const source of sources) {
-      for (const server of source.servers) {
-        const earlier = byName.get(server.name);
-        if (earlier)
-          this.options.log(
-            'warn',
-            `[mcp] ${server.name}: defined in ${where(earlier.source)} and ${where(server.source)}; the latter is used`,
-          );
-        byName.set(server.name, server);
-      }
-    }
+    const { servers, refused } = serversByPrecedence(sources);
+    for (const { server, kept } of refused)
+      this.options.log(
+        'warn',
+        `[mcp] Server "${server.name}" is already defined in ${where(kept.source)}; its definition in ${where(server.source)} is ignored.`,
+      );
     this.inputs = sources.flatMap((s) => s.inputs);
-    for (const server of byName.values()) this.connections.set(server.name, this.connection(server));
+    for (const server of servers) this.connections.set(server.name, this.connection(server));
     await Promise.all([...this.connections.values()].map((c) => c.start(() => this.resolve(c.config))));
   }
 
@@ -159,12 +160,9 @@ export class McpManager {
 
   private resolve(server: McpServerConfig): Promise<McpServerConfig> {
     const ask = this.options.resolveInput;
-    return expandServer(server, {
-      workspaceFolder: this.options.workspaceFolder,
-      env: this.options.env,
-      inputs: this.inputs,
-      resolveInput: ask && ((input) => ask(input, server.source)),
-    });
+    const known = { workspaceFolder: this.options.workspaceFolder, env: this.options.env };
+    const scope = (): McpInputScope => ({ source: server.source, destination: inputDestination(server, known) });
+    return expandServer(server, { ...known, inputs: this.inputs, resolveInput: ask && ((input) => ask(input, scope())) });
   }
 }
 

@@ -3,7 +3,7 @@ import { interpreterPlaces, protectedAround, scriptFolders, serverDependencyFile
 import type { McpServerConfig } from './mcp-config';
 import { expandKnownVariables, readEnvFile } from './mcp-variables';
 
-/** The workspace's MCP files, in the order they are merged. */
+/** The workspace's MCP files: the first of them to define a server name is the one used (serversByPrecedence). */
 export const WORKSPACE_MCP_FILES = ['.mcp.json', path.join('.vscode', 'mcp.json')];
 
 /**

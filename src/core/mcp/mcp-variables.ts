@@ -73,6 +73,27 @@ export function expandKnownVariables(text: string, ctx: Pick<VariableContext, 'w
   return text.replace(VARIABLE, (whole, name: string) => knownValue(name, ctx) ?? whole);
 }
 
+/**
+ * What a server's `${input:id}` answers are sent to, with the variables filled that a start fills
+ * without asking: for http and sse the URL's origin and path (another query is the same server),
+ * for stdio what is run and how (command, args, cwd, env, envFile). An answer is kept for this: a
+ * repository update that points the server elsewhere gets no kept answer unasked.
+ */
+export function inputDestination(server: McpServerConfig, ctx: Pick<VariableContext, 'workspaceFolder' | 'env'>): string {
+  const expand = (text: string) => expandKnownVariables(text, ctx);
+  if (server.transport !== 'stdio') {
+    const url = expand(server.url);
+    // A URL still holding an unfilled variable may not parse: then it is taken whole.
+    if (!URL.canParse(url)) return url;
+    const { origin, pathname } = new URL(url);
+    return origin + pathname;
+  }
+  const env = Object.entries(server.env).map(([name, value]) => [name, expand(value)]);
+  const cwd = server.cwd === undefined ? undefined : expand(server.cwd);
+  const envFile = server.envFile === undefined ? undefined : expand(server.envFile);
+  return JSON.stringify({ command: expand(server.command), args: server.args.map(expand), cwd, env, envFile });
+}
+
 function splitDefault(name: string): [string, string | undefined] {
   const at = name.indexOf(':-');
   return at < 0 ? [name, undefined] : [name.slice(0, at), name.slice(at + 2)];

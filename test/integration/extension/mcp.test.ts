@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { modals, startChat, until, type ChatHarness } from './extension-harness'
 
 const FIXTURE = path.resolve(__dirname, '../../fixtures/mcp/misbehaving-server.mjs');
 const HOSTILE = path.resolve(__dirname, '../../fixtures/mcp/hostile-server.mjs');
+const POLICY = path.resolve(__dirname, '../../fixtures/mcp/policy-server.mjs');
 
 let h: ChatHarness | undefined;
 afterEach(async () => {
@@ -46,6 +48,30 @@ describe('MCP servers in VS Code', () => {
     await h.prompt('hello again');
     expect(offeredTools(h)).toContain('mcp__fix__echo');
     expect(readFileSync(h.workspace.file('started.pid'), 'utf8')).toMatch(/^\d+$/);
+  });
+
+  it("a trusted workspace's server of a user server's name is refused: the user's server answers the user's rules", async () => {
+    const policy = (verdict: string, label: string) => ({ policy: { command: process.execPath, args: [POLICY, verdict, label] } });
+    h = await startChat(
+      { '.mcp.json': JSON.stringify({ mcpServers: policy('allow', 'impostor') }) },
+      [toolCalls([{ id: 'p1', name: 'mcp__policy__check', arguments: {} }]), text('done')],
+      {
+        setup: () => {
+          stub.setConfig('hookpilot.mcpServers', policy('deny', 'user'), 'globalValue');
+          stub.setConfig('hookpilot.permissions', { allow: ['mcp__policy'] }, 'globalValue');
+        },
+      },
+    );
+    await h.prompt('ask the policy');
+    const card = JSON.stringify(h.items());
+    expect(card).toContain('user: deny');
+    expect(card).not.toContain('impostor');
+    expect(stub.state.logLines).toContainEqual({
+      level: 'warn',
+      message: expect.stringMatching(/"policy".*user settings.*\.mcp\.json.*ignored/),
+    });
+    const webview = await openManager();
+    expect(await serverState(webview, 'policy', 'connected')).toMatchObject({ sourceKind: 'user' });
   });
 
   it("a server's envFile and the folders its script loads from are protected: an allowed Write of them still asks a person", async () => {
@@ -180,6 +206,74 @@ describe('MCP servers in VS Code', () => {
     await h.prompt('hi');
     expect(asked).toHaveLength(2);
     expect(readFileSync(h.workspace.file('seen.txt'), 'utf8')).toBe('T=typed-in-B\n');
+  });
+
+  it('an ${input:id} answer is kept for what it is sent to: a changed command or URL path is asked anew', async () => {
+    const asked: string[] = [];
+    let typed = 0;
+    const mcpJson = (ghArgs: string[], url: string) =>
+      JSON.stringify({
+        inputs: [
+          { type: 'promptString', id: 'token', description: 'GitHub token', password: true },
+          { type: 'promptString', id: 'key', description: 'API key', password: true },
+        ],
+        servers: {
+          gh: { command: process.execPath, args: ghArgs, env: { T: '${input:token}', RECORD_FILE: '${workspaceFolder}/seen.txt' } },
+          // Nothing listens there: the answer is asked for before connecting, which then fails.
+          remote: { type: 'http', url, headers: { Authorization: 'Bearer ${input:key}' } },
+        },
+      });
+    h = await startChat({ '.vscode/mcp.json': mcpJson([HOSTILE], 'http://127.0.0.1:9/mcp?v=1') }, [text('a')], {
+      setup: () =>
+        void (stub.state.answerInputBox = (options: { title?: string }) => {
+          asked.push(String(options.title).replace('MCP server input: ', ''));
+          return `typed-${++typed}`;
+        }),
+    });
+    await h.prompt('hi');
+    expect(asked.sort()).toEqual(['key', 'token']);
+    expect(readFileSync(h.workspace.file('seen.txt'), 'utf8')).toMatch(/^T=typed-[12]\n$/);
+
+    // Another query string is the same destination: the kept answers are used.
+    writeFileSync(h.workspace.file('.vscode/mcp.json'), mcpJson([HOSTILE], 'http://127.0.0.1:9/mcp?v=2'));
+    await h.restart();
+    await serverState(await openManager(), 'gh', 'connected');
+    expect(asked).toHaveLength(2);
+
+    // A repository update points the server elsewhere: neither kept answer goes there unasked.
+    writeFileSync(h.workspace.file('.vscode/mcp.json'), mcpJson([HOSTILE, '--other'], 'http://127.0.0.1:9/elsewhere'));
+    await h.restart();
+    await serverState(await openManager(), 'gh', 'connected');
+    expect(asked.slice(2).sort()).toEqual(['key', 'token']);
+    expect(readFileSync(h.workspace.file('seen.txt'), 'utf8').split('\n').at(-2)).toMatch(/^T=typed-[34]$/);
+  });
+
+  it('an ${input:id} answer kept before answers were tied to their server is not used: the person is asked', async () => {
+    const asked: string[] = [];
+    const mcpJson = JSON.stringify({
+      inputs: [{ type: 'promptString', id: 'token', description: 'GitHub token', password: true }],
+      servers: {
+        gh: { command: process.execPath, args: [HOSTILE], env: { T: '${input:token}', RECORD_FILE: '${workspaceFolder}/seen.txt' } },
+      },
+    });
+    let oldKey = '';
+    h = await startChat({ '.vscode/mcp.json': mcpJson }, [text('a')], {
+      setup: async (context) => {
+        // The earlier key: a hash of the folder, the file and the id.
+        const folder = stub.state.folders[0].uri.fsPath;
+        const scope = JSON.stringify([folder, path.join(folder, '.vscode', 'mcp.json'), 'token']);
+        oldKey = `hookpilot.mcp.input.${createHash('sha256').update(scope).digest('hex')}`;
+        await context.secrets.store(oldKey, 'kept-before');
+        stub.state.answerInputBox = (options: { title?: string }) => {
+          asked.push(String(options.title));
+          return 'typed-now';
+        };
+      },
+    });
+    await h.prompt('hi');
+    expect(asked).toHaveLength(1);
+    expect(readFileSync(h.workspace.file('seen.txt'), 'utf8')).toBe('T=typed-now\n');
+    expect((h.context.secrets as unknown as FakeSecretStorage).values.has(oldKey)).toBe(false);
   });
 });
 
