@@ -166,6 +166,8 @@ export function createSession(engine: HookEngine, setup: SessionSetup): AgentSes
     approver: setup.approver,
     permissions: () => setup.permissions,
     protectedPaths: () => [...engine.protectedPaths(), ...(setup.extraProtectedPaths ?? [])],
+    // The whole root: other projects' and sessions' records are there too.
+    privatePaths: () => [storageRoot(setup.env) + path.sep],
     transcriptDir: path.join(engine.options.storageDir, 'transcripts'),
     env: setup.env,
     passEnv: setup.passEnv,

@@ -19,6 +19,8 @@ export interface AgentSessionOptions {
   permissions: () => PermissionSettings;
   /** Files only a person may let the agent change (hook configs and their scripts). */
   protectedPaths?: () => readonly string[];
+  /** Hookpilot's storage folders (with a trailing separator): the agent neither reads nor changes them without a person. */
+  privatePaths?: () => readonly string[];
   transcriptDir: string;
   env?: NodeJS.ProcessEnv;
   /** Tools the model is offered; default: all built-ins plus Task. Names listed here are withheld. */

@@ -4,6 +4,7 @@ import type { Compactor } from './compaction';
 import type { ChatModel } from './llm/chat-model';
 import type { ModelRedactor } from './llm/redacting-chat-model';
 import { PermissionGate } from './permissions/permission-gate';
+import { physicalOrSelf } from './permissions/protected-targets';
 import type { SessionEnvFile } from './session-env-file';
 import type { SessionHooks } from './session-hooks';
 import { SubagentRunner } from './subagent-runner';
@@ -60,7 +61,15 @@ export class SessionTools {
         hooks,
         gate,
         approver: options.approver,
-        gateContext: () => ({ workspaceRoot: options.workspaceRoot, cwd, protectedPaths: options.protectedPaths?.() ?? [] }),
+        gateContext: () => {
+          const privatePaths = options.privatePaths?.() ?? [];
+          return {
+            workspaceRoot: options.workspaceRoot,
+            cwd,
+            protectedPaths: [...(options.protectedPaths?.() ?? []), ...privatePaths],
+            privatePaths,
+          };
+        },
         toolContext: (signal) => ({
           workspaceRoot: options.workspaceRoot,
           cwd,
@@ -70,6 +79,8 @@ export class SessionTools {
           additionalDirectories: options.permissions().additionalDirectories,
           passEnv: options.passEnv,
           redactForModel: (text) => redactor.redactForModel(text),
+          withoutSecretStartAtEnd: (text) => redactor.withoutSecretStartAtEnd?.(text) ?? text,
+          hiddenFolders: options.privatePaths?.().map((folder) => physicalOrSelf(folder)),
           shellPrelude: deps.envFile.prelude,
         }),
         emit: deps.emit,

@@ -188,6 +188,23 @@ export class Redactor {
     return this.copy(value, false, 0, [], { scanner: this.logs, keys: true, share: true });
   }
 
+  /**
+   * `text` without its end when that end is the start of a registered secret value: for a
+   * text cut at a byte cap, where the rest of the value, and so its match, was cut off.
+   */
+  withoutSecretStartAtEnd(text: string): string {
+    let cut = 0;
+    for (const value of this.secretValues) {
+      for (let length = Math.min(value.length - 1, text.length); length > cut; length -= 1) {
+        if (text.endsWith(value.slice(0, length))) {
+          cut = length;
+          break;
+        }
+      }
+    }
+    return text.slice(0, text.length - cut);
+  }
+
   /** Whether a key such as `password`, `api_key`, `accessToken` or `Authorization` names a secret. */
   isSecretKey(key: string): boolean {
     return this.keyInfo(key).secret;

@@ -95,6 +95,8 @@ export class HookEngine {
   private scriptProblems: ConfigProblem[] = [];
   private readonly reloaded = new Emitter<void>();
   private readonly disposables: Disposable[] = [];
+  /** What the engine keeps on disk besides the audit log (spill files, summaries) is redacted like it. */
+  private readonly redactAtRest = (text: string): string => this.audit.redactor.redactText(text);
   /** Spawns command hooks: through the helpers when there are some, else from here. */
   private readonly processes: SpawnerPool | LocalProcessRunner;
   /** The host's model for prompt and agent hooks; set once a model is configured. */
@@ -111,6 +113,7 @@ export class HookEngine {
     this.builtins = new BuiltinHooks({
       audit: this.auditSink,
       storageDir: path.join(options.storageDir, 'summaries'),
+      redact: this.redactAtRest,
       reportError: (r) => this.log('warn', `[${r.type}] ${r.message}`),
       writableRoots: options.writableRoots,
     });
@@ -129,16 +132,17 @@ export class HookEngine {
       builtin: this.builtinHandler,
       command: new CommandHookHandler({
         spillDir: path.join(options.storageDir, 'spill'),
+        redact: this.redactAtRest,
         env: options.env,
         writableRoots: options.writableRoots,
         runner: this.processes,
         verifyScript: (hook) => this.scriptChange(hook.id),
       }),
-      rpc: new RpcHookHandler(this.rpcPool, { spillDir: path.join(options.storageDir, 'spill') }),
-      http: new HttpHookHandler({ env: options.env, spillDir: path.join(options.storageDir, 'spill') }),
+      rpc: new RpcHookHandler(this.rpcPool, { spillDir: path.join(options.storageDir, 'spill'), redact: this.redactAtRest }),
+      http: new HttpHookHandler({ env: options.env, spillDir: path.join(options.storageDir, 'spill'), redact: this.redactAtRest }),
       prompt: new ModelHookHandler(() => this.judge),
       agent: new ModelHookHandler(() => this.judge),
-      mcp_tool: new McpToolHookHandler(() => this.mcp, { spillDir: path.join(options.storageDir, 'spill') }),
+      mcp_tool: new McpToolHookHandler(() => this.mcp, { spillDir: path.join(options.storageDir, 'spill'), redact: this.redactAtRest }),
     };
     this.registry = new HookRegistry({ trusted: options.trusted, enabledOverrides: options.enabledOverrides });
     this.dispatcher = new HookDispatcher({
@@ -186,6 +190,7 @@ export class HookEngine {
       allowedUrls: this.config.allowedHttpHookUrls,
       allowedEnvVars: this.config.httpHookAllowedEnvVars,
       spillDir: path.join(this.options.storageDir, 'spill'),
+      redact: this.redactAtRest,
     });
     this.handlers.http = limitHttpUrls(http, this.config.workspaceHttpHookUrls);
     if (this.startsProcesses) await this.rpcPool.sync(this.config.servers);

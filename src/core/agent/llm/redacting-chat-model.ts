@@ -5,6 +5,8 @@ export interface ModelRedactor {
   redactForModel<T>(value: T): T;
   /** Grows when a secret value is registered; while it stays, a message redacts the same way. */
   readonly secretValueCount?: number;
+  /** Drops the start of a secret value left at the end of a text cut at a size cap. */
+  withoutSecretStartAtEnd?(text: string): string;
 }
 
 /**

@@ -18,6 +18,11 @@ export interface GateContext {
   cwd: string;
   /** Files the agent may only change with a person's approval (hook configs and scripts). */
   protectedPaths: readonly string[];
+  /**
+   * Hookpilot's own storage folders (other sessions' transcripts, audit logs): besides
+   * changes, reading them asks a person too. They are in `protectedPaths` as well.
+   */
+  privatePaths?: readonly string[];
 }
 
 /**
@@ -90,11 +95,23 @@ export class PermissionGate {
       return { verdict: 'deny', source: 'workspace boundary', reason: errorMessage(err) };
     }
     // Compared by physical path: `vs/hooks.json` with `vs -> .vscode` is .vscode/hooks.json.
-    if (tool.category !== 'edit') return undefined;
+    if (tool.category !== 'edit') return privateRecords(physical, ctx, 'reading');
     const hit = protectedTargetOf(physical, ctx.cwd, protectedTargets(ctx.protectedPaths, ctx.workspaceRoot));
     const reason = `${hit?.shown} configures hooks: a person must approve changes to it`;
-    return hit && { verdict: 'ask', source: 'protected file', reason };
+    return privateRecords(physical, ctx, 'changes to') ?? (hit && { verdict: 'ask', source: 'protected file', reason });
   }
+}
+
+/** A file in Hookpilot's storage: a transcript `--resume` loads, another session's log; no file for the model. */
+function privateRecords(physical: string, ctx: GateContext, access: 'reading' | 'changes to'): PermissionSignal | undefined {
+  const hit = protectedTargetOf(physical, ctx.cwd, protectedTargets(ctx.privatePaths ?? [], ctx.workspaceRoot));
+  // The folders between it and the workspace root are targets too, but listing them shows no record.
+  if (!hit?.folder) return undefined;
+  return {
+    verdict: 'ask',
+    source: 'protected file',
+    reason: `${hit.shown} holds Hookpilot's session records: a person must approve ${access} it`,
+  };
 }
 
 /** A file tool's input with its path resolved, for rules to match both. */

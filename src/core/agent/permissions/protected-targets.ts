@@ -160,7 +160,7 @@ function folderGlobs(base: string, rest: string, written: string): string[] {
   return globs;
 }
 
-function physicalOrSelf(p: string): string {
+export function physicalOrSelf(p: string): string {
   try {
     return physicalPath(p);
   } catch {

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { PrestartedShells } from '../../process/prestarted-shells';
 import type { ProcessRunner } from '../../process/process-runner';
 import { runProcess, type ProcessResult, type RunProcessOptions } from '../../process/run-process';
-import { MAX_TOOL_OUTPUT_CHARS, truncateMiddle } from './output-limits';
+import { MAX_TOOL_OUTPUT_CHARS, truncateRedacted } from './output-limits';
 import { envWithoutSecrets, resolveShell } from './shell-environment';
-import { toolFailure, type Tool, type ToolResult } from './tool';
+import { toolFailure, type Tool, type ToolContext, type ToolResult } from './tool';
 import { builtinToolIdentity } from './tool-catalog';
 
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
@@ -52,9 +52,20 @@ function captureNote(result: ProcessResult): string {
 }
 
 /** stdout then stderr, as a terminal would interleave them at the end, capped for the model. */
-function modelOutput(result: ProcessResult): string {
+function modelOutput(result: ProcessResult, ctx: ToolContext): string {
   const parts = [result.stdout.trimEnd(), result.stderr.trimEnd()].filter((part) => part !== '');
-  return truncateMiddle(parts.join('\n'), MAX_TOOL_OUTPUT_CHARS) + captureNote(result);
+  return truncateRedacted(parts.join('\n'), ctx.redactForModel) + captureNote(result);
+}
+
+/** The captured streams, without the start of a secret value where the byte cap cut one. */
+function withoutCutSecrets(result: ProcessResult, ctx: ToolContext): ProcessResult {
+  const trim = ctx.withoutSecretStartAtEnd;
+  if (trim === undefined) return result;
+  return {
+    ...result,
+    stdout: result.stdoutTruncated ? trim(result.stdout) : result.stdout,
+    stderr: result.stderrTruncated ? trim(result.stderr) : result.stderr,
+  };
 }
 
 function withOutput(headline: string, output: string): string {
@@ -85,7 +96,7 @@ export function createBashTool(runner: ProcessRunner | PrestartedShells = new Pr
       if (input.run_in_background) return toolFailure(BACKGROUND_UNSUPPORTED);
       const timeoutMs = input.timeout ?? DEFAULT_BASH_TIMEOUT_MS;
       const env = envWithoutSecrets(ctx.env, ctx.passEnv);
-      const result = await run({
+      const captured = await run({
         // The user's hooks chose these lines (CLAUDE_ENV_FILE); the gate judged the model's command alone.
         command: ctx.shellPrelude ? `${ctx.shellPrelude}${input.command}` : input.command,
         shell: resolveShell(env),
@@ -95,14 +106,15 @@ export function createBashTool(runner: ProcessRunner | PrestartedShells = new Pr
         signal: ctx.signal,
         maxOutputBytes: MAX_CAPTURE_BYTES,
       });
+      const result = withoutCutSecrets(captured, ctx);
       const interrupted = result.timedOut || result.aborted;
       const response: BashResponse = {
-        stdout: truncateMiddle(result.stdout),
-        stderr: truncateMiddle(result.spawnError ?? result.stderr),
+        stdout: truncateRedacted(result.stdout, ctx.redactForModel),
+        stderr: truncateRedacted(result.spawnError ?? result.stderr, ctx.redactForModel),
         interrupted,
         isImage: false,
       };
-      const output = modelOutput(result);
+      const output = modelOutput(result, ctx);
       if (result.spawnError !== undefined) return toolFailure(`Failed to start the shell: ${result.spawnError}`, { response });
       if (result.aborted) return toolFailure(withOutput('Command aborted before it finished', output), { interrupted, response });
       if (result.timedOut) return toolFailure(withOutput(`Command timed out after ${timeoutMs} ms`, output), { interrupted, response });

@@ -42,7 +42,11 @@ export async function resolveSearchRoot(path: string | undefined, ctx: ToolConte
  * (`{link,x}/*`, `link/*`), which fast-glob enters: so each file's physical path is checked,
  * not the pattern's. Matches are also kept only inside `directory`, so `..` cannot climb out.
  */
-export async function findFiles(pattern: string, directory: string, scope: WorkspaceScope): Promise<FoundFile[]> {
+export async function findFiles(
+  pattern: string,
+  directory: string,
+  scope: WorkspaceScope & Pick<ToolContext, 'hiddenFolders'>,
+): Promise<FoundFile[]> {
   const entries = await fg(pattern, {
     cwd: directory,
     absolute: true,
@@ -55,11 +59,13 @@ export async function findFiles(pattern: string, directory: string, scope: Works
   });
   const physicalOf = physicalResolver();
   const roots = physicalRoots(scope);
+  const hidden = (scope.hiddenFolders ?? []).filter((folder) => !isWithin(folder, directory));
   const found: FoundFile[] = [];
   for (const entry of entries) {
     if (!isWithin(directory, entry.path)) continue;
     const physical = physicalOf(entry);
     if (physical === undefined || !roots.some((root) => isWithin(root, physical))) continue;
+    if (hidden.some((folder) => isWithin(folder, physical))) continue;
     found.push({ path: entry.path, physical, mtimeMs: entry.stats?.mtimeMs ?? 0, size: entry.stats?.size ?? 0 });
   }
   return found;

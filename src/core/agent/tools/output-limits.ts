@@ -13,3 +13,12 @@ export function truncateMiddle(text: string, maxChars = MAX_TOOL_OUTPUT_CHARS): 
   const head = Math.ceil(keep / 2);
   return text.slice(0, head) + note + text.slice(text.length - (keep - head));
 }
+
+/**
+ * `truncateMiddle` of the text as the model may see it: redacted whole first, since a secret
+ * cut in two matches neither its value nor its pattern, and each half would reach the model.
+ */
+export function truncateRedacted(text: string, redact: ((text: string) => string) | undefined, maxChars = MAX_TOOL_OUTPUT_CHARS): string {
+  if (text.length <= maxChars || redact === undefined) return truncateMiddle(text, maxChars);
+  return truncateMiddle(redact(text), maxChars);
+}

@@ -3,7 +3,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { errnoCode, isBinaryFile, openForReading } from './file-content';
 import { errorMessage } from '../../error-message';
-import { toolFailure, type Tool, type ToolResult } from './tool';
+import { toolFailure, type Tool, type ToolContext, type ToolResult } from './tool';
 import { builtinToolIdentity } from './tool-catalog';
 import { filePathAccessors, workspaceFile } from './workspace-paths';
 
@@ -50,16 +50,24 @@ interface LineWindow {
   cutShort: boolean;
 }
 
-async function readLineWindow(handle: FileHandle, startLine: number, limit: number, signal: AbortSignal): Promise<LineWindow> {
+/** A line as the model may see it, cut to MAX_READ_LINE_CHARS. */
+function shownLine(raw: string, redact: ((text: string) => string) | undefined): string {
+  if (raw.length <= MAX_READ_LINE_CHARS) return raw;
+  // Redacted whole before the cut: a secret cut short matches neither its value nor its pattern.
+  const line = redact ? redact(raw) : raw;
+  return line.length > MAX_READ_LINE_CHARS ? `${line.slice(0, MAX_READ_LINE_CHARS)}... [line truncated]` : line;
+}
+
+async function readLineWindow(handle: FileHandle, startLine: number, limit: number, ctx: ToolContext): Promise<LineWindow> {
   const lines: string[] = [];
   let totalLines = 0;
   let chars = 0;
   let cutShort = false;
-  const stream = createReadStream('', { fd: handle, start: 0, autoClose: false, encoding: 'utf8', signal });
+  const stream = createReadStream('', { fd: handle, start: 0, autoClose: false, encoding: 'utf8', signal: ctx.signal });
   for await (const raw of splitLines(stream)) {
     totalLines += 1;
     if (totalLines < startLine || totalLines >= startLine + limit || cutShort) continue;
-    const line = raw.length > MAX_READ_LINE_CHARS ? `${raw.slice(0, MAX_READ_LINE_CHARS)}... [line truncated]` : raw;
+    const line = shownLine(raw, ctx.redactForModel);
     if (chars + line.length > MAX_READ_OUTPUT_CHARS && lines.length > 0) {
       cutShort = true;
       continue;
@@ -125,7 +133,7 @@ export function createReadTool(): Tool<ReadInput> {
       const startLine = Math.max(1, input.offset ?? 1);
       let window: LineWindow;
       try {
-        window = await readLineWindow(handle, startLine, input.limit ?? DEFAULT_READ_LIMIT, ctx.signal);
+        window = await readLineWindow(handle, startLine, input.limit ?? DEFAULT_READ_LIMIT, ctx);
       } catch (error) {
         if (ctx.signal.aborted) return toolFailure(`Reading ${filePath} was aborted`, { interrupted: true });
         return toolFailure(`Cannot read ${filePath}: ${errorMessage(error)}`);

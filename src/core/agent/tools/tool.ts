@@ -18,6 +18,13 @@ export interface ToolContext {
    * the file, so that a count or a file list says nothing about a hidden value.
    */
   redactForModel?: (text: string) => string;
+  /** Drops the end of a text cut at a size cap when it is the start of a secret value (Redactor.withoutSecretStartAtEnd). */
+  withoutSecretStartAtEnd?: (text: string) => string;
+  /**
+   * Hookpilot's storage folders (transcripts, audit logs), physical paths: Glob and Grep leave
+   * them out of a search that starts outside them; the gate asks before one starts inside.
+   */
+  hiddenFolders?: readonly string[];
   /** Shell lines every Bash command runs after: what SessionStart hooks wrote to CLAUDE_ENV_FILE. */
   shellPrelude?: string;
 }

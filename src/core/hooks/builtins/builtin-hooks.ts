@@ -13,6 +13,8 @@ export interface BuiltinHookDeps {
   audit: AuditSink;
   /** Where SessionSummary keeps its summaries. */
   storageDir: string;
+  /** The engine's redactor, for what SessionSummary writes. */
+  redact?: (text: string) => string;
   reportError: (report: ErrorReport) => void;
   /** Folders besides the session's the agent may write (additional directories): AutoCommit's git takes no program from there. */
   writableRoots?: () => readonly string[];
@@ -31,7 +33,7 @@ export class BuiltinHooks {
 
   constructor(deps: BuiltinHookDeps) {
     this.auditLog = new AuditLogHook(deps.audit);
-    this.sessionSummary = new SessionSummaryHook(deps.storageDir);
+    this.sessionSummary = new SessionSummaryHook(deps.storageDir, deps.redact);
     this.errorReport = new ErrorReportHook(deps.reportError);
     this.autoCommit = new AutoCommitHook(deps.audit, deps.writableRoots ?? (() => []));
   }

@@ -21,7 +21,10 @@ export class SessionSummaryHook implements AgentHook {
   readonly description = 'Summarizes a session at its end and restores the summary on resume.';
   private readonly live = new Map<string, Omit<Summary, 'endedAt' | 'reason'>>();
 
-  constructor(private readonly dir: string) {}
+  constructor(
+    private readonly dir: string,
+    private readonly redact: (text: string) => string = (text) => text,
+  ) {}
 
   onSessionStart(p: PayloadOf<'SessionStart'>) {
     this.live.set(p.session_id, { sessionId: p.session_id, prompts: [], tools: {}, files: [] });
@@ -37,7 +40,8 @@ export class SessionSummaryHook implements AgentHook {
   }
 
   onUserPromptSubmit(p: PayloadOf<'UserPromptSubmit'>) {
-    this.entry(p.session_id).prompts.push(p.prompt.slice(0, 200));
+    // Redacted before the cut, which would leave part of a secret that no longer matches.
+    this.entry(p.session_id).prompts.push(this.redact(p.prompt).slice(0, 200));
   }
 
   postToolUse(p: PayloadOf<'PostToolUse'>) {
@@ -61,7 +65,8 @@ export class SessionSummaryHook implements AgentHook {
       reason: p.reason,
     };
     mkdirSync(this.dir, { recursive: true });
-    writeFileSync(this.file(p.session_id), JSON.stringify(merged, null, 2));
+    // Prompts may hold what no pattern recognises: readable by the owner only, like the audit log.
+    writeFileSync(this.file(p.session_id), JSON.stringify(merged, null, 2), { mode: 0o600 });
   }
 
   private entry(sessionId: string) {

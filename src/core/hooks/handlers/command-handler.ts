@@ -9,6 +9,8 @@ import { buildHookEnv, resolveHookCwd, substituteProjectDir } from './command-en
 export interface CommandHookHandlerOptions {
   /** Where texts over 10,000 chars are saved; without it they are only truncated. */
   spillDir?: string;
+  /** The engine's redactor, applied to a long text before it is saved and cut. */
+  redact?: (text: string) => string;
   /** Base environment for hooks (secrets are removed from it); default process.env. */
   env?: NodeJS.ProcessEnv;
   /** Where the hook process is spawned from; default this process. */
@@ -32,6 +34,7 @@ const GUARD_EVENTS: ReadonlySet<HookEventName> = new Set(['PreToolUse', 'Permiss
  */
 export class CommandHookHandler implements HookHandler {
   private readonly spillDir: string | undefined;
+  private readonly redact: ((text: string) => string) | undefined;
   private readonly env: NodeJS.ProcessEnv;
   private readonly runner: ProcessRunner;
   private readonly verifyScript: CommandHookHandlerOptions['verifyScript'];
@@ -39,6 +42,7 @@ export class CommandHookHandler implements HookHandler {
 
   constructor(options: CommandHookHandlerOptions = {}) {
     this.spillDir = options.spillDir;
+    this.redact = options.redact;
     this.env = options.env ?? process.env;
     this.runner = options.runner ?? directProcessRunner;
     this.verifyScript = options.verifyScript;
@@ -83,7 +87,7 @@ export class CommandHookHandler implements HookHandler {
     const timedOut = result.timedOut || (result.aborted && isTimeoutReason(invocation.signal.reason));
     const read = spec.stdoutJson === 'lastLine' ? withLastLineAnswer(result) : result;
     const outcome = brokenJsonFails(hook, read.stdout, interpretCommandResult(hook.event, { ...read, timedOut }, invocation.timeoutMs));
-    return spillOutcome(outcome, { dir: this.spillDir, sessionId: payload.session_id, label: hook.name });
+    return spillOutcome(outcome, { dir: this.spillDir, redact: this.redact, sessionId: payload.session_id, label: hook.name });
   }
 }
 

@@ -15,6 +15,8 @@ export interface HttpHookHandlerOptions {
   maxResponseBytes?: number;
   /** Where answer texts over 10,000 chars are saved; without it they are only truncated. */
   spillDir?: string;
+  /** The engine's redactor, applied to a long text before it is saved and cut. */
+  redact?: (text: string) => string;
 }
 
 const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -43,9 +45,11 @@ export class HttpHookHandler implements HookHandler {
   private readonly env: NodeJS.ProcessEnv;
   private readonly maxResponseBytes: number;
   private readonly spillDir: string | undefined;
+  private readonly redact: ((text: string) => string) | undefined;
 
   constructor(options: HttpHookHandlerOptions = {}) {
     this.spillDir = options.spillDir;
+    this.redact = options.redact;
     this.allowlist = new UrlAllowlist(options.allowedUrls);
     this.globalEnvVars = options.allowedEnvVars ? new Set(options.allowedEnvVars) : undefined;
     this.env = options.env ?? process.env;
@@ -108,7 +112,12 @@ export class HttpHookHandler implements HookHandler {
     if (body.truncated) trace.truncated = true;
     const outcome = interpretResponse(invocation, url, status, body, trace, this.maxResponseBytes);
     // Long texts reach the model cut, as a command hook's do.
-    return spillOutcome(outcome, { dir: this.spillDir, sessionId: invocation.payload.session_id, label: invocation.hook.name });
+    return spillOutcome(outcome, {
+      dir: this.spillDir,
+      redact: this.redact,
+      sessionId: invocation.payload.session_id,
+      label: invocation.hook.name,
+    });
   }
 
   /**

@@ -21,6 +21,8 @@ export type McpToolHandlerSpec = z.infer<typeof mcpToolHandlerSchema>;
 export interface McpToolHookHandlerOptions {
   /** Where answer texts over 10,000 chars are saved; without it they are only truncated. */
   spillDir?: string;
+  /** The engine's redactor, applied to a long text before it is saved and cut. */
+  redact?: (text: string) => string;
 }
 
 /**
@@ -64,7 +66,12 @@ export class McpToolHookHandler implements HookHandler {
         noOutputResult(performance.now() - started, { exitCode: 0, stdout: text }),
         invocation.timeoutMs,
       );
-      return spillOutcome(outcome, { dir: this.options.spillDir, sessionId: invocation.payload.session_id, label: invocation.hook.name });
+      return spillOutcome(outcome, {
+        dir: this.options.spillDir,
+        redact: this.options.redact,
+        sessionId: invocation.payload.session_id,
+        label: invocation.hook.name,
+      });
     } catch (error) {
       if (invocation.signal.aborted) return { status: 'cancelled', trace: trace() };
       const message = errorMessage(error);

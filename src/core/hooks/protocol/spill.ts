@@ -14,14 +14,18 @@ export interface SpillTarget {
   sessionId: string;
   /** Names the hook in the file name. */
   label: string;
+  /** The engine's redactor: the file is kept at rest and the preview is cut, so both come from redacted text. */
+  redact?: (text: string) => string;
 }
 
 /**
  * Shortens `text` when it exceeds the threshold: the full text goes to a file in
  * `target.dir` and the result is a preview plus a line naming that file.
  */
-export async function spillLongText(text: string, target: SpillTarget): Promise<string> {
-  if (text.length <= SPILL_THRESHOLD_CHARS) return text;
+export async function spillLongText(original: string, target: SpillTarget): Promise<string> {
+  if (original.length <= SPILL_THRESHOLD_CHARS) return original;
+  // Redacted whole before the cut: a cut secret would no longer match its pattern or value.
+  const text = target.redact ? target.redact(original) : original;
   const preview = text.slice(0, SPILL_PREVIEW_CHARS);
   const size = `${text.length.toLocaleString('en-US')} chars`;
   if (target.dir !== undefined) {

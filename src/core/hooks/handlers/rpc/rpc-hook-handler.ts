@@ -7,6 +7,8 @@ import type { RpcCallFailure } from './rpc-types';
 export interface RpcHookHandlerOptions {
   /** Where answer texts over 10,000 chars are saved; without it they are only truncated. */
   spillDir?: string;
+  /** The engine's redactor, applied to a long text before it is saved and cut. */
+  redact?: (text: string) => string;
 }
 
 /**
@@ -50,7 +52,12 @@ export class RpcHookHandler implements HookHandler {
     const parsed = parseHookOutput(hook.event, result.value ?? {});
     if (!parsed.ok) return { status: 'error', error: `rpc server "${server}": ${parsed.error}`, trace: trace() };
     const outcome: HookOutcome = { status: 'success', effects: parsed.effects, trace: trace() };
-    return spillOutcome(outcome, { dir: this.options.spillDir, sessionId: payload.session_id, label: hook.name });
+    return spillOutcome(outcome, {
+      dir: this.options.spillDir,
+      redact: this.options.redact,
+      sessionId: payload.session_id,
+      label: hook.name,
+    });
   }
 
   private failed(server: string, result: RpcCallFailure, trace: { durationMs: number }): HookOutcome {

@@ -1,0 +1,102 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { jsonResult, useCliBundle, useTestbed } from '../fixtures/cli/cli-harness';
+import { text, toolCalls } from '../support/model-server';
+import { hooksJson } from '../support/workspace';
+import { MAX_TOOL_OUTPUT_CHARS } from '../../src/core/agent/tools/output-limits';
+
+// Secrets must be redacted before any cut: a cut value matches neither itself nor its pattern.
+useCliBundle();
+const newBed = useTestbed();
+// In .env, so the engine registers it as a secret value.
+const SECRET = 'Zq8vN3kLpW2xR7tY5mB1cD4Xe';
+
+function projectDir(home: string): string {
+  const projects = path.join(home, '.hookpilot', 'projects');
+  return path.join(projects, readdirSync(projects)[0]);
+}
+
+describe('secrets cut by an output limit', () => {
+  it('Read does not show the start of a .env secret that a long line cuts at 2000 characters', async () => {
+    const pad = 'a'.repeat(1990 - 24);
+    const bed = await newBed({ '.env': `API_TOKEN=${SECRET}\n` }, [
+      toolCalls([{ name: 'Edit', arguments: { file_path: '.env', old_string: 'API_TOKEN=', new_string: `API_TOKEN=${pad}` } }]),
+      // Longer still, so that the line is cut even once the value is redacted.
+      toolCalls([{ name: 'Edit', arguments: { file_path: '.env', old_string: '\n', new_string: `${'b'.repeat(100)}\n` } }]),
+      toolCalls([{ name: 'Read', arguments: { file_path: '.env' } }]),
+      text('done'),
+    ]);
+    const r = await bed.run(['--permission-mode', 'acceptEdits', '--output-format', 'json', 'go']);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed', 'executed']);
+    const sent = JSON.stringify(bed.server.requests.map((q) => q.body.messages));
+    expect(sent).toContain('[line truncated]');
+    expect(sent).not.toContain(SECRET.slice(0, 12));
+  });
+
+  it('Bash does not show the start of a secret that the middle cut splits', async () => {
+    // 40,000 characters with the value across the end of the head that truncateMiddle keeps.
+    const note = `\n\n... [10000 characters truncated] ...\n\n`;
+    const head = Math.ceil((MAX_TOOL_OUTPUT_CHARS - note.length) / 2);
+    const [before, after] = [head - 10, 40_000 - (head - 10) - SECRET.length];
+    const command = `head -c ${before} /dev/zero | tr '\\0' x; printf '${SECRET}'; head -c ${after} /dev/zero | tr '\\0' y`;
+    const bed = await newBed({ '.env': `API_TOKEN=${SECRET}\n` }, [toolCalls([{ name: 'Bash', arguments: { command } }]), text('done')]);
+    const r = await bed.run(['--allowed-tools', 'Bash', '--output-format', 'json', 'go']);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed']);
+    const sent = JSON.stringify(bed.server.requests.map((q) => q.body.messages));
+    expect(sent).toContain('characters truncated');
+    expect(sent).not.toContain(SECRET.slice(0, 8));
+  });
+
+  it('Bash does not show the start of a secret that the 1 MiB capture cap cuts', async () => {
+    const command = `head -c 1048566 /dev/zero | tr '\\0' x; printf '${SECRET}'`;
+    const bed = await newBed({ '.env': `API_TOKEN=${SECRET}\n` }, [toolCalls([{ name: 'Bash', arguments: { command } }]), text('done')]);
+    const r = await bed.run(['--allowed-tools', 'Bash', '--output-format', 'json', 'go']);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed']);
+    const sent = JSON.stringify(bed.server.requests.map((q) => q.body.messages));
+    expect(sent).toContain('was discarded');
+    expect(sent).not.toContain(SECRET.slice(0, 6));
+  });
+});
+
+describe('secrets kept at rest', () => {
+  it('SessionSummary stores a prompt redacted, readable by the owner only', async () => {
+    const bed = await newBed({}, [text('ok')]);
+    const token = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+    // The token sits across the 200-character cut of a stored prompt.
+    const r = await bed.run(['--output-format', 'json', `${'p'.repeat(180)} ${token}`]);
+    expect(r.code).toBe(0);
+    const dir = path.join(projectDir(bed.home), 'summaries');
+    const [file] = readdirSync(dir);
+    const summary = readFileSync(path.join(dir, file), 'utf8');
+    expect(summary).toContain('[REDACTED');
+    expect(summary).not.toContain('ghp_abcdefgh');
+    expect(statSync(path.join(dir, file)).mode & 0o777).toBe(0o600);
+  });
+
+  it('a spilled hook output is saved and previewed redacted', async () => {
+    // The value straddles the 2000-character preview cut and is in the saved file.
+    const message = `'x'.repeat(1990) + process.env.DEPLOY_PASS + 'y'.repeat(11000)`;
+    const bed = await newBed(
+      {
+        '.vscode/hooks.json': hooksJson({
+          PreToolUse: [
+            {
+              matcher: 'Bash',
+              hooks: [{ type: 'command', name: 'big', command: `node -e "console.log(JSON.stringify({systemMessage: ${message}}))"` }],
+            },
+          ],
+        }),
+      },
+      [toolCalls([{ name: 'Bash', arguments: { command: 'echo hi' } }]), text('done')],
+    );
+    const r = await bed.run(['--allowed-tools', 'Bash', '--output-format', 'json', 'go'], { env: { DEPLOY_PASS: 'hunter2hunter2xyz' } });
+    expect(r.code).toBe(0);
+    const spill = path.join(projectDir(bed.home), 'spill');
+    const saved = readdirSync(spill).map((f) => readFileSync(path.join(spill, f), 'utf8'));
+    expect(saved).toHaveLength(1);
+    expect(saved[0]).toContain('[REDACTED');
+    expect(saved[0]).not.toContain('hunter2hunter2xyz');
+    expect(r.stdout + r.stderr).not.toContain('hunter2h');
+  });
+});
