@@ -158,7 +158,11 @@ export class EngineHost extends Disposable {
     return this.serialized(async () => {
       await this.checkSources();
       await this.doReload();
-    }).catch(() => undefined);
+    }).catch((error: unknown) => {
+      // The hooks that applied before stay; a person must know the new ones did not load.
+      const message = `Hookpilot could not load the hook configuration: ${errorMessage(error)}. The hooks loaded before stay in effect.`;
+      void showError(message, 'Show Log').then((choice) => choice && this.options.log.show());
+    });
   }
 
   /** ConfigChange payloads name the chat's session while there is one. */
@@ -213,12 +217,7 @@ export class EngineHost extends Disposable {
     const run = this.reloading.then(work);
     this.reloading = run.then(
       () => undefined,
-      (error: unknown) => {
-        // The hooks that applied before stay; a person must know the new ones did not load.
-        const message = `Hookpilot could not load the hook configuration: ${errorMessage(error)}. The hooks loaded before stay in effect.`;
-        this.options.log.error(message);
-        void showError(message, 'Show Log').then((choice) => choice && this.options.log.show());
-      },
+      (error: unknown) => this.options.log.error(`reloading hooks failed: ${errorMessage(error)}`),
     );
     return run;
   }
