@@ -3,7 +3,7 @@ import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import { applyEdits, modify, parse as parseJsonc, type FormattingOptions } from 'jsonc-parser';
 import { WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
-import { PERMISSIONS_KEY } from './workspace-permissions';
+import { PERMISSIONS_SETTING } from '../core/agent/permissions/permissions-setting';
 import { readConfigText } from '../core/read-regular-file';
 import { linkAmong } from '../core/agent/permissions/settings-links';
 
@@ -28,12 +28,12 @@ export async function persistAllowRule(projectDir: string, rule: string): Promis
     text = '{}\n';
   }
   const settings: unknown = parseJsonc(text, [], { allowTrailingComma: true });
-  const permissions = isObject(settings) ? settings[PERMISSIONS_KEY] : undefined;
+  const permissions = isObject(settings) ? settings[PERMISSIONS_SETTING] : undefined;
   const allow = isObject(permissions) ? permissions.allow : undefined;
   if (Array.isArray(allow) && allow.includes(rule)) return;
   const edits = Array.isArray(allow)
-    ? modify(text, [PERMISSIONS_KEY, 'allow', -1], rule, { formattingOptions: FORMAT, isArrayInsertion: true })
-    : modify(text, [PERMISSIONS_KEY, 'allow'], [rule], { formattingOptions: FORMAT });
+    ? modify(text, [PERMISSIONS_SETTING, 'allow', -1], rule, { formattingOptions: FORMAT, isArrayInsertion: true })
+    : modify(text, [PERMISSIONS_SETTING, 'allow'], [rule], { formattingOptions: FORMAT });
   const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
   try {
     await handle.writeFile(applyEdits(text, edits));

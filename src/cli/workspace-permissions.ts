@@ -1,11 +1,16 @@
 import path from 'node:path';
 import type { PermissionMode, PermissionSettings } from '../core/agent/permissions/permission-settings';
-import { permissionsFromSetting, permissionsSettingWithModeSchema } from '../core/agent/permissions/permissions-setting';
+import {
+  mergePermissionScopes,
+  PERMISSION_MODE_SETTING,
+  PERMISSIONS_SETTING,
+  permissionsFromSetting,
+  permissionsScope,
+  type PermissionsScope,
+} from '../core/agent/permissions/permissions-setting';
 import { readManagedPolicy, type ManagedPermissions } from '../core/hooks/config/managed-policy';
 import { readSettingsFile, WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
 import { usageError } from './cli-error';
-
-export const PERMISSIONS_KEY = 'hookpilot.permissions';
 
 export interface PermissionFlags {
   mode?: PermissionMode;
@@ -13,30 +18,40 @@ export interface PermissionFlags {
   disallowedTools: readonly string[];
 }
 
+export interface LoadedPermissions {
+  settings: PermissionSettings;
+  /** The workspace's settings set the mode, to something the user's settings (or the default) would not give. */
+  workspaceChoseMode: boolean;
+}
+
+/** A settings file's `hookpilot.permissions` and `hookpilot.permissionMode`; a bad value is a usage error naming the file. */
+function scopeOf(file: string): PermissionsScope {
+  const { settings } = readSettingsFile(file);
+  const values = { permissions: settings[PERMISSIONS_SETTING], permissionMode: settings[PERMISSION_MODE_SETTING] };
+  const { scope, problems } = permissionsScope(values, { modeInPermissions: true });
+  if (problems.length > 0) throw usageError(`${file}: ${problems[0]}`);
+  return scope;
+}
+
 /**
- * `hookpilot.permissions` from the workspace's .vscode/settings.json, with the command
- * line's rules added (`--allowed-tools` become allow rules, `--disallowed-tools` deny
- * rules) and its mode taking precedence. The managed policy's rules come first: its deny
- * rules are final (P1) whatever the workspace or the command line allows.
+ * The permissions of a run: the user's settings file, then the workspace's
+ * .vscode/settings.json adding to its lists (it cannot remove a rule of the user's), then the
+ * command line's rules (`--allowed-tools` become allow rules, `--disallowed-tools` deny rules).
+ * The mode: the flag, else the workspace's, else the user's. The managed policy's rules come
+ * first: its deny rules are final (P1) whatever the workspace or the command line allows.
  */
 export function loadPermissions(
   projectDir: string,
+  userSettingsFile: string,
   flags: PermissionFlags,
   managed: ManagedPermissions = readManagedPolicy().permissions,
-): PermissionSettings {
-  const file = path.join(projectDir, WORKSPACE_SETTINGS);
-  const { settings } = readSettingsFile(file);
-  const raw = settings[PERMISSIONS_KEY];
-  const parsed = permissionsSettingWithModeSchema.safeParse(raw ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw usageError(`${file}: "${PERMISSIONS_KEY}${issue.path.map((p) => `.${String(p)}`).join('')}": ${issue.message}`);
-  }
-  const { mode, ...fromFile } = parsed.data;
-  const setting = {
-    ...fromFile,
-    allow: [...(fromFile.allow ?? []), ...flags.allowedTools],
-    deny: [...(fromFile.deny ?? []), ...flags.disallowedTools],
+): LoadedPermissions {
+  const user = scopeOf(userSettingsFile);
+  const workspace = scopeOf(path.join(projectDir, WORKSPACE_SETTINGS));
+  const { mode, ...lists } = mergePermissionScopes([user, workspace, { allow: [...flags.allowedTools], deny: [...flags.disallowedTools] }]);
+  const settings = permissionsFromSetting(lists, { mode: flags.mode ?? mode ?? 'default', root: projectDir, managed });
+  return {
+    settings,
+    workspaceChoseMode: flags.mode === undefined && workspace.mode !== undefined && workspace.mode !== (user.mode ?? 'default'),
   };
-  return permissionsFromSetting(setting, { mode: flags.mode ?? mode ?? 'default', root: projectDir, managed });
 }

@@ -59,6 +59,7 @@ export class CompositionRoot extends Disposable {
     const config = new HookpilotConfig(context.secrets, env, applied);
     await config.loadSecret();
     const log = new HookpilotLog(channel, () => config.secretValues());
+    config.usePermissionsLog((message) => log.warn(message));
     const engineHost = new EngineHost({
       config,
       log,

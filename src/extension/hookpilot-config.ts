@@ -2,8 +2,8 @@ import * as vscode from 'vscode';
 import path from 'node:path';
 import { z } from 'zod';
 import { checkModelEndpoint, type EndpointProblem, type ModelEndpoint } from '../core/agent/llm/model-endpoint';
-import { permissionModeSchema, type PermissionMode, type PermissionSettings } from '../core/agent/permissions/permission-settings';
-import { permissionsFromSetting, permissionsSettingSchema } from '../core/agent/permissions/permissions-setting';
+import type { PermissionSettings } from '../core/agent/permissions/permission-settings';
+import { mergePermissionScopes, permissionsFromSetting, permissionsScope } from '../core/agent/permissions/permissions-setting';
 import { linkAmong } from '../core/agent/permissions/settings-links';
 import { WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
 import type { HookDefaults } from '../core/hooks/config/loaded-config';
@@ -13,7 +13,7 @@ import { secretEnvValues } from '../core/secret-env-names';
 import type { ModelStatus } from '../shared/chat-protocol';
 import { MODEL_PRESETS, modelPreset, type ModelPresetId } from '../shared/model-presets';
 import { Disposable } from './lifecycle';
-import type { AppliedConfig } from './pending-config-applied';
+import type { AppliedConfig, SettingsScope } from './pending-config-applied';
 import { SECTION } from './pending-config-sources';
 
 export { SECTION };
@@ -31,6 +31,8 @@ const hookTimeoutsSchema = z.object({
 });
 
 const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 600;
+
+const SCOPE_LABELS: Record<SettingsScope, string> = { default: 'default settings', user: 'user settings', workspace: 'workspace settings' };
 
 const passEnvSchema = z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/));
 
@@ -64,6 +66,8 @@ function nonEmpty(value: string | undefined): string | undefined {
 export class HookpilotConfig extends Disposable {
   private storedKey: string | undefined;
   private managedPermissions: () => ManagedPermissions = () => ({});
+  private warnPermissions: (message: string) => void = () => undefined;
+  private reportedPermissionProblems = new Set<string>();
   private readonly modelChanged = this._register(new vscode.EventEmitter<void>());
   /** baseUrl, model or the API key changed. */
   readonly onDidChangeModel = this.modelChanged.event;
@@ -142,28 +146,42 @@ export class HookpilotConfig extends Disposable {
     return { configured: true, name: resolution.endpoint.model, endpoint: resolution.endpoint.baseURL };
   }
 
-  permissionMode(): PermissionMode {
-    const parsed = permissionModeSchema.safeParse(this.applied.value('permissionMode'));
-    return parsed.success ? parsed.data : 'default';
-  }
-
   /** The managed policy's rules, as the engine host last read the policy. */
   useManagedPermissions(rules: () => ManagedPermissions): void {
     this.managedPermissions = rules;
   }
 
+  /** Where the problems of the permission settings are said (the log, once it exists). */
+  usePermissionsLog(warn: (message: string) => void): void {
+    this.warnPermissions = warn;
+  }
+
   /**
-   * `hookpilot.permissions` plus the mode, after the managed policy's rules (its deny rules are
-   * final); relative additional directories resolve against `root`.
+   * `hookpilot.permissions` and `hookpilot.permissionMode` of every scope, after the managed
+   * policy's rules (its deny rules are final): the scopes' lists add up, so the workspace cannot
+   * remove a rule of the user's, and the mode is the workspace's if it sets one. Relative
+   * additional directories resolve against `root`. No folder scope: both settings are
+   * window-scoped, and VS Code applies no folder value of them in a multi-root workspace.
    */
   permissions(root: string | undefined): PermissionSettings {
-    // An invalid value (VS Code only warns about it) grants nothing: the managed rules and the mode still apply.
-    const parsed = permissionsSettingSchema.safeParse(this.applied.value('permissions') ?? {});
-    return permissionsFromSetting(parsed.success ? parsed.data : {}, {
-      mode: this.permissionMode(),
-      root,
-      managed: this.managedPermissions(),
+    const problems: string[] = [];
+    const scopes = this.applied.scopes(['permissions', 'permissionMode']).map(({ scope, values }) => {
+      const read = permissionsScope(values, { modeInPermissions: false });
+      // An invalid value (VS Code only warns about it) grants nothing and takes nothing of the other scopes with it.
+      problems.push(
+        ...read.problems.map((problem) => `${SCOPE_LABELS[scope]}: ${problem}. That value is ignored; the other settings still apply.`),
+      );
+      return read.scope;
     });
+    this.reportPermissionProblems(problems);
+    const { mode, ...lists } = mergePermissionScopes(scopes);
+    return permissionsFromSetting(lists, { mode: mode ?? 'default', root, managed: this.managedPermissions() });
+  }
+
+  /** Each problem once while it lasts: the gate reads the settings at every tool call. */
+  private reportPermissionProblems(problems: readonly string[]): void {
+    for (const problem of problems) if (!this.reportedPermissionProblems.has(problem)) this.warnPermissions(problem);
+    this.reportedPermissionProblems = new Set(problems);
   }
 
   /** How long a person has to answer a permission prompt before it is denied: at most a day (a longer timer would fire at once). */

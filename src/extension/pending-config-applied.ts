@@ -10,6 +10,8 @@ import {
   type GoverningKey,
 } from './pending-config-sources';
 
+export type SettingsScope = 'default' | 'user' | 'workspace';
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
@@ -46,14 +48,25 @@ export class AppliedConfig {
   }
 
   /**
-   * The effective value of a governing key: default, then the user's (live), then the
-   * workspace's (applied), which an untrusted workspace does not contribute: inspect() does
+   * The values of governing keys by scope, lowest first: the defaults, the user's (live), then
+   * the workspace's (applied), which an untrusted workspace does not contribute: inspect() does
    * not apply VS Code's restrictedConfigurations.
    */
+  scopes<K extends GoverningKey>(keys: readonly K[]): { scope: SettingsScope; values: Partial<Record<K, unknown>> }[] {
+    const configuration = vscode.workspace.getConfiguration(SECTION);
+    const layer = (name: 'defaultValue' | 'globalValue') =>
+      Object.fromEntries(keys.map((key) => [key, configuration.inspect(key)?.[name]])) as Partial<Record<K, unknown>>;
+    const own = [
+      { scope: 'default' as const, values: layer('defaultValue') },
+      { scope: 'user' as const, values: layer('globalValue') },
+    ];
+    if (!vscode.workspace.isTrusted) return own;
+    return [...own, { scope: 'workspace', values: this.settingsValues('workspaceSettings') }];
+  }
+
+  /** The effective value of a governing key, as VS Code layers its scopes. */
   value(key: GoverningKey): unknown {
-    const inspected = vscode.workspace.getConfiguration(SECTION).inspect(key);
-    const own = overlay(inspected?.defaultValue, inspected?.globalValue);
-    return vscode.workspace.isTrusted ? overlay(own, this.settingsValues('workspaceSettings')[key]) : own;
+    return this.scopes([key]).reduce<unknown>((lower, { values }) => overlay(lower, values[key]), undefined);
   }
 
   /**

@@ -72,6 +72,39 @@ describe('hookpilot run', () => {
     expect(flagged.stderr).toBe('');
   });
 
+  it("the user's settings apply too: the workspace's rules add to them and cannot empty their deny list", async () => {
+    const user = JSON.stringify({ 'hookpilot.permissions': { deny: ['Bash(echo *)'] }, 'hookpilot.permissionMode': 'plan' });
+    const workspace = JSON.stringify({ 'hookpilot.permissions': { deny: [], allow: ['Bash(echo *)', 'Bash(touch *)'] } });
+    bed = await startTestbed(bundle.bundle, { '.vscode/settings.json': workspace }, [
+      bash('echo pwned', 'c1'),
+      bash('touch made.txt', 'c2'),
+      text('done'),
+      bash('echo pwned', 'c3'),
+      bash('touch made.txt', 'c4'),
+      text('done'),
+    ]);
+    writeFileSync(String(bed.env.HOOKPILOT_USER_SETTINGS), user);
+    // The user's plan mode: no command runs, whatever the workspace allows.
+    const planned = jsonResult(await bed.run(['go', '--output-format', 'json']));
+    expect(planned.tool_calls.map((c) => c.outcome)).toEqual(['denied', 'denied']);
+    expect(existsSync(bed.workspace.file('made.txt'))).toBe(false);
+    // Out of plan mode the workspace's allow rule runs; the user's deny rule still wins over it.
+    const r = await bed.run(['go', '--output-format', 'json', '--permission-mode', 'default']);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['denied', 'executed']);
+    expect(toolMessageSent(bed.server, 'c3')).toContain('Bash(echo *)');
+    expect(existsSync(bed.workspace.file('made.txt'))).toBe(true);
+  });
+
+  it("the workspace's mode wins over the user's, and the run says so", async () => {
+    const user = JSON.stringify({ 'hookpilot.permissionMode': 'plan' });
+    const workspace = JSON.stringify({ 'hookpilot.permissionMode': 'acceptEdits' });
+    bed = await startTestbed(bundle.bundle, { '.vscode/settings.json': workspace }, [text('hi')]);
+    writeFileSync(String(bed.env.HOOKPILOT_USER_SETTINGS), user);
+    const r = await bed.run(['go', '--output-format', 'stream-json']);
+    expect(r.stderr).toContain("hookpilot: permission mode acceptEdits, from the workspace's settings");
+    expect(JSON.parse(r.stdout.split('\n')[0])).toMatchObject({ type: 'system', subtype: 'init', permission_mode: 'acceptEdits' });
+  });
+
   it('json: one object with the blocked call, the reason sent to the model, and an audit log with hook runs', async () => {
     bed = await startTestbed(bundle.bundle, guardedWorkspace, [bash('rm -rf keep.txt', 'c1'), text('I left it.')]);
     const r = await bed.run(['delete keep.txt', '--output-format', 'json', '--allowed-tools', 'Bash']);

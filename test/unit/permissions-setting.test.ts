@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  mergePermissionScopes,
   permissionsFromSetting,
+  permissionsScope,
   permissionsSettingSchema,
   permissionsSettingWithModeSchema,
 } from '../../src/core/agent/permissions/permissions-setting';
@@ -49,6 +51,48 @@ describe('permissionsFromSetting (core)', () => {
   });
 });
 
+describe('mergePermissionScopes (core)', () => {
+  it("adds up every level's lists, the user's first: a later level cannot take a deny rule away", () => {
+    const user = { allow: ['Read'], deny: ['Bash(rm *)'], additionalDirectories: ['/home/me/lib'], mode: 'plan' as const };
+    const workspace = { allow: ['Bash(npm test)'], deny: [], ask: ['Edit'], additionalDirectories: ['/'] };
+    expect(mergePermissionScopes([user, workspace])).toEqual({
+      mode: 'plan',
+      allow: ['Read', 'Bash(npm test)'],
+      deny: ['Bash(rm *)'],
+      ask: ['Edit'],
+      additionalDirectories: ['/home/me/lib', '/'],
+    });
+  });
+
+  it('the mode is the last level that sets one; no level, no mode', () => {
+    expect(mergePermissionScopes([{ mode: 'plan' }, { mode: 'default' }]).mode).toBe('default');
+    expect(mergePermissionScopes([{ mode: 'plan' }, { allow: ['Read'] }]).mode).toBe('plan');
+    expect(mergePermissionScopes([])).toEqual({ allow: [], deny: [], ask: [], additionalDirectories: [] });
+  });
+});
+
+describe('permissionsScope (core)', () => {
+  it('checks each value of a level on its own: a bad one is left out with a problem naming the field', () => {
+    expect(
+      permissionsScope({ permissions: { ask: 'oops', deny: ['Read'] }, permissionMode: 'plan' }, { modeInPermissions: false }),
+    ).toEqual({
+      scope: { mode: 'plan' },
+      problems: ['"hookpilot.permissions.ask": Invalid input: expected array, received string'],
+    });
+    expect(permissionsScope({ permissions: { deny: ['Read'] }, permissionMode: 'yolo' }, { modeInPermissions: false })).toEqual({
+      scope: { deny: ['Read'] },
+      problems: [expect.stringMatching(/^"hookpilot.permissionMode": /)],
+    });
+    expect(permissionsScope({}, { modeInPermissions: false })).toEqual({ scope: {}, problems: [] });
+  });
+
+  it('only the CLI form reads a mode inside hookpilot.permissions, and it comes before hookpilot.permissionMode', () => {
+    const values = { permissions: { mode: 'acceptEdits', allow: ['Read'] }, permissionMode: 'plan' };
+    expect(permissionsScope(values, { modeInPermissions: true }).scope).toEqual({ mode: 'acceptEdits', allow: ['Read'] });
+    expect(permissionsScope(values, { modeInPermissions: false }).scope).toEqual({ mode: 'plan', allow: ['Read'] });
+  });
+});
+
 describe('loadPermissions (CLI)', () => {
   let dir: string | undefined;
   afterEach(() => {
@@ -56,40 +100,98 @@ describe('loadPermissions (CLI)', () => {
     dir = undefined;
   });
 
-  function project(settings: string): string {
+  /** A project with `settings` as its .vscode/settings.json, and a user settings file beside it (`user`, when given). */
+  function project(settings: string, user?: string): { root: string; userFile: string } {
     dir = mkdtempSync(path.join(tmpdir(), 'hookpilot-perms-'));
-    mkdirSync(path.join(dir, '.vscode'));
-    writeFileSync(path.join(dir, '.vscode', 'settings.json'), settings);
-    return dir;
+    const root = path.join(dir, 'project');
+    mkdirSync(path.join(root, '.vscode'), { recursive: true });
+    writeFileSync(path.join(root, '.vscode', 'settings.json'), settings);
+    const userFile = path.join(dir, 'user-settings.json');
+    if (user !== undefined) writeFileSync(userFile, user);
+    return { root, userFile };
   }
 
+  const NO_FLAGS = { allowedTools: [], disallowedTools: [] };
+
   it('managed rules, then the file, then the flags; the flag mode beats the file mode', () => {
-    const root = project(
+    const { root, userFile } = project(
       '{\n  // team rules\n  "hookpilot.permissions": { "mode": "acceptEdits", "allow": ["Bash(npm test)"], "deny": ["Read(.env)"], "additionalDirectories": ["../lib"] },\n}\n',
     );
     const flags = { allowedTools: ['Edit'], disallowedTools: ['Bash(rm *)'] };
-    expect(loadPermissions(root, flags, MANAGED)).toEqual({
-      mode: 'acceptEdits',
-      allow: ['Read', 'Bash(npm test)', 'Edit'],
-      deny: ['Bash(curl *)', 'Read(.env)', 'Bash(rm *)'],
-      ask: ['Write(**)'],
-      additionalDirectories: [path.resolve(root, '../lib')],
+    expect(loadPermissions(root, userFile, flags, MANAGED)).toEqual({
+      settings: {
+        mode: 'acceptEdits',
+        allow: ['Read', 'Bash(npm test)', 'Edit'],
+        deny: ['Bash(curl *)', 'Read(.env)', 'Bash(rm *)'],
+        ask: ['Write(**)'],
+        additionalDirectories: [path.resolve(root, '../lib')],
+      },
+      workspaceChoseMode: true,
     });
-    expect(loadPermissions(root, { ...flags, mode: 'plan' }, {}).mode).toBe('plan');
+    expect(loadPermissions(root, userFile, { ...flags, mode: 'plan' }, {})).toMatchObject({
+      settings: { mode: 'plan' },
+      workspaceChoseMode: false,
+    });
   });
 
-  it('an invalid value is a usage error naming the file and the field', () => {
-    const root = project('{ "hookpilot.permissions": { "deny": ["Read(.env)", 7] } }');
+  it("the user's settings are the base: the workspace adds to their lists and cannot empty them", () => {
+    const { root, userFile } = project(
+      JSON.stringify({ 'hookpilot.permissions': { deny: [], allow: ['Bash(echo *)'], additionalDirectories: ['/'] } }),
+      JSON.stringify({ 'hookpilot.permissions': { deny: ['Bash(echo *)'], ask: ['Edit'] }, 'hookpilot.permissionMode': 'plan' }),
+    );
+    expect(loadPermissions(root, userFile, { allowedTools: ['Read'], disallowedTools: ['Write'] }, {})).toEqual({
+      settings: {
+        mode: 'plan',
+        allow: ['Bash(echo *)', 'Read'],
+        deny: ['Bash(echo *)', 'Write'],
+        ask: ['Edit'],
+        additionalDirectories: ['/'],
+      },
+      workspaceChoseMode: false,
+    });
+  });
+
+  it("the mode: the flag, else the workspace's, else the user's, else default", () => {
+    const user = JSON.stringify({ 'hookpilot.permissionMode': 'plan' });
+    const ws = (mode: string) => JSON.stringify({ 'hookpilot.permissionMode': mode });
+    let p = project(ws('bypassPermissions'), user);
+    expect(loadPermissions(p.root, p.userFile, NO_FLAGS, {})).toMatchObject({
+      settings: { mode: 'bypassPermissions' },
+      workspaceChoseMode: true,
+    });
+    expect(loadPermissions(p.root, p.userFile, { ...NO_FLAGS, mode: 'default' }, {})).toMatchObject({
+      settings: { mode: 'default' },
+      workspaceChoseMode: false,
+    });
+    // The workspace said what the user says: nothing to point out.
+    p = project(ws('plan'), user);
+    expect(loadPermissions(p.root, p.userFile, NO_FLAGS, {})).toMatchObject({ settings: { mode: 'plan' }, workspaceChoseMode: false });
+    p = project('{}', user);
+    expect(loadPermissions(p.root, p.userFile, NO_FLAGS, {})).toMatchObject({ settings: { mode: 'plan' }, workspaceChoseMode: false });
+    p = project('{}');
+    expect(loadPermissions(p.root, p.userFile, NO_FLAGS, {})).toMatchObject({ settings: { mode: 'default' }, workspaceChoseMode: false });
+  });
+
+  function usageMessage(run: () => unknown): string {
     let error: unknown;
     try {
-      loadPermissions(root, { allowedTools: [], disallowedTools: [] }, {});
+      run();
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(CliError);
     expect((error as CliError).exitCode).toBe(EXIT.usage);
-    expect((error as CliError).message).toBe(
+    return (error as CliError).message;
+  }
+
+  it('an invalid value is a usage error naming the file and the field', () => {
+    const { root, userFile } = project('{ "hookpilot.permissions": { "deny": ["Read(.env)", 7] } }');
+    expect(usageMessage(() => loadPermissions(root, userFile, NO_FLAGS, {}))).toBe(
       `${path.join(root, '.vscode', 'settings.json')}: "hookpilot.permissions.deny.1": Invalid input: expected string, received number`,
+    );
+    const user = project('{}', '{ "hookpilot.permissionMode": "yolo" }');
+    expect(usageMessage(() => loadPermissions(user.root, user.userFile, NO_FLAGS, {}))).toMatch(
+      new RegExp(`^${user.userFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: "hookpilot.permissionMode": `),
     );
   });
 });

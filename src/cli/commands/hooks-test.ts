@@ -13,7 +13,7 @@ import type { HookPayload } from '../../core/hooks/types';
 import { samplePayload } from '../../shared/sample-payload';
 import { projectDirOf, stderrLogger, type CliContext } from '../cli-context';
 import { EXIT, usageError } from '../cli-error';
-import { resolveModelEndpoint } from '../cli-environment';
+import { resolveModelEndpoint, userSettingsFile } from '../cli-environment';
 import { createEngine, useModelForHooks } from '../composition';
 import { loadPermissions } from '../workspace-permissions';
 import { formatSource, SettingsPositions } from '../config-positions';
@@ -62,7 +62,7 @@ export function registerHooksTestCommand(hooks: Command, ctx: CliContext): void 
       // prompt and agent hooks need a model; without an endpoint they report that instead of running.
       const endpoint = options.baseUrl || ctx.env.HOOKPILOT_BASE_URL ? resolveModelEndpoint(options, ctx.env) : undefined;
       const secretValues = endpoint?.apiKey ? [endpoint.apiKey] : [];
-      const permissions = () => loadPermissions(projectDir, { allowedTools: [], disallowedTools: [] });
+      const permissions = () => loadPermissions(projectDir, userSettingsFile(ctx.env), { allowedTools: [], disallowedTools: [] }).settings;
       const engine = await createEngine({
         projectDir,
         env: ctx.env,

@@ -52,9 +52,10 @@ export function registerReplayCommand(program: Command, ctx: CliContext): void {
     .option('--allowed-tools <rules>', 'tools or rules to allow without asking, as for run (repeatable)', collect)
     .option('--disallowed-tools <rules>', 'tools or rules to deny, as for run (repeatable)', collect)
     .addOption(
-      new Option('--permission-mode <mode>', 'permission mode (default: hookpilot.permissions.mode, else default)').choices(
-        permissionModeSchema.options,
-      ),
+      new Option(
+        '--permission-mode <mode>',
+        "permission mode (default: the workspace settings' mode, else the user settings', else default)",
+      ).choices(permissionModeSchema.options),
     )
     .option('--hooks <file>', 'an extra hooks.json-format file (repeatable)', collect)
     .option('--max-steps <n>', 'stop a turn after this many model steps (default 50)', positiveInteger)
@@ -86,8 +87,8 @@ async function replay(recordingArg: string, options: ReplayOptions, ctx: CliCont
   const disallowedTools = options.disallowedTools.flatMap((list) => splitToolList(list, '--disallowed-tools'));
   for (const file of options.hooks) if (!existsSync(path.resolve(file))) throw usageError(`--hooks: no such file ${path.resolve(file)}`);
   const source = await resolveSource(recordingArg, ctx, storageDir);
-  const permissions = loadPermissions(projectDir, { mode: options.permissionMode, allowedTools, disallowedTools });
   const settingsFile = userSettingsFile(ctx.env);
+  const permissions = loadPermissions(projectDir, settingsFile, { mode: options.permissionMode, allowedTools, disallowedTools }).settings;
 
   const controller = new AbortController();
   const stopListening = ctx.onInterrupt(() => controller.abort());

@@ -77,9 +77,10 @@ export function registerRunCommand(program: Command, ctx: CliContext): void {
     .option('--allowed-tools <rules>', 'tools or rules to allow without asking, e.g. "Read,Bash(git *)" (repeatable)', collect)
     .option('--disallowed-tools <rules>', 'tools or rules to deny; plain tool names are not offered to the model (repeatable)', collect)
     .addOption(
-      new Option('--permission-mode <mode>', 'permission mode (default: hookpilot.permissions.mode, else default)').choices(
-        permissionModeSchema.options,
-      ),
+      new Option(
+        '--permission-mode <mode>',
+        "permission mode (default: the workspace settings' mode, else the user settings', else default)",
+      ).choices(permissionModeSchema.options),
     )
     .option('--max-steps <n>', 'stop after this many model steps (default 50)', integer(1))
     .option('--max-retries <n>', 'retries of a failed model request (default 3)', integer(0))
@@ -117,9 +118,13 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   const endpoint = resolveModelEndpoint(options, ctx.env);
   // Taken before anything is read: whatever changes these files later applies to the next session only.
   const configSnapshot = ConfigFileSnapshot.take(configFiles(projectDir, ctx.env, options.hooks));
-  const permissions = loadPermissions(projectDir, { mode: options.permissionMode, allowedTools, disallowedTools });
-  // A cloned repository may choose a wider mode; whoever runs it should know before the model acts.
-  if (options.permissionMode === undefined && permissions.mode !== 'default')
+  const { settings: permissions, workspaceChoseMode } = loadPermissions(projectDir, userSettingsFile(ctx.env), {
+    mode: options.permissionMode,
+    allowedTools,
+    disallowedTools,
+  });
+  // A cloned repository may choose a mode other than the user's; whoever runs it should know before the model acts.
+  if (workspaceChoseMode)
     ctx.stderr.write(`hookpilot: permission mode ${permissions.mode}, from the workspace's settings (--permission-mode overrides it)\n`);
   const prompt = await readPrompt(promptArg, ctx.stdin, (line) => ctx.stderr.write(line));
 

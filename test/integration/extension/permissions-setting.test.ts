@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stub } from '../../support/vscode-stub';
-import { startHost, type HostHarness } from './extension-harness';
+import { startHost, until, type HostHarness } from './extension-harness';
 
 let h: HostHarness | undefined;
 afterEach(async () => {
@@ -41,5 +41,94 @@ describe('hookpilot.permissions in the extension', () => {
     );
     const config = h.root.engineHost['options'].config;
     expect(config.permissions(h.workspace.dir)).toEqual({ mode: 'default', allow: [], deny: [], ask: [], additionalDirectories: [] });
+    expect(stub.state.logLines).toContainEqual({
+      level: 'warn',
+      message: expect.stringMatching(/^user settings: "hookpilot\.permissions\.allow": /),
+    });
+  });
+
+  const USER = { allow: ['Read'], deny: ['Bash(rm *)'] };
+  const held = () => h?.root.engineHost.pendingChanges ?? [];
+  const permissionWarnings = () => stub.state.logLines.filter((l) => l.level === 'warn' && l.message.includes('hookpilot.permission'));
+
+  it("the workspace's lists add to the user's: its empty deny list does not erase the user's deny rules", async () => {
+    h = await startHost(
+      {},
+      {
+        setup: () => {
+          stub.setConfig('hookpilot.permissions', USER, 'globalValue');
+          stub.setConfig('hookpilot.permissionMode', 'plan', 'globalValue');
+          stub.setConfig('hookpilot.permissions', { deny: [], allow: ['Bash(npm test)'], additionalDirectories: ['/'] }, 'workspaceValue');
+        },
+      },
+    );
+    const config = h.root.engineHost['options'].config;
+    expect(config.permissions(h.workspace.dir)).toEqual({
+      mode: 'plan',
+      allow: ['Read', 'Bash(npm test)'],
+      deny: ['Bash(rm *)'],
+      ask: [],
+      additionalDirectories: ['/'],
+    });
+    // The workspace's mode, when it sets one, is the mode (as any setting's workspace value).
+    stub.setConfig('hookpilot.permissionMode', 'acceptEdits', 'workspaceValue');
+    await until(() => held().length > 0, 'the held settings change');
+    expect(config.permissions(h.workspace.dir).mode).toBe('plan');
+    await h.root.engineHost.applyPending(held()[0].id);
+    expect(config.permissions(h.workspace.dir)).toMatchObject({ mode: 'acceptEdits', deny: ['Bash(rm *)'] });
+  });
+
+  it("an invalid workspace value is dropped alone, said once in the log: the user's rules and mode still apply", async () => {
+    h = await startHost(
+      {},
+      {
+        setup: () => {
+          stub.setConfig('hookpilot.permissions', USER, 'globalValue');
+          stub.setConfig('hookpilot.permissionMode', 'plan', 'globalValue');
+          stub.setConfig('hookpilot.permissions', { ask: 'oops', allow: ['Bash(*)'] }, 'workspaceValue');
+          stub.setConfig('hookpilot.permissionMode', 'yolo', 'workspaceValue');
+        },
+      },
+    );
+    const config = h.root.engineHost['options'].config;
+    const expected = { mode: 'plan', ...USER, ask: [], additionalDirectories: [] };
+    expect(config.permissions(h.workspace.dir)).toEqual(expected);
+    expect(config.permissions(h.workspace.dir)).toEqual(expected);
+    expect(permissionWarnings().map((l) => l.message)).toEqual([
+      expect.stringMatching(/^workspace settings: "hookpilot\.permissions\.ask": .* is ignored/),
+      expect.stringMatching(/^workspace settings: "hookpilot\.permissionMode": .* is ignored/),
+    ]);
+  });
+
+  it('the applied copy of the workspace settings adds to the user rules; a change no person made is held out', async () => {
+    h = await startHost(
+      {},
+      {
+        setup: () => {
+          stub.setConfig('hookpilot.permissions', USER, 'globalValue');
+          stub.setConfig('hookpilot.permissions', { deny: ['Read(.env)'] }, 'workspaceValue');
+        },
+      },
+    );
+    stub.setConfig('hookpilot.permissions', { deny: [], allow: ['Bash(*)'] }, 'workspaceValue');
+    await until(() => held().length > 0, 'the held settings change');
+    const config = h.root.engineHost['options'].config;
+    expect(config.permissions(h.workspace.dir)).toMatchObject({ allow: ['Read'], deny: ['Bash(rm *)', 'Read(.env)'] });
+  });
+
+  it('an untrusted workspace adds nothing, and its bad value takes nothing away', async () => {
+    h = await startHost(
+      {},
+      {
+        trusted: false,
+        setup: () => {
+          stub.setConfig('hookpilot.permissions', USER, 'globalValue');
+          stub.setConfig('hookpilot.permissions', { ask: 'oops', allow: ['Bash(*)'], additionalDirectories: ['/'] }, 'workspaceValue');
+        },
+      },
+    );
+    const config = h.root.engineHost['options'].config;
+    expect(config.permissions(h.workspace.dir)).toEqual({ mode: 'default', ...USER, ask: [], additionalDirectories: [] });
+    expect(permissionWarnings()).toEqual([]);
   });
 });
