@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import path from 'node:path';
 import type { PermissionMode, PermissionSettings } from '../core/agent/permissions/permission-settings';
 import {
@@ -10,6 +11,7 @@ import {
 } from '../core/agent/permissions/permissions-setting';
 import { readManagedPolicy, type ManagedPermissions } from '../core/hooks/config/managed-policy';
 import { readSettingsFile, WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
+import { withoutPrivateDirectories } from '../core/agent/permissions/workspace-directories';
 import { usageError } from './cli-error';
 
 export interface PermissionFlags {
@@ -22,6 +24,8 @@ export interface LoadedPermissions {
   settings: PermissionSettings;
   /** The workspace's settings set the mode, to something the user's settings (or the default) would not give. */
   workspaceChoseMode: boolean;
+  /** Additional directories of the workspace's settings left out (withoutPrivateDirectories). */
+  refusedDirectories: string[];
 }
 
 /** A settings file's `hookpilot.permissions` and `hookpilot.permissionMode`; a bad value is a usage error naming the file. */
@@ -45,13 +49,18 @@ export function loadPermissions(
   userSettingsFile: string,
   flags: PermissionFlags,
   managed: ManagedPermissions = readManagedPolicy().permissions,
+  home: string = homedir(),
 ): LoadedPermissions {
   const user = scopeOf(userSettingsFile);
-  const workspace = scopeOf(path.join(projectDir, WORKSPACE_SETTINGS));
+  const { scope: workspace, refused } = withoutPrivateDirectories(scopeOf(path.join(projectDir, WORKSPACE_SETTINGS)), {
+    root: projectDir,
+    home,
+  });
   const { mode, ...lists } = mergePermissionScopes([user, workspace, { allow: [...flags.allowedTools], deny: [...flags.disallowedTools] }]);
   const settings = permissionsFromSetting(lists, { mode: flags.mode ?? mode ?? 'default', root: projectDir, managed });
   return {
     settings,
     workspaceChoseMode: flags.mode === undefined && workspace.mode !== undefined && workspace.mode !== (user.mode ?? 'default'),
+    refusedDirectories: refused,
   };
 }

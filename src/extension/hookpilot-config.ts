@@ -1,10 +1,12 @@
 import * as vscode from 'vscode';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { checkModelEndpoint, type EndpointProblem, type ModelEndpoint } from '../core/agent/llm/model-endpoint';
 import type { PermissionSettings } from '../core/agent/permissions/permission-settings';
 import { mergePermissionScopes, permissionsFromSetting, permissionsScope } from '../core/agent/permissions/permissions-setting';
 import { linkAmong } from '../core/agent/permissions/settings-links';
+import { withoutPrivateDirectories } from '../core/agent/permissions/workspace-directories';
 import { WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
 import type { HookDefaults } from '../core/hooks/config/loaded-config';
 import type { ManagedPermissions } from '../core/hooks/config/managed-policy';
@@ -171,7 +173,15 @@ export class HookpilotConfig extends Disposable {
       problems.push(
         ...read.problems.map((problem) => `${SCOPE_LABELS[scope]}: ${problem}. That value is ignored; the other settings still apply.`),
       );
-      return read.scope;
+      if (scope !== 'workspace') return read.scope;
+      const { scope: kept, refused } = withoutPrivateDirectories(read.scope, { root: root ?? homedir(), home: homedir() });
+      problems.push(
+        ...refused.map(
+          (dir) =>
+            `workspace settings: the additional directory ${JSON.stringify(dir)} is not used: it would open the home folder, a folder above it or the workspace, or a dot-folder of the home folder.`,
+        ),
+      );
+      return kept;
     });
     this.reportPermissionProblems(problems);
     const { mode, ...lists } = mergePermissionScopes(scopes);

@@ -127,6 +127,7 @@ describe('loadPermissions (CLI)', () => {
         additionalDirectories: [path.resolve(root, '../lib')],
       },
       workspaceChoseMode: true,
+      refusedDirectories: [],
     });
     expect(loadPermissions(root, userFile, { ...flags, mode: 'plan' }, {})).toMatchObject({
       settings: { mode: 'plan' },
@@ -145,9 +146,11 @@ describe('loadPermissions (CLI)', () => {
         allow: ['Bash(echo *)', 'Read'],
         deny: ['Bash(echo *)', 'Write'],
         ask: ['Edit'],
-        additionalDirectories: ['/'],
+        // A workspace's `/` would open the home folder: left out, and named.
+        additionalDirectories: [],
       },
       workspaceChoseMode: false,
+      refusedDirectories: ['/'],
     });
   });
 

@@ -118,7 +118,11 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   const endpoint = resolveModelEndpoint(options, ctx.env);
   // Taken before anything is read: whatever changes these files later applies to the next session only.
   const configSnapshot = ConfigFileSnapshot.take(configFiles(projectDir, ctx.env, options.hooks));
-  const { settings: permissions, workspaceChoseMode } = loadPermissions(projectDir, userSettingsFile(ctx.env), {
+  const {
+    settings: permissions,
+    workspaceChoseMode,
+    refusedDirectories,
+  } = loadPermissions(projectDir, userSettingsFile(ctx.env), {
     mode: options.permissionMode,
     allowedTools,
     disallowedTools,
@@ -126,6 +130,10 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   // A cloned repository may choose a mode other than the user's; whoever runs it should know before the model acts.
   if (workspaceChoseMode)
     ctx.stderr.write(`hookpilot: permission mode ${permissions.mode}, from the workspace's settings (--permission-mode overrides it)\n`);
+  for (const dir of refusedDirectories)
+    ctx.stderr.write(
+      `hookpilot: the workspace's settings list ${JSON.stringify(dir)} as an additional directory: not used (it would open the home folder, a folder above it or the workspace, or a dot-folder of the home folder)\n`,
+    );
   const prompt = await readPrompt(promptArg, ctx.stdin, (line) => ctx.stderr.write(line));
 
   const toStderr = stderrLogger(ctx);

@@ -68,7 +68,12 @@ describe('hookpilot.permissions in the extension', () => {
       allow: ['Read', 'Bash(npm test)'],
       deny: ['Bash(rm *)'],
       ask: [],
-      additionalDirectories: ['/'],
+      // `/` would open the home folder: a workspace's settings may not add it.
+      additionalDirectories: [],
+    });
+    expect(stub.state.logLines).toContainEqual({
+      level: 'warn',
+      message: expect.stringMatching(/^workspace settings: the additional directory "\/" is not used/),
     });
     // The workspace's mode, when it sets one, is the mode (as any setting's workspace value).
     stub.setConfig('hookpilot.permissionMode', 'acceptEdits', 'workspaceValue');
