@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
+import type { Redactor } from '../core/audit/redactor';
 import type { EngineLogger } from '../core/engine/hook-engine';
 import { usageError } from './cli-error';
 import type { Output } from './output/printer';
@@ -12,6 +13,16 @@ export interface CliContext {
   env: NodeJS.ProcessEnv;
   cwd: string;
   exitCode: number;
+  /**
+   * What everything written to `stderr` is redacted with (runCli sees to it): the invocation's
+   * secrets at first, the engine's redactor (.env values too) once a command has one.
+   */
+  redactor: Redactor;
+  /**
+   * stderr for what a person answers (an approval question): made printable but never
+   * redacted, since a pattern matching `password=$(curl …)` would hide what the answer approves.
+   */
+  question: Output;
   /** Called once per run when a signal (Ctrl-C) arrives; returns a disposer. */
   onInterrupt(listener: (signal: 'SIGINT' | 'SIGTERM') => void): () => void;
 }

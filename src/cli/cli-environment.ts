@@ -3,8 +3,10 @@ import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { displayUrl } from '../core/agent/llm/display-url';
 import { checkModelEndpoint, type EndpointProblem, type ModelEndpoint } from '../core/agent/llm/model-endpoint';
 import { readSettingsFile } from '../core/hooks/config/workspace-config-files';
+import { secretEnvValues } from '../core/secret-env-names';
 import { usageError } from './cli-error';
 
 export type { ModelEndpoint };
@@ -16,10 +18,23 @@ export function resolveModelEndpoint(flags: { baseUrl?: string; model?: string }
   const check = checkModelEndpoint({
     baseURL: flags.baseUrl ?? nonEmpty(env.HOOKPILOT_BASE_URL),
     model: flags.model ?? nonEmpty(env.HOOKPILOT_MODEL),
-    apiKey: nonEmpty(env.HOOKPILOT_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY),
+    apiKey: apiKeyOf(env),
   });
   if (check.ok) return check.endpoint;
   throw usageError(endpointUsageMessage(check.problem));
+}
+
+function apiKeyOf(env: NodeJS.ProcessEnv): string | undefined {
+  return nonEmpty(env.HOOKPILOT_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY);
+}
+
+/**
+ * The secrets of this CLI invocation: the model's API key and the values of secret-looking
+ * variables. Every command registers them with its redactor, whatever it prints or logs.
+ */
+export function cliSecretValues(env: NodeJS.ProcessEnv): string[] {
+  const apiKey = apiKeyOf(env);
+  return [...(apiKey ? [apiKey] : []), ...secretEnvValues(env)];
 }
 
 function endpointUsageMessage(problem: EndpointProblem): string {
@@ -27,13 +42,13 @@ function endpointUsageMessage(problem: EndpointProblem): string {
     case 'no-base-url':
       return `no model server: pass --base-url URL or set HOOKPILOT_BASE_URL (${EXAMPLES})`;
     case 'not-a-url':
-      return `the base URL "${problem.baseURL}" is not a URL (${EXAMPLES})`;
+      return `the base URL "${displayUrl(problem.baseURL)}" is not a URL (${EXAMPLES})`;
     case 'not-http':
-      return `the base URL "${problem.baseURL}" must start with http:// or https://`;
+      return `the base URL "${displayUrl(problem.baseURL)}" must start with http:// or https://`;
     case 'no-model':
       return 'no model name: pass --model NAME or set HOOKPILOT_MODEL (e.g. gpt-4.1, or qwen2.5-coder:7b on Ollama)';
     case 'no-api-key':
-      return `${problem.baseURL} is not on this machine and needs an API key: set HOOKPILOT_API_KEY (or OPENAI_API_KEY)`;
+      return `${displayUrl(problem.baseURL)} is not on this machine and needs an API key: set HOOKPILOT_API_KEY (or OPENAI_API_KEY)`;
   }
 }
 

@@ -1,5 +1,7 @@
+import { Redactor } from '../core/audit/redactor';
 import type { CliContext } from './cli-context';
 import { EXIT, oneLine } from './cli-error';
+import { cliSecretValues } from './cli-environment';
 import { printable } from './output/terminal-text';
 import { runCli } from './program';
 
@@ -9,7 +11,7 @@ process.stderr.on('error', () => undefined);
 
 // Whatever escapes is still one line for the person at the terminal, never a stack trace.
 const fatal = (error: unknown) => {
-  process.stderr.write(printable(`hookpilot: ${oneLine(error)}\n`));
+  ctx.stderr.write(`hookpilot: ${oneLine(error)}\n`);
   process.exit(EXIT.failed);
 };
 process.on('uncaughtException', fatal);
@@ -21,8 +23,11 @@ const ctx: CliContext = {
   // may drive the terminal (escape sequences, `\r`) to hide or forge what a person reads. JSON
   // output is unchanged in meaning: what gets escaped there only ever sits inside its strings.
   stdout: { write: (text) => process.stdout.write(printable(text)) },
-  stderr: { write: (text) => process.stderr.write(printable(text)) },
+  // Hook failures, endpoint errors and notes quote text that may hold a secret: the one place it is redacted.
+  stderr: { write: (text) => process.stderr.write(printable(ctx.redactor.redactText(text))) },
+  question: { write: (text) => process.stderr.write(printable(text)) },
   env: process.env,
+  redactor: new Redactor({ secretValues: cliSecretValues(process.env) }),
   cwd: process.cwd(),
   exitCode: EXIT.ok,
   onInterrupt(listener) {

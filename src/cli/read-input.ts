@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { usageError } from './cli-error';
 import { errorMessage } from '../core/error-message';
+import { FileTooLargeError, readRegularFile } from '../core/read-regular-file';
 
 /** A prompt is text a person or a script wrote; past this, stdin is something else (`yes | hookpilot run`). */
 export const MAX_PROMPT_BYTES = 8 * 1024 * 1024;
@@ -42,14 +42,25 @@ export async function readPrompt(argument: string | undefined, stdin: NodeJS.Rea
   return prompt;
 }
 
-/** `--input '{"command":"ls"}'` or `--input @payload.json`: a JSON object. */
+/** A payload is a hook's sample input: far less than this. */
+export const MAX_INPUT_FILE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * `--input '{"command":"ls"}'` or `--input @payload.json`: a JSON object. The file is followed
+ * through links (the person named it) but must be a regular file (a FIFO would wait forever,
+ * `/dev/zero` never ends) of at most MAX_INPUT_FILE_BYTES.
+ */
 export async function readJsonObject(value: string, flag: string): Promise<Record<string, unknown>> {
   let text = value;
   if (value.startsWith('@')) {
     try {
-      text = await readFile(value.slice(1), 'utf8');
+      text = readRegularFile(value.slice(1), MAX_INPUT_FILE_BYTES, { followLinks: true });
     } catch (error) {
-      throw usageError(`${flag}: cannot read ${value.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      const why =
+        error instanceof FileTooLargeError
+          ? `it is over ${MAX_INPUT_FILE_BYTES / (1024 * 1024)} MiB`
+          : ((error as NodeJS.ErrnoException).code ?? errorMessage(error));
+      throw usageError(`${flag}: cannot read ${value.slice(1)}: ${why}`);
     }
   }
   let parsed: unknown;

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jsonResult, startTestbed, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
@@ -98,5 +98,47 @@ describe('a crash loses no conversation', () => {
     expect((await first).code).toBe(130);
     const third = await bed.run(['after', '--resume', sessionId, '--output-format', 'json']);
     expect(jsonResult(third)).toMatchObject({ session_id: sessionId, result: 'ok: after' });
+  });
+});
+
+describe('resuming after a torn transcript line', () => {
+  it('the next message starts on a line of its own; the torn line is reported, the messages around it are resumed', async () => {
+    bed = await startTestbed(bundle.bundle, {}, (request) => text(`ok: ${lastUserText(request)}`));
+    const first = jsonResult(await bed.run(['first', '--output-format', 'json']));
+    const { dir } = transcripts(bed.home);
+    // A crash in the middle of an append.
+    appendFileSync(
+      path.join(dir, `${first.session_id}.jsonl`),
+      '{"type":"user","timestamp":"x","message":{"role":"user","content":"cut by a cr',
+    );
+    const second = await bed.run(['SECOND PROMPT', '--resume', first.session_id, '--output-format', 'json']);
+    expect(second.stderr).toContain('hookpilot: warning: transcript line 3 is no valid record; skipped on resume');
+    const n = bed.server.requests.length;
+    const third = await bed.run(['third', '--resume', first.session_id, '--output-format', 'json']);
+    expect(jsonResult(third).is_error).toBe(false);
+    const resumed = JSON.stringify(bed.server.requests[n].body.messages);
+    expect(resumed).toContain('SECOND PROMPT');
+    expect(resumed).toContain('ok: SECOND PROMPT');
+  });
+});
+
+describe('--continue picks only a real session', () => {
+  it('a newer transcript that is a link, or whose name is no valid session id, is passed over for the latest real session', async () => {
+    bed = await startTestbed(bundle.bundle, {}, (request) => text(`ok: ${lastUserText(request)}`));
+    const first = jsonResult(await bed.run(['one', '--output-format', 'json']));
+    const { dir } = transcripts(bed.home);
+    const later = new Date(Date.now() + 60_000);
+    const elsewhere = path.join(bed.home, 'elsewhere.jsonl');
+    writeFileSync(elsewhere, '');
+    utimesSync(elsewhere, later, later);
+    symlinkSync(elsewhere, path.join(dir, 'linked.jsonl'));
+    const pastLink = await bed.run(['--continue', '--output-format', 'json', 'two']);
+    expect(jsonResult(pastLink).session_id).toBe(first.session_id);
+
+    writeFileSync(path.join(dir, 'bad id.jsonl'), '');
+    utimesSync(path.join(dir, 'bad id.jsonl'), later, later);
+    const pastBadName = await bed.run(['--continue', '--output-format', 'json', 'three']);
+    expect(pastBadName.code, pastBadName.stderr).toBe(0);
+    expect(jsonResult(pastBadName).session_id).toBe(first.session_id);
   });
 });

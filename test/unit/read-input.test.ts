@@ -1,6 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { describe, expect, it, vi } from 'vitest';
-import { readAll } from '../../src/cli/read-input';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { MAX_INPUT_FILE_BYTES, readAll, readJsonObject } from '../../src/cli/read-input';
 
 describe('the prompt on stdin', () => {
   it('is read whole up to the limit, and a stream past it is a usage error, not the whole of it in memory', async () => {
@@ -25,5 +29,30 @@ describe('the prompt on stdin', () => {
     await vi.waitFor(() => expect(notes).toEqual(['waiting']), { timeout: 10_000 });
     stdin.end('hello');
     expect(await reading).toBe('hello');
+  });
+});
+
+describe('--input @file', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'hookpilot-input-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads a JSON object from a file, through a link', async () => {
+    writeFileSync(path.join(dir, 'payload.json'), '{"command":"ls"}');
+    symlinkSync(path.join(dir, 'payload.json'), path.join(dir, 'link.json'));
+    expect(await readJsonObject(`@${path.join(dir, 'link.json')}`, '--input')).toEqual({ command: 'ls' });
+  });
+
+  it('refuses a FIFO at once instead of waiting for a writer', async () => {
+    const fifo = path.join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    await expect(readJsonObject(`@${fifo}`, '--input')).rejects.toThrow(`--input: cannot read ${fifo}: it is not a regular file`);
+  });
+
+  it('refuses a device that never ends, and a file over the limit, without reading it', async () => {
+    await expect(readJsonObject('@/dev/zero', '--input')).rejects.toThrow('--input: cannot read /dev/zero: it is not a regular file');
+    const big = path.join(dir, 'big.json');
+    writeFileSync(big, '');
+    truncateSync(big, MAX_INPUT_FILE_BYTES + 1);
+    await expect(readJsonObject(`@${big}`, '--input')).rejects.toThrow(`--input: cannot read ${big}: it is over 8 MiB`);
   });
 });

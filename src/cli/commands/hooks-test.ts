@@ -13,7 +13,7 @@ import type { HookPayload } from '../../core/hooks/types';
 import { samplePayload } from '../../shared/sample-payload';
 import { projectDirOf, stderrLogger, type CliContext } from '../cli-context';
 import { EXIT, usageError } from '../cli-error';
-import { resolveModelEndpoint, userSettingsFile } from '../cli-environment';
+import { cliSecretValues, resolveModelEndpoint, userSettingsFile } from '../cli-environment';
 import { createEngine, useModelForHooks } from '../composition';
 import { loadPermissions } from '../workspace-permissions';
 import { formatSource, SettingsPositions } from '../config-positions';
@@ -61,17 +61,17 @@ export function registerHooksTestCommand(hooks: Command, ctx: CliContext): void 
       // Only the rpc servers this event can reach are started, below.
       // prompt and agent hooks need a model; without an endpoint they report that instead of running.
       const endpoint = options.baseUrl || ctx.env.HOOKPILOT_BASE_URL ? resolveModelEndpoint(options, ctx.env) : undefined;
-      const secretValues = endpoint?.apiKey ? [endpoint.apiKey] : [];
       const permissions = () => loadPermissions(projectDir, userSettingsFile(ctx.env), { allowedTools: [], disallowedTools: [] }).settings;
       const engine = await createEngine({
         projectDir,
         env: ctx.env,
         extraHooksFiles: options.hooks,
-        secretValues,
+        secretValues: cliSecretValues(ctx.env),
         log: stderrLogger(ctx),
         startProcesses: false,
         writableRoots: additionalDirectoriesOrNone(permissions),
       });
+      ctx.redactor = engine.audit.redactor;
       if (endpoint) {
         const model = new OpenAIChatModel({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey });
         useModelForHooks(engine, model, endpoint.model, permissions(), ctx.env);
@@ -105,19 +105,27 @@ export function registerHooksTestCommand(hooks: Command, ctx: CliContext): void 
 
       const positions = new SettingsPositions();
       const where = (run: HookRunEvent) => formatSource(run.hook.source, positions, ctx.cwd);
+      // Hooks print what they see (the environment's secrets too), as in a run: the report is redacted like one.
+      const { redactor } = engine.audit;
       if (options.json) {
-        ctx.stdout.write(
-          `${JSON.stringify({ event, session_id: sessionId, payload, hooks: runs.map((run) => runToJson(run, where(run))), result: mergedToJson(result) }, null, 2)}\n`,
-        );
+        const report = {
+          event,
+          session_id: sessionId,
+          payload,
+          hooks: runs.map((run) => runToJson(run, where(run))),
+          result: mergedToJson(result),
+        };
+        ctx.stdout.write(`${JSON.stringify(redactor.redact(report), null, 2)}\n`);
       } else {
+        const out = { write: (text: string) => ctx.stdout.write(redactor.redactText(text)) };
         const configured = runs.filter((run) => run.hook.source.kind !== 'builtin');
         const subject = toolEvent ? ` ${String(payload.tool_name)} ${JSON.stringify(payload.tool_input)}` : '';
-        ctx.stdout.write(`${event}${subject}\n`);
-        if (configured.length === 0) ctx.stdout.write('No configured hook matched.\n');
-        for (const run of configured) ctx.stdout.write(describeRun(run, where(run)));
+        out.write(`${event}${subject}\n`);
+        if (configured.length === 0) out.write('No configured hook matched.\n');
+        for (const run of configured) out.write(describeRun(run, where(run)));
         const builtins = runs.length - configured.length;
-        if (builtins > 0) ctx.stdout.write(`(${builtins} built-in hook(s) ran too; --json lists them)\n`);
-        ctx.stdout.write(describeMergedResult(result));
+        if (builtins > 0) out.write(`(${builtins} built-in hook(s) ran too; --json lists them)\n`);
+        out.write(describeMergedResult(result));
       }
       ctx.exitCode = EXIT.ok;
     });

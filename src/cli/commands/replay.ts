@@ -10,10 +10,9 @@ import { RecordingError } from '../../core/replay/recording';
 import { loadReplaySource, recordingFileFor, type ReplaySource } from '../../core/replay/replay-source';
 import { replayInScratchCopy, type ScratchReplayResult } from '../../core/replay/scratch-replay';
 import { errorMessage } from '../../core/error-message';
-import { secretEnvValues } from '../../core/secret-env-names';
 import { projectDirOf, stderrLogger, type CliContext } from '../cli-context';
 import { CliError, EXIT, usageError } from '../cli-error';
-import { projectStorageDir, storageRoot, userSettingsFile } from '../cli-environment';
+import { cliSecretValues, projectStorageDir, storageRoot, userSettingsFile } from '../cli-environment';
 import { headlessApprover } from '../headless-approver';
 import { TerminalApprover } from '../terminal-approver';
 import { plainToolNames, splitToolList } from '../tool-rules';
@@ -93,7 +92,7 @@ async function replay(recordingArg: string, options: ReplayOptions, ctx: CliCont
   const controller = new AbortController();
   const stopListening = ctx.onInterrupt(() => controller.abort());
   // As for run: someone can answer only on a terminal. A recorded answer is never reused.
-  const terminal = ctx.stdin.isTTY ? new TerminalApprover(ctx.stdin, ctx.stderr) : undefined;
+  const terminal = ctx.stdin.isTTY ? new TerminalApprover(ctx.stdin, ctx.question) : undefined;
   let result: ScratchReplayResult;
   try {
     result = await replayInScratchCopy({
@@ -103,7 +102,7 @@ async function replay(recordingArg: string, options: ReplayOptions, ctx: CliCont
       trusted: true,
       env: ctx.env,
       log: stderrLogger(ctx),
-      secretValues: secretEnvValues(ctx.env),
+      secretValues: cliSecretValues(ctx.env),
       userSettingsFile: settingsFile,
       spawnerModulePath: existsSync(BUNDLED_SPAWNER) ? BUNDLED_SPAWNER : undefined,
       configs: (scratchDir) =>

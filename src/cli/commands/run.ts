@@ -5,14 +5,12 @@ import type { AgentEvent } from '../../core/agent/agent-events';
 import { permissionModeSchema } from '../../core/agent/permissions/permission-settings';
 import type { TurnOutcome } from '../../core/agent/turn-loop';
 import { auditFilePath } from '../../core/audit/audit-writer';
-import { Redactor } from '../../core/audit/redactor';
+import type { Redactor } from '../../core/audit/redactor';
 import type { EngineLogger } from '../../core/engine/hook-engine';
-import { secretEnvValues } from '../../core/secret-env-names';
-import { EXIT } from '../cli-error';
+import { EXIT, usageError } from '../cli-error';
 import { projectDirOf, stderrLogger, type CliContext } from '../cli-context';
-import { resolveModelEndpoint, userPassEnv, userSettingsFile } from '../cli-environment';
+import { cliSecretValues, resolveModelEndpoint, userPassEnv, userSettingsFile } from '../cli-environment';
 import { configFiles, createEngine, createSession, sessionToResume } from '../composition';
-import { usageError } from '../cli-error';
 import { headlessApprover } from '../headless-approver';
 import { ConfigFileSnapshot } from '../config-snapshot';
 import { ConfigChangeNotices } from '../config-change-notices';
@@ -137,18 +135,15 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   const prompt = await readPrompt(promptArg, ctx.stdin, (line) => ctx.stderr.write(line));
 
   const toStderr = stderrLogger(ctx);
-  const secretValues = [...(endpoint.apiKey ? [endpoint.apiKey] : []), ...secretEnvValues(ctx.env)];
-  // Hook failures quote hook stderr: redacted, with the engine's registry (.env values too) once it exists.
-  let redactor = new Redactor({ secretValues });
   // The ErrorReport built-in hands model errors to the host log; the run reports its error itself, once, at the end.
-  const log: EngineLogger = (level, message) =>
-    message.startsWith('[model] ') ? undefined : toStderr(level, redactor.redactText(message));
+  const log: EngineLogger = (level, message) => (message.startsWith('[model] ') ? undefined : toStderr(level, message));
   const resumed = sessionToResume(projectDir, ctx.env, options);
   const mcpConfigs = loadCliMcpConfigs(projectDir, userSettingsFile(ctx.env), options.mcpConfig);
   for (const problem of mcpConfigs.flatMap((c) => c.problems)) ctx.stderr.write(`hookpilot: ${formatMcpProblem(problem, ctx.cwd)}\n`);
   const writableRoots = permissions.additionalDirectories;
+  const secretValues = cliSecretValues(ctx.env);
   const engine = await createEngine({ projectDir, env: ctx.env, extraHooksFiles: options.hooks, secretValues, log, writableRoots });
-  redactor = engine.audit.redactor;
+  ctx.redactor = engine.audit.redactor;
   // A guard configured in a file that cannot be read would not run: no session starts without it.
   const unreadable = engine.problems.find((problem) => problem.code === 'unreadable');
   if (unreadable) {
@@ -163,7 +158,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   const subagents = loadSubagentDefinitions(subagentFolders(projectDir, ctx.env.HOME || undefined, true));
   for (const problem of subagents.problems) ctx.stderr.write(`hookpilot: warning: subagent skipped: ${problem}\n`);
   // Someone can answer only when stdin is a terminal; otherwise every ask is a deny.
-  const terminal = ctx.stdin.isTTY ? new TerminalApprover(ctx.stdin, ctx.stderr) : undefined;
+  const terminal = ctx.stdin.isTTY ? new TerminalApprover(ctx.stdin, ctx.question) : undefined;
   const session = createSession(engine, {
     sessionId: resumed,
     endpoint,
@@ -197,12 +192,11 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   };
   const listening = [session.onEvent(forward), relayHookRuns(engine.dispatcher, session.id, forward)];
   // A tool call may have rewritten a configuration file: ConfigChange observes each new content.
-  const say = (line: string) => ctx.stderr.write(redactor.redactText(line));
   const notices = new ConfigChangeNotices({
     snapshot: configSnapshot,
     hooks: session.hooks,
     projectDir,
-    say,
+    say: (line) => ctx.stderr.write(line),
     display: (file) => displayPath(projectDir, file),
   });
   listening.push(session.onEvent((event) => (event.type === 'tool_finished' ? void notices.check(controller.signal) : undefined)));

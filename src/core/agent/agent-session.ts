@@ -114,7 +114,9 @@ export class AgentSession {
     this.transcript.open(this.id);
     this.started = true;
     if (source === 'resume') {
-      this.messages.push(...Transcript.load(this.transcript.file).filter((m) => m.role !== 'system'));
+      const skipped = (line: number) =>
+        this.fire({ type: 'notice', level: 'warning', message: `transcript line ${line} is no valid record; skipped on resume` });
+      this.messages.push(...Transcript.load(this.transcript.file, skipped).filter((m) => m.role !== 'system'));
       this.messages.unshift({ role: 'system', content: '' });
       this.transcript.markWritten(this.messages.length);
       // Turns go on counting from the resumed conversation's prompts.

@@ -1,5 +1,7 @@
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { endsOnFreshLine } from '../audit/audit-reader';
+import { isValidSessionId } from '../audit/audit-writer';
 import type { ChatMessage } from './llm/chat-model';
 import { SessionLock } from './session-lock';
 
@@ -27,7 +29,13 @@ export class Transcript {
   /** Takes the session's lock (throws SessionInUseError) and creates the file: hooks may read it from the first event. */
   open(sessionId: string): void {
     this.lock ??= SessionLock.acquire(`${this.file}.lock`, sessionId);
-    appendFileSync(this.file, '');
+    const fd = openSync(this.file, 'a+');
+    try {
+      // A line cut off by a crash must not swallow the first message appended after it.
+      if (!endsOnFreshLine(fd)) writeSync(fd, '\n');
+    } finally {
+      closeSync(fd);
+    }
   }
 
   /** Lets another process resume the session. */
@@ -67,41 +75,51 @@ export class Transcript {
     this.sync(messages);
   }
 
-  /** The session whose transcript in `dir` changed last, if any. */
+  /**
+   * The session whose transcript in `dir` changed last, if any. Only a regular file named by a
+   * valid session id counts: any other name would have no audit log (or a link, someone else's file).
+   */
   static latestSessionId(dir: string): string | undefined {
     let names: string[];
     try {
-      names = readdirSync(dir).filter((name) => name.endsWith('.jsonl'));
+      names = readdirSync(dir);
     } catch {
       return undefined;
     }
-    const newest = names.map((name) => ({ name, mtime: statSync(path.join(dir, name)).mtimeMs })).sort((a, b) => b.mtime - a.mtime)[0];
-    return newest?.name.slice(0, -'.jsonl'.length);
+    const candidates = names.flatMap((name) => {
+      const sessionId = name.slice(0, -'.jsonl'.length);
+      if (!name.endsWith('.jsonl') || !isValidSessionId(sessionId)) return [];
+      const info = lstatSync(path.join(dir, name), { throwIfNoEntry: false });
+      return info?.isFile() ? [{ sessionId, mtime: info.mtimeMs }] : [];
+    });
+    return candidates.sort((a, b) => b.mtime - a.mtime)[0]?.sessionId;
   }
 
-  static load(file: string): ChatMessage[] {
+  /** `onBadLine` hears of each line that is no record (its 1-based number), which is skipped. */
+  static load(file: string, onBadLine?: (lineNumber: number) => void): ChatMessage[] {
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
     } catch {
       return [];
     }
-    return Transcript.parse(text);
+    return Transcript.parse(text, onBadLine);
   }
 
   /** A transcript's conversation from its text: from the last compaction on, every call answered. */
-  static parse(text: string): ChatMessage[] {
+  static parse(text: string, onBadLine?: (lineNumber: number) => void): ChatMessage[] {
     const messages: ChatMessage[] = [];
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
+    text.split('\n').forEach((line, index) => {
+      if (line.trim() === '') return;
       try {
         const entry = JSON.parse(line) as { message?: ChatMessage; subtype?: string };
         if (entry.subtype === 'compact_boundary') messages.length = 0;
         else if (entry.message && typeof entry.message === 'object' && 'role' in entry.message) messages.push(entry.message);
       } catch {
-        // A torn last line after a crash: the messages before it are still good.
+        // A line torn by a crash: the messages around it are still good, but what it held is lost.
+        onBadLine?.(index + 1);
       }
-    }
+    });
     return answerDanglingCalls(messages);
   }
 }

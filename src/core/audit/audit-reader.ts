@@ -116,11 +116,17 @@ export function readAuditFileTail(path: string): AuditFileTail {
   }
 }
 
-function scanTail(fd: number, size: number): AuditFileTail {
-  if (size === 0) return { lastSeq: 0, endsWithNewline: true };
+/** Whether what is appended to the open file starts on a line of its own: it is empty or ends with a newline. */
+export function endsOnFreshLine(fd: number, size = fstatSync(fd).size): boolean {
+  if (size === 0) return true;
   const last = Buffer.alloc(1);
   readSync(fd, last, 0, 1, size - 1);
-  const endsWithNewline = last[0] === NEWLINE;
+  return last[0] === NEWLINE;
+}
+
+function scanTail(fd: number, size: number): AuditFileTail {
+  if (size === 0) return { lastSeq: 0, endsWithNewline: true };
+  const endsWithNewline = endsOnFreshLine(fd, size);
 
   let end = size;
   // Bytes of a line whose start lies before `end`, not yet seen.

@@ -4,7 +4,7 @@ import type { ChatModel, CompleteOptions, ModelRequest, ModelResponse } from './
 import { ChatRequestBody } from './chat-request-body';
 import { ModelError } from './model-error';
 import { untilAborted } from '../../until-aborted';
-import { cancelled, requestErrorToModelError, streamErrorToModelError, type ErrorContext } from './openai-error-mapping';
+import { cancelled, modelAt, requestErrorToModelError, streamErrorToModelError, type ErrorContext } from './openai-error-mapping';
 import { StreamAssembler } from './stream-assembler';
 
 export interface OpenAIChatModelOptions {
@@ -117,7 +117,7 @@ export class OpenAIChatModel implements ChatModel {
     if (callbackFailure) throw callbackFailure.error;
     // The SDK ends the iteration quietly when its request is aborted.
     if (signal.aborted) throw cancelled();
-    const at = `the model at ${this.context.baseURL}`;
+    const at = modelAt(this.context);
     if (stalled) {
       throw new ModelError('stream_cut', `the response stream from ${at} stalled: nothing arrived for ${this.context.timeoutMs} ms`);
     }

@@ -1,4 +1,5 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { displayUrl, displayUrlsIn } from './display-url';
 import { ModelError, type ModelErrorKind } from './model-error';
 
 export interface ErrorContext {
@@ -9,7 +10,7 @@ export interface ErrorContext {
 /** Maps an error from opening the request (before any chunk arrived) to a ModelError. */
 export function requestErrorToModelError(error: unknown, context: ErrorContext): ModelError {
   if (error instanceof ModelError) return error;
-  const at = `the model at ${context.baseURL}`;
+  const at = modelAt(context);
   if (error instanceof APIUserAbortError) return cancelled(error);
   if (error instanceof APIConnectionTimeoutError) {
     return new ModelError('unreachable', `${at} did not answer within ${context.timeoutMs} ms`, undefined, { cause: error });
@@ -27,7 +28,7 @@ export function requestErrorToModelError(error: unknown, context: ErrorContext):
 /** Maps an error raised while reading the stream to a ModelError. */
 export function streamErrorToModelError(error: unknown, context: ErrorContext): ModelError {
   if (error instanceof ModelError) return error;
-  const at = `the model at ${context.baseURL}`;
+  const at = modelAt(context);
   if (error instanceof APIUserAbortError) return cancelled(error);
   if (error instanceof APIError) {
     // An `error` object inside the event stream: the server gave up mid-answer.
@@ -39,6 +40,11 @@ export function streamErrorToModelError(error: unknown, context: ErrorContext): 
   return new ModelError('stream_cut', `the response stream from ${at} was cut off before it finished: ${describeCause(error)}`, undefined, {
     cause: error,
   });
+}
+
+/** How messages name the endpoint: never with the credentials a URL may carry. */
+export function modelAt(context: ErrorContext): string {
+  return `the model at ${displayUrl(context.baseURL)}`;
 }
 
 export function cancelled(cause?: unknown): ModelError {
@@ -65,8 +71,12 @@ function statusMessage(kind: ModelErrorKind, at: string, detail: string): string
   }
 }
 
-/** The innermost cause says what really happened (e.g. `connect ECONNREFUSED 127.0.0.1:9`). */
+/** The innermost cause says what really happened (e.g. `connect ECONNREFUSED 127.0.0.1:9`), without a URL's credentials. */
 function describeCause(error: unknown): string {
+  return displayUrlsIn(innermostCause(error));
+}
+
+function innermostCause(error: unknown): string {
   let current: unknown = error;
   for (let depth = 0; depth < 10; depth += 1) {
     const next = innerError(current);
