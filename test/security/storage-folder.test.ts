@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -42,6 +42,17 @@ function transcriptOf(sessionId: string): string {
 }
 
 describe('a storage folder inside the workspace', () => {
+  it("keeps a session's transcript and audit log for the user alone (folders 0700, files 0600)", async () => {
+    script = () => text('first');
+    const { session_id: sessionId } = jsonResult(await run('hello'));
+    const transcript = transcriptOf(sessionId);
+    const audit = path.join(path.dirname(path.dirname(transcript)), 'audit', `${sessionId}.jsonl`);
+    for (const file of [transcript, audit]) {
+      expect(statSync(path.dirname(file)).mode & 0o777, file).toBe(0o700);
+      expect(statSync(file).mode & 0o777, file).toBe(0o600);
+    }
+  });
+
   it('in acceptEdits, writing an earlier transcript asks a person, so --resume loads no forgery', async () => {
     script = () => text('first');
     const first = jsonResult(await run('hello'));

@@ -23,13 +23,14 @@ export class Transcript {
     readonly file: string,
     private readonly redact: <T>(value: T) => T = (value) => value,
   ) {
-    mkdirSync(path.dirname(file), { recursive: true });
+    // The conversation, even redacted, is for the user alone (as the audit log).
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   }
 
   /** Takes the session's lock (throws SessionInUseError) and creates the file: hooks may read it from the first event. */
   open(sessionId: string): void {
     this.lock ??= SessionLock.acquire(`${this.file}.lock`, sessionId);
-    const fd = openSync(this.file, 'a+');
+    const fd = openSync(this.file, 'a+', 0o600);
     try {
       // A line cut off by a crash must not swallow the first message appended after it.
       if (!endsOnFreshLine(fd)) writeSync(fd, '\n');
