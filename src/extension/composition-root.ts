@@ -11,6 +11,7 @@ import { HookManagerPanel } from './hook-manager-panel';
 import { HookpilotConfig } from './hookpilot-config';
 import { HooksDiagnostics } from './hooks-diagnostics';
 import { Disposable } from './lifecycle';
+import { showWarning } from './notifications';
 import { HookpilotLog } from './log';
 import { McpHost } from './mcp-host';
 import { ModalApprover } from './modal-approver';
@@ -59,7 +60,11 @@ export class CompositionRoot extends Disposable {
     const config = new HookpilotConfig(context.secrets, env, applied);
     await config.loadSecret();
     const log = new HookpilotLog(channel, () => config.secretValues());
-    config.usePermissionsLog((message) => log.warn(message));
+    // A workspace's permission mode, or a value dropped, changes what the agent may do: said where a person sees it.
+    config.usePermissionsLog((message) => {
+      log.warn(message);
+      void showWarning(`Hookpilot: ${message}`);
+    });
     const engineHost = new EngineHost({
       config,
       log,

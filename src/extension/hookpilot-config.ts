@@ -167,13 +167,13 @@ export class HookpilotConfig extends Disposable {
    */
   permissions(root: string | undefined): PermissionSettings {
     const problems: string[] = [];
-    const scopes = this.applied.scopes(['permissions', 'permissionMode']).map(({ scope, values }) => {
+    const levels = this.applied.scopes(['permissions', 'permissionMode']).map(({ scope, values }) => {
       const read = permissionsScope(values, { modeInPermissions: false });
       // An invalid value (VS Code only warns about it) grants nothing and takes nothing of the other scopes with it.
       problems.push(
         ...read.problems.map((problem) => `${SCOPE_LABELS[scope]}: ${problem}. That value is ignored; the other settings still apply.`),
       );
-      if (scope !== 'workspace') return read.scope;
+      if (scope !== 'workspace') return { scope, permissions: read.scope };
       const { scope: kept, refused } = withoutPrivateDirectories(read.scope, { root: root ?? homedir(), home: homedir() });
       problems.push(
         ...refused.map(
@@ -181,10 +181,15 @@ export class HookpilotConfig extends Disposable {
             `workspace settings: the additional directory ${JSON.stringify(dir)} is not used: it would open the home folder, a folder above it or the workspace, or a dot-folder of the home folder.`,
         ),
       );
-      return kept;
+      return { scope, permissions: kept };
     });
+    const { mode, ...lists } = mergePermissionScopes(levels.map((level) => level.permissions));
+    // A cloned repository may choose a wider mode: the person should know before the model acts.
+    const userMode = mergePermissionScopes(levels.filter((l) => l.scope !== 'workspace').map((l) => l.permissions)).mode ?? 'default';
+    const workspaceMode = levels.find((l) => l.scope === 'workspace')?.permissions.mode;
+    if (workspaceMode !== undefined && workspaceMode !== userMode)
+      problems.push(`workspace settings: the permission mode is ${workspaceMode} (your settings: ${userMode}).`);
     this.reportPermissionProblems(problems);
-    const { mode, ...lists } = mergePermissionScopes(scopes);
     return permissionsFromSetting(lists, { mode: mode ?? 'default', root, managed: this.managedPermissions() });
   }
 

@@ -81,6 +81,10 @@ describe('hookpilot.permissions in the extension', () => {
     expect(config.permissions(h.workspace.dir).mode).toBe('plan');
     await h.root.engineHost.applyPending(held()[0].id);
     expect(config.permissions(h.workspace.dir)).toMatchObject({ mode: 'acceptEdits', deny: ['Bash(rm *)'] });
+    // A person sees that the workspace chose the mode, once.
+    config.permissions(h.workspace.dir);
+    const told = stub.state.messages.filter((m) => m.message.includes('the permission mode is acceptEdits (your settings: plan)'));
+    expect(told).toEqual([expect.objectContaining({ level: 'warning' })]);
   });
 
   it("an invalid workspace value is dropped alone, said once in the log: the user's rules and mode still apply", async () => {
