@@ -97,14 +97,27 @@ describe('an untrusted workspace contributes nothing', () => {
     expect(engine.rpcPool.status('evil')).toBeUndefined();
     expect(existsSync(marker)).toBe(false);
 
-    // Trusting the folder applies them: disableAllHooks now switches the user's hooks off, the server starts.
+    // Trusting the folder applies them to the workspace's own hooks only: the user's guard and
+    // Cancellation stay on, each ignored value is a warning; the server starts.
     await engine.setTrusted(true);
-    expect(engine.registry.current().states.find((s) => s.hook.name === 'user-guard')?.active).toBe(false);
+    expect(engine.registry.current().states.find((s) => s.hook.name === 'user-guard')?.active).toBe(true);
+    expect(engine.registry.current().states.find((s) => s.hook.name === 'Cancellation')?.active).toBe(true);
+    expect(engine.dispatcher.timeoutFor(engine.registry.current().states.find((s) => s.hook.name === 'user-guard')!.hook)).toBe(600_000);
+    expect(new Set(engine.problems.filter((p) => p.code === 'workspace-only').map((p) => p.path))).toEqual(
+      new Set([
+        'disableAllHooks',
+        'builtins.Cancellation',
+        'defaults.commandTimeoutMs',
+        'defaults.interceptorTimeoutMs',
+        'defaults.approvalTimeoutMs',
+        'allowedHttpHookUrls',
+      ]),
+    );
     await expect.poll(() => existsSync(marker), { timeout: 10_000 }).toBe(true);
     expect(Number(readFileSync(marker, 'utf8'))).toBeGreaterThan(0);
   });
 
-  it('a trusted workspace may narrow the user URL allowlist, never widen it', async () => {
+  it("a trusted workspace's URL allowlist narrows its own http hooks, never widens them, and leaves the user's alone", async () => {
     const http = await listen();
     const home = mkdtempSync(path.join(tmpdir(), 'hookpilot-narrow-home-'));
     cleanups.push(() => rmSync(home, { recursive: true, force: true }));
@@ -114,14 +127,18 @@ describe('an untrusted workspace contributes nothing', () => {
       userSettings,
       JSON.stringify({
         'hookpilot.hooks': {
-          allowedHttpHookUrls: [`${http.url}/a`, `${http.url}/b`],
+          allowedHttpHookUrls: [`${http.url}/a`, `${http.url}/b`, `${http.url}/ws-a`, `${http.url}/ws-b`],
           hooks: { PreToolUse: [{ hooks: [hook('a'), hook('b'), hook('c')] }] },
         },
       }),
     );
-    // The workspace tries to add /c, with a port wildcard the user's list does not have.
+    // The workspace tries to add /ws-c, with a port wildcard the user's list does not have; its list leaves out /a and /b.
+    const wsHooks = { PreToolUse: [{ hooks: [hook('ws-a'), hook('ws-b'), hook('ws-c')] }] };
     const ws = makeWorkspace({
-      '.vscode/hooks.json': JSON.stringify({ allowedHttpHookUrls: [`${http.url}/a`, `${http.url}/c`, 'http://127.0.0.1:*/b'] }),
+      '.vscode/hooks.json': JSON.stringify({
+        hooks: wsHooks,
+        allowedHttpHookUrls: [`${http.url}/ws-a`, `${http.url}/ws-c`, 'http://127.0.0.1:*/ws-b'],
+      }),
     });
     cleanups.push(ws.cleanup);
     const engine = new HookEngine({ projectDir: ws.dir, storageDir: path.join(home, 'storage'), trusted: true });
@@ -129,18 +146,18 @@ describe('an untrusted workspace contributes nothing', () => {
     await engine.reload(loadWorkspaceConfigs(ws.dir, { userSettingsFile: userSettings }));
     const result = await engine.dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }, { cwd: ws.dir }));
     const status = Object.fromEntries(result.runs.filter((r) => r.handler === 'http').map((r) => [r.hookName, r.status]));
-    // /a and /b pass both lists; /c passes only the workspace's.
-    expect(status).toEqual({ a: 'success', b: 'success', c: 'error' });
-    expect(http.hits.sort()).toEqual(['/a', '/b']);
+    // The user's hooks answer to the user's list alone; the workspace's to both.
+    expect(status).toEqual({ a: 'success', b: 'success', c: 'error', 'ws-a': 'success', 'ws-b': 'success', 'ws-c': 'error' });
+    expect(http.hits.sort()).toEqual(['/a', '/b', '/ws-a', '/ws-b']);
 
-    writeFileSync(ws.file('.vscode/hooks.json'), JSON.stringify({ allowedHttpHookUrls: [`${http.url}/a`] }));
+    writeFileSync(ws.file('.vscode/hooks.json'), JSON.stringify({ hooks: wsHooks, allowedHttpHookUrls: [`${http.url}/ws-a`] }));
     await engine.reload(loadWorkspaceConfigs(ws.dir, { userSettingsFile: userSettings }));
     http.hits.length = 0;
     const narrowed = await engine.dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }, { cwd: ws.dir }));
-    expect(narrowed.runs.find((r) => r.hookName === 'b')).toMatchObject({
+    expect(narrowed.runs.find((r) => r.hookName === 'ws-b')).toMatchObject({
       status: 'error',
       error: expect.stringContaining("the workspace's allowedHttpHookUrls"),
     });
-    expect(http.hits).toEqual(['/a']);
+    expect(http.hits.sort()).toEqual(['/a', '/b', '/ws-a']);
   });
 });

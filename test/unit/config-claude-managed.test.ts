@@ -110,7 +110,7 @@ describe("Claude Code's settings files as sources", () => {
     expect(active.map((s) => s.hook.source.kind)).toEqual(['claudeUser']);
   });
 
-  it("disableAllHooks in Claude's files follows Claude Code's precedence and reaches only their hooks", () => {
+  it("disableAllHooks in Claude's files reaches only their hooks; the project's only the project's", () => {
     const home = temp();
     const project = temp();
     write(path.join(home, '.claude', 'settings.json'), { ...guard('user-guard'), disableAllHooks: true });
@@ -120,11 +120,21 @@ describe("Claude Code's settings files as sources", () => {
     expect(userOff.byCommand('user-guard')?.inactiveReason).toBe('all-disabled');
     expect(userOff.byCommand('project-guard')?.inactiveReason).toBe('all-disabled');
     expect(userOff.byCommand('hookpilot-guard')?.active).toBe(true);
-    // A project (or local) false beats the user's true, as in Claude Code.
+    // Unlike Claude Code, a project (or local) false does not undo the user's true.
     write(path.join(project, '.claude', 'settings.local.json'), { disableAllHooks: false });
     const localOn = states([own, ...readClaudeSettingsConfigs(claudeSettingsFiles(project, home))]);
-    expect(localOn.byCommand('user-guard')?.active).toBe(true);
-    expect(localOn.byCommand('project-guard')?.active).toBe(true);
+    expect(localOn.byCommand('user-guard')?.inactiveReason).toBe('all-disabled');
+    expect(localOn.byCommand('project-guard')?.inactiveReason).toBe('all-disabled');
+    // The project's true turns off the project's hooks, not the user's; local over project, as in Claude Code.
+    write(path.join(home, '.claude', 'settings.json'), guard('user-guard'));
+    write(path.join(project, '.claude', 'settings.json'), { ...guard('project-guard'), disableAllHooks: true });
+    const projectOff = states([own, ...readClaudeSettingsConfigs(claudeSettingsFiles(project, home))]);
+    expect(projectOff.byCommand('user-guard')?.active).toBe(true);
+    expect(projectOff.byCommand('project-guard')?.active).toBe(true);
+    write(path.join(project, '.claude', 'settings.local.json'), {});
+    const projectOnly = states([own, ...readClaudeSettingsConfigs(claudeSettingsFiles(project, home))]);
+    expect(projectOnly.byCommand('user-guard')?.active).toBe(true);
+    expect(projectOnly.byCommand('project-guard')?.inactiveReason).toBe('all-disabled');
   });
 
   it("hookpilot.hooks.claudeSettings: only the user's settings file decides; off reads none of them", () => {

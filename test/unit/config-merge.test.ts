@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadHooksDocument, loadHooksValue } from '../../src/core/hooks/config/config-loader';
 import { mergeConfigs } from '../../src/core/hooks/config/merge-configs';
+import { HookRegistry } from '../../src/core/hooks/registry';
 
 const hooksJson = (text: string) => loadHooksDocument(text, { kind: 'hooksJson', file: '.vscode/hooks.json' });
 
@@ -73,7 +74,7 @@ describe('mergeConfigs', () => {
     expect(merged.problems.filter((p) => p.code === 'unknown-server').map((p) => p.path)).toEqual(['hooks.PreToolUse[1].server']);
   });
 
-  it('merges builtins and defaults, lets the later disableAllHooks win; a workspace only narrows the allowlists', () => {
+  it('merges builtins and defaults, lets the later disableAllHooks win, each within its scope; a workspace only narrows the allowlists', () => {
     const user = loadHooksValue(
       {
         builtins: { Metrics: { enabled: true, options: { window: 5 } }, TodoGuard: true },
@@ -94,18 +95,24 @@ describe('mergeConfigs', () => {
       { kind: 'workspace' },
     );
     const merged = mergeConfigs([user, workspace, hooksJson('{}')]);
+    // The workspace cannot turn off what the user turned on.
     expect(merged.builtins).toEqual({
-      Metrics: { enabled: false, options: { window: 5 } },
+      Metrics: { enabled: true, options: { window: 5 } },
       TodoGuard: { enabled: true },
       AuditLog: { enabled: true },
     });
-    expect(merged.defaults).toEqual({ observerTimeoutMs: 100, commandTimeoutMs: 2000 });
-    expect(merged.disableAllHooks).toBe(false);
-    // The user's list stands; the workspace's can only narrow it (a URL must pass both).
+    expect(merged.defaults).toEqual({ observerTimeoutMs: 100, commandTimeoutMs: 1000 });
+    expect(merged.workspaceDefaults).toEqual({ commandTimeoutMs: 2000 });
+    expect(merged.disableAllHooks).toBe(true);
+    expect(merged.switches).toEqual({ disableAllHooks: true, disableWorkspaceHooks: false });
+    const later = loadHooksValue({ disableAllHooks: false }, { kind: 'user' });
+    expect(mergeConfigs([user, later]).disableAllHooks).toBe(false);
+    // The user's list stands; the workspace's can only narrow it for its own hooks (a URL must pass both).
     expect(merged.allowedHttpHookUrls).toEqual(['http://127.0.0.1:*/*']);
     expect(merged.workspaceHttpHookUrls).toEqual(['http://localhost:*/*', 'http://127.0.0.1:*/*']);
-    // The user set no env var list: the workspace's is the list.
-    expect(merged.httpHookAllowedEnvVars).toEqual(['TOKEN']);
+    // The user set no env var list: the workspace's holds for its own hooks only.
+    expect(merged.httpHookAllowedEnvVars).toBeUndefined();
+    expect(merged.workspaceHttpHookAllowedEnvVars).toEqual(['TOKEN']);
     expect(mergeConfigs([user]).disableAllHooks).toBe(true);
     expect(mergeConfigs([hooksJson('{}')]).allowedHttpHookUrls).toBeUndefined();
   });
@@ -116,12 +123,13 @@ describe('mergeConfigs', () => {
     const merged = mergeConfigs([user, workspace]);
     expect(merged.allowedHttpHookUrls).toEqual(['http://127.0.0.1:*/*']);
     expect(merged.workspaceHttpHookUrls).toEqual(['*']);
-    expect(merged.httpHookAllowedEnvVars).toEqual(['B']);
-    // No workspace list: the user's list alone; no user list: the workspace's is the list (as in Claude Code).
+    expect(merged.httpHookAllowedEnvVars).toEqual(['A', 'B']);
+    expect(merged.workspaceHttpHookAllowedEnvVars).toEqual(['B']);
+    // No workspace list: the user's list alone; no user list: the workspace's bounds its own hooks only.
     const userOnly = mergeConfigs([user, hooksJson('{}')]);
     expect([userOnly.allowedHttpHookUrls, userOnly.workspaceHttpHookUrls]).toEqual([['http://127.0.0.1:*/*'], undefined]);
     const workspaceOnly = mergeConfigs([loadHooksValue({}, { kind: 'user' }), workspace]);
-    expect([workspaceOnly.allowedHttpHookUrls, workspaceOnly.workspaceHttpHookUrls]).toEqual([['*'], undefined]);
+    expect([workspaceOnly.allowedHttpHookUrls, workspaceOnly.workspaceHttpHookUrls]).toEqual([undefined, ['*']]);
     // A `--hooks` file is the person's own, like user settings.
     const cli = loadHooksDocument('{ "allowedHttpHookUrls": ["http://localhost:*/*"] }', { kind: 'cli', file: '/tmp/extra.json' });
     expect(mergeConfigs([user, cli, workspace]).allowedHttpHookUrls).toEqual(['http://127.0.0.1:*/*', 'http://localhost:*/*']);
@@ -161,6 +169,9 @@ describe('mergeConfigs', () => {
     expect(merged.allowedHttpHookUrls).toEqual(['http://127.0.0.1:*/*']);
     expect(merged.workspaceHttpHookUrls).toBeUndefined();
     expect(merged.httpHookAllowedEnvVars).toBeUndefined();
+    expect(merged.workspaceHttpHookAllowedEnvVars).toBeUndefined();
+    expect(merged.workspaceDefaults).toBeUndefined();
+    expect(merged.problems.filter((p) => p.code === 'workspace-only')).toEqual([]);
     expect(merged.servers.map((s) => s.name)).toEqual(['mine']);
     // Listed (the registry never activates them), with their problems; the rpc hook names a declared server: no false alarm.
     expect(merged.hooks.map((h) => h.source.kind)).toEqual(['workspace', 'folder', 'hooksJson']);
@@ -168,7 +179,114 @@ describe('mergeConfigs', () => {
     expect(merged.problems.filter((p) => p.code === 'unknown-server')).toEqual([]);
     // A config of unknown origin counts as the workspace's.
     expect(mergeConfigs([{ ...workspace, source: undefined }], { trusted: false }).defaults).toEqual({});
-    // Trusted, the same sources apply.
-    expect(mergeConfigs([user, file]).disableAllHooks).toBe(true);
+    // Trusted, the same sources apply, to the workspace's own hooks.
+    expect(mergeConfigs([user, file]).switches?.disableWorkspaceHooks).toBe(true);
+  });
+});
+
+describe("a trusted workspace's settings reach its own hooks only", () => {
+  const guard = (command: string) => ({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command }] }] } });
+  const user = (extra: Record<string, unknown> = {}) =>
+    loadHooksValue({ ...guard('user-guard'), ...extra }, { kind: 'user', file: '/home/u/settings.json' });
+  const workspaceFile = (extra: Record<string, unknown>) => hooksJson(JSON.stringify({ ...guard('ws-guard'), ...extra }));
+  const states = (merged: ReturnType<typeof mergeConfigs>) => {
+    const registry = new HookRegistry({ trusted: true });
+    registry.load(merged.hooks, merged.switches);
+    const byCommand = (command: string) =>
+      registry.current().states.find((s) => s.hook.spec.type === 'command' && s.hook.spec.command === command);
+    return { user: byCommand('user-guard'), workspace: byCommand('ws-guard'), byCommand };
+  };
+  const scopeWarnings = (merged: ReturnType<typeof mergeConfigs>) =>
+    merged.problems.filter((p) => p.code === 'workspace-only').map((p) => [p.severity, p.file, p.path]);
+
+  it("disableAllHooks in hooks.json turns off the workspace's hooks, not the user's, and says so", () => {
+    const merged = mergeConfigs([user(), workspaceFile({ disableAllHooks: true })]);
+    expect(states(merged).user).toMatchObject({ active: true });
+    expect(states(merged).workspace).toMatchObject({ active: false, inactiveReason: 'all-disabled' });
+    expect(merged.disableAllHooks).toBeUndefined();
+    expect(scopeWarnings(merged)).toEqual([['warning', '.vscode/hooks.json', 'disableAllHooks']]);
+    expect(merged.problems.find((p) => p.code === 'workspace-only')?.message).toMatch(/"disableAllHooks".*only this workspace's hooks/);
+    // The same from the workspace's settings.
+    const settings = loadHooksValue({ disableAllHooks: true }, { kind: 'workspace', file: '/w/.vscode/settings.json' });
+    expect(states(mergeConfigs([user(), settings])).user).toMatchObject({ active: true });
+  });
+
+  it("the user's disableAllHooks turns every hook off; a workspace false does not turn them back on", () => {
+    const merged = mergeConfigs([user({ disableAllHooks: true }), workspaceFile({ disableAllHooks: false })]);
+    expect(states(merged).user?.inactiveReason).toBe('all-disabled');
+    expect(states(merged).workspace?.inactiveReason).toBe('all-disabled');
+    expect(merged.disableAllHooks).toBe(true);
+    expect(scopeWarnings(merged)).toEqual([['warning', '.vscode/hooks.json', 'disableAllHooks']]);
+    // A workspace that agrees with the user changes nothing and is not warned about.
+    expect(scopeWarnings(mergeConfigs([user({ disableAllHooks: true }), workspaceFile({ disableAllHooks: true })]))).toEqual([]);
+    expect(scopeWarnings(mergeConfigs([user(), workspaceFile({ disableAllHooks: false })]))).toEqual([]);
+  });
+
+  it("disableAllHooks in .claude/settings.json does not reach ~/.claude/settings.json's hooks", () => {
+    const claudeUser = (extra: Record<string, unknown> = {}) =>
+      loadHooksDocument(JSON.stringify({ ...guard('user-guard'), ...extra }), { kind: 'claudeUser', file: '/h/.claude/settings.json' });
+    const project = (extra: Record<string, unknown>) =>
+      loadHooksDocument(JSON.stringify({ ...guard('ws-guard'), ...extra }), { kind: 'claudeProject', file: '/w/.claude/settings.json' });
+    const merged = mergeConfigs([claudeUser(), project({ disableAllHooks: true })]);
+    expect(states(merged).user).toMatchObject({ active: true });
+    expect(states(merged).workspace?.inactiveReason).toBe('all-disabled');
+    expect(scopeWarnings(merged)).toEqual([['warning', '/w/.claude/settings.json', 'disableAllHooks']]);
+    // The user's true is not undone by a project false.
+    const off = mergeConfigs([claudeUser({ disableAllHooks: true }), project({ disableAllHooks: false })]);
+    expect(states(off).user?.inactiveReason).toBe('all-disabled');
+    expect(states(off).workspace?.inactiveReason).toBe('all-disabled');
+  });
+
+  it("defaults of the workspace time its own hooks; the user's hooks keep the user's", () => {
+    const merged = mergeConfigs([
+      user({ defaults: { observerTimeoutMs: 100 } }),
+      workspaceFile({ defaults: { commandTimeoutMs: 1, interceptorTimeoutMs: 1, observerTimeoutMs: 100 } }),
+    ]);
+    expect(merged.defaults).toEqual({ observerTimeoutMs: 100 });
+    expect(merged.workspaceDefaults).toEqual({ commandTimeoutMs: 1, interceptorTimeoutMs: 1, observerTimeoutMs: 100 });
+    // The value the user's hooks keep anyway is no news.
+    expect(scopeWarnings(merged)).toEqual([
+      ['warning', '.vscode/hooks.json', 'defaults.commandTimeoutMs'],
+      ['warning', '.vscode/hooks.json', 'defaults.interceptorTimeoutMs'],
+    ]);
+  });
+
+  it("allowlists of the workspace narrow its own http hooks only; the user's bound every hook", () => {
+    const workspace = workspaceFile({ allowedHttpHookUrls: [], httpHookAllowedEnvVars: ['B', 'C'] });
+    const noLists = mergeConfigs([user(), workspace]);
+    expect(noLists.allowedHttpHookUrls).toBeUndefined();
+    expect(noLists.httpHookAllowedEnvVars).toBeUndefined();
+    expect(noLists.workspaceHttpHookUrls).toEqual([]);
+    expect(noLists.workspaceHttpHookAllowedEnvVars).toEqual(['B', 'C']);
+    expect(scopeWarnings(noLists)).toEqual([
+      ['warning', '.vscode/hooks.json', 'allowedHttpHookUrls'],
+      ['warning', '.vscode/hooks.json', 'httpHookAllowedEnvVars'],
+    ]);
+    const lists = mergeConfigs([user({ allowedHttpHookUrls: ['http://127.0.0.1:*/*'], httpHookAllowedEnvVars: ['A', 'B'] }), workspace]);
+    expect(lists.allowedHttpHookUrls).toEqual(['http://127.0.0.1:*/*']);
+    expect(lists.httpHookAllowedEnvVars).toEqual(['A', 'B']);
+    expect(lists.workspaceHttpHookUrls).toEqual([]);
+    // A workspace variable counts for its hooks only where the user's list has it too.
+    expect(lists.workspaceHttpHookAllowedEnvVars).toEqual(['B']);
+  });
+
+  it('builtins: a workspace may turn one on, never off one that the user or the defaults turn on', () => {
+    const merged = mergeConfigs([
+      user({ builtins: { Metrics: false } }),
+      workspaceFile({ builtins: { Cancellation: false, AuditLog: { enabled: false }, AutoCommit: true, Metrics: true, TurnStats: true } }),
+    ]);
+    expect(merged.builtins).toEqual({
+      Metrics: { enabled: false },
+      AutoCommit: { enabled: true },
+      TurnStats: { enabled: true },
+    });
+    expect(scopeWarnings(merged)).toEqual([
+      ['warning', '.vscode/hooks.json', 'builtins.Cancellation'],
+      ['warning', '.vscode/hooks.json', 'builtins.AuditLog'],
+      ['warning', '.vscode/hooks.json', 'builtins.Metrics'],
+    ]);
+    expect(merged.problems.find((p) => p.path === 'builtins.AuditLog')?.message).toMatch(
+      /^"builtins.AuditLog": false here is ignored: .*on by default; it keeps running/,
+    );
   });
 });

@@ -170,14 +170,14 @@ describe('HookDispatcher', () => {
     expect(r.runs[0].failedClosed).toBe(true);
   });
 
-  it('PermissionRequest: the first override wins, and a timed-out approval denies', async () => {
+  it('PermissionRequest: of equal answers the first wins, and a timed-out approval denies', async () => {
     const { add, dispatcher } = makeEngine({ timeouts: { approvalMs: 60 } });
     const slow = deferred();
     add(
-      hook('slow-deny', {
+      hook('slow-allow', {
         onPermissionRequest: async () => {
           await slow.promise;
-          return actions.override('deny', 'late');
+          return actions.override('allow', 'late');
         },
       }),
     );
@@ -362,6 +362,86 @@ describe('HookDispatcher', () => {
     await dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'npm test && git push' }));
     await dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'npm test' }));
     expect(ran).toEqual(['if-git']);
+  });
+});
+
+describe('PermissionRequest across hooks', () => {
+  type Answer = 'allow' | 'deny' | 'ask' | undefined;
+  /** Command hooks whose answers come from `answers` by hook name; `ran` records who ran. */
+  function permissionHooks(answers: Record<string, Answer>, delays: Record<string, number> = {}) {
+    const ran: string[] = [];
+    const cmd = {
+      run: async (inv: { hook: HookDefinition }) => {
+        await new Promise((resolve) => setTimeout(resolve, delays[inv.hook.name] ?? 0));
+        ran.push(inv.hook.name);
+        const behavior = answers[inv.hook.name];
+        const effects = behavior ? { permission: { behavior, message: `${inv.hook.name} says ${behavior}` } } : {};
+        return { status: 'success' as const, effects, trace: { durationMs: 0 } };
+      },
+    };
+    const engine = makeEngine({ handlers: { command: cmd } });
+    const def = (name: string, over: Partial<HookDefinition> = {}) => commandDef(name, { event: 'PermissionRequest', ...over });
+    return { ...engine, ran, def };
+  }
+  const request = () => toolPayload('PermissionRequest', 'Bash', { command: 'echo pwned > pwned.txt' });
+
+  it("a workspace hook that answers allow first does not pre-empt the user's deny", async () => {
+    const { addDefinitions, dispatcher, ran, def } = permissionHooks({ 'ws-allow': 'allow', 'user-deny': 'deny' });
+    addDefinitions([
+      def('ws-allow', { priority: -10, source: { kind: 'hooksJson', file: '.vscode/hooks.json' } }),
+      def('user-deny', { source: { kind: 'user' } }),
+    ]);
+    const r = await dispatcher.dispatch(request());
+    expect(ran).toEqual(['ws-allow', 'user-deny']);
+    expect(r.permission).toMatchObject({ behavior: 'deny', hookName: 'user-deny', message: 'user-deny says deny' });
+  });
+
+  it('within a group, a deny that comes later still wins over an allow', async () => {
+    const { addDefinitions, dispatcher, def } = permissionHooks({ 'fast-allow': 'allow', 'slow-deny': 'deny' }, { 'slow-deny': 30 });
+    addDefinitions([def('slow-deny'), def('fast-allow')]);
+    expect((await dispatcher.dispatch(request())).permission).toMatchObject({ behavior: 'deny', hookName: 'slow-deny' });
+  });
+
+  it('ask wins over allow; among equal answers the first stays; a deny ends the later groups', async () => {
+    const { addDefinitions, dispatcher, ran, def } = permissionHooks({ first: 'allow', asker: 'ask', second: 'ask', denier: 'deny' });
+    addDefinitions([def('first', { priority: -1 }), def('asker'), def('second', { priority: 1 })]);
+    expect((await dispatcher.dispatch(request())).permission).toMatchObject({ behavior: 'ask', hookName: 'asker' });
+    addDefinitions([def('denier', { priority: 2 }), def('never', { priority: 3 })]);
+    ran.length = 0;
+    const r = await dispatcher.dispatch(request());
+    expect(r.permission).toMatchObject({ behavior: 'deny', hookName: 'denier' });
+    expect(ran).toEqual(['first', 'asker', 'second', 'denier']);
+    expect(r.runs.find((run) => run.hookName === 'never')?.status).toBe('skipped');
+  });
+
+  it('a failing hook denies, whatever another hook allowed', async () => {
+    const cmd = {
+      run: async (inv: { hook: HookDefinition }) =>
+        inv.hook.name === 'crash'
+          ? { status: 'error' as const, error: 'boom', trace: { durationMs: 0 } }
+          : { status: 'success' as const, effects: { permission: { behavior: 'allow' as const } }, trace: { durationMs: 0 } },
+    };
+    const { addDefinitions, dispatcher } = makeEngine({ handlers: { command: cmd } });
+    addDefinitions([
+      commandDef('allow', { event: 'PermissionRequest', priority: -1 }),
+      commandDef('crash', { event: 'PermissionRequest' }),
+    ]);
+    const r = await dispatcher.dispatch(toolPayload('PermissionRequest', 'Bash', { command: 'ls' }));
+    expect(r.permission).toMatchObject({ behavior: 'deny', hookName: 'crash' });
+  });
+});
+
+describe('default timeouts by scope', () => {
+  it("the workspace's defaults time its own hooks; the user's and the built-ins keep theirs", () => {
+    const { dispatcher } = makeEngine();
+    dispatcher.setTimeouts({ commandMs: 20_000 }, { commandMs: 1, interceptorMs: 1, observerMs: 1 });
+    const workspace = { kind: 'hooksJson', file: '.vscode/hooks.json' } as const;
+    expect(dispatcher.timeoutFor(commandDef('user'))).toBe(20_000);
+    expect(dispatcher.timeoutFor(commandDef('ws', { source: workspace }))).toBe(1);
+    const builtin = commandDef('Cancellation', { source: { kind: 'builtin' }, spec: { type: 'builtin', builtin: 'Cancellation' } });
+    expect(dispatcher.timeoutFor(builtin)).toBe(5_000);
+    expect(dispatcher.timeoutFor({ ...builtin, source: workspace })).toBe(1);
+    expect(dispatcher.timeoutFor(commandDef('claude', { source: { kind: 'claudeUser' }, event: 'Stop' }))).toBe(20_000);
   });
 });
 

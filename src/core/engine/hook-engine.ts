@@ -10,10 +10,10 @@ import { BuiltinHooks } from '../hooks/builtins/builtin-hooks';
 import { BUILTINS_OFF_BY_DEFAULT } from '../hooks/builtins/builtin-names';
 import { claudeSettingsFiles } from '../hooks/config/claude-settings';
 import type { ConfigProblem } from '../hooks/config/config-problems';
-import { emptyConfig, type LoadedConfig } from '../hooks/config/loaded-config';
+import { emptyConfig, type HookDefaults, type LoadedConfig } from '../hooks/config/loaded-config';
 import { mergeConfigs } from '../hooks/config/merge-configs';
 import { checkHookScripts } from '../hooks/config/script-diagnostics';
-import { HookDispatcher } from '../hooks/dispatcher';
+import { HookDispatcher, type TimeoutDefaults } from '../hooks/dispatcher';
 import { selects } from '../hooks/hook-selection';
 import { BuiltinHookHandler } from '../hooks/handlers/builtin-handler';
 import { CommandHookHandler } from '../hooks/handlers/command-handler';
@@ -30,7 +30,7 @@ import { SpawnerPool } from '../process/spawner/spawner-pool';
 import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload, HookSource } from '../hooks/types';
 import { hookDependencyFiles, nodeManifests, protectedHookFiles, scriptFolders, serverDependencyFiles } from './protected-files';
 import { FOLDER_PIN_LIMITS, ScriptPins, type PinSpec } from './script-pins';
-import { limitHttpUrls } from './workspace-url-limit';
+import { scopeHttpHandlers } from './scoped-http-handler';
 import { errorMessage } from '../error-message';
 
 export type EngineLogger = (level: 'info' | 'warn' | 'error', message: string) => void;
@@ -177,27 +177,24 @@ export class HookEngine {
     this.config = mergeConfigs(configs, { trusted: this.options.trusted });
     this.scriptProblems = [...checkHookScripts(this.config.hooks, this.options.projectDir), ...this.unknownBuiltins()];
     this.pinScripts();
-    const d = this.config.defaults;
-    this.dispatcher.setTimeouts({
-      observerMs: d.observerTimeoutMs,
-      interceptorMs: d.interceptorTimeoutMs,
-      approvalMs: d.approvalTimeoutMs,
-      commandMs: d.commandTimeoutMs,
-    });
-    // The URL and env allowlists come from configuration, so the http handler follows it.
-    const http = new HttpHookHandler({
-      env: this.options.env,
-      allowedUrls: this.config.allowedHttpHookUrls,
-      allowedEnvVars: this.config.httpHookAllowedEnvVars,
-      spillDir: path.join(this.options.storageDir, 'spill'),
-      redact: this.redactAtRest,
-    });
-    this.handlers.http = limitHttpUrls(http, this.config.workspaceHttpHookUrls);
+    this.dispatcher.setTimeouts(timeoutsOf(this.config.defaults), timeoutsOf(this.config.workspaceDefaults ?? {}));
+    // The URL and env allowlists come from configuration, so the http handlers follow it.
+    const http = (allowedEnvVars: string[] | undefined) =>
+      new HttpHookHandler({
+        env: this.options.env,
+        allowedUrls: this.config.allowedHttpHookUrls,
+        allowedEnvVars,
+        spillDir: path.join(this.options.storageDir, 'spill'),
+        redact: this.redactAtRest,
+      });
+    const { httpHookAllowedEnvVars: ownVars, workspaceHttpHookAllowedEnvVars: workspaceVars } = this.config;
+    this.handlers.http = scopeHttpHandlers(http(ownVars), http(workspaceVars ?? ownVars), this.config.workspaceHttpHookUrls);
     if (this.startsProcesses) await this.rpcPool.sync(this.config.servers);
     this.rebuild();
     const commandHooks = this.registry.current().states.some((s) => s.active && s.hook.spec.type === 'command');
     if (commandHooks && this.startsProcesses && this.processes instanceof SpawnerPool) this.processes.warmUp();
-    for (const p of this.problems.filter((x) => x.severity === 'error'))
+    // Errors, and a workspace's value that does not reach the user's hooks: a run must say so.
+    for (const p of this.problems.filter((x) => x.severity === 'error' || x.code === 'workspace-only'))
       this.log('warn', `${p.file ?? p.sourceKind}${p.line ? `:${p.line}:${p.column}` : ''}: ${p.message}`);
   }
 
@@ -410,6 +407,15 @@ export class HookEngine {
       this.log('error', `audit: ${errorMessage(err)}`);
     }
   }
+}
+
+function timeoutsOf(defaults: HookDefaults): Partial<TimeoutDefaults> {
+  return {
+    observerMs: defaults.observerTimeoutMs,
+    interceptorMs: defaults.interceptorTimeoutMs,
+    approvalMs: defaults.approvalTimeoutMs,
+    commandMs: defaults.commandTimeoutMs,
+  };
 }
 
 const SERVER_PIN = 'server:';

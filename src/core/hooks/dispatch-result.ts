@@ -45,7 +45,7 @@ export interface DispatchResult {
   updatedToolOutput?: unknown;
   llmRequest?: Record<string, unknown>;
   llmResponse?: Record<string, unknown>;
-  /** PermissionRequest: the first override wins (docs/design.md#observers-interceptors-approvers). */
+  /** PermissionRequest: the strictest answer wins, deny > ask > allow, the first of equals (docs/hooks.md#dispatch-order-and-aggregation). */
   permission?: NonNullable<HookEffects['permission']> & { hookName: string };
   /** `continue: false` from a hook: end the session. */
   stop?: { reason?: string; hookName: string };
@@ -59,6 +59,7 @@ export interface DispatchResult {
 }
 
 const DECISION_RANK = { allow: 1, ask: 2, defer: 3, deny: 4 } as const;
+const PERMISSION_RANK = { allow: 1, ask: 2, deny: 3 } as const;
 
 export function emptyResult(event: HookEventName, dispatchId: string): DispatchResult {
   return {
@@ -151,14 +152,15 @@ export class ResultAggregator {
 
   /** Whether later priority groups must not run. */
   get stopsLaterGroups(): boolean {
-    return this.result.blocked || this.result.decision === 'deny' || this.result.stop !== undefined || this.result.abort !== undefined;
+    const r = this.result;
+    return r.blocked || r.decision === 'deny' || r.permission?.behavior === 'deny' || r.stop !== undefined || r.abort !== undefined;
   }
 
   private block(hookName: string, reason: string): void {
     const r = this.result;
     r.blockingErrors.push({ hookName, reason });
     if (r.event === 'PermissionRequest') {
-      r.permission ??= { behavior: 'deny', message: reason, hookName };
+      this.answer({ behavior: 'deny', message: reason }, hookName);
       return;
     }
     if (EVENT_INFO[r.event].kind === 'observe') return;
@@ -172,12 +174,21 @@ export class ResultAggregator {
     if (!current || DECISION_RANK[decision] > DECISION_RANK[current]) this.result.decision = decision;
   }
 
+  /**
+   * A PermissionRequest answer: a stricter one replaces the answer so far, so that a hook that
+   * answers allow first (a lower priority, a faster script) cannot pre-empt another's deny.
+   */
+  private answer(permission: NonNullable<HookEffects['permission']>, hookName: string): void {
+    const current = this.result.permission;
+    if (!current || PERMISSION_RANK[permission.behavior] > PERMISSION_RANK[current.behavior])
+      this.result.permission = { ...permission, hookName };
+  }
+
   private applyEffects(hook: HookDefinition, e: HookEffects): void {
     const r = this.result;
     if (e.decision) {
       if (r.event === 'PermissionRequest') {
-        if (e.decision !== 'block' && e.decision !== 'defer')
-          r.permission ??= { behavior: e.decision, message: e.reason, hookName: hook.name };
+        if (e.decision !== 'block' && e.decision !== 'defer') this.answer({ behavior: e.decision, message: e.reason }, hook.name);
       } else if (r.event === 'PreToolUse') {
         if (e.decision === 'block') this.block(hook.name, e.reason ?? `blocked by hook "${hook.name}"`);
         else {
@@ -188,7 +199,7 @@ export class ResultAggregator {
         this.block(hook.name, e.reason ?? `blocked by hook "${hook.name}"`);
       }
     }
-    if (e.permission && r.event === 'PermissionRequest') r.permission ??= { ...e.permission, hookName: hook.name };
+    if (e.permission && r.event === 'PermissionRequest') this.answer(e.permission, hook.name);
     if (e.additionalContext) this.addContext(hook.name, e.additionalContext);
     if (e.systemMessage) r.systemMessages.push(e.systemMessage);
     if (e.warnings) r.warnings.push(...e.warnings);

@@ -6,6 +6,7 @@ import { emptyResult, ResultAggregator, type DispatchResult, type HookRunSummary
 import { EVENT_INFO, type HookEventName } from './events';
 import { HookAbort } from './hook-abort';
 import { selects } from './hook-selection';
+import { isWorkspaceSourced } from './hook-switches';
 import type { RegistrySnapshot } from './registry';
 import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload } from './types';
 import { errorMessage } from '../error-message';
@@ -72,6 +73,8 @@ export interface DispatchOptions {
  */
 export class HookDispatcher {
   private timeouts: TimeoutDefaults;
+  /** For the workspace's hooks: its `defaults` time those alone, never the user's guards. */
+  private workspaceTimeouts: TimeoutDefaults;
   private readonly inFlightObservers = new Set<Promise<unknown>>();
   private readonly asyncContexts = new Map<string, TaggedContext[]>();
   private readonly asyncRuns = new Set<AsyncRun>();
@@ -82,6 +85,7 @@ export class HookDispatcher {
 
   constructor(private readonly options: DispatcherOptions) {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(options.timeouts) };
+    this.workspaceTimeouts = this.timeouts;
   }
 
   /** Where hook runs are recorded; the agent records its permission decisions there too. */
@@ -94,9 +98,10 @@ export class HookDispatcher {
     return this.hookRan.on(listener);
   }
 
-  /** Config `defaults` change on reload. */
-  setTimeouts(timeouts: Partial<TimeoutDefaults>): void {
+  /** Config `defaults` change on reload: the person's for every hook, the workspace's over them for its own. */
+  setTimeouts(timeouts: Partial<TimeoutDefaults>, workspace: Partial<TimeoutDefaults> = {}): void {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(this.options.timeouts), ...definedOnly(timeouts) };
+    this.workspaceTimeouts = { ...this.timeouts, ...definedOnly(workspace) };
   }
 
   /** Runs one hook on its own (test-fire from the Hook Manager or the CLI), audited as usual. */
@@ -244,13 +249,14 @@ export class HookDispatcher {
 
   timeoutFor(hook: HookDefinition): number {
     if (hook.timeoutMs !== undefined) return hook.timeoutMs;
+    const timeouts = isWorkspaceSourced(hook) ? this.workspaceTimeouts : this.timeouts;
     if (hook.spec.type === 'command' || hook.spec.type === 'http' || hook.spec.type === 'mcp_tool')
-      return this.timeouts.commandMs ?? processHookTimeoutMs(hook.event);
+      return timeouts.commandMs ?? processHookTimeoutMs(hook.event);
     // Claude Code's defaults for model hooks: 30 s for a prompt, 60 s for an agent.
     if (hook.spec.type === 'prompt') return 30_000;
     if (hook.spec.type === 'agent') return 60_000;
     const kind = EVENT_INFO[hook.event].kind;
-    return kind === 'observe' ? this.timeouts.observerMs : kind === 'approve' ? this.timeouts.approvalMs : this.timeouts.interceptorMs;
+    return kind === 'observe' ? timeouts.observerMs : kind === 'approve' ? timeouts.approvalMs : timeouts.interceptorMs;
   }
 
   /** Claude Code fails open; approvals default to deny (docs/design.md#failure-policy). */

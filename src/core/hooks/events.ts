@@ -39,7 +39,7 @@ export type HookEventName = (typeof HOOK_EVENTS)[number];
 
 /**
  * observe: fan-out, never delays the loop. intercept: returns a decision the loop waits
- * for. approve: answers a permission request; the first override wins, timeout denies.
+ * for. approve: answers a permission request; the strictest answer wins, timeout denies.
  */
 export type EventKind = 'observe' | 'intercept' | 'approve';
 

@@ -1,10 +1,7 @@
 import { Emitter, type Disposable } from '../events-emitter';
 import type { HookEventName } from './events';
-import { isLockedSource, switchedOff, type HookSwitches } from './hook-switches';
-import type { HookDefinition, HookSourceKind } from './types';
-
-/** Sources that come from the workspace and so run only when it is trusted. */
-export const WORKSPACE_SOURCES: ReadonlySet<HookSourceKind> = new Set(['workspace', 'folder', 'hooksJson', 'claudeProject', 'claudeLocal']);
+import { isLockedSource, isWorkspaceSourced, switchedOff, type HookSwitches } from './hook-switches';
+import type { HookDefinition } from './types';
 
 export type InactiveReason = 'disabled' | 'untrusted' | 'all-disabled' | 'managed-only';
 
@@ -17,10 +14,6 @@ export interface HookState {
   locked: boolean;
   active: boolean;
   inactiveReason?: InactiveReason;
-}
-
-export function isWorkspaceSourced(hook: HookDefinition): boolean {
-  return WORKSPACE_SOURCES.has(hook.source.kind);
 }
 
 /** Dispatch order: in-process first, then process-based, then priority ascending (docs/design.md#dispatch-order-and-aggregation). */

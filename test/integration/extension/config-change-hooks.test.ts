@@ -99,7 +99,7 @@ describe('ConfigChange hooks in VS Code', () => {
     expect(change.blockedBy).toEqual({ hookName: 'keep-guard', reason: expect.stringContaining('the rm guard must stay') });
     expect(change.newText).toBe(NO_HOOKS);
     expect(activeHook('rm-guard')).toBe(true);
-    expect(host.root.engineHost.engine.loadedConfig.disableAllHooks).toBeFalsy();
+    expect(host.root.engineHost.engine.loadedConfig.switches?.disableWorkspaceHooks).toBeFalsy();
     const shown = await until(
       () => stub.state.messages.find((m) => m.level === 'warning' && m.message.includes('blocked the change')),
       'the notification',
@@ -201,7 +201,7 @@ describe('ConfigChange hooks in VS Code', () => {
     const lenient = await startHost(teamFiles('crash'));
     h = lenient;
     saveFromEditor(lenient, NO_HOOKS);
-    await until(() => lenient.root.engineHost.engine.loadedConfig.disableAllHooks === true, 'the change to apply');
+    await until(() => lenient.root.engineHost.engine.loadedConfig.switches?.disableWorkspaceHooks === true, 'the change to apply');
     expect(stub.state.logLines.some((l) => l.level === 'warn' && l.message.includes('ConfigChange hook "keep-guard" failed'))).toBe(true);
     await lenient.close();
 
@@ -256,6 +256,6 @@ describe('ConfigChange hooks in VS Code', () => {
       reason: expect.stringContaining('script changed since it was approved'),
     });
     expect(activeHook('rm-guard')).toBe(true);
-    expect(host.root.engineHost.engine.loadedConfig.disableAllHooks).toBeFalsy();
+    expect(host.root.engineHost.engine.loadedConfig.switches?.disableWorkspaceHooks).toBeFalsy();
   });
 });

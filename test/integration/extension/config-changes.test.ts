@@ -93,7 +93,7 @@ describe('hooks.json changed on disk outside the editor', () => {
     answerWarningsWith('Apply');
     writeBehindEditor(host, DISABLE_ALL);
     await until(() => !guardActive() && held().length === 0, 'the applied change');
-    expect(host.root.engineHost.engine.loadedConfig.disableAllHooks).toBe(true);
+    expect(host.root.engineHost.engine.loadedConfig.switches?.disableWorkspaceHooks).toBe(true);
   });
 
   it('Discard keeps the applied configuration and says the file on disk still differs', async () => {

@@ -21,6 +21,8 @@ export type ProblemCode =
   | 'unknown-server'
   | 'server-clash'
   | 'duplicate-hook'
+  /** A trusted workspace's value that reaches only the workspace's hooks, not the user's. */
+  | 'workspace-only'
   | 'script-missing'
   | 'script-not-executable'
   | 'script-folder-too-large'

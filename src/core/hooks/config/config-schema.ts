@@ -335,7 +335,7 @@ export const defaultsSchema = z
         "Timeout for command and http hooks without their own `timeout`, in milliseconds. Default: Claude Code's, 600000 (30000 on UserPromptSubmit).",
       ),
   })
-  .describe('Default timeouts.');
+  .describe("Default timeouts. A workspace's apply to the workspace's own hooks only.");
 
 export type HookDefaults = z.infer<typeof defaultsSchema>;
 
@@ -384,22 +384,28 @@ export const hooksDocumentSchema = z
     builtins: z
       .record(z.string(), builtinSettingSchema)
       .optional()
-      .describe('Built-in hooks to turn on or off, by name, with their options.'),
+      .describe(
+        'Built-in hooks to turn on or off, by name, with their options. A workspace may turn one on, not off one that your settings or the defaults turn on.',
+      ),
     defaults: defaultsSchema.optional(),
     disableAllHooks: z
       .boolean()
       .optional()
-      .describe('Turn every hook off. A later source overrides an earlier one (user settings, then workspace, then hooks.json).'),
+      .describe(
+        "Turn hooks off: from your user settings every hook but the managed policy's; from a workspace source the workspace's hooks only. Within each, a later source overrides an earlier one.",
+      ),
     allowedHttpHookUrls: z
       .array(z.string().min(1))
       .optional()
       .describe(
-        'URL patterns http hooks may call, scheme://host[:port][/path] matched part by part: host exact, `*.domain` (whole labels) or `*`; port exact, `*` or the default; path a glob whose `*` stays in the path. Unset: any URL.',
+        "URL patterns http hooks may call, scheme://host[:port][/path] matched part by part: host exact, `*.domain` (whole labels) or `*`; port exact, `*` or the default; path a glob whose `*` stays in the path. Unset: any URL. A workspace's list limits only the workspace's http hooks, within yours.",
       ),
     httpHookAllowedEnvVars: z
       .array(z.string().min(1))
       .optional()
-      .describe("Environment variables any http hook's headers may interpolate, in addition to its own `allowedEnvVars`."),
+      .describe(
+        "Outer limit on the environment variables http hooks' headers may interpolate, intersected with each hook's `allowedEnvVars`. A workspace's list limits only the workspace's http hooks.",
+      ),
   })
   .meta({ title: 'Hookpilot hooks', description: "Hooks for the Hookpilot agent (Claude Code's hook format plus Hookpilot's extras)." });
 

@@ -17,17 +17,23 @@ export interface LoadedConfig {
   hooks: HookDefinition[];
   servers: ServerDefinition[];
   builtins: Record<string, BuiltinSetting>;
-  /** Only the values the source sets; the dispatcher supplies the rest. */
+  /** Only the values the source sets; the dispatcher supplies the rest. Merged: the person's, for every hook. */
   defaults: HookDefaults;
+  /** Merged only: a trusted workspace's `defaults`, over `defaults` for its own hooks alone. */
+  workspaceDefaults?: HookDefaults;
   disableAllHooks?: boolean;
   /** Read from the managed policy only: every other source's hooks are off. */
   allowManagedHooksOnly?: boolean;
   /** Merged only: each scope's kill switch (a source's `disableAllHooks` reaches its scope's hooks). */
   switches?: HookSwitches;
+  /** Merged: the person's list, which bounds every http hook. */
   allowedHttpHookUrls?: string[];
-  /** Merged only: a trusted workspace's own list when the user set one too; a URL must match both. */
+  /** Merged only: a trusted workspace's list; its own http hooks must match it too. */
   workspaceHttpHookUrls?: string[];
+  /** Merged: the person's list, for every http hook. */
   httpHookAllowedEnvVars?: string[];
+  /** Merged only: the list for a trusted workspace's own http hooks (its list, within the person's). */
+  workspaceHttpHookAllowedEnvVars?: string[];
   problems: ConfigProblem[];
 }
 

@@ -1,9 +1,9 @@
-import { CLAUDE_SOURCES, isLockedSource, type HookSwitches } from '../hook-switches';
-import { WORKSPACE_SOURCES } from '../registry';
+import { BUILTINS_OFF_BY_DEFAULT } from '../builtins/builtin-names';
+import { CLAUDE_SOURCES, isLockedSource, WORKSPACE_SOURCES, type HookSwitches } from '../hook-switches';
 import type { HookDefinition, HookSource, ServerDefinition } from '../types';
-import type { ConfigProblem } from './config-problems';
+import { formatJsonPath, type ConfigProblem, type JsonPath } from './config-problems';
 import { hookBehaviourKey } from './hook-ids';
-import { emptyConfig, type LoadedConfig } from './loaded-config';
+import { emptyConfig, type HookDefaults, type LoadedConfig } from './loaded-config';
 
 const SOURCE_NAMES: Record<HookSource['kind'], string> = {
   user: 'user settings',
@@ -19,7 +19,7 @@ const SOURCE_NAMES: Record<HookSource['kind'], string> = {
   managed: 'the managed policy',
 };
 
-/** Claude Code's precedence among its settings files: a later one's `disableAllHooks` wins. */
+/** Claude Code's precedence among its settings files: a later one's `disableAllHooks` wins (within its scope: mergeSwitches). */
 const CLAUDE_ORDER: readonly HookSource['kind'][] = ['claudeUser', 'claudeProject', 'claudeLocal'];
 
 function describeSource(source: HookSource): string {
@@ -125,24 +125,114 @@ function inert(config: LoadedConfig): LoadedConfig {
 }
 
 /**
- * `allowedHttpHookUrls` and `httpHookAllowedEnvVars`: the person's sources (user settings,
- * `--hooks` files) union, as Claude Code merges them. A workspace may only narrow what the
- * person set: with both URL lists set, a URL must be allowed by both (`workspaceHttpHookUrls`
- * holds the workspace's), and a workspace variable counts only when the person's list has
- * it. When the person set no list, the workspace's lists are the lists.
+ * A trusted workspace's value that does not reach the user's hooks, said where the workspace
+ * set it (`hooks validate`, the editor's problems, the Hook Manager) instead of dropped unseen.
  */
-function mergeAllowlists(configs: readonly LoadedConfig[], merged: LoadedConfig): void {
+function workspaceOnly(config: LoadedConfig, path: JsonPath, message: string): ConfigProblem {
+  const problem: ConfigProblem = {
+    severity: 'warning',
+    code: 'workspace-only',
+    message,
+    path: formatJsonPath(path),
+    sourceKind: config.source?.kind ?? 'workspace',
+  };
+  if (config.source?.file !== undefined) problem.file = config.source.file;
+  return problem;
+}
+
+/**
+ * `allowedHttpHookUrls` and `httpHookAllowedEnvVars`: the person's sources (user settings,
+ * `--hooks` files) union, as Claude Code merges them, and bound every http hook. A workspace's
+ * lists bound only its own http hooks, within the person's: a repository's `[]` must not make
+ * the user's http guard fail (a failure lets the call through).
+ */
+function mergeAllowlists(configs: readonly LoadedConfig[], merged: LoadedConfig, problems: ConfigProblem[]): void {
   const own = configs.filter((config) => !fromWorkspace(config));
   const workspace = configs.filter(fromWorkspace);
   const ownUrls = unionLists(own.map((config) => config.allowedHttpHookUrls));
   const workspaceUrls = unionLists(workspace.map((config) => config.allowedHttpHookUrls));
-  const urls = ownUrls ?? workspaceUrls;
-  if (urls) merged.allowedHttpHookUrls = urls;
-  if (ownUrls && workspaceUrls) merged.workspaceHttpHookUrls = workspaceUrls;
+  if (ownUrls) merged.allowedHttpHookUrls = ownUrls;
+  if (workspaceUrls) merged.workspaceHttpHookUrls = workspaceUrls;
   const ownVars = unionLists(own.map((config) => config.httpHookAllowedEnvVars));
   const workspaceVars = unionLists(workspace.map((config) => config.httpHookAllowedEnvVars));
-  const vars = ownVars && workspaceVars ? workspaceVars.filter((name) => ownVars.includes(name)) : (ownVars ?? workspaceVars);
-  if (vars) merged.httpHookAllowedEnvVars = vars;
+  if (ownVars) merged.httpHookAllowedEnvVars = ownVars;
+  if (workspaceVars)
+    merged.workspaceHttpHookAllowedEnvVars = ownVars ? workspaceVars.filter((name) => ownVars.includes(name)) : workspaceVars;
+  for (const config of workspace) {
+    if (config.allowedHttpHookUrls)
+      problems.push(
+        workspaceOnly(
+          config,
+          ['allowedHttpHookUrls'],
+          `"allowedHttpHookUrls" here limits only this workspace's http hooks; your own http hooks keep ${ownUrls ? 'your list' : 'any URL'}.`,
+        ),
+      );
+    if (config.httpHookAllowedEnvVars)
+      problems.push(
+        workspaceOnly(
+          config,
+          ['httpHookAllowedEnvVars'],
+          `"httpHookAllowedEnvVars" here limits only this workspace's http hooks; your own http hooks keep ${ownVars ? 'your list' : 'their own allowedEnvVars'}.`,
+        ),
+      );
+  }
+}
+
+/**
+ * `defaults`: the person's, the last value set winning, time every hook; a workspace's time
+ * only its own hooks, so that a repository's 1 ms cannot cut the user's guards short.
+ */
+function mergeDefaults(configs: readonly LoadedConfig[], merged: LoadedConfig, problems: ConfigProblem[]): void {
+  const own: HookDefaults = {};
+  const workspace: HookDefaults = {};
+  for (const config of configs.filter((config) => !fromWorkspace(config))) Object.assign(own, definedDefaults(config.defaults));
+  for (const config of configs.filter(fromWorkspace)) {
+    for (const [key, value] of Object.entries(definedDefaults(config.defaults)) as [keyof HookDefaults, number][]) {
+      workspace[key] = value;
+      if (value === own[key]) continue;
+      const kept = own[key] === undefined ? 'the default' : `${own[key]} ms`;
+      const message = `"defaults.${key}" here times only this workspace's hooks; your own hooks and the built-in hooks keep ${kept}.`;
+      problems.push(workspaceOnly(config, ['defaults', key], message));
+    }
+  }
+  merged.defaults = own;
+  if (Object.keys(workspace).length > 0) merged.workspaceDefaults = workspace;
+}
+
+function definedDefaults(defaults: HookDefaults): HookDefaults {
+  return Object.fromEntries(Object.entries(defaults).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * `builtins`: the person's settings, the last value set winning. A workspace may turn on a
+ * built-in that is off, never turn off one the person's settings or the defaults turn on
+ * (Cancellation and AuditLog are the user's guard and record), nor overrule the person's choice.
+ */
+function mergeBuiltins(configs: readonly LoadedConfig[], merged: LoadedConfig, problems: ConfigProblem[]): void {
+  const set = (name: string, setting: LoadedConfig['builtins'][string]) => {
+    const options = setting.options ?? merged.builtins[name]?.options;
+    merged.builtins[name] = options === undefined ? { enabled: setting.enabled } : { enabled: setting.enabled, options };
+  };
+  for (const config of configs.filter((config) => !fromWorkspace(config)))
+    for (const [name, setting] of Object.entries(config.builtins)) set(name, setting);
+  const own = { ...merged.builtins };
+  for (const config of configs.filter(fromWorkspace)) {
+    for (const [name, setting] of Object.entries(config.builtins)) {
+      const chosen = own[name]?.enabled;
+      const on = chosen ?? !BUILTINS_OFF_BY_DEFAULT.has(name);
+      const key = formatJsonPath(['builtins', name]);
+      if (!setting.enabled && on) {
+        const why = chosen === undefined ? 'that is on by default' : 'that your settings turn on';
+        const message = `"${key}": false here is ignored: a workspace cannot turn off a built-in hook ${why}; it keeps running.`;
+        problems.push(workspaceOnly(config, ['builtins', name], message));
+      } else if (chosen !== undefined && setting.enabled !== chosen) {
+        const message = `"${key}": true here is ignored: your settings turn this built-in hook off.`;
+        problems.push(workspaceOnly(config, ['builtins', name], message));
+      } else if (chosen === undefined) {
+        set(name, setting);
+      }
+    }
+  }
 }
 
 function isManaged(config: LoadedConfig): boolean {
@@ -155,21 +245,47 @@ function track(config: LoadedConfig, set: Set<LoadedConfig>): LoadedConfig {
 }
 
 /**
- * Each scope's `disableAllHooks`: Hookpilot's sources, the last set wins; Claude Code's files
- * by Claude Code's precedence (local over project over user); the managed policy's alone
- * reaches managed hooks. `allowManagedHooksOnly` counts only from the managed policy.
+ * Each scope's `disableAllHooks`: the person's sources and the workspace's, the last set wins
+ * in each; Claude Code's files by Claude Code's precedence (local over project), the user's
+ * file apart; the managed policy's alone reaches managed hooks. A workspace's switch reaches
+ * only the workspace's hooks, and cannot undo the person's. `allowManagedHooksOnly` counts
+ * only from the managed policy.
  */
-function mergeSwitches(configs: readonly LoadedConfig[], managedHooksOnly: boolean): HookSwitches {
+function mergeSwitches(configs: readonly LoadedConfig[], managedHooksOnly: boolean, problems: ConfigProblem[]): HookSwitches {
   const switches: HookSwitches = {};
   const claudeRank = (config: LoadedConfig) => CLAUDE_ORDER.indexOf(config.source?.kind ?? 'user');
-  const claude = configs.filter((config) => config.source !== undefined && CLAUDE_SOURCES.has(config.source.kind));
+  const isClaude = (config: LoadedConfig) => config.source !== undefined && CLAUDE_SOURCES.has(config.source.kind);
+  const claude = configs.filter(isClaude);
   for (const config of [...claude].sort((a, b) => claudeRank(a) - claudeRank(b))) {
-    if (config.disableAllHooks !== undefined) switches.disableClaudeHooks = config.disableAllHooks;
+    if (config.disableAllHooks === undefined) continue;
+    if (fromWorkspace(config)) switches.disableClaudeProjectHooks = config.disableAllHooks;
+    else switches.disableClaudeHooks = config.disableAllHooks;
   }
   for (const config of configs) {
     if (config.disableAllHooks === undefined || claude.includes(config)) continue;
     if (isManaged(config)) switches.disableManagedHooks = config.disableAllHooks;
+    else if (fromWorkspace(config)) switches.disableWorkspaceHooks = config.disableAllHooks;
     else switches.disableAllHooks = config.disableAllHooks;
+  }
+  for (const config of configs.filter(fromWorkspace)) {
+    if (config.disableAllHooks === undefined) continue;
+    const offFromAbove = switches.disableAllHooks === true || (isClaude(config) && switches.disableClaudeHooks === true);
+    if (config.disableAllHooks && !offFromAbove)
+      problems.push(
+        workspaceOnly(
+          config,
+          ['disableAllHooks'],
+          `"disableAllHooks" here turns off only this workspace's hooks; the hooks of your own settings keep running.`,
+        ),
+      );
+    else if (!config.disableAllHooks && offFromAbove)
+      problems.push(
+        workspaceOnly(
+          config,
+          ['disableAllHooks'],
+          `"disableAllHooks": false here turns nothing back on: your own settings turn every hook off.`,
+        ),
+      );
   }
   if (managedHooksOnly) switches.managedHooksOnly = true;
   return switches;
@@ -183,7 +299,8 @@ export interface MergeOptions {
 /**
  * Merges sources given from lowest to highest precedence (user settings, workspace
  * settings, hooks.json). Hooks concatenate (Claude Code: merge, not override), servers
- * keep the first declaration, scalar settings take the last value set.
+ * keep the first declaration, scalar settings take the last value set within their scope:
+ * a workspace's settings reach only the workspace's hooks (docs/hooks.md#what-a-workspaces-settings-reach).
  */
 export function mergeConfigs(sources: readonly LoadedConfig[], options: MergeOptions = {}): LoadedConfig {
   const inertConfigs = new Set<LoadedConfig>();
@@ -196,18 +313,12 @@ export function mergeConfigs(sources: readonly LoadedConfig[], options: MergeOpt
   const mergeProblems: ConfigProblem[] = [];
   merged.hooks = mergeHooks(configs, new Set(configs.filter((_config, i) => inertConfigs.has(untrusted[i]))), mergeProblems);
   merged.servers = mergeServers(configs, mergeProblems);
-  merged.switches = mergeSwitches(configs, managedOnly);
-  for (const config of configs) {
-    for (const [name, setting] of Object.entries(config.builtins)) {
-      const options = setting.options ?? merged.builtins[name]?.options;
-      merged.builtins[name] = options === undefined ? { enabled: setting.enabled } : { enabled: setting.enabled, options };
-    }
-    for (const [key, value] of Object.entries(config.defaults)) {
-      if (value !== undefined) Object.assign(merged.defaults, { [key]: value });
-    }
-  }
+  merged.switches = mergeSwitches(configs, managedOnly, mergeProblems);
+  mergeBuiltins(configs, merged, mergeProblems);
+  mergeDefaults(configs, merged, mergeProblems);
+  // The person's switch only: a workspace's turns off its own hooks, not "all hooks".
   if (merged.switches.disableAllHooks !== undefined) merged.disableAllHooks = merged.switches.disableAllHooks;
-  mergeAllowlists(configs, merged);
+  mergeAllowlists(configs, merged, mergeProblems);
 
   // An rpc hook may name a server another source declares (an untrusted one's too: no false alarm).
   const serverNames = new Set(sources.flatMap((config) => config.servers).map((server) => server.name));
