@@ -265,7 +265,7 @@ export class EngineHost extends Disposable {
     const { claudeManaged } = this;
     const configs = [
       ...claudeManaged.managedConfigs(),
-      this.settingsDefaults(),
+      ...this.settingsDefaults(),
       ...this.settingsHooks(),
       ...this.loadHooksJsonFiles(),
       ...claudeManaged.claudeConfigs(),
@@ -313,10 +313,21 @@ export class EngineHost extends Disposable {
   }
 
   /** hookpilot.builtins and hookpilot.hookTimeouts, lowest precedence: hooks.json may override them. */
-  private settingsDefaults(): LoadedConfig {
-    const config = loadHooksValue({ builtins: this.options.config.builtins() ?? {} }, { kind: 'user' });
-    config.defaults = this.options.config.hookTimeouts();
-    return config;
+  /**
+   * `hookpilot.builtins` and `hookpilot.hookTimeouts`: the user's, and apart the workspace's
+   * (its settings file as the source), which the merge lets reach only the workspace's hooks.
+   */
+  private settingsDefaults(): LoadedConfig[] {
+    const { config } = this.options;
+    const user = loadHooksValue({ builtins: config.builtins('user') ?? {} }, { kind: 'user' });
+    user.defaults = config.hookTimeouts('user');
+    const file = governedSources().find((source) => source.kind === 'workspaceSettings')?.file;
+    const builtins = config.builtins('workspace');
+    const defaults = config.hookTimeouts('workspace');
+    if (file === undefined || (builtins === undefined && Object.keys(defaults).length === 0)) return [user];
+    const workspace = loadHooksValue(builtins === undefined ? {} : { builtins }, { kind: 'workspace', file });
+    workspace.defaults = defaults;
+    return [user, workspace];
   }
 
   /** hookpilot.hooks per scope: the user's live, the workspace's and folders' as applied. */

@@ -210,8 +210,9 @@ export class HookpilotConfig extends Disposable {
   }
 
   /** `hookpilot.hookTimeouts` as the engine's defaults (a hooks.json `defaults` block wins). */
-  hookTimeouts(): HookDefaults {
-    const parsed = hookTimeoutsSchema.safeParse(this.applied.value('hookTimeouts') ?? {});
+  /** `hookpilot.hookTimeouts` of one side: a workspace's reach only the workspace's hooks. */
+  hookTimeouts(side: 'user' | 'workspace'): HookDefaults {
+    const parsed = hookTimeoutsSchema.safeParse(this.applied.valueOf('hookTimeouts', side) ?? {});
     if (!parsed.success) return {};
     const t = parsed.data;
     const out: HookDefaults = {};
@@ -222,8 +223,9 @@ export class HookpilotConfig extends Disposable {
     return out;
   }
 
-  builtins(): unknown {
-    return this.applied.value('builtins');
+  /** `hookpilot.builtins` of one side: a workspace may turn a built-in on, not off one the user's settings keep on. */
+  builtins(side: 'user' | 'workspace'): unknown {
+    return this.applied.valueOf('builtins', side);
   }
 
   async setApiKey(key: string): Promise<void> {

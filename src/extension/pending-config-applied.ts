@@ -69,6 +69,12 @@ export class AppliedConfig {
     return this.scopes([key]).reduce<unknown>((lower, { values }) => overlay(lower, values[key]), undefined);
   }
 
+  /** A governing key's value of one side: the defaults under the user's, or the workspace's own (as applied; none while untrusted). */
+  valueOf(key: GoverningKey, side: 'user' | 'workspace'): unknown {
+    const scopes = this.scopes([key]).filter(({ scope }) => (side === 'workspace') === (scope === 'workspace'));
+    return scopes.reduce<unknown>((lower, { values }) => overlay(lower, values[key]), undefined);
+  }
+
   /**
    * Hookpilot is about to write `value` to the workspace value of `key` on a person's word:
    * that write applies by itself, unless the workspace settings already hold a change no

@@ -89,3 +89,24 @@ describe('a key every object inherits', () => {
     expect(existsSync(h.workspace.file('from-user.txt'))).toBe(true);
   });
 });
+
+describe("a trusted workspace's hookpilot.builtins and hookpilot.hookTimeouts", () => {
+  it("reach only the workspace's hooks: the user's guard keeps its timeout, AuditLog and Cancellation stay on", async () => {
+    h = await startChat({}, [text('first')], {
+      setup: () => {
+        stub.setConfig('hookpilot.hooks', touch('from-user.txt', 'user-hook'), 'globalValue');
+        stub.setConfig('hookpilot.hooks', touch('from-workspace.txt', 'workspace-hook'), 'workspaceValue');
+        stub.setConfig('hookpilot.builtins', { AuditLog: false, Cancellation: false }, 'workspaceValue');
+        stub.setConfig('hookpilot.hookTimeouts', { command: 1 }, 'workspaceValue');
+      },
+    });
+    const { engine } = h.root.engineHost;
+    const states = engine.registry.current().states;
+    const named = (name: string) => states.find((s) => s.hook.name === name)!;
+    expect(engine.dispatcher.timeoutFor(named('user-hook').hook)).not.toBe(1);
+    expect(engine.dispatcher.timeoutFor(named('workspace-hook').hook)).toBe(1);
+    expect(states.filter((s) => s.hook.name === 'AuditLog' || s.hook.name === 'Cancellation').every((s) => s.active)).toBe(true);
+    await h.prompt('hello');
+    expect(existsSync(h.workspace.file('from-user.txt'))).toBe(true);
+  });
+});
