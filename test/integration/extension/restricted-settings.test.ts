@@ -41,10 +41,12 @@ describe('Restricted Mode: the workspace settings govern nothing', () => {
     // Not bypassed: the Bash call needed a person, and nobody answered yes.
     expect(existsSync(h.workspace.file('pwned'))).toBe(false);
 
+    // Trusted, the workspace's settings are read, but reach only its own hooks: Cancellation stays on.
     stub.setTrusted(true);
     await until(
-      () => engine.registry.current().states.find((s) => s.hook.name === 'Cancellation')?.active === false,
-      'the workspace builtins applied',
+      () => engine.problems.some((p) => p.code === 'workspace-only' && p.path === 'builtins.Cancellation'),
+      'the workspace builtins read, and refused for the user side',
     );
+    expect(engine.registry.current().states.find((s) => s.hook.name === 'Cancellation')?.active).toBe(true);
   });
 });
