@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { AgentSession } from '../core/agent/agent-session';
 import { Transcript } from '../core/agent/transcript';
-import { isValidSessionId } from '../core/audit/audit-writer';
+import { isValidSessionId } from '../core/session-id';
 import type { ChatModel } from '../core/agent/llm/chat-model';
 import { OpenAIChatModel } from '../core/agent/llm/openai-chat-model';
 import { RedactingChatModel } from '../core/agent/llm/redacting-chat-model';

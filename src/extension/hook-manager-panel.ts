@@ -10,6 +10,7 @@ import {
   toHookView,
   toPendingConfigView,
   toProblemView,
+  toScriptChangeView,
   toTestResultView,
 } from '../shared/manager-view-builders';
 import type { TestResultView } from '../shared/manager-views';
@@ -203,7 +204,11 @@ export class HookManagerPanel extends Disposable {
         return;
       }
       case 'approveScripts':
-        await engineHost.engine.approveScripts(message.id);
+        // Refused when the scripts changed after the row listed them: the row is drawn again with what is there now.
+        await engineHost.engine.approveScripts(message.id, message.fingerprint).catch((error: unknown) => {
+          this.postHooks();
+          throw error;
+        });
         return;
       case 'openProblem': {
         const problem = this.problems[Number(message.id)];
@@ -349,7 +354,8 @@ export class HookManagerPanel extends Disposable {
   private postHooks(): void {
     const engine = this.deps.engineHost.engine;
     const hooks = engine.registry.current().states.map((state) => {
-      const scriptChanged = engine.scriptChange(state.hook.id);
+      const review = engine.scriptReview(state.hook.id);
+      const scriptChanged = review && toScriptChangeView(review);
       const health = this.deps.health.view(state.hook.id);
       const view = {
         ...toHookView(state, this.deps.activity.stats.get(state.hook.id)),

@@ -7,7 +7,6 @@ import { describeBlockedChange } from '../core/hooks/config-change';
 import { showInformation, showWarning } from './notifications';
 
 const REVIEW_ACTION = 'Review';
-const APPLY_ACTION = 'Apply';
 const DISCARD_ACTION = 'Discard';
 
 /** What a person is told after discarding: the engine keeps the applied content, the file does not. */
@@ -20,9 +19,8 @@ export function discardedMessage(change: PendingConfigChange): string {
 
 /**
  * Asks a person about each change held back from the hook configuration: Review opens the
- * Hook Manager on its diff, Apply loads exactly the content that was held (if the file changed
- * again since, the person is told and can review the newer change), Discard keeps the applied
- * configuration.
+ * Hook Manager on its diff, Discard keeps the applied configuration. There is no Apply here:
+ * a change no person made loads only from the Hook Manager, where its diff is on screen.
  */
 export class PendingConfigNotifier extends Disposable {
   /** Files with a question on screen: a file rewritten again and again asks once, not once per write. */
@@ -51,15 +49,13 @@ export class PendingConfigNotifier extends Disposable {
       ? `Hookpilot: ${describeBlockedChange(change.label, change.blockedBy)}. `
       : `Hook configuration changed on disk outside the editor: ${change.label}. `;
     const answer = await showWarning(
-      `${what}Hookpilot keeps the configuration applied before until you apply the change.`,
+      `${what}Hookpilot keeps the configuration applied before until you review the change and apply it.`,
       REVIEW_ACTION,
-      APPLY_ACTION,
       DISCARD_ACTION,
     );
     this.asking.delete(change.file);
     try {
       if (answer === REVIEW_ACTION) this.review();
-      else if (answer === APPLY_ACTION) await this.engineHost.applyPending(change.id);
       else if (answer === DISCARD_ACTION) {
         void showInformation(discardedMessage(this.engineHost.discardPending(change.id)));
       }

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { chatItemChangesSchema, chatItemSchema } from './chat-items';
 import { modelPresetIdSchema, modelPresetSchema } from './model-presets';
+import { isValidSessionId } from '../core/session-id';
 import { approvalChoiceSchema, isoTimeSchema, receive, tokenUsageSchema, type Received } from './wire-common';
 
 /**
@@ -88,7 +89,7 @@ export const chatToHostSchema = z.discriminatedUnion('type', [
   /** A `restoreDraft` is in the composer: the host stops keeping it. */
   z.object({ type: z.literal('draftRestored'), id: z.number().int().positive() }),
   z.object({ type: z.literal('newChat') }),
-  z.object({ type: z.literal('resume'), sessionId: z.string().min(1) }),
+  z.object({ type: z.literal('resume'), sessionId: z.string().refine(isValidSessionId, 'not a session id') }),
   /** The webview saw a gap after `lastSeq`; the host answers with a reset. */
   z.object({ type: z.literal('resync'), lastSeq: seq }),
   z.object({ type: z.literal('openHookManager') }),

@@ -71,8 +71,8 @@ export const managerToHostSchema = z.discriminatedUnion('type', [
   /** Run hook `id` once with `payload` (JSON text, as edited by the user); the host answers with testResult. */
   z.object({ type: z.literal('testFire'), id: z.string().min(1), payload: z.string().max(MAX_TEST_PAYLOAD_CHARS) }),
   z.object({ type: z.literal('openDefinition'), id: z.string().min(1) }),
-  /** A person approves hook `id`'s changed script (or its rpc server's) as it is now. */
-  z.object({ type: z.literal('approveScripts'), id: z.string().min(1) }),
+  /** A person approves hook `id`'s changed scripts (or its rpc server's) as its row listed them: `fingerprint` is the row's. */
+  z.object({ type: z.literal('approveScripts'), id: z.string().min(1), fingerprint: z.string().min(1) }),
   z.object({ type: z.literal('openProblem'), id: z.string().min(1) }),
   z.object({ type: z.literal('answerApproval'), id: z.string().min(1), choice: approvalChoiceSchema }),
   z.object({ type: z.literal('selectSession'), sessionId: z.string().min(1) }),

@@ -8,6 +8,7 @@ import type { HookState, InactiveReason } from '../core/hooks/registry';
 import type { HandlerSpec, HookOutcome } from '../core/hooks/types';
 import type { ApprovalView, HookLastResult, HookView, PendingConfigView, ProblemView, TestResultView } from './manager-views';
 import { approvalSubject, visibleText } from '../core/agent/permissions/approval-text';
+import { diffLineViews } from './diff-lines';
 
 /** Host-side builders of the Hook Manager's views; pure, no VS Code. */
 
@@ -143,6 +144,18 @@ export function toTestResultView(outcome: HookOutcome): TestResultView {
   }
 }
 
+/** A row names this many changed script files, then counts the rest. */
+export const MAX_LISTED_SCRIPT_CHANGES = 10;
+
+/** A hook's changed scripts as its row lists them: file names escaped (the agent may name a file anything). */
+export function toScriptChangeView(review: { files: readonly string[]; fingerprint: string }): NonNullable<HookView['scriptChanged']> {
+  return {
+    files: review.files.slice(0, MAX_LISTED_SCRIPT_CHANGES).map(visibleText),
+    more: Math.max(0, review.files.length - MAX_LISTED_SCRIPT_CHANGES),
+    fingerprint: review.fingerprint,
+  };
+}
+
 /** The answer to a testFire whose payload was not a JSON object. */
 export function invalidPayloadResult(error: string): TestResultView {
   return { status: 'invalid-payload', decision: 'none', error, durationMs: 0 };
@@ -158,6 +171,6 @@ export function toPendingConfigView(change: {
   blockedBy?: PendingConfigView['blockedBy'];
 }): PendingConfigView {
   const truncated = change.diff.length > MAX_PENDING_DIFF_CHARS;
-  const diff = truncated ? change.diff.slice(0, MAX_PENDING_DIFF_CHARS) : change.diff;
-  return { id: change.id, label: change.label, diff, truncated, ...(change.blockedBy ? { blockedBy: change.blockedBy } : {}) };
+  const lines = diffLineViews(truncated ? change.diff.slice(0, MAX_PENDING_DIFF_CHARS) : change.diff);
+  return { id: change.id, label: change.label, lines, truncated, ...(change.blockedBy ? { blockedBy: change.blockedBy } : {}) };
 }

@@ -54,8 +54,17 @@ export const hookViewSchema = z.object({
   active: z.boolean(),
   /** Why it does not run, in words for the user; absent while active. */
   inactiveReason: z.string().optional(),
-  /** "script changed since it was approved: FILE": it fails instead of running until re-approved. */
-  scriptChanged: z.string().optional(),
+  /** Its scripts changed since they were approved: it fails instead of running until re-approved. */
+  scriptChanged: z
+    .object({
+      /** The changed files, workspace-relative and escaped, the first MAX_LISTED_SCRIPT_CHANGES of them. */
+      files: z.array(z.string()),
+      /** Changed files beyond those listed. */
+      more: z.number().int().nonnegative(),
+      /** The scripts as listed: Re-approve sends it back, and the host approves nothing else. */
+      fingerprint: z.string(),
+    })
+    .optional(),
   lastResult: hookLastResultSchema.optional(),
   /** Runs that ended in error or timeout. */
   errorCount: z.number().int().nonnegative(),
@@ -149,14 +158,23 @@ export const mcpServerViewSchema = z.object({
 });
 export type McpServerView = z.infer<typeof mcpServerViewSchema>;
 
+/** One line of a held change's diff, classed by the diff's structure and escaped by the host (diffLineViews). */
+export const diffLineViewSchema = z.object({
+  /** `meta`: a file header or "\ No newline at end of file"; `same`, `del`, `add`: a line of the file, whose marker `kind` gives. */
+  kind: z.enum(['meta', 'hunk', 'same', 'del', 'add']),
+  /** The text as a person must read it: controls, bidi and zero-width characters escaped, long runs of spaces counted. */
+  text: z.string(),
+});
+export type DiffLineView = z.infer<typeof diffLineViewSchema>;
+
 /** A change to hooks.json or the governing settings that no person made: held until one applies or discards it. */
 export const pendingConfigViewSchema = z.object({
   /** Names exactly the content shown: Apply for an id that is no longer pending is refused. */
   id: z.string(),
   /** The file as a person reads it, e.g. `.vscode/hooks.json`. */
   label: z.string(),
-  /** Unified diff from the applied content to the content on disk. */
-  diff: z.string(),
+  /** The unified diff from the applied content to the content on disk, line by line. */
+  lines: z.array(diffLineViewSchema),
   /** The diff was cut short (a very large change). */
   truncated: z.boolean(),
   /** A ConfigChange hook kept this change out when it was about to apply: which, and why. */

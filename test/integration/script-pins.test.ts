@@ -37,6 +37,16 @@ async function engineFor(dir: string): Promise<HookEngine> {
 
 const allow = (note: string) => `process.stdout.write(${JSON.stringify(note)});`;
 
+/** Re-approves `key` as a person would: what review lists now, by its fingerprint. */
+function approveAsListed(pins: ScriptPins, key: string): void {
+  expect(pins.approve(key, pins.review(key)?.fingerprint ?? '')).toBe(true);
+}
+
+/** The hook engine's Re-approve, with the fingerprint of the files the Hook Manager lists now. */
+function reapprove(engine: HookEngine, hookId: string): Promise<void> {
+  return engine.approveScripts(hookId, engine.scriptReview(hookId)?.fingerprint ?? '');
+}
+
 describe('ScriptPins', () => {
   it('sees a rewrite with its mtime put back, a file that appears or becomes a directory; not a touch', () => {
     const ws = workspace({ 'a.sh': 'echo one\n', 'b.sh': 'x' });
@@ -58,7 +68,7 @@ describe('ScriptPins', () => {
     expect(pins.changed('h')).toBe(ws.file('a.sh'));
     // Still changed until a person approves it.
     expect(pins.changed('h')).toBe(ws.file('a.sh'));
-    pins.approve('h');
+    approveAsListed(pins, 'h');
     expect(pins.changed('h')).toBeUndefined();
 
     expect(pins.changed('new')).toBeUndefined();
@@ -68,6 +78,34 @@ describe('ScriptPins', () => {
     unlinkSync(ws.file('b.sh'));
     mkdirSync(ws.file('b.sh'));
     expect(pins.changed('dir')).toBe(ws.file('b.sh'));
+  });
+
+  it('review lists every changed file; approve pins only the files as that review fingerprinted them', () => {
+    const ws = workspace({ 'a.sh': 'one', 'b.sh': 'one', 'lib/c.sh': 'one', 'lib/d.sh': 'one' });
+    const pins = new ScriptPins();
+    pins.pinAll(new Map([['h', { files: [ws.file('a.sh'), ws.file('b.sh')], folders: [{ dir: ws.file('lib') }] }]]));
+    expect(pins.review('h')?.changed).toEqual([]);
+
+    writeFileSync(ws.file('a.sh'), 'two');
+    writeFileSync(ws.file('lib/c.sh'), 'two');
+    unlinkSync(ws.file('lib/d.sh'));
+    writeFileSync(ws.file('lib/e.sh'), 'new');
+    const listed = pins.review('h');
+    expect(listed?.changed.sort()).toEqual([ws.file('a.sh'), ws.file('lib/c.sh'), ws.file('lib/d.sh'), ws.file('lib/e.sh')]);
+    // Reviewing approves nothing.
+    expect(pins.changed('h')).toBe(ws.file('a.sh'));
+
+    // A rewrite after the review: its fingerprint no longer matches, and nothing is pinned.
+    writeFileSync(ws.file('lib/e.sh'), 'newer');
+    expect(pins.approve('h', listed?.fingerprint ?? '')).toBe(false);
+    expect(pins.changed('h')).toBe(ws.file('a.sh'));
+    expect(pins.approve('h', 'not a fingerprint')).toBe(false);
+
+    const again = pins.review('h');
+    expect(again?.fingerprint).not.toBe(listed?.fingerprint);
+    expect(pins.approve('h', again?.fingerprint ?? '')).toBe(true);
+    expect(pins.changed('h')).toBeUndefined();
+    expect(pins.review('h')).toEqual({ changed: [], fingerprint: again?.fingerprint });
   });
 
   it('a reload keeps the pins of unchanged hooks: reapplying a configuration approves nothing', () => {
@@ -94,15 +132,15 @@ describe('ScriptPins', () => {
     // A reload keeps the folder's pin: the new file stays a change.
     pin();
     expect(pins.changed('h')).toBe(ws.file('hooks/json.py'));
-    pins.approve('h');
+    approveAsListed(pins, 'h');
     expect(pins.changed('h')).toBeUndefined();
 
     writeFileSync(ws.file('hooks/sub/deep.py'), 'evil');
     expect(pins.changed('h')).toBe(ws.file('hooks/sub/deep.py'));
-    pins.approve('h');
+    approveAsListed(pins, 'h');
     mkdirSync(ws.file('hooks/node_modules'));
     expect(pins.changed('h')).toBe(ws.file('hooks/node_modules'));
-    pins.approve('h');
+    approveAsListed(pins, 'h');
     unlinkSync(ws.file('hooks/lib.py'));
     expect(pins.changed('h')).toBe(ws.file('hooks/lib.py'));
   });
@@ -127,7 +165,7 @@ describe('ScriptPins', () => {
       make();
       const changed = pins.changed('h');
       undo();
-      pins.approve('h');
+      approveAsListed(pins, 'h');
       return changed;
     };
     // Files in a folder that is no package, and Python's cache, import nothing.
@@ -340,13 +378,38 @@ describe('a hook whose script changed', () => {
     await engine.reload(loadWorkspaceConfigs(ws.dir));
     expect((await pre()).blocked).toBe(true);
 
-    await engine.approveScripts(id('guard'));
+    await reapprove(engine, id('guard'));
     expect(engine.scriptChange(id('guard'))).toBeUndefined();
     const after = await pre();
     expect(after.blocked).toBe(false);
     expect(after.runs.find((r) => r.hookName === 'guard')?.status).toBe('success');
     // The other hook stays refused: approval is per hook.
     expect(engine.scriptChange(id('approver'))).toBe('script changed since it was approved: hooks/approve.js');
+  });
+
+  it('Re-approve names every changed file, and is refused when they changed after they were listed', async () => {
+    const ws = workspace({
+      'hooks/guard.js': `require('./lib.js'); ${allow('guard ok')}`,
+      'hooks/lib.js': 'module.exports = 1;',
+      '.vscode/hooks.json': hooksJson({ PreToolUse: [{ hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'guard' }] }] }),
+    });
+    const engine = await engineFor(ws.dir);
+    const id = engine.registry.current().states.find((s) => s.hook.name === 'guard')?.hook.id ?? '';
+    expect(engine.scriptReview(id)).toBeUndefined();
+
+    writeFileSync(ws.file('hooks/guard.js'), `require('./lib.js'); ${allow('guard ok, v2')}`);
+    writeFileSync(ws.file('hooks/lib.js'), 'module.exports = 2;');
+    const listed = engine.scriptReview(id);
+    expect(listed?.files.sort()).toEqual(['hooks/guard.js', 'hooks/lib.js']);
+
+    writeFileSync(ws.file('hooks/lib.js'), 'module.exports = 3;');
+    await expect(engine.approveScripts(id, listed?.fingerprint ?? '')).rejects.toThrow(
+      'the scripts of "guard" changed after the Hook Manager listed them, so nothing was approved: read the files it lists now, then re-approve',
+    );
+    expect(engine.scriptChange(id)).toBe('script changed since it was approved: hooks/guard.js');
+
+    await reapprove(engine, id);
+    expect(engine.scriptChange(id)).toBeUndefined();
   });
 
   it('granting workspace trust approves no script the agent changed while the folder was untrusted', async () => {
@@ -394,7 +457,7 @@ c.listen();
     expect(readFileSync(ws.file('starts.log'), 'utf8').trim().split('\n')).toHaveLength(1);
     expect(isProcessAlive(pid)).toBe(false);
 
-    await engine.approveScripts('rpc:policy:PreToolUse');
+    await reapprove(engine, 'rpc:policy:PreToolUse');
     await expect.poll(() => engine.rpcPool.status('policy')?.state, { timeout: 10_000 }).toBe('ready');
     expect(readFileSync(ws.file('starts.log'), 'utf8')).toMatch(/^v1 \d+\nv2 \d+\n$/);
   });

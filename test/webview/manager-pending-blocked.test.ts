@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toPendingConfigView } from '../../src/shared/manager-view-builders';
 import type { WebviewPage } from './harness/browser';
 import { openWebview } from './harness/open-webview';
 
@@ -18,7 +19,7 @@ describe('Hook Manager webview: a change a ConfigChange hook blocked', () => {
     const blockedBy = { hookName: 'keep-guard', reason: 'the rm guard must stay <img src=x onerror=alert(1)>' };
     await view.host({
       type: 'pendingConfig',
-      changes: [{ id: 'config-change-2', label: '.vscode/hooks.json', diff, truncated: false, blockedBy }],
+      changes: [toPendingConfigView({ id: 'config-change-2', label: '.vscode/hooks.json', diff, blockedBy })],
     });
     const change = view.page.getByTestId('pending-change');
     await change.waitFor();
@@ -30,7 +31,10 @@ describe('Hook Manager webview: a change a ConfigChange hook blocked', () => {
     expect(await view.waitForPosted('applyConfigChange')).toEqual([{ type: 'applyConfigChange', id: 'config-change-2' }]);
 
     // The same change without a block reads as any change held back.
-    await view.host({ type: 'pendingConfig', changes: [{ id: 'config-change-3', label: '.vscode/hooks.json', diff, truncated: false }] });
+    await view.host({
+      type: 'pendingConfig',
+      changes: [toPendingConfigView({ id: 'config-change-3', label: '.vscode/hooks.json', diff })],
+    });
     await view.page.locator('[data-change-id="config-change-3"]').waitFor();
     expect(await view.page.getByTestId('pending-what').textContent()).toBe('.vscode/hooks.json changed on disk outside the editor. ');
     expect(view.problems).toEqual([]);

@@ -3,7 +3,14 @@ import type { AuditRecord } from '../../src/core/audit/records';
 import { HookRegistry } from '../../src/core/hooks/registry';
 import type { HookDefinition } from '../../src/core/hooks/types';
 import { receiveHostToManager, receiveManagerToHost } from '../../src/shared/manager-protocol';
-import { HookRunStats, invalidPayloadResult, toApprovalView, toHookView, toTestResultView } from '../../src/shared/manager-view-builders';
+import {
+  HookRunStats,
+  invalidPayloadResult,
+  toApprovalView,
+  toHookView,
+  toPendingConfigView,
+  toTestResultView,
+} from '../../src/shared/manager-view-builders';
 import { approvalSubject } from '../../src/core/agent/permissions/approval-text';
 import { summarizeToolCall } from '../../src/core/agent/tool-summary';
 
@@ -180,6 +187,29 @@ describe('Hook Manager views', () => {
     expect(receiveManagerToHost({ type: 'toggleHook', id: 'g', enabled: 'yes' }).ok).toBe(false);
     expect(receiveManagerToHost({ type: 'answerApproval', id: 'c1', choice: 'deny' }).ok).toBe(true);
     expect(receiveManagerToHost({ type: 'selectSession' }).ok).toBe(false);
+    expect(receiveManagerToHost({ type: 'approveScripts', id: 'g' }).ok).toBe(false);
+  });
+
+  it("classes a held change's diff lines by its structure: a hunk without counts, a missing newline, a header's tab", () => {
+    const view = (diff: string) => toPendingConfigView({ id: 'c', label: 'a', diff }).lines;
+    expect(view('--- a (applied)\tno file\n+++ a (on disk)\n@@ -0,0 +1 @@\n+{}\n\\ No newline at end of file\n')).toEqual([
+      { kind: 'meta', text: '--- a (applied) no file' },
+      { kind: 'meta', text: '+++ a (on disk)' },
+      { kind: 'hunk', text: '@@ -0,0 +1 @@' },
+      { kind: 'add', text: '{}' },
+      { kind: 'meta', text: '\\ No newline at end of file' },
+    ]);
+    expect(view('--- a (applied)\n+++ a (on disk)\n@@ not compared @@\n Too large to compare.\n')).toEqual([
+      { kind: 'meta', text: '--- a (applied)' },
+      { kind: 'meta', text: '+++ a (on disk)' },
+      { kind: 'hunk', text: '@@ not compared @@' },
+      { kind: 'same', text: 'Too large to compare.' },
+    ]);
+    // Indentation stays readable up to a bound; beyond it the run is counted like any other.
+    expect(view(`@@ -1 +1 @@\n-${' '.repeat(40)}x\n+${' '.repeat(41)}x\n`).slice(1)).toEqual([
+      { kind: 'del', text: `${' '.repeat(40)}x` },
+      { kind: 'add', text: ' ⟨41 spaces⟩ x' },
+    ]);
   });
 });
 

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { AuditRecord } from '../../src/core/audit/records';
 import type { HostToManager } from '../../src/shared/manager-protocol';
 import type { ApprovalView, HookView } from '../../src/shared/manager-views';
+import { toPendingConfigView } from '../../src/shared/manager-view-builders';
 import type { WebviewPage } from './harness/browser';
 import { openWebview } from './harness/open-webview';
 import { makeHookView } from './harness/hook-view-fixture';
@@ -370,7 +371,10 @@ describe('Hook Manager webview', () => {
       '+{"disableAllHooks":true,"x":"<img src=x onerror=alert(1)>"}',
       '',
     ].join('\n');
-    await view.host({ type: 'pendingConfig', changes: [{ id: 'config-change-1', label: '.vscode/hooks.json', diff, truncated: false }] });
+    await view.host({
+      type: 'pendingConfig',
+      changes: [toPendingConfigView({ id: 'config-change-1', label: '.vscode/hooks.json', diff })],
+    });
     const change = view.page.getByTestId('pending-change');
     await change.waitFor();
     expect(await change.locator('.banner-text').textContent()).toContain('.vscode/hooks.json changed on disk outside the editor.');

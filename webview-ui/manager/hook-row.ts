@@ -31,14 +31,35 @@ export class HookRow {
   private readonly errors = h('span', { class: 'hook-errors' });
   private readonly target = h('div', { class: 'hook-target mono' });
   private readonly inactive = h('div', { class: 'hook-inactive', attrs: { 'data-testid': 'hook-inactive' } });
-  private readonly changedText = h('span', { class: 'hook-changed-text' });
-  /** The script changed since it was approved: it fails instead of running until a person re-approves it. */
+  private readonly changedFiles = h('ul', { class: 'hook-changed-files mono', attrs: { 'data-testid': 'hook-changed-files' } });
+  private readonly changedAgain = h('div', {
+    class: 'hook-changed-again',
+    attrs: { 'data-testid': 'hook-changed-again' },
+    text: 'The files changed again while listed here: read them again before you re-approve.',
+  });
+  /** The fingerprint of the files this row listed first: a later one means they changed while on screen. */
+  private firstListed: string | undefined;
+  /** The scripts changed since they were approved: the hook fails instead of running until a person re-approves them. */
   private readonly changed = h(
     'div',
     { class: 'hook-changed', attrs: { 'data-testid': 'hook-script-changed' } },
     icon('warning'),
-    this.changedText,
-    button('Re-approve', () => this.post({ type: 'approveScripts', id: this.view.id }), { secondary: true, testId: 'hook-reapprove' }),
+    h(
+      'div',
+      { class: 'hook-changed-body' },
+      h('span', { text: 'Its scripts changed since they were approved: it fails instead of running until you re-approve them.' }),
+      this.changedFiles,
+      this.changedAgain,
+    ),
+    button(
+      'Re-approve',
+      () => {
+        // What the row lists, by its fingerprint: the host approves nothing that changed since.
+        const listed = this.view.scriptChanged;
+        if (listed) this.post({ type: 'approveScripts', id: this.view.id, fingerprint: listed.fingerprint });
+      },
+      { secondary: true, testId: 'hook-reapprove' },
+    ),
   );
   private readonly health = new HookHealthLine(() => this.showRuns(this.view.name));
   private testPanel: TestFirePanel | undefined;
@@ -130,10 +151,19 @@ export class HookRow {
     this.errors.classList.toggle('has-errors', view.errorCount > 0);
     setText(this.inactive, view.inactiveReason ?? '');
     this.inactive.hidden = !view.inactiveReason;
-    setText(this.changedText, view.scriptChanged ? ` ${view.scriptChanged}: it fails instead of running until you re-approve it.` : '');
-    this.changed.hidden = !view.scriptChanged;
+    this.showScriptChange(view.scriptChanged);
     this.health.update(view.health);
     this.testPanel?.update(view);
+  }
+
+  private showScriptChange(change: HookView['scriptChanged']): void {
+    this.changed.hidden = !change;
+    this.firstListed = change && (this.firstListed ?? change.fingerprint);
+    this.changedAgain.hidden = change?.fingerprint === this.firstListed;
+    this.changedFiles.replaceChildren(
+      ...(change?.files ?? []).map((file) => h('li', { text: file })),
+      ...(change?.more ? [h('li', { class: 'muted', text: `and ${change.more} more` })] : []),
+    );
   }
 
   showTestResult(result: TestResultView): void {

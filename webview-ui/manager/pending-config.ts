@@ -1,19 +1,12 @@
 import type { ManagerToHost } from '../../src/shared/manager-protocol';
-import type { PendingConfigView } from '../../src/shared/manager-views';
+import type { DiffLineView, PendingConfigView } from '../../src/shared/manager-views';
 import { button, h, icon } from '../common/dom';
 
-/** What a unified diff line does, by its first characters (the first match wins). */
-const DIFF_KINDS: ReadonlyArray<[prefix: string, kind: string]> = [
-  ['+++', 'meta'],
-  ['---', 'meta'],
-  ['+', 'add'],
-  ['-', 'del'],
-  ['@@', 'hunk'],
-];
+/** The marker a line of the file gets back: the host sends its kind, from the diff's structure, and its text apart. */
+const MARKERS: Record<DiffLineView['kind'], string> = { meta: '', hunk: '', same: ' ', del: '-', add: '+' };
 
-function diffLine(line: string): HTMLElement {
-  const kind = DIFF_KINDS.find(([prefix]) => line.startsWith(prefix))?.[1] ?? 'same';
-  return h('span', { class: `diff-line diff-${kind}`, text: `${line}\n` });
+function diffLine(line: DiffLineView): HTMLElement {
+  return h('span', { class: `diff-line diff-${line.kind}`, text: `${MARKERS[line.kind]}${line.text}\n` });
 }
 
 /**
@@ -37,10 +30,6 @@ export class PendingConfigSection {
   }
 
   private render(change: PendingConfigView): HTMLElement {
-    // The "Index:" and "====" lines the diff library writes first say nothing a person needs.
-    const lines = change.diff
-      .split('\n')
-      .filter((line, i, all) => !(i === all.length - 1 && line === '') && !line.startsWith('Index: ') && !/^=+$/.test(line));
     return h(
       'div',
       { class: 'pending-change', attrs: { 'data-testid': 'pending-change', 'data-change-id': change.id } },
@@ -62,7 +51,7 @@ export class PendingConfigSection {
         button('Apply', () => this.post({ type: 'applyConfigChange', id: change.id }), { testId: 'pending-apply' }),
         button('Discard', () => this.post({ type: 'discardConfigChange', id: change.id }), { secondary: true, testId: 'pending-discard' }),
       ),
-      h('pre', { class: 'pending-diff mono', attrs: { 'data-testid': 'pending-diff' } }, ...lines.map(diffLine)),
+      h('pre', { class: 'pending-diff mono', attrs: { 'data-testid': 'pending-diff' } }, ...change.lines.map(diffLine)),
       change.truncated ? h('p', { class: 'muted', text: 'The change is too large to show in full; open the file to see the rest.' }) : null,
     );
   }

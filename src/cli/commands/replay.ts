@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { z } from 'zod';
 import { permissionModeSchema } from '../../core/agent/permissions/permission-settings';
-import { isValidSessionId } from '../../core/audit/audit-writer';
+import { isValidSessionId } from '../../core/session-id';
 import { loadWorkspaceConfigs } from '../../core/hooks/config/workspace-config-files';
 import { describeDifference } from '../../core/replay/decisions';
 import { RecordingError } from '../../core/replay/recording';

@@ -1,9 +1,9 @@
 import { appendFileSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { endsOnFreshLine } from '../audit/audit-reader';
-import { isValidSessionId } from '../audit/audit-writer';
 import type { ChatMessage } from './llm/chat-model';
 import { SessionLock } from './session-lock';
+import { isValidSessionId } from '../session-id';
 
 /** The tool message a call gets when the process died before its result was written. */
 export const INTERRUPTED_CALL = 'Error: the session ended (the process was stopped) before this call finished; whether it ran is unknown.';
@@ -45,7 +45,9 @@ export class Transcript {
     this.lock = undefined;
   }
 
+  /** Refuses an id that is not a plain file name: a resumed id comes from a webview message. */
   static pathFor(dir: string, sessionId: string): string {
+    if (!isValidSessionId(sessionId)) throw new Error(`invalid session id ${JSON.stringify(sessionId)}`);
     return path.join(dir, `${sessionId}.jsonl`);
   }
 

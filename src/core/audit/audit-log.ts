@@ -1,7 +1,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readAuditFile, type AuditReadResult } from './audit-reader';
-import { auditFilePath, AuditWriter, isValidSessionId, type AuditWriterOptions } from './audit-writer';
+import { auditFilePath, AuditWriter, type AuditWriterOptions } from './audit-writer';
+import { isValidSessionId } from '../session-id';
 import type { AuditRecord } from './records';
 import { Redactor } from './redactor';
 import type { Disposable } from '../events-emitter';

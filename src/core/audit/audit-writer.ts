@@ -9,6 +9,7 @@ import type { AuditEntry, AuditRecord, AuditSink } from './records';
 import { fitRecord } from './record-truncation';
 import { Redactor } from './redactor';
 import { toError } from '../error-message';
+import { isValidSessionId } from '../session-id';
 
 /**
  * The append-only JSONL log of one session. `append` stamps, redacts and serializes the
@@ -49,7 +50,6 @@ const MAX_BATCH_BYTES = 8 * 1024 * 1024;
 // A single tick that queues more than this (thousands of records) is written at once,
 // synchronously, so memory stays bounded however long the burst.
 const SPILL_BYTES = 4 * 1024 * 1024;
-const SESSION_ID = /^[A-Za-z0-9_.-]{1,200}$/;
 /** Audit logs hold the session (prompts, commands, tool output) even redacted: for the user alone. */
 const PRIVATE_DIR = 0o700;
 const PRIVATE_FILE = 0o600;
@@ -62,10 +62,6 @@ const defaultIo: AuditWriterIo = {
   writevSync,
   datasync: promisify(fdatasync),
 };
-
-export function isValidSessionId(sessionId: string): boolean {
-  return SESSION_ID.test(sessionId) && sessionId !== '.' && sessionId !== '..';
-}
 
 export function auditFilePath(dir: string, sessionId: string): string {
   if (!isValidSessionId(sessionId))

@@ -244,12 +244,34 @@ export class HookEngine {
     return key === undefined ? undefined : this.changeOf(key);
   }
 
-  /** A person approves the hook's scripts as they are now (the Hook Manager's "Re-approve"). */
-  async approveScripts(hookId: string): Promise<void> {
+  /**
+   * The files of this hook (or of its rpc server) that changed since they were approved, relative
+   * to the workspace, and the fingerprint `approveScripts` takes; undefined while none changed.
+   */
+  scriptReview(hookId: string): { files: string[]; fingerprint: string } | undefined {
+    const key = this.pinKeyOf(hookId);
+    // The cheap check first: this runs for every row each time the Hook Manager is drawn.
+    if (key === undefined || this.pins.changed(key) === undefined) return undefined;
+    const review = this.pins.review(key);
+    if (!review || review.changed.length === 0) return undefined;
+    const files = review.changed.map((file) => path.relative(this.options.projectDir, file) || file).sort();
+    return { files, fingerprint: review.fingerprint };
+  }
+
+  /**
+   * A person approves the hook's scripts as the Hook Manager listed them ("Re-approve"):
+   * refused if they changed since, `fingerprint` being scriptReview's.
+   */
+  async approveScripts(hookId: string, fingerprint: string): Promise<void> {
     const key = this.pinKeyOf(hookId);
     if (key === undefined) throw new Error(`no command or rpc hook with id ${hookId}`);
-    this.pins.approve(key);
-    this.log('info', `scripts of ${hookId} approved as they are now: ${this.pins.files(key).join(', ') || '(none)'}`);
+    if (!this.pins.approve(key, fingerprint)) {
+      const name = this.registry.current().find(hookId)?.hook.name ?? hookId;
+      throw new Error(
+        `the scripts of "${name}" changed after the Hook Manager listed them, so nothing was approved: read the files it lists now, then re-approve`,
+      );
+    }
+    this.log('info', `scripts of ${hookId} approved as listed: ${this.pins.files(key).join(', ') || '(none)'}`);
     // A server refused for its changed script starts again (sync retries failed servers).
     if (key.startsWith(SERVER_PIN) && this.startsProcesses) await this.rpcPool.sync(this.config.servers);
     this.rebuild();

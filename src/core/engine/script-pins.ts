@@ -24,6 +24,13 @@ interface FolderPin {
   files: Map<string, Fingerprint | null>;
 }
 
+/** A key's scripts against their pins: what changed, and what re-approving them would pin. */
+export interface ScriptReview {
+  changed: string[];
+  /** A hash of the content of every file and the listing of every folder of the key. */
+  fingerprint: string;
+}
+
 /** What one hook (or rpc server) runs: named files, and folders its interpreter reads more from. */
 export interface PinSpec {
   files: readonly string[];
@@ -224,13 +231,30 @@ export class ScriptPins {
     return [...oversized];
   }
 
-  /** Re-pins one key's files and folders as they are now: a person approved them. */
-  approve(key: string): void {
+  /**
+   * What a person is shown before approving `key`: every file that differs from its pin (a
+   * deleted or new file too), and a fingerprint of all its files and folders as they are now,
+   * which `approve` takes back. Undefined for a key that is not pinned.
+   */
+  review(key: string): ScriptReview | undefined {
     const pins = this.pins.get(key);
-    if (!pins) return;
-    const files = new Map([...pins.files.keys()].map((file) => [file, fingerprint(file)]));
-    const folders = new Map([...pins.folders].map(([k, { folder }]) => [k, pinFolder(folder).pin]));
-    this.pins.set(key, { files, folders });
+    if (!pins) return undefined;
+    const now = repin(pins);
+    return { changed: differences(pins, now), fingerprint: digest(now) };
+  }
+
+  /**
+   * A person approved one key's files and folders: re-pins them, but only while they are what
+   * `fingerprint` (from `review`) says, so a file rewritten after the review is not approved
+   * unread. The pins kept are the very reads the fingerprint was checked against. False: nothing was pinned.
+   */
+  approve(key: string, fingerprint: string): boolean {
+    const pins = this.pins.get(key);
+    if (!pins) return false;
+    const now = repin(pins);
+    if (digest(now) !== fingerprint) return false;
+    this.pins.set(key, now);
+    return true;
   }
 
   /** The first file of `key` that differs from its pin (a deleted or new file too), else undefined. */
@@ -260,6 +284,50 @@ export class ScriptPins {
     const files = this.pins.get(key)?.files;
     return files?.has(file) ? files.get(file) : undefined;
   }
+}
+
+/** A key's files and folders as they are now, in the shape of its pins. */
+function repin(pins: KeyPins): KeyPins {
+  return {
+    files: new Map([...pins.files.keys()].map((file) => [file, fingerprint(file)])),
+    folders: new Map([...pins.folders].map(([key, { folder }]) => [key, pinFolder(folder).pin])),
+  };
+}
+
+/** Content only (a touch that moves a stat changes no fingerprint), serialized as JSON so no two states read alike. */
+function digest(pins: KeyPins): string {
+  const sorted = <T>(map: Map<string, T>) => [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const contents = (files: Map<string, Fingerprint | null>) => sorted(files).map(([file, print]) => [file, print?.sha256 ?? null]);
+  const folders = sorted(pins.folders).map(([key, folder]) => [
+    key,
+    sorted(folder.listings).map(([dir, listed]) => [dir, listed.stat === null ? null : listed.names]),
+    contents(folder.files),
+  ]);
+  return createHash('sha256')
+    .update(JSON.stringify([contents(pins.files), folders]))
+    .digest('hex');
+}
+
+/** Every path whose content or presence differs between `pinned` and `now`, once each. */
+function differences(pinned: KeyPins, now: KeyPins): string[] {
+  const changed = new Set<string>();
+  const files = (before: Map<string, Fingerprint | null>, after: Map<string, Fingerprint | null>) => {
+    for (const file of new Set([...before.keys(), ...after.keys()]))
+      if ((before.get(file)?.sha256 ?? null) !== (after.get(file)?.sha256 ?? null)) changed.add(file);
+  };
+  files(pinned.files, now.files);
+  for (const [key, folder] of pinned.folders) {
+    const fresh = now.folders.get(key);
+    if (!fresh) continue;
+    for (const dir of new Set([...folder.listings.keys(), ...fresh.listings.keys()])) {
+      const names = (listed: Listing | undefined) => new Set(listed?.names ? listed.names.split('\n') : []);
+      const [before, after] = [names(folder.listings.get(dir)), names(fresh.listings.get(dir))];
+      for (const name of [...before, ...after])
+        if (before.has(name) !== after.has(name)) changed.add(path.join(dir, name.replace(/\/$/, '')));
+    }
+    files(folder.files, fresh.files);
+  }
+  return [...changed];
 }
 
 function changedFile(files: Map<string, Fingerprint | null>): string | undefined {
