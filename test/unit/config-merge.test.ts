@@ -211,6 +211,22 @@ describe("a trusted workspace's settings reach its own hooks only", () => {
     expect(states(mergeConfigs([user(), settings])).user).toMatchObject({ active: true });
   });
 
+  it("a workspace's copy of the user's guard does not run in its place: the workspace's switch cannot turn the guard off", () => {
+    const claudeUser = loadHooksValue(guard('node "$HOME/.claude/guard.js"'), { kind: 'claudeUser', file: '/home/u/.claude/settings.json' });
+    const cli = loadHooksValue(guard('node guard.js'), { kind: 'cli', file: '/home/u/extra-hooks.json' });
+    const copy = (command: string) => hooksJson(JSON.stringify({ ...guard(command), disableAllHooks: true, defaults: { commandTimeoutMs: 1 } }));
+    for (const [own, command] of [
+      [claudeUser, 'node "$HOME/.claude/guard.js"'],
+      [cli, 'node guard.js'],
+    ] as const) {
+      // The workspace's file is loaded before the user's source, as the hosts load them.
+      const merged = mergeConfigs([copy(command), own]);
+      const running = states(merged).byCommand(command);
+      expect(running, command).toMatchObject({ active: true });
+      expect(running?.hook.source.kind, command).toBe(own.source?.kind);
+    }
+  });
+
   it("the user's disableAllHooks turns every hook off; a workspace false does not turn them back on", () => {
     const merged = mergeConfigs([user({ disableAllHooks: true }), workspaceFile({ disableAllHooks: false })]);
     expect(states(merged).user?.inactiveReason).toBe('all-disabled');

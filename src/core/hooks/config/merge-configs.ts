@@ -37,11 +37,14 @@ function problemAt(source: HookSource, fields: Pick<ConfigProblem, 'severity' | 
 
 /**
  * Which copy of an identical hook runs: the managed policy's (it cannot be turned off), then
- * the first of a source that may run; an untrusted workspace's copy never shadows another.
+ * the person's own, then the workspace's; an untrusted workspace's copy never shadows another.
+ * A workspace's copy of the user's guard must not run in its place: the workspace's switches
+ * and defaults reach its copy.
  */
 function dedupRank(config: LoadedConfig, inertConfigs: ReadonlySet<LoadedConfig>): number {
   if (config.source && isLockedSource(config.source.kind)) return 0;
-  return inertConfigs.has(config) ? 2 : 1;
+  if (inertConfigs.has(config)) return 3;
+  return fromWorkspace(config) ? 2 : 1;
 }
 
 /** Claude Code runs an identical command or http handler from several settings files once. */
