@@ -175,17 +175,36 @@ describe('"Allow for this session" stores exactly the approved call', () => {
     expect(after('echo "a b"', "echo 'a b'")).toBe('allow');
   });
 
-  it('"Deny for this session" denies the same call again, quoted words included', () => {
-    for (const denied of ["rm 'a b'", 'git commit -m "fix the bug"', "echo 'it'\"'\"'s'", 'timeout 5 rm "a b"']) {
+  it('"Deny for this session" denies the same call again, quoted words included, by any path to the command', () => {
+    const cases: Array<[string, string[]]> = [
+      ["rm 'a b'", ["rm 'a b'", "/bin/rm 'a b'", "./rm 'a b'", "nohup /bin/rm 'a b'"]],
+      ['git push origin "my branch"', ['git push origin "my branch"', '/usr/bin/git push origin "my branch"']],
+      ["rm '*'", ["rm '*'", '/bin/rm "*"']],
+      ['git commit -m "fix the bug"', ['git commit -m "fix the bug"']],
+      [`echo 'it'"'"'s'`, [`echo 'it'"'"'s'`]],
+      ['timeout 5 rm "a b"', ['timeout 5 rm "a b"']],
+    ];
+    for (const [denied, attempts] of cases) {
       const { gate: g, run } = gate({ allow: ['Bash'] });
       g.denyForSession(suggestedRule('Bash', { command: denied }));
-      expect(run(denied).verdict, denied).toBe('deny');
+      for (const attempt of attempts) expect(run(attempt).verdict, `${denied} / ${attempt}`).toBe('deny');
     }
   });
 
+  it("a person's rule matches the commands it names, with quotes written any way", () => {
+    const allowed = (rule: string, command: string) => gate({ allow: [`Bash(${rule})`] }).run(command).verdict;
+    expect(allowed('curl http://localhost:3000/api?x=1&y=2', 'curl "http://localhost:3000/api?x=1&y=2"')).toBe('allow');
+    expect(allowed('find . -name *.log', 'find . -name "*.log"')).toBe('allow');
+    expect(allowed('echo héllo', 'echo héllo')).toBe('allow');
+    expect(allowed('git log HEAD^', 'git log HEAD^')).toBe('allow');
+    expect(allowed('cat *.md', 'cat "my notes.md"')).toBe('allow');
+    expect(allowed('git commit -m *', 'git commit -m "fix the bug"')).toBe('allow');
+    expect(allowed('echo a b', "echo 'a b'")).toBe('ask');
+  });
+
   it('names a quoted word as one word in the rule it shows', () => {
-    expect(suggestedRule('Bash', { command: 'git commit -m "fix the bug"' })).toBe("Bash(git commit -m 'fix the bug')");
-    expect(suggestedRule('Bash', { command: "rm '*' b*" })).toBe("Bash(rm '\\*' b\\*)");
+    expect(suggestedRule('Bash', { command: 'git commit -m "fix the bug"' })).toBe('Bash(git commit -m fix\\\\ the\\\\ bug)');
+    expect(suggestedRule('Bash', { command: "rm '*' b*" })).toBe('Bash(rm \\\\\\* b\\*)');
   });
 });
 

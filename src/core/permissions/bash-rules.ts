@@ -59,10 +59,11 @@ export function bashRuleMatches(pattern: string | undefined, command: string, de
  * stored), or with the command name by its basename (`/bin/rm` is rm to `Bash(rm *)`).
  */
 function namesMatch(pattern: string, command: SimpleCommand, words: string[]): boolean {
-  if (wildcardMatch(pattern, words.join(' '))) return true;
-  if (wildcardMatch(pattern, command.spelled.slice(command.words.length - words.length).join(' '))) return true;
+  const spelled = command.spelled.slice(command.words.length - words.length);
+  if (wildcardMatch(pattern, words.join(' ')) || wildcardMatch(pattern, spelled.join(' '))) return true;
   const name = commandName(words[0]);
-  return name !== words[0] && wildcardMatch(pattern, [name, ...words.slice(1)].join(' '));
+  if (name === words[0]) return false;
+  return wildcardMatch(pattern, [name, ...words.slice(1)].join(' ')) || wildcardMatch(pattern, [name, ...spelled.slice(1)].join(' '));
 }
 
 const MAX_SUFFIXES = 32;

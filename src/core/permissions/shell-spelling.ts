@@ -7,16 +7,23 @@ export interface WordPiece {
   active: boolean;
 }
 
-const PLAIN = /^[A-Za-z0-9_@%+=:,./-]+$/;
+/**
+ * Taken as they are, these would read as something else once words are joined by spaces: a
+ * blank as a word boundary, `*` and `~` as what the shell expands, a quote or a backslash as
+ * this spelling's own. `?` and `[` are left as written, so a rule with a quoted URL still
+ * matches it: `rm '?'` reads like `rm ?`, a narrower call than `rm '*'` vs `rm *`.
+ */
+const ESCAPED = /[\s\\'"*~]/g;
 
 /**
- * A word as allow rules read it: each run the shell takes literally is written in single
- * quotes when it holds anything but plain characters, and what the shell acts on stays bare.
- * So words joined by spaces never read like other words: `rm 'a b'` (one file) is not
- * `rm a b` (two), nor `rm '*'` (the file named *) `rm *` (every file).
+ * A word as allow rules read it: what the shell takes literally, with a backslash before each
+ * character that would otherwise read as a word boundary or an expansion; what the shell acts
+ * on stays bare. So words joined by spaces never read like other words: `rm 'a b'` (one file)
+ * is `rm a\ b`, not `rm a b` (two), and `rm '*'` (the file named *) is `rm \*`, not `rm *`
+ * (every file). A rule's `*` still matches across them: `Bash(git commit -m *)`.
  */
 export function spellWord(pieces: readonly WordPiece[]): string {
-  const spelled = pieces.map((piece) => (piece.active || PLAIN.test(piece.text) ? piece.text : quoted(piece.text))).join('');
+  const spelled = pieces.map((piece) => (piece.active ? piece.text : piece.text.replace(ESCAPED, (c) => `\\${c}`))).join('');
   return spelled === '' ? "''" : spelled;
 }
 
@@ -31,8 +38,4 @@ export function addPiece(pieces: WordPiece[], text: string, active: boolean): vo
   const last = pieces[pieces.length - 1];
   if (last && last.active === active) last.text += text;
   else pieces.push({ text, active });
-}
-
-function quoted(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
