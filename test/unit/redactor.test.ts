@@ -169,6 +169,21 @@ describe('Redactor.redactForModel', () => {
   });
 });
 
+describe('Redactor.withoutSecretStartAtEnd', () => {
+  it('drops the longest start of a secret value that ends the text, and nothing else', () => {
+    const redactor = new Redactor({ secretValues: ['abcabcabd-secret', 'zz-other-value'] });
+    expect(redactor.withoutSecretStartAtEnd('output: abcabcab')).toBe('output: ');
+    expect(redactor.withoutSecretStartAtEnd('output: xxabcabcabcab')).toBe('output: xxabc');
+    expect(redactor.withoutSecretStartAtEnd('output: zz-oth')).toBe('output: ');
+    expect(redactor.withoutSecretStartAtEnd('output: abcx')).toBe('output: abcx');
+    expect(redactor.withoutSecretStartAtEnd('')).toBe('');
+    const long = 'a'.repeat(50_000);
+    const withLong = new Redactor({ secretValues: [long] });
+    expect(withLong.withoutSecretStartAtEnd(`x${'a'.repeat(49_999)}`)).toBe('x');
+    expect(withLong.withoutSecretStartAtEnd(`${'a'.repeat(49_999)}b`)).toBe(`${'a'.repeat(49_999)}b`);
+  });
+});
+
 describe('Redactor.redact', () => {
   const redactor = new Redactor({ secretValues: ['runtime-secret-value'] });
 

@@ -194,14 +194,7 @@ export class Redactor {
    */
   withoutSecretStartAtEnd(text: string): string {
     let cut = 0;
-    for (const value of this.secretValues) {
-      for (let length = Math.min(value.length - 1, text.length); length > cut; length -= 1) {
-        if (text.endsWith(value.slice(0, length))) {
-          cut = length;
-          break;
-        }
-      }
-    }
+    for (const value of this.secretValues) cut = Math.max(cut, prefixEndingText(value, text));
     return text.slice(0, text.length - cut);
   }
 
@@ -356,4 +349,25 @@ function withGlobal(re: RegExp): RegExp {
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * The length of the longest start of `value`, shorter than all of it, that ends `text`: one
+ * pass of Knuth-Morris-Pratt over the last characters of `text`, linear in the value's length
+ * (a `.env` value of a megabyte must not cost its square on every capped Bash output).
+ */
+function prefixEndingText(value: string, text: string): number {
+  const fail = new Int32Array(value.length);
+  for (let i = 1, k = 0; i < value.length; i++) {
+    while (k > 0 && value[i] !== value[k]) k = fail[k - 1];
+    if (value[i] === value[k]) k++;
+    fail[i] = k;
+  }
+  let k = 0;
+  // Fewer characters than the value holds: a whole match was redacted already, and k stays below it.
+  for (let i = Math.max(0, text.length - value.length + 1); i < text.length; i++) {
+    while (k > 0 && text[i] !== value[k]) k = fail[k - 1];
+    if (text[i] === value[k]) k++;
+  }
+  return k;
 }
