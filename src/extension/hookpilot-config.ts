@@ -178,7 +178,7 @@ export class HookpilotConfig extends Disposable {
       problems.push(
         ...refused.map(
           (dir) =>
-            `workspace settings: the additional directory ${JSON.stringify(dir)} is not used: it would open the home folder, a folder above it or the workspace, or a dot-folder of the home folder.`,
+            `workspace settings: the additional directory ${JSON.stringify(dir)} is not used: a workspace's settings may add only folders beside the workspace, never the home folder's own or a folder above it.`,
         ),
       );
       return { scope, permissions: kept };

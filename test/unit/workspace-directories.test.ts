@@ -19,24 +19,40 @@ beforeEach(() => {
 afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 describe("a workspace's additional directories", () => {
-  it('keeps folders beside or inside the workspace, and refuses what holds the home folder, a folder above, or a dot-folder of home', () => {
+  it('keeps folders beside the workspace, and refuses the rest: above it, the home folder and what it holds, system folders', () => {
     const listed = [
       '../shared',
+      '../shared/lib',
       'sub',
       '.',
       '/',
       home,
       '..',
       '../..',
+      '../../bin',
       `${home}/.ssh`,
       '../../.aws/creds',
       'escape',
       'keys',
       '/tmp/elsewhere',
+      '/proc',
+      '/proc/self/cwd/..',
+      '/etc',
     ];
     const { scope, refused } = withoutPrivateDirectories({ allow: ['Read'], additionalDirectories: listed }, { root, home });
-    expect(scope.additionalDirectories).toEqual(['../shared', 'sub', '.', '/tmp/elsewhere']);
-    expect(refused).toEqual(['/', home, '..', '../..', `${home}/.ssh`, '../../.aws/creds', 'escape', 'keys']);
+    expect(scope.additionalDirectories).toEqual(['../shared', '../shared/lib', 'sub']);
+    expect(refused).toEqual(listed.slice(3));
     expect(scope.allow).toEqual(['Read']);
+  });
+
+  it("keeps no folder beside a workspace that lies directly in the home folder: its neighbours are the home folder's", () => {
+    const inHome = path.join(home, 'repo');
+    mkdirSync(inHome);
+    const { scope, refused } = withoutPrivateDirectories(
+      { additionalDirectories: ['../bin', '../Library', 'sub'] },
+      { root: inHome, home },
+    );
+    expect(scope.additionalDirectories).toEqual(['sub']);
+    expect(refused).toEqual(['../bin', '../Library']);
   });
 });

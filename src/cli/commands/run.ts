@@ -130,7 +130,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     ctx.stderr.write(`hookpilot: permission mode ${permissions.mode}, from the workspace's settings (--permission-mode overrides it)\n`);
   for (const dir of refusedDirectories)
     ctx.stderr.write(
-      `hookpilot: the workspace's settings list ${JSON.stringify(dir)} as an additional directory: not used (it would open the home folder, a folder above it or the workspace, or a dot-folder of the home folder)\n`,
+      `hookpilot: the workspace's settings list ${JSON.stringify(dir)} as an additional directory: not used (a workspace's settings may add only folders beside the workspace, never the home folder's own or a folder above it)\n`,
     );
   const prompt = await readPrompt(promptArg, ctx.stdin, (line) => ctx.stderr.write(line));
 

@@ -3,11 +3,13 @@ import { physicalPath } from '../tools/workspace-paths';
 import type { PermissionsScope } from './permissions-setting';
 
 /**
- * A workspace's settings may add folders the agent works in (`../shared` beside a repository),
- * but a cloned repository lists `/` as easily: not a folder that holds what the person keeps
- * outside their projects. Refused: the filesystem root, the home folder and any folder above
- * it or above the workspace, and the home folder's dot-folders (`~/.ssh`, `~/.aws`, `~/.config`).
- * Links are followed, so `./escape -> /` is `/`.
+ * A workspace's settings may add folders beside the workspace (`../shared` next to a
+ * repository), which a team shares; anything else a cloned repository could list as easily:
+ * `/`, `/proc`, `/etc`, `~/bin` or `~/Library` beside a repository kept in the home folder.
+ * So a workspace's additional directory counts only when it lies inside the workspace's parent
+ * folder, does not hold the workspace, and that parent is neither the filesystem root nor the
+ * home folder nor a folder above it. Links are followed: every reading must pass. A person's
+ * own settings may list any folder.
  */
 export function withoutPrivateDirectories(
   scope: PermissionsScope,
@@ -17,28 +19,25 @@ export function withoutPrivateDirectories(
   if (dirs === undefined) return { scope, refused: [] };
   const kept: string[] = [];
   const refused: string[] = [];
-  for (const dir of dirs) (opensPrivate(path.resolve(root, dir), root, home) ? refused : kept).push(dir);
+  for (const dir of dirs) (besideWorkspace(path.resolve(root, dir), root, home) ? kept : refused).push(dir);
   return { scope: { ...scope, additionalDirectories: kept }, refused };
 }
 
-function opensPrivate(dir: string, root: string, home: string): boolean {
-  const forms = new Set([dir, physical(dir)]);
-  const homes = new Set([home, physical(home)]);
+function besideWorkspace(dir: string, root: string, home: string): boolean {
   const roots = new Set([root, physical(root)]);
-  return [...forms].some(
-    (form) =>
-      [...homes].some((h) => contains(form, h) || isDotFolderOf(form, h)) || [...roots].some((r) => form !== r && contains(form, r)),
-  );
+  const homes = new Set([home, physical(home)]);
+  const parents = [...roots].map((r) => path.dirname(r)).filter((parent) => ![...homes].some((h) => contains(parent, h)));
+  // Inside the workspace adds nothing, and takes nothing away either.
+  const inside = (form: string) => [...roots].some((r) => form !== r && contains(r, form));
+  const beside = (form: string) =>
+    ![...roots].some((r) => contains(form, r)) && parents.some((parent) => form !== parent && contains(parent, form));
+  return [dir, physical(dir)].every((form) => inside(form) || beside(form));
 }
 
 /** Whether `outer` is `inner` or a folder above it. */
 function contains(outer: string, inner: string): boolean {
   const relative = path.relative(outer, inner);
   return relative === '' || (relative.split(path.sep)[0] !== '..' && !path.isAbsolute(relative));
-}
-
-function isDotFolderOf(dir: string, home: string): boolean {
-  return dir !== home && contains(home, dir) && path.relative(home, dir).startsWith('.');
 }
 
 /** Links followed, dangling ones too (`./keys -> ~/.ssh` before `~/.ssh` exists). */
