@@ -148,6 +148,8 @@ export function useModelForHooks(
       workspaceRoot: () => engine.options.projectDir,
       permissions: () => permissions,
       protectedPaths: () => engine.protectedPaths(),
+      privatePaths: () => [storageRoot(env) + path.sep],
+      redactForModel: (text) => engine.audit.redactor.redactForModel(text),
       env,
     }),
   );

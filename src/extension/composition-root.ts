@@ -83,6 +83,8 @@ export class CompositionRoot extends Disposable {
         workspaceRoot: () => engineHost.projectDir,
         permissions: () => config.permissions(engineHost.projectDir),
         protectedPaths: () => engineHost.engine.protectedPaths(),
+        privatePaths: () => [engineHost.engine.options.storageDir + path.sep],
+        redactForModel: (text) => engineHost.engine.audit.redactor.redactForModel(text),
         env,
       }),
     );

@@ -197,6 +197,31 @@ describe('agent hooks', () => {
     );
   });
 
+  it("neither reads nor searches Hookpilot's storage folder when it lies in the workspace", async () => {
+    const hooks = hooksJson({ Stop: [{ hooks: [{ type: 'agent', prompt: 'Check' }] }] });
+    const judge = (req: RecordedRequest): ScriptedReply =>
+      toolRounds(req) === 0
+        ? toolCalls([
+            { id: 'j1', name: 'Read', arguments: { file_path: '.hookpilot/record.jsonl' } },
+            { id: 'j2', name: 'Grep', arguments: { pattern: 'STORED-MARKER', output_mode: 'content' } },
+            { id: 'j3', name: 'Glob', arguments: { pattern: '**/record.jsonl' } },
+          ])
+        : text('{"ok": true}');
+    bed = await startTestbed(
+      bundle.bundle,
+      { '.vscode/hooks.json': hooks, '.hookpilot/record.jsonl': 'STORED-MARKER-5521' },
+      script([text('done')], judge),
+    );
+    await bed.run(['finish', '--output-format', 'json'], { env: { HOOKPILOT_HOME: bed.workspace.file('.hookpilot') } });
+    expect(JSON.stringify(bed.server.requests.map((q) => q.body))).not.toContain('STORED-MARKER-5521');
+    const replies = bed.server.requests
+      .filter(isJudge)[1]
+      .body.messages.filter((m) => m.role === 'tool')
+      .map((m) => String(m.content));
+    expect(replies[0]).toMatch(/^Error: not permitted \(protected file\).*session records/);
+    expect(replies[2]).not.toContain('record.jsonl');
+  });
+
   it('respects the deny rules of the permission settings', async () => {
     const hooks = hooksJson({ Stop: [{ hooks: [{ type: 'agent', prompt: 'Check' }] }] });
     const settings = JSON.stringify({ 'hookpilot.permissions': { deny: ['Read(private/**)'] } });

@@ -1,6 +1,7 @@
 import type { HookJudge, JudgeAnswer, JudgeRequest } from '../hooks/handlers/model-hook-handler';
 import type { ChatMessage, ChatModel, ToolCallRequest } from './llm/chat-model';
 import { PermissionGate } from './permissions/permission-gate';
+import { physicalOrSelf } from './permissions/protected-targets';
 import type { PermissionSettings } from './permissions/permission-settings';
 import { createGlobTool } from './tools/glob-tool';
 import { createGrepTool } from './tools/grep-tool';
@@ -20,6 +21,10 @@ export interface ModelHookJudgeOptions {
   workspaceRoot: () => string | undefined;
   permissions: () => PermissionSettings;
   protectedPaths: () => readonly string[];
+  /** Hookpilot's storage folders: an agent hook's tools neither read nor list them, as the agent's do not. */
+  privatePaths?: () => readonly string[];
+  /** What the model may see of a text: Grep matches against it, so a count reveals nothing hidden. */
+  redactForModel?: (text: string) => string;
   env: NodeJS.ProcessEnv;
 }
 
@@ -81,10 +86,12 @@ export class ModelHookJudge implements HookJudge {
     const { env } = this.options;
     const input = tool.normalizeInput ? tool.normalizeInput(parsed.data, { cwd: workspaceRoot }) : parsed.data;
     const settings = this.options.permissions();
+    const privatePaths = this.options.privatePaths?.() ?? [];
     const verdict = this.gate.evaluate(tool, input, undefined, {
       workspaceRoot,
       cwd: workspaceRoot,
-      protectedPaths: this.options.protectedPaths(),
+      protectedPaths: [...this.options.protectedPaths(), ...privatePaths],
+      privatePaths,
     });
     if (verdict.verdict !== 'allow') return `Error: not permitted (${verdict.source}): ${verdict.reason}`;
     try {
@@ -95,6 +102,8 @@ export class ModelHookJudge implements HookJudge {
         env,
         sessionId: 'hook',
         additionalDirectories: settings.additionalDirectories,
+        redactForModel: this.options.redactForModel,
+        hiddenFolders: privatePaths.map((folder) => physicalOrSelf(folder)),
       };
       const result = await tool.run(input, ctx);
       return result.ok ? result.content : `Error: ${result.error}`;
