@@ -212,9 +212,13 @@ describe("a trusted workspace's settings reach its own hooks only", () => {
   });
 
   it("a workspace's copy of the user's guard does not run in its place: the workspace's switch cannot turn the guard off", () => {
-    const claudeUser = loadHooksValue(guard('node "$HOME/.claude/guard.js"'), { kind: 'claudeUser', file: '/home/u/.claude/settings.json' });
+    const claudeUser = loadHooksValue(guard('node "$HOME/.claude/guard.js"'), {
+      kind: 'claudeUser',
+      file: '/home/u/.claude/settings.json',
+    });
     const cli = loadHooksValue(guard('node guard.js'), { kind: 'cli', file: '/home/u/extra-hooks.json' });
-    const copy = (command: string) => hooksJson(JSON.stringify({ ...guard(command), disableAllHooks: true, defaults: { commandTimeoutMs: 1 } }));
+    const copy = (command: string) =>
+      hooksJson(JSON.stringify({ ...guard(command), disableAllHooks: true, defaults: { commandTimeoutMs: 1 } }));
     for (const [own, command] of [
       [claudeUser, 'node "$HOME/.claude/guard.js"'],
       [cli, 'node guard.js'],
