@@ -95,4 +95,17 @@ describe('approvals on a terminal', () => {
     expect(toolMessageSent(bed.server, 'c1')).toMatch(/Permission denied \(user\)/);
     expect(toolMessageSent(bed.server, 'c2')).toMatch(/Permission denied \(session rule Bash\(touch a\.txt\)\)/);
   });
+  it('[d]eny for this session still denies after --continue resumes the session, whatever the allow rules', async () => {
+    const touch = (id: string) => toolCalls([{ id, name: 'Bash', arguments: { command: 'touch a.txt' } }]);
+    bed = await startTestbed(bundle.bundle, {}, [touch('c1'), text('gave up'), touch('c2'), text('still no')]);
+    const first = await runOnTerminal(
+      ['make a file', '--cwd', bed.workspace.dir, '--base-url', bed.server.url, '--model', SCRIPTED_MODEL_ID],
+      ['d'],
+    );
+    expect(first.code).toBe(0);
+    const resumed = await bed.run(['try again', '--continue', '--allowed-tools', 'Bash', '--output-format', 'json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(existsSync(bed.workspace.file('a.txt'))).toBe(false);
+    expect(toolMessageSent(bed.server, 'c2')).toMatch(/Permission denied \(session rule Bash\(touch a\.txt\)\)/);
+  });
 });

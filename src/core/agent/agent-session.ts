@@ -92,6 +92,7 @@ export class AgentSession {
       envFile: this.envFile,
       redactor,
       emit,
+      onSessionDeny: (rule) => this.transcript.recordSessionDeny(rule),
     });
     this.steering = new SteeringQueue({ hooks: this.hooks, messages: this.messages, emit: this.fire, notices: this.notices });
     this.systemPrompt = new SessionSystemPrompt({
@@ -117,6 +118,8 @@ export class AgentSession {
       const skipped = (line: number) =>
         this.fire({ type: 'notice', level: 'warning', message: `transcript line ${line} is no valid record; skipped on resume` });
       this.messages.push(...Transcript.load(this.transcript.file, skipped).filter((m) => m.role !== 'system'));
+      // What a person denied for this session stays denied in it (kept without being written again).
+      for (const rule of Transcript.sessionDenyRules(this.transcript.file)) this.tools.gate.restoreSessionDeny(rule);
       this.messages.unshift({ role: 'system', content: '' });
       this.transcript.markWritten(this.messages.length);
       // Turns go on counting from the resumed conversation's prompts.

@@ -29,6 +29,8 @@ export interface SessionToolsDeps {
   todos: TodoStore;
   envFile: SessionEnvFile;
   redactor: ModelRedactor;
+  /** Hears each "Deny for this session" rule (the session keeps it in its transcript). */
+  onSessionDeny?: (rule: string) => void;
   emit: (event: AgentEvent) => void;
 }
 
@@ -45,10 +47,13 @@ export class SessionTools {
   private readonly toolsByName = new Map<string, Tool>();
   private readonly withheld: ReadonlySet<string>;
   private readonly bashRunner: SpawnerProcessRunner | undefined;
+  /** The session's permission gate: a resume gives it back the session's deny rules. */
+  readonly gate: PermissionGate;
 
   constructor(private readonly deps: SessionToolsDeps) {
     const { options, cwd, redactor } = deps;
-    const gate = new PermissionGate(options.permissions);
+    const gate = new PermissionGate(options.permissions, deps.onSessionDeny);
+    this.gate = gate;
     const withheld = new Set(options.disallowedTools ?? []);
     if (options.spawnerModulePath) {
       this.bashRunner = new SpawnerProcessRunner({ modulePath: options.spawnerModulePath, args: [BASH_SHELLS_ARG] });

@@ -63,6 +63,38 @@ export class Transcript {
     this.written = messages.length;
   }
 
+  /**
+   * A person's "Deny for this session": kept in the transcript, so that a resume of the session
+   * denies it still (a compaction does not end the session, so it does not drop the rule).
+   */
+  recordSessionDeny(rule: string): void {
+    appendFileSync(
+      this.file,
+      JSON.stringify({ type: 'system', subtype: 'session_deny', rule, timestamp: new Date().toISOString() }) + '\n',
+    );
+  }
+
+  /** The session's deny rules a transcript holds, in order. */
+  static sessionDenyRules(file: string): string[] {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      return [];
+    }
+    const rules: string[] = [];
+    for (const line of text.split('\n')) {
+      if (!line.includes('"session_deny"')) continue;
+      try {
+        const entry = JSON.parse(line) as { subtype?: unknown; rule?: unknown };
+        if (entry.subtype === 'session_deny' && typeof entry.rule === 'string') rules.push(entry.rule);
+      } catch {
+        // A torn line: parse() reports it.
+      }
+    }
+    return rules;
+  }
+
   /** Continue writing after messages that were restored. */
   markWritten(count: number): void {
     this.written = count;

@@ -32,7 +32,11 @@ export interface GateContext {
 export class PermissionGate {
   private sessionRules: CompiledRule[] = [];
 
-  constructor(private readonly settings: () => PermissionSettings) {}
+  /** `onSessionDeny`: hears each "Deny for this session" rule, for the session to keep it across a resume. */
+  constructor(
+    private readonly settings: () => PermissionSettings,
+    private readonly onSessionDeny?: (ruleText: string) => void,
+  ) {}
 
   allowForSession(ruleText: string): void {
     const rule = parsePermissionRule(ruleText);
@@ -41,8 +45,18 @@ export class PermissionGate {
 
   /** P2: final for this session; no hook, mode or later allow can turn it around. */
   denyForSession(ruleText: string): void {
+    if (this.addSessionDeny(ruleText)) this.onSessionDeny?.(ruleText);
+  }
+
+  /** A deny rule the session kept from before a resume: in force again, not heard again. */
+  restoreSessionDeny(ruleText: string): void {
+    this.addSessionDeny(ruleText);
+  }
+
+  private addSessionDeny(ruleText: string): boolean {
     const rule = parsePermissionRule(ruleText);
     if (rule) this.sessionRules.push({ verdict: 'deny', rule });
+    return rule !== undefined;
   }
 
   evaluate(tool: Tool, input: Record<string, unknown>, hook: PermissionSignal | undefined, ctx: GateContext): PermissionResolution {
