@@ -11,7 +11,7 @@ import {
 } from '../core/agent/permissions/permissions-setting';
 import { readManagedPolicy, type ManagedPermissions } from '../core/hooks/config/managed-policy';
 import { readSettingsFile, WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
-import { withoutPrivateDirectories } from '../core/agent/permissions/workspace-directories';
+import { besideWorkspaceOnly } from '../core/agent/permissions/workspace-directories';
 import { usageError } from './cli-error';
 
 export interface PermissionFlags {
@@ -24,7 +24,7 @@ export interface LoadedPermissions {
   settings: PermissionSettings;
   /** The workspace's settings set the mode, to something the user's settings (or the default) would not give. */
   workspaceChoseMode: boolean;
-  /** Additional directories of the workspace's settings left out (withoutPrivateDirectories). */
+  /** Additional directories of the workspace's settings left out (besideWorkspaceOnly). */
   refusedDirectories: string[];
 }
 
@@ -52,7 +52,7 @@ export function loadPermissions(
   home: string = homedir(),
 ): LoadedPermissions {
   const user = scopeOf(userSettingsFile);
-  const { scope: workspace, refused } = withoutPrivateDirectories(scopeOf(path.join(projectDir, WORKSPACE_SETTINGS)), {
+  const { scope: workspace, refused } = besideWorkspaceOnly(scopeOf(path.join(projectDir, WORKSPACE_SETTINGS)), {
     root: projectDir,
     home,
   });

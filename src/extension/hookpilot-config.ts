@@ -6,7 +6,7 @@ import { checkModelEndpoint, type EndpointProblem, type ModelEndpoint } from '..
 import type { PermissionSettings } from '../core/agent/permissions/permission-settings';
 import { mergePermissionScopes, permissionsFromSetting, permissionsScope } from '../core/agent/permissions/permissions-setting';
 import { linkAmong } from '../core/agent/permissions/settings-links';
-import { withoutPrivateDirectories } from '../core/agent/permissions/workspace-directories';
+import { besideWorkspaceOnly } from '../core/agent/permissions/workspace-directories';
 import { WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
 import type { HookDefaults } from '../core/hooks/config/loaded-config';
 import type { ManagedPermissions } from '../core/hooks/config/managed-policy';
@@ -174,7 +174,7 @@ export class HookpilotConfig extends Disposable {
         ...read.problems.map((problem) => `${SCOPE_LABELS[scope]}: ${problem}. That value is ignored; the other settings still apply.`),
       );
       if (scope !== 'workspace') return { scope, permissions: read.scope };
-      const { scope: kept, refused } = withoutPrivateDirectories(read.scope, { root: root ?? homedir(), home: homedir() });
+      const { scope: kept, refused } = besideWorkspaceOnly(read.scope, { root: root ?? homedir(), home: homedir() });
       problems.push(
         ...refused.map(
           (dir) =>

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withoutPrivateDirectories } from '../../src/core/agent/permissions/workspace-directories';
+import { besideWorkspaceOnly } from '../../src/core/agent/permissions/workspace-directories';
 
 let base: string;
 let home: string;
@@ -39,7 +39,7 @@ describe("a workspace's additional directories", () => {
       '/proc/self/cwd/..',
       '/etc',
     ];
-    const { scope, refused } = withoutPrivateDirectories({ allow: ['Read'], additionalDirectories: listed }, { root, home });
+    const { scope, refused } = besideWorkspaceOnly({ allow: ['Read'], additionalDirectories: listed }, { root, home });
     expect(scope.additionalDirectories).toEqual(['../shared', '../shared/lib', 'sub']);
     expect(refused).toEqual(listed.slice(3));
     expect(scope.allow).toEqual(['Read']);
@@ -48,10 +48,7 @@ describe("a workspace's additional directories", () => {
   it("keeps no folder beside a workspace that lies directly in the home folder: its neighbours are the home folder's", () => {
     const inHome = path.join(home, 'repo');
     mkdirSync(inHome);
-    const { scope, refused } = withoutPrivateDirectories(
-      { additionalDirectories: ['../bin', '../Library', 'sub'] },
-      { root: inHome, home },
-    );
+    const { scope, refused } = besideWorkspaceOnly({ additionalDirectories: ['../bin', '../Library', 'sub'] }, { root: inHome, home });
     expect(scope.additionalDirectories).toEqual(['sub']);
     expect(refused).toEqual(['../bin', '../Library']);
   });

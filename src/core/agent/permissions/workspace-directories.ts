@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { physicalPath } from '../tools/workspace-paths';
+import { isWithin } from '../tools/workspace-paths';
+import { physicalOrSelf } from './protected-targets';
 import type { PermissionsScope } from './permissions-setting';
 
 /**
@@ -11,7 +12,7 @@ import type { PermissionsScope } from './permissions-setting';
  * home folder nor a folder above it. Links are followed: every reading must pass. A person's
  * own settings may list any folder.
  */
-export function withoutPrivateDirectories(
+export function besideWorkspaceOnly(
   scope: PermissionsScope,
   { root, home }: { root: string; home: string },
 ): { scope: PermissionsScope; refused: string[] } {
@@ -24,28 +25,12 @@ export function withoutPrivateDirectories(
 }
 
 function besideWorkspace(dir: string, root: string, home: string): boolean {
-  const roots = new Set([root, physical(root)]);
-  const homes = new Set([home, physical(home)]);
-  const parents = [...roots].map((r) => path.dirname(r)).filter((parent) => ![...homes].some((h) => contains(parent, h)));
+  const roots = new Set([root, physicalOrSelf(root)]);
+  const homes = new Set([home, physicalOrSelf(home)]);
+  const parents = [...roots].map((r) => path.dirname(r)).filter((parent) => ![...homes].some((h) => isWithin(parent, h)));
   // Inside the workspace adds nothing, and takes nothing away either.
-  const inside = (form: string) => [...roots].some((r) => form !== r && contains(r, form));
+  const inside = (form: string) => [...roots].some((r) => form !== r && isWithin(r, form));
   const beside = (form: string) =>
-    ![...roots].some((r) => contains(form, r)) && parents.some((parent) => form !== parent && contains(parent, form));
-  return [dir, physical(dir)].every((form) => inside(form) || beside(form));
-}
-
-/** Whether `outer` is `inner` or a folder above it. */
-function contains(outer: string, inner: string): boolean {
-  const relative = path.relative(outer, inner);
-  return relative === '' || (relative.split(path.sep)[0] !== '..' && !path.isAbsolute(relative));
-}
-
-/** Links followed, dangling ones too (`./keys -> ~/.ssh` before `~/.ssh` exists). */
-function physical(p: string): string {
-  try {
-    return physicalPath(p);
-  } catch {
-    // A loop of links: nothing there to open.
-    return p;
-  }
+    ![...roots].some((r) => isWithin(form, r)) && parents.some((parent) => form !== parent && isWithin(parent, form));
+  return [dir, physicalOrSelf(dir)].every((form) => inside(form) || beside(form));
 }
