@@ -117,9 +117,10 @@ export class AgentSession {
     if (source === 'resume') {
       const skipped = (line: number) =>
         this.fire({ type: 'notice', level: 'warning', message: `transcript line ${line} is no valid record; skipped on resume` });
-      this.messages.push(...Transcript.load(this.transcript.file, skipped).filter((m) => m.role !== 'system'));
+      const restored = Transcript.restore(this.transcript.file, skipped);
+      this.messages.push(...restored.messages.filter((m) => m.role !== 'system'));
       // What a person denied for this session stays denied in it (kept without being written again).
-      for (const rule of Transcript.sessionDenyRules(this.transcript.file)) this.tools.gate.restoreSessionDeny(rule);
+      for (const rule of restored.denyRules) this.tools.gate.restoreSessionDeny(rule);
       this.messages.unshift({ role: 'system', content: '' });
       this.transcript.markWritten(this.messages.length);
       // Turns go on counting from the resumed conversation's prompts.

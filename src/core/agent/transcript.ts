@@ -5,6 +5,12 @@ import type { ChatMessage } from './llm/chat-model';
 import { SessionLock } from './session-lock';
 import { isValidSessionId } from '../session-id';
 
+export interface RestoredSession {
+  messages: ChatMessage[];
+  /** "Deny for this session" rules, to be in force again. */
+  denyRules: string[];
+}
+
 /** The tool message a call gets when the process died before its result was written. */
 export const INTERRUPTED_CALL = 'Error: the session ended (the process was stopped) before this call finished; whether it ran is unknown.';
 
@@ -74,27 +80,6 @@ export class Transcript {
     );
   }
 
-  /** The session's deny rules a transcript holds, in order. */
-  static sessionDenyRules(file: string): string[] {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      return [];
-    }
-    const rules: string[] = [];
-    for (const line of text.split('\n')) {
-      if (!line.includes('"session_deny"')) continue;
-      try {
-        const entry = JSON.parse(line) as { subtype?: unknown; rule?: unknown };
-        if (entry.subtype === 'session_deny' && typeof entry.rule === 'string') rules.push(entry.rule);
-      } catch {
-        // A torn line: parse() reports it.
-      }
-    }
-    return rules;
-  }
-
   /** Continue writing after messages that were restored. */
   markWritten(count: number): void {
     this.written = count;
@@ -132,30 +117,42 @@ export class Transcript {
 
   /** `onBadLine` hears of each line that is no record (its 1-based number), which is skipped. */
   static load(file: string, onBadLine?: (lineNumber: number) => void): ChatMessage[] {
+    return Transcript.restore(file, onBadLine).messages;
+  }
+
+  /** What a resume takes back from the file: the conversation (as `parse`) and the session's deny rules, in order. */
+  static restore(file: string, onBadLine?: (lineNumber: number) => void): RestoredSession {
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
     } catch {
-      return [];
+      return { messages: [], denyRules: [] };
     }
-    return Transcript.parse(text, onBadLine);
+    return Transcript.read(text, onBadLine);
   }
 
   /** A transcript's conversation from its text: from the last compaction on, every call answered. */
   static parse(text: string, onBadLine?: (lineNumber: number) => void): ChatMessage[] {
+    return Transcript.read(text, onBadLine).messages;
+  }
+
+  private static read(text: string, onBadLine?: (lineNumber: number) => void): RestoredSession {
     const messages: ChatMessage[] = [];
+    const denyRules: string[] = [];
     text.split('\n').forEach((line, index) => {
       if (line.trim() === '') return;
       try {
-        const entry = JSON.parse(line) as { message?: ChatMessage; subtype?: string };
+        const entry = JSON.parse(line) as { message?: ChatMessage; subtype?: string; rule?: unknown };
         if (entry.subtype === 'compact_boundary') messages.length = 0;
+        // A compaction does not end the session, so it keeps the session's deny rules.
+        else if (entry.subtype === 'session_deny' && typeof entry.rule === 'string') denyRules.push(entry.rule);
         else if (entry.message && typeof entry.message === 'object' && 'role' in entry.message) messages.push(entry.message);
       } catch {
         // A line torn by a crash: the messages around it are still good, but what it held is lost.
         onBadLine?.(index + 1);
       }
     });
-    return answerDanglingCalls(messages);
+    return { messages: answerDanglingCalls(messages), denyRules };
   }
 }
 
