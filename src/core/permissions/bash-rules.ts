@@ -59,7 +59,7 @@ export function bashRuleMatches(pattern: string | undefined, command: string, de
  * stored), or with the command name by its basename (`/bin/rm` is rm to `Bash(rm *)`).
  */
 function namesMatch(pattern: string, command: SimpleCommand, words: string[]): boolean {
-  const spelled = command.spelled.slice(command.words.length - words.length);
+  const spelled = spelledTail(command, words);
   if (wildcardMatch(pattern, words.join(' ')) || wildcardMatch(pattern, spelled.join(' '))) return true;
   const name = commandName(words[0]);
   if (name === words[0]) return false;
@@ -74,6 +74,11 @@ function innerSuffixes(words: string[]): string[][] {
     if (!words[i].startsWith('-')) suffixes.push(words.slice(i));
   }
   return suffixes;
+}
+
+/** The spelling of `words`, a tail of the command's: what a wrapper (`timeout 5 rm x`) runs is always one. */
+function spelledTail(command: SimpleCommand, words: readonly string[]): string[] {
+  return command.spelled.slice(command.words.length - words.length);
 }
 
 function literalCommand(words: string[]): SimpleCommand {
@@ -138,8 +143,7 @@ function commandAllowed(simple: SimpleCommand, patterns: readonly string[]): boo
   for (let k = 0; k < forms.length; k += 1) {
     if (k > 0 && !forms[k].transparent) return false;
     if (forms[k].assigned.some((name) => RISKY_VARIABLE.test(name))) return false;
-    // A wrapper's inner command is the tail of its words.
-    const spelled = simple.spelled.slice(simple.words.length - forms[k].words.length).join(' ');
+    const spelled = spelledTail(simple, forms[k].words).join(' ');
     if (patterns.some((pattern) => formAllowedBy(pattern, forms, k, spelled))) return true;
   }
   return false;
