@@ -76,4 +76,32 @@ describe('RedactingChatModel', () => {
     await boundary.complete({ model: 'm', messages }, { signal });
     expect(JSON.stringify(seen[5].messages)).not.toContain(SECRET);
   });
+
+  it('redacts one tools list once while it is sent unchanged, and anew once a secret is registered', async () => {
+    const { model, seen } = recording();
+    const redactor = new Redactor();
+    const scannedTools: unknown[] = [];
+    const counting = {
+      redactForModel: <T>(value: T): T => (
+        Array.isArray(value) && value[0]?.type === 'function' && scannedTools.push(value),
+        redactor.redactForModel(value)
+      ),
+      get secretValueCount() {
+        return redactor.secretValueCount;
+      },
+    };
+    const boundary = new RedactingChatModel(model, counting);
+    const tools: ModelRequest['tools'] = [{ type: 'function', function: { name: 'T', description: `uses ${SECRET}`, parameters: {} } }];
+    const signal = new AbortController().signal;
+    for (let i = 0; i < 3; i++) await boundary.complete({ model: 'm', messages: [{ role: 'user', content: 'hi' }], tools }, { signal });
+    expect(scannedTools).toHaveLength(1);
+    // A different list (a BeforeLLM rewrite) is its own.
+    await boundary.complete({ model: 'm', messages: [], tools: [...tools] }, { signal });
+    expect(scannedTools).toHaveLength(2);
+    redactor.addSecretValue(SECRET);
+    await boundary.complete({ model: 'm', messages: [], tools }, { signal });
+    expect(scannedTools).toHaveLength(3);
+    expect(JSON.stringify(seen[4].tools)).not.toContain(SECRET);
+    expect(JSON.stringify(seen[0].tools)).toContain(SECRET);
+  });
 });

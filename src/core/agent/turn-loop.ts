@@ -7,8 +7,8 @@ import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, TokenUsage, T
 import { ModelError } from './llm/model-error';
 import type { SessionHooks } from './session-hooks';
 import type { ToolCallOutcome, ToolExecutor } from './tool-executor';
-import type { Tool, ToolFunctionDefinition } from './tools/tool';
-import { toolFunctionDefinition } from './tools/tool';
+import type { Tool } from './tools/tool';
+import { toolDefinitions } from './tools/tool-definitions';
 import { errorMessage } from '../error-message';
 import { withUniqueCallIds } from './llm/unique-call-ids';
 
@@ -79,7 +79,7 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
     if (deps.compactor.needsCompaction(messages)) await deps.compactor.compact(messages, deps.hooks, 'auto', signal);
 
     deps.persist?.();
-    const toolDefs = deps.tools().map(definitionOf);
+    const toolDefs = toolDefinitions(deps.tools());
     let request: ModelRequest = { model: deps.modelName, messages, tools: toolDefs.length > 0 ? toolDefs : undefined };
     const before = await deps.hooks.dispatch(
       'BeforeLLM',
@@ -212,15 +212,6 @@ function modelHookHalt(result: DispatchResult): { reason: TurnEndReason; outcome
 /** A hard abort ends the session as well as the turn. */
 function hardAbortStop(abort: NonNullable<DispatchResult['abort']>): TurnOutcome['stopSession'] {
   return abort.kind === 'hard' ? { reason: abort.reason, hookName: abort.hookName } : undefined;
-}
-
-const definitions = new WeakMap<Tool, ToolFunctionDefinition>();
-
-/** A tool's definition is built once (a zod schema's JSON Schema costs), though the list is asked for each step. */
-function definitionOf(tool: Tool): ToolFunctionDefinition {
-  let definition = definitions.get(tool);
-  if (!definition) definitions.set(tool, (definition = toolFunctionDefinition(tool)));
-  return definition;
 }
 
 /**

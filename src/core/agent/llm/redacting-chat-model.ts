@@ -20,6 +20,7 @@ export interface ModelRedactor {
 export class RedactingChatModel implements ChatModel {
   /** Each message's redacted form, until a new secret value is registered. */
   private redacted = new WeakMap<ChatMessage, ChatMessage>();
+  private redactedTools = new WeakMap<NonNullable<ModelRequest['tools']>, NonNullable<ModelRequest['tools']>>();
   private redactedWith: number | undefined;
 
   constructor(
@@ -29,10 +30,25 @@ export class RedactingChatModel implements ChatModel {
 
   complete(request: ModelRequest, options: CompleteOptions): Promise<ModelResponse> {
     const { messages, tools } = request;
-    return this.inner.complete(
-      { ...request, messages: this.redactMessages(messages), tools: tools && this.redactor.redactForModel(tools) },
-      options,
-    );
+    return this.inner.complete({ ...request, messages: this.redactMessages(messages), tools: tools && this.redactTools(tools) }, options);
+  }
+
+  /** The tools list is the same object while the tools stay the same: redacted once for it. */
+  private redactTools(tools: NonNullable<ModelRequest['tools']>): NonNullable<ModelRequest['tools']> {
+    if (this.redactor.secretValueCount === undefined) return this.redactor.redactForModel(tools);
+    this.forgetOnNewSecret();
+    let redacted = this.redactedTools.get(tools);
+    if (redacted === undefined) this.redactedTools.set(tools, (redacted = this.redactor.redactForModel(tools)));
+    return redacted;
+  }
+
+  /** A secret value registered since: every message and list redacts anew. */
+  private forgetOnNewSecret(): void {
+    const count = this.redactor.secretValueCount;
+    if (count === this.redactedWith) return;
+    this.redacted = new WeakMap();
+    this.redactedTools = new WeakMap();
+    this.redactedWith = count;
   }
 
   /**
@@ -40,12 +56,8 @@ export class RedactingChatModel implements ChatModel {
    * (not the whole history every step) until a new secret value means scanning them all again.
    */
   private redactMessages(messages: ChatMessage[]): ChatMessage[] {
-    const count = this.redactor.secretValueCount;
-    if (count === undefined) return this.redactor.redactForModel(messages);
-    if (count !== this.redactedWith) {
-      this.redacted = new WeakMap();
-      this.redactedWith = count;
-    }
+    if (this.redactor.secretValueCount === undefined) return this.redactor.redactForModel(messages);
+    this.forgetOnNewSecret();
     let changed = false;
     const out = messages.map((message) => {
       let redacted = this.redacted.get(message);
