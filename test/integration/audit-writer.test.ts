@@ -287,6 +287,29 @@ describe('AuditWriter', () => {
     expect(fileText()).toContain('"message":"x"');
   });
 
+  it('hands onRecord only what was appended while someone listened, and writes every record the same either way', async () => {
+    const seen: AuditRecord[] = [];
+    let listening = false;
+    const w = writer({ onRecord: (r) => seen.push(r), listened: () => listening });
+    const data = { text: 'ghp_1234567890abcdefghijABCDEFGHIJ123456', list: [1, 2] };
+    w.append(note('unheard', data));
+    listening = true;
+    w.append(note('heard', data));
+    // A listener's copy is its own: a later change by the caller does not reach it.
+    data.list.push(3);
+    await w.flush();
+    expect(seen.map((r) => r.seq)).toEqual([2]);
+    expect((seen[0] as { data?: unknown }).data).toEqual({ text: '[REDACTED:github_token]', list: [1, 2] });
+    const lines = fileText()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { data: unknown });
+    expect(lines.map((line) => line.data)).toEqual([
+      { text: '[REDACTED:github_token]', list: [1, 2] },
+      { text: '[REDACTED:github_token]', list: [1, 2] },
+    ]);
+  });
+
   it('fdatasyncs before a durable flush resolves', async () => {
     const { io, calls } = countingIo();
     const w = writer({ io, durable: true });

@@ -58,6 +58,7 @@ export class AuditLog {
       io: this.options.io,
       onError: (error) => this.options.onError?.(error, sessionId),
       onRecord: (record) => this.emit(record, sessionId),
+      listened: () => this.listeners.size > 0,
     });
     this.writers.set(sessionId, writer);
     return writer;
@@ -98,7 +99,7 @@ export class AuditLog {
     }
   }
 
-  /** Called for every record once it is written, in any session. */
+  /** Called for every record appended after it subscribed, once it is written, in any session. */
   onRecord(listener: AuditRecordListener): Disposable {
     this.listeners.add(listener);
     return { dispose: () => this.listeners.delete(listener) };

@@ -36,6 +36,12 @@ export interface AuditWriterOptions {
   onError?: (error: Error) => void;
   /** Called with each record once it is written. */
   onRecord?: (record: AuditRecord) => void;
+  /**
+   * Whether `onRecord` has anyone to tell as a record is appended (default: yes). A record
+   * appended while nobody listens is serialized without the copy listeners need, and is not
+   * handed to `onRecord`.
+   */
+  listened?: () => boolean;
   /** Larger records have their long strings shortened (default 1 MiB). */
   maxRecordBytes?: number;
   /** Replaces the file operations (tests count writes and inject failures). */
@@ -74,7 +80,8 @@ interface Batch {
   slices: Buffer[];
   count: number;
   lastSeq: number;
-  records: AuditRecord[];
+  /** Each record's copy for onRecord; undefined where nobody listened. */
+  records: Array<AuditRecord | undefined>;
   /** Pending-line chunks to recycle once the slices are written. */
   release: Buffer[];
 }
@@ -92,6 +99,7 @@ export class AuditWriter implements AuditSink {
   private readonly now: () => number;
   private readonly onError: ((error: Error) => void) | undefined;
   private readonly onRecord: ((record: AuditRecord) => void) | undefined;
+  private readonly listened: () => boolean;
 
   private fd: number | undefined;
   private seq: number;
@@ -99,7 +107,7 @@ export class AuditWriter implements AuditSink {
   private readonly pending = new PendingLines();
   private readonly requestDeltas = new ModelRequestDeltas();
   /** The queued records' objects, kept only when someone listens. */
-  private pendingRecords: AuditRecord[] = [];
+  private pendingRecords: Array<AuditRecord | undefined> = [];
   /** A batch whose write failed or is in progress; it goes out before anything newer. */
   private batch: Batch | undefined;
   private appended = 0;
@@ -128,6 +136,7 @@ export class AuditWriter implements AuditSink {
     this.now = options.now ?? Date.now;
     this.onError = options.onError;
     this.onRecord = options.onRecord;
+    this.listened = options.listened ?? (() => true);
     this.needsDirectorySync = this.durable;
     const tail = readAuditFileTail(this.path);
     this.seq = tail.lastSeq;
@@ -152,10 +161,11 @@ export class AuditWriter implements AuditSink {
       const seq = this.seq + 1;
       const ts = this.timestamp();
       // Serialized at once, so only listeners need a copy that the caller cannot change later.
+      const listened = this.onRecord !== undefined && this.listened();
       // A model request is logged as what changed since the previous one, before the
       // redactor and JSON.stringify walk it: both would otherwise cost the whole history.
       const compacted = unstamped(this.requestDeltas.compact(entry));
-      const body = (this.onRecord ? this.redactor.redact(compacted) : this.redactor.redactForSerialization(compacted)) as Fields;
+      const body = (listened ? this.redactor.redact(compacted) : this.redactor.redactForSerialization(compacted)) as Fields;
       if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error('audit entry is not an object; record dropped');
       this.requestDeltas.record(body);
       const bodyJson = JSON.stringify(body);
@@ -169,7 +179,7 @@ export class AuditWriter implements AuditSink {
       }
       this.pending.push(json);
       this.seq = seq;
-      if (this.onRecord) this.pendingRecords.push((record ?? { seq, ts, ...body }) as AuditRecord);
+      if (this.onRecord) this.pendingRecords.push(listened ? ((record ?? { seq, ts, ...body }) as AuditRecord) : undefined);
       this.appended++;
       if (this.pending.bytes >= SPILL_BYTES && !this.draining && !this.batch) this.spill();
       if (!this.scheduled) {
@@ -277,6 +287,7 @@ export class AuditWriter implements AuditSink {
     else this.written += batch.count;
     this.writtenSeq = batch.lastSeq;
     for (const record of batch.records) {
+      if (record === undefined) continue;
       try {
         this.onRecord?.(record);
       } catch (error) {
