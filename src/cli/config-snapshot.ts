@@ -1,10 +1,15 @@
 import { createHash } from 'node:crypto';
+import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { readConfigBytes } from '../core/read-regular-file';
+
+const MISSING = 'unreadable: ENOENT';
 
 /** A file's bytes as a hash, or why there are none: enough to tell whether it changed. */
 function fingerprint(file: string): string {
   try {
+    // Most of the files looked at are missing: a failed open's error costs more than a look, at every tool call.
+    if (lstatSync(file, { throwIfNoEntry: false }) === undefined) return MISSING;
     return createHash('sha256').update(readConfigBytes(file)).digest('hex');
   } catch (error) {
     return `unreadable: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;

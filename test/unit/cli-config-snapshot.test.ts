@@ -1,4 +1,4 @@
-import { writeFileSync, rmSync } from 'node:fs';
+import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigFileSnapshot } from '../../src/cli/config-snapshot';
 import { makeWorkspace } from '../support/workspace';
@@ -18,6 +18,16 @@ describe('ConfigFileSnapshot', () => {
     rmSync(ws.file('b.json'));
     writeFileSync(ws.file('new.json'), '{}');
     expect(snapshot.changed()).toEqual([ws.file('a.json'), ws.file('b.json'), ws.file('new.json')]);
+  });
+
+  it('names a file whose folder became a file, or that became a link, without throwing', () => {
+    ws = makeWorkspace({ 'cfg/hooks.json': '{}', 'settings.json': '{}', 'elsewhere.json': '{"x":1}' });
+    const snapshot = ConfigFileSnapshot.take([ws.file('cfg/hooks.json'), ws.file('settings.json')]);
+    rmSync(ws.file('cfg'), { recursive: true });
+    writeFileSync(ws.file('cfg'), 'not a folder');
+    rmSync(ws.file('settings.json'));
+    symlinkSync(ws.file('elsewhere.json'), ws.file('settings.json'));
+    expect(snapshot.takeNewChanges()).toEqual([ws.file('cfg/hooks.json'), ws.file('settings.json')]);
   });
 
   it('a write of its own moves the baseline, unless the file had already changed before it', async () => {
