@@ -28,8 +28,8 @@ import { HookRegistry } from '../hooks/registry';
 import { LocalProcessRunner } from '../process/process-runner';
 import { SpawnerPool } from '../process/spawner/spawner-pool';
 import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload, HookSource } from '../hooks/types';
-import { hookDependencyFiles, nodeManifests, protectedHookFiles, scriptFolders, serverDependencyFiles } from './protected-files';
-import { FOLDER_PIN_LIMITS, ScriptPins, type PinSpec } from './script-pins';
+import { HookScriptPins } from './hook-script-pins';
+import { protectedHookFiles } from './protected-files';
 import { scopeHttpHandlers } from './scoped-http-handler';
 import { errorMessage } from '../error-message';
 
@@ -67,9 +67,6 @@ export interface HookEngineOptions {
   userSettingsFile?: string;
 }
 
-/** What a hook whose script changed since it was pinned gets instead of a run. */
-const SCRIPT_CHANGED = 'script changed since it was approved';
-
 /**
  * The hook engine of one host, wired once: configuration, registry, handlers of every type,
  * dispatcher, built-ins, rpc servers and the audit log. The CLI and the extension both
@@ -90,7 +87,7 @@ export class HookEngine {
   private config: LoadedConfig = emptyConfig();
   /** The sources as given to the last reload: a change of trust merges them again. */
   private sources: readonly LoadedConfig[] = [];
-  private readonly pins = new ScriptPins();
+  private readonly pins: HookScriptPins;
   private protectedFiles: string[];
   private scriptProblems: ConfigProblem[] = [];
   private readonly reloaded = new Emitter<void>();
@@ -104,6 +101,7 @@ export class HookEngine {
 
   constructor(readonly options: HookEngineOptions) {
     this.log = options.log ?? (() => undefined);
+    this.pins = new HookScriptPins(options.projectDir);
     this.audit = new AuditLog({
       dir: path.join(options.storageDir, 'audit'),
       onError: (err, session) => this.log('error', `audit log of ${session}: ${err.message}`),
@@ -122,7 +120,7 @@ export class HookEngine {
       projectDir: options.projectDir,
       env: options.env,
       writableRoots: options.writableRoots,
-      verifyServer: (server) => this.changeOf(serverPinKey(server.name)),
+      verifyServer: (server) => this.pins.change(HookScriptPins.serverKey(server.name)),
       logger: (level, message) => this.log(level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info', message),
     });
     this.processes = options.spawnerModulePath
@@ -241,7 +239,7 @@ export class HookEngine {
   /** The file of this hook (or of its rpc server) that changed since it was approved, if any. */
   scriptChange(hookId: string): string | undefined {
     const key = this.pinKeyOf(hookId);
-    return key === undefined ? undefined : this.changeOf(key);
+    return key === undefined ? undefined : this.pins.change(key);
   }
 
   /**
@@ -250,12 +248,7 @@ export class HookEngine {
    */
   scriptReview(hookId: string): { files: string[]; fingerprint: string } | undefined {
     const key = this.pinKeyOf(hookId);
-    // The cheap check first: this runs for every row each time the Hook Manager is drawn.
-    if (key === undefined || this.pins.changed(key) === undefined) return undefined;
-    const review = this.pins.review(key);
-    if (!review || review.changed.length === 0) return undefined;
-    const files = review.changed.map((file) => path.relative(this.options.projectDir, file) || file).sort();
-    return { files, fingerprint: review.fingerprint };
+    return key === undefined ? undefined : this.pins.review(key);
   }
 
   /**
@@ -273,7 +266,7 @@ export class HookEngine {
     }
     this.log('info', `scripts of ${hookId} approved as listed: ${this.pins.files(key).join(', ') || '(none)'}`);
     // A server refused for its changed script starts again (sync retries failed servers).
-    if (key.startsWith(SERVER_PIN) && this.startsProcesses) await this.rpcPool.sync(this.config.servers);
+    if (HookScriptPins.isServerKey(key) && this.startsProcesses) await this.rpcPool.sync(this.config.servers);
     this.rebuild();
   }
 
@@ -366,30 +359,15 @@ export class HookEngine {
     return this.options.startProcesses ?? true;
   }
 
-  private changeOf(pinKey: string): string | undefined {
-    const file = this.pins.changed(pinKey);
-    return file === undefined ? undefined : `${SCRIPT_CHANGED}: ${path.relative(this.options.projectDir, file) || file}`;
-  }
-
   private pinKeyOf(hookId: string): string | undefined {
     const spec = this.registry.current().find(hookId)?.hook.spec ?? this.config.hooks.find((h) => h.id === hookId)?.spec;
-    if (spec?.type === 'command') return hookId;
-    if (spec?.type === 'rpc') return serverPinKey(spec.server);
-    return undefined;
+    return HookScriptPins.keyOf(hookId, spec);
   }
 
   /** The moment a person's configuration is applied: pin what each hook and server runs. */
   private pinScripts(): void {
     const { projectDir } = this.options;
-    const entries = new Map<string, PinSpec>();
-    const spec = (files: string[]): PinSpec => {
-      const folders = scriptFolders(projectDir, files);
-      return { files: [...files, ...nodeManifests(projectDir, folders)], folders };
-    };
-    for (const hook of this.config.hooks)
-      if (hook.spec.type === 'command') entries.set(hook.id, spec(hookDependencyFiles(projectDir, hook)));
-    for (const server of this.config.servers) entries.set(serverPinKey(server.name), spec(serverDependencyFiles(projectDir, server)));
-    for (const dir of this.pins.pinAll(entries)) this.scriptProblems.push(oversizedFolder(projectDir, dir));
+    this.scriptProblems.push(...this.pins.pinAll(this.config.hooks, this.config.servers));
     const configFiles = this.sources.flatMap((config) => (config.source?.file ? [config.source.file] : []));
     this.protectedFiles = this.withUserSettings(protectedHookFiles(projectDir, this.config.hooks, this.config.servers, configFiles));
   }
@@ -440,23 +418,5 @@ function timeoutsOf(defaults: HookDefaults): Partial<TimeoutDefaults> {
   };
 }
 
-const SERVER_PIN = 'server:';
 /** How long `startServersFor` waits for servers that list no intercept events to answer their handshake. */
 const HANDSHAKE_WAIT_MS = 15_000;
-
-/** A script folder too large to hash: a changed file in it goes unseen, which a person should know. */
-function oversizedFolder(projectDir: string, dir: string): ConfigProblem {
-  const shown = path.relative(projectDir, dir) || '.';
-  const { files, bytes } = FOLDER_PIN_LIMITS;
-  return {
-    severity: 'warning',
-    code: 'script-folder-too-large',
-    message: `${shown} holds more than ${files} files or ${bytes / 1024 / 1024} MiB: only its list of entries is pinned, so a changed file in it does not stop its hooks. Keep hook scripts in a small folder of their own.`,
-    path: '',
-    sourceKind: 'workspace',
-  };
-}
-
-function serverPinKey(name: string): string {
-  return `${SERVER_PIN}${name}`;
-}
