@@ -137,6 +137,40 @@ describe('HookDispatcher', () => {
     expect(r.updatedInput).toEqual({ command: 'ls -la' });
   });
 
+  it("selects each group on the input it will see: an earlier group's rewrite brings a later guard's `if` into play, or out of it", async () => {
+    const { builtin, addDefinitions, add, dispatcher } = makeEngine();
+    add(
+      hook('alias', {
+        priority: 0,
+        preToolUse: (p) => {
+          const file = String((p.tool_input as { file_path: string }).file_path);
+          return file.startsWith('@env/') ? actions.mutateInput({ file_path: `config/${file.slice(5)}.env` }) : undefined;
+        },
+      }),
+    );
+    const guarded: string[] = [];
+    const guard: HookDefinition = {
+      ...commandDef('env-guard'),
+      spec: { type: 'builtin', builtin: 'env-guard' },
+      priority: 1,
+      if: 'Write(**/*.env)',
+    };
+    builtin.register(
+      guard.id,
+      hook('env-guard', {
+        preToolUse: (p) => (guarded.push(String((p.tool_input as { file_path: string }).file_path)), actions.block('no .env')),
+      }),
+    );
+    addDefinitions([guard]);
+
+    const aliased = await dispatcher.dispatch(toolPayload('PreToolUse', 'Write', { file_path: '@env/prod' }));
+    expect(guarded).toEqual(['config/prod.env']);
+    expect(aliased.decision).toBe('deny');
+    const plain = await dispatcher.dispatch(toolPayload('PreToolUse', 'Write', { file_path: 'notes.txt' }));
+    expect(guarded).toEqual(['config/prod.env']);
+    expect(plain.decision).toBeUndefined();
+  });
+
   it('warns when two hooks of one group rewrite the same input', async () => {
     const { add, dispatcher } = makeEngine();
     add(hook('r1', { preToolUse: () => actions.mutateInput({ command: 'a' }) }));

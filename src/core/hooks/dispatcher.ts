@@ -149,21 +149,21 @@ export class HookDispatcher {
     const result = emptyResult(event, dispatchId);
     if (subscribers.length === 0) return result;
     const started = performance.now();
-    const selected = subscribers.filter(
-      (hook) => selects(hook, payload, this.options.projectDir) && this.firstRunOfOnce(hook, payload.session_id),
-    );
     const aggregator = new ResultAggregator(result);
     let current = payload;
-    const groups = groupByOrder(selected);
-    for (let i = 0; i < groups.length; i++) {
+    for (const group of groupByOrder(subscribers)) {
+      const input = current;
+      // Each group is selected on the input it will see: a guard whose `if` names the file an
+      // earlier group's rewrite points the call at runs on that call.
+      const applies = group.filter((hook) => selects(hook, input, this.options.projectDir));
       if (aggregator.stopsLaterGroups) {
-        for (const hook of groups[i]) aggregator.skip(hook, 'an earlier group blocked');
+        for (const hook of applies) if (!this.ranOnceBefore(hook, payload.session_id)) aggregator.skip(hook, 'an earlier group blocked');
         continue;
       }
-      const input = current;
+      const runs = applies.filter((hook) => this.firstRunOfOnce(hook, payload.session_id));
       const started = this.hookStarting.size > 0;
       await Promise.all(
-        groups[i].map((hook) => {
+        runs.map((hook) => {
           if (started) this.hookStarting.fire({ hook, event, sessionId: payload.session_id });
           return this.runHook(hook, input, options.signal, options.env).then((outcome) => {
             const summary = aggregator.add(hook, outcome, this.failsClosed(hook, event));
@@ -232,10 +232,13 @@ export class HookDispatcher {
   /** A `once` hook is selected on its first run in a session only; every other hook always. */
   private firstRunOfOnce(hook: HookDefinition, sessionId: string): boolean {
     if (!hook.once) return true;
-    const ran = this.ranOnce.get(sessionId) ?? new Set<string>();
-    if (ran.has(hook.id)) return false;
-    this.ranOnce.set(sessionId, ran.add(hook.id));
+    if (this.ranOnceBefore(hook, sessionId)) return false;
+    this.ranOnce.set(sessionId, (this.ranOnce.get(sessionId) ?? new Set<string>()).add(hook.id));
     return true;
+  }
+
+  private ranOnceBefore(hook: HookDefinition, sessionId: string): boolean {
+    return hook.once === true && (this.ranOnce.get(sessionId)?.has(hook.id) ?? false);
   }
 
   /**
