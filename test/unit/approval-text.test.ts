@@ -40,4 +40,17 @@ describe('approval text', () => {
     expect(approvalSubject(bash('ls'))).toBe('Run: ls');
     expect(approvalSubject({ toolName: 'Write', input: {}, summary: 'Write: a\x1b.txt' })).toBe('Write: a\\e.txt');
   });
+
+  it('writes a Bash command so that no typed text reads as a newline, a tab, an escape or a counted run', () => {
+    const shown = (command: string) => approvalSubject(bash(command));
+    // One harmless echo (bash reads the unquoted \n as n) against an echo and then rm -rf ~.
+    expect(shown('echo x \\nrm -rf ~')).toBe('Run: echo x \\\\nrm -rf ~');
+    expect(shown('echo x \nrm -rf ~')).toBe('Run: echo x \\nrm -rf ~');
+    expect(shown('echo a\\tb')).not.toBe(shown('echo a\tb'));
+    expect(shown('printf \\e')).not.toBe(shown('printf \u001b'));
+    // A backslash before a real newline, against a backslash before an n.
+    expect(shown('echo \\\nrm x')).not.toBe(shown('echo \\\\nrm x'));
+    expect(shown(`rm -rf ⟨4 spaces⟩ x`)).not.toBe(shown(`rm -rf ${' '.repeat(4)} x`));
+    expect(shown("sed 's/a\\.b/c/'")).toBe("Run: sed 's/a\\\\.b/c/'");
+  });
 });

@@ -12,7 +12,12 @@ import type { ApprovalRequest } from './permission-settings';
 // apart: inside one class they would combine with the character before them.
 const INVISIBLE =
   /[\p{Cc}\p{Cf}\p{Z}\u115f\u2800\u3164\uffa0]|\u1160|[\u180b-\u180f]|\u034f|\u17b4|\u17b5|[\ufe00-\ufe0f]|[\u{e0100}-\u{e01ef}]/gu;
-const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\u001b': '\\e' };
+/**
+ * For a command: also a backslash (written `\\`, so `\n` the model typed never reads as a newline)
+ * and the brackets of the counted runs below (so no typed text reads as one).
+ */
+const INVISIBLE_OR_AMBIGUOUS = new RegExp(`\\\\|[\u27e8\u27e9]|${INVISIBLE.source}`, 'gu');
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\u001b': '\\e', '\\': '\\\\' };
 
 function escaped(c: string): string {
   if (c === ' ') return c;
@@ -27,8 +32,12 @@ function escaped(c: string): string {
  * out of sight.
  */
 export function visibleText(text: string): string {
+  return shown(text, INVISIBLE);
+}
+
+function shown(text: string, escapedCharacters: RegExp): string {
   return text
-    .replace(INVISIBLE, escaped)
+    .replace(escapedCharacters, escaped)
     .replace(/ {4,}/g, (run) => ` ⟨${run.length} spaces⟩ `)
     .replace(/(\\u(?:[0-9a-f]{4}|\{[0-9a-f]+\}))\1{3,}/g, (run, one: string) => `⟨${run.length / one.length} × ${one}⟩`);
 }
@@ -48,5 +57,5 @@ export function approvalSubject(request: Pick<ApprovalRequest, 'toolName' | 'inp
   const command = request.input.command;
   if (request.toolName !== 'Bash' || typeof command !== 'string') return visibleText(request.summary);
   const note = command.length > LONG ? ` (the whole command, ${command.length} characters)` : '';
-  return `Run: ${visibleText(command)}${note}`;
+  return `Run: ${shown(command, INVISIBLE_OR_AMBIGUOUS)}${note}`;
 }
