@@ -8,12 +8,18 @@ import { MIN_SECRET_VALUE_LENGTH } from './audit/redactor';
 
 // One of these words anywhere in the name, alone or ending a longer word (PGPASSWORD, ACCESSTOKEN):
 // GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, GOOGLE_APPLICATION_CREDENTIALS; TOKENIZERS_PARALLELISM holds no token.
-const SECRET_WORD = /(?:^|_)[A-Z0-9]*(?:TOKENS?|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASE|CREDENTIALS?|COOKIES?)(?:_|$)/i;
-// A name's last word: OPENAI_API_KEY, STRIPE_KEY, SENTRY_DSN, DB_PASS, MYSQL_PWD (but not PWD or OLDPWD), BASIC_AUTH.
-const SECRET_SUFFIX = /(?:^|_)(?:API_?KEY|KEY|DSN|PASS|AUTH)$|.+_PWD$/i;
-// PRIVATE_KEY anywhere (MY_PRIVATE_KEY_PEM), npm's auth settings (NPM_AUTH_TOKEN, NPM_CONFIG__AUTH),
-// the OTLP exporter's headers, which carry the collector's key (OTEL_EXPORTER_OTLP_TRACES_HEADERS).
-const SECRET_PREFIX_OR_PART = /PRIVATE_?KEY|^NPM_(?:CONFIG_+)?AUTH|^OTEL_EXPORTER_OTLP_(?:[A-Z]+_)?HEADERS$/i;
+// A webhook's URL is its secret (SLACK_WEBHOOK_URL).
+const SECRET_WORD = /(?:^|_)[A-Z0-9]*(?:TOKENS?|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASE|CREDENTIALS?|COOKIES?|WEBHOOKS?)(?:_|$)/i;
+// A name's last word: OPENAI_API_KEY, STRIPE_KEY, SENTRY_DSN, DB_PASS, MYSQL_PWD (but not PWD or OLDPWD), BASIC_AUTH,
+// GITHUB_PAT (a personal access token).
+const SECRET_SUFFIX = /(?:^|_)(?:API_?KEY|KEY|DSN|PASS|AUTH|PAT)$|.+_PWD$/i;
+// PRIVATE_KEY anywhere (MY_PRIVATE_KEY_PEM), connection strings, which carry a key or a password
+// (AZURE_STORAGE_CONNECTION_STRING), registry logins (DOCKER_AUTH_CONFIG), npm's auth settings
+// (NPM_AUTH_TOKEN, NPM_CONFIG__AUTH), the OTLP exporter's headers, which carry the collector's key
+// (OTEL_EXPORTER_OTLP_TRACES_HEADERS), and password managers' unlocked sessions (BW_SESSION, OP_SESSION_my);
+// not every *_SESSION: DESKTOP_SESSION names the desktop.
+const SECRET_PREFIX_OR_PART =
+  /PRIVATE_?KEY|CONNECTION_?STRINGS?|AUTH_?CONFIG|^NPM_(?:CONFIG_+)?AUTH|^OTEL_EXPORTER_OTLP_(?:[A-Z]+_)?HEADERS$|^BW_SESSION$|^OP_SESSION_/i;
 
 export function isSecretEnvName(name: string): boolean {
   return SECRET_WORD.test(name) || SECRET_SUFFIX.test(name) || SECRET_PREFIX_OR_PART.test(name);

@@ -163,6 +163,42 @@ describe('attacker review: spellings that got around the rules', () => {
     for (const x of m) expect(existsSync(x.absolute(bed.workspace.dir)), x.relative).toBe(false);
   });
 
+  it('a comment ending in a backslash or a backslash before CR LF hides no second command, and npm_config_* is no way in', async () => {
+    const m = marker();
+    const js = `import { writeFileSync } from "node:fs"; writeFileSync(${JSON.stringify(m.relative)}, "ran");`;
+    const forms = [
+      'echo hi #\\\nrm keep.txt',
+      'echo hi \\\r\nrm keep.txt',
+      `npm_config_node_options='--import=data:text/javascript;base64,${Buffer.from(js).toString('base64')}' npm test`,
+      'echo hi # a note',
+    ];
+    const files = { 'keep.txt': 'k\n', 'package.json': '{ "name": "x", "version": "1.0.0", "scripts": { "test": "node -e 1" } }\n' };
+    bed = await startTestbed(bundle.bundle, files, calls(forms));
+    markers.push(m.absolute(bed.workspace.dir));
+    const r = await bed.run(['tidy', '--allowed-tools', 'Bash(echo *),Bash(npm test)', '--output-format', 'json']);
+    expect(r.code).toBe(0);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['denied', 'denied', 'denied', 'executed']);
+    expect(existsSync(bed.workspace.file('keep.txt'))).toBe(true);
+    expect(existsSync(m.absolute(bed.workspace.dir))).toBe(false);
+  });
+
+  it('deny rule Bash(rm *) sees rm after a comment ending in a backslash, in bypassPermissions mode', async () => {
+    const forms = ['echo hi #\\\nrm keep.txt', 'echo hi \\\r\nrm keep.txt'];
+    bed = await startTestbed(bundle.bundle, { 'keep.txt': 'k\n' }, calls(forms));
+    const r = await bed.run([
+      'tidy',
+      '--permission-mode',
+      'bypassPermissions',
+      '--disallowed-tools',
+      'Bash(rm *)',
+      '--output-format',
+      'json',
+    ]);
+    expect(r.code).toBe(0);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['denied', 'denied']);
+    expect(existsSync(bed.workspace.file('keep.txt'))).toBe(true);
+  });
+
   it('asks before a protected file is touched after cd, through an option value, a variable or an unparsable line', async () => {
     const hooks = '{ "hooks": {} }\n';
     const forms = [

@@ -114,6 +114,28 @@ describe('analyzeBashCommand', () => {
     });
   });
 
+  it.each([
+    ['a comment ending in a backslash', 'echo hi #\\\nrm keep.txt', 'comment ending in a backslash'],
+    ['a comment ending in a backslash inside a substitution', 'echo "$(: #\\\nrm keep.txt)"', 'comment ending in a backslash'],
+    ['a backslash before CR LF', 'echo hi \\\r\nrm keep.txt', 'backslash before a carriage return'],
+  ])('does not read on where bash ends the line: %s does not parse', (_, command, error) => {
+    expect(analyzeBashCommand(command)).toEqual({ kind: 'unparseable', error: expect.stringContaining(error) });
+  });
+
+  it('still reads comments, a # inside a word and plain continuations as bash does', () => {
+    expect(commands('echo hi # a note\\ls')).toEqual(['echo hi']);
+    expect(commands('echo hi # a note\nls')).toEqual(['echo hi', 'ls']);
+    expect(commands('echo a#\\\nb')).toEqual(['echo a#b']);
+    expect(commands('echo a \\\nb')).toEqual(['echo a b']);
+  });
+
+  it('tells brace expansions from literal braces, and reads a long unclosed brace in well under a second', () => {
+    expect(commands('echo {a,b} x{1..3} {x} "{a,b}" \\{a,b}')).toEqual(['echo <?> <?> {x} {a,b} {a,b}']);
+    const start = Date.now();
+    expect(commands(`echo {${'.'.repeat(40_000)}`)).toEqual([`echo {${'.'.repeat(40_000)}`]);
+    expect(Date.now() - start).toBeLessThan(1_000);
+  });
+
   it("decodes $'...' escapes", () => {
     expect(decodeAnsiC('\\x67\\151t\\n\\u00e9\\cA\\q')).toBe('git\n\u00e9\x01\\q');
   });

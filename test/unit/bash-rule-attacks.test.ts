@@ -36,6 +36,8 @@ describe('deny rules see the command however it is started', () => {
     'ionice -c 3 rm keep',
     'busybox rm keep',
     'watch -n 5 rm keep',
+    'echo hi #\\\nrm keep',
+    'echo hi \\\r\nrm keep',
   ])('Bash(rm *) denies %j', (command) => {
     expect(match('Bash(rm *)', command)).toBe('match');
   });
@@ -87,7 +89,39 @@ describe('narrow allow rules do not grant hidden code', () => {
     expect(allowed(patterns.split(','), command)).toBe(false);
   });
 
+  it.each([
+    ['echo *', 'echo hi #\\\nrm keep'],
+    ['echo *', 'echo hi \\\r\nrm keep'],
+  ])('Bash(%s) does not grant %j: bash runs the next line as a command of its own', (patterns, command) => {
+    expect(allowed(patterns.split(','), command)).toBe(false);
+  });
+
+  it.each([
+    ['npm test', "npm_config_node_options='--import=./x.mjs' npm test"],
+    ['npm test', 'NPM_CONFIG_SCRIPT_SHELL=./x npm test'],
+    ['npm *', 'env Npm_Config_Node_Options=--require=./x npm test'],
+    ['yarn test', 'YARN_YARN_PATH=./x.cjs yarn test'],
+    ['cargo *', 'RUSTC_WRAPPER=./x cargo build'],
+    ['cargo *', "RUSTFLAGS='-C linker=./x' cargo build"],
+    ['go *', 'GOFLAGS=-toolexec=./x go test'],
+    ['make', 'MAKEFLAGS=-f./x.mk make'],
+    ['make', 'MAKEFILES=./x.mk make'],
+    ['make', 'CC=./x make'],
+    ['make', 'CXX=./x make'],
+    ['pytest *', "PYTEST_ADDOPTS='-p x' pytest tests"],
+    ['gradle *', "GRADLE_OPTS='-javaagent:./x.jar' gradle build"],
+    ['mvn *', "MAVEN_OPTS='-javaagent:./x.jar' mvn test"],
+    ['java *', "JAVA_OPTS='-javaagent:./x.jar' java -jar app.jar"],
+    ['rsync *', 'RSYNC_RSH=./x rsync a host:b'],
+    ['less *', "LESSOPEN='|./x %s' less README.md"],
+    ['less *', "LESSCLOSE='./x %s %s' less README.md"],
+    ['ssh *', 'SSH_ASKPASS=./x SSH_ASKPASS_REQUIRE=force ssh host true'],
+  ])('Bash(%s) does not grant %j: the variable decides what runs', (patterns, command) => {
+    expect(allowed(patterns.split(','), command)).toBe(false);
+  });
+
   it('still grants plain assignments and plain uses of those builtins', () => {
+    expect(allowed(['npm test'], 'CI=1 npm test')).toBe(true);
     expect(allowed(['git *'], 'msg=hello; git status')).toBe(true);
     expect(allowed(['git *', 'export *'], 'export CI=1; git status')).toBe(true);
     expect(allowed(['printf *'], "printf '%s[x]\\n' a")).toBe(true);

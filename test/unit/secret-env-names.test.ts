@@ -33,6 +33,15 @@ describe('secret-looking environment variables', () => {
     'SESSION_COOKIE',
     'gpg_passphrase',
     'github_token',
+    'GITHUB_PAT',
+    'AZURE_DEVOPS_PAT',
+    'BW_SESSION',
+    'OP_SESSION_my',
+    'AZURE_STORAGE_CONNECTION_STRING',
+    'APPLICATIONINSIGHTS_CONNECTION_STRING',
+    'DOCKER_AUTH_CONFIG',
+    'SLACK_WEBHOOK_URL',
+    'DISCORD_WEBHOOK',
   ])('%s is secret', (name) => {
     expect(isSecretEnvName(name)).toBe(true);
   });
@@ -51,6 +60,13 @@ describe('secret-looking environment variables', () => {
     'PASSAGE',
     'NODE_ENV',
     'OTEL_EXPORTER_OTLP_ENDPOINT',
+    'DESKTOP_SESSION',
+    'XDG_SESSION_ID',
+    'DBUS_SESSION_BUS_ADDRESS',
+    'SESSION_MANAGER',
+    'TMUX',
+    'DOCKER_CONFIG',
+    'PATH_PATTERN',
   ])('%s is not secret by its name', (name) => {
     expect(isSecretEnvName(name)).toBe(false);
   });

@@ -64,7 +64,8 @@ function shell(): NonNullable<typeof loaded> {
   if (!loaded) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     syntax = (require('mvdan-sh') as typeof sh).syntax;
-    const parser = syntax.NewParser();
+    // Comments kept: the walk must see one the parser carried on past a line's end.
+    const parser = syntax.NewParser(syntax.KeepComments(true));
     loaded = { syntax, parser, redirectOps: redirectOperatorCodes(parser) };
   }
   return loaded;
@@ -105,6 +106,9 @@ const MAX_WORDS = 10_000;
 function analyze(command: string): BashAnalysis {
   const words = command.split(/\s+/).length;
   if (words > MAX_WORDS) return { kind: 'unparseable', error: `too long to analyze (${words} words, at most ${MAX_WORDS})` };
+  // Bash reads `\` before CR as an escaped CR and ends the line at the LF; the parser reads a
+  // line continuation there, and would join the next line's command to this one.
+  if (command.includes('\\\r')) return { kind: 'unparseable', error: 'a backslash before a carriage return' };
   const { parser } = shell();
   let file: sh.File;
   try {
@@ -118,9 +122,13 @@ function analyze(command: string): BashAnalysis {
   const hidden = new Set<string>();
   // The walk visits a statement, then its command: the statement's here-docs belong to that command.
   let stdin: string[] | undefined;
+  let continuedComment = false;
   syntax.Walk(file, (node) => {
     if (node === null || node === undefined) return true;
     const type = syntax.NodeType(node);
+    // Bash ends a comment at the newline even after a backslash; the parser reads the next
+    // line into the comment and joins what follows to the command before it.
+    if (type === 'Comment' && (node as sh.Comment).Text.includes('\n')) continuedComment = true;
     const reason = HIDING_NODES[type];
     if (reason) hidden.add(reason);
     if (type === 'ParamExp' && !isPlainParameter(node as sh.ParamExp)) hidden.add('a parameter expansion beyond $NAME or ${NAME}');
@@ -139,6 +147,7 @@ function analyze(command: string): BashAnalysis {
     if (type === 'WordIter') collectLoop(node as sh.WordIter, values, hidden);
     return true;
   });
+  if (continuedComment) return { kind: 'unparseable', error: 'a comment ending in a backslash, which bash ends at the line break' };
   return { kind: 'parsed', commands, redirects, values, hidden: [...hidden] };
 }
 
@@ -178,9 +187,15 @@ function isPlainParameter(node: sh.ParamExp): boolean {
   return !node.Excl && !node.Length && !node.Width && !node.Index && !node.Slice && !node.Repl && !node.Exp && !node.Names;
 }
 
+/** A pattern for `text` in upper, lower or mixed case. */
+function anyCase(text: string): string {
+  return text.replace(/[a-z]/gi, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`);
+}
+
 /**
  * Variables that decide what a command runs (`PATH=. git`, `GIT_EXTERNAL_DIFF=x git diff`,
- * `LD_PRELOAD=...`): a line that sets one is not what its commands' words say.
+ * `LD_PRELOAD=...`, build tools' compilers, wrappers and flags): a line that sets one is not
+ * what its commands' words say.
  */
 export const RISKY_VARIABLE = new RegExp(
   `^(${[
@@ -213,7 +228,25 @@ export const RISKY_VARIABLE = new RegExp(
     '\\w*_EDITOR',
     '\\w*_OPTIONS',
     '\\w*_SHELL',
+    '\\w*_OPTS',
+    '\\w*FLAGS',
+    '\\w*_ASKPASS',
     'NODE_OPTIONS',
+    // npm and yarn read their settings from these in any case: npm_config_node_options runs code.
+    `${anyCase('npm_config_')}\\w*`,
+    `${anyCase('yarn_')}\\w*`,
+    'RUST\\w*',
+    'CARGO_\\w*',
+    'GOENV',
+    'GOROOT',
+    'MAKE\\w*',
+    'PYTEST_\\w*',
+    'RSYNC_\\w*',
+    'LESS\\w*',
+    'CC',
+    'CXX',
+    'CPP',
+    'LD',
     'TMPDIR',
     'XDG_\\w*',
   ].join('|')})$`,
@@ -382,11 +415,13 @@ function unescapeUnquoted(raw: string): string {
 /**
  * Whether bash would brace-expand the word: an unquoted `{...}` holding a comma or `..`, as
  * seen with quoted parts blanked out. (The parser's own SplitBraces rewrites the tree in place.)
+ * The innermost groups are found first and then searched: one pattern for both would backtrack
+ * over a long unclosed `{....` for seconds.
  */
 function hasBraceExpansion(word: sh.Word): boolean {
   const blank = (part: Node) => (syntax.NodeType(part) === 'Lit' ? (part as sh.Lit).Value.replace(/\\./gs, '_') : '_');
   const unquoted = word.Parts.map(blank).join('');
-  return /\{[^{}]*(,|\.\.)[^{}]*\}/.test(unquoted);
+  return (unquoted.match(/\{[^{}]*\}/g) ?? []).some((group) => group.includes(',') || group.includes('..'));
 }
 
 const C_ESCAPES: Record<string, string> = {
