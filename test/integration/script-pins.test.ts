@@ -275,7 +275,8 @@ describe('hookDependencyFiles', () => {
       ['hooks/main.js'],
       ['.npmrc', '.yarnrc', '.yarnrc.yml', 'node_modules/.bin/eslint', 'package.json'],
       ['GNUmakefile', 'Makefile', 'makefile'],
-      ['hooks/check.py', 'hooks/check/__main__.py'],
+      // Python imports from the working directory first: a hooks.py there would run instead.
+      ['hooks.py', 'hooks/check.py', 'hooks/check/__main__.py'],
     ]);
   });
 });

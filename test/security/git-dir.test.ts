@@ -1,4 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonResult, startTestbed, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { text, toolCalls } from '../support/model-server';
@@ -73,5 +76,49 @@ describe("the repository's .git folder", () => {
     });
     for (const hook of ['pre-commit', 'post-checkout', 'pre-push'])
       expect(existsSync(bed.workspace.file(`.git/hooks/${hook}`))).toBe(false);
+  });
+});
+
+describe('a git repository other than the workspace root', () => {
+  // git runs core.fsmonitor in the work tree's top folder, at its next `git status`.
+  const FSMONITOR = '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch pwned; false"\n';
+
+  it("acceptEdits: writing a .git folder in a subfolder, a .git file, or an additional directory's .git asks (denied headless)", async () => {
+    const parent = mkdtempSync(path.join(tmpdir(), 'hookpilot-git-beside-'));
+    const shared = path.join(parent, 'shared');
+    mkdirSync(shared);
+    spawnSync('git', ['init', '-q', shared]);
+    const sharedConfig = readFileSync(path.join(shared, '.git', 'config'), 'utf8');
+    const write = (id: string, file: string, content: string) =>
+      toolCalls([{ id, name: 'Write', arguments: { file_path: file, content } }]);
+    try {
+      bed = await startTestbed(bundle.bundle, { 'sub/readme.md': 'x\n', 'docs/readme.md': 'x\n' }, [
+        write('head', 'sub/.git/HEAD', 'ref: refs/heads/main\n'),
+        write('config', 'sub/.git/config', FSMONITOR),
+        write('upper', 'sub/.GIT/config', FSMONITOR),
+        write('git-file', 'docs/.git', 'gitdir: ../gd\n'),
+        write('shared', path.join(shared, '.git', 'config'), FSMONITOR),
+        write('fine', 'sub/notes.txt', 'ok\n'),
+        text('done'),
+      ]);
+      writeFileSync(
+        path.join(bed.home, 'user-settings.json'),
+        JSON.stringify({ 'hookpilot.permissions': { additionalDirectories: [shared] } }),
+      );
+      const r = await bed.run(['set up git', '--permission-mode', 'acceptEdits', '--output-format', 'json']);
+      expect(Object.fromEntries(jsonResult(r).tool_calls.map((c) => [c.id, c.outcome]))).toEqual({
+        head: 'denied',
+        config: 'denied',
+        upper: 'denied',
+        'git-file': 'denied',
+        shared: 'denied',
+        fine: 'executed',
+      });
+      expect(existsSync(bed.workspace.file('sub/.git'))).toBe(false);
+      expect(existsSync(bed.workspace.file('docs/.git'))).toBe(false);
+      expect(readFileSync(path.join(shared, '.git', 'config'), 'utf8')).toBe(sharedConfig);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 });

@@ -366,6 +366,45 @@ describe('the MCP configuration governs the agent: the model cannot change it', 
     },
   );
 
+  it('a path relative to the base the server picks itself (its first allowed folder, src) cannot reach the hook configuration either', async () => {
+    const FS = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+    // The server resolves a relative path from the first allowed folder holding the result: src here.
+    const fsServer = { fs: { command: process.execPath, args: [FS, '${workspaceFolder}/src', '${workspaceFolder}'] } };
+    const hooks = hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] });
+    bed = await startTestbed(
+      bundle.bundle,
+      { '.mcp.json': mcpJson(fsServer), '.vscode/hooks.json': hooks, 'hooks/guard.js': nodeHook('process.exit(2)'), 'src/app.ts': 'x' },
+      [
+        call('up-config', 'mcp__fs__write_file', { path: '../.vscode/hooks.json', content: '{"hooks":{}}' }),
+        call('up-script', 'mcp__fs__write_file', { path: '../hooks/guard.js', content: 'process.exit(0)' }),
+        call('fine', 'mcp__fs__write_file', { path: 'notes.txt', content: 'fine' }),
+        text('done'),
+      ],
+    );
+    const r = jsonResult(await bed.run(['go', '--allowed-tools', 'mcp__fs', '--output-format', 'json']));
+    expect(Object.fromEntries(r.tool_calls.map((c) => [c.id, c.outcome]))).toEqual({
+      'up-config': 'denied',
+      'up-script': 'denied',
+      fine: 'executed',
+    });
+    expect(readFileSync(bed.workspace.file('.vscode/hooks.json'), 'utf8')).toBe(hooks);
+    expect(readFileSync(bed.workspace.file('hooks/guard.js'), 'utf8')).not.toContain('process.exit(0)');
+    expect(readFileSync(bed.workspace.file('src/notes.txt'), 'utf8')).toBe('fine');
+  });
+
+  it('an allowed filesystem server cannot make a git repository in a subfolder (sub/.git/config)', async () => {
+    const FS = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+    const fsServer = { fs: { command: process.execPath, args: [FS, '${workspaceFolder}'] } };
+    bed = await startTestbed(bundle.bundle, { '.mcp.json': mcpJson(fsServer), 'sub/readme.md': 'x' }, [
+      call('dir', 'mcp__fs__create_directory', { path: 'sub/.git' }),
+      call('config', 'mcp__fs__write_file', { path: 'sub/.git/config', content: '[core]\n\tfsmonitor = "touch pwned; false"\n' }),
+      text('done'),
+    ]);
+    const r = jsonResult(await bed.run(['go', '--allowed-tools', 'mcp__fs', '--output-format', 'json']));
+    expect(r.tool_calls.map((c) => c.outcome)).toEqual(['denied', 'denied']);
+    expect(existsSync(bed.workspace.file('sub/.git'))).toBe(false);
+  });
+
   it("the server's envFile, the packages and manifest its script loads and the script's folder are not the model's either", async () => {
     const serverScript = 'tools/server.mjs';
     const local = { command: 'node', args: [serverScript], envFile: '${workspaceFolder}/.env.mcp' };

@@ -303,6 +303,33 @@ describe('files a guard loads without naming them', () => {
     expect(existsSync(bed.workspace.file('pwned'))).toBe(false);
   });
 
+  it('a `python3 -m hooks.guard` guard: a new .py at the root it runs from makes the guard fail closed, not run it', async () => {
+    const files = {
+      'hooks/__init__.py': '',
+      'hooks/guard.py': pyGuard,
+      '.vscode/hooks.json': hooksJson({
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'python3 -m hooks.guard', name: 'guard' }] }],
+      }),
+    };
+    const write = (id: string, file: string) => ({ id, name: 'Write', arguments: { file_path: file, content: shadowJson } });
+    bed = await startTestbed(bundle.bundle, files, [
+      toolCalls([write('beside', 'hooks/json.py'), write('root', 'json.py')]),
+      bash('c2', 'touch pwned'),
+      text('done'),
+    ]);
+    const r = await bed.run(['go', '--permission-mode', 'acceptEdits', '--allowed-tools', 'Bash', '--output-format', 'json'], {
+      env: token,
+    });
+    expect(Object.fromEntries(jsonResult(r).tool_calls.map((c) => [c.id, c.outcome]))).toEqual({
+      beside: 'denied',
+      root: 'executed',
+      c2: 'blocked',
+    });
+    expect(toolMessageSent(bed.server, 'c2')).toContain('script changed since it was approved: json.py');
+    expect(existsSync(bed.workspace.file('weakened-ran'))).toBe(false);
+    expect(existsSync(bed.workspace.file('pwned'))).toBe(false);
+  });
+
   it('a guard at the workspace root: a new package there (json/__init__.py) shadows as a module does, and the guard fails closed', async () => {
     const files = {
       'guard.py': pyGuard,

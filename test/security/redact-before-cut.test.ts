@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { jsonResult, useCliBundle, useTestbed } from '../fixtures/cli/cli-harness';
+import { jsonResult, REPO_ROOT, useCliBundle, useTestbed } from '../fixtures/cli/cli-harness';
 import { text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 import { MAX_TOOL_OUTPUT_CHARS } from '../../src/core/agent/tools/output-limits';
@@ -42,6 +42,31 @@ describe('secrets cut by an output limit', () => {
     const command = `head -c ${before} /dev/zero | tr '\\0' x; printf '${SECRET}'; head -c ${after} /dev/zero | tr '\\0' y`;
     const bed = await newBed({ '.env': `API_TOKEN=${SECRET}\n` }, [toolCalls([{ name: 'Bash', arguments: { command } }]), text('done')]);
     const r = await bed.run(['--allowed-tools', 'Bash', '--output-format', 'json', 'go']);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed']);
+    const sent = JSON.stringify(bed.server.requests.map((q) => q.body.messages));
+    expect(sent).toContain('characters truncated');
+    expect(sent).not.toContain(SECRET.slice(0, 8));
+  });
+
+  it('an MCP result does not show the start of a .env secret that the middle cut splits', async () => {
+    const fs = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+    // read_multiple_files joins `${path}:\n${content}\n` with `\n---\n`: padding, .env, more padding,
+    // sized so that the head truncateMiddle keeps ends 10 characters into the value.
+    const note = `\n\n... [10000 characters truncated] ...\n\n`;
+    const head = Math.ceil((MAX_TOOL_OUTPUT_CHARS - note.length) / 2);
+    const before = (pad: number) => `a.txt:\n${'x'.repeat(pad)}\n\n---\n.env:\nAPI_TOKEN=`;
+    const padA = head - 10 - before(0).length;
+    const padB = 40_000 - (before(padA) + `${SECRET}\n\n\n---\nb.txt:\n\n`).length;
+    const bed = await newBed(
+      {
+        '.env': `API_TOKEN=${SECRET}\n`,
+        'a.txt': 'x'.repeat(padA),
+        'b.txt': 'y'.repeat(padB),
+        '.mcp.json': JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [fs, '${workspaceFolder}'] } } }),
+      },
+      [toolCalls([{ name: 'mcp__fs__read_multiple_files', arguments: { paths: ['a.txt', '.env', 'b.txt'] } }]), text('done')],
+    );
+    const r = await bed.run(['--allowed-tools', 'mcp__fs', '--output-format', 'json', 'go']);
     expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed']);
     const sent = JSON.stringify(bed.server.requests.map((q) => q.body.messages));
     expect(sent).toContain('characters truncated');

@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cliEnv, jsonResult, runCli, useCliBundle } from '../fixtures/cli/cli-harness';
+import { cliEnv, jsonResult, REPO_ROOT, runCli, useCliBundle } from '../fixtures/cli/cli-harness';
 import { startModelServer, SCRIPTED_MODEL_ID, text, toolCalls, type ModelServer, type ScriptedReply } from '../support/model-server';
 import { makeWorkspace } from '../support/workspace';
 
@@ -77,6 +77,29 @@ describe('a storage folder inside the workspace', () => {
     const before = server.requests.length;
     const second = jsonResult(await run('go', ['--permission-mode', 'acceptEdits']));
     expect(second.tool_calls.map((c) => c.outcome)).toEqual(['denied']);
+    expect(JSON.stringify(server.requests.slice(before).map((q) => q.body.messages))).not.toContain('PRIVATE-NOTE');
+  });
+
+  it("an allowed filesystem MCP server's read-only tools do not read another session's transcript either", async () => {
+    const fs = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+    writeFileSync(
+      ws.file('.mcp.json'),
+      JSON.stringify({ mcpServers: { fs: { command: process.execPath, args: [fs, '${workspaceFolder}'] } } }),
+    );
+    script = () => text('the first session said PRIVATE-NOTE');
+    const first = jsonResult(await run('hello', ['--allowed-tools', 'mcp__fs']));
+    const transcript = transcriptOf(first.session_id);
+    let step = 0;
+    script = () =>
+      step++ === 0
+        ? toolCalls([
+            { id: 'absolute', name: 'mcp__fs__read_text_file', arguments: { path: transcript } },
+            { id: 'relative', name: 'mcp__fs__read_text_file', arguments: { path: path.relative(ws.dir, transcript) } },
+          ])
+        : text('done');
+    const before = server.requests.length;
+    const second = jsonResult(await run('go', ['--allowed-tools', 'mcp__fs']));
+    expect(second.tool_calls.map((c) => c.outcome)).toEqual(['denied', 'denied']);
     expect(JSON.stringify(server.requests.slice(before).map((q) => q.body.messages))).not.toContain('PRIVATE-NOTE');
   });
 

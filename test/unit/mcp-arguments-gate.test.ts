@@ -13,8 +13,12 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(ws, { recursive: true, force: true }));
 
-const check = (input: Record<string, unknown>) =>
-  mcpProtectedCheck(input, { workspaceRoot: ws, cwd: ws }, protectedTargets([path.join(ws, '.vscode', 'hooks.json')], ws))?.verdict;
+const check = (input: Record<string, unknown>, protectedPaths = [path.join(ws, '.vscode', 'hooks.json')]) =>
+  mcpProtectedCheck(
+    input,
+    { workspaceRoot: ws, cwd: ws },
+    { targets: protectedTargets(protectedPaths, ws), reason: (hit) => `${hit.shown} is protected` },
+  )?.verdict;
 
 describe('an MCP call naming a protected file asks a person', () => {
   it.each([
@@ -31,5 +35,17 @@ describe('an MCP call naming a protected file asks a person', () => {
   it('a huge array asks past the cap instead of ending the turn; other files and contents do not ask', () => {
     expect(check({ paths: Array.from({ length: 200_000 }, () => 'notes.txt') })).toBe('ask');
     expect(check({ path: 'notes.txt', content: `${'x'.repeat(100_000)}\n.vscode/hooks.json` })).toBeUndefined();
+  });
+
+  it.each([
+    ['up from a server base below the root', '../.vscode/hooks.json'],
+    ['into a protected folder from such a base', '../../hooks/new.py'],
+    ['with . and .. inside it', './sub/../../hooks/x/../new.py'],
+    ['from a home folder the server expands', '~/.vscode/hooks.json'],
+    ['from a server base inside the folder holding it', 'guard.js'],
+  ])('a relative path read from any base the server may pick: %s', (_, relative) => {
+    const protectedPaths = [path.join(ws, '.vscode', 'hooks.json'), path.join(ws, 'hooks') + path.sep, path.join(ws, 'src', 'guard.js')];
+    expect(check({ path: relative }, protectedPaths)).toBe('ask');
+    expect(check({ path: '../notes/guard.md' }, protectedPaths)).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PermissionGate } from '../../src/core/agent/permissions/permission-gate';
 import { permissionSettingsSchema, type PermissionSettings } from '../../src/core/agent/permissions/permission-settings';
@@ -171,6 +171,13 @@ describe('PermissionGate: protected files, physically', () => {
     expect(gate({ allow: ['Bash(git *)'], mode: 'acceptEdits' }).run('git log > loop-a/x')).toMatchObject({ verdict: 'ask' });
   });
 
+  it('asks for an edit of any .git folder or file, not only the root one, in an additional directory too', () => {
+    const { tool } = gate({ mode: 'bypassPermissions', additionalDirectories: [join(base, 'outside')] });
+    for (const file of [join(ws, 'sub', '.git', 'config'), join(ws, 'docs', '.git'), join(base, 'outside', '.git', 'hooks', 'pre-commit')])
+      expect(tool(write, { file_path: file, content: 'x' }), file).toMatchObject({ verdict: 'ask', level: 'P4', system: true });
+    expect(tool(write, { file_path: join(ws, 'src', 'git.txt'), content: 'x' })).toMatchObject({ verdict: 'allow' });
+  });
+
   it('matches file rules on the path as given and as resolved', () => {
     symlinkSync(join(ws, '.env'), join(ws, 'src', 'config'));
     expect(gate({ deny: ['Read(**/.env*)'] }).tool(read, { file_path: join(ws, 'src', 'config') })).toMatchObject({
@@ -184,5 +191,34 @@ describe('PermissionGate: protected files, physically', () => {
     expect(
       gate({ allow: ['Edit(src/**)'] }).tool(edit, { file_path: join(ws, 'src', 'a.ts'), old_string: 'a', new_string: 'b' }),
     ).toMatchObject({ verdict: 'allow' });
+  });
+});
+
+describe('PermissionGate: MCP path arguments', () => {
+  const mcpTool = (name: string, readsOnly: boolean) => ({ name, category: 'execute', readsOnly }) as unknown as Tool;
+  const storage = () => join(ws, '.hookpilot') + sep;
+  function check(tool: Tool, input: Record<string, unknown>) {
+    const g = new PermissionGate(() => permissionSettingsSchema.parse({ mode: 'bypassPermissions' }));
+    const privatePaths = [storage()];
+    const ctx = { workspaceRoot: ws, cwd: ws, protectedPaths: [join(ws, '.vscode', 'hooks.json'), ...privatePaths], privatePaths };
+    return g.evaluate(tool, input, undefined, ctx);
+  }
+
+  it("a read-only tool that names Hookpilot's storage asks; one that names the hook configuration does not", () => {
+    const read = mcpTool('mcp__fs__read_text_file', true);
+    for (const file of [join(ws, '.hookpilot', 'projects', 'p', 'transcripts', 's.jsonl'), '.hookpilot/projects/p/audit/s.jsonl'])
+      expect(check(read, { path: file }), file).toMatchObject({
+        verdict: 'ask',
+        system: true,
+        reason: expect.stringContaining('session records'),
+      });
+    expect(check(read, { path: '.vscode/hooks.json' })).toMatchObject({ verdict: 'allow' });
+  });
+
+  it('a tool that may write asks for a path into any .git folder', () => {
+    const write = mcpTool('mcp__fs__write_file', false);
+    for (const file of ['sub/.git/config', 'docs/.git', `file://${ws}/sub/.git/hooks/pre-commit`])
+      expect(check(write, { path: file, content: 'x' }), file).toMatchObject({ verdict: 'ask', system: true });
+    expect(check(write, { path: 'src/git.txt', content: 'x' })).toMatchObject({ verdict: 'allow' });
   });
 });

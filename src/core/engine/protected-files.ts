@@ -16,6 +16,17 @@ const CONFIG_FILES = ['.vscode/hooks.json', '.vscode/settings.json', '.claude/se
  */
 const GIT_FOLDER = '.git';
 
+/**
+ * Whether a path is or lies in a `.git` folder or file anywhere, not only the workspace's: a
+ * repository in a subfolder or an additional directory, or one a `.git` file (`gitdir: ../x`)
+ * makes of any folder, runs its hooks and `core.fsmonitor` just as well once a person, or VS
+ * Code's git view (which scans subfolders), runs git there. Case is ignored, as some file
+ * systems do.
+ */
+export function inGitFolder(file: string): boolean {
+  return file.split(/[\\/]/).some((segment) => segment.toLowerCase() === GIT_FOLDER);
+}
+
 /** Programs that run a `package.json` script: the manifest and that script's files are dependencies. */
 const PACKAGE_RUNNERS = new Set(['npm', 'npx', 'yarn', 'pnpm', 'bun']);
 /** Package manager settings beside package.json: `script-shell=./x.sh` would run a file of the model's. */
@@ -143,9 +154,14 @@ function addNamedFiles(deps: Dependencies, command: readonly string[], words: re
     for (const file of TASK_FILES[path.basename(word)] ?? []) add(path.join(deps.cwd, file));
     // `python3 -m hooks.guard` runs hooks/guard.py (or its package's __main__.py) from the working directory.
     if (word === '-m' && /^python/.test(path.basename(words[i - 1] ?? '')) && words[i + 1]) {
-      const module = path.join(deps.cwd, ...words[i + 1].split('.'));
+      const names = words[i + 1].split('.');
+      const module = path.join(deps.cwd, ...names);
       add(`${module}.py`);
       add(path.join(module, '__main__.py'));
+      // Python puts the working directory, not the module's folder, first on `sys.path`: a
+      // `hooks.py` there (or a `json.py`) is imported before the package. Named here, it makes
+      // that folder a script folder (scriptFolders), whose modules and packages are pinned.
+      add(path.join(deps.cwd, `${names[0]}.py`));
     }
   }
   const runner = words.findIndex((word) => PACKAGE_RUNNERS.has(path.basename(word)));

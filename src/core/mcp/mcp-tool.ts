@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { MAX_TOOL_OUTPUT_CHARS, truncateMiddle } from '../agent/tools/output-limits';
+import { MAX_TOOL_OUTPUT_CHARS, truncateRedacted } from '../agent/tools/output-limits';
 import { errorMessage } from '../error-message';
 import { toolFailure, type Tool, type ToolResult } from '../agent/tools/tool';
 import type { McpToolInfo } from './mcp-connection';
@@ -44,8 +44,9 @@ export function createMcpTool(info: McpToolInfo, manager: McpManager): Tool {
         return toolFailure(`MCP server "${info.server}", tool "${info.name}": ${errorMessage(error)}`);
       }
       // Hooks see the MCP result's content (Claude Code's tool_response), each text already capped.
-      const response = result.content.map(capContent);
-      const text = truncateMiddle(resultText(result));
+      const cut = (text: string) => truncateRedacted(text, ctx.redactForModel);
+      const response = result.content.map((part) => capContent(part, cut));
+      const text = cut(resultText(result));
       if (result.isError) return toolFailure(text === '' ? `tool "${info.name}" reported an error` : text, { response });
       return { ok: true, content: text, response };
     },
@@ -75,14 +76,13 @@ function contentText(part: McpContent): string {
   }
 }
 
-/** What hooks get of one part: texts cut as the model's, and base64 data over the cap dropped (an embedded resource's too). */
-function capContent(part: McpContent): McpContent {
-  if (part.type === 'text') return { ...part, text: truncateMiddle(part.text) };
+/** What hooks get of one part: texts cut (redacted first) as the model's, and base64 data over the cap dropped (an embedded resource's too). */
+function capContent(part: McpContent, cut: (text: string) => string): McpContent {
+  if (part.type === 'text') return { ...part, text: cut(part.text) };
   if ((part.type === 'image' || part.type === 'audio') && part.data.length > MAX_TOOL_OUTPUT_CHARS) return { ...part, data: '' };
   if (part.type === 'resource') {
     const resource = part.resource;
-    if ('text' in resource && typeof resource.text === 'string')
-      return { ...part, resource: { ...resource, text: truncateMiddle(resource.text) } };
+    if ('text' in resource && typeof resource.text === 'string') return { ...part, resource: { ...resource, text: cut(resource.text) } };
     if ('blob' in resource && typeof resource.blob === 'string' && resource.blob.length > MAX_TOOL_OUTPUT_CHARS)
       return { ...part, resource: { ...resource, blob: '' } };
   }

@@ -12,6 +12,7 @@ import type { PermissionMode, PermissionSettings } from './permission-settings';
 import { protectedTargetOf, protectedTargets } from './protected-targets';
 import { compileRules, editRuleMatches, ruleSignal, type CompiledRule, type RuleCall } from './rule-signals';
 import { errorMessage } from '../../error-message';
+import { inGitFolder } from '../../engine/protected-files';
 
 export interface GateContext {
   workspaceRoot: string;
@@ -95,8 +96,7 @@ export class PermissionGate {
     if (isShellTool(tool.name) && typeof input.command === 'string') {
       return bashProtectedCheck(input.command, ctx.cwd, protectedTargets(ctx.protectedPaths, ctx.workspaceRoot));
     }
-    if (mcpServerOf(tool.name) !== undefined && !tool.readsOnly)
-      return mcpProtectedCheck(input, ctx, protectedTargets(ctx.protectedPaths, ctx.workspaceRoot));
+    if (mcpServerOf(tool.name) !== undefined) return mcpPathsCheck(tool, input, ctx);
     const target = tool.target?.(input);
     if (target === undefined) return undefined;
     const scope = { workspaceRoot: ctx.workspaceRoot, cwd: ctx.cwd, additionalDirectories: settings.additionalDirectories };
@@ -112,8 +112,35 @@ export class PermissionGate {
     if (tool.category !== 'edit') return privateRecords(physical, ctx, 'reading');
     const hit = protectedTargetOf(physical, ctx.cwd, protectedTargets(ctx.protectedPaths, ctx.workspaceRoot));
     const reason = `${hit?.shown} configures hooks: a person must approve changes to it`;
-    return privateRecords(physical, ctx, 'changes to') ?? (hit && { verdict: 'ask', source: 'protected file', reason });
+    return (
+      privateRecords(physical, ctx, 'changes to') ??
+      (hit && { verdict: 'ask', source: 'protected file', reason }) ??
+      (inGitFolder(physical) ? { verdict: 'ask', source: 'protected file', reason: gitFolderReason(target) } : undefined)
+    );
   }
+}
+
+/**
+ * An MCP call's path arguments: Hookpilot's storage is no server's to read either (a read-only
+ * tool included), and the protected files are no server's to change.
+ */
+function mcpPathsCheck(tool: Tool, input: Record<string, unknown>, ctx: GateContext): PermissionSignal | undefined {
+  // The folders between the storage and the workspace root are targets too, but listing them shows no record.
+  const storage = protectedTargets(ctx.privatePaths ?? [], ctx.workspaceRoot).filter((target) => target.folder);
+  const reading = mcpProtectedCheck(input, ctx, {
+    targets: storage,
+    reason: (hit) => `${hit.shown} holds Hookpilot's session records: a person must approve an MCP call that names it`,
+  });
+  if (reading || tool.readsOnly) return reading;
+  return mcpProtectedCheck(input, ctx, {
+    targets: protectedTargets(ctx.protectedPaths, ctx.workspaceRoot),
+    reason: (hit) => `${hit.shown} configures hooks: a person must approve an MCP call that names it`,
+    protectedName: (candidate) => (inGitFolder(candidate) ? gitFolderReason(candidate) : undefined),
+  });
+}
+
+function gitFolderReason(file: string): string {
+  return `${file} is a git repository's own folder, whose hooks and config run commands outside every hook: a person must approve changes to it`;
 }
 
 /** A file in Hookpilot's storage: a transcript `--resume` loads, another session's log; no file for the model. */
