@@ -98,6 +98,39 @@ describe('deny rules match any subcommand, however it is spelled', () => {
   });
 });
 
+describe('deny rules are not dodged by what bash runs from a value or a rebound name', () => {
+  it('asks (denied headless) in bypassPermissions mode, and runs ordinary lines', async () => {
+    const dodges = [
+      'shopt -s expand_aliases\nalias r=rm\nr keep.txt',
+      'bash <(echo rm keep.txt)',
+      'source <(echo rm keep.txt)',
+      '. <(printf "rm keep.txt")',
+      "PS4='$(rm keep.txt)'; set -x; true",
+      "x='a[$(rm keep.txt)]'; : $((x))",
+      "x='$(rm keep.txt)'; : ${x@P}",
+      'hash -p /bin/rm ls; ls keep.txt',
+      'BASH_CMDS[ls]=/bin/rm; ls keep.txt',
+      'BASH_ENV=<(echo rm keep.txt) bash -c :',
+      "env 'BASH_FUNC_ls%%=() { rm \"$@\"; }' bash -c 'ls keep.txt'",
+    ];
+    const legit = ['echo $((1+2))', 'set -x; ls keep.txt'];
+    bed = await startTestbed(bundle.bundle, { 'keep.txt': 'precious\n' }, calls([...dodges, ...legit]));
+    const r = await bed.run([
+      'clean',
+      '--permission-mode',
+      'bypassPermissions',
+      '--disallowed-tools',
+      'Bash(rm *)',
+      '--output-format',
+      'json',
+    ]);
+    expect(r.code).toBe(0);
+    const outcomes = jsonResult(r).tool_calls.map((c) => `${c.input.command} -> ${c.outcome}`);
+    expect(outcomes).toEqual([...dodges.map((c) => `${c} -> denied`), ...legit.map((c) => `${c} -> executed`)]);
+    expect(readFileSync(bed.workspace.file('keep.txt'), 'utf8')).toBe('precious\n');
+  }, 60_000);
+});
+
 describe('Bash never reaches the hook configuration without a person', () => {
   it('asks for a link to .vscode or a write through it, even in bypassPermissions mode', async () => {
     const hooks = '{ "hooks": {} }\n';

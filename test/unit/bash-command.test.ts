@@ -65,6 +65,14 @@ describe('analyzeBashCommand', () => {
     expect(parsed(command).hidden).toContain(reason);
   });
 
+  it('tells the code bash may run from a value, which no command shows, from code the commands show', () => {
+    expect(parsed("x='a[$(touch ../x)]'; : $((x))").unseen).toEqual(['arithmetic on a variable (bash evaluates its value)']);
+    expect(parsed("PS4='$(touch ../x)'; set -x").unseen).toEqual(['an assignment of PS4, whose value bash runs']);
+    for (const command of ['echo $((1+2))', 'echo $(touch ../x)', 'f() { touch ../x; }', 'echo "${a[@]}" ${#a}', "PS4='+ '; set -x"]) {
+      expect(parsed(command).unseen, command).toEqual([]);
+    }
+  });
+
   it('keeps plain $NAME visible as an unknown part of a word', () => {
     const analysis = parsed('git log "$BRANCH" ${REF}');
     expect(analysis.hidden).toEqual([]);

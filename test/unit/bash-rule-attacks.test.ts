@@ -52,6 +52,59 @@ describe('deny rules see the command however it is started', () => {
   });
 });
 
+describe('deny rules might match what bash runs from a value or a rebound name', () => {
+  it.each([
+    'shopt -s expand_aliases\nalias r=rm\nr keep',
+    'hash -p /bin/rm ls; ls keep',
+    'BASH_CMDS[ls]=/bin/rm; ls keep',
+    'BASH_CMDS=/bin/rm; 0 keep',
+    "bash -c 'hash -p /bin/rm ls; ls keep'",
+    'bash <(echo rm keep)',
+    'source <(echo rm keep)',
+    '. <(printf "rm keep")',
+    'bash "$SCRIPT"',
+    'BASH_ENV=<(echo rm keep) bash -c :',
+    'export BASH_ENV=<(echo rm keep); bash -c :',
+    'env BASH_ENV=<(echo rm keep) bash -c :',
+    "env 'BASH_FUNC_ls%%=() { rm \"$@\"; }' bash -c 'ls keep'",
+    "PS4='$(rm keep)'; set -x; true",
+    "declare 'PS4=$(rm keep)'; set -x; true",
+    "x='a[$(rm keep)]'; : $((x))",
+    "x='a[$(rm keep)]'; (( x ))",
+    "x='a[$(rm keep)]'; let x",
+    "x='a[$(rm keep)]'; [[ x -eq 1 ]]",
+    "x='a[$(rm keep)]'; [[ -v a[x] ]]",
+    "x='a[$(rm keep)]'; a[x]=1",
+    "x='a[$(rm keep)]'; echo ${a[x]}",
+    "x='a[$(rm keep)]'; echo ${!x}",
+    "x='$(rm keep)'; : ${x@P}",
+  ])('Bash(rm *) might match %j', (command) => {
+    expect(match('Bash(rm *)', command)).toBe('unparseable');
+  });
+
+  it.each([
+    'ls',
+    'git status',
+    'echo $((1+2)) $[0x1f + 2#101]',
+    'set -x; make',
+    "PS4='+ $LINENO: '; set -x; make",
+    '[[ $# -eq 0 && -f x ]] && echo none',
+    'echo "${args[@]}" ${#args[@]} ${!args[@]} ${x:-default}',
+    'bash scripts/build.sh',
+    'source venv/bin/activate',
+    'env FOO=1 make',
+    'alias',
+  ])('Bash(rm *) does not match %j', (command) => {
+    expect(match('Bash(rm *)', command)).toBe('no-match');
+  });
+
+  it('allow rules do not grant a command name rebound to another program', () => {
+    expect(allowed(['hash *', 'ls *'], 'hash -p /bin/rm ls; ls keep')).toBe(false);
+    expect(allowed(['alias *', 'shopt *', 'r *'], 'shopt -s expand_aliases\nalias r=rm\nr keep')).toBe(false);
+    expect(allowed(['hash *', 'ls *'], 'hash -r; ls keep')).toBe(true);
+  });
+});
+
 describe('narrow allow rules do not grant hidden code', () => {
   it.each([
     ['printf *', "x='a[$(touch ../p)]'; printf -v 'b[x]' hi"],

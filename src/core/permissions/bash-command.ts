@@ -27,6 +27,12 @@ export type BashAnalysis =
        * a function definition, ...); empty when every command is visible. Never auto-allowed.
        */
       hidden: string[];
+      /**
+       * The hidden reasons by which the line may run a command that no entry of `commands` shows
+       * (bash evaluating a value as code, a name bound to another program): deny rules cannot
+       * rule those out.
+       */
+      unseen: string[];
     };
 
 export interface SimpleCommand {
@@ -58,7 +64,7 @@ const WRITE_OPS = new Set(['>', '>>', '<>', '>|', '&>', '&>>']);
  * The parser, loaded on first use: starting its Go runtime takes a noticeable fraction of a
  * second, which a CLI run or an extension activation that never gates a Bash call should not pay.
  */
-let loaded: { syntax: Syntax; parser: sh.Parser; redirectOps: Map<number, string> } | undefined;
+let loaded: { syntax: Syntax; parser: sh.Parser; redirectOps: Map<number, string>; evaluatingOps: EvaluatingOps } | undefined;
 let syntax: Syntax;
 function shell(): NonNullable<typeof loaded> {
   if (!loaded) {
@@ -66,7 +72,7 @@ function shell(): NonNullable<typeof loaded> {
     syntax = (require('mvdan-sh') as typeof sh).syntax;
     // Comments kept: the walk must see one the parser carried on past a line's end.
     const parser = syntax.NewParser(syntax.KeepComments(true));
-    loaded = { syntax, parser, redirectOps: redirectOperatorCodes(parser) };
+    loaded = { syntax, parser, redirectOps: redirectOperatorCodes(parser), evaluatingOps: evaluatingOperatorCodes(parser) };
   }
   return loaded;
 }
@@ -120,6 +126,7 @@ function analyze(command: string): BashAnalysis {
   const redirects: RedirectTarget[] = [];
   const values: string[] = [];
   const hidden = new Set<string>();
+  const unseen = new Set<string>();
   // The walk visits a statement, then its command: the statement's here-docs belong to that command.
   let stdin: string[] | undefined;
   let continuedComment = false;
@@ -134,21 +141,23 @@ function analyze(command: string): BashAnalysis {
     if (type === 'ParamExp' && !isPlainParameter(node as sh.ParamExp)) hidden.add('a parameter expansion beyond $NAME or ${NAME}');
     // Where bash is missing the Bash tool runs sh, which ends `$'a\'` at the escaped quote.
     const quoted = type === 'SglQuoted' ? (node as sh.SglQuoted) : undefined;
-    if (quoted?.Dollar && quoted.Value.includes("\\'")) hidden.add("$'...' with an escaped quote");
+    if (quoted?.Dollar && quoted.Value.includes("\\'")) unseen.add("$'...' with an escaped quote");
+    const evaluated = evaluatedCode(node, type);
+    if (evaluated) unseen.add(evaluated);
     if (type === 'Stmt') {
       stdin = stdinTexts(node as sh.Stmt);
       values.push(...(stdin ?? []));
     }
-    if (type === 'CallExpr') collectCall(node as sh.CallExpr, commands, hidden, stdin);
+    if (type === 'CallExpr') collectCall(node as sh.CallExpr, commands, hidden, unseen, stdin);
     if (type === 'CallExpr' || type === 'DeclClause') stdin = undefined;
-    if (type === 'DeclClause') collectDecl(node as sh.DeclClause, commands, hidden);
+    if (type === 'DeclClause') collectDecl(node as sh.DeclClause, commands, hidden, unseen);
     if (type === 'Redirect') collectRedirect(node as sh.Redirect, redirects);
     if (type === 'Assign' && (node as sh.Assign).Value) values.push(wordValue((node as sh.Assign).Value!).text);
     if (type === 'WordIter') collectLoop(node as sh.WordIter, values, hidden);
     return true;
   });
   if (continuedComment) return { kind: 'unparseable', error: 'a comment ending in a backslash, which bash ends at the line break' };
-  return { kind: 'parsed', commands, redirects, values, hidden: [...hidden] };
+  return { kind: 'parsed', commands, redirects, values, hidden: [...hidden, ...unseen], unseen: [...unseen] };
 }
 
 /** Frozen all the way down: an answer is shared between callers, and none may change another's. */
@@ -268,7 +277,13 @@ const NAME_TAKING: Record<string, string | undefined> = {
   wait: '-p',
 };
 
-function collectCall(call: sh.CallExpr, commands: SimpleCommand[], hidden: Set<string>, stdin: string[] | undefined): void {
+function collectCall(
+  call: sh.CallExpr,
+  commands: SimpleCommand[],
+  hidden: Set<string>,
+  unseen: Set<string>,
+  stdin: string[] | undefined,
+): void {
   const assigned = call.Assigns.flatMap((a) => (a?.Name ? [a.Name.Value] : []));
   const words = call.Args.flatMap((w) => (w ? [wordValue(w)] : []));
   if (words.length === 0) {
@@ -280,12 +295,14 @@ function collectCall(call: sh.CallExpr, commands: SimpleCommand[], hidden: Set<s
     return;
   }
   const texts = words.map((w) => w.text);
-  if (texts.some((w) => w.includes('[') && /\$\(|`/.test(w))) hidden.add('a variable subscript that bash may evaluate');
+  if (texts.some((w) => w.includes('[') && /\$\(|`/.test(w))) unseen.add('a variable subscript that bash may evaluate');
   const option = NAME_TAKING[texts[0]];
   if (option !== undefined && (option === '' || texts.includes(option))) {
-    if (texts.slice(1).some((w) => w.includes('['))) hidden.add(`a variable subscript given to ${texts[0]} (bash evaluates it)`);
+    if (texts.slice(1).some((w) => w.includes('['))) unseen.add(`a variable subscript given to ${texts[0]} (bash evaluates it)`);
     const risky = texts.slice(1).find((w) => RISKY_VARIABLE.test(w));
     if (risky) hidden.add(`${texts[0]} sets ${risky}, which decides what later commands run`);
+    const code = texts.slice(1).find((w) => SHELL_CODE_VARIABLE.test(w));
+    if (code) unseen.add(`${texts[0]} sets ${code}, whose value bash runs`);
   }
   commands.push({
     words: texts,
@@ -314,7 +331,7 @@ function stdinTexts(stmt: sh.Stmt): string[] | undefined {
   return texts.length > 0 ? texts : undefined;
 }
 
-function collectDecl(decl: sh.DeclClause, commands: SimpleCommand[], hidden: Set<string>): void {
+function collectDecl(decl: sh.DeclClause, commands: SimpleCommand[], hidden: Set<string>, unseen: Set<string>): void {
   const words = [decl.Variant?.Value ?? 'declare'];
   for (const arg of decl.Args) {
     if (!arg) continue;
@@ -322,13 +339,16 @@ function collectDecl(decl: sh.DeclClause, commands: SimpleCommand[], hidden: Set
     words.push(arg.Naked ? value || (arg.Name?.Value ?? '') : `${arg.Name?.Value ?? ''}=${value}`);
   }
   // An integer variable or a nameref makes later plain assignments evaluate arithmetic.
-  if (words.some((w) => /^[-+][a-zA-Z]*[in]/.test(w))) hidden.add(`${words[0]} -i or -n`);
+  if (words.some((w) => /^[-+][a-zA-Z]*[in]/.test(w))) unseen.add(`${words[0]} -i or -n`);
   if (decl.Args.some((a) => a && (a.Index || (a.Naked && a.Value && wordValue(a.Value).text.includes('['))))) {
-    hidden.add(`a variable subscript given to ${words[0]} (bash evaluates it)`);
+    unseen.add(`a variable subscript given to ${words[0]} (bash evaluates it)`);
   }
   const names = decl.Args.map((a) => (a?.Naked && a.Value ? wordValue(a.Value).text : (a?.Name?.Value ?? '')));
   const risky = names.find((n) => RISKY_VARIABLE.test(n));
   if (risky) hidden.add(`${words[0]} sets ${risky}, which decides what later commands run`);
+  // `declare 'BASH_ENV=...'`: an assignment in one quoted word.
+  const code = names.find((n) => n.includes('=') && runsValue(n.slice(0, n.indexOf('=')), n.slice(n.indexOf('=') + 1)));
+  if (code) unseen.add(`${words[0]} sets ${code.slice(0, code.indexOf('='))}, whose value bash runs`);
   commands.push({ words, spelled: words.map(spellLiteral), assigned: [], dynamicName: false });
 }
 
@@ -452,4 +472,129 @@ export function decodeAnsiC(text: string): string {
     if (kind === 'c' && esc.length === 2) return String.fromCharCode(esc.charCodeAt(1) & 0x1f);
     return C_ESCAPES[esc] ?? `\\${esc}`;
   });
+}
+
+/**
+ * Variables whose value bash runs as code or looks commands up in: what `BASH_ENV=<(echo rm x)
+ * bash -c :`, `BASH_CMDS[ls]=/bin/rm; ls` or `PS4='$(rm x)'; set -x` runs, no word shows.
+ */
+export const SHELL_CODE_VARIABLE = /^(BASH_ENV|ENV|PS4|PROMPT_COMMAND|BASH_CMDS|BASH_ALIASES|BASH_FUNC_.*)$/s;
+
+/** Operators whose operands bash evaluates, in this build's numbering (read from probes). */
+interface EvaluatingOps {
+  /** `-eq`, `-lt`, ... in `[[ ]]`: arithmetic on both sides. */
+  arithmeticTests: Set<number>;
+  /** `[[ -v 'a[i]' ]]`: a subscript. */
+  variableTest: number;
+  /** `${x@P}`, `${x@Q}`, ...: the transformations. */
+  transformation: number;
+}
+
+function evaluatingOperatorCodes(parser: sh.Parser): EvaluatingOps {
+  const op = (source: string, type: string, read: (node: Node) => number) => {
+    let code = -1;
+    syntax.Walk(parser.Parse(source, 'probe'), (node) => {
+      if (node && code === -1 && syntax.NodeType(node) === type) code = read(node);
+      return true;
+    });
+    return code;
+  };
+  const testOp = (node: Node) => (node as sh.BinaryTest).Op as unknown as number;
+  return {
+    arithmeticTests: new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge'].map((o) => op(`[[ a ${o} b ]]`, 'BinaryTest', testOp))),
+    variableTest: op('[[ -v a ]]', 'UnaryTest', (node) => (node as sh.UnaryTest).Op as unknown as number),
+    transformation: op('${a@P}', 'ParamExp', (node) => (node as sh.ParamExp).Exp!.Op as unknown as number),
+  };
+}
+
+/**
+ * Why bash may run, at this node, code that a value holds and no simple command shows: it
+ * evaluates arithmetic on a variable recursively (`x='a[$(rm y)]'; : $((x))`), expands a value
+ * again for `${x@P}` and `${!x}`, and runs or looks commands up in some variables' values.
+ */
+function evaluatedCode(node: Node, type: string): string | undefined {
+  const ops = shell().evaluatingOps;
+  switch (type) {
+    case 'ArithmExp':
+    case 'ArithmCmd':
+    case 'LetClause':
+    case 'CStyleLoop':
+      return namesVariable(node) ? 'arithmetic on a variable (bash evaluates its value)' : undefined;
+    case 'BinaryTest': {
+      const test = node as sh.BinaryTest;
+      const arithmetic = ops.arithmeticTests.has(test.Op as unknown as number) && (namesVariable(test.X) || namesVariable(test.Y));
+      return arithmetic ? '[[ ... ]] arithmetic on a variable (bash evaluates its value)' : undefined;
+    }
+    case 'UnaryTest': {
+      const test = node as sh.UnaryTest;
+      if ((test.Op as unknown as number) !== ops.variableTest || syntax.NodeType(test.X) !== 'Word') return undefined;
+      const operand = wordValue(test.X as sh.Word);
+      return operand.expands || operand.text.includes('[') ? 'a variable subscript given to [[ -v ]] (bash evaluates it)' : undefined;
+    }
+    case 'ParamExp':
+      return evaluatedParameter(node as sh.ParamExp, ops);
+    case 'ArrayElem': {
+      const index = (node as sh.ArrayElem).Index;
+      return index && namesVariable(index) ? ARRAY_SUBSCRIPT : undefined;
+    }
+    case 'Assign': {
+      const assign = node as sh.Assign;
+      if (assign.Index && namesVariable(assign.Index)) return ARRAY_SUBSCRIPT;
+      const name = assign.Name?.Value ?? '';
+      if (assign.Naked || !SHELL_CODE_VARIABLE.test(name)) return undefined;
+      return runsValue(name, assign.Value ? wordValue(assign.Value).text : '')
+        ? `an assignment of ${name}, whose value bash runs`
+        : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+const ARRAY_SUBSCRIPT = 'an array subscript on a variable (bash evaluates its value)';
+
+/** Whether bash runs code or looks commands up in `name` set to `value`. */
+function runsValue(name: string, value: string): boolean {
+  if (!SHELL_CODE_VARIABLE.test(name)) return false;
+  // PS4 is expanded at each line `set -x` traces: only its expansions run.
+  return name !== 'PS4' || /\$[({[]|`/.test(value) || value.includes(HOLE);
+}
+
+function evaluatedParameter(param: sh.ParamExp, ops: EvaluatingOps): string | undefined {
+  // `${!a[@]}` lists the keys; any other `${!x}` expands the name x holds.
+  const keys = param.Index && syntax.NodeType(param.Index) === 'Word' && /^[@*]$/.test(wordValue(param.Index as sh.Word).text);
+  if (param.Excl && !param.Names && !keys) return 'an indirect parameter expansion ${!x} (bash evaluates the name it holds)';
+  if (param.Exp && (param.Exp.Op as unknown as number) === ops.transformation) {
+    const letter = param.Exp.Word ? wordValue(param.Exp.Word) : undefined;
+    if (!letter || letter.expands || letter.text.includes('P')) return 'the ${x@P} transformation (bash expands the value as a prompt)';
+  }
+  const slice = param.Slice ? [param.Slice.Offset, param.Slice.Length] : [];
+  if ([param.Index, ...slice].some((part) => part && namesVariable(part)))
+    return 'a subscript or slice on a variable (bash evaluates its value)';
+  return undefined;
+}
+
+/**
+ * Whether an arithmetic expression refers to anything but numbers: a variable name, or an
+ * expansion whose text bash would evaluate in turn. `@` and `*` (all elements) are not names.
+ */
+function namesVariable(expression: Node): boolean {
+  let names = false;
+  syntax.Walk(expression, (node) => {
+    if (!node || names) return false;
+    if (syntax.NodeType(node) === 'Word') names = !(node as sh.Word).Parts.every(isNumberPart);
+    return !names;
+  });
+  return names;
+}
+
+const ARITHMETIC_NUMBER = /^(0[xX][0-9a-fA-F]+|[0-9]+(#[0-9a-zA-Z@_]+)?|[@*])$/;
+
+/** A literal number, or an expansion that is always one: `$#`, `$?`, `$$`, `$!`, `${#x}`. */
+function isNumberPart(part: Node): boolean {
+  const type = syntax.NodeType(part);
+  if (type === 'Lit') return ARITHMETIC_NUMBER.test((part as sh.Lit).Value);
+  if (type !== 'ParamExp') return false;
+  const param = part as sh.ParamExp;
+  return param.Length || (isPlainParameter(param) && /^[#?$!]$/.test(param.Param?.Value ?? ''));
 }

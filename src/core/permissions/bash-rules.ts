@@ -1,5 +1,21 @@
-import { analyzeBashCommand, RISKY_VARIABLE, type BashAnalysis, type RedirectTarget, type SimpleCommand } from './bash-command';
-import { commandForms, commandName, findExecCommands, HIDING_COMMANDS, nestedScript, runsInput, type CommandForm } from './bash-wrappers';
+import {
+  analyzeBashCommand,
+  RISKY_VARIABLE,
+  SHELL_CODE_VARIABLE,
+  type BashAnalysis,
+  type RedirectTarget,
+  type SimpleCommand,
+} from './bash-command';
+import {
+  commandForms,
+  commandName,
+  findExecCommands,
+  HIDING_COMMANDS,
+  nestedScript,
+  rebindsCommand,
+  runsInput,
+  type CommandForm,
+} from './bash-wrappers';
 import { codeOptions, patternNames } from './code-options';
 import { spellLiteral } from './shell-spelling';
 import { HOLE, wildcardCouldMatch, wildcardMatch } from './wildcard';
@@ -25,8 +41,8 @@ export function bashRuleMatches(pattern: string | undefined, command: string, de
   if (pattern === undefined) return 'match';
   const analysis = analyzeBashCommand(command);
   if (analysis.kind === 'unparseable') return heuristicMatch(pattern, command) ? 'match' : 'unparseable';
-  // `x='a[$(rm k)]'; test -v 'b[x]'`: bash runs code from a value no command shows.
-  let could = analysis.hidden.some((reason) => reason.includes('subscript'));
+  // `x='a[$(rm k)]'; : $((x))`: bash runs code from a value no command shows.
+  let could = analysis.unseen.length > 0;
   const queue = [...analysis.commands];
   for (let i = 0; i < queue.length && i < MAX_COMMANDS; i += 1) {
     const simple = queue[i];
@@ -35,6 +51,10 @@ export function bashRuleMatches(pattern: string | undefined, command: string, de
     // hide where the command starts: a deny rule is tried from every later word as well.
     if (forms.length > 1 && innerSuffixes(forms[1].words).some((words) => namesMatch(pattern, simple, words))) return 'match';
     for (const form of forms) {
+      // After `alias ls=rm` or `env BASH_ENV=... bash`, a command runs what no word shows
+      // (the line's own assignments are the analysis' to judge).
+      const envAssigned = form.assigned.slice(simple.assigned.length);
+      if (rebindsCommand(form.words) || envAssigned.some((name) => SHELL_CODE_VARIABLE.test(name))) could = true;
       const dynamic = simple.dynamicName && form.words === simple.words;
       if (dynamic ? wildcardMatch(pattern, matchText(form.words, true)) : namesMatch(pattern, simple, form.words)) return 'match';
       if (wildcardCouldMatch(pattern, matchText(form.words, dynamic))) could = true;
@@ -131,6 +151,8 @@ export function bashAllowedBy(patterns: ReadonlyArray<string | undefined>, analy
     // `bash <<< 'rm x'`, `echo 'rm x' | sh`: `Bash(bash)` would grant every script.
     const reader = commandForms(simple).find((form) => runsInput(form.words));
     if (reader) return { allowed: false, reason: `\`${reader.words[0]}\` runs the script on its input, which no allow rule can name` };
+    const binder = commandForms(simple, true).find((form) => rebindsCommand(form.words));
+    if (binder) return { allowed: false, reason: `\`${binder.words[0]}\` makes a command name run something else` };
     if (!commandAllowed(simple, patterns as string[])) {
       return { allowed: false, reason: `no allow rule matches \`${simple.spelled.join(' ').replaceAll(HOLE, '$…')}\`` };
     }

@@ -157,7 +157,8 @@ function stripEnv(words: string[]): Stripped {
   let i = 1;
   for (; i < words.length; i += 1) {
     const word = words[i];
-    const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(word);
+    // env takes any word with `=` for an assignment: `BASH_FUNC_ls%%=() { rm "$@"; }` too.
+    const assignment = /^([^=-][^=]*)=/s.exec(word);
     if (assignment) assigned.push(assignment[1]);
     else if (word === '-i' || word === '--ignore-environment' || word === '-') continue;
     else if (word === '-u' || word === '--unset') i += 1;
@@ -187,6 +188,8 @@ export function nestedScript(words: string[], stdin?: readonly string[]): string
   if (name === 'watch') return args.filter((a) => !a.startsWith('-')).join(' ');
   if (name === 'su' || name === 'runuser' || name === 'script') return optionValue(args, ['-c', '--command']);
   if (name === 'env') return optionValue(args, ['-S', '--split-string']);
+  // `bash <(echo rm x)`, `source "$f"`: the script is known only when the line runs.
+  if (scriptOperand(words)?.includes(HOLE)) return HOLE;
   if (runsInput(words)) return stdin && stdin.length > 0 ? stdin.join('\n') : HOLE;
   if (SHELLS.has(name)) {
     const flag = args.findIndex(isCommandFlag);
@@ -207,19 +210,29 @@ const VALUE_OPTIONS = new Set(['-o', '+o', '-O', '+O', '--rcfile', '--init-file'
  * /proc counts as input: a descriptor the line redirects (`3<<< 'rm x'`), or stdin by another path.
  */
 export function runsInput(words: readonly string[]): boolean {
+  const script = scriptOperand(words);
+  return script !== undefined && isInputPath(script);
+}
+
+/**
+ * The script file a shell without `-c` or `source` runs, `-` for its input; undefined for
+ * any other command.
+ */
+function scriptOperand(words: readonly string[]): string | undefined {
   const [word, ...args] = words;
   const name = commandName(word);
-  if (name === 'busybox') return args.length > 0 && runsInput(args);
-  if (name === 'source' || name === '.') return args[0] === undefined || isInputPath(args[0]);
-  if (!SHELLS.has(name) || args.some(isCommandFlag)) return false;
+  if (name === 'busybox') return args.length > 0 ? scriptOperand(args) : undefined;
+  if (name === 'source' || name === '.') return args[0] ?? '-';
+  if (!SHELLS.has(name) || args.some(isCommandFlag)) return undefined;
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i];
     if (VALUE_OPTIONS.has(arg)) i += 1;
-    else if (arg === '--' || arg === '-') return arg === '-' || args[i + 1] === undefined || isInputPath(args[i + 1]);
-    else if (/^-[a-zA-Z]*s[a-zA-Z]*$/.test(arg)) return true;
-    else if (!arg.startsWith('-') && !arg.startsWith('+')) return isInputPath(arg);
+    else if (arg === '-') return '-';
+    else if (arg === '--') return args[i + 1] ?? '-';
+    else if (/^-[a-zA-Z]*s[a-zA-Z]*$/.test(arg)) return '-';
+    else if (!arg.startsWith('-') && !arg.startsWith('+')) return arg;
   }
-  return true;
+  return '-';
 }
 
 function isInputPath(file: string): boolean {
@@ -240,6 +253,18 @@ function optionValue(args: string[], [short, long]: [string, string]): string | 
     }
   }
   return undefined;
+}
+
+/**
+ * Whether the command makes a name run something its words will not show: an alias
+ * (`alias ls=rm`, or from an expansion) or a hashed path (`hash -p /bin/rm ls`).
+ */
+export function rebindsCommand(words: readonly string[]): boolean {
+  const [word, ...args] = words;
+  const name = commandName(word);
+  if (name === 'alias') return args.some((arg) => arg.includes('=') || arg.includes(HOLE));
+  if (name === 'hash') return args.some((arg) => /^-[a-zA-Z]*p/.test(arg) || arg.includes(HOLE));
+  return false;
 }
 
 const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
