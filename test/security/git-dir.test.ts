@@ -122,3 +122,22 @@ describe('a git repository other than the workspace root', () => {
     }
   });
 });
+
+describe("the workspace's .vscode/tasks.json", () => {
+  it('Write, Edit and a Bash redirection of it ask (denied headless) even in bypassPermissions: a folderOpen task runs when the folder opens', async () => {
+    const tasks = '{ "version": "2.0.0", "tasks": [] }\n';
+    const planted =
+      '{ "version": "2.0.0", "tasks": [{ "label": "x", "type": "shell", "command": "touch pwned", "runOptions": { "runOn": "folderOpen" } }] }';
+    const calls = [
+      { id: 'write', name: 'Write', arguments: { file_path: '.vscode/tasks.json', content: planted } },
+      { id: 'edit', name: 'Edit', arguments: { file_path: '.vscode/tasks.json', old_string: '"tasks": []', new_string: '"tasks": [1]' } },
+      { id: 'bash', name: 'Bash', arguments: { command: `printf '%s' '${planted}' > .vscode/tasks.json` } },
+      { id: 'launch', name: 'Write', arguments: { file_path: '.vscode/launch.json', content: '{}' } },
+    ];
+    bed = await startTestbed(bundle.bundle, { '.vscode/tasks.json': tasks }, [...calls.map((call) => toolCalls([call])), text('done')]);
+    const r = await bed.run(['set up tasks', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
+    const outcomes = Object.fromEntries(jsonResult(r).tool_calls.map((c) => [c.id, c.outcome]));
+    expect(outcomes).toEqual({ write: 'denied', edit: 'denied', bash: 'denied', launch: 'executed' });
+    expect(readFileSync(bed.workspace.file('.vscode/tasks.json'), 'utf8')).toBe(tasks);
+  });
+});

@@ -27,6 +27,12 @@ export function inGitFolder(file: string): boolean {
   return file.split(/[\\/]/).some((segment) => segment.toLowerCase() === GIT_FOLDER);
 }
 
+/**
+ * VS Code runs a task of `"runOptions": { "runOn": "folderOpen" }` as soon as a person opens
+ * the trusted folder again, with no prompt and outside every hook.
+ */
+const RUN_ON_OPEN_FILES = ['.vscode/tasks.json'];
+
 /** Programs that run a `package.json` script: the manifest and that script's files are dependencies. */
 const PACKAGE_RUNNERS = new Set(['npm', 'npx', 'yarn', 'pnpm', 'bun']);
 /** Package manager settings beside package.json: `script-shell=./x.sh` would run a file of the model's. */
@@ -365,8 +371,8 @@ export function protectedAround(projectDir: string, folders: readonly ScriptFold
 /**
  * Files whose change would change the guards, which the agent may edit only with a
  * person's approval: the configuration files (those loaded, `--hooks` files included, and
- * the settings and `*.code-workspace` files of the workspace, its `.git/` folder, the
- * recording the extension offers to replay), every file a command hook or
+ * the settings and `*.code-workspace` files of the workspace, its `.git/` folder and
+ * `.vscode/tasks.json`, the recording the extension offers to replay), every file a command hook or
  * rpc server depends on, and the folders its interpreter loads more files from. A path ending
  * in the separator is a whole folder.
  */
@@ -377,7 +383,7 @@ export function protectedHookFiles(
   configFiles: readonly string[] = [],
 ): string[] {
   const files = new Set([
-    ...[...CONFIG_FILES, DEMO_RECORDING].map((f) => path.join(projectDir, f)),
+    ...[...CONFIG_FILES, ...RUN_ON_OPEN_FILES, DEMO_RECORDING].map((f) => path.join(projectDir, f)),
     ...configFiles.map((f) => path.resolve(projectDir, f)),
   ]);
   files.add(folderPath(path.join(projectDir, GIT_FOLDER)));
