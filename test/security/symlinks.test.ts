@@ -87,6 +87,31 @@ describe('symlinks that lead outside the workspace', () => {
   });
 });
 
+describe('a Bash pattern rule and paths that lead outside the workspace', () => {
+  it('does not grant a glob that matches a link to outside, or a URL-shaped path through a folder', async () => {
+    const up = '../'.repeat(30);
+    const { outcomes, sent } = await runCalls(
+      [
+        { name: 'Bash', arguments: { command: 'cat sr?/lea*' } },
+        { name: 'Bash', arguments: { command: 'cat */secret.txt' } },
+        { name: 'Bash', arguments: { command: 'cp src/app.ts ou[t]/' } },
+        { name: 'Bash', arguments: { command: `mkdir -p h: && cat h://${up}${outside}/secret.txt` } },
+        { name: 'Bash', arguments: { command: `mkdir -p h: ; cp src/app.ts h://${up}${outside}/planted.txt` } },
+        { name: 'Bash', arguments: { command: 'cat src/*.ts' } },
+      ],
+      (ws) => {
+        symlinkSync(outside, path.join(ws, 'out'));
+        symlinkSync(path.join(outside, 'secret.txt'), path.join(ws, 'src', 'leak'));
+      },
+      ['--allowed-tools', 'Bash(cat *)', '--allowed-tools', 'Bash(cp *)', '--allowed-tools', 'Bash(mkdir *)'],
+    );
+    expect(outcomes).toEqual(['denied', 'denied', 'denied', 'denied', 'denied', 'executed']);
+    expect(sent).not.toContain(SECRET);
+    expect(existsSync(path.join(outside, 'app.ts'))).toBe(false);
+    expect(existsSync(path.join(outside, 'planted.txt'))).toBe(false);
+  });
+});
+
 describe('a hard link to a file outside the workspace', () => {
   it('is refused to Read, Write and Edit, and skipped by Grep', async () => {
     const { outcomes, sent, result } = await runCalls(

@@ -2,6 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { argumentPathsProblem, MAX_LISTED } from '../../src/core/agent/permissions/bash-argument-paths';
+import type { ParsedBash } from '../../src/core/agent/permissions/bash-words';
 import { PermissionGate, suggestedRule } from '../../src/core/agent/permissions/permission-gate';
 import { permissionSettingsSchema, type PermissionSettings } from '../../src/core/agent/permissions/permission-settings';
 import { createBashTool } from '../../src/core/agent/tools/bash-tool';
@@ -10,6 +12,7 @@ import { createGlobTool } from '../../src/core/agent/tools/glob-tool';
 import { createGrepTool } from '../../src/core/agent/tools/grep-tool';
 import type { Tool } from '../../src/core/agent/tools/tool';
 import { createWriteTool } from '../../src/core/agent/tools/write-tool';
+import { analyzeBashCommand } from '../../src/core/permissions/bash-command';
 
 // The gate against an attacker review's reproductions: each case here was allowed before.
 
@@ -74,6 +77,19 @@ describe('a pattern rule does not grant arguments that lead outside the workspac
     ['git *', 'git diff --no-index /etc/passwd /dev/null'],
     ['git *', 'git log --output=/tmp/log-mark'],
     ['git *', 'git -C /tmp status'],
+    ['cat *', 'cat sr?/lea*'],
+    ['cat *', 'cat */secret.txt'],
+    ['cat *', 'cat **/secret.txt'],
+    ['cat *', 'cat .*/outside/secret.txt'],
+    ['cd *,cat *', 'cd o* && cat secret.txt'],
+    ['cd *,cat *', 'cd sr? && cat leak'],
+    ['ls *', 'ls o*'],
+    ['cp *', 'cp src/a.ts ou[t]/'],
+    ['mkdir *,cat *', 'mkdir -p h: && cat h://../../outside/secret.txt'],
+    ['mkdir *,cp *', 'mkdir h: ; cp src/a.ts h://../../outside/planted.txt'],
+    ['mkdir *,cat *', 'mkdir h: && cat h://$P/outside/secret.txt'],
+    ['curl *', 'curl file:///etc/passwd'],
+    ['curl *', 'curl file://localhost/etc/passwd'],
   ])('Bash(%s) asks for %j', (rule, command) => {
     const allow = rule.split(',').map((r) => `Bash(${r})`);
     expect(gate({ allow }).run(command), command).toMatchObject({ verdict: 'ask', level: 'P8' });
@@ -85,7 +101,13 @@ describe('a pattern rule does not grant arguments that lead outside the workspac
     ['git *', 'git diff HEAD~1 -- ./src'],
     ['curl *', 'curl -s https://example.com/a/b'],
     ['cat *', 'cat /dev/null /dev/stdin'],
+    ['cat *', 'cat src/*.ts'],
+    ['ls *', 'ls s*'],
+    ['git *', 'git clone https://github.com/x/y'],
+    ['curl *', 'curl https://example.com/a/../b'],
+    ['curl *', 'curl https://example.com/items/$ID'],
   ])('Bash(%s) still grants %j', (rule, command) => {
+    writeFileSync(join(ws, 'src', 'a.ts'), '');
     expect(gate({ allow: [`Bash(${rule})`] }).run(command), command).toMatchObject({ verdict: 'allow', level: 'P7' });
   });
 
@@ -251,6 +273,25 @@ describe('the protected-file check, more spellings', () => {
 });
 
 describe('bounded work on long lines', () => {
+  const pathsProblem = (command: string) => {
+    const analysis = analyzeBashCommand(command);
+    expect(analysis.kind).toBe('parsed');
+    return argumentPathsProblem(analysis as ParsedBash, { workspaceRoot: ws, cwd: ws });
+  };
+
+  it('leaves a word too long or too deep to resolve as a path to a person, quickly', () => {
+    for (const word of [`src/${'a'.repeat(70_000)}*`, 'a/'.repeat(2_000)]) {
+      const start = Date.now();
+      expect(pathsProblem(`cat ${word}`)).toMatch(/too long to check as a path/);
+      expect(Date.now() - start).toBeLessThan(2_000);
+    }
+  });
+
+  it('leaves a line whose globs would list more entries than it checks to a person', () => {
+    // `.*` matches `.` and `..` too: each step at least doubles the paths.
+    expect(pathsProblem(`ls ${'.*/'.repeat(20)}x`)).toBe(`its globs would list more than ${MAX_LISTED} entries to check`);
+  });
+
   it('leaves a line with more words than it checks to a person', () => {
     const many = `echo ${Array.from({ length: 1_200 }, (_, i) => `src/f${i}`).join(' ')}`;
     expect(gate({ allow: ['Bash(echo *)'] }).run(many)).toMatchObject({ verdict: 'ask', level: 'P4' });
