@@ -84,6 +84,13 @@ describe('Read tool', () => {
     expect(second).toBe('     2\tshort');
   });
 
+  // Rescanning the pending text for each chunk took minutes on such a file.
+  it('reads a window of a file with one 60 MB line in time linear in its size', async () => {
+    writeFileSync(join(ws, 'one-line.txt'), 'a'.repeat(60 * 1024 * 1024));
+    const result = await read({ file_path: 'one-line.txt', limit: 1 });
+    expect(contentOf(result)).toBe(`     1\t${'a'.repeat(2000)}... [line truncated]`);
+  }, 20_000);
+
   it('handles empty files and offsets past the end', async () => {
     writeFileSync(join(ws, 'empty.txt'), '');
     expect(contentOf(await read({ file_path: 'empty.txt' }))).toMatch(/exists but is empty/);
@@ -147,6 +154,15 @@ describe('Write tool', () => {
     });
   });
 
+  it('refuses to replace a file over 5 MB, which it would hold whole', async () => {
+    const filePath = join(ws, 'huge.txt');
+    writeFileSync(filePath, 'x'.repeat(5 * 1024 * 1024 + 1));
+    expect(errorOf(await write({ file_path: filePath, content: 'small\n' }))).toMatch(
+      /^Cannot write .*huge\.txt: it is 5242881 bytes, more than/,
+    );
+    expect(readFileSync(filePath, 'utf8').length).toBe(5 * 1024 * 1024 + 1);
+  });
+
   it('refuses to write outside the workspace or over a directory', async () => {
     expect(errorOf(await write({ file_path: '../outside/evil.txt', content: 'x' }))).toMatch(/^path outside the workspace/);
     symlinkSync(outside, join(ws, 'escape'));
@@ -197,6 +213,28 @@ describe('Edit tool', () => {
     expect(readFileSync(file(), 'utf8')).toBe('x = 2\nx = 2\nx = 2\n');
     expect(contentOf(result)).toMatch(/3 occurrences replaced/);
     expect(result.ok && result.response).toMatchObject({ replaceAll: true });
+  });
+
+  it('refuses to edit a file over 5 MB, or to grow one past it', async () => {
+    writeFileSync(file(), 'a'.repeat(5 * 1024 * 1024 + 1));
+    expect(errorOf(await edit({ file_path: file(), old_string: 'a', new_string: 'b', replace_all: true }))).toMatch(
+      /^Cannot edit .*app\.ts: it is 5242881 bytes, more than/,
+    );
+    writeFileSync(file(), 'a'.repeat(1000));
+    expect(errorOf(await edit({ file_path: file(), old_string: 'a', new_string: 'a'.repeat(6000), replace_all: true }))).toMatch(
+      /^The edit would make .*app\.ts 6000000 bytes, more than/,
+    );
+    expect(readFileSync(file(), 'utf8')).toBe('a'.repeat(1000));
+  });
+
+  it('echoes the edited region capped in characters, as Read caps what it shows', async () => {
+    writeFileSync(file(), 'a'.repeat(1000));
+    const result = await edit({ file_path: file(), old_string: 'a', new_string: 'a'.repeat(1000), replace_all: true });
+    expect(readFileSync(file(), 'utf8').length).toBe(1_000_000);
+    expect(contentOf(result)).toMatch(
+      /1000 occurrences replaced\. The edited region now reads:\n {5}1\ta+\n\n\.\.\. \[\d+ characters truncated\]/,
+    );
+    expect(contentOf(result).length).toBeLessThan(101_000);
   });
 
   it('reports missing text, identical strings and missing files', async () => {

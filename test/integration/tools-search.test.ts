@@ -99,6 +99,23 @@ describe('Glob tool', () => {
     expect(responseOf(await glob({ pattern: '**/*.ts' })).filenames).toEqual([join(ws, 'src', 'a.ts')]);
     expect(responseOf(await glob({ pattern: 'src/**/../../../outside/*.ts' })).filenames).toEqual([]);
   });
+
+  // Before the bound, this one match took about 35 s of the host's only thread.
+  it('refuses a pattern whose stars backtrack over a long file name, and does not hold the host', async () => {
+    put(`${'a'.repeat(200)}.txt`, '');
+    expect(errorOf(await glob({ pattern: '*a*a*a*a*b' }))).toMatch(/more than 2 \* wildcards in one path segment/);
+  }, 10_000);
+
+  it('bounds the other patterns that backtrack or multiply: ** runs, extglobs and braces', async () => {
+    const long = put(`${'a'.repeat(40)}`, '');
+    expect(errorOf(await glob({ pattern: '**/a/**/a/**/a/**/b' }))).toMatch(/more than 3 \* or \*\* wildcards/);
+    expect(errorOf(await glob({ pattern: '{a,b}'.repeat(16) }))).toMatch(/expands to more than 100 patterns/);
+    expect(errorOf(await glob({ pattern: '{1..999}{1..999}' }))).toMatch(/expands to more than 100 patterns/);
+    // Extglobs are literal text, as in ripgrep's globs: no nested quantifiers.
+    expect(responseOf(await glob({ pattern: '+(a|aa)' })).filenames).toEqual([]);
+    expect(responseOf(await glob({ pattern: '*a*a' })).filenames).toEqual([long]);
+    expect(responseOf(await glob({ pattern: '**/*.{ts,txt}' })).filenames).toEqual([]);
+  }, 10_000);
 });
 
 describe('Grep tool', () => {
@@ -162,6 +179,12 @@ describe('Grep tool', () => {
     ]);
     expect(errorOf(await grep({ pattern: 'x', type: 'klingon' }))).toMatch(/Unknown file type "klingon". Known types: .*ts/);
   });
+
+  it('refuses a glob filter whose stars backtrack over a long file name, and does not hold the host', async () => {
+    put(`${'a'.repeat(200)}.txt`, 'x\n');
+    expect(errorOf(await grep({ pattern: 'x', glob: '*a*a*a*a*b' }))).toMatch(/more than 2 \* wildcards in one path segment/);
+    expect(responseOf(await grep({ pattern: 'x', glob: '*a*a.txt' })).numFiles).toBe(1);
+  }, 10_000);
 
   it('matches across lines in multiline mode', async () => {
     const file = put('multi.txt', 'start\nfoo(\n  bar)\nend\n');

@@ -83,6 +83,45 @@ describe('Grep and Glob through a symlinked directory', () => {
   });
 });
 
+describe('a glob pattern the model writes', () => {
+  it('does not hold the host on a file name the model planted: Glob and Grep refuse a backtracking pattern', async () => {
+    const stars = `${'*a'.repeat(12)}*b`;
+    const list: Call[] = [
+      { name: 'Write', arguments: { file_path: `${'a'.repeat(40)}.txt`, content: 'x\n' } },
+      { name: 'Glob', arguments: { pattern: stars } },
+      { name: 'Grep', arguments: { pattern: 'x', glob: stars } },
+    ];
+    bed = await startTestbed(bundle.bundle, {}, [...list.map((call, i) => toolCalls([{ id: `c${i}`, ...call }])), text('done')]);
+    const r = await bed.run(['go', '--permission-mode', 'acceptEdits', '--output-format', 'json'], { timeoutMs: 30_000 });
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'failed', 'failed']);
+    expect(toolMessageSent(bed.server, 'c1')).toMatch(/more than 2 \* wildcards in one path segment/);
+    expect(toolMessageSent(bed.server, 'c2')).toMatch(/more than 2 \* wildcards in one path segment/);
+  }, 60_000);
+});
+
+describe('a file the model grows with Edit', () => {
+  it('stops at 5 MB with a tool error, and the run ends normally (acceptEdits)', async () => {
+    const grow: Call[] = [
+      { name: 'Write', arguments: { file_path: 'blob.txt', content: `${'a'.repeat(1000)}\n${'a\n'.repeat(40)}` } },
+      { name: 'Edit', arguments: { file_path: 'blob.txt', old_string: 'a', new_string: 'a'.repeat(1000), replace_all: true } },
+      { name: 'Edit', arguments: { file_path: 'blob.txt', old_string: 'a', new_string: 'a'.repeat(250), replace_all: true } },
+      { name: 'Edit', arguments: { file_path: 'blob.txt', old_string: 'a', new_string: 'b', replace_all: true } },
+      { name: 'Read', arguments: { file_path: 'blob.txt', limit: 1 } },
+    ];
+    // All in one reply: no model request in between.
+    bed = await startTestbed(bundle.bundle, {}, [toolCalls(grow.map((call, i) => ({ id: `c${i}`, ...call }))), text('done')]);
+    const r = await bed.run(['go', '--permission-mode', 'acceptEdits', '--output-format', 'json'], { timeoutMs: 60_000 });
+    expect(r.signal).toBe(null);
+    expect(r.code).toBe(0);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed', 'failed', 'executed', 'executed']);
+    expect(toolMessageSent(bed.server, 'c2')).toMatch(
+      /^The edit would make .*blob\.txt \d+ bytes, more than the 5242880 bytes Edit writes.$/,
+    );
+    const blob = readFileSync(path.join(bed.workspace.dir, 'blob.txt'), 'utf8');
+    expect(blob === `${'b'.repeat(1_000_000)}\n${`${'b'.repeat(1000)}\n`.repeat(40)}`, 'the file as the last edit left it').toBe(true);
+  }, 120_000);
+});
+
 describe('Grep on text the redactor hides', () => {
   it('is no oracle: count, files_with_matches and content match the redacted text, as Read shows it', async () => {
     const probes: Call[] = [

@@ -250,6 +250,26 @@ describe('attacker review: spellings that got around the rules', () => {
   });
 });
 
+describe('a Read deny rule and the search tools', () => {
+  it('denies Glob secrets/* written with the absolute path of the workspace too', async () => {
+    let root = '';
+    bed = await startTestbed(
+      bundle.bundle,
+      { 'secrets/prod-db-password.txt': 'x\n', 'src/a.ts': 'a\n' },
+      (_, i) =>
+        [
+          toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: 'secrets/*' } }]),
+          toolCalls([{ id: 'g2', name: 'Glob', arguments: { pattern: `${root}/secrets/*` } }]),
+          text('done'),
+        ][i],
+    );
+    root = bed.workspace.dir;
+    const r = jsonResult(await bed.run(['go', '--disallowed-tools', 'Read(secrets/**)', '--output-format', 'json']));
+    expect(r.tool_calls.map((c) => c.outcome)).toEqual(['denied', 'denied']);
+    expect(r.tool_calls[1].output).not.toContain('prod-db-password');
+  }, 60_000);
+});
+
 describe("a workspace's settings cannot open the home folder", () => {
   it('an additional directory of / is not used, and the run says so', async () => {
     const settings = { 'hookpilot.permissions': { additionalDirectories: ['/'], allow: ['Read', 'Write'] } };

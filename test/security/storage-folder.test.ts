@@ -119,4 +119,25 @@ describe('a storage folder inside the workspace', () => {
     const results = server.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool');
     expect(results.map((m) => m.content)).toEqual(['No matches found', 'No files found']);
   });
+
+  it("a pattern whose literal base is the storage folder lists no session's records", async () => {
+    script = () => text('first');
+    const first = jsonResult(await run('hello'));
+    let step = 0;
+    script = () =>
+      step++ === 0
+        ? toolCalls([
+            { name: 'Glob', arguments: { pattern: '**/*.jsonl', path: '.hookpilot' } },
+            { name: 'Glob', arguments: { pattern: '.hookpilot/**/*.jsonl' } },
+            { name: 'Glob', arguments: { pattern: `${ws.dir}/.hookpilot/**/*.jsonl` } },
+            { name: 'Grep', arguments: { pattern: 'session', glob: '.hookpilot/**' } },
+          ])
+        : text('done');
+    const second = jsonResult(await run('go'));
+    // With `path` the gate asks (denied headless); through the pattern the folder stays hidden.
+    expect(second.tool_calls.map((c) => c.outcome)).toEqual(['denied', 'executed', 'executed', 'executed']);
+    const results = server.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool');
+    expect(results.slice(1).map((m) => m.content)).toEqual(['No files found', 'No files found', 'No files found']);
+    expect(JSON.stringify(results)).not.toContain(first.session_id);
+  });
 });

@@ -71,6 +71,15 @@ describe('permission rules Tool(pattern)', () => {
     expect(match('Read(**/.env*)', 'Read', { file_path: '/w/config/.env.local' })).toBe('match');
     expect(match('Write(*.md)', 'Write', { file_path: 'README.md' })).toBe('match');
   });
+
+  it('a Read rule covers a search whose pattern is absolute as the path it names', () => {
+    expect(match('Read(secrets/**)', 'Glob', { pattern: 'secrets/*' })).toBe('match');
+    expect(match('Read(secrets/**)', 'Glob', { pattern: '/w/secrets/*' })).toBe('match');
+    expect(match('Read(secrets/**)', 'Glob', { pattern: '/w/secrets/*', path: '/w/src' })).toBe('match');
+    expect(match('Read(secrets/**)', 'Grep', { pattern: 'x', glob: '/w/secrets/*.txt' })).toBe('match');
+    // Outside the cwd the relative rule does not apply (the tool keeps to the workspace itself).
+    expect(match('Read(secrets/**)', 'Glob', { pattern: '/elsewhere/secrets/*' })).toBe('no-match');
+  });
 });
 
 const allowed = (patterns: Array<string | undefined>, command: string) => bashAllowedBy(patterns, analyzeBashCommand(command));

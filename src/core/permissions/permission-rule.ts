@@ -72,12 +72,13 @@ function toolMatches(ruleTool: string, toolName: string): boolean {
 
 /**
  * What a search reads, as rules see it: the directory it searches (the cwd when none is given)
- * and its glob or pattern below that directory (`Glob secrets/*` is `secrets/*`).
+ * and its glob or pattern below that directory (`Glob secrets/*` is `secrets/*`). An absolute
+ * pattern stands alone, as the search tool reads it, and is matched as the path it names.
  */
 function searchTargets(globKey: string, input: Record<string, unknown>): string[] {
   const base = typeof input.path === 'string' && input.path !== '' ? input.path : '.';
   const glob = input[globKey];
-  return typeof glob === 'string' && glob !== '' ? [base, path.join(base, glob)] : [base];
+  return typeof glob === 'string' && glob !== '' ? [base, path.isAbsolute(glob) ? glob : path.join(base, glob)] : [base];
 }
 
 /** Claude Code: `mcp__memory` names every tool of the server memory (whose name holds no `__`). */

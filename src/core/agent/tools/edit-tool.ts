@@ -1,10 +1,11 @@
 import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
-import { openForUpdate, rewrite } from './file-content';
-import { numberLines } from './read-tool';
+import { MAX_TEXT_FILE_BYTES, openForUpdate, oversizedFile, rewrite } from './file-content';
+import { truncateRedacted } from './output-limits';
+import { MAX_READ_OUTPUT_CHARS, numberLines } from './read-tool';
 import { structuredPatch, type PatchHunk } from './structured-patch';
 import { errorMessage } from '../../error-message';
-import { toolFailure, type Tool, type ToolResult } from './tool';
+import { toolFailure, type Tool, type ToolContext, type ToolResult } from './tool';
 import { builtinToolIdentity } from './tool-catalog';
 import { filePathAccessors, workspaceFile } from './workspace-paths';
 
@@ -73,13 +74,17 @@ function replaceIn(original: string, filePath: string, input: EditInput): Replac
       error: `old_string occurs ${count} times in ${filePath}, but must be unique. Add surrounding lines to make it unique, or set replace_all to true to change every occurrence.`,
     };
   }
-  // split/join and slicing insert new_string literally (String.replace would expand `$&` and friends).
-  if (input.replace_all) return { ok: true, updated: original.split(oldString).join(newString), count };
+  const size = Buffer.byteLength(original) + count * (Buffer.byteLength(newString) - Buffer.byteLength(oldString));
+  if (size > MAX_TEXT_FILE_BYTES) {
+    return { ok: false, error: `The edit would make ${filePath} ${size} bytes, more than the ${MAX_TEXT_FILE_BYTES} bytes Edit writes.` };
+  }
+  // A replacer function and slicing insert new_string literally (a replacement string would expand `$&` and friends).
+  if (input.replace_all) return { ok: true, updated: original.replaceAll(oldString, () => newString), count };
   const at = original.indexOf(oldString);
   return { ok: true, updated: original.slice(0, at) + newString + original.slice(at + oldString.length), count };
 }
 
-function summary(filePath: string, updated: string, count: number, patch: PatchHunk[]): string {
+function summary(filePath: string, updated: string, count: number, patch: PatchHunk[], ctx: ToolContext): string {
   const headline =
     count > 1
       ? `The file ${filePath} has been updated: ${count} occurrences replaced.`
@@ -87,10 +92,15 @@ function summary(filePath: string, updated: string, count: number, patch: PatchH
   const hunk = patch[0];
   if (hunk === undefined || hunk.newLines === 0 || hunk.newLines > MAX_SNIPPET_LINES) return headline;
   const lines = updated.split(/\r?\n/).slice(hunk.newStart - 1, hunk.newStart - 1 + hunk.newLines);
-  return `${headline} The edited region now reads:\n${numberLines(lines, hunk.newStart)}`;
+  // Forty lines can still be long ones: capped as Read caps what it shows.
+  return `${headline} The edited region now reads:\n${truncateRedacted(numberLines(lines, hunk.newStart), ctx.redactForModel, MAX_READ_OUTPUT_CHARS)}`;
 }
 
 async function readOriginal(handle: FileHandle, filePath: string): Promise<{ text: string } | { error: string }> {
+  const size = await oversizedFile(handle);
+  if (size !== undefined) {
+    return { error: `Cannot edit ${filePath}: it is ${size} bytes, more than the ${MAX_TEXT_FILE_BYTES} bytes Edit reads.` };
+  }
   const existing = await handle.readFile('utf8');
   if (existing.slice(0, 8192).includes('\0')) return { error: `Cannot edit ${filePath}: it is a binary file.` };
   return { text: existing };
@@ -132,7 +142,7 @@ export function createEditTool(): Tool<EditInput> {
             structuredPatch: patch,
             userModified: false,
           };
-          return { ok: true, content: summary(filePath, replacement.updated, replacement.count, patch), response };
+          return { ok: true, content: summary(filePath, replacement.updated, replacement.count, patch, ctx), response };
         } finally {
           await opened.handle.close();
         }

@@ -4,6 +4,8 @@ import { basename, dirname, relative } from 'node:path';
 import { HardLinkError } from './workspace-paths';
 
 const SNIFF_BYTES = 8192;
+/** Largest text file Grep searches and Edit or Write rewrite: each holds the whole file, and more, in memory. */
+export const MAX_TEXT_FILE_BYTES = 5 * 1024 * 1024;
 // Windows has no O_NOFOLLOW; there, creating a symlink needs privileges the agent lacks anyway.
 // O_NONBLOCK: opening a FIFO the model made must not hang the tool (regular files ignore it).
 const NO_FOLLOW = (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
@@ -143,6 +145,12 @@ export async function openForUpdate(physical: string, requested: string, create:
     if (errnoCode(error) === 'ENOENT') return undefined;
     throw error;
   }
+}
+
+/** The size of an open file, when it is over MAX_TEXT_FILE_BYTES; undefined otherwise. */
+export async function oversizedFile(handle: FileHandle): Promise<number | undefined> {
+  const { size } = await handle.stat();
+  return size > MAX_TEXT_FILE_BYTES ? size : undefined;
 }
 
 /** Replaces the whole content of an open file. */

@@ -8,6 +8,15 @@ import { isWithin, physicalRoots, resolveInWorkspace, type WorkspaceScope } from
 
 /** Never searched unless the search starts inside them: dependencies and git internals. */
 const IGNORED_DIRECTORIES = ['**/node_modules/**', '**/.git/**'];
+/**
+ * fast-glob matches each listed path with a backtracking regular expression, on the host's
+ * only thread: stars over a long name, or `**` over a deep tree, cost time that grows as the
+ * path's length to the power of their number. These bounds keep that power low.
+ */
+const MAX_STARS_PER_SEGMENT = 2;
+const MAX_STARS_PER_PATTERN = 3;
+/** Each brace alternative becomes a pattern of its own, matched against every path. */
+const MAX_BRACE_EXPANSIONS = 100;
 
 export interface FoundFile {
   /** As listed: under the search directory, symlinks in it kept (what the model sees). */
@@ -41,16 +50,23 @@ export async function resolveSearchRoot(path: string | undefined, ctx: ToolConte
  * default), but a pattern can still name a symlinked directory as a static segment
  * (`{link,x}/*`, `link/*`), which fast-glob enters: so each file's physical path is checked,
  * not the pattern's. Matches are also kept only inside `directory`, so `..` cannot climb out.
+ * A hidden folder is searched only when it holds `gatedRoot`, the `path` the permission gate
+ * saw (and asked a person about): a pattern whose literal base lies in it lifts nothing.
  */
 export async function findFiles(
   pattern: string,
   directory: string,
+  gatedRoot: string,
   scope: WorkspaceScope & Pick<ToolContext, 'hiddenFolders'>,
 ): Promise<FoundFile[]> {
+  const unbounded = unboundedGlobProblem(pattern);
+  if (unbounded !== undefined) throw new Error(`Glob pattern ${JSON.stringify(pattern)} ${unbounded}`);
   const entries = await fg(pattern, {
     cwd: directory,
     absolute: true,
     dot: true,
+    // Extglobs such as `+(a|aa)` nest quantifiers; ripgrep's globs, which Claude Code uses, have none.
+    extglob: false,
     onlyFiles: true,
     followSymbolicLinks: false,
     ignore: IGNORED_DIRECTORIES,
@@ -59,7 +75,7 @@ export async function findFiles(
   });
   const physicalOf = physicalResolver();
   const roots = physicalRoots(scope);
-  const hidden = (scope.hiddenFolders ?? []).filter((folder) => !isWithin(folder, directory));
+  const hidden = (scope.hiddenFolders ?? []).filter((folder) => !isWithin(folder, gatedRoot));
   const found: FoundFile[] = [];
   for (const entry of entries) {
     if (!isWithin(directory, entry.path)) continue;
@@ -69,6 +85,55 @@ export async function findFiles(
     found.push({ path: entry.path, physical, mtimeMs: entry.stats?.mtimeMs ?? 0, size: entry.stats?.size ?? 0 });
   }
   return found;
+}
+
+/** Why matching `pattern` could take unbounded time, or undefined when it cannot. */
+function unboundedGlobProblem(pattern: string): string | undefined {
+  let total = 0;
+  for (const segment of pattern.split('/')) {
+    // A `**` segment crosses folders: one wildcard, whatever it spans.
+    const stars = segment === '**' ? 1 : (segment.replace(/\\./g, '').match(/\*/g)?.length ?? 0);
+    if (stars > MAX_STARS_PER_SEGMENT) {
+      return `has more than ${MAX_STARS_PER_SEGMENT} * wildcards in one path segment; use a simpler pattern.`;
+    }
+    total += stars;
+  }
+  if (total > MAX_STARS_PER_PATTERN) return `has more than ${MAX_STARS_PER_PATTERN} * or ** wildcards; use a simpler pattern.`;
+  if (braceExpansions(pattern) > MAX_BRACE_EXPANSIONS) return `expands to more than ${MAX_BRACE_EXPANSIONS} patterns; use fewer braces.`;
+  return undefined;
+}
+
+/**
+ * An upper bound of the number of patterns the braces of `pattern` expand to: alternatives
+ * add up within a group, groups multiply. A range such as `{1..20}` counts its members.
+ */
+function braceExpansions(pattern: string): number {
+  const groups: Array<{ done: number; current: number; start: number }> = [];
+  let current = 1;
+  for (let i = 0; i < pattern.length; i += 1) {
+    const char = pattern[i];
+    if (char === '\\') i += 1;
+    else if (char === '{') {
+      groups.push({ done: 0, current, start: i + 1 });
+      current = 1;
+    } else if (char === ',' && groups.length > 0) {
+      groups[groups.length - 1].done += current;
+      current = 1;
+    } else if (char === '}' && groups.length > 0) {
+      const group = groups.pop()!;
+      const alternatives = group.done === 0 ? rangeSize(pattern.slice(group.start, i)) * current : group.done + current;
+      current = group.current * alternatives;
+    }
+  }
+  // Unclosed groups stay literal; counting them as closed only overestimates.
+  return groups.reduceRight((count, group) => group.current * (group.done + count), current);
+}
+
+function rangeSize(body: string): number {
+  const range = /^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.-?\d+)?$/.exec(body);
+  if (range === null) return 1;
+  const bound = (end: string) => (/\d/.test(end) ? Number(end) : end.charCodeAt(0));
+  return Math.abs(bound(range[2]) - bound(range[1])) + 1;
 }
 
 /**

@@ -51,7 +51,7 @@ export function createGlobTool(): Tool<GlobInput> {
         const root = await resolveSearchRoot(input.path, ctx);
         if (root.kind !== 'directory') return toolFailure(`Not a directory: ${root.path}`);
         const { directory, glob } = splitPattern(input.pattern, root.path, ctx);
-        const found = (await findFiles(glob, directory, ctx)).sort(byNewest);
+        const found = (await findFiles(glob, directory, root.path, ctx)).sort(byNewest);
         const filenames = found.slice(0, MAX_GLOB_RESULTS).map((file) => file.path);
         const truncated = found.length > MAX_GLOB_RESULTS;
         const response: GlobResponse = {

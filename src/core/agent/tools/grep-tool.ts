@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { z } from 'zod';
-import { looksBinary, openForReading } from './file-content';
+import { looksBinary, MAX_TEXT_FILE_BYTES, openForReading } from './file-content';
 import { fileTypeMatcher, knownFileTypes } from './grep-file-types';
 import { buildRegex, formatMatches, matchFile, type FileMatches, type SearchPattern } from './grep-matcher';
 import { byNewest, findFiles, resolveSearchRoot, type FoundFile, type SearchRoot } from './file-search';
@@ -9,8 +9,6 @@ import { errorMessage } from '../../error-message';
 import { toolFailure, type Tool, type ToolContext, type ToolResult } from './tool';
 import { builtinToolIdentity } from './tool-catalog';
 
-/** Larger files are skipped: they are generated or data, and would stall the search. */
-export const MAX_GREP_FILE_BYTES = 5 * 1024 * 1024;
 /** Files read at once. */
 const READ_CONCURRENCY = 16;
 /**
@@ -76,12 +74,13 @@ async function candidateFiles(root: SearchRoot, input: GrepInput, ctx: ToolConte
   if (root.kind === 'file') return [{ path: root.path, physical: root.path, mtimeMs: root.mtimeMs, size: root.size }];
   // Like ripgrep's --glob, a pattern without a slash matches file names at any depth.
   const pattern = input.glob === undefined ? '**/*' : input.glob.includes('/') ? input.glob : `**/${input.glob}`;
-  const files = await findFiles(pattern, root.path, ctx);
+  const files = await findFiles(pattern, root.path, root.path, ctx);
   return ofType === undefined ? files : files.filter((file) => ofType(basename(file.path)));
 }
 
 async function searchFile(file: FoundFile, run: SearchRun, visible: (text: string) => string): Promise<FileHit | undefined> {
-  if (file.size > MAX_GREP_FILE_BYTES) return undefined;
+  // Larger files are skipped: they are generated or data, and would stall the search.
+  if (file.size > MAX_TEXT_FILE_BYTES) return undefined;
   let bytes: Buffer;
   try {
     // Opened as Read opens a file: the checked physical path, not a file with other hard links.

@@ -10,7 +10,7 @@ import { filePathAccessors, workspaceFile } from './workspace-paths';
 export const DEFAULT_READ_LIMIT = 2000;
 export const MAX_READ_LINE_CHARS = 2000;
 /** Beyond this many characters a read stops early and says where to continue. */
-const MAX_READ_OUTPUT_CHARS = 100_000;
+export const MAX_READ_OUTPUT_CHARS = 100_000;
 
 export const readInputSchema = z.object({
   file_path: z.string().min(1).describe('Absolute path of the file to read (a relative path resolves against the working directory).'),
@@ -25,20 +25,23 @@ export interface ReadResponse {
   file: { filePath: string; content: string; numLines: number; startLine: number; totalLines: number };
 }
 
-/** Lines of a text stream, without their `\n` / `\r\n` terminators. */
+/**
+ * Lines of a text stream, without their `\n` / `\r\n` terminators. Only each new chunk is
+ * searched for a newline, so that a file with long lines costs time linear in its size.
+ */
 async function* splitLines(chunks: AsyncIterable<string>): AsyncGenerator<string> {
   let pending = '';
   for await (const chunk of chunks) {
-    pending += chunk;
     let start = 0;
-    let newline = pending.indexOf('\n', start);
+    let newline = chunk.indexOf('\n');
     while (newline !== -1) {
-      const end = newline > start && pending[newline - 1] === '\r' ? newline - 1 : newline;
-      yield pending.slice(start, end);
+      const line = pending + chunk.slice(start, newline);
+      pending = '';
+      yield line.endsWith('\r') ? line.slice(0, -1) : line;
       start = newline + 1;
-      newline = pending.indexOf('\n', start);
+      newline = chunk.indexOf('\n', start);
     }
-    pending = pending.slice(start);
+    pending += chunk.slice(start);
   }
   if (pending !== '') yield pending;
 }
