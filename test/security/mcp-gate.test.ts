@@ -405,6 +405,23 @@ describe('the MCP configuration governs the agent: the model cannot change it', 
     expect(existsSync(bed.workspace.file('sub/.git'))).toBe(false);
   });
 
+  it('a path too deep for the check to resolve asks (denied headless) rather than reading as no protected file', async () => {
+    const FS = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+    const hooks = hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] });
+    bed = await startTestbed(
+      bundle.bundle,
+      {
+        '.mcp.json': mcpJson({ fs: { command: process.execPath, args: [FS, '${workspaceFolder}'] } }),
+        '.vscode/hooks.json': hooks,
+        'hooks/guard.js': nodeHook('process.exit(2)'),
+      },
+      [call('m1', 'mcp__fs__write_file', { path: `${'./'.repeat(300_000)}.vscode/hooks.json`, content: '{"hooks":{}}' }), text('done')],
+    );
+    const r = jsonResult(await bed.run(['go', '--allowed-tools', 'mcp__fs', '--output-format', 'json'], { timeoutMs: 60_000 }));
+    expect(r.tool_calls.map((c) => c.outcome)).toEqual(['denied']);
+    expect(readFileSync(bed.workspace.file('.vscode/hooks.json'), 'utf8')).toBe(hooks);
+  }, 90_000);
+
   it("the server's envFile, the packages and manifest its script loads and the script's folder are not the model's either", async () => {
     const serverScript = 'tools/server.mjs';
     const local = { command: 'node', args: [serverScript], envFile: '${workspaceFolder}/.env.mcp' };

@@ -270,6 +270,25 @@ describe('a Read deny rule and the search tools', () => {
   }, 60_000);
 });
 
+describe('attacker review: glob spellings the protected-file check read otherwise than bash', () => {
+  it('asks before a glob with a character class, ~+, or glob options set through quoting or printf -v overwrites the hook configuration', async () => {
+    const hooks = '{ "hooks": {} }\n';
+    const forms = [
+      'cp evil.json .vsc*/hook[[:alpha:]].json',
+      'cp evil.json .vsc*/hoo[[=k=]]s.json',
+      'cp evil.json ~+/.v*/h*.json',
+      'shopt -s dot""glob; cp evil.json */hook?.json',
+      'shopt -s nocase""glob; cp evil.json .VS?ODE/HOOK?.JSON',
+      "printf -v GLOB$'\\x49'GNORE x; cp evil.json */hook?.json",
+    ];
+    bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooks, 'evil.json': '{ "pwned": true }\n' }, calls(forms));
+    const r = await bed.run(['rewire', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
+    expect(r.code).toBe(0);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(forms.map(() => 'denied'));
+    expect(readFileSync(bed.workspace.file('.vscode/hooks.json'), 'utf8')).toBe(hooks);
+  }, 60_000);
+});
+
 describe("a workspace's settings cannot open the home folder", () => {
   it('an additional directory of / is not used, and the run says so', async () => {
     const settings = { 'hookpilot.permissions': { additionalDirectories: ['/'], allow: ['Read', 'Write'] } };

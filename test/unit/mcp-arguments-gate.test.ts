@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ beforeEach(() => {
   ws = realpathSync(mkdtempSync(path.join(tmpdir(), 'hookpilot-mcp-args-')));
   mkdirSync(path.join(ws, '.vscode'));
   writeFileSync(path.join(ws, '.vscode', 'hooks.json'), '{}');
+  symlinkSync('loop', path.join(ws, 'loop'));
 });
 afterEach(() => rmSync(ws, { recursive: true, force: true }));
 
@@ -28,6 +29,8 @@ describe('an MCP call naming a protected file asks a person', () => {
     ['an option value', () => ({ args: ['--out=.vscode/hooks.json'] })],
     ['an upper-case file: URI', () => ({ uri: `FILE://${ws}/.vscode/hooks.json` })],
     ['the folder holding it', () => ({ path: '.vscode' })],
+    ['a path too deep to resolve', () => ({ path: `${'./'.repeat(300_000)}.vscode/hooks.json` })],
+    ['a path through a symlink loop', () => ({ path: 'loop/hooks.json' })],
   ])('%s', (_, input) => {
     expect(check(input())).toBe('ask');
   });

@@ -4,6 +4,7 @@ import { join, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PermissionGate } from '../../src/core/agent/permissions/permission-gate';
 import { permissionSettingsSchema } from '../../src/core/agent/permissions/permission-settings';
+import { hasExpandingSyntax } from '../../src/core/agent/permissions/protected-targets';
 import { createBashTool } from '../../src/core/agent/tools/bash-tool';
 import type { Tool } from '../../src/core/agent/tools/tool';
 
@@ -50,11 +51,80 @@ describe('a glob that spells a protected path asks, in every mode', () => {
   });
 });
 
+describe('a glob spelled with what bash reads and a pattern library does not asks', () => {
+  it.each([
+    'cp x .vsc*/hook[[:alpha:]].json',
+    'cp x .vsc*/hoo[[=k=]]s.json',
+    'cp x .vsc*/hook[[.s.]].json',
+    'cp x .vscode/hook[![:digit:]].json',
+    'cp x ~+/.v*/h*.json',
+    'cp x ~-/.v*/h*.json',
+    'cd ~- && cp x g*.py',
+    'shopt -s extglob; cp x +(.)vscode/hook?.json',
+  ])('%j', (command) => {
+    expect(run(command), command).toMatchObject({ verdict: 'ask', system: true });
+  });
+});
+
+describe('glob options the line may set where the check cannot read their names count as set', () => {
+  it.each([
+    'shopt -s dot""glob; cp x */hook?.json',
+    'shopt -s nocase""glob; cp x .VS?ODE/HOOK?.JSON',
+    "printf -v GLOB$'\\x49'GNORE x; cp x */hook?.json",
+    'GLOB\\\nIGNORE=x; cp x */hook?.json',
+    'shopt -s $o; cp x */hook?.json',
+    'shopt -s dot?lob; cp x */hook?.json',
+    'declare "$n=x"; cp x */hook?.json',
+    'eval "$s"; cp x */hook?.json',
+    "eval 'shopt -s $o'; cp x */hook?.json",
+    '. ./setup.sh; cp x */hook?.json',
+    '$c -s $o; cp x */hook?.json',
+    'BASHOPTS=$o bash -c "cp x */hook?.json"',
+  ])('%j', (command) => {
+    expect(run(command), command).toMatchObject({ verdict: 'ask', system: true });
+  });
+});
+
+describe('a pattern too costly to match exactly is checked in bounded time', () => {
+  it.each([
+    ['36 extglobs', `ls .v[s]code/${'?(h|o|k|s|.|j|n)'.repeat(36)}Z`],
+    ['36 brace expansions', `ls .v[s]code/${'{h,o,k,s,.,j,n,}'.repeat(36)}Z`],
+    ['quoted openers with no closing ones', `ls '${'?('.repeat(20_000)}${'['.repeat(20_000)}'`],
+  ])('%s', (_, command) => {
+    const start = Date.now();
+    run(command);
+    expect(Date.now() - start).toBeLessThan(1_000);
+  });
+
+  it('finding brace expansions takes one pass over a brace followed by dots and no closing one', () => {
+    const start = Date.now();
+    expect(hasExpandingSyntax(`{${'.'.repeat(100_000)}`)).toBe(false);
+    expect(Date.now() - start).toBeLessThan(1_000);
+    expect(['{a,b}', 'x{1..3}', '+(a|b)', '{a}{b,c}'].map(hasExpandingSyntax)).toEqual([true, true, true, true]);
+    expect(['{a}', '{.}', 'a,b}', '{a,', '(a)'].map(hasExpandingSyntax)).toEqual([false, false, false, false, false]);
+  });
+
+  it('a brace-heavy word that may reach a protected file asks; a word too long to match asks instead of throwing', () => {
+    expect(run(`cp x .vscode/${'{h,o,k,s,.,j,n,}'.repeat(30)}`)).toMatchObject({ verdict: 'ask', system: true });
+    expect(run(`cp x ${'a'.repeat(70_000)}*`)).toMatchObject({ verdict: 'ask', system: true });
+  });
+});
+
 describe('globs that cannot reach one are left alone', () => {
-  it.each(['cat */package.json', 'rm -rf */dist', 'wc -l src/*.txt', 'ls */x', 'cp x "$d/y"', 'mkdir -p src/{a,b}', 'ln -s src s'])(
-    '%j',
-    (command) => {
-      expect(run(command), command).toMatchObject({ verdict: 'allow' });
-    },
-  );
+  it.each([
+    'cat */package.json',
+    'rm -rf */dist',
+    'wc -l src/*.txt',
+    'ls */x',
+    'cp x "$d/y"',
+    'mkdir -p src/{a,b}',
+    'ln -s src s',
+    'cat ~+/src/*.ts',
+    'grep -E "colou?(r)" src/*.txt',
+    'export PATH="$PATH:/x"; cat */package.json',
+    'printf "%s" "$x"; cat */package.json',
+    `ls src/${'{a,b}'.repeat(12)}`,
+  ])('%j', (command) => {
+    expect(run(command), command).toMatchObject({ verdict: 'allow' });
+  });
 });

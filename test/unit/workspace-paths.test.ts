@@ -133,4 +133,23 @@ describe('resolveInWorkspace', () => {
     symlinkSync(join(workspace, 'loop-a'), join(workspace, 'loop-b'));
     expect(() => physicalPath(join(workspace, 'loop-a', 'x'))).toThrow(/too many levels of symbolic links/);
   });
+
+  it('resolves a path of thousands of names without a stack frame per name, and refuses one of too many names', () => {
+    const deep = Array<string>(10_000).fill('x');
+    expect(physicalPath(join(workspace, 'src', ...deep))).toBe(join(workspace, 'src', ...deep));
+    expect(physicalPathOf(`${'./'.repeat(4_000)}src/missing`, workspace)).toBe(join(workspace, 'src', 'missing'));
+    const tooDeep = `${'./'.repeat(300_000)}src`;
+    expect(() => physicalPathOf(tooDeep, workspace)).toThrow(/path too long to resolve \(more than 4096 names\)/);
+    expect(() => resolveInWorkspace(tooDeep, { workspaceRoot: workspace, cwd: workspace })).toThrow(/path too long to resolve/);
+  });
+
+  it('physicalPathOf: after a missing name or a dangling link the rest is read as written, .. included', () => {
+    symlinkSync(join(outside, 'not-yet'), join(workspace, 'dangling'));
+    expect(physicalPathOf('dangling/child/file', workspace)).toBe(join(outside, 'not-yet', 'child', 'file'));
+    expect(physicalPathOf('dangling/../secret.txt', workspace)).toBe(join(outside, 'secret.txt'));
+    expect(physicalPathOf('m1/m2/../m3/./x', workspace)).toBe(join(workspace, 'm1', 'm3', 'x'));
+    expect(physicalPathOf('m1/../../x', workspace)).toBe(join(base, 'x'));
+    const missingChain = Array<string>(4_000).fill('a').join('/');
+    expect(physicalPathOf(`${missingChain}/.vscode/hooks.json`, workspace)).toBe(join(workspace, missingChain, '.vscode', 'hooks.json'));
+  }, 5_000);
 });

@@ -7,7 +7,7 @@ import type { PermissionSignal } from '../../permissions/precedence';
 import { OutsideWorkspaceError, resolveInWorkspace, type WorkspaceScope } from '../tools/workspace-paths';
 import { MAX_CHECKED } from './bash-argument-paths';
 import { argumentWords, lineDirectories, type ParsedBash } from './bash-words';
-import { EXPANDING_PATTERN, lineGlobOptions, protectedTargetInWord, type ProtectedTarget } from './protected-targets';
+import { hasExpandingSyntax, lineGlobOptions, protectedTargetInWord, type ProtectedTarget } from './protected-targets';
 import { errorMessage } from '../../error-message';
 
 /**
@@ -42,7 +42,7 @@ export function bashProtectedCheck(command: string, cwd: string, targets: readon
   if (targets.length > 0 && words.size > MAX_CHECKED) {
     return systemAsk(`it has more than ${MAX_CHECKED} distinct words, too many to check against the hook configuration`);
   }
-  const options = lineGlobOptions(command);
+  const options = lineGlobOptions(command, analysis);
   for (const word of words) {
     const hit = (dirs ?? [cwd]).map((dir) => protectedTargetInWord(word, dir, targets, options)).find((t) => t !== undefined);
     if (hit) return systemAsk(`\`${word}\` leads to ${hit.shown}, which configures hooks: a person must approve commands that touch it`);
@@ -65,7 +65,7 @@ function patternTokens(command: string): string[] {
   return command
     .split(/[\s;&]+/)
     .map((token) => token.replace(/['"]/g, ''))
-    .filter((token) => EXPANDING_PATTERN.test(token));
+    .filter(hasExpandingSyntax);
 }
 
 function systemAsk(reason: string): PermissionSignal {

@@ -7,7 +7,7 @@ import { toAbsolutePath } from '../tools/workspace-paths';
 
 export type ParsedBash = Extract<BashAnalysis, { kind: 'parsed' }>;
 
-const MAX_NESTING = 3;
+export const MAX_NESTING = 3;
 /** Unquoted or not (the analysis drops quotes), a word with these may be a glob. Extglobs and braces are holes already. */
 export const GLOB = /[*?[]/;
 
@@ -44,7 +44,7 @@ export function pathCandidates(word: string): string[] {
 /**
  * The directories relative words of the line may be read from: the cwd, and every directory
  * a `cd` or `pushd` names (relative to each one found before it). Undefined when a directory
- * change goes somewhere unknown (`cd`, `cd -`, `popd`, `cd "$X"`), and with `globsUnknown`
+ * change goes somewhere unknown (`cd`, `cd -`, `cd ~-`, `popd`, `cd "$X"`), and with `globsUnknown`
  * when it names a glob (`cd sr?` goes to whatever matches once the line runs).
  */
 export function lineDirectories(analysis: ParsedBash, cwd: string, globsUnknown = false): string[] | undefined {
@@ -55,7 +55,8 @@ export function lineDirectories(analysis: ParsedBash, cwd: string, globsUnknown 
       if (name === 'popd') return undefined;
       if (name !== 'cd' && name !== 'pushd') continue;
       const target = form.words.slice(1).find((w) => !w.startsWith('-') || w === '-');
-      if (target === undefined || target === '-' || target.includes(HOLE)) return undefined;
+      // `~-` is the previous directory, `~name` a home folder: places the check cannot know.
+      if (target === undefined || target === '-' || target.includes(HOLE) || /^~[^/]/.test(target)) return undefined;
       if (globsUnknown && GLOB.test(target)) return undefined;
       dirs.push(...dirs.map((dir) => toAbsolutePath(target, dir)));
       if (dirs.length > 16) return undefined;

@@ -1,9 +1,12 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import picomatch from 'picomatch';
+import { analyzeBashCommand } from '../../permissions/bash-command';
+import { commandForms, commandName, nestedScript } from '../../permissions/bash-wrappers';
 import { HOLE } from '../../permissions/wildcard';
-import { pathCandidates } from './bash-words';
-import { isWithin, physicalPath, physicalPathOf } from '../tools/workspace-paths';
+import { errorMessage } from '../../error-message';
+import { argumentWords, MAX_NESTING, pathCandidates, type ParsedBash } from './bash-words';
+import { isWithin, physicalPath, physicalPathOf, toAbsolutePath } from '../tools/workspace-paths';
 
 /**
  * The protected files (hook configs and scripts) as the file system sees them, for checks that
@@ -36,20 +39,39 @@ export function protectedTargets(protectedPaths: readonly string[], workspaceRoo
   return [...targets.values()];
 }
 
-/** The protected target a path leads to, if any (after every symlink). */
+/**
+ * The protected target a path leads to, if any (after every symlink). A path that cannot be
+ * resolved (a link loop, too long) may lead to any of them: it counts as one.
+ */
 export function protectedTargetOf(filePath: string, cwd: string, targets: readonly ProtectedTarget[]): ProtectedTarget | undefined {
   if (targets.length === 0) return undefined;
   let physical: string;
   try {
     physical = physicalPathOf(filePath, cwd);
-  } catch {
-    return undefined;
+  } catch (error) {
+    return { physical: filePath, shown: `a path that cannot be resolved (${errorMessage(error)})` };
   }
   return targets.find((t) => t.physical === physical || (t.folder && isWithin(t.physical, physical)));
 }
 
-/** An extglob (`+(a|b)`) or a brace expansion (`{a,b}`, `{1..3}`): syntax bash expands in a word. */
-export const EXPANDING_PATTERN = /[?*+@!]\(|\{[^{}]*(,|\.\.)[^{}]*\}/;
+/**
+ * Whether `text` holds an extglob (`+(a|b)`) or a brace expansion (`{a,b}`, `{1..3}`): syntax
+ * bash expands in a word. One pass: a regular expression for it backtracks on `{....`.
+ */
+export function hasExpandingSyntax(text: string): boolean {
+  let inBrace = false;
+  let listed = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if ('?*+@!'.includes(c) && text[i + 1] === '(') return true;
+    if (c === '{') [inBrace, listed] = [true, false];
+    else if (c === '}') {
+      if (inBrace && listed) return true;
+      inBrace = false;
+    } else if (inBrace && (c === ',' || (c === '.' && text[i + 1] === '.'))) listed = true;
+  }
+  return false;
+}
 
 /** How the line's shell matches globs: `shopt -s dotglob` (or GLOBIGNORE) and `nocaseglob` change it. */
 export interface GlobOptions {
@@ -57,9 +79,71 @@ export interface GlobOptions {
   nocaseglob?: boolean;
 }
 
-/** The glob options a command line may turn on before its words are matched. */
-export function lineGlobOptions(command: string): GlobOptions {
-  return { dotglob: /\bdotglob\b|\bGLOBIGNORE\b/.test(command), nocaseglob: /\bnocaseglob\b/.test(command) };
+/**
+ * The words that name the shell options or variables a command sets (`shopt -s NAME`,
+ * `printf -v NAME`, `declare NAME=x`, `read NAME`, `bash -O NAME`), or the code it runs in
+ * this shell (`eval CODE`); empty for any other command.
+ */
+function settingWords(name: string, args: readonly string[]): readonly string[] {
+  switch (name) {
+    case 'shopt':
+    case 'read':
+    case 'mapfile':
+    case 'readarray':
+    case 'let':
+    case 'eval':
+      return args;
+    case 'printf':
+      return args.flatMap((arg, i) => (arg === '-v' ? [args[i + 1] ?? ''] : arg.startsWith('-v') ? [arg.slice(2)] : []));
+    case 'declare':
+    case 'typeset':
+    case 'local':
+    case 'export':
+    case 'readonly':
+      return args.map((arg) => arg.split('=')[0]);
+    case 'bash':
+    case 'sh':
+      return args.filter((_, i) => /^[-+][oO]$/.test(args[i - 1] ?? ''));
+    default:
+      return [];
+  }
+}
+
+/**
+ * The glob options a command line may turn on before its words are matched: both when it may
+ * set one in a way the check cannot read (`shopt -s $o`, `printf -v "$n"`, `source x`).
+ */
+export function lineGlobOptions(command: string, analysis: ParsedBash): GlobOptions {
+  // The parsed words undo quoting (`dot""glob`, `GLOB$'\x49'GNORE`); the text holds what is no
+  // word: plain assignments and `for` loops (a backslash-newline inside a name is dropped by bash).
+  const texts = [
+    command.replaceAll('\\\n', ''),
+    ...analysis.commands.flatMap((c) => [c.words[0] ?? '', ...c.assigned]),
+    ...argumentWords(analysis),
+  ];
+  const named = (name: RegExp) => texts.some((text) => name.test(text));
+  if (named(/\bBASHOPTS\b/) || maySetUnreadably(analysis)) return { dotglob: true, nocaseglob: true };
+  return { dotglob: named(/\bdotglob\b|\bGLOBIGNORE\b/), nocaseglob: named(/\bnocaseglob\b/) };
+}
+
+/**
+ * Whether a command of the line, or of a script it runs (`eval`, `bash -c`), may set a glob
+ * option or variable under a name no word spells.
+ */
+function maySetUnreadably(analysis: ParsedBash, depth = 0): boolean {
+  return analysis.commands.some((command) => {
+    if (command.dynamicName) return true;
+    return commandForms(command, true).some(({ words }) => {
+      const name = commandName(words[0] ?? '');
+      // `source` runs a file's code in this shell.
+      if (name === 'source' || name === '.') return true;
+      if (settingWords(name, words.slice(1)).some((word) => word.includes(HOLE) || /[*?[]/.test(word))) return true;
+      const script = nestedScript(words, words === command.words ? command.stdin : undefined);
+      if (script === undefined) return false;
+      const nested = depth < MAX_NESTING ? analyzeBashCommand(script) : undefined;
+      return nested?.kind !== 'parsed' || maySetUnreadably(nested, depth + 1);
+    });
+  });
 }
 
 /**
@@ -73,36 +157,83 @@ export function protectedTargetInWord(
   targets: readonly ProtectedTarget[],
   options: GlobOptions = {},
 ): ProtectedTarget | undefined {
-  for (const candidate of pathCandidates(word)) {
+  for (const written of pathCandidates(word)) {
+    const candidate = withTildePlace(written);
     if (candidate === '' || (candidate.includes(HOLE) && /^[/.*\uE000]*$/.test(candidate))) continue;
-    const pattern = candidate.includes(HOLE) || /[*?[]/.test(candidate) || EXPANDING_PATTERN.test(candidate);
+    const pattern = candidate.includes(HOLE) || /[*?[]/.test(candidate) || hasExpandingSyntax(candidate);
     const hit = pattern ? globTarget(candidate, cwd, targets, options) : protectedTargetOf(candidate, cwd, targets);
     if (hit) return hit;
   }
   return undefined;
 }
 
+/**
+ * `~+/x` is `./x`; `~-` (the previous directory) and `~name` (a home folder) are places the
+ * check cannot know, read as an absolute expansion. `~` and `~/` are read as the home folder later.
+ */
+function withTildePlace(candidate: string): string {
+  const prefix = /^~[^/]+/.exec(candidate)?.[0];
+  if (prefix === undefined) return candidate;
+  return (prefix === '~+' ? '.' : `/${HOLE}`) + candidate.slice(prefix.length);
+}
+
 /** Picomatch's syntax, escaped: a folder's name such as `repo (copy)` is a name, not a group. */
 const escapeGlob = (literal: string): string => literal.replace(/[\\()[\]{}*?!+@|]/g, '\\$&');
 
+/** Picomatch refuses a longer pattern. */
+const MAX_PATTERN_CHARS = 65_536;
+/** Past this many brackets, braces and extglobs a word's pattern is not built: each may scan the rest of the word. */
+const MAX_OPENERS = 64;
+/** Brace expansions one pattern may hold: picomatch's alternatives backtrack exponentially in their number. */
+const MAX_BRACES = 8;
+
 /**
- * A shell pattern as picomatch reads the same: `*`, `?`, `[...]` (`[!x]` as `[^x]`), extglobs
- * (`+(a|b)`) and brace expansions (`{a,b}`, `{1..3}`) kept; any other character picomatch
- * gives a meaning (a `(` in a quoted name) escaped.
+ * A shell pattern as picomatch reads the same, or undefined when it holds too many brace
+ * expansions to match in reasonable time: `*`, `?`, `[...]` (`[!x]` as `[^x]`) and brace
+ * expansions (`{a,b}`, `{1..3}`) kept; an extglob (`+(a|b)`) as `*`, which matches all it can
+ * within a name without alternatives to backtrack over; a bracket holding a class
+ * (`[[:alpha:]]`, `[[=k=]]`, `[[.k.]]`) as `?`, any one character; any other character
+ * picomatch gives a meaning (a `(` in a quoted name) escaped.
  */
-function shellPattern(word: string): string {
-  let out = '';
-  for (let i = 0; i < word.length; i++) {
-    const c = word[i];
-    const group = /[?*+@!]/.test(c) && word[i + 1] === '(' ? closing(word, i + 1, '(', ')') : -1;
-    const brace = c === '{' ? closing(word, i, '{', '}') : -1;
-    const bracket = c === '[' ? word.indexOf(']', i + 2) : -1;
-    if (group > 0) out += word.slice(i, (i = group) + 1);
-    else if (brace > 0 && /,|\.\./.test(word.slice(i, brace))) out += word.slice(i, (i = brace) + 1);
-    else if (bracket > 0) out += word.slice(i, (i = bracket) + 1).replace(/^\[!/, '[^');
-    else out += c === '*' || c === '?' || c === '/' ? c : escapeGlob(c);
+function shellPattern(word: string): string | undefined {
+  let braces = 0;
+  const translate = (text: string): string => {
+    let out = '';
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      const group = '?*+@!'.includes(c) && text[i + 1] === '(' ? closing(text, i + 1, '(', ')') : -1;
+      const brace = c === '{' ? closing(text, i, '{', '}') : -1;
+      const bracket = c === '[' ? bracketEnd(text, i) : -1;
+      if (group > 0) {
+        out += '*';
+        i = group;
+      } else if (brace > 0 && /,|\.\./.test(text.slice(i, brace))) {
+        braces++;
+        out += `{${translate(text.slice(i + 1, brace))}}`;
+        i = brace;
+      } else if (bracket > 0) {
+        const expression = text.slice(i, (i = bracket) + 1);
+        out += /\[[:=.]/.test(expression.slice(1)) ? '?' : expression.replace(/^\[!/, '[^');
+      } else out += c === '*' || c === '?' || c === '/' ? c : escapeGlob(c);
+    }
+    return out;
+  };
+  const pattern = translate(word);
+  return braces > MAX_BRACES ? undefined : pattern;
+}
+
+/** Where the bracket expression opened at `from` closes (a leading `]` and `[:alpha:]` are inside it), or -1. */
+function bracketEnd(word: string, from: number): number {
+  let i = from + 1;
+  if (word[i] === '!' || word[i] === '^') i++;
+  if (word[i] === ']') i++;
+  for (; i < word.length; i++) {
+    if (word[i] === ']') return i;
+    const kind = word[i] === '[' ? word[i + 1] : undefined;
+    const end = kind === ':' || kind === '=' || kind === '.' ? word.indexOf(`${kind}]`, i + 2) : -1;
+    if (end > 0) i = end + 1;
   }
-  return out;
+  return -1;
 }
 
 /** The literal folders a pattern starts with (unescaped), and the rest from its first pattern. */
@@ -130,20 +261,40 @@ function globTarget(
   targets: readonly ProtectedTarget[],
   options: GlobOptions,
 ): ProtectedTarget | undefined {
-  const word = shellPattern(candidate);
+  if (candidate.length > MAX_PATTERN_CHARS)
+    return { physical: candidate, shown: `a pattern too long to check (${candidate.length} characters)` };
+  const openers = candidate.match(/[[{]|[?*+@!]\(/g)?.length ?? 0;
+  const word = openers > MAX_OPENERS ? undefined : shellPattern(candidate);
+  if (word === undefined) return targetUnderLiteralStart(candidate, cwd, targets);
   const absolute = path.isAbsolute(candidate) ? word : path.resolve(escapeGlob(cwd), word.replace(/^~(?=\/|$)/, escapeGlob(homedir())));
   const { base, rest } = splitPattern(absolute.replaceAll(HOLE, '**'));
   // The literal start of the glob may itself lead through a symlink.
   const physicalBase = physicalOrSelf(base || '/');
   const physicalGlob = path.join(escapeGlob(physicalBase), rest);
-  // An expansion's value may start with a dot; a glob's `*` matches one only as the shell does.
-  const match = { dot: candidate.includes(HOLE) || options.dotglob === true, nocase: options.nocaseglob === true };
+  // An expansion's value may start with a dot; a glob's `*` matches one only as the shell does,
+  // and an extglob (read as `*`) may spell the dot inside it.
+  const dot = candidate.includes(HOLE) || hasExtglob(candidate) || options.dotglob === true;
+  const match = { dot, nocase: options.nocaseglob === true };
   // `hooks/*.py` may create a file in a protected folder even when nothing there matches yet.
   const inFolder = (t: ProtectedTarget) => t.folder && (t.physical === physicalBase || isWithin(t.physical, physicalBase));
   // `.g?t/hooks/x` reaches into the folder `.git` through a glob in a folder's name.
   const prefixes = folderGlobs(escapeGlob(physicalBase), rest, absolute);
   const intoFolder = (t: ProtectedTarget) => t.folder && prefixes.some((prefix) => picomatch.isMatch(t.physical, prefix, match));
   return targets.find((t) => inFolder(t) || intoFolder(t) || picomatch.isMatch(t.physical, physicalGlob, match));
+}
+
+const hasExtglob = (word: string): boolean => /[?*+@!]\(/.test(word);
+
+/**
+ * For a pattern too complex to match: any target below its literal start (the folders before
+ * its first pattern or expansion), or in a protected folder holding that start.
+ */
+function targetUnderLiteralStart(candidate: string, cwd: string, targets: readonly ProtectedTarget[]): ProtectedTarget | undefined {
+  const parts = candidate.split('/');
+  const first = parts.findIndex((part) => /[*?[{(\uE000]/.test(part));
+  const literal = (first < 0 ? parts : parts.slice(0, first)).join('/') || (candidate.startsWith('/') ? '/' : '.');
+  const base = physicalOrSelf(toAbsolutePath(literal, cwd));
+  return targets.find((t) => isWithin(base, t.physical) || (t.folder && isWithin(t.physical, base)));
 }
 
 /**

@@ -45,26 +45,49 @@ export function isWithin(root: string, candidate: string): boolean {
 
 const MAX_LINK_HOPS = 40;
 
+/** The longest path any supported system opens (Windows'; Linux takes 4,096): a longer one names nothing. */
+const MAX_PATH_CHARS = 32_767;
+/**
+ * The most names a path is resolved through, one by one: `./` repeated by the hundred thousand
+ * would take a walk per name. Resolving a longer one throws, and a check that cannot resolve a
+ * path must not read it as harmless.
+ */
+const MAX_PATH_NAMES = 4_096;
+
+function tooLong(path: string, detail: string): Error {
+  return new Error(`path too long to resolve (${detail}): ${path.slice(0, 100)}…`);
+}
+
 /**
  * Where `path` really lives once every symlink is followed, even when its tail does not exist
  * yet: the realpath of the nearest existing ancestor plus the missing names. A dangling
  * symlink is followed to its target, since writing through it would create that target.
  */
-export function physicalPath(path: string, hops = 0): string {
-  // A missing name (an optional config file) is resolved through its parent without a throw:
-  // the gate resolves every protected path on each Bash call, and a thrown error costs more.
-  if (entryOf(path) !== undefined) {
-    try {
-      return realpathSync.native(path);
-    } catch {
-      // A dangling or looping link on the way: resolve what exists piece by piece.
+export function physicalPath(path: string): string {
+  if (path.length > MAX_PATH_CHARS) throw tooLong(path, `more than ${MAX_PATH_CHARS} characters`);
+  // The names below `current` that do not exist (yet), the innermost first.
+  const missing: string[] = [];
+  let current = path;
+  for (let hops = 0; ;) {
+    // A missing name (an optional config file) is resolved through its parent without a throw:
+    // the gate resolves every protected path on each Bash call, and a thrown error costs more.
+    if (entryOf(current) !== undefined) {
+      try {
+        return join(realpathSync.native(current), ...missing.reverse());
+      } catch {
+        // A dangling or looping link on the way: resolve what exists piece by piece.
+      }
     }
+    if (isSymlink(current)) {
+      if (hops++ > MAX_LINK_HOPS) throw new Error(`too many levels of symbolic links: ${path}`);
+      current = resolve(dirname(current), readlinkSync(current));
+      continue;
+    }
+    const parent = dirname(current);
+    if (parent === current) return join(current, ...missing.reverse());
+    missing.push(basename(current));
+    current = parent;
   }
-  if (hops > MAX_LINK_HOPS) throw new Error(`too many levels of symbolic links: ${path}`);
-  if (isSymlink(path)) return physicalPath(resolve(dirname(path), readlinkSync(path)), hops + 1);
-  const parent = dirname(path);
-  if (parent === path) return path;
-  return join(physicalPath(parent, hops), basename(path));
 }
 
 /** The link count of a regular file; 1 for anything else, or when there is nothing there yet. */
@@ -85,25 +108,46 @@ export function hardLinkCount(path: string): number {
 export function physicalPathOf(filePath: string, cwd: string): string {
   const home = filePath === '~' || filePath.startsWith('~/');
   const raw = home ? `${homedir()}/${filePath.slice(2)}` : isAbsolute(filePath) ? filePath : `${cwd}/${filePath}`;
-  return physicalOfRaw(raw, 0);
-}
-
-function physicalOfRaw(raw: string, hops: number): string {
-  if (entryOf(raw) !== undefined) {
-    try {
-      return realpathSync.native(raw);
-    } catch {
-      // A dangling or looping link.
+  if (raw.split('/', MAX_PATH_NAMES + 2).length > MAX_PATH_NAMES + 1) throw tooLong(filePath, `more than ${MAX_PATH_NAMES} names`);
+  // Missing, dangling or looping names: resolve the longest prefix that resolves, then each name after it.
+  const names: string[] = [];
+  let prefix = raw;
+  let physical: string | undefined;
+  while (physical === undefined) {
+    if (prefix.length <= MAX_PATH_CHARS && entryOf(prefix) !== undefined) {
+      try {
+        physical = realpathSync.native(prefix);
+        break;
+      } catch {
+        // A dangling or looping link.
+      }
+    }
+    const cut = prefix.lastIndexOf('/');
+    if (cut < 0) physical = physicalPath(resolve(prefix));
+    else {
+      names.push(prefix.slice(cut + 1));
+      if (cut === 0) physical = '/';
+      else prefix = prefix.slice(0, cut);
     }
   }
-  // Missing, dangling or looping: resolve the parent the same way, then this name.
-  const cut = raw.lastIndexOf('/');
-  if (cut < 0) return physicalPath(resolve(raw), hops);
-  const parent = cut === 0 ? '/' : physicalOfRaw(raw.slice(0, cut), hops);
-  const name = raw.slice(cut + 1);
-  if (name === '' || name === '.') return parent;
-  if (name === '..') return dirname(parent);
-  return physicalPath(join(parent, name), hops);
+  // Below a name that is not there (a dangling link's target included), nothing is: the names
+  // after it are kept as written, not looked up one by one (each look-up would climb back
+  // through every missing name before it).
+  const missing: string[] = [];
+  let absent = false;
+  for (const name of names.reverse()) {
+    if (name === '' || name === '.') continue;
+    if (absent && name === '..' && missing.length > 0) missing.pop();
+    else if (absent && name !== '..') missing.push(name);
+    else if (name === '..') {
+      physical = dirname(physical);
+      absent &&= entryOf(physical) === undefined;
+    } else {
+      physical = physicalPath(join(physical, name));
+      absent = entryOf(physical) === undefined;
+    }
+  }
+  return missing.length === 0 ? physical : join(physical, ...missing);
 }
 
 export function isSymlink(path: string): boolean {
