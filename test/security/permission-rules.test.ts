@@ -132,20 +132,39 @@ describe('deny rules are not dodged by what bash runs from a value or a rebound 
 });
 
 describe('Bash never reaches the hook configuration without a person', () => {
+  const HOOKS = '{ "hooks": {} }\n';
+
+  /** Runs each line in bypassPermissions mode: every one must be denied (asked, headless) and the configuration kept. */
+  async function expectDeniedAndKept(forms: string[], files: Record<string, string> = {}) {
+    bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': HOOKS, ...files }, calls(forms));
+    const r = await bed.run(['rewire', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
+    expect(r.code).toBe(0);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(forms.map(() => 'denied'));
+    expect(readFileSync(bed.workspace.file('.vscode/hooks.json'), 'utf8')).toBe(HOOKS);
+  }
+
   it('asks for a link to .vscode or a write through it, even in bypassPermissions mode', async () => {
-    const hooks = '{ "hooks": {} }\n';
-    const forms = [
+    await expectDeniedAndKept([
       "ln -s .vscode vs && echo '{}' > vs/hooks.json",
       "cp /dev/null .vs''code/hooks.json",
       'echo {} > "$(echo .vscode)/hooks.json"',
-    ];
-    bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooks }, calls(forms));
-    const r = await bed.run(['rewire', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
-    expect(r.code).toBe(0);
-    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['denied', 'denied', 'denied']);
-    expect(readFileSync(bed.workspace.file('.vscode/hooks.json'), 'utf8')).toBe(hooks);
-    expect(existsSync(bed.workspace.file('vs'))).toBe(false);
+    ]);
+    expect(existsSync(bed!.workspace.file('vs'))).toBe(false);
   });
+
+  it('asks before a glob with a character class, ~+, or glob options set through quoting or printf -v overwrites it', async () => {
+    await expectDeniedAndKept(
+      [
+        'cp evil.json .vsc*/hook[[:alpha:]].json',
+        'cp evil.json .vsc*/hoo[[=k=]]s.json',
+        'cp evil.json ~+/.v*/h*.json',
+        'shopt -s dot""glob; cp evil.json */hook?.json',
+        'shopt -s nocase""glob; cp evil.json .VS?ODE/HOOK?.JSON',
+        "printf -v GLOB$'\\x49'GNORE x; cp evil.json */hook?.json",
+      ],
+      { 'evil.json': '{ "pwned": true }\n' },
+    );
+  }, 60_000);
 });
 
 describe('attacker review: spellings that got around the rules', () => {
@@ -267,25 +286,6 @@ describe('a Read deny rule and the search tools', () => {
     const r = jsonResult(await bed.run(['go', '--disallowed-tools', 'Read(secrets/**)', '--output-format', 'json']));
     expect(r.tool_calls.map((c) => c.outcome)).toEqual(['denied', 'denied']);
     expect(r.tool_calls[1].output).not.toContain('prod-db-password');
-  }, 60_000);
-});
-
-describe('attacker review: glob spellings the protected-file check read otherwise than bash', () => {
-  it('asks before a glob with a character class, ~+, or glob options set through quoting or printf -v overwrites the hook configuration', async () => {
-    const hooks = '{ "hooks": {} }\n';
-    const forms = [
-      'cp evil.json .vsc*/hook[[:alpha:]].json',
-      'cp evil.json .vsc*/hoo[[=k=]]s.json',
-      'cp evil.json ~+/.v*/h*.json',
-      'shopt -s dot""glob; cp evil.json */hook?.json',
-      'shopt -s nocase""glob; cp evil.json .VS?ODE/HOOK?.JSON',
-      "printf -v GLOB$'\\x49'GNORE x; cp evil.json */hook?.json",
-    ];
-    bed = await startTestbed(bundle.bundle, { '.vscode/hooks.json': hooks, 'evil.json': '{ "pwned": true }\n' }, calls(forms));
-    const r = await bed.run(['rewire', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
-    expect(r.code).toBe(0);
-    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(forms.map(() => 'denied'));
-    expect(readFileSync(bed.workspace.file('.vscode/hooks.json'), 'utf8')).toBe(hooks);
   }, 60_000);
 });
 
