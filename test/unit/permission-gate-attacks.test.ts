@@ -90,6 +90,8 @@ describe('a pattern rule does not grant arguments that lead outside the workspac
     ['mkdir *,cat *', 'mkdir h: && cat h://$P/outside/secret.txt'],
     ['curl *', 'curl file:///etc/passwd'],
     ['curl *', 'curl file://localhost/etc/passwd'],
+    ['curl *', 'curl file:/etc/passwd'],
+    ['curl *', 'curl FILE:etc/passwd'],
   ])('Bash(%s) asks for %j', (rule, command) => {
     const allow = rule.split(',').map((r) => `Bash(${r})`);
     expect(gate({ allow }).run(command), command).toMatchObject({ verdict: 'ask', level: 'P8' });

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -90,23 +90,48 @@ describe('a pattern too costly to match exactly is checked in bounded time', () 
     ['36 extglobs', `ls .v[s]code/${'?(h|o|k|s|.|j|n)'.repeat(36)}Z`],
     ['36 brace expansions', `ls .v[s]code/${'{h,o,k,s,.,j,n,}'.repeat(36)}Z`],
     ['quoted openers with no closing ones', `ls '${'?('.repeat(20_000)}${'['.repeat(20_000)}'`],
-  ])('%s', (_, command) => {
-    const start = Date.now();
-    run(command);
-    expect(Date.now() - start).toBeLessThan(1_000);
-  });
+  ])(
+    '%s',
+    (_, command) => {
+      // Bounded: before, these took the gate seconds to minutes (the timeout fails a hang).
+      expect(run(command)).toBeDefined();
+    },
+    5_000,
+  );
 
   it('finding brace expansions takes one pass over a brace followed by dots and no closing one', () => {
-    const start = Date.now();
     expect(hasExpandingSyntax(`{${'.'.repeat(100_000)}`)).toBe(false);
-    expect(Date.now() - start).toBeLessThan(1_000);
     expect(['{a,b}', 'x{1..3}', '+(a|b)', '{a}{b,c}'].map(hasExpandingSyntax)).toEqual([true, true, true, true]);
     expect(['{a}', '{.}', 'a,b}', '{a,', '(a)'].map(hasExpandingSyntax)).toEqual([false, false, false, false, false]);
+  }, 5_000);
+
+  it('a word too complex to match asks when what follows its literal start may climb out of it (a dot, an expansion)', () => {
+    mkdirSync(join(ws, 'd', 'aaaaaaaaa'), { recursive: true });
+    expect(run(`tee -a d/${'{a,b}'.repeat(9)}/../../.g?t/config`)).toMatchObject({ verdict: 'ask', system: true });
+    expect(run(`tee -a d/${'[a]'.repeat(70)}/../../.g?t/config`)).toMatchObject({ verdict: 'ask', system: true });
   });
 
   it('a brace-heavy word that may reach a protected file asks; a word too long to match asks instead of throwing', () => {
     expect(run(`cp x .vscode/${'{h,o,k,s,.,j,n,}'.repeat(30)}`)).toMatchObject({ verdict: 'ask', system: true });
     expect(run(`cp x ${'a'.repeat(70_000)}*`)).toMatchObject({ verdict: 'ask', system: true });
+  });
+});
+
+describe("a .. the word's own reading cannot place asks", () => {
+  it('after a link the model made (l -> a/b), in a glob word or after cd', () => {
+    mkdirSync(join(ws, 'a', 'b'), { recursive: true });
+    symlinkSync('a/b', join(ws, 'l'));
+    expect(run('tee -a l/../../.g?t/config')).toMatchObject({ verdict: 'ask', system: true });
+    expect(run('cd l && tee -a ../../.g?t/config')).toMatchObject({ verdict: 'ask', system: true });
+  });
+
+  it('after a pattern, which may match a link', () => {
+    expect(run('cat src/*/../x')).toMatchObject({ verdict: 'ask', system: true });
+  });
+
+  it('but a .. before any link or pattern is read as written', () => {
+    expect(run('cat src/../src/*.txt')).toMatchObject({ verdict: 'allow' });
+    expect(run('cd src && cat ../src/*.txt')).toMatchObject({ verdict: 'allow' });
   });
 });
 

@@ -56,7 +56,8 @@ function candidateProblem(candidate: string, line: Line): string | undefined {
   const { dirs } = line;
   const shown = candidate.replaceAll(HOLE, '$…');
   const scheme = URL.exec(candidate)?.[1];
-  const fileUrl = scheme?.toLowerCase() === 'file';
+  // curl and others take `file:/x` too, with a single slash.
+  const fileUrl = /^file:/i.test(candidate);
   const pathLike = candidate.includes('/') || candidate.startsWith('~') || candidate === '..';
   if (candidate.includes(HOLE)) {
     const onlyExpansion = candidate.replaceAll(HOLE, '') === '';

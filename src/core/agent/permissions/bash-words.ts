@@ -3,7 +3,7 @@ import type { BashAnalysis } from '../../permissions/bash-command';
 import { analyzeBashCommand } from '../../permissions/bash-command';
 import { commandForms, commandName, nestedScript } from '../../permissions/bash-wrappers';
 import { HOLE } from '../../permissions/wildcard';
-import { toAbsolutePath } from '../tools/workspace-paths';
+import { physicalPathOf, toAbsolutePath } from '../tools/workspace-paths';
 
 export type ParsedBash = Extract<BashAnalysis, { kind: 'parsed' }>;
 
@@ -43,7 +43,8 @@ export function pathCandidates(word: string): string[] {
 
 /**
  * The directories relative words of the line may be read from: the cwd, and every directory
- * a `cd` or `pushd` names (relative to each one found before it). Undefined when a directory
+ * a `cd` or `pushd` names (relative to each one found before it, as written and where its links
+ * lead). Undefined when a directory
  * change goes somewhere unknown (`cd`, `cd -`, `cd ~-`, `popd`, `cd "$X"`), and with `globsUnknown`
  * when it names a glob (`cd sr?` goes to whatever matches once the line runs).
  */
@@ -58,7 +59,17 @@ export function lineDirectories(analysis: ParsedBash, cwd: string, globsUnknown 
       // `~-` is the previous directory, `~name` a home folder: places the check cannot know.
       if (target === undefined || target === '-' || target.includes(HOLE) || /^~[^/]/.test(target)) return undefined;
       if (globsUnknown && GLOB.test(target)) return undefined;
-      dirs.push(...dirs.map((dir) => toAbsolutePath(target, dir)));
+      // bash's `cd l` keeps the link in $PWD (a later `cd ..` climbs back over it), while a
+      // relative file name is read from where the link leads (`../..` from its target): both.
+      const next = dirs.flatMap((dir) => {
+        try {
+          return [toAbsolutePath(target, dir), physicalPathOf(target, dir)];
+        } catch {
+          return [undefined];
+        }
+      });
+      if (next.includes(undefined)) return undefined;
+      for (const dir of next as string[]) if (!dirs.includes(dir)) dirs.push(dir);
       if (dirs.length > 16) return undefined;
     }
   }

@@ -263,6 +263,8 @@ function globTarget(
 ): ProtectedTarget | undefined {
   if (candidate.length > MAX_PATTERN_CHARS)
     return { physical: candidate, shown: `a pattern too long to check (${candidate.length} characters)` };
+  const climb = climbProblem(candidate, cwd);
+  if (climb) return climb;
   const openers = candidate.match(/[[{]|[?*+@!]\(/g)?.length ?? 0;
   const word = openers > MAX_OPENERS ? undefined : shellPattern(candidate);
   if (word === undefined) return targetUnderLiteralStart(candidate, cwd, targets);
@@ -287,14 +289,40 @@ const hasExtglob = (word: string): boolean => /[?*+@!]\(/.test(word);
 
 /**
  * For a pattern too complex to match: any target below its literal start (the folders before
- * its first pattern or expansion), or in a protected folder holding that start.
+ * its first pattern or expansion), or in a protected folder holding that start; and any at all
+ * when the rest holds a dot or an expansion, which may climb out of that start (`..`, `{..,x}`).
  */
 function targetUnderLiteralStart(candidate: string, cwd: string, targets: readonly ProtectedTarget[]): ProtectedTarget | undefined {
   const parts = candidate.split('/');
   const first = parts.findIndex((part) => /[*?[{(\uE000]/.test(part));
+  if (first >= 0 && /[.\uE000]/.test(parts.slice(first).join('/')))
+    return { physical: candidate, shown: `a pattern too complex to check, which may climb out of its literal start` };
   const literal = (first < 0 ? parts : parts.slice(0, first)).join('/') || (candidate.startsWith('/') ? '/' : '.');
   const base = physicalOrSelf(toAbsolutePath(literal, cwd));
   return targets.find((t) => isWithin(base, t.physical) || (t.folder && isWithin(t.physical, base)));
+}
+
+/**
+ * Why a glob word's `..` cannot be placed by reading the word: a `..` after a pattern (`*` may
+ * match a link, whose `..` climbs out of its target), or a `..` in its literal start that a
+ * link turns elsewhere (`l/../../.g?t/config` with `l -> a/b` is the workspace's `.git/config`,
+ * not one beside it). The pattern is matched from the word as written (path.resolve).
+ */
+function climbProblem(candidate: string, cwd: string): ProtectedTarget | undefined {
+  const parts = candidate.split('/');
+  const first = parts.findIndex((part) => /[*?[{(\uE000]/.test(part));
+  if (first < 0 || !parts.includes('..')) return undefined;
+  if (parts.slice(first).includes('..'))
+    return { physical: candidate, shown: `\`${candidate}\` (a .. after a pattern, which a link may turn anywhere)` };
+  const literal = parts.slice(0, first).join('/');
+  const written = toAbsolutePath(literal, cwd);
+  let physical: string;
+  try {
+    physical = physicalPathOf(literal, cwd);
+  } catch (error) {
+    return { physical: candidate, shown: `a path that cannot be resolved (${errorMessage(error)})` };
+  }
+  return physical === physicalOrSelf(written) ? undefined : { physical: candidate, shown: `\`${candidate}\` (a .. after a link)` };
 }
 
 /**
