@@ -152,4 +152,16 @@ describe('resolveInWorkspace', () => {
     const missingChain = Array<string>(4_000).fill('a').join('/');
     expect(physicalPathOf(`${missingChain}/.vscode/hooks.json`, workspace)).toBe(join(workspace, missingChain, '.vscode', 'hooks.json'));
   }, 5_000);
+
+  it('a dangling link whose target climbs out of another link with .. leads where the kernel would write', () => {
+    mkdirSync(join(workspace, 'm'), { recursive: true });
+    mkdirSync(join(outside, 'o1', 'o2'), { recursive: true });
+    symlinkSync(join(outside, 'o1', 'o2'), join(workspace, 'm', 'lo'));
+    symlinkSync('m/lo/../nn', join(workspace, 'dl'));
+    expect(physicalPathOf('dl', workspace)).toBe(join(outside, 'o1', 'nn'));
+    expect(() => resolveInWorkspace('dl', { workspaceRoot: workspace, cwd: workspace })).toThrow(OutsideWorkspaceError);
+    symlinkSync('x/../loop-2', join(workspace, 'loop-1'));
+    symlinkSync('x/../loop-1', join(workspace, 'loop-2'));
+    expect(() => physicalPathOf('loop-1', workspace)).toThrow(/too many levels of symbolic links/);
+  });
 });

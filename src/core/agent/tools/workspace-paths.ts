@@ -80,13 +80,32 @@ export function physicalPath(path: string): string {
     }
     if (isSymlink(current)) {
       if (hops++ > MAX_LINK_HOPS) throw new Error(`too many levels of symbolic links: ${path}`);
-      current = resolve(dirname(current), readlinkSync(current));
+      current = linkTarget(current, path);
       continue;
     }
     const parent = dirname(current);
     if (parent === current) return join(current, ...missing.reverse());
     missing.push(basename(current));
     current = parent;
+  }
+}
+
+/** Links followed inside the resolution of another link's target (a dangling chain). */
+let nestedLinks = 0;
+
+/**
+ * Where a dangling link points: a `..` in its target climbs out of whatever link comes before
+ * it there (`m/lo/../nn` with `m/lo -> /out/o1/o2` is `/out/o1/nn`), as the kernel reads it.
+ */
+function linkTarget(link: string, path: string): string {
+  const target = readlinkSync(link);
+  if (!target.split('/').includes('..')) return resolve(dirname(link), target);
+  if (nestedLinks > MAX_LINK_HOPS) throw new Error(`too many levels of symbolic links: ${path}`);
+  nestedLinks++;
+  try {
+    return physicalPathOf(target, dirname(link));
+  } finally {
+    nestedLinks--;
   }
 }
 
