@@ -29,6 +29,22 @@ const calls = (commands: string[]) => [
   text('done'),
 ];
 
+/** Runs the lines in bypassPermissions mode with `Bash(rm *)` denied, over a workspace holding keep.txt. */
+async function runWithRmDenied(lines: string[], keep: string) {
+  bed = await startTestbed(bundle.bundle, { 'keep.txt': keep }, calls(lines));
+  const r = await bed.run([
+    'clean',
+    '--permission-mode',
+    'bypassPermissions',
+    '--disallowed-tools',
+    'Bash(rm *)',
+    '--output-format',
+    'json',
+  ]);
+  expect(r.code).toBe(0);
+  return { ran: jsonResult(r).tool_calls, keepFile: bed.workspace.file('keep.txt') };
+}
+
 function gitInit(dir: string, env: NodeJS.ProcessEnv): void {
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: dir, env });
@@ -114,20 +130,10 @@ describe('deny rules are not dodged by what bash runs from a value or a rebound 
       "env 'BASH_FUNC_ls%%=() { rm \"$@\"; }' bash -c 'ls keep.txt'",
     ];
     const legit = ['echo $((1+2))', 'set -x; ls keep.txt'];
-    bed = await startTestbed(bundle.bundle, { 'keep.txt': 'precious\n' }, calls([...dodges, ...legit]));
-    const r = await bed.run([
-      'clean',
-      '--permission-mode',
-      'bypassPermissions',
-      '--disallowed-tools',
-      'Bash(rm *)',
-      '--output-format',
-      'json',
-    ]);
-    expect(r.code).toBe(0);
-    const outcomes = jsonResult(r).tool_calls.map((c) => `${c.input.command} -> ${c.outcome}`);
+    const { ran, keepFile } = await runWithRmDenied([...dodges, ...legit], 'precious\n');
+    const outcomes = ran.map((c) => `${c.input.command} -> ${c.outcome}`);
     expect(outcomes).toEqual([...dodges.map((c) => `${c} -> denied`), ...legit.map((c) => `${c} -> executed`)]);
-    expect(readFileSync(bed.workspace.file('keep.txt'), 'utf8')).toBe('precious\n');
+    expect(readFileSync(keepFile, 'utf8')).toBe('precious\n');
   }, 60_000);
 });
 
@@ -236,19 +242,9 @@ describe('attacker review: spellings that got around the rules', () => {
 
   it('deny rule Bash(rm *) sees rm after a comment ending in a backslash, in bypassPermissions mode', async () => {
     const forms = ['echo hi #\\\nrm keep.txt', 'echo hi \\\r\nrm keep.txt'];
-    bed = await startTestbed(bundle.bundle, { 'keep.txt': 'k\n' }, calls(forms));
-    const r = await bed.run([
-      'tidy',
-      '--permission-mode',
-      'bypassPermissions',
-      '--disallowed-tools',
-      'Bash(rm *)',
-      '--output-format',
-      'json',
-    ]);
-    expect(r.code).toBe(0);
-    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['denied', 'denied']);
-    expect(existsSync(bed.workspace.file('keep.txt'))).toBe(true);
+    const { ran, keepFile } = await runWithRmDenied(forms, 'k\n');
+    expect(ran.map((c) => c.outcome)).toEqual(['denied', 'denied']);
+    expect(existsSync(keepFile)).toBe(true);
   });
 
   it('asks before a protected file is touched after cd, through an option value, a variable or an unparsable line', async () => {

@@ -61,15 +61,15 @@ export function lineDirectories(analysis: ParsedBash, cwd: string, globsUnknown 
       if (globsUnknown && GLOB.test(target)) return undefined;
       // bash's `cd l` keeps the link in $PWD (a later `cd ..` climbs back over it), while a
       // relative file name is read from where the link leads (`../..` from its target): both.
-      const next = dirs.flatMap((dir) => {
+      const next: string[] = [];
+      for (const dir of dirs) {
         try {
-          return [toAbsolutePath(target, dir), physicalPathOf(target, dir)];
+          next.push(toAbsolutePath(target, dir), physicalPathOf(target, dir));
         } catch {
-          return [undefined];
+          return undefined;
         }
-      });
-      if (next.includes(undefined)) return undefined;
-      for (const dir of next as string[]) if (!dirs.includes(dir)) dirs.push(dir);
+      }
+      for (const dir of next) if (!dirs.includes(dir)) dirs.push(dir);
       if (dirs.length > 16) return undefined;
     }
   }

@@ -287,14 +287,19 @@ function globTarget(
 
 const hasExtglob = (word: string): boolean => /[?*+@!]\(/.test(word);
 
+/** A glob word's parts and the index of the first that holds a pattern or an expansion (-1: none). */
+function patternParts(candidate: string): { parts: string[]; first: number } {
+  const parts = candidate.split('/');
+  return { parts, first: parts.findIndex((part) => /[*?[{(\uE000]/.test(part)) };
+}
+
 /**
  * For a pattern too complex to match: any target below its literal start (the folders before
  * its first pattern or expansion), or in a protected folder holding that start; and any at all
  * when the rest holds a dot or an expansion, which may climb out of that start (`..`, `{..,x}`).
  */
 function targetUnderLiteralStart(candidate: string, cwd: string, targets: readonly ProtectedTarget[]): ProtectedTarget | undefined {
-  const parts = candidate.split('/');
-  const first = parts.findIndex((part) => /[*?[{(\uE000]/.test(part));
+  const { parts, first } = patternParts(candidate);
   if (first >= 0 && /[.\uE000]/.test(parts.slice(first).join('/')))
     return { physical: candidate, shown: `a pattern too complex to check, which may climb out of its literal start` };
   const literal = (first < 0 ? parts : parts.slice(0, first)).join('/') || (candidate.startsWith('/') ? '/' : '.');
@@ -309,8 +314,7 @@ function targetUnderLiteralStart(candidate: string, cwd: string, targets: readon
  * not one beside it). The pattern is matched from the word as written (path.resolve).
  */
 function climbProblem(candidate: string, cwd: string): ProtectedTarget | undefined {
-  const parts = candidate.split('/');
-  const first = parts.findIndex((part) => /[*?[{(\uE000]/.test(part));
+  const { parts, first } = patternParts(candidate);
   if (first < 0 || !parts.includes('..')) return undefined;
   if (parts.slice(first).includes('..'))
     return { physical: candidate, shown: `\`${candidate}\` (a .. after a pattern, which a link may turn anywhere)` };
