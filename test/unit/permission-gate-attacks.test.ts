@@ -92,6 +92,15 @@ describe('a pattern rule does not grant arguments that lead outside the workspac
     ['curl *', 'curl file://localhost/etc/passwd'],
     ['curl *', 'curl file:/etc/passwd'],
     ['curl *', 'curl FILE:etc/passwd'],
+    ['cat *', 'cat ${X}d'],
+    ['cat *', 'cat "${HOME}x"'],
+    ['cat *', 'X=t/secret.txt; cat "ou$X"'],
+    ['cat *', 'X=c/leak; cat "sr$X"'],
+    ['cat *', 'cat "..$X"'],
+    ['cat *', 'cat x$X'],
+    ['cat *', 'cat "s*$X"'],
+    ['cat *', 'for f in x$X; do cat "$f"; done'],
+    ['curl *', 'curl https://example.com/items/$ID'],
   ])('Bash(%s) asks for %j', (rule, command) => {
     const allow = rule.split(',').map((r) => `Bash(${r})`);
     expect(gate({ allow }).run(command), command).toMatchObject({ verdict: 'ask', level: 'P8' });
@@ -107,7 +116,10 @@ describe('a pattern rule does not grant arguments that lead outside the workspac
     ['ls *', 'ls s*'],
     ['git *', 'git clone https://github.com/x/y'],
     ['curl *', 'curl https://example.com/a/../b'],
-    ['curl *', 'curl https://example.com/items/$ID'],
+    ['curl *', 'curl "https://example.com/items/$ID"'],
+    ['git *', 'git commit -m "fix: $msg"'],
+    ['echo *', 'echo "value: $x"'],
+    ['cat *', 'cat "notes-$X.txt"'],
   ])('Bash(%s) still grants %j', (rule, command) => {
     writeFileSync(join(ws, 'src', 'a.ts'), '');
     expect(gate({ allow: [`Bash(${rule})`] }).run(command), command).toMatchObject({ verdict: 'allow', level: 'P7' });

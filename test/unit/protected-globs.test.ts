@@ -117,6 +117,27 @@ describe('a pattern too costly to match exactly is checked in bounded time', () 
   });
 });
 
+describe('an expansion inside a name may hold a slash (and dots before it a ..), in every mode', () => {
+  it.each([
+    ['spanning folders', 'X=.vs; Y=code/hoo; cp x "$X$Y"ks.json'],
+    ['after a dot', 'X=vscode/hoo; Y=ks.json; cp x ".$X$Y"'],
+    ['climbing from a folder of the line', 'cd src; cp ../x "${X}ks.json"'],
+    ['naming only the end', 'cp x "${name}.json"'],
+    ['after a folder', 'cp x "h$X/guard.py"'],
+  ])('%s: %j asks', (_, command) => {
+    expect(run(command), command).toMatchObject({ verdict: 'ask', system: true });
+  });
+
+  it('a word of many expansions is read in bounded time', () => {
+    expect(run(`cp x "${'${a}'.repeat(40)}ks.json"`)).toMatchObject({ verdict: 'ask', system: true });
+    expect(run(`cp x "${'${a}x*'.repeat(40)}.txt"`)).toMatchObject({ verdict: 'allow' });
+  }, 5_000);
+
+  it.each(['cp x "${name}_backup.txt"', 'echo "value: $x and $y"', 'cp x "$d"', 'cp x ./$d/*'])('leaves %j alone', (command) => {
+    expect(run(command), command).toMatchObject({ verdict: 'allow' });
+  });
+});
+
 describe("a .. the word's own reading cannot place asks", () => {
   it('after a link the model made (l -> a/b), in a glob word or after cd', () => {
     mkdirSync(join(ws, 'a', 'b'), { recursive: true });

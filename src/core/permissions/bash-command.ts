@@ -20,6 +20,7 @@ export type BashAnalysis =
       /**
        * Text the line hands to commands outside their words: assignment values, `for` lists,
        * here-string and here-doc texts. Checks on paths look at these too (`f=../x; cat $f`).
+       * A HOLE among them: an unquoted expansion may split into further words.
        */
       values: string[];
       /**
@@ -149,6 +150,8 @@ function analyze(command: string): BashAnalysis {
       values.push(...(stdin ?? []));
     }
     if (type === 'CallExpr') collectCall(node as sh.CallExpr, commands, hidden, unseen, stdin);
+    // `cat x$X` with X=' /etc/passwd' hands cat a second word no text of the line shows.
+    if (type === 'CallExpr' && (node as sh.CallExpr).Args.some((w) => w && splitsIntoWords(w))) values.push(HOLE);
     if (type === 'CallExpr' || type === 'DeclClause') stdin = undefined;
     if (type === 'DeclClause') collectDecl(node as sh.DeclClause, commands, hidden, unseen);
     if (type === 'Redirect') collectRedirect(node as sh.Redirect, redirects);
@@ -317,6 +320,12 @@ function collectLoop(loop: sh.WordIter, values: string[], hidden: Set<string>): 
   const name = loop.Name?.Value ?? '';
   if (RISKY_VARIABLE.test(name)) hidden.add(`a loop over ${name}, which decides what commands run`);
   for (const item of loop.Items) if (item) values.push(wordValue(item).text);
+  if (loop.Items.some((item) => item && splitsIntoWords(item))) values.push(HOLE);
+}
+
+/** Whether bash splits an unquoted expansion of the word into more words, each any text. */
+function splitsIntoWords(word: sh.Word): boolean {
+  return word.Parts.some((part) => !['Lit', 'SglQuoted', 'DblQuoted'].includes(syntax.NodeType(part)));
 }
 
 /** The here-doc bodies and here-strings of a statement's redirections. */

@@ -61,7 +61,7 @@ function candidateProblem(candidate: string, line: Line): string | undefined {
   const pathLike = candidate.includes('/') || candidate.startsWith('~') || candidate === '..';
   if (candidate.includes(HOLE)) {
     const onlyExpansion = candidate.replaceAll(HOLE, '') === '';
-    if (!pathLike && !onlyExpansion) return undefined;
+    if (!pathLike && !onlyExpansion) return expansionProblem(candidate, shown, line);
     // `https://host/$X` leads somewhere only through a folder named `https:` (an expansion may hold `..`).
     if (scheme !== undefined && !fileUrl && !folderMayExist(`${scheme}:`, candidate, line)) return undefined;
     return `\`${shown}\` is a path built from an expansion, which could lead anywhere`;
@@ -81,6 +81,30 @@ function candidateProblem(candidate: string, line: Line): string | undefined {
     // Bash passes a glob that matches nothing on as it is.
     const problem = pathProblem(candidate, candidate, scoped) ?? (glob ? globProblem(candidate, scoped, line) : undefined);
     if (problem) return problem;
+  }
+  return undefined;
+}
+
+/**
+ * Why a name with an expansion in it (`x$Y`, `"fix: $msg"`) may lead elsewhere: the value may
+ * hold `/` and `..`, so the word may be any name its literal start begins in a directory of the
+ * line, and go on through it when that is a folder or a link (`ln$X` with X=`k/../..`).
+ * One that starts with the expansion may be any path at all (`${X}d` with X=`/etc/passw`).
+ */
+function expansionProblem(candidate: string, shown: string, line: Line): string | undefined {
+  const start = candidate.slice(0, candidate.indexOf(HOLE));
+  if (start === '') return `\`${shown}\` starts with an expansion, which may hold any path`;
+  // A `[` that does not close before the expansion is no bracket (`"[$a]"`), or one that matches no `/`.
+  if (/[*?]|\[.*\]/.test(start)) return `\`${shown}\` may lead through whatever its glob matches, wherever its expansion says`;
+  for (const cwd of line.dirs) {
+    const problem = pathProblem(start, candidate, { ...line.scope, cwd });
+    if (problem) return problem;
+    const entries = listed('', cwd, line);
+    if (!entries) return `its expansions would list more than ${MAX_LISTED} entries to check`;
+    const through = entries.find((e) => e.name.startsWith(start) && (e.isDirectory() || e.isSymbolicLink()))?.name;
+    const climbs = '..'.startsWith(start) ? start : undefined;
+    const entry = climbs ?? through;
+    if (entry !== undefined) return `\`${shown}\` may lead through \`${entry}\` wherever its expansion says`;
   }
   return undefined;
 }
