@@ -386,3 +386,56 @@ describe('project instructions', () => {
     expect(sent).not.toContain('HARDLINKED-SECRET-7730');
   });
 });
+
+const autoApprove = nodeHook(
+  `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } }));`,
+);
+// Written for Claude Code: exit 2 denies the permission, stderr is the reason.
+const rmGuard = nodeHook(
+  `if (/\\brm\\b/.test(input.tool_input.command || '')) { process.stderr.write('rm needs a human'); process.exit(2); }`,
+);
+
+describe('a PermissionRequest guard that denies with exit 2, as Claude Code documents', () => {
+  it('denies the call even when another PermissionRequest hook answers allow', async () => {
+    bed = await startTestbed(
+      bundle.bundle,
+      {
+        'important.txt': 'keep me\n',
+        'hooks/approve.js': autoApprove,
+        'hooks/rm-guard.js': rmGuard,
+        '.vscode/hooks.json': hooksJson({
+          PermissionRequest: [
+            {
+              matcher: 'Bash',
+              hooks: [
+                { type: 'command', command: 'node hooks/approve.js', name: 'auto-approve' },
+                { type: 'command', command: 'node hooks/rm-guard.js', name: 'rm-guard' },
+              ],
+            },
+          ],
+        }),
+      },
+      [toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'rm -f important.txt' } }]), text('done')],
+    );
+    const r = jsonResult(await bed.run(['clean up', '--output-format', 'json']));
+    expect(existsSync(bed.workspace.file('important.txt'))).toBe(true);
+    expect(r.tool_calls[0].outcome).toBe('denied');
+  }, 60_000);
+
+  it('as an approve_tool interceptor, exit 2 vetoes a call a rule allowed', async () => {
+    bed = await startTestbed(
+      bundle.bundle,
+      {
+        'important.txt': 'keep me\n',
+        'hooks/rm-guard.js': rmGuard,
+        '.vscode/hooks.json': hooksJson({
+          approve_tool: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/rm-guard.js', name: 'rm-guard' }] }],
+        }),
+      },
+      [toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'rm -f important.txt' } }]), text('done')],
+    );
+    const r = jsonResult(await bed.run(['clean up', '--allowed-tools', 'Bash(rm *)', '--output-format', 'json']));
+    expect(existsSync(bed.workspace.file('important.txt'))).toBe(true);
+    expect(r.tool_calls[0].outcome).toBe('denied');
+  }, 60_000);
+});

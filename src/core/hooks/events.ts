@@ -120,7 +120,7 @@ export const EVENT_INFO: Record<HookEventName, EventInfo> = {
     kind: 'approve',
     matchField: 'tool_name',
     plainStdoutIsContext: false,
-    exit2Blocks: false,
+    exit2Blocks: true,
     toolEvent: true,
     description: 'A permission prompt is about to be shown; hooks may answer it.',
   },

@@ -216,13 +216,8 @@ function protocolChanges(key: string, event: HookEventName, draft: ConversionDra
 }
 
 function exitCodeChanges(event: HookEventName, draft: ConversionDraft): void {
-  if (event === 'PermissionRequest') {
-    draft.change(
-      'exit code 2 denies in Copilot; Hookpilot (like Claude Code) ignores it on PermissionRequest: answer with hookSpecificOutput.decision.behavior "deny"',
-    );
-    return;
-  }
-  if (event === 'PreToolUse' || event === 'PostToolUseFailure') return;
+  // Exit 2 denies on both, as in Copilot.
+  if (event === 'PreToolUse' || event === 'PermissionRequest' || event === 'PostToolUseFailure') return;
   const difference = exit2Difference(event, 'is only a warning in Copilot');
   if (difference) draft.change(difference);
 }
