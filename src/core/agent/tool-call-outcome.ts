@@ -15,3 +15,6 @@ export interface ToolCallOutcome {
   abort?: { kind: 'turn' | 'hard'; reason?: string; hookName: string };
   durationMs: number;
 }
+
+/** Why a call did not run once the user cancelled the turn: its tool message and ToolSkipped's reason. */
+export const CANCELLED_BEFORE_RUN = 'the turn was cancelled before this call ran.';

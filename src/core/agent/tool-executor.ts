@@ -6,7 +6,7 @@ import type { GateContext, PermissionGate } from './permissions/permission-gate'
 import type { Approver } from './permissions/permission-settings';
 import type { SessionHooks } from './session-hooks';
 import { ToolApproval } from './tool-approval';
-import type { ToolCallOutcome } from './tool-call-outcome';
+import { CANCELLED_BEFORE_RUN, type ToolCallOutcome } from './tool-call-outcome';
 import { annotate, halts, hookVerdict, withContexts } from './tool-hook-results';
 import { denialSource, gateDecision, ToolPermissionAudit } from './tool-permission-audit';
 import type { Tool, ToolContext, ToolResult } from './tools/tool';
@@ -93,6 +93,13 @@ export class ToolExecutor {
       });
       return result;
     };
+    // A guard the cancel killed never answered, so it allowed nothing: once the turn is
+    // cancelled, whatever the hooks and the gate said, the call does not run.
+    const cancelled = (input: Record<string, unknown>): ToolCallOutcome => {
+      this.permissions.decision(call, 'deny', { by: 'cancel', source: 'cancel' }, 'the turn was cancelled');
+      this.deps.hooks.emit('ToolSkipped', { tool_name: call.name, tool_input: input, tool_use_id: call.id, reason: CANCELLED_BEFORE_RUN });
+      return finish('skipped', `Not run: ${CANCELLED_BEFORE_RUN}`, input);
+    };
     const tool = this.deps.tools.get(call.name);
     const rawInput = call.arguments ?? {};
     this.deps.emit({ type: 'tool_started', id: call.id, name: call.name, input: rawInput });
@@ -160,6 +167,7 @@ export class ToolExecutor {
         );
       input = revalidated.data as Record<string, unknown>;
     }
+    if (signal.aborted) return cancelled(input);
     const hookSignal = hookVerdict(pre);
     const resolution = this.deps.gate.evaluate(tool, input, hookSignal, this.deps.gateContext());
     this.permissions.decision(call, resolution.verdict, gateDecision(resolution), resolution.reason);
@@ -230,6 +238,8 @@ export class ToolExecutor {
       }
     }
 
+    // An approve_tool hook the cancel cut short vetoed nothing, and a cancel after an allow still stops the call.
+    if (signal.aborted) return cancelled(input);
     const result = await this.run(tool, input, ctx);
     if (result.ok) {
       const post = await this.deps.hooks.dispatch(

@@ -6,6 +6,7 @@ import { estimateTokens } from './compaction';
 import type { ChatMessage, ChatModel, ModelRequest, ModelResponse, TokenUsage, ToolCallRequest } from './llm/chat-model';
 import { ModelError } from './llm/model-error';
 import type { SessionHooks } from './session-hooks';
+import { CANCELLED_BEFORE_RUN } from './tool-call-outcome';
 import type { ToolCallOutcome, ToolExecutor } from './tool-executor';
 import type { Tool } from './tools/tool';
 import { toolDefinitions } from './tools/tool-definitions';
@@ -216,31 +217,32 @@ function hardAbortStop(abort: NonNullable<DispatchResult['abort']>): TurnOutcome
 
 /**
  * Read-only calls run together; anything that edits or executes runs alone, in order. Once a
- * hook stops the turn, the calls after it are not run, but each still gets its tool message.
+ * hook stops the turn, or the user cancels it, the calls after it are not run, but each still
+ * gets its tool message.
  */
 async function executeCalls(calls: ToolCallRequest[], deps: TurnLoopDeps, signal: AbortSignal): Promise<ToolCallOutcome[]> {
   const seen = new Set<string>();
   const byName = new Map(deps.tools().map((t) => [t.name, t]));
   const outcomes: ToolCallOutcome[] = [];
-  // A `continue: false` or an `abort` ends the turn: the calls after it do not run.
-  const stopped = () => outcomes.map((o) => o.stop ?? o.abort).find((halt) => halt !== undefined);
+  // A cancel, a `continue: false` or an `abort` ends the turn: the calls after it do not run.
+  const haltReason = (): string | undefined => {
+    if (signal.aborted) return CANCELLED_BEFORE_RUN;
+    const stop = outcomes.map((o) => o.stop ?? o.abort).find((halt) => halt !== undefined);
+    return stop && `hook "${stop.hookName}" stopped the turn before this call ran${stop.reason ? ` (${stop.reason})` : ''}.`;
+  };
   let batch: ToolCallRequest[] = [];
   const flush = async () => {
     outcomes.push(...(await Promise.all(batch.map((c) => deps.executor.execute(c, signal, seen)))));
     batch = [];
   };
   for (const call of calls) {
-    if (byName.get(call.name)?.category === 'read' && !stopped()) {
+    if (byName.get(call.name)?.category === 'read' && haltReason() === undefined) {
       batch.push(call);
       continue;
     }
     await flush();
-    const stop = stopped();
-    if (stop)
-      outcomes.push(
-        deps.executor.skip(call, `hook "${stop.hookName}" stopped the turn before this call ran${stop.reason ? ` (${stop.reason})` : ''}.`),
-      );
-    else outcomes.push(await deps.executor.execute(call, signal, seen));
+    const halt = haltReason();
+    outcomes.push(halt === undefined ? await deps.executor.execute(call, signal, seen) : deps.executor.skip(call, halt));
   }
   await flush();
   return outcomes;

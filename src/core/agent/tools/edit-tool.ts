@@ -119,6 +119,8 @@ export function createEditTool(): Tool<EditInput> {
       const file = workspaceFile(input.file_path, ctx);
       if (!file.ok) return toolFailure(file.error);
       const filePath = file.path;
+      // The executor does not run a call of a cancelled turn; should one get here anyway, it changes nothing.
+      if (ctx.signal.aborted) return toolFailure(`Did not edit ${filePath}: the turn was cancelled.`, { interrupted: true });
       if (input.old_string === input.new_string) {
         return toolFailure('old_string and new_string are identical: there is nothing to change.');
       }

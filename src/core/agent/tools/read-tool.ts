@@ -66,8 +66,14 @@ async function readLineWindow(handle: FileHandle, startLine: number, limit: numb
   let totalLines = 0;
   let chars = 0;
   let cutShort = false;
-  const stream = createReadStream('', { fd: handle, start: 0, autoClose: false, encoding: 'utf8', signal: ctx.signal });
+  // The signal is checked per line rather than given to the stream, whose AbortError on an
+  // already-aborted signal came before any listener and ended the process.
+  const stream = createReadStream('', { fd: handle, start: 0, autoClose: false, encoding: 'utf8' });
   for await (const raw of splitLines(stream)) {
+    if (ctx.signal.aborted) {
+      stream.destroy();
+      throw new Error('aborted');
+    }
     totalLines += 1;
     if (totalLines < startLine || totalLines >= startLine + limit || cutShort) continue;
     const line = shownLine(raw, ctx.redactForModel);

@@ -33,6 +33,8 @@ export function createWriteTool(): Tool<WriteInput> {
       const file = workspaceFile(input.file_path, ctx);
       if (!file.ok) return toolFailure(file.error);
       const filePath = file.path;
+      // The executor does not run a call of a cancelled turn; should one get here anyway, it changes nothing.
+      if (ctx.signal.aborted) return toolFailure(`Did not write ${filePath}: the turn was cancelled.`, { interrupted: true });
       try {
         const opened = await openForUpdate(file.physical, input.file_path, true);
         if (!opened) throw new Error('it vanished while being opened');
