@@ -523,4 +523,25 @@ describe('the MCP configuration governs the agent: the model cannot change it', 
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--mcp-config: no such file');
   });
+
+  it("a server whose name holds __ is reported with the spelling rules must use: a deny rule in Claude Code's spelling denies nothing", async () => {
+    const servers = { my__srv: memoryServer.memory };
+    bed = await startTestbed(bundle.bundle, { '.mcp.json': mcpJson(servers) }, [
+      call('c1', 'mcp__my_srv__create_entities', entity('Eve')),
+      text('done'),
+    ]);
+    const r = await bed.run([
+      'remember Eve',
+      '--permission-mode',
+      'bypassPermissions',
+      '--disallowed-tools',
+      'mcp__my__srv__create_entities',
+      '--output-format',
+      'json',
+    ]);
+    expect(r.stderr).toContain('Server "my__srv" is offered as mcp__my_srv__<tool>');
+    expect(r.stderr).toContain(
+      "Claude Code's spelling mcp__my__srv__<tool> matches none of its tools, so a deny rule written so denies nothing",
+    );
+  });
 });

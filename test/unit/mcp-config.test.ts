@@ -78,6 +78,20 @@ describe('MCP names and rules', () => {
     expect(loadMcpSetting({ ['n'.repeat(41)]: { command: 'x' } }, { kind: 'user' }).problems[0].message).toContain('at most 40');
   });
 
+  it("warns of a server whose tool names are not spelled as Claude Code's: rules written that way match none of its tools", () => {
+    const loaded = loadMcpDocument(
+      JSON.stringify({ mcpServers: { my__srv: { command: 'a' }, _x_: { command: 'b' }, 'd e': { command: 'c' } } }),
+      source,
+    );
+    expect(loaded.servers.map((s) => s.name)).toEqual(['my_srv', 'x', 'd_e']);
+    expect(loaded.problems.map((p) => `${p.severity}:${p.message}`)).toEqual([
+      'warning:Server "my__srv" is offered as mcp__my_srv__<tool> (no name holds "__" here): rules, hook matchers and `if` must name it mcp__my_srv; ' +
+        "Claude Code's spelling mcp__my__srv__<tool> matches none of its tools, so a deny rule written so denies nothing.",
+      'warning:Server "_x_" is offered as mcp__x__<tool> (no name holds "__" here): rules, hook matchers and `if` must name it mcp__x; ' +
+        "Claude Code's spelling mcp___x___<tool> matches none of its tools, so a deny rule written so denies nothing.",
+    ]);
+  });
+
   it("a tool name never holds __, so it cannot spell another server's mcp__<server>__ prefix", () => {
     expect(sanitizeToolName('mcp__github__get_issue')).toBe('mcp_github_get_issue');
     expect(mcpToolName('evil', 'mcp__github__get_issue')).toBe('mcp__evil__mcp_github_get_issue');

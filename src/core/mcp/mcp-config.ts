@@ -8,7 +8,7 @@ import {
   type Locator,
 } from '../hooks/config/config-problems';
 import { parseJsonc } from '../hooks/config/jsonc-document';
-import { MAX_SERVER_NAME_LENGTH, sanitizeServerName } from './mcp-names';
+import { claudeCodeServerName, MAX_SERVER_NAME_LENGTH, sanitizeServerName } from './mcp-names';
 import { errnoCode } from '../agent/tools/file-content';
 import { errorMessage } from '../error-message';
 import { readConfigText } from '../read-regular-file';
@@ -222,6 +222,14 @@ function loadServerMap(value: unknown, at: JsonPath, source: McpSource, problems
     const server = toServer(name, entry, path, source, problems);
     if (!server) continue;
     seen.add(name);
+    const claudeCode = claudeCodeServerName(rawName);
+    if (claudeCode !== undefined) {
+      // Said every time: a deny rule copied from Claude Code's settings would otherwise deny nothing, silently.
+      const message =
+        `Server "${rawName}" is offered as mcp__${name}__<tool> (no name holds "__" here): rules, hook matchers and \`if\` must name it mcp__${name}; ` +
+        `Claude Code's spelling mcp__${claudeCode}__<tool> matches none of its tools, so a deny rule written so denies nothing.`;
+      problems.add({ severity: 'warning', code: 'invalid-value', message, path, part: 'key' });
+    }
     out.push(server);
   }
   return out;

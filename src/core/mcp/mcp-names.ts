@@ -17,6 +17,16 @@ export function sanitizeServerName(name: string): string {
     .replace(/^_|_$/g, '');
 }
 
+/**
+ * The server part Claude Code gives `name` in tool names (other characters become `_`, a `__` is
+ * kept), when it is not ours: rules and hook matchers spelled Claude Code's way name none of the
+ * server's tools here.
+ */
+export function claudeCodeServerName(name: string): string | undefined {
+  const spelled = name.replace(/[^A-Za-z0-9_-]/g, '_');
+  return spelled === sanitizeServerName(name) ? undefined : spelled;
+}
+
 /** A tool's name as it appears in tool names and rules: no `__`, so it cannot spell another `mcp__<server>__`. */
 export function sanitizeToolName(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]/g, '_').replace(/_{2,}/g, '_');

@@ -1,10 +1,11 @@
 import { analyzeBashCommand } from '../../permissions/bash-command';
 import { parsePermissionRule } from '../../permissions/permission-rule';
+import { resolvedRuleView } from '../../permissions/resolved-rule-view';
 import { resolvePermission, type PermissionResolution, type PermissionSignal } from '../../permissions/precedence';
 import { HOLE, literalPattern } from '../../permissions/wildcard';
 import type { Tool, ToolCategory } from '../tools/tool';
 import { isShellTool } from '../tools/tool-catalog';
-import { OutsideWorkspaceError, physicalPath, resolveInWorkspace } from '../tools/workspace-paths';
+import { OutsideWorkspaceError, resolveInWorkspace } from '../tools/workspace-paths';
 import { mcpServerOf } from '../../mcp/mcp-names';
 import { bashProtectedCheck } from './bash-gate';
 import { mcpProtectedCheck } from './mcp-arguments-gate';
@@ -161,8 +162,7 @@ function physicalView(tool: Tool, input: Record<string, unknown>, ctx: GateConte
   if (target === undefined) return undefined;
   try {
     const scope = { workspaceRoot: ctx.workspaceRoot, cwd: ctx.cwd, additionalDirectories: settings.additionalDirectories };
-    const physical = resolveInWorkspace(target, scope);
-    return { input: { ...input, file_path: physical, path: physical, notebook_path: physical }, cwd: physicalPath(ctx.cwd) };
+    return resolvedRuleView(input, resolveInWorkspace(target, scope), ctx.cwd);
   } catch {
     // Outside the workspace: the system check denies it anyway.
     return undefined;
