@@ -146,6 +146,7 @@ export class ChatProjector {
               toolName: event.toolName,
               input: event.input,
               summary: summarizeToolCall(event.toolName, event.input),
+              linkedTarget: event.linkedTarget,
             }),
             reason: visibleText(event.reason),
             askedBy: visibleText(event.askedBy),

@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { approvalSubject } from '../../src/core/agent/permissions/approval-text';
+import type { ApprovalRequest, Approver } from '../../src/core/agent/permissions/permission-settings';
 import { startTestbed, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
+import { startAgent, type AgentHarness } from '../support/agent-harness';
 import { SCRIPTED_MODEL_ID, text, toolCalls } from '../support/model-server';
 
 // The model writes the command a person approves: on a real terminal (`script` gives the CLI a
@@ -9,9 +12,12 @@ import { SCRIPTED_MODEL_ID, text, toolCalls } from '../support/model-server';
 
 const bundle = useCliBundle();
 let bed: Testbed | undefined;
+let agent: AgentHarness | undefined;
 afterEach(async () => {
   await bed?.close();
   bed = undefined;
+  await agent?.close();
+  agent = undefined;
 });
 
 const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
@@ -60,4 +66,74 @@ describe('the terminal approval prompt', () => {
     expect(prompt).toContain(`(the whole command, ${command.length} characters)`);
     expect(existsSync(bed.workspace.file('../hp-prompt-mark'))).toBe(false);
   });
+
+  it('names the file a Write through a link would change', async () => {
+    const write = { id: 'w1', name: 'Write', arguments: { file_path: 'notes.txt', content: 'todo: ship it\n' } };
+    bed = await startTestbed(bundle.bundle, { 'config/prod.env': 'API_URL=https://prod.example\n' }, [toolCalls([write]), text('done')]);
+    symlinkSync('config/prod.env', bed.workspace.file('notes.txt'));
+    const args = ['write my notes', '--cwd', bed.workspace.dir, '--base-url', bed.server.url, '--model', SCRIPTED_MODEL_ID];
+    const { code, output } = await runOnTerminal([...args, '--output-format', 'json'], 'n');
+    expect(code).toBe(0);
+    const prompt = output.slice(output.indexOf('Hookpilot wants to use Write'), output.indexOf('Allow? [y]es once'));
+    expect(prompt).toContain(
+      `Write ${bed.workspace.file('notes.txt')} (2 lines) → ${bed.workspace.file('config/prod.env')} (through a link)`,
+    );
+    expect(readFileSync(bed.workspace.file('config/prod.env'), 'utf8')).toBe('API_URL=https://prod.example\n');
+  }, 60_000);
+});
+
+type Call = { id: string; name: string; arguments: Record<string, unknown> };
+
+describe('the approval question for a file tool', () => {
+  /** What the person is asked for each call (made from the workspace's folder); every call is denied. */
+  async function questionsFor(calls: (dir: string) => Call[], link?: [string, string]): Promise<string[]> {
+    const asked: ApprovalRequest[] = [];
+    const approver: Approver = {
+      request: async (request) => {
+        asked.push(request);
+        return { choice: 'deny', by: 'user' };
+      },
+    };
+    const files = { 'config/prod.env': 'API_URL=https://prod.example\n', 'plain.txt': 'plain\n' };
+    const script = (_: unknown, index: number) => [toolCalls(calls(agent!.workspace.dir)), text('done')][index];
+    agent = await startAgent(files, script, { approver });
+    if (link) symlinkSync(link[1], agent.workspace.file(link[0]));
+    await agent.session.prompt('edit my files');
+    // The chat card shows the question from the event: it names the same file.
+    const onCards = agent.events.flatMap((e) => (e.type === 'approval_requested' ? [e.linkedTarget] : []));
+    expect(onCards).toEqual(asked.map((request) => request.linkedTarget));
+    expect(readFileSync(agent.workspace.file('config/prod.env'), 'utf8')).toBe('API_URL=https://prod.example\n');
+    return asked.map((request) => approvalSubject(request));
+  }
+
+  it('names the file a link leads to, for Write and Edit', async () => {
+    const questions = await questionsFor(
+      () => [
+        { id: 'w1', name: 'Write', arguments: { file_path: 'notes.txt', content: 'todo\n' } },
+        { id: 'e1', name: 'Edit', arguments: { file_path: 'notes.txt', old_string: 'prod', new_string: 'evil' } },
+      ],
+      ['notes.txt', 'config/prod.env'],
+    );
+    const target = `→ ${agent!.workspace.file('config/prod.env')} (through a link)`;
+    expect(questions).toEqual([
+      `Write ${agent!.workspace.file('notes.txt')} (2 lines) ${target}`,
+      `Edit ${agent!.workspace.file('notes.txt')} ${target}`,
+    ]);
+  }, 60_000);
+
+  it.runIf(process.platform === 'linux')(
+    'names the file a /proc/self/root spelling leads to',
+    async () => {
+      const spelled = (dir: string) => `/proc/self/root${dir}/config/prod.env`;
+      const questions = await questionsFor((dir) => [{ id: 'w1', name: 'Write', arguments: { file_path: spelled(dir), content: 'x\n' } }]);
+      const { dir, file } = agent!.workspace;
+      expect(questions).toEqual([`Write ${spelled(dir)} (2 lines) → ${file('config/prod.env')} (through a link)`]);
+    },
+    60_000,
+  );
+
+  it('adds nothing for a plain path', async () => {
+    const questions = await questionsFor(() => [{ id: 'w1', name: 'Write', arguments: { file_path: 'plain.txt', content: 'x\n' } }]);
+    expect(questions).toEqual([`Write ${agent!.workspace.file('plain.txt')} (2 lines)`]);
+  }, 60_000);
 });

@@ -53,4 +53,18 @@ describe('approval text', () => {
     expect(shown(`rm -rf ⟨4 spaces⟩ x`)).not.toBe(shown(`rm -rf ${' '.repeat(4)} x`));
     expect(shown("sed 's/a\\.b/c/'")).toBe("Run: sed 's/a\\\\.b/c/'");
   });
+
+  it('names the file a link leads to, escaped, and says when the path cannot be resolved', () => {
+    const write = { toolName: 'Write', input: { file_path: '/ws/notes.txt' }, summary: 'Write /ws/notes.txt (1 lines)' };
+    expect(approvalSubject({ ...write, linkedTarget: { path: '/ws/config/prod.env' } })).toBe(
+      'Write /ws/notes.txt (1 lines) → /ws/config/prod.env (through a link)',
+    );
+    expect(approvalSubject({ ...write, linkedTarget: { path: '/ws/a\x1b[2K\u202e.env' } })).toBe(
+      'Write /ws/notes.txt (1 lines) → /ws/a\\e[2K\\u202e.env (through a link)',
+    );
+    expect(approvalSubject({ ...write, linkedTarget: { unresolved: 'too many levels of symbolic links: /ws/notes.txt' } })).toBe(
+      'Write /ws/notes.txt (1 lines) → a path that cannot be resolved (too many levels of symbolic links: /ws/notes.txt)',
+    );
+    expect(approvalSubject(write)).toBe('Write /ws/notes.txt (1 lines)');
+  });
 });

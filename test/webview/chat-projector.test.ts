@@ -156,6 +156,27 @@ describe('ChatProjector', () => {
     });
   });
 
+  it('names on the approval the file a link leads to', () => {
+    const projector = new ChatProjector({ outputPreviewChars: 10 });
+    const input = { file_path: '/ws/notes.txt', content: 'todo\n' };
+    const out = projectAll(projector, [
+      { type: 'tool_started', id: 'c1', name: 'Write', input },
+      {
+        type: 'approval_requested',
+        id: 'c1',
+        toolName: 'Write',
+        input,
+        linkedTarget: { path: '/ws/config/prod.env' },
+        reason: 'file edits need approval in default mode',
+        askedBy: 'default mode',
+        choices: ['allow-once', 'deny'],
+      },
+    ]);
+    expect(out[1]).toMatchObject({
+      changes: { approval: { subject: 'Write /ws/notes.txt (2 lines) → /ws/config/prod.env (through a link)' } },
+    });
+  });
+
   it('offers a diff only for the tools that write a file, not for names Hookpilot has no tool for', () => {
     const finished = (name: string): AgentEvent => ({
       type: 'tool_finished',

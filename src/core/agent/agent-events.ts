@@ -1,5 +1,5 @@
 import type { HookEventName } from '../hooks/events';
-import type { ApprovalChoice } from './permissions/permission-settings';
+import type { ApprovalChoice, LinkedTarget } from './permissions/permission-settings';
 
 /** What happened to one tool call, as the CLI's JSON and the chat's tool cards report it. */
 /** Claude Code's SessionStart sources Hookpilot starts a session with (`compact` fires mid-session). */
@@ -46,6 +46,8 @@ export type AgentEvent =
       id: string;
       toolName: string;
       input: Record<string, unknown>;
+      /** Where the file path leads when that is not the path as given (ApprovalRequest). */
+      linkedTarget?: LinkedTarget;
       reason: string;
       askedBy: string;
       /** The answers offered (approval-choices.ts). */

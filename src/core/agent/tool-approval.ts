@@ -1,3 +1,5 @@
+import { join, relative } from 'node:path';
+import { errorMessage } from '../error-message';
 import type { TaggedContext } from '../hooks/dispatch-result';
 import type { EventFields } from '../hooks/payloads';
 import type { PermissionUpdate } from '../hooks/types';
@@ -6,17 +8,22 @@ import type { ToolCallRequest } from './llm/chat-model';
 import { offeredChoice, offeredChoices } from './permissions/approval-choices';
 import type { PermissionGate } from './permissions/permission-gate';
 import { suggestedRule } from './permissions/permission-gate';
-import type { ApprovalAnswer, ApprovalRequest, Approver } from './permissions/permission-settings';
+import type { ApprovalAnswer, ApprovalRequest, Approver, LinkedTarget } from './permissions/permission-settings';
 import type { SessionHooks } from './session-hooks';
 import type { ToolCallOutcome } from './tool-call-outcome';
 import { annotate } from './tool-hook-results';
 import { personDecision, type Decision, type DenialSource } from './tool-permission-audit';
 import { summarizeToolCall } from './tool-summary';
+import type { Tool } from './tools/tool';
+import { allowedRoots, isWithin, physicalPathOf, rootPlaces, toAbsolutePath, type WorkspaceScope } from './tools/workspace-paths';
 
 export interface ToolApprovalDeps {
   hooks: SessionHooks;
   gate: PermissionGate;
   approver: Approver;
+  /** A file tool's path, for the approval to name the file it leads to. */
+  tools: ReadonlyMap<string, Tool>;
+  toolContext: (signal: AbortSignal) => WorkspaceScope;
   emit: (event: AgentEvent) => void;
   /** "Always allow in this workspace": the host writes the rule to its settings. */
   persistAllowRule?: (rule: string) => Promise<void>;
@@ -200,19 +207,24 @@ export class ToolApproval {
     system: boolean,
     signal: AbortSignal,
   ): Promise<ApprovalAnswer> {
+    // Cancelled while PermissionRequest hooks ran: nobody is asked about a call that cannot run.
+    if (signal.aborted) return { choice: 'deny', by: 'cancel', reason: 'the turn was cancelled' };
+    const target = this.deps.tools.get(call.name)?.target?.(input);
+    const linked = target === undefined ? undefined : linkedTarget(target, this.deps.toolContext(signal));
     const request: ApprovalRequest = {
       id: call.id,
       sessionId: this.deps.hooks.identity.sessionId,
       toolName: call.name,
       input,
       summary: summarizeToolCall(call.name, input),
+      linkedTarget: linked,
       reason,
       askedBy,
       suggestedRule: suggestedRule(call.name, input),
       system,
     };
     const choices = offeredChoices(request);
-    this.deps.emit({ type: 'approval_requested', id: call.id, toolName: call.name, input, reason, askedBy, choices });
+    this.deps.emit({ type: 'approval_requested', id: call.id, toolName: call.name, input, linkedTarget: linked, reason, askedBy, choices });
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     signal.addEventListener('abort', onAbort, { once: true });
@@ -263,6 +275,24 @@ export class ToolApproval {
       signal,
     );
     return result.retry ? `\n\n${RETRY_NOTE}` : '';
+  }
+}
+
+/**
+ * Where a file tool's path leads when that is not the path as given: the gate and the tool act
+ * on the file at the end of every link (`notes.txt -> config/prod.env`, `/proc/self/root/...`),
+ * so the person approving must see it. A root that is itself a link (macOS's /tmp) is no news:
+ * a path inside it is shown under the root as written.
+ */
+function linkedTarget(filePath: string, scope: WorkspaceScope): LinkedTarget | undefined {
+  try {
+    const physical = physicalPathOf(filePath, scope.cwd);
+    const root = rootPlaces(allowedRoots(scope)).find((place) => isWithin(place.physical, physical));
+    const shown = root ? join(root.written, relative(root.physical, physical)) : physical;
+    const given = toAbsolutePath(filePath, scope.cwd);
+    return given === physical || given === shown ? undefined : { path: shown };
+  } catch (error) {
+    return { unresolved: errorMessage(error) };
   }
 }
 

@@ -1,5 +1,5 @@
 import { mcpServerOf } from '../../mcp/mcp-names';
-import type { ApprovalRequest } from './permission-settings';
+import type { ApprovalRequest, LinkedTarget } from './permission-settings';
 
 /**
  * Characters that would let the model's text drive or fool the display it is shown in: C0 and
@@ -47,15 +47,23 @@ const LONG = 200;
 
 /**
  * What the approval prompt shows as the call: a Bash command whole (never clipped, unlike the
- * one-line summary), escaped; any other tool's summary, escaped.
+ * one-line summary), escaped; any other tool's summary, escaped, and the file it really acts on
+ * when a link leads elsewhere.
  */
-export function approvalSubject(request: Pick<ApprovalRequest, 'toolName' | 'input' | 'summary'>): string {
+export function approvalSubject(request: Pick<ApprovalRequest, 'toolName' | 'input' | 'summary' | 'linkedTarget'>): string {
   // An MCP call's arguments whole: what rides past the card's clipped summary still reaches the person.
   const server = mcpServerOf(request.toolName);
   if (server !== undefined)
     return `MCP ${server}: ${visibleText(request.toolName.slice(server.length + 7))} ${visibleText(JSON.stringify(request.input))}`;
   const command = request.input.command;
-  if (request.toolName !== 'Bash' || typeof command !== 'string') return visibleText(request.summary);
+  if (request.toolName !== 'Bash' || typeof command !== 'string') return visibleText(request.summary) + linkNote(request.linkedTarget);
   const note = command.length > LONG ? ` (the whole command, ${command.length} characters)` : '';
   return `Run: ${shown(command, INVISIBLE_OR_AMBIGUOUS)}${note}`;
+}
+
+/** The summary names the path as given: the file written or read may be another one. */
+function linkNote(target: LinkedTarget | undefined): string {
+  if (target === undefined) return '';
+  if ('path' in target) return ` → ${visibleText(target.path)} (through a link)`;
+  return ` → a path that cannot be resolved (${visibleText(target.unresolved)})`;
 }

@@ -24,6 +24,8 @@ export interface ApprovalRequest {
   input: Record<string, unknown>;
   /** One line naming what will happen ("Run: rm -rf build"). */
   summary: string;
+  /** Where a file tool's path really leads, when that is not the path as given (approvals show it). */
+  linkedTarget?: LinkedTarget;
   /** Why a person is asked: the rule, hook or mode that asked and its reason. */
   reason: string;
   askedBy: string;
@@ -32,6 +34,12 @@ export interface ApprovalRequest {
   /** A system ask (protected path): only a person may answer it. */
   system: boolean;
 }
+
+/**
+ * The file a tool will act on once every link is followed (`notes.txt -> config/prod.env`,
+ * a `/proc/self/root/...` spelling), or why the path cannot be resolved.
+ */
+export type LinkedTarget = { path: string } | { unresolved: string };
 
 export interface ApprovalAnswer {
   choice: ApprovalChoice;
