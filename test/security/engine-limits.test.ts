@@ -1,9 +1,10 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MAX_PARALLEL_READS } from '../../src/core/agent/turn-loop';
 import { jsonResult, nodeHook, startTestbed, toolMessageSent, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { stall, text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
@@ -287,4 +288,33 @@ describe('http allowlist', () => {
     expect(jsonResult(r).tool_calls[0]).toMatchObject({ outcome: 'executed' });
     expect(r.stderr).toContain(`hook "smuggled" (PreToolUse) failed: http hook URL not in allowlist: ${smuggled}`);
   });
+});
+
+describe('a reply of many read-only calls', () => {
+  it(`runs at most ${MAX_PARALLEL_READS} of them, and so of their guards' processes, at once`, async () => {
+    const calls = 3 * MAX_PARALLEL_READS;
+    const guard = 'echo s >> "$CLAUDE_PROJECT_DIR/hook.log"; sleep 0.3; echo e >> "$CLAUDE_PROJECT_DIR/hook.log"';
+    bed = await startTestbed(
+      bundle.bundle,
+      {
+        'a.txt': 'a\n',
+        '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Read', hooks: [{ type: 'command', command: guard }] }] }),
+      },
+      [
+        toolCalls(Array.from({ length: calls }, (_, i) => ({ id: `r${i}`, name: 'Read', arguments: { file_path: 'a.txt' } }))),
+        text('done'),
+      ],
+    );
+    const result = await bed.run(['read', '--output-format', 'json'], { timeoutMs: 120_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(jsonResult(result).tool_calls.filter((c) => c.outcome === 'executed')).toHaveLength(calls);
+    let running = 0;
+    let most = 0;
+    for (const line of readFileSync(bed.workspace.file('hook.log'), 'utf8').trim().split('\n')) {
+      running += line === 's' ? 1 : -1;
+      most = Math.max(most, running);
+    }
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(MAX_PARALLEL_READS);
+  }, 150_000);
 });

@@ -215,8 +215,11 @@ function hardAbortStop(abort: NonNullable<DispatchResult['abort']>): TurnOutcome
   return abort.kind === 'hard' ? { reason: abort.reason, hookName: abort.hookName } : undefined;
 }
 
+/** Read-only calls run at most this many at once: each may start its own hook processes, and the model picks how many calls a reply holds. */
+export const MAX_PARALLEL_READS = 8;
+
 /**
- * Read-only calls run together; anything that edits or executes runs alone, in order. Once a
+ * Read-only calls run together (MAX_PARALLEL_READS at a time); anything that edits or executes runs alone, in order. Once a
  * hook stops the turn, or the user cancels it, the calls after it are not run, but each still
  * gets its tool message.
  */
@@ -232,7 +235,13 @@ async function executeCalls(calls: ToolCallRequest[], deps: TurnLoopDeps, signal
   };
   let batch: ToolCallRequest[] = [];
   const flush = async () => {
-    outcomes.push(...(await Promise.all(batch.map((c) => deps.executor.execute(c, signal, seen)))));
+    const done: ToolCallOutcome[] = [];
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < batch.length; i = next++) done[i] = await deps.executor.execute(batch[i], signal, seen);
+    };
+    await Promise.all(Array.from({ length: Math.min(MAX_PARALLEL_READS, batch.length) }, worker));
+    outcomes.push(...done);
     batch = [];
   };
   for (const call of calls) {
