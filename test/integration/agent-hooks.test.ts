@@ -411,12 +411,17 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
     expect(JSON.stringify(h.server.requests[1].body.messages)).toContain('not valid JSON');
   });
 
-  it('two calls of one reply under one id are told apart: each keeps its own outcome and result', async () => {
+  it('two calls of one reply under one id are told apart: each keeps its own outcome and result, AfterLLM hooks included', async () => {
+    const afterLlm = nodeHook(
+      `fs.appendFileSync('after-ids.jsonl', JSON.stringify(input.llm_response.tool_calls.map((c) => c.id)) + '\\n');`,
+    );
     h = await startAgent(
       {
         'keep.txt': 'precious',
         'hooks/guard.js': guard,
+        'hooks/after.js': afterLlm,
         '.vscode/hooks.json': hooksJson({
+          AfterLLM: [{ hooks: [{ type: 'command', command: 'node hooks/after.js' }] }],
           PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }],
         }),
       },
@@ -440,6 +445,7 @@ process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'Perm
     expect(assistant?.tool_calls?.map((c) => c.id)).toEqual(['dup', 'dup_2']);
     expect(toolMessageSent(h.server, 'dup')).toContain('fine');
     expect(toolMessageSent(h.server, 'dup_2')).toContain('rm -rf is not allowed here');
+    expect(JSON.parse(readFileSync(h.workspace.file('after-ids.jsonl'), 'utf8').split('\n')[0])).toEqual(['dup', 'dup_2']);
   });
 
   it('SessionStart plain stdout is context at the start of the conversation', async () => {

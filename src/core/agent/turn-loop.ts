@@ -108,6 +108,8 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
       usage.totalTokens += response.usage.totalTokens;
       deps.emit({ type: 'usage', ...response.usage });
     }
+    // AfterLLM hooks see the ids the calls will run under; a rewrite may repeat one again.
+    response = withUniqueCallIds(response);
     const after = await deps.hooks.dispatch(
       'AfterLLM',
       {
