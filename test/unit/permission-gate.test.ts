@@ -40,6 +40,24 @@ function gate(settings: Partial<PermissionSettings> = {}) {
   };
 }
 
+describe('PermissionGate: a check that breaks', () => {
+  it('denies the call with the error rather than throwing out of the gate, in every mode', () => {
+    const broken = {
+      ...read,
+      target: () => {
+        throw new Error('no target for you');
+      },
+    } as Tool;
+    for (const mode of ['default', 'bypassPermissions'] as const) {
+      expect(gate({ mode, allow: ['Read'] }).tool(broken, { file_path: 'x' })).toMatchObject({
+        verdict: 'deny',
+        level: 'P0',
+        reason: expect.stringContaining('no target for you'),
+      });
+    }
+  });
+});
+
 describe('PermissionGate: Bash allow rules', () => {
   it('allows a line only when every subcommand matches an allow rule', () => {
     const { run } = gate({ allow: ['Bash(git *)'] });

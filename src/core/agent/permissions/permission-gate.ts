@@ -62,6 +62,21 @@ export class PermissionGate {
   }
 
   evaluate(tool: Tool, input: Record<string, unknown>, hook: PermissionSignal | undefined, ctx: GateContext): PermissionResolution {
+    try {
+      return this.resolve(tool, input, hook, ctx);
+    } catch (error) {
+      // A check that breaks on what the model wrote has shown nothing to be safe: the call is denied, the session goes on.
+      return {
+        verdict: 'deny',
+        source: 'permission check',
+        reason: `the permission check failed: ${errorMessage(error)}`,
+        level: 'P0',
+        system: true,
+      };
+    }
+  }
+
+  private resolve(tool: Tool, input: Record<string, unknown>, hook: PermissionSignal | undefined, ctx: GateContext): PermissionResolution {
     const settings = this.settings();
     const settingsRules = compileRules(settings);
     const allRules = [...settingsRules, ...this.sessionRules];
