@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatTool, ModelRequest } from '../../src/core/agent/llm/chat-model';
 import { ModelError } from '../../src/core/agent/llm/model-error';
 import { OpenAIChatModel } from '../../src/core/agent/llm/openai-chat-model';
+import { MAX_REPLY_BYTES, MAX_REPLY_TOOL_CALLS } from '../../src/core/agent/llm/reply-limits';
 import {
   cutStream,
   malformedToolCall,
@@ -15,12 +16,15 @@ import {
   type ModelScript,
   type ModelServer,
 } from '../support/model-server';
+import { chunkEvent, startRawStreamServer, toolCallEvent, type RawStreamHandler, type RawStreamServer } from '../support/raw-stream-server';
 
 const servers: ModelServer[] = [];
 const rawServers: Server[] = [];
+const streamServers: RawStreamServer[] = [];
 
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
+  await Promise.all(streamServers.splice(0).map((s) => s.close()));
   await Promise.all(rawServers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
 });
 
@@ -365,6 +369,80 @@ describe('OpenAIChatModel against servers that break the streaming protocol', ()
     expect(error.kind).toBe('server');
     expect(error.message).toContain('model crashed');
   });
+});
+
+describe('OpenAIChatModel against a reply past the limits', () => {
+  const MiB = 1024 * 1024;
+
+  async function streamServer(handler: RawStreamHandler): Promise<RawStreamServer> {
+    const server = await startRawStreamServer(handler);
+    streamServers.push(server);
+    return server;
+  }
+
+  it('stops reading a reply over MAX_REPLY_BYTES and fails with malformed, naming the limit', async () => {
+    const server = await streamServer(async (_request, stream) => {
+      if (!(await stream.write(toolCallEvent(0, { id: 'c1', name: 'Read', arguments: '{"file_path":"' })))) return;
+      const piece = toolCallEvent(0, { arguments: 'A'.repeat(MiB) });
+      while (await stream.write(piece));
+    });
+
+    const error = await expectModelError(run(new OpenAIChatModel({ baseURL: server.url, maxRetries: 0 })));
+
+    expect(error.kind).toBe('malformed');
+    expect(error.message).toBe(`the model at ${server.url} sent a reply over 64 MiB; the host stopped reading it`);
+    expect(server.bytesWritten()).toBeLessThan(MAX_REPLY_BYTES + 16 * MiB);
+  }, 60_000);
+
+  it('ends a stream of events that add nothing at the reply limit, with no wait for the idle timeout', async () => {
+    const server = await streamServer(async (_request, stream) => {
+      const nothing = `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [], padding: 'p'.repeat(MiB) })}\n\n`;
+      while (await stream.write(nothing));
+    });
+
+    const error = await expectModelError(run(new OpenAIChatModel({ baseURL: server.url, maxRetries: 0 })));
+
+    expect(error.kind).toBe('malformed');
+    expect(error.message).toMatch(/sent a reply over 64 MiB/);
+  }, 60_000);
+
+  it('stops reading one stream event over MAX_REPLY_EVENT_BYTES', async () => {
+    const server = await streamServer(async (_request, stream) => {
+      if (
+        !(await stream.write(
+          'data: {"id":"x","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":{"content":"',
+        ))
+      )
+        return;
+      const piece = 'x'.repeat(MiB);
+      while (await stream.write(piece));
+    });
+
+    const error = await expectModelError(run(new OpenAIChatModel({ baseURL: server.url, maxRetries: 0 })));
+
+    expect(error.kind).toBe('malformed');
+    expect(error.message).toMatch(/sent a stream event over 16 MiB; the host stopped reading it$/);
+    expect(server.bytesWritten()).toBeLessThan(MAX_REPLY_BYTES);
+  }, 60_000);
+
+  it('assembles MAX_REPLY_TOOL_CALLS tool calls in one reply and refuses one more', async () => {
+    const server = await streamServer(async (request, stream) => {
+      const count = request.index === 0 ? MAX_REPLY_TOOL_CALLS : MAX_REPLY_TOOL_CALLS + 1;
+      for (let index = 0; index < count; index++) {
+        if (!(await stream.write(toolCallEvent(index, { id: `c${index}`, name: 'Read', arguments: '{"file_path":"a.txt"}' })))) return;
+      }
+      stream.end(`${chunkEvent({}, 'tool_calls')}data: [DONE]\n\n`);
+    });
+    const model = new OpenAIChatModel({ baseURL: server.url, maxRetries: 0 });
+
+    const response = await run(model);
+    const error = await expectModelError(run(model));
+
+    expect(response.toolCalls).toHaveLength(MAX_REPLY_TOOL_CALLS);
+    expect(response.toolCalls.at(-1)).toMatchObject({ id: `c${MAX_REPLY_TOOL_CALLS - 1}`, arguments: { file_path: 'a.txt' } });
+    expect(error.kind).toBe('malformed');
+    expect(error.message).toMatch(/sent more than 1000 tool calls in one reply; the host stopped reading it$/);
+  }, 60_000);
 });
 
 async function closedPort(): Promise<number> {

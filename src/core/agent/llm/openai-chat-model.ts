@@ -5,6 +5,7 @@ import { ChatRequestBody } from './chat-request-body';
 import { ModelError } from './model-error';
 import { untilAborted } from '../../until-aborted';
 import { cancelled, modelAt, requestErrorToModelError, streamErrorToModelError, type ErrorContext } from './openai-error-mapping';
+import { fetchWithReplyLimits, type Fetch } from './reply-limits';
 import { StreamAssembler } from './stream-assembler';
 
 export interface OpenAIChatModelOptions {
@@ -16,7 +17,7 @@ export interface OpenAIChatModelOptions {
   maxRetries?: number;
   /** How long to wait for the response to start, and then for each next chunk. Default 10 min. */
   timeoutMs?: number;
-  fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  fetch?: Fetch;
 }
 
 const PLACEHOLDER_API_KEY = 'not-needed';
@@ -40,7 +41,7 @@ export class OpenAIChatModel implements ChatModel {
       apiKey: options.apiKey || PLACEHOLDER_API_KEY,
       maxRetries,
       timeout: timeoutMs,
-      fetch: options.fetch,
+      fetch: fetchWithReplyLimits(options.fetch),
       // Every failure reaches the caller as a ModelError; the SDK's own console output would be noise.
       logLevel: 'off',
     });

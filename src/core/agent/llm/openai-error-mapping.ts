@@ -1,6 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { displayUrl, displayUrlsIn } from './display-url';
 import { ModelError, type ModelErrorKind } from './model-error';
+import { ReplyTooLargeError } from './reply-limits';
 
 export interface ErrorContext {
   baseURL: string;
@@ -11,6 +12,7 @@ export interface ErrorContext {
 export function requestErrorToModelError(error: unknown, context: ErrorContext): ModelError {
   if (error instanceof ModelError) return error;
   const at = modelAt(context);
+  if (error instanceof ReplyTooLargeError) return replyTooLarge(at, error);
   if (error instanceof APIUserAbortError) return cancelled(error);
   if (error instanceof APIConnectionTimeoutError) {
     return new ModelError('unreachable', `${at} did not answer within ${context.timeoutMs} ms`, undefined, { cause: error });
@@ -29,6 +31,7 @@ export function requestErrorToModelError(error: unknown, context: ErrorContext):
 export function streamErrorToModelError(error: unknown, context: ErrorContext): ModelError {
   if (error instanceof ModelError) return error;
   const at = modelAt(context);
+  if (error instanceof ReplyTooLargeError) return replyTooLarge(at, error);
   if (error instanceof APIUserAbortError) return cancelled(error);
   if (error instanceof APIError) {
     // An `error` object inside the event stream: the server gave up mid-answer.
@@ -49,6 +52,10 @@ export function modelAt(context: ErrorContext): string {
 
 export function cancelled(cause?: unknown): ModelError {
   return new ModelError('cancelled', 'the model request was cancelled', undefined, { cause });
+}
+
+function replyTooLarge(at: string, error: ReplyTooLargeError): ModelError {
+  return new ModelError('malformed', `${at} sent ${error.message}; the host stopped reading it`, undefined, { cause: error });
 }
 
 function kindForStatus(status: number): ModelErrorKind {

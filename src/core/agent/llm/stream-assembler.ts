@@ -1,5 +1,6 @@
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { ModelResponse, TokenUsage, ToolCallRequest } from './chat-model';
+import { MAX_REPLY_TOOL_CALLS, ReplyTooLargeError } from './reply-limits';
 import { parseToolArguments } from './tool-arguments';
 
 interface PartialToolCall {
@@ -18,6 +19,8 @@ type ToolCallDelta = NonNullable<ChatCompletionChunk.Choice.Delta['tool_calls']>
 export class StreamAssembler {
   private content = '';
   private readonly calls: PartialToolCall[] = [];
+  /** The latest call at each index: a server may reuse an index for a later call. */
+  private readonly callAtIndex = new Map<number, PartialToolCall>();
   private finish: string | null = null;
   private usage: TokenUsage | undefined;
   private chunkCount = 0;
@@ -74,15 +77,19 @@ export class StreamAssembler {
     const last = this.calls.at(-1);
     let existing: PartialToolCall | undefined;
     if (index !== undefined) {
-      existing = [...this.calls].reverse().find((c) => c.index === index);
+      existing = this.callAtIndex.get(index);
     } else if (last && (!delta.id || delta.id === last.id)) {
       // Servers that omit `index` send each call's pieces in order.
       existing = last;
     }
     // A new id at a known index means the server reused the index for another call.
     if (existing && !(delta.id && existing.id && delta.id !== existing.id)) return existing;
+    if (this.calls.length >= MAX_REPLY_TOOL_CALLS) {
+      throw new ReplyTooLargeError(`more than ${MAX_REPLY_TOOL_CALLS} tool calls in one reply`);
+    }
     const created: PartialToolCall = { index, id: '', name: '', argumentsText: '' };
     this.calls.push(created);
+    if (index !== undefined) this.callAtIndex.set(index, created);
     return created;
   }
 }
