@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeBashCommand, decodeAnsiC } from '../../src/core/permissions/bash-command';
+import { analyzeBashCommand } from '../../src/core/permissions/bash-command';
+import { decodeAnsiC } from '../../src/core/permissions/bash-word-value';
 import { HOLE } from '../../src/core/permissions/wildcard';
 
 const parsed = (command: string) => {

@@ -1,11 +1,5 @@
-import {
-  analyzeBashCommand,
-  RISKY_VARIABLE,
-  SHELL_CODE_VARIABLE,
-  type BashAnalysis,
-  type RedirectTarget,
-  type SimpleCommand,
-} from './bash-command';
+import { analyzeBashCommand, type BashAnalysis, type RedirectTarget, type SimpleCommand } from './bash-command';
+import { RISKY_VARIABLE, SHELL_CODE_VARIABLE } from './bash-variables';
 import {
   commandForms,
   commandName,
