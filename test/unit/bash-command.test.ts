@@ -121,6 +121,11 @@ describe('analyzeBashCommand', () => {
       kind: 'unparseable',
       error: expect.stringContaining('too long to analyze'),
     });
+    // One word, so under the word cap, but a tree deeper than the walk's stack.
+    expect(analyzeBashCommand(`rm -rf x; : $((${'1+'.repeat(5_000)}1))`)).toEqual({
+      kind: 'unparseable',
+      error: expect.stringContaining('nested too deeply'),
+    });
   });
 
   it.each([

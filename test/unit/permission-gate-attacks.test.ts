@@ -159,6 +159,7 @@ describe('the protected-file check follows the line, in every mode', () => {
     ['a double negation', '! ! cp evil.json .vscod"e"/hook"s".json'],
     ['an array prefix assignment', 'a[1]=2 cp evil.json x'],
     ['a line past the word cap', `cp evil.json x; : ${'a '.repeat(10_001)}`],
+    ['a line nested deeper than the analysis walks', `cp evil.json x; : $((${'1+'.repeat(3_000)}1))`],
   ])('asks a person for a line it cannot analyze: %s', (_, command) => {
     expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', level: 'P4', system: true });
   });

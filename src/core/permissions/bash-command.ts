@@ -1,6 +1,6 @@
 import type sh from 'mvdan-sh';
 import { evaluatedCode, runsValue } from './bash-evaluated-code';
-import { shellParser, shellSyntax } from './bash-parser';
+import { MAX_WALK_DEPTH, shellParser, shellSyntax } from './bash-parser';
 import { NAME_TAKING, RISKY_VARIABLE, SHELL_CODE_VARIABLE } from './bash-variables';
 import { isPlainParameter, wordValue } from './bash-word-value';
 import { spellLiteral, spellWord } from './shell-spelling';
@@ -114,9 +114,15 @@ function analyze(command: string): BashAnalysis {
   // The walk visits a statement, then its command: the statement's here-docs belong to that command.
   let stdin: string[] | undefined;
   let continuedComment = false;
+  let depth = 0;
+  let tooDeep = false;
   const syntax = shellSyntax();
   syntax.Walk(file, (node) => {
-    if (node === null || node === undefined) return true;
+    // After a node's children the walk calls back with none.
+    if (node === null || node === undefined) return Boolean(depth--);
+    if (depth >= MAX_WALK_DEPTH) tooDeep = true;
+    if (tooDeep) return false;
+    depth++;
     const type = syntax.NodeType(node);
     // Bash ends a comment at the newline even after a backslash; the parser reads the next
     // line into the comment and joins what follows to the command before it.
@@ -143,6 +149,7 @@ function analyze(command: string): BashAnalysis {
     if (type === 'WordIter') collectLoop(node as sh.WordIter, values, hidden);
     return true;
   });
+  if (tooDeep) return { kind: 'unparseable', error: `nested too deeply to analyze (over ${MAX_WALK_DEPTH} levels)` };
   if (continuedComment) return { kind: 'unparseable', error: 'a comment ending in a backslash, which bash ends at the line break' };
   return { kind: 'parsed', commands, redirects, values, hidden: [...hidden, ...unseen], unseen: [...unseen] };
 }

@@ -1,5 +1,5 @@
 import type sh from 'mvdan-sh';
-import { shellParser, shellSyntax, type Node } from './bash-parser';
+import { MAX_WALK_DEPTH, shellParser, shellSyntax, type Node } from './bash-parser';
 import { SHELL_CODE_VARIABLE } from './bash-variables';
 import { isPlainParameter, wordValue } from './bash-word-value';
 import { HOLE } from './wildcard';
@@ -109,9 +109,15 @@ function evaluatedParameter(param: sh.ParamExp, ops: EvaluatingOps): string | un
 function namesVariable(expression: Node): boolean {
   const syntax = shellSyntax();
   let names = false;
+  let depth = 0;
   syntax.Walk(expression, (node) => {
-    if (!node || names) return false;
-    if (syntax.NodeType(node) === 'Word') names = !(node as sh.Word).Parts.every(isNumberPart);
+    // After a node's children the walk calls back with none.
+    if (!node) return Boolean(depth--);
+    if (names) return false;
+    // Deeper than the walk can go: what is below is not known to be numbers.
+    if (depth >= MAX_WALK_DEPTH) names = true;
+    else if (syntax.NodeType(node) === 'Word') names = !(node as sh.Word).Parts.every(isNumberPart);
+    if (!names) depth++;
     return !names;
   });
   return names;

@@ -28,3 +28,9 @@ export function shellSyntax(): Syntax {
 export function shellParser(): sh.Parser {
   return shell().parser;
 }
+
+/**
+ * How deep a tree walk goes: the walk recurses, and `$((1+1+…))` a few thousand terms long
+ * overflows the stack (and takes the Go runtime's stack handling tens of seconds to get there).
+ */
+export const MAX_WALK_DEPTH = 400;
