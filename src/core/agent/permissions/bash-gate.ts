@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { RedirectTarget, SimpleCommand } from '../../permissions/bash-command';
 import { analyzeBashCommand } from '../../permissions/bash-command';
+import { HOLE } from '../../permissions/wildcard';
 import { commandForms, commandName } from '../../permissions/bash-wrappers';
 import type { PermissionSignal } from '../../permissions/precedence';
 import { OutsideWorkspaceError, resolveInWorkspace, type WorkspaceScope } from '../tools/workspace-paths';
@@ -38,7 +39,11 @@ export function bashProtectedCheck(command: string, cwd: string, targets: readon
   if (targets.length > 0 && analysis.commands.length > 1 && analysis.commands.some(makesSymlink))
     return systemAsk('it makes a symbolic link and goes on, so where its later paths lead cannot be known before it runs');
   // Brace expansions and extglobs as written: the parsed words hold them as expansions (or not at all).
-  const words = new Set([...shellWords(analysis), ...patternTokens(command)]);
+  const written = [...shellWords(analysis), ...patternTokens(command)];
+  const substituted = withAssignedValues(written, analysis.values);
+  if (targets.length > 0 && !substituted)
+    return systemAsk(`its assigned values may fill its expansions in more than ${MAX_SUBSTITUTED} ways, too many to check`);
+  const words = new Set([...written, ...(substituted ?? [])]);
   if (targets.length > 0 && words.size > MAX_CHECKED) {
     return systemAsk(`it has more than ${MAX_CHECKED} distinct words, too many to check against the hook configuration`);
   }
@@ -71,6 +76,34 @@ function patternTokens(command: string): string[] {
 function systemAsk(reason: string): PermissionSignal {
   return { verdict: 'ask', source: 'protected file', reason };
 }
+
+/** Spellings of the line's words with their expansions filled in that one line may check. */
+const MAX_SUBSTITUTED = 256;
+
+/**
+ * The words with their expansions filled in by the values the line assigns, each expansion by
+ * each value or left as it is: `a=.g; b=it/config; cp x "$a$b"` writes `.git/config`, which no
+ * value names alone, and `a=../.g` may climb out of the folder a word starts in. Undefined past
+ * MAX_SUBSTITUTED spellings.
+ */
+function withAssignedValues(words: readonly string[], values: readonly string[]): string[] | undefined {
+  const fills = [...new Set(values.filter((v) => !v.includes(HOLE) && !v.includes('\n') && v.length <= MAX_FILL_LENGTH)), HOLE];
+  if (fills.length === 1) return [];
+  const spelled: string[] = [];
+  for (const word of words) {
+    const [first, ...rest] = word.split(HOLE);
+    let spellings = [first];
+    for (const piece of rest) {
+      spellings = spellings.flatMap((head) => fills.map((fill) => head + fill + piece));
+      if (spelled.length + spellings.length > MAX_SUBSTITUTED) return undefined;
+    }
+    if (rest.length > 0) spelled.push(...spellings.filter((s) => s !== word));
+  }
+  return spelled;
+}
+
+/** Longer values (a here-doc, a long string) are no path worth filling in. */
+const MAX_FILL_LENGTH = 4_096;
 
 /** Every word and redirection target of the line, command names, values and nested scripts included. */
 function shellWords(analysis: ParsedBash): string[] {

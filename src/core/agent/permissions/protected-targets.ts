@@ -159,20 +159,14 @@ export function protectedTargetInWord(
 ): ProtectedTarget | undefined {
   for (const written of pathCandidates(word)) {
     const candidate = withTildePlace(written);
-    if (candidate === '' || onlyExpansionsAndDots(candidate)) continue;
+    // Only expansions, dots and stars (`$d`, `./$f`, `$d.$e`, `$d/*`): read as any path it would
+    // ask at every such word; what the line assigns is put in its place instead (bash-gate.ts).
+    if (candidate === '' || (candidate.includes(HOLE) && /^[/.*\uE000]*$/.test(candidate))) continue;
     const pattern = candidate.includes(HOLE) || /[*?[]/.test(candidate) || hasExpandingSyntax(candidate);
     const hit = pattern ? globTarget(candidate, cwd, targets, options) : protectedTargetOf(candidate, cwd, targets);
     if (hit) return hit;
   }
   return undefined;
-}
-
-/**
- * A word whose names are each only expansions, stars or dots (`$d`, `./$f`, `$d/*`): read as
- * any path, it would ask at every such word; what the line assigns is checked as text instead.
- */
-function onlyExpansionsAndDots(candidate: string): boolean {
-  return candidate.includes(HOLE) && candidate.split('/').every((name) => /^(\uE000*|\**|\.{0,2})$/.test(name));
 }
 
 /**
@@ -290,45 +284,7 @@ function globTarget(
   // `.g?t/hooks/x` reaches into the folder `.git` through a glob in a folder's name.
   const prefixes = folderGlobs(escapeGlob(physicalBase), rest, absolute);
   const intoFolder = (t: ProtectedTarget) => t.folder && prefixes.some((prefix) => picomatch.isMatch(t.physical, prefix, match));
-  const hit = targets.find((t) => inFolder(t) || intoFolder(t) || picomatch.isMatch(t.physical, physicalGlob, match));
-  return hit ?? (candidate.includes(HOLE) ? spanningTarget(absolute, targets, match) : undefined);
-}
-
-/** A pattern with its literal start resolved through symlinks. */
-function physicalPattern(pattern: string): string {
-  const { base, rest } = splitPattern(pattern);
-  return path.join(escapeGlob(physicalOrSelf(base || '/')), rest);
-}
-
-/**
- * The target a word with an expansion inside a name may name (`"$X$Y"ks.json`, `.v$X`): the
- * expansion may hold `/`, so the word names any path that starts with its text before the first
- * expansion, holds the plain text between them in order and ends with its text after the last.
- * Read name by name from each end rather than as one pattern, whose spanning stars backtrack.
- */
-function spanningTarget(absolute: string, targets: readonly ProtectedTarget[], match: picomatch.PicomatchOptions) {
-  const pieces = absolute.split(HOLE);
-  if (!pieces.some((piece, i) => (i > 0 && !piece.startsWith('/')) || (i < pieces.length - 1 && !piece.endsWith('/')))) return undefined;
-  const head = physicalPattern(`${pieces[0]}*`).split('/');
-  const tail = `*${pieces[pieces.length - 1]}`.split('/');
-  const fold = (text: string) => (match.nocase ? text.toLowerCase() : text);
-  const middles = pieces
-    .slice(1, -1)
-    .filter((piece) => !/(^|[^\\])[*?[{]/.test(piece))
-    .map((piece) => fold(piece.replace(/\\(.)/g, '$1')));
-  return targets.find((t) => {
-    const names = t.physical.split('/');
-    if (names.length < Math.max(head.length, tail.length)) return false;
-    if (!picomatch.isMatch(names.slice(0, head.length).join('/'), head.join('/'), match)) return false;
-    if (!picomatch.isMatch(names.slice(-tail.length).join('/'), tail.join('/'), match)) return false;
-    let from = 0;
-    for (const middle of middles) {
-      const at = fold(t.physical).indexOf(middle, from);
-      if (at < 0) return false;
-      from = at + middle.length;
-    }
-    return true;
-  });
+  return targets.find((t) => inFolder(t) || intoFolder(t) || picomatch.isMatch(t.physical, physicalGlob, match));
 }
 
 const hasExtglob = (word: string): boolean => /[?*+@!]\(/.test(word);
