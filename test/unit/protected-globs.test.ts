@@ -124,6 +124,8 @@ describe('values the line assigns fill its expansions, in every mode', () => {
     ['a word of expansions alone', 'a=.g; b=it/config; cp x "$a$b"'],
     ['a value that climbs out of the folder the word starts in', 'a=../.g; cp x "src/${a}it/config"'],
     ['a for list', 'for a in .g; do cp x "${a}it/config"; done'],
+    ['a value after grouped short options', 'X=it; cp -at".g$X" config'],
+    ['a value after grouped short options, plainly', 'sort -uo.git/description description'],
   ])('%s: %j asks', (_, command) => {
     expect(run(command), command).toMatchObject({ verdict: 'ask', system: true });
   });

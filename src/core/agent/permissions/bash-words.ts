@@ -32,12 +32,21 @@ export function argumentWords(analysis: ParsedBash, depth = 0): string[] {
   return words;
 }
 
-/** The paths a shell word may name: itself, the value of `--opt=value` or `of=value`, of `-ovalue`. */
+/** Short options grouped before a value (`cp -vat.git`) that the value is looked for after. */
+const MAX_GROUPED_OPTIONS = 8;
+
+/**
+ * The paths a shell word may name: itself, the value of `--opt=value` or `of=value`, of
+ * `-ovalue` after any option of a group (`cp -at.git`, `sort -uo.git/x`), and the file after an
+ * `@` (`curl -d @/etc/passwd`, `--data=@x`).
+ */
 export function pathCandidates(word: string): string[] {
   const candidates = [word];
   const eq = word.indexOf('=');
   if (eq > 0) candidates.push(word.slice(eq + 1));
-  if (/^-[A-Za-z]./.test(word)) candidates.push(word.slice(2));
+  const letters = /^-([A-Za-z]+)/.exec(word)?.[1].length ?? 0;
+  for (let i = 2; i <= Math.min(letters, MAX_GROUPED_OPTIONS) + 1 && i < word.length; i++) candidates.push(word.slice(i));
+  for (const candidate of [...candidates]) if (candidate.startsWith('@')) candidates.push(candidate.slice(1));
   return candidates;
 }
 
