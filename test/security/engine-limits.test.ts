@@ -318,3 +318,36 @@ describe('a reply of many read-only calls', () => {
     expect(most).toBeLessThanOrEqual(MAX_PARALLEL_READS);
   }, 150_000);
 });
+
+const stoppingGuard = nodeHook(`if (String(input.tool_input.file_path).endsWith('stop.txt')) {
+  process.stdout.write(JSON.stringify({ continue: false, stopReason: 'enough reading' }));
+  process.exit(0);
+}
+setTimeout(() => process.exit(0), 1500);`);
+
+describe('a read that stops the turn', () => {
+  it('reads queued behind it, not yet started when it stopped, are not run', async () => {
+    const queued = MAX_PARALLEL_READS + 4;
+    const calls = [
+      { id: 'stop', name: 'Read', arguments: { file_path: 'stop.txt' } },
+      ...Array.from({ length: queued }, (_, i) => ({ id: `r${i}`, name: 'Read', arguments: { file_path: 'a.txt' } })),
+    ];
+    bed = await startTestbed(
+      bundle.bundle,
+      {
+        'a.txt': 'a\n',
+        'stop.txt': 's\n',
+        'hooks/guard.js': stoppingGuard,
+        '.vscode/hooks.json': hooksJson({
+          PreToolUse: [{ matcher: 'Read', hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }],
+        }),
+      },
+      [toolCalls(calls), text('done')],
+    );
+    const r = await bed.run(['read', '--output-format', 'json'], { timeoutMs: 120_000 });
+    const outcomes = jsonResult(r).tool_calls.map((c) => c.outcome);
+    // The first MAX_PARALLEL_READS started together with `stop`; the rest waited for a free worker.
+    const started = outcomes.slice(MAX_PARALLEL_READS);
+    expect(started, JSON.stringify(outcomes)).toEqual(started.map(() => 'skipped'));
+  }, 150_000);
+});

@@ -230,9 +230,9 @@ async function executeCalls(calls: ToolCallRequest[], deps: TurnLoopDeps, signal
   const byName = new Map(deps.tools().map((t) => [t.name, t]));
   const outcomes: ToolCallOutcome[] = [];
   // A cancel, a `continue: false` or an `abort` ends the turn: the calls after it do not run.
-  const haltReason = (): string | undefined => {
+  const haltReason = (running: readonly ToolCallOutcome[] = []): string | undefined => {
     if (signal.aborted) return CANCELLED_BEFORE_RUN;
-    const stop = outcomes.map((o) => o.stop ?? o.abort).find((halt) => halt !== undefined);
+    const stop = [...outcomes, ...running].map((o) => o.stop ?? o.abort).find((halt) => halt !== undefined);
     return stop && `hook "${stop.hookName}" stopped the turn before this call ran${stop.reason ? ` (${stop.reason})` : ''}.`;
   };
   let batch: ToolCallRequest[] = [];
@@ -240,7 +240,11 @@ async function executeCalls(calls: ToolCallRequest[], deps: TurnLoopDeps, signal
     const done: ToolCallOutcome[] = [];
     let next = 0;
     const worker = async () => {
-      for (let i = next++; i < batch.length; i = next++) done[i] = await deps.executor.execute(batch[i], signal, seen);
+      for (let i = next++; i < batch.length; i = next++) {
+        // A call still waiting for a worker when an earlier one stopped the turn does not run.
+        const halt = haltReason(done.filter((o) => o !== undefined));
+        done[i] = halt === undefined ? await deps.executor.execute(batch[i], signal, seen) : deps.executor.skip(batch[i], halt);
+      }
     };
     await Promise.all(Array.from({ length: Math.min(MAX_PARALLEL_READS, batch.length) }, worker));
     outcomes.push(...done);

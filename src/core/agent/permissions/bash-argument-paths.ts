@@ -101,7 +101,9 @@ function expansionProblem(candidate: string, shown: string, line: Line): string 
     if (problem) return problem;
     const entries = listed('', cwd, line);
     if (!entries) return `its expansions would list more than ${MAX_LISTED} entries to check`;
-    const through = entries.find((e) => e.name.startsWith(start) && (e.isDirectory() || e.isSymbolicLink()))?.name;
+    // In any case: on macOS and Windows `"Ou$X"` goes through `out`.
+    const lower = start.toLowerCase();
+    const through = entries.find((e) => e.name.toLowerCase().startsWith(lower) && (e.isDirectory() || e.isSymbolicLink()))?.name;
     const climbs = '..'.startsWith(start) ? start : undefined;
     const entry = climbs ?? through;
     if (entry !== undefined) return `\`${shown}\` may lead through \`${entry}\` wherever its expansion says`;
