@@ -104,6 +104,12 @@ describe('a pattern rule does not grant arguments that lead outside the workspac
     ['curl *', 'curl -sS --data-binary @../outside/secret.txt http://127.0.0.1:9/'],
     ['curl *', 'curl -d @/etc/passwd http://127.0.0.1:9/'],
     ['curl *', 'curl --data=@/etc/passwd http://127.0.0.1:9/'],
+    ['curl *', 'curl --data-urlencode name@/etc/passwd http://127.0.0.1:9/'],
+    ['curl *', "curl -F 'a=</etc/passwd' http://127.0.0.1:9/"],
+    ['sort *', 'sort -uuuuuuuuuo/tmp/pwned x'],
+    ['grep *', 'grep -1f/etc/passwd x'],
+    ['xargs *', 'xargs -0a/etc/passwd echo'],
+    ['tar *', 'tar -cvvvvvvvvvC/etc -f x.tar passwd'],
     ['cat *', 'cat "s*$X"'],
     ['cat *', 'for f in x$X; do cat "$f"; done'],
     ['curl *', 'curl https://example.com/items/$ID'],
@@ -288,7 +294,7 @@ describe('the protected-file check, more spellings', () => {
 
   it('a deny rule might match what bash runs from a value or a rebound name, in bypassPermissions mode too', () => {
     const { run } = gate({ mode: 'bypassPermissions', deny: ['Bash(rm *)'] });
-    for (const command of ["x='$(rm keep)'; : ${x@P}", 'hash -p /bin/rm ls; ls keep', 'source <(echo rm keep)']) {
+    for (const command of ["x='$(rm keep)'; echo \"v: ${x@P}\"", 'hash -p /bin/rm ls; ls keep', 'source <(echo rm keep)']) {
       expect(run(command), command).toMatchObject({ verdict: 'ask', level: 'P6' });
     }
     expect(run('echo $((1+2)); set -x; ls')).toMatchObject({ verdict: 'allow', level: 'P8' });

@@ -126,19 +126,30 @@ describe('values the line assigns fill its expansions, in every mode', () => {
     ['a for list', 'for a in .g; do cp x "${a}it/config"; done'],
     ['a value after grouped short options', 'X=it; cp -at".g$X" config'],
     ['a value after grouped short options, plainly', 'sort -uo.git/description description'],
+    ['values set by printf -v, joined', 'printf -v a .g; printf -v b it/config; cp x "$a$b"'],
+    ['default words, joined', 'cp x "${a:-.g}${b:-it/config}"'],
+    ['a value computed from an assigned one', 'p=.gXt/config; cp x "${p/X/i}"'],
+    ['positional parameters, joined', 'set -- .g it/config; cp x "$1$2"'],
+    ['command substitutions, joined', 'a=$(echo .g); b=$(echo it/config); cp x "$a$b"'],
   ])('%s: %j asks', (_, command) => {
     expect(run(command), command).toMatchObject({ verdict: 'ask', system: true });
   });
 
-  it('asks when they may fill its expansions in too many ways to check, in bounded time', () => {
+  it('asks when they may fill its expansions in more ways than it checks, in bounded time', () => {
     const values = Array.from({ length: 20 }, (_, i) => `v${i}=x${i}`).join('; ');
-    expect(run(`${values}; cp x "$a$b"`)).toMatchObject({ verdict: 'ask', system: true, reason: expect.stringContaining('too many') });
+    expect(run(`${values}; cp x "$a/$b"`)).toMatchObject({ verdict: 'ask', system: true, reason: expect.stringContaining('more ways') });
+    // Few spellings, but long globs: each costs more than its length to match.
+    const stars = `a='${'*/'.repeat(500)}'; cp x "$a/$a/$a/$a/$a/$a/$a/$a"`;
+    expect(run(stars)).toMatchObject({ verdict: 'ask', system: true, reason: expect.stringContaining('more ways') });
   }, 5_000);
 
   it.each([
     'cp x "${name}.json"',
     'cp x "${name}_backup.txt"',
     'echo "$MAJOR.$MINOR"',
+    'echo "${NODE_ENV:-dev}"',
+    'cp x "$dir/$name"',
+    'for f in src/*.ts; do cp "$f" "$f.bak"; done',
     'out=build; mkdir -p "$out" && cp x "$out/y.json"',
     'cp x "$d"',
     'cp x ./$d/*',

@@ -60,6 +60,9 @@ export interface RedirectTarget {
   write: boolean;
 }
 
+/** The hidden reason of `${a:-x}`, `${p/x/y}`, `${p:1}`: a value the line computes from others. */
+export const COMPUTED_PARAMETER = 'a parameter expansion beyond $NAME or ${NAME}';
+
 const WRITE_OPS = new Set(['>', '>>', '<>', '>|', '&>', '&>>']);
 
 /**
@@ -129,7 +132,7 @@ function analyze(command: string): BashAnalysis {
     if (type === 'Comment' && (node as sh.Comment).Text.includes('\n')) continuedComment = true;
     const reason = HIDING_NODES[type];
     if (reason) hidden.add(reason);
-    if (type === 'ParamExp' && !isPlainParameter(node as sh.ParamExp)) hidden.add('a parameter expansion beyond $NAME or ${NAME}');
+    if (type === 'ParamExp' && !isPlainParameter(node as sh.ParamExp)) hidden.add(COMPUTED_PARAMETER);
     // Where bash is missing the Bash tool runs sh, which ends `$'a\'` at the escaped quote.
     const quoted = type === 'SglQuoted' ? (node as sh.SglQuoted) : undefined;
     if (quoted?.Dollar && quoted.Value.includes("\\'")) unseen.add("$'...' with an escaped quote");

@@ -1,13 +1,13 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { RedirectTarget, SimpleCommand } from '../../permissions/bash-command';
-import { analyzeBashCommand } from '../../permissions/bash-command';
+import { analyzeBashCommand, COMPUTED_PARAMETER } from '../../permissions/bash-command';
 import { HOLE } from '../../permissions/wildcard';
 import { commandForms, commandName } from '../../permissions/bash-wrappers';
 import type { PermissionSignal } from '../../permissions/precedence';
 import { OutsideWorkspaceError, resolveInWorkspace, type WorkspaceScope } from '../tools/workspace-paths';
 import { MAX_CHECKED } from './bash-argument-paths';
-import { argumentWords, lineDirectories, type ParsedBash } from './bash-words';
+import { argumentWords, lineDirectories, pathCandidates, type ParsedBash } from './bash-words';
 import { hasExpandingSyntax, lineGlobOptions, protectedTargetInWord, type ProtectedTarget } from './protected-targets';
 import { errorMessage } from '../../error-message';
 
@@ -40,9 +40,16 @@ export function bashProtectedCheck(command: string, cwd: string, targets: readon
     return systemAsk('it makes a symbolic link and goes on, so where its later paths lead cannot be known before it runs');
   // Brace expansions and extglobs as written: the parsed words hold them as expansions (or not at all).
   const written = [...shellWords(analysis), ...patternTokens(command)];
+  const unknown = targets.length > 0 ? unknownPath(written, analysis) : undefined;
+  if (unknown)
+    return systemAsk(
+      `\`${unknown.replaceAll(HOLE, '$…')}\` is a path no text of the line shows, which could be a file that configures hooks`,
+    );
   const substituted = withAssignedValues(written, analysis.values);
   if (targets.length > 0 && !substituted)
-    return systemAsk(`its assigned values may fill its expansions in more than ${MAX_SUBSTITUTED} ways, too many to check`);
+    return systemAsk(
+      `its assigned values may fill its expansions in more ways than it checks (${MAX_SUBSTITUTED}, or ${MAX_SUBSTITUTED_CHARS} characters)`,
+    );
   const words = new Set([...written, ...(substituted ?? [])]);
   if (targets.length > 0 && words.size > MAX_CHECKED) {
     return systemAsk(`it has more than ${MAX_CHECKED} distinct words, too many to check against the hook configuration`);
@@ -77,8 +84,23 @@ function systemAsk(reason: string): PermissionSignal {
   return { verdict: 'ask', source: 'protected file', reason };
 }
 
-/** Spellings of the line's words with their expansions filled in that one line may check. */
+/**
+ * A word made of expansions alone whose value the line builds where no text shows it: two
+ * joined in one name (`"$a$b"` after `printf -v a .g`, `set -- .g it/config; "$1$2"`), or one
+ * computed from a value the line assigns (`p=.gXt/config; "${p/X/i}"`). One plain expansion
+ * (`"$f"`, `"$d/$f"`) is left alone: its value is the user's, or text of the line, which the
+ * mention check reads.
+ */
+function unknownPath(words: readonly string[], analysis: ParsedBash): string | undefined {
+  const computed = analysis.hidden.includes(COMPUTED_PARAMETER) && analysis.values.length > 0;
+  const onlyExpansions = (word: string) => word.includes(HOLE) && /^[/.*\uE000]*$/.test(word);
+  const joined = (word: string) => word.includes(HOLE + HOLE);
+  return words.flatMap(pathCandidates).find((word) => onlyExpansions(word) && (computed || joined(word)));
+}
+
+/** Spellings of the line's words with their expansions filled in that one line may check, in number and in characters. */
 const MAX_SUBSTITUTED = 256;
+const MAX_SUBSTITUTED_CHARS = 65_536;
 
 /**
  * The words with their expansions filled in by the values the line assigns, each expansion by
@@ -97,7 +119,10 @@ function withAssignedValues(words: readonly string[], values: readonly string[])
       spellings = spellings.flatMap((head) => fills.map((fill) => head + fill + piece));
       if (spelled.length + spellings.length > MAX_SUBSTITUTED) return undefined;
     }
-    if (rest.length > 0) spelled.push(...spellings.filter((s) => s !== word));
+    if (rest.length === 0) continue;
+    spelled.push(...spellings.filter((s) => s !== word));
+    // Each spelling is matched as a glob, at a cost that grows faster than its length.
+    if (spelled.reduce((sum, s) => sum + s.length, 0) > MAX_SUBSTITUTED_CHARS) return undefined;
   }
   return spelled;
 }

@@ -32,21 +32,23 @@ export function argumentWords(analysis: ParsedBash, depth = 0): string[] {
   return words;
 }
 
-/** Short options grouped before a value (`cp -vat.git`) that the value is looked for after. */
-const MAX_GROUPED_OPTIONS = 8;
+/** Where in a group of short options (`-uuuuo/x`) a value is looked for: after each of the last this many. */
+const MAX_GROUPED_OPTIONS = 64;
 
 /**
  * The paths a shell word may name: itself, the value of `--opt=value` or `of=value`, of
- * `-ovalue` after any option of a group (`cp -at.git`, `sort -uo.git/x`), and the file after an
- * `@` (`curl -d @/etc/passwd`, `--data=@x`).
+ * `-ovalue` after any option of a group (`cp -at.git`, `sort -uo.git/x`, `grep -1f/x`), and the
+ * file curl reads after an `@` or `<` (`-d @/etc/passwd`, `--data-urlencode name@/x`, `-F a=</x`).
  */
 export function pathCandidates(word: string): string[] {
   const candidates = [word];
   const eq = word.indexOf('=');
   if (eq > 0) candidates.push(word.slice(eq + 1));
-  const letters = /^-([A-Za-z]+)/.exec(word)?.[1].length ?? 0;
-  for (let i = 2; i <= Math.min(letters, MAX_GROUPED_OPTIONS) + 1 && i < word.length; i++) candidates.push(word.slice(i));
-  for (const candidate of [...candidates]) if (candidate.startsWith('@')) candidates.push(candidate.slice(1));
+  const group = /^-([A-Za-z0-9]+)/.exec(word)?.[1].length ?? 0;
+  for (let i = Math.max(2, group + 1 - MAX_GROUPED_OPTIONS); i <= group + 1 && i < word.length; i++) candidates.push(word.slice(i));
+  const at = word.indexOf('@');
+  if (at >= 0) candidates.push(word.slice(at + 1));
+  for (const candidate of [...candidates]) if (candidate.startsWith('<')) candidates.push(candidate.slice(1));
   return candidates;
 }
 
