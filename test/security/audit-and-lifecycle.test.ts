@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuditRecord } from '../../src/core/audit/records';
-import { nodeHook, startTestbed, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
+import { auditRecordsOf, nodeHook, startTestbed, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
 import { stall, text, toolCalls } from '../support/model-server';
 import { isProcessAlive, waitUntilDead } from '../support/process-liveness';
 import { hooksJson } from '../support/workspace';
@@ -20,11 +20,7 @@ afterEach(async () => {
   bed = undefined;
 });
 
-async function auditRecords(): Promise<AuditRecord[]> {
-  const result = await bed!.cli(['timeline', '--json', '--all']);
-  expect(result.code, result.stderr).toBe(0);
-  return (JSON.parse(result.stdout) as { records: AuditRecord[] }).records;
-}
+const auditRecords = (): Promise<AuditRecord[]> => auditRecordsOf(bed!);
 
 const guard = nodeHook(
   `if ((input.tool_input.command || '').includes('secrets')) { process.stderr.write('no peeking'); process.exit(2); }`,

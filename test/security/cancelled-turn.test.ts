@@ -2,7 +2,15 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuditRecord } from '../../src/core/audit/records';
-import { jsonResult, nodeHook, startTestbed, toolMessageSent, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
+import {
+  auditRecordsOf,
+  jsonResult,
+  nodeHook,
+  startTestbed,
+  toolMessageSent,
+  useCliBundle,
+  type Testbed,
+} from '../fixtures/cli/cli-harness';
 import { text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
@@ -19,11 +27,7 @@ afterEach(async () => {
   bed = undefined;
 });
 
-async function auditRecords(): Promise<AuditRecord[]> {
-  const result = await bed!.cli(['timeline', '--json', '--all']);
-  expect(result.code, result.stderr).toBe(0);
-  return (JSON.parse(result.stdout) as { records: AuditRecord[] }).records;
-}
+const auditRecords = (): Promise<AuditRecord[]> => auditRecordsOf(bed!);
 
 const permissionsOf = (records: AuditRecord[], callId: string) =>
   records.flatMap((r) => (r.type === 'permission' && r.tool_use_id === callId ? [{ decision: r.decision, by: r.by }] : []));
