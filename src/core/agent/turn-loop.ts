@@ -217,13 +217,16 @@ function hardAbortStop(abort: NonNullable<DispatchResult['abort']>): TurnOutcome
   return abort.kind === 'hard' ? { reason: abort.reason, hookName: abort.hookName } : undefined;
 }
 
-/** Read-only calls run at most this many at once: each may start its own hook processes, and the model picks how many calls a reply holds. */
+/**
+ * Read-only calls run at most this many at once: each may start its own hook processes, and
+ * the model picks how many calls a reply holds.
+ */
 export const MAX_PARALLEL_READS = 8;
 
 /**
- * Read-only calls run together (MAX_PARALLEL_READS at a time); anything that edits or executes runs alone, in order. Once a
- * hook stops the turn, or the user cancels it, the calls after it are not run, but each still
- * gets its tool message.
+ * Read-only calls run together (MAX_PARALLEL_READS at a time); anything that edits or
+ * executes runs alone, in order. Once a hook stops the turn, or the user cancels it, the
+ * calls after it are not run, but each still gets its tool message.
  */
 async function executeCalls(calls: ToolCallRequest[], deps: TurnLoopDeps, signal: AbortSignal): Promise<ToolCallOutcome[]> {
   const seen = new Set<string>();

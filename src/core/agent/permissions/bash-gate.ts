@@ -102,33 +102,35 @@ function unknownPath(words: readonly string[], analysis: ParsedBash): string | u
 const MAX_SUBSTITUTED = 256;
 const MAX_SUBSTITUTED_CHARS = 65_536;
 
+/** Longer values (a here-doc, a long string) are no path worth filling in. */
+const MAX_FILL_LENGTH = 4_096;
+
 /**
  * The words with their expansions filled in by the values the line assigns, each expansion by
  * each value or left as it is: `a=.g; b=it/config; cp x "$a$b"` writes `.git/config`, which no
  * value names alone, and `a=../.g` may climb out of the folder a word starts in. Undefined past
- * MAX_SUBSTITUTED spellings.
+ * MAX_SUBSTITUTED spellings or MAX_SUBSTITUTED_CHARS characters.
  */
 function withAssignedValues(words: readonly string[], values: readonly string[]): string[] | undefined {
   const fills = [...new Set(values.filter((v) => !v.includes(HOLE) && !v.includes('\n') && v.length <= MAX_FILL_LENGTH)), HOLE];
   if (fills.length === 1) return [];
   const spelled: string[] = [];
+  let chars = 0;
   for (const word of words) {
     const [first, ...rest] = word.split(HOLE);
+    if (rest.length === 0) continue;
     let spellings = [first];
     for (const piece of rest) {
       spellings = spellings.flatMap((head) => fills.map((fill) => head + fill + piece));
       if (spelled.length + spellings.length > MAX_SUBSTITUTED) return undefined;
     }
-    if (rest.length === 0) continue;
-    spelled.push(...spellings.filter((s) => s !== word));
+    for (const spelling of spellings) if (spelling !== word) spelled.push(spelling);
     // Each spelling is matched as a glob, at a cost that grows faster than its length.
-    if (spelled.reduce((sum, s) => sum + s.length, 0) > MAX_SUBSTITUTED_CHARS) return undefined;
+    chars += spellings.reduce((sum, s) => sum + s.length, 0);
+    if (chars > MAX_SUBSTITUTED_CHARS) return undefined;
   }
   return spelled;
 }
-
-/** Longer values (a here-doc, a long string) are no path worth filling in. */
-const MAX_FILL_LENGTH = 4_096;
 
 /** Every word and redirection target of the line, command names, values and nested scripts included. */
 function shellWords(analysis: ParsedBash): string[] {
