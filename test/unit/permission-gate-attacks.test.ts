@@ -294,7 +294,7 @@ describe('the protected-file check, more spellings', () => {
 
   it('a deny rule might match what bash runs from a value or a rebound name, in bypassPermissions mode too', () => {
     const { run } = gate({ mode: 'bypassPermissions', deny: ['Bash(rm *)'] });
-    for (const command of ["x='$(rm keep)'; echo \"v: ${x@P}\"", 'hash -p /bin/rm ls; ls keep', 'source <(echo rm keep)']) {
+    for (const command of ['x=\'$(rm keep)\'; echo "v: ${x@P}"', 'hash -p /bin/rm ls; ls keep', 'source <(echo rm keep)']) {
       expect(run(command), command).toMatchObject({ verdict: 'ask', level: 'P6' });
     }
     expect(run('echo $((1+2)); set -x; ls')).toMatchObject({ verdict: 'allow', level: 'P8' });
