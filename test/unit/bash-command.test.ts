@@ -25,6 +25,13 @@ describe('analyzeBashCommand', () => {
     expect(commands('git status && npm test > out.txt')).toEqual(['git status', 'npm test']);
   });
 
+  it('keeps the answer for a long line too, which the gate asks about once per rule', () => {
+    const script = `bash -c '${'echo "a b" c;'.repeat(1_000)}'`;
+    const first = parsed(script);
+    expect(analyzeBashCommand(script)).toBe(first);
+    expect(analyzeBashCommand(script.slice(9, -1))).toBe(analyzeBashCommand(script.slice(9, -1)));
+  });
+
   it.each([
     ['git status && touch ../x', ['git status', 'touch ../x']],
     ['git status; touch ../x', ['git status', 'touch ../x']],
@@ -68,6 +75,8 @@ describe('analyzeBashCommand', () => {
 
   it('tells the code bash may run from a value, which no command shows, from code the commands show', () => {
     expect(parsed("x='a[$(touch ../x)]'; : $((x))").unseen).toEqual(['arithmetic on a variable (bash evaluates its value)']);
+    // A number after the name does not make the expression all numbers.
+    expect(parsed("x='a[$(touch ../x)]'; : $((x+1)) $((1+x+2))").unseen).toEqual(['arithmetic on a variable (bash evaluates its value)']);
     expect(parsed("PS4='$(touch ../x)'; set -x").unseen).toEqual(['an assignment of PS4, whose value bash runs']);
     for (const command of ['echo $((1+2))', 'echo $(touch ../x)', 'f() { touch ../x; }', 'echo "${a[@]}" ${#a}', "PS4='+ '; set -x"]) {
       expect(parsed(command).unseen, command).toEqual([]);
@@ -117,10 +126,17 @@ describe('analyzeBashCommand', () => {
       kind: 'unparseable',
       error: expect.stringContaining('without closing quote'),
     });
-    expect(analyzeBashCommand(`echo ${'a '.repeat(20_000)}`)).toEqual({
+    expect(analyzeBashCommand(`echo ${'a'.repeat(300_000)}`)).toEqual({
       kind: 'unparseable',
-      error: expect.stringContaining('too long to analyze'),
+      error: expect.stringContaining('too long to analyze (300005 characters'),
     });
+    // Short enough to parse, but the parts of one word or the commands are more than a walk reads.
+    for (const command of [`echo ${"'a'\\'".repeat(12_000)}`, 'a;'.repeat(12_000), `echo ${'a '.repeat(20_000)}`]) {
+      expect(analyzeBashCommand(command), command.slice(0, 20)).toEqual({
+        kind: 'unparseable',
+        error: expect.stringContaining('too complex to analyze (over 20000 syntax nodes)'),
+      });
+    }
     // One word, so under the word cap, but a tree deeper than the walk's stack.
     expect(analyzeBashCommand(`rm -rf x; : $((${'1+'.repeat(5_000)}1))`)).toEqual({
       kind: 'unparseable',

@@ -308,6 +308,20 @@ describe('bounded work on long lines', () => {
     return argumentPathsProblem(analysis as ParsedBash, { workspaceRoot: ws, cwd: ws });
   };
 
+  it('leaves a `bash -c` nested in itself until its quoting is thousands of nodes to a person, in every mode', () => {
+    const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+    let command = 'echo a\'b\' "c" && cp x .vscode/hooks.json';
+    for (let level = 0; level < 9; level++) command = `bash -c ${quote(command)}`;
+    for (const mode of ['default', 'bypassPermissions'] as const) {
+      expect(gate({ mode }).run(command)).toMatchObject({ verdict: 'ask', reason: expect.stringContaining('too complex to analyze') });
+    }
+    for (let level = 0; level < 2; level++) command = `bash -c ${quote(command)}`;
+    expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({
+      verdict: 'ask',
+      reason: expect.stringContaining('too long to analyze'),
+    });
+  });
+
   it('leaves a word too long or too deep to resolve as a path to a person, quickly', () => {
     for (const word of [`src/${'a'.repeat(70_000)}*`, 'a/'.repeat(2_000)]) {
       const start = Date.now();

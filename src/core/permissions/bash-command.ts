@@ -1,6 +1,6 @@
 import type sh from 'mvdan-sh';
 import { evaluatedCode, runsValue } from './bash-evaluated-code';
-import { MAX_WALK_DEPTH, shellParser, shellSyntax } from './bash-parser';
+import { boundedWalk, MAX_SYNTAX_NODES, MAX_WALK_DEPTH, shellParser, shellSyntax, type WalkEnd } from './bash-parser';
 import { NAME_TAKING, RISKY_VARIABLE, SHELL_CODE_VARIABLE } from './bash-variables';
 import { isPlainParameter, wordValue } from './bash-word-value';
 import { spellLiteral, spellWord } from './shell-spelling';
@@ -68,12 +68,14 @@ const WRITE_OPS = new Set(['>', '>>', '<>', '>|', '&>', '&>>']);
 /**
  * The gate asks about one command many times (once per rule, and for the strings nested in
  * it), and agents repeat commands (`npm test`, `git status`): recent answers are kept, most
- * recently used last. The analysis depends on the text alone.
+ * recently used last, long lines too (analyzing one can take a second). The analysis depends
+ * on the text alone.
  */
 const recent = new Map<string, BashAnalysis>();
 const RECENT_ANALYSES = 64;
-/** Longer lines are analyzed each time rather than kept. */
-const MAX_KEPT_LENGTH = 4096;
+/** The kept lines' length in all: the analyses hold about as much. */
+const MAX_KEPT_CHARS = 4 * 1024 * 1024;
+let keptChars = 0;
 
 /** What `command` would run. The result is shared: treat it as read-only. */
 export function analyzeBashCommand(command: string): BashAnalysis {
@@ -84,22 +86,33 @@ export function analyzeBashCommand(command: string): BashAnalysis {
     return known;
   }
   const analysis = deepFreeze(analyze(command));
-  if (command.length <= MAX_KEPT_LENGTH) {
+  if (command.length <= MAX_KEPT_CHARS) {
     recent.set(command, analysis);
-    if (recent.size > RECENT_ANALYSES) recent.delete(recent.keys().next().value as string);
+    keptChars += command.length;
+    for (const oldest of recent.keys()) {
+      if (recent.size <= RECENT_ANALYSES && keptChars <= MAX_KEPT_CHARS) break;
+      recent.delete(oldest);
+      keptChars -= oldest.length;
+    }
   }
   return analysis;
 }
 
 /**
- * Past this many words the analysis would take seconds (the parser's tree walk costs about
- * 0.1 ms a word), so a longer line is not analyzed: it is treated as one that does not parse.
+ * Past this length a line is not analyzed, as if it did not parse: parsing costs up to a few
+ * microseconds and some hundred bytes of memory a character.
  */
-const MAX_WORDS = 10_000;
+const MAX_ANALYZED_LENGTH = 256 * 1024;
+/**
+ * A line shorter than this cannot hold more syntax nodes than a walk visits (a node takes at
+ * least a quarter of a character); a longer one is counted before it is read.
+ */
+const COUNTED_FROM_LENGTH = MAX_SYNTAX_NODES / 4;
 
 function analyze(command: string): BashAnalysis {
-  const words = command.split(/\s+/).length;
-  if (words > MAX_WORDS) return { kind: 'unparseable', error: `too long to analyze (${words} words, at most ${MAX_WORDS})` };
+  if (command.length > MAX_ANALYZED_LENGTH) {
+    return { kind: 'unparseable', error: `too long to analyze (${command.length} characters, at most ${MAX_ANALYZED_LENGTH})` };
+  }
   // Bash reads `\` before CR as an escaped CR and ends the line at the LF; the parser reads a
   // line continuation there, and would join the next line's command to this one.
   if (command.includes('\\\r')) return { kind: 'unparseable', error: 'a backslash before a carriage return' };
@@ -109,6 +122,9 @@ function analyze(command: string): BashAnalysis {
   } catch (error) {
     return { kind: 'unparseable', error: parseErrorMessage(error) };
   }
+  // Reading a command reads all of its words' parts at once, before the walk reaches them.
+  const counted = command.length < COUNTED_FROM_LENGTH ? 'done' : boundedWalk(file, () => true);
+  if (counted !== 'done') return { kind: 'unparseable', error: WALK_ENDS[counted] };
   const commands: SimpleCommand[] = [];
   const redirects: RedirectTarget[] = [];
   const values: string[] = [];
@@ -117,15 +133,8 @@ function analyze(command: string): BashAnalysis {
   // The walk visits a statement, then its command: the statement's here-docs belong to that command.
   let stdin: string[] | undefined;
   let continuedComment = false;
-  let depth = 0;
-  let tooDeep = false;
   const syntax = shellSyntax();
-  syntax.Walk(file, (node) => {
-    // After a node's children the walk calls back with none.
-    if (node === null || node === undefined) return Boolean(depth--);
-    if (depth >= MAX_WALK_DEPTH) tooDeep = true;
-    if (tooDeep) return false;
-    depth++;
+  const end = boundedWalk(file, (node) => {
     const type = syntax.NodeType(node);
     // Bash ends a comment at the newline even after a backslash; the parser reads the next
     // line into the comment and joins what follows to the command before it.
@@ -142,9 +151,8 @@ function analyze(command: string): BashAnalysis {
       stdin = stdinTexts(node as sh.Stmt);
       values.push(...(stdin ?? []));
     }
-    if (type === 'CallExpr') collectCall(node as sh.CallExpr, commands, hidden, unseen, stdin);
     // `cat x$X` with X=' /etc/passwd' hands cat a second word no text of the line shows.
-    if (type === 'CallExpr' && (node as sh.CallExpr).Args.some((w) => w && splitsIntoWords(w))) values.push(HOLE);
+    if (type === 'CallExpr' && collectCall(node as sh.CallExpr, commands, hidden, unseen, stdin)) values.push(HOLE);
     if (type === 'CallExpr' || type === 'DeclClause') stdin = undefined;
     if (type === 'DeclClause') collectDecl(node as sh.DeclClause, commands, hidden, unseen);
     if (type === 'Redirect') collectRedirect(node as sh.Redirect, redirects);
@@ -152,10 +160,15 @@ function analyze(command: string): BashAnalysis {
     if (type === 'WordIter') collectLoop(node as sh.WordIter, values, hidden);
     return true;
   });
-  if (tooDeep) return { kind: 'unparseable', error: `nested too deeply to analyze (over ${MAX_WALK_DEPTH} levels)` };
+  if (end !== 'done') return { kind: 'unparseable', error: WALK_ENDS[end] };
   if (continuedComment) return { kind: 'unparseable', error: 'a comment ending in a backslash, which bash ends at the line break' };
   return { kind: 'parsed', commands, redirects, values, hidden: [...hidden, ...unseen], unseen: [...unseen] };
 }
+
+const WALK_ENDS: Record<Exclude<WalkEnd, 'done'>, string> = {
+  'too deep': `nested too deeply to analyze (over ${MAX_WALK_DEPTH} levels)`,
+  'too many nodes': `too complex to analyze (over ${MAX_SYNTAX_NODES} syntax nodes)`,
+};
 
 /** Frozen all the way down: an answer is shared between callers, and none may change another's. */
 function deepFreeze<T>(value: T): T {
@@ -188,13 +201,14 @@ const HIDING_NODES: Record<string, string | undefined> = {
   ExtGlob: 'an extended glob',
 };
 
+/** Adds the call's command; true when a word of it may split into more words. */
 function collectCall(
   call: sh.CallExpr,
   commands: SimpleCommand[],
   hidden: Set<string>,
   unseen: Set<string>,
   stdin: string[] | undefined,
-): void {
+): boolean {
   const assigned = call.Assigns.flatMap((a) => (a?.Name ? [a.Name.Value] : []));
   const words = call.Args.flatMap((w) => (w ? [wordValue(w)] : []));
   if (words.length === 0) {
@@ -203,7 +217,7 @@ function collectCall(
     if (call.Assigns.some((a) => a && (a.Index || a.Array))) hidden.add('an array assignment');
     const risky = assigned.find((name) => RISKY_VARIABLE.test(name));
     if (risky) hidden.add(`an assignment of ${risky}, which decides what later commands run`);
-    return;
+    return false;
   }
   const texts = words.map((w) => w.text);
   if (texts.some((w) => w.includes('[') && /\$\(|`/.test(w))) unseen.add('a variable subscript that bash may evaluate');
@@ -222,19 +236,15 @@ function collectCall(
     dynamicName: words[0].expands || words[0].glob,
     ...(stdin ? { stdin } : {}),
   });
+  return words.some((w) => w.splits);
 }
 
 function collectLoop(loop: sh.WordIter, values: string[], hidden: Set<string>): void {
   const name = loop.Name?.Value ?? '';
   if (RISKY_VARIABLE.test(name)) hidden.add(`a loop over ${name}, which decides what commands run`);
-  for (const item of loop.Items) if (item) values.push(wordValue(item).text);
-  if (loop.Items.some((item) => item && splitsIntoWords(item))) values.push(HOLE);
-}
-
-/** Whether bash splits an unquoted expansion of the word into more words, each any text. */
-function splitsIntoWords(word: sh.Word): boolean {
-  const syntax = shellSyntax();
-  return word.Parts.some((part) => !['Lit', 'SglQuoted', 'DblQuoted'].includes(syntax.NodeType(part)));
+  const items = loop.Items.flatMap((item) => (item ? [wordValue(item)] : []));
+  values.push(...items.map((item) => item.text));
+  if (items.some((item) => item.splits)) values.push(HOLE);
 }
 
 /** The here-doc bodies and here-strings of a statement's redirections. */

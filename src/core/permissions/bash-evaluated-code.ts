@@ -1,5 +1,5 @@
 import type sh from 'mvdan-sh';
-import { MAX_WALK_DEPTH, shellParser, shellSyntax, type Node } from './bash-parser';
+import { boundedWalk, shellParser, shellSyntax, type Node } from './bash-parser';
 import { SHELL_CODE_VARIABLE } from './bash-variables';
 import { isPlainParameter, wordValue } from './bash-word-value';
 import { HOLE } from './wildcard';
@@ -109,18 +109,13 @@ function evaluatedParameter(param: sh.ParamExp, ops: EvaluatingOps): string | un
 function namesVariable(expression: Node): boolean {
   const syntax = shellSyntax();
   let names = false;
-  let depth = 0;
-  syntax.Walk(expression, (node) => {
-    // After a node's children the walk calls back with none.
-    if (!node) return Boolean(depth--);
+  const end = boundedWalk(expression, (node) => {
     if (names) return false;
-    // Deeper than the walk can go: what is below is not known to be numbers.
-    if (depth >= MAX_WALK_DEPTH) names = true;
-    else if (syntax.NodeType(node) === 'Word') names = !(node as sh.Word).Parts.every(isNumberPart);
-    if (!names) depth++;
+    if (syntax.NodeType(node) === 'Word') names = !(node as sh.Word).Parts.every(isNumberPart);
     return !names;
   });
-  return names;
+  // Past the walk's bounds, what is below is not known to be numbers.
+  return names || end !== 'done';
 }
 
 const ARITHMETIC_NUMBER = /^(0[xX][0-9a-fA-F]+|[0-9]+(#[0-9a-zA-Z@_]+)?|[@*])$/;

@@ -34,3 +34,43 @@ export function shellParser(): sh.Parser {
  * overflows the stack (and takes the Go runtime's stack handling tens of seconds to get there).
  */
 export const MAX_WALK_DEPTH = 400;
+
+/**
+ * How many nodes a tree walk visits: each costs tens of microseconds (the parser's runtime
+ * copies a node's fields out on every read), and one word of alternating quotes (`'a'\''a'\''…`,
+ * or `bash -c` nested in itself) holds a node every few characters.
+ */
+export const MAX_SYNTAX_NODES = 20_000;
+
+/** How a bounded walk ended: it visited every node, or it stopped at one of the bounds. */
+export type WalkEnd = 'done' | 'too deep' | 'too many nodes';
+
+const TOO_MANY_NODES = new Error('too many nodes');
+
+/**
+ * Visits the nodes under `root`, each before its children; `visit` returns false to skip a
+ * node's children. Stops at MAX_WALK_DEPTH levels or MAX_SYNTAX_NODES nodes.
+ */
+export function boundedWalk(root: Node, visit: (node: Node) => boolean): WalkEnd {
+  const syntax = shellSyntax();
+  let depth = 0;
+  let visited = 0;
+  let end: WalkEnd = 'done';
+  try {
+    syntax.Walk(root, (node) => {
+      // After a node's children the walk calls back with none.
+      if (node === null || node === undefined) return Boolean(depth--);
+      if (depth >= MAX_WALK_DEPTH) end = 'too deep';
+      if (end !== 'done') return false;
+      // Returning false skips a node's children but not its siblings: only a throw ends the walk.
+      if (++visited > MAX_SYNTAX_NODES) throw TOO_MANY_NODES;
+      const descend = visit(node);
+      if (descend) depth++;
+      return descend;
+    });
+  } catch (error) {
+    if (error !== TOO_MANY_NODES) throw error;
+    end = 'too many nodes';
+  }
+  return end;
+}

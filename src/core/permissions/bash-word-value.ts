@@ -11,17 +11,30 @@ interface WordValue {
   expands: boolean;
   /** Unquoted `*`, `?` or `[`: pathname expansion may replace the word. */
   glob: boolean;
+  /** An unquoted expansion: bash may split it into more words, each any text. */
+  splits: boolean;
 }
 
+/**
+ * Reading a node's list of parts copies the whole list out of the parser's runtime, and so
+ * does asking a node's type: each is done once per part here, as a word may have thousands.
+ */
 export function wordValue(word: sh.Word): WordValue {
-  const value: WordValue = { text: '', pieces: [], expands: false, glob: false };
-  if (hasBraceExpansion(word)) return { text: HOLE, pieces: [{ text: HOLE, active: true }], expands: true, glob: false };
-  for (const part of word.Parts) appendPart(part, false, value);
+  const syntax = shellSyntax();
+  const parts = word.Parts.map((part) => ({ part, type: syntax.NodeType(part) }));
+  const splits = parts.some(({ type }) => !['Lit', 'SglQuoted', 'DblQuoted'].includes(type));
+  if (hasBraceExpansion(parts)) return { text: HOLE, pieces: [{ text: HOLE, active: true }], expands: true, glob: false, splits };
+  const value: WordValue = { text: '', pieces: [], expands: false, glob: false, splits };
+  for (const { part, type } of parts) appendPart(part, type, false, value);
   return value;
 }
 
-function appendPart(part: Node, quoted: boolean, into: WordValue): void {
-  const type = shellSyntax().NodeType(part);
+interface TypedPart {
+  part: Node;
+  type: string;
+}
+
+function appendPart(part: Node, type: string, quoted: boolean, into: WordValue): void {
   if (type === 'Lit') {
     const raw = (part as sh.Lit).Value;
     if (!quoted && /(^|[^\\])(\\\\)*[*?[]/.test(raw)) into.glob = true;
@@ -35,7 +48,7 @@ function appendPart(part: Node, quoted: boolean, into: WordValue): void {
     into.text += text;
     addPiece(into.pieces, text, false);
   } else if (type === 'DblQuoted') {
-    for (const inner of (part as sh.DblQuoted).Parts) appendPart(inner, true, into);
+    for (const inner of (part as sh.DblQuoted).Parts) appendPart(inner, shellSyntax().NodeType(inner), true, into);
   } else {
     into.text += HOLE;
     addPiece(into.pieces, HOLE, true);
@@ -63,10 +76,9 @@ function unescapeUnquoted(raw: string): string {
  * The innermost groups are found first and then searched: one pattern for both would backtrack
  * over a long unclosed `{....` for seconds.
  */
-function hasBraceExpansion(word: sh.Word): boolean {
-  const syntax = shellSyntax();
-  const blank = (part: Node) => (syntax.NodeType(part) === 'Lit' ? (part as sh.Lit).Value.replace(/\\./gs, '_') : '_');
-  const unquoted = word.Parts.map(blank).join('');
+function hasBraceExpansion(parts: readonly TypedPart[]): boolean {
+  const blank = ({ part, type }: TypedPart) => (type === 'Lit' ? (part as sh.Lit).Value.replace(/\\./gs, '_') : '_');
+  const unquoted = parts.map(blank).join('');
   return (unquoted.match(/\{[^{}]*\}/g) ?? []).some((group) => group.includes(',') || group.includes('..'));
 }
 
