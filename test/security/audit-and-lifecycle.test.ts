@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AuditRecord } from '../../src/core/audit/records';
-import { auditRecordsOf, nodeHook, startTestbed, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
+import { auditRecordsOf, nodeHook, useTestbed, type Testbed } from '../fixtures/cli/cli-harness';
 import { stall, text, toolCalls } from '../support/model-server';
 import { isProcessAlive, waitUntilDead } from '../support/process-liveness';
 import { hooksJson } from '../support/workspace';
@@ -10,15 +10,10 @@ import { hooksJson } from '../support/workspace';
 // Every decision leaves a trace of who made it, a subagent cannot slip past the gates or the
 // alerts on them, and an async hook never outlives the run that started it.
 
-const bundle = useCliBundle();
+const testbed = useTestbed();
 let bed: Testbed | undefined;
+/** The CLI run a test signals; its testbed kills it if the test fails first. */
 let running: ChildProcess | undefined;
-afterEach(async () => {
-  if (running?.exitCode === null && running.signalCode === null) running.kill('SIGKILL');
-  running = undefined;
-  await bed?.close();
-  bed = undefined;
-});
 
 const auditRecords = (): Promise<AuditRecord[]> => auditRecordsOf(bed!);
 
@@ -35,8 +30,7 @@ sleep 30
 
 describe('the audit says who decided', () => {
   it('hookpilot timeline shows each call allowed by a rule, denied by a hook, denied by the person (nobody at the terminal)', async () => {
-    bed = await startTestbed(
-      bundle.bundle,
+    bed = await testbed(
       {
         'hooks/guard.js': guard,
         '.vscode/hooks.json': hooksJson({
@@ -74,7 +68,7 @@ describe('the audit says who decided', () => {
 
   it('a model-written path cannot forge or hide a row of hookpilot timeline with control characters', async () => {
     const forged = '/etc/passwd\r\u001b[2K12:00:00.000  permission Read  allowed by rule Read(*)\u001b[8m\u202e';
-    bed = await startTestbed(bundle.bundle, {}, [toolCalls([{ id: 'x1', name: 'Read', arguments: { file_path: forged } }]), text('done')]);
+    bed = await testbed({}, [toolCalls([{ id: 'x1', name: 'Read', arguments: { file_path: forged } }]), text('done')]);
     expect((await bed.run(['read it'])).code).toBe(0);
     const timeline = await bed.cli(['timeline']);
     expect(timeline.stdout.replace(/[\n\t]/g, '')).not.toMatch(/\p{Cc}/u);
@@ -84,8 +78,7 @@ describe('the audit says who decided', () => {
   });
 
   it('a call routed through a Task subagent still fires the PermissionDenied alert and is audited with its agent id', async () => {
-    bed = await startTestbed(
-      bundle.bundle,
+    bed = await testbed(
       {
         'hooks/alert.js': alert,
         '.vscode/hooks.json': hooksJson({ PermissionDenied: [{ hooks: [{ type: 'command', command: 'node hooks/alert.js' }] }] }),
@@ -119,8 +112,7 @@ describe('a subagent passes the same gates', () => {
     const freeze = nodeHook(`
 fs.appendFileSync('guard.log', input.tool_use_id + ' ' + (input.agent_id || 'main') + '\\n');
 if ((input.tool_input.command || '').includes('curl')) process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'no network' } } }));`);
-    bed = await startTestbed(
-      bundle.bundle,
+    bed = await testbed(
       {
         'hooks/freeze.js': freeze,
         '.vscode/hooks.json': hooksJson({
@@ -157,7 +149,7 @@ describe('async hooks end with the run', () => {
   }
 
   it('Ctrl-C: the async hook process is gone after the CLI exits, and its record says it was cancelled', async () => {
-    bed = await startTestbed(bundle.bundle, { 'hooks/sleeper.sh': sleeper, '.vscode/hooks.json': asyncConfig }, [
+    bed = await testbed({ 'hooks/sleeper.sh': sleeper, '.vscode/hooks.json': asyncConfig }, [
       toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]),
       stall(1),
     ]);
@@ -173,7 +165,7 @@ describe('async hooks end with the run', () => {
   });
 
   it('a run that completes does not leave its async hook running behind it', async () => {
-    bed = await startTestbed(bundle.bundle, { 'hooks/sleeper.sh': sleeper, '.vscode/hooks.json': asyncConfig }, async (_request, index) => {
+    bed = await testbed({ 'hooks/sleeper.sh': sleeper, '.vscode/hooks.json': asyncConfig }, async (_request, index) => {
       if (index === 0) return toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]);
       // The answer waits until the hook has written its pid, so the run ends while it still sleeps.
       const pidFile = bed!.workspace.file('async.pid');

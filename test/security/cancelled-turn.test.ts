@@ -1,31 +1,18 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AuditRecord } from '../../src/core/audit/records';
-import {
-  auditRecordsOf,
-  jsonResult,
-  nodeHook,
-  startTestbed,
-  toolMessageSent,
-  useCliBundle,
-  type Testbed,
-} from '../fixtures/cli/cli-harness';
+import { auditRecordsOf, jsonResult, nodeHook, toolMessageSent, useTestbed, type Testbed } from '../fixtures/cli/cli-harness';
 import { text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
 // Once the user cancels a turn, no further tool call runs: a guard the cancel killed never
 // answered, so it allowed nothing, and the calls after the one in flight are not run at all.
 
-const bundle = useCliBundle();
+const testbed = useTestbed();
 let bed: Testbed | undefined;
+/** The CLI run a test signals; its testbed kills it if the test fails first. */
 let running: ChildProcess | undefined;
-afterEach(async () => {
-  if (running?.exitCode === null && running.signalCode === null) running.kill('SIGKILL');
-  running = undefined;
-  await bed?.close();
-  bed = undefined;
-});
 
 const auditRecords = (): Promise<AuditRecord[]> => auditRecordsOf(bed!);
 
@@ -47,7 +34,7 @@ setTimeout(() => process.exit(0), 30000);`);
 
 describe('a cancelled turn runs no further tool call', () => {
   it('Ctrl-C while a PreToolUse guard decides: the call does not run, the audit says the cancel denied it, and --continue resumes', async () => {
-    bed = await startTestbed(bundle.bundle, { 'hooks/guard.js': slowGuard, '.vscode/hooks.json': guardedWrite('PreToolUse') }, [
+    bed = await testbed({ 'hooks/guard.js': slowGuard, '.vscode/hooks.json': guardedWrite('PreToolUse') }, [
       toolCalls([writeEnv]),
       text('resumed'),
     ]);
@@ -67,7 +54,7 @@ describe('a cancelled turn runs no further tool call', () => {
   }, 120_000);
 
   it('Ctrl-C while an approve_tool hook decides: its veto was not given, and the call still does not run', async () => {
-    bed = await startTestbed(bundle.bundle, { 'hooks/guard.js': slowGuard, '.vscode/hooks.json': guardedWrite('approve_tool') }, [
+    bed = await testbed({ 'hooks/guard.js': slowGuard, '.vscode/hooks.json': guardedWrite('approve_tool') }, [
       toolCalls([writeEnv]),
       text('done'),
     ]);
@@ -83,7 +70,7 @@ describe('a cancelled turn runs no further tool call', () => {
     const quickGuard = nodeHook(
       `if (String(input.tool_input.file_path).endsWith('.env')) { process.stderr.write('no .env writes'); process.exit(2); }`,
     );
-    bed = await startTestbed(bundle.bundle, { 'hooks/guard.js': quickGuard, '.vscode/hooks.json': guardedWrite('PreToolUse') }, [
+    bed = await testbed({ 'hooks/guard.js': quickGuard, '.vscode/hooks.json': guardedWrite('PreToolUse') }, [
       toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'touch slept.txt && sleep 30' } }, writeEnv]),
       text('done'),
     ]);
@@ -118,10 +105,7 @@ describe('a cancelled turn runs no further tool call', () => {
       AfterLLM: [{ hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }],
       PreToolUse: [{ matcher: 'Write', hooks: [{ type: 'command', command: 'exit 2', onFailure: 'block' }] }],
     });
-    bed = await startTestbed(bundle.bundle, { 'hooks/guard.js': slowGuard, '.vscode/hooks.json': hooks }, [
-      toolCalls([writeEnv]),
-      text('done'),
-    ]);
+    bed = await testbed({ 'hooks/guard.js': slowGuard, '.vscode/hooks.json': hooks }, [toolCalls([writeEnv]), text('done')]);
     const run = bed.run(['set it up', '--permission-mode', 'acceptEdits'], { onSpawn: (c) => (running = c), timeoutMs: 60_000 });
     await vi.waitFor(() => expect(existsSync(bed!.workspace.file('guard-started'))).toBe(true), { timeout: 30_000 });
     running!.kill('SIGINT');
@@ -134,7 +118,7 @@ describe('a cancelled turn runs no further tool call', () => {
       PreToolUse: [{ matcher: 'Read', hooks: [{ type: 'command', command: 'node hooks/guard.js', onFailure: 'block' }] }],
       SessionEnd: [{ hooks: [{ type: 'command', command: 'touch session-ended' }] }],
     });
-    bed = await startTestbed(bundle.bundle, { 'notes.txt': 'private\n', 'hooks/guard.js': slowGuard, '.vscode/hooks.json': hooks }, [
+    bed = await testbed({ 'notes.txt': 'private\n', 'hooks/guard.js': slowGuard, '.vscode/hooks.json': hooks }, [
       toolCalls([{ id: 'r1', name: 'Read', arguments: { file_path: 'notes.txt' } }]),
       text('done'),
     ]);

@@ -1,23 +1,18 @@
 import type { ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { jsonResult, startTestbed, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
+import { describe, expect, it, vi } from 'vitest';
+import { jsonResult, useTestbed, type Testbed } from '../fixtures/cli/cli-harness';
 import { stall, text, toolCalls, type RecordedRequest } from '../support/model-server';
 import { waitUntilDead } from '../support/process-liveness';
 
 // A crash loses at most the step in flight: the transcript is written as the conversation
 // grows, `--continue` finds it after a SIGKILL, and two processes never write one session.
 
-const bundle = useCliBundle();
+const testbed = useTestbed();
 let bed: Testbed | undefined;
+/** The CLI run a test signals; its testbed kills it if the test fails first. */
 let running: ChildProcess | undefined;
-afterEach(async () => {
-  if (running?.exitCode === null && running.signalCode === null) running.kill('SIGKILL');
-  running = undefined;
-  await bed?.close();
-  bed = undefined;
-});
 
 /** The CLI's transcripts of the test workspace (one project folder under the temp home). */
 function transcripts(home: string): { dir: string; ids: string[] } {
@@ -44,7 +39,7 @@ const lastUserText = (request: RecordedRequest) =>
 
 describe('a crash loses no conversation', () => {
   it('SIGKILL after ~70 tool calls: --continue finds the session and the model gets every complete step back', async () => {
-    bed = await startTestbed(bundle.bundle, {}, (request, index) => {
+    bed = await testbed({}, (request, index) => {
       if (lastUserText(request) === 'carry on') return text('resumed');
       return toolCalls([{ id: `c${index}`, name: 'Bash', arguments: { command: `echo step ${index}` } }]);
     });
@@ -81,9 +76,7 @@ describe('a crash loses no conversation', () => {
   });
 
   it("a second resume of a session in use is refused with the owner's pid; after the first ends it may resume", async () => {
-    bed = await startTestbed(bundle.bundle, {}, (request) =>
-      lastUserText(request) === 'hang' ? stall(1) : text(`ok: ${lastUserText(request)}`),
-    );
+    bed = await testbed({}, (request) => (lastUserText(request) === 'hang' ? stall(1) : text(`ok: ${lastUserText(request)}`)));
     const created = await bed.run(['hello', '--output-format', 'json']);
     const sessionId = jsonResult(created).session_id;
 
@@ -103,7 +96,7 @@ describe('a crash loses no conversation', () => {
 
 describe('resuming after a torn transcript line', () => {
   it('the next message starts on a line of its own; the torn line is reported, the messages around it are resumed', async () => {
-    bed = await startTestbed(bundle.bundle, {}, (request) => text(`ok: ${lastUserText(request)}`));
+    bed = await testbed({}, (request) => text(`ok: ${lastUserText(request)}`));
     const first = jsonResult(await bed.run(['first', '--output-format', 'json']));
     const { dir } = transcripts(bed.home);
     // A crash in the middle of an append.
@@ -124,7 +117,7 @@ describe('resuming after a torn transcript line', () => {
 
 describe('--continue picks only a real session', () => {
   it('a newer transcript that is a link, or whose name is no valid session id, is passed over for the latest real session', async () => {
-    bed = await startTestbed(bundle.bundle, {}, (request) => text(`ok: ${lastUserText(request)}`));
+    bed = await testbed({}, (request) => text(`ok: ${lastUserText(request)}`));
     const first = jsonResult(await bed.run(['one', '--output-format', 'json']));
     const { dir } = transcripts(bed.home);
     const later = new Date(Date.now() + 60_000);
