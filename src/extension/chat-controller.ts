@@ -22,6 +22,7 @@ import { listSessions } from './session-catalog';
 import { replayTranscript } from './session-replay';
 import { UnsentDrafts } from './unsent-drafts';
 import { errorMessage } from '../core/error-message';
+import { ChatActivity } from './chat-activity';
 import { describeDifference } from '../core/replay/decisions';
 import type { ScratchReplayResult } from '../core/replay/scratch-replay';
 import { showInformation } from './notifications';
@@ -39,11 +40,6 @@ export interface ChatControllerDeps {
   mcp?: McpHost;
 }
 
-interface Run {
-  controller: AbortController;
-  done: Promise<void>;
-}
-
 /** Claude Code's `/compact [instructions]`, typed in the composer. */
 const COMPACT_COMMAND = /^\/compact(?:\s+([\s\S]*))?$/;
 
@@ -59,9 +55,15 @@ export class ChatController extends Disposable {
   /** New Chat cleared the last session: the next one starts with source "clear", as in Claude Code. */
   private cleared = false;
   private sessionEvents: vscode.Disposable | undefined;
-  private run: Run | undefined;
-  /** Ending or switching the session: a prompt sent meanwhile waits, then goes to the chat that follows. */
-  private switching: Promise<void> | undefined;
+  /** A prompt sent while the session ends or switches waits, then goes to the chat that follows. */
+  private readonly activity = new ChatActivity({
+    busyChanged: () => this.postStatus(),
+    failed: (what, message) => {
+      this.deps.log.error(`${what} failed: ${message}`);
+      this.emitAll(this.projector.project({ type: 'notice', level: 'error', message }));
+    },
+    finished: () => this.postSessions(),
+  });
   private readonly drafts = new UnsentDrafts((message) => this.post(message));
   private poster: ((message: HostToChat) => void) | undefined;
   private lastReplayId: string | undefined;
@@ -87,7 +89,7 @@ export class ChatController extends Disposable {
   }
 
   get busy(): boolean {
-    return this.run !== undefined;
+    return this.activity.busy;
   }
 
   private get transcriptDir(): string {
@@ -172,18 +174,18 @@ export class ChatController extends Disposable {
   }
 
   async send(text: string): Promise<void> {
-    while (this.switching) await this.switching;
+    await this.activity.afterSwitches();
     const compact = COMPACT_COMMAND.exec(text.trim());
     if (compact) return this.compact(compact[1]?.trim() || null, text);
     // Sent while the agent works, or while earlier such messages still wait: the model gets
     // it after the current step, in order (steering, docs/design.md#subagents-steering-and-async-hooks).
-    if (this.session && (this.run || this.session.hasQueued)) {
+    if (this.session && (this.busy || this.session.hasQueued)) {
       this.session.queue(text);
       this.emitAll(this.projector.queuedPrompt(text));
       return;
     }
     // Busy before any session exists (the first one still starting): nothing can queue it yet.
-    if (this.run) return this.drafts.add(text);
+    if (this.busy) return this.drafts.add(text);
     const resolution = this.deps.config.resolveEndpoint();
     if (!resolution.ok) {
       this.postStatus();
@@ -206,7 +208,7 @@ export class ChatController extends Disposable {
   /** One prompt as the chat's turn; true when it was interrupted or a hook stopped the agent. */
   private async runTurn(prompt: (signal: AbortSignal) => Promise<TurnOutcome>): Promise<boolean> {
     let stopped = false;
-    const interrupted = await this.exclusive('chat turn', async (signal) => {
+    const interrupted = await this.activity.exclusive('chat turn', async (signal) => {
       stopped = (await prompt(signal)).reason === 'stopped';
     });
     return interrupted || stopped;
@@ -220,7 +222,7 @@ export class ChatController extends Disposable {
   private async afterRun(halted: boolean): Promise<void> {
     const session = this.session;
     // A turn that started meanwhile takes them: at its next step, or after it.
-    if (this.run || !session?.hasQueued) return;
+    if (this.busy || !session?.hasQueued) return;
     if (halted) return this.returnQueued(session);
     const followUp = session.takeFollowUp();
     if (followUp === undefined) return;
@@ -240,7 +242,7 @@ export class ChatController extends Disposable {
    * "manual"). Only between turns: typed while the agent works, it goes back to the composer.
    */
   async compact(instructions: string | null, typed?: string): Promise<void> {
-    while (this.switching) await this.switching;
+    await this.activity.afterSwitches();
     const session = this.session;
     if (!session) {
       this.emitAll(
@@ -253,7 +255,7 @@ export class ChatController extends Disposable {
       );
       return;
     }
-    if (this.run) {
+    if (this.busy) {
       this.emitAll(
         this.projector.project({
           type: 'notice',
@@ -265,7 +267,7 @@ export class ChatController extends Disposable {
       if (typed) this.drafts.add(typed);
       return;
     }
-    const interrupted = await this.exclusive('compaction', async (signal) => {
+    const interrupted = await this.activity.exclusive('compaction', async (signal) => {
       if (!(await session.compact(instructions, signal))) {
         this.emitAll(
           this.projector.project({
@@ -280,33 +282,8 @@ export class ChatController extends Disposable {
     await this.afterRun(interrupted);
   }
 
-  /**
-   * One thing at a time talks to the session: a turn or a compaction, cancellable, shown as
-   * busy. True when it was interrupted (cancelled, or the session ended under it).
-   */
-  private async exclusive(what: string, work: (signal: AbortSignal) => Promise<void>): Promise<boolean> {
-    if (this.run) return false;
-    const controller = new AbortController();
-    let finish: () => void = () => undefined;
-    this.run = { controller, done: new Promise<void>((resolve) => (finish = resolve)) };
-    this.postStatus();
-    try {
-      await work(controller.signal);
-    } catch (error) {
-      const message = errorMessage(error);
-      this.deps.log.error(`${what} failed: ${message}`);
-      this.emitAll(this.projector.project({ type: 'notice', level: 'error', message }));
-    } finally {
-      this.run = undefined;
-      finish();
-      this.postStatus();
-      await this.postSessions();
-    }
-    return controller.signal.aborted;
-  }
-
   cancel(): void {
-    this.run?.controller.abort();
+    this.activity.cancel();
   }
 
   /**
@@ -314,7 +291,7 @@ export class ChatController extends Disposable {
    * demo-replay.ts): the chat draws it, labelled as a replay, and the timeline lists it.
    */
   async replayDemo(): Promise<void> {
-    await this.switchSession(async () => {
+    await this.activity.switchSession(async () => {
       await this.endSession('other');
       this.post(this.projector.clear());
     });
@@ -325,7 +302,7 @@ export class ChatController extends Disposable {
       "Replay of the demo session: recorded model replies run through this workspace's hooks in a scratch copy; your files are not changed. No model is called.",
     );
     let events: vscode.Disposable | undefined;
-    await this.exclusive('demo replay', async (signal) => {
+    await this.activity.exclusive('demo replay', async (signal) => {
       const result = await replayDemoSession(this.deps, signal, (session) => {
         this.lastReplayId = session.id;
         events = session.onEvent((event) => this.emitAll(this.projector.project(event)));
@@ -346,7 +323,7 @@ export class ChatController extends Disposable {
 
   /** Cancels a running turn and ends the session; the next prompt starts a new one. */
   async newChat(): Promise<void> {
-    await this.switchSession(async () => {
+    await this.activity.switchSession(async () => {
       await this.endSession('clear');
       this.cleared = true;
       this.post(this.projector.clear());
@@ -358,7 +335,7 @@ export class ChatController extends Disposable {
   async resume(sessionId: string): Promise<void> {
     if (sessionId === this.session?.id) return;
     const resolution = this.deps.config.resolveEndpoint();
-    await this.switchSession(async () => {
+    await this.activity.switchSession(async () => {
       await this.endSession('other');
       this.post(this.projector.clear());
       const messages = Transcript.load(Transcript.pathFor(this.transcriptDir, sessionId));
@@ -395,19 +372,6 @@ export class ChatController extends Disposable {
     return session;
   }
 
-  /** One switch at a time; prompts sent while it runs wait for it (see send). */
-  private async switchSession(work: () => Promise<void>): Promise<void> {
-    while (this.switching) await this.switching;
-    let done: () => void = () => undefined;
-    this.switching = new Promise<void>((resolve) => (done = resolve));
-    try {
-      await work();
-    } finally {
-      this.switching = undefined;
-      done();
-    }
-  }
-
   private onAgentEvent(event: AgentEvent): void {
     // Synchronously, before the tool runs: the diff's "before" side.
     if (event.type === 'tool_started')
@@ -417,11 +381,7 @@ export class ChatController extends Disposable {
   }
 
   private async endSession(reason: 'clear' | 'other' | 'completed'): Promise<void> {
-    const run = this.run;
-    if (run) {
-      run.controller.abort();
-      await run.done;
-    }
+    await this.activity.stop();
     await this.closeSession(reason);
   }
 
