@@ -15,6 +15,11 @@ interface WordValue {
   splits: boolean;
 }
 
+interface TypedPart {
+  part: Node;
+  type: string;
+}
+
 /**
  * Reading a node's list of parts copies the whole list out of the parser's runtime, and so
  * does asking a node's type: each is done once per part here, as a word may have thousands.
@@ -27,11 +32,6 @@ export function wordValue(word: sh.Word): WordValue {
   const value: WordValue = { text: '', pieces: [], expands: false, glob: false, splits };
   for (const { part, type } of parts) appendPart(part, type, false, value);
   return value;
-}
-
-interface TypedPart {
-  part: Node;
-  type: string;
 }
 
 function appendPart(part: Node, type: string, quoted: boolean, into: WordValue): void {
