@@ -172,7 +172,7 @@ describe('the protected-file check follows the line, in every mode', () => {
   it.each([
     ['a double negation', '! ! cp evil.json .vscod"e"/hook"s".json'],
     ['an array prefix assignment', 'a[1]=2 cp evil.json x'],
-    ['a line past the word cap', `cp evil.json x; : ${'a '.repeat(10_001)}`],
+    ['a line past the syntax-node cap', `cp evil.json x; : ${'a '.repeat(10_001)}`],
     ['a line nested deeper than the analysis walks', `cp evil.json x; : $((${'1+'.repeat(3_000)}1))`],
   ])('asks a person for a line it cannot analyze: %s', (_, command) => {
     expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', level: 'P4', system: true });
@@ -180,6 +180,31 @@ describe('the protected-file check follows the line, in every mode', () => {
 
   it('leaves other lines alone', () => {
     expect(gate({ mode: 'bypassPermissions' }).run('cd src && cp a b')).toMatchObject({ verdict: 'allow', level: 'P8' });
+  });
+});
+
+describe("an additional directory's own hook, settings, task and MCP files ask, though this session does not load them", () => {
+  const shared = () => join(base, 'shared');
+  beforeEach(() => mkdirSync(join(base, 'shared', '.vscode'), { recursive: true }));
+
+  it.each([
+    ['Write', { file_path: '../shared/.vscode/hooks.json', content: '{}' }],
+    ['Write', { file_path: '../shared/.vscode/tasks.json', content: '{}' }],
+    ['Write', { file_path: '../shared/.claude/settings.local.json', content: '{}' }],
+    ['Write', { file_path: '../shared/.mcp.json', content: '{}' }],
+    ['Bash', { command: 'cp evil.json ../shared/.vscode/settings.json' }],
+    ['Bash', { command: 'cd ../shared && tee .vscode/mcp.json < evil.json' }],
+    ['Bash', { command: 'cp evil.json ../shared/.mcp.json' }],
+    ['Bash', { command: 'cp evil.json ../shared/.c*/settings.json' }],
+  ])('%s %j asks in bypassPermissions mode', (tool, input) => {
+    const { tool: call } = gate({ mode: 'bypassPermissions', additionalDirectories: [shared()] });
+    expect(call(tool, input)).toMatchObject({ verdict: 'ask', source: 'protected file', system: true });
+  });
+
+  it('its other files are as any other file of the workspace', () => {
+    const { tool: call } = gate({ mode: 'acceptEdits', additionalDirectories: [shared()] });
+    expect(call('Write', { file_path: '../shared/notes.md', content: 'x' })).toMatchObject({ verdict: 'allow' });
+    expect(call('Write', { file_path: '../shared/.vscode/launch.json', content: '{}' })).toMatchObject({ verdict: 'allow' });
   });
 });
 

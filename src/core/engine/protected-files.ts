@@ -376,6 +376,14 @@ export function protectedAround(projectDir: string, folders: readonly ScriptFold
  * rpc server depends on, and the folders its interpreter loads more files from. A path ending
  * in the separator is a whole folder.
  */
+/**
+ * The files of a folder that configure hooks or run commands once the folder is opened:
+ * its hook and settings files, and a task run on folder open.
+ */
+export function governingFilesOf(dir: string): string[] {
+  return [...CONFIG_FILES, ...RUN_ON_OPEN_FILES].map((f) => path.join(dir, f));
+}
+
 export function protectedHookFiles(
   projectDir: string,
   hooks: readonly HookDefinition[],
@@ -383,7 +391,8 @@ export function protectedHookFiles(
   configFiles: readonly string[] = [],
 ): string[] {
   const files = new Set([
-    ...[...CONFIG_FILES, ...RUN_ON_OPEN_FILES, DEMO_RECORDING].map((f) => path.join(projectDir, f)),
+    ...governingFilesOf(projectDir),
+    path.join(projectDir, DEMO_RECORDING),
     ...configFiles.map((f) => path.resolve(projectDir, f)),
   ]);
   files.add(folderPath(path.join(projectDir, GIT_FOLDER)));

@@ -14,6 +14,7 @@ import { protectedTargetOf, protectedTargets } from './protected-targets';
 import { compileRules, editRuleMatches, ruleSignal, type CompiledRule, type RuleCall } from './rule-signals';
 import { errorMessage } from '../../error-message';
 import { inGitFolder } from '../../engine/protected-files';
+import { additionalDirectoryFiles } from './workspace-directories';
 
 export interface GateContext {
   workspaceRoot: string;
@@ -104,8 +105,12 @@ export class PermissionGate {
     tool: Tool,
     input: Record<string, unknown>,
     settings: PermissionSettings,
-    ctx: GateContext,
+    sessionCtx: GateContext,
   ): PermissionSignal | undefined {
+    const ctx = {
+      ...sessionCtx,
+      protectedPaths: [...sessionCtx.protectedPaths, ...additionalDirectoryFiles(settings.additionalDirectories)],
+    };
     if (settings.mode === 'plan' && (tool.category === 'edit' || tool.category === 'execute')) {
       return { verdict: 'deny', source: 'plan mode', reason: 'plan mode is read-only: no edits or commands' };
     }

@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { governingFilesOf } from '../../engine/protected-files';
+import { WORKSPACE_MCP_FILES } from '../../mcp/mcp-protected-files';
 import { isWithin } from '../tools/workspace-paths';
 import { physicalOrSelf } from './protected-targets';
 import type { PermissionsScope } from './permissions-setting';
@@ -33,4 +35,13 @@ function besideWorkspace(dir: string, root: string, home: string): boolean {
   const beside = (form: string) =>
     ![...roots].some((r) => isWithin(form, r)) && parents.some((parent) => form !== parent && isWithin(parent, form));
   return [dir, physicalOrSelf(dir)].every((form) => inside(form) || beside(form));
+}
+
+/**
+ * The files of the additional directories that would govern a session opened there (hook,
+ * settings and MCP files, a task run on folder open). This session does not load them, but
+ * the model may not prepare them for the next one without a person.
+ */
+export function additionalDirectoryFiles(dirs: readonly string[]): string[] {
+  return dirs.flatMap((dir) => [...governingFilesOf(dir), ...WORKSPACE_MCP_FILES.map((f) => path.join(dir, f))]);
 }
