@@ -80,7 +80,7 @@ describe('a pattern rule does not grant arguments that lead outside the workspac
     ['cat *', 'cat sr?/lea*'],
     ['cat *', 'cat */secret.txt'],
     ['cat *', 'cat **/secret.txt'],
-    ['cat *', 'cat .*/outside/secret.txt'],
+    ['cat *', 'cat ..*/outside/secret.txt'],
     ['cd *,cat *', 'cd o* && cat secret.txt'],
     ['cd *,cat *', 'cd sr? && cat leak'],
     ['ls *', 'ls o*'],
@@ -180,6 +180,24 @@ describe('the protected-file check follows the line, in every mode', () => {
 
   it('leaves other lines alone', () => {
     expect(gate({ mode: 'bypassPermissions' }).run('cd src && cp a b')).toMatchObject({ verdict: 'allow', level: 'P8' });
+  });
+});
+
+describe('a pattern that may name a .git folder anywhere asks, as a literal one does', () => {
+  it.each([
+    'cp x sub/.g*/config',
+    'cp x sub/.G?T/config',
+    'cp x sub/{.git,y}/config',
+    'cp x sub/@(.git)/config',
+    'tee -a sub/.gi[t]/hooks/pre-commit < x',
+    'shopt -s dotglob; cp x sub/*/config',
+    'cp x ../shared/.g*/config',
+  ])('%j asks in bypassPermissions mode', (command) => {
+    expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', source: 'protected file', system: true });
+  });
+
+  it.each(['cp x src/*/y', 'cp x sub/*.*/config', 'ls sub/*'])('%j does not', (command) => {
+    expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'allow' });
   });
 });
 

@@ -8,7 +8,13 @@ import type { PermissionSignal } from '../../permissions/precedence';
 import { OutsideWorkspaceError, resolveInWorkspace, type WorkspaceScope } from '../tools/workspace-paths';
 import { MAX_CHECKED } from './bash-argument-paths';
 import { argumentWords, lineDirectories, pathCandidates, type ParsedBash } from './bash-words';
-import { hasExpandingSyntax, lineGlobOptions, protectedTargetInWord, type ProtectedTarget } from './protected-targets';
+import {
+  hasExpandingSyntax,
+  lineGlobOptions,
+  mayLeadIntoGitFolder,
+  protectedTargetInWord,
+  type ProtectedTarget,
+} from './protected-targets';
 import { errorMessage } from '../../error-message';
 
 /**
@@ -59,6 +65,11 @@ export function bashProtectedCheck(command: string, cwd: string, targets: readon
     const hit = (dirs ?? [cwd]).map((dir) => protectedTargetInWord(word, dir, targets, options)).find((t) => t !== undefined);
     if (hit) return systemAsk(`\`${word}\` leads to ${hit.shown}, which configures hooks: a person must approve commands that touch it`);
   }
+  const gitWord = [...words].find((word) => mayLeadIntoGitFolder(word, options));
+  if (gitWord)
+    return systemAsk(
+      `\`${gitWord}\` may lead into a .git folder, whose hooks and config run commands outside every hook: a person must approve commands that touch it`,
+    );
   return undefined;
 }
 

@@ -332,6 +332,23 @@ function climbProblem(candidate: string, cwd: string): ProtectedTarget | undefin
 }
 
 /**
+ * Whether a pattern word (a glob, a brace expansion, an extglob) may name a path through a
+ * `.git` folder anywhere: a repository in a subfolder or an additional directory runs its hooks
+ * and `core.fsmonitor` too, and only the workspace's own is a target. Case is ignored, as
+ * inGitFolder does. A plain `.git` is for the mention check.
+ */
+export function mayLeadIntoGitFolder(word: string, options: GlobOptions = {}): boolean {
+  return pathCandidates(word).some((candidate) =>
+    candidate.split('/').some((segment) => {
+      // An expansion stays as text that names nothing: values the line assigns are filled in before.
+      if (!/[*?[{]|[+@!]\(/.test(segment) || segment.length > MAX_PATTERN_CHARS) return false;
+      // Only a leading `*` or `?` passes over a leading dot, as in bash.
+      return picomatch.isMatch('.git', segment, { dot: options.dotglob === true || !/^[*?]/.test(segment), nocase: true });
+    }),
+  );
+}
+
+/**
  * The globs of the folders a glob passes through below its literal base: for `a?/b?/c`,
  * `base/a?` and `base/a?/b?`. A folder named only by an expansion (`$d/x`) is not one of
  * them: what it holds is unknown, and reading every such word as `.git` would ask at every `$d/x`.
