@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import type { AuditRecord } from '../../src/core/audit/records';
-import { auditRecordsOf, nodeHook, useTestbed, type Testbed } from '../fixtures/cli/cli-harness';
+import { auditRecordsOf, jsonResult, nodeHook, useTestbed, type Testbed } from '../fixtures/cli/cli-harness';
 import { stall, text, toolCalls } from '../support/model-server';
 import { isProcessAlive, waitUntilDead } from '../support/process-liveness';
 import { hooksJson } from '../support/workspace';
@@ -133,6 +133,105 @@ if ((input.tool_input.command || '').includes('curl')) process.stdout.write(JSON
     // Calls its matcher does not select (Task) leave no PermissionRequest behind.
     const requests = (await auditRecords()).filter((r) => r.type === 'event' && r.event === 'PermissionRequest');
     expect(requests.map((r) => r.type === 'event' && (r.payload as { tool_use_id?: string }).tool_use_id)).toEqual(['sub1']);
+  });
+});
+
+describe('a hook inside a subagent ends the main turn as it would the main agent’s', () => {
+  const taskThenMore = (subagentCall: Parameters<typeof toolCalls>[0][number]) => [
+    toolCalls([{ id: 'task1', name: 'Task', arguments: { description: 'clean', prompt: 'clean up' } }]),
+    toolCalls([subagentCall]),
+    // What the main agent would do next if the Task call came back as an ordinary failure.
+    toolCalls([{ id: 'after1', name: 'Write', arguments: { file_path: 'after.txt', content: 'x' } }]),
+    text('done'),
+  ];
+
+  it('a PreToolUse continue:false on a subagent’s call ends the session: the main agent makes no further call', async () => {
+    const killSwitch = nodeHook(
+      `if ((input.tool_input.command || '').includes('rm -rf')) process.stdout.write(JSON.stringify({ continue: false, stopReason: 'kill switch' }));`,
+    );
+    bed = await testbed(
+      {
+        'hooks/kill.js': killSwitch,
+        '.vscode/hooks.json': hooksJson({
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/kill.js', name: 'kill-switch' }] }],
+        }),
+      },
+      taskThenMore({ id: 'sub1', name: 'Bash', arguments: { command: 'rm -rf build' } }),
+    );
+    const result = jsonResult(await bed.run(['tidy up', '--permission-mode', 'bypassPermissions', '--output-format', 'json']));
+    expect(result.stop_reason).toBe('stopped');
+    expect(result.error).toBe('hook "kill-switch" stopped the session: kill switch');
+    expect(result.tool_calls.map((c) => [c.id, c.outcome])).toEqual([['task1', 'failed']]);
+    expect(existsSync(bed.workspace.file('after.txt'))).toBe(false);
+    // The main agent's model is not asked again after the subagent's stopped request.
+    expect(bed.server.requests).toHaveLength(2);
+    const decisions = (await auditRecords()).filter((r) => r.type === 'permission' && r.tool_use_id === 'sub1');
+    expect(decisions).toMatchObject([{ decision: 'deny', by: 'hook', source: 'hook kill-switch', agent_id: 'agent-1' }]);
+  });
+
+  it('a PermissionRequest interrupt:true on a subagent’s call ends the session: the call and the main agent’s next one do not run', async () => {
+    const interrupter = nodeHook(
+      `process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'stop everything', interrupt: true } } }));`,
+    );
+    bed = await testbed(
+      {
+        'hooks/interrupt.js': interrupter,
+        '.vscode/hooks.json': hooksJson({
+          PermissionRequest: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/interrupt.js', name: 'interrupter' }] }],
+        }),
+      },
+      taskThenMore({ id: 'sub1', name: 'Bash', arguments: { command: 'touch sub.txt' } }),
+    );
+    const result = jsonResult(await bed.run(['tidy up', '--permission-mode', 'acceptEdits', '--output-format', 'json']));
+    expect(result.stop_reason).toBe('stopped');
+    expect(result.error).toBe('hook "interrupter" stopped the session: stop everything');
+    expect(existsSync(bed.workspace.file('sub.txt'))).toBe(false);
+    expect(existsSync(bed.workspace.file('after.txt'))).toBe(false);
+    expect(bed.server.requests).toHaveLength(2);
+  });
+
+  it('an AfterLLM abort on a subagent’s reply aborts the main turn', async () => {
+    const abortInSubagent = nodeHook(
+      `if (input.agent_id) process.stdout.write(JSON.stringify({ reason: 'not in a subagent', hookSpecificOutput: { hookEventName: 'AfterLLM', abort: 'turn' } }));`,
+    );
+    bed = await testbed(
+      {
+        'hooks/abort.js': abortInSubagent,
+        '.vscode/hooks.json': hooksJson({ AfterLLM: [{ hooks: [{ type: 'command', command: 'node hooks/abort.js', name: 'aborter' }] }] }),
+      },
+      taskThenMore({ id: 'sub1', name: 'Bash', arguments: { command: 'touch sub.txt' } }),
+    );
+    const result = jsonResult(await bed.run(['tidy up', '--permission-mode', 'bypassPermissions', '--output-format', 'json']));
+    expect(result.stop_reason).toBe('aborted');
+    expect(result.error).toBe('hook "aborter" aborted the turn: not in a subagent');
+    expect(existsSync(bed.workspace.file('sub.txt'))).toBe(false);
+    expect(existsSync(bed.workspace.file('after.txt'))).toBe(false);
+    expect(bed.server.requests).toHaveLength(2);
+  });
+});
+
+describe('a subagent’s model requests pass the model hooks', () => {
+  it('an AfterLLM hook that drops Bash calls also drops a subagent’s, and its payload names the agent', async () => {
+    const dropBash = nodeHook(`
+fs.appendFileSync('afterllm.log', (input.agent_id || 'main') + ' ' + input.llm_response.tool_calls.map((c) => c.name).join(',') + '\\n');
+const calls = input.llm_response.tool_calls.filter((c) => c.name !== 'Bash');
+process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'AfterLLM', llmResponse: { tool_calls: calls } } }));`);
+    bed = await testbed(
+      {
+        'hooks/drop.js': dropBash,
+        '.vscode/hooks.json': hooksJson({ AfterLLM: [{ hooks: [{ type: 'command', command: 'node hooks/drop.js', name: 'no-bash' }] }] }),
+      },
+      [
+        toolCalls([{ id: 'task1', name: 'Task', arguments: { description: 'run', prompt: 'run it' } }]),
+        // Without its Bash call this reply is the subagent's (empty) answer.
+        toolCalls([{ id: 'sub1', name: 'Bash', arguments: { command: 'touch ran.txt' } }]),
+        text('done'),
+      ],
+    );
+    const result = await bed.run(['go', '--permission-mode', 'bypassPermissions']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(bed.workspace.file('ran.txt'))).toBe(false);
+    expect(readFileSync(bed.workspace.file('afterllm.log'), 'utf8')).toBe('main Task\nagent-1 Bash\nmain \n');
   });
 });
 

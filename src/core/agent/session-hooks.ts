@@ -16,6 +16,10 @@ export interface SessionIdentity {
 }
 
 const SUBAGENT_EVENTS: ReadonlySet<HookEventName> = new Set<HookEventName>([
+  'BeforeLLM',
+  'AfterLLM',
+  'PreCompact',
+  'PostCompact',
   'PreToolUse',
   'PermissionRequest',
   'PermissionDenied',
@@ -81,8 +85,9 @@ export class SessionHooks {
   }
 
   /**
-   * The view a subagent gets: its tool calls pass the same gates as the parent's (PreToolUse,
-   * PermissionRequest, PermissionDenied, PostToolUse, PostToolUseFailure); no other event is inherited.
+   * The view a subagent gets: its model requests and tool calls pass the same gates as the
+   * parent's (BeforeLLM, AfterLLM, PreCompact/PostCompact, PreToolUse, PermissionRequest,
+   * PermissionDenied, PostToolUse, PostToolUseFailure); no other event is inherited.
    */
   forSubagent(agent: { id: string; type: string }): SessionHooks {
     return new SessionHooks(this.dispatcher, { ...this.identity, agent }, SUBAGENT_EVENTS);

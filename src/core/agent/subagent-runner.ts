@@ -27,8 +27,9 @@ export interface SubagentDeps {
 }
 
 /**
- * Runs a Task subagent: SubagentStart, its own loop whose tool calls see only the
- * PreToolUse/PostToolUse hooks (docs/design.md#subagents-steering-and-async-hooks), then SubagentStop, which may keep it going.
+ * Runs a Task subagent: SubagentStart, its own loop whose model requests and tool calls see
+ * the parent's hooks for them (SessionHooks.forSubagent; docs/design.md#subagents-steering-and-async-hooks),
+ * then SubagentStop, which may keep it going.
  */
 export class SubagentRunner {
   private count = 0;
@@ -95,12 +96,17 @@ export class SubagentRunner {
       totalDurationMs: Math.round(performance.now() - started),
       totalTokens: outcome.usage.totalTokens,
     };
+    // A hook that stopped or aborted the subagent meant the session or the turn, which the
+    // subagent runs inside: the Task call ends the main turn the same way.
+    const halt =
+      outcome.reason === 'stopped' ? { stop: outcome.stopSession } : outcome.reason === 'aborted' ? { abort: outcome.abort } : undefined;
     if (outcome.reason !== 'completed')
       return {
         ok: false,
         error: `subagent ${agent.id} ended (${outcome.reason}): ${outcome.error ?? outcome.result}`,
         interrupted: outcome.reason === 'cancelled',
         response,
+        halt,
       };
     return { ok: true, content: outcome.result || '(the subagent returned no text)', response };
   }

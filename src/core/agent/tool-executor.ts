@@ -273,7 +273,10 @@ export class ToolExecutor {
     annotate(annotations, failure);
     contexts.push(...failure.contexts);
     // AstroResearch's FailHooks: a hook may replace (or shorten) the error text the model sees.
-    return finish('failed', withContexts(rewriteToolOutput(result.error, failure), contexts, seenContexts), input, halts(failure));
+    return finish('failed', withContexts(rewriteToolOutput(result.error, failure), contexts, seenContexts), input, {
+      ...halts(failure),
+      ...result.halt,
+    });
   }
 
   private async run(tool: Tool, input: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult> {

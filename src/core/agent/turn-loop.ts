@@ -19,6 +19,8 @@ export interface TurnOutcome {
   error?: string;
   /** A hook ended the session (`continue: false`). */
   stopSession?: { reason?: string; hookName: string };
+  /** The hook that aborted the turn (reason `aborted`); a hard abort also sets stopSession. */
+  abort?: ToolCallOutcome['abort'];
   toolCalls: ToolCallOutcome[];
   steps: number;
   usage: TokenUsage;
@@ -167,6 +169,7 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
         return done('aborted', lastText, {
           error: `hook "${abort.hookName}" aborted the turn: ${abort.reason ?? 'abort'}`,
           stopSession: hardAbortStop(abort),
+          abort,
         });
       if (signal.aborted) return done('cancelled', lastText);
       continue;
@@ -202,11 +205,15 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
  * (a hard abort ends the session too), `continue: false` stops it.
  */
 function modelHookHalt(result: DispatchResult): { reason: TurnEndReason; outcome: Partial<TurnOutcome> } | undefined {
-  const { abort } = result;
-  if (abort || result.blocked) {
-    const hookName = abort?.hookName ?? result.blockingErrors[0]?.hookName;
-    const error = `${result.event} hook "${hookName}" aborted the turn: ${abort?.reason ?? result.blockReason ?? ''}`;
-    return { reason: 'aborted', outcome: { error, stopSession: abort && hardAbortStop(abort) } };
+  if (result.abort || result.blocked) {
+    // A block aborts the turn as `abort: "turn"` does.
+    const abort: NonNullable<DispatchResult['abort']> = result.abort ?? {
+      kind: 'turn',
+      hookName: result.blockingErrors[0]?.hookName ?? 'hook',
+      reason: result.blockReason,
+    };
+    const error = `${result.event} hook "${abort.hookName}" aborted the turn: ${abort.reason ?? result.blockReason ?? ''}`;
+    return { reason: 'aborted', outcome: { error, stopSession: hardAbortStop(abort), abort } };
   }
   if (result.stop) return { reason: 'stopped', outcome: { stopSession: result.stop } };
   return undefined;

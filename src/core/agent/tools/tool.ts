@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ToolCallOutcome } from '../tool-call-outcome';
 import type { ToolCategory } from './tool-catalog';
 
 export type { ToolCategory } from './tool-catalog';
@@ -43,6 +44,8 @@ export type ToolResult =
       error: string;
       interrupted?: boolean;
       response?: unknown;
+      /** A hook inside the tool (a Task subagent's) ended the turn or the session: so does this call. */
+      halt?: Pick<ToolCallOutcome, 'stop' | 'abort'>;
     };
 
 export interface Tool<I = Record<string, unknown>> {
