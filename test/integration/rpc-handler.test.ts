@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_INFO, HOOK_EVENTS, type HookEventName } from '../../src/core/hooks/events';
@@ -14,6 +16,7 @@ import type { RpcServerState } from '../../src/core/hooks/handlers/rpc/rpc-types
 import type { HookDefinition, HookOutcome, HookPayload, ServerDefinition } from '../../src/core/hooks/types';
 
 const FIXTURE = resolve(__dirname, '../fixtures/rpc/fixture-server.js');
+const RAW = resolve(__dirname, '../fixtures/rpc/raw-server.js');
 const EXAMPLE = resolve(__dirname, '../../examples/rpc-policy-server/server.js');
 
 let projectDir: string;
@@ -130,6 +133,12 @@ function run(
 
 function bash(command: string, fixture?: Record<string, unknown>): HookPayload {
   return payload('PreToolUse', { tool_name: 'Bash', tool_input: { command }, tool_use_id: 'tu1', ...(fixture ? { fixture } : {}) });
+}
+
+/** A full garbage collection, so a WeakRef tells whether anything still holds its target. */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
 }
 
 /** Zombies count as dead: an orphan's reaper (PID 1 in a container) may take its time. */
@@ -455,6 +464,41 @@ describe('rpc hook handler: intercept and observe', () => {
     const already = new AbortController();
     already.abort();
     expect((await run(p, pre, bash('ls', { action: 'allow' }), { signal: already.signal })).status).toBe('cancelled');
+  });
+
+  it('keeps nothing of a request it gave up on: a server that never answers does not make the host hold the payloads', async () => {
+    const server = fixtureServer('hung');
+    const p = await started([server]);
+    const pre = hookFor(p, server, 'PreToolUse');
+    const pid = p.status('hung')?.pid;
+    // The payload lives only in this function's frame, which is gone when it returns.
+    const timedOut = async (i: number): Promise<WeakRef<object>> => {
+      const body = bash(`cat f${i}`, { action: 'hang' });
+      expect((await run(p, pre, body, { timeoutMs: 100 })).status).toBe('timeout');
+      return new WeakRef(body.tool_input as object);
+    };
+    const sent: Array<WeakRef<object>> = [];
+    for (let i = 0; i < 5; i++) sent.push(await timedOut(i));
+    // A WeakRef keeps its target until the current job ends.
+    await new Promise((r) => setTimeout(r, 0));
+    collectGarbage();
+    expect(sent.map((ref, i) => (ref.deref() === undefined ? 'released' : `request ${i} kept`))).toEqual(Array(5).fill('released'));
+    expect(p.status('hung')).toMatchObject({ state: 'ready', pid });
+  });
+
+  it('applies only the first answer to a request: a second one under its id, or one after its timeout, is ignored', async () => {
+    const server: ServerDefinition = { ...fixtureServer('raw'), command: [process.execPath, RAW] };
+    const p = await started([server]);
+    const pre = hookFor(p, server, 'PreToolUse');
+    const late = await run(p, pre, bash('ls', { action: 'late', delayMs: 300 }), { timeoutMs: 100 });
+    expect(late.status).toBe('timeout');
+    // Deny, then allow, in one write: the allow must not replace the deny.
+    const twice = await run(p, pre, bash('rm -rf /', { action: 'twice' }));
+    expect(twice).toMatchObject({ status: 'success', effects: { decision: 'deny', reason: 'first answer' } });
+    const ignored = () => logs.filter(([, m]) => /^rpc server "raw" sent an answer to request \d+, which is not waiting/.test(m));
+    await waitFor(() => ignored().length === 2, 'the repeated and the late answer to be ignored');
+    expect(await run(p, pre, bash('ls'))).toMatchObject({ status: 'success', effects: {} });
+    expect(await run(p, pre, bash('rm -rf /', { action: 'twice' }))).toMatchObject({ status: 'success', effects: { decision: 'deny' } });
   });
 
   it('fails the request in flight when the server crashes, restarts it, and the next request works', async () => {

@@ -48,3 +48,5 @@ export const HookInterceptRequest = new RequestType<HookEventParams, unknown, un
 /** `shutdown` has no params and answers null; `exit` follows it. */
 export const ShutdownRequest = new RequestType0<unknown, unknown>('shutdown');
 export const ExitNotification = new NotificationType0('exit');
+/** Host -> server: the host stopped waiting for the request of this id. */
+export const CancelRequestNotification = new NotificationType<{ id: number }>('$/cancelRequest');

@@ -1,18 +1,21 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import {
-  CancellationTokenSource,
-  ReadableStreamMessageReader,
   ResponseError,
   createMessageConnection,
-  type CancellationToken,
+  type Message,
   type MessageConnection,
+  type RequestType,
+  type RequestMessage,
+  type RequestType0,
+  type ResponseMessage,
 } from 'vscode-jsonrpc/node';
 import { timerDelay } from '../../../timer-delay';
 import type { ServerDefinition } from '../../types';
 import { guardedReadable } from './rpc-frame-guard';
+import { AnswerDivertingMessageReader } from './rpc-message-reader';
 import { BoundedMessageWriter } from './rpc-message-writer';
-import { ExitNotification, ShutdownRequest } from './rpc-protocol';
+import { CancelRequestNotification, ExitNotification, ShutdownRequest } from './rpc-protocol';
 import { serverLaunch } from './rpc-server-env';
 import { StderrLog } from './rpc-stderr-log';
 import type { RpcCallResult, RpcLogger } from './rpc-types';
@@ -33,6 +36,12 @@ export interface RpcExit {
   reason: string;
   /** The process never started (missing executable, bad cwd): retrying will not help. */
   spawnFailed: boolean;
+}
+
+/** A request sent and not yet settled; `settle` takes its outcome, whichever comes first. */
+interface PendingRequest {
+  method: string;
+  settle: (result: RpcCallResult) => void;
 }
 
 const STDERR_TAIL_CHARS = 16 * 1024;
@@ -65,9 +74,11 @@ export class RpcServerProcess {
   private readonly cwd: string;
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly connection: MessageConnection;
+  private readonly writer: BoundedMessageWriter;
   private readonly stderr = new TailBuffer(STDERR_TAIL_CHARS);
-  /** Finishers of requests in flight, settled with the exit when the process dies. */
-  private readonly inFlight = new Set<(exit: RpcExit) => void>();
+  /** Requests in flight by id; each leaves when settled (answer, deadline, signal or exit). */
+  private readonly pending = new Map<number, PendingRequest>();
+  private nextRequestId = 0;
   /** Set when we end the process on purpose; it explains the exit better than its code. */
   private endReason: string | undefined;
   private exitInfo: RpcExit | undefined;
@@ -97,7 +108,7 @@ export class RpcServerProcess {
     this.child.stdin.on('error', (error) => log('debug', `${this.label} stdin: ${error.message}`));
     this.child.stdout.on('error', (error) => log('debug', `${this.label} stdout: ${error.message}`));
 
-    const reader = new ReadableStreamMessageReader(
+    const reader = new AnswerDivertingMessageReader(
       guardedReadable(this.child.stdout, ({ description, oversize }) =>
         this.terminate(
           oversize
@@ -106,13 +117,14 @@ export class RpcServerProcess {
                 'servers must write only JSON-RPC messages there and log to stderr',
         ),
       ),
+      (answer) => this.deliver(answer),
     );
     reader.onError((error) => this.terminate(`${this.label} sent an unreadable message: ${describeError(error)}`));
-    const writer = new BoundedMessageWriter(this.child.stdin, (waiting) =>
+    this.writer = new BoundedMessageWriter(this.child.stdin, (waiting) =>
       this.terminate(`${this.label} is not reading its stdin (${waiting} messages waiting); the server was stopped`),
     );
-    writer.onError(([error]) => log('debug', `${this.label}: write failed: ${error.message}`));
-    this.connection = createMessageConnection(reader, writer, {
+    this.writer.onError(([error]) => log('debug', `${this.label}: write failed: ${error.message}`));
+    this.connection = createMessageConnection(reader, this.writer, {
       error: (message) => log('warn', `${this.label}: ${message}`),
       warn: (message) => log('warn', `${this.label}: ${message}`),
       info: (message) => log('debug', `${this.label}: ${message}`),
@@ -130,44 +142,38 @@ export class RpcServerProcess {
     return this.stderr.text();
   }
 
-  /** Sends a request and settles on its answer, the deadline, the signal, or the process's death. */
-  call(
-    method: string,
-    send: (connection: MessageConnection, token: CancellationToken) => Promise<unknown>,
+  /**
+   * Sends a request and settles on its first answer, the deadline, the signal, or the process's
+   * death. Requests are matched to answers here, not by vscode-jsonrpc's sendRequest: that keeps
+   * each request, payload and all, until an answer comes, however long after the host gave up
+   * on it, and of two answers to one id read together it applies the last. Here a request given
+   * up is forgotten at once, and only the first answer to an id counts.
+   */
+  call<P>(
+    request: RequestType<P, unknown, unknown> | RequestType0<unknown, unknown>,
+    params: P,
     limits: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<RpcCallResult> {
     if (this.exitInfo) return Promise.resolve({ status: 'error', error: this.exitInfo.reason });
     if (limits.signal?.aborted) return Promise.resolve({ status: 'cancelled' });
+    const { method } = request;
+    const id = this.nextRequestId++;
     return new Promise<RpcCallResult>((resolve) => {
-      const source = new CancellationTokenSource();
-      let settled = false;
       const finish = (result: RpcCallResult, cancel: boolean): void => {
-        if (settled) return;
-        settled = true;
+        if (!this.pending.delete(id)) return;
         clearTimeout(timer);
         limits.signal?.removeEventListener('abort', onAbort);
-        this.inFlight.delete(onExit);
-        // vscode-jsonrpc sends `$/cancelRequest` for the request's id.
-        if (cancel && this.alive) source.cancel();
-        source.dispose();
+        if (cancel) this.notify((connection) => connection.sendNotification(CancelRequestNotification, { id }));
         resolve(result);
       };
       const onAbort = (): void => finish({ status: 'cancelled' }, true);
-      const onExit = (exit: RpcExit): void => finish({ status: 'error', error: exit.reason }, false);
+      this.pending.set(id, { method, settle: (result) => finish(result, false) });
       const timer = setTimeout(
         () => finish({ status: 'timeout', error: `${this.label} did not answer ${method} within ${limits.timeoutMs} ms` }, true),
         timerDelay(limits.timeoutMs),
       );
       limits.signal?.addEventListener('abort', onAbort, { once: true });
-      this.inFlight.add(onExit);
-      try {
-        send(this.connection, source.token).then(
-          (value) => finish({ status: 'ok', value }, false),
-          (error: unknown) => finish({ status: 'error', error: `${this.label} answered ${method} with ${describeError(error)}` }, false),
-        );
-      } catch (error) {
-        finish({ status: 'error', error: `${this.label}: cannot send ${method}: ${describeError(error)}` }, false);
-      }
+      void this.writer.write({ jsonrpc: '2.0', id, method, params } as RequestMessage);
     });
   }
 
@@ -194,9 +200,7 @@ export class RpcServerProcess {
     if (!this.alive) return;
     this.endReason ??= `${this.label} was stopped`;
     const deadline = performance.now() + graceMs;
-    const answer = await this.call('shutdown', (connection, token) => connection.sendRequest(ShutdownRequest, token), {
-      timeoutMs: graceMs,
-    });
+    const answer = await this.call(ShutdownRequest, undefined, { timeoutMs: graceMs });
     if (answer.status === 'ok') this.notify((connection) => connection.sendNotification(ExitNotification));
     const remaining = Math.max(0, deadline - performance.now());
     let timer: NodeJS.Timeout | undefined;
@@ -209,12 +213,33 @@ export class RpcServerProcess {
     await this.exited;
   }
 
+  /** An answer from the server: it settles the request of its id if that still waits, else it is ignored. */
+  private deliver(answer: Message): void {
+    const { id, result, error } = answer as Partial<ResponseMessage>;
+    const request = typeof id === 'number' ? this.pending.get(id) : undefined;
+    if (!request) {
+      const what =
+        typeof id === 'number'
+          ? `an answer to request ${id}, which is not waiting (late, repeated or never sent)`
+          : 'an answer without a numeric id';
+      this.options.log('debug', `${this.label} sent ${what}; ignored`);
+      return;
+    }
+    if (error) {
+      const failure = describeError(new ResponseError(error.code, error.message, error.data));
+      request.settle({ status: 'error', error: `${this.label} answered ${request.method} with ${failure}` });
+    } else if (result === undefined) {
+      request.settle({ status: 'error', error: `${this.label} answered ${request.method} with neither a result nor an error` });
+    } else {
+      request.settle({ status: 'ok', value: result });
+    }
+  }
+
   private watchExit(resolve: (exit: RpcExit) => void): void {
     const finish = (exit: RpcExit): void => {
       if (this.exitInfo) return;
       this.exitInfo = exit;
-      for (const settle of [...this.inFlight]) settle(exit);
-      this.inFlight.clear();
+      for (const request of [...this.pending.values()]) request.settle({ status: 'error', error: exit.reason });
       this.connection.dispose();
       resolve(exit);
     };

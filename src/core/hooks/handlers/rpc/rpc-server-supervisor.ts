@@ -131,14 +131,7 @@ export class RpcServerSupervisor {
     const ready = await this.waitReady(deadline, limits.signal);
     if (ready.status !== 'ok') return ready;
     const remaining = Math.max(1, Math.round(deadline - performance.now()));
-    return ready.process.call(
-      'hook/intercept',
-      (connection, token) => connection.sendRequest(HookInterceptRequest, { event, payload }, token),
-      {
-        timeoutMs: remaining,
-        signal: limits.signal,
-      },
-    );
+    return ready.process.call(HookInterceptRequest, { event, payload }, { timeoutMs: remaining, signal: limits.signal });
   }
 
   private describeState(): string {
@@ -225,9 +218,7 @@ export class RpcServerSupervisor {
   /** fatal: retrying cannot help (the server refused, answered nonsense, or cannot start). */
   private async handshake(running: RpcServerProcess): Promise<{ caps?: RpcCapabilities; fatal?: string }> {
     const params: InitializeParams = { ...this.context.initialize, projectDir: this.context.projectDir };
-    const answer = await running.call('initialize', (connection, token) => connection.sendRequest(InitializeRequest, params, token), {
-      timeoutMs: this.context.handshakeTimeoutMs,
-    });
+    const answer = await running.call(InitializeRequest, params, { timeoutMs: this.context.handshakeTimeoutMs });
     if (answer.status === 'timeout') {
       running.terminate(answer.error);
       return {};
