@@ -1,26 +1,36 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
+import { editInputSchema, replaceIn } from '../core/agent/tools/edit-tool';
+import { decodeText, errnoCode, MAX_TEXT_FILE_BYTES } from '../core/agent/tools/file-content';
 import { isFileEditTool, type BuiltinToolName } from '../core/agent/tools/tool-catalog';
+import { writeInputSchema } from '../core/agent/tools/write-tool';
+import { errorMessage } from '../core/error-message';
 import { Disposable } from './lifecycle';
 import { showWarning } from './notifications';
-import { readRegularFile } from '../core/read-regular-file';
+import { readRegularBytes } from '../core/read-regular-file';
 
 export const DIFF_SCHEME = 'hookpilot-diff';
 /** Previews kept in memory; older ones are dropped (their tabs then show an empty document). */
 const MAX_DOCUMENTS = 64;
-/** Larger files are not snapshotted or previewed. */
-const MAX_FILE_BYTES = 2 * 1024 * 1024;
+/** Larger files are not snapshotted: every file edit takes a snapshot, whether or not its diff is ever shown. */
+const MAX_SNAPSHOT_BYTES = 2 * 1024 * 1024;
 /** The file edit whose input holds the whole new content; the others replace a string. */
 const WRITE_TOOL: BuiltinToolName = 'Write';
 
 // The approval modal offers Show diff for the tools previewed here.
 
-/** The file as it is, if it is a regular file of at most MAX_FILE_BYTES (the model may have made it a FIFO). */
-function readSmallFile(file: string): string | undefined {
+type FileText = { text: string } | { problem: string };
+
+/**
+ * The file's text as the file tools read it, or why there is none to show: a regular file
+ * (the model may have made it a FIFO) of at most `maxBytes`, in UTF-8. A missing file is
+ * empty: Write, or an Edit with an empty old_string, creates it.
+ */
+function readText(file: string, maxBytes: number): FileText {
   try {
-    return readRegularFile(file, MAX_FILE_BYTES, { followLinks: true });
-  } catch {
-    return undefined;
+    return decodeText(readRegularBytes(file, maxBytes, { followLinks: true }));
+  } catch (error) {
+    return errnoCode(error) === 'ENOENT' ? { text: '' } : { problem: errorMessage(error) };
   }
 }
 
@@ -28,18 +38,23 @@ function filePathOf(input: Record<string, unknown>, root: string): string | unde
   return typeof input.file_path === 'string' && input.file_path !== '' ? path.resolve(root, input.file_path) : undefined;
 }
 
-/** What a Write or Edit call would leave in the file; undefined when the edit would not apply. */
-export function proposedContent(toolName: string, input: Record<string, unknown>, current: string): string | undefined {
-  if (toolName === WRITE_TOOL) return typeof input.content === 'string' ? input.content : undefined;
-  const oldString = input.old_string;
-  const newString = input.new_string;
-  if (typeof oldString !== 'string' || typeof newString !== 'string') return undefined;
-  if (oldString === '') return current === '' ? newString : undefined;
-  const at = current.indexOf(oldString);
-  if (at < 0) return undefined;
-  // split/join and slicing insert new_string literally (String.replace would expand `$&`).
-  if (input.replace_all === true) return current.split(oldString).join(newString);
-  return current.slice(0, at) + newString + current.slice(at + oldString.length);
+/**
+ * What a Write or Edit call would leave in a file whose text is `current`, computed as the
+ * tool computes it; or the tool's reason to refuse, when it would change nothing.
+ */
+export function proposedContent(
+  toolName: string,
+  input: Record<string, unknown>,
+  current: string,
+): { ok: true; text: string } | { ok: false; error: string } {
+  if (toolName === WRITE_TOOL) {
+    const write = writeInputSchema.safeParse(input);
+    return write.success ? { ok: true, text: write.data.content } : { ok: false, error: 'its input is not valid' };
+  }
+  const edit = editInputSchema.safeParse(input);
+  if (!edit.success) return { ok: false, error: 'its input is not valid' };
+  const replacement = replaceIn(current, path.basename(edit.data.file_path), edit.data);
+  return replacement.ok ? { ok: true, text: replacement.updated } : replacement;
 }
 
 /**
@@ -49,7 +64,7 @@ export function proposedContent(toolName: string, input: Record<string, unknown>
  */
 export class DiffPreviews extends Disposable implements vscode.TextDocumentContentProvider {
   private readonly documents = new Map<string, string>();
-  private readonly before = new Map<string, { file: string; text: string }>();
+  private readonly before = new Map<string, { file: string } & FileText>();
   private counter = 0;
 
   constructor() {
@@ -68,7 +83,7 @@ export class DiffPreviews extends Disposable implements vscode.TextDocumentConte
   snapshotBefore(callId: string, toolName: string, input: Record<string, unknown>, root: string): void {
     const file = filePathOf(input, root);
     if (!file || !isFileEditTool(toolName)) return;
-    this.before.set(callId, { file, text: readSmallFile(file) ?? '' });
+    this.before.set(callId, { file, ...readText(file, MAX_SNAPSHOT_BYTES) });
     while (this.before.size > MAX_DOCUMENTS) this.before.delete(this.before.keys().next().value as string);
   }
 
@@ -76,18 +91,23 @@ export class DiffPreviews extends Disposable implements vscode.TextDocumentConte
   async showProposed(toolName: string, input: Record<string, unknown>, root: string): Promise<boolean> {
     const file = filePathOf(input, root);
     if (!file || !isFileEditTool(toolName)) return false;
-    const current = readSmallFile(file) ?? '';
-    const proposed = proposedContent(toolName, input, current);
-    if (proposed === undefined) {
+    // Read with the tools' own limit: a smaller one would show a file they do rewrite as missing.
+    const current = readText(file, MAX_TEXT_FILE_BYTES);
+    if ('problem' in current) {
+      void showWarning(`Hookpilot: cannot preview the ${toolName} of ${path.basename(file)}: ${current.problem}.`);
+      return false;
+    }
+    const proposed = proposedContent(toolName, input, current.text);
+    if (!proposed.ok) {
       void showWarning(
-        `Hookpilot: the ${toolName} of ${path.basename(file)} does not apply to the file as it is now (the text to replace was not found).`,
+        `Hookpilot: the ${toolName} of ${path.basename(file)} does not apply to the file as it is now, so it would change nothing: ${proposed.error}`,
       );
       return false;
     }
     await vscode.commands.executeCommand(
       'vscode.diff',
-      this.store(file, current),
-      this.store(file, proposed),
+      this.store(file, current.text),
+      this.store(file, proposed.text),
       `${path.basename(file)}: current ↔ proposed (Hookpilot)`,
       { preview: true },
     );
@@ -98,6 +118,12 @@ export class DiffPreviews extends Disposable implements vscode.TextDocumentConte
   async showApplied(callId: string): Promise<boolean> {
     const snapshot = this.before.get(callId);
     if (!snapshot) return false;
+    if ('problem' in snapshot) {
+      void showWarning(
+        `Hookpilot: no diff of ${path.basename(snapshot.file)}: its content before the call was not kept: ${snapshot.problem}.`,
+      );
+      return true;
+    }
     await vscode.commands.executeCommand(
       'vscode.diff',
       this.store(snapshot.file, snapshot.text),

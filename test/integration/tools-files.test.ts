@@ -268,6 +268,20 @@ describe('Edit tool', () => {
     expect(readFileSync(file(), 'utf8')).toBe('uno\r\ndos\r\nthree\r\n');
   });
 
+  it('refuses a file that is not UTF-8 rather than turning its other bytes into U+FFFD', async () => {
+    // "José" and "François" in Latin-1: é and ç are single bytes that are not UTF-8.
+    const latin1 = Buffer.from('Jos\xe9\nversion=1\nFran\xe7ois\n', 'latin1');
+    writeFileSync(file(), latin1);
+    expect(errorOf(await edit({ file_path: file(), old_string: 'version=1', new_string: 'version=2' }))).toBe(
+      `Cannot edit ${file()}: it is not UTF-8 text.`,
+    );
+    expect(readFileSync(file())).toEqual(latin1);
+
+    writeFileSync(file(), '\ufeffversion=1\n');
+    await edit({ file_path: file(), old_string: 'version=1', new_string: 'version=2' });
+    expect(readFileSync(file(), 'utf8')).toBe('\ufeffversion=2\n');
+  });
+
   it('refuses to edit outside the workspace', async () => {
     const result = await edit({ file_path: join(outside, 'secret.txt'), old_string: 'top', new_string: 'no' });
     expect(errorOf(result)).toMatch(/^path outside the workspace/);

@@ -300,7 +300,92 @@ describe('approvals in a chat', () => {
     const answers = ['Show Diff', 'Deny'];
     stub.state.answerMessage = (shown) => (shown.modal ? pick(shown, answers.shift() ?? 'Deny') : undefined);
     await h.prompt('edit the pipe');
-    expect(stub.state.messages.some((m) => !m.modal && m.message.includes('does not apply'))).toBe(true);
+    expect(stub.state.messages.some((m) => !m.modal && m.message.includes('cannot preview the Edit of pipe.txt'))).toBe(true);
     expect(h.items().find((i) => i.kind === 'tool')).toMatchObject({ status: 'denied' });
   });
+});
+
+describe('Show Diff shows what the file tool writes', () => {
+  /** The person asks for the diff, then allows the call. */
+  function showDiffThenAllow(): void {
+    const answers = ['Show Diff', 'Allow once'];
+    stub.state.answerMessage = (shown) => (shown.modal ? pick(shown, answers.shift() ?? 'Deny') : undefined);
+  }
+
+  /** The two sides of the first current ↔ proposed diff opened. */
+  function proposedDiff(): { current: string; proposed: string } | undefined {
+    const diff = stub.state.executed.find((c) => c.id === 'vscode.diff');
+    if (!diff) return undefined;
+    const [left, right] = diff.args as [Uri, Uri];
+    const provider = stub.state.contentProviders.get('hookpilot-diff');
+    return { current: provider!.provideTextDocumentContent(left), proposed: provider!.provideTextDocumentContent(right) };
+  }
+
+  const warnings = () => stub.state.messages.filter((m) => !m.modal).map((m) => m.message);
+  /** Over the 2 MiB the preview once read, under the 5 MiB Write and Edit rewrite. */
+  const threeMiB = `${'// generated table, keep\n'.repeat((3 * 1024 * 1024) / 25)}export const checks = true;\n`;
+
+  it('an Edit written with \\n on a CRLF file: the diff shows the CRLF file Edit writes', async () => {
+    const original = 'const mode = "safe";\r\nconst checks = true;\r\nexport {};\r\n';
+    const input = {
+      file_path: 'src/config.ts',
+      old_string: 'mode = "safe";\nconst checks = true;',
+      new_string: 'mode = "unsafe";\nconst checks = false;',
+    };
+    h = await startChat({ 'src/config.ts': original }, [toolCalls([{ id: 'call_crlf', name: 'Edit', arguments: input }]), text('done')]);
+    showDiffThenAllow();
+    await h.prompt('tweak the config');
+
+    const written = readFileSync(h.workspace.file('src/config.ts'), 'utf8');
+    expect(written).toBe('const mode = "unsafe";\r\nconst checks = false;\r\nexport {};\r\n');
+    expect({ warnings: warnings(), diff: proposedDiff() }).toEqual({ warnings: [], diff: { current: original, proposed: written } });
+  }, 60_000);
+
+  it('a Write over a 3 MiB file: the diff shows the file it replaces, not an empty one', async () => {
+    const content = 'export const checks = false;\n';
+    const write = toolCalls([{ id: 'call_big', name: 'Write', arguments: { file_path: 'src/table.ts', content } }]);
+    h = await startChat({ 'src/table.ts': threeMiB }, [write, text('done')]);
+    showDiffThenAllow();
+    await h.prompt('rewrite the table');
+
+    expect(readFileSync(h.workspace.file('src/table.ts'), 'utf8')).toBe(content);
+    expect(proposedDiff()).toEqual({ current: threeMiB, proposed: content });
+  }, 60_000);
+
+  it('an Edit of a 3 MiB file: the diff shows the edit it applies, not "does not apply"', async () => {
+    const input = { file_path: 'src/table.ts', old_string: 'checks = true', new_string: 'checks = false' };
+    h = await startChat({ 'src/table.ts': threeMiB }, [toolCalls([{ id: 'call_big', name: 'Edit', arguments: input }]), text('done')]);
+    showDiffThenAllow();
+    await h.prompt('flip the check');
+
+    const written = readFileSync(h.workspace.file('src/table.ts'), 'utf8');
+    expect(written).toBe(threeMiB.replace('checks = true', 'checks = false'));
+    expect(warnings()).toEqual([]);
+    expect(proposedDiff()).toEqual({ current: threeMiB, proposed: written });
+  }, 60_000);
+
+  it('the before ↔ after diff of a file too large to keep a copy of says so, not that it was empty', async () => {
+    const write = toolCalls([{ id: 'call_big', name: 'Write', arguments: { file_path: 'src/table.ts', content: 'x\n' } }]);
+    h = await startChat({ 'src/table.ts': threeMiB }, [write, text('done')]);
+    stub.state.answerMessage = (shown) => (shown.modal ? pick(shown, 'Allow once') : undefined);
+    await h.prompt('rewrite the table');
+
+    h.webview.send({ type: 'showDiff', id: 'call_big' });
+    await until(() => warnings().length > 0, 'the warning');
+    expect(warnings()).toEqual([
+      `Hookpilot: no diff of table.ts: its content before the call was not kept: it is ${threeMiB.length} bytes, over the 2097152 read.`,
+    ]);
+    expect(proposedDiff()).toBeUndefined();
+  }, 60_000);
+
+  it('a Write over a file it cannot read says it cannot preview it, not that the file is empty', async () => {
+    const write = toolCalls([{ id: 'call_bin', name: 'Write', arguments: { file_path: 'logo.png', content: 'x' } }]);
+    h = await startChat({ 'logo.png': '\x89PNG\0\x01' }, [write, text('done')]);
+    const answers = ['Show Diff', 'Deny'];
+    stub.state.answerMessage = (shown) => (shown.modal ? pick(shown, answers.shift() ?? 'Deny') : undefined);
+    await h.prompt('replace the logo');
+
+    expect(proposedDiff()).toBeUndefined();
+    expect(warnings()).toEqual(['Hookpilot: cannot preview the Write of logo.png: it is a binary file.']);
+  }, 60_000);
 });

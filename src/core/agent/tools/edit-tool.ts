@@ -1,6 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
-import { MAX_TEXT_FILE_BYTES, openForUpdate, oversizedFile, rewrite } from './file-content';
+import { decodeText, MAX_TEXT_FILE_BYTES, openForUpdate, oversizedFile, rewrite } from './file-content';
 import { truncateRedacted } from './output-limits';
 import { MAX_READ_OUTPUT_CHARS, numberLines } from './read-tool';
 import { structuredPatch, type PatchHunk } from './structured-patch';
@@ -50,7 +50,8 @@ function matchLineEndings(original: string, input: EditInput): { oldString: stri
 
 type Replacement = { ok: true; updated: string; count: number } | { ok: false; error: string };
 
-function replaceIn(original: string, filePath: string, input: EditInput): Replacement {
+/** What Edit leaves in a file whose text is `original`, or why it refuses; the approval's diff preview shows the same. */
+export function replaceIn(original: string, filePath: string, input: EditInput): Replacement {
   if (input.old_string === '') {
     if (original !== '') {
       return {
@@ -101,9 +102,8 @@ async function readOriginal(handle: FileHandle, filePath: string): Promise<{ tex
   if (size !== undefined) {
     return { error: `Cannot edit ${filePath}: it is ${size} bytes, more than the ${MAX_TEXT_FILE_BYTES} bytes Edit reads.` };
   }
-  const existing = await handle.readFile('utf8');
-  if (existing.slice(0, 8192).includes('\0')) return { error: `Cannot edit ${filePath}: it is a binary file.` };
-  return { text: existing };
+  const decoded = decodeText(await handle.readFile());
+  return 'problem' in decoded ? { error: `Cannot edit ${filePath}: ${decoded.problem}.` } : decoded;
 }
 
 export function createEditTool(): Tool<EditInput> {

@@ -29,6 +29,22 @@ export async function isBinaryFile(handle: FileHandle): Promise<boolean> {
   return looksBinary(buffer.subarray(0, bytesRead));
 }
 
+// fatal: a byte that is not UTF-8 throws rather than turning into U+FFFD. ignoreBOM: a BOM stays in the text, so a rewrite keeps it.
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * A file's bytes as the text Edit rewrites, or why it cannot: a binary file, or one that is
+ * not UTF-8, whose undecodable bytes a rewrite of the text would replace with U+FFFD.
+ */
+export function decodeText(bytes: Uint8Array): { text: string } | { problem: string } {
+  if (looksBinary(bytes)) return { problem: 'it is a binary file' };
+  try {
+    return { text: UTF8.decode(bytes) };
+  } catch {
+    return { problem: 'it is not UTF-8 text' };
+  }
+}
+
 /** Node's errno code of a file-system error, if it has one. */
 export function errnoCode(error: unknown): string | undefined {
   return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
