@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Redactor } from '../../src/core/audit/redactor';
 import { createEditTool, type EditInput } from '../../src/core/agent/tools/edit-tool';
-import { openForReading, openForUpdate } from '../../src/core/agent/tools/file-content';
+import { MAX_TEXT_FILE_BYTES, openForReading, openForUpdate } from '../../src/core/agent/tools/file-content';
 import { createReadTool, type ReadInput } from '../../src/core/agent/tools/read-tool';
 import type { ToolContext, ToolResult } from '../../src/core/agent/tools/tool';
 import { createWriteTool, type WriteInput } from '../../src/core/agent/tools/write-tool';
@@ -117,6 +119,52 @@ describe('Read tool', () => {
   it('reads inside additional directories', async () => {
     const result = await read({ file_path: join(outside, 'secret.txt') }, { additionalDirectories: [outside] });
     expect(contentOf(result)).toBe('     1\ttop secret');
+  });
+
+  describe('a secret that spans lines', () => {
+    const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const keyBody = pem.split('\n').slice(1, -2);
+    const redactor = new Redactor({ secretValues: ['alpha bravo charlie delta\necho foxtrot golf hotel'] });
+    const redacted = { redactForModel: (text: string) => redactor.redactForModel(text) };
+    const showsKeyBody = (content: string) => keyBody.some((line) => content.includes(line));
+
+    it('a window that starts inside a private key shows none of its body', async () => {
+      writeFileSync(join(ws, 'dev.key'), pem);
+      expect(contentOf(await read({ file_path: 'dev.key' }, redacted))).toBe('     1\t[REDACTED:private_key]');
+      const window = await read({ file_path: 'dev.key', offset: 2, limit: 5 }, redacted);
+      expect(showsKeyBody(contentOf(window))).toBe(false);
+    });
+
+    it('a registered value on two lines is hidden whole, and later lines are numbered as in the redacted text', async () => {
+      writeFileSync(join(ws, '.env'), 'A=1\nSIGNING_SECRET="alpha bravo charlie delta\necho foxtrot golf hotel"\nB=2\n');
+      expect(contentOf(await read({ file_path: '.env' }, redacted))).toBe(
+        '     1\tA=1\n     2\tSIGNING_SECRET="[REDACTED:secret_value]"\n     3\tB=2',
+      );
+    });
+
+    describe(`in a file over ${MAX_TEXT_FILE_BYTES} bytes, read as a stream`, () => {
+      const padding = Array.from({ length: 60_000 }, (_, i) => `padding line ${i + 1} ${'.'.repeat(80)}`).join('\n');
+      const keyStart = 60_001;
+      const keyEnd = keyStart + pem.trimEnd().split('\n').length - 1;
+      beforeEach(() => writeFileSync(join(ws, 'big.log'), `${padding}\n${pem}${padding}\n`));
+
+      it('refuses a window that starts or ends inside the key, and shows a window that holds it whole redacted', async () => {
+        const inside = await read({ file_path: 'big.log', offset: keyStart + 1, limit: 5 }, redacted);
+        expect(errorOf(inside)).toMatch(/^Cannot show .*big\.log: lines 60002-60006 would cut through a secret/);
+        const acrossEnd = await read({ file_path: 'big.log', offset: keyStart - 2, limit: 4 }, redacted);
+        expect(errorOf(acrossEnd)).toMatch(/would cut through a secret/);
+        const whole = contentOf(await read({ file_path: 'big.log', offset: keyStart - 1, limit: keyEnd - keyStart + 3 }, redacted));
+        expect(showsKeyBody(whole)).toBe(false);
+        expect(whole).toContain(`${keyStart}\t[REDACTED:private_key]\n`);
+      });
+
+      it('shows the lines after the key, numbered as in the file', async () => {
+        const after = contentOf(await read({ file_path: 'big.log', offset: keyEnd + 1, limit: 2 }, redacted));
+        expect(after.split('\n').slice(0, 2)).toEqual(
+          [1, 2].map((n) => `${String(keyEnd + n).padStart(6)}\tpadding line ${n} ${'.'.repeat(80)}`),
+        );
+      });
+    });
   });
 
   it('normalizes file_path to an absolute path for hooks', () => {

@@ -1,7 +1,8 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { jsonResult, REPO_ROOT, useCliBundle, useTestbed } from '../fixtures/cli/cli-harness';
+import { jsonResult, REPO_ROOT, toolMessageSent, useCliBundle, useTestbed } from '../fixtures/cli/cli-harness';
 import { text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 import { MAX_TOOL_OUTPUT_CHARS } from '../../src/core/agent/tools/output-limits';
@@ -33,6 +34,34 @@ describe('secrets cut by an output limit', () => {
     expect(sent).toContain('[line truncated]');
     expect(sent).not.toContain(SECRET.slice(0, 12));
   });
+
+  it('a Read window that starts inside a private key does not show the key body', async () => {
+    const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const bed = await newBed({ 'certs/dev.key': pem }, [
+      toolCalls([{ id: 'whole', name: 'Read', arguments: { file_path: 'certs/dev.key' } }]),
+      toolCalls([{ id: 'window', name: 'Read', arguments: { file_path: 'certs/dev.key', offset: 2, limit: 5 } }]),
+      text('done'),
+    ]);
+    const r = await bed.run(['--allowed-tools', 'Read', '--output-format', 'json', 'go'], { timeoutMs: 60_000 });
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed']);
+    expect(toolMessageSent(bed.server, 'whole')).toContain('[REDACTED:private_key]');
+    expect(toolMessageSent(bed.server, 'window')).toBeDefined();
+    const sent = JSON.stringify(bed.server.requests.map((q) => q.body.messages));
+    for (const line of pem.split('\n').slice(1, 6)) expect(sent).not.toContain(line);
+  }, 90_000);
+
+  it('Read does not show the second line of a .env value that spans two lines, which Bash cat redacts', async () => {
+    const bed = await newBed({ '.env': 'SIGNING_SECRET="alpha bravo charlie delta\necho foxtrot golf hotel"\n' }, [
+      toolCalls([{ id: 'cat', name: 'Bash', arguments: { command: 'cat .env' } }]),
+      toolCalls([{ id: 'read', name: 'Read', arguments: { file_path: '.env' } }]),
+      text('done'),
+    ]);
+    const r = await bed.run(['--allowed-tools', 'Read,Bash', '--output-format', 'json', 'go'], { timeoutMs: 60_000 });
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed']);
+    expect(toolMessageSent(bed.server, 'cat')).toBe('SIGNING_SECRET="[REDACTED:secret_value]"');
+    expect(toolMessageSent(bed.server, 'read')).toBe('     1\tSIGNING_SECRET="[REDACTED:secret_value]"');
+    expect(JSON.stringify(bed.server.requests.map((q) => q.body.messages))).not.toContain('echo foxtrot');
+  }, 90_000);
 
   it('Bash does not show the start of a secret that the middle cut splits', async () => {
     // 40,000 characters with the value across the end of the head that truncateMiddle keeps.

@@ -15,6 +15,7 @@ import { SessionHooks } from './session-hooks';
 import { SessionSystemPrompt } from './session-system-prompt';
 import { SessionTools } from './session-tools';
 import { SteeringQueue } from './steering-queue';
+import { envWithoutSecrets } from './tools/shell-environment';
 import { TodoStore } from './tools/todo-store';
 import { Transcript } from './transcript';
 import { reminder, runTurnLoop, type TurnOutcome } from './turn-loop';
@@ -59,9 +60,9 @@ export class AgentSession {
     this.id = options.sessionId ?? randomUUID();
     const redactor = options.redactor ?? new Redactor();
     this.model = new RedactingChatModel(options.model, redactor);
-    this.envFile = new SessionEnvFile(redactor);
-    this.transcript = new Transcript(Transcript.pathFor(options.transcriptDir, this.id), (value) => redactor.redactForModel(value));
     const cwd = options.cwd ?? options.workspaceRoot;
+    this.envFile = new SessionEnvFile(redactor, { env: envWithoutSecrets(options.env ?? process.env, options.passEnv), cwd });
+    this.transcript = new Transcript(Transcript.pathFor(options.transcriptDir, this.id), (value) => redactor.redactForModel(value));
     this.hooks = new SessionHooks(options.dispatcher, {
       sessionId: this.id,
       transcriptPath: this.transcript.file,

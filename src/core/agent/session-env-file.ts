@@ -1,13 +1,25 @@
+import { randomUUID } from 'node:crypto';
 import { closeSync, constants, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isEnvSecret, parseEnvFile } from '../audit/env-file-secrets';
 import { errorMessage } from '../error-message';
 import { FileTooLargeError, readRegularFile } from '../read-regular-file';
+import { runProcess } from '../process/run-process';
+import { secretEnvValues } from '../secret-env-names';
 import { errnoCode } from './tools/file-content';
+import { resolveShell } from './tools/shell-environment';
 
 /** A hook that writes more than this is refused rather than prepended to every command. */
 export const MAX_ENV_FILE_BYTES = 64 * 1024;
+/** How long the one run that finds what the file exports may take. */
+export const ENV_FILE_EVALUATION_TIMEOUT_MS = 5_000;
+
+/** Where the Bash tool's commands run: its environment (secrets already removed) and directory. */
+export interface BashShellSetting {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
 
 /**
  * Claude Code's CLAUDE_ENV_FILE: SessionStart command hooks append `export NAME=value` lines
@@ -26,6 +38,7 @@ export class SessionEnvFile {
    */
   constructor(
     private readonly secrets: { addSecretValue(value: string): void },
+    private readonly bash: BashShellSetting,
     private readonly parentDir: string = tmpdir(),
   ) {}
 
@@ -47,11 +60,47 @@ export class SessionEnvFile {
       const read = readPlainFile(file);
       if (typeof read !== 'string') return { result, problem: `CLAUDE_ENV_FILE not applied: ${read.problem}` };
       for (const entry of parseEnvFile(read)) if (isEnvSecret(entry)) this.secrets.addSecretValue(entry.value);
-      if (read.trim() !== '') this.text = `${this.text}${read.endsWith('\n') ? read : `${read}\n`}`;
-      return { result };
+      if (read.trim() === '') return { result };
+      this.text = `${this.text}${read.endsWith('\n') ? read : `${read}\n`}`;
+      const problem = await this.registerExportedSecrets();
+      return problem === undefined ? { result } : { result, problem };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * Runs the prelude once as a Bash command would and registers the secret-named values it
+   * leaves in the environment: `declare -x NAME=…`, several names on one `export`, a later
+   * `export NAME` or a value from `$(cat …)` are shell that the dotenv grammar does not read.
+   * The prelude itself is kept as text, as Claude Code sources the file before each command:
+   * it may define functions, aliases or options that no list of values would carry.
+   */
+  private async registerExportedSecrets(): Promise<string | undefined> {
+    // Output the prelude prints itself comes before the mark.
+    const mark = `hookpilot-env-${randomUUID()}`;
+    const run = await runProcess({
+      command: `${this.text}printf '%s\\0' '${mark}'; env -0`,
+      shell: resolveShell(this.bash.env),
+      cwd: this.bash.cwd,
+      env: this.bash.env,
+      input: '',
+      timeoutMs: ENV_FILE_EVALUATION_TIMEOUT_MS,
+    });
+    const at = run.stdout.lastIndexOf(`${mark}\0`);
+    if (run.timedOut || run.spawnError !== undefined || run.stdoutTruncated || at === -1) {
+      const why = run.timedOut ? `it ran over ${ENV_FILE_EVALUATION_TIMEOUT_MS} ms` : (run.spawnError ?? 'it did not run to its end');
+      return `CLAUDE_ENV_FILE applied, but only its plain NAME=value lines are redacted: ${why}`;
+    }
+    const changed: Record<string, string> = {};
+    for (const entry of run.stdout.slice(at + mark.length + 1).split('\0')) {
+      const equals = entry.indexOf('=');
+      const name = entry.slice(0, equals);
+      const value = entry.slice(equals + 1);
+      if (equals > 0 && this.bash.env[name] !== value) changed[name] = value;
+    }
+    for (const value of secretEnvValues(changed)) this.secrets.addSecretValue(value);
+    return undefined;
   }
 }
 

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
-import { errnoCode, isBinaryFile, openForReading } from './file-content';
+import { errnoCode, isBinaryFile, MAX_TEXT_FILE_BYTES, openForReading } from './file-content';
 import { errorMessage } from '../../error-message';
 import { toolFailure, type Tool, type ToolContext, type ToolResult } from './tool';
 import { builtinToolIdentity } from './tool-catalog';
@@ -29,7 +29,7 @@ export interface ReadResponse {
  * Lines of a text stream, without their `\n` / `\r\n` terminators. Only each new chunk is
  * searched for a newline, so that a file with long lines costs time linear in its size.
  */
-async function* splitLines(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+async function* splitLines(chunks: AsyncIterable<string> | Iterable<string>): AsyncGenerator<string> {
   let pending = '';
   for await (const chunk of chunks) {
     let start = 0;
@@ -53,6 +53,12 @@ interface LineWindow {
   cutShort: boolean;
 }
 
+/**
+ * Characters of the lines on each side of a window of a file over MAX_TEXT_FILE_BYTES that are
+ * redacted with it: a secret longer than this across the window's edge is not recognised.
+ */
+export const READ_WINDOW_CONTEXT_CHARS = 64 * 1024;
+
 /** A line as the model may see it, cut to MAX_READ_LINE_CHARS. */
 function shownLine(raw: string, redact: ((text: string) => string) | undefined): string {
   if (raw.length <= MAX_READ_LINE_CHARS) return raw;
@@ -61,30 +67,105 @@ function shownLine(raw: string, redact: ((text: string) => string) | undefined):
   return line.length > MAX_READ_LINE_CHARS ? `${line.slice(0, MAX_READ_LINE_CHARS)}... [line truncated]` : line;
 }
 
-async function readLineWindow(handle: FileHandle, startLine: number, limit: number, ctx: ToolContext): Promise<LineWindow> {
-  const lines: string[] = [];
+/** Lines before the window, at most READ_WINDOW_CONTEXT_CHARS of them (or the one line before it). */
+class LinesBefore {
+  readonly lines: string[] = [];
+  private chars = 0;
+
+  push(line: string): void {
+    this.lines.push(line);
+    this.chars += line.length + 1;
+    while (this.chars > READ_WINDOW_CONTEXT_CHARS && this.lines.length > 1) this.chars -= (this.lines.shift() as string).length + 1;
+  }
+}
+
+interface WindowRequest {
+  startLine: number;
+  limit: number;
+  signal: AbortSignal;
+  /** For lines cut to MAX_READ_LINE_CHARS, when the text is not redacted already. */
+  redactLongLines?: (text: string) => string;
+  /** Filled with the lines around the window: the last ones before it, the first after it. */
+  context?: { before: LinesBefore; after: string[] };
+}
+
+/** The window of `lines` from `startLine`: `limit` lines and MAX_READ_OUTPUT_CHARS at most. */
+async function collectWindow(lines: AsyncIterable<string>, request: WindowRequest): Promise<LineWindow> {
+  const { startLine, limit, context } = request;
+  const shown: string[] = [];
   let totalLines = 0;
   let chars = 0;
+  let afterChars = 0;
   let cutShort = false;
-  // The signal is checked per line rather than given to the stream, whose AbortError on an
-  // already-aborted signal came before any listener and ended the process.
-  const stream = createReadStream('', { fd: handle, start: 0, autoClose: false, encoding: 'utf8' });
-  for await (const raw of splitLines(stream)) {
-    if (ctx.signal.aborted) {
-      stream.destroy();
-      throw new Error('aborted');
-    }
+  for await (const raw of lines) {
+    // The signal is checked per line rather than given to the stream, whose AbortError on an
+    // already-aborted signal came before any listener and ended the process.
+    if (request.signal.aborted) throw new Error('aborted');
     totalLines += 1;
-    if (totalLines < startLine || totalLines >= startLine + limit || cutShort) continue;
-    const line = shownLine(raw, ctx.redactForModel);
-    if (chars + line.length > MAX_READ_OUTPUT_CHARS && lines.length > 0) {
-      cutShort = true;
+    if (totalLines < startLine) {
+      context?.before.push(raw);
       continue;
     }
-    lines.push(line);
-    chars += line.length + 8;
+    if (totalLines < startLine + limit && !cutShort) {
+      const line = shownLine(raw, request.redactLongLines);
+      if (chars + line.length <= MAX_READ_OUTPUT_CHARS || shown.length === 0) {
+        shown.push(line);
+        chars += line.length + 8;
+        continue;
+      }
+      cutShort = true;
+    }
+    if (context && afterChars < READ_WINDOW_CONTEXT_CHARS) {
+      context.after.push(raw);
+      afterChars += raw.length + 1;
+    }
   }
-  return { lines, totalLines, cutShort };
+  return { lines: shown, totalLines, cutShort };
+}
+
+/**
+ * A file Grep would search too is redacted whole before it is cut into lines: a secret that
+ * spans lines (a private key's body, a quoted `.env` value) is recognised only whole, so a
+ * window starting inside it would show the rest. Line numbers then follow the redacted text,
+ * as Grep's do.
+ */
+async function readWholeWindow(handle: FileHandle, startLine: number, limit: number, ctx: ToolContext): Promise<LineWindow> {
+  const text = await handle.readFile({ encoding: 'utf8' });
+  const visible = ctx.redactForModel ? ctx.redactForModel(text) : text;
+  return collectWindow(splitLines([visible]), { startLine, limit, signal: ctx.signal });
+}
+
+/**
+ * A larger file is read as a stream, in bounded memory: its window is redacted together with
+ * the lines around it. A secret across the window's edge would be redacted differently on its
+ * own, so then the window is refused (the text says why) rather than shown cut.
+ */
+async function readStreamedWindow(handle: FileHandle, startLine: number, limit: number, ctx: ToolContext): Promise<LineWindow | string> {
+  const context = { before: new LinesBefore(), after: [] as string[] };
+  const stream = createReadStream('', { fd: handle, start: 0, autoClose: false, encoding: 'utf8' });
+  let window: LineWindow;
+  try {
+    window = await collectWindow(splitLines(stream), {
+      startLine,
+      limit,
+      signal: ctx.signal,
+      redactLongLines: ctx.redactForModel,
+      context,
+    });
+  } finally {
+    stream.destroy();
+  }
+  const redact = ctx.redactForModel;
+  if (redact === undefined || window.lines.length === 0) return window;
+  const before = context.before.lines.map((line) => `${line}\n`).join('');
+  const shown = window.lines.join('\n');
+  const after = context.after.map((line) => `\n${line}`).join('');
+  const visible = redact(shown);
+  if (redact(before) + visible + redact(after) !== redact(before + shown + after)) {
+    const lastLine = startLine + window.lines.length - 1;
+    return `lines ${startLine}-${lastLine} would cut through a secret that continues beyond them, so they are not shown; read a window that starts and ends elsewhere.`;
+  }
+  return { ...window, lines: visible.split('\n') };
 }
 
 /** `cat -n` layout: the line number right-aligned in six columns, a tab, the line. */
@@ -140,15 +221,21 @@ export function createReadTool(): Tool<ReadInput> {
       const handle = await openReadable(file.physical, filePath, input.file_path);
       if (typeof handle === 'string') return toolFailure(handle);
       const startLine = Math.max(1, input.offset ?? 1);
-      let window: LineWindow;
+      const limit = input.limit ?? DEFAULT_READ_LIMIT;
+      let window: LineWindow | string;
       try {
-        window = await readLineWindow(handle, startLine, input.limit ?? DEFAULT_READ_LIMIT, ctx);
+        const info = await handle.stat();
+        window =
+          info.isFile() && info.size <= MAX_TEXT_FILE_BYTES
+            ? await readWholeWindow(handle, startLine, limit, ctx)
+            : await readStreamedWindow(handle, startLine, limit, ctx);
       } catch (error) {
         if (ctx.signal.aborted) return toolFailure(`Reading ${filePath} was aborted`, { interrupted: true });
         return toolFailure(`Cannot read ${filePath}: ${errorMessage(error)}`);
       } finally {
         await handle.close();
       }
+      if (typeof window === 'string') return toolFailure(`Cannot show ${filePath}: ${window}`);
       const response: ReadResponse = {
         type: 'text',
         file: { filePath, content: window.lines.join('\n'), numLines: window.lines.length, startLine, totalLines: window.totalLines },

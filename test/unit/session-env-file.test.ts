@@ -1,0 +1,49 @@
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ENV_FILE_EVALUATION_TIMEOUT_MS, SessionEnvFile } from '../../src/core/agent/session-env-file';
+
+let dir: string;
+let registered: string[];
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'session-env-file-'));
+  registered = [];
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const envFile = () =>
+  new SessionEnvFile({ addSecretValue: (value) => registered.push(value) }, { env: { PATH: process.env.PATH, HOME: dir }, cwd: dir });
+/** A SessionStart dispatch whose hook appends `text` to CLAUDE_ENV_FILE. */
+const hookWriting = (text: string) => async (env: Readonly<Record<string, string>>) => appendFileSync(env.CLAUDE_ENV_FILE, text);
+
+describe('SessionEnvFile', () => {
+  it('registers the secret-named values the file exports in any shell form, and keeps its text as the prelude', async () => {
+    const text =
+      'declare -x ACME_API_TOKEN="first-secret-value"\nexport NODE_ENV=test DEPLOY_KEY=second-secret\nexport PATH="$PATH:/opt/extra"\n';
+    const file = envFile();
+    expect(await file.capture(hookWriting(text))).toEqual({ result: undefined });
+    expect(registered).toEqual(expect.arrayContaining(['first-secret-value', 'second-secret']));
+    // Not secret-named: PATH is no secret, NODE_ENV's value no credential.
+    expect(registered.some((value) => value.includes('/opt/extra') || value === 'test')).toBe(false);
+    expect(file.prelude).toBe(text);
+  });
+
+  it(`a file whose run outlasts ${ENV_FILE_EVALUATION_TIMEOUT_MS} ms is still applied, with its plain lines registered and a warning`, async () => {
+    const text = 'export PLAIN_TOKEN=plain-token-value\nsleep 30\n';
+    const file = envFile();
+    const started = Date.now();
+    const { problem } = await file.capture(hookWriting(text));
+    expect(Date.now() - started).toBeLessThan(ENV_FILE_EVALUATION_TIMEOUT_MS + 5_000);
+    expect(problem).toBe(
+      `CLAUDE_ENV_FILE applied, but only its plain NAME=value lines are redacted: it ran over ${ENV_FILE_EVALUATION_TIMEOUT_MS} ms`,
+    );
+    expect(registered).toEqual(['plain-token-value']);
+    expect(file.prelude).toBe(text);
+  }, 20_000);
+
+  it('a file that ends the shell is still applied, with a warning', async () => {
+    const { problem } = await envFile().capture(hookWriting('declare -x ACME_API_TOKEN=exit-secret-value\nexit 0\n'));
+    expect(problem).toMatch(/only its plain NAME=value lines are redacted: it did not run to its end$/);
+  });
+});
