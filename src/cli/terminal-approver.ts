@@ -1,8 +1,9 @@
 import { createInterface, type Interface } from 'node:readline';
 import { offeredChoices } from '../core/agent/permissions/approval-choices';
-import { approvalSubject, visibleText } from '../core/agent/permissions/approval-text';
+import { approvalSubject, longCommandEnds, proposedChange, visibleRule, visibleText } from '../core/agent/permissions/approval-text';
 import type { ApprovalAnswer, ApprovalChoice, ApprovalRequest, Approver } from '../core/agent/permissions/permission-settings';
 import { isReplaySession } from '../core/audit/session-kinds';
+import { ruleReach } from '../shared/approval-buttons';
 import type { Output } from './output/printer';
 
 const CHOICES: Record<string, ApprovalChoice> = {
@@ -65,12 +66,19 @@ export class TerminalApprover implements Approver {
     // Everything shown comes from the model's call: escaped, and the command whole (see approval-text.ts).
     const offered = offeredChoices(request);
     const session = offered.includes('allow-session') ? ' / [s]ession' : '';
-    const always = offered.includes('allow-always')
-      ? ` / [a]lways (adds ${visibleText(request.suggestedRule)} to .vscode/settings.json)`
-      : '';
+    const always = offered.includes('allow-always') ? ' / [a]lways' : '';
     const why = `${visibleText(request.reason)} (${visibleText(request.askedBy)})`;
     const replay = isReplaySession(request.sessionId) ? ' (a replay, in a scratch copy of the workspace)' : '';
-    this.output.write(`\nHookpilot wants to use ${visibleText(request.toolName)}${replay}\n  ${approvalSubject(request)}\n  Why: ${why}\n`);
+    // The file tool's text, the rule a wider answer adds, and a long command's ends come last: right above the question.
+    const lines = [
+      `Hookpilot wants to use ${visibleText(request.toolName)}${replay}`,
+      approvalSubject(request),
+      ...proposedChange(request),
+      `Why: ${why}`,
+      ...ruleLines(request, offered),
+      ...longCommandEnds(request),
+    ];
+    this.output.write(`\n${lines.join('\n  ')}\n`);
     const question = `Allow? [y]es once${session}${always} / [d]eny for this session / [n]o: `;
     return new Promise<ApprovalAnswer>((resolve) => {
       const finish = (answer: ApprovalAnswer) => {
@@ -93,6 +101,15 @@ export class TerminalApprover implements Approver {
       this.output.write(question);
     });
   }
+}
+
+/** What [s]ession and [a]lways allow from then on: the rule they add ([a]lways is offered only with [s]ession). */
+function ruleLines(request: ApprovalRequest, offered: readonly ApprovalChoice[]): string[] {
+  if (!offered.includes('allow-session')) return [];
+  const always = offered.includes('allow-always') ? '; [a]lways also saves it to .vscode/settings.json' : '';
+  const rule = visibleRule(request.suggestedRule);
+  const reach = ruleReach(rule);
+  return [`[s]ession adds the rule ${rule}${reach ? ` (${reach})` : ''} for this session${always}`];
 }
 
 function cancelled(): ApprovalAnswer {

@@ -399,7 +399,8 @@ export class ChatController extends Disposable {
     this.sessionChanged.fire(undefined);
   }
 
-  private async showDiff(callId: string): Promise<void> {
+  /** A pending edit's proposed change, or an executed one's applied change (the Hook Manager's Approvals list asks too). */
+  async showDiff(callId: string): Promise<void> {
     const pending = this.deps.pending.get(callId);
     const root = this.deps.engineHost.projectDir ?? '';
     const shown = pending

@@ -218,6 +218,9 @@ export class HookManagerPanel extends Disposable {
       case 'answerApproval':
         pending.answer(message.id, message.choice, 'user (Hook Manager)');
         return;
+      case 'showDiff':
+        await this.deps.chat.showDiff(message.id);
+        return;
       case 'selectSession':
         await this.timeline?.select(message.sessionId);
         return;

@@ -41,6 +41,10 @@ export const pendingApprovalSchema = z.object({
   askedBy: z.string(),
   /** The answers offered, in order. */
   choices: z.array(approvalChoiceSchema),
+  /** The rule "Allow for session" and "Always allow" add, escaped (visibleRule): the card names it. */
+  rule: z.string(),
+  /** A file edit: the host can show the change before it is answered, so the card offers "Show diff". */
+  proposedDiff: z.boolean(),
 });
 
 export const approvalOutcomeSchema = z.object({
@@ -76,7 +80,7 @@ export const toolItemSchema = z.object({
   /** The tool_use_id: what answerApproval and showDiff name (the item id differs only if a model reused an id). */
   callId: z.string(),
   name: z.string(),
-  /** One line: "Run: npm test", "Edit src/a.ts". */
+  /** One line, escaped (visibleText): "Run: npm test", "Edit src/a.ts". */
   summary: z.string(),
   status: toolStatusSchema,
   /** The start of what the model got back (the full text stays in the host). */

@@ -5,7 +5,7 @@ import type { ChatItem, ChatItemChanges, ToolItem } from './chat-items';
 import type { ChatStreamMessage } from './chat-protocol';
 import { applyChatMessage, indexOfItem, initialChatState, type ChatViewState } from './chat-reducer';
 import type { TokenUsage } from './wire-common';
-import { approvalSubject, visibleText } from '../core/agent/permissions/approval-text';
+import { approvalSubject, visibleRule, visibleText } from '../core/agent/permissions/approval-text';
 
 export interface ChatProjectorOptions {
   /** How much of a tool's output the card shows; the rest stays in the host. */
@@ -129,7 +129,7 @@ export class ChatProjector {
           id,
           callId: event.id,
           name: event.name,
-          summary: summarizeToolCall(event.name, event.input),
+          summary: visibleText(summarizeToolCall(event.name, event.input)),
           status: 'running',
           hooks: [],
           diffAvailable: false,
@@ -151,6 +151,8 @@ export class ChatProjector {
             reason: visibleText(event.reason),
             askedBy: visibleText(event.askedBy),
             choices: [...event.choices],
+            rule: visibleRule(event.suggestedRule),
+            proposedDiff: isFileEditTool(event.toolName),
           },
         });
       case 'approval_resolved':
@@ -165,7 +167,7 @@ export class ChatProjector {
         return this.patchTool(event.id, {
           kind: 'tool',
           status: event.outcome,
-          summary: summarizeToolCall(event.name, event.input),
+          summary: visibleText(summarizeToolCall(event.name, event.input)),
           outputPreview: truncated ? event.output.slice(0, this.previewChars) : event.output,
           outputTruncated: truncated,
           hooks: event.hooks.map((h) => ({ hookName: h.hookName, event: h.event, kind: h.kind, detail: h.detail })),

@@ -1,16 +1,8 @@
-import { visibleText } from '../core/agent/permissions/approval-text';
+import { visibleLine, visibleText } from '../core/agent/permissions/approval-text';
 import type { DiffLineView } from './manager-views';
 
 /** A hunk header; a header without counts (the guard's "not compared") reads to the end. */
 const HUNK = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/;
-/** Leading indentation up to this is kept as spaces: JSON stays readable, and the box wraps, so it hides nothing. */
-const MAX_KEPT_INDENT = 40;
-
-function shown(content: string): string {
-  const indent = /^ */.exec(content)?.[0] ?? '';
-  return indent.length <= MAX_KEPT_INDENT ? indent + visibleText(content.slice(indent.length)) : visibleText(content);
-}
-
 /**
  * A unified diff's lines as a person must read them: each classed by the diff's structure
  * (inside a hunk its counts say how many removed and added lines follow, so a content line
@@ -25,14 +17,14 @@ export function diffLineViews(diff: string): DiffLineView[] {
   for (const line of lines) {
     if (line.startsWith('-') && oldLeft > 0) {
       oldLeft--;
-      views.push({ kind: 'del', text: shown(line.slice(1)) });
+      views.push({ kind: 'del', text: visibleLine(line.slice(1)) });
     } else if (line.startsWith('+') && newLeft > 0) {
       newLeft--;
-      views.push({ kind: 'add', text: shown(line.slice(1)) });
+      views.push({ kind: 'add', text: visibleLine(line.slice(1)) });
     } else if (line.startsWith(' ') && oldLeft > 0 && newLeft > 0) {
       oldLeft--;
       newLeft--;
-      views.push({ kind: 'same', text: shown(line.slice(1)) });
+      views.push({ kind: 'same', text: visibleLine(line.slice(1)) });
     } else if (line.startsWith('@@')) {
       const counts = HUNK.exec(line);
       [oldLeft, newLeft] = counts ? [Number(counts[1] ?? 1), Number(counts[2] ?? 1)] : [Infinity, Infinity];

@@ -75,6 +75,8 @@ export const managerToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('approveScripts'), id: z.string().min(1), fingerprint: z.string().min(1) }),
   z.object({ type: z.literal('openProblem'), id: z.string().min(1) }),
   z.object({ type: z.literal('answerApproval'), id: z.string().min(1), choice: approvalChoiceSchema }),
+  /** Show the change the pending file edit `id` proposes (as the chat's showDiff). */
+  z.object({ type: z.literal('showDiff'), id: z.string().min(1) }),
   z.object({ type: z.literal('selectSession'), sessionId: z.string().min(1) }),
   z.object({ type: z.literal('exportTimeline'), sessionId: z.string().min(1) }),
   /** Record `seq` of the shown session in full (a model request is logged as a delta); the host answers with timelineRecord. */

@@ -7,7 +7,8 @@ import type { ConfigProblem } from '../core/hooks/config/config-problems';
 import type { HookState, InactiveReason } from '../core/hooks/registry';
 import type { HandlerSpec, HookOutcome } from '../core/hooks/types';
 import type { ApprovalView, HookLastResult, HookView, PendingConfigView, ProblemView, TestResultView } from './manager-views';
-import { approvalSubject, visibleText } from '../core/agent/permissions/approval-text';
+import { approvalSubject, visibleRule, visibleText } from '../core/agent/permissions/approval-text';
+import { isFileEditTool } from '../core/agent/tools/tool-catalog';
 import { diffLineViews } from './diff-lines';
 
 /** Host-side builders of the Hook Manager's views; pure, no VS Code. */
@@ -115,7 +116,8 @@ export function toApprovalView(request: ApprovalRequest, createdAt: Date): Appro
     reason: visibleText(request.reason),
     askedBy: visibleText(request.askedBy),
     createdAt: createdAt.toISOString(),
-    suggestedRule: request.suggestedRule,
+    suggestedRule: visibleRule(request.suggestedRule),
+    proposedDiff: isFileEditTool(request.toolName),
     system: request.system,
     replay: isReplaySession(request.sessionId),
     choices: [...offeredChoices(request)],

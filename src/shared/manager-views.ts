@@ -100,8 +100,10 @@ export const approvalViewSchema = z.object({
   reason: z.string(),
   askedBy: z.string(),
   createdAt: isoTimeSchema,
-  /** The rule "Allow for this session" / "Always allow" would add. */
-  suggestedRule: z.string().optional(),
+  /** The rule "Allow for this session" / "Always allow" would add, escaped (visibleRule). */
+  suggestedRule: z.string(),
+  /** A file edit: the host can show the change before it is answered ("Show diff"). */
+  proposedDiff: z.boolean(),
   /** A system ask (e.g. a change to a hook config): only "Allow once" or "Deny" are offered. */
   system: z.boolean(),
   /** Asked by a replay of a recorded session, in a scratch copy of the workspace. */

@@ -45,7 +45,7 @@ function runOnTerminal(args: string[], answers: string[]): Promise<{ code: numbe
 }
 
 describe('approvals on a terminal', () => {
-  it('[a]lways writes the rule into .vscode/settings.json keeping its comments; [n]o denies', async () => {
+  it('names the rule [s]ession and [a]lways add; [a]lways writes it into .vscode/settings.json keeping its comments; [n]o denies', async () => {
     const settings = '{\n  // team settings: keep this comment\n  "editor.tabSize": 2,\n}\n';
     bed = await startTestbed(bundle.bundle, { '.vscode/settings.json': settings }, [
       toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'touch a.txt' } }]),
@@ -59,7 +59,7 @@ describe('approvals on a terminal', () => {
     expect(code).toBe(0);
     expect(output).toContain('Hookpilot wants to use Bash');
     expect(output).toContain('Run: touch a.txt');
-    expect(output).toContain('[a]lways (adds Bash(touch a.txt) to .vscode/settings.json)');
+    expect(output).toContain('[s]ession adds the rule Bash(touch a.txt) for this session; [a]lways also saves it to .vscode/settings.json');
     expect(existsSync(bed.workspace.file('a.txt'))).toBe(true);
     expect(existsSync(bed.workspace.file('b.txt'))).toBe(false);
     expect(toolMessageSent(bed.server, 'c2')).toMatch(/Permission denied \(user\)/);

@@ -38,7 +38,7 @@ describe('the answers an approval offers', () => {
     expect(offeredChoice(request(), 'constructor' as ApprovalChoice)).toBe('deny');
   });
 
-  it('the terminal names a replay, does not offer [a]lways for it, and asks again on an "a"', async () => {
+  it('the terminal names a replay and the rule [s]ession adds, does not offer [a]lways for it, and asks again on an "a"', async () => {
     const input = new PassThrough();
     let written = '';
     const approver = new TerminalApprover(input, { write: (text) => (written += text) });
@@ -52,6 +52,7 @@ describe('the answers an approval offers', () => {
     expect(written).toContain('Hookpilot wants to use Bash (a replay, in a scratch copy of the workspace)');
     expect(written.split('Allow? [y]es once / [s]ession / [d]eny for this session / [n]o: ')).toHaveLength(3);
     expect(written).not.toContain('[a]lways');
+    expect(written).toContain('[s]ession adds the rule Bash(npm test) for this session\n');
   });
 });
 

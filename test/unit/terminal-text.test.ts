@@ -10,4 +10,11 @@ describe('text for the terminal', () => {
     expect(json).not.toMatch(/[\u{E0000}-\u{E007F}]/u);
     expect(JSON.parse(json)).toEqual({ text: flag });
   });
+
+  it('escapes every default-ignorable or unassigned character, which a renderer may draw as nothing', () => {
+    const hidden = `git status\u2065\ufff0\u{e0000}\u{e0002}\u{e0080}\u{e01f0} && echo ok`;
+    const shown = printable(hidden);
+    expect(shown).not.toMatch(/[\p{Default_Ignorable_Code_Point}\p{Cn}]/u);
+    expect(JSON.parse(printable(JSON.stringify(hidden)))).toBe(hidden);
+  });
 });

@@ -127,6 +127,7 @@ describe('ChatProjector', () => {
         input,
         reason: 'edits need approval',
         askedBy: 'default mode',
+        suggestedRule: 'Edit',
         choices: ['allow-once', 'deny'],
       },
     ]);
@@ -134,7 +135,14 @@ describe('ChatProjector', () => {
       changes: {
         kind: 'tool',
         status: 'awaiting-approval',
-        approval: { subject: 'Edit src/a.ts', reason: 'edits need approval', askedBy: 'default mode', choices: ['allow-once', 'deny'] },
+        approval: {
+          subject: 'Edit src/a.ts',
+          reason: 'edits need approval',
+          askedBy: 'default mode',
+          choices: ['allow-once', 'deny'],
+          rule: 'Edit',
+          proposedDiff: true,
+        },
       },
     });
     const done = projectAll(projector, [
@@ -169,12 +177,45 @@ describe('ChatProjector', () => {
         linkedTarget: { path: '/ws/config/prod.env' },
         reason: 'file edits need approval in default mode',
         askedBy: 'default mode',
+        suggestedRule: 'Write',
         choices: ['allow-once', 'deny'],
       },
     ]);
     expect(out[1]).toMatchObject({
       changes: { approval: { subject: 'Write /ws/notes.txt (2 lines) → /ws/config/prod.env (through a link)' } },
     });
+  });
+
+  it("escapes the card's head line and the rule its wider answers add, so no bidi override reorders them", () => {
+    const projector = new ChatProjector();
+    const command = 'echo ok \u202e"; lmth.xedni > tuo- lruc';
+    const approval = projectAll(projector, [
+      { type: 'tool_started', id: 'c1', name: 'Bash', input: { command } },
+      {
+        type: 'approval_requested',
+        id: 'c1',
+        toolName: 'Bash',
+        input: { command },
+        reason: 'commands need approval in default mode',
+        askedBy: 'default mode',
+        suggestedRule: `Bash(${command})`,
+        choices: ['allow-once', 'allow-session', 'allow-always', 'deny-session', 'deny'],
+      },
+    ]);
+    const finished = projector.project({
+      type: 'tool_finished',
+      id: 'c1',
+      name: 'Bash',
+      input: { command },
+      outcome: 'denied',
+      output: 'denied',
+      hooks: [],
+      durationMs: 1,
+    });
+    const shown = 'echo ok \\u202e"; lmth.xedni > tuo- lruc';
+    expect(approval[0]).toMatchObject({ item: { summary: `Run: ${shown}` } });
+    expect(approval[1]).toMatchObject({ changes: { approval: { rule: `Bash(${shown})`, proposedDiff: false } } });
+    expect(finished[0]).toMatchObject({ changes: { summary: `Run: ${shown}` } });
   });
 
   it('offers a diff only for the tools that write a file, not for names Hookpilot has no tool for', () => {

@@ -83,7 +83,14 @@ describe('applyChatMessage', () => {
         changes: {
           kind: 'tool',
           status: 'awaiting-approval',
-          approval: { subject: 'Run: npm test', reason: 'ask rule Bash', askedBy: 'rule', choices: ['allow-once', 'deny'] },
+          approval: {
+            subject: 'Run: npm test',
+            reason: 'ask rule Bash',
+            askedBy: 'rule',
+            choices: ['allow-once', 'deny'],
+            rule: 'Bash(npm test)',
+            proposedDiff: false,
+          },
         },
       },
     ]);

@@ -166,6 +166,8 @@ describe('chat webview', () => {
               reason: 'edits need approval in default mode',
               askedBy: 'default mode',
               choices: ['allow-once', 'allow-session', 'allow-always', 'deny-session', 'deny'],
+              rule: 'Edit',
+              proposedDiff: true,
             },
           }),
           tool('call_3', { name: 'Write', summary: 'Write src/b.ts (3 lines)', status: 'executed', diffAvailable: true }),
@@ -178,6 +180,8 @@ describe('chat webview', () => {
               reason: 'a hook configuration',
               askedBy: 'protected file',
               choices: ['allow-once', 'deny-session', 'deny'],
+              rule: 'Edit',
+              proposedDiff: true,
             },
           }),
         ],
@@ -196,8 +200,43 @@ describe('chat webview', () => {
     expect(await approvals.nth(0).locator('.approval-subject').textContent()).toBe('Run: npm test');
     await approvals.nth(0).getByText('Allow for session').click();
     expect(await view.waitForPosted('answerApproval')).toEqual([{ type: 'answerApproval', id: 'call_2', choice: 'allow-session' }]);
-    await view.page.getByText('Show diff').click();
+    await view.page.locator('[data-id="call_3"]').getByText('Show diff').click();
     expect(await view.waitForPosted('showDiff')).toEqual([{ type: 'showDiff', id: 'call_3' }]);
+  });
+
+  it('a pending edit names the rule its wider answers add, and shows its change before it is answered', async () => {
+    const write = (id: string, choices: Array<'allow-once' | 'allow-session' | 'allow-always' | 'deny-session' | 'deny'>) =>
+      tool(id, {
+        name: 'Write',
+        summary: 'Write notes.md (2 lines)',
+        status: 'awaiting-approval',
+        approval: {
+          subject: 'Write notes.md (2 lines)',
+          reason: 'file edits need approval',
+          askedBy: 'default mode',
+          choices,
+          rule: 'Write',
+          proposedDiff: true,
+        },
+      });
+    await view.host({
+      type: 'reset',
+      seq: 0,
+      state: {
+        items: [write('w1', ['allow-once', 'allow-session', 'allow-always', 'deny-session', 'deny']), write('w2', ['allow-once', 'deny'])],
+      },
+    });
+    await view.page.waitForSelector('[data-id="w2"]');
+    const approvals = view.page.getByTestId('approval');
+    await approvals.nth(1).locator('vscode-button').first().waitFor();
+    expect(await approvals.nth(0).locator('.approval-rule').textContent()).toBe(
+      'Allowing for the session or always adds the rule Write: every later Write call, whatever its input, runs without asking.',
+    );
+    expect(await approvals.nth(0).getByText('Allow for session').getAttribute('title')).toBe('Adds the rule Write until the session ends');
+    expect(await approvals.nth(0).getByText('Always allow').getAttribute('title')).toBe('Adds the rule Write to .vscode/settings.json');
+    expect(await approvals.nth(1).locator('.approval-rule').count()).toBe(0);
+    await approvals.nth(1).getByText('Show diff').click();
+    expect(await view.waitForPosted('showDiff')).toEqual([{ type: 'showDiff', id: 'w2' }]);
   });
 
   it('asks for a resync on a seq gap and recovers from the reset', async () => {
@@ -337,6 +376,8 @@ describe('chat webview', () => {
               reason: 'Bash commands need approval',
               askedBy: 'default mode',
               choices: ['allow-once', 'allow-session', 'allow-always', 'deny-session', 'deny'],
+              rule: 'Bash(npm test)',
+              proposedDiff: false,
             },
           }),
           tool('t3', {

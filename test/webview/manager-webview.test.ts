@@ -64,6 +64,7 @@ const APPROVALS: ApprovalView[] = [
     askedBy: 'rule Bash(git push:*)',
     createdAt: new Date().toISOString(),
     suggestedRule: 'Bash(git push --force)',
+    proposedDiff: false,
     system: false,
     replay: false,
     choices: ['allow-once', 'allow-session', 'allow-always', 'deny-session', 'deny'],
@@ -76,6 +77,8 @@ const APPROVALS: ApprovalView[] = [
     reason: '.vscode/hooks.json configures hooks: a person must approve changes to it',
     askedBy: 'protected file',
     createdAt: new Date().toISOString(),
+    suggestedRule: 'Edit',
+    proposedDiff: true,
     system: true,
     replay: false,
     choices: ['allow-once', 'deny-session', 'deny'],
@@ -89,6 +92,7 @@ const APPROVALS: ApprovalView[] = [
     askedBy: 'default mode',
     createdAt: new Date().toISOString(),
     suggestedRule: 'Bash(rm -rf build)',
+    proposedDiff: false,
     system: false,
     replay: true,
     choices: ['allow-once', 'allow-session', 'deny-session', 'deny'],
@@ -227,7 +231,7 @@ describe('Hook Manager webview', () => {
     await view.screenshot('manager-test-fire.png');
   });
 
-  it("answers approvals with the offered scopes: protected files only once or deny, a replay's no Always allow", async () => {
+  it("answers approvals with the offered scopes, naming the rule they add: protected files only once or deny, a replay's no Always allow", async () => {
     await view.host({ type: 'approvals', pending: APPROVALS });
     await view.page.getByTestId('tab-approvals').click();
     const cards = view.page.getByTestId('approval-card');
@@ -247,6 +251,14 @@ describe('Hook Manager webview', () => {
       'Deny',
     ]);
     expect(await cards.nth(0).locator('.approval-subject').textContent()).toBe('Run: git push --force');
+    expect(await cards.nth(0).locator('.approval-rule').textContent()).toBe(
+      'Allowing for the session or always adds the rule Bash(git push --force).',
+    );
+    expect(await cards.nth(2).locator('.approval-rule').textContent()).toBe('Allowing for the session adds the rule Bash(rm -rf build).');
+    expect(await cards.nth(1).locator('.approval-rule').count()).toBe(0);
+    expect(await cards.nth(0).getByTestId('approval-diff').count()).toBe(0);
+    await cards.nth(1).getByTestId('approval-diff').click();
+    expect(await view.waitForPosted('showDiff')).toEqual([{ type: 'showDiff', id: 'call_8' }]);
     expect(await cards.nth(2).locator('.approval-replay').textContent()).toBe('Replay');
     expect(await cards.nth(0).locator('.approval-replay').count()).toBe(0);
     expect(await view.page.locator('.tab[data-tab="approvals"] vscode-badge').textContent()).toBe('3');

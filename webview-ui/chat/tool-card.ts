@@ -1,6 +1,6 @@
 import type { BuiltinToolName } from '../../src/core/agent/tools/tool-catalog';
 import { describeAnnotation, type HookAnnotationView, type ToolItem, type ToolStatus } from '../../src/shared/chat-items';
-import { approvalButtons } from '../../src/shared/approval-buttons';
+import { approvalButtons, ruleNote } from '../../src/shared/approval-buttons';
 import { formatDuration, h, icon } from '../common/dom';
 
 /** The codicon of each of Hookpilot's tools; other tools (MCP) get `tools`. */
@@ -72,12 +72,15 @@ export function renderToolCard(item: ToolItem, previous: HTMLElement | undefined
         ),
       ),
     );
+  const note = item.approval && ruleNote(item.approval.choices, item.approval.rule);
   const approval =
     item.approval &&
     h(
       'div',
       { class: 'tool-approval', attrs: { 'data-testid': 'approval' } },
       h('div', { class: 'approval-subject mono', text: item.approval.subject }),
+      // Before it is answered: the change itself, not only the file's name.
+      item.approval.proposedDiff && diffLink(item.callId),
       h(
         'div',
         { class: 'approval-reason' },
@@ -85,12 +88,14 @@ export function renderToolCard(item: ToolItem, previous: HTMLElement | undefined
         item.approval.reason,
         h('span', { class: 'approval-by', text: ` (asked by ${item.approval.askedBy})` }),
       ),
+      note && h('div', { class: 'approval-rule', text: note }),
       h(
         'div',
         { class: 'approval-buttons' },
-        ...approvalButtons(item.approval.choices).map((b) => {
+        ...approvalButtons(item.approval.choices, item.approval.rule).map((b) => {
           const el = document.createElement('vscode-button');
           el.textContent = b.label;
+          if (b.title) el.title = b.title;
           if (b.secondary) el.setAttribute('secondary', '');
           el.dataset.action = 'answer-approval';
           el.dataset.call = item.callId;
@@ -114,13 +119,16 @@ export function renderToolCard(item: ToolItem, previous: HTMLElement | undefined
       h('summary', { text: 'Output' }),
       h('pre', { text: item.outputTruncated ? `${item.outputPreview}\n…` : item.outputPreview }),
     );
-  const diff =
-    item.diffAvailable &&
-    h(
-      'a',
-      { class: 'tool-diff', attrs: { href: '#', role: 'button', 'data-action': 'show-diff', 'data-call': item.callId } },
-      icon('diff'),
-      ' Show diff',
-    );
+  const diff = item.diffAvailable && diffLink(item.callId);
   return h('div', { class: `tool-card status-${item.status}` }, head, hooks, approval, outcome, output, diff);
+}
+
+/** "Show diff": the host opens a pending edit's proposed change, or an executed one's. */
+function diffLink(callId: string): HTMLElement {
+  return h(
+    'a',
+    { class: 'tool-diff', attrs: { href: '#', role: 'button', 'data-action': 'show-diff', 'data-call': callId } },
+    icon('diff'),
+    ' Show diff',
+  );
 }

@@ -1,6 +1,6 @@
 import type { ManagerToHost } from '../../src/shared/manager-protocol';
 import type { ApprovalView } from '../../src/shared/manager-views';
-import { APPROVAL_BUTTONS, approvalButtons } from '../../src/shared/approval-buttons';
+import { APPROVAL_BUTTONS, approvalButtons, ruleNote } from '../../src/shared/approval-buttons';
 import { h, icon } from '../common/dom';
 
 function ago(iso: string): string {
@@ -18,6 +18,13 @@ export class ApprovalsTab {
 
   constructor(private readonly post: (message: ManagerToHost) => void) {
     this.list.addEventListener('click', (event) => {
+      const diff = (event.target as Element | null)?.closest<HTMLElement>('[data-action="show-diff"]');
+      const diffOf = diff?.closest<HTMLElement>('[data-approval-id]')?.dataset.approvalId;
+      if (diffOf) {
+        event.preventDefault();
+        this.post({ type: 'showDiff', id: diffOf });
+        return;
+      }
       const target = (event.target as Element | null)?.closest<HTMLElement>('[data-choice]');
       const card = target?.closest<HTMLElement>('[data-approval-id]');
       if (!target || !card || target.hasAttribute('disabled')) return;
@@ -37,14 +44,15 @@ export class ApprovalsTab {
   }
 
   private card(a: ApprovalView): HTMLElement {
-    const buttons = approvalButtons(a.choices).map((c) => {
+    const buttons = approvalButtons(a.choices, a.suggestedRule).map((c) => {
       const el = document.createElement('vscode-button');
       el.textContent = c.label;
+      if (c.title) el.title = c.title;
       if (c.secondary) el.setAttribute('secondary', '');
       el.dataset.choice = c.choice;
-      if (c.choice !== 'allow-once' && c.choice !== 'deny' && a.suggestedRule) el.title = `Adds the rule ${a.suggestedRule}`;
       return el;
     });
+    const note = ruleNote(a.choices, a.suggestedRule);
     return h(
       'div',
       { class: 'approval-card', attrs: { 'data-approval-id': a.id, 'data-testid': 'approval-card' } },
@@ -63,11 +71,19 @@ export class ApprovalsTab {
         h('span', { class: 'muted', text: ago(a.createdAt) }),
       ),
       h('div', { class: 'approval-subject mono', text: a.subject }),
+      a.proposedDiff &&
+        h(
+          'a',
+          { class: 'approval-diff', attrs: { href: '#', role: 'button', 'data-action': 'show-diff', 'data-testid': 'approval-diff' } },
+          icon('diff'),
+          ' Show diff',
+        ),
       h('div', { class: 'approval-reason', text: a.reason }),
       h('div', {
         class: 'muted approval-meta',
         text: `Asked by ${a.askedBy} · session ${a.sessionId}${a.system ? ' · protected: only a person can allow this, once' : ''}${a.replay ? ' · a replay in a scratch copy: an allow lasts for the replay only' : ''}`,
       }),
+      note && h('div', { class: 'approval-rule', text: note }),
       h('div', { class: 'approval-buttons' }, ...buttons),
     );
   }

@@ -1,5 +1,10 @@
-/** C0, DEL and C1 controls, format characters (bidi overrides, zero-width), and the line and paragraph separators. */
-const UNPRINTABLE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+/**
+ * C0, DEL and C1 controls, format characters (bidi overrides, zero-width), the line and paragraph
+ * separators, and every default-ignorable or unassigned code point (drawn as nothing, or as a
+ * newer renderer decides), but for the variation selectors that make `⚠️` an emoji: they take
+ * no room. (Approval prompts escape those too: see approval-text.ts.)
+ */
+const UNPRINTABLE = /(?![\ufe00-\ufe0f])[\p{Cc}\p{Cf}\p{Cn}\p{Default_Ignorable_Code_Point}\u2028\u2029]/gu;
 
 /**
  * Text for the terminal, which holds what a model wrote (its words, a path in a reason, a

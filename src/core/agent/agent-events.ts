@@ -50,6 +50,8 @@ export type AgentEvent =
       linkedTarget?: LinkedTarget;
       reason: string;
       askedBy: string;
+      /** The rule "Allow for session" and "Always allow" add (ApprovalRequest). */
+      suggestedRule: string;
       /** The answers offered (approval-choices.ts). */
       choices: readonly ApprovalChoice[];
     }

@@ -224,7 +224,17 @@ export class ToolApproval {
       system,
     };
     const choices = offeredChoices(request);
-    this.deps.emit({ type: 'approval_requested', id: call.id, toolName: call.name, input, linkedTarget: linked, reason, askedBy, choices });
+    this.deps.emit({
+      type: 'approval_requested',
+      id: call.id,
+      toolName: call.name,
+      input,
+      linkedTarget: linked,
+      reason,
+      askedBy,
+      suggestedRule: request.suggestedRule,
+      choices,
+    });
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     signal.addEventListener('abort', onAbort, { once: true });

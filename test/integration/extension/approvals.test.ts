@@ -279,6 +279,38 @@ describe('approvals in a chat', () => {
     expect(after.fsPath).toBe(h.workspace.file('src/a.ts'));
   });
 
+  it('a pending Write: the chat card and the Hook Manager name the rule a wider answer adds, and show the change before it is answered', async () => {
+    const write = toolCalls([{ id: 'call_w', name: 'Write', arguments: { file_path: 'notes.md', content: '# notes\n' } }]);
+    h = await startChat({}, [write, text('done')]);
+    // The modal stays open: the person answers on the chat card.
+    stub.state.answerMessage = (shown) => (shown.modal ? new Promise(() => undefined) : undefined);
+    await stub.state.commands.get('hookpilot.openHookManager')?.();
+    const manager = stub.state.panels[0];
+    manager.webview.send({ type: 'ready' });
+    h.webview.send({ type: 'send', text: 'take notes' });
+    const card = await until(
+      () => h!.items().find((i) => i.kind === 'tool' && i.callId === 'call_w' && i.approval),
+      'the card asking about notes.md',
+    );
+    expect(card).toMatchObject({ approval: { rule: 'Write', proposedDiff: true }, diffAvailable: false });
+    const listed = await until(
+      () => manager.webview.ofType<Extract<HostToManager, { type: 'approvals' }>>('approvals').find((m) => m.pending.length === 1),
+      'the approval in the Hook Manager',
+    );
+    expect(listed.pending[0]).toMatchObject({ suggestedRule: 'Write', proposedDiff: true });
+
+    const provider = () => stub.state.contentProviders.get('hookpilot-diff');
+    const diffs = () => stub.state.executed.filter((c) => c.id === 'vscode.diff');
+    h.webview.send({ type: 'showDiff', id: 'call_w' });
+    manager.webview.send({ type: 'showDiff', id: 'call_w' });
+    await until(() => diffs().length === 2, 'both proposed diffs');
+    for (const diff of diffs()) expect(provider()?.provideTextDocumentContent((diff.args as Uri[])[1])).toBe('# notes\n');
+    expect(existsSync(h.workspace.file('notes.md'))).toBe(false);
+
+    h.webview.send({ type: 'answerApproval', id: 'call_w', choice: 'deny' });
+    await until(() => h?.items().some((i) => i.kind === 'turn-end'), 'the end of the turn');
+  });
+
   it('a notification never carries a link the model wrote: a file named [x](command:...) stays text', async () => {
     const link = '[see the proposed diff](command:workbench.extensions.installExtension?%5B%22attacker.evil%22%5D)';
     const edit = toolCalls([{ id: 'call_l', name: 'Edit', arguments: { file_path: `notes/${link}`, old_string: 'x', new_string: 'y' } }]);

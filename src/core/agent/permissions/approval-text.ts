@@ -1,17 +1,17 @@
 import { mcpServerOf } from '../../mcp/mcp-names';
+import { isFileEditTool } from '../tools/tool-catalog';
 import type { ApprovalRequest, LinkedTarget } from './permission-settings';
 
 /**
  * Characters that would let the model's text drive or fool the display it is shown in: C0 and
  * C1 controls and DEL (cursor moves, line erasure, OSC 52 clipboard writes), bidi overrides and
- * zero-width characters (text that reads in another order, or names that look alike), and every
- * blank but the plain space (no-break and ideographic spaces, the braille blank, Hangul fillers,
- * variation selectors), whose long runs would push the rest of a command out of sight.
+ * zero-width characters (text that reads in another order, or names that look alike), every
+ * default-ignorable code point (drawn as nothing, assigned or not: Hangul fillers, variation
+ * selectors, tags), every unassigned one (no agreed glyph: a newer renderer may draw none), and
+ * every blank but the plain space (no-break and ideographic spaces, the braille blank), whose
+ * long runs would push the rest of a command out of sight.
  */
-// Combining blanks (the grapheme joiner, a Hangul filler, Khmer inherent vowels, variation selectors) stand
-// apart: inside one class they would combine with the character before them.
-const INVISIBLE =
-  /[\p{Cc}\p{Cf}\p{Z}\u115f\u2800\u3164\uffa0]|\u1160|[\u180b-\u180f]|\u034f|\u17b4|\u17b5|[\ufe00-\ufe0f]|[\u{e0100}-\u{e01ef}]/gu;
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Cn}\p{Z}\p{Default_Ignorable_Code_Point}\u2800]/gu;
 /**
  * For a command: also a backslash (written `\\`, so `\n` the model typed never reads as a newline)
  * and the brackets of the counted runs below (so no typed text reads as one).
@@ -42,8 +42,26 @@ function shown(text: string, escapedCharacters: RegExp): string {
     .replace(/(\\u(?:[0-9a-f]{4}|\{[0-9a-f]+\}))\1{3,}/g, (run, one: string) => `⟨${run.length / one.length} × ${one}⟩`);
 }
 
+/** Leading indentation up to this is kept as spaces: code stays readable, and the line wraps, so it hides nothing. */
+const MAX_KEPT_INDENT = 40;
+
+/** One line of a file's text as visibleText shows it, but with its indentation kept as spaces. */
+export function visibleLine(line: string): string {
+  const indent = /^ */.exec(line)?.[0] ?? '';
+  return indent.length <= MAX_KEPT_INDENT ? indent + visibleText(line.slice(indent.length)) : visibleText(line);
+}
+
 /** Past this length a prompt says how long the command is: it is still shown whole. */
 const LONG = 200;
+/** How much of each end of a long text is repeated, or kept, where the whole would fill the screen. */
+const END_CHARS = 160;
+
+/** The first and the last END_CHARS characters of already escaped text, or undefined when it is short enough to show whole. */
+function endsOf(text: string): { start: string; end: string } | undefined {
+  const characters = Array.from(text);
+  if (characters.length <= 2 * END_CHARS) return undefined;
+  return { start: characters.slice(0, END_CHARS).join(''), end: characters.slice(-END_CHARS).join('') };
+}
 
 /**
  * What the approval prompt shows as the call: a Bash command whole (never clipped, unlike the
@@ -59,6 +77,58 @@ export function approvalSubject(request: Pick<ApprovalRequest, 'toolName' | 'inp
   if (request.toolName !== 'Bash' || typeof command !== 'string') return visibleText(request.summary) + linkNote(request.linkedTarget);
   const note = command.length > LONG ? ` (the whole command, ${command.length} characters)` : '';
   return `Run: ${shown(command, INVISIBLE_OR_AMBIGUOUS)}${note}`;
+}
+
+/**
+ * The start and the end of a long Bash command, escaped as approvalSubject shows it, for a
+ * terminal to repeat right above its question: the whole command may fill more than a screen,
+ * and its first words must not scroll away. Empty for a short command or another tool.
+ */
+export function longCommandEnds(request: Pick<ApprovalRequest, 'toolName' | 'input'>): string[] {
+  const command = request.input.command;
+  if (request.toolName !== 'Bash' || typeof command !== 'string' || command.length <= LONG) return [];
+  const ends = endsOf(shown(command, INVISIBLE_OR_AMBIGUOUS));
+  return ends ? [`The command (${command.length} characters) starts: ${ends.start} …`, `… and ends: ${ends.end}`] : [];
+}
+
+/**
+ * The rule "Allow for session" and "Always allow" add, escaped. A rule for a long command is the
+ * command itself, shown whole as the subject: here only its ends, so it does not fill the screen twice.
+ */
+export function visibleRule(rule: string): string {
+  const text = visibleText(rule);
+  const ends = endsOf(text);
+  return ends ? `${ends.start} … ${ends.end} (a rule of ${rule.length} characters)` : text;
+}
+
+/** How many lines of each side of a proposed change a prompt shows, and how much of each line. */
+const CHANGE_LINES = 12;
+const CHANGE_LINE_CHARS = 200;
+
+/**
+ * What an Edit or a Write would write, for a prompt that cannot open a diff: the text it replaces
+ * as `- ` lines and the new text as `+ ` lines, each escaped (visibleLine), at most CHANGE_LINES
+ * of each and CHANGE_LINE_CHARS of a line, saying what is left out, so a huge file cannot push
+ * the question out of sight. Empty for a tool that writes no file.
+ */
+export function proposedChange(request: Pick<ApprovalRequest, 'toolName' | 'input'>): string[] {
+  if (!isFileEditTool(request.toolName)) return [];
+  const { old_string: replaced, new_string: replacement, content } = request.input;
+  return [...changeSide('-', replaced), ...changeSide('+', content ?? replacement)];
+}
+
+function changeSide(mark: string, text: unknown): string[] {
+  if (typeof text !== 'string' || text === '') return [];
+  const lines = text.split('\n');
+  // A final newline ends the last line: it starts no empty one.
+  if (lines.length > 1 && lines.at(-1) === '') lines.pop();
+  const shownLines = lines.slice(0, CHANGE_LINES).map((line) => {
+    const characters = Array.from(visibleLine(line));
+    const cut = characters.length > CHANGE_LINE_CHARS;
+    return `${mark} ${cut ? `${characters.slice(0, CHANGE_LINE_CHARS).join('')} … (line cut at ${CHANGE_LINE_CHARS} characters)` : characters.join('')}`;
+  });
+  if (lines.length > CHANGE_LINES) shownLines.push(`${mark} … (${lines.length - CHANGE_LINES} more lines)`);
+  return shownLines;
 }
 
 /** The summary names the path as given: the file written or read may be another one. */
