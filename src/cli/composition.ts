@@ -173,6 +173,7 @@ export function createSession(engine: HookEngine, setup: SessionSetup): AgentSes
     transcriptDir: path.join(engine.options.storageDir, 'transcripts'),
     env: setup.env,
     passEnv: setup.passEnv,
+    secretEnvNames: () => engine.credentialEnvNames(),
     // The engine's registry: the API key, secret-looking variables, .env values.
     redactor: engine.audit.redactor,
     disallowedTools: setup.disallowedTools,

@@ -3,7 +3,7 @@ import type { ConfigProblem } from '../core/hooks/config/config-problems';
 import { parseJsonc } from '../core/hooks/config/jsonc-document';
 import { loadMcpSetting, readMcpDocument, type LoadedMcpConfig, type McpSource } from '../core/mcp/mcp-config';
 import { readConfigText } from '../core/read-regular-file';
-import { McpManager } from '../core/mcp/mcp-manager';
+import { McpManager, type McpManagerOptions } from '../core/mcp/mcp-manager';
 import { WORKSPACE_MCP_FILES } from '../core/mcp/mcp-protected-files';
 import { currentMcpTools } from '../core/mcp/mcp-tool';
 import type { Tool } from '../core/agent/tools/tool';
@@ -46,13 +46,13 @@ export function formatMcpProblem(problem: ConfigProblem, cwd: string): string {
 export function createCliMcpManager(
   projectDir: string,
   env: NodeJS.ProcessEnv,
-  log: McpManagerLog,
+  log: McpManagerOptions['log'],
+  secrets: McpManagerOptions['secrets'],
   writableRoots: readonly string[] = [],
 ): McpManager {
-  return new McpManager({ workspaceFolder: projectDir, env, writableRoots: () => writableRoots, log, callTimeoutMs: timeoutFromEnv(env) });
+  const callTimeoutMs = timeoutFromEnv(env);
+  return new McpManager({ workspaceFolder: projectDir, env, writableRoots: () => writableRoots, log, secrets, callTimeoutMs });
 }
-
-type McpManagerLog = ConstructorParameters<typeof McpManager>[0]['log'];
 
 /**
  * The connected servers' tools for the agent as they are listed now, less those `--disallowed-tools`

@@ -58,6 +58,7 @@ export async function createChatSession(deps: ChatControllerDeps, modelName: str
     // The engine's registry (the key, secret-looking variables, .env values): the model and the transcript never see them.
     redactor: engine.audit.redactor,
     passEnv: config.bashPassEnv(),
+    secretEnvNames: () => engine.credentialEnvNames(),
     spawnerModulePath: engine.options.spawnerModulePath,
     // An untrusted workspace contributes nothing: not even its AGENTS.md or CLAUDE.md.
     projectInstructions: vscode.workspace.isTrusted,

@@ -105,6 +105,7 @@ export class CompositionRoot extends Disposable {
       projectDir: () => engineHost.projectDir,
       writableRoots: () => config.permissions(engineHost.projectDir).additionalDirectories,
       secrets: context.secrets,
+      redactor: engineHost.engine.audit.redactor,
       workspaceState: context.workspaceState,
       log,
     });

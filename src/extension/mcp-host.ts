@@ -10,7 +10,7 @@ import {
   type McpServerConfig,
   type McpSource,
 } from '../core/mcp/mcp-config';
-import { McpManager, type McpInputScope } from '../core/mcp/mcp-manager';
+import { McpManager, type McpInputScope, type McpManagerOptions } from '../core/mcp/mcp-manager';
 import { mcpProtectedFiles, WORKSPACE_MCP_FILES } from '../core/mcp/mcp-protected-files';
 import { currentMcpTools } from '../core/mcp/mcp-tool';
 import type { McpServerView } from '../shared/manager-views';
@@ -32,6 +32,8 @@ export interface McpHostDeps {
   /** The permissions' additional directories, which the agent may write like the workspace. */
   writableRoots: () => readonly string[];
   secrets: vscode.SecretStorage;
+  /** The engine's secret registry: learns the servers' secrets and password answers before they start. */
+  redactor: McpManagerOptions['secrets'];
   workspaceState: vscode.Memento;
   log: HookpilotLog;
 }
@@ -66,6 +68,7 @@ export class McpHost extends Disposable {
       writableRoots: deps.writableRoots,
       log: (level, message) => deps.log[level](message),
       resolveInput: (input, scope) => this.resolveInput(input, scope),
+      secrets: deps.redactor,
     });
     const stale = () => {
       this.started = undefined;

@@ -125,7 +125,7 @@ describe('HttpHookHandler', () => {
     const outcome = await run(invocation());
     expect(outcome.status).toBe('error');
     if (outcome.status !== 'error') return;
-    expect(outcome.error).toBe(`HTTP 403 from ${base}/hook`);
+    expect(outcome.error).toBe(`HTTP 403 from ${base}/…`);
     expect(outcome.trace.exitCode).toBe(403);
   });
 
@@ -167,9 +167,9 @@ describe('HttpHookHandler', () => {
 
   it('blocks URLs outside the allowlist without sending anything', async () => {
     const blocked = await run(invocation(), { allowedUrls: ['https://hooks.example.com/*'] });
-    expect(blocked).toMatchObject({ status: 'error', error: `http hook URL not in allowlist: ${base}/hook` });
+    expect(blocked).toMatchObject({ status: 'error', error: `http hook URL not in allowlist: ${base}/…` });
     const blockedAll = await run(invocation(), { allowedUrls: [] });
-    expect(blockedAll).toMatchObject({ status: 'error', error: `http hook URL not in allowlist: ${base}/hook` });
+    expect(blockedAll).toMatchObject({ status: 'error', error: `http hook URL not in allowlist: ${base}/…` });
     expect(received).toHaveLength(0);
 
     const allowed = await run(invocation(), { allowedUrls: ['https://hooks.example.com/*', 'http://127.0.0.1:*/*'] });
@@ -181,7 +181,7 @@ describe('HttpHookHandler', () => {
     const port = new URL(base).port;
     const smuggled = `http://127.0.0.1:${port}/.example.com/x`;
     const outcome = await run(invocation({ url: smuggled }), { allowedUrls: ['http://*.example.com/*'] });
-    expect(outcome).toMatchObject({ status: 'error', error: `http hook URL not in allowlist: ${smuggled}` });
+    expect(outcome).toMatchObject({ status: 'error', error: `http hook URL not in allowlist: http://127.0.0.1:${port}/…` });
     const viaPort = await run(invocation({ url: `${base}/hook` }), { allowedUrls: [`http://127.0.0.1:${Number(port) + 1}*`] });
     expect(viaPort.status).toBe('error');
     expect(received).toHaveLength(0);
@@ -195,7 +195,7 @@ describe('HttpHookHandler', () => {
 
   it('accepts only http and https URLs', async () => {
     const outcome = await run(invocation({ url: 'file:///etc/passwd' }));
-    expect(outcome).toMatchObject({ status: 'error', error: 'http hook URL must use http or https: file:///etc/passwd' });
+    expect(outcome).toMatchObject({ status: 'error', error: 'http hook URL must use http or https: file:///…' });
   });
 
   it('interpolates only allowed env vars into headers and keeps their values out of the outcome', async () => {
@@ -260,6 +260,25 @@ describe('HttpHookHandler', () => {
     expect(Buffer.byteLength(outcome.trace.stdout ?? '')).toBe(1024);
   });
 
+  it("quotes neither the URL's path nor its query in an error: a webhook's token is often there", async () => {
+    const token = 'whpath-Secret-5f6g7h8j9k';
+    const url = `${base}/services/T01/B02/${token}?code=${token}`;
+    respond = json(500, {});
+    const failed = await run(invocation({ url }));
+    respond = (_req, res) => res.end('not json');
+    const notJson = await run(invocation({ url }));
+    // Port 1 is one fetch refuses to use: its own error message.
+    const refused = await run(invocation({ url: url.replace(base, 'http://127.0.0.1:1') }));
+    const errors = [failed, notJson, refused].map((outcome) => (outcome.status === 'error' ? outcome.error : outcome.status));
+    expect(errors).toEqual([
+      `HTTP 500 from ${base}/…`,
+      `http hook response from ${base}/… is not a JSON object`,
+      'http hook request to http://127.0.0.1:1/… failed: bad port',
+    ]);
+    const refusedByList = await run(invocation({ url }), { allowedUrls: [] });
+    expect(JSON.stringify(refusedByList)).not.toContain(token);
+  });
+
   it('reports a refused connection clearly', async () => {
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
@@ -268,7 +287,7 @@ describe('HttpHookHandler', () => {
     const outcome = await run(invocation({ url: `http://127.0.0.1:${port}/hook` }));
     expect(outcome).toMatchObject({
       status: 'error',
-      error: `could not reach http hook http://127.0.0.1:${port}/hook: connection refused (ECONNREFUSED)`,
+      error: `could not reach http hook http://127.0.0.1:${port}/…: connection refused (ECONNREFUSED)`,
     });
   });
 });

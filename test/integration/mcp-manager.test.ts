@@ -129,6 +129,45 @@ describe('McpManager with real servers', () => {
   });
 });
 
+describe("McpManager: a server's secrets", () => {
+  it('are registered before it starts: secret-looking env and envFile values, secret options, answers to password inputs', async () => {
+    const ws = makeWorkspace({ 'mcp.env': 'ACME_SERVICE_PASSWORD=mcp-envfile-3k4j5h6g\nMODE=ordinary-mode\n' });
+    const registered: string[] = [];
+    const manager = new McpManager({
+      workspaceFolder: ws.dir,
+      env: process.env,
+      log: () => undefined,
+      resolveInput: async (input) => (input.id === 'key' ? 'input-answer-7u8i9o' : 'plain-answer-1a2b3c'),
+      secrets: { addSecretValue: (value) => registered.push(value) },
+    });
+    cleanups.push(
+      () => ws.cleanup(),
+      () => manager.stop(),
+    );
+    const config = loadMcpDocument(
+      JSON.stringify({
+        inputs: [
+          { id: 'key', type: 'promptString', description: 'API key', password: true },
+          { id: 'region', type: 'promptString', description: 'Region' },
+        ],
+        servers: {
+          memory: {
+            command: process.execPath,
+            args: [MEMORY, '--api-key', 'mcp-arg-2b3n4m5q', '--region', '${input:region}'],
+            env: { ACME_MCP_TOKEN: '${input:key}' },
+            envFile: '${workspaceFolder}/mcp.env',
+          },
+        },
+      }),
+      { kind: 'workspace', file: path.join(ws.dir, '.vscode', 'mcp.json') },
+    );
+    expect(config.problems).toEqual([]);
+    await manager.start([config]);
+    expect(manager.statuses()[0]).toMatchObject({ state: 'connected' });
+    expect([...new Set(registered)].sort()).toEqual(['input-answer-7u8i9o', 'mcp-arg-2b3n4m5q', 'mcp-envfile-3k4j5h6g']);
+  });
+});
+
 describe('McpManager: which definition of a server name is used', () => {
   const policy = (verdict: string, label: string) => ({ policy: { command: process.execPath, args: [POLICY, verdict, label] } });
   const userSetting = loadMcpSetting(policy('deny', 'user'), { kind: 'user', file: '/home/me/settings.json' });

@@ -286,7 +286,7 @@ describe('http allowlist', () => {
     // The allowed hook ran after the refused one, so the refusal is not a matter of timing.
     expect(requests).toEqual(['/allowed']);
     expect(jsonResult(r).tool_calls[0]).toMatchObject({ outcome: 'executed' });
-    expect(r.stderr).toContain(`hook "smuggled" (PreToolUse) failed: http hook URL not in allowlist: ${smuggled}`);
+    expect(r.stderr).toContain(`hook "smuggled" (PreToolUse) failed: http hook URL not in allowlist: http://127.0.0.1:${port}/…`);
   });
 });
 

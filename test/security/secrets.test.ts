@@ -150,6 +150,23 @@ describe('secrets never reach the model', () => {
     expect(r.stderr).toContain('pg is [REDACTED:secret_value]');
   });
 
+  it.each([
+    ['SSHPASS', 'sshpass-secret-value'],
+    ['DB_PASS_PROD', 'db-pass-prod-value'],
+    ['OPENAI_API_KEY_BACKUP', 'backup-openai-key-value'],
+    ['STRIPE_KEY_LIVE', 'stripe-live-key-value'],
+  ])('the credential %s is kept from the Bash tool and redacted from what the model reads', async (name, value) => {
+    bed = await startTestbed(bundle.bundle, {}, [
+      bash('peek', `echo "v=\${${name}:-unset}"; tr '\\0' '\\n' </proc/$PPID/environ | grep ^${name}=`),
+      text('Done.'),
+    ]);
+    const r = await bed.run(['look', '--output-format', 'json', '--allowed-tools', 'Bash'], { env: { [name]: value } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(toolMessageSent(bed.server, 'peek')).toContain('v=unset');
+    expect(toolMessageSent(bed.server, 'peek')).toContain(`${name}=[REDACTED:secret_value]`);
+    expect(JSON.stringify(bed.server.requests.map((req) => req.body))).not.toContain(value);
+  });
+
   it('--pass-env GITHUB_TOKEN lets the Bash tool use it, while the model still sees it redacted', async () => {
     bed = await startTestbed(bundle.bundle, {}, [bash('gh', 'echo "gh=$GITHUB_TOKEN npm=$NPM_AUTH_TOKEN" | tee seen.txt'), text('Done.')]);
     const r = await bed.run(['use gh', '--output-format', 'json', '--allowed-tools', 'Bash', '--pass-env', 'GITHUB_TOKEN'], {

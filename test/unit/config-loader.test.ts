@@ -122,7 +122,7 @@ describe('loadHooksDocument: shapes', () => {
     }`);
     expect(config.problems).toEqual([]);
     expect(config.hooks.map((h) => h.name)).toEqual([
-      '127.0.0.1:8080/hooks/pre',
+      '127.0.0.1:8080/…',
       'TodoGuard',
       'policy',
       'check-bash.js',
@@ -227,7 +227,7 @@ describe('loadHooksDocument: problems', () => {
   }
 }`;
     const config = load(text);
-    expect(config.hooks.map((h) => h.name)).toEqual(['ok-1.sh', 'ok-2.sh', '127.0.0.1:9000/post']);
+    expect(config.hooks.map((h) => h.name)).toEqual(['ok-1.sh', 'ok-2.sh', '127.0.0.1:9000/…']);
     const errors = config.problems.filter((p) => p.severity === 'error');
     expect(errors.map((p) => p.code)).toEqual(['invalid-value', 'invalid-matcher', 'missing-field']);
 
@@ -334,6 +334,16 @@ describe('loadHooksDocument: problems', () => {
       spec: { type: 'mcp_tool', server: 's', tool: 't', input: { p: '${tool_input.file_path}' } },
     });
     expect(only(config.problems, 'missing-field')).toMatchObject({ path: 'hooks.Stop[2]', ...positionOf(text, '{ "command": "y" }') });
+  });
+
+  it("names an http hook by its URL's host only: a webhook's path or query is often its token", () => {
+    const config = load(`{ "hooks": { "Stop": [
+      { "type": "http", "url": "https://hooks.slack.com/services/T01/B02/whpath-Secret-5f6g" },
+      { "type": "http", "url": "https://fn.azurewebsites.net/?code=azure-code-7h8j" },
+      { "type": "http", "url": "http://127.0.0.1:8080/" }
+    ] } }`);
+    expect(config.problems).toEqual([]);
+    expect(config.hooks.map((h) => h.name)).toEqual(['hooks.slack.com/…', 'fn.azurewebsites.net/…', '127.0.0.1:8080']);
   });
 
   it('loads prompt and agent hooks on the events Claude Code runs them on, and refuses them elsewhere', () => {

@@ -1,5 +1,9 @@
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { AuditLog } from '../../src/core/audit/audit-log';
 import { parseOtlpHeaders, resolveOtlpConfig } from '../../src/core/telemetry/otlp-config';
+import { Telemetry } from '../../src/core/telemetry/telemetry';
 
 describe('resolveOtlpConfig', () => {
   it('is off without an endpoint', () => {
@@ -70,5 +74,27 @@ describe('resolveOtlpConfig', () => {
   it('parses an empty header list', () => {
     expect(parseOtlpHeaders('')).toEqual({});
     expect(parseOtlpHeaders(' , ')).toEqual({});
+  });
+});
+
+describe('Telemetry.start', () => {
+  it.each([
+    ['export is off', {}, {}],
+    ['OTEL_SDK_DISABLED turns export off', { otlpEndpoint: 'http://127.0.0.1:9' }, { OTEL_SDK_DISABLED: 'true' }],
+    ['the settings are invalid', { otlpProtocol: 'grpc' }, {}],
+  ])('registers the otlpHeaders of the user settings as secrets when %s: the model may read the settings file', (_label, settings, env) => {
+    const audit = new AuditLog({ dir: path.join(tmpdir(), 'unused-audit') });
+    const started = Telemetry.start({
+      env,
+      settings: { ...settings, otlpHeaders: { 'x-honeycomb-team': 'otlp-header-2w3e4r5t' } },
+      audit,
+      hasSubscribers: () => false,
+      log: () => undefined,
+      serviceVersion: 'test',
+    });
+    expect(started).toBeUndefined();
+    expect(audit.redactor.redactForModel('"x-honeycomb-team": "otlp-header-2w3e4r5t"')).toBe(
+      '"x-honeycomb-team": "[REDACTED:secret_value]"',
+    );
   });
 });

@@ -42,6 +42,13 @@ describe('secret-looking environment variables', () => {
     'DOCKER_AUTH_CONFIG',
     'SLACK_WEBHOOK_URL',
     'DISCORD_WEBHOOK',
+    'DB_PASS_PROD',
+    'OPENAI_API_KEY_BACKUP',
+    'STRIPE_KEY_LIVE',
+    'SENTRY_DSN_PROD',
+    'SSHPASS',
+    // Holds a folder, not a password: kept from the Bash tool as before (pass it with passEnv), its value never redacted.
+    'PASSWORD_STORE_DIR',
   ])('%s is secret', (name) => {
     expect(isSecretEnvName(name)).toBe(true);
   });
@@ -67,6 +74,13 @@ describe('secret-looking environment variables', () => {
     'TMUX',
     'DOCKER_CONFIG',
     'PATH_PATTERN',
+    'KEYBOARD',
+    'MONKEYPATCH',
+    'MONKEY_PATCH',
+    'COMPASS_HOME',
+    'BYPASS_CACHE',
+    'HOTKEY_MODE',
+    'GPG_KEY_ID',
   ])('%s is not secret by its name', (name) => {
     expect(isSecretEnvName(name)).toBe(false);
   });
@@ -94,5 +108,9 @@ describe('secret-looking environment variables', () => {
       AWS_SHARED_CREDENTIALS_FILE: '~/.aws/credentials',
     });
     expect(values.sort()).toEqual(['ghp_value_long_enough', 'https://public1234@o1.ingest.example/1', 'p%40ssword99', 'p@ssword99'].sort());
+  });
+
+  it('does not redact the folder PASSWORD_STORE_DIR names', () => {
+    expect(secretEnvValues({ PASSWORD_STORE_DIR: '/home/me/.password-store' })).toEqual([]);
   });
 });

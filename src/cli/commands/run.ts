@@ -151,7 +151,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     throw usageError(`${unreadable.message}; fix or remove it (the hooks configured there would not run)`);
   }
   // Servers start before the session: their tools are part of what the model is offered.
-  const mcp = createCliMcpManager(projectDir, ctx.env, log, writableRoots);
+  const mcp = createCliMcpManager(projectDir, ctx.env, log, engine.audit.redactor, writableRoots);
   await mcp.start(mcpConfigs);
   engine.useMcp(mcp);
   // The CLI trusts its workspace (like `claude -p`): its .claude/agents count.

@@ -44,6 +44,8 @@ export interface AgentSessionOptions {
   redactor?: ModelRedactor & { addSecretValue(value: string): void };
   /** Secret-looking variables the Bash tool's shell still inherits (`hookpilot.tools.bash.passEnv`, `--pass-env`). */
   passEnv?: readonly string[];
+  /** Variables the user's configuration sends as credentials (http hooks' `allowedEnvVars`), asked at each tool call. */
+  secretEnvNames?: () => readonly string[];
   /**
    * More tools for the main agent (MCP servers' tools); subagents do not get them. A function is
    * asked again before each model request: a server's tool list may change mid-session.

@@ -83,6 +83,7 @@ export class SessionTools {
           sessionId: deps.sessionId,
           additionalDirectories: options.permissions().additionalDirectories,
           passEnv: options.passEnv,
+          secretEnvNames: options.secretEnvNames?.(),
           redactForModel: (text) => redactor.redactForModel(text),
           withoutSecretStartAtEnd: (text) => redactor.withoutSecretStartAtEnd?.(text) ?? text,
           hiddenFolders: options.privatePaths?.().map((folder) => physicalOrSelf(folder)),

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { homedir } from 'node:os';
 import { AuditLog } from '../audit/audit-log';
 import { loadEnvFileSecrets } from '../audit/env-file-secrets';
+import { configSecretValues, httpHookEnvVarNames } from '../config-secrets';
 import type { AuditEntry, AuditSink } from '../audit/records';
 import { Emitter, type Disposable } from '../events-emitter';
 import { agentHookDefinitions } from '../hooks/agent-hook-definitions';
@@ -173,6 +174,8 @@ export class HookEngine {
     this.sources = [...configs];
     // An untrusted workspace's sources contribute nothing: not even defaults or allowlists.
     this.config = mergeConfigs(configs, { trusted: this.options.trusted });
+    // Hooks and servers run as the user, where the model could read what they are given: before any starts.
+    for (const secret of configSecretValues(this.config, this.options.env ?? process.env)) this.audit.redactor.addSecretValue(secret);
     this.scriptProblems = [...checkHookScripts(this.config.hooks, this.options.projectDir), ...this.unknownBuiltins()];
     this.pinScripts();
     this.dispatcher.setTimeouts(timeoutsOf(this.config.defaults), timeoutsOf(this.config.workspaceDefaults ?? {}));
@@ -308,6 +311,11 @@ export class HookEngine {
   clearSession(sessionId: string): void {
     for (const hook of this.registry.clearSession(sessionId)) this.builtinHandler.unregister(hook.id);
     this.dispatcher.forgetSession(sessionId);
+  }
+
+  /** The variables http hooks send as credentials: the Bash tool's shell goes without them. */
+  credentialEnvNames(): string[] {
+    return httpHookEnvVarNames(this.config.hooks);
   }
 
   /** Files whose change would change the guards: the agent may edit them only with approval. */

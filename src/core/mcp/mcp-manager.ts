@@ -4,6 +4,7 @@ import { serversByPrecedence, type LoadedMcpConfig, type McpInput, type McpServe
 import { McpConnection, type McpServerState, type McpToolInfo } from './mcp-connection';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './mcp-limits';
 import { expandServer, inputDestination } from './mcp-variables';
+import { mcpServerSecretValues } from '../config-secrets';
 
 export interface McpManagerOptions {
   workspaceFolder: string;
@@ -27,6 +28,12 @@ export interface McpManagerOptions {
   maxMessageBytes?: number;
   /** The least time between tool listings of one server after tools/list_changed; default 1 s. */
   relistIntervalMs?: number;
+  /**
+   * The host's secret registry: learns each server's secrets (config-secrets.ts) and the answers to
+   * `password` inputs before the server starts, since the model could read them from the running
+   * process (`/proc/<pid>/environ`, `ps`).
+   */
+  secrets?: { addSecretValue(value: string): void };
 }
 
 /** The server an `${input:id}` answer is for: the file defining it and what the answer is sent to (inputDestination). */
@@ -158,11 +165,18 @@ export class McpManager {
     });
   }
 
-  private resolve(server: McpServerConfig): Promise<McpServerConfig> {
+  private async resolve(server: McpServerConfig): Promise<McpServerConfig> {
     const ask = this.options.resolveInput;
     const known = { workspaceFolder: this.options.workspaceFolder, env: this.options.env };
     const scope = (): McpInputScope => ({ source: server.source, destination: inputDestination(server, known) });
-    return expandServer(server, { ...known, inputs: this.inputs, resolveInput: ask && ((input) => ask(input, scope())) });
+    const answer = async (input: McpInput): Promise<string | undefined> => {
+      const value = await ask?.(input, scope());
+      if (input.password && value !== undefined) this.options.secrets?.addSecretValue(value);
+      return value;
+    };
+    const expanded = await expandServer(server, { ...known, inputs: this.inputs, resolveInput: ask && answer });
+    for (const secret of mcpServerSecretValues(expanded)) this.options.secrets?.addSecretValue(secret);
+    return expanded;
   }
 }
 

@@ -108,6 +108,13 @@ export function parseOtlpHeaders(text: string): Record<string, string> {
   return headers;
 }
 
+/** The string values of `hookpilot.telemetry.otlpHeaders`, even where the setting is invalid as a whole. */
+export function settingsHeaderValues(settings: TelemetrySettings): string[] {
+  const headers = settings.otlpHeaders;
+  if (typeof headers !== 'object' || headers === null) return [];
+  return Object.values(headers).filter((value): value is string => typeof value === 'string');
+}
+
 /**
  * Every header value the OpenTelemetry SDK may send from the environment (it adds
  * `OTEL_EXPORTER_OTLP_HEADERS` and the signal-specific `_TRACES_HEADERS` / `_METRICS_HEADERS`

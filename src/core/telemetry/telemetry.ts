@@ -4,7 +4,14 @@ import { errorMessage } from '../error-message';
 import type { Disposable } from '../events-emitter';
 import type { HookEventName } from '../hooks/events';
 import type { TelemetryLog } from './export-health';
-import { describeTarget, otlpHeaderValues, resolveOtlpConfig, type OtlpExportConfig, type TelemetrySettings } from './otlp-config';
+import {
+  describeTarget,
+  otlpHeaderValues,
+  resolveOtlpConfig,
+  settingsHeaderValues,
+  type OtlpExportConfig,
+  type TelemetrySettings,
+} from './otlp-config';
 import type { PipelineLimits, TelemetryPipeline } from './otel-pipeline';
 import { SpanRecorder } from './span-recorder';
 import { createInstruments } from './telemetry-names';
@@ -75,16 +82,17 @@ export class Telemetry {
 
   /** Starts export when the user configured it; logs why not when the configuration is wrong. */
   static start(options: TelemetryOptions): Telemetry | undefined {
+    // A collector's key is a secret like any other: never in the audit log or what the model reads. Registered
+    // whether export is on or not: the user's settings file, which the model may read, holds it either way.
+    for (const value of [...settingsHeaderValues(options.settings), ...otlpHeaderValues(options.env)])
+      options.audit.redactor.addSecretValue(value);
     const resolved = resolveOtlpConfig(options.env, options.settings);
     if (resolved.kind === 'off') return undefined;
     if (resolved.kind === 'invalid') {
       options.log('error', `OpenTelemetry: ${resolved.message}`);
       return undefined;
     }
-    const { config } = resolved;
-    // A collector's key is a secret like any other: never in the audit log or what the model reads.
-    for (const value of [...Object.values(config.headers), ...otlpHeaderValues(options.env)]) options.audit.redactor.addSecretValue(value);
-    return new Telemetry(options, config);
+    return new Telemetry(options, resolved.config);
   }
 
   /**

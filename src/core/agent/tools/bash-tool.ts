@@ -95,7 +95,7 @@ export function createBashTool(runner: ProcessRunner | PrestartedShells = new Pr
     async run(input, ctx): Promise<ToolResult> {
       if (input.run_in_background) return toolFailure(BACKGROUND_UNSUPPORTED);
       const timeoutMs = input.timeout ?? DEFAULT_BASH_TIMEOUT_MS;
-      const env = envWithoutSecrets(ctx.env, ctx.passEnv);
+      const env = envWithoutSecrets(ctx.env, ctx.passEnv, ctx.secretEnvNames);
       const captured = await run({
         // The user's hooks chose these lines (CLAUDE_ENV_FILE); the gate judged the model's command alone.
         command: ctx.shellPrelude ? `${ctx.shellPrelude}${input.command}` : input.command,

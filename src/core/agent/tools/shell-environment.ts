@@ -3,13 +3,21 @@ import { isExecutableFile } from '../../process/executable-file';
 import { isSecretEnvEntry } from '../../secret-env-names';
 
 /**
- * A copy of `env` without the variables that look like credentials, except those the user
- * passes by name (`hookpilot.tools.bash.passEnv`, `--pass-env`). What the model's shell may
- * print is still redacted before the model reads it, passed values included.
+ * A copy of `env` without the variables that look like credentials or are known to hold one
+ * (`secretNames`), except those the user passes by name (`hookpilot.tools.bash.passEnv`,
+ * `--pass-env`). What the model's shell may print is still redacted before the model reads
+ * it, passed values included.
  */
-export function envWithoutSecrets(env: NodeJS.ProcessEnv, passEnv: readonly string[] = []): NodeJS.ProcessEnv {
+export function envWithoutSecrets(
+  env: NodeJS.ProcessEnv,
+  passEnv: readonly string[] = [],
+  secretNames: readonly string[] = [],
+): NodeJS.ProcessEnv {
   const passed = new Set(passEnv);
-  return Object.fromEntries(Object.entries(env).filter(([name, value]) => passed.has(name) || !isSecretEnvEntry(name, value)));
+  const secret = new Set(secretNames);
+  return Object.fromEntries(
+    Object.entries(env).filter(([name, value]) => passed.has(name) || !(secret.has(name) || isSecretEnvEntry(name, value))),
+  );
 }
 
 /**

@@ -14,6 +14,8 @@ export interface ToolContext {
   sessionId: string;
   /** Secret-looking variables the user lets the Bash tool's shell inherit. */
   passEnv?: readonly string[];
+  /** Variables that hold credentials whatever their names (those http hooks send): the shell goes without them too. */
+  secretEnvNames?: readonly string[];
   /**
    * The text as the model may see it (the session's secret registry). Grep matches this, not
    * the file, so that a count or a file list says nothing about a hidden value.

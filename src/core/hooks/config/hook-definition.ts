@@ -16,9 +16,13 @@ export function rpcMode(requested: 'observe' | 'intercept' | undefined, event: H
   return requested ?? 'intercept';
 }
 
+/**
+ * The host, with `/…` for a path or query: a webhook's path or query is often its token (Slack,
+ * Discord, Azure's `?code=`), and the name reaches the model in block messages and context tags.
+ */
 function urlLabel(url: string): string {
   const parsed = new URL(url);
-  return parsed.pathname === '/' ? parsed.host : `${parsed.host}${parsed.pathname}`;
+  return parsed.pathname === '/' && parsed.search === '' ? parsed.host : `${parsed.host}/…`;
 }
 
 function specOf(handler: HandlerConfig, event: HookEventName): HandlerSpec {

@@ -2,7 +2,7 @@ import { timerDelay } from '../../timer-delay';
 import { classifyStdout, parseHookOutput } from '../protocol/output';
 import { spillOutcome } from '../protocol/spill';
 import type { HookHandler, HookInvocation, HookOutcome, HookTrace } from '../types';
-import { UrlAllowlist } from './url-allowlist';
+import { messageUrl, UrlAllowlist } from './url-allowlist';
 import { errorMessage } from '../../error-message';
 
 export interface HttpHookHandlerOptions {
@@ -66,6 +66,7 @@ export class HttpHookHandler implements HookHandler {
     const checked = this.allowlist.check(spec.url);
     if (!checked.ok) return { status: 'error', error: checked.error, trace: { durationMs: elapsed() } };
     const url = checked.url.href;
+    const shown = messageUrl(checked.url);
 
     const resolved = this.resolveHeaders(spec.headers ?? {}, spec.allowedEnvVars ?? []);
     if (!resolved.ok) return { status: 'error', error: resolved.error, trace: { durationMs: elapsed() } };
@@ -100,9 +101,9 @@ export class HttpHookHandler implements HookHandler {
       body = await readBounded(response, this.maxResponseBytes);
     } catch (error) {
       const trace: HookTrace = { durationMs: elapsed(), exitCode: status };
-      if (timedOut) return { status: 'timeout', error: `http hook timed out after ${invocation.timeoutMs} ms: ${url}`, trace };
+      if (timedOut) return { status: 'timeout', error: `http hook timed out after ${invocation.timeoutMs} ms: ${shown}`, trace };
       if (invocation.signal.aborted) return { status: 'cancelled', trace };
-      return { status: 'error', error: redact(describeFetchError(error, url)), trace };
+      return { status: 'error', error: redact(describeFetchError(error, shown, url)), trace };
     } finally {
       clearTimeout(timer);
       invocation.signal.removeEventListener('abort', onCancel);
@@ -110,7 +111,7 @@ export class HttpHookHandler implements HookHandler {
 
     const trace: HookTrace = { durationMs: elapsed(), stdout: redact(body.text), exitCode: status };
     if (body.truncated) trace.truncated = true;
-    const outcome = interpretResponse(invocation, url, status, body, trace, this.maxResponseBytes);
+    const outcome = interpretResponse(invocation, shown, status, body, trace, this.maxResponseBytes);
     // Long texts reach the model cut, as a command hook's do.
     return spillOutcome(outcome, {
       dir: this.spillDir,
@@ -202,11 +203,14 @@ const NETWORK_ERRORS: Record<string, string> = {
   ETIMEDOUT: 'connection timed out',
 };
 
-/** fetch reports network failures as "fetch failed" with the socket error as `cause`. */
-function describeFetchError(error: unknown, url: string): string {
+/**
+ * fetch reports network failures as "fetch failed" with the socket error as `cause`. `shown` is
+ * the URL as messages quote it; the error's own text may quote the full `url`, which is cut the same way.
+ */
+function describeFetchError(error: unknown, shown: string, url: string): string {
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
   const code = cause instanceof Error ? (cause as NodeJS.ErrnoException).code : undefined;
-  if (code !== undefined && code in NETWORK_ERRORS) return `could not reach http hook ${url}: ${NETWORK_ERRORS[code]} (${code})`;
-  const message = errorMessage(cause);
-  return `http hook request to ${url} failed: ${message}`;
+  if (code !== undefined && code in NETWORK_ERRORS) return `could not reach http hook ${shown}: ${NETWORK_ERRORS[code]} (${code})`;
+  const message = errorMessage(cause).split(url).join(shown);
+  return `http hook request to ${shown} failed: ${message}`;
 }

@@ -7,6 +7,14 @@ import { parseUrlPattern, urlMatches, type UrlPattern } from './url-pattern';
 
 export type UrlCheck = { ok: true; url: URL } | { ok: false; error: string };
 
+/**
+ * A hook's URL as errors quote it, which may reach the model: scheme and host, `/…` for a path
+ * or query, where a webhook's token often is (Slack, Discord, Azure's `?code=`).
+ */
+export function messageUrl(url: URL): string {
+  return url.pathname === '/' && url.search === '' ? `${url.protocol}//${url.host}` : `${url.protocol}//${url.host}/…`;
+}
+
 export class UrlAllowlist {
   private readonly patterns: UrlPattern[] | undefined;
 
@@ -29,16 +37,16 @@ export class UrlAllowlist {
     try {
       url = new URL(raw);
     } catch {
-      return { ok: false, error: `invalid http hook URL: ${raw}` };
+      return { ok: false, error: 'invalid http hook URL' };
     }
     if (url.username !== '' || url.password !== '') {
-      return { ok: false, error: `http hook URL must not contain credentials (use headers): ${url.protocol}//${url.host}${url.pathname}` };
+      return { ok: false, error: `http hook URL must not contain credentials (use headers): ${messageUrl(url)}` };
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      return { ok: false, error: `http hook URL must use http or https: ${url.href}` };
+      return { ok: false, error: `http hook URL must use http or https: ${messageUrl(url)}` };
     }
     if (this.patterns && !this.patterns.some((pattern) => urlMatches(pattern, url))) {
-      return { ok: false, error: `http hook URL not in allowlist: ${url.href}` };
+      return { ok: false, error: `http hook URL not in allowlist: ${messageUrl(url)}` };
     }
     return { ok: true, url };
   }

@@ -1,0 +1,153 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { envWithoutSecrets } from '../../src/core/agent/tools/shell-environment';
+import { configSecretValues, headerSecretValues, mcpServerSecretValues } from '../../src/core/config-secrets';
+import { HookEngine } from '../../src/core/engine/hook-engine';
+import { loadHooksValue } from '../../src/core/hooks/config/config-loader';
+import type { McpServerConfig } from '../../src/core/mcp/mcp-config';
+
+const hooksOf = (value: unknown) => loadHooksValue(value, { kind: 'user' });
+
+const stdio = (fields: Partial<Extract<McpServerConfig, { transport: 'stdio' }>>): McpServerConfig => ({
+  name: 's',
+  source: { kind: 'user' },
+  disabled: false,
+  transport: 'stdio',
+  command: 'node',
+  args: [],
+  env: {},
+  ...fields,
+});
+
+describe('the secrets of hook and server definitions', () => {
+  it("a command hook's env: values under secret-looking names, with ${NAME} filled as the hook gets it, not ordinary ones", () => {
+    const config = hooksOf({
+      hooks: {
+        Stop: [
+          {
+            type: 'command',
+            command: 'deploy',
+            env: {
+              ACME_DEPLOY_TOKEN: 'deploy-token-4r5t6y7u',
+              FROM_HOST_KEY: '${HOST_VALUE}',
+              MODE: 'production-mode',
+              TINY_TOKEN: 'short',
+            },
+          },
+        ],
+      },
+    });
+    expect(config.problems).toEqual([]);
+    expect(configSecretValues(config, { HOST_VALUE: 'host-value-8i9o0p' }).sort()).toEqual(['deploy-token-4r5t6y7u', 'host-value-8i9o0p']);
+  });
+
+  it("an http hook's literal headers (and the credential of Bearer X) and the variables it may send, not headers naming a variable", () => {
+    const config = hooksOf({
+      hooks: {
+        Stop: [
+          {
+            type: 'http',
+            url: 'http://127.0.0.1:9/hook',
+            headers: {
+              Authorization: 'Bearer literal-8i9o0p1a',
+              'X-Team': 'team-key-2w3e4r',
+              'X-Sent': '$ACME_SENT',
+              Accept: 'application/json',
+            },
+            allowedEnvVars: ['ACME_SENT', 'UNSET_VAR'],
+          },
+        ],
+      },
+    });
+    expect(config.problems).toEqual([]);
+    expect(configSecretValues(config, { ACME_SENT: 'sent-value-1q2w3e4r' }).sort()).toEqual(
+      ['Bearer literal-8i9o0p1a', 'literal-8i9o0p1a', 'sent-value-1q2w3e4r', 'team-key-2w3e4r'].sort(),
+    );
+  });
+
+  it("an rpc server's env and the values of its secret-looking options", () => {
+    const config = hooksOf({
+      servers: {
+        policy: {
+          command: [
+            'node',
+            'server.js',
+            '--token=rpc-arg-5t6y7u8i',
+            '--verbose',
+            '--db-password',
+            'rpc-db-pw-9o0p1a',
+            '--out',
+            'output-folder',
+          ],
+          observe: ['PostToolUse'],
+          env: { ACME_POLICY_TOKEN: 'rpc-env-6y7u8i9o', LOG_LEVEL: 'debugging' },
+        },
+      },
+    });
+    expect(config.problems).toEqual([]);
+    expect(configSecretValues(config, {}).sort()).toEqual(['rpc-arg-5t6y7u8i', 'rpc-db-pw-9o0p1a', 'rpc-env-6y7u8i9o']);
+  });
+
+  it('an MCP server: env (envFile values included) under secret-looking names, secret options, URL passwords; a boolean flag takes no value', () => {
+    const server = stdio({
+      args: ['server.js', '--api-key', 'mcp-arg-2b3n4m5q', '--token', '--read-only', 'postgres://app:mcp-db-pw-7h8j@db/app'],
+      env: { ACME_SERVICE_PASSWORD: 'mcp-envfile-3k4j5h6g', MEMORY_FILE_PATH: '/home/me/memory.json', MODE: 'readonly-mode' },
+    });
+    expect(mcpServerSecretValues(server).sort()).toEqual(['mcp-arg-2b3n4m5q', 'mcp-db-pw-7h8j', 'mcp-envfile-3k4j5h6g']);
+  });
+
+  it('an MCP http server: every header value but the plain ones', () => {
+    const server: McpServerConfig = {
+      name: 'remote',
+      source: { kind: 'user' },
+      disabled: false,
+      transport: 'http',
+      url: 'https://mcp.example.com/mcp',
+      headers: { Authorization: 'Token mcp-header-0p1a2s', 'Content-Type': 'application/json' },
+    };
+    expect(mcpServerSecretValues(server).sort()).toEqual(['Token mcp-header-0p1a2s', 'mcp-header-0p1a2s']);
+  });
+
+  it('keeps the redactor minimum: a short header value is no secret', () => {
+    expect(headerSecretValues({ 'X-Id': 'abc', Authorization: 'Bearer abc' })).toEqual(['Bearer abc']);
+  });
+});
+
+describe('the variables http hooks send, in the Bash environment', () => {
+  it('are dropped whatever their names, unless passed by name', () => {
+    const env = { ACME_HOOK_BEARER: 'bearer-1q2w3e4r', HOME: '/home/me' };
+    expect(envWithoutSecrets(env, [], ['ACME_HOOK_BEARER'])).toEqual({ HOME: '/home/me' });
+    expect(envWithoutSecrets(env, ['ACME_HOOK_BEARER'], ['ACME_HOOK_BEARER'])).toEqual(env);
+  });
+});
+
+describe('the engine registers the secrets of the configuration it applies', () => {
+  let dir: string;
+  let engine: HookEngine | undefined;
+  afterEach(async () => {
+    await engine?.dispose();
+    engine = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const commandHook = (token: string) => ({ hooks: { Stop: [{ type: 'command', command: 'deploy', env: { ACME_DEPLOY_TOKEN: token } }] } });
+
+  it('at each reload, a changed value too; and names the variables http hooks send', async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'config-secrets-'));
+    engine = new HookEngine({
+      projectDir: dir,
+      storageDir: path.join(dir, 'storage'),
+      trusted: true,
+      env: { ACME_SENT: 'sent-value-1q2w3e4r' },
+    });
+    await engine.reload([hooksOf(commandHook('first-token-1a2b3c4d'))]);
+    const redact = (text: string) => engine!.audit.redactor.redactForModel(text);
+    expect(redact('got first-token-1a2b3c4d')).toBe('got [REDACTED:secret_value]');
+    const http = { type: 'http', url: 'http://127.0.0.1:9/hook', headers: { 'X-Sent': '$ACME_SENT' }, allowedEnvVars: ['ACME_SENT'] };
+    await engine.reload([hooksOf({ hooks: { Stop: [...commandHook('second-token-5e6f7g8h').hooks.Stop, http] } })]);
+    expect(redact('got second-token-5e6f7g8h and sent-value-1q2w3e4r')).toBe('got [REDACTED:secret_value] and [REDACTED:secret_value]');
+    expect(engine.credentialEnvNames()).toEqual(['ACME_SENT']);
+  });
+});
