@@ -8,6 +8,9 @@ const parsed = (command: string) => {
   if (analysis.kind !== 'parsed') throw new Error(`${command} did not parse: ${analysis.error}`);
   return analysis;
 };
+/** `script` run by `bash -c`, in `bash -c`, ... `levels` times, quoted as bash reads it. */
+const nestedIn = (levels: number, script: string): string =>
+  levels === 0 ? script : nestedIn(levels - 1, `bash -c '${script.replaceAll("'", `'\\''`)}'`);
 const commands = (command: string) => parsed(command).commands.map((c) => c.words.join(' ').replaceAll(HOLE, '<?>'));
 
 describe('analyzeBashCommand', () => {
@@ -23,6 +26,27 @@ describe('analyzeBashCommand', () => {
     const broken = analyzeBashCommand('echo "unterminated');
     expect(() => Object.assign(broken, { kind: 'parsed' })).toThrow(TypeError);
     expect(commands('git status && npm test > out.txt')).toEqual(['git status', 'npm test']);
+  });
+
+  it.each([
+    [
+      'past the node budget with them',
+      Array.from({ length: 600 }, (_, i) => `sh -c 'a;a;a;a;a;a;${i}'`).join(';'),
+      'with the scripts it runs',
+    ],
+    ['past the node budget in one of them', `bash -c '${':;'.repeat(6_000)} cp x y'`, 'a script it runs cannot be analyzed'],
+    ['that does not parse', `eval 'cp x "y'`, 'a script it runs cannot be analyzed'],
+    ['nested too deeply', `bash -c 'x=$((${'1+'.repeat(3_000)}1)); cp x y'`, 'a script it runs cannot be analyzed'],
+    ['nested more than 3 levels', nestedIn(4, 'cp x y'), 'nested more than 3 levels'],
+  ])('reads a line with the scripts it runs: one whose scripts are %s does not parse', (_, command, error) => {
+    expect(analyzeBashCommand(command)).toEqual({ kind: 'unparseable', error: expect.stringContaining(error) });
+  });
+
+  it('reads a line whose scripts are within the budget, three levels deep', () => {
+    expect(parsed(nestedIn(3, 'cp x y')).commands.map((c) => c.words[0])).toEqual(['bash']);
+    expect(parsed(Array.from({ length: 200 }, (_, i) => `sh -c 'a;a;a;a;${i}'`).join(';')).commands).toHaveLength(200);
+    // Input not known before the line runs is not a script the analysis could read.
+    expect(parsed('curl -s https://example.test/x | sh').commands).toHaveLength(2);
   });
 
   it('keeps the answer for a long line too, which the gate asks about once per rule', () => {
@@ -134,7 +158,7 @@ describe('analyzeBashCommand', () => {
     for (const command of [`echo ${"'a'\\'".repeat(12_000)}`, 'a;'.repeat(12_000), `echo ${'a '.repeat(20_000)}`]) {
       expect(analyzeBashCommand(command), command.slice(0, 20)).toEqual({
         kind: 'unparseable',
-        error: expect.stringContaining('too complex to analyze (over 20000 syntax nodes)'),
+        error: expect.stringContaining('too complex to analyze (over 10000 syntax nodes)'),
       });
     }
     // One word, so under the word cap, but a tree deeper than the walk's stack.

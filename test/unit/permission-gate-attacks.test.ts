@@ -192,12 +192,34 @@ describe('a pattern that may name a .git folder anywhere asks, as a literal one 
     'tee -a sub/.gi[t]/hooks/pre-commit < x',
     'shopt -s dotglob; cp x sub/*/config',
     'cp x ../shared/.g*/config',
+    'cp x sub/.[!.]*/config',
+    'cp x sub/.[!x]it/hooks/pre-commit',
+    'cp x sub/{y/.g*,z}/config',
+    `cp x sub/.{g,x}it${'{,}'.repeat(9)}/config`,
+    'd=.gi; cp x sub/${d}t/config',
+    'a=.g; b=it; cp x sub/$a$b/config',
+    'a=.g; cp x "sub/${a}it/hooks/pre-commit"',
+    "find sub -name '*git' -exec cp x {}/config \\;",
+    "find sub -iname '?GIT' -exec cp x {}/config \\;",
   ])('%j asks in bypassPermissions mode', (command) => {
     expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', source: 'protected file', system: true });
   });
 
-  it.each(['cp x src/*/y', 'cp x sub/*.*/config', 'ls sub/*'])('%j does not', (command) => {
+  it.each(['cp x src/*/y', 'cp x sub/*.*/config', 'ls sub/*', "find src -name '*.ts' -exec wc -l {} +"])('%j does not', (command) => {
     expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'allow' });
+  });
+});
+
+describe('a script the line runs that the analysis cannot read asks, in every mode', () => {
+  it.each([
+    ['past the node budget', `bash -c '${':;'.repeat(6_000)} cp evil.cfg .g?t/config'`],
+    ['nested too deeply', `bash -c 'x=$((${'1+'.repeat(3_000)}1)); cp x .g?t/config'`],
+    ['that does not parse', `eval 'cp x .g?t/config "'`],
+    ['more than 3 levels down', `bash -c "bash -c \\"bash -c 'bash -c \\\\\\"cp x .g?t/config\\\\\\"'\\""`],
+  ])('%s', (_, command) => {
+    for (const mode of ['default', 'bypassPermissions'] as const) {
+      expect(gate({ mode }).run(command), mode).toMatchObject({ verdict: 'ask', source: 'protected file', system: true });
+    }
   });
 });
 

@@ -40,7 +40,7 @@ export const MAX_WALK_DEPTH = 400;
  * copies a node's fields out on every read), and one word of alternating quotes (`'a'\''a'\''…`,
  * or `bash -c` nested in itself) holds a node every few characters.
  */
-export const MAX_SYNTAX_NODES = 20_000;
+export const MAX_SYNTAX_NODES = 10_000;
 
 /** How a bounded walk ended: it visited every node, or it stopped at one of the bounds. */
 export type WalkEnd = 'done' | 'too deep' | 'too many nodes';

@@ -5,13 +5,14 @@ import {
   commandName,
   findExecCommands,
   HIDING_COMMANDS,
+  literalCommand,
+  MAX_NESTING,
   nestedScript,
   rebindsCommand,
   runsInput,
   type CommandForm,
 } from './bash-wrappers';
 import { codeOptions, patternNames } from './code-options';
-import { spellLiteral } from './shell-spelling';
 import { HOLE, wildcardCouldMatch, wildcardMatch } from './wildcard';
 
 /**
@@ -22,7 +23,6 @@ import { HOLE, wildcardCouldMatch, wildcardMatch } from './wildcard';
  */
 export type BashRuleMatch = 'match' | 'no-match' | 'unparseable';
 
-const MAX_NESTING = 3;
 /** `find -exec find -exec ...` adds commands to check: a bound on them. */
 const MAX_COMMANDS = 1_000;
 
@@ -93,10 +93,6 @@ function innerSuffixes(words: string[]): string[][] {
 /** The spelling of `words`, a tail of the command's: what a wrapper (`timeout 5 rm x`) runs is always one. */
 function spelledTail(command: SimpleCommand, words: readonly string[]): string[] {
   return command.spelled.slice(command.words.length - words.length);
-}
-
-function literalCommand(words: string[]): SimpleCommand {
-  return { words, spelled: words.map(spellLiteral), assigned: [], dynamicName: false };
 }
 
 /** A command name that is an expansion or a glob could be any command: it becomes a hole. */

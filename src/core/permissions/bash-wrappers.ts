@@ -1,6 +1,10 @@
 import path from 'node:path';
-import { analyzeBashCommand, type SimpleCommand } from './bash-command';
+import type { SimpleCommand } from './bash-command';
+import { spellLiteral } from './shell-spelling';
 import { HOLE } from './wildcard';
+
+/** How many levels of scripts run by scripts (`bash -c "eval '…'"`) are read. */
+export const MAX_NESTING = 3;
 
 /**
  * Commands that run another command. Rules match the command inside them (as Claude Code
@@ -284,8 +288,26 @@ export function findExecCommands(words: string[]): string[][] {
   return found;
 }
 
-/** The simple commands of a nested script, or undefined when it does not parse. */
-export function nestedCommands(script: string): SimpleCommand[] | undefined {
-  const analysis = analyzeBashCommand(script);
-  return analysis.kind === 'parsed' ? analysis.commands : undefined;
+/** A command given as words (`find -exec`'s), every word taken literally. */
+export function literalCommand(words: string[]): SimpleCommand {
+  return { words, spelled: words.map(spellLiteral), assigned: [], dynamicName: false };
+}
+
+/**
+ * The scripts a command runs from its words or its input (`bash -c '…'`, `eval …`,
+ * `sh <<< …`), in each of its forms and in the commands its `find -exec` runs; HOLE for input
+ * not known before it runs.
+ */
+export function scriptsRunBy(command: SimpleCommand): string[] {
+  const scripts: string[] = [];
+  const queue = [command];
+  for (let i = 0; i < queue.length; i++) {
+    const simple = queue[i];
+    for (const form of commandForms(simple, true)) {
+      const script = nestedScript(form.words, form.words === simple.words ? simple.stdin : undefined);
+      if (script !== undefined) scripts.push(script);
+      queue.push(...findExecCommands(form.words).map(literalCommand));
+    }
+  }
+  return scripts;
 }

@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { RedirectTarget, SimpleCommand } from '../../permissions/bash-command';
-import { analyzeBashCommand, COMPUTED_PARAMETER } from '../../permissions/bash-command';
+import { analyzeBashCommand } from '../../permissions/bash-command';
+import { COMPUTED_PARAMETER } from '../../permissions/bash-line-analysis';
 import { HOLE } from '../../permissions/wildcard';
 import { commandForms, commandName } from '../../permissions/bash-wrappers';
 import type { PermissionSignal } from '../../permissions/precedence';
@@ -65,12 +66,22 @@ export function bashProtectedCheck(command: string, cwd: string, targets: readon
     const hit = (dirs ?? [cwd]).map((dir) => protectedTargetInWord(word, dir, targets, options)).find((t) => t !== undefined);
     if (hit) return systemAsk(`\`${word}\` leads to ${hit.shown}, which configures hooks: a person must approve commands that touch it`);
   }
-  const gitWord = [...words].find((word) => mayLeadIntoGitFolder(word, options));
+  const gitWord =
+    [...words].find((word) => mayLeadIntoGitFolder(word, options)) ??
+    findNamePatterns(written).find((word) => mayLeadIntoGitFolder(word, { ...options, dotglob: true }));
   if (gitWord)
     return systemAsk(
       `\`${gitWord}\` may lead into a .git folder, whose hooks and config run commands outside every hook: a person must approve commands that touch it`,
     );
   return undefined;
+}
+
+/** find's tests of a name or path by a pattern, whose `*` matches a leading dot: `-name '*git'` finds `.git`. */
+const FIND_NAME_TESTS = new Set(['-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-lname', '-ilname']);
+
+/** The words after a find name test, of the line's words in their order. */
+function findNamePatterns(words: readonly string[]): string[] {
+  return words.flatMap((word, i) => (FIND_NAME_TESTS.has(word) && i + 1 < words.length ? [words[i + 1]] : []));
 }
 
 /** `ln -s` (`--symbolic`, `-sf`...) or `cp -s`: a command that makes a symbolic link. */

@@ -1,13 +1,12 @@
 import path from 'node:path';
 import type { BashAnalysis } from '../../permissions/bash-command';
 import { analyzeBashCommand } from '../../permissions/bash-command';
-import { commandForms, commandName, nestedScript } from '../../permissions/bash-wrappers';
+import { commandForms, commandName, MAX_NESTING, nestedScript } from '../../permissions/bash-wrappers';
 import { HOLE } from '../../permissions/wildcard';
 import { physicalPathOf, toAbsolutePath } from '../tools/workspace-paths';
 
 export type ParsedBash = Extract<BashAnalysis, { kind: 'parsed' }>;
 
-export const MAX_NESTING = 3;
 /** Unquoted or not (the analysis drops quotes), a word with these may be a glob. Extglobs and braces are holes already. */
 export const GLOB = /[*?[]/;
 

@@ -2,10 +2,10 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { analyzeBashCommand } from '../../permissions/bash-command';
-import { commandForms, commandName, nestedScript } from '../../permissions/bash-wrappers';
+import { commandForms, commandName, MAX_NESTING, nestedScript } from '../../permissions/bash-wrappers';
 import { HOLE } from '../../permissions/wildcard';
 import { errorMessage } from '../../error-message';
-import { argumentWords, MAX_NESTING, pathCandidates, type ParsedBash } from './bash-words';
+import { argumentWords, pathCandidates, type ParsedBash } from './bash-words';
 import { isWithin, physicalPath, physicalPathOf, toAbsolutePath } from '../tools/workspace-paths';
 
 /**
@@ -331,20 +331,34 @@ function climbProblem(candidate: string, cwd: string): ProtectedTarget | undefin
   return physical === physicalOrSelf(written) ? undefined : { physical: candidate, shown: `\`${candidate}\` (a .. after a link)` };
 }
 
+/** The text with each brace group, innermost first, as `*`. */
+function withoutBraces(text: string): string {
+  let out = text;
+  for (let before = ''; before !== out;) [before, out] = [out, out.replace(/\{[^{}]*\}/g, '*')];
+  return out;
+}
+
 /**
- * Whether a pattern word (a glob, a brace expansion, an extglob) may name a path through a
- * `.git` folder anywhere: a repository in a subfolder or an additional directory runs its hooks
- * and `core.fsmonitor` too, and only the workspace's own is a target. Case is ignored, as
- * inGitFolder does. A plain `.git` is for the mention check.
+ * Whether a word may name a path through a `.git` folder anywhere: a repository in a subfolder
+ * or an additional directory runs its hooks and `core.fsmonitor` too, and only the workspace's
+ * own is a target. A segment is `.git`, or a pattern bash may expand to it (a glob, a brace
+ * expansion, an extglob; the pieces of a brace expansion that spans a `/` each on its own).
+ * Case is ignored, as inGitFolder does; an expansion stays text that names nothing (values the
+ * line assigns are filled in before). `dotglob`: a leading `*` or `?` matches a leading dot
+ * too (a `find -name` pattern, or after `shopt -s dotglob`).
  */
 export function mayLeadIntoGitFolder(word: string, options: GlobOptions = {}): boolean {
+  const matchesGit = (segment: string): boolean => {
+    if (segment.toLowerCase() === '.git') return true;
+    if (!/[*?[{]|[+@!]\(/.test(segment) || segment.length > MAX_PATTERN_CHARS) return false;
+    // Too many brace groups to match: each read as any text, which one of its alternatives is.
+    const pattern = shellPattern(segment) ?? shellPattern(withoutBraces(segment)) ?? '*';
+    // Only a leading `*`, `?` or brace alternative passes over a leading dot, as in bash, or an alternative that spells it.
+    const dot = options.dotglob === true || !/^[*?{]/.test(segment) || /[{,]\./.test(segment);
+    return picomatch.isMatch('.git', pattern, { dot, nocase: true });
+  };
   return pathCandidates(word).some((candidate) =>
-    candidate.split('/').some((segment) => {
-      // An expansion stays as text that names nothing: values the line assigns are filled in before.
-      if (!/[*?[{]|[+@!]\(/.test(segment) || segment.length > MAX_PATTERN_CHARS) return false;
-      // Only a leading `*` or `?` passes over a leading dot, as in bash.
-      return picomatch.isMatch('.git', segment, { dot: options.dotglob === true || !/^[*?]/.test(segment), nocase: true });
-    }),
+    candidate.split('/').some((segment) => matchesGit(segment) || (/[{}]/.test(segment) && segment.split(/[{},]/).some(matchesGit))),
   );
 }
 
