@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT, startTestbed, toolMessageSent, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, toolMessageSent, useTestbed, type Testbed } from '../fixtures/cli/cli-harness';
 import { text, toolCalls, type ScriptedReply } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
@@ -16,12 +16,7 @@ const MEMORY = path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-m
 const RPC_FIXTURE = path.join(REPO_ROOT, 'test/fixtures/rpc/fixture-server.js');
 const REDACTED = '[REDACTED:secret_value]';
 
-const bundle = useCliBundle();
-let bed: Testbed | undefined;
-afterEach(async () => {
-  await bed?.close();
-  bed = undefined;
-});
+const testbed = useTestbed();
 
 const bash = (id: string, command: string) => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
 const glob = toolCalls([{ id: 'glob', name: 'Glob', arguments: { pattern: '*' } }]);
@@ -45,7 +40,7 @@ interface RunConfig {
 
 /** A run with the user's settings and `--hooks` file as given; each reply of `script` one model turn. */
 async function runWith(script: ScriptedReply[], config: RunConfig): Promise<Testbed> {
-  const b = (bed = await startTestbed(bundle.bundle, {}, script));
+  const b = await testbed({}, script);
   for (const [name, content] of Object.entries(config.homeFiles ?? {})) writeFileSync(path.join(b.home, name), content);
   const settings = typeof config.settings === 'function' ? config.settings(b.home) : config.settings;
   if (settings) writeFileSync(path.join(b.home, 'user-settings.json'), JSON.stringify(settings, null, 2));

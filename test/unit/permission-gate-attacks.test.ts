@@ -223,6 +223,42 @@ describe('a script the line runs that the analysis cannot read asks, in every mo
   });
 });
 
+describe('what a script the line runs does is checked as the line itself', () => {
+  it.each([
+    ['its redirection', `bash -c "echo x > $'\\x2evscode/hook\\x73.json'"`],
+    ['its redirection into a subfolder .git', `bash -c 'echo x > sub/.g""it/config'`],
+    ['its redirection to an expansion', `bash -c 'echo x > "$F"'`],
+    ['the script after an option of -c', `bash -c -o errexit "cp x $'\\x2evscode/hook\\x73.json'"`],
+    ['the script behind a launcher option with a value', `env -C . bash -c 'cp x sub/.g""it/config'`],
+    ['an unreadable script behind a launcher option', `env -C . bash -c 'cp x y; (('`],
+    ['the script flock runs', `flock /tmp/l -c "cp x $'\\x2evscode/hook\\x73.json'"`],
+  ])('%s asks in bypassPermissions mode', (_, command) => {
+    expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', system: true });
+  });
+
+  it.each([
+    `bash -c -o errexit 'rm -rf victim'`,
+    `bash -c +x 'rm -rf victim'`,
+    `env -C . bash -c 'x=1; rm -rf victim'`,
+    `ionice -c 3 bash -c 'x=1; rm -rf victim'`,
+  ])('a deny rule sees the command in %j', (command) => {
+    expect(gate({ mode: 'bypassPermissions', deny: ['Bash(rm *)'] }).run(command)).toMatchObject({ verdict: 'deny' });
+  });
+
+  it.each([
+    "find . -name '*.ts' -not -path '*/node_modules/*'",
+    "find src -path '*/__tests__/*' -name '*.test.ts'",
+    "find . -name '*.*' -type f",
+    "find src -name '*.ts' -exec wc -l {} +",
+  ])('a find that cannot act on a .git folder is left alone: %j', (command) => {
+    expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'allow' });
+  });
+
+  it('a long line that does not parse asks, past the pieces a deny rule is tried on', () => {
+    expect(gate({ mode: 'bypassPermissions', deny: ['Bash(rm *)'] }).run(`${'a;'.repeat(120_000)} "`)).toMatchObject({ verdict: 'ask' });
+  });
+});
+
 describe("an additional directory's own hook, settings, task and MCP files ask, though this session does not load them", () => {
   const shared = () => join(base, 'shared');
   beforeEach(() => mkdirSync(join(base, 'shared', '.vscode'), { recursive: true }));

@@ -169,6 +169,24 @@ describe('Redactor.redactForModel', () => {
   });
 });
 
+describe('Redactor on text the model chose', () => {
+  // Each of these had every `=` start a scan to the end of its run: a megabyte took minutes.
+  it.each([
+    ['a key repeated as its own value', 'token='.repeat(170_000)],
+    ['keys and values that look generated', 'token=1abcdefghijklm.'.repeat(50_000)],
+  ])('redacts %s, a megabyte of it, and returns', (_, text) => {
+    expect(new Redactor().redactForModel(text).length).toBeGreaterThan(0);
+  });
+
+  it('still redacts a generated value after a key inside a word or a query', () => {
+    const r = new Redactor();
+    expect(r.redactForModel('aws_secret_access_key = wJalrXUtnFEMI1K7MDENGbPxRfiCYEXAMPLEKEY')).toBe(
+      'aws_secret_access_key = [REDACTED:assignment]',
+    );
+    expect(r.redactForModel('GET /x?a=1&token=abcdef123456789xyz')).toBe('GET /x?a=1&token=[REDACTED:assignment]');
+  });
+});
+
 describe('Redactor.withoutSecretStartAtEnd', () => {
   it('drops the longest start of a secret value that ends the text, and nothing else', () => {
     const redactor = new Redactor({ secretValues: ['abcabcabd-secret', 'zz-other-value'] });

@@ -97,9 +97,11 @@ export const BUILTIN_SECRET_PATTERNS: readonly SecretPattern[] = [
     kind: 'assignment',
     // The same, for what the model reads too, but only for values that look generated (12+
     // letters and digits, both present, ending the word): `aws_secret_access_key = wJalr...`
-    // in a credentials file, not `token = getToken()` in code.
+    // in a credentials file, not `token = getToken()` in code. A key inside a value's run
+    // (`token=token=…`) starts none: each start scans to the run's end, so every `=` of a
+    // long run would make the time quadratic in its length.
     pattern: new RegExp(
-      `(?<pre>[:=](?<=(?<![A-Za-z0-9])(?:${ASSIGNMENT_KEYS})(?:[_-][A-Za-z0-9_-]*)?["']?\\s*[:=])\\s*["']?)` +
+      `(?<pre>[:=](?<=(?<![=+/][\\w-]*)(?<![A-Za-z0-9])(?:${ASSIGNMENT_KEYS})(?:[_-][A-Za-z0-9_-]*)?["']?\\s*[:=])\\s*["']?)` +
         `(?<secret>(?=[\\w+/=-]*\\d)(?=[\\w+/=-]*[A-Za-z])[\\w+/=-]{12,})(?![^\\s"',;&])`,
       'g',
     ),

@@ -5,9 +5,10 @@ import {
   commandName,
   findExecCommands,
   HIDING_COMMANDS,
+  laterCommands,
   literalCommand,
   MAX_NESTING,
-  nestedScript,
+  scriptsRunBy,
   rebindsCommand,
   runsInput,
   type CommandForm,
@@ -43,7 +44,7 @@ export function bashRuleMatches(pattern: string | undefined, command: string, de
     const forms = commandForms(simple, true);
     // Behind a wrapper, options this reading does not know (`env -C dir rm`, `sudo -E rm`) could
     // hide where the command starts: a deny rule is tried from every later word as well.
-    if (forms.length > 1 && innerSuffixes(forms[1].words).some((words) => namesMatch(pattern, simple, words))) return 'match';
+    if (forms.length > 1 && laterCommands(forms[1].words).some((words) => namesMatch(pattern, simple, words))) return 'match';
     for (const form of forms) {
       // After `alias ls=rm` or `env BASH_ENV=... bash`, a command runs what no word shows
       // (the line's own assignments are the analysis' to judge).
@@ -53,8 +54,8 @@ export function bashRuleMatches(pattern: string | undefined, command: string, de
       if (dynamic ? wildcardMatch(pattern, matchText(form.words, true)) : namesMatch(pattern, simple, form.words)) return 'match';
       if (wildcardCouldMatch(pattern, matchText(form.words, dynamic))) could = true;
       queue.push(...findExecCommands(form.words).map(literalCommand));
-      const script = nestedScript(form.words, form.words === simple.words ? simple.stdin : undefined);
-      if (script === undefined) continue;
+    }
+    for (const script of scriptsRunBy(simple)) {
       // Too deep to look inside: it might match, which is never the same as "it does not".
       if (depth >= MAX_NESTING) {
         could = true;
@@ -80,16 +81,6 @@ function namesMatch(pattern: string, command: SimpleCommand, words: string[]): b
   return wildcardMatch(pattern, [name, ...words.slice(1)].join(' ')) || wildcardMatch(pattern, [name, ...spelled.slice(1)].join(' '));
 }
 
-const MAX_SUFFIXES = 32;
-
-function innerSuffixes(words: string[]): string[][] {
-  const suffixes: string[][] = [];
-  for (let i = 1; i < words.length && suffixes.length < MAX_SUFFIXES; i += 1) {
-    if (!words[i].startsWith('-')) suffixes.push(words.slice(i));
-  }
-  return suffixes;
-}
-
 /** The spelling of `words`, a tail of the command's: what a wrapper (`timeout 5 rm x`) runs is always one. */
 function spelledTail(command: SimpleCommand, words: readonly string[]): string[] {
   return command.spelled.slice(command.words.length - words.length);
@@ -105,17 +96,33 @@ function matchText(words: string[], dynamicName: boolean): string {
  * quote-strip each piece, so that an unterminated quote cannot hide `rm -rf x` from `Bash(rm *)`.
  */
 function heuristicMatch(pattern: string, command: string): boolean {
-  return command.split(/[;&|\n()`<>{}]|\$\(/).some((fragment) => {
-    const words = fragment
-      .replace(/["'\\]/g, '')
-      .trim()
-      .split(/\s+/)
-      .filter((w) => w !== '');
-    while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0])) words.shift();
-    if (words.length === 0) return false;
-    const command = literalCommand(words);
-    return commandForms(command, true).some((form) => namesMatch(pattern, command, form.words));
-  });
+  const fragments = fragmentCommands(command);
+  return fragments !== undefined && fragments.some((fragment) => namesMatch(pattern, fragment, fragment.words));
+}
+
+/** More pieces than this are not tried: the line asks, rather than hold the gate once per rule. */
+const MAX_FRAGMENTS = 10_000;
+
+/** The last line split into its pieces' command forms: every rule is tried on the same line. */
+let fragmented: { command: string; forms: SimpleCommand[] | undefined } | undefined;
+
+function fragmentCommands(command: string): SimpleCommand[] | undefined {
+  if (fragmented?.command === command) return fragmented.forms;
+  const pieces = command.split(/[;&|\n()`<>{}]|\$\(/);
+  let forms: SimpleCommand[] | undefined;
+  if (pieces.length <= MAX_FRAGMENTS) {
+    forms = pieces.flatMap((fragment) => {
+      const words = fragment
+        .replace(/["'\\]/g, '')
+        .trim()
+        .split(/\s+/)
+        .filter((w) => w !== '');
+      while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0])) words.shift();
+      return words.length === 0 ? [] : commandForms(literalCommand(words), true).map((form) => literalCommand(form.words));
+    });
+  }
+  fragmented = { command, forms };
+  return forms;
 }
 
 export type BashAllowResult =

@@ -183,23 +183,41 @@ const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'csh
  * that reads its input (`sh <<< 'rm x'`, `echo 'rm x' | sh`) runs its here-doc or here-string,
  * or, when that is not known, a HOLE: any command at all. Names are taken by their basename.
  */
-export function nestedScript(words: string[], stdin?: readonly string[]): string | undefined {
+function nestedScript(words: string[], stdin?: readonly string[]): string | undefined {
   const [word, ...args] = words;
   const name = commandName(word);
   const afterDashes = args[0] === '--' ? args.slice(1) : args;
   if (name === 'eval') return afterDashes.join(' ');
   if (name === 'trap') return afterDashes[0] !== undefined && !afterDashes[0].startsWith('-') ? afterDashes[0] : undefined;
   if (name === 'watch') return args.filter((a) => !a.startsWith('-')).join(' ');
-  if (name === 'su' || name === 'runuser' || name === 'script') return optionValue(args, ['-c', '--command']);
+  if (name === 'su' || name === 'runuser' || name === 'script' || name === 'flock' || name === 'sg')
+    return optionValue(args, ['-c', '--command']);
   if (name === 'env') return optionValue(args, ['-S', '--split-string']);
   // `bash <(echo rm x)`, `source "$f"`: the script is known only when the line runs.
   if (scriptOperand(words)?.includes(HOLE)) return HOLE;
   if (runsInput(words)) return stdin && stdin.length > 0 ? stdin.join('\n') : HOLE;
   if (SHELLS.has(name)) {
     const flag = args.findIndex(isCommandFlag);
-    if (flag !== -1) return args.slice(flag + 1).find((a) => !a.startsWith('-')) ?? HOLE;
+    if (flag !== -1) return commandString(args.slice(flag + 1), valuesTaken(args[flag]));
   }
   return undefined;
+}
+
+/** How many of the words after a group of short shell options are their values: one for each `o` or `O` (`-eo pipefail`). */
+function valuesTaken(option: string): number {
+  if (VALUE_OPTIONS.has(option)) return 1;
+  return /^[-+][a-zA-Z]+$/.test(option) ? (option.match(/[oO]/g) ?? []).length : 0;
+}
+
+/** The string a shell's `-c` runs: its first operand, past options and their values (`bash -c -o errexit 'x'`, `-co errexit`, `+x`). */
+function commandString(rest: readonly string[], pendingValues: number): string {
+  let skip = pendingValues;
+  for (const arg of rest) {
+    if (skip > 0) skip -= 1;
+    else if (/^[-+]/.test(arg)) skip = valuesTaken(arg);
+    else return arg;
+  }
+  return HOLE;
 }
 
 const isCommandFlag = (arg: string) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(arg) || arg === '--command';
@@ -299,15 +317,35 @@ export function literalCommand(words: string[]): SimpleCommand {
  * not known before it runs.
  */
 export function scriptsRunBy(command: SimpleCommand): string[] {
-  const scripts: string[] = [];
+  const scripts = new Set<string>();
   const queue = [command];
   for (let i = 0; i < queue.length; i++) {
     const simple = queue[i];
     for (const form of commandForms(simple, true)) {
       const script = nestedScript(form.words, form.words === simple.words ? simple.stdin : undefined);
-      if (script !== undefined) scripts.push(script);
+      if (script !== undefined) scripts.add(script);
+      // Behind a wrapper's options this reading does not know (`env -C . bash -c`, `ionice -c 3 sh -c`),
+      // a command may start at any later word.
+      if (form.words !== simple.words && !form.transparent) {
+        for (const words of laterCommands(form.words)) {
+          const inner = nestedScript(words);
+          if (inner !== undefined && inner !== HOLE) scripts.add(inner);
+        }
+      }
       queue.push(...findExecCommands(form.words).map(literalCommand));
     }
   }
-  return scripts;
+  return [...scripts];
+}
+
+/** How many words after a wrapper a command is looked for from. */
+const MAX_LATER_STARTS = 32;
+
+/** The words from each later word that is not an option, a few of them. */
+export function laterCommands(words: readonly string[]): string[][] {
+  const starts: string[][] = [];
+  for (let i = 1; i < words.length && starts.length < MAX_LATER_STARTS; i += 1) {
+    if (!words[i].startsWith('-')) starts.push(words.slice(i));
+  }
+  return starts;
 }

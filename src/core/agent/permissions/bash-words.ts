@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { BashAnalysis } from '../../permissions/bash-command';
 import { analyzeBashCommand } from '../../permissions/bash-command';
-import { commandForms, commandName, MAX_NESTING, nestedScript } from '../../permissions/bash-wrappers';
+import { commandForms, commandName, MAX_NESTING, scriptsRunBy } from '../../permissions/bash-wrappers';
 import { HOLE } from '../../permissions/wildcard';
 import { physicalPathOf, toAbsolutePath } from '../tools/workspace-paths';
 
@@ -11,22 +11,44 @@ export type ParsedBash = Extract<BashAnalysis, { kind: 'parsed' }>;
 export const GLOB = /[*?[]/;
 
 /**
- * Every word a line hands to its commands, command names left out: arguments, assignment
- * values, `for` lists, here-strings and the words of here-docs, and those of `bash -c`
- * strings. A script too deeply nested to read, or a shell reading unknown input, adds a HOLE.
+ * The analyses of the scripts the line runs (`bash -c '…'`, `eval …`, `sh <<< …`), and of the
+ * scripts they run, to MAX_NESTING levels; undefined for one not known before the line runs
+ * (`… | sh`) or that does not parse (then the line itself does not: see analyzeBashCommand).
  */
-export function argumentWords(analysis: ParsedBash, depth = 0): string[] {
+export function scriptAnalyses(analysis: ParsedBash): (ParsedBash | undefined)[] {
+  const found: (ParsedBash | undefined)[] = [];
+  let level = [analysis];
+  for (let depth = 0; depth < MAX_NESTING && level.length > 0; depth++) {
+    const next: ParsedBash[] = [];
+    for (const script of level.flatMap((a) => a.commands.flatMap(scriptsRunBy))) {
+      const nested = script === HOLE ? undefined : analyzeBashCommand(script);
+      found.push(nested?.kind === 'parsed' ? nested : undefined);
+      if (nested?.kind === 'parsed') next.push(nested);
+    }
+    level = next;
+  }
+  return found;
+}
+
+/**
+ * Every word a line hands to its commands, command names left out: arguments, assignment
+ * values, `for` lists, here-strings and the words of here-docs, and those of the scripts it
+ * runs, their redirection targets included. A script not known adds a HOLE.
+ */
+export function argumentWords(analysis: ParsedBash): string[] {
+  const words = ownArgumentWords(analysis);
+  for (const nested of scriptAnalyses(analysis)) {
+    if (nested === undefined) words.push(HOLE);
+    else words.push(...ownArgumentWords(nested), ...nested.redirects.map((r) => r.target ?? HOLE));
+  }
+  return words;
+}
+
+function ownArgumentWords(analysis: ParsedBash): string[] {
   const words = analysis.values.flatMap((value) => value.split(/\s+/)).filter((w) => w !== '');
   for (const simple of analysis.commands) {
-    const forms = commandForms(simple, true);
-    const names = new Set(forms.map((f) => f.words[0]));
+    const names = new Set(commandForms(simple, true).map((f) => f.words[0]));
     words.push(...simple.words.filter((w, i) => i > 0 && !names.has(w)));
-    for (const form of forms) {
-      const script = nestedScript(form.words, form.words === simple.words ? simple.stdin : undefined);
-      if (script === undefined) continue;
-      const nested = depth < MAX_NESTING ? analyzeBashCommand(script) : undefined;
-      words.push(...(nested?.kind === 'parsed' ? argumentWords(nested, depth + 1) : [HOLE]));
-    }
   }
   return words;
 }

@@ -1,11 +1,10 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { analyzeBashCommand } from '../../permissions/bash-command';
-import { commandForms, commandName, MAX_NESTING, nestedScript } from '../../permissions/bash-wrappers';
+import { commandForms, commandName } from '../../permissions/bash-wrappers';
 import { HOLE } from '../../permissions/wildcard';
 import { errorMessage } from '../../error-message';
-import { argumentWords, pathCandidates, type ParsedBash } from './bash-words';
+import { argumentWords, pathCandidates, scriptAnalyses, type ParsedBash } from './bash-words';
 import { isWithin, physicalPath, physicalPathOf, toAbsolutePath } from '../tools/workspace-paths';
 
 /**
@@ -130,20 +129,20 @@ export function lineGlobOptions(command: string, analysis: ParsedBash): GlobOpti
  * Whether a command of the line, or of a script it runs (`eval`, `bash -c`), may set a glob
  * option or variable under a name no word spells.
  */
-function maySetUnreadably(analysis: ParsedBash, depth = 0): boolean {
-  return analysis.commands.some((command) => {
-    if (command.dynamicName) return true;
-    return commandForms(command, true).some(({ words }) => {
-      const name = commandName(words[0] ?? '');
-      // `source` runs a file's code in this shell.
-      if (name === 'source' || name === '.') return true;
-      if (settingWords(name, words.slice(1)).some((word) => word.includes(HOLE) || /[*?[]/.test(word))) return true;
-      const script = nestedScript(words, words === command.words ? command.stdin : undefined);
-      if (script === undefined) return false;
-      const nested = depth < MAX_NESTING ? analyzeBashCommand(script) : undefined;
-      return nested?.kind !== 'parsed' || maySetUnreadably(nested, depth + 1);
-    });
-  });
+function maySetUnreadably(analysis: ParsedBash): boolean {
+  const scripts = scriptAnalyses(analysis);
+  if (scripts.includes(undefined)) return true;
+  return [analysis, ...(scripts as ParsedBash[])].some((each) =>
+    each.commands.some((command) => {
+      if (command.dynamicName) return true;
+      return commandForms(command, true).some(({ words }) => {
+        const name = commandName(words[0] ?? '');
+        // `source` runs a file's code in this shell.
+        if (name === 'source' || name === '.') return true;
+        return settingWords(name, words.slice(1)).some((word) => word.includes(HOLE) || /[*?[]/.test(word));
+      });
+    }),
+  );
 }
 
 /**
