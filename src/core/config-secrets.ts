@@ -3,6 +3,8 @@ import { expandBracedReferences } from './hooks/handlers/command-env';
 import type { LoadedConfig } from './hooks/config/loaded-config';
 import type { HandlerSpec, HookDefinition, ServerDefinition } from './hooks/types';
 import type { McpServerConfig } from './mcp/mcp-config';
+import { analyzeBashCommand } from './permissions/bash-command';
+import { HOLE } from './permissions/wildcard';
 import { secretEnvValues } from './secret-env-names';
 
 /**
@@ -10,41 +12,98 @@ import { secretEnvValues } from './secret-env-names';
  * Those processes run as the user, so the model could read them (`/proc/<pid>/environ`,
  * `ps`, a hook's stderr, the settings file itself): they are registered with the redactor
  * like the host's own. The rules are the environment's (secret-env-names.ts), so that
- * ordinary values are never hidden: env values under secret-looking names, option values
- * after secret-looking flags, passwords of URLs, and header values.
+ * ordinary values are never hidden: env values under secret-looking names (`NAME=value` words
+ * too), option values after secret-looking flags, passwords of URLs, and credential headers.
  */
 
 // Headers that describe the request, not who sends it: their values are common words.
 const PLAIN_HEADERS = new Set(['accept', 'accept-encoding', 'accept-language', 'cache-control', 'content-type', 'user-agent']);
+// Headers named for a credential (Authorization, Cookie, X-Api-Key, X-Hub-Signature): their values are secrets.
+const CREDENTIAL_HEADER = /auth|cookie|key|token|secret|signature|session|password|api/i;
+// A value that looks generated (16+ characters, letters and digits) is a secret under any header name;
+// a word (`X-Env: production`) is not, or it would be hidden from everything the model reads.
+const GENERATED = /^(?=.*[A-Za-z])(?=.*\d)\S{16,}$/;
 // The credential after an authentication scheme (`Bearer X`) is a secret alone too: a process may print it alone.
 const AUTH_SCHEME = /^(?:Bearer|Basic|Token|Bot)\s+(\S+)$/i;
 // `--api-key X`, `--token=X`.
 const FLAG = /^--?([A-Za-z][\w-]*)(?:=([\s\S]*))?$/;
+// curl's and wget's `-H 'Authorization: Bearer X'`, `--header=…`.
+const HEADER_FLAG = /^(?:H|header)$/;
+// `docker run -e ACME_API_KEY=x`, `env ACME_TOKEN=x cmd`.
+const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/;
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ENV_REFERENCE = /\$\{?[A-Za-z_]/;
 
-/** Every header value (and the credential of `Bearer X`), but those of PLAIN_HEADERS. */
+/**
+ * The values (and the credential of `Bearer X`) of headers named for a credential, and any
+ * other header's value that looks generated; never those of PLAIN_HEADERS.
+ */
 export function headerSecretValues(headers: Readonly<Record<string, string>>): string[] {
   const values = Object.entries(headers).flatMap(([name, value]) => {
     if (PLAIN_HEADERS.has(name.toLowerCase())) return [];
     const whole = value.trim();
     const credential = AUTH_SCHEME.exec(whole)?.[1];
+    if (!CREDENTIAL_HEADER.test(name) && !GENERATED.test(credential ?? whole)) return [];
     return credential === undefined ? [whole] : [whole, credential];
   });
   return values.filter((value) => value.length >= MIN_SECRET_VALUE_LENGTH);
 }
 
-/** The values of options named like secrets (`--api-key X`, `--token=X`) and the passwords of URL arguments. */
-function argSecretValues(args: readonly string[]): string[] {
-  const values = args.flatMap((arg) => secretEnvValues({ ARGUMENT: arg }));
+/**
+ * The parts of a URL that look generated: a webhook's token in its path (`/services/T01/B02/<token>`)
+ * or query (`?code=<token>`), and its password. Errors never quote a URL's path, but the settings
+ * file holds it.
+ */
+function urlSecretValues(url: string): string[] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [];
+  }
+  const parts = [...parsed.pathname.split('/'), ...parsed.searchParams.values()];
+  return [...parts.filter((part) => GENERATED.test(part)), ...secretEnvValues({ URL: url })];
+}
+
+/** A `NAME=value` word's value when NAME looks like a secret's (or the value is a URL with a password). */
+function assignmentSecretValues(word: string): string[] {
+  const assignment = ASSIGNMENT.exec(word);
+  return assignment === null ? [] : secretEnvValues({ [assignment[1]]: assignment[2] });
+}
+
+/**
+ * The values of options named like secrets (`--api-key X`, `--token=X`), of credential headers
+ * (`-H 'Authorization: Bearer X'`) and of `NAME=value` words, and the passwords of URL arguments.
+ * `env` is the environment of the process the arguments are for.
+ */
+function argSecretValues(args: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  const values = args.flatMap((arg) => [...secretEnvValues({ ARGUMENT: arg }), ...assignmentSecretValues(arg)]);
   args.forEach((arg, i) => {
     const flag = FLAG.exec(arg);
     if (!flag) return;
     const value = flag[2] ?? args[i + 1];
     // A flag without a value of its own is followed by the next option, not by a secret.
     if (value === undefined || (flag[2] === undefined && value.startsWith('-'))) return;
-    values.push(...secretEnvValues({ [flag[1].replace(/-/g, '_')]: value }));
+    // `--api-key-env OPENAI_API_KEY` names the variable that holds the key: the name is no secret.
+    if (VARIABLE_NAME.test(value) && Object.hasOwn(env, value)) return;
+    if (flag[2] !== undefined) values.push(...assignmentSecretValues(value));
+    const colon = value.indexOf(':');
+    if (HEADER_FLAG.test(flag[1]) && colon > 0) values.push(...headerSecretValues({ [value.slice(0, colon)]: value.slice(colon + 1) }));
+    else values.push(...secretEnvValues({ [flag[1].replace(/-/g, '_')]: value }));
   });
   return [...new Set(values)];
+}
+
+/**
+ * The secrets of a command hook's arguments: its exec-form `args`, or its shell-form command line
+ * split into words as the shell would. A value the shell fills in (`$KEY`) is unknown here.
+ */
+function commandHookArgSecretValues(spec: Extract<HandlerSpec, { type: 'command' }>, env: NodeJS.ProcessEnv): string[] {
+  if (spec.args !== undefined) return argSecretValues(spec.args, env);
+  const analysis = analyzeBashCommand(spec.command);
+  // A line the parser cannot read is split at white space: its plain words are still registered.
+  const words = analysis.kind === 'parsed' ? analysis.commands.flatMap((command) => command.words) : spec.command.split(/\s+/);
+  return argSecretValues(words, env).filter((value) => !value.includes(HOLE));
 }
 
 /** A hook's or server's `env`, its `${NAME}` references filled from `base` as its process gets them. */
@@ -54,27 +113,32 @@ function envSecretValues(env: Readonly<Record<string, string>> | undefined, base
 }
 
 /**
- * A hook's secrets: a command hook's `env` and arguments; an http hook's literal header values
- * and the variables it may send (`allowedEnvVars`, credentials by definition). A header that
+ * A hook's secrets: a command hook's `env` and arguments; an http hook's URL token, literal header
+ * values and the variables it may send (`allowedEnvVars`, credentials by definition). A header that
  * names a variable is not itself one: the variable's value is registered instead.
  */
 function hookSecretValues(spec: HandlerSpec, base: NodeJS.ProcessEnv): string[] {
-  if (spec.type === 'command') return [...envSecretValues(spec.env, base), ...argSecretValues(spec.args ?? [])];
+  if (spec.type === 'command') {
+    return [...envSecretValues(spec.env, base), ...commandHookArgSecretValues(spec, { ...base, ...spec.env })];
+  }
   if (spec.type !== 'http') return [];
   const literal = Object.fromEntries(Object.entries(spec.headers ?? {}).filter(([, value]) => !ENV_REFERENCE.test(value)));
   const sent = (spec.allowedEnvVars ?? []).flatMap((name) => base[name]?.trim() ?? []);
-  return [...headerSecretValues(literal), ...sent.filter((value) => value.length >= MIN_SECRET_VALUE_LENGTH)];
+  return [...urlSecretValues(spec.url), ...headerSecretValues(literal), ...sent.filter((value) => value.length >= MIN_SECRET_VALUE_LENGTH)];
 }
 
 /** An rpc hook server's secrets: its `env` and the secret options of its command line. */
 function rpcServerSecretValues(server: ServerDefinition, base: NodeJS.ProcessEnv): string[] {
-  return [...envSecretValues(server.env, base), ...argSecretValues(server.command)];
+  return [...envSecretValues(server.env, base), ...argSecretValues(server.command, { ...base, ...server.env })];
 }
 
-/** An MCP server's secrets, once its variables are expanded: its env (its envFile's too), arguments, or headers. */
-export function mcpServerSecretValues(server: McpServerConfig): string[] {
-  if (server.transport !== 'stdio') return headerSecretValues(server.headers);
-  return [...secretEnvValues(server.env), ...argSecretValues(server.args)];
+/**
+ * An MCP server's secrets, once its variables are expanded: its env (its envFile's too), arguments,
+ * or URL token and headers. `base` is the environment the server starts from.
+ */
+export function mcpServerSecretValues(server: McpServerConfig, base: NodeJS.ProcessEnv = process.env): string[] {
+  if (server.transport !== 'stdio') return [...urlSecretValues(server.url), ...headerSecretValues(server.headers)];
+  return [...secretEnvValues(server.env), ...argSecretValues(server.args, { ...base, ...server.env })];
 }
 
 /** Every secret of the hooks and rpc servers of a merged configuration. */

@@ -11,10 +11,15 @@ import { MIN_SECRET_VALUE_LENGTH } from './audit/redactor';
 // A webhook's URL is its secret (SLACK_WEBHOOK_URL).
 const SECRET_WORD = /(?:^|_)[A-Z0-9]*(?:TOKENS?|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASE|CREDENTIALS?|COOKIES?|WEBHOOKS?)(?:_|$)/i;
 // A word of the name, last or followed by a qualifier (OPENAI_API_KEY_BACKUP, STRIPE_KEY_LIVE, DB_PASS_PROD):
-// OPENAI_API_KEY, STRIPE_KEY, SENTRY_DSN, DB_PASS, SSHPASS (what `sshpass -e` reads); not a key's id (AWS_ACCESS_KEY_ID).
+// OPENAI_API_KEY, STRIPE_KEY, SENTRY_DSN, DB_PASS, SSHPASS (what `sshpass -e` reads); not when the qualifier
+// says the value describes the key rather than holds it (AWS_ACCESS_KEY_ID, CACHE_KEY_PREFIX, SSH_KEY_PATH).
 // Only as the last word: MYSQL_PWD (but not PWD or OLDPWD), BASIC_AUTH (not SSH_AUTH_SOCK, the agent's socket,
 // which git over ssh needs), GITHUB_PAT (a personal access token).
-const SECRET_SUFFIX = /(?:^|_)(?:API_?KEY|KEY|DSN|(?:SSH)?PASS)(?:_(?!IDS?$)|$)|(?:^|_)(?:AUTH|PAT)$|.+_PWD$/i;
+const KEY_DESCRIPTION = 'IDS?|PREFIX|SUFFIX|NAMES?|SEPARATOR|PATH|FILE|DIR|TYPE|SIZE|LENGTH|FORMAT|VERSION|ALIAS|REF|ARN';
+const SECRET_SUFFIX = new RegExp(
+  `(?:^|_)(?:API_?KEY|KEY|DSN|(?:SSH)?PASS)(?:_(?!(?:${KEY_DESCRIPTION})(?:_|$))|$)|(?:^|_)(?:AUTH|PAT)$|.+_PWD$`,
+  'i',
+);
 // PRIVATE_KEY anywhere (MY_PRIVATE_KEY_PEM), connection strings, which carry a key or a password
 // (AZURE_STORAGE_CONNECTION_STRING), registry logins (DOCKER_AUTH_CONFIG), npm's auth settings
 // (NPM_AUTH_TOKEN, NPM_CONFIG__AUTH), the OTLP exporter's headers, which carry the collector's key

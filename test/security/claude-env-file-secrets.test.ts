@@ -45,3 +45,29 @@ describe('secrets a SessionStart hook exports through CLAUDE_ENV_FILE', () => {
     90_000,
   );
 });
+
+describe('secrets a SessionStart hook sets through CLAUDE_ENV_FILE without exporting them', () => {
+  it.each([
+    ['a shell variable read from a file', 'ACME_API_TOKEN="$(cat "$HOME/acme-token")"'],
+    ['declare without -x', 'declare ACME_API_TOKEN="$(cat "$HOME/acme-token")"'],
+  ])(
+    'are redacted from what the model reads when written as %s, as every Bash command still sees them',
+    async (_form, line) => {
+      const hook = nodeHook(`fs.appendFileSync(process.env.CLAUDE_ENV_FILE, ${JSON.stringify(`${line}\n`)});`);
+      bed = await startTestbed(
+        bundle.bundle,
+        {
+          'hooks/env.js': hook,
+          '.vscode/hooks.json': hooksJson({ SessionStart: [{ hooks: [{ type: 'command', command: 'node hooks/env.js' }] }] }),
+        },
+        [toolCalls([{ id: 'peek', name: 'Bash', arguments: { command: 'echo "v=$ACME_API_TOKEN"' } }]), text('done')],
+      );
+      writeFileSync(path.join(bed.home, 'acme-token'), SECRET);
+      const r = await bed.run(['look', '--output-format', 'json', '--allowed-tools', 'Bash'], { timeoutMs: 60_000 });
+      expect(r.code, r.stderr).toBe(0);
+      expect(toolMessageSent(bed.server, 'peek')).toBe('v=[REDACTED:secret_value]');
+      expect(JSON.stringify(bed.server.requests.map((q) => q.body))).not.toContain(SECRET);
+    },
+    90_000,
+  );
+});

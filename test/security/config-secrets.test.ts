@@ -197,3 +197,66 @@ describe('the OTLP headers of the user settings', () => {
     90_000,
   );
 });
+
+describe('secrets written into command lines', () => {
+  it("a shell-form command hook's --api-key value is redacted when the model reads the user settings", async () => {
+    const SECRET = 'shellform-apikey-7h6g5f4d3s';
+    const hook = { type: 'command', command: `node -e "" --api-key ${SECRET}` };
+    const b = await runWith([bash('peek', 'cat "$HOOKPILOT_USER_SETTINGS"'), text('Done.')], {
+      settings: { 'hookpilot.hooks': { hooks: { Stop: [{ hooks: [hook] }] } } },
+    });
+    expect(toolMessageSent(b.server, 'peek')).toContain('--api-key');
+    expect(requestsHold(b, SECRET)).toBe(false);
+  }, 90_000);
+
+  it.each([
+    ['-e NAME=value (docker run)', ['-e', 'ACME_API_KEY=Dockerform.Secret.4f5g6h7j']],
+    ['a NAME=value word (env NAME=value cmd)', ['ACME_API_KEY=Dockerform.Secret.4f5g6h7j']],
+  ])(
+    "an MCP server's %s argument is redacted from ps",
+    async (_label, extra) => {
+      const SECRET = 'Dockerform.Secret.4f5g6h7j';
+      const memory = { command: process.execPath, args: [MEMORY, ...extra] };
+      const b = await runWith([bash('peek', 'ps -eo args | grep -- ACME_API_KEY= | grep -v grep'), text('Done.')], {
+        settings: { 'hookpilot.mcpServers': { memory } },
+      });
+      expect(toolMessageSent(b.server, 'peek')).toContain(`ACME_API_KEY=${REDACTED}`);
+      expect(requestsHold(b, SECRET)).toBe(false);
+    },
+    90_000,
+  );
+});
+
+describe('ordinary words of the configuration stay readable', () => {
+  it('an http hook header `X-Env: production` does not hide the word production', async () => {
+    const hook = { type: 'http', url: 'http://127.0.0.1:9/hook', headers: { 'X-Env': 'production' } };
+    const b = await runWith([bash('peek', 'echo NODE_ENV=production'), text('Done.')], { hooks: hooksJson({ Stop: [{ hooks: [hook] }] }) });
+    expect(toolMessageSent(b.server, 'peek')).toContain('NODE_ENV=production');
+  }, 90_000);
+
+  it("an rpc server's --api-key-env NAME option does not hide the variable's name", async () => {
+    const policy = { command: [process.execPath, RPC_FIXTURE, '--api-key-env', 'OPENAI_API_KEY'], observe: ['PostToolUse'] };
+    const b = await runWith([bash('peek', 'echo "Set OPENAI_API_KEY before you start."'), text('Done.')], {
+      hooks: hooksJson({}, { servers: { policy } }),
+      env: { OPENAI_API_KEY: 'sk-host-key-9a8b7c6d5e' },
+    });
+    expect(toolMessageSent(b.server, 'peek')).toContain('Set OPENAI_API_KEY before');
+  }, 90_000);
+
+  it('a variable CACHE_KEY_PREFIX=production does not hide the word production', async () => {
+    const b = await runWith([bash('peek', 'echo NODE_ENV=production'), text('Done.')], { env: { CACHE_KEY_PREFIX: 'production' } });
+    expect(toolMessageSent(b.server, 'peek')).toContain('NODE_ENV=production');
+  }, 90_000);
+});
+
+describe('the token of an http hook URL', () => {
+  it('is redacted when the model reads the user settings', async () => {
+    const SECRET = 'whk9Secret7f6g5h4j3k2l';
+    const hook = { type: 'http', url: `http://127.0.0.1:9/services/T01/B02/${SECRET}` };
+    const b = await runWith([bash('peek', 'cat "$HOOKPILOT_USER_SETTINGS"'), text('Done.')], {
+      settings: { 'hookpilot.hooks': { hooks: { Stop: [{ hooks: [hook] }] } } },
+    });
+    expect(toolMessageSent(b.server, 'peek')).toContain('127.0.0.1:9/services/T01/B02/');
+    expect(requestsHold(b, SECRET)).toBe(false);
+  }, 90_000);
+});

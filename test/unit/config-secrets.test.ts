@@ -52,7 +52,7 @@ describe('the secrets of hook and server definitions', () => {
             url: 'http://127.0.0.1:9/hook',
             headers: {
               Authorization: 'Bearer literal-8i9o0p1a',
-              'X-Team': 'team-key-2w3e4r',
+              'X-Team-Key': 'team-key-2w3e4r',
               'X-Sent': '$ACME_SENT',
               Accept: 'application/json',
             },
@@ -108,6 +108,90 @@ describe('the secrets of hook and server definitions', () => {
       headers: { Authorization: 'Token mcp-header-0p1a2s', 'Content-Type': 'application/json' },
     };
     expect(mcpServerSecretValues(server).sort()).toEqual(['Token mcp-header-0p1a2s', 'mcp-header-0p1a2s']);
+  });
+
+  it('a header not named for a credential only when its value looks generated: never an ordinary word', () => {
+    expect(
+      headerSecretValues({
+        'X-Env': 'production',
+        'X-Region': 'eu-west-datacenter',
+        'X-Hub-Signature': 'sha256=plainword',
+        'X-Request-Key': 'release-channel',
+        'X-Tenant': 'tn9f8e7d6c5b4a3z2y',
+      }).sort(),
+    ).toEqual(['release-channel', 'sha256=plainword', 'tn9f8e7d6c5b4a3z2y']);
+  });
+
+  it("an option's value that names a variable of the process's environment is no secret (`--api-key-env OPENAI_API_KEY`)", () => {
+    const server = stdio({ args: ['server.js', '--api-key-env', 'OPENAI_API_KEY', '--token-var', 'ACME_TOKEN'], env: { ACME_TOKEN: 'x' } });
+    expect(mcpServerSecretValues(server, { OPENAI_API_KEY: 'sk-host-value' })).toEqual([]);
+    const rpc = hooksOf({
+      servers: { policy: { command: ['node', 'p.js', '--api-key-env', 'OPENAI_API_KEY'], observe: ['PostToolUse'] } },
+    });
+    expect(configSecretValues(rpc, { OPENAI_API_KEY: 'sk-host-value' })).toEqual([]);
+  });
+
+  it('a shell-form command hook: secret options, credential headers and NAME=value words of its command line, not expansions', () => {
+    const config = hooksOf({
+      hooks: {
+        Stop: [
+          { type: 'command', command: 'node gate.js --api-key shell-apikey-7h6g5f --mode production-mode' },
+          { type: 'command', command: "curl -s -H 'Authorization: Bearer curl-bearer-3e4r5t' -H 'X-Env: production' https://x.example" },
+          { type: 'command', command: 'env ACME_TOKEN=env-word-token-9i8u cmd && docker run -e ACME_API_KEY=docker-key-1q2w3e img' },
+          { type: 'command', command: 'node gate.js --token "$ACME_FROM_HOST" --password=literal-pw-5t6y7u' },
+        ],
+      },
+    });
+    expect(config.problems).toEqual([]);
+    expect(configSecretValues(config, {}).sort()).toEqual(
+      [
+        'shell-apikey-7h6g5f',
+        'Bearer curl-bearer-3e4r5t',
+        'curl-bearer-3e4r5t',
+        'env-word-token-9i8u',
+        'docker-key-1q2w3e',
+        'literal-pw-5t6y7u',
+      ].sort(),
+    );
+  });
+
+  it('an MCP server: NAME=value arguments (`-e NAME=value`, `--env=NAME=value`) under secret-looking names', () => {
+    const server = stdio({
+      command: 'docker',
+      args: [
+        'run',
+        '-e',
+        'ACME_API_KEY=docker-key-1q2w3e',
+        '--env=ACME_TOKEN=env-flag-4r5t6y',
+        'ACME_SECRET=plain-word-7u8i9o',
+        'MODE=production',
+      ],
+    });
+    expect(mcpServerSecretValues(server, {}).sort()).toEqual(['docker-key-1q2w3e', 'env-flag-4r5t6y', 'plain-word-7u8i9o']);
+  });
+
+  it("an http hook's and a remote MCP server's URL token: generated-looking path segments and query values, not ordinary ones", () => {
+    const config = hooksOf({
+      hooks: {
+        Stop: [
+          {
+            type: 'http',
+            url: 'https://hooks.example.com/services/T01/B02/whk9Secret7f6g5h4j3k2l?code=qc8Token7y6t5r4e3w&mode=production',
+          },
+        ],
+      },
+    });
+    expect(config.problems).toEqual([]);
+    expect(configSecretValues(config, {}).sort()).toEqual(['qc8Token7y6t5r4e3w', 'whk9Secret7f6g5h4j3k2l']);
+    const remote: McpServerConfig = {
+      name: 'remote',
+      source: { kind: 'user' },
+      disabled: false,
+      transport: 'sse',
+      url: 'https://mcp.example.com/v1/sse/mcp9Path8Token7a6s5d',
+      headers: {},
+    };
+    expect(mcpServerSecretValues(remote)).toEqual(['mcp9Path8Token7a6s5d']);
   });
 
   it('keeps the redactor minimum: a short header value is no secret', () => {

@@ -81,6 +81,15 @@ describe('secret-looking environment variables', () => {
     'BYPASS_CACHE',
     'HOTKEY_MODE',
     'GPG_KEY_ID',
+    // A qualifier that describes the key: where it is, what it is called, its form.
+    'CACHE_KEY_PREFIX',
+    'SSH_KEY_PATH',
+    'KEY_FILE',
+    'SIGNING_KEY_NAME',
+    'PUBLIC_KEY_ID',
+    'OPENAI_API_KEY_TYPE',
+    'DB_PASS_FILE',
+    'KMS_KEY_ARN',
   ])('%s is not secret by its name', (name) => {
     expect(isSecretEnvName(name)).toBe(false);
   });

@@ -29,6 +29,14 @@ describe('SessionEnvFile', () => {
     expect(file.prelude).toBe(text);
   });
 
+  it('registers secret-named variables the file sets without exporting, as every later bash command still sees them', async () => {
+    const text =
+      'ACME_API_TOKEN="$(printf unexported-secret-1)"\ndeclare ACME_DEPLOY_KEY=declared-secret-2\ndeclare -a LIST=(a b)\nset -u\nread() { :; }\nMODE=plain-mode\n';
+    expect(await envFile().capture(hookWriting(text))).toEqual({ result: undefined });
+    expect(registered).toEqual(expect.arrayContaining(['declared-secret-2', 'unexported-secret-1']));
+    expect(registered).not.toContain('plain-mode');
+  });
+
   it(`a file whose run outlasts ${ENV_FILE_EVALUATION_TIMEOUT_MS} ms is still applied, with its plain lines registered and a warning`, async () => {
     const text = 'export PLAIN_TOKEN=plain-token-value\nsleep 30\n';
     const file = envFile();

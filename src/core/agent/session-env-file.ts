@@ -14,6 +14,15 @@ import { resolveShell } from './tools/shell-environment';
 export const MAX_ENV_FILE_BYTES = 64 * 1024;
 /** How long the one run that finds what the file exports may take. */
 export const ENV_FILE_EVALUATION_TIMEOUT_MS = 5_000;
+/**
+ * Prints NAME=value\0 for every variable the prelude leaves. Under bash, its shell variables too:
+ * a value set without `export` (`TOKEN="$(cat …)"`, `declare TOKEN=…`) reaches every later command
+ * just the same. `builtin` so that a function the prelude defines cannot stand in.
+ */
+const LIST_VARIABLES =
+  `if [ -n "$BASH_VERSION" ] && compgen -v >/dev/null 2>&1; then ` +
+  `eval 'compgen -v | while IFS= builtin read -r n; do builtin printf "%s=%s\\0" "$n" "\${!n-}"; done'; ` +
+  `else env -0; fi`;
 
 /** Where the Bash tool's commands run: its environment (secrets already removed) and directory. */
 export interface BashShellSetting {
@@ -71,8 +80,9 @@ export class SessionEnvFile {
 
   /**
    * Runs the prelude once as a Bash command would and registers the secret-named values it
-   * leaves in the environment: `declare -x NAME=…`, several names on one `export`, a later
-   * `export NAME` or a value from `$(cat …)` are shell that the dotenv grammar does not read.
+   * leaves to later commands: `declare -x NAME=…`, a variable it sets without exporting, several
+   * names on one `export`, a later `export NAME` or a value from `$(cat …)` are shell that the
+   * dotenv grammar does not read.
    * The prelude itself is kept as text, as Claude Code sources the file before each command:
    * it may define functions, aliases or options that no list of values would carry.
    */
@@ -80,7 +90,7 @@ export class SessionEnvFile {
     // Output the prelude prints itself comes before the mark.
     const mark = `hookpilot-env-${randomUUID()}`;
     const run = await runProcess({
-      command: `${this.text}printf '%s\\0' '${mark}'; env -0`,
+      command: `${this.text}printf '%s\\0' '${mark}'; ${LIST_VARIABLES}`,
       shell: resolveShell(this.bash.env),
       cwd: this.bash.cwd,
       env: this.bash.env,
