@@ -18,8 +18,10 @@ import { secretEnvValues } from './secret-env-names';
 
 // Headers that describe the request, not who sends it: their values are common words.
 const PLAIN_HEADERS = new Set(['accept', 'accept-encoding', 'accept-language', 'cache-control', 'content-type', 'user-agent']);
-// Headers named for a credential (Authorization, Cookie, X-Api-Key, X-Hub-Signature): their values are secrets.
-const CREDENTIAL_HEADER = /auth|cookie|key|token|secret|signature|session|password|api/i;
+// Headers named for a credential, by a whole part of the name (Authorization, Cookie, X-Api-Key,
+// X-Hub-Signature-256, Private-Token): their values are secrets. Not X-GitHub-Api-Version.
+const CREDENTIAL_HEADER =
+  /(?:^|[-_])(?:authorization|auth|cookie|key|apikey|token|secret|signature|session|password|passwd|credentials?)(?:[-_]\d+)?$/i;
 // A value that looks generated (16+ characters, letters and digits) is a secret under any header name;
 // a word (`X-Env: production`) is not, or it would be hidden from everything the model reads.
 const GENERATED = /^(?=.*[A-Za-z])(?=.*\d)\S{16,}$/;
@@ -61,8 +63,13 @@ function urlSecretValues(url: string): string[] {
   } catch {
     return [];
   }
-  const parts = [...parsed.pathname.split('/'), ...parsed.searchParams.values()];
-  return [...parts.filter((part) => GENERATED.test(part)), ...secretEnvValues({ URL: url })];
+  // As written (`sig=Ab%2BCd`, what the settings file holds) and as decoded.
+  const query = parsed.search
+    .slice(1)
+    .split('&')
+    .map((pair) => pair.slice(pair.indexOf('=') + 1));
+  const parts = [...parsed.pathname.split('/'), ...query, ...parsed.searchParams.values()];
+  return [...new Set([...parts.filter((part) => GENERATED.test(part)), ...secretEnvValues({ URL: url })])];
 }
 
 /** A `NAME=value` word's value when NAME looks like a secret's (or the value is a URL with a password). */
@@ -101,9 +108,14 @@ function argSecretValues(args: readonly string[], env: NodeJS.ProcessEnv): strin
 function commandHookArgSecretValues(spec: Extract<HandlerSpec, { type: 'command' }>, env: NodeJS.ProcessEnv): string[] {
   if (spec.args !== undefined) return argSecretValues(spec.args, env);
   const analysis = analyzeBashCommand(spec.command);
-  // A line the parser cannot read is split at white space: its plain words are still registered.
-  const words = analysis.kind === 'parsed' ? analysis.commands.flatMap((command) => command.words) : spec.command.split(/\s+/);
-  return argSecretValues(words, env).filter((value) => !value.includes(HOLE));
+  const parsed = analysis.kind === 'parsed' ? analysis.commands.flatMap((command) => command.words) : [];
+  // Its text split at white space too, quotes dropped: a prefix assignment (`TOKEN=x node hook.js`)
+  // and a `bash -c '…'` script's words are no words of the line's commands.
+  const plain = spec.command
+    .split(/\s+/)
+    .filter((word) => !/[$`]/.test(word))
+    .map((word) => word.replace(/["']/g, ''));
+  return argSecretValues([...parsed, ...plain], env).filter((value) => !value.includes(HOLE));
 }
 
 /** A hook's or server's `env`, its `${NAME}` references filled from `base` as its process gets them. */

@@ -194,6 +194,27 @@ describe('the secrets of hook and server definitions', () => {
     expect(mcpServerSecretValues(remote)).toEqual(['mcp9Path8Token7a6s5d']);
   });
 
+  it('a shell-form command hook: a prefix assignment and the options of a `bash -c` script it runs', () => {
+    const commandHook = (command: string) => hooksOf({ hooks: { Stop: [{ type: 'command', command }] } });
+    expect(configSecretValues(commandHook('ACME_API_TOKEN=correcthorsebatterystaple node hook.js'), {})).toContain(
+      'correcthorsebatterystaple',
+    );
+    expect(configSecretValues(commandHook("bash -c 'node gate.js --api-key nested-apikey-7h6g5f'"), {})).toContain('nested-apikey-7h6g5f');
+  });
+
+  it('a query token as the settings file spells it, percent-encoded, and decoded', () => {
+    const url = 'https://acct.blob.core.windows.net/c/hook?sv=2020-08-04&sig=AbCdEf%2BGhIjKl1234mnOpQ%3D';
+    const secrets = configSecretValues(hooksOf({ hooks: { Stop: [{ type: 'http', url }] } }), {});
+    expect(secrets).toEqual(expect.arrayContaining(['AbCdEf%2BGhIjKl1234mnOpQ%3D', 'AbCdEf+GhIjKl1234mnOpQ=']));
+  });
+
+  it('a header is named for a credential by a whole part of its name: not X-GitHub-Api-Version', () => {
+    expect(headerSecretValues({ 'X-GitHub-Api-Version': '2022-11-28', 'X-Signature-Algorithm': 'hmac-sha256' })).toEqual([]);
+    expect(
+      headerSecretValues({ 'X-Hub-Signature-256': 'sha256=abcdef', 'Private-Token': 'glpat-short', 'X-Api-Key': 'k-12345678' }),
+    ).toEqual(['sha256=abcdef', 'glpat-short', 'k-12345678']);
+  });
+
   it('keeps the redactor minimum: a short header value is no secret', () => {
     expect(headerSecretValues({ 'X-Id': 'abc', Authorization: 'Bearer abc' })).toEqual(['Bearer abc']);
   });

@@ -231,10 +231,27 @@ describe('what a script the line runs does is checked as the line itself', () =>
     ['the script after an option of -c', `bash -c -o errexit "cp x $'\\x2evscode/hook\\x73.json'"`],
     ['the script behind a launcher option with a value', `env -C . bash -c 'cp x sub/.g""it/config'`],
     ['an unreadable script behind a launcher option', `env -C . bash -c 'cp x y; (('`],
+    ['a here-string a launcher hands a shell', `flock /tmp/l bash <<< 'cp x sub/.g""it/config'`],
+    ['a find path test below a named folder', `find . -path './sub/*it' -exec cp x {}/config \\;`],
+    ['a find path test of a hooks folder', `find . -path '*/sub/*it/hooks' -exec cp x {}/pre-commit \\;`],
     ['the script flock runs', `flock /tmp/l -c "cp x $'\\x2evscode/hook\\x73.json'"`],
   ])('%s asks in bypassPermissions mode', (_, command) => {
     expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', system: true });
   });
+
+  it.each([`env -C . sh <<< 'rm -rf victim'`, `flock /tmp/l sh <<< 'rm -rf victim'`])(
+    'a deny rule sees the input a launcher hands a shell: %j',
+    (command) => {
+      expect(gate({ mode: 'bypassPermissions', deny: ['Bash(rm *)'] }).run(command)).toMatchObject({ verdict: 'deny' });
+    },
+  );
+
+  it.each([`echo 'rm -rf victim' | taskset 1 sh`, `echo 'rm -rf victim' | flock /tmp/l bash`])(
+    'a deny rule cannot rule out input piped to a shell behind a launcher: %j',
+    (command) => {
+      expect(gate({ mode: 'bypassPermissions', deny: ['Bash(rm *)'] }).run(command)).toMatchObject({ verdict: 'ask' });
+    },
+  );
 
   it.each([
     `bash -c -o errexit 'rm -rf victim'`,

@@ -184,6 +184,10 @@ describe('Redactor on text the model chose', () => {
       'aws_secret_access_key = [REDACTED:assignment]',
     );
     expect(r.redactForModel('GET /x?a=1&token=abcdef123456789xyz')).toBe('GET /x?a=1&token=[REDACTED:assignment]');
+    for (const before of ['--from-literal=password=', '--build-arg=NPM_TOKEN=', 'OPTS=--token=', 'https://example.com/hook/token=']) {
+      expect(r.redactForModel(`${before}S3cr3tPassw0rd1234 x`)).toBe(`${before}[REDACTED:assignment] x`);
+    }
+    expect(r.redactForModel('secret: QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVoxMjM0NTY3ODk==')).toBe('secret: [REDACTED:assignment]');
   });
 });
 

@@ -96,13 +96,13 @@ export const BUILTIN_SECRET_PATTERNS: readonly SecretPattern[] = [
   {
     kind: 'assignment',
     // The same, for what the model reads too, but only for values that look generated (12+
-    // letters and digits, both present, ending the word): `aws_secret_access_key = wJalr...`
-    // in a credentials file, not `token = getToken()` in code. A key inside a value's run
-    // (`token=token=…`) starts none: each start scans to the run's end, so every `=` of a
-    // long run would make the time quadratic in its length.
+    // letters and digits, both present, ending the word, `=` only as padding at its end):
+    // `aws_secret_access_key = wJalr...` in a credentials file, not `token = getToken()` in code.
+    // A value stops at an `=`, or every `=` of a run like `token=token=…` would start a scan
+    // to the run's end, and the time would grow with the square of its length.
     pattern: new RegExp(
-      `(?<pre>[:=](?<=(?<![=+/][\\w-]*)(?<![A-Za-z0-9])(?:${ASSIGNMENT_KEYS})(?:[_-][A-Za-z0-9_-]*)?["']?\\s*[:=])\\s*["']?)` +
-        `(?<secret>(?=[\\w+/=-]*\\d)(?=[\\w+/=-]*[A-Za-z])[\\w+/=-]{12,})(?![^\\s"',;&])`,
+      `(?<pre>[:=](?<=(?<![A-Za-z0-9])(?:${ASSIGNMENT_KEYS})(?:[_-][A-Za-z0-9_-]*)?["']?\\s*[:=])\\s*["']?)` +
+        `(?<secret>(?=[\\w+/-]*\\d)(?=[\\w+/-]*[A-Za-z])[\\w+/-]{12,}={0,3})(?![^\\s"',;&])`,
       'g',
     ),
   },

@@ -321,15 +321,16 @@ export function scriptsRunBy(command: SimpleCommand): string[] {
   const queue = [command];
   for (let i = 0; i < queue.length; i++) {
     const simple = queue[i];
+    // A wrapper hands its input on: `timeout 5 sh <<< '…'`, `echo '…' | flock l sh`.
     for (const form of commandForms(simple, true)) {
-      const script = nestedScript(form.words, form.words === simple.words ? simple.stdin : undefined);
+      const script = nestedScript(form.words, simple.stdin);
       if (script !== undefined) scripts.add(script);
       // Behind a wrapper's options this reading does not know (`env -C . bash -c`, `ionice -c 3 sh -c`),
       // a command may start at any later word.
       if (form.words !== simple.words && !form.transparent) {
         for (const words of laterCommands(form.words)) {
-          const inner = nestedScript(words);
-          if (inner !== undefined && inner !== HOLE) scripts.add(inner);
+          const inner = nestedScript(words, simple.stdin);
+          if (inner !== undefined) scripts.add(inner);
         }
       }
       queue.push(...findExecCommands(form.words).map(literalCommand));

@@ -84,7 +84,14 @@ const FIND_PATH_TESTS = new Set(['-path', '-ipath', '-wholename', '-iwholename']
 const FIND_ACTIONS = /^-(exec|execdir|ok|okdir|delete|fprint0?|fprintf|fls)$/;
 /** Names and paths a find test would have to match to find a `.git` folder or what is in it. */
 const GIT_NAMES = ['.git', '.GIT'];
-const GIT_PATHS = ['.git', './.git', 'x/.git', './x/.git'].flatMap((dir) => [dir, `${dir}/config`, `${dir}/hooks/x`]);
+const GIT_IN = ['.git', '.git/config', '.git/hooks', '.git/hooks/x'];
+
+/** Paths of a `.git` folder a find path pattern might match: below each folder the pattern names (`./sub/*it`: `./sub/.git`). */
+function gitPaths(pattern: string): string[] {
+  const parts = pattern.split('/').map((part) => (/[*?[]/.test(part) ? 'x' : part));
+  const folders = ['', '.', 'x', './x', ...parts.map((_, i) => parts.slice(0, i).join('/')).filter((folder) => folder !== '')];
+  return [...new Set(folders)].flatMap((folder) => GIT_IN.map((inside) => (folder === '' ? inside : `${folder}/${inside}`)));
+}
 
 /**
  * The pattern of a find test that may find a `.git` folder or a file in it, when the find acts
@@ -95,7 +102,7 @@ function findGitPatterns(command: SimpleCommand): string[] {
     if (commandName(words[0] ?? '') !== 'find' || !words.some((w) => FIND_ACTIONS.test(w))) return [];
     return words.filter((pattern, i) => {
       const test = words[i - 1] ?? '';
-      const probes = FIND_NAME_TESTS.has(test) ? GIT_NAMES : FIND_PATH_TESTS.has(test) ? GIT_PATHS : [];
+      const probes = FIND_NAME_TESTS.has(test) ? GIT_NAMES : FIND_PATH_TESTS.has(test) ? gitPaths(pattern) : [];
       return probes.some((probe) => findMatches(pattern, probe));
     });
   });
