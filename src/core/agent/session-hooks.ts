@@ -80,8 +80,9 @@ export class SessionHooks {
     this.dispatcher.emit(this.payload(event, fields));
   }
 
+  /** What async hooks reported since the last step, for the main agent only: a subagent leaves it for its next step. */
   takeAsyncContexts() {
-    return this.dispatcher.takeAsyncContexts(this.identity.sessionId);
+    return this.identity.agent ? [] : this.dispatcher.takeAsyncContexts(this.identity.sessionId);
   }
 
   /**
