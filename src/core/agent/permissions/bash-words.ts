@@ -10,12 +10,17 @@ export type ParsedBash = Extract<BashAnalysis, { kind: 'parsed' }>;
 /** Unquoted or not (the analysis drops quotes), a word with these may be a glob. Extglobs and braces are holes already. */
 export const GLOB = /[*?[]/;
 
+/** The gate reads a line's scripts in several checks; an analysis is shared and never changes. */
+const scriptsOf = new WeakMap<ParsedBash, (ParsedBash | undefined)[]>();
+
 /**
  * The analyses of the scripts the line runs (`bash -c '…'`, `eval …`, `sh <<< …`), and of the
  * scripts they run, to MAX_NESTING levels; undefined for one not known before the line runs
  * (`… | sh`) or that does not parse (then the line itself does not: see analyzeBashCommand).
  */
 export function scriptAnalyses(analysis: ParsedBash): (ParsedBash | undefined)[] {
+  const known = scriptsOf.get(analysis);
+  if (known) return known;
   const found: (ParsedBash | undefined)[] = [];
   let level = [analysis];
   for (let depth = 0; depth < MAX_NESTING && level.length > 0; depth++) {
@@ -27,6 +32,7 @@ export function scriptAnalyses(analysis: ParsedBash): (ParsedBash | undefined)[]
     }
     level = next;
   }
+  scriptsOf.set(analysis, Object.freeze(found) as (ParsedBash | undefined)[]);
   return found;
 }
 
