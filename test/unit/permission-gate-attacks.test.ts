@@ -210,6 +210,44 @@ describe('a pattern that may name a .git folder anywhere asks, as a literal one 
   });
 });
 
+describe('a VS Code workspace file, new or not, anywhere, asks: VS Code offers to open one and its settings govern', () => {
+  it.each([
+    ['Write', { file_path: 'evil.code-workspace', content: '{}' }],
+    ['Write', { file_path: 'sub/team.CODE-WORKSPACE', content: '{}' }],
+    ['Edit', { file_path: 'x.code-workspace', old_string: 'a', new_string: 'b' }],
+  ])('%s %j asks in bypassPermissions mode', (name, input) => {
+    expect(gate({ mode: 'bypassPermissions' }).tool(name, input)).toMatchObject({ verdict: 'ask', source: 'protected file', system: true });
+  });
+
+  it('a file tool through a link to one asks', () => {
+    symlinkSync(join(ws, 'evil.code-workspace'), join(ws, 'notes.json'));
+    expect(gate({ mode: 'acceptEdits' }).tool('Write', { file_path: 'notes.json', content: '{}' })).toMatchObject({
+      verdict: 'ask',
+      source: 'protected file',
+    });
+  });
+
+  it.each([
+    'echo {} > evil.code-workspace',
+    'cp settings.json src/../team.code-workspace',
+    'mv x.json x.code-work{space,}',
+    'cp x.json a.{code,b}-workspace',
+    'f=evil.code-work; cp x.json "${f}space"',
+    `bash -c "echo {} > a.code-$'\\x77'orkspace"`,
+    'cp x.json a.code-workspac{a..z}',
+    'cp x.json x{1..5000}',
+  ])('%j asks in bypassPermissions mode', (command) => {
+    expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', source: 'protected file', system: true });
+  });
+
+  it.each(['mkdir -p src/{a,b,c}', 'touch f{1..100}.txt', 'cp x.json x.code', 'ls *.json', 'echo workspace > code.txt'])(
+    '%j does not',
+    (command) => {
+      expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'allow' });
+    },
+  );
+});
+
 describe('a script the line runs that the analysis cannot read asks, in every mode', () => {
   it.each([
     ['past the node budget', `bash -c '${':;'.repeat(6_000)} cp evil.cfg .g?t/config'`],

@@ -28,6 +28,19 @@ export function inGitFolder(file: string): boolean {
 }
 
 /**
+ * Whether a file is a VS Code workspace file: VS Code offers to open one it finds in a folder,
+ * and once opened its settings (hooks, permissions) and tasks (one run on open) govern the agent.
+ * Any such file counts, not only those there now: a new one is as good a bait. Case is ignored.
+ */
+export function isWorkspaceFile(file: string): boolean {
+  return WORKSPACE_FILE.test(path.basename(file));
+}
+const WORKSPACE_FILE = /\.code-workspace$/i;
+/** Why a change to a workspace file asks, after the words that name it. */
+export const WORKSPACE_FILE_REASON =
+  'a VS Code workspace file, whose settings and tasks govern the agent once a person opens it: a person must approve changes to it';
+
+/**
  * VS Code runs a task of `"runOptions": { "runOn": "folderOpen" }` as soon as a person opens
  * the trusted folder again, with no prompt and outside every hook.
  */
@@ -397,7 +410,7 @@ export function protectedHookFiles(
   ]);
   files.add(folderPath(path.join(projectDir, GIT_FOLDER)));
   try {
-    for (const entry of readdirSync(projectDir)) if (entry.endsWith('.code-workspace')) files.add(path.join(projectDir, entry));
+    for (const entry of readdirSync(projectDir)) if (isWorkspaceFile(entry)) files.add(path.join(projectDir, entry));
   } catch {
     // No readable workspace folder: nothing more to protect there.
   }

@@ -14,10 +14,12 @@ import {
   hasExpandingSyntax,
   lineGlobOptions,
   mayLeadIntoGitFolder,
+  mayNameWorkspaceFile,
   protectedTargetInWord,
   type ProtectedTarget,
 } from './protected-targets';
 import { errorMessage } from '../../error-message';
+import { WORKSPACE_FILE_REASON } from '../../engine/protected-files';
 
 /**
  * The gate's view of a Bash call beyond its rules: whether it touches a protected file
@@ -75,6 +77,8 @@ export function bashProtectedCheck(command: string, cwd: string, targets: readon
     return systemAsk(
       `\`${gitWord}\` may lead into a .git folder, whose hooks and config run commands outside every hook: a person must approve commands that touch it`,
     );
+  const workspaceFile = [...words].find(mayNameWorkspaceFile);
+  if (workspaceFile) return systemAsk(`\`${workspaceFile}\` may name ${WORKSPACE_FILE_REASON}`);
   return undefined;
 }
 

@@ -13,7 +13,7 @@ import type { PermissionMode, PermissionSettings } from './permission-settings';
 import { protectedTargetOf, protectedTargets } from './protected-targets';
 import { compileRules, editRuleMatches, ruleSignal, type CompiledRule, type RuleCall } from './rule-signals';
 import { errorMessage } from '../../error-message';
-import { inGitFolder } from '../../engine/protected-files';
+import { inGitFolder, isWorkspaceFile, WORKSPACE_FILE_REASON } from '../../engine/protected-files';
 import { additionalDirectoryFiles } from './workspace-directories';
 
 export interface GateContext {
@@ -136,7 +136,7 @@ export class PermissionGate {
     return (
       privateRecords(physical, ctx, 'changes to') ??
       (hit && { verdict: 'ask', source: 'protected file', reason }) ??
-      (inGitFolder(physical) ? { verdict: 'ask', source: 'protected file', reason: gitFolderReason(target) } : undefined)
+      protectedName(physical, target)
     );
   }
 }
@@ -156,12 +156,18 @@ function mcpPathsCheck(tool: Tool, input: Record<string, unknown>, ctx: GateCont
   return mcpProtectedCheck(input, ctx, {
     targets: protectedTargets(ctx.protectedPaths, ctx.workspaceRoot),
     reason: (hit) => `${hit.shown} configures hooks: a person must approve an MCP call that names it`,
-    protectedName: (candidate) => (inGitFolder(candidate) ? gitFolderReason(candidate) : undefined),
+    protectedName: (candidate) => protectedName(candidate, candidate)?.reason,
   });
 }
 
-function gitFolderReason(file: string): string {
-  return `${file} is a git repository's own folder, whose hooks and config run commands outside every hook: a person must approve changes to it`;
+/** A path protected by what it is called wherever it lies: a `.git` folder's, a VS Code workspace file. */
+function protectedName(physical: string, shown: string): PermissionSignal | undefined {
+  const reason = inGitFolder(physical)
+    ? `${shown} is a git repository's own folder, whose hooks and config run commands outside every hook: a person must approve changes to it`
+    : isWorkspaceFile(physical)
+      ? `${shown} is ${WORKSPACE_FILE_REASON}`
+      : undefined;
+  return reason === undefined ? undefined : { verdict: 'ask', source: 'protected file', reason };
 }
 
 /** A file in Hookpilot's storage: a transcript `--resume` loads, another session's log; no file for the model. */

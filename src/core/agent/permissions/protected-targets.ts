@@ -4,6 +4,8 @@ import picomatch from 'picomatch';
 import { commandForms, commandName } from '../../permissions/bash-wrappers';
 import { HOLE } from '../../permissions/wildcard';
 import { errorMessage } from '../../error-message';
+import { expandBraces } from '../../brace-expansions';
+import { isWorkspaceFile } from '../../engine/protected-files';
 import { argumentWords, pathCandidates, scriptAnalyses, type ParsedBash } from './bash-words';
 import { isWithin, physicalPath, physicalPathOf, toAbsolutePath } from '../tools/workspace-paths';
 
@@ -359,6 +361,35 @@ export function mayLeadIntoGitFolder(word: string, options: GlobOptions = {}): b
   return pathCandidates(word).some((candidate) =>
     candidate.split('/').some((segment) => matchesGit(segment) || (/[{}]/.test(segment) && segment.split(/[{},]/).some(matchesGit))),
   );
+}
+
+/** Brace expansions of one name checked for a workspace file name; past it the name counts as one. */
+const MAX_NAME_EXPANSIONS = 1_000;
+const WORKSPACE_FILE_LETTERS = [...new Set('.code-workspace')];
+
+/**
+ * Whether a brace expansion of `text` may hold each of `letters`: each is in the text (case
+ * ignored), or a range (`{a..z}`) may make it. An expansion only joins pieces of its text.
+ */
+function mayHoldLetters(text: string, letters: readonly string[]): boolean {
+  const lower = text.toLowerCase();
+  return lower.includes('..') || letters.every((letter) => lower.includes(letter));
+}
+
+/**
+ * Whether a word may name a VS Code workspace file (isWorkspaceFile): its last segment does, as
+ * written or as a brace expansion makes it (`a.code-work{space,}`). A glob matching no file stays
+ * as written, so it makes such a file only when its text is such a name; the workspace's own are
+ * targets, which globs are matched against.
+ */
+export function mayNameWorkspaceFile(word: string): boolean {
+  return pathCandidates(word).some((candidate) => {
+    const name = candidate.slice(candidate.lastIndexOf('/') + 1);
+    if (isWorkspaceFile(name)) return true;
+    if (!hasExpandingSyntax(name) || !mayHoldLetters(name, WORKSPACE_FILE_LETTERS)) return false;
+    const names = name.length > MAX_PATTERN_CHARS ? undefined : expandBraces(name, MAX_NAME_EXPANSIONS);
+    return names === undefined || names.some(isWorkspaceFile);
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import fg, { type Entry } from 'fast-glob';
+import { braceExpansionCount } from '../../brace-expansions';
 import { errnoCode } from './file-content';
 import type { ToolContext } from './tool';
 import { isWithin, physicalRoots, resolveInWorkspace, type WorkspaceScope } from './workspace-paths';
@@ -99,41 +100,9 @@ function unboundedGlobProblem(pattern: string): string | undefined {
     total += stars;
   }
   if (total > MAX_STARS_PER_PATTERN) return `has more than ${MAX_STARS_PER_PATTERN} * or ** wildcards; use a simpler pattern.`;
-  if (braceExpansions(pattern) > MAX_BRACE_EXPANSIONS) return `expands to more than ${MAX_BRACE_EXPANSIONS} patterns; use fewer braces.`;
+  if (braceExpansionCount(pattern) > MAX_BRACE_EXPANSIONS)
+    return `expands to more than ${MAX_BRACE_EXPANSIONS} patterns; use fewer braces.`;
   return undefined;
-}
-
-/**
- * An upper bound of the number of patterns the braces of `pattern` expand to: alternatives
- * add up within a group, groups multiply. A range such as `{1..20}` counts its members.
- */
-function braceExpansions(pattern: string): number {
-  const groups: Array<{ done: number; current: number; start: number }> = [];
-  let current = 1;
-  for (let i = 0; i < pattern.length; i += 1) {
-    const char = pattern[i];
-    if (char === '\\') i += 1;
-    else if (char === '{') {
-      groups.push({ done: 0, current, start: i + 1 });
-      current = 1;
-    } else if (char === ',' && groups.length > 0) {
-      groups[groups.length - 1].done += current;
-      current = 1;
-    } else if (char === '}' && groups.length > 0) {
-      const group = groups.pop()!;
-      const alternatives = group.done === 0 ? rangeSize(pattern.slice(group.start, i)) * current : group.done + current;
-      current = group.current * alternatives;
-    }
-  }
-  // Unclosed groups stay literal; counting them as closed only overestimates.
-  return groups.reduceRight((count, group) => group.current * (group.done + count), current);
-}
-
-function rangeSize(body: string): number {
-  const range = /^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.-?\d+)?$/.exec(body);
-  if (range === null) return 1;
-  const bound = (end: string) => (/\d/.test(end) ? Number(end) : end.charCodeAt(0));
-  return Math.abs(bound(range[2]) - bound(range[1])) + 1;
 }
 
 /**
