@@ -201,6 +201,8 @@ describe('a pattern that may name a .git folder anywhere asks, as a literal one 
     'a=.g; cp x "sub/${a}it/hooks/pre-commit"',
     "find sub -name '*git' -exec cp x {}/config \\;",
     "find sub -iname '?GIT' -exec cp x {}/config \\;",
+    "find . -regex '\\./sub/\\.g.t' -exec cp x {}/config \\;",
+    "find . -iregex '\\./SUB/\\.G.T/CONFIG' -delete",
   ])('%j asks in bypassPermissions mode', (command) => {
     expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', source: 'protected file', system: true });
   });

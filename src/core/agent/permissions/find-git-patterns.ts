@@ -10,6 +10,11 @@ import { commandForms, commandName } from '../../permissions/bash-wrappers';
 /** find's tests of a name (`-name`) or a whole path (`-path`) by a pattern, whose `*` matches a leading dot and a `/`. */
 const FIND_NAME_TESTS = new Set(['-name', '-iname', '-lname', '-ilname']);
 const FIND_PATH_TESTS = new Set(['-path', '-ipath', '-wholename', '-iwholename']);
+/**
+ * find's tests of a whole path by a regular expression, in one of several dialects: which paths
+ * one may match is not worked out, so a find that acts with one may reach a `.git` folder.
+ */
+const FIND_REGEX_TESTS = new Set(['-regex', '-iregex']);
 /** find actions that act on what it finds, beyond listing it. */
 const FIND_ACTIONS = /^-(exec|execdir|ok|okdir|delete|fprint0?|fprintf|fls)$/;
 /** Names and paths a find test would have to match to find a `.git` folder or what is in it. */
@@ -25,13 +30,14 @@ function gitPaths(pattern: string): string[] {
 
 /**
  * The pattern of a find test that may find a `.git` folder or a file in it, when the find acts
- * on what it finds (`find sub -name '*git' -exec cp x {}/config \;`); listing is harmless.
+ * on what it finds (`find sub -name '*git' -exec cp x {}/config \;`, any `-regex`); listing is harmless.
  */
 export function findGitPatterns(command: SimpleCommand): string[] {
   return commandForms(command, true).flatMap(({ words }) => {
     if (commandName(words[0] ?? '') !== 'find' || !words.some((w) => FIND_ACTIONS.test(w))) return [];
     return words.filter((pattern, i) => {
       const test = words[i - 1] ?? '';
+      if (FIND_REGEX_TESTS.has(test)) return true;
       const probes = FIND_NAME_TESTS.has(test) ? GIT_NAMES : FIND_PATH_TESTS.has(test) ? gitPaths(pattern) : [];
       return probes.some((probe) => findMatches(pattern, probe));
     });
