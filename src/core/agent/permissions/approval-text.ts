@@ -35,9 +35,34 @@ export function visibleText(text: string): string {
   return shown(text, INVISIBLE);
 }
 
-function shown(text: string, escapedCharacters: RegExp): string {
-  return text
-    .replace(escapedCharacters, escaped)
+/**
+ * Whether a non-ASCII letter is drawn like a Latin one without being one: another script's
+ * (Cyrillic `і`, Greek `ο`), or a compatibility form (fullwidth `ｇ`, mathematical `𝐠`).
+ */
+function looksLatin(letter: string): boolean {
+  return !LATIN_LETTER.test(letter) || letter.normalize('NFKC') !== letter;
+}
+const LATIN_LETTER = /\p{Script=Latin}/u;
+
+/**
+ * The text with each lookalike letter in a word that holds ASCII letters escaped
+ * (`curl g\u0456thub.com`): a host, path or command a person approves must read as what it is.
+ * A word of one other script alone (`echo привет`) is left as it is.
+ */
+function withLookalikesEscaped(text: string): string {
+  return text.replace(/\S+/g, (word) =>
+    /[A-Za-z]/.test(word) ? word.replace(/\p{L}/gu, (c) => (c > '\x7f' && looksLatin(c) ? escaped(c) : c)) : word,
+  );
+}
+
+/** What approval surfaces show as the call, its rule or its file: visibleText, lookalike letters escaped too. */
+function shownSubject(text: string, escapedCharacters = INVISIBLE): string {
+  return shown(text, escapedCharacters, true);
+}
+
+function shown(text: string, escapedCharacters: RegExp, lookalikes = false): string {
+  const visible = text.replace(escapedCharacters, escaped);
+  return (lookalikes ? withLookalikesEscaped(visible) : visible)
     .replace(/ {4,}/g, (run) => ` ⟨${run.length} spaces⟩ `)
     .replace(/(\\u(?:[0-9a-f]{4}|\{[0-9a-f]+\}))\1{3,}/g, (run, one: string) => `⟨${run.length / one.length} × ${one}⟩`);
 }
@@ -72,11 +97,11 @@ export function approvalSubject(request: Pick<ApprovalRequest, 'toolName' | 'inp
   // An MCP call's arguments whole: what rides past the card's clipped summary still reaches the person.
   const server = mcpServerOf(request.toolName);
   if (server !== undefined)
-    return `MCP ${server}: ${visibleText(request.toolName.slice(server.length + 7))} ${visibleText(JSON.stringify(request.input))}`;
+    return `MCP ${server}: ${shownSubject(request.toolName.slice(server.length + 7))} ${shownSubject(JSON.stringify(request.input))}`;
   const command = request.input.command;
-  if (request.toolName !== 'Bash' || typeof command !== 'string') return visibleText(request.summary) + linkNote(request.linkedTarget);
+  if (request.toolName !== 'Bash' || typeof command !== 'string') return shownSubject(request.summary) + linkNote(request.linkedTarget);
   const note = command.length > LONG ? ` (the whole command, ${command.length} characters)` : '';
-  return `Run: ${shown(command, INVISIBLE_OR_AMBIGUOUS)}${note}`;
+  return `Run: ${shownSubject(command, INVISIBLE_OR_AMBIGUOUS)}${note}`;
 }
 
 /**
@@ -87,7 +112,7 @@ export function approvalSubject(request: Pick<ApprovalRequest, 'toolName' | 'inp
 export function longCommandEnds(request: Pick<ApprovalRequest, 'toolName' | 'input'>): string[] {
   const command = request.input.command;
   if (request.toolName !== 'Bash' || typeof command !== 'string' || command.length <= LONG) return [];
-  const ends = endsOf(shown(command, INVISIBLE_OR_AMBIGUOUS));
+  const ends = endsOf(shownSubject(command, INVISIBLE_OR_AMBIGUOUS));
   return ends ? [`The command (${command.length} characters) starts: ${ends.start} …`, `… and ends: ${ends.end}`] : [];
 }
 
@@ -96,7 +121,7 @@ export function longCommandEnds(request: Pick<ApprovalRequest, 'toolName' | 'inp
  * command itself, shown whole as the subject: here only its ends, so it does not fill the screen twice.
  */
 export function visibleRule(rule: string): string {
-  const text = visibleText(rule);
+  const text = shownSubject(rule);
   const ends = endsOf(text);
   return ends ? `${ends.start} … ${ends.end} (a rule of ${rule.length} characters)` : text;
 }
@@ -134,6 +159,6 @@ function changeSide(mark: string, text: unknown): string[] {
 /** The summary names the path as given: the file written or read may be another one. */
 function linkNote(target: LinkedTarget | undefined): string {
   if (target === undefined) return '';
-  if ('path' in target) return ` → ${visibleText(target.path)} (through a link)`;
-  return ` → a path that cannot be resolved (${visibleText(target.unresolved)})`;
+  if ('path' in target) return ` → ${shownSubject(target.path)} (through a link)`;
+  return ` → a path that cannot be resolved (${shownSubject(target.unresolved)})`;
 }
