@@ -19,7 +19,7 @@ import {
   type ProtectedTarget,
 } from './protected-targets';
 import { errorMessage } from '../../error-message';
-import { WORKSPACE_FILE_REASON } from '../../engine/protected-files';
+import { WORKSPACE_FILE_REASON } from '../../engine/protected-names';
 
 /**
  * The gate's view of a Bash call beyond its rules: whether it touches a protected file

@@ -13,7 +13,7 @@ import type { PermissionMode, PermissionSettings } from './permission-settings';
 import { protectedTargetOf, protectedTargets } from './protected-targets';
 import { compileRules, editRuleMatches, ruleSignal, type CompiledRule, type RuleCall } from './rule-signals';
 import { errorMessage } from '../../error-message';
-import { inGitFolder, isWorkspaceFile, WORKSPACE_FILE_REASON } from '../../engine/protected-files';
+import { inGitFolder, isWorkspaceFile, WORKSPACE_FILE_REASON } from '../../engine/protected-names';
 import { additionalDirectoryFiles } from './workspace-directories';
 
 export interface GateContext {

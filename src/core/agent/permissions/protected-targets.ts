@@ -5,7 +5,7 @@ import { commandForms, commandName } from '../../permissions/bash-wrappers';
 import { HOLE } from '../../permissions/wildcard';
 import { errorMessage } from '../../error-message';
 import { expandBraces } from '../../brace-expansions';
-import { isWorkspaceFile } from '../../engine/protected-files';
+import { isWorkspaceFile } from '../../engine/protected-names';
 import { argumentWords, pathCandidates, scriptAnalyses, type ParsedBash } from './bash-words';
 import { isWithin, physicalPath, physicalPathOf, toAbsolutePath } from '../tools/workspace-paths';
 
