@@ -5,7 +5,7 @@ import type { HandlerSpec, HookDefinition, ServerDefinition } from './hooks/type
 import type { McpServerConfig } from './mcp/mcp-config';
 import { analyzeBashCommand } from './permissions/bash-command';
 import { HOLE } from './permissions/wildcard';
-import { secretEnvValues } from './secret-env-names';
+import { decodedUrlPart, secretEnvValues } from './secret-env-names';
 
 /**
  * The secrets the user's own configuration hands to a hook, an rpc server or an MCP server.
@@ -18,9 +18,10 @@ import { secretEnvValues } from './secret-env-names';
 
 // Headers that describe the request, not who sends it: their values are common words.
 const PLAIN_HEADERS = new Set(['accept', 'accept-encoding', 'accept-language', 'cache-control', 'content-type', 'user-agent']);
-// Headers named for a credential, by a whole part of the name (Authorization, Cookie, X-Api-Key,
-// X-Hub-Signature-256, Private-Token): their values are secrets. Not X-GitHub-Api-Version.
-const CREDENTIAL_HEADER =
+// Headers and query parameters named for a credential, by a whole part of the name (Authorization,
+// Cookie, X-Api-Key, X-Hub-Signature-256, Private-Token, `?api_key=`): their values are secrets.
+// Not X-GitHub-Api-Version.
+const CREDENTIAL_NAME =
   /(?:^|[-_])(?:authorization|auth|cookie|key|apikey|token|secret|signature|session|password|passwd|credentials?)(?:[-_]\d+)?$/i;
 // A value that looks generated (16+ characters, letters and digits) is a secret under any header name;
 // a word (`X-Env: production`) is not, or it would be hidden from everything the model reads.
@@ -45,16 +46,17 @@ export function headerSecretValues(headers: Readonly<Record<string, string>>): s
     if (PLAIN_HEADERS.has(name.toLowerCase())) return [];
     const whole = value.trim();
     const credential = AUTH_SCHEME.exec(whole)?.[1];
-    if (!CREDENTIAL_HEADER.test(name) && !GENERATED.test(credential ?? whole)) return [];
+    if (!CREDENTIAL_NAME.test(name) && !GENERATED.test(credential ?? whole)) return [];
     return credential === undefined ? [whole] : [whole, credential];
   });
   return values.filter((value) => value.length >= MIN_SECRET_VALUE_LENGTH);
 }
 
 /**
- * The parts of a URL that look generated: a webhook's token in its path (`/services/T01/B02/<token>`)
- * or query (`?code=<token>`), and its password. Errors never quote a URL's path, but the settings
- * file holds it.
+ * The secrets of a URL: the parts that look generated, a webhook's token in its path
+ * (`/services/T01/B02/<token>`) or query (`?code=<token>`); the value of a query parameter named
+ * for a credential (`?api_key=short`); its password. Errors never quote a URL's path, but the
+ * settings file holds it.
  */
 function urlSecretValues(url: string): string[] {
   let parsed: URL;
@@ -64,12 +66,15 @@ function urlSecretValues(url: string): string[] {
     return [];
   }
   // As written (`sig=Ab%2BCd`, what the settings file holds) and as decoded.
-  const query = parsed.search
+  const written = parsed.search
     .slice(1)
     .split('&')
-    .map((pair) => pair.slice(pair.indexOf('=') + 1));
-  const parts = [...parsed.pathname.split('/'), ...query, ...parsed.searchParams.values()];
-  return [...new Set([...parts.filter((part) => GENERATED.test(part)), ...secretEnvValues({ URL: url })])];
+    .map((pair) => ({ name: decodedUrlPart(pair.slice(0, Math.max(0, pair.indexOf('=')))), value: pair.slice(pair.indexOf('=') + 1) }));
+  const query = [...written, ...[...parsed.searchParams].map(([name, value]) => ({ name, value }))];
+  const parts = [...parsed.pathname.split('/'), ...query.map(({ value }) => value)];
+  const named = query.filter(({ name }) => CREDENTIAL_NAME.test(name)).map(({ value }) => value);
+  const values = [...parts.filter((part) => GENERATED.test(part)), ...named, ...secretEnvValues({ URL: url })];
+  return [...new Set(values)].filter((value) => value.length >= MIN_SECRET_VALUE_LENGTH);
 }
 
 /** A `NAME=value` word's value when NAME looks like a secret's (or the value is a URL with a password). */

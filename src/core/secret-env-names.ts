@@ -63,12 +63,13 @@ export function secretEnvValues(env: NodeJS.ProcessEnv): string[] {
     if (value === undefined) continue;
     if (isSecretEnvName(name) && !FILE_PATH.test(value.trim())) values.add(value.trim());
     const password = urlPassword(value.trim());
-    if (password !== undefined) values.add(password).add(decoded(password));
+    if (password !== undefined) values.add(password).add(decodedUrlPart(password));
   }
   return [...values].filter((v) => v.length >= MIN_SECRET_VALUE_LENGTH);
 }
 
-function decoded(text: string): string {
+/** A URL's part percent-decoded, or as written when it is no valid encoding. */
+export function decodedUrlPart(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {

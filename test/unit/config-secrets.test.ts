@@ -208,6 +208,20 @@ describe('the secrets of hook and server definitions', () => {
     expect(secrets).toEqual(expect.arrayContaining(['AbCdEf%2BGhIjKl1234mnOpQ%3D', 'AbCdEf+GhIjKl1234mnOpQ=']));
   });
 
+  it('a query value named for a credential, however plain: a remote MCP server and an http hook', () => {
+    const remote: McpServerConfig = {
+      name: 'remote',
+      source: { kind: 'user' },
+      disabled: false,
+      transport: 'http',
+      url: 'https://mcp.example.com/mcp?api_key=plainkey&region=europe-west&access%5Ftoken=pass%2Fword1',
+      headers: {},
+    };
+    expect(mcpServerSecretValues(remote).sort()).toEqual(['pass%2Fword1', 'pass/word1', 'plainkey']);
+    const hook = hooksOf({ hooks: { Stop: [{ type: 'http', url: 'https://hooks.example.com/x?token=letmein1&mode=production' }] } });
+    expect(configSecretValues(hook, {})).toEqual(['letmein1']);
+  });
+
   it('a header is named for a credential by a whole part of its name: not X-GitHub-Api-Version', () => {
     expect(headerSecretValues({ 'X-GitHub-Api-Version': '2022-11-28', 'X-Signature-Algorithm': 'hmac-sha256' })).toEqual([]);
     expect(
