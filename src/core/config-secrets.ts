@@ -83,13 +83,46 @@ function assignmentSecretValues(word: string): string[] {
   return assignment === null ? [] : secretEnvValues({ [assignment[1]]: assignment[2] });
 }
 
+// `curl -u user:password`, `--user=…`, `--proxy-user …`: the part after the first colon.
+const USER_PASSWORD_FLAG = /^(?:-u|-U|--user|--proxy-user)$/;
+const USER_PASSWORD_GLUED = /^(?:-u|--user=|--proxy-user=)(.+)$/;
+// Programs whose `-pX` (and, for sshpass, `-p X`) is a password: mysql's family takes it glued only.
+const GLUED_PASSWORD_PROGRAMS = new Set([
+  'mysql',
+  'mysqldump',
+  'mysqladmin',
+  'mysqlimport',
+  'mysqlshow',
+  'mariadb',
+  'mariadb-dump',
+  'sshpass',
+]);
+
 /**
- * The values of options named like secrets (`--api-key X`, `--token=X`), of credential headers
- * (`-H 'Authorization: Bearer X'`) and of `NAME=value` words, and the passwords of URL arguments.
- * `env` is the environment of the process the arguments are for.
+ * The passwords of options that are credentials whatever they are called: `-u user:password`
+ * (curl, wget), `mysql -pPASSWORD`, `sshpass -p PASSWORD`.
+ */
+function credentialOptionValues(args: readonly string[]): string[] {
+  const programs = new Set(args.map((arg) => arg.slice(arg.lastIndexOf('/') + 1)));
+  const glued = [...GLUED_PASSWORD_PROGRAMS].some((program) => programs.has(program));
+  return args.flatMap((arg, i) => {
+    const userPassword = USER_PASSWORD_FLAG.test(arg) ? args[i + 1] : USER_PASSWORD_GLUED.exec(arg)?.[1];
+    const colon = userPassword?.indexOf(':') ?? -1;
+    if (userPassword !== undefined && colon > 0) return [userPassword.slice(colon + 1)];
+    if (glued && /^-p./.test(arg)) return [arg.slice(2)];
+    return programs.has('sshpass') && arg === '-p' && args[i + 1] !== undefined ? [args[i + 1]] : [];
+  });
+}
+
+/**
+ * The values of options named like secrets (`--api-key X`, `--token=X`) or that are credentials
+ * (credentialOptionValues), of credential headers (`-H 'Authorization: Bearer X'`) and of
+ * `NAME=value` words, and the passwords of URL arguments. `env` is the environment of the
+ * process the arguments are for.
  */
 function argSecretValues(args: readonly string[], env: NodeJS.ProcessEnv): string[] {
   const values = args.flatMap((arg) => [...secretEnvValues({ ARGUMENT: arg }), ...assignmentSecretValues(arg)]);
+  values.push(...credentialOptionValues(args).filter((value) => value.length >= MIN_SECRET_VALUE_LENGTH));
   args.forEach((arg, i) => {
     const flag = FLAG.exec(arg);
     if (!flag) return;

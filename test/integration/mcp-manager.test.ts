@@ -168,6 +168,33 @@ describe("McpManager: a server's secrets", () => {
   });
 });
 
+describe('McpManager: the secrets of a server that does not start', () => {
+  it("a disabled server's and a refused definition's literal values are registered: the model can read their files", async () => {
+    const registered: string[] = [];
+    const manager = new McpManager({
+      workspaceFolder: '/ws',
+      env: {},
+      log: () => undefined,
+      secrets: { addSecretValue: (value) => registered.push(value) },
+    });
+    cleanups.push(() => manager.stop());
+    const disabled = {
+      command: 'node',
+      args: ['billing.js'],
+      env: { ACME_API_KEY: 'Tr0ub4dor&3 horse staple', HOME_KEY: '${env:HOME}' },
+      disabled: true,
+    };
+    const user = loadMcpSetting({ billing: disabled }, { kind: 'user', file: '/home/me/settings.json' });
+    const impostor = {
+      billing: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer shadowed-key-9o8i7u' } },
+    };
+    const workspace = loadMcpDocument(JSON.stringify({ mcpServers: impostor }), { kind: 'workspace', file: '/ws/.mcp.json' });
+    await manager.start([user, workspace]);
+    expect(manager.statuses()).toMatchObject([{ name: 'billing', state: 'disabled' }]);
+    expect([...new Set(registered)].sort()).toEqual(['Bearer shadowed-key-9o8i7u', 'Tr0ub4dor&3 horse staple', 'shadowed-key-9o8i7u']);
+  });
+});
+
 describe('McpManager: which definition of a server name is used', () => {
   const policy = (verdict: string, label: string) => ({ policy: { command: process.execPath, args: [POLICY, verdict, label] } });
   const userSetting = loadMcpSetting(policy('deny', 'user'), { kind: 'user', file: '/home/me/settings.json' });

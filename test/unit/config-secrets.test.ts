@@ -222,6 +222,26 @@ describe('the secrets of hook and server definitions', () => {
     expect(configSecretValues(hook, {})).toEqual(['letmein1']);
   });
 
+  it.each([
+    ['curl -u user:password', 'curl -sf -u deploy:Pa55w0rdDeploy99 https://ci.example/notify'],
+    ['curl --user=user:password', 'curl -sf --user=deploy:Pa55w0rdDeploy99 https://ci.example/notify'],
+    ['curl -uuser:password', 'curl -udeploy:Pa55w0rdDeploy99 https://ci.example/notify'],
+    ['sshpass -p', 'sshpass -p Pa55w0rdDeploy99 ssh deploy@host true'],
+    ['mysql -pPASSWORD', 'mysql -uroot -pPa55w0rdDeploy99 -e "select 1"'],
+    ['a path to mysqldump', '/usr/bin/mysqldump -pPa55w0rdDeploy99 db > dump.sql'],
+  ])('a credential option of a shell-form hook command: %s', (_, command) => {
+    const config = hooksOf({ hooks: { Stop: [{ type: 'command', command }] } });
+    expect(config.problems).toEqual([]);
+    expect(configSecretValues(config, {})).toContain('Pa55w0rdDeploy99');
+  });
+
+  it("no credential in options that only look alike: a user without a password, another program's -p", () => {
+    const commandHook = (command: string) => hooksOf({ hooks: { Stop: [{ type: 'command', command }] } });
+    expect(configSecretValues(commandHook('docker run -u builder image-name-x make'), {})).toEqual([]);
+    expect(configSecretValues(commandHook('mkdir -parents-folder-x && tar -pxf archive.tar'), {})).toEqual([]);
+    expect(configSecretValues(commandHook('mysql -u root -p -e "select 1"'), {})).toEqual([]);
+  });
+
   it('a header is named for a credential by a whole part of its name: not X-GitHub-Api-Version', () => {
     expect(headerSecretValues({ 'X-GitHub-Api-Version': '2022-11-28', 'X-Signature-Algorithm': 'hmac-sha256' })).toEqual([]);
     expect(

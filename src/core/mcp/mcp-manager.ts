@@ -80,6 +80,10 @@ export class McpManager {
         `[mcp] Server "${server.name}" is already defined in ${where(kept.source)}; its definition in ${where(server.source)} is ignored.`,
       );
     this.inputs = sources.flatMap((s) => s.inputs);
+    // What a file spells out is a secret whether or not its server starts (disabled, or a name
+    // taken): the model can read the file. References (`${env:X}`) are registered once expanded.
+    for (const server of sources.flatMap((s) => s.servers))
+      for (const secret of mcpServerSecretValues(server, this.options.env)) if (!secret.includes('${')) this.addSecret(secret);
     for (const server of servers) this.connections.set(server.name, this.connection(server));
     await Promise.all([...this.connections.values()].map((c) => c.start(() => this.resolve(c.config))));
   }
@@ -171,12 +175,16 @@ export class McpManager {
     const scope = (): McpInputScope => ({ source: server.source, destination: inputDestination(server, known) });
     const answer = async (input: McpInput): Promise<string | undefined> => {
       const value = await ask?.(input, scope());
-      if (input.password && value !== undefined) this.options.secrets?.addSecretValue(value);
+      if (input.password && value !== undefined) this.addSecret(value);
       return value;
     };
     const expanded = await expandServer(server, { ...known, inputs: this.inputs, resolveInput: ask && answer });
-    for (const secret of mcpServerSecretValues(expanded)) this.options.secrets?.addSecretValue(secret);
+    for (const secret of mcpServerSecretValues(expanded)) this.addSecret(secret);
     return expanded;
+  }
+
+  private addSecret(value: string): void {
+    this.options.secrets?.addSecretValue(value);
   }
 }
 
