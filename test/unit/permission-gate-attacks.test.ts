@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { homedir, tmpdir } from 'node:os';
+import { join, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { argumentPathsProblem, MAX_LISTED } from '../../src/core/agent/permissions/bash-argument-paths';
 import type { ParsedBash } from '../../src/core/agent/permissions/bash-words';
@@ -248,6 +248,32 @@ describe('a VS Code workspace file, new or not, anywhere, asks: VS Code offers t
       expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'allow' });
     },
   );
+});
+
+describe('a word that starts with an expansion may start with the home folder, as `~` does', () => {
+  const home = (command: string) => {
+    const g = new PermissionGate(() => permissionSettingsSchema.parse({ mode: 'bypassPermissions' }));
+    const storage = join(homedir(), '.hookpilot') + sep;
+    const ctx = {
+      workspaceRoot: ws,
+      cwd: ws,
+      protectedPaths: [join(homedir(), '.claude', 'settings.json'), storage],
+      privatePaths: [storage],
+    };
+    return g.evaluate(tools.Bash, { command }, undefined, ctx);
+  };
+
+  it.each([
+    'cp evil.json "$HOME/.claude/settings.json"',
+    'tee ${HOME}/.claude/settings.json < evil.json',
+    'rm -rf "$HOME"/.hookpil?t/projects',
+  ])('%j asks in bypassPermissions mode', (command) => {
+    expect(home(command)).toMatchObject({ verdict: 'ask', source: 'protected file', system: true });
+  });
+
+  it('leaves other paths under an expansion alone', () => {
+    expect(home('cp "$HOME/notes.txt" "$d/x"')).toMatchObject({ verdict: 'allow' });
+  });
 });
 
 describe('a script the line runs that the analysis cannot read asks, in every mode', () => {

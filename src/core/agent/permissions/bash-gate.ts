@@ -61,7 +61,9 @@ export function bashProtectedCheck(command: string, cwd: string, targets: readon
     return systemAsk(
       `its assigned values may fill its expansions in more ways than it checks (${MAX_SUBSTITUTED}, or ${MAX_SUBSTITUTED_CHARS} characters)`,
     );
-  const words = new Set([...written, ...(substituted ?? [])]);
+  // A word that starts with an expansion may start with the home folder (`"$HOME/.claude/…"`, `${HOME}`), read as `~`.
+  const fromHome = written.flatMap((word) => (word === HOLE || word.startsWith(`${HOLE}/`) ? [`~${word.slice(1)}`] : []));
+  const words = new Set([...written, ...(substituted ?? []), ...fromHome]);
   if (targets.length > 0 && words.size > MAX_CHECKED) {
     return systemAsk(`it has more than ${MAX_CHECKED} distinct words, too many to check against the hook configuration`);
   }
