@@ -109,6 +109,16 @@ export class AuditLog {
     await Promise.all([...this.writers.values()].filter((w) => !w.closed).map((w) => w.flush()));
   }
 
+  /**
+   * Closes an ended session's writer: a host that lives for days must not keep a file and a line
+   * buffer open per session. A later record of the session opens it again, after its last seq.
+   */
+  async closeSession(sessionId: string): Promise<void> {
+    const writer = this.writers.get(sessionId);
+    this.writers.delete(sessionId);
+    await writer?.close().catch((error: unknown) => this.options.onError?.(toError(error), sessionId));
+  }
+
   async close(): Promise<void> {
     const writers = [...this.writers.values()];
     this.writers.clear();

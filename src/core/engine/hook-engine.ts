@@ -307,10 +307,11 @@ export class HookEngine {
     }
   }
 
-  /** The session ended: its own hooks go, with their in-process code, and what the dispatcher kept for it. */
+  /** The session ended: its own hooks go, with their in-process code, what the dispatcher kept for it, and its open audit file. */
   clearSession(sessionId: string): void {
     for (const hook of this.registry.clearSession(sessionId)) this.builtinHandler.unregister(hook.id);
     this.dispatcher.forgetSession(sessionId);
+    void this.audit.closeSession(sessionId);
   }
 
   /** The variables http hooks send as credentials: the Bash tool's shell goes without them. */
