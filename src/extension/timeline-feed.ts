@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { AuditLog } from '../core/audit/audit-log';
 import { expandModelRequests } from '../core/audit/model-request-delta';
 import type { AuditRecord } from '../core/audit/records';
+import { capStrings, longestString } from '../core/audit/record-truncation';
 import type { HostToManager } from '../shared/manager-protocol';
 import type { TimelineSession } from '../shared/manager-views';
 import { Disposable } from './lifecycle';
@@ -11,7 +12,30 @@ import { listSessions } from './session-catalog';
 
 /** A timeline reset carries at most this many records (the newest); export writes them all. */
 const MAX_RESET_RECORDS = 10_000;
+/** ... and at most this many bytes of them, so a session of big tool outputs cannot make a huge message. */
+const MAX_RESET_BYTES = 8 * 1024 * 1024;
+/**
+ * The list needs a record's kind, time, names and decision: its strings are cut past this, and the
+ * detail pane fetches a cut record whole when it is selected.
+ */
+const LISTED_STRING_CHARS = 2_048;
 const APPEND_BATCH_MS = 50;
+
+/** Records as the list gets them, strings cut (listed in `shortened`), the newest first kept within `maxBytes`. */
+function listed(records: readonly AuditRecord[], maxBytes = Infinity): { records: AuditRecord[]; shortened: number[] } {
+  const kept: AuditRecord[] = [];
+  const shortened: number[] = [];
+  let bytes = 0;
+  for (let i = records.length - 1; i >= 0 && kept.length < MAX_RESET_RECORDS; i--) {
+    const cut = longestString(records[i]) > LISTED_STRING_CHARS;
+    const record = cut ? (capStrings(records[i], LISTED_STRING_CHARS) as AuditRecord) : records[i];
+    bytes += JSON.stringify(record).length;
+    if (bytes > maxBytes && kept.length > 0) break;
+    kept.push(record);
+    if (cut) shortened.push(record.seq);
+  }
+  return { records: kept.reverse(), shortened: shortened.reverse() };
+}
 
 /**
  * The Hook Manager's Timeline: one session's audit log, then its new records as they are
@@ -56,13 +80,13 @@ export class TimelineFeed extends Disposable {
     const { records } = id === '' ? { records: [] } : await this.audit.read(id);
     if (this.selected !== id) return;
     this.lastSeq = records.at(-1)?.seq ?? 0;
-    this.post({ type: 'timelineReset', sessionId: id, records: records.slice(-MAX_RESET_RECORDS), sessions });
+    this.post({ type: 'timelineReset', sessionId: id, ...listed(records, MAX_RESET_BYTES), sessions });
   }
 
   /**
-   * Record `seq` of the shown session whole: the log keeps each model request as a delta of
-   * the one before, so it is rebuilt from the requests before it (as `hookpilot timeline
-   * --json` does). Read from the file on demand: the host holds no conversation.
+   * Record `seq` of the shown session whole: one the list got cut, or a model request, which the
+   * log keeps as a delta of the one before, rebuilt from the requests before it (as `hookpilot
+   * timeline --json` does). Read from the file on demand: the host holds no conversation.
    */
   async detail(sessionId: string, seq: number): Promise<void> {
     if (sessionId !== this.selected) return;
@@ -97,7 +121,7 @@ export class TimelineFeed extends Disposable {
     if (this.batch.length === 0 || this.selected === undefined) return;
     const records = this.batch;
     this.batch = [];
-    this.post({ type: 'timelineAppend', sessionId: this.selected, records });
+    this.post({ type: 'timelineAppend', sessionId: this.selected, ...listed(records) });
   }
 
   /** Writes the session's whole audit log as JSONL where the user chooses. */

@@ -41,11 +41,18 @@ export const hostToManagerSchema = z.discriminatedUnion('type', [
     type: z.literal('timelineReset'),
     sessionId: z.string(),
     records: auditRecordListSchema,
+    /** The seqs of records whose long strings were cut: the detail pane asks for them whole (`timelineDetail`). */
+    shortened: z.array(z.number().int()).optional(),
     /** Sessions that have a log, newest first. */
     sessions: z.array(timelineSessionSchema),
   }),
-  z.object({ type: z.literal('timelineAppend'), sessionId: z.string(), records: auditRecordListSchema }),
-  /** The answer to `timelineDetail`: the record with its model request rebuilt in full. */
+  z.object({
+    type: z.literal('timelineAppend'),
+    sessionId: z.string(),
+    records: auditRecordListSchema,
+    shortened: z.array(z.number().int()).optional(),
+  }),
+  /** The answer to `timelineDetail`: the record whole, a model request rebuilt in full. */
   z.object({ type: z.literal('timelineRecord'), sessionId: z.string(), record: auditRecordSchema }),
   /** The session list changed (a session started or ended) without switching the shown one. */
   z.object({ type: z.literal('timelineSessions'), sessions: z.array(timelineSessionSchema) }),

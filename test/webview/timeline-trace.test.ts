@@ -315,6 +315,32 @@ describe('Timeline trace', () => {
     expect(await view.waitForPosted('timelineDetail')).toHaveLength(1);
   });
 
+  it('a record the host cut for the list is asked for whole when selected, and shown whole when it comes', async () => {
+    const session = makeTraceSession(3, 'cut-1');
+    const target = session.find((r) => r.type === 'event' && r.event === 'PostToolUse');
+    if (target?.type !== 'event') throw new Error('the session has a PostToolUse event');
+    const cut = { ...target, payload: { ...(target.payload as object), tool_response: { stdout: 'xxxx…[truncated 99996 chars]' } } };
+    await view.host({
+      type: 'timelineReset',
+      sessionId: 'cut-1',
+      records: session.map((r) => (r.seq === target.seq ? cut : r)),
+      shortened: [target.seq],
+      sessions: [{ id: 'cut-1', label: 'A session of big outputs', live: true }],
+    });
+    await view.page.getByTestId('timeline-view-table').click();
+    await view.page.locator(`[data-testid="timeline-scroller"] .tl-row[data-seq="${target.seq}"]`).click();
+    expect(await view.waitForPosted('timelineDetail')).toEqual([{ type: 'timelineDetail', sessionId: 'cut-1', seq: target.seq }]);
+    const detail = view.page.getByTestId('timeline-detail');
+    expect(await detail.getByTestId('detail-loading').textContent()).toBe('Reading the whole record from the log…');
+    const whole = { ...target, payload: { ...(target.payload as object), tool_response: { stdout: 'the whole output' } } };
+    await view.host({ type: 'timelineRecord', sessionId: 'cut-1', record: whole });
+    await detail.getByTestId('detail-loading').waitFor({ state: 'detached' });
+    await view.page.waitForFunction(() =>
+      document.querySelector('[data-testid="timeline-detail"]')?.textContent?.includes('the whole output'),
+    );
+    await view.page.getByTestId('timeline-view-trace').click();
+  });
+
   it('appends live records into the open turn without a rebuild of what is shown', async () => {
     const session = makeTraceSession(12, 'live-1');
     const cut = session.findIndex(

@@ -114,10 +114,10 @@ export class ManagerApp {
         this.trustBanner.hidden = message.trusted;
         return;
       case 'timelineReset':
-        this.timeline.reset(message.sessionId, message.records, message.sessions);
+        this.timeline.reset(message.sessionId, message.records, message.sessions, message.shortened);
         return;
       case 'timelineAppend':
-        this.timeline.append(message.sessionId, message.records);
+        this.timeline.append(message.sessionId, message.records, message.shortened);
         return;
       case 'timelineSessions':
         this.timeline.setSessions(message.sessions);

@@ -40,8 +40,10 @@ export class TimelineDetailPane {
   private shown: DetailSubject | undefined;
   /** The event record of each dispatch: a hook run's stdin is its payload. */
   private readonly events = new Map<string, AuditRecord>();
-  /** Model requests rebuilt in full by the host, by seq. */
+  /** Records the host sent whole on request (model requests rebuilt in full, records the list got cut), by seq. */
   private readonly fullRecords = new Map<number, AuditRecord>();
+  /** Records whose long strings the host cut for the list. */
+  private readonly shortened = new Set<number>();
   private readonly requested = new Set<number>();
 
   constructor(private readonly deps: TimelineDetailDeps) {
@@ -52,6 +54,7 @@ export class TimelineDetailPane {
   reset(): void {
     this.events.clear();
     this.fullRecords.clear();
+    this.shortened.clear();
     this.requested.clear();
     this.shown = undefined;
     this.el.hidden = true;
@@ -62,12 +65,16 @@ export class TimelineDetailPane {
     for (const record of records) if (record.type === 'event') this.events.set(record.dispatch_id, record);
   }
 
+  noteShortened(seqs: readonly number[]): void {
+    for (const seq of seqs) this.shortened.add(seq);
+  }
+
   show(subject: DetailSubject): void {
     this.shown = subject;
     this.render();
   }
 
-  /** The host rebuilt a model request logged as a delta. */
+  /** The host sent a record whole: a model request logged as a delta, or one the list got cut. */
   showFullRecord(record: AuditRecord): void {
     this.fullRecords.set(record.seq, record);
     if (this.shown) this.render();
@@ -80,7 +87,8 @@ export class TimelineDetailPane {
     const eventOf = (dispatchId: string) => this.events.get(dispatchId);
     const full = (r: AuditRecord | undefined) => (r ? (this.fullRecords.get(r.seq) ?? r) : undefined);
     const subject = record?.type === 'hook_run' && record.input === undefined ? eventOf(record.dispatch_id) : record;
-    const waiting = isDeltaRequest(subject) && subject && !this.fullRecords.has(subject.seq);
+    const partial = subject !== undefined && (isDeltaRequest(subject) || this.shortened.has(subject.seq));
+    const waiting = partial && !this.fullRecords.has(subject.seq);
     if (waiting && subject && !this.requested.has(subject.seq)) {
       this.requested.add(subject.seq);
       this.deps.post({ type: 'timelineDetail', sessionId: this.deps.sessionId(), seq: subject.seq });
@@ -100,7 +108,7 @@ export class TimelineDetailPane {
         ? [
             h('div', {
               class: 'detail-loading',
-              text: 'Rebuilding the full model request from the log…',
+              text: isDeltaRequest(subject) ? 'Rebuilding the full model request from the log…' : 'Reading the whole record from the log…',
               attrs: { 'data-testid': 'detail-loading' },
             }),
           ]

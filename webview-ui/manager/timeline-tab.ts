@@ -86,10 +86,11 @@ export class TimelineTab {
     this.refreshCount();
   }
 
-  reset(sessionId: string, records: readonly AuditRecord[], sessions: readonly TimelineSession[]): void {
+  reset(sessionId: string, records: readonly AuditRecord[], sessions: readonly TimelineSession[], shortened: readonly number[] = []): void {
     this.sessionId = sessionId;
     this.setSessions(sessions);
     this.detail.reset();
+    this.detail.noteShortened(shortened);
     this.filters.clearNames();
     this.lastSeq = -1;
     this.selectedSeq = undefined;
@@ -100,10 +101,11 @@ export class TimelineTab {
     this.refreshViews(false);
   }
 
-  append(sessionId: string, records: readonly AuditRecord[]): void {
+  append(sessionId: string, records: readonly AuditRecord[], shortened: readonly number[] = []): void {
     if (sessionId !== this.sessionId) return;
     const fresh = records.filter((r) => r.seq > this.lastSeq);
     if (fresh.length === 0) return;
+    this.detail.noteShortened(shortened);
     // Records are numbered by the log: a hole means some were missed, so reload the session.
     if (this.lastSeq >= 0 && fresh[0].seq !== this.lastSeq + 1) {
       this.post({ type: 'selectSession', sessionId });

@@ -25,7 +25,7 @@ export function fitRecord(record: Fields, maxBytes: number): { json: string; rec
   return { json: JSON.stringify(flat), record: flat };
 }
 
-function longestString(value: unknown): number {
+export function longestString(value: unknown): number {
   if (typeof value === 'string') return value.length;
   if (typeof value !== 'object' || value === null) return 0;
   let longest = 0;
@@ -33,7 +33,8 @@ function longestString(value: unknown): number {
   return longest;
 }
 
-function capStrings(value: unknown, cap: number): unknown {
+/** The value with every string longer than `cap` cut, saying how much was cut. */
+export function capStrings(value: unknown, cap: number): unknown {
   if (typeof value === 'string') return value.length > cap ? `${value.slice(0, cap)}…[truncated ${value.length - cap} chars]` : value;
   if (Array.isArray(value)) return value.map((v: unknown) => capStrings(v, cap));
   if (typeof value === 'object' && value !== null) {

@@ -93,4 +93,60 @@ describe('TimelineFeed', () => {
     ).toEqual([['s1', 1]]);
     feed.dispose();
   });
+
+  it('lists a session of big tool outputs with long strings cut, within a byte cap, and serves a cut record whole', async () => {
+    const writer = audit.writerFor('big');
+    const output = 'x'.repeat(200 * 1024);
+    for (let i = 0; i < 100; i++) {
+      writer.append({
+        type: 'event',
+        session_id: 'big',
+        dispatch_id: `d${i}`,
+        event: 'PostToolUse',
+        payload: {
+          hook_event_name: 'PostToolUse',
+          tool_name: 'Bash',
+          tool_input: { command: `cat big-${i}.log` },
+          tool_response: { stdout: output },
+        },
+      });
+    }
+    await writer.flush();
+    const { feed, posted } = feedFor();
+    await feed.select('big');
+    const reset = posted.find((m): m is Extract<HostToManager, { type: 'timelineReset' }> => m.type === 'timelineReset')!;
+    expect(Buffer.byteLength(JSON.stringify(reset))).toBeLessThan(1024 * 1024);
+    expect(reset.records).toHaveLength(100);
+    expect(reset.shortened).toEqual(reset.records.map((r) => r.seq));
+    const last = reset.records.at(-1) as Extract<AuditRecord, { type: 'event' }>;
+    expect(last.payload).toMatchObject({ tool_name: 'Bash', tool_input: { command: 'cat big-99.log' } });
+
+    await feed.detail('big', last.seq);
+    const answer = posted.at(-1);
+    if (answer?.type !== 'timelineRecord') throw new Error(`expected timelineRecord, got ${answer?.type}`);
+    expect((answer.record as Extract<AuditRecord, { type: 'event' }>).payload).toMatchObject({ tool_response: { stdout: output } });
+    feed.dispose();
+  });
+
+  it('keeps a reset within its byte cap by dropping the oldest records', async () => {
+    const writer = audit.writerFor('many');
+    for (let i = 0; i < 6_000; i++) {
+      writer.append({
+        type: 'event',
+        session_id: 'many',
+        dispatch_id: `d${i}`,
+        event: 'Notification',
+        payload: { message: `${i} ${'y'.repeat(2_000)}` },
+      });
+    }
+    await writer.flush();
+    const { feed, posted } = feedFor();
+    await feed.select('many');
+    const reset = posted.find((m): m is Extract<HostToManager, { type: 'timelineReset' }> => m.type === 'timelineReset')!;
+    expect(Buffer.byteLength(JSON.stringify(reset))).toBeLessThanOrEqual(8 * 1024 * 1024 + 64 * 1024);
+    expect(reset.records.length).toBeLessThan(6_000);
+    expect(reset.records.at(-1)?.seq).toBe(6_000);
+    expect(reset.records.map((r) => r.seq)).toEqual(reset.records.map((_, i) => 6_001 - reset.records.length + i));
+    feed.dispose();
+  });
 });
