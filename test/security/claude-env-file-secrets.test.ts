@@ -23,6 +23,17 @@ describe('secrets a SessionStart hook sets through CLAUDE_ENV_FILE', () => {
     ['a command substitution reading a file outside the workspace', 'export ACME_API_TOKEN="$(cat "$HOME/acme-token")"', printenv],
     ['a shell variable read from a file, not exported', 'ACME_API_TOKEN="$(cat "$HOME/acme-token")"', echo],
     ['declare without -x', 'declare ACME_API_TOKEN="$(cat "$HOME/acme-token")"', echo],
+    // `${!name}` of an array is its first element only, of an associative array nothing.
+    [
+      'the second element of an array',
+      'ACME_API_TOKENS=(first-placeholder "$(cat "$HOME/acme-token")")',
+      { command: 'echo "v=${ACME_API_TOKENS[1]}"', shown: 'v=[REDACTED:secret_value]' },
+    ],
+    [
+      'an element of an associative array',
+      'declare -A ACME_SECRETS=([deploy]="$(cat "$HOME/acme-token")")',
+      { command: 'echo "v=${ACME_SECRETS[deploy]}"', shown: 'v=[REDACTED:secret_value]' },
+    ],
   ])(
     'are redacted from what the model reads when written as %s',
     async (_form, line, peek) => {

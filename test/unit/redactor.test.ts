@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isEnvSecret, loadEnvFileSecrets, parseEnvFile } from '../../src/core/audit/env-file-secrets';
+import { envSecretValues, isEnvSecret, loadEnvFileSecrets, parseEnvFile } from '../../src/core/audit/env-file-secrets';
 import { Redactor } from '../../src/core/audit/redactor';
 
 const PRIVATE_KEY = [
@@ -325,13 +325,23 @@ describe('.env secrets', () => {
       '',
     ].join('\r\n');
     expect(parseEnvFile(text)).toEqual([
-      { key: 'PLAIN', value: 'value-one' },
-      { key: 'EXPORTED', value: 'value-two' },
-      { key: 'SINGLE', value: 'single # not a comment' },
-      { key: 'DOUBLE', value: 'line1\nline2' },
-      { key: 'MULTI', value: 'first\nsecond' },
-      { key: 'SPACED', value: 'spaced-value' },
-      { key: 'EMPTY', value: '' },
+      { key: 'PLAIN', value: 'value-one', written: 'value-one' },
+      { key: 'EXPORTED', value: 'value-two', written: 'value-two' },
+      { key: 'SINGLE', value: 'single # not a comment', written: 'single # not a comment' },
+      { key: 'DOUBLE', value: 'line1\nline2', written: 'line1\\nline2' },
+      { key: 'MULTI', value: 'first\nsecond', written: 'first\r\nsecond' },
+      { key: 'SPACED', value: 'spaced-value', written: 'spaced-value' },
+      { key: 'EMPTY', value: '', written: '' },
+    ]);
+  });
+
+  it('gives each secret value as a loader reads it and as the file holds it, whole', () => {
+    const text = 'SIGNING_SECRET="alpha bravo charlie\r\necho foxtrot golf"\r\nAPI_TOKEN="first half\\nsecond half"\r\nPORT=3000\r\n';
+    expect(envSecretValues(text)).toEqual([
+      'alpha bravo charlie\necho foxtrot golf',
+      'alpha bravo charlie\r\necho foxtrot golf',
+      'first half\nsecond half',
+      'first half\\nsecond half',
     ]);
   });
 
@@ -388,6 +398,20 @@ describe('.env secrets', () => {
     expect(r.redactText(text)).toBe(
       'a [REDACTED:secret_value] b [REDACTED:secret_value] c [REDACTED:secret_value] d development placeholder-not-secret nested-value-4',
     );
+  });
+
+  it.each([
+    ['UTF-16LE', Buffer.from([0xff, 0xfe]), (units: Buffer) => units],
+    ['UTF-16BE', Buffer.from([0xfe, 0xff]), (units: Buffer) => units.swap16()],
+  ])('reads a %s .env by its byte order mark, and registers its values as cat shows them too', async (_encoding, bom, order) => {
+    const inUtf16 = (text: string) => order(Buffer.from(text, 'utf16le'));
+    writeFileSync(join(dir, '.env'), Buffer.concat([bom, inUtf16('API_TOKEN=utf16-token-value-1\r\nPORT=3000\r\n')]));
+    const r = new Redactor();
+    expect((await loadEnvFileSecrets(dir, r)).registered).toBe(2);
+    expect(r.redactText('token utf16-token-value-1')).toBe('token [REDACTED:secret_value]');
+    // `cat .env` read as UTF-8: the value's code units, a NUL beside each character.
+    const catOutput = inUtf16('API_TOKEN=utf16-token-value-1\r\n').toString('utf8');
+    expect(r.redactText(catOutput).replace(/\0/g, '')).not.toContain('utf16-token');
   });
 
   it('finds nothing in a folder without .env files or one that does not exist', async () => {

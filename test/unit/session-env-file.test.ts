@@ -37,6 +37,18 @@ describe('SessionEnvFile', () => {
     expect(registered).not.toContain('plain-mode');
   });
 
+  it('registers every element of a secret-named array or associative array, not only the first', async () => {
+    const text = 'ACME_API_TOKENS=(first-secret-1 "$(printf second-secret-2)")\ndeclare -A ACME_SECRETS=([deploy]=assoc-secret-3)\n';
+    expect(await envFile().capture(hookWriting(text))).toEqual({ result: undefined });
+    expect(registered).toEqual(expect.arrayContaining(['first-secret-1', 'second-secret-2', 'assoc-secret-3']));
+  });
+
+  it('registers a value with a \\n escape as written too, which is what bash leaves in the variable', async () => {
+    // APP_SALT is secret to the dotenv reading only: the run's list of variables does not register it.
+    expect(await envFile().capture(hookWriting('APP_SALT="first line\\nsecond line"\n'))).toEqual({ result: undefined });
+    expect(registered).toEqual(expect.arrayContaining(['first line\\nsecond line']));
+  });
+
   it(`a file whose run outlasts ${ENV_FILE_EVALUATION_TIMEOUT_MS} ms is still applied, with its plain lines registered and a warning`, async () => {
     const text = 'export PLAIN_TOKEN=plain-token-value\nsleep 30\n';
     const file = envFile();

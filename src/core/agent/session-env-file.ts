@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, constants, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { isEnvSecret, parseEnvFile } from '../audit/env-file-secrets';
+import { envSecretValues } from '../audit/env-file-secrets';
 import { errorMessage } from '../error-message';
 import { FileTooLargeError, readRegularFile } from '../read-regular-file';
 import { runProcess } from '../process/run-process';
@@ -17,11 +17,14 @@ export const ENV_FILE_EVALUATION_TIMEOUT_MS = 5_000;
 /**
  * Prints NAME=value\0 for every variable the prelude leaves. Under bash, its shell variables too:
  * a value set without `export` (`TOKEN="$(cat …)"`, `declare TOKEN=…`) reaches every later command
- * just the same. `builtin` so that a function the prelude defines cannot stand in.
+ * just the same; and NAME=element\0 for each element of an array or associative array, of which
+ * `${!n}` is element 0 or nothing (`"${!a}"` with a=NAME[@] lists them all, from bash 3.2 on).
+ * `builtin` so that a function the prelude defines cannot stand in.
  */
 const LIST_VARIABLES =
   `if [ -n "$BASH_VERSION" ] && compgen -v >/dev/null 2>&1; then ` +
-  `eval 'compgen -v | while IFS= builtin read -r n; do builtin printf "%s=%s\\0" "$n" "\${!n-}"; done'; ` +
+  `eval 'compgen -v | while IFS= builtin read -r n; do builtin printf "%s=%s\\0" "$n" "\${!n-}"; done; ` +
+  `compgen -A arrayvar | while IFS= builtin read -r n; do a="$n[@]"; for v in "\${!a}"; do builtin printf "%s=%s\\0" "$n" "$v"; done; done'; ` +
   `else env -0; fi`;
 
 /** Where the Bash tool's commands run: its environment (secrets already removed) and directory. */
@@ -68,7 +71,7 @@ export class SessionEnvFile {
       const result = await dispatch({ CLAUDE_ENV_FILE: file });
       const read = readPlainFile(file);
       if (typeof read !== 'string') return { result, problem: `CLAUDE_ENV_FILE not applied: ${read.problem}` };
-      for (const entry of parseEnvFile(read)) if (isEnvSecret(entry)) this.secrets.addSecretValue(entry.value);
+      for (const value of envSecretValues(read)) this.secrets.addSecretValue(value);
       if (read.trim() === '') return { result };
       this.text = `${this.text}${read.endsWith('\n') ? read : `${read}\n`}`;
       const problem = await this.registerExportedSecrets();
@@ -102,14 +105,14 @@ export class SessionEnvFile {
       const why = run.timedOut ? `it ran over ${ENV_FILE_EVALUATION_TIMEOUT_MS} ms` : (run.spawnError ?? 'it did not run to its end');
       return `CLAUDE_ENV_FILE applied, but only its plain NAME=value lines are redacted: ${why}`;
     }
-    const changed: Record<string, string> = {};
+    // One name per array element: each is judged, and registered, on its own.
     for (const entry of run.stdout.slice(at + mark.length + 1).split('\0')) {
       const equals = entry.indexOf('=');
       const name = entry.slice(0, equals);
       const value = entry.slice(equals + 1);
-      if (equals > 0 && this.bash.env[name] !== value) changed[name] = value;
+      if (equals > 0 && this.bash.env[name] !== value)
+        for (const secret of secretEnvValues({ [name]: value })) this.secrets.addSecretValue(secret);
     }
-    for (const value of secretEnvValues(changed)) this.secrets.addSecretValue(value);
     return undefined;
   }
 }

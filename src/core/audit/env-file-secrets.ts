@@ -1,7 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MIN_SECRET_VALUE_LENGTH } from './redactor';
-import { readRegularFile } from '../read-regular-file';
+import { readRegularBytes } from '../read-regular-file';
 
 /**
  * Values in a workspace's `.env` files are secrets the model may echo back (a hook's
@@ -10,7 +10,10 @@ import { readRegularFile } from '../read-regular-file';
 
 export interface EnvEntry {
   key: string;
+  /** As a dotenv loader reads it: line breaks made LF, `\n` and `\r` in double quotes made line breaks. */
   value: string;
+  /** As the file holds it, between its quotes: what Read, Grep or `cat` of the file shows. */
+  written: string;
 }
 
 export interface EnvFileSecrets {
@@ -48,18 +51,31 @@ const NAMES_SOMETHING = [
 
 export function parseEnvFile(text: string): EnvEntry[] {
   const entries: EnvEntry[] = [];
-  const source = text.replace(/\r\n?/g, '\n');
-  for (const match of source.matchAll(ENV_LINE)) {
+  for (const match of text.matchAll(ENV_LINE)) {
     const raw = (match[2] ?? '').trim();
     const quote = raw[0];
+    let written = raw;
     let value = raw;
     if ((quote === '"' || quote === "'" || quote === '`') && raw.endsWith(quote) && raw.length >= 2) {
-      value = raw.slice(1, -1);
+      written = raw.slice(1, -1);
+      value = written.replace(/\r\n?/g, '\n');
       if (quote === '"') value = value.replace(/\\n/g, '\n').replace(/\\r/g, '\r');
     }
-    entries.push({ key: match[1], value });
+    entries.push({ key: match[1], value, written });
   }
   return entries;
+}
+
+/**
+ * The secret values of a `.env` text, each as read and as written: a value spanning CRLF lines
+ * or holding a `\n` escape is sent as read by whoever loads it, but shown as written by a
+ * tool that reads the file. A value is matched whole, lines and all, never line by line: a
+ * line alone (`"type": "service_account",` of a JSON key) is often no secret at all.
+ */
+export function envSecretValues(text: string): string[] {
+  const values = new Set<string>();
+  for (const entry of parseEnvFile(text)) if (isEnvSecret(entry)) values.add(entry.value).add(entry.written);
+  return [...values];
 }
 
 /**
@@ -69,7 +85,7 @@ export function parseEnvFile(text: string): EnvEntry[] {
  * its own. A value counts when it looks generated, when it is a URL carrying a password, or
  * when its key names a secret (`DB_PASSWORD=correct horse`) and it does not name something.
  */
-export function isEnvSecret(entry: EnvEntry): boolean {
+export function isEnvSecret(entry: Pick<EnvEntry, 'key' | 'value'>): boolean {
   const value = entry.value;
   if (value.length < MIN_SECRET_VALUE_LENGTH) return false;
   if (URL_WITH_CREDENTIALS.test(value) || looksGenerated(value)) return true;
@@ -114,14 +130,40 @@ export async function loadEnvFileSecrets(dir: string, redactor: SecretValueSink)
   const read: string[] = [];
   for (const file of files) {
     // Read as checked: a `.env` swapped for a FIFO since its stat would hold a thread forever.
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = readRegularFile(file, MAX_ENV_FILE_BYTES, { followLinks: true });
+      bytes = readRegularBytes(file, MAX_ENV_FILE_BYTES, { followLinks: true });
     } catch {
       continue;
     }
     read.push(file);
-    for (const entry of parseEnvFile(text)) if (isEnvSecret(entry)) redactor.addSecretValue(entry.value);
+    const encoding = encodingOf(bytes);
+    for (const value of envSecretValues(decode(bytes, encoding))) {
+      redactor.addSecretValue(value);
+      // What `cat` of a UTF-16 file shows once its output is read as UTF-8: a NUL beside each character.
+      if (encoding !== 'utf8') redactor.addSecretValue(encode(value, encoding).toString('utf8'));
+    }
   }
   return { files: read, registered: redactor.secretValueCount - before };
+}
+
+type EnvFileEncoding = 'utf8' | 'utf16le' | 'utf16be';
+
+// Windows PowerShell 5 writes `echo KEY=value > .env` as UTF-16LE with a byte order mark.
+function encodingOf(bytes: Buffer): EnvFileEncoding {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf16le';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf16be';
+  return 'utf8';
+}
+
+function decode(bytes: Buffer, encoding: EnvFileEncoding): string {
+  if (encoding === 'utf8') return bytes.toString('utf8');
+  // After the byte order mark, whole code units only.
+  const units = Buffer.from(bytes.subarray(2, bytes.length - (bytes.length % 2)));
+  return (encoding === 'utf16be' ? units.swap16() : units).toString('utf16le');
+}
+
+function encode(text: string, encoding: 'utf16le' | 'utf16be'): Buffer {
+  const units = Buffer.from(text, 'utf16le');
+  return encoding === 'utf16be' ? units.swap16() : units;
 }
