@@ -158,6 +158,13 @@ describe('Read tool', () => {
         expect(whole).toContain(`${keyStart}\t[REDACTED:private_key]\n`);
       });
 
+      it('hides a key whose BEGIN line ends a line longer than the cut, and shows that line cut', async () => {
+        writeFileSync(join(ws, 'wide.log'), `${'x'.repeat(2500)} ${pem}${padding}\n`);
+        const shown = contentOf(await read({ file_path: 'wide.log', limit: 40 }, redacted));
+        expect(showsKeyBody(shown)).toBe(false);
+        expect(shown.split('\n')[0]).toBe(`     1\t${'x'.repeat(2000)}... [line truncated]`);
+      });
+
       it('shows the lines after the key, numbered as in the file', async () => {
         const after = contentOf(await read({ file_path: 'big.log', offset: keyEnd + 1, limit: 2 }, redacted));
         expect(after.split('\n').slice(0, 2)).toEqual(
@@ -328,6 +335,54 @@ describe('Edit tool', () => {
     writeFileSync(file(), '\ufeffversion=1\n');
     await edit({ file_path: file(), old_string: 'version=1', new_string: 'version=2' });
     expect(readFileSync(file(), 'utf8')).toBe('\ufeffversion=2\n');
+  });
+
+  describe('on text the redactor hides', () => {
+    const secret = 'dotenv-secret-4f5g6h7j';
+    const token = 'ghp_Zq8RkW2mX4vB7nT1pL9sY3cF6hJ0dG5aE8uI';
+    const redactor = new Redactor({ secretValues: [secret] });
+    const redactEdit = (input: EditInput) =>
+      editTool.run(editTool.inputSchema.parse(input), context({ redactForModel: (text) => redactor.redactForModel(text) }));
+    const env = () => join(ws, '.env');
+
+    it('answers a right and a wrong guess at a hidden value alike, and changes nothing', async () => {
+      writeFileSync(env(), `STRIPE_SECRET=${secret}\nPORT=3000\n`);
+      const huge = 'x'.repeat(MAX_TEXT_FILE_BYTES);
+      const guess = (start: string) => redactEdit({ file_path: '.env', old_string: `STRIPE_SECRET=${start}`, new_string: huge });
+      const right = errorOf(await guess('dotenv-s'));
+      expect(right).toMatch(/^old_string not found in/);
+      expect(errorOf(await guess('dotenv-t'))).toBe(right);
+      expect(readFileSync(env(), 'utf8')).toBe(`STRIPE_SECRET=${secret}\nPORT=3000\n`);
+    });
+
+    it('counts and replaces only what the model sees: a hidden value stays whole', async () => {
+      writeFileSync(env(), `STRIPE_SECRET=${secret}\nMODE=dev-1\n`);
+      const result = await redactEdit({ file_path: '.env', old_string: '-', new_string: '-|' });
+      expect(readFileSync(env(), 'utf8')).toBe(`STRIPE_SECRET=${secret}\nMODE=dev-|1\n`);
+      expect(contentOf(result)).toContain('     1\tSTRIPE_SECRET=[REDACTED:secret_value]\n     2\tMODE=dev-|1');
+      expect(errorOf(await redactEdit({ file_path: '.env', old_string: 'secret-', new_string: 'x', replace_all: true }))).toMatch(
+        /^old_string not found in/,
+      );
+      expect(readFileSync(env(), 'utf8')).toBe(`STRIPE_SECRET=${secret}\nMODE=dev-|1\n`);
+    });
+
+    it('refuses an edit beside a hidden token that would make it recognised no more', async () => {
+      writeFileSync(file(), `// owner: ${token}\n`);
+      expect(errorOf(await redactEdit({ file_path: file(), old_string: 'owner: ', new_string: 'owner: x' }))).toMatch(
+        /so that the secret is no longer hidden/,
+      );
+      expect(readFileSync(file(), 'utf8')).toBe(`// owner: ${token}\n`);
+    });
+
+    it('echoes the region after a private key without the key lines around it', async () => {
+      const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+      writeFileSync(file(), `${pem}const a = 1;\n`);
+      const result = contentOf(await redactEdit({ file_path: file(), old_string: 'const a = 1;', new_string: 'const a = 2;' }));
+      for (const line of pem.split('\n').slice(1, -2)) expect(result).not.toContain(line);
+      // Numbered as Read numbers the file: the key is one line once hidden.
+      expect(result).toMatch(/The edited region now reads:\n {5}1\t\[REDACTED:private_key\]\n {5}2\tconst a = 2;$/);
+      expect(readFileSync(file(), 'utf8')).toBe(`${pem}const a = 2;\n`);
+    });
   });
 
   it('refuses to edit outside the workspace', async () => {

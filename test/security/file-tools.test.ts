@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -143,6 +144,51 @@ describe('Grep on text the redactor hides', () => {
     expect(replies[5]).toMatch(/\.env:1$/);
     expect(replies[6]).toMatch(/config\.ts:1:const token = '\[REDACTED:github_token\]';/);
   });
+});
+
+describe('Edit on text the redactor hides (acceptEdits: no person asked)', () => {
+  const env = `STRIPE_SECRET=${ENV_SECRET}\nPORT=3000\n`;
+  const runEdits = async (calls: Call[]) => {
+    bed = await startTestbed(bundle.bundle, { '.env': env }, [
+      ...calls.map((call, i) => toolCalls([{ id: `c${i}`, ...call }])),
+      text('done'),
+    ]);
+    const r = await bed.run(['go', '--permission-mode', 'acceptEdits', '--output-format', 'json'], { timeoutMs: 60_000 });
+    expect(r.code).toBe(0);
+    return calls.map((_, i) => toolMessageSent(bed!.server, `c${i}`) ?? '');
+  };
+
+  it('is no oracle: a right and a wrong guess at a hidden value get the same answer, and the file is unchanged', async () => {
+    const huge = 'x'.repeat(5 * 1024 * 1024 + 16);
+    const guess = (start: string): Call => ({
+      name: 'Edit',
+      arguments: { file_path: '.env', old_string: `STRIPE_SECRET=${start}`, new_string: huge },
+    });
+    const [right, wrong] = await runEdits([guess('dotenv-s'), guess('dotenv-t')]);
+    expect(right).toMatch(/^old_string not found in /);
+    expect(right).toBe(wrong);
+    expect(readFileSync(path.join(bed!.workspace.dir, '.env'), 'utf8')).toBe(env);
+  }, 120_000);
+
+  it('does not split a hidden value into pieces that a later Read shows', async () => {
+    const [, shown] = await runEdits([
+      { name: 'Edit', arguments: { file_path: '.env', old_string: '-', new_string: '-|', replace_all: true } },
+      { name: 'Read', arguments: { file_path: '.env' } },
+    ]);
+    expect(shown.replaceAll('|', '')).not.toContain(ENV_SECRET);
+    expect(readFileSync(path.join(bed!.workspace.dir, '.env'), 'utf8')).toBe(env);
+  }, 120_000);
+});
+
+describe('Read of a file over 5 MiB, streamed', () => {
+  it('hides a private key whose BEGIN line ends a line longer than the 2000-character cut', async () => {
+    const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const padding = Array.from({ length: 60_000 }, (_, i) => `padding line ${i + 1} ${'.'.repeat(80)}`).join('\n');
+    const log = `${'x'.repeat(2500)} ${pem}${padding}\n`;
+    const { outcomes, replies } = await runCalls({ 'big.log': log }, [{ name: 'Read', arguments: { file_path: 'big.log', limit: 40 } }]);
+    expect(outcomes).toEqual(['executed']);
+    for (const line of pem.split('\n').slice(1, -2)) expect(replies[0]).not.toContain(line);
+  }, 120_000);
 });
 
 describe('a .env the model planted', () => {

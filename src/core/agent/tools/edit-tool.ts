@@ -1,11 +1,12 @@
 import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { decodeText, MAX_TEXT_FILE_BYTES, openForUpdate, oversizedFile, rewrite } from './file-content';
-import { truncateRedacted } from './output-limits';
+import { hiddenSpans, visibleOccurrences, type TextSpan } from './hidden-text';
+import { truncateMiddle } from './output-limits';
 import { MAX_READ_OUTPUT_CHARS, numberLines } from './read-tool';
 import { structuredPatch, type PatchHunk } from './structured-patch';
 import { errorMessage } from '../../error-message';
-import { toolFailure, type Tool, type ToolContext, type ToolResult } from './tool';
+import { toolFailure, type Tool, type ToolResult } from './tool';
 import { builtinToolIdentity } from './tool-catalog';
 import { filePathAccessors, workspaceFile } from './workspace-paths';
 
@@ -31,27 +32,66 @@ export interface EditResponse {
 /** The changed region is echoed back to the model when it is at most this many lines. */
 const MAX_SNIPPET_LINES = 40;
 
-function countOccurrences(text: string, search: string): number {
-  let count = 0;
-  for (let at = text.indexOf(search); at !== -1; at = text.indexOf(search, at + search.length)) count += 1;
-  return count;
-}
-
 /**
  * The strings to search for and insert. Models usually write `\n`; in a CRLF file that text
  * only matches once its line breaks are written as `\r\n`.
  */
-function matchLineEndings(original: string, input: EditInput): { oldString: string; newString: string } {
+function matchLineEndings(original: string, input: EditInput, hidden: readonly TextSpan[]): { oldString: string; newString: string } {
   const plain = { oldString: input.old_string, newString: input.new_string };
-  if (!original.includes('\r\n') || input.old_string.includes('\r') || original.includes(input.old_string)) return plain;
+  const occurs = (search: string) => visibleOccurrences(original, search, hidden).length > 0;
+  if (!original.includes('\r\n') || input.old_string.includes('\r') || occurs(input.old_string)) return plain;
   const crlf = (text: string) => text.replace(/\r?\n/g, '\r\n');
-  return original.includes(crlf(input.old_string)) ? { oldString: crlf(input.old_string), newString: crlf(input.new_string) } : plain;
+  return occurs(crlf(input.old_string)) ? { oldString: crlf(input.old_string), newString: crlf(input.new_string) } : plain;
 }
 
-type Replacement = { ok: true; updated: string; count: number } | { ok: false; error: string };
+/** `text` with `length` characters at each of `starts` replaced by `insert`, taken literally. */
+function replacedAt(text: string, starts: readonly number[], length: number, insert: string): string {
+  const parts: string[] = [];
+  let from = 0;
+  for (const start of starts) {
+    parts.push(text.slice(from, start), insert);
+    from = start + length;
+  }
+  parts.push(text.slice(from));
+  return parts.join('');
+}
 
-/** What Edit leaves in a file whose text is `original`, or why it refuses; the approval's diff preview shows the same. */
-export function replaceIn(original: string, filePath: string, input: EditInput): Replacement {
+/**
+ * Whether every span hidden in the text before an edit is still hidden, moved by the edit, in
+ * `after`: text next to a secret can decide whether it is recognised (`sk-` must not follow a
+ * letter), so an edit beside it could show it whole.
+ */
+function staysHidden(hidden: readonly TextSpan[], edit: { starts: readonly number[]; shift: number }, after: TextSpan[]): boolean {
+  let editsBefore = 0;
+  let candidate = 0;
+  for (const span of hidden) {
+    while (editsBefore < edit.starts.length && edit.starts[editsBefore] < span.start) editsBefore += 1;
+    const start = span.start + editsBefore * edit.shift;
+    const end = span.end + editsBefore * edit.shift;
+    while (candidate < after.length && after[candidate].end < end) candidate += 1;
+    if (candidate === after.length || after[candidate].start > start) return false;
+  }
+  return true;
+}
+
+type Replacement =
+  | {
+      ok: true;
+      updated: string;
+      count: number;
+      /** The file before and after as the model sees it, when a redactor was given. */
+      seen?: { before: string; after: string };
+    }
+  | { ok: false; error: string };
+
+/**
+ * What Edit leaves in a file whose text is `original`, or why it refuses; the approval's diff
+ * preview shows the same. With `redact`, what the model may see, Edit acts on the text as the
+ * model sees it: an occurrence of old_string that touches a hidden secret is not there, for
+ * the count and replace_all too. So no answer says whether a guess at a secret was right, and
+ * no secret is changed, or split into pieces the redactor no longer knows.
+ */
+export function replaceIn(original: string, filePath: string, input: EditInput, redact?: (text: string) => string): Replacement {
   if (input.old_string === '') {
     if (original !== '') {
       return {
@@ -61,8 +101,11 @@ export function replaceIn(original: string, filePath: string, input: EditInput):
     }
     return { ok: true, updated: input.new_string, count: 1 };
   }
-  const { oldString, newString } = matchLineEndings(original, input);
-  const count = countOccurrences(original, oldString);
+  const seenBefore = redact ? redact(original) : original;
+  const hidden = hiddenSpans(original, seenBefore);
+  const { oldString, newString } = matchLineEndings(original, input, hidden);
+  const starts = visibleOccurrences(original, oldString, hidden);
+  const count = starts.length;
   if (count === 0) {
     return {
       ok: false,
@@ -79,22 +122,30 @@ export function replaceIn(original: string, filePath: string, input: EditInput):
   if (size > MAX_TEXT_FILE_BYTES) {
     return { ok: false, error: `The edit would make ${filePath} ${size} bytes, more than the ${MAX_TEXT_FILE_BYTES} bytes Edit writes.` };
   }
-  // A replacer function and slicing insert new_string literally (a replacement string would expand `$&` and friends).
-  if (input.replace_all) return { ok: true, updated: original.replaceAll(oldString, () => newString), count };
-  const at = original.indexOf(oldString);
-  return { ok: true, updated: original.slice(0, at) + newString + original.slice(at + oldString.length), count };
+  const updated = replacedAt(original, starts, oldString.length, newString);
+  if (redact === undefined) return { ok: true, updated, count };
+  const seenAfter = redact(updated);
+  const shift = newString.length - oldString.length;
+  if (!staysHidden(hidden, { starts, shift }, hiddenSpans(updated, seenAfter))) {
+    return {
+      ok: false,
+      error: `The edit would change the text next to a hidden secret in ${filePath} so that the secret is no longer hidden; it was not made. Leave the text around the [REDACTED] part as it is.`,
+    };
+  }
+  return { ok: true, updated, count, seen: { before: seenBefore, after: seenAfter } };
 }
 
-function summary(filePath: string, updated: string, count: number, patch: PatchHunk[], ctx: ToolContext): string {
+/** The edited region as the model sees the file: numbered as Read numbers the redacted text. */
+function summary(filePath: string, seen: { before: string; after: string }, count: number): string {
   const headline =
     count > 1
       ? `The file ${filePath} has been updated: ${count} occurrences replaced.`
       : `The file ${filePath} has been updated successfully.`;
-  const hunk = patch[0];
+  const hunk = structuredPatch(seen.before, seen.after)[0];
   if (hunk === undefined || hunk.newLines === 0 || hunk.newLines > MAX_SNIPPET_LINES) return headline;
-  const lines = updated.split(/\r?\n/).slice(hunk.newStart - 1, hunk.newStart - 1 + hunk.newLines);
+  const lines = seen.after.split(/\r?\n/).slice(hunk.newStart - 1, hunk.newStart - 1 + hunk.newLines);
   // Forty lines can still be long ones: capped as Read caps what it shows.
-  return `${headline} The edited region now reads:\n${truncateRedacted(numberLines(lines, hunk.newStart), ctx.redactForModel, MAX_READ_OUTPUT_CHARS)}`;
+  return `${headline} The edited region now reads:\n${truncateMiddle(numberLines(lines, hunk.newStart), MAX_READ_OUTPUT_CHARS)}`;
 }
 
 async function readOriginal(handle: FileHandle, filePath: string): Promise<{ text: string } | { error: string }> {
@@ -131,7 +182,7 @@ export function createEditTool(): Tool<EditInput> {
         try {
           const original = opened.created ? { text: '' } : await readOriginal(opened.handle, filePath);
           if ('error' in original) return toolFailure(original.error);
-          const replacement = replaceIn(original.text, filePath, input);
+          const replacement = replaceIn(original.text, filePath, input, ctx.redactForModel);
           if (!replacement.ok) return toolFailure(replacement.error);
           await rewrite(opened.handle, replacement.updated);
           const patch = structuredPatch(original.text, replacement.updated);
@@ -144,7 +195,8 @@ export function createEditTool(): Tool<EditInput> {
             structuredPatch: patch,
             userModified: false,
           };
-          return { ok: true, content: summary(filePath, replacement.updated, replacement.count, patch, ctx), response };
+          const seen = replacement.seen ?? { before: original.text, after: replacement.updated };
+          return { ok: true, content: summary(filePath, seen, replacement.count), response };
         } finally {
           await opened.handle.close();
         }

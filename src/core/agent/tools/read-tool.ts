@@ -47,6 +47,7 @@ async function* splitLines(chunks: AsyncIterable<string> | Iterable<string>): As
 }
 
 interface LineWindow {
+  /** Cut to MAX_READ_LINE_CHARS once redacted; uncut until then. */
   lines: string[];
   totalLines: number;
   /** Whether the character budget ended the window before `limit` lines. */
@@ -59,13 +60,19 @@ interface LineWindow {
  */
 export const READ_WINDOW_CONTEXT_CHARS = 64 * 1024;
 
-/** A line as the model may see it, cut to MAX_READ_LINE_CHARS. */
-function shownLine(raw: string, redact: ((text: string) => string) | undefined): string {
-  if (raw.length <= MAX_READ_LINE_CHARS) return raw;
-  // Redacted whole before the cut: a secret cut short matches neither its value nor its pattern.
-  const line = redact ? redact(raw) : raw;
+/**
+ * A line as the model may see it, cut to MAX_READ_LINE_CHARS. Only redacted text is cut: a
+ * secret cut short matches neither its value nor its pattern.
+ */
+function shownLine(line: string): string {
   return line.length > MAX_READ_LINE_CHARS ? `${line.slice(0, MAX_READ_LINE_CHARS)}... [line truncated]` : line;
 }
+
+/**
+ * Characters of a window's lines held uncut, until they are redacted, at most: its first line
+ * is held whole however long, as the line splitter holds it.
+ */
+const MAX_UNCUT_WINDOW_CHARS = MAX_TEXT_FILE_BYTES;
 
 /** Lines before the window, at most READ_WINDOW_CONTEXT_CHARS of them (or the one line before it). */
 class LinesBefore {
@@ -83,18 +90,20 @@ interface WindowRequest {
   startLine: number;
   limit: number;
   signal: AbortSignal;
-  /** For lines cut to MAX_READ_LINE_CHARS, when the text is not redacted already. */
-  redactLongLines?: (text: string) => string;
   /** Filled with the lines around the window: the last ones before it, the first after it. */
   context?: { before: LinesBefore; after: string[] };
 }
 
-/** The window of `lines` from `startLine`: `limit` lines and MAX_READ_OUTPUT_CHARS at most. */
+/**
+ * The window of `lines` from `startLine`: `limit` lines, MAX_READ_OUTPUT_CHARS at most once
+ * cut, and MAX_UNCUT_WINDOW_CHARS at most uncut. Its lines are returned uncut.
+ */
 async function collectWindow(lines: AsyncIterable<string>, request: WindowRequest): Promise<LineWindow> {
   const { startLine, limit, context } = request;
-  const shown: string[] = [];
+  const window: string[] = [];
   let totalLines = 0;
   let chars = 0;
+  let rawChars = 0;
   let afterChars = 0;
   let cutShort = false;
   for await (const raw of lines) {
@@ -107,10 +116,12 @@ async function collectWindow(lines: AsyncIterable<string>, request: WindowReques
       continue;
     }
     if (totalLines < startLine + limit && !cutShort) {
-      const line = shownLine(raw, request.redactLongLines);
-      if (chars + line.length <= MAX_READ_OUTPUT_CHARS || shown.length === 0) {
-        shown.push(line);
-        chars += line.length + 8;
+      const shownChars = shownLine(raw).length;
+      const fits = chars + shownChars <= MAX_READ_OUTPUT_CHARS && rawChars + raw.length <= MAX_UNCUT_WINDOW_CHARS;
+      if (fits || window.length === 0) {
+        window.push(raw);
+        chars += shownChars + 8;
+        rawChars += raw.length + 1;
         continue;
       }
       cutShort = true;
@@ -120,7 +131,7 @@ async function collectWindow(lines: AsyncIterable<string>, request: WindowReques
       afterChars += raw.length + 1;
     }
   }
-  return { lines: shown, totalLines, cutShort };
+  return { lines: window, totalLines, cutShort };
 }
 
 /**
@@ -132,13 +143,16 @@ async function collectWindow(lines: AsyncIterable<string>, request: WindowReques
 async function readWholeWindow(handle: FileHandle, startLine: number, limit: number, ctx: ToolContext): Promise<LineWindow> {
   const text = await handle.readFile({ encoding: 'utf8' });
   const visible = ctx.redactForModel ? ctx.redactForModel(text) : text;
-  return collectWindow(splitLines([visible]), { startLine, limit, signal: ctx.signal });
+  const window = await collectWindow(splitLines([visible]), { startLine, limit, signal: ctx.signal });
+  return { ...window, lines: window.lines.map(shownLine) };
 }
 
 /**
  * A larger file is read as a stream, in bounded memory: its window is redacted together with
  * the lines around it. A secret across the window's edge would be redacted differently on its
- * own, so then the window is refused (the text says why) rather than shown cut.
+ * own, so then the window is refused (the text says why) rather than shown cut. Long lines are
+ * cut only after that, as in a whole file: a secret starting past a line's cut still hides
+ * the lines of it that follow.
  */
 async function readStreamedWindow(handle: FileHandle, startLine: number, limit: number, ctx: ToolContext): Promise<LineWindow | string> {
   const context = { before: new LinesBefore(), after: [] as string[] };
@@ -149,23 +163,22 @@ async function readStreamedWindow(handle: FileHandle, startLine: number, limit: 
       startLine,
       limit,
       signal: ctx.signal,
-      redactLongLines: ctx.redactForModel,
       context,
     });
   } finally {
     stream.destroy();
   }
   const redact = ctx.redactForModel;
-  if (redact === undefined || window.lines.length === 0) return window;
+  if (redact === undefined || window.lines.length === 0) return { ...window, lines: window.lines.map(shownLine) };
   const before = context.before.lines.map((line) => `${line}\n`).join('');
-  const shown = window.lines.join('\n');
+  const lines = window.lines.join('\n');
   const after = context.after.map((line) => `\n${line}`).join('');
-  const visible = redact(shown);
-  if (redact(before) + visible + redact(after) !== redact(before + shown + after)) {
+  const visible = redact(lines);
+  if (redact(before) + visible + redact(after) !== redact(before + lines + after)) {
     const lastLine = startLine + window.lines.length - 1;
     return `lines ${startLine}-${lastLine} would cut through a secret that continues beyond them, so they are not shown; read a window that starts and ends elsewhere.`;
   }
-  return { ...window, lines: visible.split('\n') };
+  return { ...window, lines: visible.split('\n').map(shownLine) };
 }
 
 /** `cat -n` layout: the line number right-aligned in six columns, a tab, the line. */
