@@ -90,7 +90,7 @@ export class CompositionRoot extends Disposable {
     );
     const diagnostics = new HooksDiagnostics();
     const pending = new PendingApprovals();
-    const diffs = new DiffPreviews();
+    const diffs = new DiffPreviews((text) => engineHost.engine.audit.redactor.redactForModel(text));
     const approver = new ModalApprover(
       pending,
       diffs,

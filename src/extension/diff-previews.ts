@@ -40,12 +40,14 @@ function filePathOf(input: Record<string, unknown>, root: string): string | unde
 
 /**
  * What a Write or Edit call would leave in a file whose text is `current`, computed as the
- * tool computes it; or the tool's reason to refuse, when it would change nothing.
+ * tool computes it, with what the model may see (`redact`); or the tool's reason to refuse,
+ * when it would change nothing.
  */
 export function proposedContent(
   toolName: string,
   input: Record<string, unknown>,
   current: string,
+  redact?: (text: string) => string,
 ): { ok: true; text: string } | { ok: false; error: string } {
   if (toolName === WRITE_TOOL) {
     const write = writeInputSchema.safeParse(input);
@@ -53,7 +55,7 @@ export function proposedContent(
   }
   const edit = editInputSchema.safeParse(input);
   if (!edit.success) return { ok: false, error: 'its input is not valid' };
-  const replacement = replaceIn(current, path.basename(edit.data.file_path), edit.data);
+  const replacement = replaceIn(current, path.basename(edit.data.file_path), edit.data, redact);
   return replacement.ok ? { ok: true, text: replacement.updated } : replacement;
 }
 
@@ -67,7 +69,8 @@ export class DiffPreviews extends Disposable implements vscode.TextDocumentConte
   private readonly before = new Map<string, { file: string } & FileText>();
   private counter = 0;
 
-  constructor() {
+  /** `redactForModel`: an Edit acts on the text as the model sees it, and the preview shows what it would do. */
+  constructor(private readonly redactForModel: (text: string) => string) {
     super();
     this._register(vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, this));
   }
@@ -97,7 +100,7 @@ export class DiffPreviews extends Disposable implements vscode.TextDocumentConte
       void showWarning(`Hookpilot: cannot preview the ${toolName} of ${path.basename(file)}: ${current.problem}.`);
       return false;
     }
-    const proposed = proposedContent(toolName, input, current.text);
+    const proposed = proposedContent(toolName, input, current.text, this.redactForModel);
     if (!proposed.ok) {
       void showWarning(
         `Hookpilot: the ${toolName} of ${path.basename(file)} does not apply to the file as it is now, so it would change nothing: ${proposed.error}`,

@@ -35,7 +35,7 @@ function modalApprover(): { pending: PendingApprovals; approver: ModalApprover }
     pending,
     approver: new ModalApprover(
       pending,
-      new DiffPreviews(),
+      new DiffPreviews((text) => text),
       () => '/tmp',
       () => 60_000,
     ),
