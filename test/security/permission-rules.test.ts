@@ -3,8 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { jsonResult, startTestbed, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
+import { jsonResult, nodeHook, startTestbed, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { text, toolCalls } from '../support/model-server';
+import { hooksJson } from '../support/workspace';
 
 // The model is the attacker: with `--allowed-tools 'Bash(git *)'` it tries to run something
 // else on the back of an allowed git command. Headless (no terminal), every ask is a denial.
@@ -263,6 +264,34 @@ describe('attacker review: spellings that got around the rules', () => {
     expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(forms.map(() => 'denied'));
     expect(readFileSync(bed.workspace.file('.vscode/hooks.json'), 'utf8')).toBe(hooks);
   });
+});
+
+describe('a long wrapper or launcher chain hides no command from deny rules and `if` guards', () => {
+  const repeated = (words: string, times: number) => Array(times).fill(words).join(' ');
+  const behindNice = `${repeated('nice', 40)} rm -f keep.txt`;
+  const behindFlock = `flock ${repeated('-w 5', 32)} .lk rm -f keep.txt`;
+
+  it('deny rule Bash(rm *) stops rm behind 40 x nice or 32 flock option values, in bypassPermissions mode', async () => {
+    const legit = 'nice -n 5 timeout 10 env A=1 ls keep.txt';
+    const { ran, keepFile } = await runWithRmDenied([behindNice, behindFlock, legit], 'precious\n');
+    expect(ran.map((c) => c.outcome)).toEqual(['denied', 'denied', 'executed']);
+    expect(readFileSync(keepFile, 'utf8')).toBe('precious\n');
+  }, 60_000);
+
+  it("a PreToolUse guard with if: 'Bash(rm *)' runs for rm behind 32 flock option values", async () => {
+    const files = {
+      'keep.txt': 'precious\n',
+      'hooks/guard.js': nodeHook(`process.stderr.write('no rm'); process.exit(2);`),
+      '.vscode/hooks.json': hooksJson({
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/guard.js', name: 'rm-guard', if: 'Bash(rm *)' }] }],
+      }),
+    };
+    bed = await startTestbed(bundle.bundle, files, calls([behindFlock]));
+    const r = await bed.run(['clean', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
+    expect(r.code).toBe(0);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['blocked']);
+    expect(readFileSync(bed.workspace.file('keep.txt'), 'utf8')).toBe('precious\n');
+  }, 60_000);
 });
 
 describe('a Read deny rule and the search tools', () => {

@@ -52,6 +52,33 @@ describe('deny rules see the command however it is started', () => {
   });
 });
 
+describe('deny rules look behind any number of wrappers and launcher arguments', () => {
+  const repeated = (words: string, times: number) => Array(times).fill(words).join(' ');
+
+  it.each(['nice', 'command', 'env', 'timeout 5'])('Bash(rm *) might match rm behind 40 x %s: it asks', (wrapper) => {
+    expect(match('Bash(rm *)', `${repeated(wrapper, 40)} rm -f keep`)).toBe('unparseable');
+  });
+
+  it('Bash(rm *) might match rm run by find -exec behind 40 wrappers', () => {
+    expect(match('Bash(rm *)', `find . -exec ${repeated('nice', 40)} rm {} \\;`)).toBe('unparseable');
+  });
+
+  it('Bash(rm *) matches rm behind a launcher, however many option values come first', () => {
+    for (const values of [31, 32, 200]) expect(match('Bash(rm *)', `flock ${repeated('-w 5', values)} .lk rm -f keep`)).toBe('match');
+  });
+
+  it('might match when more later words could start the command than are tried', () => {
+    expect(match('Bash(rm -rf *)', `flock ${repeated('-w rm', 40)} .lk rm -rf keep`)).toBe('unparseable');
+  });
+
+  it('still matches, or not, an ordinary line behind a few wrappers, long or short', () => {
+    expect(match('Bash(rm *)', 'nice -n 5 timeout 10 env A=1 rm x')).toBe('match');
+    expect(match('Bash(rm *)', `timeout 10 eslint ${repeated('a.ts', 40)}`)).toBe('no-match');
+    expect(match('Bash(rm *)', `sudo apt install ${repeated('pkg', 40)}`)).toBe('no-match');
+    expect(match('Bash(*secret*)', `sudo apt install ${repeated('pkg', 40)}`)).toBe('no-match');
+  });
+});
+
 describe('deny rules might match what bash runs from a value or a rebound name', () => {
   it.each([
     'shopt -s expand_aliases\nalias r=rm\nr keep',

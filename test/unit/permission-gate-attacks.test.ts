@@ -174,6 +174,10 @@ describe('the protected-file check follows the line, in every mode', () => {
     ['an array prefix assignment', 'a[1]=2 cp evil.json x'],
     ['a line past the syntax-node cap', `cp evil.json x; : ${'a '.repeat(10_001)}`],
     ['a line nested deeper than the analysis walks', `cp evil.json x; : $((${'1+'.repeat(3_000)}1))`],
+    [
+      'a script behind more launcher arguments than are read',
+      `ionice -c 3 ${'env '.repeat(33)}bash -c "cp evil.json $'\\x2evs\\x63ode/hoo\\x6bs.json'"`,
+    ],
   ])('asks a person for a line it cannot analyze: %s', (_, command) => {
     expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', level: 'P4', system: true });
   });
@@ -203,6 +207,7 @@ describe('a pattern that may name a .git folder anywhere asks, as a literal one 
     "find sub -iname '?GIT' -exec cp x {}/config \\;",
     "find . -regex '\\./sub/\\.g.t' -exec cp x {}/config \\;",
     "find . -iregex '\\./SUB/\\.G.T/CONFIG' -delete",
+    `${'nice '.repeat(9)}find sub -name '*git' -exec cp x {}/config \\;`,
   ])('%j asks in bypassPermissions mode', (command) => {
     expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', source: 'protected file', system: true });
   });

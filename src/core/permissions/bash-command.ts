@@ -1,6 +1,6 @@
 import { analyzeLine, WALK_ENDS } from './bash-line-analysis';
 import { MAX_SYNTAX_NODES } from './bash-parser';
-import { MAX_NESTING, scriptsRunBy } from './bash-wrappers';
+import { MAX_NESTING, readScripts } from './bash-wrappers';
 import { KeptAnalyses } from './kept-analyses';
 import { HOLE } from './wildcard';
 
@@ -72,7 +72,8 @@ const withScripts = new KeptAnalyses<BashAnalysis>(KEPT, nodesOf);
 /**
  * What `command` would run. A line is analyzed with the scripts it runs (`bash -c '…'`,
  * `eval`, `sh <<< …`, to MAX_NESTING levels) within one budget of syntax nodes: a line whose
- * script cannot be analyzed, is nested deeper, or costs more in all is one that does not parse,
+ * script cannot be analyzed, is nested deeper, or costs more in all, or whose command may run
+ * one behind more wrappers or launcher arguments than are read, is one that does not parse,
  * which every check fails closed on. The result is shared: treat it as read-only.
  */
 export function analyzeBashCommand(command: string): BashAnalysis {
@@ -90,15 +91,19 @@ function withScriptsItRuns(command: string): BashAnalysis {
   let level: ParsedLine[] = [line];
   for (let depth = 1; level.length > 0; depth++) {
     const next: ParsedLine[] = [];
-    for (const script of level.flatMap((analysis) => analysis.commands.flatMap(scriptsRunBy))) {
-      // Input not known before the line runs (`curl … | sh`): what no analysis can read.
-      if (script === HOLE) continue;
-      if (depth > MAX_NESTING) return unparseable(`it runs a script nested more than ${MAX_NESTING} levels deep`);
-      const inner = lineAnalysis(script);
-      if (inner.kind !== 'parsed') return unparseable(`a script it runs cannot be analyzed: ${inner.error}`);
-      nodes += inner.nodes;
-      if (nodes > MAX_SYNTAX_NODES) return unparseable(`${WALK_ENDS['too many nodes']}, with the scripts it runs`);
-      next.push(inner);
+    for (const command of level.flatMap((analysis) => analysis.commands)) {
+      const read = readScripts(command);
+      if (read.cut) return unparseable('it runs a command behind more wrappers or launcher arguments than are read');
+      for (const script of read.scripts) {
+        // Input not known before the line runs (`curl … | sh`): what no analysis can read.
+        if (script === HOLE) continue;
+        if (depth > MAX_NESTING) return unparseable(`it runs a script nested more than ${MAX_NESTING} levels deep`);
+        const inner = lineAnalysis(script);
+        if (inner.kind !== 'parsed') return unparseable(`a script it runs cannot be analyzed: ${inner.error}`);
+        nodes += inner.nodes;
+        if (nodes > MAX_SYNTAX_NODES) return unparseable(`${WALK_ENDS['too many nodes']}, with the scripts it runs`);
+        next.push(inner);
+      }
     }
     level = next;
   }

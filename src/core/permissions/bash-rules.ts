@@ -43,8 +43,15 @@ export function bashRuleMatches(pattern: string | undefined, command: string, de
     const simple = queue[i];
     const forms = commandForms(simple, true);
     // Behind a wrapper, options this reading does not know (`env -C dir rm`, `sudo -E rm`) could
-    // hide where the command starts: a deny rule is tried from every later word as well.
-    if (forms.length > 1 && laterCommands(forms[1].words).some((words) => namesMatch(pattern, simple, words))) return 'match';
+    // hide where the command starts: a deny rule is tried from every later word that could begin
+    // a match as well, and past as many as are tried, the command could be any of the others.
+    // A pattern that begins with `*` matches a tail only where it matches the whole command.
+    if (forms.length > 1 && !pattern.startsWith('*')) {
+      const wrapperWords = simple.words.length - forms[1].words.length;
+      const later = laterCommands(forms[1].words, (k) => mayBeginMatch(pattern, simple, wrapperWords + k));
+      if (later.starts.some((words) => namesMatch(pattern, simple, words))) return 'match';
+      if (later.cut) could = true;
+    }
     for (const form of forms) {
       // After `alias ls=rm` or `env BASH_ENV=... bash`, a command runs what no word shows
       // (the line's own assignments are the analysis' to judge).
@@ -79,6 +86,16 @@ function namesMatch(pattern: string, command: SimpleCommand, words: string[]): b
   const name = commandName(words[0]);
   if (name === words[0]) return false;
   return wildcardMatch(pattern, [name, ...words.slice(1)].join(' ')) || wildcardMatch(pattern, [name, ...spelled.slice(1)].join(' '));
+}
+
+/**
+ * Whether the command's words from `index` on could match the pattern, whatever follows the
+ * first: that word as written, as spelled, or by its basename (as `namesMatch` tries it).
+ */
+function mayBeginMatch(pattern: string, command: SimpleCommand, index: number): boolean {
+  const word = command.words[index];
+  const firsts = new Set([word, command.spelled[index], commandName(word)]);
+  return [...firsts].some((first) => wildcardCouldMatch(pattern, first + HOLE));
 }
 
 /** The spelling of `words`, a tail of the command's: what a wrapper (`timeout 5 rm x`) runs is always one. */

@@ -93,14 +93,22 @@ export interface CommandForm {
  * and strips launchers too; an allow rule only looks through a wrapper spelled plainly.
  */
 export function commandForms(command: SimpleCommand, loose = false): CommandForm[] {
+  return readForms(command, loose).forms;
+}
+
+/** How many wrappers deep the command is looked for. */
+const MAX_WRAPPERS = 8;
+
+/** The command's forms, and whether a wrapper was left unstripped when MAX_WRAPPERS ran out. */
+function readForms(command: SimpleCommand, loose: boolean): { forms: CommandForm[]; cut: boolean } {
   const forms: CommandForm[] = [{ words: command.words, assigned: command.assigned, transparent: false }];
-  for (let depth = 0; depth < 8; depth += 1) {
+  for (;;) {
     const last = forms[forms.length - 1];
     const inner = stripWrapper(last.words, loose);
-    if (!inner || inner.words.length === 0) break;
+    if (!inner || inner.words.length === 0) return { forms, cut: false };
+    if (forms.length > MAX_WRAPPERS) return { forms, cut: true };
     forms.push({ words: inner.words, assigned: [...last.assigned, ...inner.assigned], transparent: inner.transparent });
   }
-  return forms;
 }
 
 interface Stripped {
@@ -177,6 +185,23 @@ function stripEnv(words: string[]): Stripped {
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'csh', 'tcsh', 'ash', 'yash', 'posh', 'rbash']);
 
+/** The commands `nestedScript` reads a script from, by their basename: later words are tried as a start only at these. */
+const SCRIPT_RUNNERS = new Set([
+  'eval',
+  'trap',
+  'watch',
+  'su',
+  'runuser',
+  'script',
+  'flock',
+  'sg',
+  'env',
+  'busybox',
+  'source',
+  '.',
+  ...SHELLS,
+]);
+
 /**
  * The code a command runs from a string (`bash -c '...'`, `eval ...`, `trap '...' EXIT`,
  * `su -c '...'`, `watch '...'`, `env -S '...'`), so that deny rules can look inside it. A shell
@@ -186,6 +211,7 @@ const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'csh
 function nestedScript(words: string[], stdin?: readonly string[]): string | undefined {
   const [word, ...args] = words;
   const name = commandName(word);
+  if (!SCRIPT_RUNNERS.has(name)) return undefined;
   const afterDashes = args[0] === '--' ? args.slice(1) : args;
   if (name === 'eval') return afterDashes.join(' ');
   if (name === 'trap') return afterDashes[0] !== undefined && !afterDashes[0].startsWith('-') ? afterDashes[0] : undefined;
@@ -317,18 +343,32 @@ export function literalCommand(words: string[]): SimpleCommand {
  * not known before it runs.
  */
 export function scriptsRunBy(command: SimpleCommand): string[] {
+  return readScripts(command).scripts;
+}
+
+/**
+ * As `scriptsRunBy`, and whether its reading was cut short: a command behind more wrappers than
+ * are stripped, or more later words that could start a script than are tried, may run a script
+ * this reading did not find.
+ */
+export function readScripts(command: SimpleCommand): { scripts: string[]; cut: boolean } {
   const scripts = new Set<string>();
+  let cut = false;
   const queue = [command];
   for (let i = 0; i < queue.length; i++) {
     const simple = queue[i];
+    const read = readForms(simple, true);
+    cut ||= read.cut;
     // A wrapper hands its input on: `timeout 5 sh <<< '…'`, `echo '…' | flock l sh`.
-    for (const form of commandForms(simple, true)) {
+    for (const form of read.forms) {
       const script = nestedScript(form.words, simple.stdin);
       if (script !== undefined) scripts.add(script);
       // Behind a wrapper's options this reading does not know (`env -C . bash -c`, `ionice -c 3 sh -c`),
       // a command may start at any later word.
       if (form.words !== simple.words && !form.transparent) {
-        for (const words of laterCommands(form.words)) {
+        const later = laterCommands(form.words, (k) => SCRIPT_RUNNERS.has(commandName(form.words[k])));
+        cut ||= later.cut;
+        for (const words of later.starts) {
           const inner = nestedScript(words, simple.stdin);
           if (inner !== undefined) scripts.add(inner);
         }
@@ -336,17 +376,22 @@ export function scriptsRunBy(command: SimpleCommand): string[] {
       queue.push(...findExecCommands(form.words).map(literalCommand));
     }
   }
-  return [...scripts];
+  return { scripts: [...scripts], cut };
 }
 
 /** How many words after a wrapper a command is looked for from. */
 const MAX_LATER_STARTS = 32;
 
-/** The words from each later word that is not an option, a few of them. */
-export function laterCommands(words: readonly string[]): string[][] {
+/**
+ * The words from each later word that is not an option and that `mayStart` (given its index)
+ * lets begin the command sought, a few of them; `cut` when more were left untried.
+ */
+export function laterCommands(words: readonly string[], mayStart: (index: number) => boolean): { starts: string[][]; cut: boolean } {
   const starts: string[][] = [];
-  for (let i = 1; i < words.length && starts.length < MAX_LATER_STARTS; i += 1) {
-    if (!words[i].startsWith('-')) starts.push(words.slice(i));
+  for (let i = 1; i < words.length; i += 1) {
+    if (words[i].startsWith('-') || !mayStart(i)) continue;
+    if (starts.length === MAX_LATER_STARTS) return { starts, cut: true };
+    starts.push(words.slice(i));
   }
-  return starts;
+  return { starts, cut: false };
 }
