@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -416,7 +416,30 @@ describe('.env secrets', () => {
 
   it('finds nothing in a folder without .env files or one that does not exist', async () => {
     const r = new Redactor();
-    expect(await loadEnvFileSecrets(dir, r)).toEqual({ files: [], registered: 0 });
-    expect(await loadEnvFileSecrets(join(dir, 'missing'), r)).toEqual({ files: [], registered: 0 });
+    expect(await loadEnvFileSecrets(dir, r)).toEqual({ files: [], registered: 0, cut: [] });
+    expect(await loadEnvFileSecrets(join(dir, 'missing'), r)).toEqual({ files: [], registered: 0, cut: [] });
+  });
+
+  it("reads the files of a person's own secrets first, and stops at 8 MiB or 20,000 values in all, saying which were cut", async () => {
+    const generated = (prefix: string, count: number) =>
+      Array.from({ length: count }, (_, i) => `K${i}=${prefix}9x${i.toString(36).padStart(6, '0')}Q7z`).join('\n');
+    for (let i = 0; i < 12; i++) writeFileSync(join(dir, `.env.${String(i).padStart(2, '0')}`), `PAD=${'p'.repeat(1000 * 1024)}\n`);
+    writeFileSync(join(dir, '.env.local'), 'LOCAL_TOKEN=local-token-value-2x\n');
+    writeFileSync(join(dir, '.env.development.local'), 'DEV_TOKEN=dev-token-value-3x\n');
+    const r = new Redactor();
+    const result = await loadEnvFileSecrets(dir, r);
+    const names = (files: string[]) => files.map((f) => f.slice(dir.length + 1));
+    expect(names(result.files).slice(0, 2)).toEqual(['.env.local', '.env.development.local']);
+    expect(result.files).toHaveLength(10);
+    expect(names(result.cut)).toEqual(['.env.08', '.env.09', '.env.10', '.env.11']);
+    expect(r.redactText('local-token-value-2x dev-token-value-3x')).toBe('[REDACTED:secret_value] [REDACTED:secret_value]');
+
+    const many = new Redactor();
+    for (const f of readdirSync(dir)) rmSync(join(dir, f));
+    writeFileSync(join(dir, '.env'), generated('a', 15_000));
+    writeFileSync(join(dir, '.env.extra'), generated('b', 15_000));
+    const counted = await loadEnvFileSecrets(dir, many);
+    expect(counted.registered).toBe(20_000);
+    expect(names(counted.cut)).toEqual(['.env.extra']);
   });
 });

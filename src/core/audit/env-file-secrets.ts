@@ -17,10 +17,12 @@ export interface EnvEntry {
 }
 
 export interface EnvFileSecrets {
-  /** Files read, in name order. */
+  /** Files read, in the order findEnvFiles gives. */
   files: string[];
   /** Values newly handed to the redactor. */
   registered: number;
+  /** Files left unread, or read in part, once MAX_ENV_BYTES or MAX_ENV_VALUES was reached. */
+  cut: string[];
 }
 
 interface SecretValueSink {
@@ -31,6 +33,12 @@ interface SecretValueSink {
 // Committed templates hold placeholders, not secrets.
 const TEMPLATE_SUFFIXES = new Set(['example', 'sample', 'template', 'dist']);
 const MAX_ENV_FILE_BYTES = 1024 * 1024;
+/**
+ * What one start reads of them in all: each registered value is matched against everything the
+ * model and the log see, and a repository (or the agent) can ship a hundred files of them.
+ */
+export const MAX_ENV_BYTES = 8 * 1024 * 1024;
+export const MAX_ENV_VALUES = 20_000;
 
 // The dotenv grammar: KEY=value, `export KEY=value`, quoted values that may span lines, # comments.
 const ENV_LINE =
@@ -104,7 +112,17 @@ function looksGenerated(value: string): boolean {
   return (value.match(/(?:[A-Za-z](?=\d)|\d(?=[A-Za-z]))/g) ?? []).length >= 3;
 }
 
-/** The `.env`, `.env.local`, `.env.*` files directly in `dir` (templates such as `.env.example` excluded). */
+/** Where a file comes in the reading order: the files that hold a person's own secrets first, as loaders rank them. */
+function rank(name: string): number {
+  if (name === '.env') return 0;
+  if (name === '.env.local') return 1;
+  return name.endsWith('.local') ? 2 : 3;
+}
+
+/**
+ * The `.env`, `.env.local`, `.env.*` files directly in `dir` (templates such as `.env.example`
+ * excluded): `.env`, `.env.local`, other `*.local` files, then the rest, each group by name.
+ */
 export async function findEnvFiles(dir: string): Promise<string[]> {
   let names: string[];
   try {
@@ -114,7 +132,7 @@ export async function findEnvFiles(dir: string): Promise<string[]> {
   }
   const candidates = names
     .filter((n) => n === '.env' || (n.startsWith('.env.') && !TEMPLATE_SUFFIXES.has(n.slice(5).toLowerCase())))
-    .sort();
+    .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
   const files: string[] = [];
   for (const name of candidates) {
     const info = await stat(join(dir, name)).catch(() => undefined);
@@ -128,7 +146,9 @@ export async function loadEnvFileSecrets(dir: string, redactor: SecretValueSink)
   const files = await findEnvFiles(dir);
   const before = redactor.secretValueCount;
   const read: string[] = [];
-  for (const file of files) {
+  let bytesLeft = MAX_ENV_BYTES;
+  let valuesLeft = MAX_ENV_VALUES;
+  for (const [index, file] of files.entries()) {
     // Read as checked: a `.env` swapped for a FIFO since its stat would hold a thread forever.
     let bytes: Buffer;
     try {
@@ -136,15 +156,20 @@ export async function loadEnvFileSecrets(dir: string, redactor: SecretValueSink)
     } catch {
       continue;
     }
+    bytesLeft -= bytes.length;
+    if (bytesLeft < 0) return { files: read, registered: redactor.secretValueCount - before, cut: files.slice(index) };
     read.push(file);
     const encoding = encodingOf(bytes);
-    for (const value of envSecretValues(decode(bytes, encoding))) {
+    const values = envSecretValues(decode(bytes, encoding));
+    for (const value of values.slice(0, valuesLeft)) {
       redactor.addSecretValue(value);
       // What `cat` of a UTF-16 file shows once its output is read as UTF-8: a NUL beside each character.
       if (encoding !== 'utf8') redactor.addSecretValue(encode(value, encoding).toString('utf8'));
     }
+    valuesLeft -= values.length;
+    if (valuesLeft < 0) return { files: read, registered: redactor.secretValueCount - before, cut: files.slice(index) };
   }
-  return { files: read, registered: redactor.secretValueCount - before };
+  return { files: read, registered: redactor.secretValueCount - before, cut: [] };
 }
 
 type EnvFileEncoding = 'utf8' | 'utf16le' | 'utf16be';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { homedir } from 'node:os';
 import { AuditLog } from '../audit/audit-log';
-import { loadEnvFileSecrets } from '../audit/env-file-secrets';
+import { loadEnvFileSecrets, MAX_ENV_BYTES, MAX_ENV_VALUES } from '../audit/env-file-secrets';
 import { configSecretValues, httpHookEnvVarNames } from '../config-secrets';
 import type { AuditEntry, AuditSink } from '../audit/records';
 import { Emitter, type Disposable } from '../events-emitter';
@@ -168,9 +168,14 @@ export class HookEngine {
   /** Applies configuration sources (user first, then workspace, then hooks.json): one atomic swap. */
   async reload(configs: readonly LoadedConfig[]): Promise<void> {
     // Values in the workspace's .env files are secrets: never written to the audit log.
-    await loadEnvFileSecrets(this.options.projectDir, this.audit.redactor).catch((err: unknown) =>
+    const envFiles = await loadEnvFileSecrets(this.options.projectDir, this.audit.redactor).catch((err: unknown) =>
       this.log('warn', `reading .env files: ${String(err)}`),
     );
+    if (envFiles && envFiles.cut.length > 0)
+      this.log(
+        'warn',
+        `.env files: past ${MAX_ENV_BYTES / 1024 / 1024} MiB or ${MAX_ENV_VALUES.toLocaleString('en-US')} secret values in all, ${envFiles.cut.map((f) => path.basename(f)).join(', ')} were not read whole: their values are not all redacted from what the model reads`,
+      );
     this.sources = [...configs];
     // An untrusted workspace's sources contribute nothing: not even defaults or allowlists.
     this.config = mergeConfigs(configs, { trusted: this.options.trusted });
