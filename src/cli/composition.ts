@@ -11,9 +11,11 @@ import { ModelHookJudge } from '../core/agent/model-hook-judge';
 import type { SubagentDefinition } from '../core/agent/subagent-definitions';
 import type { Tool } from '../core/agent/tools/tool';
 import type { Approver, PermissionSettings } from '../core/agent/permissions/permission-settings';
+import { engineSessionGuards } from '../core/engine/engine-session-guards';
 import { HookEngine, type EngineLogger } from '../core/engine/hook-engine';
 import { claudeSettingsFiles } from '../core/hooks/config/claude-settings';
 import { managedPolicyFile } from '../core/hooks/config/managed-policy';
+import type { LoadedConfig } from '../core/hooks/config/loaded-config';
 import { HOOKS_JSON, loadWorkspaceConfigs, WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
 import { WORKSPACE_MCP_FILES } from '../core/mcp/mcp-protected-files';
 import { usageError } from './cli-error';
@@ -64,10 +66,13 @@ export async function createEngine(setup: EngineSetup): Promise<HookEngine> {
   });
   // OpenTelemetry export (off unless the user configured it), for runs only, not read-only commands.
   if (setup.startProcesses !== false) engine.startTelemetry(setup.env, userSettingsFile(setup.env), setup.log);
-  await engine.reload(
-    loadWorkspaceConfigs(setup.projectDir, { userSettingsFile: userSettingsFile(setup.env), extraFiles, home: homeOf(setup.env) }),
-  );
+  await engine.reload(workspaceConfigs(setup.projectDir, setup.env, extraFiles));
   return engine;
+}
+
+/** The hook configuration of a workspace folder as the CLI reads it (`replay` reads its copy's with it too). */
+export function workspaceConfigs(projectDir: string, env: NodeJS.ProcessEnv, extraFiles: readonly string[]): LoadedConfig[] {
+  return loadWorkspaceConfigs(projectDir, { userSettingsFile: userSettingsFile(env), extraFiles, home: homeOf(env) });
 }
 
 /** Every file hooks, permissions and MCP servers are read from, once, when a run starts. */
@@ -164,24 +169,16 @@ export function createSession(engine: HookEngine, setup: SessionSetup): AgentSes
     workspaceRoot: projectDir,
     model,
     modelName: setup.endpoint.model,
-    dispatcher: engine.dispatcher,
+    ...engineSessionGuards(engine, { storageRoot: storageRoot(setup.env), extraProtectedPaths: setup.extraProtectedPaths }),
     approver: setup.approver,
     permissions: () => setup.permissions,
-    protectedPaths: () => [...engine.protectedPaths(), ...(setup.extraProtectedPaths ?? [])],
-    // The whole root: other projects' and sessions' records are there too.
-    privatePaths: () => [storageRoot(setup.env) + path.sep],
     transcriptDir: path.join(engine.options.storageDir, 'transcripts'),
     env: setup.env,
     passEnv: setup.passEnv,
-    secretEnvNames: () => engine.credentialEnvNames(),
-    // The engine's registry: the API key, secret-looking variables, .env values.
-    redactor: engine.audit.redactor,
     disallowedTools: setup.disallowedTools,
     extraTools: setup.extraTools,
     subagents: setup.subagents,
-    spawnerModulePath: engine.options.spawnerModulePath,
     maxSteps: setup.maxSteps,
-    cancellation: engine.builtins.cancellation,
     persistAllowRule: (rule) =>
       setup.configSnapshot
         .ownWrite(path.join(projectDir, WORKSPACE_SETTINGS), () => persistAllowRule(projectDir, rule))

@@ -62,6 +62,22 @@ describe('createScratchWorkspace', () => {
     expect(existsSync(scratch.dir)).toBe(false);
   });
 
+  it('points a relative link out of the workspace at its target, and keeps one inside as written', async () => {
+    const ws = tree({ 'src/a.js': 'a', '../shared/hooks.json': 'shared' });
+    mkdirSync(path.join(ws, '.vscode'));
+    symlinkSync('../../shared/hooks.json', path.join(ws, '.vscode/hooks.json'));
+    symlinkSync('../src/a.js', path.join(ws, '.vscode/inside'));
+    const scratch = await createScratchWorkspace(ws);
+    try {
+      const shared = path.join(realpathSync(path.dirname(ws)), 'shared/hooks.json');
+      expect(readlinkSync(path.join(scratch.dir, '.vscode/hooks.json'))).toBe(shared);
+      expect(readFileSync(path.join(scratch.dir, '.vscode/hooks.json'), 'utf8')).toBe('shared');
+      expect(readlinkSync(path.join(scratch.dir, '.vscode/inside'))).toBe('../src/a.js');
+    } finally {
+      await scratch.dispose();
+    }
+  });
+
   it('leaves out a large node_modules and refuses a workspace over its budget, leaving nothing behind', async () => {
     const ws = tree({ 'node_modules/big.bin': 'x'.repeat(2048), 'src/a.js': 'a' });
     const scratch = await createScratchWorkspace(ws, { maxNodeModulesBytes: 1024 });

@@ -4,11 +4,10 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { z } from 'zod';
 import { permissionModeSchema } from '../../core/agent/permissions/permission-settings';
 import { isValidSessionId } from '../../core/session-id';
-import { loadWorkspaceConfigs } from '../../core/hooks/config/workspace-config-files';
 import { describeDifference } from '../../core/replay/decisions';
 import { RecordingError } from '../../core/replay/recording';
 import { loadReplaySource, recordingFileFor, type ReplaySource } from '../../core/replay/replay-source';
-import { replayInScratchCopy, type ScratchReplayResult } from '../../core/replay/scratch-replay';
+import { replayInScratchCopy, ReplayRefusedError, type ScratchReplayResult } from '../../core/replay/scratch-replay';
 import { errorMessage } from '../../core/error-message';
 import { projectDirOf, stderrLogger, type CliContext } from '../cli-context';
 import { CliError, EXIT, usageError } from '../cli-error';
@@ -17,6 +16,7 @@ import { headlessApprover } from '../headless-approver';
 import { TerminalApprover } from '../terminal-approver';
 import { plainToolNames, splitToolList } from '../tool-rules';
 import { loadPermissions } from '../workspace-permissions';
+import { workspaceConfigs } from '../composition';
 import { collect } from './hooks';
 
 const replayOptionsSchema = z.object({
@@ -99,28 +99,36 @@ async function replay(recordingArg: string, options: ReplayOptions, ctx: CliCont
       source,
       projectDir,
       storageDir,
+      storageRoot: storageRoot(ctx.env),
       trusted: true,
       env: ctx.env,
       log: stderrLogger(ctx),
       secretValues: cliSecretValues(ctx.env),
       userSettingsFile: settingsFile,
       spawnerModulePath: existsSync(BUNDLED_SPAWNER) ? BUNDLED_SPAWNER : undefined,
-      configs: (scratchDir) =>
-        loadWorkspaceConfigs(scratchDir, { userSettingsFile: settingsFile, extraFiles: options.hooks.map((f) => path.resolve(f)) }),
+      configs: (workspaceDir) =>
+        workspaceConfigs(
+          workspaceDir,
+          ctx.env,
+          options.hooks.map((f) => path.resolve(f)),
+        ),
       permissions,
       disallowedTools: plainToolNames(disallowedTools),
       maxSteps: options.maxSteps,
       approver: terminal ?? headlessApprover,
       signal: controller.signal,
+      // As in run: stderr (hooks' warnings) and the report are redacted with the engine's secrets.
+      onEngine: (engine) => (ctx.redactor = engine.audit.redactor),
     });
   } catch (error) {
     if (error instanceof CliError) throw error;
+    if (error instanceof ReplayRefusedError) throw usageError(error.message);
     throw new CliError(`replay of ${source.file} failed: ${errorMessage(error)}`);
   } finally {
     terminal?.dispose();
     stopListening();
   }
-  if (options.json) ctx.stdout.write(`${JSON.stringify(toJson(source, result), null, 2)}\n`);
+  if (options.json) ctx.stdout.write(`${JSON.stringify(ctx.redactor.redactForSerialization(toJson(source, result)), null, 2)}\n`);
   else printText(source, result, ctx);
   if (result.cancelled) return EXIT.interrupted;
   return result.differences.length > 0 ? EXIT.failed : EXIT.ok;
@@ -163,7 +171,7 @@ function printText(source: ReplaySource, result: ScratchReplayResult, ctx: CliCo
   const { sessionId, turns } = source.recording;
   ctx.stdout.write(`Replayed ${sessionId} (${turns.length} turn(s), ${replies(count)}) in a copy of the workspace\n`);
   ctx.stdout.write(`Replay session ${result.replaySessionId} (${result.auditLog})\n`);
-  for (const difference of result.differences) ctx.stdout.write(`${printable(describeDifference(difference))}\n`);
+  for (const difference of result.differences) ctx.stdout.write(`${printable(ctx.redactor.redactText(describeDifference(difference)))}\n`);
   for (const note of notesOf(source, result)) ctx.stderr.write(`hookpilot: note: ${printable(note)}\n`);
   const differ = result.differences.length;
   const summary = differ === 1 ? '1 decision differs' : `${differ} decisions differ`;

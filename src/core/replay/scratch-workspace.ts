@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { copyFile, lstat, mkdir, mkdtemp, readdir, readlink, realpath, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { isWithin } from '../agent/tools/workspace-paths';
 import { readConfigText } from '../read-regular-file';
 
 /**
@@ -9,9 +10,12 @@ import { readConfigText } from '../read-regular-file';
  * again. `.git` is not copied, whether folder, file or link (its objects can be large, history
  * is not what a replay tests, and a worktree's `.git` file names the real repository); a
  * `node_modules` folder larger than `maxNodeModulesBytes` is left out too. Symbolic links are
- * copied as links, as they are. Hook configuration that names a sibling of the
- * workspace (`../rpc-policy-server/server.js`) finds it: the copy's parent folder gets a link
- * to each such sibling (hooks are the user's code; the model's calls stay inside the copy).
+ * copied as links: as written when they point inside the workspace, else at their absolute
+ * target (a relative link out of the workspace, say to a shared hooks.json, would point nowhere
+ * from the copy, and the replay would run without what it configures). Hook configuration that
+ * names a sibling of the workspace (`../rpc-policy-server/server.js`) finds it: the copy's
+ * parent folder gets a link to each such sibling (hooks are the user's code; the model's calls
+ * stay inside the copy).
  */
 export interface ScratchWorkspaceOptions {
   /** Default 512 MiB: a larger workspace is refused rather than filling the temp folder. */
@@ -80,8 +84,26 @@ async function treeSize(dir: string, limit: number): Promise<number> {
 
 type Limits = Required<Omit<ScratchWorkspaceOptions, 'tmpDir' | 'signal'>>;
 
+/**
+ * What the copy of the link at `link` points to. The folders walked are the workspace's real
+ * ones (a linked folder is copied as a link, not walked), so resolving the target against the
+ * link's folder is where the system would look.
+ */
+function copiedLinkTarget(workspace: string, link: string, target: string): string {
+  const resolved = path.resolve(path.dirname(link), target);
+  return isWithin(workspace, resolved) ? target : resolved;
+}
+
 /** Asynchronous throughout: the extension host copies while its event loop goes on. */
-async function copyTree(from: string, to: string, budget: CopyBudget, options: Limits, skipped: string[], rel = ''): Promise<void> {
+async function copyTree(
+  workspace: string,
+  from: string,
+  to: string,
+  budget: CopyBudget,
+  options: Limits,
+  skipped: string[],
+  rel = '',
+): Promise<void> {
   await mkdir(to, { recursive: true });
   for (const entry of await readdir(from, { withFileTypes: true })) {
     const source = path.join(from, entry.name);
@@ -95,14 +117,14 @@ async function copyTree(from: string, to: string, budget: CopyBudget, options: L
     }
     if (entry.isSymbolicLink()) {
       budget.take(0);
-      await symlink(await readlink(source), target);
+      await symlink(copiedLinkTarget(workspace, source, await readlink(source)), target);
     } else if (entry.isDirectory()) {
       if (entry.name === 'node_modules' && (await treeSize(source, options.maxNodeModulesBytes)) === Infinity) {
         skipped.push(`${relative}/ (over ${options.maxNodeModulesBytes} bytes)`);
         continue;
       }
       budget.take(0);
-      await copyTree(source, target, budget, options, skipped, relative);
+      await copyTree(workspace, source, target, budget, options, skipped, relative);
     } else if (entry.isFile()) {
       budget.take((await lstat(source)).size);
       await copyFile(source, target);
@@ -139,7 +161,7 @@ export async function createScratchWorkspace(workspace: string, options: Scratch
     const dir = path.join(root, path.basename(source) || 'workspace');
     const skipped: string[] = [];
     const budget = new CopyBudget(limits.maxBytes, limits.maxEntries, source, options.signal);
-    await copyTree(source, dir, budget, limits, skipped);
+    await copyTree(source, source, dir, budget, limits, skipped);
     for (const name of await namedSiblings(source)) {
       const sibling = path.join(path.dirname(source), name);
       if (sibling !== source && existsSync(sibling) && !existsSync(path.join(root, name))) await symlink(sibling, path.join(root, name));
