@@ -73,7 +73,20 @@ async function replayRecordingFile(
   if (engineHost.pendingChanges.length > 0) {
     throw new Error('Apply or discard the pending hook configuration change first: a replay reads the configuration on disk.');
   }
+  // A replay reads the configuration and scripts on disk: only where they are what the window runs.
+  const discarded = engineHost.discardedChanges;
+  if (discarded.length > 0) {
+    throw new Error(
+      `${discarded.join(', ')} holds a change that was discarded, which a replay would run from the disk: restore the file as applied, or apply it, first.`,
+    );
+  }
   const engine = engineHost.engine;
+  const changedScript = engine.loadedConfig.hooks.find((hook) => engine.scriptChange(hook.id) !== undefined);
+  if (changedScript) {
+    throw new Error(
+      `The script of hook "${changedScript.name}" changed since it was approved (${engine.scriptChange(changedScript.id)}), and a replay would run it: review and re-approve it in the Hook Manager first.`,
+    );
+  }
   const { env = process.env, userSettingsFile, spawnerModulePath } = engine.options;
   const result = await replayInScratchCopy({
     source: await loadReplaySource(file),

@@ -151,6 +151,11 @@ export class EngineHost extends Disposable {
     return this.options.applied.guard.pendingChanges();
   }
 
+  /** The files whose content on disk a person discarded: the applied configuration is not theirs. */
+  get discardedChanges(): readonly string[] {
+    return this.options.applied.guard.discardedLabels();
+  }
+
   /** Looks at every governed source again and reloads from the applied configuration; calls run one after the other. */
   reload(): Promise<void> {
     clearTimeout(this.reloadTimer);

@@ -109,6 +109,11 @@ export class ConfigChangeGuard {
     return this.applied.get(file);
   }
 
+  /** How each file whose discarded content is still on disk is shown: the disk is not what applies there. */
+  discardedLabels(): string[] {
+    return [...this.discarded.keys()].map((file) => this.labels.get(file) ?? file);
+  }
+
   /** Held changes of an earlier activation: one whose content is still on disk stays held. */
   restore(stored: readonly StoredHeldChange[]): void {
     for (const change of stored) this.restored.set(change.file, change);

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
@@ -190,6 +190,42 @@ if (/${pattern}/.test(input.tool_input.command || '')) { process.stderr.write('b
     return { chat, sessionId, manager };
   }
 
+  /** A person changes the guard and re-approves it in the Hook Manager: until then a replay, like the window, will not run it. */
+  async function changeGuard(chat: HostHarness, manager: FakeWebview, script: string): Promise<void> {
+    writeFileSync(chat.workspace.file('hooks/guard.js'), script);
+    const engine = chat.root.engineHost.engine;
+    const hook = engine.loadedConfig.hooks.find((candidate) => candidate.name === 'guard')!;
+    const review = await until(() => engine.scriptReview(hook.id), 'the changed script');
+    manager.send({ type: 'approveScripts', id: hook.id, fingerprint: review.fingerprint });
+    await until(() => engine.scriptChange(hook.id) === undefined, 'the re-approved script');
+  }
+
+  it("refuses to replay while a hook's script changed since it was approved, or a discarded change is on disk", async () => {
+    const { chat, sessionId, manager } = await recordedSession();
+    const ran = chat.workspace.file('changed-guard-ran');
+    writeFileSync(chat.workspace.file('hooks/guard.js'), `require('fs').writeFileSync(${JSON.stringify(ran)}, 'x');`);
+    manager.send({ type: 'replaySession', sessionId });
+    const refused = await until(() => stub.state.messages.find((m) => m.message.includes('changed since it was approved')), 'the refusal');
+    expect(refused.message).toContain('re-approve it in the Hook Manager');
+    expect(existsSync(ran)).toBe(false);
+
+    await changeGuard(chat, manager, guard('rm -rf keep'));
+    const hooksFile = chat.workspace.file('.vscode/hooks.json');
+    writeFileSync(hooksFile, JSON.stringify({ hooks: {} }));
+    stub.state.watchers[0].changed.fire(vscode.Uri.file(hooksFile));
+    const [change] = await until(
+      () => chat.root.engineHost.pendingChanges.length > 0 && chat.root.engineHost.pendingChanges,
+      'the held change',
+    );
+    manager.send({ type: 'discardConfigChange', id: change.id });
+    await until(() => chat.root.engineHost.discardedChanges.length > 0, 'the discarded change');
+    manager.send({ type: 'replaySession', sessionId });
+    await until(() => stub.state.messages.find((m) => m.message.includes('holds a change that was discarded')), 'the refusal');
+    expect(
+      manager.ofType<Extract<HostToManager, { type: 'timelineReset' }>>('timelineReset').some((m) => m.sessionId.startsWith('replay-')),
+    ).toBe(false);
+  });
+
   it('"Run this hook on this event" test-fires it with the recorded payload; "Replay against today\'s hooks" shows the replay and what differs', async () => {
     const { chat, sessionId, manager } = await recordedSession();
     const first = await until(
@@ -210,7 +246,7 @@ if (/${pattern}/.test(input.tool_input.command || '')) { process.stderr.write('b
     expect(manager.ofType<Extract<HostToManager, { type: 'showTab' }>>('showTab').at(-1)).toMatchObject({ tab: 'hooks' });
 
     // Today's guard lets rm -rf through: the replay says so, the real keep.txt stays.
-    writeFileSync(chat.workspace.file('hooks/guard.js'), guard('never-matches'));
+    await changeGuard(chat, manager, guard('never-matches'));
     manager.send({ type: 'replaySession', sessionId });
     const replay = await until(
       () =>
@@ -225,7 +261,7 @@ if (/${pattern}/.test(input.tool_input.command || '')) { process.stderr.write('b
 
   it("a replay's ask is labelled as a replay's, and Cancel on the replay's notification withdraws it and ends the replay", async () => {
     const { chat, sessionId, manager } = await recordedSession();
-    writeFileSync(chat.workspace.file('hooks/guard.js'), guard('never-matches'));
+    await changeGuard(chat, manager, guard('never-matches'));
     stub.state.answerMessage = (shown) => (shown.modal ? new Promise<undefined>(() => undefined) : undefined);
     manager.send({ type: 'replaySession', sessionId });
 
