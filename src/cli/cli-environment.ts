@@ -52,14 +52,6 @@ function endpointUsageMessage(problem: EndpointProblem): string {
   }
 }
 
-/**
- * HOOKPILOT_HOME, else ~/.hookpilot: everything the CLI keeps between runs. Absolute, so that
- * the agent's protection of it matches the folder whatever the working directory.
- */
-export function storageRoot(env: NodeJS.ProcessEnv): string {
-  return path.resolve(nonEmpty(env.HOOKPILOT_HOME) ?? path.join(homedir(), '.hookpilot'));
-}
-
 /** One folder per project (audit/, transcripts/, spill/, summaries/), named by a hash of its path. */
 export function projectStorageDir(root: string, projectDir: string): string {
   let real = projectDir;

@@ -38,6 +38,8 @@ export interface ChatControllerDeps {
   promptForApiKey: () => Promise<void>;
   /** The window's MCP servers, whose tools each new chat offers. */
   mcp?: McpHost;
+  /** Hookpilot's records, out of the model's reach (privateStoragePaths). */
+  privatePaths: readonly string[];
 }
 
 /** Claude Code's `/compact [instructions]`, typed in the composer. */

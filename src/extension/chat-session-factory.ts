@@ -42,7 +42,7 @@ export async function createChatSession(deps: ChatControllerDeps, modelName: str
     approver: deps.approver,
     permissions: () => config.permissions(projectDir),
     protectedPaths: () => [...engine.protectedPaths(), ...(mcp?.protectedPaths() ?? [])],
-    privatePaths: () => [engine.options.storageDir + path.sep],
+    privatePaths: () => deps.privatePaths,
     transcriptDir: chatTranscriptDir(deps),
     extraTools: mcp && (() => mcp.tools()),
     subagents: subagents(deps, projectDir),

@@ -23,6 +23,7 @@ import { TelemetryHost } from './telemetry-host';
 import { RedactingChatModel } from '../core/agent/llm/redacting-chat-model';
 import { ModelHookJudge } from '../core/agent/model-hook-judge';
 import { ConfiguredChatModel } from './configured-chat-model';
+import { privateStoragePaths } from './private-storage';
 
 /** Where a window keeps audit logs and transcripts: per workspace, or one shared folder without one. */
 function storageDirOf(context: vscode.ExtensionContext): string {
@@ -65,6 +66,7 @@ export class CompositionRoot extends Disposable {
       log.warn(message);
       void showWarning(`Hookpilot: ${message}`);
     });
+    const privatePaths = privateStoragePaths(storageDirOf(context), context.globalStorageUri.fsPath, env);
     const engineHost = new EngineHost({
       config,
       log,
@@ -83,7 +85,7 @@ export class CompositionRoot extends Disposable {
         workspaceRoot: () => engineHost.projectDir,
         permissions: () => config.permissions(engineHost.projectDir),
         protectedPaths: () => engineHost.engine.protectedPaths(),
-        privatePaths: () => [engineHost.engine.options.storageDir + path.sep],
+        privatePaths: () => privatePaths,
         redactForModel: (text) => engineHost.engine.audit.redactor.redactForModel(text),
         env,
       }),
@@ -120,6 +122,7 @@ export class CompositionRoot extends Disposable {
       openHookManager: showManager,
       promptForApiKey: () => promptForApiKey(config),
       mcp,
+      privatePaths,
     });
     engineHost.useSession(() => chat.currentSessionId);
     const chatView = new ChatViewProvider(context.extensionUri, chat, log);

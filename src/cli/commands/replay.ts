@@ -11,7 +11,8 @@ import { replayInScratchCopy, ReplayRefusedError, type ScratchReplayResult } fro
 import { errorMessage } from '../../core/error-message';
 import { projectDirOf, stderrLogger, type CliContext } from '../cli-context';
 import { CliError, EXIT, usageError } from '../cli-error';
-import { cliSecretValues, projectStorageDir, storageRoot, userSettingsFile } from '../cli-environment';
+import { cliSecretValues, projectStorageDir, userSettingsFile } from '../cli-environment';
+import { storageRoot } from '../../core/storage-root';
 import { headlessApprover } from '../headless-approver';
 import { TerminalApprover } from '../terminal-approver';
 import { plainToolNames, splitToolList } from '../tool-rules';
