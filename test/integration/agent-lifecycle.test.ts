@@ -342,6 +342,32 @@ sleep 30
     expect(runs[0].type === 'hook_run' && runs[0].duration_ms).toBeGreaterThan(0);
   });
 
+  it('a process a Bash call detached (setsid) runs on while the session does, and is killed when it ends', async () => {
+    h = await startAgent(
+      {},
+      [
+        toolCalls([
+          {
+            id: 'b1',
+            name: 'Bash',
+            arguments: { command: `setsid sh -c 'echo $$ > bg.pid; exec sleep 30' & until [ -s bg.pid ]; do sleep 0.01; done` },
+          },
+        ]),
+        text('started'),
+      ],
+      { session: bypass },
+    );
+    await h.session.prompt('start it');
+    const pid = Number(readFileSync(h.workspace.file('bg.pid'), 'utf8'));
+    try {
+      expect(isProcessAlive(pid)).toBe(true);
+      await h.session.end();
+      expect(await waitUntilDead(pid, 5_000)).toBe(true);
+    } finally {
+      if (isProcessAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  });
+
   it('the transcript exists from SessionStart on, and holds the assistant message while its tool call runs', async () => {
     const check = `#!/usr/bin/env node
 const fs = require('fs');

@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { childProcessesOf } from '../../src/core/process/child-processes';
+import type { RunProcessOptions } from '../../src/core/process/run-process';
 import { SpawnerPool } from '../../src/core/process/spawner/spawner-pool';
 import { SpawnerProcessRunner } from '../../src/core/process/spawner/spawner-process-runner';
 import { waitUntilDead } from '../support/process-liveness';
@@ -119,6 +121,58 @@ describe('the process spawner helper', () => {
     } finally {
       spawner.runner.dispose();
     }
+  });
+
+  describe('a helper stopped by what it runs (kill -STOP $PPID) does not hang the run', () => {
+    async function stoppedHelperRun(extra: Partial<RunProcessOptions>) {
+      const spawner = startSpawnerFromSource(log);
+      await spawner.ready();
+      const helperPid = spawner.runner.helperPid!;
+      const pidFile = join(dir, 'pid');
+      const running = spawner.runner.run({
+        // A process that left every group of the run: only its marker finds it.
+        command: `setsid sh -c 'echo $$ > "${pidFile}"; exec sleep 30' & kill -STOP ${helperPid}; wait`,
+        shell: true,
+        cwd: dir,
+        env: process.env,
+        runMarker: randomUUID(),
+        ...extra,
+      });
+      const detached = Number(await waitForFile(pidFile));
+      await vi.waitFor(() => expect(readIfThere(`/proc/${helperPid}/stat`)).toMatch(/^\d+ \(.*\) T/), { timeout: 10_000, interval: 20 });
+      return { spawner, helperPid, running, detached };
+    }
+
+    async function expectReplaced(spawner: ReturnType<typeof startSpawnerFromSource>, helperPid: number) {
+      expect(await waitUntilDead(helperPid, 5_000)).toBe(true);
+      await vi.waitFor(() => expect(spawner.runner.helperPid).not.toBe(helperPid), { timeout: 10_000, interval: 20 });
+      await spawner.ready();
+      expect((await spawner.runner.run({ command: 'echo again', shell: true, cwd: dir, env: process.env })).stdout).toBe('again\n');
+    }
+
+    it('its timeout still ends it: what it started is killed and the helper is replaced', async () => {
+      const { spawner, helperPid, running, detached } = await stoppedHelperRun({ timeoutMs: 500 });
+      try {
+        expect(await running).toMatchObject({ timedOut: true, aborted: false });
+        expect(await waitUntilDead(detached, 5_000)).toBe(true);
+        await expectReplaced(spawner, helperPid);
+      } finally {
+        spawner.runner.dispose();
+      }
+    });
+
+    it('an abort still ends it: what it started is killed and the helper is replaced', async () => {
+      const controller = new AbortController();
+      const { spawner, helperPid, running, detached } = await stoppedHelperRun({ signal: controller.signal });
+      try {
+        controller.abort();
+        expect(await running).toMatchObject({ timedOut: false, aborted: true });
+        expect(await waitUntilDead(detached, 5_000)).toBe(true);
+        await expectReplaced(spawner, helperPid);
+      } finally {
+        spawner.runner.dispose();
+      }
+    });
   });
 
   it('on dispose, answers runs in flight as aborted and the helper kills their processes and exits', async () => {

@@ -102,6 +102,30 @@ describe.each([
     expect(await waitUntilDead(readPid(pidFile), 5_000)).toBe(true);
   });
 
+  it('on timeout or abort, also kills what left the group (setsid), found by the run marker it carries', async () => {
+    const timedOutFile = join(dir, 'timed-out');
+    const timedOut = await sh(
+      `echo "$HOOKPILOT_RUN_ID"; setsid sh -c 'echo $$ > "${timedOutFile}"; exec sleep 30' & until [ -s "${timedOutFile}" ]; do sleep 0.01; done; wait`,
+      {
+        timeoutMs: 300,
+        runMarker: 'run-1',
+      },
+    );
+    expect(timedOut).toMatchObject({ timedOut: true, stdout: 'run-1\n' });
+    expect(await waitUntilDead(readPid(timedOutFile), 5_000)).toBe(true);
+
+    const abortedFile = join(dir, 'aborted');
+    const controller = new AbortController();
+    const running = sh(`setsid sh -c 'echo $$ > "${abortedFile}"; exec sleep 30' & wait`, {
+      signal: controller.signal,
+      runMarker: 'run-2',
+    });
+    await vi.waitFor(() => expect(readFileSync(abortedFile, 'utf8')).toMatch(/^\d+\n$/), { timeout: 10_000, interval: 10 });
+    controller.abort();
+    expect((await running).aborted).toBe(true);
+    expect(await waitUntilDead(readPid(abortedFile), 5_000)).toBe(true);
+  });
+
   it('escalates to SIGKILL for a grandchild that ignores SIGTERM', async () => {
     const pidFile = join(dir, 'pid');
     const result = await sh(`sh -c 'trap "" TERM; sleep 30' & echo $! > "${pidFile}"; wait`, { timeoutMs: 200, killGraceMs: 200 });

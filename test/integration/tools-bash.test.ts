@@ -138,6 +138,29 @@ describe.each([['spawned afresh'], ['from a waiting bash'], ['through the spawne
     expect(await waitUntilDead(readPid(pidFile), 5_000)).toBe(true);
   });
 
+  it('times out, killing also what left its process group: a job of its own (set -m), a new session (setsid)', async () => {
+    const jobFile = join(dir, 'job');
+    const sessionFile = join(dir, 'session');
+    const result = await run({
+      command: `set -m; sleep 30 & echo $! > "${jobFile}"; setsid sh -c 'echo $$ > "${sessionFile}"; exec sleep 30' & until [ -s "${sessionFile}" ]; do sleep 0.01; done; wait`,
+      timeout: 300,
+    });
+    // Job control reports the setsid that forked and exited: "[2]+ Done ...".
+    expect(!result.ok && result.error).toMatch(/^Command timed out after 300 ms/);
+    expect(await waitUntilDead(readPid(jobFile), 5_000)).toBe(true);
+    expect(await waitUntilDead(readPid(sessionFile), 5_000)).toBe(true);
+  });
+
+  it('stops on abort also what left its process group (setsid)', async () => {
+    const pidFile = join(dir, 'pid');
+    const controller = new AbortController();
+    const running = run({ command: `setsid sh -c 'echo $$ > "${pidFile}"; exec sleep 30' & wait` }, { signal: controller.signal });
+    await vi.waitFor(() => expect(readFileSync(pidFile, 'utf8')).toMatch(/^\d+\n$/), { timeout: 10_000, interval: 10 });
+    controller.abort();
+    expect(await running).toMatchObject({ ok: false, interrupted: true });
+    expect(await waitUntilDead(readPid(pidFile), 5_000)).toBe(true);
+  });
+
   it('caps the output the model sees, cutting the middle', async () => {
     const result = await run({ command: "echo START; head -c 100000 /dev/zero | tr '\\0' a; echo; echo END" });
     expect(result.ok).toBe(true);
@@ -229,6 +252,22 @@ describe('Bash tool through the spawner helper', () => {
       },
       { timeout: 10_000, interval: 50 },
     );
+  });
+});
+
+describe("Bash tool with a session's marker", () => {
+  it('sets it in every command, and a shell started for one command still fits the next', async () => {
+    const shells = new PrestartedShells({ bash: true });
+    const tool = createBashTool(shells, 'session-1');
+    try {
+      expect(await tool.run({ command: 'echo "$HOOKPILOT_BASH_SESSION"' }, context())).toMatchObject({ ok: true, content: 'session-1' });
+      await untilWaiting(shells);
+      const result = tool.run({ command: 'echo "$HOOKPILOT_BASH_SESSION"' }, context());
+      expect(shells.waiting).toBe(0);
+      expect(await result).toMatchObject({ ok: true, content: 'session-1' });
+    } finally {
+      shells.dispose();
+    }
   });
 });
 

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { killMarkedProcesses, killMarkedProcessesAtExit, markerEntry, SESSION_MARKER_VARIABLE } from '../process/marked-processes';
 import type { AgentEvent } from './agent-events';
 import type { AgentSessionOptions } from './agent-session-options';
 import type { Compactor } from './compaction';
@@ -47,6 +49,10 @@ export class SessionTools {
   private readonly toolsByName = new Map<string, Tool>();
   private readonly withheld: ReadonlySet<string>;
   private readonly bashRunner: SpawnerProcessRunner | undefined;
+  /** Every process of the session's Bash calls carries it: they end with the session, or as the host exits. */
+  private readonly bashMarker = randomUUID();
+  private readonly bashProcesses = markerEntry(SESSION_MARKER_VARIABLE, this.bashMarker);
+  private readonly bashProcessesAtExit = killMarkedProcessesAtExit(this.bashProcesses);
   /** The session's permission gate: a resume gives it back the session's deny rules. */
   readonly gate: PermissionGate;
 
@@ -59,7 +65,7 @@ export class SessionTools {
       this.bashRunner = new SpawnerProcessRunner({ modulePath: options.spawnerModulePath, args: [BASH_SHELLS_ARG] });
       this.bashRunner.warmUp();
     }
-    const builtins: Tool[] = createBuiltinTools(deps.todos, this.bashRunner);
+    const builtins: Tool[] = createBuiltinTools(deps.todos, this.bashRunner, this.bashMarker);
     const executorFor = (hooks: SessionHooks, tools: ReadonlyMap<string, Tool>) =>
       new ToolExecutor({
         tools,
@@ -133,9 +139,11 @@ export class SessionTools {
     return tools;
   }
 
-  /** Stops the Bash tool's spawner helper, if any. */
+  /** Stops the Bash tool's spawner helper, if any, and every process the session's Bash calls left running. */
   dispose(): void {
     this.bashRunner?.dispose();
+    killMarkedProcesses(this.bashProcesses);
+    this.bashProcessesAtExit.dispose();
   }
 
   private extraToolsNow(): readonly Tool[] {

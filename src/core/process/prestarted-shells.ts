@@ -3,7 +3,8 @@ import { readFileSync, statSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { basename } from 'node:path';
 import type { Disposable } from '../events-emitter';
-import { shellCommandLine } from './shell-command-line';
+import { RUN_MARKER_VARIABLE, withRunMarker } from './marked-processes';
+import { exportStatement, shellCommandLine } from './shell-command-line';
 import { shellForksSingleCommands } from './shell-fork-probe';
 
 /** What a run needs to know of the process it gets: how it spawns (shell, directory, env). */
@@ -13,6 +14,8 @@ export interface ShellRequest {
   shell?: boolean | string;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** RUN_MARKER_VARIABLE's value for the run: exported ahead of the command, not part of `env`. */
+  runMarker?: string;
 }
 
 export interface PrestartedShell {
@@ -57,6 +60,12 @@ function exitedUnseen(pid: number | undefined): boolean {
 function sameEnv(a: NodeJS.ProcessEnv, b: NodeJS.ProcessEnv): boolean {
   const names = Object.keys(a).filter((name) => a[name] !== undefined);
   return names.length === Object.keys(b).filter((name) => b[name] !== undefined).length && names.every((name) => a[name] === b[name]);
+}
+
+/** A waiting bash's line: the run's marker, then its command, up to the NUL bash reads to. */
+function bashCommandLine(request: ShellRequest): string {
+  const marker = request.runMarker === undefined ? '' : exportStatement(RUN_MARKER_VARIABLE, request.runMarker);
+  return `${marker}${request.command}\0`;
 }
 
 function setRef(child: ChildProcess, ref: boolean): void {
@@ -136,9 +145,9 @@ export class PrestartedShells implements Disposable {
       if (!shell || shell.child.exitCode !== null || shell.child.signalCode !== null || exitedUnseen(shell.child.pid)) continue;
       const commandLine = this.bash
         ? sameEnv(shell.env, request.env)
-          ? `${request.command}\0`
+          ? bashCommandLine(request)
           : undefined
-        : shellCommandLine(shell.env, request.env, request.command);
+        : shellCommandLine(shell.env, withRunMarker(request), request.command);
       if (commandLine === undefined) {
         // Started in an environment a line cannot turn into this one: the next start from this one.
         this.idle.unshift(shell);
@@ -169,7 +178,7 @@ export class PrestartedShells implements Disposable {
     const shell = this.shellFor(request);
     if (this.disposed || shell === undefined || request.args?.length) return undefined;
     if (!this.bash && !this.shellForks) return undefined;
-    const commandLine = this.bash ? `${request.command}\0` : shellCommandLine(request.env, request.env, request.command);
+    const commandLine = this.bash ? bashCommandLine(request) : shellCommandLine(request.env, withRunMarker(request), request.command);
     if (commandLine === undefined) return undefined;
     const child = this.spawnWaiting(shell, request.cwd, request.env);
     return child && { child, commandLine };

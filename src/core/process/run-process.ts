@@ -4,6 +4,14 @@ import type { Readable } from 'node:stream';
 import { timerDelay } from '../timer-delay';
 import type { PrestartedShells } from './prestarted-shells';
 import { errorMessage } from '../error-message';
+import {
+  killMarkedProcesses,
+  markedProcesses,
+  markerEntry,
+  RUN_MARKER_VARIABLE,
+  signalMarkedProcesses,
+  withRunMarker,
+} from './marked-processes';
 
 export interface RunProcessOptions {
   command: string;
@@ -16,7 +24,7 @@ export interface RunProcessOptions {
   /** Written to stdin, then stdin is closed; EPIPE is ignored (the child may not read). */
   input?: string;
   timeoutMs?: number;
-  /** Abort kills the whole process group. */
+  /** Abort kills the whole process group (and what carries `runMarker`). */
   signal?: AbortSignal;
   /** Per stream, default 1 MiB; beyond it output is drained and discarded (bounded memory). */
   maxOutputBytes?: number;
@@ -24,6 +32,11 @@ export interface RunProcessOptions {
   killGraceMs?: number;
   /** Told the child's pid (also its process group id) once it has started. */
   onSpawn?: (pid: number) => void;
+  /**
+   * The value of RUN_MARKER_VARIABLE in this run's processes (not part of `env`): on timeout
+   * or abort, what left the group (a job of its own, `setsid`) is killed too.
+   */
+  runMarker?: string;
 }
 
 export interface ProcessResult {
@@ -102,7 +115,7 @@ function spawnFresh(options: RunProcessOptions): ChildProcess {
   const target = spawnTarget(options);
   return spawn(target.file, target.args, {
     cwd: options.cwd,
-    env: options.env,
+    env: withRunMarker(options),
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
     windowsHide: true,
@@ -142,8 +155,9 @@ function describeSpawnError(error: NodeJS.ErrnoException, options: RunProcessOpt
 /**
  * Runs a process in its own process group, feeding `input` on stdin and collecting capped
  * stdout/stderr. Never throws: spawn failures come back as `spawnError`. On timeout or
- * abort the whole group gets SIGTERM, then SIGKILL after the grace period, so
- * grandchildren die too. With `shells`, a waiting shell runs the command when one fits.
+ * abort the whole group, and every process that carries the run's marker, gets SIGTERM,
+ * then SIGKILL after the grace period, so grandchildren die too, also those that left the
+ * group. With `shells`, a waiting shell runs the command when one fits.
  */
 export function runProcess(options: RunProcessOptions, shells?: PrestartedShells): Promise<ProcessResult> {
   const started = performance.now();
@@ -197,12 +211,16 @@ export function runProcess(options: RunProcessOptions, shells?: PrestartedShells
       child.stdin?.destroy();
     };
 
+    const marker = options.runMarker === undefined ? undefined : markerEntry(RUN_MARKER_VARIABLE, options.runMarker);
+    /** Whether anything of the run is left: its group, or a process that carries its marker. */
+    const runSurvives = () =>
+      (child.pid !== undefined && groupAlive(child.pid)) || (marker !== undefined && markedProcesses(marker).length > 0);
     const settle = (result: ProcessResult) => {
       if (settled) return;
       settled = true;
       cleanup();
-      // The SIGKILL timer stays armed while anything of a killed group survives.
-      if (killTimer && (child.pid === undefined || !groupAlive(child.pid))) clearTimeout(killTimer);
+      // The SIGKILL timer stays armed while anything of a killed run survives.
+      if (killTimer && !runSurvives()) clearTimeout(killTimer);
       resolve(result);
     };
 
@@ -224,7 +242,11 @@ export function runProcess(options: RunProcessOptions, shells?: PrestartedShells
       if (killing || settled) return;
       killing = true;
       signalGroup(child, 'SIGTERM');
-      killTimer = setTimeout(() => signalGroup(child, 'SIGKILL'), graceMs);
+      if (marker !== undefined) signalMarkedProcesses(marker, 'SIGTERM');
+      killTimer = setTimeout(() => {
+        signalGroup(child, 'SIGKILL');
+        if (marker !== undefined) killMarkedProcesses(marker);
+      }, graceMs);
       killTimer.unref();
     }
 

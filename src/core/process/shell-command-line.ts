@@ -38,6 +38,11 @@ function quote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The statement that exports `name` with `value` in a POSIX shell. */
+export function exportStatement(name: string, value: string): string {
+  return `export ${name}=${quote(value)}; `;
+}
+
 function expressible(name: string, value = ''): boolean {
   // The shell reads one line: a newline anywhere would end it early.
   return ENV_NAME.test(name) && !SET_AT_START.has(name) && !value.includes('\n');
@@ -53,7 +58,7 @@ export function shellCommandLine(from: NodeJS.ProcessEnv, to: NodeJS.ProcessEnv,
   for (const [name, value] of Object.entries(to)) {
     if (value === undefined || from[name] === value) continue;
     if (!expressible(name, value)) return undefined;
-    statements.push(`export ${name}=${quote(value)}; `);
+    statements.push(exportStatement(name, value));
   }
   for (const name of Object.keys(from)) {
     if (from[name] === undefined || to[name] !== undefined) continue;

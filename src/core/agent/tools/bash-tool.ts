@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { constants } from 'node:os';
 import { z } from 'zod';
+import { SESSION_MARKER_VARIABLE } from '../../process/marked-processes';
 import { PrestartedShells } from '../../process/prestarted-shells';
 import type { ProcessRunner } from '../../process/process-runner';
 import { runProcess, type ProcessResult, type RunProcessOptions } from '../../process/run-process';
@@ -37,7 +39,8 @@ export interface BashResponse {
 
 const BACKGROUND_UNSUPPORTED =
   'run_in_background is not supported: commands run in the foreground only. Run it without run_in_background ' +
-  `(with a timeout of up to ${MAX_BASH_TIMEOUT_MS} ms for long tasks), or detach it yourself with nohup ... &.`;
+  `(with a timeout of up to ${MAX_BASH_TIMEOUT_MS} ms for long tasks), or detach it yourself with nohup ... & ` +
+  '(it runs until the session ends).';
 
 /** The shell-style exit status: the code, or 128 + the signal number for a killed process. */
 function exitStatus(result: ProcessResult): number {
@@ -77,8 +80,14 @@ function withOutput(headline: string, output: string): string {
  * started after the previous command, in the same directory and environment. `runner` (a
  * spawner helper started with `--bash-shells`) forks them from a small process instead: a
  * fork costs in proportion to the forking process's memory, which grows with a session.
+ * `sessionMarker` is set as SESSION_MARKER_VARIABLE in every command's environment, so the
+ * session finds what its commands left running; each command also gets a marker of its own,
+ * so a timeout or an abort ends all it started.
  */
-export function createBashTool(runner: ProcessRunner | PrestartedShells = new PrestartedShells({ bash: true })): Tool<BashInput> {
+export function createBashTool(
+  runner: ProcessRunner | PrestartedShells = new PrestartedShells({ bash: true }),
+  sessionMarker?: string,
+): Tool<BashInput> {
   const run =
     runner instanceof PrestartedShells
       ? (options: RunProcessOptions) => runProcess(options, runner)
@@ -89,13 +98,15 @@ export function createBashTool(runner: ProcessRunner | PrestartedShells = new Pr
       'Runs a shell command with bash -c in the working directory and returns its stdout and stderr ' +
       `(output beyond ${MAX_TOOL_OUTPUT_CHARS} characters is cut from the middle). A non-zero exit is reported as ` +
       `"Exit code N". Default timeout ${DEFAULT_BASH_TIMEOUT_MS} ms, max ${MAX_BASH_TIMEOUT_MS} ms; on timeout the ` +
-      'whole process group is killed. Prefer Read, Grep, Glob, Edit and Write for files. Credentials such as ' +
+      'processes it started are killed. Prefer Read, Grep, Glob, Edit and Write for files. Credentials such as ' +
       '*_API_KEY, *_TOKEN and *PASSWORD* are removed from the environment, and secret values are redacted from the output.',
     inputSchema: bashInputSchema,
     async run(input, ctx): Promise<ToolResult> {
       if (input.run_in_background) return toolFailure(BACKGROUND_UNSUPPORTED);
       const timeoutMs = input.timeout ?? DEFAULT_BASH_TIMEOUT_MS;
-      const env = envWithoutSecrets(ctx.env, ctx.passEnv, ctx.secretEnvNames);
+      const shellEnv = envWithoutSecrets(ctx.env, ctx.passEnv, ctx.secretEnvNames);
+      // Constant for the session, so a waiting shell started for one command fits the next.
+      const env = sessionMarker === undefined ? shellEnv : { ...shellEnv, [SESSION_MARKER_VARIABLE]: sessionMarker };
       const captured = await run({
         // The user's hooks chose these lines (CLAUDE_ENV_FILE); the gate judged the model's command alone.
         command: ctx.shellPrelude ? `${ctx.shellPrelude}${input.command}` : input.command,
@@ -105,6 +116,7 @@ export function createBashTool(runner: ProcessRunner | PrestartedShells = new Pr
         timeoutMs,
         signal: ctx.signal,
         maxOutputBytes: MAX_CAPTURE_BYTES,
+        runMarker: randomUUID(),
       });
       const result = withoutCutSecrets(captured, ctx);
       const interrupted = result.timedOut || result.aborted;

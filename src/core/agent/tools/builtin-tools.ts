@@ -9,10 +9,13 @@ import { createTodoWriteTool } from './todo-write-tool';
 import type { Tool } from './tool';
 import { createWriteTool } from './write-tool';
 
-/** The built-in tools under Claude Code's names. Task (subagents) is added by the agent loop. */
-export function createBuiltinTools(todoStore: TodoStore, bashRunner?: ProcessRunner): Tool[] {
+/**
+ * The built-in tools under Claude Code's names. Task (subagents) is added by the agent loop.
+ * `sessionMarker`: see createBashTool.
+ */
+export function createBuiltinTools(todoStore: TodoStore, bashRunner?: ProcessRunner, sessionMarker?: string): Tool[] {
   return [
-    createBashTool(bashRunner),
+    createBashTool(bashRunner, sessionMarker),
     createReadTool(),
     createWriteTool(),
     createEditTool(),

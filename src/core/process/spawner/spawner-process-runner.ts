@@ -2,7 +2,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { Disposable } from '../../events-emitter';
+import { timerDelay } from '../../timer-delay';
 import { childProcessesOf } from '../child-processes';
+import { killMarkedProcesses, markerEntry, RUN_MARKER_VARIABLE } from '../marked-processes';
 import type { ProcessRunner } from '../process-runner';
 import { noOutputResult, runProcess, type ProcessResult, type RunProcessOptions } from '../run-process';
 import { spawnerToHostSchema, type HostToSpawner, type SpawnerToHost, type SpawnRequestOptions } from './spawner-protocol';
@@ -35,6 +37,12 @@ const HELPER_EXIT_GRACE_MS = 5000;
 const HELPER_CLOSE_WAIT_MS = 2000;
 /** A helper that served this long before dying was not failing to start: its death resets the count. */
 const HEALTHY_UPTIME_MS = 30_000;
+/**
+ * How long past a run's timeout (and its kill grace), or after its abort, the host waits for
+ * the helper's answer. A helper that has not answered by then (stopped by what it ran, or
+ * starved) is replaced, and the run is ended here.
+ */
+const ANSWER_GRACE_MS = 3000;
 /** Debugger and loader flags of the host are not the helper's. */
 const HOST_ONLY_VARIABLES = ['NODE_OPTIONS', 'VSCODE_INSPECTOR_OPTIONS'];
 
@@ -53,6 +61,8 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
   private nextId = 1;
   private stderrTail = '';
   private readonly pending = new Map<number, PendingRun>();
+  /** Helpers this side killed for not answering: their end is no failure to start. */
+  private readonly replaced = new WeakSet<ChildProcess>();
 
   constructor(private readonly options: SpawnerProcessRunnerOptions) {}
 
@@ -81,13 +91,23 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
     if (!helper || !this.ready || !helper.connected || options.signal?.aborted) return runProcess(options);
     return new Promise<ProcessResult>((resolve) => {
       const id = this.nextId++;
-      const onAbort = () => this.post({ type: 'abort', id });
+      const answerGraceMs = (options.killGraceMs ?? 0) + ANSWER_GRACE_MS;
+      const deadlines: NodeJS.Timeout[] = [];
+      const onAbort = () => {
+        this.post({ type: 'abort', id });
+        deadlines.push(setTimeout(() => this.endUnanswered(id, { aborted: true }), answerGraceMs));
+      };
       options.signal?.addEventListener('abort', onAbort, { once: true });
+      if (options.timeoutMs !== undefined)
+        deadlines.push(setTimeout(() => this.endUnanswered(id, { timedOut: true }), timerDelay(options.timeoutMs + answerGraceMs)));
       this.pending.set(id, {
         options,
         resolve,
         started: performance.now(),
-        detach: () => options.signal?.removeEventListener('abort', onAbort),
+        detach: () => {
+          options.signal?.removeEventListener('abort', onAbort);
+          for (const deadline of deadlines) clearTimeout(deadline);
+        },
       });
       if (this.pending.size === 1) this.keepHostAlive(true);
       // A request that never reached the helper runs here: a hook is never skipped.
@@ -182,7 +202,7 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
     if (this.ready && performance.now() - this.readyAt >= HEALTHY_UPTIME_MS) this.failures = 0;
     this.helper = undefined;
     this.ready = false;
-    this.failures++;
+    if (!this.replaced.has(helper)) this.failures++;
     const stderr = this.stderrTail.trim();
     this.options.log?.(
       'warn',
@@ -203,6 +223,25 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
         }),
       );
     }
+  }
+
+  /**
+   * A run the helper did not answer in time: what it started is killed (its group, what
+   * carries its marker, and the helper's children, reported or not), the run ends as timed
+   * out or aborted, and the helper is replaced (the next run starts a new one).
+   */
+  private endUnanswered(id: number, outcome: Pick<ProcessResult, 'timedOut'> | Pick<ProcessResult, 'aborted'>): void {
+    const run = this.pending.get(id);
+    const helper = this.helper;
+    if (!run) return;
+    const children = helper?.pid === undefined ? [] : childProcessesOf(helper.pid);
+    for (const pid of new Set([...(run.pid === undefined ? [] : [run.pid]), ...children])) killGroup(pid);
+    if (run.options.runMarker !== undefined) killMarkedProcesses(markerEntry(RUN_MARKER_VARIABLE, run.options.runMarker));
+    this.settle(id, run, noOutputResult(performance.now() - run.started, outcome));
+    if (!helper) return;
+    this.options.log?.('warn', 'the process spawner did not answer in time; the process was killed and the spawner is replaced');
+    this.replaced.add(helper);
+    helper.kill('SIGKILL');
   }
 
   /** A run the helper never started (its channel failed, or it died first) runs in this process instead. */
@@ -254,8 +293,8 @@ function withoutHostOnlyVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 function requestOptions(options: RunProcessOptions): SpawnRequestOptions {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(options.env)) if (value !== undefined) env[key] = value;
-  const { command, args, shell, cwd, input, timeoutMs, maxOutputBytes, killGraceMs } = options;
-  return { command, args, shell, cwd, env, input, timeoutMs, maxOutputBytes, killGraceMs };
+  const { command, args, shell, cwd, input, timeoutMs, maxOutputBytes, killGraceMs, runMarker } = options;
+  return { command, args, shell, cwd, env, input, timeoutMs, maxOutputBytes, killGraceMs, runMarker };
 }
 
 function killGroup(pid: number): void {

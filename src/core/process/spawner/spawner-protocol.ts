@@ -19,6 +19,7 @@ export const spawnRequestOptionsSchema = z.object({
   timeoutMs: z.number().optional(),
   maxOutputBytes: z.number().optional(),
   killGraceMs: z.number().optional(),
+  runMarker: z.string().optional(),
 });
 export type SpawnRequestOptions = z.infer<typeof spawnRequestOptionsSchema>;
 
