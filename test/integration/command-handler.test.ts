@@ -6,13 +6,13 @@ import type { HookEventName } from '../../src/core/hooks/events';
 import { CommandHookHandler } from '../../src/core/hooks/handlers/command-handler';
 import { TRACE_MAX_CHARS } from '../../src/core/hooks/protocol/interpret-command';
 import type { HandlerSpec, HookOutcome, HookPayload } from '../../src/core/hooks/types';
-import { waitUntilDead } from '../support/process-liveness';
+import { useLeftoverProcesses, waitUntilDead } from '../support/process-liveness';
 
 type CommandSpec = Extract<HandlerSpec, { type: 'command' }>;
 
 let dir: string;
 let projectDir: string;
-const leftovers: number[] = [];
+const leftovers = useLeftoverProcesses();
 
 beforeEach(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'command-hook-')));
@@ -21,13 +21,6 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  for (const pid of leftovers.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -6,23 +6,16 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { killMarkedProcesses, markedProcesses, markerEntry } from '../../src/core/process/marked-processes';
-import { isProcessAlive, waitUntilDead } from '../support/process-liveness';
+import { isProcessAlive, useLeftoverProcesses, waitUntilDead } from '../support/process-liveness';
 
 let dir: string;
-const leftovers: number[] = [];
+const leftovers = useLeftoverProcesses();
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'marked-processes-'));
 });
 
 afterEach(() => {
-  for (const pid of leftovers.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Already gone, as it should be.
-    }
-  }
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -45,6 +38,15 @@ async function startDetached(command: string, value: string | undefined, count: 
   return pids;
 }
 
+/** A host process that asks for MARKER=value's processes to be killed as it exits (or no longer, `dispose`), then exits. */
+function exitingHost(value: string, { dispose }: { dispose: boolean }): void {
+  const host = join(dir, 'host.ts');
+  const module = JSON.stringify(join(__dirname, '../../src/core/process/marked-processes'));
+  const kill = `killMarkedProcessesAtExit(markerEntry(${JSON.stringify(MARKER)}, ${JSON.stringify(value)}))${dispose ? '.dispose()' : ''};`;
+  writeFileSync(host, `import { killMarkedProcessesAtExit, markerEntry } from ${module};\n${kill}\nprocess.exit(0);\n`);
+  execFileSync(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, host], { timeout: 20_000 });
+}
+
 describe('processes found by a marker variable', () => {
   it('kills every process that carries it, whatever its group or session (setsid, a double fork), and none other', async () => {
     const value = randomUUID();
@@ -61,30 +63,14 @@ describe('processes found by a marker variable', () => {
   it('kills them as the host exits, when asked to (process.exit, as a second Ctrl-C ends the CLI)', async () => {
     const value = randomUUID();
     const [marked] = await startDetached('setsid sleep 30 & echo $! >> PIDS', value, 1);
-    const host = join(dir, 'host.ts');
-    writeFileSync(
-      host,
-      `import { killMarkedProcessesAtExit, markerEntry } from ${JSON.stringify(join(__dirname, '../../src/core/process/marked-processes'))};
-killMarkedProcessesAtExit(markerEntry(${JSON.stringify(MARKER)}, ${JSON.stringify(value)}));
-process.exit(0);
-`,
-    );
-    execFileSync(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, host], { timeout: 20_000 });
+    exitingHost(value, { dispose: false });
     expect(await waitUntilDead(marked, 5_000)).toBe(true);
   });
 
   it('leaves them running once the host no longer asks', async () => {
     const value = randomUUID();
     const [marked] = await startDetached('setsid sleep 30 & echo $! >> PIDS', value, 1);
-    const host = join(dir, 'host.ts');
-    writeFileSync(
-      host,
-      `import { killMarkedProcessesAtExit, markerEntry } from ${JSON.stringify(join(__dirname, '../../src/core/process/marked-processes'))};
-killMarkedProcessesAtExit(markerEntry(${JSON.stringify(MARKER)}, ${JSON.stringify(value)})).dispose();
-process.exit(0);
-`,
-    );
-    execFileSync(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, host], { timeout: 20_000 });
+    exitingHost(value, { dispose: true });
     expect(isProcessAlive(marked)).toBe(true);
   });
 });

@@ -5,24 +5,17 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { directProcessRunner, type ProcessRunner } from '../../src/core/process/process-runner';
 import type { RunProcessOptions } from '../../src/core/process/run-process';
 import { ThroughPrestartedShell } from '../support/prestarted';
-import { isProcessAlive, waitUntilDead } from '../support/process-liveness';
+import { isProcessAlive, useLeftoverProcesses, waitUntilDead } from '../support/process-liveness';
 import { startSpawnerFromSource } from '../support/spawner';
 
 let dir: string;
-const leftovers: number[] = [];
+const leftovers = useLeftoverProcesses();
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'run-process-'));
 });
 
 afterEach(() => {
-  for (const pid of leftovers.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
   rmSync(dir, { recursive: true, force: true });
 });
 

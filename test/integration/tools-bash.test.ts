@@ -10,10 +10,10 @@ import { BASH_SHELLS_ARG } from '../../src/core/process/spawner/spawner-protocol
 import { SpawnerProcessRunner } from '../../src/core/process/spawner/spawner-process-runner';
 import { untilWaiting } from '../support/prestarted';
 import { SPAWNER_EXEC_ARGV, SPAWNER_SOURCE, untilViaHelper } from '../support/spawner';
-import { waitUntilDead } from '../support/process-liveness';
+import { useLeftoverProcesses, waitUntilDead } from '../support/process-liveness';
 
 let dir: string;
-const leftovers: number[] = [];
+const leftovers = useLeftoverProcesses();
 /** Never hands out a shell: every command spawns bash afresh. */
 const noShells = new PrestartedShells({ bash: true });
 noShells.dispose();
@@ -36,13 +36,6 @@ afterAll(() => {
 });
 
 afterEach(() => {
-  for (const pid of leftovers.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Already gone, as it should be.
-    }
-  }
   rmSync(dir, { recursive: true, force: true });
 });
 
