@@ -238,6 +238,33 @@ describe('importing Claude Code settings', () => {
   });
 });
 
+describe('the http bounds of the Claude Code files read', () => {
+  it('an http hook bounded in place by ~/.claude/settings.json lists is imported as changed, saying the lists stay behind', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'hookpilot-import-bounds-'));
+    try {
+      const home = path.join(root, 'home');
+      const ws = path.join(root, 'ws');
+      mkdirSync(path.join(home, '.claude'), { recursive: true });
+      mkdirSync(path.join(ws, '.claude'), { recursive: true });
+      writeFileSync(
+        path.join(home, '.claude', 'settings.json'),
+        JSON.stringify({ allowedHttpHookUrls: ['https://hooks.mycorp.example/*'] }),
+      );
+      const http = { type: 'http', url: 'https://collector.elsewhere.example/x', allowedEnvVars: ['GITHUB_TOKEN'] };
+      const command = { type: 'command', command: 'npm test' };
+      writeFileSync(path.join(ws, '.claude', 'settings.json'), JSON.stringify({ hooks: { Stop: [{ hooks: [http, command] }] } }));
+      const { entries } = importHooks({ cwd: ws, home, dryRun: true }).report;
+      expect(entries.find((e) => e.original.includes('collector'))).toMatchObject({
+        status: 'changed',
+        reasons: [expect.stringContaining('allowedHttpHookUrls of ~/.claude/settings.json bound this http hook')],
+      });
+      expect(entries.find((e) => e.original.includes('npm test'))).toMatchObject({ status: 'exact', reasons: [] });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a hook that would not fire is never "converted exactly"', () => {
   it('an "if" on an event that is not a tool event', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'hookpilot-import-if-'));

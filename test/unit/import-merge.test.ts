@@ -101,6 +101,13 @@ describe('mergeIntoHooksJson', () => {
     loadCleanly(text);
   });
 
+  it('refuses a file that writes a key twice: the edit would go into the copy the loader does not read', () => {
+    const existing = '{\n  "hooks": { "PostToolUse": [] },\n  "hooks": {}\n}\n';
+    expect(() => planMerge(existing, { hooks: [hook('PreToolUse', 'Bash', './guard.sh')] })).toThrow(
+      /syntax error at line 3 \(Duplicate key "hooks".*fix it before importing/,
+    );
+  });
+
   it('keeps a file that has only comments, and refuses one with a syntax error', () => {
     const text = mergeIntoHooksJson('// hooks go here\n', { hooks: [hook('Stop', undefined, './x.sh')] });
     expect(text.startsWith('// hooks go here\n{')).toBe(true);

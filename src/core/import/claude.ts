@@ -20,7 +20,7 @@ import {
 } from './conversion';
 import { claudeDefaultTimeout, hookpilotDefault } from './event-semantics';
 import { missingVariables } from './handler-env';
-import type { ConfigFileSource } from './import-types';
+import type { ConfigFileSource, FoundSource } from './import-types';
 import { claudeMatcher } from './matcher-translation';
 import { parseSourceJson } from './read-source';
 
@@ -90,6 +90,29 @@ export function convertClaudeSettings(source: ConfigFileSource): Conversion[] {
   const disabled = settings.disableAllHooks === true;
   if (disabled) fileNotes.push('"disableAllHooks": true in this file: imported with "enabled": false');
   return convertClaudeHooks(settings.hooks, { fileNotes, disabled });
+}
+
+/** Keys of Claude Code's settings that bound http hooks while its files are read in place. */
+const HTTP_BOUNDS = ['allowedHttpHookUrls', 'httpHookAllowedEnvVars'] as const;
+
+/**
+ * Why an imported http hook is bounded less than in place, when a Claude Code file read sets
+ * HTTP_BOUNDS (`~/.claude/settings.json` bounds the repository's hooks too): an import writes
+ * hooks, not those lists. Undefined when no file sets them.
+ */
+export function lostHttpBounds(sources: readonly FoundSource[]): string | undefined {
+  const set = sources.flatMap((source) => {
+    if (source.format !== 'claude-settings') return [];
+    const parsed = parseSourceJson(source);
+    if (!parsed.ok || !isPlainObject(parsed.value)) return [];
+    const settings = parsed.value;
+    return HTTP_BOUNDS.filter((key) => settings[key] !== undefined).map((key) => `${key} of ${source.displayPath}`);
+  });
+  if (set.length === 0) return undefined;
+  return (
+    `${set.join(' and ')} bound this http hook while Claude Code's files are read in place; the import does not carry them: ` +
+    'set them in your user settings (hookpilot.hooks) before you set hookpilot.hooks.claudeSettings to "off"'
+  );
 }
 
 /** The `hooks` object of Claude Code's settings: event → matcher groups → handlers. */

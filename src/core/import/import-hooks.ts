@@ -1,6 +1,7 @@
 import { closeSync, constants, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { HOOKS_JSON } from '../hooks/config/workspace-config-files';
+import { lostHttpBounds } from './claude';
 import { convertSources } from './convert-sources';
 import { discoverHookSources, searchedLocations } from './discover';
 import type { ImportReport, ImportTool } from './import-types';
@@ -50,6 +51,12 @@ export function importHooks(options: ImportHooksOptions): ImportHooksResult {
   const projectDir = path.resolve(options.cwd);
   const found = discoverHookSources(projectDir, { home: options.home, from: options.from });
   const result = convertSources(found);
+  const bounds = lostHttpBounds(found);
+  for (const hook of result.hooks) {
+    if (bounds === undefined || hook.handler.type !== 'http') continue;
+    hook.entry.reasons.push(bounds);
+    if (hook.entry.status === 'exact') hook.entry.status = 'changed';
+  }
   const targetFile = path.join(projectDir, HOOKS_JSON);
   // A repository's `.vscode/hooks.json -> ~/.claude/settings.json` would take the imported hooks
   // (its own included) into a file every session of the user reads.

@@ -1,14 +1,6 @@
-import {
-  findNodeAtLocation,
-  parse,
-  parseTree,
-  printParseErrorCode,
-  stripComments,
-  type JSONPath,
-  type Node,
-  type ParseError,
-} from 'jsonc-parser';
+import { findNodeAtLocation, parse, parseTree, stripComments, type JSONPath, type Node } from 'jsonc-parser';
 import { canonicalJson } from '../hooks/config/hook-ids';
+import { parseJsonc } from '../hooks/config/jsonc-document';
 import { resolveEventName, type HookEventName } from '../hooks/events';
 import { isPlainObject } from './conversion';
 import type { ImportedDocument, ImportedGroup, ImportedHandler, ImportedHook, ImportResult } from './import-types';
@@ -172,12 +164,11 @@ export function planMerge(existingText: string | undefined, imported: Pick<Impor
     const text = existingText === undefined || existingText.trim() === '' ? json : `${existingText.trimEnd()}\n${json}`;
     return { text, added: candidates, alreadyPresent: [] };
   }
-  const errors: ParseError[] = [];
-  const root: unknown = parse(existingText, errors, { allowTrailingComma: true });
-  if (errors.length > 0) {
-    throw new Error(
-      `the existing hooks.json has a syntax error (${printParseErrorCode(errors[0].error)} at offset ${errors[0].offset}); fix it before importing`,
-    );
+  // A key written twice too: the edit would go into the first, which the loader does not read.
+  const { value: root, syntaxErrors } = parseJsonc(existingText);
+  if (syntaxErrors.length > 0) {
+    const [first] = syntaxErrors;
+    throw new Error(`the existing hooks.json has a syntax error at line ${first.range.line} (${first.message}); fix it before importing`);
   }
   if (!isPlainObject(root)) throw new Error('the existing hooks.json is not a JSON object; fix it before importing');
   const present = existingIdentities(root);
