@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -30,5 +30,26 @@ describe("the user's own configuration files", () => {
     const claudeUser = path.join(home, '.claude', 'settings.json');
     expect(existsSync(claudeUser)).toBe(false);
     expect(engine.protectedPaths()).toEqual(expect.arrayContaining([claudeUser, userSettings]));
+  });
+
+  it("are VS Code's profiles' settings and a remote host's machine settings too", async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'user-files-'));
+    const data = path.join(dir, '.vscode-server', 'data');
+    const userSettings = path.join(data, 'User', 'settings.json');
+    mkdirSync(path.join(data, 'User', 'profiles', '-5a3e1f'), { recursive: true });
+    engine = new HookEngine({
+      projectDir: path.join(dir, 'project'),
+      storageDir: path.join(dir, 'storage'),
+      trusted: true,
+      userSettingsFile: userSettings,
+    });
+    await engine.reload([]);
+    expect(engine.protectedPaths()).toEqual(
+      expect.arrayContaining([
+        userSettings,
+        path.join(data, 'User', 'profiles', '-5a3e1f', 'settings.json'),
+        path.join(data, 'Machine', 'settings.json'),
+      ]),
+    );
   });
 });

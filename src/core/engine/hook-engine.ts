@@ -30,6 +30,7 @@ import { LocalProcessRunner } from '../process/process-runner';
 import { SpawnerPool } from '../process/spawner/spawner-pool';
 import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload, HookSource } from '../hooks/types';
 import { HookScriptPins } from './hook-script-pins';
+import { userSettingsFilesOf } from './user-settings-files';
 import { protectedHookFiles } from './protected-files';
 import { scopeHttpHandlers } from './scoped-http-handler';
 import { errorMessage } from '../error-message';
@@ -389,7 +390,10 @@ export class HookEngine {
   /** The user's own configuration applies in every workspace, and live: protected even before it exists. */
   private withUserSettings(files: string[]): string[] {
     const claudeUser = claudeSettingsFiles(undefined, this.options.env?.HOME || homedir()).map((source) => source.file);
-    const user = [...(this.options.userSettingsFile === undefined ? [] : [this.options.userSettingsFile]), ...claudeUser];
+    const user = [
+      ...(this.options.userSettingsFile === undefined ? [] : userSettingsFilesOf(this.options.userSettingsFile)),
+      ...claudeUser,
+    ];
     return [...new Set([...files, ...user])];
   }
 
