@@ -556,3 +556,30 @@ describe('a key written twice in one object', () => {
     expect(nested.hooks.map((h) => h.spec)).toEqual([expect.objectContaining({ command: 'b' })]);
   });
 });
+
+describe('a source of more hooks than one may hold', () => {
+  const document = (count: number) =>
+    JSON.stringify({
+      hooks: {
+        PreToolUse: [
+          { matcher: 'Bash', hooks: Array.from({ length: count - 1 }, (_, i) => ({ type: 'command', command: `node g${i}.js` })) },
+        ],
+        Stop: [{ type: 'command', command: 'npm test' }],
+      },
+    });
+
+  it('loads none of them, as an unreadable source: past 1,000 hooks', () => {
+    const loaded = load(document(1_001));
+    expect(loaded.hooks).toEqual([]);
+    expect(only(loaded.problems, 'unreadable')).toMatchObject({
+      severity: 'error',
+      message: expect.stringContaining('1001 hooks, more than the 1000'),
+    });
+  });
+
+  it('loads 1,000', () => {
+    const loaded = load(document(1_000));
+    expect(loaded.hooks).toHaveLength(1_000);
+    expect(loaded.problems.filter((p) => p.severity === 'error')).toEqual([]);
+  });
+});

@@ -168,6 +168,20 @@ function reportBadUrlPatterns(patterns: readonly string[], problems: ProblemList
   });
 }
 
+/** The most hooks one source may define. */
+export const MAX_HOOKS_PER_SOURCE = 1_000;
+
+/** The handlers a `hooks` section lists, counted before any is validated: a group's `hooks`, or a flat entry. */
+function handlerCount(hooks: unknown): number {
+  if (!isPlainObject(hooks)) return 0;
+  let count = 0;
+  for (const entries of Object.values(hooks)) {
+    if (!Array.isArray(entries)) continue;
+    for (const entry of entries) count += isPlainObject(entry) && Array.isArray(entry.hooks) ? entry.hooks.length : 1;
+  }
+  return count;
+}
+
 function loadObject(value: unknown, source: ConfigSource, problems: ProblemList, locator: Locator | undefined): LoadedConfig {
   const config = emptyConfig();
   if (value === undefined || value === null) return config;
@@ -176,6 +190,14 @@ function loadObject(value: unknown, source: ConfigSource, problems: ProblemList,
     return config;
   }
   reportUnknownTopLevelKeys(value, problems);
+  const handlers = handlerCount(value.hooks);
+  if (handlers > MAX_HOOKS_PER_SOURCE) {
+    // Each hook costs its checks (scripts, pins, secrets) on every reload: a cloned repository's
+    // file of a hundred thousand would hold the host for minutes. None loads, and it is an error.
+    const message = `The configuration defines ${handlers} hooks, more than the ${MAX_HOOKS_PER_SOURCE} one source may hold; none of them is loaded.`;
+    problems.add({ severity: 'error', code: 'unreadable', message, path: ['hooks'] });
+    return config;
+  }
   const nestedProcesses = isPlainObject(value.hooks) && isPlainObject(value.hooks.processes) ? Object.keys(value.hooks.processes) : [];
   const declaredServers = new Set([...(isPlainObject(value.servers) ? Object.keys(value.servers) : []), ...nestedProcesses]);
   const ctx: LoadContext = { source, locator, problems, ids: new HookIdAllocator(), declaredServers };
