@@ -109,3 +109,32 @@ describe("a trusted workspace's configuration and the user's hooks", () => {
     ]);
   });
 });
+
+describe("the person's settings and the managed policy's locked hooks", () => {
+  const policy = { kind: 'managed', file: '/etc/hookpilot/managed-settings.json' } as const;
+  /** As an administrator writes it: no onFailure, so a failure lets the call through (Claude Code's default). */
+  const policyHttpGuard = (url: string) => {
+    const { onFailure: _failOpen, ...guard } = httpGuard(url, 'policy-guard').hooks.PreToolUse[0];
+    return loadHooksDocument(JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [guard] }] } }), policy);
+  };
+
+  it("the person's allowlists neither stop the policy's http guard nor strip its credential", async () => {
+    const { engine } = engineIn();
+    const user = loadHooksValue({ allowedHttpHookUrls: ['https://hooks.example.com/*'], httpHookAllowedEnvVars: [] }, { kind: 'user' });
+    await engine.reload([policyHttpGuard(`${base}/policy`), user]);
+    const r = await engine.dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'echo pwned > pwned.txt' }));
+    expect(seen).toEqual([{ url: '/policy', token: 'user-secret' }]);
+    expect(r.decision).toBe('deny');
+  });
+
+  it("the person's defaults do not time the policy's guard out: it keeps Hookpilot's", async () => {
+    const { engine } = engineIn();
+    const managed = loadHooksDocument(
+      JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node policy-guard.js' }] }] } }),
+      policy,
+    );
+    await engine.reload([managed, loadHooksValue({ defaults: { commandTimeoutMs: 1, interceptorTimeoutMs: 1 } }, { kind: 'user' })]);
+    const hook = engine.registry.current().states.find((s) => s.hook.source.kind === 'managed')!.hook;
+    expect(engine.dispatcher.timeoutFor(hook)).toBe(600_000);
+  });
+});

@@ -154,6 +154,25 @@ describe("Claude Code's settings files as sources", () => {
     expect(claudeSettingsMode('sometimes')).toMatchObject({ mode: 'read', problem: expect.stringContaining('must be "off" or "read"') });
   });
 
+  it("a --hooks file named .vscode/hooks.json is the person's: the workspace's disableAllHooks does not reach its guard", () => {
+    const project = temp();
+    const home = temp();
+    write(path.join(project, '.vscode', 'hooks.json'), { ...guard('ws-guard'), disableAllHooks: true });
+    const teamPolicy = write(path.join(home, 'team-policy', '.vscode', 'hooks.json'), guard('team-guard'));
+    const none = { managedPolicy: { file: '/nonexistent', permissions: {}, problems: [] } };
+    // The project's own file passed again stays the workspace's.
+    const own = path.join(project, '.vscode', '..', '.vscode', 'hooks.json');
+    const configs = loadWorkspaceConfigs(project, { home, extraFiles: [teamPolicy, own], ...none });
+    expect(configs.flatMap((c) => (c.hooks.length > 0 ? [[c.source?.kind, c.source?.file]] : []))).toEqual([
+      ['hooksJson', path.join(project, '.vscode', 'hooks.json')],
+      ['cli', teamPolicy],
+      ['hooksJson', own],
+    ]);
+    const { byCommand } = states(configs);
+    expect(byCommand('team-guard')).toMatchObject({ active: true });
+    expect(byCommand('ws-guard')?.inactiveReason).toBe('all-disabled');
+  });
+
   it('the setting nested in the hookpilot.hooks value (as VS Code stores it) is not taken for a hooks key', () => {
     const config = loadHooksValue({ claudeSettings: 'off', ...guard('x') }, { kind: 'user' });
     expect(config.problems).toEqual([]);
@@ -253,6 +272,58 @@ describe('the managed policy', () => {
     const user = loadHooksValue(guard('same'), { kind: 'user' });
     const { registry } = states([user, managed]);
     expect(registry.current().states.map((s) => s.hook.source.kind)).toEqual(['managed']);
+  });
+
+  it("an identical copy the policy switches off does not take the user's copy with it", () => {
+    const user = loadHooksValue(guard('node /home/u/guard.js'), { kind: 'user' });
+    const dir = rootOnlyDir();
+    const allOff = policyConfig(write(path.join(dir, 'a.json'), { ...guard('node /home/u/guard.js'), disableAllHooks: true }));
+    const listedOff = policyConfig(
+      write(path.join(dir, 'b.json'), {
+        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node /home/u/guard.js', enabled: false }] }] },
+      }),
+    );
+    for (const managed of [allOff, listedOff]) {
+      const { registry } = states([managed, user]);
+      expect(
+        registry
+          .current()
+          .states.filter((s) => s.active)
+          .map((s) => s.hook.source.kind),
+      ).toEqual(['user']);
+    }
+  });
+
+  it("its hooks keep Hookpilot's defaults and the policy's allowlists: the person's do not reach them", () => {
+    const managed = policyConfig(
+      write(path.join(rootOnlyDir(), 'm.json'), { ...guard('managed-guard'), allowedHttpHookUrls: ['https://policy.example.com/*'] }),
+    );
+    const user = loadHooksValue(
+      { defaults: { commandTimeoutMs: 1 }, allowedHttpHookUrls: ['https://hooks.example.com/*'], httpHookAllowedEnvVars: [] },
+      { kind: 'user' },
+    );
+    const merged = mergeConfigs([managed, user]);
+    expect(merged.managedHttpHookUrls).toEqual(['https://policy.example.com/*']);
+    expect(merged.managedHttpHookAllowedEnvVars).toBeUndefined();
+    // The policy's list still counts among those that bound the person's own hooks.
+    expect(merged.allowedHttpHookUrls).toEqual(['https://policy.example.com/*', 'https://hooks.example.com/*']);
+    expect(merged.httpHookAllowedEnvVars).toEqual([]);
+    expect(merged.defaults).toEqual({ commandTimeoutMs: 1 });
+  });
+
+  it("allowManagedHooksOnly: a workspace's builtins turn no built-in on; the person's settings still do", () => {
+    const managed = policyConfig(write(path.join(rootOnlyDir(), 'm.json'), { hooks: {}, allowManagedHooksOnly: true }));
+    const workspace = loadHooksDocument(JSON.stringify({ builtins: { AutoCommit: true, TurnStats: true } }), {
+      kind: 'hooksJson',
+      file: '/w/.vscode/hooks.json',
+    });
+    const merged = mergeConfigs([managed, workspace]);
+    expect(merged.builtins).toEqual({});
+    expect(merged.problems.filter((p) => p.code === 'workspace-only').map((p) => [p.file, p.path])).toEqual([
+      ['/w/.vscode/hooks.json', 'builtins.AutoCommit'],
+    ]);
+    const user = loadHooksValue({ builtins: { AutoCommit: true } }, { kind: 'user' });
+    expect(mergeConfigs([managed, user, workspace]).builtins).toEqual({ AutoCommit: { enabled: true } });
   });
 
   it('reads its permission rules; a bad value is an error, never silently accepted', () => {

@@ -50,17 +50,40 @@ describe('mergeConfigs', () => {
     expect(mergeConfigs([one]).hooks).toHaveLength(2);
   });
 
-  it('keeps the first declaration of a server and warns about the clash', () => {
-    const user = loadHooksValue({ servers: { policy: { command: ['node', 'user.js'] } } }, { kind: 'user' });
+  it("keeps the person's server of a name over the workspace's, whatever the order, and refuses the workspace's with an error", () => {
+    const user = loadHooksValue(
+      { servers: { audit: { command: ['node', 'user-audit.js'] } } },
+      { kind: 'user', file: '/home/u/settings.json' },
+    );
     const workspace = hooksJson(`{ "servers": { "policy": { "command": ["node", "ws.js"] }, "audit": { "command": ["a"] } } }`);
-    const merged = mergeConfigs([user, workspace]);
-    expect(merged.servers.map((s) => [s.name, s.command[1] ?? s.command[0]])).toEqual([
-      ['policy', 'user.js'],
-      ['audit', 'a'],
+    const cli = loadHooksValue(
+      { servers: { policy: { command: ['node', 'guard.js'] } } },
+      { kind: 'cli', file: '/home/u/policy-hooks.json' },
+    );
+    // The hosts load .vscode/hooks.json before the --hooks files.
+    const merged = mergeConfigs([user, workspace, cli]);
+    expect(merged.servers.map((s) => [s.name, s.command[1]])).toEqual([
+      ['audit', 'user-audit.js'],
+      ['policy', 'guard.js'],
     ]);
     const clash = merged.problems.filter((p) => p.code === 'server-clash');
-    expect(clash).toHaveLength(1);
-    expect(clash[0]).toMatchObject({ severity: 'warning', file: '.vscode/hooks.json', path: 'servers.policy' });
+    expect(clash.map((p) => [p.severity, p.file, p.path])).toEqual([
+      ['error', '.vscode/hooks.json', 'servers.policy'],
+      ['error', '.vscode/hooks.json', 'servers.audit'],
+    ]);
+    expect(clash[0].message).toMatch(
+      /"policy" is already declared in \/home\/u\/policy-hooks\.json; .*\.vscode\/hooks\.json:\d+ is refused/,
+    );
+  });
+
+  it('keeps the first declaration of a server among sources of one kind and warns about the clash', () => {
+    const settings = loadHooksValue({ servers: { policy: { command: ['node', 'settings.js'] } } }, { kind: 'workspace' });
+    const workspace = hooksJson(`{ "servers": { "policy": { "command": ["node", "ws.js"] } } }`);
+    const merged = mergeConfigs([settings, workspace]);
+    expect(merged.servers.map((s) => s.command[1])).toEqual(['settings.js']);
+    expect(merged.problems.filter((p) => p.code === 'server-clash')).toMatchObject([
+      { severity: 'warning', file: '.vscode/hooks.json', path: 'servers.policy' },
+    ]);
   });
 
   it('resolves an rpc hook against a server another source declares', () => {

@@ -477,6 +477,15 @@ describe('default timeouts by scope', () => {
     expect(dispatcher.timeoutFor({ ...builtin, source: workspace })).toBe(1);
     expect(dispatcher.timeoutFor(commandDef('claude', { source: { kind: 'claudeUser' }, event: 'Stop' }))).toBe(20_000);
   });
+
+  it("the managed policy's hooks keep Hookpilot's defaults, never the person's or the workspace's", () => {
+    const { dispatcher } = makeEngine();
+    const managed = { kind: 'managed', file: '/etc/hookpilot/managed-settings.json' } as const;
+    const policyServer = commandDef('policy', { source: managed, spec: { type: 'rpc', server: 'policy', mode: 'intercept' } });
+    dispatcher.setTimeouts({ commandMs: 1, interceptorMs: 1 }, { commandMs: 1, interceptorMs: 1 });
+    expect(dispatcher.timeoutFor(commandDef('guard', { source: managed }))).toBe(600_000);
+    expect(dispatcher.timeoutFor(policyServer)).toBe(5_000);
+  });
 });
 
 function commandDef(name: string, over: Partial<HookDefinition> = {}): HookDefinition {

@@ -184,18 +184,26 @@ export class HookEngine {
     for (const secret of configSecretValues(this.config, this.options.env ?? process.env)) this.audit.redactor.addSecretValue(secret);
     this.scriptProblems = [...checkHookScripts(this.config.hooks, this.options.projectDir), ...this.unknownBuiltins()];
     this.pinScripts();
-    this.dispatcher.setTimeouts(timeoutsOf(this.config.defaults), timeoutsOf(this.config.workspaceDefaults ?? {}));
+    const config = this.config;
+    this.dispatcher.setTimeouts(timeoutsOf(config.defaults), timeoutsOf(config.workspaceDefaults ?? {}));
     // The URL and env allowlists come from configuration, so the http handlers follow it.
-    const http = (allowedEnvVars: string[] | undefined) =>
+    const http = (allowedUrls: string[] | undefined, allowedEnvVars: string[] | undefined) =>
       new HttpHookHandler({
         env: this.options.env,
-        allowedUrls: this.config.allowedHttpHookUrls,
+        allowedUrls,
         allowedEnvVars,
         spillDir: path.join(this.options.storageDir, 'spill'),
         redact: this.redactAtRest,
       });
-    const { httpHookAllowedEnvVars: ownVars, workspaceHttpHookAllowedEnvVars: workspaceVars } = this.config;
-    this.handlers.http = scopeHttpHandlers(http(ownVars), http(workspaceVars ?? ownVars), this.config.workspaceHttpHookUrls);
+    const ownVars = config.httpHookAllowedEnvVars;
+    this.handlers.http = scopeHttpHandlers(
+      {
+        managed: http(config.managedHttpHookUrls, config.managedHttpHookAllowedEnvVars),
+        own: http(config.allowedHttpHookUrls, ownVars),
+        workspace: http(config.allowedHttpHookUrls, config.workspaceHttpHookAllowedEnvVars ?? ownVars),
+      },
+      config.workspaceHttpHookUrls,
+    );
     if (this.startsProcesses) await this.rpcPool.sync(this.config.servers);
     this.rebuild();
     const commandHooks = this.registry.current().states.some((s) => s.active && s.hook.spec.type === 'command');

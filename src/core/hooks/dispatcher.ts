@@ -6,7 +6,7 @@ import { emptyResult, ResultAggregator, type DispatchResult, type HookRunSummary
 import { EVENT_INFO, type HookEventName } from './events';
 import { HookAbort } from './hook-abort';
 import { selects } from './hook-selection';
-import { isWorkspaceSourced } from './hook-switches';
+import { isLockedSource, isWorkspaceSourced } from './hook-switches';
 import type { RegistrySnapshot } from './registry';
 import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload } from './types';
 import { errorMessage } from '../error-message';
@@ -252,7 +252,12 @@ export class HookDispatcher {
 
   timeoutFor(hook: HookDefinition): number {
     if (hook.timeoutMs !== undefined) return hook.timeoutMs;
-    const timeouts = isWorkspaceSourced(hook) ? this.workspaceTimeouts : this.timeouts;
+    // The policy sets no defaults: its locked hooks keep Hookpilot's, out of the person's and the workspace's reach.
+    const timeouts = isLockedSource(hook.source.kind)
+      ? DEFAULT_TIMEOUTS
+      : isWorkspaceSourced(hook)
+        ? this.workspaceTimeouts
+        : this.timeouts;
     if (hook.spec.type === 'command' || hook.spec.type === 'http' || hook.spec.type === 'mcp_tool')
       return timeouts.commandMs ?? processHookTimeoutMs(hook.event);
     // Claude Code's defaults for model hooks: 30 s for a prompt, 60 s for an agent.

@@ -17,7 +17,7 @@ export interface LoadedConfig {
   hooks: HookDefinition[];
   servers: ServerDefinition[];
   builtins: Record<string, BuiltinSetting>;
-  /** Only the values the source sets; the dispatcher supplies the rest. Merged: the person's, for every hook. */
+  /** Only the values the source sets; the dispatcher supplies the rest. Merged: the person's, for every hook but the policy's. */
   defaults: HookDefaults;
   /** Merged only: a trusted workspace's `defaults`, over `defaults` for its own hooks alone. */
   workspaceDefaults?: HookDefaults;
@@ -26,14 +26,18 @@ export interface LoadedConfig {
   allowManagedHooksOnly?: boolean;
   /** Merged only: each scope's kill switch (a source's `disableAllHooks` reaches its scope's hooks). */
   switches?: HookSwitches;
-  /** Merged: the person's list, which bounds every http hook. */
+  /** Merged: the person's list, which bounds every http hook but the policy's. */
   allowedHttpHookUrls?: string[];
   /** Merged only: a trusted workspace's list; its own http hooks must match it too. */
   workspaceHttpHookUrls?: string[];
-  /** Merged: the person's list, for every http hook. */
+  /** Merged only: the managed policy's list, which alone bounds its own http hooks. */
+  managedHttpHookUrls?: string[];
+  /** Merged: the person's list, for every http hook but the policy's. */
   httpHookAllowedEnvVars?: string[];
   /** Merged only: the list for a trusted workspace's own http hooks (its list, within the person's). */
   workspaceHttpHookAllowedEnvVars?: string[];
+  /** Merged only: the managed policy's list, for its own http hooks alone. */
+  managedHttpHookAllowedEnvVars?: string[];
   problems: ConfigProblem[];
 }
 

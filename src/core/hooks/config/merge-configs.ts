@@ -1,5 +1,5 @@
 import { BUILTINS_OFF_BY_DEFAULT } from '../builtins/builtin-names';
-import { CLAUDE_SOURCES, isLockedSource, WORKSPACE_SOURCES, type HookSwitches } from '../hook-switches';
+import { CLAUDE_SOURCES, isLockedSource, switchedOff, WORKSPACE_SOURCES, type HookSwitches } from '../hook-switches';
 import type { HookDefinition, HookSource, ServerDefinition } from '../types';
 import { formatJsonPath, type ConfigProblem, type JsonPath } from './config-problems';
 import { hookBehaviourKey } from './hook-ids';
@@ -36,10 +36,10 @@ function problemAt(source: HookSource, fields: Pick<ConfigProblem, 'severity' | 
 }
 
 /**
- * Which copy of an identical hook runs: the managed policy's (it cannot be turned off), then
- * the person's own, then the workspace's; an untrusted workspace's copy never shadows another.
- * A workspace's copy of the user's guard must not run in its place: the workspace's switches
- * and defaults reach its copy.
+ * Which source's copy of an identical hook or server name is kept: the managed policy's (it
+ * cannot be turned off), then the person's own, then the workspace's; an untrusted workspace's
+ * never shadows another. A workspace's copy of the user's guard must not run in its place: the
+ * workspace's switches and defaults reach its copy.
  */
 function dedupRank(config: LoadedConfig, inertConfigs: ReadonlySet<LoadedConfig>): number {
   if (config.source && isLockedSource(config.source.kind)) return 0;
@@ -47,23 +47,31 @@ function dedupRank(config: LoadedConfig, inertConfigs: ReadonlySet<LoadedConfig>
   return fromWorkspace(config) ? 2 : 1;
 }
 
+/** A copy that does not run (`enabled: false`, or off by its scope's switch) ranks with an untrusted one: it never shadows a copy that runs. */
+function copyRank(hook: HookDefinition, config: LoadedConfig, inertConfigs: ReadonlySet<LoadedConfig>, switches: HookSwitches): number {
+  const off = !hook.enabled || switchedOff(hook.source.kind, switches) !== undefined;
+  return off ? 3 : dedupRank(config, inertConfigs);
+}
+
 /** Claude Code runs an identical command or http handler from several settings files once. */
 function mergeHooks(
   configs: readonly LoadedConfig[],
   inertConfigs: ReadonlySet<LoadedConfig>,
+  switches: HookSwitches,
   problems: ConfigProblem[],
 ): HookDefinition[] {
   const hooks: HookDefinition[] = [];
   const firstByKey = new Map<string, { hook: HookDefinition; config: number }>();
   const ranked = configs
-    .map((config, index) => ({ config, index }))
-    .sort((a, b) => dedupRank(a.config, inertConfigs) - dedupRank(b.config, inertConfigs) || a.index - b.index);
-  for (const { config, index } of ranked) {
-    for (const hook of config.hooks) {
-      if (hook.spec.type !== 'command' && hook.spec.type !== 'http') continue;
-      const key = hookBehaviourKey(hook);
-      if (!firstByKey.has(key)) firstByKey.set(key, { hook, config: index });
-    }
+    .flatMap((config, index) =>
+      config.hooks
+        .filter((hook) => hook.spec.type === 'command' || hook.spec.type === 'http')
+        .map((hook) => ({ hook, index, rank: copyRank(hook, config, inertConfigs, switches) })),
+    )
+    .sort((a, b) => a.rank - b.rank || a.index - b.index);
+  for (const { hook, index } of ranked) {
+    const key = hookBehaviourKey(hook);
+    if (!firstByKey.has(key)) firstByKey.set(key, { hook, config: index });
   }
   configs.forEach((config, index) => {
     for (const hook of config.hooks) {
@@ -89,23 +97,44 @@ function mergeHooks(
   return hooks;
 }
 
-function mergeServers(configs: readonly LoadedConfig[], problems: ConfigProblem[]): ServerDefinition[] {
-  const byName = new Map<string, ServerDefinition>();
-  for (const server of configs.flatMap((config) => config.servers)) {
-    const first = byName.get(server.name);
-    if (!first) {
-      byName.set(server.name, server);
-      continue;
+/**
+ * One server per name, ranked as identical hooks are (dedupRank), as MCP servers are
+ * (serversByPrecedence). A workspace's server of a name that the person's sources or the policy
+ * declare is refused with an error: it would take that server's hooks, the person's guard's.
+ */
+function mergeServers(
+  configs: readonly LoadedConfig[],
+  inertConfigs: ReadonlySet<LoadedConfig>,
+  problems: ConfigProblem[],
+): ServerDefinition[] {
+  const byName = new Map<string, { server: ServerDefinition; config: LoadedConfig }>();
+  const ranked = configs
+    .map((config, index) => ({ config, index }))
+    .sort((a, b) => dedupRank(a.config, inertConfigs) - dedupRank(b.config, inertConfigs) || a.index - b.index);
+  for (const { config } of ranked) {
+    for (const server of config.servers) {
+      const kept = byName.get(server.name);
+      if (!kept) {
+        byName.set(server.name, { server, config });
+        continue;
+      }
+      const where = describeSource(kept.server.source);
+      problems.push(
+        fromWorkspace(config) && !fromWorkspace(kept.config)
+          ? problemAt(server.source, {
+              severity: 'error',
+              code: 'server-clash',
+              message: `Server "${server.name}" is already declared in ${where}; this workspace's declaration in ${describeSource(server.source)} is refused: it does not start, and that server keeps its hooks.`,
+            })
+          : problemAt(server.source, {
+              severity: 'warning',
+              code: 'server-clash',
+              message: `Server "${server.name}" is already declared in ${where}; this declaration is ignored.`,
+            }),
+      );
     }
-    problems.push(
-      problemAt(server.source, {
-        severity: 'warning',
-        code: 'server-clash',
-        message: `Server "${server.name}" is already declared in ${describeSource(first.source)}; this declaration is ignored.`,
-      }),
-    );
   }
-  return [...byName.values()];
+  return [...byName.values()].map(({ server }) => server);
 }
 
 function unionLists(lists: readonly (string[] | undefined)[]): string[] | undefined {
@@ -145,13 +174,19 @@ function workspaceOnly(config: LoadedConfig, path: JsonPath, message: string): C
 
 /**
  * `allowedHttpHookUrls` and `httpHookAllowedEnvVars`: the person's sources (user settings,
- * `--hooks` files) union, as Claude Code merges them, and bound every http hook. A workspace's
- * lists bound only its own http hooks, within the person's: a repository's `[]` must not make
- * the user's http guard fail (a failure lets the call through).
+ * `--hooks` files) union, as Claude Code merges them, and bound every http hook but the
+ * policy's. A workspace's lists bound only its own http hooks, within the person's: a
+ * repository's `[]` must not make the user's http guard fail (a failure lets the call through).
+ * The policy's locked hooks have the policy's lists alone, for the same reason.
  */
 function mergeAllowlists(configs: readonly LoadedConfig[], merged: LoadedConfig, problems: ConfigProblem[]): void {
   const own = configs.filter((config) => !fromWorkspace(config));
   const workspace = configs.filter(fromWorkspace);
+  const managed = configs.filter(isManaged);
+  const managedUrls = unionLists(managed.map((config) => config.allowedHttpHookUrls));
+  const managedVars = unionLists(managed.map((config) => config.httpHookAllowedEnvVars));
+  if (managedUrls) merged.managedHttpHookUrls = managedUrls;
+  if (managedVars) merged.managedHttpHookAllowedEnvVars = managedVars;
   const ownUrls = unionLists(own.map((config) => config.allowedHttpHookUrls));
   const workspaceUrls = unionLists(workspace.map((config) => config.allowedHttpHookUrls));
   if (ownUrls) merged.allowedHttpHookUrls = ownUrls;
@@ -182,8 +217,9 @@ function mergeAllowlists(configs: readonly LoadedConfig[], merged: LoadedConfig,
 }
 
 /**
- * `defaults`: the person's, the last value set winning, time every hook; a workspace's time
- * only its own hooks, so that a repository's 1 ms cannot cut the user's guards short.
+ * `defaults`: the person's, the last value set winning, time every hook but the policy's (it
+ * sets none: its hooks keep Hookpilot's); a workspace's time only its own hooks, so that a
+ * repository's 1 ms cannot cut the user's guards short.
  */
 function mergeDefaults(configs: readonly LoadedConfig[], merged: LoadedConfig, problems: ConfigProblem[]): void {
   const own: HookDefaults = {};
@@ -209,9 +245,10 @@ function definedDefaults(defaults: HookDefaults): HookDefaults {
 /**
  * `builtins`: the person's settings, the last value set winning. A workspace may turn on a
  * built-in that is off, never turn off one the person's settings or the defaults turn on
- * (Cancellation and AuditLog are the user's guard and record), nor overrule the person's choice.
+ * (Cancellation and AuditLog are the user's guard and record), nor overrule the person's choice;
+ * under allowManagedHooksOnly it turns none on: a hook the policy did not allow would run.
  */
-function mergeBuiltins(configs: readonly LoadedConfig[], merged: LoadedConfig, problems: ConfigProblem[]): void {
+function mergeBuiltins(configs: readonly LoadedConfig[], managedOnly: boolean, merged: LoadedConfig, problems: ConfigProblem[]): void {
   const set = (name: string, setting: LoadedConfig['builtins'][string]) => {
     const options = setting.options ?? merged.builtins[name]?.options;
     merged.builtins[name] = options === undefined ? { enabled: setting.enabled } : { enabled: setting.enabled, options };
@@ -231,8 +268,11 @@ function mergeBuiltins(configs: readonly LoadedConfig[], merged: LoadedConfig, p
       } else if (chosen !== undefined && setting.enabled !== chosen) {
         const message = `"${key}": true here is ignored: your settings turn this built-in hook off.`;
         problems.push(workspaceOnly(config, ['builtins', name], message));
-      } else if (chosen === undefined) {
+      } else if (chosen === undefined && !managedOnly) {
         set(name, setting);
+      } else if (chosen === undefined && setting.enabled && !on) {
+        const message = `"${key}": true here is ignored: the managed policy allows only its own hooks, and the built-in hooks as your settings set them.`;
+        problems.push(workspaceOnly(config, ['builtins', name], message));
       }
     }
   }
@@ -301,9 +341,10 @@ export interface MergeOptions {
 
 /**
  * Merges sources given from lowest to highest precedence (user settings, workspace
- * settings, hooks.json). Hooks concatenate (Claude Code: merge, not override), servers
- * keep the first declaration, scalar settings take the last value set within their scope:
- * a workspace's settings reach only the workspace's hooks (docs/hooks.md#what-a-workspaces-settings-reach).
+ * settings, hooks.json). Hooks concatenate (Claude Code: merge, not override), servers keep
+ * the policy's declaration, else the person's, else the workspace's first; scalar settings
+ * take the last value set within their scope: a workspace's settings reach only the
+ * workspace's hooks (docs/hooks.md#what-a-workspaces-settings-reach).
  */
 export function mergeConfigs(sources: readonly LoadedConfig[], options: MergeOptions = {}): LoadedConfig {
   const inertConfigs = new Set<LoadedConfig>();
@@ -314,10 +355,11 @@ export function mergeConfigs(sources: readonly LoadedConfig[], options: MergeOpt
   const configs = managedOnly ? untrusted.map((config) => (isManaged(config) ? config : { ...config, servers: [] })) : untrusted;
   const merged = emptyConfig();
   const mergeProblems: ConfigProblem[] = [];
-  merged.hooks = mergeHooks(configs, new Set(configs.filter((_config, i) => inertConfigs.has(untrusted[i]))), mergeProblems);
-  merged.servers = mergeServers(configs, mergeProblems);
+  const inertMerged = new Set(configs.filter((_config, i) => inertConfigs.has(untrusted[i])));
   merged.switches = mergeSwitches(configs, managedOnly, mergeProblems);
-  mergeBuiltins(configs, merged, mergeProblems);
+  merged.hooks = mergeHooks(configs, inertMerged, merged.switches, mergeProblems);
+  merged.servers = mergeServers(configs, inertMerged, mergeProblems);
+  mergeBuiltins(configs, managedOnly, merged, mergeProblems);
   mergeDefaults(configs, merged, mergeProblems);
   // The person's switch only: a workspace's turns off its own hooks, not "all hooks".
   if (merged.switches.disableAllHooks !== undefined) merged.disableAllHooks = merged.switches.disableAllHooks;

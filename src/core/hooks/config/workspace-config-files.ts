@@ -62,8 +62,10 @@ export function loadWorkspaceConfigs(projectDir: string, options: WorkspaceConfi
     configs.push({ ...emptyConfig(), source: { kind: 'managed', file: managed.file }, problems: managed.problems });
   if (options.userSettingsFile) configs.push(settingsConfig(options.userSettingsFile, 'user'));
   configs.push(settingsConfig(path.join(projectDir, WORKSPACE_SETTINGS), 'workspace'));
+  const ownHooksJson = path.resolve(projectDir, HOOKS_JSON);
   for (const file of [path.join(projectDir, HOOKS_JSON), ...(options.extraFiles ?? [])]) {
-    const source = { kind: file.endsWith(HOOKS_JSON) ? 'hooksJson' : 'cli', file } as const;
+    // A --hooks file is the person's whatever its name: only the project's own hooks.json is the workspace's.
+    const source = { kind: path.resolve(file) === ownHooksJson ? 'hooksJson' : 'cli', file } as const;
     let text: string;
     try {
       text = readConfigText(file);
