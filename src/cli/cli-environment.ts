@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { displayUrl } from '../core/agent/llm/display-url';
 import { checkModelEndpoint, type EndpointProblem, type ModelEndpoint } from '../core/agent/llm/model-endpoint';
+import { settingValue } from '../core/hooks/config/setting-value';
 import { readSettingsFile } from '../core/hooks/config/workspace-config-files';
 import { secretEnvValues } from '../core/secret-env-names';
 import { usageError } from './cli-error';
@@ -85,7 +86,7 @@ const passEnvSchema = z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/));
  * workspace's settings, which a cloned repository controls. A bad value is ignored with a problem.
  */
 export function userPassEnv(settingsFile: string): { names: string[]; problem?: string } {
-  const value = readSettingsFile(settingsFile).settings['hookpilot.tools.bash.passEnv'];
+  const value = settingValue(readSettingsFile(settingsFile).settings, 'hookpilot.tools.bash.passEnv');
   if (value === undefined) return { names: [] };
   const parsed = passEnvSchema.safeParse(value);
   if (parsed.success) return { names: parsed.data };

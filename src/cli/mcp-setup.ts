@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { ConfigProblem } from '../core/hooks/config/config-problems';
 import { parseJsonc } from '../core/hooks/config/jsonc-document';
+import { settingValue } from '../core/hooks/config/setting-value';
 import { loadMcpSetting, readMcpDocument, type LoadedMcpConfig, type McpSource } from '../core/mcp/mcp-config';
 import { readConfigText } from '../core/read-regular-file';
 import { McpManager, type McpManagerOptions } from '../core/mcp/mcp-manager';
@@ -79,9 +80,10 @@ function userSetting(file: string): LoadedMcpConfig | undefined {
     return undefined;
   }
   const { value, locator } = parseJsonc(text);
-  const servers =
-    value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[MCP_SETTING] : undefined;
+  const settings = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  const servers = settingValue(settings, MCP_SETTING);
   if (servers === undefined) return undefined;
   const source: McpSource = { kind: 'user', file };
-  return loadMcpSetting(servers, source, locator);
+  // The locator places problems under the flat key; the nested form's problems go without a position.
+  return loadMcpSetting(servers, source, servers === settings[MCP_SETTING] ? locator : undefined);
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { applyEdits, modify, parse as parseJsonc, type FormattingOptions } from 'jsonc-parser';
 import { WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
 import { PERMISSIONS_SETTING } from '../core/agent/permissions/permissions-setting';
+import { settingValue } from '../core/hooks/config/setting-value';
 import { readConfigText } from '../core/read-regular-file';
 import { linkAmong } from '../core/agent/permissions/settings-links';
 
@@ -28,18 +29,29 @@ export async function persistAllowRule(projectDir: string, rule: string): Promis
     text = '{}\n';
   }
   const settings: unknown = parseJsonc(text, [], { allowTrailingComma: true });
-  const permissions = isObject(settings) ? settings[PERMISSIONS_SETTING] : undefined;
+  const permissions = isObject(settings) ? settingValue(settings, PERMISSIONS_SETTING) : undefined;
   const allow = isObject(permissions) ? permissions.allow : undefined;
   if (Array.isArray(allow) && allow.includes(rule)) return;
+  const at = isObject(settings) ? permissionsPath(settings) : [PERMISSIONS_SETTING];
   const edits = Array.isArray(allow)
-    ? modify(text, [PERMISSIONS_SETTING, 'allow', -1], rule, { formattingOptions: FORMAT, isArrayInsertion: true })
-    : modify(text, [PERMISSIONS_SETTING, 'allow'], [rule], { formattingOptions: FORMAT });
+    ? modify(text, [...at, 'allow', -1], rule, { formattingOptions: FORMAT, isArrayInsertion: true })
+    : modify(text, [...at, 'allow'], [rule], { formattingOptions: FORMAT });
   const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
   try {
     await handle.writeFile(applyEdits(text, edits));
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Where the setting's value is written: VS Code's nested form when it comes after the flat key
+ * (settingValue). A flat key added after a nested value would replace it, deny rules and all.
+ */
+function permissionsPath(settings: Record<string, unknown>): string[] {
+  const keys = Object.keys(settings);
+  const nested = isObject(settings.hookpilot) && settings.hookpilot.permissions !== undefined ? keys.indexOf('hookpilot') : -1;
+  return nested > keys.indexOf(PERMISSIONS_SETTING) ? ['hookpilot', 'permissions'] : [PERMISSIONS_SETTING];
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,6 @@
 import { version } from '../../package.json';
 import { HookEngine, type EngineLogger } from '../core/engine/hook-engine';
+import { settingValue } from '../core/hooks/config/setting-value';
 import { readSettingsFile } from '../core/hooks/config/workspace-config-files';
 import type { TelemetrySettings } from '../core/telemetry/otlp-config';
 import { Telemetry } from '../core/telemetry/telemetry';
@@ -11,9 +12,9 @@ import { Telemetry } from '../core/telemetry/telemetry';
 export function userTelemetrySettings(settingsFile: string): TelemetrySettings {
   const { settings } = readSettingsFile(settingsFile);
   return {
-    otlpEndpoint: settings['hookpilot.telemetry.otlpEndpoint'],
-    otlpHeaders: settings['hookpilot.telemetry.otlpHeaders'],
-    otlpProtocol: settings['hookpilot.telemetry.otlpProtocol'],
+    otlpEndpoint: settingValue(settings, 'hookpilot.telemetry.otlpEndpoint'),
+    otlpHeaders: settingValue(settings, 'hookpilot.telemetry.otlpHeaders'),
+    otlpProtocol: settingValue(settings, 'hookpilot.telemetry.otlpProtocol'),
   };
 }
 

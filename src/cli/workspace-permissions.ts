@@ -10,6 +10,7 @@ import {
   type PermissionsScope,
 } from '../core/agent/permissions/permissions-setting';
 import { readManagedPolicy, type ManagedPermissions } from '../core/hooks/config/managed-policy';
+import { settingValue } from '../core/hooks/config/setting-value';
 import { readSettingsFile, WORKSPACE_SETTINGS } from '../core/hooks/config/workspace-config-files';
 import { besideWorkspaceOnly } from '../core/agent/permissions/workspace-directories';
 import { usageError } from './cli-error';
@@ -28,12 +29,16 @@ export interface LoadedPermissions {
   refusedDirectories: string[];
 }
 
-/** A settings file's `hookpilot.permissions` and `hookpilot.permissionMode`; a bad value is a usage error naming the file. */
+/** A settings file's `hookpilot.permissions` and `hookpilot.permissionMode`; a bad value or rule is a usage error naming the file. */
 function scopeOf(file: string): PermissionsScope {
   const { settings } = readSettingsFile(file);
-  const values = { permissions: settings[PERMISSIONS_SETTING], permissionMode: settings[PERMISSION_MODE_SETTING] };
-  const { scope, problems } = permissionsScope(values, { modeInPermissions: true });
-  if (problems.length > 0) throw usageError(`${file}: ${problems[0]}`);
+  const values = {
+    permissions: settingValue(settings, PERMISSIONS_SETTING),
+    permissionMode: settingValue(settings, PERMISSION_MODE_SETTING),
+  };
+  const { scope, problems, brokenRules } = permissionsScope(values, { modeInPermissions: true });
+  const [problem] = [...problems, ...brokenRules];
+  if (problem !== undefined) throw usageError(`${file}: ${problem}`);
   return scope;
 }
 

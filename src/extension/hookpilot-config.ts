@@ -172,6 +172,7 @@ export class HookpilotConfig extends Disposable {
       // An invalid value (VS Code only warns about it) grants nothing and takes nothing of the other scopes with it.
       problems.push(
         ...read.problems.map((problem) => `${SCOPE_LABELS[scope]}: ${problem}. That value is ignored; the other settings still apply.`),
+        ...read.brokenRules.map((problem) => `${SCOPE_LABELS[scope]}: ${problem}.`),
       );
       if (scope !== 'workspace') return { scope, permissions: read.scope };
       const { scope: kept, refused } = besideWorkspaceOnly(read.scope, { root: root ?? homedir(), home: homedir() });

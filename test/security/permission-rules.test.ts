@@ -333,3 +333,25 @@ describe("a workspace's settings cannot open the home folder", () => {
     expect(r.stderr).toContain(`hookpilot: the workspace's settings list "/" as an additional directory: not used`);
   });
 });
+
+describe("the user's deny rules in the settings file, as VS Code reads it", () => {
+  const rmKeep = [toolCalls([{ id: 'rm', name: 'Bash', arguments: { command: 'rm -rf keep' } }]), text('done')];
+
+  it('a deny rule that does not parse stops the run with a usage error naming the file and the rule', async () => {
+    bed = await startTestbed(bundle.bundle, { 'keep/a.txt': 'keep me\n' }, rmKeep);
+    const userSettings = path.join(bed.home, 'user-settings.json');
+    writeFileSync(userSettings, JSON.stringify({ 'hookpilot.permissions': { deny: ['Bash(rm -rf *'] } }));
+    const r = await bed.run(['clean up', '--permission-mode', 'bypassPermissions', '--output-format', 'json'], { timeoutMs: 90_000 });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${userSettings}: "hookpilot.permissions.deny.0": "Bash(rm -rf *" is not a rule like Bash(git *)`);
+    expect(existsSync(bed.workspace.file('keep/a.txt'))).toBe(true);
+  }, 120_000);
+
+  it('a deny rule written in the nested form { "hookpilot": { "permissions": ... } } applies, in bypassPermissions mode', async () => {
+    bed = await startTestbed(bundle.bundle, { 'keep/a.txt': 'keep me\n' }, rmKeep);
+    writeFileSync(path.join(bed.home, 'user-settings.json'), JSON.stringify({ hookpilot: { permissions: { deny: ['Bash(rm *)'] } } }));
+    const r = await bed.run(['clean up', '--permission-mode', 'bypassPermissions', '--output-format', 'json'], { timeoutMs: 90_000 });
+    expect(jsonResult(r).tool_calls.map((c) => [c.id, c.outcome])).toEqual([['rm', 'denied']]);
+    expect(existsSync(bed.workspace.file('keep/a.txt'))).toBe(true);
+  }, 120_000);
+});

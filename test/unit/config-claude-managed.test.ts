@@ -2,6 +2,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { compileRules } from '../../src/core/agent/permissions/rule-signals';
 import { claudeSettingsFiles, claudeSettingsMode, readClaudeSettingsConfigs } from '../../src/core/hooks/config/claude-settings';
 import { loadHooksDocument, loadHooksValue } from '../../src/core/hooks/config/config-loader';
 import { readManagedPolicy } from '../../src/core/hooks/config/managed-policy';
@@ -173,6 +174,19 @@ describe("Claude Code's settings files as sources", () => {
     expect(byCommand('ws-guard')?.inactiveReason).toBe('all-disabled');
   });
 
+  it("reads the user's hooks and hookpilot.hooks.claudeSettings in VS Code's nested form too", () => {
+    const project = temp();
+    const home = temp();
+    write(path.join(project, '.claude', 'settings.json'), guard('claude-guard'));
+    const userFile = write(path.join(temp(), 'settings.json'), { hookpilot: { hooks: { claudeSettings: 'off', ...guard('user-guard') } } });
+    const none = { managedPolicy: { file: '/nonexistent', permissions: {}, problems: [] } };
+    const configs = loadWorkspaceConfigs(project, { userSettingsFile: userFile, home, ...none });
+    expect(configs.flatMap((c) => c.hooks.map((h) => [h.source.kind, h.spec.type === 'command' && h.spec.command]))).toEqual([
+      ['user', 'user-guard'],
+    ]);
+    expect(configs.flatMap((c) => c.problems)).toEqual([]);
+  });
+
   it('the setting nested in the hookpilot.hooks value (as VS Code stores it) is not taken for a hooks key', () => {
     const config = loadHooksValue({ claudeSettings: 'off', ...guard('x') }, { kind: 'user' });
     expect(config.problems).toEqual([]);
@@ -339,6 +353,26 @@ describe('the managed policy', () => {
     // A broken allow list does not take the valid deny rules with it.
     const partly = readManagedPolicy(write(path.join(dir, 'c.json'), { permissions: { allow: [1], deny: ['Bash(curl *)'] } }), 'linux');
     expect(partly.permissions).toEqual({ deny: ['Bash(curl *)'] });
+  });
+
+  it('a deny rule that is not a rule is an error and denies its whole tool, never silently nothing', () => {
+    const file = write(path.join(rootOnlyDir(), 'm.json'), { permissions: { deny: ['Bash(curl *', 'Read (./secrets/**)'] } });
+    const policy = readManagedPolicy(file, 'linux');
+    expect(policy.config?.problems).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          severity: 'error',
+          path: 'permissions.deny[0]',
+          message: expect.stringMatching(/Bash\(curl \*.*every Bash call/),
+        }),
+        expect.objectContaining({ severity: 'error', path: 'permissions.deny[1]' }),
+      ]),
+    );
+    const rules = compileRules({ mode: 'default', allow: [], ask: [], additionalDirectories: [], deny: policy.permissions.deny ?? [] });
+    expect(rules.map(({ verdict, rule }) => [verdict, rule.tool, rule.pattern])).toEqual([
+      ['deny', 'Bash', undefined],
+      ['deny', 'Read', undefined],
+    ]);
   });
 });
 

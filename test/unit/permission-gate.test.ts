@@ -136,6 +136,24 @@ describe('PermissionGate: Bash allow rules', () => {
   });
 });
 
+describe('PermissionGate: settings rules that do not parse', () => {
+  it('a broken deny or ask rule stands for its whole tool, in every mode; a broken allow rule grants nothing', () => {
+    expect(gate({ mode: 'bypassPermissions', deny: ['Bash(rm -rf *'] }).run('rm -rf keep')).toMatchObject({ verdict: 'deny', level: 'P1' });
+    expect(gate({ mode: 'bypassPermissions', deny: ['Bash(rm -rf *'] }).run('ls')).toMatchObject({ verdict: 'deny', level: 'P1' });
+    expect(gate({ mode: 'bypassPermissions', deny: ['Read (.env)'] }).tool(read, { file_path: '.env' })).toMatchObject({
+      verdict: 'deny',
+    });
+    // No tool name to go by: every tool.
+    expect(gate({ mode: 'bypassPermissions', deny: ['(rm *)'] }).tool(read, { file_path: 'src/a.ts' })).toMatchObject({
+      verdict: 'deny',
+    });
+    expect(gate({ mode: 'acceptEdits', ask: ['Edit(src/**'] }).tool(write, { file_path: 'src/a.ts', content: '' })).toMatchObject({
+      verdict: 'ask',
+    });
+    expect(gate({ mode: 'default', allow: ['Bash(ls *'] }).run('ls')).toMatchObject({ verdict: 'ask', level: 'P8' });
+  });
+});
+
 describe('PermissionGate: protected files, physically', () => {
   it('asks a person for any Bash word that leads to a protected file or its directory, in every mode', () => {
     symlinkSync(join(ws, '.vscode'), join(ws, 'vs'));

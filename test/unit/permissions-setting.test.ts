@@ -78,12 +78,27 @@ describe('permissionsScope (core)', () => {
     ).toEqual({
       scope: { mode: 'plan' },
       problems: ['"hookpilot.permissions.ask": Invalid input: expected array, received string'],
+      brokenRules: [],
     });
     expect(permissionsScope({ permissions: { deny: ['Read'] }, permissionMode: 'yolo' }, { modeInPermissions: false })).toEqual({
       scope: { deny: ['Read'] },
       problems: [expect.stringMatching(/^"hookpilot.permissionMode": /)],
+      brokenRules: [],
     });
-    expect(permissionsScope({}, { modeInPermissions: false })).toEqual({ scope: {}, problems: [] });
+    expect(permissionsScope({}, { modeInPermissions: false })).toEqual({ scope: {}, problems: [], brokenRules: [] });
+  });
+
+  it('keeps a rule that does not parse, with a problem naming it and what it does as it stands', () => {
+    const permissions = { deny: ['Read(.env)', 'Bash(rm -rf *'], ask: ['Edit (src/**)'], allow: ['Bash(ls *'] };
+    expect(permissionsScope({ permissions }, { modeInPermissions: false })).toEqual({
+      scope: permissions,
+      problems: [],
+      brokenRules: [
+        '"hookpilot.permissions.deny.1": "Bash(rm -rf *" is not a rule like Bash(git *); as it stands it denies every Bash call',
+        '"hookpilot.permissions.ask.0": "Edit (src/**)" is not a rule like Bash(git *); as it stands it asks before every Edit call',
+        '"hookpilot.permissions.allow.0": "Bash(ls *" is not a rule like Bash(git *); as it stands it allows nothing',
+      ],
+    });
   });
 
   it('only the CLI form reads a mode inside hookpilot.permissions, and it comes before hookpilot.permissionMode', () => {
@@ -196,5 +211,23 @@ describe('loadPermissions (CLI)', () => {
     expect(usageMessage(() => loadPermissions(user.root, user.userFile, NO_FLAGS, {}))).toMatch(
       new RegExp(`^${user.userFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: "hookpilot.permissionMode": `),
     );
+  });
+
+  it('a rule that does not parse is a usage error naming the file and the rule', () => {
+    const { root, userFile } = project('{}', JSON.stringify({ 'hookpilot.permissions': { deny: ['Bash(rm -rf *'] } }));
+    expect(usageMessage(() => loadPermissions(root, userFile, NO_FLAGS, {}))).toBe(
+      `${userFile}: "hookpilot.permissions.deny.0": "Bash(rm -rf *" is not a rule like Bash(git *); as it stands it denies every Bash call`,
+    );
+  });
+
+  it("reads the settings in VS Code's nested form too, a later key replacing an earlier one as in VS Code", () => {
+    const { root, userFile } = project(
+      JSON.stringify({ hookpilot: { permissions: { allow: ['Read'] } } }),
+      JSON.stringify({ hookpilot: { permissions: { deny: ['Bash(rm *)'] }, permissionMode: 'plan' } }),
+    );
+    expect(loadPermissions(root, userFile, NO_FLAGS, {}).settings).toMatchObject({ mode: 'plan', deny: ['Bash(rm *)'], allow: ['Read'] });
+    // VS Code builds one tree from the file's keys in order: the nested value, written later, replaces the flat one.
+    const later = project('{ "hookpilot.permissions": { "deny": ["Read"] }, "hookpilot": { "permissions": { "deny": ["Write"] } } }');
+    expect(loadPermissions(later.root, later.userFile, NO_FLAGS, {}).settings.deny).toEqual(['Write']);
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { persistAllowRule } from '../../src/cli/persist-allow-rule';
+import { loadPermissions } from '../../src/cli/workspace-permissions';
 
 let root: string;
 afterEach(() => rmSync(root, { recursive: true, force: true }));
@@ -26,6 +27,18 @@ describe('"Always allow" writes the workspace settings file', () => {
     const text = readFileSync(path.join(workspace, '.vscode/settings.json'), 'utf8');
     expect(text).toContain('// mine');
     expect(text).toContain('"allow": [\n      "Bash(npm test)"');
+  });
+
+  it("adds the rule to VS Code's nested form when that is where the setting is, keeping its deny rules", async () => {
+    const { workspace, userSettings } = layout();
+    mkdirSync(path.join(workspace, '.vscode'));
+    const file = path.join(workspace, '.vscode/settings.json');
+    writeFileSync(file, JSON.stringify({ hookpilot: { permissions: { deny: ['Bash(rm *)'] } } }));
+    await persistAllowRule(workspace, 'Bash(npm test)');
+    expect(loadPermissions(workspace, userSettings, { allowedTools: [], disallowedTools: [] }, {}).settings).toMatchObject({
+      allow: ['Bash(npm test)'],
+      deny: ['Bash(rm *)'],
+    });
   });
 
   it.each([

@@ -8,6 +8,7 @@ import { engineSessionGuards } from '../engine/engine-session-guards';
 import { HookEngine, type EngineLogger } from '../engine/hook-engine';
 import type { LoadedConfig } from '../hooks/config/loaded-config';
 import type { HookDefinition } from '../hooks/types';
+import { settingValue } from '../hooks/config/setting-value';
 import { readSettingsFile } from '../hooks/config/workspace-config-files';
 import { otlpHeaderValues, settingsHeaderValues } from '../telemetry/otlp-config';
 import type { DecisionDifference } from './decisions';
@@ -121,7 +122,7 @@ function mcpToolHooksFailClosed(configs: readonly LoadedConfig[]): LoadedConfig[
  */
 function collectorKeys(env: NodeJS.ProcessEnv, userSettingsFile: string | undefined): string[] {
   const settings = userSettingsFile ? readSettingsFile(userSettingsFile).settings : {};
-  return [...settingsHeaderValues({ otlpHeaders: settings['hookpilot.telemetry.otlpHeaders'] }), ...otlpHeaderValues(env)];
+  return [...settingsHeaderValues({ otlpHeaders: settingValue(settings, 'hookpilot.telemetry.otlpHeaders') }), ...otlpHeaderValues(env)];
 }
 
 /** Variables that point git at a repository whatever the working folder: the real one, here. */

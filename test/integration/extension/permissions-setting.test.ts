@@ -47,6 +47,19 @@ describe('hookpilot.permissions in the extension', () => {
     });
   });
 
+  it('a deny rule that does not parse is kept and denies its whole tool, with a warning naming it', async () => {
+    h = await startHost(
+      {},
+      { setup: () => stub.setConfig('hookpilot.permissions', { deny: ['Read(.env)', 'Bash(rm -rf *'] }, 'globalValue') },
+    );
+    const config = h.root.engineHost['options'].config;
+    expect(config.permissions(h.workspace.dir)).toMatchObject({ deny: ['Read(.env)', 'Bash(rm -rf *'] });
+    const said =
+      'user settings: "hookpilot.permissions.deny.1": "Bash(rm -rf *" is not a rule like Bash(git *); as it stands it denies every Bash call.';
+    expect(stub.state.logLines).toContainEqual({ level: 'warn', message: said });
+    expect(stub.state.messages).toContainEqual(expect.objectContaining({ level: 'warning', message: `Hookpilot: ${said}` }));
+  });
+
   const USER = { allow: ['Read'], deny: ['Bash(rm *)'] };
   const held = () => h?.root.engineHost.pendingChanges ?? [];
   const permissionWarnings = () => stub.state.logLines.filter((l) => l.level === 'warn' && l.message.includes('hookpilot.permission'));

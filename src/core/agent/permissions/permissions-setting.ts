@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { ManagedPermissions } from '../../hooks/config/managed-policy';
 import { permissionModeSchema, type PermissionMode, type PermissionSettings } from './permission-settings';
+import { unparseableRuleProblem } from './rule-signals';
 
 /** `hookpilot.permissions`: every field optional, what it leaves out is empty. */
 export const permissionsSettingSchema = z.object({
@@ -30,12 +31,14 @@ export interface PermissionsScopeValues {
 /**
  * One level's permissions, each of its two values checked on its own: a value that does not fit
  * is left out, with a problem naming the field, and takes no other value or level with it.
+ * A rule that does not parse is kept, with a problem in `brokenRules`: left out, a broken deny
+ * rule would silently guard nothing; kept, it stands for its whole tool (compileRules).
  * `modeInPermissions`: the CLI form, where `hookpilot.permissions.mode` comes before `hookpilot.permissionMode`.
  */
 export function permissionsScope(
   values: PermissionsScopeValues,
   { modeInPermissions }: { modeInPermissions: boolean },
-): { scope: PermissionsScope; problems: string[] } {
+): { scope: PermissionsScope; problems: string[]; brokenRules: string[] } {
   const problems: string[] = [];
   const check = <T>(schema: z.ZodType<T>, key: string, value: unknown): T | undefined => {
     if (value === undefined) return undefined;
@@ -48,7 +51,13 @@ export function permissionsScope(
   const schema = modeInPermissions ? permissionsSettingWithModeSchema : permissionsSettingSchema;
   const { mode: inPermissions, ...lists } = check<PermissionsScope>(schema, PERMISSIONS_SETTING, values.permissions) ?? {};
   const mode = inPermissions ?? check(permissionModeSchema, PERMISSION_MODE_SETTING, values.permissionMode);
-  return { scope: mode === undefined ? lists : { ...lists, mode }, problems };
+  const brokenRules = (['deny', 'ask', 'allow'] as const).flatMap((verdict) =>
+    (lists[verdict] ?? []).flatMap((text, index) => {
+      const problem = unparseableRuleProblem(verdict, text);
+      return problem === undefined ? [] : [`"${PERMISSIONS_SETTING}.${verdict}.${index}": ${problem}`];
+    }),
+  );
+  return { scope: mode === undefined ? lists : { ...lists, mode }, problems, brokenRules };
 }
 
 /**

@@ -35,11 +35,29 @@ export function compileRules(settings: PermissionSettings): CompiledRule[] {
     ['allow', settings.allow],
   ] as const) {
     for (const text of list) {
-      const rule = parsePermissionRule(text);
+      const rule = parsePermissionRule(text) ?? (verdict === 'allow' ? undefined : wholeToolRule(text));
       if (rule) out.push({ verdict, rule });
     }
   }
   return out;
+}
+
+/**
+ * A deny or ask rule that does not parse (`Bash(rm -rf *`) stands for every call of the tool
+ * its text starts with, of every tool when it names none: a broken guard is never fewer guards.
+ * An allow rule that does not parse grants nothing. The hosts say so (unparseableRuleProblem).
+ */
+function wholeToolRule(text: string): PermissionRule {
+  return { tool: /^\s*([A-Za-z0-9_*|-]+)/.exec(text)?.[1] ?? '*', text };
+}
+
+/** Why a settings rule is not a rule and what it does as it stands (compileRules); undefined for a rule. */
+export function unparseableRuleProblem(verdict: Verdict, text: string): string | undefined {
+  if (parsePermissionRule(text)) return undefined;
+  const { tool } = wholeToolRule(text);
+  const calls = tool === '*' ? 'every tool call' : `every ${tool} call`;
+  const effect = verdict === 'allow' ? 'allows nothing' : verdict === 'deny' ? `denies ${calls}` : `asks before ${calls}`;
+  return `${JSON.stringify(text)} is not a rule like Bash(git *); as it stands it ${effect}`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { unparseableRuleProblem } from '../../agent/permissions/rule-signals';
 import { errorMessage } from '../../error-message';
 import type { ConfigProblem } from './config-problems';
 import { loadSettingsDocument } from './config-loader';
@@ -136,7 +137,10 @@ export function readManagedPolicy(file: string = managedPolicyFile(), platform: 
   };
 }
 
-/** Each rule list on its own: a broken `allow` must not take the valid `deny` rules with it. */
+/**
+ * Each rule list on its own: a broken `allow` must not take the valid `deny` rules with it. A
+ * rule that does not parse is an error and is kept: a broken deny rule denies its whole tool.
+ */
 function readPermissions(value: unknown, report: (message: string, at: string) => void): ManagedPermissions {
   if (value === undefined) return {};
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -148,8 +152,15 @@ function readPermissions(value: unknown, report: (message: string, at: string) =
     const raw = (value as Record<string, unknown>)[list];
     if (raw === undefined) continue;
     const parsed = ruleListSchema.safeParse(raw);
-    if (parsed.success) permissions[list] = parsed.data;
-    else report(`"permissions.${list}" must be a list of rules; it is ignored.`, `permissions.${list}`);
+    if (!parsed.success) {
+      report(`"permissions.${list}" must be a list of rules; it is ignored.`, `permissions.${list}`);
+      continue;
+    }
+    permissions[list] = parsed.data;
+    parsed.data.forEach((text, index) => {
+      const problem = unparseableRuleProblem(list, text);
+      if (problem !== undefined) report(`${problem}.`, `permissions.${list}[${index}]`);
+    });
   }
   return permissions;
 }

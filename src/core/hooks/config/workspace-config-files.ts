@@ -6,6 +6,7 @@ import { readManagedPolicy, type ManagedPolicy } from './managed-policy';
 import { unreadableFileProblem, type ConfigProblem } from './config-problems';
 import { parseJsonc, type JsoncSyntaxError } from './jsonc-document';
 import { emptyConfig, type LoadedConfig } from './loaded-config';
+import { settingValue } from './setting-value';
 import { errnoCode } from '../../agent/tools/file-content';
 import { errorMessage } from '../../error-message';
 import { readConfigText } from '../../read-regular-file';
@@ -83,7 +84,7 @@ export function loadWorkspaceConfigs(projectDir: string, options: WorkspaceConfi
 /** Claude Code's settings files, as the user's setting says (a workspace has no say in it). */
 function claudeConfigs(projectDir: string, options: WorkspaceConfigOptions): LoadedConfig[] {
   const user = options.userSettingsFile ? readSettingsFile(options.userSettingsFile).settings : {};
-  const { mode, problem } = claudeSettingsMode(user[CLAUDE_SETTINGS_SETTING]);
+  const { mode, problem } = claudeSettingsMode(settingValue(user, CLAUDE_SETTINGS_SETTING));
   if (mode === 'off') return [];
   const configs = readClaudeSettingsConfigs(claudeSettingsFiles(projectDir, options.home ?? homedir()));
   if (problem && options.userSettingsFile) {
@@ -112,7 +113,7 @@ function settingsFileProblems(read: SettingsFile, file: string, kind: 'user' | '
 
 function settingsConfig(file: string, kind: 'user' | 'workspace'): LoadedConfig {
   const read = readSettingsFile(file);
-  const value = read.settings['hookpilot.hooks'];
+  const value = settingValue(read.settings, 'hookpilot.hooks');
   const config = value === undefined ? emptyConfig() : loadHooksValue(value, { kind, file });
   config.problems.push(...settingsFileProblems(read, file, kind));
   return config;
