@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parse as parseJsonc } from 'jsonc-parser';
 import * as vscode from 'vscode';
+import { settingValue } from '../core/hooks/config/setting-value';
 import type { SourceText } from './pending-config-guard';
 import { readConfigText } from '../core/read-regular-file';
 
@@ -134,6 +135,6 @@ export function savedText(source: GovernedSource, documentText: string): SourceT
   const root = source.file.endsWith('.code-workspace') ? (parsed as { settings?: unknown } | undefined)?.settings : parsed;
   if (root === null || typeof root !== 'object' || Array.isArray(root)) return settingsText({});
   const settings = root as Record<string, unknown>;
-  const nested = settings[SECTION] !== null && typeof settings[SECTION] === 'object' ? (settings[SECTION] as Record<string, unknown>) : {};
-  return settingsText(Object.fromEntries(GOVERNING_KEYS.map((key) => [key, settings[`${SECTION}.${key}`] ?? nested[key]])));
+  // As VS Code reads the file: `"hookpilot.permissions"` and `"hookpilot": { "permissions" }` alike, the later winning.
+  return settingsText(Object.fromEntries(GOVERNING_KEYS.map((key) => [key, settingValue(settings, `${SECTION}.${key}`)])));
 }

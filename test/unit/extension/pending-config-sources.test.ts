@@ -27,6 +27,11 @@ describe('governed settings as text', () => {
     expect(savedText(codeWorkspace, '{ "hookpilot.hooks": { "hooks": {} } }')).toBe(settingsText({}));
   });
 
+  it('takes, of the flat and the nested form, the one written later, as VS Code does', () => {
+    const both = `{ "hookpilot.permissions": { "deny": ["Bash(rm *)"] }, "hookpilot": { "permissions": { "allow": ["Bash"] } } }`;
+    expect(savedText(workspaceSettings, both)).toBe(settingsText({ permissions: { allow: ['Bash'] } }));
+  });
+
   it('a file that is not a JSON object governs nothing, and the values round-trip through the text', () => {
     expect(savedText(workspaceSettings, 'not json')).toBe('{}\n');
     const values = { permissions: { allow: ['Bash(*)'] }, builtins: { Cancellation: false } };
