@@ -24,6 +24,9 @@ const HELD_CHANGES_KEY = 'hookpilot.heldConfigChanges';
 const storedHeldSchema = z.array(
   z.object({ file: z.string(), label: z.string(), appliedText: z.string().optional(), heldHash: z.string(), discarded: z.boolean() }),
 );
+/** Each governed source's applied content: one found changed at the next activation is held (see ConfigChangeGuard.adopt). */
+const APPLIED_CONFIG_KEY = 'hookpilot.appliedConfig';
+const storedAppliedSchema = z.array(z.object({ file: z.string(), text: z.string().optional() }));
 const RELOAD_DEBOUNCE_MS = 150;
 
 export interface EngineHostOptions {
@@ -75,7 +78,14 @@ export class EngineHost extends Disposable {
     // A held change survives a window reload: reloading must not be a way to apply it.
     const stored = storedHeldSchema.safeParse(options.workspaceState.get(HELD_CHANGES_KEY) ?? []);
     guard.restore(stored.success ? stored.data.map((c) => ({ ...c, appliedText: c.appliedText })) : []);
-    this._register(guard.onDidChange(() => void options.workspaceState.update(HELD_CHANGES_KEY, guard.stored())));
+    const applied = storedAppliedSchema.safeParse(options.workspaceState.get(APPLIED_CONFIG_KEY) ?? []);
+    guard.restoreApplied(applied.success ? applied.data.map(({ file, text }) => ({ file, text })) : []);
+    this._register(
+      guard.onDidChange(() => {
+        void options.workspaceState.update(HELD_CHANGES_KEY, guard.stored());
+        void options.workspaceState.update(APPLIED_CONFIG_KEY, guard.appliedSources());
+      }),
+    );
     this.engine = new HookEngine({
       projectDir: this.projectDir ?? options.storageDir,
       storageDir: options.storageDir,

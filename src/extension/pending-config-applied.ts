@@ -37,7 +37,7 @@ export class AppliedConfig {
 
   /** The applied text of a source; the first read of a settings source takes it as VS Code holds it now. */
   settingsSourceText(source: GovernedSource): SourceText {
-    if (!this.guard.isKnown(source.file)) this.guard.adopt(source.file, readSettingsSource(source));
+    if (!this.guard.isKnown(source.file)) this.guard.adopt(source.file, readSettingsSource(source), source.label);
     return this.guard.appliedText(source.file);
   }
 

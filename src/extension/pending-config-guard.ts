@@ -45,6 +45,15 @@ export interface StoredHeldChange {
   discarded: boolean;
 }
 
+/** A source's applied content as kept across activations (`text` undefined: no file). */
+export interface AppliedSource {
+  file: string;
+  text: SourceText;
+}
+
+/** Past this, a source's applied content is not kept across activations (it is adopted as found). */
+const MAX_KEPT_APPLIED_CHARS = 1_000_000;
+
 function hashOf(text: SourceText): string {
   return text === undefined ? 'absent' : createHash('sha256').update(text).digest('hex');
 }
@@ -93,6 +102,8 @@ export class ConfigChangeGuard {
   private readonly labels = new Map<string, string>();
   /** Held changes of an earlier activation, until their source is first seen. */
   private readonly restored = new Map<string, StoredHeldChange>();
+  /** What an earlier activation applied last, until the source is first seen. */
+  private readonly lastApplied = new Map<string, SourceText>();
   private readonly changed = new Emitter<void>();
   private nextId = 1;
 
@@ -119,6 +130,20 @@ export class ConfigChangeGuard {
     for (const change of stored) this.restored.set(change.file, change);
   }
 
+  /**
+   * What an earlier activation applied last, per source: content found different at the next
+   * activation changed while no window watched it (a process the agent left running may have
+   * waited for VS Code to close), and is held like any change no person made.
+   */
+  restoreApplied(applied: readonly AppliedSource[]): void {
+    for (const { file, text } of applied) this.lastApplied.set(file, text);
+  }
+
+  /** What to keep for `restoreApplied`: each source's applied content, but one too large to keep. */
+  appliedSources(): AppliedSource[] {
+    return [...this.applied].filter(([, text]) => (text?.length ?? 0) <= MAX_KEPT_APPLIED_CHARS).map(([file, text]) => ({ file, text }));
+  }
+
   /** What to keep for `restore` after a window reload. */
   stored(): StoredHeldChange[] {
     const entry = (file: string, text: SourceText, discarded: boolean): StoredHeldChange => ({
@@ -134,19 +159,28 @@ export class ConfigChangeGuard {
 
   /**
    * The first content seen of a source (at activation, or a folder added later) is applied as
-   * it is, unless it is a change an earlier activation held and nobody decided about.
+   * it is, unless it is a change an earlier activation held and nobody decided about, or it
+   * differs from what an earlier activation applied last (restoreApplied): then that stays
+   * applied and this is held.
    */
-  adopt(file: string, text: SourceText): void {
+  adopt(file: string, text: SourceText, label = file): void {
     if (this.applied.has(file)) return;
     const restored = this.restored.get(file);
     this.restored.delete(file);
+    const last = this.lastApplied.get(file);
+    const known = this.lastApplied.has(file);
+    this.lastApplied.delete(file);
     if (restored && restored.heldHash === hashOf(text)) {
       this.applied.set(file, restored.appliedText);
       this.labels.set(file, restored.label);
       if (restored.discarded) this.discarded.set(file, text);
       else this.hold(file, restored.label, text);
+    } else if (known && last !== text) {
+      this.applied.set(file, last);
+      this.hold(file, label, text);
     } else {
       this.applied.set(file, text);
+      this.changed.fire();
     }
   }
 
@@ -205,7 +239,7 @@ export class ConfigChangeGuard {
   /** What `file` holds now: applies it when a person's action explains it, else holds it. */
   observe(file: string, label: string, text: SourceText): Observation {
     if (!this.applied.has(file)) {
-      this.adopt(file, text);
+      this.adopt(file, text, label);
       if (this.pending.has(file)) return 'held';
       return this.discarded.has(file) ? 'unchanged' : 'applied';
     }

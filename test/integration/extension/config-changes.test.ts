@@ -244,6 +244,23 @@ describe('hooks.json changed on disk outside the editor', () => {
     expect(host.root.engineHost.hooksJson[0].text).toBe(GUARDED);
   });
 
+  it('a change made while no window watched (between two activations) is held at the next one, not applied', async () => {
+    const host = await startHost({ '.vscode/hooks.json': GUARDED, 'hooks/guard.js': GUARD_SCRIPT });
+    h = host;
+    expect(guardActive()).toBe(true);
+    // A process left running writes the file once the window is gone; the next activation sees it first.
+    await host.restart({ beforeStart: () => writeFileSync(host.workspace.file('.vscode/hooks.json'), DISABLE_ALL) });
+    const [change] = await until(() => held().length > 0 && held(), 'the held change');
+    expect(change).toMatchObject({ appliedText: GUARDED, newText: DISABLE_ALL });
+    expect(guardActive()).toBe(true);
+    host.root.engineHost.discardPending(change.id);
+    // A person's own edit between activations asks once too: Apply takes it.
+    await host.restart({
+      beforeStart: () => writeFileSync(host.workspace.file('.vscode/hooks.json'), GUARDED.replace('rm-guard', 'rm-guard-renamed')),
+    });
+    expect(held().map((c) => c.newText)).toEqual([GUARDED.replace('rm-guard', 'rm-guard-renamed')]);
+  });
+
   it('a restored held change also holds back the workspace settings, read first by the permission gate', async () => {
     const host = await startHost({}, { setup: () => stub.setConfig('hookpilot.permissions', { allow: ['Read'] }, 'workspaceValue') });
     h = host;

@@ -19,8 +19,8 @@ export interface HostHarness {
   context: StubContext;
   storageDir: string;
   root: CompositionRoot;
-  /** Activates again on the same workspace and workspace state (a window reload). */
-  restart(): Promise<CompositionRoot>;
+  /** Activates again on the same workspace and workspace state (a window reload); `beforeStart` runs while none is active. */
+  restart(options?: { beforeStart?: () => void }): Promise<CompositionRoot>;
   close(): Promise<void>;
 }
 
@@ -55,8 +55,9 @@ export async function startHost(
     get root() {
       return root;
     },
-    async restart() {
+    async restart(restartOptions = {}) {
       await root.shutdown();
+      restartOptions.beforeStart?.();
       root = await CompositionRoot.create(context as unknown as vscode.ExtensionContext, env);
       return root;
     },
