@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import { lstatSync } from 'node:fs';
+import { lstatSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { readConfigBytes } from '../core/read-regular-file';
+import { readConfigBytes, readConfigText } from '../core/read-regular-file';
 
 const MISSING = 'unreadable: ENOENT';
+/** In a project's storage: what its configuration files held when its last run ended. */
+export const KEPT_CONFIG_FILE = 'config-at-last-run.json';
 
 /** A file's bytes as a hash, or why there are none: enough to tell whether it changed. */
 function fingerprint(file: string): string {
@@ -41,6 +43,28 @@ export class ConfigFileSnapshot {
     const before = fingerprint(key);
     await write();
     if (this.baseline.get(key) === before) this.baseline.set(key, fingerprint(key));
+  }
+
+  /**
+   * The files whose content differs from what the last run in this project left (`kept`, from
+   * `keep`): changed while no run watched, by a person or by a process a run left behind.
+   */
+  changedSinceKept(kept: string): string[] {
+    let last: Record<string, unknown>;
+    try {
+      last = JSON.parse(readConfigText(kept)) as Record<string, unknown>;
+    } catch {
+      // No earlier run, or nothing readable of it: nothing to compare.
+      return [];
+    }
+    return [...this.baseline].filter(([file, print]) => typeof last[file] === 'string' && last[file] !== print).map(([file]) => file);
+  }
+
+  /** Writes what the files hold now to `kept`, for the next run's `changedSinceKept`. */
+  keep(kept: string): void {
+    const now = Object.fromEntries([...this.baseline.keys()].map((file) => [file, fingerprint(file)]));
+    mkdirSync(path.dirname(kept), { recursive: true, mode: 0o700 });
+    writeFileSync(kept, JSON.stringify(now), { mode: 0o600 });
   }
 
   /** The files whose content differs from what the run read at its start. */

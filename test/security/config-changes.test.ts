@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonResult, nodeHook, startTestbed, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { text, toolCalls } from '../support/model-server';
@@ -63,6 +63,19 @@ describe('configuration the model rewrites mid-session (hookpilot run)', () => {
     expect(readFileSync(bed.workspace.file('precious/data.txt'), 'utf8')).toBe('keep me\n');
     expect(r.stderr).toContain('hookpilot: .vscode/hooks.json changed during this session; the change applies to the next session\n');
     expect(r.stderr).toContain('hookpilot: .vscode/settings.json changed during this session; the change applies to the next session\n');
+  });
+
+  it('a file changed between two runs (a process a run left behind, or a person) is named at the next run', async () => {
+    bed = await startTestbed(bundle.bundle, { 'hooks/guard.js': guard, '.vscode/hooks.json': guardedHooks }, [
+      text('one'),
+      text('two'),
+      text('three'),
+    ]);
+    const since = 'hookpilot: .vscode/hooks.json changed since the last run in this project; what it configures applies now\n';
+    expect((await bed.run(['first'])).stderr).not.toContain(since);
+    writeFileSync(bed.workspace.file('.vscode/hooks.json'), JSON.stringify({ disableAllHooks: true }));
+    expect((await bed.run(['second'])).stderr).toContain(since);
+    expect((await bed.run(['third'])).stderr).not.toContain(since);
   });
 
   it('an allow-all rule written to .vscode/settings.json does not widen the permissions of the running session', async () => {

@@ -9,10 +9,12 @@ import type { Redactor } from '../../core/audit/redactor';
 import type { EngineLogger } from '../../core/engine/hook-engine';
 import { EXIT, usageError } from '../cli-error';
 import { projectDirOf, stderrLogger, type CliContext } from '../cli-context';
-import { cliSecretValues, resolveModelEndpoint, userPassEnv, userSettingsFile } from '../cli-environment';
+import { cliSecretValues, projectStorageDir, resolveModelEndpoint, userPassEnv, userSettingsFile } from '../cli-environment';
+import { storageRoot } from '../../core/storage-root';
+import { errorMessage } from '../../core/error-message';
 import { configFiles, createEngine, createSession, sessionToResume } from '../composition';
 import { headlessApprover } from '../headless-approver';
-import { ConfigFileSnapshot } from '../config-snapshot';
+import { ConfigFileSnapshot, KEPT_CONFIG_FILE } from '../config-snapshot';
 import { ConfigChangeNotices } from '../config-change-notices';
 import { relayHookRuns } from '../hook-run-events';
 import { JsonPrinter } from '../output/json-printer';
@@ -116,6 +118,12 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
   const endpoint = resolveModelEndpoint(options, ctx.env);
   // Taken before anything is read: whatever changes these files later applies to the next session only.
   const configSnapshot = ConfigFileSnapshot.take(configFiles(projectDir, ctx.env, options.hooks));
+  // What the last run here left: a file changed since then was changed while no run watched it.
+  const keptConfig = path.join(projectStorageDir(storageRoot(ctx.env), projectDir), KEPT_CONFIG_FILE);
+  for (const file of configSnapshot.changedSinceKept(keptConfig)) {
+    ctx.stderr.write(`hookpilot: ${displayPath(projectDir, file)} changed since the last run in this project; what it configures applies now
+`);
+  }
   const {
     settings: permissions,
     workspaceChoseMode,
@@ -230,6 +238,11 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     process.off('exit', stopAsyncOnExit);
     for (const file of configSnapshot.changed()) {
       ctx.stderr.write(`hookpilot: ${displayPath(projectDir, file)} changed during this session; the change applies to the next session\n`);
+    }
+    try {
+      configSnapshot.keep(keptConfig);
+    } catch (error) {
+      ctx.stderr.write(`hookpilot: warning: cannot keep what the configuration files hold for the next run: ${errorMessage(error)}\n`);
     }
   }
   const result = buildRunResult(outcome, {
