@@ -28,7 +28,8 @@ export function braceExpansionCount(pattern: string): number {
 
 function rangeSize(body: string): number {
   const range = /^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.-?\d+)?$/.exec(body);
-  if (range === null) return 1;
+  // A `..` in any other form (`{1..300..}`) may still be a range to a reader: no bound is known.
+  if (range === null) return body.includes('..') ? Infinity : 1;
   const bound = (end: string) => (/\d/.test(end) ? Number(end) : end.charCodeAt(0));
   return Math.abs(bound(range[2]) - bound(range[1])) + 1;
 }
@@ -39,5 +40,11 @@ function rangeSize(body: string): number {
  */
 export function expandBraces(text: string, limit: number): string[] | undefined {
   if (braceExpansionCount(text) > limit) return undefined;
-  return braces.expand(text);
+  try {
+    const expanded = braces.expand(text);
+    return expanded.length > limit ? undefined : expanded;
+  } catch {
+    // The library refuses some inputs (over its length limit): no expansion is known.
+    return undefined;
+  }
 }
