@@ -20,6 +20,18 @@ describe('hiddenSpans', () => {
     expect(hiddenSpans('xaaaaax', 'x[REDACTED:custom]a[REDACTED:custom]x')).toEqual([{ start: 1, end: 6 }]);
   });
 
+  it('places a long piece of one letter before a long hidden span without comparing them letter by letter (it held an Edit 109 s)', () => {
+    const pem = (body: string) => `-----BEGIN PRIVATE KEY-----${body}-----END PRIVATE KEY-----`;
+    const n = 600_000;
+    const text = `x${pem('b')}${'a'.repeat(n)}${pem('b'.repeat(n))}x\nEND\n`;
+    const visible = `x[REDACTED:private_key]${'a'.repeat(n)}[REDACTED:private_key]x\nEND\n`;
+    const second = text.indexOf('-----BEGIN', 2);
+    expect(hiddenSpans(text, visible)).toEqual([
+      { start: 1, end: 1 + pem('b').length },
+      { start: second, end: second + pem('b'.repeat(n)).length },
+    ]);
+  }, 60_000);
+
   it('hides all of a text the redacted one cannot be aligned with', () => {
     expect(hiddenSpans('abc', 'xyz[REDACTED:custom]')).toEqual([{ start: 0, end: 3 }]);
   });

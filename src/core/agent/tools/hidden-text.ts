@@ -31,10 +31,14 @@ export function hiddenSpans(text: string, visible: string): TextSpan[] {
     earliest.push(at);
     from = at + middle[i].length;
   }
+  // The latest placements, found forward in the reversed text: lastIndexOf compares naively, and
+  // a long piece of one letter before a long hidden span costs their product.
+  const reversed = reverse(text);
   const latest: number[] = new Array<number>(middle.length);
   for (let i = middle.length - 1, until = lastStart; i >= 0; i--) {
-    const at = until - middle[i].length < 0 ? -1 : text.lastIndexOf(middle[i], until - middle[i].length);
-    if (at === -1 || at < earliest[i]) return everything;
+    const found = reversed.indexOf(reverse(middle[i]), text.length - until);
+    const at = found === -1 ? -1 : text.length - found - middle[i].length;
+    if (at < 0 || at < earliest[i]) return everything;
     latest[i] = at;
     until = at;
   }
@@ -50,6 +54,13 @@ export function hiddenSpans(text: string, visible: string): TextSpan[] {
   }
   if (from < text.length) hidden.push({ start: from, end: text.length });
   return hidden;
+}
+
+/** `text` with its UTF-16 code units in reverse order: indices map back as `length - index - piece length`. */
+function reverse(text: string): string {
+  const units = new Array<string>(text.length);
+  for (let i = 0; i < text.length; i++) units[text.length - 1 - i] = text[i];
+  return units.join('');
 }
 
 /**
