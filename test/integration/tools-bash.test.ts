@@ -249,15 +249,17 @@ describe('Bash tool through the spawner helper', () => {
 });
 
 describe("Bash tool with a session's marker", () => {
-  it('sets it in every command, and a shell started for one command still fits the next', async () => {
+  it('sets it in every command, tells each command\'s group, and a shell started for one command still fits the next', async () => {
     const shells = new PrestartedShells({ bash: true });
-    const tool = createBashTool(shells, 'session-1');
+    const groups: number[] = [];
+    const tool = createBashTool(shells, { marker: 'session-1', onRunGroup: (pgid) => groups.push(pgid) });
     try {
       expect(await tool.run({ command: 'echo "$HOOKPILOT_BASH_SESSION"' }, context())).toMatchObject({ ok: true, content: 'session-1' });
       await untilWaiting(shells);
       const result = tool.run({ command: 'echo "$HOOKPILOT_BASH_SESSION"' }, context());
       expect(shells.waiting).toBe(0);
       expect(await result).toMatchObject({ ok: true, content: 'session-1' });
+      expect(groups).toHaveLength(2);
     } finally {
       shells.dispose();
     }

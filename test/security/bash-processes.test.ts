@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jsonResult, nodeHook, startTestbed, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
 import { stall, text, toolCalls } from '../support/model-server';
@@ -52,6 +52,37 @@ function planterOfHookRewrite(detach: string): string {
     `${detach} node -e ${JSON.stringify(waiter)} $H >/dev/null 2>&1 & echo $! > bg.pid`
   );
 }
+
+/** Whether a process that has not exited (a zombie has) is in process group `pgid` (Linux /proc). */
+function groupHasMembers(pgid: number): boolean {
+  return readdirSync('/proc').some((name) => {
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return /^\d+$/.test(name) && state !== 'Z' && Number(group) === pgid;
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe('a chain whose every generation forks the next and exits', () => {
+  it('ends with the session: its process group empties once the run is over', async () => {
+    // Each generation lives a moment: a scan of /proc finds its parent gone and it not yet born.
+    const chain = `nohup bash -c 'end=$((SECONDS+60)); f(){ if [ -e stop ] || [ $SECONDS -ge $end ]; then exit; fi; ( f & ); }; f' >/dev/null 2>&1 &`;
+    const chains = Array.from({ length: 4 }, () => chain).join(' ');
+    bed = await startTestbed(bundle.bundle, {}, [bash('hop', `ps -o pgid= $$ > group.txt; ${chains}`), text('done')]);
+    const r = await bed.run(['go', '--permission-mode', 'bypassPermissions', '--output-format', 'json']);
+    expect(jsonResult(r).tool_calls[0].outcome).toBe('executed');
+    const pgid = pidIn('group.txt');
+    // Killed as the run ended; a chain left running would keep its group full for ever.
+    try {
+      await vi.waitFor(() => expect(groupHasMembers(pgid)).toBe(false), { timeout: 10_000, interval: 50 });
+    } finally {
+      writeFileSync(bed.workspace.file('stop'), '');
+    }
+  });
+});
 
 describe('processes a Bash call leaves behind end with the session', () => {
   for (const [how, detach] of [

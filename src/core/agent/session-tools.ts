@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { killMarkedProcesses, killMarkedProcessesAtExit, markerEntry, SESSION_MARKER_VARIABLE } from '../process/marked-processes';
+import {
+  killMarkedGroup,
+  killMarkedProcesses,
+  killMarkedProcessesAtExit,
+  markerEntry,
+  SESSION_MARKER_VARIABLE,
+} from '../process/marked-processes';
 import type { AgentEvent } from './agent-events';
 import type { AgentSessionOptions } from './agent-session-options';
 import type { Compactor } from './compaction';
@@ -52,7 +58,9 @@ export class SessionTools {
   /** Every process of the session's Bash calls carries it: they end with the session, or as the host exits. */
   private readonly bashMarker = randomUUID();
   private readonly bashProcesses = markerEntry(SESSION_MARKER_VARIABLE, this.bashMarker);
-  private readonly bashProcessesAtExit = killMarkedProcessesAtExit(this.bashProcesses);
+  /** The process group of each Bash call: what stays in it ends with the session, however fast it forks. */
+  private readonly bashGroups = new Set<number>();
+  private readonly bashProcessesAtExit = killMarkedProcessesAtExit(this.bashProcesses, () => this.bashGroups);
   /** The session's permission gate: a resume gives it back the session's deny rules. */
   readonly gate: PermissionGate;
 
@@ -65,7 +73,8 @@ export class SessionTools {
       this.bashRunner = new SpawnerProcessRunner({ modulePath: options.spawnerModulePath, args: [BASH_SHELLS_ARG] });
       this.bashRunner.warmUp();
     }
-    const builtins: Tool[] = createBuiltinTools(deps.todos, this.bashRunner, this.bashMarker);
+    const bashSession = { marker: this.bashMarker, onRunGroup: (pgid: number) => this.bashGroups.add(pgid) };
+    const builtins: Tool[] = createBuiltinTools(deps.todos, this.bashRunner, bashSession);
     const executorFor = (hooks: SessionHooks, tools: ReadonlyMap<string, Tool>) =>
       new ToolExecutor({
         tools,
@@ -142,6 +151,7 @@ export class SessionTools {
   /** Stops the Bash tool's spawner helper, if any, and every process the session's Bash calls left running. */
   dispose(): void {
     this.bashRunner?.dispose();
+    for (const pgid of this.bashGroups) killMarkedGroup(pgid, this.bashProcesses);
     killMarkedProcesses(this.bashProcesses);
     this.bashProcessesAtExit.dispose();
   }

@@ -42,7 +42,7 @@ export function markedProcesses(entry: string): number[] {
     try {
       if (uid !== undefined && statSync(`/proc/${name}`).uid !== uid) continue;
       // NUL-separated NAME=value pairs; a zombie's reads as empty.
-      if (readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(entry)) found.push(Number(name));
+      if (carries(Number(name), entry)) found.push(Number(name));
     } catch {
       // Gone, or not ours to read.
     }
@@ -50,41 +50,107 @@ export function markedProcesses(entry: string): number[] {
   return found;
 }
 
-/** Sends `signal` to every process `markedProcesses` finds; how many it signalled. */
-export function signalMarkedProcesses(entry: string, signal: NodeJS.Signals): number {
-  let signalled = 0;
-  for (const pid of markedProcesses(entry)) {
-    try {
-      process.kill(pid, signal);
-      signalled++;
-    } catch {
-      // Exited meanwhile.
-    }
-  }
-  return signalled;
+/** Sends `name` to every process `markedProcesses` finds; how many it signalled. */
+export function signalMarkedProcesses(entry: string, name: NodeJS.Signals): number {
+  return markedProcesses(entry).filter((pid) => signal(pid, name)).length;
 }
 
 /**
- * SIGKILLs every process that carries `entry`, again while a pass still finds one (a child
- * forked between the scan and the kill carries it too). Synchronous, so it also runs as the
- * host exits.
+ * Kills every process that carries `entry`. Each pass stops what it finds (a stopped process
+ * forks no more), until a pass finds none: a chain whose every generation forks the next and
+ * exits would otherwise outrun passes that kill, one child always being born after the scan.
+ * Then every one stopped is killed. Synchronous, so it also runs as the host exits.
  */
 export function killMarkedProcesses(entry: string): void {
-  for (let pass = 0; pass < MAX_KILL_PASSES; pass++) if (signalMarkedProcesses(entry, 'SIGKILL') === 0) return;
+  const stopped = new Set<number>();
+  for (let pass = 0; pass < MAX_KILL_PASSES; pass++) {
+    const found = markedProcesses(entry).filter((pid) => !stopped.has(pid) || isRunning(pid));
+    if (found.length === 0) break;
+    for (const pid of found) {
+      signal(pid, 'SIGSTOP');
+      stopped.add(pid);
+    }
+  }
+  for (const pid of stopped) signal(pid, 'SIGKILL');
 }
 
-const killedAtExit = new Set<string>();
+function signal(pid: number, name: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, name);
+    return true;
+  } catch {
+    // Exited meanwhile.
+    return false;
+  }
+}
+
+/** Whether a process is neither stopped nor a zombie (Linux /proc; elsewhere: assumed running). */
+function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'T' && state !== 't' && state !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** The members of process group `pgid` (Linux /proc: field 5 of stat). */
+function groupMembers(pgid: number): number[] {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  return names.filter((name) => /^\d+$/.test(name) && groupOf(Number(name)) === pgid).map(Number);
+}
+
+function groupOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+  } catch {
+    return undefined;
+  }
+}
+
+function carries(pid: number, entry: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Kills process group `pgid` when it is still one of `entry`'s: a chain whose generations each
+ * fork the next and exit outruns every scan, but not its group. The group is stopped whole
+ * first (all at once, so none forks meanwhile), then killed if a member carries `entry`, else
+ * let go on: a number long free may name another group of the user's by now.
+ */
+export function killMarkedGroup(pgid: number, entry: string): void {
+  if (pgid <= 1 || pgid === process.pid || !signal(-pgid, 'SIGSTOP')) return;
+  signal(-pgid, groupMembers(pgid).some((pid) => carries(pid, entry)) ? 'SIGKILL' : 'SIGCONT');
+}
+
+/** What a host ends as it exits: each session's marked processes and the groups its runs started. */
+const killedAtExit = new Map<string, () => Iterable<number>>();
 const killAllAtExit = () => {
-  for (const entry of killedAtExit) killMarkedProcesses(entry);
+  for (const [entry, groups] of killedAtExit) {
+    for (const pgid of groups()) killMarkedGroup(pgid, entry);
+    killMarkedProcesses(entry);
+  }
 };
 
 /**
- * Kills the processes that carry `entry` when the host exits (any exit: a second Ctrl-C, a
- * fatal error), until disposed. A host killed by SIGKILL runs nothing.
+ * Kills the processes that carry `entry`, and the groups `groups` names that still hold one,
+ * when the host exits (any exit: a second Ctrl-C, a fatal error), until disposed. A host
+ * killed by SIGKILL runs nothing.
  */
-export function killMarkedProcessesAtExit(entry: string): Disposable {
+export function killMarkedProcessesAtExit(entry: string, groups: () => Iterable<number> = () => []): Disposable {
   if (killedAtExit.size === 0) process.on('exit', killAllAtExit);
-  killedAtExit.add(entry);
+  killedAtExit.set(entry, groups);
   return {
     dispose: () => {
       if (!killedAtExit.delete(entry) || killedAtExit.size > 0) return;

@@ -37,6 +37,14 @@ export interface BashResponse {
   isImage: false;
 }
 
+/** What ties a session's commands together, so that what they leave running ends with it. */
+export interface BashSession {
+  /** SESSION_MARKER_VARIABLE's value in every command's environment. */
+  marker: string;
+  /** Told each command's process group (its first process's pid). */
+  onRunGroup: (pgid: number) => void;
+}
+
 const BACKGROUND_UNSUPPORTED =
   'run_in_background is not supported: commands run in the foreground only. Run it without run_in_background ' +
   `(with a timeout of up to ${MAX_BASH_TIMEOUT_MS} ms for long tasks), or detach it yourself with nohup ... & ` +
@@ -80,13 +88,14 @@ function withOutput(headline: string, output: string): string {
  * started after the previous command, in the same directory and environment. `runner` (a
  * spawner helper started with `--bash-shells`) forks them from a small process instead: a
  * fork costs in proportion to the forking process's memory, which grows with a session.
- * `sessionMarker` is set as SESSION_MARKER_VARIABLE in every command's environment, so the
- * session finds what its commands left running; each command also gets a marker of its own,
- * so a timeout or an abort ends all it started.
+ * `session.marker` is set as SESSION_MARKER_VARIABLE in every command's environment, and each
+ * command's process group is told to `session.onRunGroup`, so the session finds what its
+ * commands left running; each command also gets a marker of its own, so a timeout or an abort
+ * ends all it started.
  */
 export function createBashTool(
   runner: ProcessRunner | PrestartedShells = new PrestartedShells({ bash: true }),
-  sessionMarker?: string,
+  session?: BashSession,
 ): Tool<BashInput> {
   const run =
     runner instanceof PrestartedShells
@@ -106,7 +115,7 @@ export function createBashTool(
       const timeoutMs = input.timeout ?? DEFAULT_BASH_TIMEOUT_MS;
       const shellEnv = envWithoutSecrets(ctx.env, ctx.passEnv, ctx.secretEnvNames);
       // Constant for the session, so a waiting shell started for one command fits the next.
-      const env = sessionMarker === undefined ? shellEnv : { ...shellEnv, [SESSION_MARKER_VARIABLE]: sessionMarker };
+      const env = session === undefined ? shellEnv : { ...shellEnv, [SESSION_MARKER_VARIABLE]: session.marker };
       const captured = await run({
         // The user's hooks chose these lines (CLAUDE_ENV_FILE); the gate judged the model's command alone.
         command: ctx.shellPrelude ? `${ctx.shellPrelude}${input.command}` : input.command,
@@ -117,6 +126,7 @@ export function createBashTool(
         signal: ctx.signal,
         maxOutputBytes: MAX_CAPTURE_BYTES,
         runMarker: randomUUID(),
+        onSpawn: session?.onRunGroup,
       });
       const result = withoutCutSecrets(captured, ctx);
       const interrupted = result.timedOut || result.aborted;

@@ -1,4 +1,4 @@
-import { createBashTool } from './bash-tool';
+import { createBashTool, type BashSession } from './bash-tool';
 import { createEditTool } from './edit-tool';
 import { createGlobTool } from './glob-tool';
 import { createGrepTool } from './grep-tool';
@@ -11,11 +11,11 @@ import { createWriteTool } from './write-tool';
 
 /**
  * The built-in tools under Claude Code's names. Task (subagents) is added by the agent loop.
- * `sessionMarker`: see createBashTool.
+ * `bashSession`: see createBashTool.
  */
-export function createBuiltinTools(todoStore: TodoStore, bashRunner?: ProcessRunner, sessionMarker?: string): Tool[] {
+export function createBuiltinTools(todoStore: TodoStore, bashRunner?: ProcessRunner, bashSession?: BashSession): Tool[] {
   return [
-    createBashTool(bashRunner, sessionMarker),
+    createBashTool(bashRunner, bashSession),
     createReadTool(),
     createWriteTool(),
     createEditTool(),
