@@ -420,18 +420,18 @@ describe('.env secrets', () => {
     expect(await loadEnvFileSecrets(join(dir, 'missing'), r)).toEqual({ files: [], registered: 0, cut: [] });
   });
 
-  it("reads the files of a person's own secrets first, and stops at 8 MiB or 20,000 values in all, saying which were cut", async () => {
+  it("reads the files of a person's own secrets first, and stops at 32 MiB or 20,000 values in all, saying which were cut", async () => {
     const generated = (prefix: string, count: number) =>
       Array.from({ length: count }, (_, i) => `K${i}=${prefix}9x${i.toString(36).padStart(6, '0')}Q7z`).join('\n');
-    for (let i = 0; i < 12; i++) writeFileSync(join(dir, `.env.${String(i).padStart(2, '0')}`), `PAD=${'p'.repeat(1000 * 1024)}\n`);
+    for (let i = 0; i < 34; i++) writeFileSync(join(dir, `.env.${String(i).padStart(2, '0')}`), `PAD=${'p'.repeat(1000 * 1024)}\n`);
     writeFileSync(join(dir, '.env.local'), 'LOCAL_TOKEN=local-token-value-2x\n');
     writeFileSync(join(dir, '.env.development.local'), 'DEV_TOKEN=dev-token-value-3x\n');
     const r = new Redactor();
     const result = await loadEnvFileSecrets(dir, r);
     const names = (files: string[]) => files.map((f) => f.slice(dir.length + 1));
     expect(names(result.files).slice(0, 2)).toEqual(['.env.local', '.env.development.local']);
-    expect(result.files).toHaveLength(10);
-    expect(names(result.cut)).toEqual(['.env.08', '.env.09', '.env.10', '.env.11']);
+    expect(result.files).toHaveLength(34);
+    expect(names(result.cut)).toEqual(['.env.32', '.env.33']);
     expect(r.redactText('local-token-value-2x dev-token-value-3x')).toBe('[REDACTED:secret_value] [REDACTED:secret_value]');
 
     const many = new Redactor();
@@ -441,5 +441,13 @@ describe('.env secrets', () => {
     const counted = await loadEnvFileSecrets(dir, many);
     expect(counted.registered).toBe(20_000);
     expect(names(counted.cut)).toEqual(['.env.extra']);
+  });
+
+  it('does not let files of padding push out the values of the files after them', async () => {
+    for (let i = 0; i < 9; i++) writeFileSync(join(dir, `.env.${i}.local`), `# ${'c'.repeat(1000 * 1024)}\n`);
+    writeFileSync(join(dir, '.env.production'), 'DB_PASSWORD="correct horse battery staple"\n');
+    const r = new Redactor();
+    expect((await loadEnvFileSecrets(dir, r)).cut).toEqual([]);
+    expect(r.redactText('pw: correct horse battery staple')).toBe('pw: [REDACTED:secret_value]');
   });
 });

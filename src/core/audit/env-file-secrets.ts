@@ -37,7 +37,9 @@ const MAX_ENV_FILE_BYTES = 1024 * 1024;
  * What one start reads of them in all: each registered value is matched against everything the
  * model and the log see, and a repository (or the agent) can ship a hundred files of them.
  */
-export const MAX_ENV_BYTES = 8 * 1024 * 1024;
+// Text costs little to read where it assigns nothing (comments: about 1 ms a MiB), so a file of
+// padding cannot take the place of the person's; the values cap is what bounds the redactor.
+export const MAX_ENV_BYTES = 32 * 1024 * 1024;
 export const MAX_ENV_VALUES = 20_000;
 
 // The dotenv grammar: KEY=value, `export KEY=value`, quoted values that may span lines, # comments.
