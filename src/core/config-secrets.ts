@@ -100,19 +100,34 @@ const GLUED_PASSWORD_PROGRAMS = new Set([
 
 /**
  * The passwords of options that are credentials whatever they are called: `-u user:password`
- * (curl, wget), `mysql -pPASSWORD`, `sshpass -p PASSWORD`.
+ * (curl, wget), `mysql -pPASSWORD`, SEPARATE_PASSWORD_OPTIONS.
  */
 function credentialOptionValues(args: readonly string[]): string[] {
   const programs = new Set(args.map((arg) => arg.slice(arg.lastIndexOf('/') + 1)));
   const glued = [...GLUED_PASSWORD_PROGRAMS].some((program) => programs.has(program));
   return args.flatMap((arg, i) => {
     const userPassword = USER_PASSWORD_FLAG.test(arg) ? args[i + 1] : USER_PASSWORD_GLUED.exec(arg)?.[1];
+    // `-u :token` (no user name) too.
     const colon = userPassword?.indexOf(':') ?? -1;
-    if (userPassword !== undefined && colon > 0) return [userPassword.slice(colon + 1)];
+    if (userPassword !== undefined && colon >= 0) return [userPassword.slice(colon + 1)];
     if (glued && /^-p./.test(arg)) return [arg.slice(2)];
-    return programs.has('sshpass') && arg === '-p' && args[i + 1] !== undefined ? [args[i + 1]] : [];
+    const next = args[i + 1];
+    if (next === undefined) return [];
+    const takes = ([program, option, subcommand]: PasswordOption) =>
+      programs.has(program) && arg === option && (!subcommand || programs.has(subcommand));
+    return SEPARATE_PASSWORD_OPTIONS.some(takes) ? [next] : [];
   });
 }
+
+/** A program, its option that takes a password as the next word, and the subcommand it must run under. */
+type PasswordOption = readonly [program: string, option: string, subcommand?: string];
+/** `sshpass -p X`, `redis-cli -a X`, `docker login -p X` (not `docker run -p 8080:80`). */
+const SEPARATE_PASSWORD_OPTIONS: readonly PasswordOption[] = [
+  ['sshpass', '-p'],
+  ['redis-cli', '-a'],
+  ['docker', '-p', 'login'],
+  ['podman', '-p', 'login'],
+];
 
 /**
  * The values of options named like secrets (`--api-key X`, `--token=X`) or that are credentials

@@ -229,6 +229,9 @@ describe('the secrets of hook and server definitions', () => {
     ['sshpass -p', 'sshpass -p Pa55w0rdDeploy99 ssh deploy@host true'],
     ['mysql -pPASSWORD', 'mysql -uroot -pPa55w0rdDeploy99 -e "select 1"'],
     ['a path to mysqldump', '/usr/bin/mysqldump -pPa55w0rdDeploy99 db > dump.sql'],
+    ['curl -u :token (no user)', 'curl -u :Pa55w0rdDeploy99 https://ci.example/notify'],
+    ['redis-cli -a', 'redis-cli -a Pa55w0rdDeploy99 ping'],
+    ['docker login -p', 'docker login -u ci -p Pa55w0rdDeploy99 registry.example'],
   ])('a credential option of a shell-form hook command: %s', (_, command) => {
     const config = hooksOf({ hooks: { Stop: [{ type: 'command', command }] } });
     expect(config.problems).toEqual([]);
@@ -240,6 +243,7 @@ describe('the secrets of hook and server definitions', () => {
     expect(configSecretValues(commandHook('docker run -u builder image-name-x make'), {})).toEqual([]);
     expect(configSecretValues(commandHook('mkdir -parents-folder-x && tar -pxf archive.tar'), {})).toEqual([]);
     expect(configSecretValues(commandHook('mysql -u root -p -e "select 1"'), {})).toEqual([]);
+    expect(configSecretValues(commandHook('docker run -p 127.0.0.1:8080:80 image-name-x'), {})).toEqual([]);
   });
 
   it('a header is named for a credential by a whole part of its name: not X-GitHub-Api-Version', () => {
