@@ -109,6 +109,19 @@ describe('processes a Bash call leaves behind end with the session', () => {
     }, 240_000);
   }
 
+  it('a line that drops the variables its processes are found by, and detaches, asks (denied without a person)', async () => {
+    bed = await startTestbed(bundle.bundle, {}, [
+      bash('c1', 'unset HOOKPILOT_BASH_SESSION HOOKPILOT_RUN_ID; nohup sleep 100 >/dev/null 2>&1 & echo $! > bg.pid'),
+      bash('c2', 'env -u HOOKPILOT_BASH_SESSION -u HOOKPILOT_RUN_ID setsid sleep 100 >/dev/null 2>&1 & echo $! > bg.pid'),
+      text('done'),
+    ]);
+    const r = await bed.run(['go', '--permission-mode', 'bypassPermissions', '--output-format', 'json'], { timeoutMs: 90_000 });
+    expect(r.code, r.stderr).toBe(0);
+    if (pidWritten('bg.pid')) started.push(pidIn('bg.pid'));
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['denied', 'denied']);
+    expect(existsSync(bed.workspace.file('bg.pid'))).toBe(false);
+  }, 120_000);
+
   it('Ctrl-C twice (the CLI exits at once, before the session has ended): a detached process is gone too', async () => {
     // SessionEnd waits on this hook, so the second Ctrl-C comes before the session's own end.
     const sessionEndHooks = hooksJson({

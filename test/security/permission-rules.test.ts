@@ -172,6 +172,19 @@ describe('Bash never reaches the hook configuration without a person', () => {
       { 'evil.json': '{ "pwned": true }\n' },
     );
   }, 60_000);
+
+  it("asks before a brace expansion with $'…' quoting, or a glob, names it or a workspace file in a subfolder", async () => {
+    const workspaceFile = '{ "folders": [{ "path": ".." }] }\n';
+    await expectDeniedAndKept(
+      [
+        "cp {evil.json,.vsco$'d'e/hook$'s'.jso$'n'}",
+        'cp {evil.json,.vsc`printf o`de/hook`printf s`.json}',
+        'cp evil.json sub/team.code-worksp?ce',
+      ],
+      { 'evil.json': '{ "pwned": true }\n', 'sub/team.code-workspace': workspaceFile },
+    );
+    expect(readFileSync(bed!.workspace.file('sub/team.code-workspace'), 'utf8')).toBe(workspaceFile);
+  }, 60_000);
 });
 
 describe('attacker review: spellings that got around the rules', () => {

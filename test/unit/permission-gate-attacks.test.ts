@@ -531,3 +531,80 @@ describe('bounded work on long lines', () => {
     expect(gate({ mode: 'bypassPermissions' }).run('echo src/a src/b')).toMatchObject({ verdict: 'allow' });
   });
 });
+
+describe('a brace expansion or extglob with quoting or an expansion that dropping quotes leaves asks', () => {
+  it.each([
+    "cp {evil.json,.vsco$'d'e/hook$'s'.jso$'n'}",
+    "cp {evil.json,.vsco$'d'e/task$'s'.jso$'n'}",
+    "cp {evil.json,~/.cl$'a'ude/setting$'s'.jso$'n'}",
+    "cp {evil.json,.gi$'t'/config}",
+    "cp {evil.json,x.code-workspac$'e'}",
+    'cp {evil.json,x.code-workspa$"ce"}',
+    'cp {e,.gi\\t/config}',
+    "cp {evil.json,sub/.gi$(printf 'x t' | tr -d ' x')/config}",
+    'cp {evil.json,.vsc`printf o`de/hook`printf s`.json}',
+    'cp {evil.json,$HOME/.claude/settings.json}',
+  ])('%j asks in bypassPermissions mode', (command) => {
+    expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', source: 'protected file', system: true });
+  });
+
+  // `${x,,}` is a parameter expansion (unquoted, it asks as a computed path).
+  it.each(['mkdir -p src/{a,b,c}', 'touch f{1..3}.txt', 'echo "${x,,}"', 'find . -exec cmd {} \\;', 'echo \'{a,b}\' "$x"'])(
+    '%j does not',
+    (command) => {
+      expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'allow' });
+    },
+  );
+});
+
+describe('a glob that matches a workspace file in a subfolder asks, as its name would', () => {
+  beforeEach(() => {
+    mkdirSync(join(ws, 'sub'));
+    writeFileSync(join(ws, 'sub', 'team.code-workspace'), '{}');
+  });
+
+  it.each([
+    'cp evil.json sub/team.code-worksp?ce',
+    'cp evil.json sub/team.code-workspac[e]',
+    'cp evil.json sub/TEAM.CODE-WORKSPAC?',
+    'cp evil.json sub/*',
+    'cp evil.json sub/@(team).code-worksp?ce',
+    'cp evil.json sub/team.code-worksp?c{e,}',
+    'cp evil.json s*/team.code-worksp?ce',
+    'cp evil.json s?b/*',
+    'cp evil.json sub/*{e,f}',
+  ])('%j asks in bypassPermissions mode', (command) => {
+    expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', source: 'protected file', system: true });
+  });
+
+  it.each(['ls *.json', 'cp x src/*.ts dst/', 'ls sub/*.json', 'ls src/*', 'cp x src/team.code-worksp?ce', 'cat sr?/lea*'])(
+    '%j does not',
+    (command) => {
+      expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'allow' });
+    },
+  );
+});
+
+describe('a line that may drop the variables by which what it starts ends with the session asks', () => {
+  it.each([
+    'unset HOOKPILOT_BASH_SESSION HOOKPILOT_RUN_ID; nohup sleep 100 &',
+    'env -u HOOKPILOT_BASH_SESSION -u HOOKPILOT_RUN_ID setsid sleep 100 &',
+    'export -n HOOKPILOT_RUN_ID; sleep 100 &',
+    'HOOKPILOT_BASH_SESSION= nohup sleep 100 &',
+    "unset HOOKPILOT_$'RUN'_ID",
+    `bash -c 'unset HOOKPILOT_BASH"_SESSION"'`,
+    'env -i setsid sleep 100',
+    'env --ignore-environment sleep 100 &',
+    'env -u X -i sleep 100 & disown',
+    'exec -c nohup sleep 100',
+  ])('%j asks in bypassPermissions mode', (command) => {
+    expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', source: 'session processes', system: true });
+  });
+
+  it.each(['env -i make test', 'sleep 1 & wait', 'env FOO=1 nohup make >/dev/null 2>&1 &', 'make 2>&1 && env -i true'])(
+    '%j does not',
+    (command) => {
+      expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'allow' });
+    },
+  );
+});

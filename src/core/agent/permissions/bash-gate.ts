@@ -16,10 +16,12 @@ import {
   mayLeadIntoGitFolder,
   mayNameWorkspaceFile,
   protectedTargetInWord,
+  type FolderEntries,
   type ProtectedTarget,
 } from './protected-targets';
 import { errorMessage } from '../../error-message';
 import { WORKSPACE_FILE_REASON } from '../../engine/protected-names';
+import { RUN_MARKER_VARIABLE, SESSION_MARKER_VARIABLE } from '../../process/marked-processes';
 
 /**
  * The gate's view of a Bash call beyond its rules: whether it touches a protected file
@@ -30,7 +32,8 @@ import { WORKSPACE_FILE_REASON } from '../../engine/protected-names';
 /**
  * A system ask when the command names a protected file, a directory holding one, or writes where
  * an expansion decides; and for every line the parser rejects or that is too long to analyze,
- * since bash may run it anyway (`! ! cp x .vscode/hooks.json`): fail closed, in every mode.
+ * since bash may run it anyway (`! ! cp x .vscode/hooks.json`): fail closed, in every mode. Also
+ * when it may start what outlives its session (markerProblem).
  */
 export function bashProtectedCheck(command: string, cwd: string, targets: readonly ProtectedTarget[]): PermissionSignal | undefined {
   const analysis = analyzeBashCommand(command);
@@ -38,6 +41,8 @@ export function bashProtectedCheck(command: string, cwd: string, targets: readon
     return systemAsk(`the command cannot be analyzed (${analysis.error}), so it cannot be shown to leave the hook configuration alone`);
   }
   const scripts = scriptAnalyses(analysis).filter((nested) => nested !== undefined);
+  const markers = markerProblem(command, [analysis, ...scripts]);
+  if (markers) return { verdict: 'ask', source: 'session processes', reason: markers };
   if ([analysis, ...scripts].some((each) => each.redirects.some((r) => r.write && r.target === undefined))) {
     return systemAsk('it writes to a file named by an expansion, which could be a file that configures hooks');
   }
@@ -50,7 +55,12 @@ export function bashProtectedCheck(command: string, cwd: string, targets: readon
   if (targets.length > 0 && analysis.commands.length > 1 && analysis.commands.some(makesSymlink))
     return systemAsk('it makes a symbolic link and goes on, so where its later paths lead cannot be known before it runs');
   // Brace expansions and extglobs as written: the parsed words hold them as expansions (or not at all).
-  const written = [...shellWords(analysis), ...patternTokens(command)];
+  const patterns = patternTokens(command);
+  if (patterns.opaque !== undefined)
+    return systemAsk(
+      `\`${patterns.opaque}\` joins a brace expansion or extglob with quoting or an expansion, so which files it names cannot be read before it runs`,
+    );
+  const written = [...shellWords(analysis), ...patterns.tokens];
   const unknown = targets.length > 0 ? unknownPath(written, analysis) : undefined;
   if (unknown)
     return systemAsk(
@@ -79,7 +89,8 @@ export function bashProtectedCheck(command: string, cwd: string, targets: readon
     return systemAsk(
       `\`${gitWord}\` may lead into a .git folder, whose hooks and config run commands outside every hook: a person must approve commands that touch it`,
     );
-  const workspaceFile = [...words].find(mayNameWorkspaceFile);
+  const listed: FolderEntries = new Map();
+  const workspaceFile = [...words].find((word) => mayNameWorkspaceFile(word, dirs ?? [cwd], listed));
   if (workspaceFile) return systemAsk(`\`${workspaceFile}\` may name ${WORKSPACE_FILE_REASON}`);
   return undefined;
 }
@@ -94,12 +105,61 @@ function makesSymlink(command: SimpleCommand): boolean {
   });
 }
 
-/** The line's words that hold a brace expansion or an extglob, as written (quotes dropped). */
-function patternTokens(command: string): string[] {
-  return command
-    .split(/[\s;&]+/)
-    .map((token) => token.replace(/['"]/g, ''))
-    .filter(hasExpandingSyntax);
+/**
+ * The line's words that hold a brace expansion or an extglob, as written (quotes dropped), and
+ * the first whose unquoted text has one and that also holds what dropping quotes does not undo
+ * (`$'…'`, `$"…"`, a backslash, an expansion): its text is not the name bash makes of it
+ * (`{x,.vsco$'d'e/hooks.json}`), so it is `opaque`. `${x,,}` is a parameter expansion, no brace expansion.
+ */
+function patternTokens(command: string): { tokens: string[]; opaque?: string } {
+  const tokens: string[] = [];
+  const expanding = (text: string) => hasExpandingSyntax(text.replace(/\$\{[^{}]*\}/g, HOLE));
+  for (const { text, unquoted } of writtenWords(command)) {
+    const dequoted = text.replace(/['"]/g, '');
+    if (!expanding(dequoted)) continue;
+    if (expanding(unquoted) && /[$\\`]/.test(text)) return { tokens, opaque: text };
+    tokens.push(dequoted);
+  }
+  return { tokens };
+}
+
+const QUOTES = new Set(["'", "$'", '"', '`']);
+
+/**
+ * The line's text split at blanks, `;`, `&` and `|` outside quotes, substitutions and extglobs,
+ * quotes kept: one brace expansion's pieces stay one word (`{a,$(printf 'x y')}`). `unquoted` is
+ * the word with what is quoted or escaped blanked out, as bash's brace expansion reads it.
+ */
+function writtenWords(command: string): { text: string; unquoted: string }[] {
+  const words: { text: string; unquoted: string }[] = [];
+  // The quotes, substitutions and groups open at this point, innermost last: ', $', ", `, (.
+  const open: string[] = [];
+  let [text, unquoted] = ['', ''];
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i];
+    const inside = open.at(-1);
+    if (inside === undefined && /[\s;&|]/.test(c)) {
+      if (text !== '') words.push({ text, unquoted });
+      [text, unquoted] = ['', ''];
+      continue;
+    }
+    text += c;
+    if (c === '\\' && inside !== "'") {
+      text += command[++i] ?? '';
+      unquoted += '__';
+      continue;
+    }
+    if (inside === "'" || inside === "$'") {
+      if (c === "'") open.pop();
+    } else if (c === inside && (c === '"' || c === '`')) open.pop();
+    else if (c === ')' && inside === '(') open.pop();
+    else if (c === '`' || (c === '"' && inside !== '`')) open.push(c);
+    else if (c === '(' && (inside === '(' || /[$<>?*+@!]/.test(command[i - 1] ?? ''))) open.push(c);
+    else if (c === "'" && inside !== '"' && inside !== '`') open.push(command[i - 1] === '$' ? "$'" : "'");
+    unquoted += QUOTES.has(inside ?? '') || QUOTES.has(open.at(-1) ?? '') ? '_' : c;
+  }
+  if (text !== '') words.push({ text, unquoted });
+  return words;
 }
 
 function systemAsk(reason: string): PermissionSignal {
@@ -186,6 +246,40 @@ function mentionNames(targets: readonly ProtectedTarget[]): string[] {
     if (inside && base.length >= 6 && /[._-]/.test(base)) names.add(base);
   }
   return [...names];
+}
+
+/**
+ * Why the line may start what outlives its session: what a call starts is found and ended by
+ * the marker variables in its environment (marked-processes.ts), so a line that names one
+ * (`unset`, `env -u`, `export -n`, an assignment) or clears its environment (`env -i`,
+ * `exec -c`) and leaves something running asks.
+ */
+function markerProblem(command: string, analyses: readonly ParsedBash[]): string | undefined {
+  const commands = analyses.flatMap((each) => each.commands);
+  const texts = [command, ...analyses.flatMap((each) => each.values), ...commands.flatMap((c) => [...c.words, ...c.assigned])];
+  const named = [SESSION_MARKER_VARIABLE, RUN_MARKER_VARIABLE].find((name) => texts.some((text) => text.includes(name)));
+  if (named) return `it names ${named}, by which what it starts is ended with the session: a person must approve it`;
+  const clears = commands.some((c) => commandForms(c, true).some((form) => clearsEnvironment(form.words)));
+  if (clears && DETACHES.test(command))
+    return 'it clears its environment and leaves a process running, which then would not end with the session: a person must approve it';
+  return undefined;
+}
+
+/** A lone `&` (not `&&`, `>&`, `&>`) or a command that detaches. */
+const DETACHES = /(^|[^&<>])&(?![&>])|\b(nohup|setsid|disown)\b/;
+
+/** `env -i` (`--ignore-environment`, `env -`) or `exec -c`: the command starts with an empty environment. */
+function clearsEnvironment(words: readonly string[]): boolean {
+  const name = commandName(words[0] ?? '');
+  if (name !== 'env' && name !== 'exec') return false;
+  const clearing = name === 'env' ? /^(-[^-]*i|--ignore-environment|-)$/ : /^-[^-]*c/;
+  const withValue = name === 'env' ? ['-u', '--unset', '-C', '--chdir', '-S', '--split-string'] : ['-a'];
+  for (let i = 1; i < words.length; i++) {
+    if (clearing.test(words[i])) return true;
+    if (withValue.includes(words[i])) i++;
+    else if (!words[i].startsWith('-') && !words[i].includes('=')) return false;
+  }
+  return false;
 }
 
 /** Where a redirection may write without a second thought. */
