@@ -4,7 +4,7 @@ import { join, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PermissionGate } from '../../src/core/agent/permissions/permission-gate';
 import { permissionSettingsSchema } from '../../src/core/agent/permissions/permission-settings';
-import { hasExpandingSyntax } from '../../src/core/agent/permissions/protected-targets';
+import { hasExpandingSyntax } from '../../src/core/agent/permissions/shell-patterns';
 import { createBashTool } from '../../src/core/agent/tools/bash-tool';
 import type { Tool } from '../../src/core/agent/tools/tool';
 

@@ -1,14 +1,12 @@
-import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { commandForms, commandName } from '../../permissions/bash-wrappers';
 import { HOLE } from '../../permissions/wildcard';
 import { errorMessage } from '../../error-message';
-import { expandBraces } from '../../brace-expansions';
-import { isWorkspaceFile } from '../../engine/protected-names';
 import { argumentWords, pathCandidates, scriptAnalyses, type ParsedBash } from './bash-words';
 import { isWithin, physicalPath, physicalPathOf, toAbsolutePath } from '../tools/workspace-paths';
+import { escapeGlob, hasExpandingSyntax, MAX_OPENERS, MAX_PATTERN_CHARS, shellPattern, withoutBraces } from './shell-patterns';
 
 /**
  * The protected files (hook configs and scripts) as the file system sees them, for checks that
@@ -54,25 +52,6 @@ export function protectedTargetOf(filePath: string, cwd: string, targets: readon
     return { physical: filePath, shown: `a path that cannot be resolved (${errorMessage(error)})` };
   }
   return targets.find((t) => t.physical === physical || (t.folder && isWithin(t.physical, physical)));
-}
-
-/**
- * Whether `text` holds an extglob (`+(a|b)`) or a brace expansion (`{a,b}`, `{1..3}`): syntax
- * bash expands in a word. One pass: a regular expression for it backtracks on `{....`.
- */
-export function hasExpandingSyntax(text: string): boolean {
-  let inBrace = false;
-  let listed = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if ('?*+@!'.includes(c) && text[i + 1] === '(') return true;
-    if (c === '{') [inBrace, listed] = [true, false];
-    else if (c === '}') {
-      if (inBrace && listed) return true;
-      inBrace = false;
-    } else if (inBrace && (c === ',' || (c === '.' && text[i + 1] === '.'))) listed = true;
-  }
-  return false;
 }
 
 /** How the line's shell matches globs: `shopt -s dotglob` (or GLOBIGNORE) and `nocaseglob` change it. */
@@ -181,65 +160,6 @@ function withTildePlace(candidate: string): string {
   return (prefix === '~+' ? '.' : `/${HOLE}`) + candidate.slice(prefix.length);
 }
 
-/** Picomatch's syntax, escaped: a folder's name such as `repo (copy)` is a name, not a group. */
-const escapeGlob = (literal: string): string => literal.replace(/[\\()[\]{}*?!+@|]/g, '\\$&');
-
-/** Picomatch refuses a longer pattern. */
-const MAX_PATTERN_CHARS = 65_536;
-/** Past this many brackets, braces and extglobs a word's pattern is not built: each may scan the rest of the word. */
-const MAX_OPENERS = 64;
-/** Brace expansions one pattern may hold: picomatch's alternatives backtrack exponentially in their number. */
-const MAX_BRACES = 8;
-
-/**
- * A shell pattern as picomatch reads the same, or undefined when it holds too many brace
- * expansions to match in reasonable time: `*`, `?`, `[...]` (`[!x]` as `[^x]`) and brace
- * expansions (`{a,b}`, `{1..3}`) kept; an extglob (`+(a|b)`) as `*`, which matches all it can
- * within a name without alternatives to backtrack over; a bracket holding a class
- * (`[[:alpha:]]`, `[[=k=]]`, `[[.k.]]`) as `?`, any one character; any other character
- * picomatch gives a meaning (a `(` in a quoted name) escaped.
- */
-function shellPattern(word: string): string | undefined {
-  let braces = 0;
-  const translate = (text: string): string => {
-    let out = '';
-    for (let i = 0; i < text.length; i++) {
-      const c = text[i];
-      const group = '?*+@!'.includes(c) && text[i + 1] === '(' ? closing(text, i + 1, '(', ')') : -1;
-      const brace = c === '{' ? closing(text, i, '{', '}') : -1;
-      const bracket = c === '[' ? bracketEnd(text, i) : -1;
-      if (group > 0) {
-        out += '*';
-        i = group;
-      } else if (brace > 0 && /,|\.\./.test(text.slice(i, brace))) {
-        braces++;
-        out += `{${translate(text.slice(i + 1, brace))}}`;
-        i = brace;
-      } else if (bracket > 0) {
-        const expression = text.slice(i, (i = bracket) + 1);
-        out += /\[[:=.]/.test(expression.slice(1)) ? '?' : expression.replace(/^\[!/, '[^');
-      } else out += c === '*' || c === '?' || c === '/' ? c : escapeGlob(c);
-    }
-    return out;
-  };
-  const pattern = translate(word);
-  return braces > MAX_BRACES ? undefined : pattern;
-}
-
-/** Where the bracket expression opened at `from` closes (a leading `]` and `[:alpha:]` are inside it), or -1. */
-function bracketEnd(word: string, from: number): number {
-  let i = from + 1;
-  if (word[i] === '!' || word[i] === '^') i++;
-  if (word[i] === ']') i++;
-  for (; i < word.length; i++) {
-    if (word[i] === ']') return i;
-    const kind = word[i] === '[' ? word[i + 1] : undefined;
-    const end = kind === ':' || kind === '=' || kind === '.' ? word.indexOf(`${kind}]`, i + 2) : -1;
-    if (end > 0) i = end + 1;
-  }
-  return -1;
-}
-
 /** The literal folders a pattern starts with (unescaped), and the rest from its first pattern. */
 function splitPattern(pattern: string): { base: string; rest: string } {
   const parts = pattern.split('/');
@@ -247,16 +167,6 @@ function splitPattern(pattern: string): { base: string; rest: string } {
   const literal = first < 0 ? parts : parts.slice(0, first);
   const base = literal.join('/').replace(/\\(.)/g, '$1') || '/';
   return { base, rest: first < 0 ? '' : parts.slice(first).join('/') };
-}
-
-/** Where the bracket opened at `from` closes, or -1. */
-function closing(text: string, from: number, open: string, close: string): number {
-  let depth = 0;
-  for (let i = from; i < text.length; i++) {
-    if (text[i] === open) depth++;
-    else if (text[i] === close && --depth === 0) return i;
-  }
-  return -1;
 }
 
 function globTarget(
@@ -333,13 +243,6 @@ function climbProblem(candidate: string, cwd: string): ProtectedTarget | undefin
   return physical === physicalOrSelf(written) ? undefined : { physical: candidate, shown: `\`${candidate}\` (a .. after a link)` };
 }
 
-/** The text with each brace group, innermost first, as `*`. */
-function withoutBraces(text: string): string {
-  let out = text;
-  for (let before = ''; before !== out;) [before, out] = [out, out.replace(/\{[^{}]*\}/g, '*')];
-  return out;
-}
-
 /**
  * Whether a word may name a path through a `.git` folder anywhere: a repository in a subfolder
  * or an additional directory runs its hooks and `core.fsmonitor` too, and only the workspace's
@@ -362,137 +265,6 @@ export function mayLeadIntoGitFolder(word: string, options: GlobOptions = {}): b
   return pathCandidates(word).some((candidate) =>
     candidate.split('/').some((segment) => matchesGit(segment) || (/[{}]/.test(segment) && segment.split(/[{},]/).some(matchesGit))),
   );
-}
-
-/** Brace expansions of one name checked for a workspace file name; past it the name counts as one. */
-const MAX_NAME_EXPANSIONS = 1_000;
-const WORKSPACE_FILE_LETTERS = [...new Set('.code-workspace')];
-
-/**
- * Whether a brace expansion of `text` may hold each of `letters`: each is in the text (case
- * ignored), or a range (`{a..z}`) may make it. An expansion only joins pieces of its text.
- */
-function mayHoldLetters(text: string, letters: readonly string[]): boolean {
-  const lower = text.toLowerCase();
-  return lower.includes('..') || letters.every((letter) => lower.includes(letter));
-}
-
-/**
- * Whether a word may name a VS Code workspace file (isWorkspaceFile): its last segment does, as
- * written or as a brace expansion makes it (`a.code-work{space,}`), or is a glob that matches one
- * in its folder, read from each of `dirs` (`sub/team.code-worksp?ce`). A glob matching no file
- * stays as written, so it makes such a file only when its text is such a name.
- */
-export function mayNameWorkspaceFile(word: string, dirs: readonly string[], listed: FolderEntries): boolean {
-  return pathCandidates(word).some((candidate) => {
-    const slash = candidate.lastIndexOf('/');
-    const name = candidate.slice(slash + 1);
-    if (isWorkspaceFile(name)) return true;
-    const expanding = hasExpandingSyntax(name);
-    if (!expanding && !GLOB_SYNTAX.test(name)) return false;
-    if (name.length > MAX_PATTERN_CHARS) return true;
-    const names = expanding && mayHoldLetters(name, WORKSPACE_FILE_LETTERS) ? expandBraces(name, MAX_NAME_EXPANSIONS) : [name];
-    if (names === undefined || names.some(isWorkspaceFile)) return true;
-    // A brace group left unexpanded may make any text.
-    const globs = names.filter((each) => GLOB_SYNTAX.test(each) && mayEndWith(withoutBraces(each), WORKSPACE_FILE_SUFFIX));
-    return globs.length > 0 && globMatchesWorkspaceFile(candidate.slice(0, slash + 1), globs, dirs, listed);
-  });
-}
-
-const GLOB_SYNTAX = /[*?[]|[+@!]\(/;
-const WORKSPACE_FILE_SUFFIX = '.code-workspace';
-
-/** The entries of the folders one line's globs were matched in, each folder read once (undefined: unreadable). */
-export type FolderEntries = Map<string, string[] | undefined>;
-
-/**
- * Whether one of `globs` matches an existing workspace file in `folder` (the folders it matches,
- * when it is a pattern). Another user's home, or a folder that cannot be read or past the
- * MAX_LISTED_FOLDERS of a line, counts as holding one. Case and a leading dot are not minded:
- * `nocaseglob` or `dotglob` may be on.
- */
-function globMatchesWorkspaceFile(folder: string, globs: readonly string[], dirs: readonly string[], listed: FolderEntries): boolean {
-  const patterns = globs.map((glob) => shellPattern(glob) ?? '*');
-  return dirs.some((dir) => {
-    const folders = matchingFolders(folder, dir, listed);
-    if (folders === undefined) return true;
-    return folders.some((each) => {
-      const files = entriesOf(each, listed)?.filter(isWorkspaceFile);
-      return files === undefined || files.some((file) => patterns.some((pattern) => picomatch.isMatch(file, pattern, GLOB_MATCH)));
-    });
-  });
-}
-
-const GLOB_MATCH = { dot: true, nocase: true };
-/** Folders one line's globs are matched in, or followed into; past it, any may hold a workspace file. */
-const MAX_LISTED_FOLDERS = 256;
-
-/**
- * The existing folders that a folder, or a folder pattern (`s?b/`, `x/[ab]/`), names from `dir`:
- * undefined past MAX_LISTED_FOLDERS or for another user's home (`~user/`).
- */
-function matchingFolders(folder: string, dir: string, listed: FolderEntries): string[] | undefined {
-  const written = folder.replace(/^~(?=\/|$)/, homedir());
-  // An expansion stays text that names nothing, as in mayLeadIntoGitFolder: values the line assigns are filled in before.
-  if (written.includes(HOLE)) return [];
-  if (written.startsWith('~')) return undefined;
-  let found = [written.startsWith('/') ? '/' : dir];
-  for (const segment of written.split('/').filter((each) => each !== '')) {
-    if (!GLOB_SYNTAX.test(segment) && !hasExpandingSyntax(segment)) {
-      found = found.map((each) => path.join(each, segment));
-      continue;
-    }
-    const pattern = shellPattern(segment) ?? '*';
-    const next: string[] = [];
-    for (const each of found) {
-      const entries = entriesOf(each, listed);
-      if (entries === undefined) return undefined;
-      next.push(...entries.filter((entry) => picomatch.isMatch(entry, pattern, GLOB_MATCH)).map((entry) => path.join(each, entry)));
-      if (next.length > MAX_LISTED_FOLDERS) return undefined;
-    }
-    found = next;
-  }
-  return found;
-}
-
-/** A folder's entries: none when it does not exist or is no folder, undefined when it cannot be read or is one too many. */
-function entriesOf(folder: string, listed: FolderEntries): string[] | undefined {
-  if (listed.has(folder)) return listed.get(folder);
-  if (listed.size >= MAX_LISTED_FOLDERS) return undefined;
-  let entries: string[] | undefined;
-  try {
-    entries = readdirSync(folder);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    entries = code === 'ENOENT' || code === 'ENOTDIR' ? [] : undefined;
-  }
-  listed.set(folder, entries);
-  return entries;
-}
-
-/**
- * Whether some name a glob matches may end in `suffix` (lower case): matched from the end, each
- * bracket expression as any one character, a `*`, an extglob or an expansion as any run, which
- * may take all the rest. Case is ignored.
- */
-function mayEndWith(glob: string, suffix: string): boolean {
-  // What each piece of the glob matches: `any` one character, a `run` of any, or a character.
-  const pieces: string[] = [];
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    const group = '?*+@!'.includes(c) && glob[i + 1] === '(' ? closing(glob, i + 1, '(', ')') : -1;
-    const bracket = c === '[' ? bracketEnd(glob, i) : -1;
-    if (group > 0 || c === '*' || c === HOLE) pieces.push('run');
-    else if (bracket > 0 || c === '?') pieces.push('any');
-    else pieces.push((c === '\\' && i + 1 < glob.length ? glob[++i] : c).toLowerCase());
-    i = Math.max(i, group, bracket);
-  }
-  let at = suffix.length;
-  for (let i = pieces.length - 1; i >= 0 && at > 0; i--, at--) {
-    if (pieces[i] === 'run') return true;
-    if (pieces[i] !== 'any' && pieces[i] !== suffix[at - 1]) return false;
-  }
-  return at === 0;
 }
 
 /**
