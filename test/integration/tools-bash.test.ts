@@ -249,7 +249,7 @@ describe('Bash tool through the spawner helper', () => {
 });
 
 describe("Bash tool with a session's marker", () => {
-  it('sets it in every command, tells each command\'s group, and a shell started for one command still fits the next', async () => {
+  it("sets it in every command, tells each command's group, and a shell started for one command still fits the next", async () => {
     const shells = new PrestartedShells({ bash: true });
     const groups: number[] = [];
     const tool = createBashTool(shells, { marker: 'session-1', onRunGroup: (pgid) => groups.push(pgid) });
