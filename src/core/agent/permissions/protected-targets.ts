@@ -263,8 +263,23 @@ export function mayLeadIntoGitFolder(word: string, options: GlobOptions = {}): b
     return picomatch.isMatch('.git', pattern, { dot, nocase: true });
   };
   return pathCandidates(word).some((candidate) =>
-    candidate.split('/').some((segment) => matchesGit(segment) || (/[{}]/.test(segment) && segment.split(/[{},]/).some(matchesGit))),
+    candidate
+      .split('/')
+      .some(
+        (segment) => matchesGit(segment) || (/[{}]/.test(segment) && segment.split(/[{},]/).some(matchesGit)) || completedToGit(segment),
+      ),
   );
+}
+
+/**
+ * Whether an expansion joined with text in one segment may complete `.git`: a value is any text,
+ * the empty one too (`sub/${UNSET}.git`, `sub/.gi$(printf t)`). Expansions with no letter of it
+ * between them (`$d/x`, `"$MAJOR.$MINOR"`) stay ones that name nothing, or every such word would ask.
+ */
+function completedToGit(segment: string): boolean {
+  if (!segment.includes(HOLE) || !/[git]/i.test(segment.replaceAll(HOLE, '')) || segment.length > MAX_PATTERN_CHARS) return false;
+  const pattern = escapeGlob(segment).replaceAll(HOLE, '*');
+  return picomatch.isMatch('.git', pattern, { dot: true, nocase: true });
 }
 
 /**
