@@ -1,8 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jsonResult, nodeHook, startTestbed, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
 import { stall, text, toolCalls } from '../support/model-server';
+import { procPids, procStat } from '../../src/core/process/proc-stat';
 import { waitUntilDead } from '../support/process-liveness';
 import { hooksJson } from '../support/workspace';
 
@@ -53,16 +54,11 @@ function planterOfHookRewrite(detach: string): string {
   );
 }
 
-/** Whether a process that has not exited (a zombie has) is in process group `pgid` (Linux /proc). */
+/** Whether a process that has not exited (a zombie has) is in process group `pgid`. */
 function groupHasMembers(pgid: number): boolean {
-  return readdirSync('/proc').some((name) => {
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return /^\d+$/.test(name) && state !== 'Z' && Number(group) === pgid;
-    } catch {
-      return false;
-    }
+  return procPids().some((pid) => {
+    const stat = procStat(pid);
+    return stat !== undefined && stat.state !== 'Z' && stat.group === pgid;
   });
 }
 

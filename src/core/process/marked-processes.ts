@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { Disposable } from '../events-emitter';
+import { procPids, procStat } from './proc-stat';
 
 /**
  * Processes found by a variable in their environment. A process group holds only what did
@@ -29,25 +30,17 @@ const MAX_KILL_PASSES = 20;
 
 /** Same-user processes (never this one) whose starting environment holds `entry`. */
 export function markedProcesses(entry: string): number[] {
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return [];
-  }
   const uid = process.getuid?.();
-  const found: number[] = [];
-  for (const name of names) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+  return procPids().filter((pid) => {
+    if (pid === process.pid) return false;
     try {
-      if (uid !== undefined && statSync(`/proc/${name}`).uid !== uid) continue;
-      // NUL-separated NAME=value pairs; a zombie's reads as empty.
-      if (carries(Number(name), entry)) found.push(Number(name));
+      if (uid !== undefined && statSync(`/proc/${pid}`).uid !== uid) return false;
     } catch {
-      // Gone, or not ours to read.
+      // Gone.
+      return false;
     }
-  }
-  return found;
+    return carries(pid, entry);
+  });
 }
 
 /** Sends `name` to every process `markedProcesses` finds; how many it signalled. */
@@ -84,37 +77,13 @@ function signal(pid: number, name: NodeJS.Signals): boolean {
   }
 }
 
-/** Whether a process is neither stopped nor a zombie (Linux /proc; elsewhere: assumed running). */
+/** Whether a process is neither stopped nor a zombie (gone: not running either). */
 function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'T' && state !== 't' && state !== 'Z';
-  } catch {
-    return false;
-  }
+  const state = procStat(pid)?.state;
+  return state !== undefined && state !== 'T' && state !== 't' && state !== 'Z';
 }
 
-/** The members of process group `pgid` (Linux /proc: field 5 of stat). */
-function groupMembers(pgid: number): number[] {
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  return names.filter((name) => /^\d+$/.test(name) && groupOf(Number(name)) === pgid).map(Number);
-}
-
-function groupOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-  } catch {
-    return undefined;
-  }
-}
-
+/** Whether a process's starting environment (NUL-separated NAME=value; a zombie's is empty) holds `entry`. */
 function carries(pid: number, entry: string): boolean {
   try {
     return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry);
@@ -131,7 +100,8 @@ function carries(pid: number, entry: string): boolean {
  */
 export function killMarkedGroup(pgid: number, entry: string): void {
   if (pgid <= 1 || pgid === process.pid || !signal(-pgid, 'SIGSTOP')) return;
-  signal(-pgid, groupMembers(pgid).some((pid) => carries(pid, entry)) ? 'SIGKILL' : 'SIGCONT');
+  const members = procPids().filter((pid) => procStat(pid)?.group === pgid);
+  signal(-pgid, members.some((pid) => carries(pid, entry)) ? 'SIGKILL' : 'SIGCONT');
 }
 
 /** What a host ends as it exits: each session's marked processes and the groups its runs started. */

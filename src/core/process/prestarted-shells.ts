@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { basename } from 'node:path';
 import type { Disposable } from '../events-emitter';
 import { RUN_MARKER_VARIABLE, withRunMarker } from './marked-processes';
+import { procStat } from './proc-stat';
 import { exportStatement, shellCommandLine } from './shell-command-line';
 import { shellForksSingleCommands } from './shell-fork-probe';
 
@@ -49,12 +50,7 @@ function directoryIdOf(dir: string): string | undefined {
  * run. Only Linux says so cheaply; elsewhere the exit event is the only sign.
  */
 function exitedUnseen(pid: number | undefined): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
-  } catch {
-    return false;
-  }
+  return pid !== undefined && procStat(pid)?.state === 'Z';
 }
 
 function sameEnv(a: NodeJS.ProcessEnv, b: NodeJS.ProcessEnv): boolean {

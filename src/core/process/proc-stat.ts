@@ -1,0 +1,36 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * What Linux's /proc says of processes. Elsewhere, or where /proc cannot be read, nothing:
+ * callers use it to find more than they were told, never as the only way to know.
+ */
+
+/** The pids /proc lists now. */
+export function procPids(): number[] {
+  try {
+    return readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+export interface ProcStat {
+  /** `R`, `S`, `T` (stopped), `Z` (zombie: exited, not yet reaped)... */
+  state: string;
+  parent: number;
+  group: number;
+}
+
+/** A process's state, parent and process group, or undefined when it is gone. */
+export function procStat(pid: number): ProcStat | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // After the parenthesised command name (which may hold blanks): state, parent pid, group.
+    const [state, parent, group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state, parent: Number(parent), group: Number(group) };
+  } catch {
+    return undefined;
+  }
+}
