@@ -135,13 +135,13 @@ export function replaceIn(original: string, filePath: string, input: EditInput, 
   return { ok: true, updated, count, seen: { before: seenBefore, after: seenAfter } };
 }
 
-/** The edited region as the model sees the file: numbered as Read numbers the redacted text. */
-function summary(filePath: string, seen: { before: string; after: string }, count: number): string {
+/** The edited region as the model sees the file (`patch`, of that text): numbered as Read numbers the redacted text. */
+function summary(filePath: string, seen: { before: string; after: string }, patch: PatchHunk[], count: number): string {
   const headline =
     count > 1
       ? `The file ${filePath} has been updated: ${count} occurrences replaced.`
       : `The file ${filePath} has been updated successfully.`;
-  const hunk = structuredPatch(seen.before, seen.after)[0];
+  const hunk = patch[0];
   if (hunk === undefined || hunk.newLines === 0 || hunk.newLines > MAX_SNIPPET_LINES) return headline;
   const lines = seen.after.split(/\r?\n/).slice(hunk.newStart - 1, hunk.newStart - 1 + hunk.newLines);
   // Forty lines can still be long ones: capped as Read caps what it shows.
@@ -196,7 +196,10 @@ export function createEditTool(): Tool<EditInput> {
             userModified: false,
           };
           const seen = replacement.seen ?? { before: original.text, after: replacement.updated };
-          return { ok: true, content: summary(filePath, seen, replacement.count), response };
+          // A file that hides nothing is seen as it is: its patch is diffed once.
+          const seenPatch =
+            seen.before === original.text && seen.after === replacement.updated ? patch : structuredPatch(seen.before, seen.after);
+          return { ok: true, content: summary(filePath, seen, seenPatch, replacement.count), response };
         } finally {
           await opened.handle.close();
         }
