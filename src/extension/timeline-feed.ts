@@ -29,7 +29,8 @@ function listed(records: readonly AuditRecord[], maxBytes = Infinity): { records
   for (let i = records.length - 1; i >= 0 && kept.length < MAX_RESET_RECORDS; i--) {
     const cut = longestString(records[i]) > LISTED_STRING_CHARS;
     const record = cut ? (capStrings(records[i], LISTED_STRING_CHARS) as AuditRecord) : records[i];
-    bytes += JSON.stringify(record).length;
+    // Measured only against a cap: a live batch has none, and the post serializes it anyway.
+    if (maxBytes !== Infinity) bytes += JSON.stringify(record).length;
     if (bytes > maxBytes && kept.length > 0) break;
     kept.push(record);
     if (cut) shortened.push(record.seq);
