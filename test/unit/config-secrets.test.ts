@@ -21,6 +21,16 @@ const stdio = (fields: Partial<Extract<McpServerConfig, { transport: 'stdio' }>>
   ...fields,
 });
 
+/** A remote MCP server at `url`. */
+const remote = (url: string, headers: Record<string, string> = {}, transport: 'http' | 'sse' = 'http'): McpServerConfig => ({
+  name: 'remote',
+  source: { kind: 'user' },
+  disabled: false,
+  transport,
+  url,
+  headers,
+});
+
 describe('the secrets of hook and server definitions', () => {
   it("a command hook's env: values under secret-looking names, with ${NAME} filled as the hook gets it, not ordinary ones", () => {
     const config = hooksOf({
@@ -99,14 +109,7 @@ describe('the secrets of hook and server definitions', () => {
   });
 
   it('an MCP http server: every header value but the plain ones', () => {
-    const server: McpServerConfig = {
-      name: 'remote',
-      source: { kind: 'user' },
-      disabled: false,
-      transport: 'http',
-      url: 'https://mcp.example.com/mcp',
-      headers: { Authorization: 'Token mcp-header-0p1a2s', 'Content-Type': 'application/json' },
-    };
+    const server = remote('https://mcp.example.com/mcp', { Authorization: 'Token mcp-header-0p1a2s', 'Content-Type': 'application/json' });
     expect(mcpServerSecretValues(server).sort()).toEqual(['Token mcp-header-0p1a2s', 'mcp-header-0p1a2s']);
   });
 
@@ -183,15 +186,9 @@ describe('the secrets of hook and server definitions', () => {
     });
     expect(config.problems).toEqual([]);
     expect(configSecretValues(config, {}).sort()).toEqual(['qc8Token7y6t5r4e3w', 'whk9Secret7f6g5h4j3k2l']);
-    const remote: McpServerConfig = {
-      name: 'remote',
-      source: { kind: 'user' },
-      disabled: false,
-      transport: 'sse',
-      url: 'https://mcp.example.com/v1/sse/mcp9Path8Token7a6s5d',
-      headers: {},
-    };
-    expect(mcpServerSecretValues(remote)).toEqual(['mcp9Path8Token7a6s5d']);
+    expect(mcpServerSecretValues(remote('https://mcp.example.com/v1/sse/mcp9Path8Token7a6s5d', {}, 'sse'))).toEqual([
+      'mcp9Path8Token7a6s5d',
+    ]);
   });
 
   it('a shell-form command hook: a prefix assignment and the options of a `bash -c` script it runs', () => {
@@ -209,15 +206,8 @@ describe('the secrets of hook and server definitions', () => {
   });
 
   it('a query value named for a credential, however plain: a remote MCP server and an http hook', () => {
-    const remote: McpServerConfig = {
-      name: 'remote',
-      source: { kind: 'user' },
-      disabled: false,
-      transport: 'http',
-      url: 'https://mcp.example.com/mcp?api_key=plainkey&region=europe-west&access%5Ftoken=pass%2Fword1',
-      headers: {},
-    };
-    expect(mcpServerSecretValues(remote).sort()).toEqual(['pass%2Fword1', 'pass/word1', 'plainkey']);
+    const server = remote('https://mcp.example.com/mcp?api_key=plainkey&region=europe-west&access%5Ftoken=pass%2Fword1');
+    expect(mcpServerSecretValues(server).sort()).toEqual(['pass%2Fword1', 'pass/word1', 'plainkey']);
     const hook = hooksOf({ hooks: { Stop: [{ type: 'http', url: 'https://hooks.example.com/x?token=letmein1&mode=production' }] } });
     expect(configSecretValues(hook, {})).toEqual(['letmein1']);
   });
