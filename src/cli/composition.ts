@@ -170,7 +170,7 @@ export function createSession(engine: HookEngine, setup: SessionSetup): AgentSes
     workspaceRoot: projectDir,
     model,
     modelName: setup.endpoint.model,
-    ...engineSessionGuards(engine, { storageRoot: storageRoot(setup.env), extraProtectedPaths: setup.extraProtectedPaths }),
+    ...engineSessionGuards(engine, { storageRoots: [storageRoot(setup.env)], extraProtectedPaths: setup.extraProtectedPaths }),
     approver: setup.approver,
     permissions: () => setup.permissions,
     transcriptDir: path.join(engine.options.storageDir, 'transcripts'),

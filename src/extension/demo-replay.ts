@@ -34,6 +34,8 @@ export interface DemoReplayDeps {
   config: HookpilotConfig;
   approver: Approver;
   log: HookpilotLog;
+  /** Every Hookpilot record the window protects: a replayed command is the model's too. */
+  privatePaths: readonly string[];
 }
 
 /**
@@ -92,6 +94,7 @@ async function replayRecordingFile(
     source: await loadReplaySource(file),
     projectDir,
     storageDir: engine.options.storageDir,
+    storageRoots: deps.privatePaths,
     trusted: true,
     env,
     log: (level, message) => deps.log[level](`[replay] ${message}`),

@@ -100,7 +100,7 @@ async function replay(recordingArg: string, options: ReplayOptions, ctx: CliCont
       source,
       projectDir,
       storageDir,
-      storageRoot: storageRoot(ctx.env),
+      storageRoots: [storageRoot(ctx.env)],
       trusted: true,
       env: ctx.env,
       log: stderrLogger(ctx),

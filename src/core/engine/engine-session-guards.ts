@@ -3,8 +3,8 @@ import type { AgentSessionOptions } from '../agent/agent-session-options';
 import type { HookEngine } from './hook-engine';
 
 export interface SessionGuardSetup {
-  /** Hookpilot's storage folder: every session's audit log and transcript. */
-  storageRoot: string;
+  /** Hookpilot's storage folders, every session's audit log and transcript: out of every model call's reach. */
+  storageRoots: readonly string[];
   /** More files only a person may let the agent change. */
   extraProtectedPaths?: readonly string[];
 }
@@ -23,8 +23,8 @@ export function engineSessionGuards(engine: HookEngine, setup: SessionGuardSetup
   return {
     dispatcher: engine.dispatcher,
     protectedPaths: () => [...engine.protectedPaths(), ...(setup.extraProtectedPaths ?? [])],
-    // The whole root: other projects' and sessions' records are there too.
-    privatePaths: () => [setup.storageRoot + path.sep],
+    // Whole roots: other projects' and sessions' records are there too.
+    privatePaths: () => setup.storageRoots.map((root) => (root.endsWith(path.sep) ? root : root + path.sep)),
     secretEnvNames: () => engine.credentialEnvNames(),
     // The engine's registry: the API key, secret-looking variables, .env values.
     redactor: engine.audit.redactor,

@@ -23,8 +23,8 @@ export interface ScratchReplaySetup {
   projectDir: string;
   /** The workspace's storage: the replay's audit log and transcript are kept beside the recorded ones. */
   storageDir: string;
-  /** Hookpilot's storage, every session's records, out of the replayed commands' reach (default: storageDir). */
-  storageRoot?: string;
+  /** Hookpilot's storage folders, every session's records, out of the replayed commands' reach (default: storageDir). */
+  storageRoots?: readonly string[];
   trusted: boolean;
   env: NodeJS.ProcessEnv;
   log: EngineLogger;
@@ -189,7 +189,7 @@ export async function replayInScratchCopy(setup: ScratchReplaySetup): Promise<Sc
             model,
             modelName: 'replay',
             ...engineSessionGuards(engine, {
-              storageRoot: setup.storageRoot ?? setup.storageDir,
+              storageRoots: setup.storageRoots ?? [setup.storageDir],
               // The real workspace, whole: the recording's commands are the model's, and the copy is theirs to change.
               extraProtectedPaths: [realWorkspace],
             }),
