@@ -179,6 +179,8 @@ export function samplePayload(event: HookEventName, toolName = 'Bash', context: 
       return { ...base, error_type: 'tool', error: 'Bash failed: exit code 1', recoverable: true };
     case 'ConfigChange':
       return { ...base, source: 'project_settings', file_path: `${cwd}/.vscode/hooks.json`, new_content: '{\n  "hooks": {}\n}\n' };
+    case 'FileChanged':
+      return { ...base, file_path: `${cwd}/.envrc`, file_name: '.envrc', event: 'change' };
     case 'SessionEnd':
       return { ...base, reason: 'other' };
   }

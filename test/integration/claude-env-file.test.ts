@@ -49,7 +49,7 @@ describe('CLAUDE_ENV_FILE', () => {
     expect((await h.session.prompt('greet')).reason).toBe('completed');
     expect(toolMessageSent(h.server, 'b1')).toMatch(/^hello there\n.*:\/opt\/extra$/);
     expect(toolMessageSent(h.server, 'b2')).toBe('again: hello there');
-    // Only SessionStart hooks get it (Claude Code: SessionStart, Setup, CwdChanged, FileChanged).
+    // Only SessionStart and FileChanged hooks get it (Claude Code: also Setup and CwdChanged, which Hookpilot has not).
     expect(readFileSync(h.workspace.file('prompt-env.txt'), 'utf8')).toBe('[]');
   });
 

@@ -61,7 +61,7 @@ describe('importing Claude Code settings', () => {
       ['.claude/settings.json', 'PreCompact', 'PreCompact', 'exact'],
       ['.claude/settings.json', 'StopFailure', 'StopFailure', 'exact'],
       ['.claude/settings.json', 'Setup', '-', 'unsupported'],
-      ['.claude/settings.json', 'FileChanged', '-', 'unsupported'],
+      ['.claude/settings.json', 'CwdChanged', '-', 'unsupported'],
       ['.claude/settings.json', 'PostToolBatch', 'PostToolBatch', 'exact'],
       ['.claude/settings.local.json', 'PreToolUse', 'PreToolUse', 'exact (duplicate)'],
       ['.claude/settings.local.json', 'PreToolUse', 'PreToolUse', 'exact'],
@@ -79,7 +79,7 @@ describe('importing Claude Code settings', () => {
     expect(entryOf(entries, 'PreCompact', 'mcp_tool').reasons).toEqual([]);
     expect(entryOf(entries, 'PreCompact', 'mcp_tool').notes).toEqual([expect.stringMatching(/MCP server named `memory` is configured/)]);
     expect(entryOf(entries, 'Setup', 'npm ci').reasons[0]).toMatch(/^Hookpilot has no Setup event/);
-    expect(entryOf(entries, 'FileChanged', 'direnv').reasons[0]).toMatch(/^Hookpilot has no FileChanged event/);
+    expect(entryOf(entries, 'CwdChanged', 'direnv').reasons[0]).toMatch(/^Hookpilot has no CwdChanged event/);
     expect(entryOf(entries, 'PostToolUse', 'npm test').reasons).toEqual([]);
     expect(entryOf(entries, 'PostToolUse', 'npm test').notes).toEqual(
       expect.arrayContaining([expect.stringMatching(/"asyncRewake": exit code 2 brings its stderr/)]),

@@ -23,6 +23,16 @@ describe('group matcher (Claude Code rules)', () => {
     expect(matchesValue('code-reviewer', 'senior-code-reviewer')).toBe(false);
   });
 
+  it('where Claude Code reads fewer matchers as names (FileChanged, StopFailure), `-`, `,` and spaces make a pattern', () => {
+    expect(matchesValue('a,b', 'a', true)).toBe(false);
+    expect(matchesValue('a,b', 'x a,b', true)).toBe(true);
+    expect(matchesValue('my-file', 'old-my-file', true)).toBe(true);
+    expect(matchesValue('rate_limit|server_error', 'server_error', true)).toBe(true);
+    expect(matchesValue('rate_limit|server_error', 'server_error_2', true)).toBe(false);
+    // The other events' reading is kept apart, whichever was compiled first.
+    expect(matchesValue('a,b', 'a')).toBe(true);
+  });
+
   it('anything else is an unanchored regex (RE2 syntax)', () => {
     expect(matchesValue('Edit.*', 'NotebookEdit')).toBe(true);
     expect(matchesValue('^Edit$', 'Edit')).toBe(true);

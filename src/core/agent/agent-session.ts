@@ -5,6 +5,7 @@ import { Emitter, type Disposable } from '../events-emitter';
 import type { AgentEvent, SessionStartSource } from './agent-events';
 import type { AgentSessionOptions } from './agent-session-options';
 import { Compactor } from './compaction';
+import { FileChangedHooks } from './file-changed-hooks';
 import { reportHookFailures } from './hook-failure-errors';
 import { finalAnswerGuards } from './final-answer-guards';
 import { IdlePromptTimer } from './idle-prompt';
@@ -55,6 +56,7 @@ export class AgentSession {
   /** What SessionStart hooks wrote to CLAUDE_ENV_FILE: every Bash command runs after it. */
   private readonly envFile: SessionEnvFile;
   private readonly idle: IdlePromptTimer | undefined;
+  private readonly fileChanges: FileChangedHooks;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.id = options.sessionId ?? randomUUID();
@@ -104,6 +106,12 @@ export class AgentSession {
       emit: this.fire,
     });
     this.hookFailures = reportHookFailures(options.dispatcher, this.id, this.hooks);
+    this.fileChanges = new FileChangedHooks({ hooks: this.hooks, envFile: this.envFile, cwd, notices: this.notices });
+  }
+
+  /** The files FileChanged hooks watch now. */
+  get watchedFiles(): readonly string[] {
+    return this.fileChanges.watched;
   }
 
   onEvent(listener: (event: AgentEvent) => void): Disposable {
@@ -136,6 +144,7 @@ export class AgentSession {
     if (result.stop) this.stoppedAtStart = result.stop;
     if (result.contexts.length > 0) this.messages.push(reminder(result.contexts));
     this.transcript.sync(this.messages);
+    this.fileChanges.refresh(result.watchPaths);
   }
 
   /**
@@ -176,6 +185,8 @@ export class AgentSession {
     if (!this.started) throw new Error(`session ${this.id} has not started: resume it again, or start a new one`);
     const turn = this.turn++;
     this.idle?.turnStarted();
+    // A configuration applied since the last prompt may watch other files.
+    this.fileChanges.refresh();
     this.options.cancellation?.resume(this.id);
     const onAbort = () => {
       this.options.cancellation?.cancel(this.id);
@@ -277,6 +288,7 @@ export class AgentSession {
   async end(reason: 'completed' | 'cancelled' | 'error' | 'clear' | 'other' | 'prompt_input_exit' = 'completed'): Promise<void> {
     if (this.ended) return;
     this.ended = true;
+    this.fileChanges.dispose();
     this.idle?.dispose();
     this.hookFailures.dispose();
     if (!this.started) {

@@ -75,6 +75,12 @@ export class SessionHooks {
     return this.dispatcher.dispatch(payload, { signal, only });
   }
 
+  /** The session's active hooks of `event`, before their matchers are tested. */
+  subscribers(event: HookEventName): readonly HookDefinition[] {
+    if (this.only && !this.only.has(event)) return [];
+    return this.dispatcher.subscribers(event, this.identity.sessionId);
+  }
+
   emit<E extends HookEventName>(event: E, fields: EventFields<E>): void {
     if (this.only && !this.only.has(event)) return;
     this.dispatcher.emit(this.payload(event, fields));

@@ -56,6 +56,7 @@ export interface AgentHook {
   onNotification?: Method<'Notification'>;
   onError?: Method<'Error'>;
   onConfigChange?: Method<'ConfigChange'>;
+  onFileChanged?: Method<'FileChanged'>;
   onSessionEnd?: Method<'SessionEnd'>;
 }
 
@@ -88,6 +89,7 @@ export const AGENT_HOOK_METHODS = {
   Notification: 'onNotification',
   Error: 'onError',
   ConfigChange: 'onConfigChange',
+  FileChanged: 'onFileChanged',
   SessionEnd: 'onSessionEnd',
 } as const satisfies Record<HookEventName, keyof AgentHook>;
 

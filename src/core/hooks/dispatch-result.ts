@@ -55,6 +55,8 @@ export interface DispatchResult {
   truncateOutputBy?: string;
   /** PostToolUse: permissions hooks say the call needed (advisory, audited). */
   permissionsRequired: Array<{ hookName: string; permission: string; toolName?: string }>;
+  /** SessionStart / FileChanged: every hook's watchPaths, in order; undefined when no hook gave any (the list stays). */
+  watchPaths?: string[];
   runs: HookRunSummary[];
 }
 
@@ -218,6 +220,7 @@ export class ResultAggregator {
     if (e.retry) r.retry = true;
     if (e.truncateOutput) r.truncateOutputBy ??= hook.name;
     if (e.permissionRequired) r.permissionsRequired.push({ hookName: hook.name, ...e.permissionRequired });
+    if (e.watchPaths) r.watchPaths = [...(r.watchPaths ?? []), ...e.watchPaths];
   }
 
   private addContext(hookName: string, content: string): void {

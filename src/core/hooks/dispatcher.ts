@@ -134,8 +134,13 @@ export class HookDispatcher {
   }
 
   hasSubscribers(event: HookEventName, sessionId?: string, only?: (hook: HookDefinition) => boolean): boolean {
-    const subscribers = this.options.snapshot().subscribers(event, sessionId);
+    const subscribers = this.subscribers(event, sessionId);
     return only ? subscribers.some(only) : subscribers.length > 0;
+  }
+
+  /** The active hooks of `event` for the session, before their matchers are tested. */
+  subscribers(event: HookEventName, sessionId?: string): readonly HookDefinition[] {
+    return this.options.snapshot().subscribers(event, sessionId);
   }
 
   /** Intercept and approve events: the caller waits for the merged decision. */

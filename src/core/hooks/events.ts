@@ -32,6 +32,7 @@ export const HOOK_EVENTS = [
   'Notification',
   'Error',
   'ConfigChange',
+  'FileChanged',
   'SessionEnd',
 ] as const;
 
@@ -53,6 +54,11 @@ export interface EventInfo {
   exit2Blocks: boolean;
   /** Tool events: content patterns and `if` filters apply. */
   toolEvent: boolean;
+  /**
+   * Claude Code reads fewer matchers as a list of exact names here (letters, digits, `_`, `|`):
+   * `my-file` or `a,b` is a pattern, as the names a FileChanged matcher watches are split on `|` only.
+   */
+  narrowExactSet?: true;
   description: string;
 }
 
@@ -204,6 +210,7 @@ export const EVENT_INFO: Record<HookEventName, EventInfo> = {
     plainStdoutIsContext: false,
     exit2Blocks: false,
     toolEvent: false,
+    narrowExactSet: true,
     description: 'The turn ended on a model API error (rate_limit, authentication_failed, server_error, ...).',
   },
   TurnEnd: {
@@ -269,6 +276,16 @@ export const EVENT_INFO: Record<HookEventName, EventInfo> = {
     exit2Blocks: true,
     toolEvent: false,
     description: 'A configuration file changed during the session; hooks may block the change (not a policy change).',
+  },
+  FileChanged: {
+    kind: 'observe',
+    matchField: 'file_name',
+    plainStdoutIsContext: false,
+    exit2Blocks: false,
+    toolEvent: false,
+    narrowExactSet: true,
+    description:
+      'A watched file changed on disk (the names in FileChanged matchers, and watchPaths); hooks may export variables and watch other files.',
   },
   SessionEnd: {
     kind: 'observe',

@@ -11,7 +11,7 @@ export function selects(hook: HookDefinition, payload: HookPayload, cwd: string)
   const info = EVENT_INFO[payload.hook_event_name];
   if (info.matchField) {
     const value = payload[info.matchField];
-    if (!matchesValue(hook.matcher, typeof value === 'string' ? value : undefined)) return false;
+    if (!matchesValue(hook.matcher, typeof value === 'string' ? value : undefined, info.narrowExactSet)) return false;
   }
   if (!info.toolEvent) return hook.if === undefined;
   const toolInput = (payload.tool_input ?? {}) as Record<string, unknown>;

@@ -11,6 +11,8 @@ import { errorMessage } from '../error-message';
  */
 
 const EXACT_SET = /^[A-Za-z0-9_\- ,|]+$/;
+/** Where Claude Code reads fewer matchers as names (EventInfo.narrowExactSet). */
+const NARROW_EXACT_SET = /^[A-Za-z0-9_|]+$/;
 const PREFIX = /^[A-Za-z0-9_-]+\*$/;
 
 export type CompiledMatcher =
@@ -21,15 +23,17 @@ export type CompiledMatcher =
   | { kind: 'invalid'; error: string };
 
 const cache = new Map<string, CompiledMatcher>();
+const narrowCache = new Map<string, CompiledMatcher>();
 
 const ALL: CompiledMatcher = { kind: 'all' };
 
-export function compileMatcher(matcher: string | undefined): CompiledMatcher {
+export function compileMatcher(matcher: string | undefined, narrowExactSet = false): CompiledMatcher {
   if (matcher === undefined || matcher === '' || matcher === '*') return ALL;
-  const cached = cache.get(matcher);
+  const compiledMatchers = narrowExactSet ? narrowCache : cache;
+  const cached = compiledMatchers.get(matcher);
   if (cached) return cached;
   let compiled: CompiledMatcher;
-  if (EXACT_SET.test(matcher)) {
+  if ((narrowExactSet ? NARROW_EXACT_SET : EXACT_SET).test(matcher)) {
     const names = matcher
       .split(/[|,]/)
       .map((t) => t.trim())
@@ -45,7 +49,7 @@ export function compileMatcher(matcher: string | undefined): CompiledMatcher {
       compiled = { kind: 'invalid', error: describeSyntaxError(matcher, err) };
     }
   }
-  cache.set(matcher, compiled);
+  compiledMatchers.set(matcher, compiled);
   return compiled;
 }
 
@@ -65,8 +69,8 @@ function isJavaScriptRegex(source: string): boolean {
   }
 }
 
-export function matchesValue(matcher: string | undefined, value: string | undefined): boolean {
-  const compiled = compileMatcher(matcher);
+export function matchesValue(matcher: string | undefined, value: string | undefined, narrowExactSet = false): boolean {
+  const compiled = compileMatcher(matcher, narrowExactSet);
   switch (compiled.kind) {
     case 'all':
       return true;

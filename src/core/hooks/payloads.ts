@@ -242,6 +242,14 @@ export const payloadSchemas = {
     /** Hookpilot's: exactly what is about to apply (a settings file: its hookpilot.* keys as JSON), null for a deletion. */
     new_content: z.string().nullable().optional(),
   }),
+  FileChanged: z.looseObject({
+    ...common,
+    hook_event_name: event('FileChanged'),
+    file_path: z.string(),
+    /** Hookpilot's: the name the matcher is tested against (Claude Code tests the path's last part). */
+    file_name: z.string(),
+    event: z.enum(['change', 'add', 'unlink']),
+  }),
   SessionEnd: z.looseObject({
     ...common,
     hook_event_name: event('SessionEnd'),

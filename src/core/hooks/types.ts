@@ -184,6 +184,8 @@ export interface HookEffects {
   truncateOutput?: boolean;
   /** PostToolUse (AstroResearch's PermissionRequired): the call that ran needed this permission; advisory. */
   permissionRequired?: { permission: string; toolName?: string };
+  /** SessionStart / FileChanged (Claude Code): the files FileChanged watches besides its matchers' names. */
+  watchPaths?: string[];
 }
 
 export interface HookTrace {

@@ -34,7 +34,6 @@ const CLAUDE_ONLY_EVENTS: Readonly<Record<string, string>> = {
   TaskCompleted: 'Hookpilot has no shared task list (agent teams)',
   CwdChanged: 'Hookpilot has no working-directory change event',
   DirectoryAdded: 'Hookpilot has no /add-dir',
-  FileChanged: 'Hookpilot does not watch files for hooks',
   WorktreeCreate: 'Hookpilot does not create git worktrees',
   WorktreeRemove: 'Hookpilot does not create git worktrees',
   PreModelSwitch: 'switching models is not a hookable event in Hookpilot',

@@ -42,6 +42,8 @@ const hookSpecificOutput = z.looseObject({
   metadata: z.record(z.string(), z.unknown()).optional(),
   /** AstroResearch's Warning `truncate_output` (PostToolUse / PostToolUseFailure): shorten what the model sees. */
   truncateOutput: z.boolean().optional(),
+  /** SessionStart / FileChanged: absolute paths FileChanged watches from now on (MAX_WATCHED_FILES at most are watched). */
+  watchPaths: z.array(z.string().min(1).max(4_096)).max(10_000).optional(),
   /**
    * AstroResearch's advisory PermissionRequired (PostToolUse): the call that ran needed this
    * permission. Audited and shown, never blocking; Hookpilot's own name, which Claude Code ignores.
@@ -110,6 +112,7 @@ export function parseHookOutput(event: HookEventName, value: unknown): ParsedOut
     if (hso.abort !== undefined) effects.abort = hso.abort;
     if (hso.metadata !== undefined) effects.metadata = hso.metadata;
     if (hso.truncateOutput) effects.truncateOutput = true;
+    if (hso.watchPaths !== undefined && (event === 'SessionStart' || event === 'FileChanged')) effects.watchPaths = hso.watchPaths;
     const required = hso.hookpilotPermissionRequired;
     if (required !== undefined) effects.permissionRequired = { permission: required.permission, toolName: required.tool_name };
   }

@@ -1,0 +1,125 @@
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { AgentHarness } from '../support/agent-harness';
+import { startAgent, toolMessageSent } from '../support/agent-harness';
+import { text, toolCalls } from '../support/model-server';
+import { hooksJson } from '../support/workspace';
+
+// A FileChanged hook that logs each payload: one JSON line per run.
+const LOG_HOOK = `#!/usr/bin/env node
+const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+require('fs').appendFileSync('changes.log', JSON.stringify(input) + '\\n');
+`;
+const logged = (h: AgentHarness) =>
+  existsSync(h.workspace.file('changes.log'))
+    ? readFileSync(h.workspace.file('changes.log'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+    : [];
+const bypass = { permissions: () => ({ mode: 'bypassPermissions' as const, allow: [], deny: [], ask: [], additionalDirectories: [] }) };
+
+let h: AgentHarness | undefined;
+afterEach(async () => {
+  await h?.session.end();
+  await h?.close();
+  h = undefined;
+});
+
+describe('FileChanged hooks', () => {
+  it("watch the files their matcher names in the session's folder, and hear each add, change and removal with its path", async () => {
+    const config = hooksJson({ FileChanged: [{ matcher: '.envrc|.env', hooks: [{ type: 'command', command: 'node hooks/log.js' }] }] });
+    h = await startAgent({ 'hooks/log.js': LOG_HOOK, '.vscode/hooks.json': config, '.env': 'A=1\n' }, []);
+    expect(h.session.watchedFiles).toEqual([h.workspace.file('.envrc'), h.workspace.file('.env')]);
+
+    writeFileSync(h.workspace.file('.envrc'), 'export B=2\n');
+    await vi.waitFor(() => expect(logged(h!)).toHaveLength(1), { timeout: 10_000 });
+    writeFileSync(h.workspace.file('.env'), 'A=2\n');
+    await vi.waitFor(() => expect(logged(h!)).toHaveLength(2), { timeout: 10_000 });
+    rmSync(h.workspace.file('.envrc'));
+    await vi.waitFor(() => expect(logged(h!)).toHaveLength(3), { timeout: 10_000 });
+
+    expect(logged(h).map((p) => [p.hook_event_name, p.file_name, p.event, p.session_id])).toEqual([
+      ['FileChanged', '.envrc', 'add', h.session.id],
+      ['FileChanged', '.env', 'change', h.session.id],
+      ['FileChanged', '.envrc', 'unlink', h.session.id],
+    ]);
+    expect(logged(h)[0]?.file_path).toBe(h.workspace.file('.envrc'));
+  }, 30_000);
+
+  it("see an editor's save (a new file renamed over the old one) as a change, and not a file the matcher does not name", async () => {
+    const config = hooksJson({ FileChanged: [{ matcher: '.env', hooks: [{ type: 'command', command: 'node hooks/log.js' }] }] });
+    h = await startAgent({ 'hooks/log.js': LOG_HOOK, '.vscode/hooks.json': config, '.env': 'A=1\n' }, []);
+    writeFileSync(h.workspace.file('.env.local'), 'not watched\n');
+    writeFileSync(h.workspace.file('.env.tmp'), 'A=2\n');
+    renameSync(h.workspace.file('.env.tmp'), h.workspace.file('.env'));
+    await vi.waitFor(() => expect(logged(h!)).toHaveLength(1), { timeout: 10_000 });
+    expect(logged(h).map((p) => [p.file_name, p.event])).toEqual([['.env', 'change']]);
+  }, 30_000);
+
+  it('run for files the agent writes, and what they write to CLAUDE_ENV_FILE reaches the next Bash command', async () => {
+    const exportHook = 'echo "export FROM_ENVRC=$(cut -d= -f2 .envrc)" >> "$CLAUDE_ENV_FILE"';
+    const config = hooksJson({ FileChanged: [{ matcher: '.envrc', hooks: [{ type: 'command', command: exportHook }] }] });
+    h = await startAgent(
+      { '.vscode/hooks.json': config },
+      [
+        toolCalls([{ id: 'w1', name: 'Write', arguments: { file_path: '.envrc', content: 'VALUE=from-the-envrc' } }]),
+        text('written'),
+        toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'echo "got $FROM_ENVRC"' } }]),
+        text('done'),
+      ],
+      { session: bypass },
+    );
+    let dispatched = false;
+    h.engine.audit.onRecord((record) => {
+      if (record.type === 'dispatch' && record.event === 'FileChanged') dispatched = true;
+    });
+    expect((await h.session.prompt('write it')).reason).toBe('completed');
+    // The dispatch has returned (and its exports are applied) once its record is written.
+    await vi.waitFor(() => expect(dispatched).toBe(true), { timeout: 10_000 });
+    expect((await h.session.prompt('run it')).reason).toBe('completed');
+    expect(toolMessageSent(h.server, 'b1')).toContain('got from-the-envrc');
+  }, 30_000);
+
+  it("watch the watchPaths a SessionStart hook returns, and replace them with a FileChanged hook's", async () => {
+    const start = `echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","watchPaths":["config/a.json"]}}'`;
+    const onChange = `node hooks/log.js; echo '{"hookSpecificOutput":{"hookEventName":"FileChanged","watchPaths":["config/b.json"]}}'`;
+    const config = hooksJson({
+      SessionStart: [{ hooks: [{ type: 'command', command: start }] }],
+      FileChanged: [{ hooks: [{ type: 'command', command: onChange }] }],
+    });
+    h = await startAgent({ 'hooks/log.js': LOG_HOOK, '.vscode/hooks.json': config, 'config/a.json': '{}', 'config/b.json': '{}' }, []);
+    expect(h.session.watchedFiles).toEqual([h.workspace.file('config/a.json')]);
+    writeFileSync(h.workspace.file('config/a.json'), '{"a":1}');
+    await vi.waitFor(() => expect(h!.session.watchedFiles).toEqual([h!.workspace.file('config/b.json')]), { timeout: 10_000 });
+    writeFileSync(h.workspace.file('config/b.json'), '{"b":1}');
+    await vi.waitFor(() => expect(logged(h!)).toHaveLength(2), { timeout: 10_000 });
+    expect(logged(h).map((p) => [p.file_name, p.event])).toEqual([
+      ['a.json', 'change'],
+      ['b.json', 'change'],
+    ]);
+  }, 30_000);
+
+  it('run once more, not once per write, for a file written many times while a run is on', async () => {
+    const slowLog = `node hooks/log.js; sleep 0.2`;
+    const config = hooksJson({ FileChanged: [{ matcher: 'counter|sentinel', hooks: [{ type: 'command', command: slowLog }] }] });
+    h = await startAgent({ 'hooks/log.js': LOG_HOOK, '.vscode/hooks.json': config, counter: '0' }, []);
+    writeFileSync(h.workspace.file('counter'), '1');
+    await vi.waitFor(() => expect(logged(h!)).toHaveLength(1), { timeout: 10_000 });
+    for (let i = 2; i <= 500; i++) writeFileSync(h.workspace.file('counter'), String(i));
+    // Written after every write of the counter: its run comes after theirs.
+    writeFileSync(h.workspace.file('sentinel'), '');
+    await vi.waitFor(() => expect(logged(h!).map((p) => p.file_name)).toContain('sentinel'), { timeout: 20_000 });
+    const runs = logged(h).map((p) => p.file_name);
+    expect(runs.filter((name) => name === 'counter').length).toBeLessThanOrEqual(3);
+    expect(runs.at(-1)).toBe('sentinel');
+  }, 30_000);
+
+  it('stop watching when the session ends', async () => {
+    const config = hooksJson({ FileChanged: [{ matcher: '.env', hooks: [{ type: 'command', command: 'node hooks/log.js' }] }] });
+    h = await startAgent({ 'hooks/log.js': LOG_HOOK, '.vscode/hooks.json': config }, []);
+    expect(h.session.watchedFiles).toHaveLength(1);
+    await h.session.end();
+    expect(h.session.watchedFiles).toEqual([]);
+  }, 30_000);
+});
