@@ -100,6 +100,26 @@ describe('FileChanged hooks', () => {
     ]);
   }, 30_000);
 
+  it("watch the watchPaths of a compaction's SessionStart hooks too", async () => {
+    const start = `#!/usr/bin/env node
+const { source } = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const hookEventName = 'SessionStart';
+console.log(JSON.stringify({ hookSpecificOutput: { hookEventName, watchPaths: [source === 'compact' ? 'after.json' : 'before.json'] } }));
+`;
+    const config = hooksJson({ SessionStart: [{ hooks: [{ type: 'command', command: 'node hooks/start.js' }] }] });
+    h = await startAgent({ 'hooks/start.js': start, '.vscode/hooks.json': config }, [
+      text('one'),
+      text('two'),
+      text('three'),
+      text('four'),
+      text('the summary'),
+    ]);
+    expect(h.session.watchedFiles).toEqual([h.workspace.file('before.json')]);
+    for (const prompt of ['1', '2', '3', '4']) expect((await h.session.prompt(prompt)).reason).toBe('completed');
+    expect(await h.session.compact(null)).toBe(true);
+    expect(h.session.watchedFiles).toEqual([h.workspace.file('after.json')]);
+  }, 30_000);
+
   it('run once more, not once per write, for a file written many times while a run is on', async () => {
     const slowLog = `node hooks/log.js; sleep 0.2`;
     const config = hooksJson({ FileChanged: [{ matcher: 'counter|sentinel', hooks: [{ type: 'command', command: slowLog }] }] });

@@ -83,7 +83,9 @@ export class AgentSession {
       if (e.type === 'compacted') this.transcript.compacted(this.messages);
       this.events.fire(e);
     };
-    this.compactor = new Compactor(this.model, options.modelName, options.contextBudgetTokens ?? 100_000, emit, this.envFile);
+    this.compactor = new Compactor(this.model, options.modelName, options.contextBudgetTokens ?? 100_000, emit, this.envFile, (paths) =>
+      this.fileChanges.refresh(paths),
+    );
     this.tools = new SessionTools({
       options,
       sessionId: this.id,

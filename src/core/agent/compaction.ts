@@ -32,6 +32,8 @@ export class Compactor {
     private readonly emit: (e: AgentEvent) => void,
     /** The session's CLAUDE_ENV_FILE: SessionStart hooks after a compaction get one too. */
     private readonly envFile?: SessionEnvFile,
+    /** Their watchPaths are the files FileChanged watches, as at the session's start. */
+    private readonly onWatchPaths?: (paths: readonly string[]) => void,
   ) {}
 
   needsCompaction(messages: readonly ChatMessage[]): boolean {
@@ -78,6 +80,7 @@ export class Compactor {
       hooks.dispatch('SessionStart', { source: 'compact', model: this.modelName }, signal, env);
     const { result: start, problem } = this.envFile ? await this.envFile.capture(dispatchStart) : { result: await dispatchStart() };
     if (problem !== undefined) this.emit({ type: 'notice', level: 'warning', message: problem, source: 'SessionStart' });
+    if (start.watchPaths) this.onWatchPaths?.(start.watchPaths);
     if (start.contexts.length > 0) {
       messages.splice(2, 0, {
         role: 'user',
