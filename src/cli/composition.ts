@@ -25,6 +25,7 @@ import type { ConfigFileSnapshot } from './config-snapshot';
 import { persistAllowRule } from './persist-allow-rule';
 import { TelemetryHookEngine } from './telemetry-setup';
 import { errorMessage } from '../core/error-message';
+import { collectorKeys } from '../core/telemetry/otlp-config';
 
 export interface EngineSetup {
   projectDir: string;
@@ -58,7 +59,8 @@ export async function createEngine(setup: EngineSetup): Promise<HookEngine> {
     env: setup.env,
     writableRoots: () => setup.writableRoots ?? [],
     log: setup.log,
-    secretValues: setup.secretValues,
+    // Registered by Telemetry.start too, but a read-only command's engine starts none, and its hooks may print them.
+    secretValues: [...(setup.secretValues ?? []), ...collectorKeys(setup.env, userSettingsFile(setup.env))],
     startProcesses: setup.startProcesses,
     userSettingsFile: userSettingsFile(setup.env),
     // A fork costs in proportion to the forking process's memory, which grows with a long

@@ -45,10 +45,24 @@ export async function readPrompt(argument: string | undefined, stdin: NodeJS.Rea
 /** A payload is a hook's sample input: far less than this. */
 export const MAX_INPUT_FILE_BYTES = 8 * 1024 * 1024;
 
+/** A payload is a few levels deep: far deeper, printing it (or a hook handling it) runs out of stack. */
+export const MAX_INPUT_DEPTH = 64;
+
+/** Whether objects and arrays nest in `value` more than `limit` levels deep; without recursion, whatever the depth. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: Array<{ item: unknown; depth: number }> = [{ item: value, depth: 1 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.item === null || typeof next.item !== 'object') continue;
+    if (next.depth > limit) return true;
+    for (const child of Object.values(next.item)) pending.push({ item: child, depth: next.depth + 1 });
+  }
+  return false;
+}
+
 /**
- * `--input '{"command":"ls"}'` or `--input @payload.json`: a JSON object. The file is followed
- * through links (the person named it) but must be a regular file (a FIFO would wait forever,
- * `/dev/zero` never ends) of at most MAX_INPUT_FILE_BYTES.
+ * `--input '{"command":"ls"}'` or `--input @payload.json`: a JSON object, at most MAX_INPUT_DEPTH
+ * levels deep. The file is followed through links (the person named it) but must be a regular
+ * file (a FIFO would wait forever, `/dev/zero` never ends) of at most MAX_INPUT_FILE_BYTES.
  */
 export async function readJsonObject(value: string, flag: string): Promise<Record<string, unknown>> {
   let text = value;
@@ -70,5 +84,6 @@ export async function readJsonObject(value: string, flag: string): Promise<Recor
     throw usageError(`${flag}: not valid JSON (${errorMessage(error)})`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw usageError(`${flag}: must be a JSON object`);
+  if (nestedDeeperThan(parsed, MAX_INPUT_DEPTH)) throw usageError(`${flag}: nested more than ${MAX_INPUT_DEPTH} levels deep`);
   return parsed as Record<string, unknown>;
 }

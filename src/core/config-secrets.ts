@@ -30,11 +30,12 @@ const GENERATED = /^(?=.*[A-Za-z])(?=.*\d)\S{16,}$/;
 const AUTH_SCHEME = /^(?:Bearer|Basic|Token|Bot)\s+(\S+)$/i;
 // `--api-key X`, `--token=X`.
 const FLAG = /^--?([A-Za-z][\w-]*)(?:=([\s\S]*))?$/;
-// curl's and wget's `-H 'Authorization: Bearer X'`, `--header=…`.
-const HEADER_FLAG = /^(?:H|header)$/;
+// curl's and wget's `-H 'Authorization: Bearer X'`, `--header=…`; `-sH …` too: the last of combined short options takes the value.
+const HEADER_FLAG = /^(?:[A-Za-z]*H|header)$/;
 // `docker run -e ACME_API_KEY=x`, `env ACME_TOKEN=x cmd`.
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/;
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const SHELL = /(?:^|\/)(?:ba|da|z)?sh$/;
 const ENV_REFERENCE = /\$\{?[A-Za-z_]/;
 
 /**
@@ -158,13 +159,17 @@ function argSecretValues(args: readonly string[], env: NodeJS.ProcessEnv): strin
  * The secrets of a command hook's arguments: its exec-form `args`, or its shell-form command line
  * split into words as the shell would. A value the shell fills in (`$KEY`) is unknown here.
  */
-function commandHookArgSecretValues(spec: Extract<HandlerSpec, { type: 'command' }>, env: NodeJS.ProcessEnv): string[] {
-  if (spec.args !== undefined) return argSecretValues(spec.args, env);
-  const analysis = analyzeBashCommand(spec.command);
-  const parsed = analysis.kind === 'parsed' ? analysis.commands.flatMap((command) => command.words) : [];
+export function commandLineSecretValues(command: string, args: readonly string[] | undefined, env: NodeJS.ProcessEnv): string[] {
+  if (args !== undefined) {
+    // `shell: "bash"` runs its line as `bash -c <line>`: that line holds its secrets as a shell-form command does.
+    const line = SHELL.test(command) && args[0] === '-c' ? args[1] : undefined;
+    return [...argSecretValues(args, env), ...(line === undefined ? [] : commandLineSecretValues(line, undefined, env))];
+  }
+  const analysis = analyzeBashCommand(command);
+  const parsed = analysis.kind === 'parsed' ? analysis.commands.flatMap((simple) => simple.words) : [];
   // Its text split at white space too, quotes dropped: a prefix assignment (`TOKEN=x node hook.js`)
   // and a `bash -c '…'` script's words are no words of the line's commands.
-  const plain = spec.command
+  const plain = command
     .split(/\s+/)
     .filter((word) => !/[$`]/.test(word))
     .map((word) => word.replace(/["']/g, ''));
@@ -184,7 +189,7 @@ function envSecretValues(env: Readonly<Record<string, string>> | undefined, base
  */
 function hookSecretValues(spec: HandlerSpec, base: NodeJS.ProcessEnv): string[] {
   if (spec.type === 'command') {
-    return [...envSecretValues(spec.env, base), ...commandHookArgSecretValues(spec, { ...base, ...spec.env })];
+    return [...envSecretValues(spec.env, base), ...commandLineSecretValues(spec.command, spec.args, { ...base, ...spec.env })];
   }
   if (spec.type !== 'http') return [];
   const literal = Object.fromEntries(Object.entries(spec.headers ?? {}).filter(([, value]) => !ENV_REFERENCE.test(value)));

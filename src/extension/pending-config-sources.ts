@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parse as parseJsonc } from 'jsonc-parser';
 import * as vscode from 'vscode';
+import { withoutBom } from '../core/hooks/config/jsonc-document';
 import { settingValue } from '../core/hooks/config/setting-value';
 import type { SourceText } from './pending-config-guard';
 import { readConfigText } from '../core/read-regular-file';
@@ -76,10 +77,6 @@ export function governedSources(): GovernedSource[] {
     }
   }
   return sources;
-}
-
-export function withoutBom(text: string): string {
-  return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
 
 /** Objects with their keys sorted, so that equal settings give equal text whatever their order in the file. */

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonResult, nodeHook, startTestbed, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
@@ -131,6 +131,30 @@ describe('hookpilot hooks test', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/branch-context \[command\] .*\n {2}decision: context {2}status: success/);
     expect(r.stdout).toContain('context: [Hook: branch-context | UserPromptSubmit] Branch: main (prompt was 11 chars)');
+  });
+
+  it('refuses --input nested too deep to report, before any hook runs', async () => {
+    bed = await startTestbed(bundle.bundle, {
+      'hooks/mark.js': nodeHook(`require('fs').appendFileSync('ran.txt', 'x');`),
+      '.vscode/hooks.json': hooksJson({
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/mark.js', name: 'mark' }] }],
+      }),
+      'deep.json': `{"command":${'['.repeat(6000)}${']'.repeat(6000)}}`,
+    });
+    const r = await bed.cli(['hooks', 'test', 'PreToolUse', '--input', '@deep.json']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--input: nested more than \d+ levels deep/);
+    expect(existsSync(path.join(bed.workspace.dir, 'ran.txt'))).toBe(false);
+  });
+});
+
+describe('hookpilot hooks validate', () => {
+  it('reads a hooks.json that starts with a UTF-8 byte order mark as the loader does: no error', async () => {
+    bed = await startTestbed(bundle.bundle, { ...files, '.vscode/hooks.json': `\uFEFF${files['.vscode/hooks.json']}` });
+    const validate = await bed.cli(['hooks', 'validate']);
+    expect(validate.stdout).toBe('');
+    expect(validate.code).toBe(0);
+    expect((await bed.cli(['hooks', 'list'])).stdout).toMatch(/guard\s+\.vscode\/hooks\.json:\d+\s+active/);
   });
 });
 

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonResult, runCli, useCliBundle, useTestbed } from '../fixtures/cli/cli-harness';
@@ -109,5 +109,52 @@ describe('hooks test: the secrets of a run are redacted', () => {
     const report = JSON.parse(r.stdout) as { hooks: Array<{ name: string; stderr: string }> };
     expect(report.hooks.find((h) => h.name === 'leaky')?.stderr).toMatch(/^using \[REDACTED/);
     expect(r.stdout).not.toContain(SECRET);
+  });
+
+  it("a collector key of the user's settings, which a run redacts though it exports nothing", async () => {
+    const bed = await newBed({
+      '.vscode/hooks.json': hooksJson({
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'cat "$HOOKPILOT_USER_SETTINGS" >&2', name: 'peek' }] }],
+      }),
+    });
+    writeFileSync(
+      path.join(bed.home, 'user-settings.json'),
+      JSON.stringify({ 'hookpilot.telemetry.otlpHeaders': { 'x-honeycomb-team': SECRET } }),
+    );
+    const textReport = await bed.cli(['hooks', 'test', 'PreToolUse']);
+    const jsonReport = await bed.cli(['hooks', 'test', 'PreToolUse', '--json']);
+    expect(textReport.code, textReport.stderr).toBe(0);
+    expect(textReport.stdout).toContain('"x-honeycomb-team":"[REDACTED');
+    for (const r of [textReport, jsonReport]) expect(r.stdout + r.stderr).not.toContain(SECRET);
+  });
+});
+
+describe('hooks list: the secrets of the configuration are redacted', () => {
+  it("an http hook's webhook token and a command hook's credential header, in the table and in JSON", async () => {
+    const TOKEN = 'Xq7Wm2Lp9Rt4Vb6Nc8zk';
+    const KEY = 'hcaik01Q7w9Z1xK4pL8mN3';
+    const bed = await newBed({
+      '.vscode/hooks.json': hooksJson({
+        PreToolUse: [
+          {
+            matcher: 'Bash',
+            hooks: [
+              { type: 'http', url: `https://hooks.example.com/services/T01/B02/${TOKEN}`, name: 'slack' },
+              { type: 'command', command: `curl -sH 'x-honeycomb-team: ${KEY}' https://api.honeycomb.io/1/events`, name: `hc ${KEY}` },
+            ],
+          },
+        ],
+      }),
+    });
+    const table = await bed.cli(['hooks', 'list']);
+    const json = await bed.cli(['hooks', 'list', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const rows = JSON.parse(json.stdout) as Array<{ name: string; target: string }>;
+    expect(rows.find((row) => row.name === 'slack')?.target).toBe('https://hooks.example.com/services/T01/B02/[REDACTED:secret_value]');
+    expect(table.stdout).toContain('hc [REDACTED');
+    for (const out of [table.stdout, json.stdout]) {
+      expect(out).not.toContain(TOKEN);
+      expect(out).not.toContain(KEY);
+    }
   });
 });

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, toolMessageSent, useTestbed, type Testbed } from '../fixtures/cli/cli-harness';
+import { auditRecordsOf, jsonResult, REPO_ROOT, toolMessageSent, useTestbed, type Testbed } from '../fixtures/cli/cli-harness';
 import { text, toolCalls, type ScriptedReply } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
@@ -207,6 +207,21 @@ describe('secrets written into command lines', () => {
     });
     expect(toolMessageSent(b.server, 'peek')).toContain('--api-key');
     expect(requestsHold(b, SECRET)).toBe(false);
+  }, 90_000);
+
+  it('a command hook without a name is named without any part of a credential of its command line', async () => {
+    const KEY = 'hcaik01Q7w9Z1xK4pL8mN3';
+    // The default name is the command's first 40 characters: the cut falls in the key.
+    const hook = { type: 'command', command: `false -H 'x-honeycomb-team: ${KEY}' || { echo 'not now' >&2; exit 2; }` };
+    const b = await testbed({ '.vscode/hooks.json': hooksJson({ PreToolUse: [{ matcher: 'Bash', hooks: [hook] }] }) }, [
+      bash('c1', 'echo hi'),
+      text('Done.'),
+    ]);
+    const r = await b.run(['go', '--output-format', 'json', '--allowed-tools', 'Bash'], { timeoutMs: 60_000 });
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['blocked']);
+    expect(toolMessageSent(b.server, 'c1')).toContain("x-honeycomb-team: ***' ||");
+    for (const where of [JSON.stringify(b.server.requests.map((q) => q.body)), r.stdout, JSON.stringify(await auditRecordsOf(b))])
+      expect(where).not.toContain(KEY.slice(0, 6));
   }, 90_000);
 
   it.each([

@@ -111,6 +111,23 @@ describe('secrets cut by an output limit', () => {
     expect(sent).toContain('was discarded');
     expect(sent).not.toContain(SECRET.slice(0, 6));
   });
+
+  it("hooks test does not show the start of a .env secret that the 400-character excerpt of a hook's output cuts", async () => {
+    const print = `require('fs').readFileSync(0); process.stdout.write('${'a'.repeat(390)} ${SECRET} tail'); process.stderr.write('${'b'.repeat(390)} ${SECRET} tail');`;
+    const bed = await newBed({
+      '.env': `API_TOKEN=${SECRET}\n`,
+      'hooks/print.js': print,
+      '.vscode/hooks.json': hooksJson({
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'node hooks/print.js', name: 'print' }] }],
+      }),
+    });
+    const r = await bed.cli(['hooks', 'test', 'PreToolUse']);
+    expect(r.code, r.stderr).toBe(0);
+    // Redacted, then cut: the cut falls in the label.
+    expect(r.stdout).toContain(`stdout: ${'a'.repeat(390)} [REDACTE`);
+    expect(r.stdout).toContain(`stderr: ${'b'.repeat(390)} [REDACTE`);
+    expect(r.stdout).not.toContain(SECRET.slice(0, 6));
+  });
 });
 
 describe('secrets kept at rest', () => {

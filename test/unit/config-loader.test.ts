@@ -72,6 +72,14 @@ describe('loadHooksDocument: shapes', () => {
     });
   });
 
+  it('reads a file that starts with a UTF-8 byte order mark, which editors hide, without a syntax error', () => {
+    const text = `{ "hooks": { "Stop": [ { "type": "command", "command": "echo hi" } ], "Stopp": [] } }`;
+    const config = load(`\uFEFF${text}`);
+    expect(config.hooks.map((h) => h.name)).toEqual(['echo hi']);
+    // The one problem is the misspelt event's, placed as an editor shows the text.
+    expect(config.problems).toEqual([expect.objectContaining({ severity: 'warning', ...positionOf(text, '"Stopp"') })]);
+  });
+
   it('loads flat handler entries with the matcher on the handler, and applies defaults', () => {
     const config = load(
       `{ "hooks": { "PostToolUse": [ { "type": "command", "matcher": "Write|Edit", "command": "npx prettier --write" } ] } }`,
@@ -344,6 +352,27 @@ describe('loadHooksDocument: problems', () => {
     ] } }`);
     expect(config.problems).toEqual([]);
     expect(config.hooks.map((h) => h.name)).toEqual(['hooks.slack.com/…', 'fn.azurewebsites.net/…', '127.0.0.1:8080']);
+  });
+
+  it('names a command hook by its command with its credentials masked: the cut at 40 characters leaves no start of one', () => {
+    const config = loadHooksValue(
+      {
+        hooks: {
+          Stop: [
+            { type: 'command', command: "false -H 'x-honeycomb-team: hcaik01Q7w9Z1xK4pL8mN3' || exit 2" },
+            { type: 'command', command: 'curl', args: ['-H', 'Authorization: Bearer tok9Secret8f7g6h5j', 'https://api.example.com/v1'] },
+            { type: 'command', command: 'echo checking the deployment target before it runs' },
+          ],
+        },
+      },
+      { kind: 'user' },
+    );
+    expect(config.problems).toEqual([]);
+    expect(config.hooks.map((h) => h.name)).toEqual([
+      "false -H 'x-honeycomb-team: ***' || exit…",
+      'curl -H Authorization: *** https://api.e…',
+      'echo checking the deployment target befo…',
+    ]);
   });
 
   it('loads prompt and agent hooks on the events Claude Code runs them on, and refuses them elsewhere', () => {

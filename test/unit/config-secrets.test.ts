@@ -158,6 +158,21 @@ describe('the secrets of hook and server definitions', () => {
     );
   });
 
+  it("a credential header after curl's combined short options (`-sH`, `-fsSLH`)", () => {
+    const config = hooksOf({
+      hooks: {
+        Stop: [
+          { type: 'command', command: "curl -sH 'x-honeycomb-team: hcaik01Q7w9Z1xK4pL8mN3' https://api.honeycomb.io/1/events" },
+          { type: 'command', command: 'curl', args: ['-fsSLH', 'Authorization: Bearer combined-bearer-8u7y6t', 'https://x.example'] },
+        ],
+      },
+    });
+    expect(config.problems).toEqual([]);
+    expect(configSecretValues(config, {}).sort()).toEqual(
+      ['Bearer combined-bearer-8u7y6t', 'combined-bearer-8u7y6t', 'hcaik01Q7w9Z1xK4pL8mN3'].sort(),
+    );
+  });
+
   it('an MCP server: NAME=value arguments (`-e NAME=value`, `--env=NAME=value`) under secret-looking names', () => {
     const server = stdio({
       command: 'docker',
@@ -197,6 +212,16 @@ describe('the secrets of hook and server definitions', () => {
       'correcthorsebatterystaple',
     );
     expect(configSecretValues(commandHook("bash -c 'node gate.js --api-key nested-apikey-7h6g5f'"), {})).toContain('nested-apikey-7h6g5f');
+  });
+
+  it('a command hook with `shell: "bash"`, which runs its line as `bash -c <line>`: the secrets of the line', () => {
+    const config = hooksOf({
+      hooks: {
+        Stop: [{ type: 'command', shell: 'bash', command: "curl -H 'Authorization: Bearer bash-line-bearer-5t6y' https://x.example" }],
+      },
+    });
+    expect(config.problems).toEqual([]);
+    expect(configSecretValues(config, {}).sort()).toEqual(['Bearer bash-line-bearer-5t6y', 'bash-line-bearer-5t6y']);
   });
 
   it('a query token as the settings file spells it, percent-encoded, and decoded', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { MAX_INPUT_FILE_BYTES, readAll, readJsonObject } from '../../src/cli/read-input';
+import { MAX_INPUT_DEPTH, MAX_INPUT_FILE_BYTES, readAll, readJsonObject } from '../../src/cli/read-input';
 
 describe('the prompt on stdin', () => {
   it('is read whole up to the limit, and a stream past it is a usage error, not the whole of it in memory', async () => {
@@ -54,5 +54,15 @@ describe('--input @file', () => {
     writeFileSync(big, '');
     truncateSync(big, MAX_INPUT_FILE_BYTES + 1);
     await expect(readJsonObject(`@${big}`, '--input')).rejects.toThrow(`--input: cannot read ${big}: it is over 8 MiB`);
+  });
+
+  it('refuses a value nested deeper than the limit, which printing the report would run out of stack on', async () => {
+    const nested = (levels: number) => `{"command":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+    writeFileSync(path.join(dir, 'deep.json'), nested(6000));
+    await expect(readJsonObject(`@${path.join(dir, 'deep.json')}`, '--input')).rejects.toThrow(
+      `--input: nested more than ${MAX_INPUT_DEPTH} levels deep`,
+    );
+    await expect(readJsonObject(nested(MAX_INPUT_DEPTH + 1), '--input')).rejects.toThrow('nested more than');
+    expect(await readJsonObject(nested(MAX_INPUT_DEPTH), '--input')).toHaveProperty('command');
   });
 });

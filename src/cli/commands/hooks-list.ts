@@ -37,6 +37,9 @@ export function registerHooksListCommand(hooks: Command, ctx: CliContext): void 
         log: stderrLogger(ctx),
         startProcesses: false,
       });
+      // A target or a name may hold a credential of the configuration, which loading registered.
+      const { redactor } = engine.audit;
+      ctx.redactor = redactor;
       let states: readonly HookState[];
       let silentServers: ServerDefinition[];
       try {
@@ -70,17 +73,13 @@ export function registerHooksListCommand(hooks: Command, ctx: CliContext): void 
           // rpc hooks come from the declared events (or wait for the handshake); the server's handshake may narrow them.
           server: s.hook.spec.type === 'rpc' ? { name: s.hook.spec.server, started: false } : null,
         }));
-        ctx.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+        ctx.stdout.write(`${JSON.stringify(redactor.redact(rows), null, 2)}\n`);
       } else {
-        const rows = states.map((s) => [
-          s.hook.id,
-          s.hook.event,
-          s.hook.matcher ?? '*',
-          s.hook.spec.type,
-          s.hook.name,
-          sourceOf(s, positions, ctx.cwd),
-          stateOf(s),
-        ]);
+        const rows = states.map((s) =>
+          [s.hook.id, s.hook.event, s.hook.matcher ?? '*', s.hook.spec.type, s.hook.name, sourceOf(s, positions, ctx.cwd), stateOf(s)].map(
+            (cell) => redactor.redactText(cell),
+          ),
+        );
         ctx.stdout.write(formatTable(['ID', 'EVENT', 'MATCHER', 'TYPE', 'NAME', 'SOURCE', 'STATE'], rows));
       }
       for (const server of silentServers) {

@@ -1,24 +1,26 @@
 import { clip } from '../../core/agent/tool-summary';
+import type { Redactor } from '../../core/audit/redactor';
 import { formatTaggedContext, type DispatchResult } from '../../core/hooks/dispatch-result';
 import type { HookRunEvent } from '../../core/hooks/dispatcher';
 
 const EXCERPT = 400;
 
-function excerpt(text: string | undefined): string | undefined {
+/** Redacted before it is cut: the start of a secret cut in two is no value the redactor knows. */
+function excerpt(text: string | undefined, redactor: Redactor): string | undefined {
   const trimmed = text?.trim();
-  return trimmed ? clip(trimmed, EXCERPT).replace(/\n/g, '\n    ') : undefined;
+  return trimmed ? clip(redactor.redactText(trimmed), EXCERPT).replace(/\n/g, '\n    ') : undefined;
 }
 
 /** One hook's run, for people: decision, status, latency, then its output. */
-export function describeRun(run: HookRunEvent, where: string): string {
+export function describeRun(run: HookRunEvent, where: string, redactor: Redactor): string {
   const { trace } = run.outcome;
   const lines = [`\n${run.hook.name} [${run.hook.spec.type}] ${where}`];
   const exit = trace.exitCode !== undefined && trace.exitCode !== null ? `  exit code: ${trace.exitCode}` : '';
   lines.push(`  decision: ${run.summary.decision}  status: ${run.outcome.status}${exit}  latency: ${Math.round(trace.durationMs)} ms`);
   if (run.summary.reason) lines.push(`  reason: ${run.summary.reason}`);
   if (run.summary.error) lines.push(`  error: ${run.summary.error}`);
-  const stdout = excerpt(trace.stdout);
-  const stderr = excerpt(trace.stderr);
+  const stdout = excerpt(trace.stdout, redactor);
+  const stderr = excerpt(trace.stderr, redactor);
   if (stdout) lines.push(`  stdout: ${stdout}`);
   if (stderr) lines.push(`  stderr: ${stderr}`);
   return `${lines.join('\n')}\n`;

@@ -122,7 +122,7 @@ export function registerHooksTestCommand(hooks: Command, ctx: CliContext): void 
         const subject = toolEvent ? ` ${String(payload.tool_name)} ${JSON.stringify(payload.tool_input)}` : '';
         out.write(`${event}${subject}\n`);
         if (configured.length === 0) out.write('No configured hook matched.\n');
-        for (const run of configured) out.write(describeRun(run, where(run)));
+        for (const run of configured) out.write(describeRun(run, where(run), redactor));
         const builtins = runs.length - configured.length;
         if (builtins > 0) out.write(`(${builtins} built-in hook(s) ran too; --json lists them)\n`);
         out.write(describeMergedResult(result));

@@ -8,9 +8,7 @@ import { engineSessionGuards } from '../engine/engine-session-guards';
 import { HookEngine, type EngineLogger } from '../engine/hook-engine';
 import type { LoadedConfig } from '../hooks/config/loaded-config';
 import type { HookDefinition } from '../hooks/types';
-import { settingValue } from '../hooks/config/setting-value';
-import { readSettingsFile } from '../hooks/config/workspace-config-files';
-import { otlpHeaderValues, settingsHeaderValues } from '../telemetry/otlp-config';
+import { collectorKeys } from '../telemetry/otlp-config';
 import type { DecisionDifference } from './decisions';
 import { compareReplay, replayTranscriptDir, type ReplaySource } from './replay-source';
 import { createScratchWorkspace, type ScratchWorkspaceOptions } from './scratch-workspace';
@@ -114,15 +112,6 @@ function mcpToolHooksFailClosed(configs: readonly LoadedConfig[]): LoadedConfig[
     ...config,
     hooks: config.hooks.map((hook) => (hook.spec.type === 'mcp_tool' ? { ...hook, onFailure: 'block' as const } : hook)),
   }));
-}
-
-/**
- * A collector's key, in the user's settings or the environment, is a secret whether export is
- * on or not (Telemetry.start registers it for a live session): a replayed command may read them too.
- */
-function collectorKeys(env: NodeJS.ProcessEnv, userSettingsFile: string | undefined): string[] {
-  const settings = userSettingsFile ? readSettingsFile(userSettingsFile).settings : {};
-  return [...settingsHeaderValues({ otlpHeaders: settingValue(settings, 'hookpilot.telemetry.otlpHeaders') }), ...otlpHeaderValues(env)];
 }
 
 /** Variables that point git at a repository whatever the working folder: the real one, here. */

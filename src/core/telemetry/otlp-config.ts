@@ -1,5 +1,7 @@
 import * as z from 'zod';
 import { errorMessage } from '../error-message';
+import { settingValue } from '../hooks/config/setting-value';
+import { readSettingsFile } from '../hooks/config/workspace-config-files';
 
 /**
  * Where OpenTelemetry data goes, from the user's own configuration only: the standard
@@ -113,6 +115,16 @@ export function settingsHeaderValues(settings: TelemetrySettings): string[] {
   const headers = settings.otlpHeaders;
   if (typeof headers !== 'object' || headers === null) return [];
   return Object.values(headers).filter((value): value is string => typeof value === 'string');
+}
+
+/**
+ * A collector's key, in the user's settings or the environment, is a secret whether export is
+ * on or not (Telemetry.start registers it for a live session): an engine that starts no export
+ * (a replay, `hooks test`) runs hooks that may read them too.
+ */
+export function collectorKeys(env: NodeJS.ProcessEnv, userSettingsFile: string | undefined): string[] {
+  const settings = userSettingsFile ? readSettingsFile(userSettingsFile).settings : {};
+  return [...settingsHeaderValues({ otlpHeaders: settingValue(settings, 'hookpilot.telemetry.otlpHeaders') }), ...otlpHeaderValues(env)];
 }
 
 /**

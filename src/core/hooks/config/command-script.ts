@@ -88,11 +88,19 @@ export function findCommandScript(words: readonly string[]): CommandScript | und
 }
 
 const LABEL_LENGTH = 40;
+const SECRET_MASK = '***';
 
-/** A readable default name: the script's file name, else the start of the command. */
-export function commandLabel(command: string, args: readonly string[] | undefined): string {
+/**
+ * A readable default name: the script's file name, else the start of the command with its
+ * `secretValues` masked first: a secret cut at the end of the label would no longer be the
+ * value the redactor knows, and the name reaches the model, the audit log and telemetry.
+ */
+export function commandLabel(command: string, args: readonly string[] | undefined, secretValues: readonly string[]): string {
   const script = findCommandScript(commandWords(command, args, () => undefined));
   if (script) return basename(script.path);
-  const text = (args ? [command, ...args].join(' ') : command).replace(/\s+/g, ' ').trim();
+  let text = args ? [command, ...args].join(' ') : command;
+  // Longest first, so a secret that contains another (`Bearer X`, `X`) is masked whole.
+  for (const value of [...secretValues].sort((a, b) => b.length - a.length)) text = text.split(value).join(SECRET_MASK);
+  text = text.replace(/\s+/g, ' ').trim();
   return text.length > LABEL_LENGTH ? `${text.slice(0, LABEL_LENGTH)}…` : text;
 }

@@ -1,3 +1,4 @@
+import { commandLineSecretValues } from '../../config-secrets';
 import { EVENT_INFO, type HookEventName } from '../events';
 import type { HandlerSpec, HookSource } from '../types';
 import { commandLabel } from './command-script';
@@ -61,7 +62,8 @@ function specOf(handler: HandlerConfig, event: HookEventName): HandlerSpec {
 function defaultName(handler: HandlerConfig): string {
   switch (handler.type) {
     case 'command':
-      return commandLabel(handler.command, handler.args);
+      // Only the hook's own env tells a variable's name from a value: the name (and so the id) must not depend on the host's.
+      return commandLabel(handler.command, handler.args, commandLineSecretValues(handler.command, handler.args, handler.env ?? {}));
     case 'http':
       return urlLabel(handler.url);
     case 'builtin':

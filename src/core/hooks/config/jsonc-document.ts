@@ -72,8 +72,14 @@ function nodeLocator(root: Node | undefined, lines: LineIndex): Locator {
   };
 }
 
-/** Parses JSONC (comments, trailing commas) tolerantly: a syntax error keeps what parsed. */
-export function parseJsonc(text: string): ParsedJsonc {
+/** `text` without a leading UTF-8 byte order mark, which editors write and hide and a JSON parser rejects. */
+export function withoutBom(text: string): string {
+  return text.startsWith('\uFEFF') ? text.slice(1) : text;
+}
+
+/** Parses JSONC (comments, trailing commas, a byte order mark) tolerantly: a syntax error keeps what parsed. */
+export function parseJsonc(document: string): ParsedJsonc {
+  const text = withoutBom(document);
   const lines = new LineIndex(text);
   if (stripComments(text).trim() === '') return { value: undefined, locator: nodeLocator(undefined, lines), syntaxErrors: [] };
   const errors: ParseError[] = [];
