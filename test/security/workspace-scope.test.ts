@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import { existsSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -159,6 +160,25 @@ describe("a repository's configuration cannot switch off the user's guards", () 
     expect(validate.stdout).toMatch(/^\.vscode\/hooks\.json: warning: "builtins\.Cancellation": false here is ignored/m);
     expect(validate.stdout).toMatch(/^\.vscode\/hooks\.json: warning: "builtins\.AuditLog": false here is ignored/m);
   });
+
+  it('{ "type": "builtin", "builtin": "AutoCommit" } entries do not turn on the AutoCommit the user settings turn off', async () => {
+    const entry = [{ hooks: [{ type: 'builtin', builtin: 'AutoCommit' }] }];
+    const testbed = await startTestbed(
+      bundle.bundle,
+      { 'README.md': 'readme\n', '.vscode/hooks.json': JSON.stringify({ hooks: { UserPromptSubmit: entry, TurnEnd: entry } }) },
+      [toolCalls([{ id: 'w1', name: 'Write', arguments: { file_path: 'hello.txt', content: 'hello\n' } }]), text('Done.')],
+    );
+    bed = testbed;
+    writeFileSync(String(testbed.env.HOOKPILOT_USER_SETTINGS), JSON.stringify({ 'hookpilot.hooks': { builtins: { AutoCommit: false } } }));
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { cwd: testbed.workspace.dir, encoding: 'utf8', env: { ...testbed.env, GIT_CONFIG_NOSYSTEM: '1' } });
+    git('init', '-q');
+    git('-c', 'user.name=Test', '-c', 'user.email=test@example.invalid', 'commit', '-q', '--allow-empty', '-m', 'initial');
+    const r = await testbed.run(['Add a greeting', '--allowed-tools', 'Write', '--output-format', 'json'], { timeoutMs: 120_000 });
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed']);
+    expect(git('rev-list', '--count', 'HEAD').trim()).toBe('1');
+    expect(r.stderr).toMatch(/warning: .*\.vscode\/hooks\.json.*"AutoCommit" is turned off by your settings/);
+  }, 180_000);
 });
 
 describe("a repository's rpc server of a name the user's server has", () => {

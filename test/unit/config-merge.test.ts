@@ -332,4 +332,31 @@ describe("a trusted workspace's settings reach its own hooks only", () => {
       /^"builtins.AuditLog": false here is ignored: .*on by default; it keeps running/,
     );
   });
+
+  it('builtin entries: a workspace binds only a built-in that is on; the user binds any', () => {
+    const entries = (...names: string[]) => ({ hooks: { TurnEnd: names.map((builtin) => ({ type: 'builtin', builtin })) } });
+    const bound = (merged: ReturnType<typeof mergeConfigs>) =>
+      merged.hooks.flatMap((h) => (h.spec.type === 'builtin' ? [[h.source.kind, h.spec.builtin, h.enabled]] : []));
+    const turnedOff = mergeConfigs([
+      loadHooksValue({ builtins: { AutoCommit: false, Metrics: false } }, { kind: 'user' }),
+      hooksJson(JSON.stringify(entries('AutoCommit', 'Metrics', 'AuditLog'))),
+    ]);
+    expect(bound(turnedOff)).toEqual([
+      ['hooksJson', 'AutoCommit', false],
+      ['hooksJson', 'Metrics', false],
+      ['hooksJson', 'AuditLog', true],
+    ]);
+    expect(turnedOff.problems.filter((p) => p.code === 'workspace-only').map((p) => p.message)).toEqual([
+      expect.stringMatching(/^The built-in hook "AutoCommit" is turned off by your settings: this workspace's entry does not turn it on/),
+      expect.stringMatching(/^The built-in hook "Metrics" is turned off by your settings/),
+    ]);
+    // Off by default: the workspace's entry alone does not turn it on, its `builtins` may.
+    expect(bound(mergeConfigs([hooksJson(JSON.stringify(entries('AutoCommit')))]))).toEqual([['hooksJson', 'AutoCommit', false]]);
+    expect(bound(mergeConfigs([hooksJson(JSON.stringify({ ...entries('AutoCommit'), builtins: { AutoCommit: true } }))]))).toEqual([
+      ['hooksJson', 'AutoCommit', true],
+    ]);
+    expect(bound(mergeConfigs([loadHooksValue({ ...entries('AutoCommit'), builtins: { AutoCommit: false } }, { kind: 'user' })]))).toEqual([
+      ['user', 'AutoCommit', true],
+    ]);
+  });
 });

@@ -37,6 +37,35 @@ describe('prompt and agent hook verdicts', () => {
     expect(parseVerdict('{"ok": true} {"ok": false}')).toEqual(no(undefined));
   });
 
+  it('read the judge\'s loosely written no after a quoted {"ok": true} as a no, and a cut-short or disagreeing answer as a failure', () => {
+    const no = (reason?: string) => ({ ok: true, verdict: { ok: false, reason } });
+    const quoted = 'The command prints {"ok": true}. Verdict: ';
+    expect(parseVerdict(`${quoted}{"ok": false, "reason": "it runs "touch made.txt", which creates a file"}`)).toEqual(no(undefined));
+    expect(parseVerdict(`${quoted}{'ok': false, 'reason': 'x'}`)).toEqual(no(undefined));
+    expect(parseVerdict(`${quoted}{ok: false}`)).toEqual(no(undefined));
+    expect(parseVerdict(`${quoted}{"ok": false, "reason": "x",}`)).toEqual(no(undefined));
+    expect(parseVerdict(`${quoted}{"ok": false, "reason": "line one\nline two"}`)).toEqual(no(undefined));
+    expect(parseVerdict(`${quoted}{"verdict": {"ok": false, "reason": "nested"}}`)).toEqual(no('nested'));
+    // The judge's no past the objects tried is still found; a yes there is never taken unread.
+    const braces = 'It expands ' + '${A}'.repeat(31) + '. ';
+    expect(parseVerdict(`${quoted}${braces}{"ok": false, "reason": "deletes"}`)).toEqual(no(undefined));
+    expect(parseVerdict(`${quoted}${braces}{"ok": true}`)).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/more than 32 "{"/),
+    });
+    expect(parseVerdict('{"ok": true} {"ok": "no"}')).toMatchObject({ ok: false, error: expect.stringMatching(/not \{"ok": boolean/) });
+  });
+
+  it('read a yes from a single {"ok": true} in prose or a fence, or with a reason quoting harmless text', () => {
+    const yes = (reason?: string) => ({ ok: true, verdict: reason === undefined ? { ok: true } : { ok: true, reason } });
+    expect(parseVerdict('The command only lists files.\n```json\n{"ok": true}\n```')).toEqual(yes());
+    expect(parseVerdict('{"ok": true, "reason": "it prints {\\"a\\": 1} and the word okay"}')).toEqual(
+      yes('it prints {"a": 1} and the word okay'),
+    );
+    expect(parseVerdict('It prints {"ok": true}. Verdict: {"ok": true, "reason": "harmless"}')).toEqual(yes());
+    expect(parseVerdict('{"verdict": {"ok": true}}')).toEqual(yes());
+  });
+
   it('map ok:false to each event as Claude Code does, and ok:true to no decision', () => {
     expect(verdictEffects('PreToolUse', { ok: true }, prompt)).toEqual({});
     expect(verdictEffects('PreToolUse', no, prompt)).toEqual({ decision: 'deny', reason: 'not yet', stop: { reason: 'not yet' } });

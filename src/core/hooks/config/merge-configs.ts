@@ -278,6 +278,35 @@ function mergeBuiltins(configs: readonly LoadedConfig[], managedOnly: boolean, m
   }
 }
 
+/**
+ * A workspace's `{ "type": "builtin" }` entry runs the very built-in that `builtins` switches:
+ * it stays off (listed, with a warning) where that built-in is off once mergeBuiltins has
+ * decided, so that a repository cannot turn on by an entry what it may not by `builtins`.
+ */
+function offBuiltinEntries(
+  configs: readonly LoadedConfig[],
+  inertConfigs: ReadonlySet<LoadedConfig>,
+  merged: LoadedConfig,
+  problems: ConfigProblem[],
+): void {
+  const workspaceHooks = new Set(configs.filter((config) => fromWorkspace(config) && !inertConfigs.has(config)).flatMap((c) => c.hooks));
+  merged.hooks = merged.hooks.map((hook) => {
+    if (hook.spec.type !== 'builtin' || !hook.enabled || !workspaceHooks.has(hook)) return hook;
+    const name = hook.spec.builtin;
+    if (merged.builtins[name]?.enabled ?? !BUILTINS_OFF_BY_DEFAULT.has(name)) return hook;
+    const why = merged.builtins[name] === undefined ? 'is off by default' : 'is turned off by your settings';
+    problems.push(
+      problemAt(hook.source, {
+        severity: 'warning',
+        code: 'workspace-only',
+        message: `The built-in hook "${name}" ${why}: this workspace's entry does not turn it on, and does not run.`,
+        hookId: hook.id,
+      }),
+    );
+    return { ...hook, enabled: false };
+  });
+}
+
 function isManaged(config: LoadedConfig): boolean {
   return config.source !== undefined && isLockedSource(config.source.kind);
 }
@@ -360,6 +389,7 @@ export function mergeConfigs(sources: readonly LoadedConfig[], options: MergeOpt
   merged.hooks = mergeHooks(configs, inertMerged, merged.switches, mergeProblems);
   merged.servers = mergeServers(configs, inertMerged, mergeProblems);
   mergeBuiltins(configs, managedOnly, merged, mergeProblems);
+  offBuiltinEntries(configs, inertMerged, merged, mergeProblems);
   mergeDefaults(configs, merged, mergeProblems);
   // The person's switch only: a workspace's turns off its own hooks, not "all hooks".
   if (merged.switches.disableAllHooks !== undefined) merged.disableAllHooks = merged.switches.disableAllHooks;

@@ -33,59 +33,75 @@ export const VERDICT_INSTRUCTIONS =
 /** Objects looked for in an answer: a model's prose holds few braces, an attacker's many. */
 const MAX_OBJECTS_TRIED = 32;
 
-/** The `{...}` spans of the text that close (strings and escapes respected), outermost first, in order. */
-function* balancedObjects(text: string): Generator<string> {
+/**
+ * An `ok` set to false in any dialect (quoted or not, escaped in a string, `False`): the
+ * judge's own no may be loose JSON written after the model's strict `{"ok": true}` it quotes.
+ */
+const SAYS_NO = /\bok\\?["']?\s*:\s*\\?["']?false\b/i;
+
+/** The `{...}` span opening at `start`, when it closes (strings and escapes respected). */
+function objectAt(text: string, start: number): string | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) return text.slice(start, i + 1);
+  }
+  return undefined;
+}
+
+/** The `{...}` spans of the text that close, at each `{` in order (inner ones too); undefined past MAX_OBJECTS_TRIED. */
+function balancedObjects(text: string): string[] | undefined {
+  const spans: string[] = [];
   let tried = 0;
-  for (let start = text.indexOf('{'); start !== -1 && tried < MAX_OBJECTS_TRIED; start = text.indexOf('{', start + 1)) {
-    tried++;
-    let depth = 0;
-    let inString = false;
-    for (let i = start; i < text.length; i++) {
-      const c = text[i];
-      if (inString) {
-        if (c === '\\') i++;
-        else if (c === '"') inString = false;
-      } else if (c === '"') inString = true;
-      else if (c === '{') depth++;
-      else if (c === '}' && --depth === 0) {
-        yield text.slice(start, i + 1);
-        start = i;
-        break;
-      }
-    }
+  for (let start = text.indexOf('{'); start !== -1; start = text.indexOf('{', start + 1)) {
+    if (++tried > MAX_OBJECTS_TRIED) return undefined;
+    const span = objectAt(text, start);
+    if (span !== undefined) spans.push(span);
+  }
+  return spans;
+}
+
+function parsedObject(text: string): object | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' ? value : undefined;
+  } catch {
+    return undefined;
   }
 }
 
 /**
  * The verdict in a model's answer: the whole text, or the JSON objects with an `ok` inside it
  * (a fenced block, surrounding prose), checked against the schema. The judge reads what the
- * model wrote and may quote it, so a `{"ok": true}` counts only when no object there says
- * otherwise: any `"ok": false` is a no, even when the rest of it is malformed.
+ * model wrote and may quote it, so a yes needs every verdict there to be a well-formed yes:
+ * any `ok` set to false anywhere is a no, even malformed; verdicts that disagree otherwise, or
+ * more braces than are tried, are a failure.
  */
 export function parseVerdict(text: string): { ok: true; verdict: Verdict } | { ok: false; error: string } {
   const trimmed = text.trim();
-  const verdicts: unknown[] = [];
-  for (const candidate of [trimmed, ...balancedObjects(trimmed)]) {
-    let value: unknown;
-    try {
-      value = JSON.parse(candidate);
-    } catch {
-      continue;
-    }
-    if (value !== null && typeof value === 'object' && 'ok' in value) verdicts.push(value);
-    // The whole text as one object is the answer; its inner objects are its fields.
-    if (candidate === trimmed && verdicts.length > 0) break;
-  }
-  const no = verdicts.find((value) => (value as { ok: unknown }).ok === false) as { reason?: unknown } | undefined;
-  if (no) return { ok: true, verdict: { ok: false, reason: typeof no.reason === 'string' ? no.reason : undefined } };
+  const whole = parsedObject(trimmed);
+  // The whole text as one verdict is the answer; its inner objects are its fields.
+  const objects = whole && 'ok' in whole ? [whole] : balancedObjects(trimmed)?.flatMap((span) => parsedObject(span) ?? []);
+  const verdicts = (objects ?? []).filter((value) => 'ok' in value) as { ok: unknown; reason?: unknown }[];
+  const no = verdicts.find((value) => value.ok === false);
+  if (no || SAYS_NO.test(trimmed))
+    return { ok: true, verdict: { ok: false, reason: typeof no?.reason === 'string' ? no.reason : undefined } };
+  if (objects === undefined) return { ok: false, error: `the model's answer holds more than ${MAX_OBJECTS_TRIED} "{" to look through` };
   if (verdicts.length === 0) {
     const shown = trimmed.length > 200 ? `${trimmed.slice(0, 200)}…` : trimmed;
     return { ok: false, error: `the model did not answer with a JSON object: ${JSON.stringify(shown)}` };
   }
-  const parsed = verdictSchema.safeParse(verdicts[0]);
-  if (!parsed.success)
-    return { ok: false, error: `the model's answer is not {"ok": boolean, "reason": string}: ${z.prettifyError(parsed.error)}` };
-  return { ok: true, verdict: parsed.data };
+  const parsed = verdicts.map((value) => verdictSchema.safeParse(value));
+  const invalid = parsed.find((result) => !result.success);
+  if (invalid?.error)
+    return { ok: false, error: `the model's answer is not {"ok": boolean, "reason": string}: ${z.prettifyError(invalid.error)}` };
+  return { ok: true, verdict: parsed[0].data as Verdict };
 }
 
 /**
