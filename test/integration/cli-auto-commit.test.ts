@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonResult, startTestbed, type CliResult, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
@@ -48,8 +48,42 @@ const auditRecords = (r: CliResult) =>
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
-const autoCommitRun = (r: CliResult) =>
-  auditRecords(r).find((rec) => rec.type === 'hook_run' && rec.hook_name === 'AutoCommit' && rec.event === 'TurnEnd');
+const autoCommitRuns = (r: CliResult) => auditRecords(r).filter((rec) => rec.type === 'hook_run' && rec.hook_name === 'AutoCommit');
+const autoCommitRun = (r: CliResult) => autoCommitRuns(r).find((rec) => rec.event === 'TurnEnd');
+
+/** The resident memory of a running process, in MiB (0 once it is gone). */
+function residentMiB(pid: number | undefined): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Runs the CLI, killing it once it holds more than 1.5 GiB (the shared machine must not run out
+ * of memory when a fix regresses); its peak, and whether it was killed.
+ */
+async function runWatchingMemory(b: Testbed, args: string[]): Promise<{ r: CliResult; peakMiB: number; killed: boolean }> {
+  let peakMiB = 0;
+  let killed = false;
+  let watchdog: NodeJS.Timeout | undefined;
+  const r = await b.run(args, {
+    timeoutMs: 120_000,
+    onSpawn: (child) => {
+      watchdog = setInterval(() => {
+        peakMiB = Math.max(peakMiB, residentMiB(child.pid));
+        if (peakMiB > 1536 && !killed) {
+          killed = true;
+          child.kill('SIGKILL');
+        }
+      }, 100);
+    },
+  });
+  clearInterval(watchdog);
+  return { r, peakMiB, killed };
+}
 
 /**
  * A completed turn in which the model plants `content` in `.git/<file>` with a program it writes
@@ -187,5 +221,121 @@ describe('AutoCommit (built-in, off by default)', () => {
     expect(existsSync(marker)).toBe(false);
     expect(commitCount(b.git)).toBe(2);
     expect(b.git('show', '--name-only', '--format=', 'HEAD').trim()).toBe('hello.txt');
+  });
+
+  it('never stages a nested repository: a tracked file the turn made a gitlink to a repository with a clean filter is left out, and the filter never runs', async () => {
+    // What a program of the model can do: README.md becomes a repository of its own whose config
+    // names a clean filter, and the index entry a gitlink to it. `git add` would run `git status`
+    // in there, and so the filter, with AutoCommit's environment.
+    const nest = `
+const { execFileSync } = require('child_process');
+const fs = require('fs');
+const path = require('path');
+const git = (cwd, ...args) => execFileSync('git', ['-c', 'user.name=m', '-c', 'user.email=m@e.invalid', ...args], { cwd, encoding: 'utf8' });
+const marker = path.resolve('ran-nested-filter');
+fs.rmSync('README.md');
+fs.mkdirSync('README.md');
+const sub = path.resolve('README.md');
+git(sub, 'init', '-q');
+fs.writeFileSync(path.join(sub, 'f'), 'f\\n');
+fs.writeFileSync(path.join(sub, '.gitattributes'), '* filter=x\\n');
+git(sub, 'add', 'f', '.gitattributes');
+git(sub, 'commit', '-q', '-m', 'nested');
+git(sub, 'config', 'filter.x.clean', 'touch ' + marker + '; cat');
+// An old modification time: git cannot trust f's stat data and filters it again to compare.
+fs.utimesSync(path.join(sub, 'f'), new Date('2001-01-01'), new Date('2001-01-01'));
+git('.', 'rm', '-q', '--cached', 'README.md');
+git('.', 'update-index', '--add', '--cacheinfo', '160000,' + git(sub, 'rev-parse', 'HEAD').trim() + ',README.md');
+`;
+    const b = await repoBed([write('w0', 'nest.js', nest), bash('b1', 'node nest.js'), write('w1', 'hello.txt', 'hello\n'), text('Done.')]);
+    bed = b;
+    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write,Bash(node:*)', '--output-format', 'json'], { timeoutMs: 60_000 });
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed', 'executed']);
+    expect(b.git('ls-files', '-s', 'README.md')).toMatch(/^160000 /);
+    expect(existsSync(b.workspace.file('ran-nested-filter'))).toBe(false);
+    expect(b.git('show', '--name-only', '--format=', 'HEAD').trim().split('\n').sort()).toEqual(['hello.txt', 'nest.js']);
+    expect(auditRecords(r)).toContainEqual(
+      expect.objectContaining({
+        type: 'note',
+        level: 'warning',
+        data: expect.objectContaining({ files: ['hello.txt', 'nest.js'], nested_repository: ['README.md'] }),
+      }),
+    );
+  }, 90_000);
+
+  it("runs git without the host's secret-looking variables, as the Bash tool: a filter the user's git config names does not see them", async () => {
+    const b = await repoBed([write('w1', 'hello.txt', 'hello\n'), text('Done.')]);
+    bed = b;
+    const seen = path.join(b.home, 'filter-env.txt');
+    writeFileSync(b.workspace.file('.gitattributes'), '*.txt filter=hp\n');
+    b.git('add', '.gitattributes');
+    b.git('commit', '-q', '-m', 'attributes');
+    // The user's own git configuration, as `git lfs install` writes one: AutoCommit's commit runs it on hello.txt.
+    writeFileSync(path.join(b.home, '.gitconfig'), `[filter "hp"]\n\tclean = "env > '${seen}'; cat"\n`);
+    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write', '--output-format', 'json'], {
+      env: { DEPLOY_TOKEN: 'tok-live-3f9a8b7c6d5e4f3a2b1c' },
+    });
+    expect(jsonResult(r).stop_reason).toBe('completed');
+    expect(b.git('show', '--name-only', '--format=', 'HEAD').trim()).toBe('hello.txt');
+    const env = readFileSync(seen, 'utf8');
+    expect(env).toContain('PATH=');
+    expect(env).not.toContain('tok-live-3f9a8b7c6d5e4f3a2b1c');
+  });
+
+  it('a tracked folder the turn swapped for a link to /proc/self is committed as that link, never read through it', async () => {
+    const b = await repoBed([
+      write('w0', 'swap.js', "require('fs').rmSync('d', { recursive: true }); require('fs').symlinkSync('/proc/self', 'd');\n"),
+      bash('b1', 'node swap.js'),
+      text('Done.'),
+    ]);
+    bed = b;
+    mkdirSync(b.workspace.file('d'));
+    writeFileSync(b.workspace.file('d/pagemap'), 'x\n');
+    b.git('add', 'd/pagemap');
+    b.git('commit', '-q', '-m', 'folder');
+    // Through the link, d/pagemap is the CLI's own page map: a "regular file" of size 0 whose reads never end.
+    const { r, peakMiB, killed } = await runWatchingMemory(b, [
+      'Tidy up',
+      '--allowed-tools',
+      'Write,Bash(node:*)',
+      '--output-format',
+      'json',
+    ]);
+    expect(killed).toBe(false);
+    expect(peakMiB).toBeLessThan(512);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed']);
+    expect(b.git('ls-tree', 'HEAD', 'd').trim()).toMatch(/^120000 blob /);
+    expect(b.git('ls-tree', '-r', '--name-only', 'HEAD').split('\n')).not.toContain('d/pagemap');
+  }, 150_000);
+
+  it('reads a bounded number of bytes per snapshot: thousands of 16 MiB files left by an earlier turn do not hold up the next prompt', async () => {
+    const b = await repoBed([text('Hello.')]);
+    bed = b;
+    // Sparse: no disk used, but 31 GiB to read; over 10 MB each, they are never committed and stay untracked.
+    execFileSync('sh', ['-c', 'mkdir s && cd s && seq 1 2000 | xargs truncate -s 16M'], { cwd: b.workspace.dir });
+    const r = await b.run(['Say hello', '--output-format', 'json'], { timeoutMs: 600_000 });
+    expect(jsonResult(r).stop_reason).toBe('completed');
+    const runs = autoCommitRuns(r).filter((rec) => rec.event === 'UserPromptSubmit' || rec.event === 'TurnEnd');
+    expect(runs.map((rec) => rec.status)).toEqual(['success', 'success']);
+    for (const run of runs) expect(run.duration_ms).toBeLessThan(15_000);
+    expect(commitCount(b.git)).toBe(1);
+  }, 660_000);
+
+  it("past the byte budget, compares by metadata: the user's changed file is not taken for the turn's", async () => {
+    // The turn's 20 files of 16 MiB come before notes.txt and use up the snapshot's budget, which notes.txt had at the prompt.
+    const b = await repoBed([
+      bash('b1', 'mkdir big && cd big && seq 1 20 | xargs truncate -s 16M'),
+      write('w1', 'hello.txt', 'hello\n'),
+      text('Done.'),
+    ]);
+    bed = b;
+    const r = await b.run(['Make files', '--allowed-tools', 'Write,Bash', '--output-format', 'json'], { timeoutMs: 60_000 });
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed']);
+    expect(commitCount(b.git)).toBe(2);
+    expect(b.git('show', '--name-only', '--format=', 'HEAD').trim()).toBe('hello.txt');
+    expect(b.git('status', '--porcelain', '--untracked-files=no').split('\n').filter(Boolean).sort()).toEqual([
+      ' M notes.txt',
+      'A  staged.txt',
+    ]);
   });
 });

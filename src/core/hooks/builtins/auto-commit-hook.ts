@@ -2,7 +2,7 @@ import type { AuditSink } from '../../audit/records';
 import type { AgentHook, AgentHookContext } from '../agent-hook';
 import type { PayloadOf } from '../payloads';
 import type { HookEffects } from '../types';
-import { GitWorktree } from './git-worktree';
+import { type Fingerprint, GitWorktree, unchanged } from './git-worktree';
 
 /** The subject line's room for the prompt (git's 72-column convention, less the prefix). */
 const SUBJECT_PROMPT_CHARS = 50;
@@ -12,7 +12,7 @@ export const MAX_COMMITTED_FILE_BYTES = 10 * 1024 * 1024;
 interface OpenTurn {
   prompt: string;
   /** What was dirty before the turn, with fingerprints; undefined outside a repository. */
-  before: Promise<Map<string, string> | undefined>;
+  before: Promise<Map<string, Fingerprint> | undefined>;
 }
 
 /**
@@ -70,17 +70,24 @@ export class AutoCommitHook implements AgentHook {
     // Checks .git/config again (the turn could change it); a refusal is thrown so the run is recorded as failed, not skipped.
     const now = await git.dirty();
     // New since the prompt, or different from what it was then (a file the user had changed and the turn changed further).
-    const touched = [...now].filter(([file, print]) => before.get(file) !== print).map(([file]) => file);
-    const tooLarge = touched.filter((file) => git.size(file) > MAX_COMMITTED_FILE_BYTES);
-    const changed = touched.filter((file) => !tooLarge.includes(file));
-    const skipped = tooLarge.length > 0 ? { too_large: tooLarge } : {};
-    if (changed.length === 0) return { metadata: { auto_commit: { committed: false, reason: 'no changes', ...skipped } } };
+    const touched = [...now].filter(([file, print]) => !unchanged(before.get(file), print)).map(([file]) => file);
+    const skipped: { nested_repository?: string[]; too_large?: string[] } = {};
+    const changed: string[] = [];
+    for (const file of touched) {
+      // A nested repository is left out: git would look inside it, where its own config names what runs.
+      const reason = git.isDirectory(file) ? 'nested_repository' : git.size(file) > MAX_COMMITTED_FILE_BYTES ? 'too_large' : undefined;
+      if (reason === undefined) changed.push(file);
+      else (skipped[reason] ??= []).push(file);
+    }
+    const noChanges = { metadata: { auto_commit: { committed: false, reason: 'no changes', ...skipped } } };
+    if (changed.length === 0) return noChanges;
     const commit = await git.commit(changed, commitMessage(turn.prompt, p));
+    if (commit === undefined) return noChanges;
     const data = { commit, turn_index: p.turn_index, files: changed, ...skipped };
     this.audit.append({
       type: 'note',
       session_id: p.session_id,
-      level: tooLarge.length > 0 ? 'warning' : 'info',
+      level: Object.keys(skipped).length > 0 ? 'warning' : 'info',
       message: `AutoCommit ${commit.slice(0, 12)}`,
       data,
     });
