@@ -103,6 +103,14 @@ describe('recordingFromAudit', () => {
     expect(recording.turns.map((t) => t.prompt)).toEqual(['tidy up', 'and again']);
     expect(recording.notes[0]).toMatch(/a message sent while turn 1 ran is not replayed/);
   });
+
+  it("a compaction's summary (AfterLLM at step 0) is no reply of its turn: a replay does not compact", () => {
+    const records = session();
+    records.splice(6, 0, event('AfterLLM', { step: 0, llm_response: { content: 'SUMMARY', tool_calls: [], finish_reason: 'stop' } }));
+    const recording = recordingFromAudit(records);
+    expect(recording.turns[0].responses.map((r) => r.content)).not.toContain('SUMMARY');
+    expect(recording.turns[0].responses).toHaveLength(3);
+  });
 });
 
 describe('recordingFromTranscript', () => {

@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { jsonResult, startTestbed, toolMessageSent, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
+import { jsonResult, nodeHook, startTestbed, toolMessageSent, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
 import { text, toolCalls, type RecordedRequest } from '../support/model-server';
+import { hooksJson } from '../support/workspace';
 
 // Long sessions at constant cost must not open a way around the guards: the Bash tool's
 // shells are started ahead of need (in the spawner helper), and the audit log keeps only
@@ -81,4 +83,104 @@ describe('long sessions, as the model attacks them', () => {
     // What the model was sent, request by request (the server saw the same conversation, redacted).
     expect(rebuilt).toEqual(bed.server.requests.map((req) => req.body.messages.length));
   });
+});
+
+/** The compaction's summary request, as opposed to a request of the agent or a subagent. */
+const isSummaryRequest = (req: RecordedRequest) => String(req.body.messages[0]?.content).startsWith('You compact');
+const compacted = (req: RecordedRequest) =>
+  req.body.messages.some((m) => String(m.content).includes('Summary of the earlier conversation'));
+/** A plan as long as the model likes: its own text pushes the context past the budget. */
+const longPlan = (id: string) =>
+  toolCalls([{ id, name: 'TodoWrite', arguments: { todos: [{ content: 'z'.repeat(150_000), status: 'completed' }] } }]);
+
+function transcriptRecords(home: string, sessionId: string): Array<{ subtype?: string; message?: { role: string; content: unknown } }> {
+  const projects = path.join(home, '.hookpilot', 'projects');
+  return readFileSync(path.join(projects, readdirSync(projects)[0], 'transcripts', `${sessionId}.jsonl`), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { subtype?: string; message?: { role: string; content: unknown } });
+}
+
+describe('compaction, as the model brings it about', () => {
+  it('sends the summary request through BeforeLLM: what a hook scrubs from every request, and its model, hold for it', async () => {
+    const scrub = nodeHook(
+      `const messages = JSON.parse(JSON.stringify(input.llm_request.messages).replace(/CONFIDENTIAL-\\d+/g, '[scrubbed]'));
+process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'BeforeLLM', llmRequest: { messages, model: 'on-prem-model' } } }));`,
+    );
+    const files = {
+      'data.txt': 'customer ledger CONFIDENTIAL-4471\n',
+      'hooks/scrub.js': scrub,
+      '.vscode/hooks.json': hooksJson({ BeforeLLM: [{ hooks: [{ type: 'command', command: 'node hooks/scrub.js' }] }] }),
+    };
+    bed = await startTestbed(bundle.bundle, files, (req) => {
+      if (isSummaryRequest(req)) return text('summary of the work');
+      if (compacted(req)) return text('done');
+      const done = req.body.messages.filter((m) => m.role === 'tool').length;
+      return done === 0 ? toolCalls([{ id: 'r1', name: 'Read', arguments: { file_path: 'data.txt' } }]) : longPlan(`t${done}`);
+    });
+    const r = await bed.run(['summarize the ledger', '--output-format', 'json', '--max-steps', '20'], { timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(bed.server.requests.some(isSummaryRequest), 'a compaction ran').toBe(true);
+    for (const req of bed.server.requests) {
+      expect(JSON.stringify(req.body.messages), `request ${req.index}`).not.toContain('CONFIDENTIAL-4471');
+      expect(req.body.model, `request ${req.index}`).toBe('on-prem-model');
+    }
+  }, 180_000);
+
+  it('sends no summary request a BeforeLLM hook blocks, and compacts nothing', async () => {
+    const guard = nodeHook(`if (input.step === 0) { process.stderr.write('no summaries off-site'); process.exit(2); }`);
+    const files = {
+      'hooks/guard.js': guard,
+      '.vscode/hooks.json': hooksJson({ BeforeLLM: [{ hooks: [{ type: 'command', command: 'node hooks/guard.js' }] }] }),
+    };
+    bed = await startTestbed(bundle.bundle, files, (req) => {
+      const done = req.body.messages.filter((m) => m.role === 'tool').length;
+      return isSummaryRequest(req) ? text('summary') : done < 4 ? longPlan(`t${done}`) : text('done');
+    });
+    const r = await bed.run(['work', '--output-format', 'json', '--max-steps', '20'], { timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(bed.server.requests.filter(isSummaryRequest)).toHaveLength(0);
+    expect(bed.server.requests.some(compacted)).toBe(false);
+    expect(r.stderr).toContain('compaction blocked by BeforeLLM hook');
+  }, 180_000);
+
+  it('writes the compact_boundary before SessionStart (source "compact") hooks read the transcript', async () => {
+    const start = nodeHook(
+      `if (input.source === 'compact') {
+  const lines = fs.readFileSync(input.transcript_path, 'utf8').trim().split('\\n');
+  fs.writeFileSync('seen.json', JSON.stringify({ boundary: lines.some((l) => JSON.parse(l).subtype === 'compact_boundary') }));
+}`,
+    );
+    const files = {
+      'hooks/start.js': start,
+      '.vscode/hooks.json': hooksJson({ SessionStart: [{ hooks: [{ type: 'command', command: 'node hooks/start.js' }] }] }),
+    };
+    bed = await startTestbed(bundle.bundle, files, (req) => {
+      if (isSummaryRequest(req)) return text('summary');
+      return compacted(req) ? text('done') : longPlan(`t${req.body.messages.filter((m) => m.role === 'tool').length}`);
+    });
+    const r = await bed.run(['work', '--output-format', 'json', '--max-steps', '20'], { timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(bed.workspace.file('seen.json'), 'utf8'))).toEqual({ boundary: true });
+  }, 180_000);
+
+  it("marks no compact_boundary in the session's transcript when only a subagent's conversation was compacted", async () => {
+    bed = await startTestbed(bundle.bundle, {}, (req) => {
+      if (isSummaryRequest(req)) return text('summary of the sub-work');
+      if (String(req.body.messages[0]?.content).includes('You are a subagent')) {
+        return compacted(req) ? text('sub done') : longPlan(`s${req.body.messages.filter((m) => m.role === 'tool').length}`);
+      }
+      if (req.body.messages.some((m) => m.role === 'tool')) return text('all done');
+      return toolCalls([{ id: 'task1', name: 'Task', arguments: { description: 'sub work', prompt: 'do the sub work' } }]);
+    });
+    const r = await bed.run(['delegate', '--output-format', 'json', '--allowed-tools', 'Task', '--max-steps', '20'], {
+      timeoutMs: 120_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(bed.server.requests.some(isSummaryRequest), 'the subagent was compacted').toBe(true);
+    const records = transcriptRecords(bed.home, jsonResult(r).session_id);
+    expect(records.filter((rec) => rec.subtype === 'compact_boundary')).toHaveLength(0);
+    // The main conversation is written once, not again after a boundary.
+    expect(records.filter((rec) => rec.message?.role === 'user' && rec.message.content === 'delegate')).toHaveLength(1);
+  }, 180_000);
 });

@@ -401,6 +401,28 @@ describe('project instructions', () => {
     expect(sent).not.toContain('SYMLINKED-SECRET-5521');
     expect(sent).not.toContain('HARDLINKED-SECRET-7730');
   });
+
+  it('an AGENTS.md the model linked to a file a Read deny rule covers, or a CLAUDE.md an ask rule names, is not loaded', async () => {
+    const recordAll = nodeHook(`fs.appendFileSync('loaded.jsonl', JSON.stringify(input) + '\\n');`);
+    const permissions = { deny: ['Read(secrets/**)'], ask: ['Read(CLAUDE.md)'] };
+    const files = {
+      'secrets/plan.txt': 'launch code is 4417-ALPHA',
+      'CLAUDE.md': 'ASKED-FOR-MARKER',
+      '.vscode/settings.json': JSON.stringify({ 'hookpilot.permissions': permissions }),
+      'hooks/loaded.js': recordAll,
+      '.vscode/hooks.json': hooksJson({ InstructionsLoaded: [{ hooks: [{ type: 'command', command: 'node hooks/loaded.js' }] }] }),
+    };
+    // What `ln -s secrets/plan.txt AGENTS.md` in an earlier session leaves: a link inside the workspace.
+    bed = await startTestbed(bundle.bundle, files, [text('ok')]);
+    symlinkSync('secrets/plan.txt', bed.workspace.file('AGENTS.md'));
+    const r = await bed.run(['hi', '--output-format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const sent = JSON.stringify(bed.server.requests.map((q) => q.body));
+    expect(sent).not.toContain('4417-ALPHA');
+    expect(sent).not.toContain('ASKED-FOR-MARKER');
+    expect(r.stderr).toContain('project instructions not loaded: AGENTS.md: deny rule Read(secrets/**)');
+    expect(existsSync(bed.workspace.file('loaded.jsonl'))).toBe(false);
+  });
 });
 
 const autoApprove = nodeHook(

@@ -104,6 +104,7 @@ export class AgentSession {
       workspaceRoot: options.workspaceRoot,
       extra: options.systemPrompt,
       projectInstructions: options.projectInstructions !== false,
+      permissions: options.permissions,
       hooks: this.hooks,
       emit: this.fire,
     });

@@ -1,4 +1,7 @@
 import path from 'node:path';
+import { resolvedRuleView } from '../permissions/resolved-rule-view';
+import type { PermissionSettings } from './permissions/permission-settings';
+import { compileRules, ruleSignal, type CompiledRule } from './permissions/rule-signals';
 import { errnoCode, isBinaryFile, openForReading } from './tools/file-content';
 import { resolveInWorkspace } from './tools/workspace-paths';
 import { errorMessage } from '../error-message';
@@ -20,14 +23,25 @@ export interface ProjectInstructions {
  * AGENTS.md, and CLAUDE.md when present, from the workspace root. A file reached through a
  * symlink leading outside the workspace, a hard-linked file, a binary or unreadable one is
  * skipped (the reason is returned): the model must never be handed a file from elsewhere.
+ * So is one a Read deny or ask rule covers, as named or where its links lead: the model may
+ * have made it a link to a file the rules keep from it.
  */
-export async function loadProjectInstructions(workspaceRoot: string): Promise<{ loaded: ProjectInstructions[]; skipped: string[] }> {
+export async function loadProjectInstructions(
+  workspaceRoot: string,
+  permissions: PermissionSettings,
+): Promise<{ loaded: ProjectInstructions[]; skipped: string[] }> {
   const loaded: ProjectInstructions[] = [];
   const skipped: string[] = [];
+  const rules = compileRules(permissions);
   for (const name of INSTRUCTION_FILES) {
     const filePath = path.join(workspaceRoot, name);
     try {
       const physical = resolveInWorkspace(filePath, { workspaceRoot, cwd: workspaceRoot });
+      const refusal = readRefusal(rules, filePath, physical, workspaceRoot, permissions);
+      if (refusal !== undefined) {
+        skipped.push(`${name}: ${refusal}`);
+        continue;
+      }
       const handle = await openForReading(physical, filePath);
       try {
         if (!(await handle.stat()).isFile() || (await isBinaryFile(handle))) {
@@ -48,6 +62,31 @@ export async function loadProjectInstructions(workspaceRoot: string): Promise<{ 
     }
   }
   return { loaded, skipped };
+}
+
+/** Why the Read rules keep `filePath` from the model (a deny or an ask: no person is there to answer), if they do. */
+function readRefusal(
+  rules: readonly CompiledRule[],
+  filePath: string,
+  physical: string,
+  workspaceRoot: string,
+  permissions: PermissionSettings,
+): string | undefined {
+  const input = { file_path: filePath };
+  const signal = ruleSignal(
+    rules,
+    [],
+    {
+      toolName: 'Read',
+      input,
+      cwd: workspaceRoot,
+      physical: resolvedRuleView(input, physical, workspaceRoot),
+      scope: { workspaceRoot, cwd: workspaceRoot, additionalDirectories: permissions.additionalDirectories },
+      editAllowed: () => false,
+    },
+    'rule',
+  );
+  return signal && signal.verdict !== 'allow' ? signal.reason : undefined;
 }
 
 /** The system prompt section: each file under its name, as written. */

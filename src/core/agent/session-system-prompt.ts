@@ -1,5 +1,6 @@
 import type { AgentEvent } from './agent-events';
 import type { ChatMessage } from './llm/chat-model';
+import type { PermissionSettings } from './permissions/permission-settings';
 import { instructionsSection, loadProjectInstructions } from './project-instructions';
 import type { SessionHooks } from './session-hooks';
 import { baseSystemPrompt, withExtensions } from './system-prompt';
@@ -11,6 +12,8 @@ export interface SessionSystemPromptDeps {
   extra?: string;
   /** Load AGENTS.md and CLAUDE.md (false for an untrusted workspace). */
   projectInstructions: boolean;
+  /** The session's permission rules: a file its Read rules deny or ask for is not loaded. */
+  permissions: () => PermissionSettings;
   hooks: SessionHooks;
   emit: (event: AgentEvent) => void;
 }
@@ -35,7 +38,7 @@ export class SessionSystemPrompt {
     if (this.instructionsText !== undefined) return this.instructionsText;
     this.instructionsText = '';
     if (!this.deps.projectInstructions) return '';
-    const { loaded, skipped } = await loadProjectInstructions(this.deps.workspaceRoot);
+    const { loaded, skipped } = await loadProjectInstructions(this.deps.workspaceRoot, this.deps.permissions());
     for (const reason of skipped)
       this.deps.emit({ type: 'notice', level: 'warning', message: `project instructions not loaded: ${reason}`, source: 'session' });
     for (const file of loaded)

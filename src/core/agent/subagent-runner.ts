@@ -71,7 +71,7 @@ export class SubagentRunner {
         hooks,
         tools,
         executor: this.deps.executorFor(hooks, offered),
-        compactor: this.deps.compactor,
+        compactor: this.deps.compactor.reportingTo(this.compactionNotice(agent.id)),
         emit: this.deps.emit,
         maxSteps: this.deps.maxSteps,
         onFinalAnswer: async (answer, loopSignal) => {
@@ -109,5 +109,22 @@ export class SubagentRunner {
         halt,
       };
     return { ok: true, content: outcome.result || '(the subagent returned no text)', response };
+  }
+
+  /**
+   * A subagent's compaction is told to the user as a notice: the session's `compacted` event
+   * would rewrite the session's transcript, whose conversation was not compacted.
+   */
+  private compactionNotice(agentId: string): (event: AgentEvent) => void {
+    return (event) =>
+      this.deps.emit(
+        event.type === 'compacted'
+          ? {
+              type: 'notice',
+              level: 'info',
+              message: `subagent ${agentId}: compacted its conversation (${event.messagesBefore} -> ${event.messagesAfter} messages)`,
+            }
+          : event,
+      );
   }
 }

@@ -12,6 +12,7 @@ import type { Tool } from './tools/tool';
 import { toolDefinitions } from './tools/tool-definitions';
 import { errorMessage } from '../error-message';
 import { withUniqueCallIds } from './llm/unique-call-ids';
+import { dispatchAfterLLM, dispatchBeforeLLM } from './llm-request-hooks';
 
 export interface TurnOutcome {
   reason: TurnEndReason;
@@ -84,14 +85,10 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
     deps.persist?.();
     const toolDefs = toolDefinitions(deps.tools());
     let request: ModelRequest = { model: deps.modelName, messages, tools: toolDefs.length > 0 ? toolDefs : undefined };
-    const before = await deps.hooks.dispatch(
-      'BeforeLLM',
-      { step, llm_request: { model: request.model, messages: request.messages, tools: request.tools } },
-      signal,
-    );
-    const beforeHalt = modelHookHalt(before);
+    const before = await dispatchBeforeLLM(deps.hooks, step, request, signal);
+    const beforeHalt = modelHookHalt(before.result);
     if (beforeHalt) return done(beforeHalt.reason, lastText, beforeHalt.outcome);
-    if (before.llmRequest) request = applyRequestRewrite(request, before.llmRequest);
+    request = before.request;
 
     let response: ModelResponse;
     try {
@@ -112,23 +109,11 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
     }
     // AfterLLM hooks see the ids the calls will run under; a rewrite may repeat one again.
     response = withUniqueCallIds(response);
-    const after = await deps.hooks.dispatch(
-      'AfterLLM',
-      {
-        step,
-        llm_response: {
-          content: response.content,
-          tool_calls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments ?? c.argumentsText })),
-          finish_reason: response.finishReason,
-        },
-      },
-      signal,
-    );
-    const afterHalt = modelHookHalt(after);
+    const after = await dispatchAfterLLM(deps.hooks, step, response, signal);
+    const afterHalt = modelHookHalt(after.result);
     if (afterHalt) return done(afterHalt.reason, lastText, afterHalt.outcome);
-    if (after.llmResponse) response = applyResponseRewrite(response, after.llmResponse);
-    response = withUniqueCallIds(response);
-    for (const w of after.warnings) deps.emit({ type: 'notice', level: 'warning', message: w, source: 'AfterLLM' });
+    response = withUniqueCallIds(after.response);
+    for (const w of after.result.warnings) deps.emit({ type: 'notice', level: 'warning', message: w, source: 'AfterLLM' });
 
     lastText = response.content || lastText;
     messages.push(assistantMessage(response));
@@ -138,7 +123,7 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
       content: response.content,
       toolCalls: response.toolCalls.map((c) => ({ id: c.id, name: c.name, input: c.arguments ?? c.argumentsText })),
     });
-    const afterContexts = after.contexts;
+    const afterContexts = after.result.contexts;
 
     if (response.toolCalls.length > 0) {
       const outcomes = await executeCalls(response.toolCalls, deps, signal);
@@ -305,37 +290,4 @@ export function stopFailureError(err: unknown): StopFailureError {
 
 export function reminder(contexts: readonly TaggedContext[]): ChatMessage {
   return { role: 'user', content: `<system-reminder>\n${contexts.map(formatTaggedContext).join('\n')}\n</system-reminder>` };
-}
-
-/** `modify` on BeforeLLM (PicoClaw's): a hook may replace messages, model, tools or sampling. */
-function applyRequestRewrite(request: ModelRequest, rewrite: Record<string, unknown>): ModelRequest {
-  const next = { ...request };
-  if (typeof rewrite.model === 'string') next.model = rewrite.model;
-  if (Array.isArray(rewrite.messages)) next.messages = rewrite.messages as ChatMessage[];
-  if (Array.isArray(rewrite.tools)) next.tools = rewrite.tools as ModelRequest['tools'];
-  if (typeof rewrite.temperature === 'number') next.temperature = rewrite.temperature;
-  return next;
-}
-
-/** `modify` on AfterLLM (PicoClaw's): a hook may replace the text or drop/replace tool calls. */
-function applyResponseRewrite(response: ModelResponse, rewrite: Record<string, unknown>): ModelResponse {
-  const next = { ...response };
-  if (typeof rewrite.content === 'string') next.content = rewrite.content;
-  if (Array.isArray(rewrite.tool_calls)) {
-    next.toolCalls = rewrite.tool_calls.flatMap((c, i): ToolCallRequest[] => {
-      if (!c || typeof c !== 'object') return [];
-      const call = c as { id?: unknown; name?: unknown; arguments?: unknown };
-      if (typeof call.name !== 'string') return [];
-      const args = call.arguments && typeof call.arguments === 'object' ? (call.arguments as Record<string, unknown>) : {};
-      return [
-        {
-          id: typeof call.id === 'string' ? call.id : `hook_call_${i}`,
-          name: call.name,
-          argumentsText: JSON.stringify(args),
-          arguments: args,
-        },
-      ];
-    });
-  }
-  return next;
 }

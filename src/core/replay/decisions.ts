@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../agent/llm/chat-model';
+import { COMPACTION_STEP } from '../agent/compaction';
 import { clip } from '../agent/tool-summary';
 import type { AuditRecord } from '../audit/records';
 import { messageText, toolOutcomeOf } from './transcript-text';
@@ -98,7 +99,7 @@ export function decisionsOf(records: readonly AuditRecord[]): Decision[] {
     const { payload } = events.get(record.dispatch_id) ?? { payload: {} as Fields };
     if (record.event === 'SessionStart' && typeof payload.cwd === 'string') root ??= payload.cwd;
     if (payload.agent_id === undefined) {
-      if (record.event === 'AfterLLM') step++;
+      if (record.event === 'AfterLLM' && payload.step !== COMPACTION_STEP) step++;
       if (record.event === 'UserPromptSubmit' && !inTurn) turn++;
       if (record.event === 'TurnStart') inTurn = true;
       if (record.event === 'TurnEnd') inTurn = false;

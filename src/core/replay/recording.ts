@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { parseAuditLine, tornLineProblem, type AuditReadProblem, type AuditReadResult } from '../audit/audit-reader';
 import type { AuditRecord } from '../audit/records';
 import type { ChatMessage, ModelResponse, ToolCallRequest } from '../agent/llm/chat-model';
+import { COMPACTION_STEP } from '../agent/compaction';
 import { parseToolArguments } from '../agent/llm/tool-arguments';
 import { isTypedPrompt, messageText } from './transcript-text';
 
@@ -88,7 +89,8 @@ export function recordingFromAudit(records: readonly AuditRecord[], problems: re
       inTurn = true;
     } else if (record.event === 'TurnEnd') {
       inTurn = false;
-    } else if (record.event === 'AfterLLM') {
+    } else if (record.event === 'AfterLLM' && payload.step !== COMPACTION_STEP) {
+      // A compaction's summary is no reply of the turn (and a replay does not compact).
       const parsed = afterLlmSchema.safeParse(payload);
       if (!parsed.success) {
         throw new RecordingError(`record ${record.seq}: the recorded model reply is malformed (${issues(parsed.error)})`);
