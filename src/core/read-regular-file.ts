@@ -32,6 +32,22 @@ export function readRegularFile(file: string, maxBytes: number, options: { follo
 
 /** readRegularFile's bytes, undecoded. */
 export function readRegularBytes(file: string, maxBytes: number, options: { followLinks?: boolean } = {}): Buffer {
+  return readChecked(file, options, (size) => {
+    if (size > maxBytes) throw new FileTooLargeError(size, maxBytes);
+    return size;
+  }).bytes;
+}
+
+/** As readRegularBytes, but a larger file is read up to `maxBytes` rather than refused; `size` says how much it holds. */
+export function readRegularHead(file: string, maxBytes: number, options: { followLinks?: boolean } = {}): { bytes: Buffer; size: number } {
+  return readChecked(file, options, (size) => Math.min(size, maxBytes));
+}
+
+function readChecked(
+  file: string,
+  options: { followLinks?: boolean },
+  bytesToRead: (size: number) => number,
+): { bytes: Buffer; size: number } {
   let fd: number;
   try {
     fd = openSync(file, options.followLinks ? FOLLOWING : FLAGS);
@@ -42,16 +58,15 @@ export function readRegularBytes(file: string, maxBytes: number, options: { foll
   try {
     const info = fstatSync(fd);
     if (!info.isFile()) throw new Error('it is not a regular file (a FIFO, a device or a folder)');
-    if (info.size > maxBytes) throw new FileTooLargeError(info.size, maxBytes);
     // Only the size checked is read: a file that grows meanwhile is cut there, never read past the cap.
-    const buffer = Buffer.alloc(info.size);
+    const buffer = Buffer.alloc(bytesToRead(info.size));
     let length = 0;
     while (length < buffer.length) {
       const n = readSync(fd, buffer, length, buffer.length - length, length);
       if (n === 0) break;
       length += n;
     }
-    return buffer.subarray(0, length);
+    return { bytes: buffer.subarray(0, length), size: info.size };
   } finally {
     closeSync(fd);
   }

@@ -50,3 +50,20 @@ describe('a .env value in the form the file holds it', () => {
     90_000,
   );
 });
+
+describe("the person's .env padded past 1 MiB, as the model can pad it in one session for the next", () => {
+  it.each([
+    ['after the value', `API_TOKEN=${SECRET}\n${'#'.repeat(1_100_000)}\n`, 'head -n 1 .env | cut -d= -f2'],
+    ['before the value', `${'#'.repeat(1_100_000)}\nAPI_TOKEN=${SECRET}\n`, 'tail -n 1 .env | cut -d= -f2'],
+  ])(
+    'still has its value redacted when padded %s',
+    async (_where, env, command) => {
+      const bed = await newBed({ '.env': env }, [toolCalls([{ id: 'read', name: 'Bash', arguments: { command } }]), text('done')]);
+      const r = await bed.run(['--allowed-tools', 'Bash', '--output-format', 'json', 'go'], { timeoutMs: 60_000 });
+      expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed']);
+      expect(toolMessageSent(bed.server, 'read')).toContain('[REDACTED:secret_value]');
+      expect(JSON.stringify(bed.server.requests.map((q) => q.body))).not.toContain(SECRET);
+    },
+    90_000,
+  );
+});

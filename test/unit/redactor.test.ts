@@ -430,7 +430,8 @@ describe('.env secrets', () => {
     const result = await loadEnvFileSecrets(dir, r);
     const names = (files: string[]) => files.map((f) => f.slice(dir.length + 1));
     expect(names(result.files).slice(0, 2)).toEqual(['.env.local', '.env.development.local']);
-    expect(result.files).toHaveLength(34);
+    // .env.32 is read up to the budget, so it is among the files read and the files cut.
+    expect(result.files).toHaveLength(35);
     expect(names(result.cut)).toEqual(['.env.32', '.env.33']);
     expect(r.redactText('local-token-value-2x dev-token-value-3x')).toBe('[REDACTED:secret_value] [REDACTED:secret_value]');
 
@@ -442,6 +443,31 @@ describe('.env secrets', () => {
     expect(counted.registered).toBe(20_000);
     expect(names(counted.cut)).toEqual(['.env.extra']);
   });
+
+  it.each([
+    ['after its values', (assignment: string) => `${assignment}\n${'#'.repeat(1_100_000)}\n`],
+    ['before its values', (assignment: string) => `${'#'.repeat(1_100_000)}\n${assignment}\n`],
+  ])('registers the values of a .env padded past 1 MiB %s, and says nothing was cut', async (_where, padded) => {
+    writeFileSync(join(dir, '.env'), padded('SERVICE_TOKEN=hunter2hunter2xyz'));
+    const r = new Redactor();
+    expect((await loadEnvFileSecrets(dir, r)).cut).toEqual([]);
+    expect(r.redactText('token hunter2hunter2xyz')).toBe('token [REDACTED:secret_value]');
+  });
+
+  it('reads a .env padded past 32 MiB up to the budget and names it, and the files after it, as cut', async () => {
+    writeFileSync(join(dir, '.env'), `SERVICE_TOKEN=hunter2hunter2xyz\n${'#'.repeat(33 * 1024 * 1024)}\nLATE_TOKEN=late-token-value-9x\n`);
+    writeFileSync(join(dir, '.env.local'), 'LOCAL_TOKEN=local-token-value-2x\n');
+    const r = new Redactor();
+    const result = await loadEnvFileSecrets(dir, r);
+    expect(result.cut.map((f) => f.slice(dir.length + 1))).toEqual(['.env', '.env.local']);
+    expect(r.redactText('hunter2hunter2xyz late-token-value-9x')).toBe('[REDACTED:secret_value] late-token-value-9x');
+  });
+
+  it('parses a .env of many blank lines without trying each line against all those below it', () => {
+    // Each blank line tried against every one below it, up to the comment, took over a minute here.
+    const text = `${'\n'.repeat(200_000)}# end of the blank lines\nAPI_TOKEN=blank-lines-token-4x\n`;
+    expect(envSecretValues(text)).toEqual(['blank-lines-token-4x']);
+  }, 10_000);
 
   it('does not let files of padding push out the values of the files after them', async () => {
     for (let i = 0; i < 9; i++) writeFileSync(join(dir, `.env.${i}.local`), `# ${'c'.repeat(1000 * 1024)}\n`);

@@ -33,4 +33,13 @@ describe('settingValue: a setting as VS Code reads a settings file', () => {
       settingValue({ 'hookpilot.hooks': null, 'hookpilot.hooks.claudeSettings': 'off' }, 'hookpilot.hooks.claudeSettings'),
     ).toBeUndefined();
   });
+
+  it('reads a setting of a file of 8,000 dotted keys under one object, each key placed once', () => {
+    const settings: Record<string, unknown> = { 'hookpilot.permissions': { deny: ['Read'] } };
+    for (let i = 0; i < 8_000; i++) settings[`hookpilot.x.k${i}`] = i;
+    expect(settingValue(settings, 'hookpilot.permissions')).toEqual({ deny: ['Read'] });
+    const x = settingValue(settings, 'hookpilot.x') as Record<string, unknown>;
+    expect(Object.keys(x)).toHaveLength(8_000);
+    expect(x.k7999).toBe(7_999);
+  }, 10_000);
 });

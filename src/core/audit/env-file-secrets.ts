@@ -1,7 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MIN_SECRET_VALUE_LENGTH } from './redactor';
-import { readRegularBytes } from '../read-regular-file';
+import { readRegularHead } from '../read-regular-file';
 
 /**
  * Values in a workspace's `.env` files are secrets the model may echo back (a hook's
@@ -32,19 +32,21 @@ interface SecretValueSink {
 
 // Committed templates hold placeholders, not secrets.
 const TEMPLATE_SUFFIXES = new Set(['example', 'sample', 'template', 'dist']);
-const MAX_ENV_FILE_BYTES = 1024 * 1024;
 /**
  * What one start reads of them in all: each registered value is matched against everything the
  * model and the log see, and a repository (or the agent) can ship a hundred files of them.
  */
-// Text costs little to read where it assigns nothing (comments: about 1 ms a MiB), so a file of
-// padding cannot take the place of the person's; the values cap is what bounds the redactor.
+// Text costs little to read where it assigns nothing (comments: about 1 ms a MiB), so padding
+// cannot take the place of the person's values; the values cap is what bounds the redactor. No
+// file has a cap of its own: the model can pad the person's `.env`, before its values or after.
 export const MAX_ENV_BYTES = 32 * 1024 * 1024;
 export const MAX_ENV_VALUES = 20_000;
 
 // The dotenv grammar: KEY=value, `export KEY=value`, quoted values that may span lines, # comments.
+// Before the key, spaces of its own line only: `^\s*` would take in the blank lines below, once
+// from each of them (a MiB of blank lines held the thread for minutes).
 const ENV_LINE =
-  /^\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?$/gm;
+  /^[^\S\r\n\u2028\u2029]*(?:export\s+)?([\w.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?$/gm;
 
 const SECRET_KEY_HINT = /pass|pwd|secret|token|key|auth|cred|private|salt|signature|signing|cookie|session/i;
 const URL_WITH_CREDENTIALS = /^[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]+@/i;
@@ -60,7 +62,11 @@ const NAMES_SOMETHING = [
 ];
 
 export function parseEnvFile(text: string): EnvEntry[] {
-  const entries: EnvEntry[] = [];
+  return [...envEntries(text)];
+}
+
+// One at a time: a file of 32 MiB holds millions of assignments, most of them no secret.
+function* envEntries(text: string): Generator<EnvEntry> {
   for (const match of text.matchAll(ENV_LINE)) {
     const raw = (match[2] ?? '').trim();
     const quote = raw[0];
@@ -71,20 +77,23 @@ export function parseEnvFile(text: string): EnvEntry[] {
       value = written.replace(/\r\n?/g, '\n');
       if (quote === '"') value = value.replace(/\\n/g, '\n').replace(/\\r/g, '\r');
     }
-    entries.push({ key: match[1], value, written });
+    yield { key: match[1], value, written };
   }
-  return entries;
 }
 
 /**
  * The secret values of a `.env` text, each as read and as written: a value spanning CRLF lines
  * or holding a `\n` escape is sent as read by whoever loads it, but shown as written by a
  * tool that reads the file. A value is matched whole, lines and all, never line by line: a
- * line alone (`"type": "service_account",` of a JSON key) is often no secret at all.
+ * line alone (`"type": "service_account",` of a JSON key) is often no secret at all. Past
+ * `max` values, the rest are not looked for.
  */
-export function envSecretValues(text: string): string[] {
+export function envSecretValues(text: string, max = Infinity): string[] {
   const values = new Set<string>();
-  for (const entry of parseEnvFile(text)) if (isEnvSecret(entry)) values.add(entry.value).add(entry.written);
+  for (const entry of envEntries(text)) {
+    if (values.size > max) break;
+    if (isEnvSecret(entry)) values.add(entry.value).add(entry.written);
+  }
   return [...values];
 }
 
@@ -138,7 +147,7 @@ export async function findEnvFiles(dir: string): Promise<string[]> {
   const files: string[] = [];
   for (const name of candidates) {
     const info = await stat(join(dir, name)).catch(() => undefined);
-    if (info?.isFile() && info.size <= MAX_ENV_FILE_BYTES) files.push(join(dir, name));
+    if (info?.isFile()) files.push(join(dir, name));
   }
   return files;
 }
@@ -153,23 +162,27 @@ export async function loadEnvFileSecrets(dir: string, redactor: SecretValueSink)
   for (const [index, file] of files.entries()) {
     // Read as checked: a `.env` swapped for a FIFO since its stat would hold a thread forever.
     let bytes: Buffer;
+    let whole: boolean;
     try {
-      bytes = readRegularBytes(file, MAX_ENV_FILE_BYTES, { followLinks: true });
+      const head = readRegularHead(file, bytesLeft, { followLinks: true });
+      bytes = head.bytes;
+      whole = bytes.length === head.size;
     } catch {
       continue;
     }
     bytesLeft -= bytes.length;
-    if (bytesLeft < 0) return { files: read, registered: redactor.secretValueCount - before, cut: files.slice(index) };
     read.push(file);
     const encoding = encodingOf(bytes);
-    const values = envSecretValues(decode(bytes, encoding));
+    // One more than is left, to know whether any was left out.
+    const values = envSecretValues(decode(bytes, encoding), valuesLeft + 1);
     for (const value of values.slice(0, valuesLeft)) {
       redactor.addSecretValue(value);
       // What `cat` of a UTF-16 file shows once its output is read as UTF-8: a NUL beside each character.
       if (encoding !== 'utf8') redactor.addSecretValue(encode(value, encoding).toString('utf8'));
     }
     valuesLeft -= values.length;
-    if (valuesLeft < 0) return { files: read, registered: redactor.secretValueCount - before, cut: files.slice(index) };
+    // Past the budget in bytes (this file read in part) or in values: the files left are not read.
+    if (!whole || valuesLeft < 0) return { files: read, registered: redactor.secretValueCount - before, cut: files.slice(index) };
   }
   return { files: read, registered: redactor.secretValueCount - before, cut: [] };
 }

@@ -12,11 +12,15 @@ function isTree(value: unknown): value is Tree {
  * object is ignored, as VS Code ignores it. The file's objects are copied, never changed.
  */
 export function settingValue(settings: Readonly<Record<string, unknown>>, setting: string): unknown {
-  const [head] = setting.split('.');
+  const wanted = setting.split('.');
   const root: Tree = Object.create(null);
-  // Only keys under the setting's first segment can reach its place.
-  for (const key of Object.keys(settings).filter((k) => k === head || k.startsWith(`${head}.`))) {
+  // The objects of the tree copied from the file's: each is copied once, then added to in place.
+  const copies = new WeakSet<Tree>([root]);
+  for (const key of Object.keys(settings)) {
     const segments = key.split('.');
+    // Only a key on the setting's path (`hookpilot`) or below it (`hookpilot.permissions.deny`)
+    // can reach its place: any other only makes objects beside it.
+    if (segments.some((segment, i) => i < wanted.length && segment !== wanted[i])) continue;
     const last = segments.pop()!;
     let node: Tree | undefined = root;
     for (const segment of segments) {
@@ -25,13 +29,18 @@ export function settingValue(settings: Readonly<Record<string, unknown>>, settin
         node = undefined;
         break;
       }
+      if (child !== undefined && copies.has(child)) {
+        node = child;
+        continue;
+      }
       const copy: Tree = Object.assign(Array.isArray(child) ? [] : Object.create(null), child);
+      copies.add(copy);
       node[segment] = copy;
       node = copy;
     }
     if (node) node[last] = settings[key];
   }
   let value: unknown = root;
-  for (const segment of setting.split('.')) value = isTree(value) && Object.hasOwn(value, segment) ? value[segment] : undefined;
+  for (const segment of wanted) value = isTree(value) && Object.hasOwn(value, segment) ? value[segment] : undefined;
   return value;
 }
