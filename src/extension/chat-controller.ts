@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { AgentEvent, SessionStartSource } from '../core/agent/agent-events';
 import type { AgentSession } from '../core/agent/agent-session';
+import type { ChatMessage } from '../core/agent/llm/chat-model';
 import type { Approver } from '../core/agent/permissions/permission-settings';
 import type { TurnOutcome } from '../core/agent/turn-loop';
 import { Transcript } from '../core/agent/transcript';
@@ -340,10 +341,15 @@ export class ChatController extends Disposable {
     await this.activity.switchSession(async () => {
       await this.endSession('other');
       this.post(this.projector.clear());
-      const messages = Transcript.load(Transcript.pathFor(this.transcriptDir, sessionId));
-      for (const event of replayTranscript(messages)) this.emitAll(this.projector.project(event));
       const notice = (level: 'info' | 'error', message: string) =>
         this.emitAll(this.projector.project({ type: 'notice', level, message, source: 'session' }));
+      let messages: ChatMessage[];
+      try {
+        messages = Transcript.load(Transcript.pathFor(this.transcriptDir, sessionId));
+      } catch (error) {
+        return notice('error', `This earlier chat could not be resumed: ${errorMessage(error)}`);
+      }
+      for (const event of replayTranscript(messages)) this.emitAll(this.projector.project(event));
       if (!resolution.ok) return notice('info', 'This earlier chat can continue once a model is configured.');
       try {
         await this.startSession('resume', resolution.endpoint.model, sessionId);

@@ -1,9 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { jsonResult, useTestbed, type Testbed } from '../fixtures/cli/cli-harness';
 import { stall, text, toolCalls, type RecordedRequest } from '../support/model-server';
+import { procStat } from '../../src/core/process/proc-stat';
 import { waitUntilDead } from '../support/process-liveness';
 
 // A crash loses at most the step in flight: the transcript is written as the conversation
@@ -57,7 +58,11 @@ describe('a crash loses no conversation', () => {
     const { dir, ids } = transcripts(bed.home);
     expect(ids).toHaveLength(1);
     // The lock of the killed process is still there: stale, since its pid is gone.
-    expect(readFileSync(path.join(dir, `${ids[0]}.jsonl.lock`), 'utf8').trim()).toBe(String(running!.pid));
+    expect(
+      readFileSync(path.join(dir, `${ids[0]}.jsonl.lock`), 'utf8')
+        .trim()
+        .split(' ')[0],
+    ).toBe(String(running!.pid));
 
     const resumed = await bed.run(['carry on', '--continue', '--permission-mode', 'bypassPermissions', '--output-format', 'json'], {
       timeoutMs: 60_000,
@@ -91,6 +96,50 @@ describe('a crash loses no conversation', () => {
     expect((await first).code).toBe(130);
     const third = await bed.run(['after', '--resume', sessionId, '--output-format', 'json']);
     expect(jsonResult(third)).toMatchObject({ session_id: sessionId, result: 'ok: after' });
+  });
+
+  it("a killed run's lock whose pid now belongs to a process started later is stale; one whose pid and start time match is not", async () => {
+    bed = await testbed({}, (request) => text(`ok: ${lastUserText(request)}`));
+    const sessionId = jsonResult(await bed.run(['hello', '--output-format', 'json'])).session_id;
+    const lock = path.join(transcripts(bed.home).dir, `${sessionId}.jsonl.lock`);
+    // A live process that started when the lock says is its owner; one that started at another
+    // time got the pid of a killed owner (a reboot, a container restart).
+    const other = spawn('sleep', ['600'], { stdio: 'ignore' });
+    try {
+      const started = procStat(other.pid!)!.started;
+      writeFileSync(lock, `${other.pid} ${started}\n`);
+      const refused = await bed.run(['interleave', '--resume', sessionId]);
+      expect(refused.stderr.trim()).toBe(`hookpilot: session ${sessionId} is in use by process ${other.pid}`);
+
+      writeFileSync(lock, `${other.pid} ${started - 1}\n`);
+      const resumed = await bed.run(['again', '--resume', sessionId, '--output-format', 'json']);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(jsonResult(resumed)).toMatchObject({ session_id: sessionId, result: 'ok: again' });
+    } finally {
+      other.kill('SIGKILL');
+    }
+  });
+});
+
+describe('resuming after a compaction cut off by a crash', () => {
+  it('a boundary written without the compacted conversation after it does not empty the resumed conversation', async () => {
+    bed = await testbed({}, (request) => text(`ok: ${lastUserText(request)}`));
+    const first = jsonResult(await bed.run(['first', '--output-format', 'json']));
+    // What a crash between the boundary and the compacted conversation left.
+    appendFileSync(
+      path.join(transcripts(bed.home).dir, `${first.session_id}.jsonl`),
+      JSON.stringify({ type: 'system', subtype: 'compact_boundary', timestamp: 'x' }) + '\n',
+    );
+    const resumed = await bed.run(['second', '--resume', first.session_id, '--output-format', 'json']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const sent = messagesOf(bed.server.requests.at(-1)!)
+      .filter((m) => m.role !== 'system' && !String(m.content).startsWith('<system-reminder>'))
+      .map((m) => [m.role, m.content]);
+    expect(sent).toEqual([
+      ['user', 'first'],
+      ['assistant', 'ok: first'],
+      ['user', 'second'],
+    ]);
   });
 });
 

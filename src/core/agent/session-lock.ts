@@ -1,4 +1,5 @@
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { procStat } from '../process/proc-stat';
 
 /** Lock files this process holds: a second session object here must not take one over. */
 const held = new Set<string>();
@@ -11,9 +12,16 @@ export class SessionInUseError extends Error {
   }
 }
 
+/** Who holds a lock: its pid and, where /proc tells it, when that process started. */
+interface LockOwner {
+  pid: number;
+  started?: number;
+}
+
 /**
  * An exclusive lock per session: `<transcript>.lock`, created with `wx`, holding the owner's
- * pid. A lock whose process is gone (a crash, SIGKILL) is stale and taken over.
+ * pid and start time. A lock whose process is gone (a crash, SIGKILL) is stale and taken over,
+ * also when its pid now belongs to a process started at another time (a reboot reused it).
  */
 export class SessionLock {
   private constructor(private readonly file: string) {}
@@ -25,11 +33,12 @@ export class SessionLock {
         held.add(file);
         return new SessionLock(file);
       }
-      const owner = ownerOf(file);
+      const text = lockText(file);
+      const owner = ownerIn(text);
       // Our own pid without an entry in `held`: a session object of this process that never ended.
-      if (owner !== undefined && owner !== process.pid && isAlive(owner)) throw new SessionInUseError(sessionId, owner);
+      if (owner !== undefined && owner.pid !== process.pid && isRunning(owner)) throw new SessionInUseError(sessionId, owner.pid);
       // Stale. Checked again right before removing it: another process may have broken it already.
-      if (ownerOf(file) !== owner) continue;
+      if (lockText(file) !== text) continue;
       try {
         unlinkSync(file);
       } catch (err) {
@@ -42,17 +51,18 @@ export class SessionLock {
   release(): void {
     if (!held.delete(this.file)) return;
     try {
-      if (ownerOf(this.file) === process.pid) unlinkSync(this.file);
+      if (ownerIn(lockText(this.file))?.pid === process.pid) unlinkSync(this.file);
     } catch {
       // Already gone: nothing to release.
     }
   }
 }
 
-/** Creates the lock with its pid in one step (a hard link), so no one ever reads it half-written. */
+/** Creates the lock with its owner in one step (a hard link), so no one ever reads it half-written. */
 function tryCreate(file: string): boolean {
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
-  writeFileSync(temp, `${process.pid}\n`);
+  const started = procStat(process.pid)?.started;
+  writeFileSync(temp, started === undefined ? `${process.pid}\n` : `${process.pid} ${started}\n`);
   try {
     linkSync(temp, file);
     return true;
@@ -64,13 +74,30 @@ function tryCreate(file: string): boolean {
   }
 }
 
-function ownerOf(file: string): number | undefined {
+function lockText(file: string): string | undefined {
   try {
-    const pid = Number.parseInt(readFileSync(file, 'utf8').trim(), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+    return readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
+}
+
+/** A lock written before start times were kept holds the pid alone. */
+function ownerIn(text: string | undefined): LockOwner | undefined {
+  if (text === undefined) return undefined;
+  const [pid, started] = text
+    .trim()
+    .split(/\s+/)
+    .map((field) => Number.parseInt(field, 10));
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  return { pid, started: Number.isInteger(started) ? started : undefined };
+}
+
+/** Whether the owner still runs: its pid is alive and, where both start times are known, they match. */
+function isRunning(owner: LockOwner): boolean {
+  if (!isAlive(owner.pid)) return false;
+  const started = procStat(owner.pid)?.started;
+  return owner.started === undefined || started === undefined || started === owner.started;
 }
 
 function isAlive(pid: number): boolean {

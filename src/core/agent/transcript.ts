@@ -1,7 +1,9 @@
-import { appendFileSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { endsOnFreshLine } from '../audit/audit-reader';
+import { errorMessage } from '../error-message';
 import type { ChatMessage } from './llm/chat-model';
+import { MAX_REPLY_BYTES } from './llm/reply-limits';
 import { SessionLock } from './session-lock';
 import { isValidSessionId } from '../session-id';
 
@@ -13,6 +15,11 @@ export interface RestoredSession {
 
 /** The tool message a call gets when the process died before its result was written. */
 export const INTERRUPTED_CALL = 'Error: the session ended (the process was stopped) before this call finished; whether it ran is unknown.';
+
+/** A line holds one message, the largest of which is a model's reply: a longer line is skipped on read, not held. */
+const MAX_LINE_BYTES = MAX_REPLY_BYTES;
+const READ_CHUNK_BYTES = 1024 * 1024;
+const NEWLINE = 0x0a;
 
 /**
  * The session transcript as JSONL at `transcript_path`, which hooks may read (Claude Code
@@ -61,12 +68,13 @@ export class Transcript {
   sync(messages: readonly ChatMessage[]): void {
     const fresh = messages.slice(Math.max(this.written, 1));
     if (fresh.length === 0) return;
-    const ts = new Date().toISOString();
-    appendFileSync(
-      this.file,
-      fresh.map((message) => JSON.stringify({ type: message.role, timestamp: ts, message: this.redact(message) }) + '\n').join(''),
-    );
+    appendFileSync(this.file, this.lines(fresh));
     this.written = messages.length;
+  }
+
+  private lines(messages: readonly ChatMessage[]): string {
+    const timestamp = new Date().toISOString();
+    return messages.map((message) => JSON.stringify({ type: message.role, timestamp, message: this.redact(message) }) + '\n').join('');
   }
 
   /**
@@ -88,11 +96,15 @@ export class Transcript {
   /**
    * After a compaction: a boundary record (as Claude Code writes one), then the compacted
    * conversation. The history before it stays in the file for readers; a resume starts at it.
+   * Serialized first and written in one append, with the boundary saying how many messages follow
+   * it: a crash or a failure midway leaves a boundary a reader knows to be torn, never one that
+   * empties the conversation.
    */
   compacted(messages: readonly ChatMessage[]): void {
-    appendFileSync(this.file, JSON.stringify({ type: 'system', subtype: 'compact_boundary', timestamp: new Date().toISOString() }) + '\n');
-    this.written = 0;
-    this.sync(messages);
+    const kept = messages.slice(1);
+    const boundary = { type: 'system', subtype: 'compact_boundary', keptMessages: kept.length, timestamp: new Date().toISOString() };
+    appendFileSync(this.file, JSON.stringify(boundary) + '\n' + this.lines(kept));
+    this.written = messages.length;
   }
 
   /**
@@ -120,39 +132,134 @@ export class Transcript {
     return Transcript.restore(file, onBadLine).messages;
   }
 
-  /** What a resume takes back from the file: the conversation (as `parse`) and the session's deny rules, in order. */
+  /**
+   * What a resume takes back from the file: the conversation (as `parse`) and the session's deny
+   * rules, in order. Read line by line: the file grows without bound (each compaction writes its
+   * kept messages again), past what one string can hold. Throws when the file exists but cannot
+   * be read: a resume must not go on without the conversation and the rules a person set.
+   */
   static restore(file: string, onBadLine?: (lineNumber: number) => void): RestoredSession {
-    let text: string;
+    const records = new RestoredRecords(onBadLine);
     try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      return { messages: [], denyRules: [] };
+      forEachLine(file, (line, lineNumber) => records.take(line, lineNumber));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { messages: [], denyRules: [] };
+      throw new Error(`cannot read the transcript ${file}: ${errorMessage(error)}`);
     }
-    return Transcript.read(text, onBadLine);
+    return records.result();
   }
 
   /** A transcript's conversation from its text: from the last compaction on, every call answered. */
   static parse(text: string, onBadLine?: (lineNumber: number) => void): ChatMessage[] {
-    return Transcript.read(text, onBadLine).messages;
+    const records = new RestoredRecords(onBadLine);
+    text.split('\n').forEach((line, index) => records.take(line, index + 1));
+    return records.result().messages;
+  }
+}
+
+/**
+ * Calls `onLine` with each line of the file and its 1-based number, reading a chunk at a time.
+ * A line over MAX_LINE_BYTES comes as undefined, without being held.
+ */
+function forEachLine(file: string, onLine: (line: string | undefined, lineNumber: number) => void): void {
+  const fd = openSync(file, 'r');
+  try {
+    const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+    // The start of the line a chunk ended in, copied (the chunk is read into again); undefined once too long.
+    let head: Buffer[] | undefined = [];
+    let headBytes = 0;
+    let lineNumber = 0;
+    const endLine = (rest: Buffer): void => {
+      headBytes += rest.length;
+      const whole =
+        head === undefined || headBytes > MAX_LINE_BYTES ? undefined : head.length === 0 ? rest : Buffer.concat([...head, rest]);
+      onLine(whole?.toString('utf8'), ++lineNumber);
+      head = [];
+      headBytes = 0;
+    };
+    for (let read = readSync(fd, chunk); read > 0; read = readSync(fd, chunk)) {
+      const data = chunk.subarray(0, read);
+      let start = 0;
+      for (let newline = data.indexOf(NEWLINE); newline !== -1; newline = data.indexOf(NEWLINE, start)) {
+        endLine(data.subarray(start, newline));
+        start = newline + 1;
+      }
+      headBytes += read - start;
+      if (head !== undefined && headBytes <= MAX_LINE_BYTES) head.push(Buffer.from(data.subarray(start)));
+      else head = undefined;
+    }
+    if (headBytes > 0) endLine(Buffer.alloc(0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+interface TranscriptRecord {
+  message?: ChatMessage;
+  subtype?: string;
+  rule?: unknown;
+  keptMessages?: unknown;
+}
+
+function parseRecord(line: string): TranscriptRecord | undefined {
+  try {
+    const entry: unknown = JSON.parse(line);
+    return typeof entry === 'object' && entry !== null ? (entry as TranscriptRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A transcript's records, taken in order: what a resume needs of them. */
+class RestoredRecords {
+  private messages: ChatMessage[] = [];
+  private readonly denyRules: string[] = [];
+  /**
+   * The last compaction while not all the messages written with it have been read: a torn one
+   * (a crash midway) leaves the conversation as it was before it.
+   */
+  private compaction?: { before: ChatMessage[]; kept: number };
+
+  constructor(private readonly onBadLine?: (lineNumber: number) => void) {}
+
+  /** `line` undefined: one too long to hold, skipped as a torn one is. */
+  take(line: string | undefined, lineNumber: number): void {
+    if (line?.trim() === '') return;
+    const entry = line === undefined ? undefined : parseRecord(line);
+    if (!entry) {
+      // A line torn by a crash: the messages around it are still good, but what it held is lost.
+      this.tearCompaction();
+      this.onBadLine?.(lineNumber);
+    } else if (entry.subtype === 'compact_boundary') {
+      this.tearCompaction();
+      // A boundary written before the count was kept is whole once a message follows it.
+      this.compaction = { before: this.messages, kept: typeof entry.keptMessages === 'number' ? entry.keptMessages : 1 };
+      this.messages = [];
+      this.settleCompaction();
+    } else if (entry.subtype === 'session_deny' && typeof entry.rule === 'string') {
+      // A compaction does not end the session, so it keeps the session's deny rules.
+      this.tearCompaction();
+      this.denyRules.push(entry.rule);
+    } else if (entry.message && typeof entry.message === 'object' && 'role' in entry.message) {
+      this.messages.push(entry.message);
+      this.settleCompaction();
+    }
   }
 
-  private static read(text: string, onBadLine?: (lineNumber: number) => void): RestoredSession {
-    const messages: ChatMessage[] = [];
-    const denyRules: string[] = [];
-    text.split('\n').forEach((line, index) => {
-      if (line.trim() === '') return;
-      try {
-        const entry = JSON.parse(line) as { message?: ChatMessage; subtype?: string; rule?: unknown };
-        if (entry.subtype === 'compact_boundary') messages.length = 0;
-        // A compaction does not end the session, so it keeps the session's deny rules.
-        else if (entry.subtype === 'session_deny' && typeof entry.rule === 'string') denyRules.push(entry.rule);
-        else if (entry.message && typeof entry.message === 'object' && 'role' in entry.message) messages.push(entry.message);
-      } catch {
-        // A line torn by a crash: the messages around it are still good, but what it held is lost.
-        onBadLine?.(index + 1);
-      }
-    });
-    return { messages: answerDanglingCalls(messages), denyRules };
+  /** The conversation from the last whole compaction on, every call answered, and the deny rules. */
+  result(): RestoredSession {
+    this.tearCompaction();
+    return { messages: answerDanglingCalls(this.messages), denyRules: this.denyRules };
+  }
+
+  private settleCompaction(): void {
+    if (this.compaction && this.messages.length >= this.compaction.kept) this.compaction = undefined;
+  }
+
+  private tearCompaction(): void {
+    if (!this.compaction) return;
+    this.messages = this.compaction.before;
+    this.compaction = undefined;
   }
 }
 

@@ -21,15 +21,18 @@ export interface ProcStat {
   state: string;
   parent: number;
   group: number;
+  /** When it started, in clock ticks after boot: with the pid, tells it from a later process given the same pid. */
+  started: number;
 }
 
-/** A process's state, parent and process group, or undefined when it is gone. */
+/** A process's state, parent, process group and start time, or undefined when it is gone. */
 export function procStat(pid: number): ProcStat | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    // After the parenthesised command name (which may hold blanks): state, parent pid, group.
-    const [state, parent, group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { state, parent: Number(parent), group: Number(group) };
+    // After the parenthesised command name (which may hold blanks): state, parent pid, group; the 20th is the start time.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const [state, parent, group] = fields;
+    return { state, parent: Number(parent), group: Number(group), started: Number(fields[19]) };
   } catch {
     return undefined;
   }

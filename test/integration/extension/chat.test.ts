@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -387,6 +387,20 @@ describe('resuming a chat another process works on', () => {
     await chat.prompt('And its population?');
     const sent = chat.server.requests.at(-1)?.body.messages.map((m) => m.content);
     expect(sent).toEqual(expect.arrayContaining(['What is the capital of France?', 'Paris.', 'And its population?']));
+  });
+});
+
+describe('resuming a chat whose transcript cannot be read', () => {
+  it('says why in the chat instead of resuming it empty', async () => {
+    const chat = await startChat({}, [text('never sent')]);
+    h = chat;
+    mkdirSync(join(chat.storageDir, 'transcripts', 'unreadable.jsonl'), { recursive: true });
+    chat.webview.send({ type: 'resume', sessionId: 'unreadable' });
+    const refused = await until(() => chat.items().find((i) => i.kind === 'notice' && i.level === 'error'), 'the refusal');
+    expect(refused).toMatchObject({
+      message: expect.stringContaining('This earlier chat could not be resumed: cannot read the transcript'),
+    });
+    expect(chat.root.chat.currentSessionId).toBeUndefined();
   });
 });
 
