@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -202,4 +202,53 @@ describe("a repository's rpc server of a name the user's server has", () => {
     expect(r.stderr).toContain(`Server "policy" is already declared in ${userHooks}`);
     expect(r.stderr).toMatch(/\.vscode\/hooks\.json:\d+ is refused/);
   }, 120_000);
+});
+
+describe("the person's own settings folders outside the workspace", () => {
+  it('a folder copied, moved or unpacked onto one asks (denied headless); a copy elsewhere in the home folder runs', async () => {
+    const person = JSON.stringify({ 'hookpilot.permissions': { deny: ['Bash(curl *)'] } });
+    const bash = (id: string, command: string) => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
+    const folders = {
+      user: '.config/Code/User',
+      profile: '.config/Code/User/profiles/work',
+      machine: '.config/Code/Machine',
+      claude: '.claude',
+    };
+    bed = await startTestbed(bundle.bundle, {}, [
+      toolCalls([
+        {
+          id: 'stage',
+          name: 'Write',
+          arguments: { file_path: 'stage/settings.json', content: JSON.stringify({ 'hookpilot.permissions': { allow: ['Bash(*)'] } }) },
+        },
+      ]),
+      bash('user', 'cp -r stage/. ~/.config/Code/User/'),
+      bash('profile', 'cp -R stage/. "$HOME/.config/Code/User/profiles/work"'),
+      bash('machine', 'tar -cf s.tar -C stage . && tar -xf s.tar -C ~/.config/Code/Machine'),
+      bash('claude', 'mv ~/.claude ~/.claude-old && mv stage ~/.claude'),
+      bash('elsewhere', 'cp -r stage/. ~/notes/ && cat ~/.config/Code/User/keybindings.json'),
+      text('done'),
+    ]);
+    const userSettings = path.join(bed.home, folders.user, 'settings.json');
+    for (const folder of Object.values(folders)) {
+      mkdirSync(path.join(bed.home, folder), { recursive: true });
+      writeFileSync(path.join(bed.home, folder, 'settings.json'), person);
+    }
+    mkdirSync(path.join(bed.home, 'notes'));
+    writeFileSync(path.join(bed.home, folders.user, 'keybindings.json'), '[]');
+    const r = await bed.run(['tidy up', '--permission-mode', 'bypassPermissions', '--output-format', 'json'], {
+      timeoutMs: 120_000,
+      env: { HOOKPILOT_USER_SETTINGS: userSettings },
+    });
+    expect(Object.fromEntries(jsonResult(r).tool_calls.map((c) => [c.id, c.outcome]))).toEqual({
+      stage: 'executed',
+      user: 'denied',
+      profile: 'denied',
+      machine: 'denied',
+      claude: 'denied',
+      elsewhere: 'executed',
+    });
+    for (const folder of Object.values(folders)) expect(readFileSync(path.join(bed.home, folder, 'settings.json'), 'utf8')).toBe(person);
+    expect(existsSync(path.join(bed.home, 'notes', 'settings.json'))).toBe(true);
+  }, 180_000);
 });

@@ -218,6 +218,13 @@ describe('a pattern that may name a .git folder anywhere asks, as a literal one 
   it.each(['cp x src/*/y', 'cp x sub/*.*/config', 'ls sub/*', "find src -name '*.ts' -exec wc -l {} +"])('%j does not', (command) => {
     expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'allow' });
   });
+
+  it.each(['cp x "git@h:acme/$n.git/config"', 'tee "https://h/${n}.git/hooks/pre-commit" < x', 'cp x "git@h:acme/.g?t/config"'])(
+    'a local path shaped as a remote that reaches inside the .git an expansion may complete, %j, asks',
+    (command) => {
+      expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', source: 'protected file', system: true });
+    },
+  );
 });
 
 describe('a VS Code workspace file, new or not, anywhere, asks: VS Code offers to open one and its settings govern', () => {
@@ -281,6 +288,44 @@ describe('a word that starts with an expansion may start with the home folder, a
 
   it('leaves other paths under an expansion alone', () => {
     expect(home('cp "$HOME/notes.txt" "$d/x"')).toMatchObject({ verdict: 'allow' });
+  });
+});
+
+describe("a folder holding the person's settings files asks, as a workspace folder holding a protected file does", () => {
+  const user = join(homedir(), '.config', 'Code', 'User');
+  const home = (command: string) => {
+    const g = new PermissionGate(() => permissionSettingsSchema.parse({ mode: 'bypassPermissions' }));
+    const protectedPaths = [
+      join(user, 'settings.json'),
+      join(user, 'profiles', 'work', 'settings.json'),
+      join(homedir(), '.config', 'Code', 'Machine', 'settings.json'),
+      join(homedir(), '.claude', 'settings.json'),
+    ];
+    return g.evaluate(tools.Bash, { command }, undefined, { workspaceRoot: ws, cwd: ws, protectedPaths });
+  };
+
+  it.each([
+    'cp -r stage/. ~/.config/Code/User/',
+    'cp -r stage/. ~/.config/Code/User/profiles/work/',
+    'cp -r stage/. ~/.config/Code/User/profiles',
+    'cp -r stage/. "$HOME/.config/Code/Machine"',
+    'rsync -a stage/ ~/.claude',
+    'tar -xf s.tar -C ~/.config/Code/User',
+    'mv ~/.config/Code ~/old && mv stage ~/.config/Code',
+    'cp -r stage/. ~/.config/',
+  ])('%j asks in bypassPermissions mode', (command) => {
+    expect(home(command)).toMatchObject({ verdict: 'ask', source: 'protected file', system: true });
+  });
+
+  it.each([
+    'cp -r stage/. ~/notes/',
+    'cat ~/.config/Code/User/keybindings.json',
+    'mkdir -p ~/.config/nvim && cp init.lua ~/.config/nvim/',
+    'ls ~ && ls ..',
+    'echo "$x"',
+    'cd ~ && ls',
+  ])('%j does not', (command) => {
+    expect(home(command)).toMatchObject({ verdict: 'allow' });
   });
 });
 
@@ -366,6 +411,16 @@ describe("an additional directory's own hook, settings, task and MCP files ask, 
   ])('%s %j asks in bypassPermissions mode', (tool, input) => {
     const { tool: call } = gate({ mode: 'bypassPermissions', additionalDirectories: [shared()] });
     expect(call(tool, input)).toMatchObject({ verdict: 'ask', source: 'protected file', system: true });
+  });
+
+  it.each(['tar -xf s.tar -C ../shared/.claude', 'rm -rf ../shared/.claude'])('a folder holding them, %j, asks', (command) => {
+    const { run } = gate({ mode: 'bypassPermissions', additionalDirectories: [shared()] });
+    expect(run(command)).toMatchObject({ verdict: 'ask', source: 'protected file', system: true });
+  });
+
+  it('the directory itself is named as the workspace root is: `cd ../shared && make` does not ask', () => {
+    const { run } = gate({ mode: 'bypassPermissions', additionalDirectories: [shared()] });
+    expect(run('cd ../shared && make && ls ..')).toMatchObject({ verdict: 'allow' });
   });
 
   it('its other files are as any other file of the workspace', () => {

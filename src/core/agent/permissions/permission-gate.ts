@@ -10,7 +10,7 @@ import { mcpServerOf } from '../../mcp/mcp-names';
 import { bashProtectedCheck } from './bash-gate';
 import { mcpProtectedCheck } from './mcp-arguments-gate';
 import type { PermissionMode, PermissionSettings } from './permission-settings';
-import { protectedTargetOf, protectedTargets } from './protected-targets';
+import { protectedTargetOf, protectedTargets, type ProtectedTarget } from './protected-targets';
 import { compileRules, editRuleMatches, ruleSignal, type CompiledRule, type RuleCall } from './rule-signals';
 import { errorMessage } from '../../error-message';
 import { inGitFolder, isWorkspaceFile, WORKSPACE_FILE_REASON } from '../../engine/protected-names';
@@ -114,10 +114,9 @@ export class PermissionGate {
     if (settings.mode === 'plan' && (tool.category === 'edit' || tool.category === 'execute')) {
       return { verdict: 'deny', source: 'plan mode', reason: 'plan mode is read-only: no edits or commands' };
     }
-    if (isShellTool(tool.name) && typeof input.command === 'string') {
-      return bashProtectedCheck(input.command, ctx.cwd, protectedTargets(ctx.protectedPaths, ctx.workspaceRoot));
-    }
-    if (mcpServerOf(tool.name) !== undefined) return mcpPathsCheck(tool, input, ctx);
+    const targets = () => protectedTargets(ctx.protectedPaths, ctx.workspaceRoot, settings.additionalDirectories);
+    if (isShellTool(tool.name) && typeof input.command === 'string') return bashProtectedCheck(input.command, ctx.cwd, targets());
+    if (mcpServerOf(tool.name) !== undefined) return mcpPathsCheck(tool, input, ctx, targets);
     const target = tool.target?.(input);
     if (target === undefined) return undefined;
     const scope = { workspaceRoot: ctx.workspaceRoot, cwd: ctx.cwd, additionalDirectories: settings.additionalDirectories };
@@ -131,7 +130,7 @@ export class PermissionGate {
     }
     // Compared by physical path: `vs/hooks.json` with `vs -> .vscode` is .vscode/hooks.json.
     if (tool.category !== 'edit') return privateRecords(physical, ctx, 'reading');
-    const hit = protectedTargetOf(physical, ctx.cwd, protectedTargets(ctx.protectedPaths, ctx.workspaceRoot));
+    const hit = protectedTargetOf(physical, ctx.cwd, targets());
     const reason = `${hit?.shown} configures hooks: a person must approve changes to it`;
     return (
       privateRecords(physical, ctx, 'changes to') ??
@@ -145,7 +144,12 @@ export class PermissionGate {
  * An MCP call's path arguments: Hookpilot's storage is no server's to read either (a read-only
  * tool included), and the protected files are no server's to change.
  */
-function mcpPathsCheck(tool: Tool, input: Record<string, unknown>, ctx: GateContext): PermissionSignal | undefined {
+function mcpPathsCheck(
+  tool: Tool,
+  input: Record<string, unknown>,
+  ctx: GateContext,
+  targets: () => readonly ProtectedTarget[],
+): PermissionSignal | undefined {
   // The folders between the storage and the workspace root are targets too, but listing them shows no record.
   const storage = protectedTargets(ctx.privatePaths ?? [], ctx.workspaceRoot).filter((target) => target.folder);
   const reading = mcpProtectedCheck(input, ctx, {
@@ -154,7 +158,7 @@ function mcpPathsCheck(tool: Tool, input: Record<string, unknown>, ctx: GateCont
   });
   if (reading || tool.readsOnly) return reading;
   return mcpProtectedCheck(input, ctx, {
-    targets: protectedTargets(ctx.protectedPaths, ctx.workspaceRoot),
+    targets: targets(),
     reason: (hit) => `${hit.shown} configures hooks: a person must approve an MCP call that names it`,
     protectedName: (candidate) => protectedName(candidate, candidate)?.reason,
   });

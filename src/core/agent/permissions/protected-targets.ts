@@ -10,9 +10,9 @@ import { escapeGlob, hasExpandingSyntax, MAX_OPENERS, MAX_PATTERN_CHARS, shellPa
 
 /**
  * The protected files (hook configs and scripts) as the file system sees them, for checks that
- * must not be fooled by a symlink (`vs -> .vscode`): each file's physical path, and for a file
- * inside the workspace, each directory between it and the workspace root (`.vscode`), since
- * moving or replacing that directory changes the file too.
+ * must not be fooled by a symlink (`vs -> .vscode`): each file's physical path, and each folder
+ * between it and the place it lies in (`.vscode` in the workspace, `~/.config/Code/User` in the
+ * home folder), since moving, replacing or copying a folder onto that folder changes the file too.
  */
 export interface ProtectedTarget {
   physical: string;
@@ -22,8 +22,18 @@ export interface ProtectedTarget {
   shown: string;
 }
 
-export function protectedTargets(protectedPaths: readonly string[], workspaceRoot: string): ProtectedTarget[] {
+/**
+ * `additionalDirectories` are places of their own, as the workspace root and the home folder
+ * are: the folders above a protected file stop at one of them, or at a folder holding one,
+ * since naming those (`cd ../shared`, `ls ~`, `ls ..`) is ordinary work.
+ */
+export function protectedTargets(
+  protectedPaths: readonly string[],
+  workspaceRoot: string,
+  additionalDirectories: readonly string[] = [],
+): ProtectedTarget[] {
   const root = physicalOrSelf(workspaceRoot);
+  const places = [root, physicalOrSelf(homedir()), ...additionalDirectories.map((dir) => physicalOrSelf(path.resolve(dir)))];
   const targets = new Map<string, ProtectedTarget>();
   const add = (physical: string, folder = false) => {
     const shown = isWithin(root, physical) ? path.relative(root, physical) : physical;
@@ -33,8 +43,8 @@ export function protectedTargets(protectedPaths: readonly string[], workspaceRoo
   for (const file of protectedPaths) {
     const physical = physicalOrSelf(path.resolve(file));
     add(physical, file.endsWith(path.sep));
-    if (!isWithin(root, physical)) continue;
-    for (let dir = path.dirname(physical); dir !== root && isWithin(root, dir); dir = path.dirname(dir)) add(dir);
+    const stops = isWithin(root, physical) ? [root] : places;
+    for (let dir = path.dirname(physical); !stops.some((place) => isWithin(dir, place)); dir = path.dirname(dir)) add(dir);
   }
   return [...targets.values()];
 }
