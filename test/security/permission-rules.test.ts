@@ -185,6 +185,19 @@ describe('Bash never reaches the hook configuration without a person', () => {
     );
     expect(readFileSync(bed!.workspace.file('sub/team.code-workspace'), 'utf8')).toBe(workspaceFile);
   }, 60_000);
+
+  it('asks before a brace word glued to a redirection or ending a subshell rewrites it, or a brace group holding a slash makes a workspace file', async () => {
+    await expectDeniedAndKept(
+      [
+        'tee .vs{c,}ode/hook{s,}.json<evil.json >/dev/null',
+        'cat evil.json | (tee .vs{c,}ode/hook{s,}.json) >/dev/null',
+        "printf '{}' | tee {team.code-workspace,/dev/null}",
+        'mkdir -p sub && touch sub{/team.code-workspace,}',
+      ],
+      { 'evil.json': '{ "pwned": true }\n' },
+    );
+    for (const made of ['team.code-workspace', 'sub/team.code-workspace']) expect(existsSync(bed!.workspace.file(made)), made).toBe(false);
+  }, 120_000);
 });
 
 describe('attacker review: spellings that got around the rules', () => {

@@ -615,6 +615,74 @@ describe('a brace expansion or extglob with quoting or an expansion that droppin
   );
 });
 
+describe('a brace word ends where a redirection, a subshell or a process substitution does, as bash reads it', () => {
+  it.each([
+    'tee .vs{c,}ode/hook{s,}.json<evil.json >/dev/null',
+    'cat evil.json | (tee .vs{c,}ode/hook{s,}.json) >/dev/null',
+    'mkdir -p sub && cat gitfile | (tee sub/.g{i,}t)',
+    'mkdir -p sub && tee sub/.g{i,}t<gitfile',
+    '(touch team.code-works{p,}ace)',
+    'touch team.code-works{p,}ace>/dev/null',
+    '!(tee sub/.g{i,}t) <gitfile',
+    'cat evil.json | cat <(tee .vs{c,}ode/hook{s,}.json)',
+  ])('%j asks in bypassPermissions mode', (command) => {
+    expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', source: 'protected file', system: true });
+  });
+
+  it.each(['(mkdir -p src/{a,b,c})', 'echo {a,b}>out.txt', 'diff <(sort a.txt) <(sort b.txt)', 'f() { touch f{1..3}.txt; }; f'])(
+    '%j does not',
+    (command) => {
+      expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'allow' });
+    },
+  );
+});
+
+describe('shell arithmetic is no extglob or brace expansion', () => {
+  it.each(['n=4; echo $((n*(n+1)/2))', 'total=5 count=2; echo "$((total+(count*2)))"', 'n=1; ((n*(n+1) > 1)) && echo big'])(
+    '%j runs in bypassPermissions mode',
+    (command) => {
+      expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'allow' });
+    },
+  );
+
+  it('a brace word in nested subshells written as `((` asks', () => {
+    expect(gate({ mode: 'bypassPermissions' }).run('((tee .vs{c,}ode/hook{s,}.json) <evil.json)')).toMatchObject({
+      verdict: 'ask',
+      system: true,
+    });
+  });
+});
+
+describe('a brace group that holds a slash is expanded before the name is read', () => {
+  it.each(["printf '{}' | tee {team.code-workspace,/dev/null}", 'mkdir -p sub && touch sub{/team.code-workspace,}'])(
+    '%j asks in bypassPermissions mode',
+    (command) => {
+      expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', source: 'protected file', system: true });
+    },
+  );
+
+  it('a glob in such a group that matches a workspace file asks', () => {
+    mkdirSync(join(ws, 'sub'));
+    writeFileSync(join(ws, 'sub', 'team.code-workspace'), '{}');
+    expect(gate({ mode: 'bypassPermissions' }).run('cp evil.json {x,sub/}*')).toMatchObject({ verdict: 'ask', system: true });
+    expect(gate({ mode: 'bypassPermissions' }).run('cp evil.json {x,src/}*')).toMatchObject({ verdict: 'allow' });
+  });
+});
+
+describe('the workspace-file glob check of one line is bounded', () => {
+  it('a line whose globs would compare more folder entries than it checks asks, and returns', () => {
+    mkdirSync(join(ws, 'big'));
+    for (let i = 0; i < 20_000; i++) writeFileSync(join(ws, 'big', `f${i}`), '');
+    const words = Array.from({ length: 400 }, (_, i) => `big/x${i}*/a.code-workspac?`).join(' ');
+    expect(gate({ mode: 'bypassPermissions' }).run(`ls ${words}`)).toMatchObject({
+      verdict: 'ask',
+      system: true,
+      reason: expect.stringContaining('may name a VS Code workspace file'),
+    });
+    expect(gate({ mode: 'bypassPermissions' }).run('ls big/x1*/a.code-workspac?')).toMatchObject({ verdict: 'allow' });
+  }, 120_000);
+});
+
 describe('a glob that matches a workspace file in a subfolder asks, as its name would', () => {
   beforeEach(() => {
     mkdirSync(join(ws, 'sub'));
@@ -665,4 +733,16 @@ describe('a line that may drop the variables by which what it starts ends with t
       expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'allow' });
     },
   );
+});
+
+describe('the brace and extglob word reader takes time linear in the line', () => {
+  // In a comment the line parses, and the reader still reads its text.
+  it('a line of 20,000 nested negated groups is read to a depth, then asks, and returns', () => {
+    const nested = `true # ${'!('.repeat(20_000)}tee notes.txt${')'.repeat(20_000)}`;
+    expect(gate({ mode: 'bypassPermissions' }).run(nested)).toMatchObject({ verdict: 'ask' });
+  }, 20_000);
+
+  it('a line of 40,000 unclosed arithmetic openers returns', () => {
+    expect(gate({ mode: 'bypassPermissions' }).run(`true # ${'(( '.repeat(40_000)}`)).toMatchObject({ verdict: 'allow' });
+  }, 20_000);
 });

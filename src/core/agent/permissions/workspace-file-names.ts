@@ -22,58 +22,75 @@ function mayHoldLetters(text: string, letters: readonly string[]): boolean {
 }
 
 /**
- * Whether a word may name a VS Code workspace file (isWorkspaceFile): its last segment does, as
- * written or as a brace expansion makes it (`a.code-work{space,}`), or is a glob that matches one
- * in its folder, read from each of `dirs` (`sub/team.code-worksp?ce`). A glob matching no file
- * stays as written, so it makes such a file only when its text is such a name.
+ * Whether a word may name a VS Code workspace file (isWorkspaceFile): the last segment of the word
+ * as written, or of a brace expansion of the whole word (`a.code-work{space,}`,
+ * `{a.code-workspace,/dev/null}`), is one, or is a glob that matches one in its folder, read from
+ * each of `dirs` (`sub/team.code-worksp?ce`). A glob matching no file stays as written, so it
+ * makes such a file only when its text is such a name.
  */
 export function mayNameWorkspaceFile(word: string, dirs: readonly string[], listed: FolderEntries): boolean {
   return pathCandidates(word).some((candidate) => {
-    const slash = candidate.lastIndexOf('/');
-    const name = candidate.slice(slash + 1);
-    if (isWorkspaceFile(name)) return true;
-    const expanding = hasExpandingSyntax(name);
-    if (!expanding && !GLOB_SYNTAX.test(name)) return false;
-    if (name.length > MAX_PATTERN_CHARS) return true;
-    const names = expanding && mayHoldLetters(name, WORKSPACE_FILE_LETTERS) ? expandBraces(name, MAX_NAME_EXPANSIONS) : [name];
-    if (names === undefined || names.some(isWorkspaceFile)) return true;
-    // A brace group left unexpanded may make any text.
-    const globs = names.filter((each) => GLOB_SYNTAX.test(each) && mayEndWith(withoutBraces(each), WORKSPACE_FILE_SUFFIX));
-    return globs.length > 0 && globMatchesWorkspaceFile(candidate.slice(0, slash + 1), globs, dirs, listed);
+    const expanding = hasExpandingSyntax(candidate);
+    const globbing = GLOB_SYNTAX.test(candidate);
+    if (!expanding && !globbing) return isWorkspaceFile(candidate.slice(candidate.lastIndexOf('/') + 1));
+    if (candidate.length > MAX_PATTERN_CHARS) return true;
+    // Expanded whole: a group may hold a `/`, so the word's last `/` need not end a folder.
+    const paths =
+      expanding && (globbing || mayHoldLetters(candidate, WORKSPACE_FILE_LETTERS))
+        ? expandBraces(candidate, MAX_NAME_EXPANSIONS)
+        : [candidate];
+    if (paths === undefined) return true;
+    return paths.some((each) => {
+      const slash = each.lastIndexOf('/');
+      const name = each.slice(slash + 1);
+      if (isWorkspaceFile(name)) return true;
+      // A brace group left unexpanded may make any text.
+      if (!GLOB_SYNTAX.test(name) || !mayEndWith(withoutBraces(name), WORKSPACE_FILE_SUFFIX)) return false;
+      return globMatchesWorkspaceFile(each.slice(0, slash + 1), name, dirs, listed);
+    });
   });
 }
 
 const GLOB_SYNTAX = /[*?[]|[+@!]\(/;
 const WORKSPACE_FILE_SUFFIX = '.code-workspace';
 
-/** The entries of the folders one line's globs were matched in, each folder read once (undefined: unreadable). */
-export type FolderEntries = Map<string, string[] | undefined>;
+/**
+ * The folders one line's globs were matched in, each read once (undefined: unreadable), with the
+ * entries each pattern matched there: a word's patterns are compared with a folder's entries
+ * once per line.
+ */
+export type FolderEntries = Map<string, ListedFolder | undefined>;
+interface ListedFolder {
+  entries: string[];
+  matched: Map<string, string[]>;
+}
 
 /**
- * Whether one of `globs` matches an existing workspace file in `folder` (the folders it matches,
- * when it is a pattern). Another user's home, or a folder that cannot be read or past the
- * MAX_LISTED_FOLDERS of a line, counts as holding one. Case and a leading dot are not minded:
- * `nocaseglob` or `dotglob` may be on.
+ * Whether `glob` matches an existing workspace file in `folder` (the folders it matches, when it
+ * is a pattern). Another user's home, or a folder that cannot be read or past the
+ * MAX_LISTED_FOLDERS or MAX_COMPARED of a line, counts as holding one. Case and a leading dot are
+ * not minded: `nocaseglob` or `dotglob` may be on.
  */
-function globMatchesWorkspaceFile(folder: string, globs: readonly string[], dirs: readonly string[], listed: FolderEntries): boolean {
-  const patterns = globs.map((glob) => shellPattern(glob) ?? '*');
+function globMatchesWorkspaceFile(folder: string, glob: string, dirs: readonly string[], listed: FolderEntries): boolean {
+  const pattern = shellPattern(glob) ?? '*';
   return dirs.some((dir) => {
     const folders = matchingFolders(folder, dir, listed);
     if (folders === undefined) return true;
-    return folders.some((each) => {
-      const files = entriesOf(each, listed)?.filter(isWorkspaceFile);
-      return files === undefined || files.some((file) => patterns.some((pattern) => picomatch.isMatch(file, pattern, GLOB_MATCH)));
-    });
+    return folders.some((each) => matchingEntries(each, pattern, listed)?.some(isWorkspaceFile) ?? true);
   });
 }
 
 const GLOB_MATCH = { dot: true, nocase: true };
 /** Folders one line's globs are matched in, or followed into; past it, any may hold a workspace file. */
 const MAX_LISTED_FOLDERS = 256;
+/** Folder entries one line's patterns are compared with in all; past it, any folder may hold a workspace file. */
+const MAX_COMPARED = 1_000_000;
+/** Entries compared so far, by the line's FolderEntries. */
+const comparedInLine = new WeakMap<FolderEntries, number>();
 
 /**
  * The existing folders that a folder, or a folder pattern (`s?b/`, `x/[ab]/`), names from `dir`:
- * undefined past MAX_LISTED_FOLDERS or for another user's home (`~user/`).
+ * undefined past MAX_LISTED_FOLDERS or MAX_COMPARED, or for another user's home (`~user/`).
  */
 function matchingFolders(folder: string, dir: string, listed: FolderEntries): string[] | undefined {
   const written = folder.replace(/^~(?=\/|$)/, homedir());
@@ -89,9 +106,9 @@ function matchingFolders(folder: string, dir: string, listed: FolderEntries): st
     const pattern = shellPattern(segment) ?? '*';
     const next: string[] = [];
     for (const each of found) {
-      const entries = entriesOf(each, listed);
+      const entries = matchingEntries(each, pattern, listed);
       if (entries === undefined) return undefined;
-      next.push(...entries.filter((entry) => picomatch.isMatch(entry, pattern, GLOB_MATCH)).map((entry) => path.join(each, entry)));
+      next.push(...entries.map((entry) => path.join(each, entry)));
       if (next.length > MAX_LISTED_FOLDERS) return undefined;
     }
     found = next;
@@ -99,19 +116,38 @@ function matchingFolders(folder: string, dir: string, listed: FolderEntries): st
   return found;
 }
 
-/** A folder's entries: none when it does not exist or is no folder, undefined when it cannot be read or is one too many. */
-function entriesOf(folder: string, listed: FolderEntries): string[] | undefined {
+/**
+ * The entries of `folder` that `pattern` matches, each folder compared with a pattern once a
+ * line: undefined when the folder cannot be read, or is one too many, or its entries would take
+ * the line's comparisons past MAX_COMPARED.
+ */
+function matchingEntries(folder: string, pattern: string, listed: FolderEntries): string[] | undefined {
+  const listing = listedFolder(folder, listed);
+  if (listing === undefined) return undefined;
+  const known = listing.matched.get(pattern);
+  if (known !== undefined) return known;
+  const compared = (comparedInLine.get(listed) ?? 0) + listing.entries.length;
+  if (compared > MAX_COMPARED) return undefined;
+  comparedInLine.set(listed, compared);
+  const isMatch = picomatch(pattern, GLOB_MATCH);
+  const matched = listing.entries.filter((entry) => isMatch(entry));
+  listing.matched.set(pattern, matched);
+  return matched;
+}
+
+/** A folder read once a line: no entries when it does not exist or is no folder, undefined when it cannot be read or is one too many. */
+function listedFolder(folder: string, listed: FolderEntries): ListedFolder | undefined {
   if (listed.has(folder)) return listed.get(folder);
   if (listed.size >= MAX_LISTED_FOLDERS) return undefined;
-  let entries: string[] | undefined;
+  let listing: ListedFolder | undefined;
   try {
-    entries = readdirSync(folder);
+    listing = { entries: readdirSync(folder), matched: new Map() };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    entries = code === 'ENOENT' || code === 'ENOTDIR' ? [] : undefined;
+    listing = code === 'ENOENT' || code === 'ENOTDIR' ? { entries: [], matched: new Map() } : undefined;
   }
-  listed.set(folder, entries);
-  return entries;
+  listed.set(folder, listing);
+  return listing;
 }
 
 /**
