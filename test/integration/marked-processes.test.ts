@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { killMarkedProcesses, markedProcesses, markerEntry } from '../../src/core/process/marked-processes';
+import { killMarkedProcesses, markedProcesses, markerEntry, RunGroups } from '../../src/core/process/marked-processes';
+import { procStat } from '../../src/core/process/proc-stat';
 import { isProcessAlive, useLeftoverProcesses, waitUntilDead } from '../support/process-liveness';
 
 let dir: string;
@@ -72,5 +73,52 @@ describe('processes found by a marker variable', () => {
     const [marked] = await startDetached('setsid sleep 30 & echo $! >> PIDS', value, 1);
     exitingHost(value, { dispose: true });
     expect(isProcessAlive(marked)).toBe(true);
+  });
+});
+
+/** Starts `script` with sh in a process group of its own, without MARKER; its stdin stays open for `go`. */
+function startGroup(script: string): { pgid: number; go: () => void } {
+  const child = spawn('sh', ['-c', script], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+  leftovers.push(child.pid!);
+  return { pgid: child.pid!, go: () => child.stdin.end('go\n') };
+}
+
+/** The pid `sh` wrote to `file` once it is there. */
+async function pidWritten(file: string): Promise<number> {
+  let pid = NaN;
+  await vi.waitFor(() => expect((pid = Number(readFileSync(file, 'utf8')))).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
+  leftovers.push(pid);
+  return pid;
+}
+
+describe("the process groups of a session's runs", () => {
+  it('kills what a run left in its group, marker or none, once the run has ended', async () => {
+    const groups = new RunGroups(markerEntry(MARKER, randomUUID()));
+    const pidFile = join(dir, 'left');
+    const run = startGroup(`sleep 30 >/dev/null 2>&1 & echo $! > "${pidFile}"`);
+    groups.started(run.pgid);
+    const left = await pidWritten(pidFile);
+    expect(await waitUntilDead(run.pgid, 5_000)).toBe(true);
+    groups.ended(run.pgid);
+    groups.killAll();
+    expect(await waitUntilDead(left, 5_000)).toBe(true);
+  });
+
+  it("leaves alone a group that holds nothing seen in it while it was the run's, nor a marker: a stopped one stays stopped", async () => {
+    const groups = new RunGroups(markerEntry(MARKER, randomUUID()));
+    const pidFile = join(dir, 'later');
+    // Seen while only its leader was in it; what it holds later started after, as in a group
+    // that took over the number once the run's group had emptied.
+    const run = startGroup(`read go; sleep 30 >/dev/null 2>&1 & echo $! > "${pidFile}"`);
+    groups.started(run.pgid);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    run.go();
+    const later = await pidWritten(pidFile);
+    expect(await waitUntilDead(run.pgid, 5_000)).toBe(true);
+    process.kill(later, 'SIGSTOP');
+    await vi.waitFor(() => expect(procStat(later)?.state).toBe('T'), { timeout: 5_000 });
+    groups.killAll();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(procStat(later)?.state).toBe('T');
   });
 });

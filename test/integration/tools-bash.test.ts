@@ -249,10 +249,15 @@ describe('Bash tool through the spawner helper', () => {
 });
 
 describe("Bash tool with a session's marker", () => {
-  it("sets it in every command, tells each command's group, and a shell started for one command still fits the next", async () => {
+  it("sets it in every command, tells each command's group as it starts and ends, and a shell started for one command still fits the next", async () => {
     const shells = new PrestartedShells({ bash: true });
     const groups: number[] = [];
-    const tool = createBashTool(shells, { marker: 'session-1', onRunGroup: (pgid) => groups.push(pgid) });
+    const ended: number[] = [];
+    const tool = createBashTool(shells, {
+      marker: 'session-1',
+      onRunStarted: (pgid) => groups.push(pgid),
+      onRunEnded: (pgid) => ended.push(pgid),
+    });
     try {
       expect(await tool.run({ command: 'echo "$HOOKPILOT_BASH_SESSION"' }, context())).toMatchObject({ ok: true, content: 'session-1' });
       await untilWaiting(shells);
@@ -260,6 +265,7 @@ describe("Bash tool with a session's marker", () => {
       expect(shells.waiting).toBe(0);
       expect(await result).toMatchObject({ ok: true, content: 'session-1' });
       expect(groups).toHaveLength(2);
+      expect(ended).toEqual(groups);
     } finally {
       shells.dispose();
     }

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jsonResult, nodeHook, startTestbed, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
 import { stall, text, toolCalls } from '../support/model-server';
 import { procPids, procStat } from '../../src/core/process/proc-stat';
-import { waitUntilDead } from '../support/process-liveness';
+import { useLeftoverProcesses, waitUntilDead } from '../support/process-liveness';
 import { hooksJson } from '../support/workspace';
 
 // What the model's Bash calls start ends with the session: a process it detached must not act
@@ -14,15 +14,8 @@ import { hooksJson } from '../support/workspace';
 const bundle = useCliBundle();
 let bed: Testbed | undefined;
 /** Pids a failing test may have left running. */
-const started: number[] = [];
+const started = useLeftoverProcesses();
 afterEach(async () => {
-  for (const pid of started.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Gone, as it should be.
-    }
-  }
   await bed?.close();
   bed = undefined;
 });
@@ -116,6 +109,31 @@ describe('processes a Bash call leaves behind end with the session', () => {
     if (pidWritten('bg.pid')) started.push(pidIn('bg.pid'));
     expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['denied', 'denied']);
     expect(existsSync(bed.workspace.file('bg.pid'))).toBe(false);
+  }, 120_000);
+
+  it('a line that drops them without naming them (a name built from pieces, env -S "-i …", setpriv --reset-env), and detaches, asks', async () => {
+    bed = await startTestbed(bundle.bundle, {}, [
+      bash('c1', 'v=HOOKPILOT_BASH w=HOOKPILOT_RUN; unset ${v}_SESSION ${w}_ID; setsid sleep 100 >/dev/null 2>&1 & echo $! > bg.pid'),
+      bash('c2', 'env -S "-i setsid sleep 100" >/dev/null 2>&1 & echo $! > bg.pid'),
+      bash('c3', 'setpriv --reset-env setsid sleep 100 >/dev/null 2>&1 & echo $! > bg.pid'),
+      text('done'),
+    ]);
+    const r = await bed.run(['go', '--permission-mode', 'bypassPermissions', '--output-format', 'json'], { timeoutMs: 90_000 });
+    expect(r.code, r.stderr).toBe(0);
+    if (pidWritten('bg.pid')) started.push(pidIn('bg.pid'));
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['denied', 'denied', 'denied']);
+    expect(existsSync(bed.workspace.file('bg.pid'))).toBe(false);
+  }, 120_000);
+
+  it("a process that dropped them where no line shows it (a script) but stayed in the call's process group is gone once the run ends", async () => {
+    const script = 'unset HOOKPILOT_BASH_SESSION HOOKPILOT_RUN_ID\nsleep 100 >/dev/null 2>&1 &\necho $! > bg.pid\n';
+    bed = await startTestbed(bundle.bundle, { 'hide.sh': script }, [bash('c1', 'bash hide.sh'), text('done')]);
+    const r = await bed.run(['go', '--permission-mode', 'bypassPermissions', '--output-format', 'json'], { timeoutMs: 90_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonResult(r).tool_calls[0].outcome).toBe('executed');
+    const sleeper = pidIn('bg.pid');
+    started.push(sleeper);
+    expect(await waitUntilDead(sleeper, 5_000)).toBe(true);
   }, 120_000);
 
   it('Ctrl-C twice (the CLI exits at once, before the session has ended): a detached process is gone too', async () => {

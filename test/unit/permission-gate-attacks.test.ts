@@ -727,12 +727,44 @@ describe('a line that may drop the variables by which what it starts ends with t
     expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', source: 'session processes', system: true });
   });
 
-  it.each(['env -i make test', 'sleep 1 & wait', 'env FOO=1 nohup make >/dev/null 2>&1 &', 'make 2>&1 && env -i true'])(
-    '%j does not',
-    (command) => {
-      expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'allow' });
-    },
-  );
+  it.each([
+    'v=HOOKPILOT_BASH w=HOOKPILOT_RUN; unset ${v}_SESSION ${w}_ID; sleep 300 >/dev/null 2>&1 &',
+    'unset $x; sleep 100 &',
+    'unset ${!HOOKPILOT@}; nohup sleep 100',
+    'export -n "$x"; setsid sleep 100',
+    'declare -n r=x; r=1; sleep 100 &',
+    'printf -v "${v}_ID" x; sleep 100 &',
+    'read -r "$x" <<< x; sleep 100 &',
+    'env -u "$x" setsid sleep 100',
+    'env "${v}_ID=" setsid sleep 100',
+    'c=unset; eval "$c ${v}_ID"; sleep 100 &',
+  ])('%j (a variable whose name is built as it runs) asks in bypassPermissions mode', (command) => {
+    expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', source: 'session processes', system: true });
+  });
+
+  it.each([
+    'env -S "-i sleep 300" >/dev/null 2>&1 &',
+    "env -S'-i sleep 300' &",
+    'env --split-string="-i sleep 300" &',
+    'env -vS "- sleep 300" &',
+    'env -S "$opts sleep 300" &',
+    'env --ignore sleep 300 &',
+    'setpriv --reset-env sleep 300 &',
+  ])('%j (an environment cleared past a split string, an abbreviation or setpriv) asks in bypassPermissions mode', (command) => {
+    expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', source: 'session processes', system: true });
+  });
+
+  it.each([
+    'env -i make test',
+    'sleep 1 & wait',
+    'env FOO=1 nohup make >/dev/null 2>&1 &',
+    'make 2>&1 && env -i true',
+    'unset $x',
+    'export PATH=$PATH:/opt/x; npm run dev &',
+    'env -S "FOO=1 make" &',
+  ])('%j does not', (command) => {
+    expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'allow' });
+  });
 });
 
 describe('the brace and extglob word reader takes time linear in the line', () => {

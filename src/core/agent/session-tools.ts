@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import {
-  killMarkedGroup,
   killMarkedProcesses,
   killMarkedProcessesAtExit,
   markerEntry,
+  RunGroups,
   SESSION_MARKER_VARIABLE,
 } from '../process/marked-processes';
 import type { AgentEvent } from './agent-events';
@@ -59,8 +59,8 @@ export class SessionTools {
   private readonly bashMarker = randomUUID();
   private readonly bashProcesses = markerEntry(SESSION_MARKER_VARIABLE, this.bashMarker);
   /** The process group of each Bash call: what stays in it ends with the session, however fast it forks. */
-  private readonly bashGroups = new Set<number>();
-  private readonly bashProcessesAtExit = killMarkedProcessesAtExit(this.bashProcesses, () => this.bashGroups);
+  private readonly bashGroups = new RunGroups(this.bashProcesses);
+  private readonly bashProcessesAtExit = killMarkedProcessesAtExit(this.bashProcesses, this.bashGroups);
   /** The session's permission gate: a resume gives it back the session's deny rules. */
   readonly gate: PermissionGate;
 
@@ -73,7 +73,11 @@ export class SessionTools {
       this.bashRunner = new SpawnerProcessRunner({ modulePath: options.spawnerModulePath, args: [BASH_SHELLS_ARG] });
       this.bashRunner.warmUp();
     }
-    const bashSession = { marker: this.bashMarker, onRunGroup: (pgid: number) => this.bashGroups.add(pgid) };
+    const bashSession = {
+      marker: this.bashMarker,
+      onRunStarted: (pgid: number) => this.bashGroups.started(pgid),
+      onRunEnded: (pgid: number) => this.bashGroups.ended(pgid),
+    };
     const builtins: Tool[] = createBuiltinTools(deps.todos, this.bashRunner, bashSession);
     const executorFor = (hooks: SessionHooks, tools: ReadonlyMap<string, Tool>) =>
       new ToolExecutor({
@@ -151,7 +155,7 @@ export class SessionTools {
   /** Stops the Bash tool's spawner helper, if any, and every process the session's Bash calls left running. */
   dispose(): void {
     this.bashRunner?.dispose();
-    for (const pgid of this.bashGroups) killMarkedGroup(pgid, this.bashProcesses);
+    this.bashGroups.killAll();
     killMarkedProcesses(this.bashProcesses);
     this.bashProcessesAtExit.dispose();
   }

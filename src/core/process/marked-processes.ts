@@ -93,32 +93,102 @@ function carries(pid: number, entry: string): boolean {
 }
 
 /**
- * Kills process group `pgid` when it is still one of `entry`'s: a chain whose generations each
- * fork the next and exit outruns every scan, but not its group. The group is stopped whole
- * first (all at once, so none forks meanwhile), then killed if a member carries `entry`, else
- * let go on: a number long free may name another group of the user's by now.
+ * The process groups of one session's runs: what stays in them ends with the session, however
+ * fast it forks (a chain whose generations each fork the next and exit outruns every scan, not
+ * its group) and whatever it did to its environment. A number names the run's group only while
+ * the group lives: once it has emptied, the number may soon be another program's group (pid_max
+ * is often 32768). So a group counts as the run's only while it holds a process that started
+ * no later than a moment it surely was the run's, or one that carries the session's marker; any
+ * other is never signalled.
  */
-export function killMarkedGroup(pgid: number, entry: string): void {
-  if (pgid <= 1 || pgid === process.pid || !signal(-pgid, 'SIGSTOP')) return;
-  const members = procPids().filter((pid) => procStat(pid)?.group === pgid);
-  signal(-pgid, members.some((pid) => carries(pid, entry)) ? 'SIGKILL' : 'SIGCONT');
+export class RunGroups {
+  /** Each group, and the latest start (clock ticks after boot) of a process known to have started while the group surely was the run's. */
+  private readonly seen = new Map<number, number>();
+
+  /** `entry`: the session's marker, in every process of its runs. */
+  constructor(private readonly entry: string) {}
+
+  /** Notes the group of a run that has just started: its first process, the group's leader. */
+  started(pgid: number): void {
+    const leader = procStat(pgid);
+    if (leader?.group === pgid) this.seen.set(pgid, leader.started);
+  }
+
+  /**
+   * Notes the group of a run that has just ended (all it holds is the run's), and moves on
+   * the moment of each other group still shown to be the run's; forgets those that have
+   * emptied (this one too, when it left nothing), as their numbers are free.
+   */
+  ended(pgid: number): void {
+    for (const group of this.seen.keys()) if (!groupExists(group)) this.seen.delete(group);
+    // Most runs leave nothing behind: then there is nothing to read in /proc, whose scan costs milliseconds.
+    if (!groupExists(pgid)) return;
+    const { latestStart, runs } = this.survey();
+    this.seen.set(pgid, latestStart);
+    for (const group of this.seen.keys()) if (runs.has(group)) this.seen.set(group, latestStart);
+  }
+
+  /**
+   * Kills each group still the run's, whole and at once, then forgets them all. A pass may miss
+   * a chain's members, each gone as soon as it is looked at: passes go on while a group that
+   * exists has not been shown to be the run's. Synchronous, so it also runs as the host exits.
+   */
+  killAll(): void {
+    const pending = new Set(this.seen.keys());
+    for (let pass = 0; pass < MAX_KILL_PASSES && pending.size > 0; pass++) {
+      const { runs } = this.survey();
+      for (const group of pending) {
+        if (runs.has(group)) signal(-group, 'SIGKILL');
+        if (runs.has(group) || !groupExists(group)) pending.delete(group);
+      }
+    }
+    this.seen.clear();
+  }
+
+  /**
+   * The groups a process now shows to be still the run's, and the latest start of a process
+   * read: a moment no later than the scan. Newest first: a chain's member is read before it is gone.
+   */
+  private survey(): { latestStart: number; runs: Set<number> } {
+    const runs = new Set<number>();
+    let latestStart = 0;
+    for (const pid of procPids().reverse()) {
+      const stat = procStat(pid);
+      if (stat === undefined) continue;
+      latestStart = Math.max(latestStart, stat.started);
+      const seen = this.seen.get(stat.group);
+      if (seen !== undefined && (stat.started <= seen || carries(pid, this.entry))) runs.add(stat.group);
+    }
+    return { latestStart, runs };
+  }
+}
+
+/** Whether process group `pgid` has a process: the kernel knows at once, where a scan of /proc may miss a chain's members. */
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    // Another user's process in it (a setuid program) still holds the number.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** What a host ends as it exits: each session's marked processes and the groups its runs started. */
-const killedAtExit = new Map<string, () => Iterable<number>>();
+const killedAtExit = new Map<string, RunGroups | undefined>();
 const killAllAtExit = () => {
   for (const [entry, groups] of killedAtExit) {
-    for (const pgid of groups()) killMarkedGroup(pgid, entry);
+    groups?.killAll();
     killMarkedProcesses(entry);
   }
 };
 
 /**
- * Kills the processes that carry `entry`, and the groups `groups` names that still hold one,
- * when the host exits (any exit: a second Ctrl-C, a fatal error), until disposed. A host
- * killed by SIGKILL runs nothing.
+ * Kills the processes that carry `entry`, and the groups still in `groups`, when the host
+ * exits (any exit: a second Ctrl-C, a fatal error), until disposed. A host killed by SIGKILL
+ * runs nothing.
  */
-export function killMarkedProcessesAtExit(entry: string, groups: () => Iterable<number> = () => []): Disposable {
+export function killMarkedProcessesAtExit(entry: string, groups?: RunGroups): Disposable {
   if (killedAtExit.size === 0) process.on('exit', killAllAtExit);
   killedAtExit.set(entry, groups);
   return {

@@ -15,7 +15,7 @@ import { errorMessage } from '../../error-message';
 import { WORKSPACE_FILE_REASON } from '../../engine/protected-names';
 import { mayNameWorkspaceFile, type FolderEntries } from './workspace-file-names';
 import { patternTokens } from './pattern-tokens';
-import { RUN_MARKER_VARIABLE, SESSION_MARKER_VARIABLE } from '../../process/marked-processes';
+import { markerProblem } from './session-marker-check';
 
 /**
  * The gate's view of a Bash call beyond its rules: whether it touches a protected file
@@ -183,40 +183,6 @@ function mentionNames(targets: readonly ProtectedTarget[]): string[] {
     if (inside && base.length >= 6 && /[._-]/.test(base)) names.add(base);
   }
   return [...names];
-}
-
-/**
- * Why the line may start what outlives its session: what a call starts is found and ended by
- * the marker variables in its environment (marked-processes.ts), so a line that names one
- * (`unset`, `env -u`, `export -n`, an assignment) or clears its environment (`env -i`,
- * `exec -c`) and leaves something running asks.
- */
-function markerProblem(command: string, analyses: readonly ParsedBash[]): string | undefined {
-  const commands = analyses.flatMap((each) => each.commands);
-  const texts = [command, ...analyses.flatMap((each) => each.values), ...commands.flatMap((c) => [...c.words, ...c.assigned])];
-  const named = [SESSION_MARKER_VARIABLE, RUN_MARKER_VARIABLE].find((name) => texts.some((text) => text.includes(name)));
-  if (named) return `it names ${named}, by which what it starts is ended with the session: a person must approve it`;
-  const clears = commands.some((c) => commandForms(c, true).some((form) => clearsEnvironment(form.words)));
-  if (clears && DETACHES.test(command))
-    return 'it clears its environment and leaves a process running, which then would not end with the session: a person must approve it';
-  return undefined;
-}
-
-/** A lone `&` (not `&&`, `>&`, `&>`) or a command that detaches. */
-const DETACHES = /(^|[^&<>])&(?![&>])|\b(nohup|setsid|disown)\b/;
-
-/** `env -i` (`--ignore-environment`, `env -`) or `exec -c`: the command starts with an empty environment. */
-function clearsEnvironment(words: readonly string[]): boolean {
-  const name = commandName(words[0] ?? '');
-  if (name !== 'env' && name !== 'exec') return false;
-  const clearing = name === 'env' ? /^(-[^-]*i|--ignore-environment|-)$/ : /^-[^-]*c/;
-  const withValue = name === 'env' ? ['-u', '--unset', '-C', '--chdir', '-S', '--split-string'] : ['-a'];
-  for (let i = 1; i < words.length; i++) {
-    if (clearing.test(words[i])) return true;
-    if (withValue.includes(words[i])) i++;
-    else if (!words[i].startsWith('-') && !words[i].includes('=')) return false;
-  }
-  return false;
 }
 
 /** Where a redirection may write without a second thought. */

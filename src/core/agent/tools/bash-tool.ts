@@ -41,8 +41,10 @@ export interface BashResponse {
 export interface BashSession {
   /** SESSION_MARKER_VARIABLE's value in every command's environment. */
   marker: string;
-  /** Told each command's process group (its first process's pid). */
-  onRunGroup: (pgid: number) => void;
+  /** Told each command's process group (its first process's pid) as the command starts... */
+  onRunStarted: (pgid: number) => void;
+  /** ...and as it ends: what the group holds then is the command's. */
+  onRunEnded: (pgid: number) => void;
 }
 
 const BACKGROUND_UNSUPPORTED =
@@ -89,7 +91,7 @@ function withOutput(headline: string, output: string): string {
  * spawner helper started with `--bash-shells`) forks them from a small process instead: a
  * fork costs in proportion to the forking process's memory, which grows with a session.
  * `session.marker` is set as SESSION_MARKER_VARIABLE in every command's environment, and each
- * command's process group is told to `session.onRunGroup`, so the session finds what its
+ * command's process group is told to `session` as it starts and ends, so the session finds what its
  * commands left running; each command also gets a marker of its own, so a timeout or an abort
  * ends all it started.
  */
@@ -116,6 +118,7 @@ export function createBashTool(
       const shellEnv = envWithoutSecrets(ctx.env, ctx.passEnv, ctx.secretEnvNames);
       // Constant for the session, so a waiting shell started for one command fits the next.
       const env = session === undefined ? shellEnv : { ...shellEnv, [SESSION_MARKER_VARIABLE]: session.marker };
+      let group: number | undefined;
       const captured = await run({
         // The user's hooks chose these lines (CLAUDE_ENV_FILE); the gate judged the model's command alone.
         command: ctx.shellPrelude ? `${ctx.shellPrelude}${input.command}` : input.command,
@@ -126,8 +129,14 @@ export function createBashTool(
         signal: ctx.signal,
         maxOutputBytes: MAX_CAPTURE_BYTES,
         runMarker: randomUUID(),
-        onSpawn: session?.onRunGroup,
+        onSpawn:
+          session &&
+          ((pgid: number) => {
+            group = pgid;
+            session.onRunStarted(pgid);
+          }),
       });
+      if (session && group !== undefined) session.onRunEnded(group);
       const result = withoutCutSecrets(captured, ctx);
       const interrupted = result.timedOut || result.aborted;
       const response: BashResponse = {
