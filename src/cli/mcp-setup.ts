@@ -50,9 +50,10 @@ export function createCliMcpManager(
   log: McpManagerOptions['log'],
   secrets: McpManagerOptions['secrets'],
   writableRoots: readonly string[] = [],
+  elicit?: McpManagerOptions['elicit'],
 ): McpManager {
   const callTimeoutMs = timeoutFromEnv(env);
-  return new McpManager({ workspaceFolder: projectDir, env, writableRoots: () => writableRoots, log, secrets, callTimeoutMs });
+  return new McpManager({ workspaceFolder: projectDir, env, writableRoots: () => writableRoots, log, secrets, callTimeoutMs, elicit });
 }
 
 /**

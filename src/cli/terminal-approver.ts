@@ -55,6 +55,31 @@ export class TerminalApprover implements Approver {
     return asked;
   }
 
+  /**
+   * Questions of another kind (an MCP server's form), in turn with the approvals: `ask` shows
+   * one prompt and takes the line typed after it; undefined at end of input or once `signal` aborts.
+   */
+  converse<T>(signal: AbortSignal, talk: (ask: (prompt: string) => Promise<string | undefined>) => Promise<T>): Promise<T> {
+    const done = this.queue.then(() => talk((prompt) => this.nextLine(prompt, signal)));
+    this.queue = done.catch(() => undefined);
+    return done;
+  }
+
+  private nextLine(prompt: string, signal: AbortSignal): Promise<string | undefined> {
+    if (signal.aborted || this.ended) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const finish = (line: string | undefined) => {
+        signal.removeEventListener('abort', onAbort);
+        this.answer = undefined;
+        resolve(line);
+      };
+      const onAbort = () => finish(undefined);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.answer = finish;
+      this.output.write(prompt);
+    });
+  }
+
   /** Stops reading the terminal; later questions are answered no. */
   dispose(): void {
     this.lines.close();

@@ -26,6 +26,8 @@ import { errorMessage } from '../core/error-message';
 import { ChatActivity } from './chat-activity';
 import { describeDifference } from '../core/replay/decisions';
 import type { ScratchReplayResult } from '../core/replay/scratch-replay';
+import type { ElicitationAnswer, ElicitationRequest } from '../core/mcp/elicitation-content';
+import { ElicitationModal } from './elicitation-prompter';
 import { showInformation } from './notifications';
 
 export interface ChatControllerDeps {
@@ -55,6 +57,7 @@ const COMPACT_COMMAND = /^\/compact(?:\s+([\s\S]*))?$/;
 export class ChatController extends Disposable {
   private projector = new ChatProjector();
   private session: AgentSession | undefined;
+  private readonly elicitor = new ElicitationModal();
   /** New Chat cleared the last session: the next one starts with source "clear", as in Claude Code. */
   private cleared = false;
   private sessionEvents: vscode.Disposable | undefined;
@@ -322,6 +325,12 @@ export class ChatController extends Disposable {
   /** The Hook Manager's "Replay against today's hooks": the chat stays as it is; the timeline shows the replay. */
   replaySession(sessionId: string, signal: AbortSignal): Promise<ScratchReplayResult> {
     return replayStoredSession(this.deps, sessionId, signal);
+  }
+
+  /** An MCP server's request for input: the chat's session runs its Elicitation hooks and asks the person; no session, no answer. */
+  answerElicitation(request: ElicitationRequest, signal: AbortSignal): Promise<ElicitationAnswer> {
+    if (!this.session) return Promise.resolve({ action: 'decline' });
+    return this.session.answerElicitation(request, this.elicitor, signal);
   }
 
   /** Cancels a running turn and ends the session; the next prompt starts a new one. */

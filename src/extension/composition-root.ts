@@ -24,6 +24,7 @@ import { RedactingChatModel } from '../core/agent/llm/redacting-chat-model';
 import { ModelHookJudge } from '../core/agent/model-hook-judge';
 import { ConfiguredChatModel } from './configured-chat-model';
 import { privateStoragePaths } from './private-storage';
+import type { ElicitationAnswer } from '../core/mcp/elicitation-content';
 
 /** Where a window keeps audit logs and transcripts: per workspace, or one shared folder without one. */
 function storageDirOf(context: vscode.ExtensionContext): string {
@@ -110,6 +111,8 @@ export class CompositionRoot extends Disposable {
       redactor: engineHost.engine.audit.redactor,
       workspaceState: context.workspaceState,
       log,
+      // The chat is created below; a server asks only during a tool call of its session.
+      elicit: (request, signal): Promise<ElicitationAnswer> => chat.answerElicitation(request, signal),
     });
     engineHost.engine.useMcp(mcp.manager);
     const chat = new ChatController({

@@ -36,6 +36,8 @@ export interface McpHostDeps {
   redactor: McpManagerOptions['secrets'];
   workspaceState: vscode.Memento;
   log: HookpilotLog;
+  /** A server's request for input: the chat's session answers it (its hooks, then the person). */
+  elicit: NonNullable<McpManagerOptions['elicit']>;
 }
 
 /**
@@ -69,6 +71,7 @@ export class McpHost extends Disposable {
       log: (level, message) => deps.log[level](message),
       resolveInput: (input, scope) => this.resolveInput(input, scope),
       secrets: deps.redactor,
+      elicit: deps.elicit,
     });
     const stale = () => {
       this.started = undefined;

@@ -175,6 +175,16 @@ export function samplePayload(event: HookEventName, toolName = 'Bash', context: 
         title: 'Permission needed',
         notification_type: 'permission_prompt',
       };
+    case 'Elicitation':
+      return {
+        ...base,
+        mcp_server_name: 'deploy',
+        message: 'Which environment should the release go to?',
+        mode: 'form',
+        requested_schema: { type: 'object', properties: { environment: { type: 'string', enum: ['staging', 'production'] } } },
+      };
+    case 'ElicitationResult':
+      return { ...base, mcp_server_name: 'deploy', action: 'accept', mode: 'form', content: { environment: 'staging' } };
     case 'Error':
       return { ...base, error_type: 'tool', error: 'Bash failed: exit code 1', recoverable: true };
     case 'ConfigChange':

@@ -155,3 +155,18 @@ export type StubClassesMatchTheApi = [
   AssertNone<ExtraMembers<ThemeIcon, vscode.ThemeIcon>>,
   AssertNone<ExtraMembers<RelativePattern, vscode.RelativePattern>>,
 ];
+
+export class CancellationTokenSource {
+  private readonly cancelled = new EventEmitter<void>();
+  readonly token = { isCancellationRequested: false, onCancellationRequested: this.cancelled.event };
+
+  cancel(): void {
+    if (this.token.isCancellationRequested) return;
+    this.token.isCancellationRequested = true;
+    this.cancelled.fire();
+  }
+
+  dispose(): void {
+    this.cancelled.dispose();
+  }
+}

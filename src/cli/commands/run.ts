@@ -24,6 +24,9 @@ import { StreamJsonPrinter } from '../output/stream-json-printer';
 import { TextPrinter } from '../output/text-printer';
 import { readPrompt } from '../read-input';
 import { TerminalApprover } from '../terminal-approver';
+import { TerminalElicitor } from '../terminal-elicitor';
+import type { AgentSession } from '../../core/agent/agent-session';
+import type { ElicitationAnswer, ElicitationRequest } from '../../core/mcp/elicitation-content';
 import { collect } from './hooks';
 import { createCliMcpManager, formatMcpProblem, loadCliMcpConfigs, mcpTools } from '../mcp-setup';
 import { mcpProtectedFiles } from '../../core/mcp/mcp-protected-files';
@@ -158,15 +161,20 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     await engine.dispose();
     throw usageError(`${unreadable.message}; fix or remove it (the hooks configured there would not run)`);
   }
+  // Someone can answer only when stdin is a terminal; otherwise every ask is a deny.
+  const terminal = ctx.stdin.isTTY ? new TerminalApprover(ctx.stdin, ctx.question) : undefined;
+  const person = terminal && new TerminalElicitor(terminal, ctx.question);
+  // A server asks for input during a tool call: the session's hooks answer, or the person at the terminal.
+  const answering: { session?: AgentSession } = {};
+  const elicit = (request: ElicitationRequest, signal: AbortSignal): Promise<ElicitationAnswer> =>
+    answering.session ? answering.session.answerElicitation(request, person, signal) : Promise.resolve({ action: 'decline' });
   // Servers start before the session: their tools are part of what the model is offered.
-  const mcp = createCliMcpManager(projectDir, ctx.env, log, engine.audit.redactor, writableRoots);
+  const mcp = createCliMcpManager(projectDir, ctx.env, log, engine.audit.redactor, writableRoots, elicit);
   await mcp.start(mcpConfigs);
   engine.useMcp(mcp);
   // The CLI trusts its workspace (like `claude -p`): its .claude/agents count.
   const subagents = loadSubagentDefinitions(subagentFolders(projectDir, ctx.env.HOME || undefined, true));
   for (const problem of subagents.problems) ctx.stderr.write(`hookpilot: warning: subagent skipped: ${problem}\n`);
-  // Someone can answer only when stdin is a terminal; otherwise every ask is a deny.
-  const terminal = ctx.stdin.isTTY ? new TerminalApprover(ctx.stdin, ctx.question) : undefined;
   const session = createSession(engine, {
     sessionId: resumed,
     endpoint,
@@ -187,6 +195,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     onPersistError: (message) => ctx.stderr.write(`hookpilot: warning: ${message}\n`),
     configSnapshot,
   });
+  answering.session = session;
   const printer = createPrinter(
     options.outputFormat,
     ctx,

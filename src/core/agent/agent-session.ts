@@ -5,6 +5,8 @@ import { Emitter, type Disposable } from '../events-emitter';
 import type { AgentEvent, SessionStartSource } from './agent-events';
 import type { AgentSessionOptions } from './agent-session-options';
 import { Compactor } from './compaction';
+import type { ElicitationAnswer, ElicitationPrompter, ElicitationRequest } from '../mcp/elicitation-content';
+import { answerElicitation } from './elicitation-hooks';
 import { FileChangedHooks } from './file-changed-hooks';
 import { reportHookFailures } from './hook-failure-errors';
 import { finalAnswerGuards } from './final-answer-guards';
@@ -57,10 +59,12 @@ export class AgentSession {
   private readonly envFile: SessionEnvFile;
   private readonly idle: IdlePromptTimer | undefined;
   private readonly fileChanges: FileChangedHooks;
+  private readonly secrets: { addSecretValue(value: string): void };
 
   constructor(private readonly options: AgentSessionOptions) {
     this.id = options.sessionId ?? randomUUID();
     const redactor = options.redactor ?? new Redactor();
+    this.secrets = redactor;
     this.model = new RedactingChatModel(options.model, redactor);
     const cwd = options.cwd ?? options.workspaceRoot;
     this.envFile = new SessionEnvFile(redactor, { env: envWithoutSecrets(options.env ?? process.env, options.passEnv), cwd });
@@ -110,6 +114,14 @@ export class AgentSession {
     });
     this.hookFailures = reportHookFailures(options.dispatcher, this.id, this.hooks);
     this.fileChanges = new FileChangedHooks({ hooks: this.hooks, envFile: this.envFile, cwd, notices: this.notices });
+  }
+
+  /**
+   * An MCP server's request for input while this is the host's session: its Elicitation hooks
+   * answer, or `person` (none: declined), then its ElicitationResult hooks.
+   */
+  answerElicitation(request: ElicitationRequest, person: ElicitationPrompter | undefined, signal: AbortSignal): Promise<ElicitationAnswer> {
+    return answerElicitation({ hooks: this.hooks, person, secrets: this.secrets, notices: this.notices }, request, signal);
   }
 
   /** The files FileChanged hooks watch now. */

@@ -37,9 +37,10 @@ export interface BashShellSetting {
  * Claude Code's CLAUDE_ENV_FILE: SessionStart command hooks append `export NAME=value` lines
  * to it, and every later Bash command of the session runs after them. The file exists only
  * while those hooks run, alone in a new private directory (0700, file 0600) outside the
- * workspace; its text is then kept in memory and the directory removed. So the model, which
- * never learns the path, also has nothing to write to once its commands can run: what its
- * Bash commands start with is exactly what the user's hooks wrote.
+ * workspace; its text is then kept in memory and the directory removed. So the model's tools,
+ * which never learn the path, have nothing to write to: what its Bash commands start with is
+ * what the user's hooks wrote. (A process a command left running could find a file made while
+ * it runs, after a compaction or for FileChanged; those end with the session.)
  */
 export class SessionEnvFile {
   private text = '';

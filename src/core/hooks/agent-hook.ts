@@ -54,6 +54,8 @@ export interface AgentHook {
   onPreCompact?: Method<'PreCompact'>;
   onPostCompact?: Method<'PostCompact'>;
   onNotification?: Method<'Notification'>;
+  onElicitation?: Method<'Elicitation'>;
+  onElicitationResult?: Method<'ElicitationResult'>;
   onError?: Method<'Error'>;
   onConfigChange?: Method<'ConfigChange'>;
   onFileChanged?: Method<'FileChanged'>;
@@ -87,6 +89,8 @@ export const AGENT_HOOK_METHODS = {
   PreCompact: 'onPreCompact',
   PostCompact: 'onPostCompact',
   Notification: 'onNotification',
+  Elicitation: 'onElicitation',
+  ElicitationResult: 'onElicitationResult',
   Error: 'onError',
   ConfigChange: 'onConfigChange',
   FileChanged: 'onFileChanged',

@@ -57,11 +57,14 @@ export interface DispatchResult {
   permissionsRequired: Array<{ hookName: string; permission: string; toolName?: string }>;
   /** SessionStart / FileChanged: every hook's watchPaths, in order; undefined when no hook gave any (the list stays). */
   watchPaths?: string[];
+  /** Elicitation / ElicitationResult: the strictest action a hook gave (cancel > decline > accept), with its content. */
+  elicitation?: NonNullable<HookEffects['elicitation']> & { hookName: string };
   runs: HookRunSummary[];
 }
 
 const DECISION_RANK = { allow: 1, ask: 2, defer: 3, deny: 4 } as const;
 const PERMISSION_RANK = { allow: 1, ask: 2, deny: 3 } as const;
+const ELICITATION_RANK = { none: 0, accept: 1, decline: 2, cancel: 3 } as const;
 
 export function emptyResult(event: HookEventName, dispatchId: string): DispatchResult {
   return {
@@ -221,6 +224,14 @@ export class ResultAggregator {
     if (e.truncateOutput) r.truncateOutputBy ??= hook.name;
     if (e.permissionRequired) r.permissionsRequired.push({ hookName: hook.name, ...e.permissionRequired });
     if (e.watchPaths) r.watchPaths = [...(r.watchPaths ?? []), ...e.watchPaths];
+    if (e.elicitation) this.answerElicitation(e.elicitation, hook.name);
+  }
+
+  /** As for PermissionRequest: a hook that answers accept first cannot pre-empt another's decline. */
+  private answerElicitation(answer: NonNullable<HookEffects['elicitation']>, hookName: string): void {
+    const current = this.result.elicitation;
+    const rank = (action: string | undefined) => ELICITATION_RANK[(action ?? 'none') as keyof typeof ELICITATION_RANK];
+    if (!current || rank(answer.action) > rank(current.action)) this.result.elicitation = { ...answer, hookName };
   }
 
   private addContext(hookName: string, content: string): void {

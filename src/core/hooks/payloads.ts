@@ -44,6 +44,10 @@ export type StopFailureError = (typeof STOP_FAILURE_ERRORS)[number];
  * `project_settings`, `.claude/settings.local.json` `local_settings`, the managed policy file
  * `policy_settings` (docs/hooks.md#configchange).
  */
+/** How a person (or a hook for them) answers an MCP server's request for input (the MCP specification's actions). */
+export const ELICITATION_ACTIONS = ['accept', 'decline', 'cancel'] as const;
+export type ElicitationAction = (typeof ELICITATION_ACTIONS)[number];
+
 export const CONFIG_CHANGE_SOURCES = ['user_settings', 'project_settings', 'local_settings', 'policy_settings'] as const;
 export type ConfigChangeSource = (typeof CONFIG_CHANGE_SOURCES)[number];
 
@@ -226,6 +230,25 @@ export const payloadSchemas = {
     message: z.string(),
     title: z.string().optional(),
     notification_type: z.string(),
+  }),
+  Elicitation: z.looseObject({
+    ...common,
+    hook_event_name: event('Elicitation'),
+    mcp_server_name: z.string(),
+    message: z.string(),
+    mode: z.enum(['form', 'url']),
+    url: z.string().optional(),
+    elicitation_id: z.string().optional(),
+    requested_schema: z.record(z.string(), z.unknown()).optional(),
+  }),
+  ElicitationResult: z.looseObject({
+    ...common,
+    hook_event_name: event('ElicitationResult'),
+    mcp_server_name: z.string(),
+    action: z.enum(ELICITATION_ACTIONS),
+    mode: z.enum(['form', 'url']),
+    elicitation_id: z.string().optional(),
+    content: z.record(z.string(), z.unknown()).optional(),
   }),
   Error: z.looseObject({
     ...common,

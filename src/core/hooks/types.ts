@@ -1,3 +1,4 @@
+import type { ElicitationAction } from './payloads';
 import type { HookEventName } from './events';
 
 /**
@@ -186,6 +187,8 @@ export interface HookEffects {
   permissionRequired?: { permission: string; toolName?: string };
   /** SessionStart / FileChanged (Claude Code): the files FileChanged watches besides its matchers' names. */
   watchPaths?: string[];
+  /** Elicitation / ElicitationResult (Claude Code): the answer to an MCP server's request for input, or a change to it. */
+  elicitation?: { action?: ElicitationAction; content?: Record<string, unknown> };
 }
 
 export interface HookTrace {

@@ -38,8 +38,6 @@ const CLAUDE_ONLY_EVENTS: Readonly<Record<string, string>> = {
   WorktreeRemove: 'Hookpilot does not create git worktrees',
   PreModelSwitch: 'switching models is not a hookable event in Hookpilot',
   PostModelSwitch: 'switching models is not a hookable event in Hookpilot',
-  Elicitation: "Hookpilot's MCP client does not accept elicitation requests from servers",
-  ElicitationResult: "Hookpilot's MCP client does not accept elicitation requests from servers",
 };
 
 const UNSUPPORTED_TYPES: Readonly<Record<string, string>> = {};

@@ -2,9 +2,17 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema, type CallToolResult, type Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type ElicitRequest,
+  type ElicitResult,
+  type Tool as McpToolDefinition,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { GroupStdioTransport } from './group-stdio-transport';
+import type { ElicitationAnswer, ElicitationRequest } from './elicitation-content';
 import type { McpServerConfig } from './mcp-config';
 import { limitedFetch } from './mcp-limits';
 import { mcpToolNames } from './mcp-names';
@@ -38,6 +46,8 @@ export interface ConnectionOptions {
   relistIntervalMs: number;
   log: (level: 'info' | 'warn' | 'error', message: string) => void;
   onStateChange: () => void;
+  /** Answers the server's requests for input (form mode); without it the client does not offer them. */
+  elicit?: (request: ElicitationRequest, signal: AbortSignal) => Promise<ElicitationAnswer>;
 }
 
 /** Tools listed from one server at most: a server cannot flood the model's tool list. */
@@ -99,7 +109,14 @@ export class McpConnection {
       deadline = startDeadline(timeoutMs, `timed out after ${timeoutMs} ms connecting and listing its tools`);
       transport = this.transport(config);
       this.transportInUse = transport;
-      const client = new Client({ name: 'hookpilot', version: '0.1.0' }, { capabilities: {}, jsonSchemaValidator: acceptAnyOutput });
+      const elicit = this.options.elicit;
+      const capabilities = elicit ? { elicitation: { form: {} } } : {};
+      const client = new Client({ name: 'hookpilot', version: '0.1.0' }, { capabilities, jsonSchemaValidator: acceptAnyOutput });
+      if (elicit)
+        client.setRequestHandler(ElicitRequestSchema, async (request, extra): Promise<ElicitResult> => {
+          const { action, content } = await elicit(this.elicitationOf(request), extra.signal);
+          return content === undefined ? { action } : { action, content };
+        });
       client.onclose = () => {
         if (this.client !== client) return;
         this.client = undefined;
@@ -122,6 +139,12 @@ export class McpConnection {
     } finally {
       deadline?.clear();
     }
+  }
+
+  private elicitationOf({ params }: ElicitRequest): ElicitationRequest {
+    const common = { server: this.name, message: params.message };
+    if (params.mode === 'url') return { ...common, mode: 'url', url: params.url, elicitationId: params.elicitationId };
+    return { ...common, mode: 'form', requestedSchema: params.requestedSchema };
   }
 
   async callTool(

@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Emitter, type Disposable } from '../events-emitter';
 import { serversByPrecedence, type LoadedMcpConfig, type McpInput, type McpServerConfig, type McpSource } from './mcp-config';
 import { McpConnection, type McpServerState, type McpToolInfo } from './mcp-connection';
+import type { ElicitationAnswer, ElicitationRequest } from './elicitation-content';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './mcp-limits';
 import { expandServer, inputDestination } from './mcp-variables';
 import { mcpServerSecretValues } from '../config-secrets';
@@ -34,6 +35,11 @@ export interface McpManagerOptions {
    * process (`/proc/<pid>/environ`, `ps`).
    */
   secrets?: { addSecretValue(value: string): void };
+  /**
+   * Answers a server's request for input (MCP elicitation, form mode): the host's session runs
+   * its Elicitation hooks and asks a person. Without it servers are told the client cannot.
+   */
+  elicit?: (request: ElicitationRequest, signal: AbortSignal) => Promise<ElicitationAnswer>;
 }
 
 /** The server an `${input:id}` answer is for: the file defining it and what the answer is sent to (inputDestination). */
@@ -166,6 +172,7 @@ export class McpManager {
       relistIntervalMs: this.options.relistIntervalMs ?? 1_000,
       log: this.options.log,
       onStateChange: () => this.changed.fire(),
+      elicit: this.options.elicit,
     });
   }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { HookEventName } from '../events';
+import { ELICITATION_ACTIONS } from '../payloads';
 import type { HookEffects } from '../types';
 
 /**
@@ -44,6 +45,9 @@ const hookSpecificOutput = z.looseObject({
   truncateOutput: z.boolean().optional(),
   /** SessionStart / FileChanged: absolute paths FileChanged watches from now on (MAX_WATCHED_FILES at most are watched). */
   watchPaths: z.array(z.string().min(1).max(4_096)).max(10_000).optional(),
+  /** Elicitation / ElicitationResult: the answer to an MCP server's request for input. */
+  action: z.enum(ELICITATION_ACTIONS).optional(),
+  content: z.record(z.string(), z.unknown()).optional(),
   /**
    * AstroResearch's advisory PermissionRequired (PostToolUse): the call that ran needed this
    * permission. Audited and shown, never blocking; Hookpilot's own name, which Claude Code ignores.
@@ -113,6 +117,8 @@ export function parseHookOutput(event: HookEventName, value: unknown): ParsedOut
     if (hso.metadata !== undefined) effects.metadata = hso.metadata;
     if (hso.truncateOutput) effects.truncateOutput = true;
     if (hso.watchPaths !== undefined && (event === 'SessionStart' || event === 'FileChanged')) effects.watchPaths = hso.watchPaths;
+    if ((hso.action !== undefined || hso.content !== undefined) && (event === 'Elicitation' || event === 'ElicitationResult'))
+      effects.elicitation = { action: hso.action, content: hso.content };
     const required = hso.hookpilotPermissionRequired;
     if (required !== undefined) effects.permissionRequired = { permission: required.permission, toolName: required.tool_name };
   }

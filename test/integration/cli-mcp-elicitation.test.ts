@@ -1,0 +1,98 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { REPO_ROOT, startTestbed, toolMessageSent, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
+import { text, toolCalls } from '../support/model-server';
+import { hooksJson } from '../support/workspace';
+
+// A server's tool asks the client for input mid-call (MCP elicitation, form mode) and answers
+// with what it got: the session's Elicitation hooks answer, or no one (the run has no terminal).
+
+const SERVER = path.join(REPO_ROOT, 'test/fixtures/mcp/elicit-server.mjs');
+const MCP = JSON.stringify({ mcpServers: { deploy: { command: process.execPath, args: [SERVER] } } });
+const answer = (event: 'Elicitation' | 'ElicitationResult', fields: Record<string, unknown>) =>
+  `echo '${JSON.stringify({ hookSpecificOutput: { hookEventName: event, ...fields } })}'`;
+
+const bundle = useCliBundle();
+let bed: Testbed | undefined;
+afterEach(async () => {
+  await bed?.close();
+  bed = undefined;
+});
+
+async function deployWith(hooks: Record<string, unknown>): Promise<{ sent: unknown; stderr: string }> {
+  const script = [toolCalls([{ id: 'd1', name: 'mcp__deploy__deploy', arguments: {} }]), text('done')];
+  bed = await startTestbed(bundle.bundle, { '.mcp.json': MCP, '.vscode/hooks.json': hooksJson(hooks) }, script);
+  const run = await bed.run(['deploy it', '--allowed-tools', 'mcp__deploy'], { timeoutMs: 60_000 });
+  expect(run.code, run.stderr).toBe(0);
+  const sent = toolMessageSent(bed.server, 'd1') ?? '';
+  return { sent: JSON.parse(sent.slice(sent.indexOf('{'))) as unknown, stderr: run.stderr };
+}
+
+describe('MCP elicitation in a run', () => {
+  it("an Elicitation hook answers the server's form for the person, matched by the server's name", async () => {
+    const { sent } = await deployWith({
+      Elicitation: [
+        {
+          matcher: 'deploy',
+          hooks: [{ type: 'command', command: answer('Elicitation', { action: 'accept', content: { environment: 'staging' } }) }],
+        },
+        { matcher: 'other', hooks: [{ type: 'command', command: 'exit 2' }] },
+      ],
+    });
+    expect(sent).toEqual({ action: 'accept', content: { environment: 'staging' } });
+  }, 90_000);
+
+  it('with no hook answering and no terminal to ask, the request is declined and the run says so', async () => {
+    const { sent, stderr } = await deployWith({});
+    expect(sent).toEqual({ action: 'decline' });
+    expect(stderr).toContain('MCP server "deploy" asked for input');
+    expect(stderr).toContain('no one to ask');
+  }, 90_000);
+
+  it('an Elicitation hook that exits 2 declines it', async () => {
+    const { sent } = await deployWith({ Elicitation: [{ hooks: [{ type: 'command', command: 'echo "not in CI" >&2; exit 2' }] }] });
+    expect(sent).toEqual({ action: 'decline' });
+  }, 90_000);
+
+  it('an answer that does not fit the form is declined, whoever gave it', async () => {
+    const { sent, stderr } = await deployWith({
+      Elicitation: [
+        { hooks: [{ type: 'command', command: answer('Elicitation', { action: 'accept', content: { environment: 'the-moon' } }) }] },
+      ],
+    });
+    expect(sent).toEqual({ action: 'decline' });
+    expect(stderr).toContain('"environment" is not one of staging, production');
+  }, 90_000);
+
+  it('an ElicitationResult hook sees the answer and may change it before it is sent', async () => {
+    const accept = answer('Elicitation', { action: 'accept', content: { environment: 'production' } });
+    const downgrade = `cat > result-payload.json; ${answer('ElicitationResult', { content: { environment: 'staging' } })}`;
+    const { sent } = await deployWith({
+      Elicitation: [{ hooks: [{ type: 'command', command: accept }] }],
+      ElicitationResult: [{ hooks: [{ type: 'command', command: downgrade }] }],
+    });
+    expect(sent).toEqual({ action: 'accept', content: { environment: 'staging' } });
+    const payload = JSON.parse(readFileSync(bed!.workspace.file('result-payload.json'), 'utf8')) as Record<string, unknown>;
+    expect(payload).toMatchObject({ mcp_server_name: 'deploy', action: 'accept', mode: 'form', content: { environment: 'production' } });
+  }, 90_000);
+
+  it('a value given for a field named like a credential reaches the server but never the model', async () => {
+    const token = 'dpl_9f8e7d6c5b4a39281706';
+    const { sent } = await deployWith({
+      Elicitation: [
+        {
+          hooks: [
+            {
+              type: 'command',
+              command: answer('Elicitation', { action: 'accept', content: { environment: 'staging', api_token: token } }),
+            },
+          ],
+        },
+      ],
+    });
+    // The server echoes what it got; the model reads that through the redactor.
+    expect(JSON.stringify(sent)).not.toContain(token);
+    expect((sent as { content: Record<string, string> }).content.api_token).toMatch(/REDACTED/);
+  }, 90_000);
+});
