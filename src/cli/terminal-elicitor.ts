@@ -2,12 +2,12 @@ import { visibleText } from '../core/agent/permissions/approval-text';
 import {
   elicitationFields,
   fieldValueProblem,
+  typedFieldValue,
   type ElicitationAnswer,
   type ElicitationContent,
   type ElicitationField,
   type ElicitationPrompter,
   type ElicitationRequest,
-  type ElicitationValue,
 } from '../core/mcp/elicitation-content';
 import type { Output } from './output/printer';
 import type { TerminalApprover } from './terminal-approver';
@@ -20,24 +20,6 @@ const NOT_A: Record<ElicitationField['type'], string> = {
   array: 'a list',
   string: 'text',
 };
-
-/** A typed line as the field's value; undefined when it cannot be one. */
-function valueOf(field: ElicitationField, line: string): ElicitationValue | undefined {
-  switch (field.type) {
-    case 'boolean':
-      return /^(?:y|yes|true)$/i.test(line) ? true : /^(?:n|no|false)$/i.test(line) ? false : undefined;
-    case 'number':
-    case 'integer':
-      return line.trim() === '' || Number.isNaN(Number(line)) ? undefined : Number(line);
-    case 'array':
-      return line
-        .split(',')
-        .map((item) => item.trim())
-        .filter((item) => item !== '');
-    case 'string':
-      return line;
-  }
-}
 
 function fieldPrompt(field: ElicitationField): string {
   const hints = [
@@ -76,7 +58,7 @@ export class TerminalElicitor implements ElicitationPrompter {
           const typed = await line(fieldPrompt(field));
           if (typed === undefined) return { action: 'cancel' };
           if (typed === '' && !field.required) break;
-          const value = valueOf(field, typed);
+          const value = typedFieldValue(field, typed);
           const problem = value === undefined ? `is not ${NOT_A[field.type]}` : fieldValueProblem(field, value);
           if (value !== undefined && problem === undefined) {
             content[field.name] = value;

@@ -3,6 +3,7 @@ import { visibleText } from '../core/agent/permissions/approval-text';
 import {
   elicitationFields,
   fieldValueProblem,
+  typedFieldValue,
   type ElicitationAnswer,
   type ElicitationContent,
   type ElicitationField,
@@ -19,21 +20,9 @@ const YES = 'Yes';
 const NO = 'No';
 const SKIP = '(skip)';
 
-/** What the person typed as the field's value; undefined when it cannot be one. */
-function typedValue(field: ElicitationField, text: string): ElicitationValue | undefined {
-  if (field.type === 'number' || field.type === 'integer')
-    return text.trim() === '' || Number.isNaN(Number(text)) ? undefined : Number(text);
-  if (field.type === 'array')
-    return text
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item !== '');
-  return text;
-}
-
 function problemOf(field: ElicitationField, text: string): string | undefined {
   if (text === '' && !field.required) return undefined;
-  const value = typedValue(field, text);
+  const value = typedFieldValue(field, text);
   return value === undefined ? `Not ${field.type === 'integer' ? 'an integer' : 'a number'}` : fieldValueProblem(field, value);
 }
 
@@ -102,6 +91,6 @@ export class ElicitationModal implements ElicitationPrompter {
     if (text === undefined) return 'cancel';
     if (text === '' && !field.required) return undefined;
     // The box validates as the person types; a host that does not is checked here.
-    return problemOf(field, text) === undefined ? typedValue(field, text) : 'cancel';
+    return problemOf(field, text) === undefined ? typedFieldValue(field, text) : 'cancel';
   }
 }

@@ -113,6 +113,24 @@ export function fieldValueProblem(field: ElicitationField, value: unknown): stri
   }
 }
 
+/** Text a person typed as the field's value (`yes`, `3`, `web, api`); undefined when it cannot be one. */
+export function typedFieldValue(field: ElicitationField, text: string): ElicitationValue | undefined {
+  switch (field.type) {
+    case 'boolean':
+      return /^(?:y|yes|true)$/i.test(text) ? true : /^(?:n|no|false)$/i.test(text) ? false : undefined;
+    case 'number':
+    case 'integer':
+      return text.trim() === '' || Number.isNaN(Number(text)) ? undefined : Number(text);
+    case 'array':
+      return text
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
+    case 'string':
+      return text;
+  }
+}
+
 /** Why `content` does not answer the form, or undefined when it does. */
 export function elicitationContentProblem(
   schema: Record<string, unknown> | undefined,
