@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { watchedNames } from '../../src/core/agent/file-changed-hooks';
 import { MAX_WATCHED_FILES, WatchedFiles } from '../../src/core/agent/watched-files';
 import { parseHookOutput } from '../../src/core/hooks/protocol/output';
@@ -63,4 +63,37 @@ describe('WatchedFiles', () => {
     files.watch(['/tmp/x']);
     expect(files.files).toEqual([]);
   });
+
+  /** A folder `config` holding the watched `app.json`, and what the watch hears of it. */
+  function watchedConfig(): { root: string; file: string; heard: string[] } {
+    const root = mkdtempSync(path.join(tmpdir(), 'hookpilot-watch-'));
+    dirs.push(root);
+    mkdirSync(path.join(root, 'config'));
+    const file = path.join(root, 'config', 'app.json');
+    writeFileSync(file, '1');
+    const heard: string[] = [];
+    const files = new WatchedFiles({ onChange: async (f, kind) => void heard.push(`${path.basename(f)}:${kind}`), warn: () => undefined });
+    disposables.push(files);
+    files.watch([file]);
+    return { root, file, heard };
+  }
+
+  it('hears a file of a folder that was removed and made again', async () => {
+    const { root, file, heard } = watchedConfig();
+    rmSync(path.join(root, 'config'), { recursive: true });
+    await vi.waitFor(() => expect(heard).toEqual(['app.json:unlink']), { timeout: 10_000 });
+    mkdirSync(path.join(root, 'config'));
+    writeFileSync(file, '2');
+    await vi.waitFor(() => expect(heard).toEqual(['app.json:unlink', 'app.json:add']), { timeout: 10_000 });
+  }, 30_000);
+
+  it('hears the file of a folder renamed away and replaced by a link as the file the link leads to', async () => {
+    const { root, file, heard } = watchedConfig();
+    renameSync(path.join(root, 'config'), path.join(root, 'config.old'));
+    mkdirSync(path.join(root, 'elsewhere'));
+    symlinkSync(path.join(root, 'elsewhere'), path.join(root, 'config'));
+    await vi.waitFor(() => expect(heard).toEqual(['app.json:unlink']), { timeout: 10_000 });
+    writeFileSync(file, '2');
+    await vi.waitFor(() => expect(heard).toEqual(['app.json:unlink', 'app.json:add']), { timeout: 10_000 });
+  }, 30_000);
 });

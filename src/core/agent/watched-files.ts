@@ -1,7 +1,8 @@
-import { statSync, watch, type FSWatcher } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../error-message';
 import type { Disposable } from '../events-emitter';
+import { WatchedFolders } from './watched-folders';
 
 export type FileChangeKind = 'change' | 'add' | 'unlink';
 
@@ -40,12 +41,13 @@ export interface WatchedFilesOptions {
 
 /**
  * Files watched for changes on disk, by whoever makes them (the agent, the person, a build).
- * Each file's folder is watched, so a file that is added, removed or replaced by a save is seen.
+ * Each file's folder is watched (WatchedFolders), so a file that is added, removed or replaced
+ * by a save is seen, also after its folder was removed and made again.
  */
 export class WatchedFiles implements Disposable {
   /** Each watched file's state when it was last reported (or first watched). */
   private readonly states = new Map<string, FileState>();
-  private readonly folders = new Map<string, FSWatcher>();
+  private readonly folders = new WatchedFolders((folder, name) => this.folderChanged(folder, name));
   private readonly pending = new Set<string>();
   private settle: NodeJS.Timeout | undefined;
   private running = false;
@@ -74,40 +76,15 @@ export class WatchedFiles implements Disposable {
       }
     }
     for (const file of wanted) if (!this.states.has(file)) this.states.set(file, stateOf(file));
-    const folders = new Set(wanted.map((file) => path.dirname(file)));
-    for (const [folder, watcher] of this.folders) {
-      if (!folders.has(folder)) {
-        watcher.close();
-        this.folders.delete(folder);
-      }
-    }
-    for (const folder of folders) if (!this.folders.has(folder)) this.watchFolder(folder);
+    this.folders.watch(new Set(wanted.map((file) => path.dirname(file))));
   }
 
-  private watchFolder(folder: string): void {
-    let watcher: FSWatcher;
-    try {
-      // Not persistent: a CLI run ends when its work does, whatever it watches.
-      watcher = watch(folder, { persistent: false }, (_kind, name) => this.folderChanged(folder, name));
-    } catch {
-      // A folder that does not exist holds no file to change: nothing to watch there.
-      return;
-    }
-    watcher.on('error', () => {
-      // The folder went away: its files are seen as removed, and the folder is watched no more.
-      watcher.close();
-      if (this.folders.get(folder) === watcher) this.folders.delete(folder);
-      this.folderChanged(folder, null);
-    });
-    this.folders.set(folder, watcher);
-  }
-
-  private folderChanged(folder: string, name: string | Buffer | null): void {
+  private folderChanged(folder: string, name: string | null): void {
     if (this.disposed) return;
     if (name === null) {
       for (const file of this.states.keys()) if (path.dirname(file) === folder) this.pending.add(file);
     } else {
-      const file = path.join(folder, name.toString());
+      const file = path.join(folder, name);
       if (!this.states.has(file)) return;
       this.pending.add(file);
     }
@@ -145,8 +122,7 @@ export class WatchedFiles implements Disposable {
   dispose(): void {
     this.disposed = true;
     if (this.settle) clearTimeout(this.settle);
-    for (const watcher of this.folders.values()) watcher.close();
-    this.folders.clear();
+    this.folders.dispose();
     this.pending.clear();
     this.states.clear();
   }
