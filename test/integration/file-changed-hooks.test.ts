@@ -17,6 +17,14 @@ const logged = (h: AgentHarness) =>
         .split('\n')
         .map((line) => JSON.parse(line) as Record<string, unknown>)
     : [];
+/** The messages of the session's notices, as they come. */
+const noticesOf = (h: AgentHarness): string[] => {
+  const messages: string[] = [];
+  h.session.onEvent((event) => {
+    if (event.type === 'notice') messages.push(event.message);
+  });
+  return messages;
+};
 const bypass = { permissions: () => ({ mode: 'bypassPermissions' as const, allow: [], deny: [], ask: [], additionalDirectories: [] }) };
 
 let h: AgentHarness | undefined;
@@ -58,7 +66,7 @@ describe('FileChanged hooks', () => {
   }, 30_000);
 
   it('run for files the agent writes, and what they write to CLAUDE_ENV_FILE reaches the next Bash command', async () => {
-    const exportHook = 'echo "export FROM_ENVRC=$(cut -d= -f2 .envrc)" >> "$CLAUDE_ENV_FILE"';
+    const exportHook = `echo "export FROM_ENVRC=$(cut -d= -f2 .envrc)" >> "$CLAUDE_ENV_FILE"; echo '{"systemMessage":"envrc loaded"}'`;
     const config = hooksJson({ FileChanged: [{ matcher: '.envrc', hooks: [{ type: 'command', command: exportHook }] }] });
     h = await startAgent(
       { '.vscode/hooks.json': config },
@@ -70,16 +78,34 @@ describe('FileChanged hooks', () => {
       ],
       { session: bypass },
     );
-    let dispatched = false;
-    h.engine.audit.onRecord((record) => {
-      if (record.type === 'dispatch' && record.event === 'FileChanged') dispatched = true;
-    });
+    const notices = noticesOf(h);
     expect((await h.session.prompt('write it')).reason).toBe('completed');
-    // The dispatch has returned (and its exports are applied) once its record is written.
-    await vi.waitFor(() => expect(dispatched).toBe(true), { timeout: 10_000 });
+    // Shown once the exports are applied.
+    await vi.waitFor(() => expect(notices).toContain('envrc loaded'), { timeout: 10_000 });
     expect((await h.session.prompt('run it')).reason).toBe('completed');
     expect(toolMessageSent(h.server, 'b1')).toContain('got from-the-envrc');
   }, 30_000);
+
+  it("replace what a file's last change exported, so a file rewritten again and again does not grow every command's start", async () => {
+    // Like `direnv export bash`: the same large export on every change.
+    const hook = `node -e "require('fs').appendFileSync(process.env.CLAUDE_ENV_FILE, 'export DIRENV_DIFF=' + 'x'.repeat(30000) + '\\n')"; echo '{"systemMessage":"exported"}'`;
+    const config = hooksJson({ FileChanged: [{ matcher: '.envrc', hooks: [{ type: 'command', command: hook }] }] });
+    h = await startAgent(
+      { '.vscode/hooks.json': config, '.envrc': '0' },
+      [toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'echo "${#DIRENV_DIFF}"' } }]), text('done')],
+      { session: bypass },
+    );
+    const notices = noticesOf(h);
+    // What `for i in $(seq 8); do echo $i > .envrc; sleep 1; done` in the model's Bash does.
+    for (let i = 1; i <= 8; i++) {
+      writeFileSync(h.workspace.file('.envrc'), String(i));
+      await vi.waitFor(() => expect(notices.filter((n) => n === 'exported')).toHaveLength(i), { timeout: 20_000 });
+    }
+    // Four copies would have passed the cap on what every command starts with.
+    expect(notices.filter((n) => n.startsWith('CLAUDE_ENV_FILE'))).toEqual([]);
+    expect((await h.session.prompt('measure')).reason).toBe('completed');
+    expect(toolMessageSent(h.server, 'b1')).toContain('30000');
+  }, 120_000);
 
   it("watch the watchPaths a SessionStart hook returns, and replace them with a FileChanged hook's", async () => {
     const start = `echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","watchPaths":["config/a.json"]}}'`;

@@ -2,7 +2,7 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ENV_FILE_EVALUATION_TIMEOUT_MS, SessionEnvFile } from '../../src/core/agent/session-env-file';
+import { ENV_FILE_EVALUATION_TIMEOUT_MS, MAX_PRELUDE_BYTES, SessionEnvFile } from '../../src/core/agent/session-env-file';
 
 let dir: string;
 let registered: string[];
@@ -49,21 +49,46 @@ describe('SessionEnvFile', () => {
     expect(registered).toEqual(expect.arrayContaining(['first line\\nsecond line']));
   });
 
-  it(`a file whose run outlasts ${ENV_FILE_EVALUATION_TIMEOUT_MS} ms is still applied, with its plain lines registered and a warning`, async () => {
-    const text = 'export PLAIN_TOKEN=plain-token-value\nsleep 30\n';
+  it(`a file whose run outlasts ${ENV_FILE_EVALUATION_TIMEOUT_MS} ms is not applied, with its plain lines registered and a warning`, async () => {
     const file = envFile();
+    await file.capture(hookWriting('export NODE_ENV=test\n'));
     const started = Date.now();
-    const { problem } = await file.capture(hookWriting(text));
+    const { problem } = await file.capture(hookWriting('export PLAIN_TOKEN=plain-token-value\nsleep 30\n'));
     expect(Date.now() - started).toBeLessThan(ENV_FILE_EVALUATION_TIMEOUT_MS + 5_000);
     expect(problem).toBe(
-      `CLAUDE_ENV_FILE applied, but only its plain NAME=value lines are redacted: it ran over ${ENV_FILE_EVALUATION_TIMEOUT_MS} ms`,
+      `CLAUDE_ENV_FILE not applied: running it to learn its secrets failed (it ran over ${ENV_FILE_EVALUATION_TIMEOUT_MS} ms)`,
     );
     expect(registered).toEqual(['plain-token-value']);
-    expect(file.prelude).toBe(text);
+    expect(file.prelude).toBe('export NODE_ENV=test\n');
   }, 20_000);
 
-  it('a file that ends the shell is still applied, with a warning', async () => {
-    const { problem } = await envFile().capture(hookWriting('declare -x ACME_API_TOKEN=exit-secret-value\nexit 0\n'));
-    expect(problem).toMatch(/only its plain NAME=value lines are redacted: it did not run to its end$/);
+  it('a file that ends the shell is not applied, with a warning', async () => {
+    const file = envFile();
+    const { problem } = await file.capture(hookWriting('declare -x ACME_API_TOKEN=exit-secret-value\nexit 0\n'));
+    expect(problem).toBe('CLAUDE_ENV_FILE not applied: running it to learn its secrets failed (it did not run to its end)');
+    expect(file.prelude).toBe('');
+  });
+
+  it("a changed file's exports replace what the last change of that file wrote, after every SessionStart's", async () => {
+    const file = envFile();
+    await file.capture(hookWriting('export A=start\n'));
+    await file.capture(hookWriting('export B=1\n'), '/w/.envrc');
+    await file.capture(hookWriting('export C=1\n'), '/w/.env');
+    for (let i = 2; i <= 30; i++) await file.capture(hookWriting(`export B=${i}\n`), '/w/.envrc');
+    await file.capture(hookWriting('export A=restart\n'));
+    expect(file.prelude).toBe('export A=start\nexport A=restart\nexport C=1\nexport B=30\n');
+  });
+
+  it(`an update that would make the prelude over ${MAX_PRELUDE_BYTES} bytes is refused and the prelude kept`, async () => {
+    const file = envFile();
+    const big = (name: string) => `export ${name}=${'x'.repeat(40 * 1024)}\n`;
+    await file.capture(hookWriting(big('ONE')));
+    await file.capture(hookWriting(big('TWO')), '/w/.envrc');
+    const kept = file.prelude;
+    const { problem } = await file.capture(hookWriting(big('THREE')), '/w/.env');
+    expect(problem).toMatch(/^CLAUDE_ENV_FILE not applied: every Bash command would start with \d+ bytes, more than 98304$/);
+    expect(file.prelude).toBe(kept);
+    // The same file's next change replaces its own part, so it still fits.
+    expect((await file.capture(hookWriting(big('TWO_AGAIN')), '/w/.envrc')).problem).toBeUndefined();
   });
 });

@@ -12,6 +12,11 @@ import { resolveShell } from './tools/shell-environment';
 
 /** A hook that writes more than this is refused rather than prepended to every command. */
 export const MAX_ENV_FILE_BYTES = 64 * 1024;
+/**
+ * What every Bash command may start with, all files together: the prelude and the command are
+ * one argument of the shell, and an argument over 128 KiB cannot be passed at all.
+ */
+export const MAX_PRELUDE_BYTES = 96 * 1024;
 /** How long the one run that finds what the file exports may take. */
 export const ENV_FILE_EVALUATION_TIMEOUT_MS = 5_000;
 /**
@@ -43,7 +48,12 @@ export interface BashShellSetting {
  * it runs, after a compaction or for FileChanged; those end with the session.)
  */
 export class SessionEnvFile {
-  private text = '';
+  /** What SessionStart hooks wrote, each start's after the last. */
+  private started = '';
+  /** What FileChanged hooks last wrote for each watched file: a new change replaces it. */
+  private changed = new Map<string, string>();
+  /** Applies run one at a time: each builds on what the one before kept. */
+  private applying: Promise<unknown> = Promise.resolve();
 
   /**
    * `secrets` hears each secret-looking value the hooks export (`export GITHUB_TOKEN=…`): the
@@ -57,14 +67,20 @@ export class SessionEnvFile {
 
   /** What every Bash command of the session runs after ('' when no hook wrote anything). */
   get prelude(): string {
-    return this.text;
+    return this.started + [...this.changed.values()].join('');
   }
 
   /**
    * Runs `dispatch` with CLAUDE_ENV_FILE pointing to a fresh empty file, then keeps what the
-   * hooks wrote. A problem (a file replaced by a link, too large) is returned, never ignored.
+   * hooks wrote: after what earlier SessionStart hooks wrote, or, with `changedFile` (FileChanged),
+   * in place of what the last change of that file wrote, so a file rewritten in a loop does not
+   * grow the prelude. A problem (a file replaced by a link, too large, a prelude that cannot be
+   * checked) is returned, never ignored, and then nothing of this run applies.
    */
-  async capture<T>(dispatch: (env: Readonly<Record<string, string>>) => Promise<T>): Promise<{ result: T; problem?: string }> {
+  async capture<T>(
+    dispatch: (env: Readonly<Record<string, string>>) => Promise<T>,
+    changedFile?: string,
+  ): Promise<{ result: T; problem?: string }> {
     const dir = mkdtempSync(path.join(this.parentDir, 'hookpilot-env-'));
     const file = path.join(dir, 'env.sh');
     try {
@@ -74,12 +90,33 @@ export class SessionEnvFile {
       if (typeof read !== 'string') return { result, problem: `CLAUDE_ENV_FILE not applied: ${read.problem}` };
       for (const value of envSecretValues(read)) this.secrets.addSecretValue(value);
       if (read.trim() === '') return { result };
-      this.text = `${this.text}${read.endsWith('\n') ? read : `${read}\n`}`;
-      const problem = await this.registerExportedSecrets();
-      return problem === undefined ? { result } : { result, problem };
+      const text = read.endsWith('\n') ? read : `${read}\n`;
+      const applied = this.applying.then(() => this.apply(text, changedFile));
+      this.applying = applied.catch(() => undefined);
+      const problem = await applied;
+      return problem === undefined ? { result } : { result, problem: `CLAUDE_ENV_FILE not applied: ${problem}` };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  /** Keeps `text` once the prelude it makes fits and its secrets are known; else says why not. */
+  private async apply(text: string, changedFile: string | undefined): Promise<string | undefined> {
+    const changed = new Map(this.changed);
+    if (changedFile !== undefined) {
+      // Set last: a later change's exports win over the other files'.
+      changed.delete(changedFile);
+      changed.set(changedFile, text);
+    }
+    const started = changedFile === undefined ? this.started + text : this.started;
+    const prelude = started + [...changed.values()].join('');
+    const size = Buffer.byteLength(prelude);
+    if (size > MAX_PRELUDE_BYTES) return `every Bash command would start with ${size} bytes, more than ${MAX_PRELUDE_BYTES}`;
+    const problem = await this.registerExportedSecrets(prelude);
+    if (problem !== undefined) return problem;
+    this.started = started;
+    this.changed = changed;
+    return undefined;
   }
 
   /**
@@ -88,23 +125,25 @@ export class SessionEnvFile {
    * names on one `export`, a later `export NAME` or a value from `$(cat …)` are shell that the
    * dotenv grammar does not read.
    * The prelude itself is kept as text, as Claude Code sources the file before each command:
-   * it may define functions, aliases or options that no list of values would carry.
+   * it may define functions, aliases or options that no list of values would carry. A prelude
+   * whose run fails is not applied: its secrets would not be known.
    */
-  private async registerExportedSecrets(): Promise<string | undefined> {
+  private async registerExportedSecrets(prelude: string): Promise<string | undefined> {
     // Output the prelude prints itself comes before the mark.
     const mark = `hookpilot-env-${randomUUID()}`;
+    // Read from stdin: the command line stays small whatever the prelude holds.
     const run = await runProcess({
-      command: `${this.text}printf '%s\\0' '${mark}'; ${LIST_VARIABLES}`,
+      command: `eval "$(cat)"; printf '%s\\0' '${mark}'; ${LIST_VARIABLES}`,
       shell: resolveShell(this.bash.env),
       cwd: this.bash.cwd,
       env: this.bash.env,
-      input: '',
+      input: prelude,
       timeoutMs: ENV_FILE_EVALUATION_TIMEOUT_MS,
     });
     const at = run.stdout.lastIndexOf(`${mark}\0`);
     if (run.timedOut || run.spawnError !== undefined || run.stdoutTruncated || at === -1) {
       const why = run.timedOut ? `it ran over ${ENV_FILE_EVALUATION_TIMEOUT_MS} ms` : (run.spawnError ?? 'it did not run to its end');
-      return `CLAUDE_ENV_FILE applied, but only its plain NAME=value lines are redacted: ${why}`;
+      return `running it to learn its secrets failed (${why})`;
     }
     // One name per array element: each is judged, and registered, on its own.
     for (const entry of run.stdout.slice(at + mark.length + 1).split('\0')) {
