@@ -3,6 +3,7 @@ import { visibleText } from '../core/agent/permissions/approval-text';
 import {
   elicitationFields,
   fieldValueProblem,
+  isCredentialField,
   typedFieldValue,
   type ElicitationAnswer,
   type ElicitationContent,
@@ -11,7 +12,6 @@ import {
   type ElicitationRequest,
   type ElicitationValue,
 } from '../core/mcp/elicitation-content';
-import { isSecretEnvName } from '../core/secret-env-names';
 import { showInformation } from './notifications';
 
 const ANSWER = 'Answer…';
@@ -82,7 +82,7 @@ export class ElicitationModal implements ElicitationPrompter {
         title,
         prompt: placeHolder ?? hint,
         placeHolder: hint,
-        password: field.type === 'string' && isSecretEnvName(field.name),
+        password: field.type === 'string' && isCredentialField(field),
         ignoreFocusOut: true,
         validateInput: (typed) => problemOf(field, typed),
       },

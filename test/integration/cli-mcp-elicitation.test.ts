@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT, startTestbed, toolMessageSent, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
@@ -20,13 +20,13 @@ afterEach(async () => {
   bed = undefined;
 });
 
-async function deployWith(hooks: Record<string, unknown>): Promise<{ sent: unknown; stderr: string }> {
-  const script = [toolCalls([{ id: 'd1', name: 'mcp__deploy__deploy', arguments: {} }]), text('done')];
+async function deployWith(hooks: Record<string, unknown>, tool = 'deploy'): Promise<{ sent: unknown; stderr: string }> {
+  const script = [toolCalls([{ id: 'd1', name: `mcp__deploy__${tool}`, arguments: {} }]), text('done')];
   bed = await startTestbed(bundle.bundle, { '.mcp.json': MCP, '.vscode/hooks.json': hooksJson(hooks) }, script);
   const run = await bed.run(['deploy it', '--allowed-tools', 'mcp__deploy'], { timeoutMs: 60_000 });
   expect(run.code, run.stderr).toBe(0);
   const sent = toolMessageSent(bed.server, 'd1') ?? '';
-  return { sent: JSON.parse(sent.slice(sent.indexOf('{'))) as unknown, stderr: run.stderr };
+  return { sent: JSON.parse(sent.slice(sent.search(/[[{]/))) as unknown, stderr: run.stderr };
 }
 
 describe('MCP elicitation in a run', () => {
@@ -77,22 +77,45 @@ describe('MCP elicitation in a run', () => {
     expect(payload).toMatchObject({ mcp_server_name: 'deploy', action: 'accept', mode: 'form', content: { environment: 'production' } });
   }, 90_000);
 
-  it('a value given for a field named like a credential reaches the server but never the model', async () => {
-    const token = 'dpl_9f8e7d6c5b4a39281706';
-    const { sent } = await deployWith({
-      Elicitation: [
-        {
-          hooks: [
-            {
-              type: 'command',
-              command: answer('Elicitation', { action: 'accept', content: { environment: 'staging', api_token: token } }),
-            },
-          ],
-        },
-      ],
-    });
-    // The server echoes what it got; the model reads that through the redactor.
-    expect(JSON.stringify(sent)).not.toContain(token);
-    expect((sent as { content: Record<string, string> }).content.api_token).toMatch(/REDACTED/);
+  it.each(['api_token', 'secretAccessKey'])(
+    'a value given for a field named like a credential (%s) reaches the server but never the model',
+    async (field) => {
+      const token = 'dpl_9f8e7d6c5b4a39281706';
+      const { sent } = await deployWith({
+        Elicitation: [
+          {
+            hooks: [
+              {
+                type: 'command',
+                command: answer('Elicitation', { action: 'accept', content: { environment: 'staging', [field]: token } }),
+              },
+            ],
+          },
+        ],
+      });
+      // The server echoes what it got; the model reads that through the redactor.
+      expect(JSON.stringify(sent)).not.toContain(token);
+      expect((sent as { content: Record<string, string> }).content[field]).toMatch(/REDACTED/);
+    },
+    90_000,
+  );
+
+  it("a server's many requests at once: at most 4 wait, the rest are declined, and the hooks answer them one at a time", async () => {
+    // Notes when it starts and ends; a run that overlapped another would show two starts in a row.
+    const hook = 'echo start >> runs.log; sleep 0.3; echo end >> runs.log; exit 2';
+    const { sent, stderr } = await deployWith({ Elicitation: [{ hooks: [{ type: 'command', command: hook }] }] }, 'flood');
+    expect(sent).toEqual(Array.from({ length: 30 }, () => 'decline'));
+    expect(readFileSync(bed!.workspace.file('runs.log'), 'utf8')).toBe('start\nend\n'.repeat(4));
+    expect(stderr).toContain('[mcp] deploy: a request for input was declined: 4 of its requests already wait');
+  }, 90_000);
+
+  it('a request for input while no call of its tools runs is declined without asking anyone', async () => {
+    const { sent, stderr } = await deployWith(
+      { Elicitation: [{ hooks: [{ type: 'command', command: 'echo asked >> asked.log' }] }] },
+      'unprompted',
+    );
+    expect(sent).toEqual({ action: 'decline' });
+    expect(stderr).toContain('[mcp] deploy: a request for input was declined: no call of its tools is running');
+    expect(existsSync(bed!.workspace.file('asked.log'))).toBe(false);
   }, 90_000);
 });

@@ -2,7 +2,12 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { TerminalApprover } from '../../src/cli/terminal-approver';
 import { TerminalElicitor } from '../../src/cli/terminal-elicitor';
-import { elicitationContentProblem, elicitationFields, type ElicitationRequest } from '../../src/core/mcp/elicitation-content';
+import {
+  elicitationContentProblem,
+  elicitationFields,
+  isCredentialField,
+  type ElicitationRequest,
+} from '../../src/core/mcp/elicitation-content';
 
 const schema = {
   type: 'object',
@@ -37,6 +42,40 @@ describe("an answer to an MCP server's form", () => {
     expect(elicitationFields(schema).map((field) => field.name)).toEqual(['environment', 'replicas', 'notify', 'teams', 'region', 'note']);
     expect(elicitationContentProblem(schema, { environment: 'staging', nested: {} })).toBe('"nested" is not a field of the form');
   });
+});
+
+describe('a credential field of a form', () => {
+  it.each([
+    'api_token',
+    'secretAccessKey',
+    'clientSecret',
+    'client-secret',
+    'password',
+    'dbPassword',
+    'passcode',
+    'otp',
+    'totpCode',
+    'pin',
+    'seedPhrase',
+    'recoveryCode',
+    'cvv',
+    'privateKey',
+    'apiKey',
+  ])('is %s', (name) => {
+    expect(isCredentialField({ name })).toBe(true);
+  });
+
+  it('is a field whose title names a credential, whatever its name', () => {
+    expect(isCredentialField({ name: 'value', title: 'GitHub token (session expired)' })).toBe(true);
+    expect(isCredentialField({ name: 'answer', title: 'One-time passcode' })).toBe(true);
+  });
+
+  it.each(['environment', 'replicas', 'accessKeyId', 'keyPath', 'pinned', 'spinner', 'seedling', 'tokenizerName', 'username'])(
+    'is not %s',
+    (name) => {
+      expect(isCredentialField({ name })).toBe(false);
+    },
+  );
 });
 
 describe('TerminalElicitor', () => {

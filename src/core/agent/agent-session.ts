@@ -57,6 +57,8 @@ export class AgentSession {
   private readonly model: ChatModel;
   /** What SessionStart hooks wrote to CLAUDE_ENV_FILE: every Bash command runs after it. */
   private readonly envFile: SessionEnvFile;
+  /** Settles when the requests for input before the newest are answered. */
+  private elicitations: Promise<unknown> = Promise.resolve();
   private readonly idle: IdlePromptTimer | undefined;
   private readonly fileChanges: FileChangedHooks;
   private readonly secrets: { addSecretValue(value: string): void };
@@ -121,7 +123,14 @@ export class AgentSession {
    * answer, or `person` (none: declined), then its ElicitationResult hooks.
    */
   answerElicitation(request: ElicitationRequest, person: ElicitationPrompter | undefined, signal: AbortSignal): Promise<ElicitationAnswer> {
-    return answerElicitation({ hooks: this.hooks, person, secrets: this.secrets, notices: this.notices }, request, signal);
+    // One at a time: a person answers one form at a time, and hooks see each answer before the next.
+    const answer = this.elicitations.then(() =>
+      signal.aborted
+        ? { action: 'cancel' as const }
+        : answerElicitation({ hooks: this.hooks, person, secrets: this.secrets, notices: this.notices }, request, signal),
+    );
+    this.elicitations = answer.catch(() => undefined);
+    return answer;
   }
 
   /** The files FileChanged hooks watch now. */

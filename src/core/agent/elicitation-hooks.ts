@@ -1,11 +1,12 @@
 import {
   elicitationContentProblem,
+  elicitationFields,
+  isCredentialField,
   type ElicitationAnswer,
   type ElicitationContent,
   type ElicitationPrompter,
   type ElicitationRequest,
 } from '../mcp/elicitation-content';
-import { isSecretEnvName } from '../secret-env-names';
 import type { SessionHooks } from './session-hooks';
 
 export interface ElicitationDeps {
@@ -65,7 +66,7 @@ export async function answerElicitation(
   }
   const problem = answerProblem(request, answer);
   if (problem) return declined(problem);
-  registerSecrets(answer, deps.secrets);
+  registerSecrets(request, answer, deps.secrets);
 
   const result = await deps.hooks.dispatch(
     'ElicitationResult',
@@ -82,7 +83,7 @@ export async function answerElicitation(
     };
     const changed = answerProblem(request, answer);
     if (changed) return declined(`as hook "${result.elicitation.hookName}" changed the answer: ${changed}`);
-    registerSecrets(answer, deps.secrets);
+    registerSecrets(request, answer, deps.secrets);
   }
   return answer.action === 'accept' ? { action: 'accept', content: answer.content ?? {} } : { action: answer.action };
 }
@@ -93,8 +94,10 @@ function answerProblem(request: ElicitationRequest, answer: ElicitationAnswer): 
   return problem && `the answer does not fit the form: ${problem}`;
 }
 
-function registerSecrets(answer: ElicitationAnswer, secrets: ElicitationDeps['secrets']): void {
+function registerSecrets(request: ElicitationRequest, answer: ElicitationAnswer, secrets: ElicitationDeps['secrets']): void {
+  const fields = new Map(elicitationFields(request.requestedSchema).map((field) => [field.name, field]));
   for (const [name, value] of Object.entries(answer.content ?? {})) {
-    if (typeof value === 'string' && isSecretEnvName(name)) secrets.addSecretValue(value);
+    if (!isCredentialField(fields.get(name) ?? { name })) continue;
+    for (const text of [value].flat()) if (typeof text === 'string') secrets.addSecretValue(text);
   }
 }

@@ -4,6 +4,7 @@
  * hook or a person gives is checked against the server's schema before it is sent.
  */
 import type { ElicitationAction } from '../hooks/payloads';
+import { isSecretEnvName } from '../secret-env-names';
 
 export type ElicitationValue = string | number | boolean | string[];
 export type ElicitationContent = Record<string, ElicitationValue>;
@@ -45,6 +46,23 @@ export interface ElicitationField {
 }
 
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array']);
+
+// What forms ask for besides the credential words of environment variables: one-time and
+// recovery codes, PINs, wallet seeds, card security codes.
+const FORM_CREDENTIAL_WORD =
+  /(?:^|_)(?:PASSCODE|PIN|OTP|TOTP|MFA|2FA|SEED|MNEMONIC|RECOVERY|CVV|CVC|SECURITY_CODE|VERIFICATION_CODE)(?:_|$)/i;
+
+/**
+ * A field whose value is a credential, by its name or its title, in any spelling: `api_token`,
+ * `secretAccessKey`, `client-secret`, "GitHub token". Its value is masked as it is typed and
+ * redacted everywhere but the server.
+ */
+export function isCredentialField(field: Pick<ElicitationField, 'name' | 'title'>): boolean {
+  return [field.name, field.title ?? ''].some((text) => {
+    const words = text.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[^A-Za-z0-9]+/g, '_');
+    return isSecretEnvName(words) || FORM_CREDENTIAL_WORD.test(words);
+  });
+}
 
 function record(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;

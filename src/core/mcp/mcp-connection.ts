@@ -54,6 +54,8 @@ export interface ConnectionOptions {
 const MAX_TOOLS_PER_SERVER = 200;
 /** Pages of one tool listing at most: a server whose pages never end (empty ones included) cannot keep us listing. */
 const MAX_TOOL_PAGES = 100;
+/** A server's requests for input waiting at once at most: more are declined, not queued for a person. */
+export const MAX_PENDING_ELICITATIONS = 4;
 
 /**
  * What checks a tool's `structuredContent` against its `outputSchema`: nothing. The SDK's
@@ -84,6 +86,9 @@ export class McpConnection {
   private lastListed = 0;
   /** Why we closed the server ourselves (a message over the limit, stdin not read). */
   private fatal?: string;
+  /** Tool calls of this server running now: its requests for input are taken only during one. */
+  private callsRunning = 0;
+  private elicitationsPending = 0;
 
   constructor(
     readonly config: McpServerConfig,
@@ -112,11 +117,7 @@ export class McpConnection {
       const elicit = this.options.elicit;
       const capabilities = elicit ? { elicitation: { form: {} } } : {};
       const client = new Client({ name: 'hookpilot', version: '0.1.0' }, { capabilities, jsonSchemaValidator: acceptAnyOutput });
-      if (elicit)
-        client.setRequestHandler(ElicitRequestSchema, async (request, extra): Promise<ElicitResult> => {
-          const { action, content } = await elicit(this.elicitationOf(request), extra.signal);
-          return content === undefined ? { action } : { action, content };
-        });
+      if (elicit) client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.answerElicitation(elicit, request, extra.signal));
       client.onclose = () => {
         if (this.client !== client) return;
         this.client = undefined;
@@ -141,6 +142,35 @@ export class McpConnection {
     }
   }
 
+  /**
+   * A server asks for input while one of its tool calls runs, the call the person or the model
+   * started: one asking on its own (a "session expired, paste a new token" prompt at any time)
+   * is declined, and so is one past MAX_PENDING_ELICITATIONS waiting at once.
+   */
+  private async answerElicitation(
+    elicit: NonNullable<ConnectionOptions['elicit']>,
+    request: ElicitRequest,
+    signal: AbortSignal,
+  ): Promise<ElicitResult> {
+    const refused =
+      this.callsRunning === 0
+        ? 'no call of its tools is running'
+        : this.elicitationsPending >= MAX_PENDING_ELICITATIONS
+          ? `${MAX_PENDING_ELICITATIONS} of its requests already wait`
+          : undefined;
+    if (refused !== undefined) {
+      this.options.log('warn', `[mcp] ${this.name}: a request for input was declined: ${refused}`);
+      return { action: 'decline' };
+    }
+    this.elicitationsPending++;
+    try {
+      const { action, content } = await elicit(this.elicitationOf(request), signal);
+      return content === undefined ? { action } : { action, content };
+    } finally {
+      this.elicitationsPending--;
+    }
+  }
+
   private elicitationOf({ params }: ElicitRequest): ElicitationRequest {
     const common = { server: this.name, message: params.message };
     if (params.mode === 'url') return { ...common, mode: 'url', url: params.url, elicitationId: params.elicitationId };
@@ -162,6 +192,7 @@ export class McpConnection {
     options.signal.addEventListener('abort', abort, { once: true });
     const started = performance.now();
     let late: NodeJS.Timeout | undefined;
+    this.callsRunning++;
     try {
       const request = { name: tool, arguments: args };
       const result = (await client.callTool(request, undefined, { signal: call.signal, timeout: options.timeoutMs })) as CallToolResult;
@@ -176,6 +207,7 @@ export class McpConnection {
       ]);
       return result;
     } finally {
+      this.callsRunning--;
       clearTimeout(late);
       options.signal.removeEventListener('abort', abort);
     }

@@ -44,6 +44,8 @@ describe('MCP elicitation in VS Code', () => {
     });
     expect(boxes.map((box) => [box.title, box.password])).toEqual([
       ['deploy: Deploy token (optional)', true],
+      // A credential in the JSON spelling.
+      ['deploy: secretAccessKey (optional)', true],
       ['deploy: replicas (optional)', false],
     ]);
     // The token reached the server, which echoed it; the model reads it redacted.
