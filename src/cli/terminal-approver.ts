@@ -5,6 +5,7 @@ import type { ApprovalAnswer, ApprovalChoice, ApprovalRequest, Approver } from '
 import { isReplaySession } from '../core/audit/session-kinds';
 import { ruleReach } from '../shared/approval-buttons';
 import type { Output } from './output/printer';
+import type { TerminalEcho } from './terminal-echo';
 
 const CHOICES: Record<string, ApprovalChoice> = {
   y: 'allow-once',
@@ -39,6 +40,8 @@ export class TerminalApprover implements Approver {
   constructor(
     input: NodeJS.ReadableStream,
     private readonly output: Output,
+    /** How a secret's line is read unseen; without it, what is typed shows. */
+    private readonly echo?: TerminalEcho,
   ) {
     // Read from the start: what is typed before the first question is read, and dropped, here.
     this.lines = createInterface({ input, terminal: false });
@@ -57,25 +60,36 @@ export class TerminalApprover implements Approver {
 
   /**
    * Questions of another kind (an MCP server's form), in turn with the approvals: `ask` shows
-   * one prompt and takes the line typed after it; undefined at end of input or once `signal` aborts.
+   * one prompt and takes the line typed after it, not echoed when `secret`; undefined at end of
+   * input or once `signal` aborts.
    */
-  converse<T>(signal: AbortSignal, talk: (ask: (prompt: string) => Promise<string | undefined>) => Promise<T>): Promise<T> {
-    const done = this.queue.then(() => talk((prompt) => this.nextLine(prompt, signal)));
+  converse<T>(
+    signal: AbortSignal,
+    talk: (ask: (prompt: string, secret?: boolean) => Promise<string | undefined>) => Promise<T>,
+  ): Promise<T> {
+    const done = this.queue.then(() => talk((prompt, secret) => this.nextLine(prompt, signal, secret === true)));
     this.queue = done.catch(() => undefined);
     return done;
   }
 
-  private nextLine(prompt: string, signal: AbortSignal): Promise<string | undefined> {
+  private nextLine(prompt: string, signal: AbortSignal, secret: boolean): Promise<string | undefined> {
     if (signal.aborted || this.ended) return Promise.resolve(undefined);
+    const unseen = secret ? this.echo : undefined;
     return new Promise((resolve) => {
       const finish = (line: string | undefined) => {
         signal.removeEventListener('abort', onAbort);
         this.answer = undefined;
+        if (unseen) {
+          unseen.on();
+          // The Enter that ended the line was not echoed either.
+          this.output.write('\n');
+        }
         resolve(line);
       };
       const onAbort = () => finish(undefined);
       signal.addEventListener('abort', onAbort, { once: true });
       this.answer = finish;
+      unseen?.off();
       this.output.write(prompt);
     });
   }

@@ -2,6 +2,7 @@ import { visibleText } from '../core/agent/permissions/approval-text';
 import {
   elicitationFields,
   fieldValueProblem,
+  isCredentialField,
   typedFieldValue,
   type ElicitationAnswer,
   type ElicitationContent,
@@ -35,7 +36,7 @@ function fieldPrompt(field: ElicitationField): string {
 /**
  * Asks the person at the terminal to fill in an MCP server's form: the server's message
  * (escaped, as it is the server's text), then [a]nswer / [d]ecline / [c]ancel, then each field
- * until its value fits. End of input, or the call's cancel, is a cancel.
+ * until its value fits, a credential's unseen. End of input, or the call's cancel, is a cancel.
  */
 export class TerminalElicitor implements ElicitationPrompter {
   constructor(
@@ -55,7 +56,7 @@ export class TerminalElicitor implements ElicitationPrompter {
       const content: ElicitationContent = {};
       for (const field of elicitationFields(request.requestedSchema)) {
         for (;;) {
-          const typed = await line(fieldPrompt(field));
+          const typed = await line(fieldPrompt(field), field.type === 'string' && isCredentialField(field));
           if (typed === undefined) return { action: 'cancel' };
           if (typed === '' && !field.required) break;
           const value = typedFieldValue(field, typed);

@@ -25,6 +25,7 @@ import { TextPrinter } from '../output/text-printer';
 import { readPrompt } from '../read-input';
 import { TerminalApprover } from '../terminal-approver';
 import { TerminalElicitor } from '../terminal-elicitor';
+import { sttyEcho } from '../terminal-echo';
 import type { AgentSession } from '../../core/agent/agent-session';
 import type { ElicitationAnswer, ElicitationRequest } from '../../core/mcp/elicitation-content';
 import { collect } from './hooks';
@@ -162,7 +163,7 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     throw usageError(`${unreadable.message}; fix or remove it (the hooks configured there would not run)`);
   }
   // Someone can answer only when stdin is a terminal; otherwise every ask is a deny.
-  const terminal = ctx.stdin.isTTY ? new TerminalApprover(ctx.stdin, ctx.question) : undefined;
+  const terminal = ctx.stdin.isTTY ? new TerminalApprover(ctx.stdin, ctx.question, sttyEcho()) : undefined;
   const person = terminal && new TerminalElicitor(terminal, ctx.question);
   // A server asks for input during a tool call: the session's hooks answer, or the person at the terminal.
   const answering: { session?: AgentSession } = {};

@@ -1,0 +1,52 @@
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { REPO_ROOT, startTestbed, toolMessageSent, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
+import { runOnTerminal } from '../fixtures/cli/terminal-run';
+import { SCRIPTED_MODEL_ID, text, toolCalls } from '../support/model-server';
+
+// A server's form filled in at a real terminal (`script` gives the CLI a pseudo-terminal with
+// echo on): what is typed shows, but a credential's never does.
+
+const SERVER = path.join(REPO_ROOT, 'test/fixtures/mcp/elicit-server.mjs');
+const MCP = JSON.stringify({ mcpServers: { deploy: { command: process.execPath, args: [SERVER] } } });
+
+const bundle = useCliBundle();
+let bed: Testbed | undefined;
+afterEach(async () => {
+  await bed?.close();
+  bed = undefined;
+});
+
+describe('an MCP form at the terminal', () => {
+  it("shows what is typed into a plain field and hides what is typed into a credential's, which reaches the server", async () => {
+    const [token, accessKey] = ['dpl_typed_7c6b5a4d3e2f1a0b', 'wJalrXUtnFEMI/K7MDENG/typedKEY'];
+    bed = await startTestbed(bundle.bundle, { '.mcp.json': MCP }, [
+      toolCalls([{ id: 'd1', name: 'mcp__deploy__deploy', arguments: {} }]),
+      text('done'),
+    ]);
+    const args = ['deploy it', '--cwd', bed.workspace.dir, '--base-url', bed.server.url, '--model', SCRIPTED_MODEL_ID];
+    const { code, output } = await runOnTerminal(
+      bundle.bundle,
+      bed,
+      [...args, '--allowed-tools', 'mcp__deploy'],
+      [
+        { prompt: 'Answer? [a]nswer', line: 'a' },
+        { prompt: 'Environment (', line: 'staging' },
+        { prompt: 'Deploy token (', line: token },
+        { prompt: 'secretAccessKey (', line: accessKey },
+        { prompt: 'replicas (', line: '2' },
+      ],
+    );
+    expect(code, output).toBe(0);
+    // The terminal echoed the plain answers as they were typed.
+    expect(output).toMatch(/Environment \([^)]*\): staging\r?\n/);
+    expect(output).toMatch(/replicas \([^)]*\): 2\r?\n/);
+    expect(output).not.toContain(token);
+    expect(output).not.toContain(accessKey);
+    // The server got them (it echoes its answer, which the model reads redacted).
+    const sent = toolMessageSent(bed.server, 'd1') ?? '';
+    expect(sent).toContain('"environment":"staging"');
+    expect(sent).toMatch(/"api_token":"\[REDACTED[^"]*\]"/);
+    expect(sent).toMatch(/"secretAccessKey":"\[REDACTED[^"]*\]"/);
+  }, 60_000);
+});
