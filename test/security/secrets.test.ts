@@ -167,6 +167,18 @@ describe('secrets never reach the model', () => {
     expect(JSON.stringify(bed.server.requests.map((req) => req.body))).not.toContain(value);
   });
 
+  it.each([
+    ['unset', ''],
+    ['0', '0'],
+  ])("the Bash tool's shell does not read the home folder's .bashrc, which exports credentials (SHLVL %s)", async (_shown, level) => {
+    bed = await startTestbed(bundle.bundle, {}, [bash('rc', 'echo "k=$ACME_DEPLOY_KEY"'), text('Done.')]);
+    // Read by `bash -c` at SHLVL 0 with a socket as stdin, as for an editor started from the desktop.
+    writeFileSync(path.join(bed.home, '.bashrc'), 'export ACME_DEPLOY_KEY=bashrc-key-6h5g4f\n');
+    const r = await bed.run(['deploy', '--allowed-tools', 'Bash'], { env: { SHLVL: level } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(toolMessageSent(bed.server, 'rc')).toBe('k=');
+  });
+
   it('--pass-env GITHUB_TOKEN lets the Bash tool use it, while the model still sees it redacted', async () => {
     bed = await startTestbed(bundle.bundle, {}, [bash('gh', 'echo "gh=$GITHUB_TOKEN npm=$NPM_AUTH_TOKEN" | tee seen.txt'), text('Done.')]);
     const r = await bed.run(['use gh', '--output-format', 'json', '--allowed-tools', 'Bash', '--pass-env', 'GITHUB_TOKEN'], {

@@ -5,6 +5,7 @@ import { basename } from 'node:path';
 import type { Disposable } from '../events-emitter';
 import { RUN_MARKER_VARIABLE, withRunMarker } from './marked-processes';
 import { procStat } from './proc-stat';
+import { shellScriptArguments } from './shell-arguments';
 import { exportStatement, shellCommandLine } from './shell-command-line';
 import { shellForksSingleCommands } from './shell-fork-probe';
 
@@ -255,7 +256,13 @@ export class PrestartedShells implements Disposable {
     let child: ChildProcess;
     try {
       const script = this.bash ? WAITING_BASH : WAITING_SHELL;
-      child = spawn(shell, ['-c', script, shell], { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+      child = spawn(shell, [...shellScriptArguments(shell, script), shell], {
+        cwd,
+        env,
+        detached: true,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        windowsHide: true,
+      });
     } catch {
       return undefined;
     }

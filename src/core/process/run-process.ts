@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { timerDelay } from '../timer-delay';
 import type { PrestartedShells } from './prestarted-shells';
+import { shellScriptArguments } from './shell-arguments';
 import { errorMessage } from '../error-message';
 import {
   killMarkedProcesses,
@@ -106,7 +107,7 @@ function spawnTarget(options: RunProcessOptions): { file: string; args: string[]
   if (options.shell) {
     const shell = typeof options.shell === 'string' ? options.shell : '/bin/sh';
     // `sh -c script name arg1 ...`: the name fills $0 so args land in $1...
-    return { file: shell, args: ['-c', options.command, shell, ...args] };
+    return { file: shell, args: [...shellScriptArguments(shell, options.command), shell, ...args] };
   }
   return { file: options.command, args };
 }
