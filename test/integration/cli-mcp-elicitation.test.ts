@@ -109,6 +109,27 @@ describe('MCP elicitation in a run', () => {
     expect(stderr).toContain('[mcp] deploy: a request for input was declined: 4 of its requests already wait');
   }, 90_000);
 
+  it('a request still waiting when the call that asked has ended is cancelled, not shown later', async () => {
+    // Takes a while over each form: the call has returned before the first is answered.
+    const hook = 'echo asked >> asked.log; sleep 2; exit 2';
+    const script = [
+      toolCalls([{ id: 'l1', name: 'mcp__deploy__late', arguments: {} }]),
+      toolCalls([{ id: 'l2', name: 'mcp__deploy__late_answers', arguments: {} }]),
+      text('done'),
+    ];
+    bed = await startTestbed(
+      bundle.bundle,
+      { '.mcp.json': MCP, '.vscode/hooks.json': hooksJson({ Elicitation: [{ hooks: [{ type: 'command', command: hook }] }] }) },
+      script,
+    );
+    const run = await bed.run(['go', '--allowed-tools', 'mcp__deploy'], { timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(toolMessageSent(bed.server, 'l2')).toBe('["cancel","cancel"]');
+    // The second form never reached anyone.
+    const asked = existsSync(bed.workspace.file('asked.log')) ? readFileSync(bed.workspace.file('asked.log'), 'utf8') : '';
+    expect(asked.length).toBeLessThanOrEqual('asked\n'.length);
+  }, 90_000);
+
   it('a request for input while no call of its tools runs is declined without asking anyone', async () => {
     const { sent, stderr } = await deployWith(
       { Elicitation: [{ hooks: [{ type: 'command', command: 'echo asked >> asked.log' }] }] },

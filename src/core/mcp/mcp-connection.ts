@@ -88,7 +88,8 @@ export class McpConnection {
   private fatal?: string;
   /** Tool calls of this server running now: its requests for input are taken only during one. */
   private callsRunning = 0;
-  private elicitationsPending = 0;
+  /** Requests for input taken and not yet answered: withdrawn once no call of this server runs. */
+  private readonly elicitationsPending = new Set<AbortController>();
 
   constructor(
     readonly config: McpServerConfig,
@@ -145,7 +146,8 @@ export class McpConnection {
   /**
    * A server asks for input while one of its tool calls runs, the call the person or the model
    * started: one asking on its own (a "session expired, paste a new token" prompt at any time)
-   * is declined, and so is one past MAX_PENDING_ELICITATIONS waiting at once.
+   * is declined, and so is one past MAX_PENDING_ELICITATIONS waiting at once; one still waiting
+   * when no call runs any more is cancelled.
    */
   private async answerElicitation(
     elicit: NonNullable<ConnectionOptions['elicit']>,
@@ -155,19 +157,23 @@ export class McpConnection {
     const refused =
       this.callsRunning === 0
         ? 'no call of its tools is running'
-        : this.elicitationsPending >= MAX_PENDING_ELICITATIONS
+        : this.elicitationsPending.size >= MAX_PENDING_ELICITATIONS
           ? `${MAX_PENDING_ELICITATIONS} of its requests already wait`
           : undefined;
     if (refused !== undefined) {
       this.options.log('warn', `[mcp] ${this.name}: a request for input was declined: ${refused}`);
       return { action: 'decline' };
     }
-    this.elicitationsPending++;
+    const pending = new AbortController();
+    const abort = () => pending.abort(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    this.elicitationsPending.add(pending);
     try {
-      const { action, content } = await elicit(this.elicitationOf(request), signal);
+      const { action, content } = await elicit(this.elicitationOf(request), pending.signal);
       return content === undefined ? { action } : { action, content };
     } finally {
-      this.elicitationsPending--;
+      signal.removeEventListener('abort', abort);
+      this.elicitationsPending.delete(pending);
     }
   }
 
@@ -207,13 +213,19 @@ export class McpConnection {
       ]);
       return result;
     } finally {
-      this.callsRunning--;
+      // A form the call asked for, still waiting when the call is over, is no one's to fill in now.
+      if (--this.callsRunning === 0) this.withdrawElicitations('the call that asked for it has ended');
       clearTimeout(late);
       options.signal.removeEventListener('abort', abort);
     }
   }
 
+  private withdrawElicitations(why: string): void {
+    for (const pending of this.elicitationsPending) pending.abort(new Error(why));
+  }
+
   async stop(state: McpServerState = 'stopped'): Promise<void> {
+    this.withdrawElicitations('the server stopped');
     const client = this.client;
     this.client = undefined;
     this.tools = [];
