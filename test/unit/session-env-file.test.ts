@@ -91,4 +91,37 @@ describe('SessionEnvFile', () => {
     // The same file's next change replaces its own part, so it still fits.
     expect((await file.capture(hookWriting(big('TWO_AGAIN')), '/w/.envrc')).problem).toBeUndefined();
   });
+
+  it('a file that does not parse is not applied: a Bash command would run it with its own text after it', async () => {
+    const file = envFile();
+    // Left open for the model's `fi; echo "$DEPLOY_TOKEN"` to close.
+    const { problem } = await file.capture(hookWriting('if true; then\nexport DEPLOY_TOKEN="$(printf open-secret-1)"\n'));
+    expect(problem).toBe('CLAUDE_ENV_FILE not applied: running it to learn its secrets failed (it did not run to its end)');
+    expect(file.prelude).toBe('');
+  });
+
+  it('learns the secrets of a file that defines functions and aliases named like the builtins the listing uses', async () => {
+    const overrides =
+      'builtin() { :; }\ncompgen() { :; }\nprintf() { command printf "%s\\0" "$2"; }\nread() { return 1; }\nunset() { :; }\n' +
+      'shopt -s expand_aliases\nalias compgen=true\n';
+    expect(await envFile().capture(hookWriting(`${overrides}ACME_API_TOKEN="$(command printf hidden-secret-2)"\n`))).toEqual({
+      result: undefined,
+    });
+    expect(registered).toContain('hidden-secret-2');
+  });
+
+  it('a file that keeps POSIX mode off (a read-only POSIXLY_CORRECT) is not applied', async () => {
+    const file = envFile();
+    const { problem } = await file.capture(hookWriting('readonly POSIXLY_CORRECT=\nexport ACME_API_TOKEN=plain-secret-3\n'));
+    expect(problem).toMatch(/^CLAUDE_ENV_FILE not applied: running it to learn its secrets failed/);
+    expect(file.prelude).toBe('');
+  });
+
+  it("a changed file's hooks writing nothing remove what that file's last change exported", async () => {
+    const file = envFile();
+    await file.capture(hookWriting('export A=start\n'));
+    await file.capture(hookWriting('export DEPLOY_TOKEN=slot-secret-4\n'), '/w/.envrc');
+    expect(await file.capture(hookWriting(''), '/w/.envrc')).toEqual({ result: undefined });
+    expect(file.prelude).toBe('export A=start\n');
+  });
 });

@@ -20,17 +20,25 @@ export const MAX_PRELUDE_BYTES = 96 * 1024;
 /** How long the one run that finds what the file exports may take. */
 export const ENV_FILE_EVALUATION_TIMEOUT_MS = 5_000;
 /**
- * Prints NAME=value\0 for every variable the prelude leaves. Under bash, its shell variables too:
- * a value set without `export` (`TOKEN="$(cat …)"`, `declare TOKEN=…`) reaches every later command
- * just the same; and NAME=element\0 for each element of an array or associative array, of which
- * `${!n}` is element 0 or nothing (`"${!a}"` with a=NAME[@] lists them all, from bash 3.2 on).
- * `builtin` so that a function the prelude defines cannot stand in.
+ * After the prelude, under bash: prints the mark, then NAME=value\0 for every variable the
+ * prelude leaves, its shell variables too (a value set without `export`, `TOKEN="$(cat …)"`,
+ * reaches every later command just the same), and NAME=element\0 for each element of an array
+ * or associative array (`"${!a}"` with a=NAME[@] lists them all). The prelude may have defined
+ * functions or aliases named like the builtins this uses: an assignment turns on POSIX mode,
+ * in which special builtins (`unset`) come before functions, and the next line removes those
+ * functions and every alias. Each step is a line of its own, as bash reads the aliases a line
+ * uses before it runs the line; a prelude that keeps POSIX mode off leaves no mark.
  */
-const LIST_VARIABLES =
-  `if [ -n "$BASH_VERSION" ] && compgen -v >/dev/null 2>&1; then ` +
-  `eval 'compgen -v | while IFS= builtin read -r n; do builtin printf "%s=%s\\0" "$n" "\${!n-}"; done; ` +
-  `compgen -A arrayvar | while IFS= builtin read -r n; do a="$n[@]"; for v in "\${!a}"; do builtin printf "%s=%s\\0" "$n" "$v"; done; done'; ` +
-  `else env -0; fi`;
+const bashListing = (mark: string) =>
+  [
+    'POSIXLY_CORRECT=y',
+    '\\unset -f builtin compgen printf read unalias; \\unalias -a',
+    `[[ -o posix ]] && { printf '%s\\0' '${mark}'; ` +
+      'compgen -v | while IFS= read -r n; do printf "%s=%s\\0" "$n" "${!n-}"; done; ' +
+      'compgen -A arrayvar | while IFS= read -r n; do a="$n[@]"; for v in "${!a}"; do printf "%s=%s\\0" "$n" "$v"; done; done; }',
+  ].join('\n');
+/** Elsewhere (`sh`): the mark, then the exported variables. */
+const shListing = (mark: string) => `printf '%s\\0' '${mark}'; env -0`;
 
 /** Where the Bash tool's commands run: its environment (secrets already removed) and directory. */
 export interface BashShellSetting {
@@ -89,8 +97,9 @@ export class SessionEnvFile {
       const read = readPlainFile(file);
       if (typeof read !== 'string') return { result, problem: `CLAUDE_ENV_FILE not applied: ${read.problem}` };
       for (const value of envSecretValues(read)) this.secrets.addSecretValue(value);
-      if (read.trim() === '') return { result };
-      const text = read.endsWith('\n') ? read : `${read}\n`;
+      // Nothing written adds nothing; for a changed file it is what that file exports now.
+      if (read.trim() === '' && changedFile === undefined) return { result };
+      const text = read.trim() === '' ? '' : read.endsWith('\n') ? read : `${read}\n`;
       const applied = this.applying.then(() => this.apply(text, changedFile));
       this.applying = applied.catch(() => undefined);
       const problem = await applied;
@@ -106,7 +115,7 @@ export class SessionEnvFile {
     if (changedFile !== undefined) {
       // Set last: a later change's exports win over the other files'.
       changed.delete(changedFile);
-      changed.set(changedFile, text);
+      if (text !== '') changed.set(changedFile, text);
     }
     const started = changedFile === undefined ? this.started + text : this.started;
     const prelude = started + [...changed.values()].join('');
@@ -131,13 +140,16 @@ export class SessionEnvFile {
   private async registerExportedSecrets(prelude: string): Promise<string | undefined> {
     // Output the prelude prints itself comes before the mark.
     const mark = `hookpilot-env-${randomUUID()}`;
-    // Read from stdin: the command line stays small whatever the prelude holds.
+    const shell = resolveShell(this.bash.env);
+    const listing = path.basename(shell) === 'bash' ? bashListing(mark) : shListing(mark);
+    // One script, as a Bash command runs it: a prelude that does not parse (`if true; then`
+    // left open for the command to close) does not parse here either, and leaves no mark.
     const run = await runProcess({
-      command: `eval "$(cat)"; printf '%s\\0' '${mark}'; ${LIST_VARIABLES}`,
-      shell: resolveShell(this.bash.env),
+      command: `${prelude}${listing}`,
+      shell,
       cwd: this.bash.cwd,
       env: this.bash.env,
-      input: prelude,
+      input: '',
       timeoutMs: ENV_FILE_EVALUATION_TIMEOUT_MS,
     });
     const at = run.stdout.lastIndexOf(`${mark}\0`);
