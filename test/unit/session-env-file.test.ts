@@ -22,7 +22,7 @@ describe('SessionEnvFile', () => {
     const text =
       'declare -x ACME_API_TOKEN="first-secret-value"\nexport NODE_ENV=test DEPLOY_KEY=second-secret\nexport PATH="$PATH:/opt/extra"\n';
     const file = envFile();
-    expect(await file.capture(hookWriting(text))).toEqual({ result: undefined });
+    expect(await file.capture('SessionStart startup', hookWriting(text))).toEqual({ result: undefined });
     expect(registered).toEqual(expect.arrayContaining(['first-secret-value', 'second-secret']));
     // Not secret-named: PATH is no secret, NODE_ENV's value no credential.
     expect(registered.some((value) => value.includes('/opt/extra') || value === 'test')).toBe(false);
@@ -32,28 +32,30 @@ describe('SessionEnvFile', () => {
   it('registers secret-named variables the file sets without exporting, as every later bash command still sees them', async () => {
     const text =
       'ACME_API_TOKEN="$(printf unexported-secret-1)"\ndeclare ACME_DEPLOY_KEY=declared-secret-2\ndeclare -a LIST=(a b)\nset -u\nread() { :; }\nMODE=plain-mode\n';
-    expect(await envFile().capture(hookWriting(text))).toEqual({ result: undefined });
+    expect(await envFile().capture('SessionStart startup', hookWriting(text))).toEqual({ result: undefined });
     expect(registered).toEqual(expect.arrayContaining(['declared-secret-2', 'unexported-secret-1']));
     expect(registered).not.toContain('plain-mode');
   });
 
   it('registers every element of a secret-named array or associative array, not only the first', async () => {
     const text = 'ACME_API_TOKENS=(first-secret-1 "$(printf second-secret-2)")\ndeclare -A ACME_SECRETS=([deploy]=assoc-secret-3)\n';
-    expect(await envFile().capture(hookWriting(text))).toEqual({ result: undefined });
+    expect(await envFile().capture('SessionStart startup', hookWriting(text))).toEqual({ result: undefined });
     expect(registered).toEqual(expect.arrayContaining(['first-secret-1', 'second-secret-2', 'assoc-secret-3']));
   });
 
   it('registers a value with a \\n escape as written too, which is what bash leaves in the variable', async () => {
     // APP_SALT is secret to the dotenv reading only: the run's list of variables does not register it.
-    expect(await envFile().capture(hookWriting('APP_SALT="first line\\nsecond line"\n'))).toEqual({ result: undefined });
+    expect(await envFile().capture('SessionStart startup', hookWriting('APP_SALT="first line\\nsecond line"\n'))).toEqual({
+      result: undefined,
+    });
     expect(registered).toEqual(expect.arrayContaining(['first line\\nsecond line']));
   });
 
   it(`a file whose run outlasts ${ENV_FILE_EVALUATION_TIMEOUT_MS} ms is not applied, with its plain lines registered and a warning`, async () => {
     const file = envFile();
-    await file.capture(hookWriting('export NODE_ENV=test\n'));
+    await file.capture('SessionStart startup', hookWriting('export NODE_ENV=test\n'));
     const started = Date.now();
-    const { problem } = await file.capture(hookWriting('export PLAIN_TOKEN=plain-token-value\nsleep 30\n'));
+    const { problem } = await file.capture('SessionStart compact', hookWriting('export PLAIN_TOKEN=plain-token-value\nsleep 30\n'));
     expect(Date.now() - started).toBeLessThan(ENV_FILE_EVALUATION_TIMEOUT_MS + 5_000);
     expect(problem).toBe(
       `CLAUDE_ENV_FILE not applied: running it to learn its secrets failed (it ran over ${ENV_FILE_EVALUATION_TIMEOUT_MS} ms)`,
@@ -64,38 +66,42 @@ describe('SessionEnvFile', () => {
 
   it('a file that ends the shell is not applied, with a warning', async () => {
     const file = envFile();
-    const { problem } = await file.capture(hookWriting('declare -x ACME_API_TOKEN=exit-secret-value\nexit 0\n'));
+    const { problem } = await file.capture('SessionStart startup', hookWriting('declare -x ACME_API_TOKEN=exit-secret-value\nexit 0\n'));
     expect(problem).toBe('CLAUDE_ENV_FILE not applied: running it to learn its secrets failed (it did not run to its end)');
     expect(file.prelude).toBe('');
   });
 
-  it("a changed file's exports replace what the last change of that file wrote, after every SessionStart's", async () => {
+  it('what a run writes replaces what the last run for the same key wrote, and comes last', async () => {
     const file = envFile();
-    await file.capture(hookWriting('export A=start\n'));
-    await file.capture(hookWriting('export B=1\n'), '/w/.envrc');
-    await file.capture(hookWriting('export C=1\n'), '/w/.env');
-    for (let i = 2; i <= 30; i++) await file.capture(hookWriting(`export B=${i}\n`), '/w/.envrc');
-    await file.capture(hookWriting('export A=restart\n'));
-    expect(file.prelude).toBe('export A=start\nexport A=restart\nexport C=1\nexport B=30\n');
+    await file.capture('SessionStart startup', hookWriting('export A=start\n'));
+    await file.capture('FileChanged /w/.envrc', hookWriting('export B=1\n'));
+    await file.capture('FileChanged /w/.env', hookWriting('export C=1\n'));
+    for (let i = 2; i <= 30; i++) await file.capture('FileChanged /w/.envrc', hookWriting(`export B=${i}\n`));
+    // Every compaction runs SessionStart again: the last one's exports stand for them all.
+    for (let i = 1; i <= 3; i++) await file.capture('SessionStart compact', hookWriting(`export D=${i}\n`));
+    expect(file.prelude).toBe('export A=start\nexport C=1\nexport B=30\nexport D=3\n');
   });
 
   it(`an update that would make the prelude over ${MAX_PRELUDE_BYTES} bytes is refused and the prelude kept`, async () => {
     const file = envFile();
     const big = (name: string) => `export ${name}=${'x'.repeat(40 * 1024)}\n`;
-    await file.capture(hookWriting(big('ONE')));
-    await file.capture(hookWriting(big('TWO')), '/w/.envrc');
+    await file.capture('SessionStart startup', hookWriting(big('ONE')));
+    await file.capture('FileChanged /w/.envrc', hookWriting(big('TWO')));
     const kept = file.prelude;
-    const { problem } = await file.capture(hookWriting(big('THREE')), '/w/.env');
+    const { problem } = await file.capture('FileChanged /w/.env', hookWriting(big('THREE')));
     expect(problem).toMatch(/^CLAUDE_ENV_FILE not applied: every Bash command would start with \d+ bytes, more than 98304$/);
     expect(file.prelude).toBe(kept);
     // The same file's next change replaces its own part, so it still fits.
-    expect((await file.capture(hookWriting(big('TWO_AGAIN')), '/w/.envrc')).problem).toBeUndefined();
+    expect((await file.capture('FileChanged /w/.envrc', hookWriting(big('TWO_AGAIN')))).problem).toBeUndefined();
   });
 
   it('a file that does not parse is not applied: a Bash command would run it with its own text after it', async () => {
     const file = envFile();
     // Left open for the model's `fi; echo "$DEPLOY_TOKEN"` to close.
-    const { problem } = await file.capture(hookWriting('if true; then\nexport DEPLOY_TOKEN="$(printf open-secret-1)"\n'));
+    const { problem } = await file.capture(
+      'SessionStart startup',
+      hookWriting('if true; then\nexport DEPLOY_TOKEN="$(printf open-secret-1)"\n'),
+    );
     expect(problem).toBe('CLAUDE_ENV_FILE not applied: running it to learn its secrets failed (it did not run to its end)');
     expect(file.prelude).toBe('');
   });
@@ -104,7 +110,9 @@ describe('SessionEnvFile', () => {
     const overrides =
       'builtin() { :; }\ncompgen() { :; }\nprintf() { command printf "%s\\0" "$2"; }\nread() { return 1; }\nunset() { :; }\n' +
       'shopt -s expand_aliases\nalias compgen=true\n';
-    expect(await envFile().capture(hookWriting(`${overrides}ACME_API_TOKEN="$(command printf hidden-secret-2)"\n`))).toEqual({
+    expect(
+      await envFile().capture('SessionStart startup', hookWriting(`${overrides}ACME_API_TOKEN="$(command printf hidden-secret-2)"\n`)),
+    ).toEqual({
       result: undefined,
     });
     expect(registered).toContain('hidden-secret-2');
@@ -112,16 +120,19 @@ describe('SessionEnvFile', () => {
 
   it('a file that keeps POSIX mode off (a read-only POSIXLY_CORRECT) is not applied', async () => {
     const file = envFile();
-    const { problem } = await file.capture(hookWriting('readonly POSIXLY_CORRECT=\nexport ACME_API_TOKEN=plain-secret-3\n'));
+    const { problem } = await file.capture(
+      'SessionStart startup',
+      hookWriting('readonly POSIXLY_CORRECT=\nexport ACME_API_TOKEN=plain-secret-3\n'),
+    );
     expect(problem).toMatch(/^CLAUDE_ENV_FILE not applied: running it to learn its secrets failed/);
     expect(file.prelude).toBe('');
   });
 
   it("a changed file's hooks writing nothing remove what that file's last change exported", async () => {
     const file = envFile();
-    await file.capture(hookWriting('export A=start\n'));
-    await file.capture(hookWriting('export DEPLOY_TOKEN=slot-secret-4\n'), '/w/.envrc');
-    expect(await file.capture(hookWriting(''), '/w/.envrc')).toEqual({ result: undefined });
+    await file.capture('SessionStart startup', hookWriting('export A=start\n'));
+    await file.capture('FileChanged /w/.envrc', hookWriting('export DEPLOY_TOKEN=slot-secret-4\n'));
+    expect(await file.capture('FileChanged /w/.envrc', hookWriting(''))).toEqual({ result: undefined });
     expect(file.prelude).toBe('export A=start\n');
   });
 });

@@ -163,7 +163,9 @@ export class AgentSession {
     }
     this.events.fire({ type: 'session_started', sessionId: this.id, source, model: this.options.modelName });
     const fields = { source, model: this.options.modelName, is_resume: source === 'resume', turn_index: this.turn };
-    const { result, problem } = await this.envFile.capture((env) => this.hooks.dispatch('SessionStart', fields, signal, env));
+    const { result, problem } = await this.envFile.capture(`SessionStart ${source}`, (env) =>
+      this.hooks.dispatch('SessionStart', fields, signal, env),
+    );
     this.notices(result.systemMessages, problem === undefined ? result.warnings : [...result.warnings, problem]);
     if (result.stop) this.stoppedAtStart = result.stop;
     if (result.contexts.length > 0) this.messages.push(reminder(result.contexts));

@@ -86,7 +86,9 @@ export class Compactor {
     // (appended: the transcript already holds the messages before it).
     const dispatchStart = (env?: Readonly<Record<string, string>>) =>
       hooks.dispatch('SessionStart', { source: 'compact', model: this.modelName }, signal, env);
-    const { result: start, problem } = this.envFile ? await this.envFile.capture(dispatchStart) : { result: await dispatchStart() };
+    const { result: start, problem } = this.envFile
+      ? await this.envFile.capture('SessionStart compact', dispatchStart)
+      : { result: await dispatchStart() };
     if (problem !== undefined) this.emit({ type: 'notice', level: 'warning', message: problem, source: 'SessionStart' });
     if (start.watchPaths) this.onWatchPaths?.(start.watchPaths);
     if (start.contexts.length > 0) {

@@ -53,9 +53,8 @@ export class FileChangedHooks implements Disposable {
   private async changed(file: string, kind: FileChangeKind): Promise<void> {
     if (this.deps.hooks.subscribers('FileChanged').length === 0) return;
     const fields = { file_path: file, file_name: path.basename(file), event: kind };
-    const { result, problem } = await this.deps.envFile.capture(
-      (env) => this.deps.hooks.dispatch('FileChanged', fields, this.ended.signal, env),
-      file,
+    const { result, problem } = await this.deps.envFile.capture(`FileChanged ${file}`, (env) =>
+      this.deps.hooks.dispatch('FileChanged', fields, this.ended.signal, env),
     );
     this.deps.notices(result.systemMessages, problem === undefined ? result.warnings : [...result.warnings, problem]);
     if (result.watchPaths && !this.ended.signal.aborted) this.refresh(result.watchPaths);

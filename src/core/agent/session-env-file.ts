@@ -56,10 +56,12 @@ export interface BashShellSetting {
  * it runs, after a compaction or for FileChanged; those end with the session.)
  */
 export class SessionEnvFile {
-  /** What SessionStart hooks wrote, each start's after the last. */
-  private started = '';
-  /** What FileChanged hooks last wrote for each watched file: a new change replaces it. */
-  private changed = new Map<string, string>();
+  /**
+   * What the hooks wrote, by what ran them (`SessionStart compact`, `FileChanged /w/.envrc`):
+   * a later run for the same key replaces its text, so repeated compactions or a file rewritten
+   * in a loop do not grow what every command starts with. Oldest first, as they run.
+   */
+  private parts = new Map<string, string>();
   /** Applies run one at a time: each builds on what the one before kept. */
   private applying: Promise<unknown> = Promise.resolve();
 
@@ -75,20 +77,16 @@ export class SessionEnvFile {
 
   /** What every Bash command of the session runs after ('' when no hook wrote anything). */
   get prelude(): string {
-    return this.started + [...this.changed.values()].join('');
+    return [...this.parts.values()].join('');
   }
 
   /**
    * Runs `dispatch` with CLAUDE_ENV_FILE pointing to a fresh empty file, then keeps what the
-   * hooks wrote: after what earlier SessionStart hooks wrote, or, with `changedFile` (FileChanged),
-   * in place of what the last change of that file wrote, so a file rewritten in a loop does not
-   * grow the prelude. A problem (a file replaced by a link, too large, a prelude that cannot be
-   * checked) is returned, never ignored, and then nothing of this run applies.
+   * hooks wrote in place of what the last run for `key` wrote (nothing written: that is gone).
+   * A problem (a file replaced by a link, too large, a prelude that cannot be checked) is
+   * returned, never ignored, and then nothing of this run applies.
    */
-  async capture<T>(
-    dispatch: (env: Readonly<Record<string, string>>) => Promise<T>,
-    changedFile?: string,
-  ): Promise<{ result: T; problem?: string }> {
+  async capture<T>(key: string, dispatch: (env: Readonly<Record<string, string>>) => Promise<T>): Promise<{ result: T; problem?: string }> {
     const dir = mkdtempSync(path.join(this.parentDir, 'hookpilot-env-'));
     const file = path.join(dir, 'env.sh');
     try {
@@ -97,10 +95,8 @@ export class SessionEnvFile {
       const read = readPlainFile(file);
       if (typeof read !== 'string') return { result, problem: `CLAUDE_ENV_FILE not applied: ${read.problem}` };
       for (const value of envSecretValues(read)) this.secrets.addSecretValue(value);
-      // Nothing written adds nothing; for a changed file it is what that file exports now.
-      if (read.trim() === '' && changedFile === undefined) return { result };
       const text = read.trim() === '' ? '' : read.endsWith('\n') ? read : `${read}\n`;
-      const applied = this.applying.then(() => this.apply(text, changedFile));
+      const applied = this.applying.then(() => this.apply(key, text));
       this.applying = applied.catch(() => undefined);
       const problem = await applied;
       return problem === undefined ? { result } : { result, problem: `CLAUDE_ENV_FILE not applied: ${problem}` };
@@ -109,22 +105,19 @@ export class SessionEnvFile {
     }
   }
 
-  /** Keeps `text` once the prelude it makes fits and its secrets are known; else says why not. */
-  private async apply(text: string, changedFile: string | undefined): Promise<string | undefined> {
-    const changed = new Map(this.changed);
-    if (changedFile !== undefined) {
-      // Set last: a later change's exports win over the other files'.
-      changed.delete(changedFile);
-      if (text !== '') changed.set(changedFile, text);
-    }
-    const started = changedFile === undefined ? this.started + text : this.started;
-    const prelude = started + [...changed.values()].join('');
+  /** Keeps `text` for `key` once the prelude it makes fits and its secrets are known; else says why not. */
+  private async apply(key: string, text: string): Promise<string | undefined> {
+    if (text === '' && !this.parts.has(key)) return undefined;
+    const parts = new Map(this.parts);
+    // Set last: a later run's exports win over the others'.
+    parts.delete(key);
+    if (text !== '') parts.set(key, text);
+    const prelude = [...parts.values()].join('');
     const size = Buffer.byteLength(prelude);
     if (size > MAX_PRELUDE_BYTES) return `every Bash command would start with ${size} bytes, more than ${MAX_PRELUDE_BYTES}`;
     const problem = await this.registerExportedSecrets(prelude);
     if (problem !== undefined) return problem;
-    this.started = started;
-    this.changed = changed;
+    this.parts = parts;
     return undefined;
   }
 
