@@ -2,7 +2,7 @@ import { visibleText } from '../core/agent/permissions/approval-text';
 import {
   elicitationFields,
   fieldValueProblem,
-  isCredentialField,
+  isTypedCredential,
   typedFieldValue,
   type ElicitationAnswer,
   type ElicitationContent,
@@ -56,7 +56,7 @@ export class TerminalElicitor implements ElicitationPrompter {
       const content: ElicitationContent = {};
       for (const field of elicitationFields(request.requestedSchema)) {
         for (;;) {
-          const typed = await line(fieldPrompt(field), field.type === 'string' && isCredentialField(field));
+          const typed = await line(fieldPrompt(field), isTypedCredential(field));
           if (typed === undefined) return { action: 'cancel' };
           if (typed === '' && !field.required) break;
           const value = typedFieldValue(field, typed);

@@ -3,7 +3,7 @@ import { visibleText } from '../core/agent/permissions/approval-text';
 import {
   elicitationFields,
   fieldValueProblem,
-  isCredentialField,
+  isTypedCredential,
   typedFieldValue,
   type ElicitationAnswer,
   type ElicitationContent,
@@ -82,7 +82,7 @@ export class ElicitationModal implements ElicitationPrompter {
         title,
         prompt: placeHolder ?? hint,
         placeHolder: hint,
-        password: field.type === 'string' && isCredentialField(field),
+        password: isTypedCredential(field),
         ignoreFocusOut: true,
         validateInput: (typed) => problemOf(field, typed),
       },

@@ -100,6 +100,30 @@ describe('MCP elicitation in a run', () => {
     90_000,
   );
 
+  it("a short credential answered for the server's form (a PIN) is hidden in that server's results while its call runs, and only then", async () => {
+    const accept = answer('Elicitation', { action: 'accept', content: { environment: 'staging', pin: '4821', backup_code: 83920175 } });
+    const script = [
+      toolCalls([{ id: 'd1', name: 'mcp__deploy__deploy', arguments: {} }]),
+      toolCalls([{ id: 'e1', name: 'mcp__deploy__echo', arguments: { text: 'build 4821 is live' } }]),
+      text('done'),
+    ];
+    bed = await startTestbed(
+      bundle.bundle,
+      { '.mcp.json': MCP, '.vscode/hooks.json': hooksJson({ Elicitation: [{ hooks: [{ type: 'command', command: accept }] }] }) },
+      script,
+    );
+    const run = await bed.run(['deploy it', '--allowed-tools', 'mcp__deploy'], { timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    // The server echoes what it got: the PIN (too short for the session's redactor) and the integer backup code.
+    const deployed = toolMessageSent(bed.server, 'd1') ?? '';
+    expect(deployed).toContain('"environment":"staging"');
+    expect(deployed).toContain('"pin":"[REDACTED:elicitation]"');
+    expect(deployed).not.toContain('4821');
+    expect(deployed).not.toContain('83920175');
+    // Once the call has ended, the same four digits elsewhere are just digits.
+    expect(toolMessageSent(bed.server, 'e1')).toBe('build 4821 is live');
+  }, 90_000);
+
   it("a server's many requests at once: at most 4 wait, the rest are declined, and the hooks answer them one at a time", async () => {
     // Notes when it starts and ends; a run that overlapped another would show two starts in a row.
     const hook = 'echo start >> runs.log; sleep 0.3; echo end >> runs.log; exit 2';

@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 describe('an MCP form at the terminal', () => {
-  it("shows what is typed into a plain field and hides what is typed into a credential's, which reaches the server", async () => {
+  it("shows what is typed into a plain field and hides what is typed into a credential's (text or a number), which reaches the server", async () => {
     const [token, accessKey] = ['dpl_typed_7c6b5a4d3e2f1a0b', 'wJalrXUtnFEMI/K7MDENG/typedKEY'];
     bed = await startTestbed(bundle.bundle, { '.mcp.json': MCP }, [
       toolCalls([{ id: 'd1', name: 'mcp__deploy__deploy', arguments: {} }]),
@@ -35,6 +35,9 @@ describe('an MCP form at the terminal', () => {
         { prompt: 'Deploy token (', line: token },
         { prompt: 'secretAccessKey (', line: accessKey },
         { prompt: 'replicas (', line: '2' },
+        { prompt: 'PIN (', line: '4821' },
+        // A number, typed unseen as well.
+        { prompt: 'Backup code (', line: '83920175' },
       ],
     );
     expect(code, output).toBe(0);
@@ -43,10 +46,14 @@ describe('an MCP form at the terminal', () => {
     expect(output).toMatch(/replicas \([^)]*\): 2\r?\n/);
     expect(output).not.toContain(token);
     expect(output).not.toContain(accessKey);
+    expect(output).not.toContain('4821');
+    expect(output).not.toContain('83920175');
     // The server got them (it echoes its answer, which the model reads redacted).
     const sent = toolMessageSent(bed.server, 'd1') ?? '';
     expect(sent).toContain('"environment":"staging"');
     expect(sent).toMatch(/"api_token":"\[REDACTED[^"]*\]"/);
     expect(sent).toMatch(/"secretAccessKey":"\[REDACTED[^"]*\]"/);
+    expect(sent).toContain('"pin":"[REDACTED:elicitation]"');
+    expect(sent).toContain('"backup_code":[REDACTED:elicitation]');
   }, 60_000);
 });

@@ -2,10 +2,16 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { TerminalApprover } from '../../src/cli/terminal-approver';
 import { TerminalElicitor } from '../../src/cli/terminal-elicitor';
+import { answerElicitation } from '../../src/core/agent/elicitation-hooks';
+import type { SessionHooks } from '../../src/core/agent/session-hooks';
+import { Redactor } from '../../src/core/audit/redactor';
+import { withoutAnsweredCredentials } from '../../src/core/mcp/answered-credentials';
+import { isCredentialField } from '../../src/core/mcp/credential-field';
 import {
+  credentialValues,
   elicitationContentProblem,
   elicitationFields,
-  isCredentialField,
+  isTypedCredential,
   type ElicitationRequest,
 } from '../../src/core/mcp/elicitation-content';
 
@@ -52,30 +58,177 @@ describe('a credential field of a form', () => {
     'client-secret',
     'password',
     'dbPassword',
+    'pwd',
+    'passwort',
     'passcode',
     'otp',
     'totpCode',
     'pin',
     'seedPhrase',
     'recoveryCode',
+    'backupCode',
+    'twoFactorCode',
+    'oneTimeCode',
+    'authCode',
+    'smsCode',
     'cvv',
+    'cardNumber',
+    'securityAnswer',
     'privateKey',
     'apiKey',
+    'APIKey',
+    'licenseKey',
+    'authorization',
+    'jwt',
+    'bearer',
   ])('is %s', (name) => {
     expect(isCredentialField({ name })).toBe(true);
   });
 
-  it('is a field whose title names a credential, whatever its name', () => {
-    expect(isCredentialField({ name: 'value', title: 'GitHub token (session expired)' })).toBe(true);
-    expect(isCredentialField({ name: 'answer', title: 'One-time passcode' })).toBe(true);
+  it.each([
+    ['value', 'GitHub token (session expired)'],
+    ['answer', 'One-time passcode'],
+    ['value', 'Authorization header'],
+    ['code', '2FA code'],
+    ['password', 'Password (min length 8)'],
+  ])('is a field whose title names a credential, whatever its name: %s, "%s"', (name, title) => {
+    expect(isCredentialField({ name, title })).toBe(true);
   });
 
-  it.each(['environment', 'replicas', 'accessKeyId', 'keyPath', 'pinned', 'spinner', 'seedling', 'tokenizerName', 'username'])(
-    'is not %s',
-    (name) => {
-      expect(isCredentialField({ name })).toBe(false);
-    },
-  );
+  it.each([
+    ['code', 'The 6-digit code from your authenticator app'],
+    ['value', 'Your GitHub personal access token'],
+    ['answer', 'The one-time code we sent you'],
+  ])('is a field whose description asks for a credential in so many words: %s, "%s"', (name, description) => {
+    expect(isCredentialField({ name, description })).toBe(true);
+  });
+
+  it.each([
+    ['code', 'The discount code printed on your receipt'],
+    ['key', 'Key of the setting to change'],
+    ['scopes', 'Scopes of the access token, comma-separated'],
+    ['retries', 'Tries one time more on failure'],
+    // The name says it names a secret: the description does not make it hold one.
+    ['secretName', 'Name of the secret key in the vault'],
+  ])('is not a field whose description only mentions a credential by the way: %s, "%s"', (name, description) => {
+    expect(isCredentialField({ name, description })).toBe(false);
+  });
+
+  it.each([
+    'environment',
+    'replicas',
+    'accessKeyId',
+    'keyPath',
+    'pinned',
+    'spinner',
+    'seedling',
+    'tokenizerName',
+    'username',
+    'sortKey',
+    'partitionKey',
+    'primaryKey',
+    'secretName',
+    'secretArn',
+    'tokenName',
+    'seed_url',
+    'recovery_email',
+    'pin_version',
+    'passwordHint',
+    'maxTokens',
+    'zipCode',
+  ])('is not %s', (name) => {
+    expect(isCredentialField({ name })).toBe(false);
+  });
+
+  it.each([
+    ['issueKey', 'Issue key'],
+    ['seed', 'Random seed'],
+    ['secretName', 'Secret name'],
+    ['tokenType', 'Token type'],
+    ['label', 'Name for the token'],
+  ])('is not %s, "%s"', (name, title) => {
+    expect(isCredentialField({ name, title })).toBe(false);
+  });
+
+  it('is typed unseen when it takes text or a number, not when it is a choice or yes/no', () => {
+    const fields = elicitationFields({
+      type: 'object',
+      properties: {
+        pin: { type: 'integer' },
+        recovery_code: { type: 'number', title: 'Recovery code' },
+        otp: { type: 'string' },
+        mfa: { type: 'boolean' },
+        replicas: { type: 'integer' },
+      },
+    });
+    expect(fields.filter(isTypedCredential).map((field) => field.name)).toEqual(['pin', 'recovery_code', 'otp']);
+  });
+
+  it('gives its value, as text, to what keeps it from the model: numbers and list items too, a yes/no never', () => {
+    const form = {
+      type: 'object',
+      properties: {
+        environment: { type: 'string' },
+        recovery_code: { type: 'integer', title: 'Recovery code' },
+        backupCodes: { type: 'array', items: { type: 'string' } },
+        mfa: { type: 'boolean' },
+        pin: { type: 'string' },
+      },
+    };
+    const content = { environment: 'production', recovery_code: 83920175, backupCodes: ['a1b2c3', 'd4e5f6'], mfa: true, pin: '4821' };
+    expect(credentialValues(form, content)).toEqual(['83920175', 'a1b2c3', 'd4e5f6', '4821']);
+  });
+});
+
+describe('an answer to a credential field', () => {
+  const hooks = {
+    dispatch: async () => ({ systemMessages: [], warnings: [], blocked: false, blockingErrors: [] }),
+  } as unknown as SessionHooks;
+
+  it('(an integer recovery code) is registered with the redactor as text, so the model never reads it', async () => {
+    const redactor = new Redactor();
+    const request: ElicitationRequest = {
+      server: 'bank',
+      mode: 'form',
+      message: 'Enter one of your recovery codes',
+      requestedSchema: { type: 'object', properties: { recovery_code: { type: 'integer', title: 'Recovery code' } } },
+    };
+    const person = { ask: async () => ({ action: 'accept' as const, content: { recovery_code: 83920175 } }) };
+    const answer = await answerElicitation(
+      { hooks, person, secrets: redactor, notices: () => undefined },
+      request,
+      new AbortController().signal,
+    );
+    expect(answer).toEqual({ action: 'accept', content: { recovery_code: 83920175 } });
+    expect(redactor.redactForModel('accepted recovery code 83920175')).not.toContain('83920175');
+  });
+
+  it("(a short one) is hidden in the server's result wherever the model reads it: text, embedded resources, structured content", () => {
+    const result = withoutAnsweredCredentials(
+      {
+        content: [
+          { type: 'text', text: 'confirmed with pin 4821 and otp 493817' },
+          { type: 'resource', resource: { uri: 'bank://receipt', text: 'pin=4821' } },
+        ],
+        structuredContent: { pin: 4821, otp: '493817', amount: 12, nested: [{ note: 'otp 493817' }] },
+      },
+      new Set(['4821', '493817', '1', 'RED']),
+    );
+    expect(result).toEqual({
+      content: [
+        { type: 'text', text: 'confirmed with pin [REDACTED:elicitation] and otp [REDACTED:elicitation]' },
+        { type: 'resource', resource: { uri: 'bank://receipt', text: 'pin=[REDACTED:elicitation]' } },
+      ],
+      // A value of one or two characters is left: hiding it would garble the result (12 stays);
+      // and one value is not looked for in another's replacement (RED).
+      structuredContent: {
+        pin: '[REDACTED:elicitation]',
+        otp: '[REDACTED:elicitation]',
+        amount: 12,
+        nested: [{ note: 'otp [REDACTED:elicitation]' }],
+      },
+    });
+  });
 });
 
 describe('TerminalElicitor', () => {

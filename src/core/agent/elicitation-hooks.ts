@@ -1,7 +1,6 @@
 import {
+  credentialValues,
   elicitationContentProblem,
-  elicitationFields,
-  isCredentialField,
   type ElicitationAnswer,
   type ElicitationContent,
   type ElicitationPrompter,
@@ -13,7 +12,7 @@ export interface ElicitationDeps {
   hooks: SessionHooks;
   /** Absent: there is no one to ask (a CLI run without a terminal); only a hook can answer. */
   person?: ElicitationPrompter;
-  /** What is typed into a field named like a credential never reaches the model or a log. */
+  /** What is given for a credential field (8 characters or more: the redactor's least) never reaches the model or a log. */
   secrets: { addSecretValue(value: string): void };
   notices(systemMessages: readonly string[], warnings: readonly string[]): void;
 }
@@ -94,10 +93,8 @@ function answerProblem(request: ElicitationRequest, answer: ElicitationAnswer): 
   return problem && `the answer does not fit the form: ${problem}`;
 }
 
+// The redactor ignores short values (it would hide them everywhere); McpConnection hides
+// those in the server's own results.
 function registerSecrets(request: ElicitationRequest, answer: ElicitationAnswer, secrets: ElicitationDeps['secrets']): void {
-  const fields = new Map(elicitationFields(request.requestedSchema).map((field) => [field.name, field]));
-  for (const [name, value] of Object.entries(answer.content ?? {})) {
-    if (!isCredentialField(fields.get(name) ?? { name })) continue;
-    for (const text of [value].flat()) if (typeof text === 'string') secrets.addSecretValue(text);
-  }
+  for (const value of credentialValues(request.requestedSchema, answer.content ?? {})) secrets.addSecretValue(value);
 }

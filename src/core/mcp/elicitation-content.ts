@@ -4,7 +4,7 @@
  * hook or a person gives is checked against the server's schema before it is sent.
  */
 import type { ElicitationAction } from '../hooks/payloads';
-import { isSecretEnvName } from '../secret-env-names';
+import { isCredentialField } from './credential-field';
 
 export type ElicitationValue = string | number | boolean | string[];
 export type ElicitationContent = Record<string, ElicitationValue>;
@@ -47,20 +47,20 @@ export interface ElicitationField {
 
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array']);
 
-// What forms ask for besides the credential words of environment variables: one-time and
-// recovery codes, PINs, wallet seeds, card security codes.
-const FORM_CREDENTIAL_WORD =
-  /(?:^|_)(?:PASSCODE|PIN|OTP|TOTP|MFA|2FA|SEED|MNEMONIC|RECOVERY|CVV|CVC|SECURITY_CODE|VERIFICATION_CODE)(?:_|$)/i;
+/** A credential field that takes typed text (a number or an integer too): what is typed there is not shown. */
+export function isTypedCredential(field: ElicitationField): boolean {
+  return (field.type === 'string' || field.type === 'number' || field.type === 'integer') && isCredentialField(field);
+}
 
 /**
- * A field whose value is a credential, by its name or its title, in any spelling: `api_token`,
- * `secretAccessKey`, `client-secret`, "GitHub token". Its value is masked as it is typed and
- * redacted everywhere but the server.
+ * The values `content` gives the form's credential fields, as text (`83920175` for an integer
+ * recovery code, each item of a list): what the server alone may see.
  */
-export function isCredentialField(field: Pick<ElicitationField, 'name' | 'title'>): boolean {
-  return [field.name, field.title ?? ''].some((text) => {
-    const words = text.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[^A-Za-z0-9]+/g, '_');
-    return isSecretEnvName(words) || FORM_CREDENTIAL_WORD.test(words);
+export function credentialValues(schema: Record<string, unknown> | undefined, content: ElicitationContent): string[] {
+  const fields = new Map(elicitationFields(schema).map((field) => [field.name, field]));
+  return Object.entries(content).flatMap(([name, value]) => {
+    if (typeof value === 'boolean' || !isCredentialField(fields.get(name) ?? { name })) return [];
+    return [value].flat().map(String);
   });
 }
 

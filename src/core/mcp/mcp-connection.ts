@@ -12,7 +12,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { GroupStdioTransport } from './group-stdio-transport';
-import type { ElicitationAnswer, ElicitationRequest } from './elicitation-content';
+import { credentialValues, type ElicitationAnswer, type ElicitationRequest } from './elicitation-content';
+import { withoutAnsweredCredentials } from './answered-credentials';
 import type { McpServerConfig } from './mcp-config';
 import { limitedFetch } from './mcp-limits';
 import { mcpToolNames } from './mcp-names';
@@ -90,6 +91,12 @@ export class McpConnection {
   private callsRunning = 0;
   /** Requests for input taken and not yet answered: withdrawn once no call of this server runs. */
   private readonly elicitationsPending = new Set<AbortController>();
+  /**
+   * What was answered for its credential fields while its calls run: hidden in its results until
+   * none runs. The redactor, which hides a secret everywhere for the session, ignores short ones
+   * (a PIN, a one-time code).
+   */
+  private readonly answeredCredentials = new Set<string>();
 
   constructor(
     readonly config: McpServerConfig,
@@ -169,7 +176,10 @@ export class McpConnection {
     signal.addEventListener('abort', abort, { once: true });
     this.elicitationsPending.add(pending);
     try {
-      const { action, content } = await elicit(this.elicitationOf(request), pending.signal);
+      const asked = this.elicitationOf(request);
+      const { action, content } = await elicit(asked, pending.signal);
+      if (action === 'accept' && content && this.callsRunning > 0)
+        for (const value of credentialValues(asked.requestedSchema, content)) this.answeredCredentials.add(value);
       return content === undefined ? { action } : { action, content };
     } finally {
       signal.removeEventListener('abort', abort);
@@ -211,10 +221,13 @@ export class McpConnection {
         new Promise((resolve) => call.signal.addEventListener('abort', resolve, { once: true })),
         new Promise((resolve) => (late = setTimeout(resolve, Math.max(0, left)))),
       ]);
-      return result;
+      return withoutAnsweredCredentials(result, this.answeredCredentials);
     } finally {
       // A form the call asked for, still waiting when the call is over, is no one's to fill in now.
-      if (--this.callsRunning === 0) this.withdrawElicitations('the call that asked for it has ended');
+      if (--this.callsRunning === 0) {
+        this.withdrawElicitations('the call that asked for it has ended');
+        this.answeredCredentials.clear();
+      }
       clearTimeout(late);
       options.signal.removeEventListener('abort', abort);
     }

@@ -6,7 +6,7 @@ import { stub } from '../../support/vscode-stub';
 import { modals, startChat, type ChatHarness } from './extension-harness';
 
 // The fixture's tool asks for Environment (required, one of staging or production), a Deploy
-// token and replicas (optional), then answers with what it got.
+// token, secretAccessKey, replicas, a PIN and a Backup code (optional), then answers with what it got.
 const SERVER = path.resolve(__dirname, '../../fixtures/mcp/elicit-server.mjs');
 const mcpJson = JSON.stringify({ mcpServers: { deploy: { command: process.execPath, args: [SERVER] } } });
 const script = [toolCalls([{ id: 'd1', name: 'mcp__deploy__deploy', arguments: {} }]), text('done')];
@@ -47,6 +47,9 @@ describe('MCP elicitation in VS Code', () => {
       // A credential in the JSON spelling.
       ['deploy: secretAccessKey (optional)', true],
       ['deploy: replicas (optional)', false],
+      ['deploy: PIN (optional)', true],
+      // A credential that is a number.
+      ['deploy: Backup code (optional)', true],
     ]);
     // The token reached the server, which echoed it; the model reads it redacted.
     const sent = sentToModel(h) as { action: string; content: Record<string, string> };
