@@ -6,14 +6,11 @@ import {
   ElicitRequestSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
-  type ElicitRequest,
-  type ElicitResult,
   type Tool as McpToolDefinition,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { GroupStdioTransport } from './group-stdio-transport';
-import { credentialValues, type ElicitationAnswer, type ElicitationRequest } from './elicitation-content';
-import { withoutAnsweredCredentials } from './answered-credentials';
+import { CallElicitations, type Elicit } from './call-elicitations';
 import type { McpServerConfig } from './mcp-config';
 import { limitedFetch } from './mcp-limits';
 import { mcpToolNames } from './mcp-names';
@@ -48,15 +45,13 @@ export interface ConnectionOptions {
   log: (level: 'info' | 'warn' | 'error', message: string) => void;
   onStateChange: () => void;
   /** Answers the server's requests for input (form mode); without it the client does not offer them. */
-  elicit?: (request: ElicitationRequest, signal: AbortSignal) => Promise<ElicitationAnswer>;
+  elicit?: Elicit;
 }
 
 /** Tools listed from one server at most: a server cannot flood the model's tool list. */
 const MAX_TOOLS_PER_SERVER = 200;
 /** Pages of one tool listing at most: a server whose pages never end (empty ones included) cannot keep us listing. */
 const MAX_TOOL_PAGES = 100;
-/** A server's requests for input waiting at once at most: more are declined, not queued for a person. */
-export const MAX_PENDING_ELICITATIONS = 4;
 
 /**
  * What checks a tool's `structuredContent` against its `outputSchema`: nothing. The SDK's
@@ -87,21 +82,14 @@ export class McpConnection {
   private lastListed = 0;
   /** Why we closed the server ourselves (a message over the limit, stdin not read). */
   private fatal?: string;
-  /** Tool calls of this server running now: its requests for input are taken only during one. */
-  private callsRunning = 0;
-  /** Requests for input taken and not yet answered: withdrawn once no call of this server runs. */
-  private readonly elicitationsPending = new Set<AbortController>();
-  /**
-   * What was answered for its credential fields while its calls run: hidden in its results until
-   * none runs. The redactor, which hides a secret everywhere for the session, ignores short ones
-   * (a PIN, a one-time code).
-   */
-  private readonly answeredCredentials = new Set<string>();
+  private readonly elicitations: CallElicitations;
 
   constructor(
     readonly config: McpServerConfig,
     private readonly options: ConnectionOptions,
-  ) {}
+  ) {
+    this.elicitations = new CallElicitations(config.name, (message) => options.log('warn', `[mcp] ${config.name}: ${message}`));
+  }
 
   get name(): string {
     return this.config.name;
@@ -125,7 +113,8 @@ export class McpConnection {
       const elicit = this.options.elicit;
       const capabilities = elicit ? { elicitation: { form: {} } } : {};
       const client = new Client({ name: 'hookpilot', version: '0.1.0' }, { capabilities, jsonSchemaValidator: acceptAnyOutput });
-      if (elicit) client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.answerElicitation(elicit, request, extra.signal));
+      if (elicit)
+        client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.elicitations.answer(elicit, request, extra.signal));
       client.onclose = () => {
         if (this.client !== client) return;
         this.client = undefined;
@@ -150,49 +139,6 @@ export class McpConnection {
     }
   }
 
-  /**
-   * A server asks for input while one of its tool calls runs, the call the person or the model
-   * started: one asking on its own (a "session expired, paste a new token" prompt at any time)
-   * is declined, and so is one past MAX_PENDING_ELICITATIONS waiting at once; one still waiting
-   * when no call runs any more is cancelled.
-   */
-  private async answerElicitation(
-    elicit: NonNullable<ConnectionOptions['elicit']>,
-    request: ElicitRequest,
-    signal: AbortSignal,
-  ): Promise<ElicitResult> {
-    const refused =
-      this.callsRunning === 0
-        ? 'no call of its tools is running'
-        : this.elicitationsPending.size >= MAX_PENDING_ELICITATIONS
-          ? `${MAX_PENDING_ELICITATIONS} of its requests already wait`
-          : undefined;
-    if (refused !== undefined) {
-      this.options.log('warn', `[mcp] ${this.name}: a request for input was declined: ${refused}`);
-      return { action: 'decline' };
-    }
-    const pending = new AbortController();
-    const abort = () => pending.abort(signal.reason);
-    signal.addEventListener('abort', abort, { once: true });
-    this.elicitationsPending.add(pending);
-    try {
-      const asked = this.elicitationOf(request);
-      const { action, content } = await elicit(asked, pending.signal);
-      if (action === 'accept' && content && this.callsRunning > 0)
-        for (const value of credentialValues(asked.requestedSchema, content)) this.answeredCredentials.add(value);
-      return content === undefined ? { action } : { action, content };
-    } finally {
-      signal.removeEventListener('abort', abort);
-      this.elicitationsPending.delete(pending);
-    }
-  }
-
-  private elicitationOf({ params }: ElicitRequest): ElicitationRequest {
-    const common = { server: this.name, message: params.message };
-    if (params.mode === 'url') return { ...common, mode: 'url', url: params.url, elicitationId: params.elicitationId };
-    return { ...common, mode: 'form', requestedSchema: params.requestedSchema };
-  }
-
   async callTool(
     tool: string,
     args: Record<string, unknown>,
@@ -208,7 +154,7 @@ export class McpConnection {
     options.signal.addEventListener('abort', abort, { once: true });
     const started = performance.now();
     let late: NodeJS.Timeout | undefined;
-    this.callsRunning++;
+    this.elicitations.callStarted();
     try {
       const request = { name: tool, arguments: args };
       const result = (await client.callTool(request, undefined, { signal: call.signal, timeout: options.timeoutMs })) as CallToolResult;
@@ -221,24 +167,16 @@ export class McpConnection {
         new Promise((resolve) => call.signal.addEventListener('abort', resolve, { once: true })),
         new Promise((resolve) => (late = setTimeout(resolve, Math.max(0, left)))),
       ]);
-      return withoutAnsweredCredentials(result, this.answeredCredentials);
+      return this.elicitations.shown(result);
     } finally {
-      // A form the call asked for, still waiting when the call is over, is no one's to fill in now.
-      if (--this.callsRunning === 0) {
-        this.withdrawElicitations('the call that asked for it has ended');
-        this.answeredCredentials.clear();
-      }
+      this.elicitations.callEnded();
       clearTimeout(late);
       options.signal.removeEventListener('abort', abort);
     }
   }
 
-  private withdrawElicitations(why: string): void {
-    for (const pending of this.elicitationsPending) pending.abort(new Error(why));
-  }
-
   async stop(state: McpServerState = 'stopped'): Promise<void> {
-    this.withdrawElicitations('the server stopped');
+    this.elicitations.withdraw('the server stopped');
     const client = this.client;
     this.client = undefined;
     this.tools = [];
