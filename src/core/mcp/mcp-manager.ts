@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Emitter, type Disposable } from '../events-emitter';
 import { serversByPrecedence, type LoadedMcpConfig, type McpInput, type McpServerConfig, type McpSource } from './mcp-config';
 import { McpConnection, type McpServerState, type McpToolInfo } from './mcp-connection';
-import type { ElicitationAnswer, ElicitationRequest } from './elicitation-content';
+import type { Elicit } from './call-elicitations';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './mcp-limits';
 import { expandServer, inputDestination } from './mcp-variables';
 import { mcpServerSecretValues } from '../config-secrets';
@@ -39,7 +39,7 @@ export interface McpManagerOptions {
    * Answers a server's request for input (MCP elicitation, form mode): the host's session runs
    * its Elicitation hooks and asks a person. Without it servers are told the client cannot.
    */
-  elicit?: (request: ElicitationRequest, signal: AbortSignal) => Promise<ElicitationAnswer>;
+  elicit?: Elicit;
 }
 
 /** The server an `${input:id}` answer is for: the file defining it and what the answer is sent to (inputDestination). */
