@@ -100,7 +100,7 @@ describe('MCP elicitation in a run', () => {
     90_000,
   );
 
-  it("a short credential answered for the server's form (a PIN) is hidden in that server's results while its call runs, and only then", async () => {
+  it("a short credential answered for the server's form (a PIN) withholds that server's results while its call runs, and only then", async () => {
     const accept = answer('Elicitation', { action: 'accept', content: { environment: 'staging', pin: '4821', backup_code: 83920175 } });
     const script = [
       toolCalls([{ id: 'd1', name: 'mcp__deploy__deploy', arguments: {} }]),
@@ -114,12 +114,8 @@ describe('MCP elicitation in a run', () => {
     );
     const run = await bed.run(['deploy it', '--allowed-tools', 'mcp__deploy'], { timeoutMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
-    // The server echoes what it got: the PIN (too short for the session's redactor) and the integer backup code.
-    const deployed = toolMessageSent(bed.server, 'd1') ?? '';
-    expect(deployed).toContain('"environment":"staging"');
-    expect(deployed).toContain('"pin":"[REDACTED:elicitation]"');
-    expect(deployed).not.toContain('4821');
-    expect(deployed).not.toContain('83920175');
+    // The server echoes what it got: the PIN is too short for the session's redactor, so none of it is shown.
+    expect(toolMessageSent(bed.server, 'd1')).toMatch(/^\[result withheld: the server was given a PIN or code too short to redact/);
     // Once the call has ended, the same four digits elsewhere are just digits.
     expect(toolMessageSent(bed.server, 'e1')).toBe('build 4821 is live');
   }, 90_000);

@@ -5,7 +5,7 @@ import { TerminalElicitor } from '../../src/cli/terminal-elicitor';
 import { answerElicitation } from '../../src/core/agent/elicitation-hooks';
 import type { SessionHooks } from '../../src/core/agent/session-hooks';
 import { Redactor } from '../../src/core/audit/redactor';
-import { withoutAnsweredCredentials } from '../../src/core/mcp/answered-credentials';
+import { CallElicitations } from '../../src/core/mcp/call-elicitations';
 import { isCredentialField } from '../../src/core/mcp/credential-field';
 import {
   credentialValues,
@@ -203,31 +203,31 @@ describe('an answer to a credential field', () => {
     expect(redactor.redactForModel('accepted recovery code 83920175')).not.toContain('83920175');
   });
 
-  it("(a short one) is hidden in the server's result wherever the model reads it: text, embedded resources, structured content", () => {
-    const result = withoutAnsweredCredentials(
-      {
-        content: [
-          { type: 'text', text: 'confirmed with pin 4821 and otp 493817' },
-          { type: 'resource', resource: { uri: 'bank://receipt', text: 'pin=4821' } },
-        ],
-        structuredContent: { pin: 4821, otp: '493817', amount: 12, nested: [{ note: 'otp 493817' }] },
+  it("(a short one) withholds the server's results whole while its calls run, whatever they hold, then no more", async () => {
+    const elicitations = new CallElicitations('bank', () => undefined);
+    const form = {
+      method: 'elicitation/create' as const,
+      params: {
+        mode: 'form' as const,
+        message: 'PIN?',
+        requestedSchema: { type: 'object' as const, properties: { pin: { type: 'string' as const } } },
       },
-      new Set(['4821', '493817', '1', 'RED']),
+    };
+    const result = { content: [{ type: 'text' as const, text: 'memo 0000 0001 … 4821 … 9999' }] };
+    elicitations.callStarted();
+    expect(elicitations.shown(result)).toBe(result);
+    const answered = await elicitations.answer(
+      async () => ({ action: 'accept', content: { pin: '4821' } }),
+      form,
+      new AbortController().signal,
     );
-    expect(result).toEqual({
-      content: [
-        { type: 'text', text: 'confirmed with pin [REDACTED:elicitation] and otp [REDACTED:elicitation]' },
-        { type: 'resource', resource: { uri: 'bank://receipt', text: 'pin=[REDACTED:elicitation]' } },
-      ],
-      // A value of one or two characters is left: hiding it would garble the result (12 stays);
-      // and one value is not looked for in another's replacement (RED).
-      structuredContent: {
-        pin: '[REDACTED:elicitation]',
-        otp: '[REDACTED:elicitation]',
-        amount: 12,
-        nested: [{ note: 'otp [REDACTED:elicitation]' }],
-      },
-    });
+    expect(answered).toEqual({ action: 'accept', content: { pin: '4821' } });
+    // Withheld without looking at what it holds: where a value was hidden would tell it.
+    expect(JSON.stringify(elicitations.shown(result))).toMatch(/^\{"content":\[\{"type":"text","text":"\[result withheld: [^"]*\]"\}\]\}$/);
+    expect(JSON.stringify(elicitations.shown({ content: [] }))).toContain('result withheld');
+    expect(String(elicitations.shownError(new Error('bad pin 4821')))).not.toContain('4821');
+    elicitations.callEnded();
+    expect(elicitations.shown(result)).toBe(result);
   });
 });
 

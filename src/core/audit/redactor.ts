@@ -349,7 +349,7 @@ function withGlobal(re: RegExp): RegExp {
   return re.global ? re : new RegExp(re.source, `${re.flags}g`);
 }
 
-export function escapeRegExp(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 

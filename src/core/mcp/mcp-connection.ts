@@ -168,6 +168,8 @@ export class McpConnection {
         new Promise((resolve) => (late = setTimeout(resolve, Math.max(0, left)))),
       ]);
       return this.elicitations.shown(result);
+    } catch (error) {
+      throw this.elicitations.shownError(error);
     } finally {
       this.elicitations.callEnded();
       clearTimeout(late);
