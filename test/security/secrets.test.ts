@@ -168,13 +168,15 @@ describe('secrets never reach the model', () => {
   });
 
   it.each([
-    ['unset', ''],
-    ['0', '0'],
-  ])("the Bash tool's shell does not read the home folder's .bashrc, which exports credentials (SHLVL %s)", async (_shown, level) => {
+    ['SHLVL unset', () => ({ SHLVL: '' })],
+    ['SHLVL 0', () => ({ SHLVL: '0' })],
+    // What a non-interactive bash reads whatever its options.
+    ['BASH_ENV naming it', (home: string) => ({ SHLVL: '1', BASH_ENV: path.join(home, '.bashrc') })],
+  ])("the Bash tool's shell does not read the home folder's .bashrc, which exports credentials (%s)", async (_shown, envOf) => {
     bed = await startTestbed(bundle.bundle, {}, [bash('rc', 'echo "k=$ACME_DEPLOY_KEY"'), text('Done.')]);
     // Read by `bash -c` at SHLVL 0 with a socket as stdin, as for an editor started from the desktop.
     writeFileSync(path.join(bed.home, '.bashrc'), 'export ACME_DEPLOY_KEY=bashrc-key-6h5g4f\n');
-    const r = await bed.run(['deploy', '--allowed-tools', 'Bash'], { env: { SHLVL: level } });
+    const r = await bed.run(['deploy', '--allowed-tools', 'Bash'], { env: envOf(bed.home) });
     expect(r.code, r.stderr).toBe(0);
     expect(toolMessageSent(bed.server, 'rc')).toBe('k=');
   });

@@ -3,10 +3,16 @@ import { isExecutableFile } from '../../process/executable-file';
 import { isSecretEnvEntry } from '../../secret-env-names';
 
 /**
+ * What a non-interactive shell reads before its command (bash's BASH_ENV, a POSIX shell's ENV):
+ * often `~/.bashrc`, whose exports would hand back the credentials taken out of the environment.
+ */
+const STARTUP_FILE_VARIABLES = new Set(['BASH_ENV', 'ENV']);
+
+/**
  * A copy of `env` without the variables that look like credentials or are known to hold one
- * (`secretNames`), except those the user passes by name (`hookpilot.tools.bash.passEnv`,
- * `--pass-env`). What the model's shell may print is still redacted before the model reads
- * it, passed values included.
+ * (`secretNames`), nor the ones that name a startup file, except those the user passes by name
+ * (`hookpilot.tools.bash.passEnv`, `--pass-env`). What the model's shell may print is still
+ * redacted before the model reads it, passed values included.
  */
 export function envWithoutSecrets(
   env: NodeJS.ProcessEnv,
@@ -15,9 +21,9 @@ export function envWithoutSecrets(
 ): NodeJS.ProcessEnv {
   const passed = new Set(passEnv);
   const secret = new Set(secretNames);
-  return Object.fromEntries(
-    Object.entries(env).filter(([name, value]) => passed.has(name) || !(secret.has(name) || isSecretEnvEntry(name, value))),
-  );
+  const withheld = (name: string, value: string | undefined) =>
+    secret.has(name) || STARTUP_FILE_VARIABLES.has(name) || isSecretEnvEntry(name, value);
+  return Object.fromEntries(Object.entries(env).filter(([name, value]) => passed.has(name) || !withheld(name, value)));
 }
 
 /**
