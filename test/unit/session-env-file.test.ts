@@ -1,8 +1,14 @@
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ENV_FILE_EVALUATION_TIMEOUT_MS, MAX_PRELUDE_BYTES, SessionEnvFile } from '../../src/core/agent/session-env-file';
+import { resolveShell } from '../../src/core/agent/tools/shell-environment';
+import { runProcess } from '../../src/core/process/run-process';
+
+/** Where `name` is on this machine's PATH. */
+const resolveCommand = (name: string) => execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim();
 
 let dir: string;
 let registered: string[];
@@ -18,7 +24,7 @@ const envFile = () =>
 const hookWriting = (text: string) => async (env: Readonly<Record<string, string>>) => appendFileSync(env.CLAUDE_ENV_FILE, text);
 
 describe('SessionEnvFile', () => {
-  it('registers the secret-named values the file exports in any shell form, and keeps its text as the prelude', async () => {
+  it('registers the secret-named values the file exports in any shell form, and keeps its text as the prelude, then pins them', async () => {
     const text =
       'declare -x ACME_API_TOKEN="first-secret-value"\nexport NODE_ENV=test DEPLOY_KEY=second-secret\nexport PATH="$PATH:/opt/extra"\n';
     const file = envFile();
@@ -26,7 +32,11 @@ describe('SessionEnvFile', () => {
     expect(registered).toEqual(expect.arrayContaining(['first-secret-value', 'second-secret']));
     // Not secret-named: PATH is no secret, NODE_ENV's value no credential.
     expect(registered.some((value) => value.includes('/opt/extra') || value === 'test')).toBe(false);
-    expect(file.prelude).toBe(text);
+    expect(file.prelude).toBe(
+      text +
+        "case ${ACME_API_TOKEN-} in 'first-secret-value') ;; *) ACME_API_TOKEN='first-secret-value' ;; esac\n" +
+        "case ${DEPLOY_KEY-} in 'second-secret') ;; *) DEPLOY_KEY='second-secret' ;; esac\n",
+    );
   });
 
   it('registers secret-named variables the file sets without exporting, as every later bash command still sees them', async () => {
@@ -134,5 +144,44 @@ describe('SessionEnvFile', () => {
     await file.capture('FileChanged /w/.envrc', hookWriting('export DEPLOY_TOKEN=slot-secret-4\n'));
     expect(await file.capture('FileChanged /w/.envrc', hookWriting(''))).toEqual({ result: undefined });
     expect(file.prelude).toBe('export A=start\n');
+  });
+
+  it('a secret the file computes anew on each run reaches every command as the value it learned, never an unseen one', async () => {
+    const file = envFile();
+    expect(await file.capture('SessionStart startup', hookWriting('export ACME_API_TOKEN="fresh-$(date +%s%N)"\n'))).toEqual({
+      result: undefined,
+    });
+    const command = await runProcess({
+      command: `${file.prelude}sleep 0.01; printf '%s' "$ACME_API_TOKEN"`,
+      shell: resolveShell({ PATH: process.env.PATH }),
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: dir },
+    });
+    expect(command.stdout).toMatch(/^fresh-\d+$/);
+    expect(registered).toContain(command.stdout);
+  });
+
+  it('learns what the file sets without exporting under sh too, where there is no bash', async () => {
+    // A PATH without bash: the tool runs /bin/sh, whose listing is `env`.
+    const bin = path.join(dir, 'bin');
+    mkdirSync(bin);
+    symlinkSync(resolveCommand('env'), path.join(bin, 'env'));
+    const file = new SessionEnvFile({ addSecretValue: (value) => registered.push(value) }, { env: { PATH: bin, HOME: dir }, cwd: dir });
+    expect(await file.capture('SessionStart startup', hookWriting('ACME_API_TOKEN="$(printf sh-unexported-5)"\n'))).toEqual({
+      result: undefined,
+    });
+    expect(registered).toContain('sh-unexported-5');
+  });
+
+  it('lists the variables of a file that disables the builtins the listing uses, and refuses one that ends it early', async () => {
+    const disabling = 'enable -n compgen printf read\nACME_API_TOKEN="$(command printf disabled-6)"\n';
+    expect(await envFile().capture('SessionStart startup', hookWriting(disabling))).toEqual({ result: undefined });
+    expect(registered).toContain('disabled-6');
+    // An EXIT trap that prints the mark as the listing would, and nothing else.
+    const forging = `trap 'printf "%s\\0" "$(printf %s "$BASH_EXECUTION_STRING" | grep -o "hookpilot-env-[0-9a-f-]*" | head -1)"' EXIT\nexit 0\n`;
+    const file = envFile();
+    const { problem } = await file.capture('SessionStart startup', hookWriting(forging));
+    expect(problem).toMatch(/^CLAUDE_ENV_FILE not applied: running it to learn its secrets failed/);
+    expect(file.prelude).toBe('');
   });
 });

@@ -6,6 +6,7 @@ import { envSecretValues } from '../audit/env-file-secrets';
 import { errorMessage } from '../error-message';
 import { FileTooLargeError, readRegularFile } from '../read-regular-file';
 import { runProcess } from '../process/run-process';
+import { shellQuoted } from '../process/shell-command-line';
 import { secretEnvValues } from '../secret-env-names';
 import { errnoCode } from './tools/file-content';
 import { resolveShell } from './tools/shell-environment';
@@ -19,26 +20,31 @@ export const MAX_ENV_FILE_BYTES = 64 * 1024;
 export const MAX_PRELUDE_BYTES = 96 * 1024;
 /** How long the one run that finds what the file exports may take. */
 export const ENV_FILE_EVALUATION_TIMEOUT_MS = 5_000;
+/** Set by the listing to the mark with `-canary` before it lists: a listing without it did not run as written. */
+const CANARY = '__hookpilot_canary';
 /**
- * After the prelude, under bash: prints the mark, then NAME=value\0 for every variable the
- * prelude leaves, its shell variables too (a value set without `export`, `TOKEN="$(cat …)"`,
- * reaches every later command just the same), and NAME=element\0 for each element of an array
- * or associative array (`"${!a}"` with a=NAME[@] lists them all). The prelude may have defined
- * functions or aliases named like the builtins this uses: an assignment turns on POSIX mode,
- * in which special builtins (`unset`) come before functions, and the next line removes those
- * functions and every alias. Each step is a line of its own, as bash reads the aliases a line
- * uses before it runs the line; a prelude that keeps POSIX mode off leaves no mark.
+ * After the prelude, under bash: sets CANARY, prints the mark, then NAME=value\0 for
+ * every variable the prelude leaves, its shell variables too (a value set without `export`,
+ * `TOKEN="$(cat …)"`, reaches every later command just the same), then the mark with `-arrays`
+ * and NAME=element\0 for each element of an array or associative array (`"${!a}"` with
+ * a=NAME[@] lists them all). The prelude may have defined functions or aliases named like the
+ * builtins this uses, or disabled them: an assignment turns on POSIX mode, in which special
+ * builtins (`unset`) come before functions, the next lines remove those functions and every
+ * alias and enable the builtins again. Each step is a line of its own, as bash reads the
+ * aliases a line uses before it runs the line; a prelude that keeps POSIX mode off leaves no mark.
  */
 const bashListing = (mark: string) =>
   [
     'POSIXLY_CORRECT=y',
-    '\\unset -f builtin compgen printf read unalias; \\unalias -a',
-    `[[ -o posix ]] && { printf '%s\\0' '${mark}'; ` +
-      'compgen -v | while IFS= read -r n; do printf "%s=%s\\0" "$n" "${!n-}"; done; ' +
-      'compgen -A arrayvar | while IFS= read -r n; do a="$n[@]"; for v in "${!a}"; do printf "%s=%s\\0" "$n" "$v"; done; done; }',
+    '\\unset -f builtin compgen printf read unalias enable; \\unalias -a',
+    '\\enable builtin compgen printf read unalias',
+    `[[ -o posix ]] && { ${CANARY}='${mark}-canary'; printf '%s\\0' '${mark}'; ` +
+      'compgen -v | while IFS= read -r __hp_n; do printf "%s=%s\\0" "$__hp_n" "${!__hp_n-}"; done; ' +
+      `printf '%s\\0' '${mark}-arrays'; ` +
+      'compgen -A arrayvar | while IFS= read -r __hp_n; do __hp_a="$__hp_n[@]"; for __hp_v in "${!__hp_a}"; do printf "%s=%s\\0" "$__hp_n" "$__hp_v"; done; done; }',
   ].join('\n');
-/** Elsewhere (`sh`): the mark, then the exported variables. */
-const shListing = (mark: string) => `printf '%s\\0' '${mark}'; env -0`;
+/** Elsewhere (`sh`): the prelude runs under `set -a`, so that `env` lists what it sets unexported too. */
+const shListing = (mark: string) => `${CANARY}='${mark}-canary'; printf '%s\\0' '${mark}'; env -0; printf '%s\\0' '${mark}-arrays'`;
 
 /** Where the Bash tool's commands run: its environment (secrets already removed) and directory. */
 export interface BashShellSetting {
@@ -62,6 +68,8 @@ export class SessionEnvFile {
    * in a loop do not grow what every command starts with. Oldest first, as they run.
    */
   private parts = new Map<string, string>();
+  /** Lines after the parts that set each secret they compute to the value learned (see `apply`). */
+  private pins = '';
   /** Applies run one at a time: each builds on what the one before kept. */
   private applying: Promise<unknown> = Promise.resolve();
 
@@ -77,7 +85,7 @@ export class SessionEnvFile {
 
   /** What every Bash command of the session runs after ('' when no hook wrote anything). */
   get prelude(): string {
-    return [...this.parts.values()].join('');
+    return [...this.parts.values()].join('') + this.pins;
   }
 
   /**
@@ -113,53 +121,74 @@ export class SessionEnvFile {
     parts.delete(key);
     if (text !== '') parts.set(key, text);
     const prelude = [...parts.values()].join('');
-    const size = Buffer.byteLength(prelude);
+    const learned = await this.learnSecrets(prelude);
+    if (typeof learned === 'string') return learned;
+    const size = Buffer.byteLength(prelude + learned.pins);
     if (size > MAX_PRELUDE_BYTES) return `every Bash command would start with ${size} bytes, more than ${MAX_PRELUDE_BYTES}`;
-    const problem = await this.registerExportedSecrets(prelude);
-    if (problem !== undefined) return problem;
+    for (const secret of learned.secrets) this.secrets.addSecretValue(secret);
     this.parts = parts;
+    this.pins = learned.pins;
     return undefined;
   }
 
   /**
-   * Runs the prelude once as a Bash command would and registers the secret-named values it
-   * leaves to later commands: `declare -x NAME=…`, a variable it sets without exporting, several
-   * names on one `export`, a later `export NAME` or a value from `$(cat …)` are shell that the
-   * dotenv grammar does not read.
-   * The prelude itself is kept as text, as Claude Code sources the file before each command:
-   * it may define functions, aliases or options that no list of values would carry. A prelude
-   * whose run fails is not applied: its secrets would not be known.
+   * Runs the prelude once as a Bash command would and finds the secret-named values it leaves to
+   * later commands: `declare -x NAME=…`, a variable it sets without exporting, several names on
+   * one `export`, a later `export NAME` or a value from `$(cat …)` are shell that the dotenv
+   * grammar does not read. The prelude itself is kept as text, as Claude Code sources the file
+   * before each command: it may define functions, aliases or options that no list of values
+   * would carry. But each command would compute a secret again (`$(aws ecr get-login-password)`
+   * is new each time), and a value no one has seen could reach the model: `pins` sets each
+   * secret scalar back to the value learned here, after the prelude. A prelude whose run fails,
+   * or does not list as written, is not applied: its secrets would not be known.
    */
-  private async registerExportedSecrets(prelude: string): Promise<string | undefined> {
+  private async learnSecrets(prelude: string): Promise<{ secrets: string[]; pins: string } | string> {
     // Output the prelude prints itself comes before the mark.
     const mark = `hookpilot-env-${randomUUID()}`;
     const shell = resolveShell(this.bash.env);
-    const listing = path.basename(shell) === 'bash' ? bashListing(mark) : shListing(mark);
+    const bash = path.basename(shell) === 'bash';
     // One script, as a Bash command runs it: a prelude that does not parse (`if true; then`
     // left open for the command to close) does not parse here either, and leaves no mark.
     const run = await runProcess({
-      command: `${prelude}${listing}`,
+      command: bash ? `${prelude}${bashListing(mark)}` : `set -a\n${prelude}${shListing(mark)}`,
       shell,
       cwd: this.bash.cwd,
       env: this.bash.env,
       input: '',
       timeoutMs: ENV_FILE_EVALUATION_TIMEOUT_MS,
     });
-    const at = run.stdout.lastIndexOf(`${mark}\0`);
-    if (run.timedOut || run.spawnError !== undefined || run.stdoutTruncated || at === -1) {
+    const out = run.stdout;
+    const at = out.indexOf(`${mark}\0`);
+    const arraysAt = out.indexOf(`${mark}-arrays\0`, at);
+    if (run.timedOut || run.spawnError !== undefined || run.stdoutTruncated || at === -1 || arraysAt === -1) {
       const why = run.timedOut ? `it ran over ${ENV_FILE_EVALUATION_TIMEOUT_MS} ms` : (run.spawnError ?? 'it did not run to its end');
       return `running it to learn its secrets failed (${why})`;
     }
+    const scalars = entries(out.slice(at + mark.length + 1, arraysAt));
+    const elements = entries(out.slice(arraysAt + mark.length + '-arrays'.length + 1));
+    if (out.lastIndexOf(`${mark}\0`) !== at || !scalars.some(([name, value]) => name === CANARY && value === `${mark}-canary`))
+      return 'running it to learn its secrets failed (its variables were not listed as asked)';
+    const secrets: string[] = [];
+    let pins = '';
+    const arrays = new Set(elements.map(([name]) => name));
     // One name per array element: each is judged, and registered, on its own.
-    for (const entry of run.stdout.slice(at + mark.length + 1).split('\0')) {
-      const equals = entry.indexOf('=');
-      const name = entry.slice(0, equals);
-      const value = entry.slice(equals + 1);
-      if (equals > 0 && this.bash.env[name] !== value)
-        for (const secret of secretEnvValues({ [name]: value })) this.secrets.addSecretValue(secret);
+    for (const [name, value] of [...scalars, ...elements]) {
+      if (name === CANARY || this.bash.env[name] === value) continue;
+      const found = secretEnvValues({ [name]: value });
+      secrets.push(...found);
+      if (found.length > 0 && !arrays.has(name))
+        pins += `case \${${name}-} in ${shellQuoted(value)}) ;; *) ${name}=${shellQuoted(value)} ;; esac\n`;
     }
-    return undefined;
+    return { secrets, pins };
   }
+}
+
+/** NAME=value entries of a NUL-separated listing (a value may hold newlines). */
+function entries(listing: string): Array<[string, string]> {
+  return listing
+    .split('\0')
+    .map((entry) => [entry.slice(0, Math.max(0, entry.indexOf('='))), entry.slice(entry.indexOf('=') + 1)] as [string, string])
+    .filter(([name]) => name !== '');
 }
 
 /** The file's text, read without following a link and only if it is a plain file within the cap. */

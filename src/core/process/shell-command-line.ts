@@ -34,13 +34,13 @@ const SET_AT_START = new Set([
 ]);
 
 /** `'...'` quoting: everything inside is literal, a quote is closed, escaped and reopened. */
-function quote(value: string): string {
+export function shellQuoted(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The statement that exports `name` with `value` in a POSIX shell. */
 export function exportStatement(name: string, value: string): string {
-  return `export ${name}=${quote(value)}; `;
+  return `export ${name}=${shellQuoted(value)}; `;
 }
 
 function expressible(name: string, value = ''): boolean {
