@@ -51,4 +51,24 @@ describe('an MCP form at the terminal', () => {
     // The server got them: the answer holds a PIN, so its echo of it is withheld from the model.
     expect(toolMessageSent(bed.server, 'd1')).toMatch(/^\[result withheld: the server was given a PIN/);
   }, 60_000);
+
+  it('turns echo back on when Ctrl-\\ ends the run while a credential is being typed', async () => {
+    bed = await startTestbed(bundle.bundle, { '.mcp.json': MCP }, [toolCalls([{ id: 'd1', name: 'mcp__deploy__deploy', arguments: {} }])]);
+    const args = ['deploy it', '--cwd', bed.workspace.dir, '--base-url', bed.server.url, '--model', SCRIPTED_MODEL_ID];
+    const { output } = await runOnTerminal(
+      bundle.bundle,
+      bed,
+      [...args, '--allowed-tools', 'mcp__deploy'],
+      [
+        { prompt: 'Answer? [a]nswer', line: 'a' },
+        { prompt: 'Environment (', line: 'staging' },
+        // What Ctrl-\ sends: the CLI has no `exit` event then.
+        { prompt: 'Deploy token (', signal: 'SIGQUIT' },
+      ],
+      // The shell outlives the signal (a trap, not an ignore, which the CLI would inherit), then shows the terminal's modes.
+      { before: "trap 'true' QUIT; ", after: '; stty -a' },
+    );
+    expect(output).toMatch(/[\s;]-?echo[\s;]/);
+    expect(output).not.toMatch(/[\s;]-echo[\s;]/);
+  }, 60_000);
 });
