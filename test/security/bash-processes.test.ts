@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { jsonResult, nodeHook, startTestbed, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
-import { stall, text, toolCalls } from '../support/model-server';
+import { stall, text, toolCalls, type RecordedRequest, type ScriptedReply } from '../support/model-server';
 import { procPids, procStat } from '../../src/core/process/proc-stat';
 import { useLeftoverProcesses, waitUntilDead } from '../support/process-liveness';
 import { hooksJson } from '../support/workspace';
@@ -177,22 +177,24 @@ describe('the Bash timeout holds whatever the command does', () => {
   }, 120_000);
 
   it('a command that stops its parent (the spawner helper) still times out, and the run ends without a Ctrl-C', async () => {
-    bed = await startTestbed(bundle.bundle, {}, [
-      bash('c0', 'echo warm'),
-      // The helper starts the shell of every call after the first; the host itself is not touched.
-      bash(
-        'c1',
-        'case "$(ps -o args= -p $PPID)" in *process-spawner*) kill -STOP $PPID;; *) echo not-the-helper;; esac; echo after',
-        2_000,
-      ),
-      bash('c2', 'echo next'),
-      text('done'),
-    ]);
+    // Until the helper is ready the host starts shells itself: the model looks at its commands'
+    // parent until the helper is it, then stops it.
+    let stage: 'warm' | 'stop' | 'next' | 'done' = 'warm';
+    let probes = 0;
+    const script = ({ body }: RecordedRequest): ScriptedReply | undefined => {
+      const last = body.messages.at(-1);
+      if (stage === 'warm' && (probes === 0 || !String(last?.content).includes('process-spawner')))
+        return probes < 100 ? bash(`w${probes++}`, 'ps -o args= -p $PPID; sleep 0.1') : text('the helper never started');
+      stage = stage === 'warm' ? 'stop' : stage === 'stop' ? 'next' : 'done';
+      if (stage === 'stop') return bash('c1', 'kill -STOP $PPID; echo after', 2_000);
+      return stage === 'next' ? bash('c2', 'echo next') : text('done');
+    };
+    bed = await startTestbed(bundle.bundle, {}, script);
     const r = await bed.run(['go', '--permission-mode', 'bypassPermissions', '--output-format', 'json'], { timeoutMs: 60_000 });
     expect(r.code, r.stderr).toBe(0);
     const calls = jsonResult(r).tool_calls;
-    expect(calls[1].output).toMatch(/^Command timed out after 2000 ms/);
+    expect(calls.find((call) => call.id === 'c1')?.output).toMatch(/^Command timed out after 2000 ms/);
     // The stopped helper was replaced: the next call runs.
-    expect(calls[2]).toMatchObject({ outcome: 'executed', output: 'next' });
+    expect(calls.find((call) => call.id === 'c2')).toMatchObject({ outcome: 'executed', output: 'next' });
   }, 120_000);
 });
