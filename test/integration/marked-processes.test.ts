@@ -109,7 +109,9 @@ describe("the process groups of a session's runs", () => {
     const pidFile = join(dir, 'later');
     // Seen while only its leader was in it; what it holds later started after, as in a group
     // that took over the number once the run's group had emptied.
-    const run = startGroup(`read go; sleep 30 >/dev/null 2>&1 & echo $! > "${pidFile}"`);
+    // It ignores SIGHUP: the kernel sends one to a stopped process whose group its leader's exit
+    // leaves orphaned, which on a busy machine can come after the stop below.
+    const run = startGroup(`read go; trap '' HUP; sleep 30 >/dev/null 2>&1 & echo $! > "${pidFile}"`);
     groups.started(run.pgid);
     await new Promise((resolve) => setTimeout(resolve, 50));
     run.go();
