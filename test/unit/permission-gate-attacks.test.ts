@@ -306,7 +306,7 @@ describe("a folder holding the person's settings files asks, as a workspace fold
 
   it.each([
     'cp -r stage/. ~/.config/Code/User/',
-    'cp -r stage/. ~/.config/Code/User/profiles/work/',
+    'cp -r stage/. ~/.config/Code/User/profiles/team/',
     'cp -r stage/. ~/.config/Code/User/profiles',
     'cp -r stage/. "$HOME/.config/Code/Machine"',
     'rsync -a stage/ ~/.claude',

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditSink } from '../audit/records';
+import { AsyncHookRuns } from './async-hook-runs';
 import { Emitter, type Disposable } from '../events-emitter';
 import { timerDelay } from '../timer-delay';
 import { emptyResult, ResultAggregator, type DispatchResult, type HookRunSummary, type TaggedContext } from './dispatch-result';
@@ -28,18 +29,6 @@ export function processHookTimeoutMs(event: HookEventName): number {
 
 /** Extra time a handler gets to honour the abort before the dispatcher stops waiting. */
 const BACKSTOP_MS = 2_000;
-
-/** How long cancelAsync waits for cancelled async runs to report before recording them itself. */
-const ASYNC_CANCEL_WAIT_MS = 3_000;
-
-/** An `async: true` run in flight: its session, how to stop it, and whether it was recorded. */
-interface AsyncRun {
-  sessionId: string;
-  controller: AbortController;
-  done: Promise<void>;
-  /** Records the run as cancelled now (it did not report in time); later outcomes are dropped. */
-  reportCancelled: () => void;
-}
 
 export interface DispatcherOptions {
   snapshot: () => RegistrySnapshot;
@@ -76,8 +65,7 @@ export class HookDispatcher {
   /** For the workspace's hooks: its `defaults` time those alone, never the user's guards. */
   private workspaceTimeouts: TimeoutDefaults;
   private readonly inFlightObservers = new Set<Promise<unknown>>();
-  private readonly asyncContexts = new Map<string, TaggedContext[]>();
-  private readonly asyncRuns = new Set<AsyncRun>();
+  private readonly asyncRuns: AsyncHookRuns;
   /** The ids of `once` hooks that already ran, by session. */
   private readonly ranOnce = new Map<string, Set<string>>();
   private readonly hookRan = new Emitter<HookRunEvent>();
@@ -86,6 +74,10 @@ export class HookDispatcher {
   constructor(private readonly options: DispatcherOptions) {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(options.timeouts) };
     this.workspaceTimeouts = this.timeouts;
+    this.asyncRuns = new AsyncHookRuns({
+      run: (hook, payload, signal, env) => this.runHook(awaited(hook), payload, signal, env),
+      report: (hook, payload, dispatchId, outcome, summary) => this.report(hook, payload, payload, dispatchId, outcome, summary, true),
+    });
   }
 
   /** Where hook runs are recorded; the agent records its permission decisions there too. */
@@ -217,21 +209,13 @@ export class HookDispatcher {
    * Stops the async runs of a session (or all): each process group gets SIGTERM, then SIGKILL,
    * and each run is recorded as cancelled with its real duration. Waits for those records.
    */
-  async cancelAsync(reason: string, sessionId?: string): Promise<void> {
-    const runs = [...this.asyncRuns].filter((run) => sessionId === undefined || run.sessionId === sessionId);
-    if (runs.length === 0) return;
-    for (const run of runs) run.controller.abort(new Error(reason));
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled(runs.map((r) => r.done)), new Promise((r) => (timer = setTimeout(r, ASYNC_CANCEL_WAIT_MS)))]);
-    clearTimeout(timer);
-    for (const run of runs) if (this.asyncRuns.has(run)) run.reportCancelled();
+  cancelAsync(reason: string, sessionId?: string): Promise<void> {
+    return this.asyncRuns.cancel(reason, sessionId);
   }
 
   /** Contexts from async hooks that finished since the last call, for the next model turn. */
   takeAsyncContexts(sessionId: string): TaggedContext[] {
-    const list = this.asyncContexts.get(sessionId) ?? [];
-    this.asyncContexts.delete(sessionId);
-    return list;
+    return this.asyncRuns.takeContexts(sessionId);
   }
 
   /** A `once` hook is selected on its first run in a session only; every other hook always. */
@@ -252,7 +236,7 @@ export class HookDispatcher {
    */
   forgetSession(sessionId: string): void {
     this.ranOnce.delete(sessionId);
-    this.asyncContexts.delete(sessionId);
+    this.asyncRuns.forget(sessionId);
   }
 
   timeoutFor(hook: HookDefinition): number {
@@ -342,40 +326,11 @@ export class HookDispatcher {
     }
   }
 
-  /** Claude Code `async: true` (and AstroResearch's AsyncAgentHook): started, not awaited; its context reaches the next turn. */
+  /** An `async: true` hook: started, not awaited (async-hook-runs.ts); recorded when it ends. */
   private startAsync(hook: HookDefinition, payload: HookPayload, env?: Readonly<Record<string, string>>): HookOutcome {
-    const dispatchId = randomUUID();
-    const controller = new AbortController();
-    const started = performance.now();
-    const finish = (outcome: HookOutcome) => {
-      if (!this.asyncRuns.delete(run)) return;
-      const aggregator = new ResultAggregator(emptyResult(payload.hook_event_name, dispatchId));
-      const summary = aggregator.add(hook, outcome, false);
-      const contexts = aggregator.result.contexts.concat(
-        aggregator.result.systemMessages.map((content) => ({ hookName: hook.name, event: hook.event, content })),
-      );
-      // asyncRewake: exit 2 brings the hook's stderr (or stdout) to the model at its next step.
-      if (hook.spec.type === 'command' && hook.spec.asyncRewake && outcome.status === 'blocking-error') {
-        contexts.push({ hookName: hook.name, event: hook.event, content: outcome.reason || outcome.trace.stdout || 'exit code 2' });
-      }
-      if (contexts.length > 0 && !controller.signal.aborted) {
-        this.asyncContexts.set(payload.session_id, [...(this.asyncContexts.get(payload.session_id) ?? []), ...contexts]);
-      }
-      // Stopped because its session ended: the record says so rather than a bare "cancelled".
-      if (controller.signal.aborted && outcome.status === 'cancelled')
-        summary.error = `cancelled: ${errorMessage(controller.signal.reason)}`;
-      this.report(hook, payload, payload, dispatchId, outcome, summary, true);
-    };
-    const run: AsyncRun = {
-      sessionId: payload.session_id,
-      controller,
-      done: Promise.resolve(),
-      reportCancelled: () => finish({ status: 'cancelled', trace: { durationMs: performance.now() - started } }),
-    };
-    this.asyncRuns.add(run);
-    run.done = this.runHook(awaited(hook), payload, controller.signal, env).then(finish);
-    this.inFlightObservers.add(run.done);
-    void run.done.finally(() => this.inFlightObservers.delete(run.done));
+    const done = this.asyncRuns.start(hook, payload, env);
+    this.inFlightObservers.add(done);
+    void done.finally(() => this.inFlightObservers.delete(done));
     return { status: 'success', effects: {}, trace: { durationMs: 0 } };
   }
 
