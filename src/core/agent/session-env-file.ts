@@ -68,8 +68,8 @@ export class SessionEnvFile {
    * in a loop do not grow what every command starts with. Oldest first, as they run.
    */
   private parts = new Map<string, string>();
-  /** Lines after the parts that set each secret they compute to the value learned (see `apply`). */
-  private pins = '';
+  /** The parts, then lines that set each secret they compute back to the value learned (see `learnSecrets`). */
+  private text = '';
   /** Applies run one at a time: each builds on what the one before kept. */
   private applying: Promise<unknown> = Promise.resolve();
 
@@ -85,7 +85,7 @@ export class SessionEnvFile {
 
   /** What every Bash command of the session runs after ('' when no hook wrote anything). */
   get prelude(): string {
-    return [...this.parts.values()].join('') + this.pins;
+    return this.text;
   }
 
   /**
@@ -127,7 +127,7 @@ export class SessionEnvFile {
     if (size > MAX_PRELUDE_BYTES) return `every Bash command would start with ${size} bytes, more than ${MAX_PRELUDE_BYTES}`;
     for (const secret of learned.secrets) this.secrets.addSecretValue(secret);
     this.parts = parts;
-    this.pins = learned.pins;
+    this.text = prelude + learned.pins;
     return undefined;
   }
 
