@@ -6,6 +6,7 @@ import { envSecretValues } from '../audit/env-file-secrets';
 import { errorMessage } from '../error-message';
 import { FileTooLargeError, readRegularFile } from '../read-regular-file';
 import { runProcess } from '../process/run-process';
+import { isBash } from '../process/shell-arguments';
 import { shellQuoted } from '../process/shell-command-line';
 import { secretEnvValues } from '../secret-env-names';
 import { errnoCode } from './tools/file-content';
@@ -146,7 +147,7 @@ export class SessionEnvFile {
     // Output the prelude prints itself comes before the mark.
     const mark = `hookpilot-env-${randomUUID()}`;
     const shell = resolveShell(this.bash.env);
-    const bash = path.basename(shell) === 'bash';
+    const bash = isBash(shell);
     // One script, as a Bash command runs it: a prelude that does not parse (`if true; then`
     // left open for the command to close) does not parse here either, and leaves no mark.
     const run = await runProcess({

@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { basename } from 'node:path';
 import type { Disposable } from '../events-emitter';
 import { RUN_MARKER_VARIABLE, withRunMarker } from './marked-processes';
 import { procStat } from './proc-stat';
-import { shellScriptArguments } from './shell-arguments';
+import { isBash, shellScriptArguments } from './shell-arguments';
 import { exportStatement, shellCommandLine } from './shell-command-line';
 import { shellForksSingleCommands } from './shell-fork-probe';
 
@@ -160,9 +159,7 @@ export class PrestartedShells implements Disposable {
   /** The shell a fitting request runs in: plain `sh -c command` (one line), or bash -c for bash shells. */
   private shellFor(request: ShellRequest): string | undefined {
     if (!this.bash) return request.shell === true && !request.command.includes('\n') ? SHELL : undefined;
-    return typeof request.shell === 'string' && basename(request.shell) === 'bash' && !request.command.includes('\0')
-      ? request.shell
-      : undefined;
+    return typeof request.shell === 'string' && isBash(request.shell) && !request.command.includes('\0') ? request.shell : undefined;
   }
 
   /**

@@ -7,5 +7,10 @@ import { basename } from 'node:path';
  * model's commands the credentials it exports and make runs depend on how the editor started.
  */
 export function shellScriptArguments(shell: string, script: string): string[] {
-  return basename(shell) === 'bash' ? ['--norc', '-c', script] : ['-c', script];
+  return isBash(shell) ? ['--norc', '-c', script] : ['-c', script];
+}
+
+/** Whether `shell` (a name or a path) is bash. */
+export function isBash(shell: string): boolean {
+  return basename(shell) === 'bash';
 }
