@@ -297,7 +297,7 @@ describe("a folder holding the person's settings files asks, as a workspace fold
     const g = new PermissionGate(() => permissionSettingsSchema.parse({ mode: 'bypassPermissions' }));
     const protectedPaths = [
       join(user, 'settings.json'),
-      join(user, 'profiles', 'work', 'settings.json'),
+      join(user, 'profiles', 'team', 'settings.json'),
       join(homedir(), '.config', 'Code', 'Machine', 'settings.json'),
       join(homedir(), '.claude', 'settings.json'),
     ];
