@@ -2,7 +2,9 @@ import {
   appendFileSync,
   fdatasync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   statSync,
   utimesSync,
@@ -475,4 +477,55 @@ describe('AuditLog', () => {
     expect((await log.read('s')).records.map((r) => r.seq)).toEqual([1, 2]);
     await log.close();
   });
+
+  it('closes only once a session it was closing has written every record, and its listeners saw each', async () => {
+    const log = new AuditLog({ dir });
+    const seen: number[] = [];
+    log.onRecord((record) => seen.push(record.seq));
+    const ended = log.writerFor('ended');
+    for (const message of ['1', '2', '3']) ended.append(note(message));
+    const closing = log.closeSession('ended');
+    await log.close();
+    expect(seen).toEqual([1, 2, 3]);
+    expect(seqs((await readAuditFile(join(dir, 'ended.jsonl'))).records)).toEqual([1, 2, 3]);
+    await closing;
+  });
+
+  it('numbers a record that comes while its session is being closed after the records before it', async () => {
+    const log = new AuditLog({ dir });
+    const ended = log.writerFor('s');
+    ended.append(note('before 1'));
+    ended.append(note('before 2'));
+    const closing = log.closeSession('s');
+    log.writerFor('s').append(note('late'));
+    await closing;
+    await log.close();
+    const { records, problems } = await readAuditFile(join(dir, 's.jsonl'));
+    expect(problems).toEqual([]);
+    expect(records.map((r) => [r.seq, r.type === 'note' ? r.message : r.type])).toEqual([
+      [1, 'before 1'],
+      [2, 'before 2'],
+      [3, 'late'],
+    ]);
+  });
+
+  it('keeps no file open for a session it closed, and opens it again for a later record', async () => {
+    const log = new AuditLog({ dir });
+    log.writerFor('s').append(note('1'));
+    await log.closeSession('s');
+    const openFiles = () => readdirSync('/proc/self/fd').filter((fd) => safeReadlink(`/proc/self/fd/${fd}`) === join(dir, 's.jsonl'));
+    expect(openFiles()).toEqual([]);
+    log.writerFor('s').append(note('2'));
+    expect((await log.read('s')).records.map((r) => r.seq)).toEqual([1, 2]);
+    await log.close();
+    expect(openFiles()).toEqual([]);
+  });
 });
+
+function safeReadlink(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
+}

@@ -110,13 +110,20 @@ export class AuditLog {
   }
 
   /**
-   * Closes an ended session's writer: a host that lives for days must not keep a file and a line
-   * buffer open per session. A later record of the session opens it again, after its last seq.
+   * Releases an ended session's writer: a host that lives for days must not keep a file and a
+   * line buffer open per session. The writer stays this log's until its records are written,
+   * so that `close()` waits for them and a late record continues its numbering; it is
+   * forgotten once idle, and a later record opens the file again, after its last seq.
    */
   async closeSession(sessionId: string): Promise<void> {
     const writer = this.writers.get(sessionId);
-    this.writers.delete(sessionId);
-    await writer?.close().catch((error: unknown) => this.options.onError?.(toError(error), sessionId));
+    if (!writer) return;
+    const idle = await writer.release().catch((error: unknown) => {
+      this.options.onError?.(toError(error), sessionId);
+      return false;
+    });
+    // A writer that took records meanwhile serves a session in use again: it stays.
+    if (idle && this.writers.get(sessionId) === writer) this.writers.delete(sessionId);
   }
 
   async close(): Promise<void> {

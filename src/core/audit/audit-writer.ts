@@ -218,6 +218,25 @@ export class AuditWriter implements AuditSink {
     return this.closing;
   }
 
+  /**
+   * Writes what is queued, then closes the file: for a session that ended, so that a host
+   * living for days keeps no file open per session. The writer stays usable: a later
+   * append opens the file again and continues the numbering. Resolves with whether the
+   * writer is idle (nothing appended since), so that its owner may forget it.
+   */
+  async release(): Promise<boolean> {
+    await this.flush();
+    if (this.closing || !this.idle) return false;
+    const fd = this.fd;
+    this.fd = undefined;
+    if (fd !== undefined) await closeAsync(fd);
+    return this.idle;
+  }
+
+  private get idle(): boolean {
+    return !this.scheduled && !this.draining && !this.batch && this.written === this.appended;
+  }
+
   private drain(): Promise<void> {
     this.draining ??= this.writeAll().finally(() => {
       this.draining = undefined;

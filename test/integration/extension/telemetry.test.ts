@@ -40,6 +40,10 @@ describe('OpenTelemetry export from the extension', () => {
 
     const session = otlp.spans.find((s) => s.name === 'hookpilot.session');
     expect(session?.attributes['session.id']).toBe(sessionId);
+    // Every record of the session reached the export before it stopped, to the SessionEnd of the shutdown.
+    expect(session?.attributes['hookpilot.session.end_reason']).toBeDefined();
+    expect(otlp.spans.find((s) => s.name === 'hookpilot.turn')?.attributes['hookpilot.turn.reason']).toBe('completed');
+    expect(otlp.spans.filter((s) => s.name === 'hookpilot.model_request')).toHaveLength(2);
     const tool = otlp.spans.find((s) => s.name === 'hookpilot.tool_call');
     expect(tool?.attributes).toMatchObject({
       'gen_ai.tool.name': 'Glob',
