@@ -192,6 +192,12 @@ export class ChatController extends Disposable {
     }
     // Busy before any session exists (the first one still starting): nothing can queue it yet.
     if (this.busy) return this.drafts.add(text);
+    const notLoaded = this.deps.engineHost.notLoadedReason;
+    if (notLoaded !== undefined) {
+      this.drafts.add(text);
+      const message = `The agent does not run while the hook configuration is not loaded (${notLoaded}). It runs once the configuration loads.`;
+      return this.emitAll(this.projector.project({ type: 'notice', level: 'error', message }));
+    }
     const resolution = this.deps.config.resolveEndpoint();
     if (!resolution.ok) {
       this.postStatus();

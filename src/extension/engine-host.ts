@@ -68,6 +68,8 @@ export class EngineHost extends Disposable {
   private readonly reloaded = this._register(new vscode.EventEmitter<void>());
   /** After every reload and trust change: hooks, problems and trust may differ. */
   readonly onDidReload = this.reloaded.event;
+  private loaded = false;
+  private notLoaded: string | undefined;
   private readonly held = this._register(new vscode.EventEmitter<PendingConfigChange>());
   /** A change no person made was found and held (once per distinct content). */
   readonly onDidHoldChange = this.held.event;
@@ -176,9 +178,17 @@ export class EngineHost extends Disposable {
       await this.doReload();
     }).catch((error: unknown) => {
       // The hooks that applied before stay; a person must know the new ones did not load.
-      const message = `Hookpilot could not load the hook configuration: ${errorMessage(error)}. The hooks loaded before stay in effect.`;
+      const reason = errorMessage(error);
+      if (!this.loaded) this.notLoaded = reason;
+      const outcome = this.loaded ? 'The hooks loaded before stay in effect.' : 'The agent does not run until it loads.';
+      const message = `Hookpilot could not load the hook configuration: ${reason}. ${outcome}`;
       void showError(message, 'Show Log').then((choice) => choice && this.options.log.show());
     });
+  }
+
+  /** Why no hook configuration is in effect yet (its first load failed): the agent must not run without its guards. */
+  get notLoadedReason(): string | undefined {
+    return this.notLoaded;
   }
 
   /** ConfigChange payloads name the chat's session while there is one. */
@@ -287,6 +297,8 @@ export class EngineHost extends Disposable {
       ...claudeManaged.claudeConfigs(),
     ];
     await this.engine.reload(configs);
+    this.loaded = true;
+    this.notLoaded = undefined;
     const hooks = this.engine.registry.current().states;
     this.options.log.info(
       `hooks loaded: ${hooks.filter((s) => s.active).length} active of ${hooks.length}${this.trusted ? '' : ' (Restricted Mode: workspace hooks are off)'}`,

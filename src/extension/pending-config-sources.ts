@@ -79,14 +79,26 @@ export function governedSources(): GovernedSource[] {
   return sources;
 }
 
-/** Objects with their keys sorted, so that equal settings give equal text whatever their order in the file. */
-function sorted(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sorted);
+/**
+ * Deeper than any real setting. VS Code parses a cloned repository's settings.json thousands
+ * of levels deep; walking such a value would overflow the stack and load no source at all.
+ */
+const MAX_SETTING_DEPTH = 64;
+const TOO_DEEP = `[nested deeper than ${MAX_SETTING_DEPTH} levels: ignored]`;
+
+/**
+ * Objects with their keys sorted, so that equal settings give equal text whatever their order
+ * in the file. What lies deeper than MAX_SETTING_DEPTH is replaced by a marker, which the
+ * loaders then report as an invalid value of that source.
+ */
+function sorted(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_SETTING_DEPTH) return TOO_DEEP;
+  if (Array.isArray(value)) return value.map((item) => sorted(item, depth + 1));
   return Object.fromEntries(
     Object.keys(value)
       .sort()
-      .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
+      .map((key) => [key, sorted((value as Record<string, unknown>)[key], depth + 1)]),
   );
 }
 

@@ -88,6 +88,28 @@ describe('configuration files a repository controls', () => {
     expect(run.stderr).toContain('.mcp.json: it is not a regular file');
     expect(jsonResult(run).result).toBe('done');
   });
+
+  it.each(['.vscode/settings.json', '.vscode/hooks.json', '.claude/settings.json'])(
+    'a %s nested 6,000 levels deep is a clear problem naming it, never a crash: the run refuses it, the user hooks still load',
+    async (name) => {
+      const deep = 6000;
+      const key = name === '.vscode/settings.json' ? 'hookpilot.hooks' : 'hooks';
+      const user = {
+        'hookpilot.hooks': { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', name: 'user-guard', command: 'true' }] }] } },
+      };
+      bed = await startTestbed(bundle.bundle, { [name]: `{"${key}": {"x": ${'['.repeat(deep)}1${']'.repeat(deep)}}}` }, [text('done')]);
+      writeFileSync(path.join(bed.home, 'user-settings.json'), JSON.stringify(user));
+      const list = await bed.cli(['hooks', 'list']);
+      expect(list.code, list.stderr).toBe(0);
+      expect(list.stdout).toContain('user-guard');
+      expect(list.stderr).toContain(`cannot read ${bed.workspace.file(name)}: nested more than 256 levels deep`);
+
+      const refused = await bed.run(['hi', '--output-format', 'json']);
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain('fix or remove it (the hooks configured there would not run)');
+      expect(bed.server.requests).toHaveLength(0);
+    },
+  );
 });
 
 describe('matchers', () => {

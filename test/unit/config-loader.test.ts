@@ -559,12 +559,23 @@ describe('keys an object inherits', () => {
 describe('a source nested past the stack', () => {
   const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
 
-  it('is an error naming its file, not a crash', () => {
+  it('is an error naming its file, not a crash: the file cannot be read, so a run refuses it', () => {
     const config = load(`{"defaults": ${deep}}`);
     expect(config.hooks).toEqual([]);
     expect(config.problems).toEqual([
-      expect.objectContaining({ severity: 'error', file: FILE, message: expect.stringContaining(`cannot load ${FILE}`) }),
+      expect.objectContaining({
+        severity: 'error',
+        code: 'unreadable',
+        file: FILE,
+        message: `cannot read ${FILE}: nested more than 256 levels deep`,
+      }),
     ]);
+  });
+
+  it('loads a file nested exactly as deep as the limit', () => {
+    const value = `${'['.repeat(254)}${']'.repeat(254)}`;
+    const config = load(`{"hooks": {}, "x": ${value}}`);
+    expect(config.problems.filter((p) => p.code === 'unreadable' || p.code === 'syntax')).toEqual([]);
   });
 });
 

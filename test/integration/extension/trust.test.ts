@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { HookEngine } from '../../../src/core/engine/hook-engine';
 import type { HostToManager } from '../../../src/shared/manager-protocol';
 import { text } from '../../support/model-server';
 import { stub } from '../../support/vscode-stub';
@@ -14,6 +15,7 @@ let h: ChatHarness | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
+  vi.restoreAllMocks();
 });
 
 type HooksMessage = Extract<HostToManager, { type: 'hooks' }>;
@@ -87,6 +89,54 @@ describe('a key every object inherits', () => {
     expect(user).toMatchObject({ active: true });
     await h.prompt('hello');
     expect(existsSync(h.workspace.file('from-user.txt'))).toBe(true);
+  });
+});
+
+/** `[[[…1…]]]`, as VS Code's settings parser reads a cloned repository's settings.json thousands of levels deep. */
+function nestedHooks(depth: number): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < depth; i++) value = [value];
+  return value;
+}
+
+describe('a hookpilot.hooks setting nested thousands of levels deep', () => {
+  it.each([false, true])('in a workspace (trusted: %s) leaves the user hooks in place, and is an error of its own', async (trusted) => {
+    h = await startChat({}, [text('first')], {
+      trusted,
+      setup: () => {
+        stub.setConfig('hookpilot.hooks', touch('from-user.txt', 'user-hook'), 'globalValue');
+        stub.setConfig('hookpilot.hooks', { hooks: { UserPromptSubmit: nestedHooks(4000) } }, 'workspaceValue');
+      },
+    });
+    const user = h.root.engineHost.engine.registry.current().states.find((s) => s.hook.name === 'user-hook');
+    expect(user).toMatchObject({ active: true });
+    await h.prompt('hello');
+    expect(existsSync(h.workspace.file('from-user.txt'))).toBe(true);
+    const problems = h.root.engineHost.engine.problems;
+    if (trusted) expect(problems.some((p) => p.severity === 'error' && p.sourceKind === 'workspace')).toBe(true);
+  });
+});
+
+describe('a hook configuration that cannot load at all', () => {
+  it('keeps the agent from running, says why in the chat and gives the prompt back, until a reload succeeds', async () => {
+    // A failure no loader foresaw, injected into the first load only.
+    const reload = vi.spyOn(HookEngine.prototype, 'reload').mockRejectedValueOnce(new Error('an unforeseen failure'));
+    h = await startChat({}, [text('after the reload')], {
+      setup: () => stub.setConfig('hookpilot.hooks', touch('from-user.txt', 'user-hook'), 'globalValue'),
+    });
+    expect(h.root.engineHost.notLoadedReason).toBe('an unforeseen failure');
+    expect(stub.state.messages.some((m) => m.message.includes('The agent does not run until it loads.'))).toBe(true);
+    h.webview.send({ type: 'send', text: 'hello' });
+    await until(() => h?.items().some((i) => i.kind === 'notice' && i.message.includes('does not run')), 'the notice');
+    expect(h.webview.ofType<{ type: 'restoreDraft'; text: string }>('restoreDraft').map((m) => m.text)).toEqual(['hello']);
+    expect(h.server.requests).toHaveLength(0);
+
+    await h.root.engineHost.reload();
+    expect(reload).toHaveBeenCalledTimes(2);
+    expect(h.root.engineHost.notLoadedReason).toBeUndefined();
+    await h.prompt('hello again');
+    expect(existsSync(h.workspace.file('from-user.txt'))).toBe(true);
+    expect(h.server.requests).toHaveLength(1);
   });
 });
 

@@ -3,7 +3,7 @@ import { resolveEventName } from '../events';
 import { addZodIssues, parseEntry, ProblemList, type JsonPath, type Locator } from './config-problems';
 import { builtinSettingObjectSchema, defaultsSchema, DOCUMENT_KEYS, hooksDocumentSchema, SNAKE_CASE_DEFAULTS } from './config-schema';
 import { HookIdAllocator } from './hook-ids';
-import { parseJsonc } from './jsonc-document';
+import { parseJsonc, type ParsedJsonc } from './jsonc-document';
 import { isPlainObject, loadHooksSection, type LoadContext } from './load-hooks-section';
 import { loadServers } from './load-servers';
 import { emptyConfig, type BuiltinSetting, type ConfigSource, type HookDefaults, type LoadedConfig } from './loaded-config';
@@ -228,11 +228,19 @@ export function loadHooksDocument(text: string, source: ConfigSource): LoadedCon
 function loadHooksText(text: string, source: ConfigSource): LoadedConfig {
   const parsed = parseJsonc(text);
   const problems = new ProblemList(source, parsed.locator);
-  for (const error of parsed.syntaxErrors) problems.addAt(error.range, 'error', 'syntax', error.message);
+  addSyntaxErrors(parsed, source, problems);
   const config = loadObject(parsed.value, source, problems, parsed.locator);
   config.problems = problems.sorted();
   config.source = source;
   return config;
+}
+
+/** A file too deep to read loads nothing: as a file that cannot be read, which a run refuses. */
+function addSyntaxErrors(parsed: ParsedJsonc, source: ConfigSource, problems: ProblemList): void {
+  for (const error of parsed.syntaxErrors) {
+    if (parsed.tooDeep) problems.addAt(error.range, 'error', 'unreadable', `cannot read ${source.file ?? 'it'}: ${error.message}`);
+    else problems.addAt(error.range, 'error', 'syntax', error.message);
+  }
 }
 
 /**
@@ -260,7 +268,7 @@ function loadSettingsText(
 ): { config: LoadedConfig; value: Record<string, unknown> } {
   const parsed = parseJsonc(text);
   const problems = new ProblemList(source, parsed.locator);
-  for (const error of parsed.syntaxErrors) problems.addAt(error.range, 'error', 'syntax', error.message);
+  addSyntaxErrors(parsed, source, problems);
   const value = isPlainObject(parsed.value) ? parsed.value : {};
   if (parsed.value !== undefined && !isPlainObject(parsed.value)) {
     problems.add({ severity: 'error', code: 'invalid-value', message: 'A settings file must hold a JSON object.', path: [] });

@@ -1,4 +1,14 @@
-import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, stripComments, type Node, type ParseError } from 'jsonc-parser';
+import {
+  createScanner,
+  findNodeAtLocation,
+  getNodeValue,
+  parseTree,
+  printParseErrorCode,
+  stripComments,
+  type SyntaxKind,
+  type Node,
+  type ParseError,
+} from 'jsonc-parser';
 import type { JsonPath, Locator, TextRange } from './config-problems';
 
 export interface JsoncSyntaxError {
@@ -11,6 +21,8 @@ export interface ParsedJsonc {
   value: unknown;
   locator: Locator;
   syntaxErrors: JsoncSyntaxError[];
+  /** Nested past MAX_JSONC_DEPTH: nothing was read, and the one syntax error says so. */
+  tooDeep?: true;
 }
 
 /** Offsets to 1-based line/column; columns count UTF-16 units, as editors do. */
@@ -77,11 +89,46 @@ export function withoutBom(text: string): string {
   return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
 
+/**
+ * Deeper than any configuration file. The parser recurses once per level, so a file nested
+ * thousands deep (a cloned repository's) would overflow the stack before any problem is known.
+ */
+export const MAX_JSONC_DEPTH = 256;
+
+// SyntaxKind is a const enum, which isolated modules cannot read: its values, checked by the types.
+const OPEN_BRACE: SyntaxKind.OpenBraceToken = 1;
+const CLOSE_BRACE: SyntaxKind.CloseBraceToken = 2;
+const OPEN_BRACKET: SyntaxKind.OpenBracketToken = 3;
+const CLOSE_BRACKET: SyntaxKind.CloseBracketToken = 4;
+const EOF: SyntaxKind.EOF = 17;
+
+/** Where `text` first opens an object or array past MAX_JSONC_DEPTH levels, by its tokens (strings and comments skipped). */
+function firstTooDeep(text: string): number | undefined {
+  const scanner = createScanner(text, false);
+  let depth = 0;
+  for (let token = scanner.scan(); token !== EOF; token = scanner.scan()) {
+    if (token === OPEN_BRACE || token === OPEN_BRACKET) {
+      if (++depth > MAX_JSONC_DEPTH) return scanner.getTokenOffset();
+    } else if (token === CLOSE_BRACE || token === CLOSE_BRACKET) depth = Math.max(0, depth - 1);
+  }
+  return undefined;
+}
+
 /** Parses JSONC (comments, trailing commas, a byte order mark) tolerantly: a syntax error keeps what parsed. */
 export function parseJsonc(document: string): ParsedJsonc {
   const text = withoutBom(document);
   const lines = new LineIndex(text);
   if (stripComments(text).trim() === '') return { value: undefined, locator: nodeLocator(undefined, lines), syntaxErrors: [] };
+  const tooDeep = firstTooDeep(text);
+  if (tooDeep !== undefined) {
+    const message = `nested more than ${MAX_JSONC_DEPTH} levels deep`;
+    return {
+      value: undefined,
+      locator: nodeLocator(undefined, lines),
+      syntaxErrors: [{ message, range: lines.range(tooDeep, 1) }],
+      tooDeep: true,
+    };
+  }
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
   const syntaxErrors = errors.map((error) => ({

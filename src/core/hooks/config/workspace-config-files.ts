@@ -33,7 +33,8 @@ export function readSettingsFile(file: string): SettingsFile {
     const unreadable = errnoCode(error) === 'ENOENT' ? undefined : errorMessage(error);
     return { settings: {}, syntaxErrors: [], ...(unreadable && { unreadable }) };
   }
-  const { value, syntaxErrors } = parseJsonc(text);
+  const { value, syntaxErrors, tooDeep } = parseJsonc(text);
+  if (tooDeep) return { settings: {}, syntaxErrors: [], unreadable: syntaxErrors[0].message };
   if (value === undefined) return { settings: {}, syntaxErrors };
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { settings: {}, syntaxErrors, notAnObject: true };
   return { settings: value as Record<string, unknown>, syntaxErrors };
