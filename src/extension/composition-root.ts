@@ -113,6 +113,7 @@ export class CompositionRoot extends Disposable {
       log,
       // The chat is created below; a server asks only during a tool call of its session.
       elicit: (request, signal): Promise<ElicitationAnswer> => chat.answerElicitation(request, signal),
+      untrustedCwd: path.join(context.globalStorageUri.fsPath, 'mcp-untrusted-cwd'),
     });
     engineHost.engine.useMcp(mcp.manager);
     const chat = new ChatController({

@@ -38,12 +38,20 @@ export interface McpHostDeps {
   log: HookpilotLog;
   /** A server's request for input: the chat's session answers it (its hooks, then the person). */
   elicit: NonNullable<McpManagerOptions['elicit']>;
+  /**
+   * Where the person's servers run while the workspace is untrusted: an empty folder of
+   * Hookpilot's private storage, not the home folder, which holds files no one placed for this
+   * (and may be a folder the agent writes). npm looks up from it for a project, and the folders
+   * above private storage are the person's own, unlike a folder in the shared temp directory.
+   */
+  untrustedCwd: string;
 }
 
 /**
  * The window's MCP servers: the user setting `hookpilot.mcpServers`, and in a trusted
  * workspace `.mcp.json` and `.vscode/mcp.json`. An untrusted workspace starts none of its
- * servers (the MCP tab lists them as untrusted); granting trust restarts the servers. A change
+ * servers (the MCP tab lists them as untrusted) and its folder is not the user servers' (see
+ * McpManagerOptions.trust); granting trust restarts the servers. A change
  * of configuration applies from the next chat on; a person's on/off choice is kept in workspace
  * state; `${input:…}` values are asked once per workspace folder, file and server destination and
  * kept in SecretStorage. A workspace server of a user server's name is refused (McpManager.start).
@@ -72,6 +80,7 @@ export class McpHost extends Disposable {
       resolveInput: (input, scope) => this.resolveInput(input, scope),
       secrets: deps.redactor,
       elicit: deps.elicit,
+      trust: { isTrusted: () => vscode.workspace.isTrusted, untrustedCwd: deps.untrustedCwd },
     });
     const stale = () => {
       this.started = undefined;

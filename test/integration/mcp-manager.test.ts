@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { getEventListeners } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -9,7 +9,7 @@ import { loadMcpDocument, loadMcpSetting, type LoadedMcpConfig } from '../../src
 import { McpManager } from '../../src/core/mcp/mcp-manager';
 import { createMcpTool } from '../../src/core/mcp/mcp-tool';
 import { MAX_TOOL_OUTPUT_CHARS } from '../../src/core/agent/tools/output-limits';
-import { waitUntilDead } from '../support/process-liveness';
+import { useLeftoverProcesses, waitUntilDead } from '../support/process-liveness';
 import { makeWorkspace } from '../support/workspace';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -365,6 +365,92 @@ describe('McpManager with a misbehaving server', () => {
     expect(manager.statuses()[0].state).toBe('connected');
     const pid = Number(readFileSync(pidFile, 'utf8'));
     await manager.stop();
+    expect(await waitUntilDead(pid, 5_000)).toBe(true);
+  });
+});
+
+describe('McpManager: stopped or started anew while servers are starting', () => {
+  const leftovers = useLeftoverProcesses();
+
+  /** A manager whose `${input:mode}` is answered only when the test calls `answer`. */
+  function waitingForInput() {
+    const ws = makeWorkspace();
+    let answer!: (value: string) => void;
+    const answered = new Promise<string>((resolve) => (answer = resolve));
+    let asked = false;
+    const manager = new McpManager({
+      workspaceFolder: ws.dir,
+      env: process.env,
+      log: () => undefined,
+      resolveInput: () => {
+        asked = true;
+        return answered;
+      },
+    });
+    cleanups.push(
+      () => ws.cleanup(),
+      () => manager.stop(),
+    );
+    const pidFile = path.join(ws.dir, 'asking.pid');
+    const config = loadMcpDocument(
+      JSON.stringify({
+        inputs: [{ type: 'promptString', id: 'mode', description: 'Mode' }],
+        servers: { asking: { command: process.execPath, args: [FIXTURE], env: { MODE: '${input:mode}', MCP_FIXTURE_PID_FILE: pidFile } } },
+      }),
+      { kind: 'workspace', file: path.join(ws.dir, '.vscode/mcp.json') },
+    );
+    const wasAsked = () => vi.waitFor(() => expect(asked).toBe(true));
+    /** Whether the server the input was for ever ran: its pid file, with the pid left for cleanup. */
+    const serverRan = () => {
+      if (!existsSync(pidFile)) return false;
+      leftovers.push(Number(readFileSync(pidFile, 'utf8')));
+      return true;
+    };
+    return { manager, config, answer, wasAsked, serverRan };
+  }
+
+  it('stop() while a server waits for its ${input:…} answer ends the wait; the answer given later starts nothing', async () => {
+    const { manager, config, answer, wasAsked, serverRan } = waitingForInput();
+    const starting = manager.start([config]);
+    await wasAsked();
+    await manager.stop();
+    answer('typed');
+    await starting;
+    expect(manager.statuses()).toEqual([]);
+    expect(serverRan()).toBe(false);
+  });
+
+  it('a start() while the last one waits for an ${input:…} answer runs at once; the answer starts nothing', async () => {
+    const { manager, config, answer, wasAsked, serverRan } = waitingForInput();
+    const first = manager.start([config]);
+    await wasAsked();
+    const other = loadMcpSetting({ other: { command: process.execPath, args: [FIXTURE] } }, { kind: 'user' });
+    await manager.start([other]);
+    answer('typed');
+    await first;
+    expect(manager.statuses().map((s) => [s.name, s.state])).toEqual([['other', 'connected']]);
+    expect(serverRan()).toBe(false);
+  });
+
+  it.each([
+    ['restart', (m: McpManager) => m.restart('old')],
+    ['setEnabled', (m: McpManager) => m.setEnabled('old', true)],
+  ])('%s racing a start() of another configuration leaves no server of the old one running', async (_, act) => {
+    const ws = makeWorkspace();
+    cleanups.push(() => ws.cleanup());
+    const pidFile = ws.file('old.pid');
+    const manager = new McpManager({ workspaceFolder: ws.dir, env: process.env, log: () => undefined });
+    cleanups.push(() => manager.stop());
+    const old = loadMcpSetting(
+      { old: { command: process.execPath, args: [FIXTURE], env: { MCP_FIXTURE_PID_FILE: pidFile } } },
+      { kind: 'user' },
+    );
+    await manager.start([old]);
+    const other = loadMcpSetting({ other: { command: process.execPath, args: [FIXTURE] } }, { kind: 'user' });
+    await Promise.all([act(manager), manager.start([other])]);
+    expect(manager.statuses().map((s) => [s.name, s.state])).toEqual([['other', 'connected']]);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    leftovers.push(pid);
     expect(await waitUntilDead(pid, 5_000)).toBe(true);
   });
 });

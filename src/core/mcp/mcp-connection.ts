@@ -83,6 +83,10 @@ export class McpConnection {
   /** Why we closed the server ourselves (a message over the limit, stdin not read). */
   private fatal?: string;
   private readonly elicitations: CallElicitations;
+  /** Aborted by stop() (or a newer start()): the start under way ends and closes what it made. */
+  private starting?: AbortController;
+  /** The latest start, which stop() waits for. */
+  private running: Promise<void> = Promise.resolve();
 
   constructor(
     readonly config: McpServerConfig,
@@ -95,24 +99,38 @@ export class McpConnection {
     return this.config.name;
   }
 
-  /** Connects and lists the tools; a failure is the state `failed` with the reason, never a throw. */
-  async start(resolved: () => Promise<McpServerConfig>): Promise<void> {
+  /**
+   * Connects and lists the tools; a failure is the state `failed` with the reason, never a throw.
+   * stop() ends it wherever it waits (an `${input:…}` answer, the server) and closes what it made.
+   */
+  start(resolved: () => Promise<McpServerConfig>): Promise<void> {
+    this.starting?.abort();
+    const stopped = new AbortController();
+    this.starting = stopped;
+    this.running = this.run(resolved, stopped.signal);
+    return this.running;
+  }
+
+  private async run(resolved: () => Promise<McpServerConfig>, stopped: AbortSignal): Promise<void> {
     if (this.config.disabled) return this.setState('disabled');
     this.setState('starting');
     this.recentStderr = [];
     this.fatal = undefined;
     let transport: Transport | undefined;
+    let made: Client | undefined;
     // Asking a person for an input is not the server's time: the deadline starts after.
     let deadline: Deadline | undefined;
     try {
-      const config = await resolved();
+      const config = await untilAborted(resolved(), stopped, () => toError(stopped.reason));
+      stopped.throwIfAborted();
       const timeoutMs = this.options.startTimeoutMs;
-      deadline = startDeadline(timeoutMs, `timed out after ${timeoutMs} ms connecting and listing its tools`);
+      deadline = startDeadline(timeoutMs, `timed out after ${timeoutMs} ms connecting and listing its tools`, stopped);
       transport = this.transport(config);
       this.transportInUse = transport;
       const elicit = this.options.elicit;
       const capabilities = elicit ? { elicitation: { form: {} } } : {};
       const client = new Client({ name: 'hookpilot', version: '0.1.0' }, { capabilities, jsonSchemaValidator: acceptAnyOutput });
+      made = client;
       if (elicit)
         client.setRequestHandler(ElicitRequestSchema, (request, extra) => this.elicitations.answer(elicit, request, extra.signal));
       client.onclose = () => {
@@ -122,18 +140,22 @@ export class McpConnection {
       };
       this.client = client;
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.toolListChanged(client));
-      // One deadline for connecting (an SSE server may never send its endpoint) and every page of the listing.
+      // One deadline for connecting (an SSE server may never send its endpoint) and every page of
+      // the listing; stop() ends it too.
       const signal = deadline.signal;
       await untilAborted(client.connect(transport, { timeout: timeoutMs, signal }), signal, () => toError(signal.reason));
       this.tools = await untilAborted(this.listTools(client, signal), signal, () => toError(signal.reason));
+      stopped.throwIfAborted();
       this.lastListed = performance.now();
       this.setState('connected');
       this.options.log('info', `[mcp] ${this.name}: connected, ${this.tools.length} tool(s)`);
     } catch (error) {
-      const client = this.client;
-      this.client = undefined;
-      this.fail(`could not start: ${this.failureReason() ?? errorMessage(error)}`);
-      await (client ? client.close() : transport?.close())?.catch(() => undefined);
+      // Stopped: stop() has set the state, and a later start() may own this.client by now.
+      if (!stopped.aborted) {
+        if (this.client === made) this.client = undefined;
+        this.fail(`could not start: ${this.failureReason() ?? errorMessage(error)}`);
+      }
+      await (made ? made.close() : transport?.close())?.catch(() => undefined);
     } finally {
       deadline?.clear();
     }
@@ -177,7 +199,10 @@ export class McpConnection {
     }
   }
 
+  /** Stops the server, and a start still under way: once this settles, nothing of either runs. */
   async stop(state: McpServerState = 'stopped'): Promise<void> {
+    this.starting?.abort(new Error('stopped while starting'));
+    this.starting = undefined;
     this.elicitations.withdraw('the server stopped');
     const client = this.client;
     this.client = undefined;
@@ -186,6 +211,7 @@ export class McpConnection {
     this.fatal = undefined;
     this.setState(state);
     await client?.close().catch(() => undefined);
+    await this.running;
   }
 
   /** At process exit: a stdio server's process group is killed without waiting. */
@@ -361,9 +387,15 @@ interface Deadline {
   clear: () => void;
 }
 
-/** A signal that aborts with `message` after `ms`, unless cleared first. */
-function startDeadline(ms: number, message: string): Deadline {
+/** A signal that aborts with `message` after `ms`, or when `stopped` aborts, unless cleared first. */
+function startDeadline(ms: number, message: string, stopped?: AbortSignal): Deadline {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error(message)), ms);
-  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+  const stop = () => controller.abort(stopped?.reason);
+  stopped?.addEventListener('abort', stop, { once: true });
+  const clear = () => {
+    clearTimeout(timer);
+    stopped?.removeEventListener('abort', stop);
+  };
+  return { signal: controller.signal, clear };
 }

@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Emitter, type Disposable } from '../events-emitter';
 import { serversByPrecedence, type LoadedMcpConfig, type McpInput, type McpServerConfig, type McpSource } from './mcp-config';
@@ -40,6 +41,13 @@ export interface McpManagerOptions {
    * its Elicitation hooks and asks a person. Without it servers are told the client cannot.
    */
   elicit?: Elicit;
+  /**
+   * Whether the workspace is trusted now (VS Code's Restricted Mode); without this it always is
+   * (the CLI trusts its workspace). While it is not, it contributes nothing to the servers (the
+   * person's own; an untrusted workspace's are not given): one without an absolute `cwd` runs in
+   * `untrustedCwd`, and `${workspaceFolder}` or a relative `cwd` or `envFile` fails it.
+   */
+  trust?: { isTrusted: () => boolean; untrustedCwd: string };
 }
 
 /** The server an `${input:id}` answer is for: the file defining it and what the answer is sent to (inputDestination). */
@@ -65,6 +73,10 @@ export class McpManager {
   private readonly connections = new Map<string, McpConnection>();
   private inputs: McpInput[] = [];
   private readonly changed = new Emitter<void>();
+  /** start, restart and setEnabled run one at a time, in the order called. */
+  private queue: Promise<void> = Promise.resolve();
+  /** Counts start() and stop() calls: a start queued behind a later one of them does nothing. */
+  private generation = 0;
 
   constructor(private readonly options: McpManagerOptions) {}
 
@@ -77,8 +89,18 @@ export class McpManager {
    * person's definition of a name is kept, a workspace's of the same name refused) and waits
    * until each is connected or failed.
    */
-  async start(sources: readonly LoadedMcpConfig[]): Promise<void> {
-    await this.stop();
+  start(sources: readonly LoadedMcpConfig[]): Promise<void> {
+    // The servers running or still starting stop now: an earlier start waiting for an
+    // `${input:…}` answer ends instead of holding this one up.
+    const stopped = this.stop();
+    const generation = this.generation;
+    return this.serially(async () => {
+      await stopped;
+      if (generation === this.generation) await this.startNow(sources);
+    });
+  }
+
+  private async startNow(sources: readonly LoadedMcpConfig[]): Promise<void> {
     const { servers, refused } = serversByPrecedence(sources);
     for (const { server, kept } of refused)
       this.options.log(
@@ -133,25 +155,35 @@ export class McpManager {
     return connection.callTool(tool, args, { signal, timeoutMs: timeout });
   }
 
-  async restart(name: string): Promise<void> {
-    const connection = this.connections.get(name);
-    if (!connection) return;
-    await connection.stop();
-    await connection.start(() => this.resolve(connection.config));
+  restart(name: string): Promise<void> {
+    return this.serially(async () => {
+      const connection = this.connections.get(name);
+      if (!connection) return;
+      await connection.stop();
+      // stop() meanwhile took it out: it is no one's to start.
+      if (this.connections.get(name) === connection) await connection.start(() => this.resolve(connection.config));
+    });
   }
 
   /** Off stays off across restart (the server's config is replaced); on starts it. */
-  async setEnabled(name: string, enabled: boolean): Promise<void> {
-    const connection = this.connections.get(name);
-    if (!connection) return;
-    await connection.stop();
-    const fresh = this.connection({ ...connection.config, disabled: !enabled });
-    this.connections.set(name, fresh);
-    await fresh.start(() => this.resolve(fresh.config));
+  setEnabled(name: string, enabled: boolean): Promise<void> {
+    return this.serially(async () => {
+      const connection = this.connections.get(name);
+      if (!connection) return;
+      await connection.stop();
+      if (this.connections.get(name) !== connection) return;
+      const fresh = this.connection({ ...connection.config, disabled: !enabled });
+      this.connections.set(name, fresh);
+      await fresh.start(() => this.resolve(fresh.config));
+    });
   }
 
-  /** Stops every server (and its process group); the manager may be started again. */
+  /**
+   * Stops every server (and its process group), those still starting too; the manager may be
+   * started again. Not queued: it ends a start that waits (for a person's answer, a slow server).
+   */
   async stop(): Promise<void> {
+    this.generation++;
     const all = [...this.connections.values()];
     this.connections.clear();
     await Promise.all(all.map((c) => c.stop()));
@@ -160,6 +192,12 @@ export class McpManager {
   /** For a process about to exit (a second Ctrl-C): every stdio server's group is killed now. */
   killNow(): void {
     for (const c of this.connections.values()) c.killNow();
+  }
+
+  private serially(work: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   private connection(server: McpServerConfig): McpConnection {
@@ -178,6 +216,8 @@ export class McpManager {
 
   private async resolve(server: McpServerConfig): Promise<McpServerConfig> {
     const ask = this.options.resolveInput;
+    const trust = this.options.trust;
+    const trusted = trust?.isTrusted() ?? true;
     const known = { workspaceFolder: this.options.workspaceFolder, env: this.options.env };
     const scope = (): McpInputScope => ({ source: server.source, destination: inputDestination(server, known) });
     const answer = async (input: McpInput): Promise<string | undefined> => {
@@ -185,9 +225,14 @@ export class McpManager {
       if (input.password && value !== undefined) this.addSecret(value);
       return value;
     };
-    const expanded = await expandServer(server, { ...known, inputs: this.inputs, resolveInput: ask && answer });
+    const workspaceFolder = trusted ? known.workspaceFolder : undefined;
+    const expanded = await expandServer(server, { ...known, workspaceFolder, inputs: this.inputs, resolveInput: ask && answer });
     for (const secret of mcpServerSecretValues(expanded)) this.addSecret(secret);
-    return expanded;
+    if (!trust || trusted || expanded.transport !== 'stdio' || expanded.cwd !== undefined) return expanded;
+    // Not the workspace folder: there `python -m x` imports the repository's x.py, npx runs its
+    // node_modules/.bin and reads its .npmrc.
+    mkdirSync(trust.untrustedCwd, { recursive: true, mode: 0o700 });
+    return { ...expanded, cwd: trust.untrustedCwd };
   }
 
   private addSecret(value: string): void {

@@ -6,7 +6,11 @@ import { errorMessage } from '../error-message';
 import { readConfigText } from '../read-regular-file';
 
 export interface VariableContext {
-  workspaceFolder: string;
+  /**
+   * Undefined while the workspace is untrusted (VS Code's Restricted Mode), which contributes
+   * nothing to a server: `${workspaceFolder}` and a relative `cwd` or `envFile` are then errors.
+   */
+  workspaceFolder: string | undefined;
   env: NodeJS.ProcessEnv;
   inputs: readonly McpInput[];
   /** Asks for an `${input:id}` value (VS Code); undefined where no one can be asked (the CLI). */
@@ -26,6 +30,8 @@ export async function expandServer(server: McpServerConfig, ctx: VariableContext
   const wanted = new Set<string>();
   const strings = serverStrings(server);
   for (const text of strings) for (const m of text.matchAll(VARIABLE)) wanted.add(m[1]);
+  // Refused before anyone is asked for an input.
+  if (ctx.workspaceFolder === undefined && wanted.has('workspaceFolder')) throw untrusted('it uses ${workspaceFolder}');
   for (const name of wanted) values.set(name, await valueOf(name, ctx));
   const expand = (text: string) => text.replace(VARIABLE, (_, name: string) => values.get(name) ?? '');
   const map = (record: Record<string, string>) => Object.fromEntries(Object.entries(record).map(([k, v]) => [k, expand(v)]));
@@ -34,10 +40,19 @@ export async function expandServer(server: McpServerConfig, ctx: VariableContext
     if (!/^https?:\/\//i.test(url)) throw new Error(`"${url}" is not an http(s) URL`);
     return { ...server, url, headers: map(server.headers) };
   }
-  const envFile = server.envFile === undefined ? undefined : path.resolve(ctx.workspaceFolder, expand(server.envFile));
+  const inFolder = (key: 'cwd' | 'envFile', file: string) => {
+    if (ctx.workspaceFolder !== undefined) return path.resolve(ctx.workspaceFolder, file);
+    if (!path.isAbsolute(file)) throw untrusted(`its ${key} "${file}" is relative to the workspace folder`);
+    return path.resolve(file);
+  };
+  const envFile = server.envFile === undefined ? undefined : inFolder('envFile', expand(server.envFile));
   const env = { ...(envFile ? readEnvFile(envFile) : {}), ...map(server.env) };
-  const cwd = server.cwd === undefined ? undefined : path.resolve(ctx.workspaceFolder, expand(server.cwd));
+  const cwd = server.cwd === undefined ? undefined : inFolder('cwd', expand(server.cwd));
   return { ...server, command: expand(server.command), args: server.args.map(expand), env, envFile, cwd };
+}
+
+function untrusted(what: string): Error {
+  return new Error(`${what}, and an untrusted workspace's folder is not used (Restricted Mode); it starts once the workspace is trusted`);
 }
 
 function serverStrings(server: McpServerConfig): string[] {

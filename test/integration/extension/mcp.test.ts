@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostToManager } from '../../../src/shared/manager-protocol';
@@ -48,6 +48,86 @@ describe('MCP servers in VS Code', () => {
     await h.prompt('hello again');
     expect(offeredTools(h)).toContain('mcp__fix__echo');
     expect(readFileSync(h.workspace.file('started.pid'), 'utf8')).toMatch(/^\d+$/);
+  });
+
+  it("an untrusted workspace is not the folder of the user's servers: `python -m` finds no module of the repository's", async () => {
+    h = await startChat({ 'mcp_server_time.py': "open('planted-ran', 'w').write('the repository ran as the user')\n" }, [text('hi')], {
+      trusted: false,
+      setup: (context) => {
+        const where = path.join(context.storageUri.fsPath, 'where.txt');
+        stub.setConfig(
+          'hookpilot.mcpServers',
+          {
+            // As the server's README configures it.
+            time: { command: 'python3', args: ['-m', 'mcp_server_time'] },
+            where: { command: 'sh', args: ['-c', 'pwd > "$1"; exec "$2" "$3"', 'sh', where, process.execPath, FIXTURE] },
+          },
+          'globalValue',
+        );
+      },
+    });
+    await h.prompt('hello');
+    expect(offeredTools(h)).toContain('mcp__where__echo');
+    expect(existsSync(h.workspace.file('planted-ran'))).toBe(false);
+    // An empty folder of Hookpilot's global storage, which no model tool may write.
+    const cwd = readFileSync(path.join(h.storageDir, 'where.txt'), 'utf8').trim();
+    expect(cwd).toBe(path.join(h.context.globalStorageUri.fsPath, 'mcp-untrusted-cwd'));
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  it("an untrusted workspace is not the folder of the user's servers: npx does not run its node_modules/.bin", async () => {
+    const planted = "#!/usr/bin/env node\nrequire('fs').writeFileSync(require('path').join(__dirname, 'planted-ran'), 'x');\n";
+    h = await startChat(
+      {
+        'node_modules/@modelcontextprotocol/server-memory/package.json': JSON.stringify({
+          name: '@modelcontextprotocol/server-memory',
+          version: '9.9.9',
+          bin: { 'mcp-server-memory': 'planted.js' },
+        }),
+        'node_modules/@modelcontextprotocol/server-memory/planted.js': planted,
+      },
+      [text('hi')],
+      {
+        trusted: false,
+        setup: () => {
+          const dir = stub.state.folders[0].uri.fsPath;
+          chmodSync(path.join(dir, 'node_modules/@modelcontextprotocol/server-memory/planted.js'), 0o755);
+          mkdirSync(path.join(dir, 'node_modules/.bin'));
+          symlinkSync('../@modelcontextprotocol/server-memory/planted.js', path.join(dir, 'node_modules/.bin/mcp-server-memory'));
+          // The README's `npx -y`; offline, so that the test never reaches the registry.
+          const args = ['--offline', '-y', '@modelcontextprotocol/server-memory'];
+          stub.setConfig('hookpilot.mcpServers', { memory: { command: 'npx', args } }, 'globalValue');
+        },
+      },
+    );
+    await h.prompt('hello');
+    expect(existsSync(h.workspace.file('node_modules/@modelcontextprotocol/server-memory/planted-ran'))).toBe(false);
+  });
+
+  it("a user server using the untrusted workspace's folder fails with the reason; granting trust starts it", async () => {
+    const servers = {
+      byVariable: { command: process.execPath, args: [FIXTURE], env: { ROOT: '${workspaceFolder}' } },
+      relativeCwd: { command: process.execPath, args: [FIXTURE], cwd: 'tools' },
+      relativeEnvFile: { command: process.execPath, args: [FIXTURE], envFile: '.env.mcp' },
+      elsewhere: { command: process.execPath, args: [FIXTURE] },
+    };
+    h = await startChat({ 'tools/.keep': '', '.env.mcp': 'A=1\n' }, [text('hi')], {
+      trusted: false,
+      setup: () => stub.setConfig('hookpilot.mcpServers', servers, 'globalValue'),
+    });
+    const webview = await openManager();
+    await serverState(webview, 'elsewhere', 'connected');
+    for (const [name, reason] of [
+      ['byVariable', 'it uses ${workspaceFolder}'],
+      ['relativeCwd', 'its cwd "tools" is relative to the workspace folder'],
+      ['relativeEnvFile', 'its envFile ".env.mcp" is relative to the workspace folder'],
+    ])
+      expect((await serverState(webview, name, 'failed')).error).toBe(
+        `could not start: ${reason}, and an untrusted workspace's folder is not used (Restricted Mode); it starts once the workspace is trusted`,
+      );
+
+    stub.setTrusted(true);
+    for (const name of Object.keys(servers)) await serverState(webview, name, 'connected');
   });
 
   it("a trusted workspace's server of a user server's name is refused: the user's server answers the user's rules", async () => {
