@@ -57,6 +57,7 @@ export async function createEngine(setup: EngineSetup): Promise<HookEngine> {
     storageDir: projectStorageDir(storageRoot(setup.env), setup.projectDir),
     trusted: true,
     env: setup.env,
+    home: homeOf(setup.env),
     writableRoots: () => setup.writableRoots ?? [],
     log: setup.log,
     // Registered by Telemetry.start too, but a read-only command's engine starts none, and its hooks may print them.
@@ -93,7 +94,7 @@ export function configFiles(projectDir: string, env: NodeJS.ProcessEnv, extraHoo
   ];
 }
 
-/** Where `~/.claude/settings.json` is: the run's HOME. */
+/** The run's HOME: where `~/.claude/settings.json` is and a permission rule's `~/` starts. */
 function homeOf(env: NodeJS.ProcessEnv): string {
   return env.HOME !== undefined && env.HOME !== '' ? env.HOME : homedir();
 }
@@ -155,6 +156,7 @@ export function useModelForHooks(
       modelName: () => modelName,
       workspaceRoot: () => engine.options.projectDir,
       permissions: () => permissions,
+      home: homeOf(env),
       protectedPaths: () => engine.protectedPaths(),
       privatePaths: () => [storageRoot(env) + path.sep],
       redactForModel: (text) => engine.audit.redactor.redactForModel(text),
@@ -170,6 +172,7 @@ export function createSession(engine: HookEngine, setup: SessionSetup): AgentSes
   return new AgentSession({
     sessionId: setup.sessionId,
     workspaceRoot: projectDir,
+    home: homeOf(setup.env),
     model,
     modelName: setup.endpoint.model,
     ...engineSessionGuards(engine, { storageRoots: [storageRoot(setup.env)], extraProtectedPaths: setup.extraProtectedPaths }),

@@ -62,7 +62,9 @@ export function createCliMcpManager(
  */
 export function mcpTools(manager: McpManager, withheld: readonly string[]): () => Tool[] {
   const rules = withheld.flatMap((text) => parsePermissionRule(text) ?? []);
-  const isWithheld = (name: string) => rules.some((rule) => matchPermissionRule(rule, name, {}, '/') === 'match');
+  // A name alone: no path in the input for a rule's places to apply to.
+  const places = { cwd: '/', projectRoot: '/', home: '/' };
+  const isWithheld = (name: string) => rules.some((rule) => matchPermissionRule(rule, name, {}, places) === 'match');
   return () => currentMcpTools(manager).filter((tool) => !isWithheld(tool.name));
 }
 

@@ -6,7 +6,8 @@ import { literalPattern, wildcardMatch } from '../../src/core/permissions/wildca
 
 // Spellings an attacker review found around deny rules, hook `if` filters and narrow allow rules.
 
-const match = (rule: string, command: string) => matchPermissionRule(parsePermissionRule(rule)!, 'Bash', { command }, '/w');
+const match = (rule: string, command: string) =>
+  matchPermissionRule(parsePermissionRule(rule)!, 'Bash', { command }, { cwd: '/w', projectRoot: '/w', home: '/home/u' });
 const allowed = (patterns: string[], command: string) => bashAllowedBy(patterns, analyzeBashCommand(command)).allowed;
 
 describe('deny rules see the command however it is started', () => {

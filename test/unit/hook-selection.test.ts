@@ -28,7 +28,7 @@ const guard = (rule: string): HookDefinition => ({
   if: rule,
 });
 const runsFor = (rule: string, tool: string, input: Record<string, unknown>) =>
-  selects(guard(rule), toolPayload('PreToolUse', tool, input, { cwd: ws }), ws);
+  selects(guard(rule), toolPayload('PreToolUse', tool, input, { cwd: ws }), { projectDir: ws, home: path.join(ws, 'home') });
 
 describe("a hook's `if` on a file path", () => {
   it('runs for a Write through a link that leads to a file the rule names', () => {

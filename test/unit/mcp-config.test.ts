@@ -115,7 +115,8 @@ describe('MCP names and rules', () => {
   });
 
   it('mcp__server names every tool of that server and no other server; mcp__server__* too', () => {
-    const matches = (rule: string, tool: string) => matchPermissionRule(parsePermissionRule(rule)!, tool, {}, '/');
+    const matches = (rule: string, tool: string) =>
+      matchPermissionRule(parsePermissionRule(rule)!, tool, {}, { cwd: '/', projectRoot: '/', home: '/' });
     expect(matches('mcp__memory', 'mcp__memory__create_entities')).toBe('match');
     expect(matches('mcp__memory', 'mcp__memory2__create_entities')).toBe('no-match');
     expect(matches('mcp__memory__*', 'mcp__memory__read_graph')).toBe('match');

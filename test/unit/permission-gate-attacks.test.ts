@@ -43,7 +43,12 @@ const tools: Record<string, Tool> = {
 
 function gate(settings: Partial<PermissionSettings> = {}) {
   const g = new PermissionGate(() => permissionSettingsSchema.parse(settings));
-  const ctx = () => ({ workspaceRoot: ws, cwd: ws, protectedPaths: [join(ws, '.vscode', 'hooks.json'), join(ws, 'hooks', 'run')] });
+  const ctx = () => ({
+    workspaceRoot: ws,
+    cwd: ws,
+    home: homedir(),
+    protectedPaths: [join(ws, '.vscode', 'hooks.json'), join(ws, 'hooks', 'run')],
+  });
   return {
     gate: g,
     run: (command: string) => g.evaluate(tools.Bash, { command }, undefined, ctx()),
@@ -272,6 +277,7 @@ describe('a word that starts with an expansion may start with the home folder, a
     const ctx = {
       workspaceRoot: ws,
       cwd: ws,
+      home: homedir(),
       protectedPaths: [join(homedir(), '.claude', 'settings.json'), storage],
       privatePaths: [storage],
     };
@@ -301,7 +307,7 @@ describe("a folder holding the person's settings files asks, as a workspace fold
       join(homedir(), '.config', 'Code', 'Machine', 'settings.json'),
       join(homedir(), '.claude', 'settings.json'),
     ];
-    return g.evaluate(tools.Bash, { command }, undefined, { workspaceRoot: ws, cwd: ws, protectedPaths });
+    return g.evaluate(tools.Bash, { command }, undefined, { workspaceRoot: ws, cwd: ws, home: homedir(), protectedPaths });
   };
 
   it.each([

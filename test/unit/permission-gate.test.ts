@@ -32,7 +32,7 @@ const read = createReadTool() as unknown as Tool;
 
 function gate(settings: Partial<PermissionSettings> = {}) {
   const g = new PermissionGate(() => permissionSettingsSchema.parse(settings));
-  const ctx = () => ({ workspaceRoot: ws, cwd: ws, protectedPaths: [join(ws, '.vscode', 'hooks.json')] });
+  const ctx = () => ({ workspaceRoot: ws, cwd: ws, home: join(ws, 'home'), protectedPaths: [join(ws, '.vscode', 'hooks.json')] });
   return {
     gate: g,
     run: (command: string) => g.evaluate(bash, { command }, undefined, ctx()),
@@ -236,7 +236,13 @@ describe('PermissionGate: MCP path arguments', () => {
   function check(tool: Tool, input: Record<string, unknown>) {
     const g = new PermissionGate(() => permissionSettingsSchema.parse({ mode: 'bypassPermissions' }));
     const privatePaths = [storage()];
-    const ctx = { workspaceRoot: ws, cwd: ws, protectedPaths: [join(ws, '.vscode', 'hooks.json'), ...privatePaths], privatePaths };
+    const ctx = {
+      workspaceRoot: ws,
+      cwd: ws,
+      home: join(ws, 'home'),
+      protectedPaths: [join(ws, '.vscode', 'hooks.json'), ...privatePaths],
+      privatePaths,
+    };
     return g.evaluate(tool, input, undefined, ctx);
   }
 

@@ -7,7 +7,7 @@ import { wildcardCouldMatch, wildcardMatch, HOLE } from '../../src/core/permissi
 const match = (rule: string, tool: string, input: Record<string, unknown>, cwd = '/w') => {
   const parsed = parsePermissionRule(rule);
   if (!parsed) throw new Error(`bad rule ${rule}`);
-  return matchPermissionRule(parsed, tool, input, cwd);
+  return matchPermissionRule(parsed, tool, input, { cwd, projectRoot: cwd, home: '/home/u' });
 };
 
 describe('permission rules Tool(pattern)', () => {

@@ -28,7 +28,12 @@ afterEach(() => rmSync(base, { recursive: true, force: true }));
 function run(command: string) {
   const gate = new PermissionGate(() => permissionSettingsSchema.parse({ mode: 'bypassPermissions' }));
   const protectedPaths = [join(ws, '.git') + sep, join(ws, '.vscode', 'hooks.json'), join(ws, 'hooks', 'guard.py')];
-  return gate.evaluate(createBashTool() as unknown as Tool, { command }, undefined, { workspaceRoot: ws, cwd: ws, protectedPaths });
+  return gate.evaluate(createBashTool() as unknown as Tool, { command }, undefined, {
+    workspaceRoot: ws,
+    cwd: ws,
+    home: join(ws, 'home'),
+    protectedPaths,
+  });
 }
 
 describe('a glob that spells a protected path asks, in every mode', () => {

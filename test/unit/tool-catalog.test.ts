@@ -11,6 +11,7 @@ import { toolIcon } from '../../webview-ui/chat/tool-card';
 
 // The model names the tools it calls and a workspace's rules name tools too: a name that is
 // a property of every object must not pass for a tool of the catalogue.
+const W = { cwd: '/w', projectRoot: '/w', home: '/home/u' };
 const OBJECT_KEYS = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
 
 describe('tool catalogue lookups', () => {
@@ -27,10 +28,10 @@ describe('tool catalogue lookups', () => {
   it.each(OBJECT_KEYS)('a rule naming %s is checked like any other tool name, without throwing', (name) => {
     const rule = parsePermissionRule(`${name}(*src/a*)`);
     if (!rule) throw new Error('does not parse');
-    expect(matchPermissionRule(rule, 'Grep', { pattern: 'x', path: 'src/a' }, '/w')).toBe('no-match');
-    expect(matchPermissionRule(rule, 'Edit', { file_path: 'src/a.ts' }, '/w')).toBe('no-match');
+    expect(matchPermissionRule(rule, 'Grep', { pattern: 'x', path: 'src/a' }, W)).toBe('no-match');
+    expect(matchPermissionRule(rule, 'Edit', { file_path: 'src/a.ts' }, W)).toBe('no-match');
     // Not a file tool: the pattern is a glob over the input's JSON.
-    expect(matchPermissionRule(rule, name, { note: 'src/a' }, '/w')).toBe('match');
+    expect(matchPermissionRule(rule, name, { note: 'src/a' }, W)).toBe('match');
   });
 
   it('a Read rule covers the search tools, an Edit or Write rule every tool that changes a file', () => {
@@ -38,13 +39,13 @@ describe('tool catalogue lookups', () => {
     const edit = parsePermissionRule('Edit(secrets/**)');
     const write = parsePermissionRule('Write(secrets/**)');
     if (!read || !edit || !write) throw new Error('does not parse');
-    expect(matchPermissionRule(read, 'Grep', { pattern: 'key', path: 'secrets' }, '/w')).toBe('match');
-    expect(matchPermissionRule(read, 'Glob', { pattern: 'secrets/*' }, '/w')).toBe('match');
-    expect(matchPermissionRule(read, 'Write', { file_path: 'secrets/a' }, '/w')).toBe('no-match');
-    expect(matchPermissionRule(edit, 'Write', { file_path: 'secrets/a' }, '/w')).toBe('match');
-    expect(matchPermissionRule(write, 'Edit', { file_path: '/w/secrets/a' }, '/w')).toBe('match');
-    expect(matchPermissionRule(edit, 'Read', { file_path: 'secrets/a' }, '/w')).toBe('no-match');
-    expect(matchPermissionRule(edit, 'Grep', { pattern: 'key', path: 'secrets' }, '/w')).toBe('no-match');
+    expect(matchPermissionRule(read, 'Grep', { pattern: 'key', path: 'secrets' }, W)).toBe('match');
+    expect(matchPermissionRule(read, 'Glob', { pattern: 'secrets/*' }, W)).toBe('match');
+    expect(matchPermissionRule(read, 'Write', { file_path: 'secrets/a' }, W)).toBe('no-match');
+    expect(matchPermissionRule(edit, 'Write', { file_path: 'secrets/a' }, W)).toBe('match');
+    expect(matchPermissionRule(write, 'Edit', { file_path: '/w/secrets/a' }, W)).toBe('match');
+    expect(matchPermissionRule(edit, 'Read', { file_path: 'secrets/a' }, W)).toBe('no-match');
+    expect(matchPermissionRule(edit, 'Grep', { pattern: 'key', path: 'secrets' }, W)).toBe('no-match');
   });
 });
 

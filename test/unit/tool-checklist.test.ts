@@ -23,6 +23,7 @@ import { TOOL_ICONS, toolIcon } from '../../webview-ui/chat/tool-card';
 // CONTRIBUTING's "Add a tool" checklist, checked over the tools the agent really has: a new
 // tool that misses one of the places it must be added fails here by name.
 const CWD = '/home/user/project';
+const PLACES = { cwd: CWD, projectRoot: CWD, home: '/home/user' };
 const task = createTaskTool(() => Promise.reject(new Error('not run'))) as unknown as Tool;
 const tools: Tool[] = [...createBuiltinTools(new TodoStore()), task];
 const named = (list: Tool[]) => list.map((t) => [t.name, t] as const);
@@ -57,8 +58,8 @@ describe('every built-in tool is wired in everywhere', () => {
   });
 
   it.each(FILE_EDIT_TOOL_NAMES.map((n) => [n]))('an allow or deny %s rule covers a Bash redirection into its files', (name) => {
-    expect(editRuleMatches(rule(`${name}(src/**)`), `${CWD}/src/a.ts`, CWD)).toBe(true);
-    expect(editRuleMatches(rule(`${name}(src/**)`), `${CWD}/lib/a.ts`, CWD)).toBe(false);
+    expect(editRuleMatches(rule(`${name}(src/**)`), `${CWD}/src/a.ts`, PLACES)).toBe(true);
+    expect(editRuleMatches(rule(`${name}(src/**)`), `${CWD}/lib/a.ts`, PLACES)).toBe(false);
   });
 
   it.each(named(tools))('%s: its category is the catalogue one (src/core/agent/tools/tool-catalog.ts)', (name, tool) => {
@@ -91,20 +92,20 @@ describe('every built-in tool is wired in everywhere', () => {
     switch (access.kind) {
       case 'file':
         expect(tool.target?.(input as never)).toBe(input[access.pathKey]);
-        expect(matchPermissionRule(rule(`${name}(src/**)`), name, input, CWD)).toBe('match');
-        expect(matchPermissionRule(rule(`${name}(lib/**)`), name, input, CWD)).toBe('no-match');
+        expect(matchPermissionRule(rule(`${name}(src/**)`), name, input, PLACES)).toBe('match');
+        expect(matchPermissionRule(rule(`${name}(lib/**)`), name, input, PLACES)).toBe('no-match');
         break;
       case 'search': {
         const inSrc = { ...input, path: path.join(CWD, 'src') };
         expect(tool.target?.(inSrc as never)).toBe(inSrc.path);
-        expect(matchPermissionRule(rule(`${name}(src/**)`), name, inSrc, CWD)).toBe('match');
-        expect(matchPermissionRule(rule(`${name}(lib/**)`), name, inSrc, CWD)).toBe('no-match');
+        expect(matchPermissionRule(rule(`${name}(src/**)`), name, inSrc, PLACES)).toBe('match');
+        expect(matchPermissionRule(rule(`${name}(lib/**)`), name, inSrc, PLACES)).toBe('no-match');
         break;
       }
       case 'shell':
         expect(tool.target).toBeUndefined();
-        expect(matchPermissionRule(rule(`${name}(${String(input.command)})`), name, input, CWD)).toBe('match');
-        expect(matchPermissionRule(rule(`${name}(rm:*)`), name, input, CWD)).toBe('no-match');
+        expect(matchPermissionRule(rule(`${name}(${String(input.command)})`), name, input, PLACES)).toBe('match');
+        expect(matchPermissionRule(rule(`${name}(rm:*)`), name, input, PLACES)).toBe('no-match');
         break;
       case 'other':
         expect(tool.target).toBeUndefined();

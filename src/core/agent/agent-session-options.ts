@@ -12,6 +12,8 @@ export interface AgentSessionOptions {
   sessionId?: string;
   workspaceRoot: string;
   cwd?: string;
+  /** The user's home folder, where a permission rule's `~/` starts; default: this process's (os.homedir()). */
+  home?: string;
   model: ChatModel;
   modelName: string;
   dispatcher: HookDispatcher;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { homedir } from 'node:os';
 import { Redactor } from '../audit/redactor';
 import { errorMessage } from '../error-message';
 import { Emitter, type Disposable } from '../events-emitter';
@@ -69,6 +70,7 @@ export class AgentSession {
     this.secrets = redactor;
     this.model = new RedactingChatModel(options.model, redactor);
     const cwd = options.cwd ?? options.workspaceRoot;
+    const home = options.home ?? homedir();
     this.envFile = new SessionEnvFile(redactor, { env: envWithoutSecrets(options.env ?? process.env, options.passEnv), cwd });
     this.transcript = new Transcript(Transcript.pathFor(options.transcriptDir, this.id), (value) => redactor.redactForModel(value));
     this.hooks = new SessionHooks(options.dispatcher, {
@@ -96,6 +98,7 @@ export class AgentSession {
       options,
       sessionId: this.id,
       cwd,
+      home,
       hooks: this.hooks,
       model: this.model,
       compactor: this.compactor,
@@ -108,6 +111,7 @@ export class AgentSession {
     this.steering = new SteeringQueue({ hooks: this.hooks, messages: this.messages, emit: this.fire, notices: this.notices });
     this.systemPrompt = new SessionSystemPrompt({
       workspaceRoot: options.workspaceRoot,
+      home,
       extra: options.systemPrompt,
       projectInstructions: options.projectInstructions !== false,
       permissions: options.permissions,

@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import type { HookJudge, JudgeAnswer, JudgeRequest } from '../hooks/handlers/model-hook-handler';
 import type { ChatMessage, ChatModel, ToolCallRequest } from './llm/chat-model';
 import { PermissionGate } from './permissions/permission-gate';
@@ -20,6 +21,8 @@ export interface ModelHookJudgeOptions {
   /** The workspace the tools of an agent hook are confined to; undefined: no folder open. */
   workspaceRoot: () => string | undefined;
   permissions: () => PermissionSettings;
+  /** Where a permission rule's `~/` starts; default: this process's home folder (os.homedir()). */
+  home?: string;
   protectedPaths: () => readonly string[];
   /** Hookpilot's storage folders: an agent hook's tools neither read nor list them, as the agent's do not. */
   privatePaths?: () => readonly string[];
@@ -90,6 +93,7 @@ export class ModelHookJudge implements HookJudge {
     const verdict = this.gate.evaluate(tool, input, undefined, {
       workspaceRoot,
       cwd: workspaceRoot,
+      home: this.options.home ?? homedir(),
       protectedPaths: [...this.options.protectedPaths(), ...privatePaths],
       privatePaths,
     });

@@ -29,6 +29,7 @@ export interface ProjectInstructions {
 export async function loadProjectInstructions(
   workspaceRoot: string,
   permissions: PermissionSettings,
+  home: string,
 ): Promise<{ loaded: ProjectInstructions[]; skipped: string[] }> {
   const loaded: ProjectInstructions[] = [];
   const skipped: string[] = [];
@@ -37,7 +38,7 @@ export async function loadProjectInstructions(
     const filePath = path.join(workspaceRoot, name);
     try {
       const physical = resolveInWorkspace(filePath, { workspaceRoot, cwd: workspaceRoot });
-      const refusal = readRefusal(rules, filePath, physical, workspaceRoot, permissions);
+      const refusal = readRefusal(rules, filePath, physical, workspaceRoot, home, permissions);
       if (refusal !== undefined) {
         skipped.push(`${name}: ${refusal}`);
         continue;
@@ -70,17 +71,19 @@ function readRefusal(
   filePath: string,
   physical: string,
   workspaceRoot: string,
+  home: string,
   permissions: PermissionSettings,
 ): string | undefined {
   const input = { file_path: filePath };
+  const places = { cwd: workspaceRoot, projectRoot: workspaceRoot, home };
   const signal = ruleSignal(
     rules,
     [],
     {
       toolName: 'Read',
       input,
-      cwd: workspaceRoot,
-      physical: resolvedRuleView(input, physical, workspaceRoot),
+      places,
+      physical: resolvedRuleView(input, physical, places),
       scope: { workspaceRoot, cwd: workspaceRoot, additionalDirectories: permissions.additionalDirectories },
       editAllowed: () => false,
     },

@@ -1,7 +1,6 @@
 import type { DispatchResult } from '../hooks/dispatch-result';
 import { emptyResult } from '../hooks/dispatch-result';
 import type { HookDispatcher } from '../hooks/dispatcher';
-import { selects } from '../hooks/hook-selection';
 import type { HookEventName } from '../hooks/events';
 import type { EventFields } from '../hooks/payloads';
 import type { HookDefinition, HookPayload } from '../hooks/types';
@@ -70,7 +69,7 @@ export class SessionHooks {
   async approveEveryCall(fields: EventFields<'PermissionRequest'>, signal?: AbortSignal): Promise<DispatchResult | undefined> {
     if (this.only && !this.only.has('PermissionRequest')) return undefined;
     const payload = this.payload('PermissionRequest', fields);
-    const only = (hook: HookDefinition) => hook.everyCall === true && selects(hook, payload, this.identity.cwd);
+    const only = (hook: HookDefinition) => hook.everyCall === true && this.dispatcher.selects(hook, payload);
     if (!this.dispatcher.hasSubscribers('PermissionRequest', this.identity.sessionId, only)) return undefined;
     return this.dispatcher.dispatch(payload, { signal, only });
   }

@@ -8,6 +8,8 @@ import type { Tool } from './tools/tool';
 
 export interface SessionSystemPromptDeps {
   workspaceRoot: string;
+  /** Where a permission rule's `~/` starts. */
+  home: string;
   /** The host's addition to the system prompt. */
   extra?: string;
   /** Load AGENTS.md and CLAUDE.md (false for an untrusted workspace). */
@@ -38,7 +40,7 @@ export class SessionSystemPrompt {
     if (this.instructionsText !== undefined) return this.instructionsText;
     this.instructionsText = '';
     if (!this.deps.projectInstructions) return '';
-    const { loaded, skipped } = await loadProjectInstructions(this.deps.workspaceRoot, this.deps.permissions());
+    const { loaded, skipped } = await loadProjectInstructions(this.deps.workspaceRoot, this.deps.permissions(), this.deps.home);
     for (const reason of skipped)
       this.deps.emit({ type: 'notice', level: 'warning', message: `project instructions not loaded: ${reason}`, source: 'session' });
     for (const file of loaded)

@@ -30,6 +30,8 @@ export interface SessionToolsDeps {
   options: AgentSessionOptions;
   sessionId: string;
   cwd: string;
+  /** Where a permission rule's `~/` starts. */
+  home: string;
   hooks: SessionHooks;
   /** The model behind the secret boundary: subagents talk to it too. */
   model: ChatModel;
@@ -90,6 +92,7 @@ export class SessionTools {
           return {
             workspaceRoot: options.workspaceRoot,
             cwd,
+            home: deps.home,
             protectedPaths: [...(options.protectedPaths?.() ?? []), ...privatePaths],
             privatePaths,
           };

@@ -15,7 +15,6 @@ import { emptyConfig, type HookDefaults, type LoadedConfig } from '../hooks/conf
 import { mergeConfigs } from '../hooks/config/merge-configs';
 import { checkHookScripts } from '../hooks/config/script-diagnostics';
 import { HookDispatcher, type TimeoutDefaults } from '../hooks/dispatcher';
-import { selects } from '../hooks/hook-selection';
 import { BuiltinHookHandler } from '../hooks/handlers/builtin-handler';
 import { CommandHookHandler } from '../hooks/handlers/command-handler';
 import { HttpHookHandler } from '../hooks/handlers/http-handler';
@@ -44,6 +43,8 @@ export interface HookEngineOptions {
   trusted: boolean;
   enabledOverrides?: Record<string, boolean>;
   env?: NodeJS.ProcessEnv;
+  /** Where a hook's `if` rule reads `~/`; default: this process's home folder. */
+  home?: string;
   /**
    * Folders besides projectDir the agent may write (the permissions' additional directories):
    * the processes of hooks search PATH folders in them last, as those in the project.
@@ -149,6 +150,7 @@ export class HookEngine {
       snapshot: () => this.registry.current(),
       handlers: this.handlers,
       projectDir: options.projectDir,
+      home: options.home,
       audit: this.auditSink,
     });
     this.disposables.push(this.rpcPool.onDidChange(() => this.rebuild()));
@@ -229,7 +231,7 @@ export class HookEngine {
     const selected = this.registry
       .current()
       .subscribers(payload.hook_event_name, payload.session_id)
-      .filter((hook) => selects(hook, payload, this.options.projectDir));
+      .filter((hook) => this.dispatcher.selects(hook, payload));
     const names = new Set(selected.flatMap((hook) => (hook.spec.type === 'rpc' ? [hook.spec.server] : [])));
     const undeclared = this.config.servers.filter((s) => s.enabled && interceptsPerHandshake(s));
     for (const server of undeclared) names.add(server.name);

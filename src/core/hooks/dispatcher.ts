@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { homedir } from 'node:os';
 import type { AuditSink } from '../audit/records';
 import { AsyncHookRuns } from './async-hook-runs';
 import { Emitter, type Disposable } from '../events-emitter';
@@ -35,6 +36,8 @@ export interface DispatcherOptions {
   /** prompt and agent hooks need the host's model: without a handler they fail, never allow. */
   handlers: Record<Exclude<HandlerType, 'prompt' | 'agent' | 'mcp_tool'>, HookHandler> & Partial<Record<HandlerType, HookHandler>>;
   projectDir: string;
+  /** Where an `if` rule's `~/` starts; default: this process's home folder (os.homedir()). */
+  home?: string;
   audit?: AuditSink;
   timeouts?: Partial<TimeoutDefaults>;
 }
@@ -78,6 +81,11 @@ export class HookDispatcher {
       run: (hook, payload, signal, env) => this.runHook(awaited(hook), payload, signal, env),
       report: (hook, payload, dispatchId, outcome, summary) => this.report(hook, payload, payload, dispatchId, outcome, summary, true),
     });
+  }
+
+  /** Whether a subscribed hook applies to this payload (hook-selection). */
+  selects(hook: HookDefinition, payload: HookPayload): boolean {
+    return selects(hook, payload, { projectDir: this.options.projectDir, home: this.options.home ?? homedir() });
   }
 
   /** Where hook runs are recorded; the agent records its permission decisions there too. */
@@ -152,7 +160,7 @@ export class HookDispatcher {
       const input = current;
       // Each group is selected on the input it will see: a guard whose `if` names the file an
       // earlier group's rewrite points the call at runs on that call.
-      const applies = group.filter((hook) => selects(hook, input, this.options.projectDir));
+      const applies = group.filter((hook) => this.selects(hook, input));
       if (aggregator.stopsLaterGroups) {
         for (const hook of applies) if (!this.ranOnceBefore(hook, payload.session_id)) aggregator.skip(hook, 'an earlier group blocked');
         continue;

@@ -1,13 +1,26 @@
 import { builtinToolInfo } from '../agent/tools/tool-catalog';
 import { physicalPathOf } from '../agent/tools/workspace-paths';
-import { matchPermissionRule, parsePermissionRule, type PermissionRule } from '../permissions/permission-rule';
+import {
+  guardReadings,
+  matchPermissionRule,
+  parsePermissionRule,
+  ruleNamesTool,
+  type PermissionRule,
+  type RulePlaces,
+} from '../permissions/permission-rule';
 import { resolvedRuleView, type RuleView } from '../permissions/resolved-rule-view';
 import { EVENT_INFO } from './events';
 import { matchesContent, matchesValue } from './matcher';
 import type { HookDefinition, HookPayload } from './types';
 
+/** Where an `if` rule's paths start: `/x` at the project, `~/x` at the home folder, `x` at the payload's cwd. */
+export interface SelectionPlaces {
+  projectDir: string;
+  home: string;
+}
+
 /** Whether a subscribed hook applies to this payload: matcher, content patterns, `if`. */
-export function selects(hook: HookDefinition, payload: HookPayload, cwd: string): boolean {
+export function selects(hook: HookDefinition, payload: HookPayload, { projectDir, home }: SelectionPlaces): boolean {
   const info = EVENT_INFO[payload.hook_event_name];
   if (info.matchField) {
     const value = payload[info.matchField];
@@ -20,7 +33,8 @@ export function selects(hook: HookDefinition, payload: HookPayload, cwd: string)
     const rule = parsePermissionRule(hook.if);
     if (!rule) return true;
     // An `if` that cannot be evaluated fails open: the hook runs (Claude Code).
-    return ifMatches(rule, String(payload.tool_name ?? ''), toolInput, payload.cwd || cwd);
+    const places = { cwd: payload.cwd || projectDir, projectRoot: projectDir, home };
+    return guardReadings(rule).some((reading) => ifMatches(reading, String(payload.tool_name ?? ''), toolInput, places));
   }
   return true;
 }
@@ -29,20 +43,19 @@ export function selects(hook: HookDefinition, payload: HookPayload, cwd: string)
  * As a deny rule matches: a file or search tool's call as given or with its path resolved, so a
  * guard scoped to .env files runs for a Write through a link that leads to one.
  */
-function ifMatches(rule: PermissionRule, toolName: string, input: Record<string, unknown>, cwd: string): boolean {
-  if (matchPermissionRule(rule, toolName, input, cwd) !== 'no-match') return true;
+function ifMatches(rule: PermissionRule, toolName: string, input: Record<string, unknown>, places: RulePlaces): boolean {
+  if (matchPermissionRule(rule, toolName, input, places) !== 'no-match') return true;
   const target = pathOf(toolName, input);
   // No file-system look-up for a call the rule cannot name: a tool without a path, or another tool.
-  const namesTool = () => matchPermissionRule({ tool: rule.tool, text: rule.text }, toolName, {}, cwd) === 'match';
-  if (target === undefined || !namesTool()) return false;
+  if (target === undefined || !ruleNamesTool(rule, toolName)) return false;
   let resolved: RuleView;
   try {
-    resolved = resolvedRuleView(input, physicalPathOf(target, cwd), cwd);
+    resolved = resolvedRuleView(input, physicalPathOf(target, places.cwd), places);
   } catch {
     // Where the call lands cannot be told: the guard runs.
     return true;
   }
-  return matchPermissionRule(rule, toolName, resolved.input, resolved.cwd) !== 'no-match';
+  return matchPermissionRule(rule, toolName, resolved.input, resolved.places) !== 'no-match';
 }
 
 /** The path a file tool acts on or a search reads, as its `target` gives it to the permission gate. */

@@ -1,16 +1,20 @@
 import { physicalPath } from '../agent/tools/workspace-paths';
+import type { RulePlaces } from './permission-rule';
 
-/** A tool call as a rule matches it: the input, and the cwd its relative paths start from. */
+/** A tool call as a rule matches it: the input, and where its relative paths and the rules' patterns start. */
 export interface RuleView {
   input: Record<string, unknown>;
-  cwd: string;
+  places: RulePlaces;
 }
 
 /**
  * A file or search tool's call with its path resolved (`physical`, every symlink followed) and
- * the physical cwd. Deny and ask rules, and a hook's `if`, match this view as well as the call
- * as given, so a link does not get around them. Throws when the cwd cannot be resolved.
+ * the places resolved likewise. Deny and ask rules, and a hook's `if`, match this view as well
+ * as the call as given, so a link does not get around them. Throws when a place cannot be resolved.
  */
-export function resolvedRuleView(input: Record<string, unknown>, physical: string, cwd: string): RuleView {
-  return { input: { ...input, file_path: physical, path: physical, notebook_path: physical }, cwd: physicalPath(cwd) };
+export function resolvedRuleView(input: Record<string, unknown>, physical: string, places: RulePlaces): RuleView {
+  return {
+    input: { ...input, file_path: physical, path: physical, notebook_path: physical },
+    places: { cwd: physicalPath(places.cwd), projectRoot: physicalPath(places.projectRoot), home: physicalPath(places.home) },
+  };
 }

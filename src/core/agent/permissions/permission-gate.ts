@@ -19,6 +19,8 @@ import { additionalDirectoryFiles } from './workspace-directories';
 export interface GateContext {
   workspaceRoot: string;
   cwd: string;
+  /** The user's home folder: where a rule's `~/` starts. */
+  home: string;
   /** Files the agent may only change with a person's approval (hook configs and scripts). */
   protectedPaths: readonly string[];
   /**
@@ -81,15 +83,16 @@ export class PermissionGate {
     const settings = this.settings();
     const settingsRules = compileRules(settings);
     const allRules = [...settingsRules, ...this.sessionRules];
+    const places = { cwd: ctx.cwd, projectRoot: ctx.workspaceRoot, home: ctx.home };
     const call: RuleCall = {
       toolName: tool.name,
       input,
-      cwd: ctx.cwd,
+      places,
       physical: physicalView(tool, input, ctx, settings),
       scope: { workspaceRoot: ctx.workspaceRoot, cwd: ctx.cwd, additionalDirectories: settings.additionalDirectories },
       // A Bash redirection is allowed where an Edit of its target would be.
       editAllowed: (file) =>
-        settings.mode === 'acceptEdits' || allRules.some((r) => r.verdict === 'allow' && editRuleMatches(r.rule, file, ctx.cwd)),
+        settings.mode === 'acceptEdits' || allRules.some((r) => r.verdict === 'allow' && editRuleMatches(r.rule, file, places)),
     };
     return resolvePermission({
       system: this.systemCheck(tool, input, settings, ctx),
@@ -192,7 +195,7 @@ function physicalView(tool: Tool, input: Record<string, unknown>, ctx: GateConte
   if (target === undefined) return undefined;
   try {
     const scope = { workspaceRoot: ctx.workspaceRoot, cwd: ctx.cwd, additionalDirectories: settings.additionalDirectories };
-    return resolvedRuleView(input, resolveInWorkspace(target, scope), ctx.cwd);
+    return resolvedRuleView(input, resolveInWorkspace(target, scope), { cwd: ctx.cwd, projectRoot: ctx.workspaceRoot, home: ctx.home });
   } catch {
     // Outside the workspace: the system check denies it anyway.
     return undefined;

@@ -1,6 +1,15 @@
 import { analyzeBashCommand } from '../../permissions/bash-command';
 import { bashAllowedBy } from '../../permissions/bash-rules';
-import { matchPermissionRule, parsePermissionRule, type PermissionRule, type RuleMatch } from '../../permissions/permission-rule';
+import {
+  guardReadings,
+  matchPermissionRule,
+  parsePermissionRule,
+  ruleNamesTool,
+  type PermissionRule,
+  type RuleMatch,
+  type RulePlaces,
+} from '../../permissions/permission-rule';
+import type { RuleView } from '../../permissions/resolved-rule-view';
 import type { PermissionSignal, Verdict } from '../../permissions/precedence';
 import { FILE_EDIT_TOOL_NAMES, isShellTool } from '../tools/tool-catalog';
 import { toAbsolutePath, type WorkspaceScope } from '../tools/workspace-paths';
@@ -19,9 +28,10 @@ type ToolInput = Record<string, unknown>;
 export interface RuleCall {
   toolName: string;
   input: ToolInput;
-  cwd: string;
-  /** A file tool's input with its path as the file system resolves it, and the physical cwd. */
-  physical?: { input: ToolInput; cwd: string };
+  /** Where its rules' patterns start; `places.cwd` is where its relative paths start. */
+  places: RulePlaces;
+  /** A file tool's input with its path as the file system resolves it, and the physical places. */
+  physical?: RuleView;
   scope: WorkspaceScope;
   /** Whether an Edit of this file would be allowed without a person (for Bash redirections). */
   editAllowed: (file: string) => boolean;
@@ -36,7 +46,8 @@ export function compileRules(settings: PermissionSettings): CompiledRule[] {
   ] as const) {
     for (const text of list) {
       const rule = parsePermissionRule(text) ?? (verdict === 'allow' ? undefined : wholeToolRule(text));
-      if (rule) out.push({ verdict, rule });
+      if (!rule) continue;
+      for (const reading of verdict === 'allow' ? [rule] : guardReadings(rule)) out.push({ verdict, rule: reading });
     }
   }
   return out;
@@ -94,7 +105,8 @@ export function ruleSignal(
 
 function fileAllowSignal(rules: readonly CompiledRule[], call: RuleCall, label: string): PermissionSignal | undefined {
   // Both views must match: Edit(src/**) does not grant `src/link` when it leads to `.env`.
-  const grants = (rule: PermissionRule) => views(call).every((v) => matchPermissionRule(rule, call.toolName, v.input, v.cwd) === 'match');
+  const grants = (rule: PermissionRule) =>
+    views(call).every((v) => matchPermissionRule(rule, call.toolName, v.input, v.places) === 'match');
   const hit = rules.find((r) => r.verdict === 'allow' && grants(r.rule));
   return hit && { verdict: 'allow', source: `${label} ${hit.rule.text}`, reason: `allow ${label} ${hit.rule.text}` };
 }
@@ -105,9 +117,9 @@ function bashAllowSignal(
   call: RuleCall,
   label: string,
 ): PermissionSignal | undefined {
-  const own = rules.filter((r) => r.verdict === 'allow' && ruleCoversTool(r.rule, call.toolName));
+  const own = rules.filter((r) => r.verdict === 'allow' && ruleNamesTool(r.rule, call.toolName));
   if (typeof call.input.command !== 'string' || own.length === 0) return undefined;
-  const bashRules = [...own, ...alsoAllowing.filter((r) => r.verdict === 'allow' && ruleCoversTool(r.rule, call.toolName))];
+  const bashRules = [...own, ...alsoAllowing.filter((r) => r.verdict === 'allow' && ruleNamesTool(r.rule, call.toolName))];
   const analysis = analyzeBashCommand(call.input.command);
   const granted = bashAllowedBy(
     bashRules.map((r) => r.rule.pattern),
@@ -120,18 +132,18 @@ function bashAllowSignal(
   if (!granted.anyCommand && redirectReadsProblem(analysis, call.scope) !== undefined) return undefined;
   if (!granted.anyCommand && argumentPathsProblem(analysis, call.scope) !== undefined) return undefined;
   // Named in the audit: the rules that match some subcommand.
-  const used = bashRules.filter((r) => matchPermissionRule(r.rule, call.toolName, call.input, call.cwd) === 'match');
+  const used = bashRules.filter((r) => matchPermissionRule(r.rule, call.toolName, call.input, call.places) === 'match');
   const texts = used.map((r) => r.rule.text).join(', ');
   return { verdict: 'allow', source: `${label} ${texts}`, reason: `allow ${label} ${texts}` };
 }
 
-function views(call: RuleCall): Array<{ input: ToolInput; cwd: string }> {
+function views(call: RuleCall): RuleView[] {
   return call.physical ? [call, call.physical] : [call];
 }
 
 /** Deny and ask rules for files match the path as given or as resolved: a symlink does not get around them. */
 function anyViewMatch(rule: PermissionRule, call: RuleCall): RuleMatch {
-  const results = views(call).map((v) => matchPermissionRule(rule, call.toolName, v.input, v.cwd));
+  const results = views(call).map((v) => matchPermissionRule(rule, call.toolName, v.input, v.places));
   return results.includes('match') ? 'match' : results.includes('unparseable') ? 'unparseable' : 'no-match';
 }
 
@@ -140,14 +152,10 @@ function bashWriteDenied(rules: readonly CompiledRule[], call: RuleCall): { rule
   if (!isShellTool(call.toolName) || typeof call.input.command !== 'string') return undefined;
   const analysis = analyzeBashCommand(call.input.command);
   if (analysis.kind !== 'parsed') return undefined;
-  const targets = analysis.redirects.flatMap((r) => (r.write && r.target !== undefined ? [toAbsolutePath(r.target, call.cwd)] : []));
-  return rules.find((r) => r.verdict === 'deny' && targets.some((file) => editRuleMatches(r.rule, file, call.cwd)));
+  const targets = analysis.redirects.flatMap((r) => (r.write && r.target !== undefined ? [toAbsolutePath(r.target, call.places.cwd)] : []));
+  return rules.find((r) => r.verdict === 'deny' && targets.some((file) => editRuleMatches(r.rule, file, call.places)));
 }
 
-export function editRuleMatches(rule: PermissionRule, file: string, cwd: string): boolean {
-  return FILE_EDIT_TOOL_NAMES.some((tool) => matchPermissionRule(rule, tool, { file_path: file }, cwd) === 'match');
-}
-
-function ruleCoversTool(rule: PermissionRule, toolName: string): boolean {
-  return matchPermissionRule({ tool: rule.tool, text: rule.text }, toolName, {}, '/') === 'match';
+export function editRuleMatches(rule: PermissionRule, file: string, places: RulePlaces): boolean {
+  return FILE_EDIT_TOOL_NAMES.some((tool) => matchPermissionRule(rule, tool, { file_path: file }, places) === 'match');
 }
