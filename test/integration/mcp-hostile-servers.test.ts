@@ -8,7 +8,8 @@ import { matchesValue } from '../../src/core/hooks/matcher';
 import { GroupStdioTransport } from '../../src/core/mcp/group-stdio-transport';
 import { loadMcpDocument } from '../../src/core/mcp/mcp-config';
 import { McpManager, type McpManagerOptions } from '../../src/core/mcp/mcp-manager';
-import { createMcpTool } from '../../src/core/mcp/mcp-tool';
+import { createMcpTool, currentMcpTools } from '../../src/core/mcp/mcp-tool';
+import { MAX_DESCRIPTION_CHARS, MAX_LISTING_BYTES, MAX_SCHEMA_CHARS, MAX_SHOWN_NAME_CHARS } from '../../src/core/mcp/mcp-tool-listing';
 import { makeWorkspace } from '../support/workspace';
 
 // MCP servers that attack their host: each test runs a real server (a subprocess over stdio,
@@ -18,6 +19,7 @@ const FIXTURES = path.resolve(__dirname, '../fixtures/mcp');
 const HOSTILE = path.join(FIXTURES, 'hostile-server.mjs');
 const PING_FLOOD = path.join(FIXTURES, 'ping-flood-server.mjs');
 const HTTP_FLOOD = path.join(FIXTURES, 'http-flood-server.mjs');
+const BULKY = path.join(FIXTURES, 'bulky-tools-server.mjs');
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -261,6 +263,50 @@ describe('tool names', () => {
     expect(logs().filter((l) => l.includes('has the name of an earlier tool once sanitised'))).toHaveLength(2);
     for (const tool of ['get_thing', 'get__thing', 'get.thing'])
       expect(await toolOf(manager, tool).run({}, ctx())).toMatchObject({ ok: true, content: `ran ${tool}` });
+  });
+});
+
+describe('bulky tool listings', () => {
+  const bulky = (env: Record<string, string>) => ({ bulky: { command: process.execPath, args: [BULKY], env } });
+
+  it('a 1 MB tool name is cut wherever it is shown, and a call still sends it whole', async () => {
+    const { manager, config } = managerFor(bulky({ NAME_SIZE: '1000000' }));
+    await manager.start([config]);
+    const [info] = manager.tools();
+    expect(info.name.length).toBeLessThanOrEqual(MAX_SHOWN_NAME_CHARS + 1);
+    expect(info.qualifiedName.length).toBeLessThanOrEqual(64);
+    const [tool] = currentMcpTools(manager);
+    expect(tool.description.length).toBeLessThan(MAX_SHOWN_NAME_CHARS + 100);
+    expect(await tool.run({}, ctx())).toMatchObject({ ok: true, content: 'called 1000000' });
+  });
+
+  it('each page is cut as it arrives: 1 MB descriptions keep 2048 characters each', async () => {
+    const { manager, config } = managerFor(bulky({ PAGES: '3', DESCRIPTION_SIZE: '1000000' }));
+    await manager.start([config]);
+    const infos = manager.tools();
+    expect(infos).toHaveLength(3);
+    for (const info of infos) expect(info.description).toHaveLength(MAX_DESCRIPTION_CHARS);
+    expect(manager.statuses()[0]).toMatchObject({ state: 'connected' });
+    expect(manager.statuses()[0].error).toBeUndefined();
+  });
+
+  it('an input schema over the limit is kept only as an open object, with a warning', async () => {
+    const { manager, config, logs } = managerFor(bulky({ SCHEMA_SIZE: String(MAX_SCHEMA_CHARS + 1) }));
+    await manager.start([config]);
+    expect(manager.tools()[0].inputSchema).toEqual({ type: 'object', properties: {} });
+    expect(logs().some((l) => l.includes(`is over ${MAX_SCHEMA_CHARS} characters; the model is offered an open object`))).toBe(true);
+  });
+
+  it('a listing over the byte cap stops there: the tools before it are offered and the status says the list was cut', async () => {
+    // Six pages of one tool with a 1 MB name (a call needs it whole): the fifth would pass 4 MiB.
+    const { manager, config } = managerFor(bulky({ PAGES: '6', NAME_SIZE: '1000000' }));
+    await manager.start([config]);
+    expect(MAX_LISTING_BYTES).toBe(4 * 1024 * 1024);
+    expect(manager.tools()).toHaveLength(4);
+    expect(manager.statuses()[0]).toMatchObject({
+      state: 'connected',
+      error: 'its tool list is over 4 MiB: only the 4 tool(s) listed before that are offered',
+    });
   });
 });
 

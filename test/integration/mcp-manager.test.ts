@@ -261,7 +261,7 @@ describe('McpManager with a misbehaving server', () => {
     const echo = toolOf(manager, 'echo');
     const result = await toolOf(manager, 'crash').run({}, ctx());
     expect(result.ok).toBe(false);
-    expect(!result.ok && result.error).toMatch(/MCP server "bad", tool "crash": .*closed/i);
+    expect(!result.ok && result.error).toMatch(/MCP server "bad", tool "crash": .*the server exited with code 7 before answering/);
     await vi.waitFor(() => expect(manager.statuses()[0].state).toBe('failed'));
     expect(manager.statuses()[0].error).toContain('crashing now');
     const after = await echo.run({ text: 'anyone?' }, ctx());

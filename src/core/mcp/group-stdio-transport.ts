@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../error-message';
 import { sizeText } from './mcp-limits';
 
@@ -27,6 +27,10 @@ export interface GroupStdioOptions {
 /**
  * The SDK's stdio transport, but the server runs in its own process group and close()
  * kills the whole group: servers started through npx, uvx or a shell leave no orphans.
+ *
+ * The connection ends when the server process exits, not when its pipes close: a helper it
+ * started in a session of its own (a daemon, a browser, `setsid`) keeps them open as long as
+ * it lives, and neither a crash nor close() would ever be seen to end.
  */
 export class GroupStdioTransport implements Transport {
   onclose?: () => void;
@@ -40,9 +44,19 @@ export class GroupStdioTransport implements Transport {
   private queuedBytes = 0;
   private waitingForDrain = false;
   private failureReason?: string;
+  /** How the server process ended ("exited with code 7"), once it has. */
+  private exitText?: string;
+  private closing = false;
+  /** Our requests the server has not answered: the connection's end answers them with an error saying why. */
+  private readonly unanswered = new Set<RequestId>();
+  /** Settles once the connection has ended (the server exited, or close() gave up waiting for it). */
+  private readonly ended: Promise<void>;
+  private markEnded!: () => void;
+  private hasEnded = false;
 
   constructor(private readonly options: GroupStdioOptions) {
     this.buffer = new ReadBuffer({ maxBufferSize: options.maxMessageBytes });
+    this.ended = new Promise((resolve) => (this.markEnded = resolve));
   }
 
   get pid(): number | undefined {
@@ -66,12 +80,14 @@ export class GroupStdioTransport implements Transport {
       child.once('error', (error) => {
         reject(error);
         this.onerror?.(error);
+        this.end();
       });
       child.once('spawn', () => resolve());
-      child.once('close', () => {
-        this.flushStderr();
-        this.child = undefined;
-        this.onclose?.();
+      // What the server wrote before exiting is in the pipe already, read by the poll that saw the
+      // exit at the latest: ending in that turn's check phase reads it without waiting for EOF.
+      child.once('exit', (code, signal) => {
+        this.exitText = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+        setImmediate(() => this.end());
       });
       child.stdin.on('error', (error) => this.onerror?.(error));
       child.stdout.on('data', (chunk: Buffer) => this.read(chunk));
@@ -90,6 +106,7 @@ export class GroupStdioTransport implements Transport {
     const stdin = this.child?.stdin;
     if (this.failureReason) return Promise.reject(new Error(this.failureReason));
     if (!stdin || stdin.destroyed) return Promise.reject(new Error('the server process is not running'));
+    this.track(message);
     const data = serializeMessage(message);
     if (!this.waitingForDrain) {
       if (!stdin.write(data)) this.waitForDrain(stdin);
@@ -118,18 +135,19 @@ export class GroupStdioTransport implements Transport {
     });
   }
 
+  /** SIGTERM to the group, SIGKILL after the grace; the connection ends at the server's exit, or one more grace after SIGKILL. */
   async close(): Promise<void> {
     const child = this.child;
     this.buffer.clear();
     this.queue = [];
     this.queuedBytes = 0;
     if (!child || child.pid === undefined) return;
-    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    this.closing = true;
+    const graceMs = this.options.killGraceMs ?? 1_000;
     killGroup(child.pid, 'SIGTERM');
-    const grace = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), this.options.killGraceMs ?? 1_000).unref());
-    if ((await Promise.race([closed, grace])) === 'late') {
+    if (!(await settlesWithin(this.ended, graceMs))) {
       killGroup(child.pid, 'SIGKILL');
-      await closed;
+      if (!(await settlesWithin(this.ended, graceMs))) this.end();
     }
     // The leader may be gone while its children still run: the group goes too.
     killGroup(child.pid, 'SIGKILL');
@@ -140,11 +158,47 @@ export class GroupStdioTransport implements Transport {
     if (this.child?.pid !== undefined) killGroup(this.child.pid, 'SIGKILL');
   }
 
+  /**
+   * The connection's end, once: the pipes are let go (a helper may hold them open for ever),
+   * each unanswered request is answered with an error saying why, then onclose.
+   */
+  private end(): void {
+    if (this.hasEnded) return;
+    this.hasEnded = true;
+    const child = this.child;
+    this.child = undefined;
+    child?.stdin?.destroy();
+    child?.stdout?.destroy();
+    child?.stderr?.destroy();
+    this.flushStderr();
+    const reason =
+      this.failureReason ??
+      (this.closing ? 'the connection was closed before the server answered' : `the server ${this.exitText ?? 'stopped'} before answering`);
+    for (const id of this.unanswered)
+      this.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message: reason } });
+    this.unanswered.clear();
+    this.markEnded();
+    this.onclose?.();
+  }
+
+  /** Keeps the ids of our requests until they are answered or cancelled. */
+  private track(message: JSONRPCMessage): void {
+    if (!('method' in message)) return;
+    if ('id' in message) this.unanswered.add(message.id);
+    else if (message.method === 'notifications/cancelled') {
+      const id = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+      if (id !== undefined) this.unanswered.delete(id);
+    }
+  }
+
   private read(chunk: Buffer): void {
     if (this.failureReason !== undefined) return;
     try {
       this.buffer.append(chunk);
-      for (let message = this.buffer.readMessage(); message !== null; message = this.buffer.readMessage()) this.onmessage?.(message);
+      for (let message = this.buffer.readMessage(); message !== null; message = this.buffer.readMessage()) {
+        if (!('method' in message) && message.id !== undefined) this.unanswered.delete(message.id);
+        this.onmessage?.(message);
+      }
     } catch (error) {
       const message = errorMessage(error);
       this.fail(
@@ -177,6 +231,17 @@ export class GroupStdioTransport implements Transport {
   private flushStderr(): void {
     if (this.stderrTail.trim() !== '') this.options.onStderr(this.stderrTail);
     this.stderrTail = '';
+  }
+}
+
+/** Whether `promise` settles within `ms`. */
+async function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

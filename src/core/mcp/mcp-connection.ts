@@ -2,18 +2,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  ElicitRequestSchema,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type Tool as McpToolDefinition,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { GroupStdioTransport } from './group-stdio-transport';
 import { CallElicitations, type Elicit } from './call-elicitations';
 import type { McpServerConfig } from './mcp-config';
-import { limitedFetch } from './mcp-limits';
+import { limitedFetch, sizeText } from './mcp-limits';
 import { mcpToolNames } from './mcp-names';
+import { listedTool, MAX_LISTING_BYTES, MAX_SCHEMA_CHARS, shownToolName, type ListedTool } from './mcp-tool-listing';
 import { errorMessage, toError } from '../error-message';
 import { withAgentWritablePathLast } from '../process/path-search-order';
 import { untilAborted } from '../until-aborted';
@@ -22,8 +18,10 @@ export type McpServerState = 'starting' | 'connected' | 'failed' | 'disabled' | 
 
 export interface McpToolInfo {
   server: string;
-  /** The tool's own name on its server. */
+  /** The tool's own name on its server, cut for showing (shownToolName). */
   name: string;
+  /** The tool's whole name on its server: what a call sends. */
+  callName: string;
   /** `mcp__<server>__<tool>`: what the model, rules and hooks see. */
   qualifiedName: string;
   description: string;
@@ -144,8 +142,10 @@ export class McpConnection {
       // the listing; stop() ends it too.
       const signal = deadline.signal;
       await untilAborted(client.connect(transport, { timeout: timeoutMs, signal }), signal, () => toError(signal.reason));
-      this.tools = await untilAborted(this.listTools(client, signal), signal, () => toError(signal.reason));
+      const listing = await untilAborted(this.listTools(client, signal), signal, () => toError(signal.reason));
       stopped.throwIfAborted();
+      this.tools = listing.tools;
+      this.error = listing.cut;
       this.lastListed = performance.now();
       this.setState('connected');
       this.options.log('info', `[mcp] ${this.name}: connected, ${this.tools.length} tool(s)`);
@@ -286,11 +286,13 @@ export class McpConnection {
       const timeoutMs = this.options.startTimeoutMs;
       const deadline = startDeadline(timeoutMs, `timed out after ${timeoutMs} ms`);
       try {
-        const tools = await untilAborted(this.listTools(client, deadline.signal), deadline.signal, () => toError(deadline.signal.reason));
+        const listing = await untilAborted(this.listTools(client, deadline.signal), deadline.signal, () => toError(deadline.signal.reason));
         if (this.client !== client || this.state !== 'connected') return;
-        const before = this.tools.map((t) => t.qualifiedName).join('\n');
+        const { tools, cut } = listing;
+        const before = [...this.tools.map((t) => t.qualifiedName), this.error].join('\n');
         this.tools = tools;
-        if (tools.map((t) => t.qualifiedName).join('\n') === before) return;
+        this.error = cut;
+        if ([...tools.map((t) => t.qualifiedName), cut].join('\n') === before) return;
         this.options.log('info', `[mcp] ${this.name}: the tool list changed, ${tools.length} tool(s)`);
         this.options.onStateChange();
       } catch (error) {
@@ -304,10 +306,14 @@ export class McpConnection {
 
   /**
    * Every page of the tool list, until the server gives no cursor; it stops (with a warning)
-   * at MAX_TOOLS_PER_SERVER tools, at MAX_TOOL_PAGES pages, or at a cursor given before.
+   * at MAX_TOOLS_PER_SERVER tools, at MAX_TOOL_PAGES pages, or at a cursor given before. Each
+   * tool is cut as its page arrives (listedTool) and the page let go; past MAX_LISTING_BYTES
+   * kept the listing stops, and `cut` says so (the server's status shows it).
    */
-  private async listTools(client: Client, signal: AbortSignal): Promise<McpToolInfo[]> {
-    const listed: McpToolDefinition[] = [];
+  private async listTools(client: Client, signal: AbortSignal): Promise<{ tools: McpToolInfo[]; cut?: string }> {
+    const listed: ListedTool[] = [];
+    let kept = 0;
+    let cut: string | undefined;
     const cursors = new Set<string>();
     let cursor: string | undefined;
     for (let pages = 0; ; pages++) {
@@ -318,39 +324,52 @@ export class McpConnection {
       const page = await linked(signal, (pageSignal) =>
         client.listTools(cursor ? { cursor } : undefined, { signal: pageSignal, timeout: this.options.startTimeoutMs }),
       );
-      listed.push(...page.tools.slice(0, MAX_TOOLS_PER_SERVER + 1 - listed.length));
+      for (const tool of page.tools.slice(0, MAX_TOOLS_PER_SERVER + 1 - listed.length)) {
+        const entry = listedTool(tool);
+        if (kept + entry.bytes > MAX_LISTING_BYTES) {
+          cut = `its tool list is over ${sizeText(MAX_LISTING_BYTES)}: only the ${listed.length} tool(s) listed before that are offered`;
+          break;
+        }
+        kept += entry.bytes;
+        listed.push(entry);
+      }
       cursor = page.nextCursor;
-      if (!cursor || listed.length > MAX_TOOLS_PER_SERVER) break;
+      if (cut !== undefined || !cursor || listed.length > MAX_TOOLS_PER_SERVER) break;
       if (cursors.has(cursor)) {
         this.options.log('warn', `[mcp] ${this.name}: its tool list gave a page cursor twice; the tools listed until then are offered`);
         break;
       }
       cursors.add(cursor);
     }
+    if (cut !== undefined) this.options.log('warn', `[mcp] ${this.name}: ${cut}`);
     if (listed.length > MAX_TOOLS_PER_SERVER)
       this.options.log('warn', `[mcp] ${this.name}: only the first ${MAX_TOOLS_PER_SERVER} tools are offered`);
     const tools = listed.slice(0, MAX_TOOLS_PER_SERVER);
+    const bigSchemas = tools.filter((t) => t.schemaReplaced).map((t) => `"${t.name}"`);
+    if (bigSchemas.length > 0)
+      this.options.log(
+        'warn',
+        `[mcp] ${this.name}: the input schema of tool(s) ${bigSchemas.join(', ')} is over ${MAX_SCHEMA_CHARS} characters; the model is offered an open object instead`,
+      );
     const names = mcpToolNames(
       this.name,
-      tools.map((t) => t.name),
+      tools.map((t) => t.callName),
       (tool, name) =>
         this.options.log(
           'warn',
-          `[mcp] ${this.name}: tool "${tool}" has the name of an earlier tool once sanitised; it is offered as ${name}`,
+          `[mcp] ${this.name}: tool "${shownToolName(tool)}" has the name of an earlier tool once sanitised; it is offered as ${name}`,
         ),
     );
-    return tools.map((tool, i) => this.toolInfo(tool, names[i]));
-  }
-
-  private toolInfo(tool: McpToolDefinition, qualifiedName: string): McpToolInfo {
-    return {
+    const infos = tools.map((t, i): McpToolInfo => ({
       server: this.name,
-      name: tool.name,
-      qualifiedName,
-      description: tool.description ?? tool.title ?? tool.name,
-      inputSchema: tool.inputSchema as Record<string, unknown>,
-      readOnly: tool.annotations?.readOnlyHint === true,
-    };
+      name: t.name,
+      callName: t.callName,
+      qualifiedName: names[i],
+      description: t.description,
+      inputSchema: t.inputSchema,
+      readOnly: t.readOnly,
+    }));
+    return { tools: infos, cut };
   }
 
   private fail(reason: string): void {

@@ -65,7 +65,8 @@ export function mcpToolNames(server: string, tools: readonly string[], clash?: (
 
 /** `name`'s start (no `_` left at its end, so no `__` appears) and 8 hex digits of `seed`'s hash. */
 function hashed(name: string, seed: string): string {
-  const start = name.slice(0, MAX_NAME_LENGTH - 9).replace(/_+$/, '');
+  // Copied: V8 keeps the whole of a string alive for a slice of it, and a tool's name may be megabytes.
+  const start = Buffer.from(name.slice(0, MAX_NAME_LENGTH - 9).replace(/_+$/, '')).toString();
   return `${start}_${createHash('sha256').update(seed).digest('hex').slice(0, 8)}`;
 }
 

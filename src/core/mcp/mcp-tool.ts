@@ -6,9 +6,6 @@ import { toolFailure, type Tool, type ToolResult } from '../agent/tools/tool';
 import type { McpToolInfo } from './mcp-connection';
 import type { McpManager } from './mcp-manager';
 
-/** Claude Code cuts MCP tool descriptions at 2048 characters too. */
-const MAX_DESCRIPTION_CHARS = 2048;
-
 type McpContent = CallToolResult['content'][number];
 
 const made = new WeakMap<McpToolInfo, Tool>();
@@ -30,7 +27,8 @@ export function currentMcpTools(manager: McpManager): Tool[] {
 export function createMcpTool(info: McpToolInfo, manager: McpManager): Tool {
   return {
     name: info.qualifiedName,
-    description: `${info.description.slice(0, MAX_DESCRIPTION_CHARS)}\n(MCP server "${info.server}", tool "${info.name}")`,
+    // The listing cut the description and the name (mcp-tool-listing).
+    description: `${info.description}\n(MCP server "${info.server}", tool "${info.name}")`,
     category: 'execute',
     readsOnly: info.readOnly,
     inputSchema: z.record(z.string(), z.unknown()),
@@ -38,7 +36,7 @@ export function createMcpTool(info: McpToolInfo, manager: McpManager): Tool {
     run: async (input, ctx): Promise<ToolResult> => {
       let result: CallToolResult;
       try {
-        result = await manager.callTool(info.server, info.name, input, ctx.signal);
+        result = await manager.callTool(info.server, info.callName, input, ctx.signal);
       } catch (error) {
         if (ctx.signal.aborted) return toolFailure('Interrupted: the MCP call was cancelled', { interrupted: true });
         return toolFailure(`MCP server "${info.server}", tool "${info.name}": ${errorMessage(error)}`);
@@ -89,12 +87,12 @@ function capContent(part: McpContent, cut: (text: string) => string): McpContent
   return part;
 }
 
-/** A schema this long is sent to the model as an open object: it would ride along with every request. */
-const MAX_SCHEMA_CHARS = 16_000;
-
-/** Function parameters must be an object schema; a server that says otherwise, or far too much, gets an open one. */
+/**
+ * Function parameters must be an object schema; a server that says otherwise gets an open one
+ * (so does one whose schema is far too long: the listing replaced it).
+ */
 function objectSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = schema;
-  if (rest.type !== 'object' || JSON.stringify(rest).length > MAX_SCHEMA_CHARS) return { type: 'object', properties: {} };
+  if (rest.type !== 'object') return { type: 'object', properties: {} };
   return rest;
 }
