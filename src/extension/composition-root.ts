@@ -114,6 +114,8 @@ export class CompositionRoot extends Disposable {
       // The chat is created below; a server asks only during a tool call of its session.
       elicit: (request, signal): Promise<ElicitationAnswer> => chat.answerElicitation(request, signal),
       untrustedCwd: path.join(context.globalStorageUri.fsPath, 'mcp-untrusted-cwd'),
+      appliedText: (file) => applied.guard.appliedText(file),
+      onDidChangeApplied: engineHost.onDidReload,
     });
     engineHost.engine.useMcp(mcp.manager);
     const chat = new ChatController({

@@ -29,6 +29,7 @@ const storedHeldSchema = z.array(
 const APPLIED_CONFIG_KEY = 'hookpilot.appliedConfig';
 const storedAppliedSchema = z.array(z.object({ file: z.string(), text: z.string().optional() }));
 const RELOAD_DEBOUNCE_MS = 150;
+const MCP_FILES_PATTERN = '{**/.mcp.json,**/.vscode/mcp.json}';
 
 export interface EngineHostOptions {
   config: HookpilotConfig;
@@ -133,6 +134,12 @@ export class EngineHost extends Disposable {
     this._register(watcher.onDidChange(onHooksJson));
     this._register(watcher.onDidCreate(onHooksJson));
     this._register(watcher.onDidDelete(onHooksJson));
+    // The agent root's MCP files: what they start is held like the hooks (McpHost loads them as applied).
+    const mcpWatcher = this._register(vscode.workspace.createFileSystemWatcher(MCP_FILES_PATTERN));
+    const onMcpJson = (uri: vscode.Uri) => {
+      if (governedSources().some((s) => s.kind === 'mcpJson' && s.file === uri.fsPath)) this.scheduleReload();
+    };
+    for (const event of [mcpWatcher.onDidChange, mcpWatcher.onDidCreate, mcpWatcher.onDidDelete]) this._register(event(onMcpJson));
     this.claudeManaged = this._register(
       new ClaudeManagedSources({ appliedText: (file) => guard.appliedText(file), projectDir: () => this.projectDir }),
     );

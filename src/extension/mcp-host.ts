@@ -3,8 +3,8 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { Tool } from '../core/agent/tools/tool';
 import {
+  loadMcpDocument,
   loadMcpSetting,
-  readMcpDocument,
   type LoadedMcpConfig,
   type McpInput,
   type McpServerConfig,
@@ -17,6 +17,7 @@ import type { McpServerView } from '../shared/manager-views';
 import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
 import { SHOW_MCP_SERVERS, showMcpServers } from './mcp-servers-command';
+import type { SourceText } from './pending-config-guard';
 
 /** `${input:id}` answers in SecretStorage: this prefix and a hash of where they were asked for. */
 const SECRET_PREFIX = 'hookpilot.mcp.input.';
@@ -45,14 +46,22 @@ export interface McpHostDeps {
    * above private storage are the person's own, unlike a folder in the shared temp directory.
    */
   untrustedCwd: string;
+  /**
+   * A workspace MCP file as applied (pending-config-guard.ts), never as on disk: a change no
+   * person made is held there until a person applies it.
+   */
+  appliedText: (file: string) => SourceText;
+  /** The applied configuration may have changed (a person applied or saved a change). */
+  onDidChangeApplied: vscode.Event<void>;
 }
 
 /**
  * The window's MCP servers: the user setting `hookpilot.mcpServers`, and in a trusted
  * workspace `.mcp.json` and `.vscode/mcp.json`. An untrusted workspace starts none of its
  * servers (the MCP tab lists them as untrusted) and its folder is not the user servers' (see
- * McpManagerOptions.trust); granting trust restarts the servers. A change
- * of configuration applies from the next chat on; a person's on/off choice is kept in workspace
+ * McpManagerOptions.trust); granting trust restarts the servers. The workspace files are read as
+ * applied: a change no person made is held until applied, and an applied change restarts the
+ * servers; a change of the user setting applies from the next chat on; a person's on/off choice is kept in workspace
  * state; `${input:…}` values are asked once per workspace folder, file and server destination and
  * kept in SecretStorage. A workspace server of a user server's name is refused (McpManager.start).
  * Server stderr goes to the output channel.
@@ -64,6 +73,8 @@ export class McpHost extends Disposable {
   private configs: LoadedMcpConfig[] = [];
   /** The workspace's servers while it is untrusted: listed, never started. */
   private untrusted: McpServerConfig[] = [];
+  /** The applied texts of the workspace MCP files the servers were last loaded from. */
+  private loadedTexts = '';
   private readonly changed = this._register(new vscode.EventEmitter<void>());
   /** Fires at once, then at most every CHANGE_INTERVAL_MS while changes keep coming (the last one always fires). */
   readonly onDidChange = this.changed.event;
@@ -89,6 +100,10 @@ export class McpHost extends Disposable {
     this._register(vscode.workspace.onDidGrantWorkspaceTrust(() => void (this.started && (this.started = this.start()))));
     this._register(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('hookpilot.mcpServers') && stale()));
     this._register(this.manager.onDidChange(() => this.changedSoon()));
+    // An applied change to the MCP files restarts servers already running, as a trust grant does.
+    this._register(
+      deps.onDidChangeApplied(() => void (this.started && this.appliedTexts() !== this.loadedTexts && (this.started = this.start()))),
+    );
     this._register(vscode.commands.registerCommand(SHOW_MCP_SERVERS, () => showMcpServers(this, deps.log)));
   }
 
@@ -189,18 +204,28 @@ export class McpHost extends Disposable {
     // The user's own value only: a workspace's settings cannot add servers.
     const user = vscode.workspace.getConfiguration('hookpilot').inspect<unknown>('mcpServers')?.globalValue;
     const configs = user === undefined ? [] : [loadMcpSetting(user, { kind: 'user' })];
-    const dir = this.deps.projectDir();
     const workspace: LoadedMcpConfig[] = [];
-    for (const file of dir ? WORKSPACE_MCP_FILES.map((f) => path.join(dir, f)) : []) {
-      const loaded = readMcpDocument(file, { kind: 'workspace', file });
-      if (loaded) workspace.push(loaded);
+    for (const file of this.workspaceFiles()) {
+      const text = this.deps.appliedText(file);
+      if (text !== undefined) workspace.push(loadMcpDocument(text, { kind: 'workspace', file }));
     }
+    this.loadedTexts = this.appliedTexts();
     // Untrusted: the files are only read to list their servers; nothing of them starts.
     this.untrusted = vscode.workspace.isTrusted ? [] : workspace.flatMap((c) => c.servers);
     const overrides = this.overrides();
     const enabled = (s: McpServerConfig) => overrides[s.name] ?? !s.disabled;
     const chosen = (c: LoadedMcpConfig): LoadedMcpConfig => ({ ...c, servers: c.servers.map((s) => ({ ...s, disabled: !enabled(s) })) });
     return [...configs, ...(vscode.workspace.isTrusted ? workspace : [])].map(chosen);
+  }
+
+  private workspaceFiles(): string[] {
+    const dir = this.deps.projectDir();
+    return dir ? WORKSPACE_MCP_FILES.map((f) => path.join(dir, f)) : [];
+  }
+
+  /** What the servers are loaded from, as one comparable value. */
+  private appliedTexts(): string {
+    return JSON.stringify(this.workspaceFiles().map((file) => [file, this.deps.appliedText(file) ?? null]));
   }
 
   private overrides(): Record<string, boolean> {

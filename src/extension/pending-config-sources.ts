@@ -5,6 +5,7 @@ import { withoutBom } from '../core/hooks/config/jsonc-document';
 import { settingValue } from '../core/hooks/config/setting-value';
 import type { SourceText } from './pending-config-guard';
 import { readConfigText } from '../core/read-regular-file';
+import { WORKSPACE_MCP_FILES } from '../core/mcp/mcp-protected-files';
 
 export const SECTION = 'hookpilot';
 
@@ -17,11 +18,16 @@ export type GoverningKey = (typeof GOVERNING_KEYS)[number];
 
 /** A file whose governing content is applied only on a person's word. */
 export interface GovernedSource {
-  kind: 'hooksJson' | 'workspaceSettings' | 'folderSettings' | 'claudeSettings';
+  kind: 'hooksJson' | 'workspaceSettings' | 'folderSettings' | 'claudeSettings' | 'mcpJson';
   file: string;
   /** The file as a person reads it. */
   label: string;
   folder?: vscode.WorkspaceFolder;
+}
+
+/** Sources held as the file's text; the others as their governing settings. */
+function isTextSource(source: GovernedSource): boolean {
+  return source.kind === 'hooksJson' || source.kind === 'claudeSettings' || source.kind === 'mcpJson';
 }
 
 function isMultiRoot(): boolean {
@@ -42,21 +48,23 @@ function folderLabel(folder: vscode.WorkspaceFolder, rel: string): string {
   return isMultiRoot() ? `${folder.name}/${rel}` : rel;
 }
 
-/** Every governed source of the open workspace: each folder's hooks.json, and the workspace's and folders' settings. */
+/**
+ * Every governed source of the open workspace: each folder's hooks.json, the workspace's and
+ * folders' settings, and the agent root's Claude settings and MCP files.
+ */
 export function governedSources(): GovernedSource[] {
   const folders = vscode.workspace.workspaceFolders ?? [];
-  // Claude Code's project files, read in place from the agent's root (hookpilot.hooks.claudeSettings).
   const root = folders[0];
-  const claude: GovernedSource[] = root
-    ? ['.claude/settings.json', '.claude/settings.local.json'].map((rel) => ({
-        kind: 'claudeSettings',
-        file: path.join(root.uri.fsPath, rel),
-        label: folderLabel(root, rel),
-        folder: root,
-      }))
-    : [];
+  const atRoot = (kind: 'claudeSettings' | 'mcpJson', rels: readonly string[]): GovernedSource[] =>
+    root ? rels.map((rel) => ({ kind, file: path.join(root.uri.fsPath, rel), label: folderLabel(root, rel), folder: root })) : [];
   const sources: GovernedSource[] = [
-    ...claude,
+    // Claude Code's project files, read in place from the agent's root (hookpilot.hooks.claudeSettings).
+    ...atRoot('claudeSettings', ['.claude/settings.json', '.claude/settings.local.json']),
+    // The workspace's MCP servers start with the user's whole environment, outside every hook.
+    ...atRoot(
+      'mcpJson',
+      WORKSPACE_MCP_FILES.map((rel) => rel.split(path.sep).join('/')),
+    ),
     ...folders.map((folder): GovernedSource => ({
       kind: 'hooksJson',
       file: hooksJsonFile(folder),
@@ -125,9 +133,9 @@ export function readSettingsSource(source: GovernedSource): string {
   return settingsText(values);
 }
 
-/** What a source holds now: hooks.json on disk (undefined when absent), or the settings of that scope. */
+/** What a source holds now: a text source's file on disk (undefined when absent), or the settings of that scope. */
 export async function readSource(source: GovernedSource): Promise<SourceText> {
-  if (source.kind !== 'hooksJson' && source.kind !== 'claudeSettings') return readSettingsSource(source);
+  if (!isTextSource(source)) return readSettingsSource(source);
   try {
     return withoutBom(readConfigText(source.file));
   } catch (error) {
@@ -139,7 +147,7 @@ export async function readSource(source: GovernedSource): Promise<SourceText> {
 /** The content a save of `documentText` gives a source, comparable with `readSource`. */
 export function savedText(source: GovernedSource, documentText: string): SourceText {
   const text = withoutBom(documentText);
-  if (source.kind === 'hooksJson' || source.kind === 'claudeSettings') return text;
+  if (isTextSource(source)) return text;
   const parsed: unknown = parseJsonc(text, [], { allowTrailingComma: true });
   const root = source.file.endsWith('.code-workspace') ? (parsed as { settings?: unknown } | undefined)?.settings : parsed;
   if (root === null || typeof root !== 'object' || Array.isArray(root)) return settingsText({});

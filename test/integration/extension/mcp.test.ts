@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostToManager } from '../../../src/shared/manager-protocol';
@@ -19,16 +19,15 @@ afterEach(async () => {
 });
 
 /** A workspace .mcp.json whose server writes its pid to `started.pid` when it starts. */
-const workspaceMcp = (dir: string) =>
-  JSON.stringify({
-    mcpServers: { fix: { command: process.execPath, args: [FIXTURE], env: { MCP_FIXTURE_PID_FILE: path.join(dir, 'started.pid') } } },
-  });
+const WORKSPACE_MCP = JSON.stringify({
+  mcpServers: { fix: { command: process.execPath, args: [FIXTURE], env: { MCP_FIXTURE_PID_FILE: '${workspaceFolder}/started.pid' } } },
+});
 const offeredTools = (harness: ChatHarness) =>
   (harness.server.requests.at(-1)?.body as { tools?: Array<{ function: { name: string } }> }).tools?.map((t) => t.function.name) ?? [];
 
 describe('MCP servers in VS Code', () => {
   it('an untrusted workspace starts none of its servers; the user setting still works; trust applies from the next chat', async () => {
-    h = await startChat({}, [text('first'), text('second')], {
+    h = await startChat({ '.mcp.json': WORKSPACE_MCP }, [text('first'), text('second')], {
       trusted: false,
       setup: () => {
         stub.setConfig('hookpilot.mcpServers', { mine: { command: process.execPath, args: [FIXTURE] } }, 'globalValue');
@@ -36,7 +35,6 @@ describe('MCP servers in VS Code', () => {
         stub.setConfig('hookpilot.mcpServers', { theirs: { command: process.execPath, args: [FIXTURE] } }, 'workspaceValue');
       },
     });
-    writeFileSync(h.workspace.file('.mcp.json'), workspaceMcp(h.workspace.dir));
     await h.prompt('hello');
     expect(offeredTools(h)).toContain('mcp__mine__echo');
     expect(offeredTools(h).some((n) => n.startsWith('mcp__fix__') || n.startsWith('mcp__theirs__'))).toBe(false);
@@ -315,14 +313,12 @@ describe('MCP servers in VS Code', () => {
     expect(readFileSync(h.workspace.file('seen.txt'), 'utf8')).toMatch(/^T=typed-[12]\n$/);
 
     // Another query string is the same destination: the kept answers are used.
-    writeFileSync(h.workspace.file('.vscode/mcp.json'), mcpJson([HOSTILE], 'http://127.0.0.1:9/mcp?v=2'));
-    await h.restart();
+    await personSaves(h.workspace.file('.vscode/mcp.json'), mcpJson([HOSTILE], 'http://127.0.0.1:9/mcp?v=2'));
     await serverState(await openManager(), 'gh', 'connected');
     expect(asked).toHaveLength(2);
 
     // A repository update points the server elsewhere: neither kept answer goes there unasked.
-    writeFileSync(h.workspace.file('.vscode/mcp.json'), mcpJson([HOSTILE, '--other'], 'http://127.0.0.1:9/elsewhere'));
-    await h.restart();
+    await personSaves(h.workspace.file('.vscode/mcp.json'), mcpJson([HOSTILE, '--other'], 'http://127.0.0.1:9/elsewhere'));
     await serverState(await openManager(), 'gh', 'connected');
     expect(asked.slice(2).sort()).toEqual(['key', 'token']);
     expect(readFileSync(h.workspace.file('seen.txt'), 'utf8').split('\n').at(-2)).toMatch(/^T=typed-[34]$/);
@@ -358,6 +354,13 @@ describe('MCP servers in VS Code', () => {
 });
 
 /** Opens the Hook Manager (a new panel) and says `ready` as its page would. */
+/** A person saves an MCP file in the editor: it applies, and the running servers restart from it. */
+async function personSaves(file: string, content: string): Promise<void> {
+  stub.saveDocument(file, content);
+  await h!.root.engineHost.reload();
+  await stub.state.commands.get('hookpilot.showMcpServers')!();
+}
+
 async function openManager(): Promise<FakeWebview> {
   await stub.state.commands.get('hookpilot.openHookManager')?.();
   const webview = stub.state.panels.at(-1)!.webview;
@@ -413,11 +416,10 @@ describe('the Hook Manager MCP tab', () => {
   });
 
   it('an untrusted workspace lists its servers as untrusted and starts none, whatever the toggle; trust starts them', async () => {
-    h = await startChat({}, [text('hi')], {
+    h = await startChat({ '.mcp.json': WORKSPACE_MCP }, [text('hi')], {
       trusted: false,
       setup: () => stub.setConfig('hookpilot.mcpServers', { mine: { command: process.execPath, args: [FIXTURE] } }, 'globalValue'),
     });
-    writeFileSync(h.workspace.file('.mcp.json'), workspaceMcp(h.workspace.dir));
     const webview = await openManager();
     await serverState(webview, 'mine', 'connected');
     expect(serverIn(webview, 'fix')).toMatchObject({ state: 'untrusted', sourceKind: 'workspace', file: '.mcp.json', tools: [] });
