@@ -30,6 +30,16 @@ function layer(files, name, { noVscode, noNode, up, typesOnly = [] }) {
   return { files, rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths, patterns }] } };
 }
 
+const NOTIFICATIONS = {
+  selector: 'MemberExpression[property.name=/^show(Information|Warning|Error)Message$/]',
+  message: 'Use showInformation, showWarning or showError from src/extension/notifications.ts.',
+};
+// A quick input's prompt, validation message and items draw links and icons (src/extension/quick-inputs.ts).
+const QUICK_INPUTS = {
+  selector: "MemberExpression[object.property.name='window'][property.name=/^(show|create)(InputBox|QuickPick)$/]",
+  message: 'Use showInputBox or showQuickPick from src/extension/quick-inputs.ts.',
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'out/**', 'test-results/**', 'coverage/**'] },
   js.configs.recommended,
@@ -80,15 +90,13 @@ export default tseslint.config(
     files: ['src/extension/**/*.ts'],
     ignores: ['src/extension/notifications.ts'],
     rules: {
-      'no-restricted-syntax': [
-        'error',
-        ...ERROR_HELPERS,
-        {
-          selector: 'MemberExpression[property.name=/^show(Information|Warning|Error)Message$/]',
-          message: 'Use showInformation, showWarning or showError from src/extension/notifications.ts.',
-        },
-      ],
+      'no-restricted-syntax': ['error', ...ERROR_HELPERS, NOTIFICATIONS, QUICK_INPUTS],
     },
+  },
+  {
+    // The wrapper itself.
+    files: ['src/extension/quick-inputs.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...ERROR_HELPERS, NOTIFICATIONS] },
   },
   layer(['webview-ui/**/*.ts'], 'webview-ui', { noVscode: true, noNode: true, up: ['src/extension', 'src/cli'], typesOnly: ['src/core'] }),
   {

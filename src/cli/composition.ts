@@ -167,7 +167,12 @@ export function useModelForHooks(
 
 export function createSession(engine: HookEngine, setup: SessionSetup): AgentSession {
   const projectDir = engine.options.projectDir;
-  const model = new OpenAIChatModel({ baseURL: setup.endpoint.baseURL, apiKey: setup.endpoint.apiKey, maxRetries: setup.maxRetries });
+  const model = new OpenAIChatModel({
+    baseURL: setup.endpoint.baseURL,
+    apiKey: setup.endpoint.apiKey,
+    maxRetries: setup.maxRetries,
+    warn: (message) => engine.options.log?.('warn', message),
+  });
   useModelForHooks(engine, model, setup.endpoint.model, setup.permissions, setup.env);
   return new AgentSession({
     sessionId: setup.sessionId,

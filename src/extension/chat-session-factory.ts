@@ -36,7 +36,11 @@ export async function createChatSession(deps: ChatControllerDeps, modelName: str
   return new AgentSession({
     sessionId,
     workspaceRoot: projectDir,
-    model: new ConfiguredChatModel(() => config.resolveEndpoint(), modelName),
+    model: new ConfiguredChatModel(
+      () => config.resolveEndpoint(),
+      modelName,
+      (message) => deps.log.warn(message),
+    ),
     modelName,
     dispatcher: engine.dispatcher,
     approver: deps.approver,

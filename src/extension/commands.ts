@@ -22,6 +22,7 @@ import { listEndpointModels } from './model-catalog';
 import { errorMessage } from '../core/error-message';
 import { BUILTINS_OFF_BY_DEFAULT } from '../core/hooks/builtins/builtin-names';
 import { showError, showInformation, showWarning } from './notifications';
+import { showInputBox, showQuickPick } from './quick-inputs';
 
 /**
  * What Enable Hook… / Disable Hook… offer: not a managed hook (locked), nor a built-in that acts
@@ -79,7 +80,7 @@ export async function openHooksConfig(engineHost: EngineHost): Promise<void> {
 }
 
 export async function promptForApiKey(config: HookpilotConfig): Promise<void> {
-  const value = await vscode.window.showInputBox({
+  const value = await showInputBox({
     title: 'Hookpilot: Set API Key',
     prompt: "The key for hookpilot.baseUrl. It is kept in VS Code's secret storage; leave empty to remove it.",
     password: true,
@@ -116,7 +117,7 @@ async function selectModel(config: HookpilotConfig): Promise<void> {
     })),
   );
   items.push({ label: 'Enter a model name…', custom: true, description: current ? `current: ${current}` : undefined });
-  const picked = await vscode.window.showQuickPick(items, {
+  const picked = await showQuickPick(items, {
     placeHolder: current ? `Current model: ${current}` : 'Pick a model or a provider',
   });
   if (!picked) return;
@@ -125,7 +126,7 @@ async function selectModel(config: HookpilotConfig): Promise<void> {
     await config.applyPreset(picked.preset);
     if (MODEL_PRESETS.find((p) => p.id === picked.preset)?.needsApiKey && !config.apiKey()) await promptForApiKey(config);
   } else if (picked.custom) {
-    const name = await vscode.window.showInputBox({
+    const name = await showInputBox({
       title: 'Hookpilot: Model Name',
       value: current ?? '',
       prompt: 'The model id as the endpoint knows it (e.g. gpt-4.1, qwen2.5-coder:7b).',
@@ -177,7 +178,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     },
     [COMMAND_IDS.compactChat]: async () => {
       if (chat.busy) throw new Error('a chat turn is running: wait for it or cancel it before compacting');
-      const instructions = await vscode.window.showInputBox({
+      const instructions = await showInputBox({
         title: 'Compact Conversation',
         prompt: 'What the summary should keep in focus (optional)',
         placeHolder: 'e.g. the open bugs and the files changed',

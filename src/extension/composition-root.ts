@@ -81,7 +81,14 @@ export class CompositionRoot extends Disposable {
     // prompt and agent hooks (and their test-fire) ask the configured model, behind the secret boundary.
     engineHost.engine.useJudge(
       new ModelHookJudge({
-        model: new RedactingChatModel(new ConfiguredChatModel(() => config.resolveEndpoint(), ''), engineHost.engine.audit.redactor),
+        model: new RedactingChatModel(
+          new ConfiguredChatModel(
+            () => config.resolveEndpoint(),
+            '',
+            (message) => log.warn(message),
+          ),
+          engineHost.engine.audit.redactor,
+        ),
         modelName: () => config.modelName(),
         workspaceRoot: () => engineHost.projectDir,
         permissions: () => config.permissions(engineHost.projectDir),

@@ -15,6 +15,8 @@ export class ConfiguredChatModel implements ChatModel {
   constructor(
     private readonly resolve: () => EndpointResolution,
     private readonly sessionModelName: string,
+    /** The output channel: a reply's problem that does not fail it (token usage that is not counted). */
+    private readonly warn: (message: string) => void,
   ) {}
 
   complete(request: ModelRequest, options: CompleteOptions): Promise<ModelResponse> {
@@ -22,7 +24,7 @@ export class ConfiguredChatModel implements ChatModel {
     if (!resolution.ok) return Promise.reject(new ModelError('auth', resolution.problem));
     const { baseURL, apiKey, model } = resolution.endpoint;
     const key = JSON.stringify([baseURL, apiKey ?? '']);
-    if (this.client?.key !== key) this.client = { key, model: new OpenAIChatModel({ baseURL, apiKey }) };
+    if (this.client?.key !== key) this.client = { key, model: new OpenAIChatModel({ baseURL, apiKey, warn: this.warn }) };
     return this.client.model.complete({ ...request, model: request.model === this.sessionModelName ? model : request.model }, options);
   }
 }

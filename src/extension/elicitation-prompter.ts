@@ -13,6 +13,7 @@ import {
   type ElicitationValue,
 } from '../core/mcp/elicitation-content';
 import { showInformation } from './notifications';
+import { showInputBox, showQuickPick } from './quick-inputs';
 
 const ANSWER = 'Answer…';
 const DECLINE = 'Decline';
@@ -23,13 +24,17 @@ const SKIP = '(skip)';
 function problemOf(field: ElicitationField, text: string): string | undefined {
   if (text === '' && !field.required) return undefined;
   const value = typedFieldValue(field, text);
-  return value === undefined ? `Not ${field.type === 'integer' ? 'an integer' : 'a number'}` : fieldValueProblem(field, value);
+  if (value === undefined) return `Not ${field.type === 'integer' ? 'an integer' : 'a number'}`;
+  // It may name the server's choices.
+  const problem = fieldValueProblem(field, value);
+  return problem && visibleText(problem);
 }
 
 /**
  * Asks the person to fill in an MCP server's form: a modal with the server's message (escaped:
- * it is the server's text) and Answer / Decline; then one quick pick or input box per field,
- * each checked against the form before it is taken. Escape, or the call's cancel, cancels.
+ * it is the server's text) and Answer / Decline; then one quick pick or input box per field
+ * (quick-inputs.ts: the server's links and icons stay text), each checked against the form
+ * before it is taken. Escape, or the call's cancel, cancels.
  */
 export class ElicitationModal implements ElicitationPrompter {
   async ask(request: ElicitationRequest, signal: AbortSignal): Promise<ElicitationAnswer> {
@@ -69,7 +74,7 @@ export class ElicitationModal implements ElicitationPrompter {
     if (field.type === 'boolean' || (field.type === 'string' && field.choices)) {
       const labels = field.type === 'boolean' ? [YES, NO] : (field.choices ?? []).map(visibleText);
       const items = [...labels, ...(field.required ? [] : [SKIP])].map((label) => ({ label }));
-      const picked = await vscode.window.showQuickPick(items, { title, placeHolder, ignoreFocusOut: true }, token);
+      const picked = await showQuickPick(items, { title, placeHolder, ignoreFocusOut: true }, token);
       if (picked === undefined) return 'cancel';
       if (picked.label === SKIP) return undefined;
       if (field.type === 'boolean') return picked.label === YES;
@@ -77,7 +82,7 @@ export class ElicitationModal implements ElicitationPrompter {
     }
     const hint =
       field.type === 'array' ? `comma-separated${field.choices ? `: ${field.choices.map(visibleText).join(', ')}` : ''}` : field.type;
-    const text = await vscode.window.showInputBox(
+    const text = await showInputBox(
       {
         title,
         prompt: placeHolder ?? hint,

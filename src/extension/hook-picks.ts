@@ -3,6 +3,7 @@ import type { HookState } from '../core/hooks/registry';
 import type { HookSourceKind } from '../core/hooks/types';
 import { explainInactiveReason, handlerTarget } from '../shared/manager-view-builders';
 import { showInformation } from './notifications';
+import { showQuickPick } from './quick-inputs';
 
 const SOURCE_LABELS: Record<HookSourceKind, string> = {
   user: 'user settings',
@@ -53,7 +54,7 @@ export async function pickHook(states: readonly HookState[], placeHolder: string
     return undefined;
   }
   const sorted = [...states].sort(byRelevance);
-  const picked = await vscode.window.showQuickPick(sorted.map(hookPickItem), {
+  const picked = await showQuickPick(sorted.map(hookPickItem), {
     placeHolder,
     matchOnDescription: true,
     matchOnDetail: true,

@@ -4,6 +4,7 @@ import { formatImportReport, importHooks } from '../core/import/import-hooks';
 import { IMPORT_TOOLS, type ImportTool } from '../core/import/import-types';
 import type { EngineHost } from './engine-host';
 import { showError, showInformation } from './notifications';
+import { showQuickPick } from './quick-inputs';
 
 const TOOL_LABELS: Record<ImportTool, string> = {
   claude: 'Claude Code (.claude/settings*.json, ~/.claude/settings.json)',
@@ -25,7 +26,7 @@ export async function importHooksCommand(engineHost: EngineHost): Promise<void> 
     void showError('Hookpilot: open a folder first; imported hooks go to its .vscode/hooks.json.');
     return;
   }
-  const pick = await vscode.window.showQuickPick(
+  const pick = await showQuickPick(
     [
       { label: 'All tools', tool: undefined as ImportTool | undefined },
       ...IMPORT_TOOLS.map((tool) => ({ label: TOOL_LABELS[tool], tool })),

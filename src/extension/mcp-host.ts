@@ -17,6 +17,7 @@ import type { McpServerView } from '../shared/manager-views';
 import { Disposable } from './lifecycle';
 import type { HookpilotLog } from './log';
 import { SHOW_MCP_SERVERS, showMcpServers } from './mcp-servers-command';
+import { showInputBox } from './quick-inputs';
 import type { SourceText } from './pending-config-guard';
 
 /** `${input:id}` answers in SecretStorage: this prefix and a hash of where they were asked for. */
@@ -248,7 +249,7 @@ export class McpHost extends Disposable {
     // Kept by id alone, then by folder, file and id: for which server is not known, so neither is handed out.
     await this.deps.secrets.delete(SECRET_PREFIX + input.id);
     await this.deps.secrets.delete(inputSecretKey(folder, scope.source, input.id));
-    const value = await vscode.window.showInputBox({
+    const value = await showInputBox({
       title: `MCP server input: ${input.id}`,
       prompt: input.description || `A value for \${input:${input.id}}`,
       password: input.password,

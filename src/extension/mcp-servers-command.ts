@@ -1,8 +1,8 @@
-import * as vscode from 'vscode';
 import type { McpServerView } from '../shared/manager-views';
 import type { HookpilotLog } from './log';
 import type { McpHost } from './mcp-host';
 import { showInformation } from './notifications';
+import { showQuickPick } from './quick-inputs';
 
 export const SHOW_MCP_SERVERS = 'hookpilot.showMcpServers';
 
@@ -29,7 +29,7 @@ export async function showMcpServers(host: McpHost, log: HookpilotLog): Promise<
     void showInformation('Hookpilot: no MCP server is configured (.mcp.json, .vscode/mcp.json or the hookpilot.mcpServers setting).');
     return;
   }
-  const picked = await vscode.window.showQuickPick(
+  const picked = await showQuickPick(
     servers.map((s) => ({
       label: `${ICON[s.state]} ${s.name}`,
       description: `${s.state} · ${s.transport} · ${s.tools.length} tool(s)`,
@@ -41,7 +41,7 @@ export async function showMcpServers(host: McpHost, log: HookpilotLog): Promise<
   if (!picked) return;
   const { name, state } = picked.server;
   const actions = [{ label: 'Restart' }, { label: state === 'disabled' ? 'Enable' : 'Disable' }, { label: 'Show Log' }];
-  const action = await vscode.window.showQuickPick(actions, { title: `MCP server ${name}` });
+  const action = await showQuickPick(actions, { title: `MCP server ${name}` });
   if (action?.label === 'Restart') await host.restart(name);
   else if (action?.label === 'Enable') await host.setEnabled(name, true);
   else if (action?.label === 'Disable') await host.setEnabled(name, false);

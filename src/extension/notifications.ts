@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
+import { inertLinks } from './inert-text';
 
 /**
  * VS Code turns `[label](command:...)` in a notification into a link that runs the command.
  * A file name, a hook's error or reason, a rule: much of what a notification says can hold
- * text the model wrote, so every notification goes through here, where a space after the
- * bracket keeps it text. A modal dialog shows its message as it is, links and all as text.
+ * text the model wrote, so every notification goes through here, which keeps it text
+ * (inert-text.ts). A modal dialog shows its message as it is, links and all as text.
  */
-const inertLinks = (text: string): string => text.replace(/\]\(/g, '] (');
 
 type Show = typeof vscode.window.showInformationMessage;
 

@@ -4,7 +4,7 @@ import { isFileEditTool } from '../core/agent/tools/tool-catalog';
 import type { ChatItem, ChatItemChanges, ToolItem } from './chat-items';
 import type { ChatStreamMessage } from './chat-protocol';
 import { applyChatMessage, indexOfItem, initialChatState, type ChatViewState } from './chat-reducer';
-import type { TokenUsage } from './wire-common';
+import { tokenUsageSchema, type TokenUsage } from './wire-common';
 import { approvalSubject, visibleRule, visibleText } from '../core/agent/permissions/approval-text';
 
 export interface ChatProjectorOptions {
@@ -189,6 +189,8 @@ export class ChatProjector {
           }),
         ];
       case 'usage':
+        // A count that is not one would make every later status message fail the webview's check.
+        if (!tokenUsageSchema.safeParse(event).success) return [];
         this.totals = {
           promptTokens: this.totals.promptTokens + event.promptTokens,
           completionTokens: this.totals.completionTokens + event.completionTokens,

@@ -9,12 +9,7 @@ export const hookEventNameSchema = z.enum(HOOK_EVENTS);
 export const approvalChoiceSchema = z.enum(['allow-once', 'allow-session', 'allow-always', 'deny-session', 'deny']);
 export type ApprovalChoiceView = z.infer<typeof approvalChoiceSchema>;
 
-export const tokenUsageSchema = z.object({
-  promptTokens: z.number().nonnegative(),
-  completionTokens: z.number().nonnegative(),
-  totalTokens: z.number().nonnegative(),
-});
-export type TokenUsage = z.infer<typeof tokenUsageSchema>;
+export { tokenUsageSchema, type TokenUsage } from '../core/agent/llm/token-usage';
 
 /** An ISO 8601 timestamp as text (Date objects do not survive postMessage as Dates in every host). */
 export const isoTimeSchema = z.string().min(1);

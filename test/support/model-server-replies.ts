@@ -1,9 +1,7 @@
 // Scripted replies for the test model server, and how each becomes OpenAI wire objects.
 
-export interface ScriptedUsage {
-  promptTokens: number;
-  completionTokens: number;
-}
+/** Token counts (total_tokens is their sum), or `wire`: the usage object exactly as sent, counts or not. */
+export type ScriptedUsage = { promptTokens: number; completionTokens: number } | { wire: Record<string, unknown> };
 
 export interface ScriptedToolCall {
   /** Without one, the server makes an id unique to the request and position. */

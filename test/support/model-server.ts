@@ -216,11 +216,12 @@ function completionObject(reply: StreamableReply, record: RecordedRequest): Reco
 }
 
 /** Scripted numbers when given, else a rough estimate (4 characters a token). */
-function usageObject(reply: StreamableReply, record: RecordedRequest): Record<string, number> {
+function usageObject(reply: StreamableReply, record: RecordedRequest): Record<string, unknown> {
   const usage: ScriptedUsage = reply.usage ?? {
     promptTokens: Math.ceil(JSON.stringify(record.body.messages).length / 4),
     completionTokens: Math.max(1, Math.ceil(replyOutputText(reply).length / 4)),
   };
+  if ('wire' in usage) return usage.wire;
   return {
     prompt_tokens: usage.promptTokens,
     completion_tokens: usage.completionTokens,

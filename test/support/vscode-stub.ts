@@ -148,6 +148,24 @@ export class FakeFileSystemWatcher {
   }
 }
 
+/** What showQuickPick and showInputBox were given to show. */
+export interface ShownPickItem {
+  label: string;
+  description?: string;
+  detail?: string;
+}
+export interface ShownPickOptions {
+  title?: string;
+  placeHolder?: string;
+}
+export interface ShownInputBox {
+  title?: string;
+  prompt?: string;
+  placeHolder?: string;
+  password?: boolean;
+  validateInput?: (value: string) => unknown;
+}
+
 type ConfigLayers = { globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown };
 
 class StubState {
@@ -171,8 +189,9 @@ class StubState {
   /** Answers showInformation/Warning/ErrorMessage; default: no answer (dismissed). */
   answerMessage: (shown: ShownMessage) => MessageAnswer | Promise<MessageAnswer> = () => undefined;
   /** Answers showQuickPick with one of the items (by label); default: dismissed. */
-  answerQuickPick: (items: { label: string }[]) => string | undefined | Promise<string | undefined> = () => undefined;
-  answerInputBox: (options: { title?: string; password?: boolean }) => string | undefined = () => undefined;
+  answerQuickPick: (items: ShownPickItem[], options: ShownPickOptions) => string | undefined | Promise<string | undefined> = () =>
+    undefined;
+  answerInputBox: (options: ShownInputBox) => string | undefined = () => undefined;
   answerSaveDialog: () => Uri | undefined = () => undefined;
   readonly configChanged = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
   readonly trustGranted = new EventEmitter<void>();
@@ -234,12 +253,12 @@ export const window = {
   showInformationMessage: (message: string, ...rest: unknown[]) => showMessage('info', message, ...rest),
   showWarningMessage: (message: string, ...rest: unknown[]) => showMessage('warning', message, ...rest),
   showErrorMessage: (message: string, ...rest: unknown[]) => showMessage('error', message, ...rest),
-  showQuickPick: async <T extends { label: string }>(items: T[] | Promise<T[]>): Promise<T | undefined> => {
+  showQuickPick: async <T extends ShownPickItem>(items: T[] | Promise<T[]>, options: ShownPickOptions = {}): Promise<T | undefined> => {
     const list = await items;
-    const label = await state.answerQuickPick(list);
+    const label = await state.answerQuickPick(list, options);
     return list.find((i) => i.label === label);
   },
-  showInputBox: (options: { title?: string; password?: boolean }) => Promise.resolve(state.answerInputBox(options)),
+  showInputBox: (options: ShownInputBox) => Promise.resolve(state.answerInputBox(options)),
   showSaveDialog: () => Promise.resolve(state.answerSaveDialog()),
   showTextDocument: (document: { uri: Uri }) => {
     state.openedDocuments.push(document.uri.fsPath);

@@ -79,4 +79,50 @@ describe('StreamAssembler', () => {
     });
     expect(assembler.result().usage).toEqual({ promptTokens: 3, completionTokens: 1, totalTokens: 4 });
   });
+
+  describe('usage', () => {
+    // JSON.parse of the wire text: `1e400` arrives as Infinity.
+    const usageChunk = (usageJson: string): ChatCompletionChunk =>
+      JSON.parse(
+        `{"id":"c","object":"chat.completion.chunk","created":0,"model":"m","choices":[],"usage":${usageJson}}`,
+      ) as ChatCompletionChunk;
+    const withUsage = (...usages: string[]) => {
+      const warnings: string[] = [];
+      const assembler = new StreamAssembler((message) => warnings.push(message));
+      for (const c of [chunk({ content: 'x' }, 'stop'), ...usages.map(usageChunk)]) assembler.add(c);
+      return { usage: assembler.result().usage, warnings };
+    };
+
+    it.each([
+      ['negative', '{"prompt_tokens":-1000000,"completion_tokens":3,"total_tokens":-999997}', 'prompt_tokens'],
+      ['text', '{"prompt_tokens":"5","completion_tokens":3,"total_tokens":8}', 'prompt_tokens'],
+      ['past what a number holds', '{"prompt_tokens":1e400,"completion_tokens":3,"total_tokens":8}', 'prompt_tokens'],
+      ['fractional', '{"prompt_tokens":5,"completion_tokens":2.5,"total_tokens":8}', 'completion_tokens'],
+      ['missing', '{"completion_tokens":3,"total_tokens":8}', 'prompt_tokens'],
+      ['not an object', '"lots"', 'usage'],
+    ])('leaves out usage with a count that is %s, and says which field', (_what, usage, field) => {
+      const { usage: kept, warnings } = withUsage(usage);
+      expect(kept).toBeUndefined();
+      expect(warnings).toEqual([expect.stringMatching(new RegExp(`^a reply's token usage is not counted \\(${field}: `))]);
+    });
+
+    it('takes a missing total_tokens as the sum of the other two', () => {
+      expect(withUsage('{"prompt_tokens":3,"completion_tokens":1}')).toEqual({
+        usage: { promptTokens: 3, completionTokens: 1, totalTokens: 4 },
+        warnings: [],
+      });
+    });
+
+    it('counts the last usage sent, bad or good', () => {
+      expect(withUsage('{"prompt_tokens":-1,"completion_tokens":1}', '{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}')).toEqual(
+        {
+          usage: { promptTokens: 3, completionTokens: 1, totalTokens: 4 },
+          warnings: [],
+        },
+      );
+      expect(
+        withUsage('{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}', '{"prompt_tokens":-1,"completion_tokens":1}').usage,
+      ).toBeUndefined();
+    });
+  });
 });

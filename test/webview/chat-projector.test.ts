@@ -67,6 +67,14 @@ describe('ChatProjector', () => {
     expect(projector.usage).toEqual({ promptTokens: 250, completionTokens: 25, totalTokens: 275 });
   });
 
+  it('sums only token counts: a usage event with text, a negative or an infinite count leaves the totals as they were', () => {
+    const projector = new ChatProjector();
+    const usage = (promptTokens: unknown): AgentEvent =>
+      ({ type: 'usage', promptTokens, completionTokens: 3, totalTokens: 8 }) as AgentEvent;
+    projectAll(projector, [usage(5), usage('5'), usage(-5), usage(Infinity), usage(Number.NaN)]);
+    expect(projector.usage).toEqual({ promptTokens: 5, completionTokens: 3, totalTokens: 8 });
+  });
+
   it('records which hook blocked a tool call, and its outcome', () => {
     const projector = new ChatProjector();
     projectAll(projector, blockedTurn);

@@ -73,7 +73,11 @@ export function registerHooksTestCommand(hooks: Command, ctx: CliContext): void 
       });
       ctx.redactor = engine.audit.redactor;
       if (endpoint) {
-        const model = new OpenAIChatModel({ baseURL: endpoint.baseURL, apiKey: endpoint.apiKey });
+        const model = new OpenAIChatModel({
+          baseURL: endpoint.baseURL,
+          apiKey: endpoint.apiKey,
+          warn: (message) => engine.options.log?.('warn', message),
+        });
         useModelForHooks(engine, model, endpoint.model, permissions(), ctx.env);
       }
       const sessionId = `${HOOKS_TEST_SESSION_PREFIX}${randomUUID()}`;

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import type { HookJudge, JudgeAnswer, JudgeRequest } from '../hooks/handlers/model-hook-handler';
 import type { ChatMessage, ChatModel, ToolCallRequest } from './llm/chat-model';
+import { tokenUsageSchema } from './llm/token-usage';
 import { PermissionGate } from './permissions/permission-gate';
 import { physicalOrSelf } from './permissions/protected-targets';
 import type { PermissionSettings } from './permissions/permission-settings';
@@ -60,9 +61,13 @@ export class ModelHookJudge implements HookJudge {
     const tools = request.investigate ? [...this.tools.values()].map(toolFunctionDefinition) : undefined;
     for (let turn = 0; turn < AGENT_HOOK_MAX_TURNS; turn++) {
       const response = await this.options.model.complete({ model, messages, tools, temperature: 0 }, { signal: request.signal });
-      usage.prompt += response.usage?.promptTokens ?? 0;
-      usage.completion += response.usage?.completionTokens ?? 0;
-      usage.total += response.usage?.totalTokens ?? 0;
+      // Any ChatModel may answer: only counts are summed into the hook_run record, which the audit schema checks.
+      const counted = tokenUsageSchema.safeParse(response.usage);
+      if (counted.success) {
+        usage.prompt += counted.data.promptTokens;
+        usage.completion += counted.data.completionTokens;
+        usage.total += counted.data.totalTokens;
+      }
       if (!request.investigate || response.toolCalls.length === 0) return { text: response.content, model, usage };
       messages.push({
         role: 'assistant',

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HostToChat } from '../../../src/shared/chat-protocol';
+import { receiveHostToChat, type HostToChat } from '../../../src/shared/chat-protocol';
 import type { HostToManager } from '../../../src/shared/manager-protocol';
 import { stall, text, toolCalls } from '../../support/model-server';
 import { commands, stub } from '../../support/vscode-stub';
@@ -58,6 +58,27 @@ describe('chat stream', () => {
     );
     expect(reset.seq).toBe(stream.at(-1)?.seq);
     expect(reset.state.items).toEqual(chat.items());
+  });
+
+  it('a reply whose token counts are not counts leaves the totals as they were, is logged, and the chat still learns the turn ended', async () => {
+    const chat = await startChat({}, [
+      text('first', { usage: { promptTokens: 11, completionTokens: 7 } }),
+      text('second', { usage: { wire: { prompt_tokens: -1_000_000, completion_tokens: 3, total_tokens: -999_997 } } }),
+    ]);
+    h = chat;
+    await chat.prompt('one');
+    await chat.prompt('two');
+    const last = chat.webview.ofType<Status>('status').at(-1);
+    // What the webview itself checks on receipt: a status it refused would leave it "Working…".
+    const received = receiveHostToChat(last);
+    expect(received.ok ? received.message : received.error).toMatchObject({
+      busy: false,
+      usage: { promptTokens: 11, completionTokens: 7, totalTokens: 18 },
+    });
+    expect(stub.state.logLines).toContainEqual({
+      level: 'warn',
+      message: expect.stringMatching(/^the model at .*: a reply's token usage is not counted \(prompt_tokens: /),
+    });
   });
 
   it('drops invalid webview messages without acting on them', async () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HostToManager } from '../../../src/shared/manager-protocol';
-import { text } from '../../support/model-server';
+import { text, toolCalls, type ScriptedReply } from '../../support/model-server';
 import { stub, Uri, type FakeWebview } from '../../support/vscode-stub';
 import { hooksJson } from '../../support/workspace';
 import { startChat, until, type ChatHarness } from './extension-harness';
@@ -122,6 +122,25 @@ describe('Hook Manager', () => {
     expect(lines.length).toBeGreaterThanOrEqual(seen + appended.length);
     expect(lines.every((r) => r.session_id === sessionId)).toBe(true);
     expect(lines.map((r) => r.seq)).toEqual(lines.map((_, i) => i + 1));
+  });
+
+  it("keeps a prompt hook's run on the timeline when its judge's reply counts tokens in text: the count is left out and logged", async () => {
+    const hooks = hooksJson({ PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'prompt', prompt: 'Safe? $ARGUMENTS' }] }] });
+    const agent: ScriptedReply[] = [toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]), text('done')];
+    h = await startChat({ '.vscode/hooks.json': hooks }, (request) =>
+      // The judge asks without tools, the agent with them.
+      request.body.tools
+        ? agent.shift()
+        : text('{"ok": true}', { usage: { wire: { prompt_tokens: '5', completion_tokens: 3, total_tokens: 8 } } }),
+    );
+    await h.prompt('list files');
+    const webview = await openManager();
+    const runs = last(webview, 'timelineReset')?.records.filter((r) => r.type === 'hook_run' && r.handler === 'prompt');
+    expect(runs).toEqual([expect.objectContaining({ status: 'success', tokens: { prompt: 0, completion: 0, total: 0 } })]);
+    expect(stub.state.logLines).toContainEqual({
+      level: 'warn',
+      message: expect.stringMatching(/: a reply's token usage is not counted \(prompt_tokens: /),
+    });
   });
 
   it('Show Timeline opens the manager on its Timeline tab once the page is ready', async () => {

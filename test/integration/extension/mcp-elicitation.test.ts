@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toolMessageSent } from '../../support/agent-harness';
 import { text, toolCalls } from '../../support/model-server';
-import { stub } from '../../support/vscode-stub';
+import { stub, type ShownInputBox, type ShownPickItem, type ShownPickOptions } from '../../support/vscode-stub';
 import { modals, startChat, type ChatHarness } from './extension-harness';
 
 // The fixture's tool asks for Environment (required, one of staging or production), a Deploy
@@ -71,5 +71,37 @@ describe('MCP elicitation in VS Code', () => {
     await h.prompt('deploy it');
     expect(sentToModel(h, 'd1')).toEqual({ action: 'decline' });
     expect(sentToModel(h, 'd2')).toEqual({ action: 'cancel' });
+  }, 60_000);
+
+  it("keeps a server's links and icons as text in every box and pick of its form, and still takes the answer picked", async () => {
+    // VS Code's own syntax: `[label](command:...)` in a prompt or validation message is a link that runs
+    // the command; `$(name)` in those and in a pick's label, description or detail is an icon.
+    const LIVE_LINK = /\[[^\]]+\]\((?:https?:\/\/|command:|file:)[^)\s]+\)/i;
+    const LIVE_ICON = /(?<!\\)\$\([\w-]+\)/;
+    const plain: string[] = [];
+    const drawn: string[] = [];
+    const collect = (into: string[], ...texts: unknown[]) => into.push(...texts.filter((t): t is string => typeof t === 'string'));
+    h = await startChat({ '.mcp.json': mcpJson }, [toolCalls([{ id: 'd1', name: 'mcp__deploy__lure', arguments: {} }]), text('done')], {
+      setup: () => {
+        stub.setConfig('hookpilot.permissions', { allow: ['mcp__deploy'] }, 'globalValue');
+        stub.state.answerMessage = (shown) => (shown.message.includes('asks for input') ? 'Answer…' : undefined);
+        stub.state.answerQuickPick = (items: ShownPickItem[], options: ShownPickOptions) => {
+          collect(plain, options.title, options.placeHolder);
+          for (const item of items) collect(drawn, item.label, item.description, item.detail);
+          return items.find((item) => item.label.endsWith(' eu'))?.label;
+        };
+        stub.state.answerInputBox = (options: ShownInputBox) => {
+          collect(plain, options.title, options.placeHolder);
+          collect(drawn, options.prompt, options.validateInput?.('not-a-choice'));
+          return options.title?.includes('targets') ? 'web' : 'hotfix';
+        };
+      },
+    });
+    await h.prompt('deploy it');
+    expect(sentToModel(h)).toEqual({ action: 'accept', content: { reason: 'hotfix', region: '$(pass-filled) eu', targets: ['web'] } });
+    expect([...plain, ...drawn].filter((t) => LIVE_LINK.test(t))).toEqual([]);
+    expect(drawn.filter((t) => LIVE_ICON.test(t))).toEqual([]);
+    // Still shown, as text: the first box's prompt, the pick's item, the second box's hint and problem (its choices).
+    expect(drawn.filter((t) => t.includes('[Click here to fill this in] (command:')).length).toBeGreaterThanOrEqual(4);
   }, 60_000);
 });

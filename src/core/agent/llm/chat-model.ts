@@ -1,4 +1,5 @@
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { TokenUsage } from './token-usage';
 
 /** A chat message in the OpenAI wire shape: system, user, assistant (with tool_calls) or tool. */
 export type ChatMessage = ChatCompletionMessageParam;
@@ -23,11 +24,7 @@ export interface ToolCallRequest {
   argumentsError?: string;
 }
 
-export interface TokenUsage {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-}
+export type { TokenUsage };
 
 export interface ModelResponse {
   content: string;

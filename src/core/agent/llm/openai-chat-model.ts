@@ -18,6 +18,8 @@ export interface OpenAIChatModelOptions {
   /** How long to wait for the response to start, and then for each next chunk. Default 10 min. */
   timeoutMs?: number;
   fetch?: Fetch;
+  /** Where a reply's problem that does not fail the request is told (token usage that is not counted). */
+  warn?: (message: string) => void;
 }
 
 const PLACEHOLDER_API_KEY = 'not-needed';
@@ -30,11 +32,13 @@ export class OpenAIChatModel implements ChatModel {
   private readonly context: ErrorContext;
   private readonly apiKey: string | undefined;
   private readonly body = new ChatRequestBody();
+  private readonly warn: ((message: string) => void) | undefined;
 
   constructor(options: OpenAIChatModelOptions) {
     const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.apiKey = options.apiKey;
+    this.warn = options.warn;
     this.context = { baseURL: options.baseURL, timeoutMs };
     this.client = new OpenAI({
       baseURL: options.baseURL,
@@ -88,7 +92,7 @@ export class OpenAIChatModel implements ChatModel {
       throw requestErrorToModelError(error, this.context);
     }
 
-    const assembler = new StreamAssembler();
+    const assembler = new StreamAssembler((message) => this.warn?.(`${modelAt(this.context)}: ${message}`));
     let stalled = false;
     let callbackFailure: { error: unknown } | undefined;
     const idle = new IdleTimer(this.context.timeoutMs, () => {

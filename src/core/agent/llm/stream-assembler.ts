@@ -1,6 +1,7 @@
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import type { ModelResponse, TokenUsage, ToolCallRequest } from './chat-model';
+import type { ModelResponse, ToolCallRequest } from './chat-model';
 import { MAX_REPLY_TOOL_CALLS, ReplyTooLargeError } from './reply-limits';
+import { usageFromWire, type CheckedUsage } from './token-usage';
 import { parseToolArguments } from './tool-arguments';
 
 interface PartialToolCall {
@@ -14,7 +15,8 @@ type ToolCallDelta = NonNullable<ChatCompletionChunk.Choice.Delta['tool_calls']>
 
 /**
  * Builds one assistant message from streamed chunks. Tool calls arrive split across chunks
- * and are keyed by `index`; several calls may interleave.
+ * and are keyed by `index`; several calls may interleave. The last `usage` sent counts, when
+ * it holds counts (token-usage.ts); one that does not is left out, and `warn` says so.
  */
 export class StreamAssembler {
   private content = '';
@@ -22,19 +24,15 @@ export class StreamAssembler {
   /** The latest call at each index: a server may reuse an index for a later call. */
   private readonly callAtIndex = new Map<number, PartialToolCall>();
   private finish: string | null = null;
-  private usage: TokenUsage | undefined;
+  private usage: CheckedUsage | undefined;
   private chunkCount = 0;
+
+  constructor(private readonly warn: (message: string) => void = () => undefined) {}
 
   /** Returns the text added by this chunk ('' when none). */
   add(chunk: ChatCompletionChunk): string {
     this.chunkCount += 1;
-    if (chunk.usage) {
-      this.usage = {
-        promptTokens: chunk.usage.prompt_tokens,
-        completionTokens: chunk.usage.completion_tokens,
-        totalTokens: chunk.usage.total_tokens,
-      };
-    }
+    if (chunk.usage) this.usage = usageFromWire(chunk.usage);
     // Only one choice is requested; other indexes would be a different message.
     const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
     if (!choice) return '';
@@ -59,7 +57,8 @@ export class StreamAssembler {
   result(): ModelResponse {
     const toolCalls = this.calls.map((call, position) => toToolCallRequest(call, position));
     const response: ModelResponse = { content: this.content, toolCalls, finishReason: this.finish };
-    if (this.usage) response.usage = this.usage;
+    if (this.usage?.ok) response.usage = this.usage.usage;
+    else if (this.usage) this.warn(`a reply's token usage is not counted (${this.usage.problem})`);
     return response;
   }
 
