@@ -5,15 +5,11 @@ import type { AuditLog } from '../core/audit/audit-log';
 import { expandModelRequests } from '../core/audit/model-request-delta';
 import type { AuditRecord } from '../core/audit/records';
 import { capStrings, longestString } from '../core/audit/record-truncation';
-import type { HostToManager } from '../shared/manager-protocol';
+import { MAX_TIMELINE_CHARS, MAX_TIMELINE_RECORDS, type HostToManager } from '../shared/manager-protocol';
 import type { TimelineSession } from '../shared/manager-views';
 import { Disposable } from './lifecycle';
 import { listSessions } from './session-catalog';
 
-/** A timeline reset carries at most this many records (the newest); export writes them all. */
-const MAX_RESET_RECORDS = 10_000;
-/** ... and at most this many bytes of them, so a session of big tool outputs cannot make a huge message. */
-const MAX_RESET_BYTES = 8 * 1024 * 1024;
 /**
  * The list needs a record's kind, time, names and decision: its strings are cut past this, and the
  * detail pane fetches a cut record whole when it is selected.
@@ -26,7 +22,7 @@ function listed(records: readonly AuditRecord[], maxBytes = Infinity): { records
   const kept: AuditRecord[] = [];
   const shortened: number[] = [];
   let bytes = 0;
-  for (let i = records.length - 1; i >= 0 && kept.length < MAX_RESET_RECORDS; i--) {
+  for (let i = records.length - 1; i >= 0 && kept.length < MAX_TIMELINE_RECORDS; i--) {
     const cut = longestString(records[i]) > LISTED_STRING_CHARS;
     const record = cut ? (capStrings(records[i], LISTED_STRING_CHARS) as AuditRecord) : records[i];
     // Measured only against a cap: a live batch has none, and the post serializes it anyway.
@@ -81,7 +77,8 @@ export class TimelineFeed extends Disposable {
     const { records } = id === '' ? { records: [] } : await this.audit.read(id);
     if (this.selected !== id) return;
     this.lastSeq = records.at(-1)?.seq ?? 0;
-    this.post({ type: 'timelineReset', sessionId: id, ...listed(records, MAX_RESET_BYTES), sessions });
+    // The newest records within the Timeline's cap; export writes them all.
+    this.post({ type: 'timelineReset', sessionId: id, ...listed(records, MAX_TIMELINE_CHARS), sessions });
   }
 
   /**

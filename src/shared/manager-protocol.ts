@@ -23,7 +23,15 @@ import { approvalChoiceSchema, receive, type Received } from './wire-common';
 export const managerTabSchema = z.enum(['hooks', 'approvals', 'timeline', 'mcp']);
 export type ManagerTab = z.infer<typeof managerTabSchema>;
 
-/** Timeline records, checked with the audit log's schema (quickly: a reset carries up to 10,000). */
+/**
+ * The Timeline holds at most this many of a session's records (the newest; the host's reset sends
+ * no more) ...
+ */
+export const MAX_TIMELINE_RECORDS = 10_000;
+/** ... and at most this many characters of them as JSON, so a session of big tool outputs cannot make a huge message. */
+export const MAX_TIMELINE_CHARS = 8 * 1024 * 1024;
+
+/** Timeline records, checked with the audit log's schema (quickly: a reset carries up to MAX_TIMELINE_RECORDS). */
 const auditRecordListSchema = quickArray(auditRecordSchema);
 
 export const hostToManagerSchema = z.discriminatedUnion('type', [

@@ -1,6 +1,6 @@
 import type { AssistantItem, ChatItem, NoticeItem, PromptBlockedItem, TurnEndItem, UserItem } from '../../src/shared/chat-items';
 import { h, icon } from '../common/dom';
-import { renderMarkdown } from './markdown';
+import { showMarkdown } from './markdown-view';
 import { renderToolCard } from './tool-card';
 
 /** One chat row per item. Rows carry no listeners: the list handles clicks by `data-action`. */
@@ -71,7 +71,7 @@ function assistantRow(item: AssistantItem, previous: HTMLElement | undefined): H
       ? previous
       : row(item, h('div', { class: 'assistant-message' }, h('div', { class: 'markdown' })));
   const body = el.querySelector<HTMLElement>('.markdown');
-  if (body) body.innerHTML = renderMarkdown(item.text, item.streaming);
+  if (body) showMarkdown(body, item.text, item.streaming);
   el.classList.toggle('is-streaming', item.streaming);
   return el;
 }

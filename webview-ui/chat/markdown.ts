@@ -1,5 +1,6 @@
 import DOMPurify from 'dompurify';
 import { Marked } from 'marked';
+import { nestingDepth } from './markdown-nesting';
 
 /**
  * Model output is untrusted. Raw HTML in it is shown as text (a coding agent talks about
@@ -40,6 +41,14 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   if (node instanceof HTMLAnchorElement) node.setAttribute('rel', 'noopener noreferrer');
 });
 
+/**
+ * A reply longer than this is shown as plain text, as tool output is: parsing costs grow with
+ * the text, and a streaming reply's last block is parsed again each frame.
+ */
+export const MAX_MARKDOWN_CHARS = 64 * 1024;
+/** marked recurses once per nested block quote or list: a few thousand levels overflow the stack. */
+const MAX_NESTING = 32;
+
 const cache = new Map<string, string>();
 const CACHE_LIMIT = 500;
 
@@ -47,10 +56,23 @@ const CACHE_LIMIT = 500;
 export function renderMarkdown(text: string, streaming: boolean): string {
   const hit = cache.get(text);
   if (hit !== undefined) return hit;
-  const html = DOMPurify.sanitize(marked.parse(text) as string, PURIFY_CONFIG);
+  const html = toHtml(text);
   if (!streaming) {
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
     cache.set(text, html);
   }
   return html;
+}
+
+/** `text` escaped, its lines kept: what a reply too long or too deep for markdown shows. */
+const plainText = (text: string): string => `<pre class="markdown-plain">${escapeHtml(text)}</pre>`;
+
+function toHtml(text: string): string {
+  if (text.length > MAX_MARKDOWN_CHARS || nestingDepth(text) > MAX_NESTING) return plainText(text);
+  try {
+    return DOMPurify.sanitize(marked.parse(text) as string, PURIFY_CONFIG);
+  } catch {
+    // Inline nesting (thousands of `*`) can still overflow the stack: the text is still worth showing.
+    return plainText(text);
+  }
 }

@@ -13,6 +13,8 @@ export interface VirtualListOptions<T> {
 interface RenderedRow<T> {
   item: T;
   el: HTMLElement;
+  /** `el` is the placeholder of a render that threw: the next version of the item starts afresh. */
+  failed?: boolean;
 }
 
 /**
@@ -148,10 +150,10 @@ export class VirtualList<T> {
         ordered.push(row.el);
         continue;
       }
-      const el = this.options.render(item, row?.el);
+      const { el, failed } = this.renderRow(item, row && !row.failed ? row.el : undefined);
       if (row && row.el !== el) this.dropRow(row.el);
       if (!row || row.el !== el) this.resizes.observe(el);
-      this.rendered.set(key, { item, el });
+      this.rendered.set(key, { item, el, failed });
       ordered.push(el);
     }
     for (const [key, row] of this.rendered) {
@@ -164,6 +166,22 @@ export class VirtualList<T> {
     for (const el of ordered) {
       if (cursor === el) cursor = el.nextElementSibling;
       else this.rows.insertBefore(el, cursor);
+    }
+  }
+
+  /**
+   * One row's render, its failure kept to that row: a row that throws would otherwise throw out of
+   * every render while it is near the view, and the rows after it would never appear.
+   */
+  private renderRow(item: T, previous: HTMLElement | undefined): { el: HTMLElement; failed?: boolean } {
+    try {
+      return { el: this.options.render(item, previous) };
+    } catch (error) {
+      console.error('A list row could not be shown:', error);
+      const el = document.createElement('div');
+      el.className = 'vlist-row-error';
+      el.textContent = `This item could not be shown (${error instanceof Error ? error.message : String(error)}).`;
+      return { el, failed: true };
     }
   }
 

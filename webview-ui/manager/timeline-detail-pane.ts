@@ -60,6 +60,14 @@ export class TimelineDetailPane {
     this.el.hidden = true;
   }
 
+  /** The timeline dropped its records before `seq`: what the pane kept of them goes too. */
+  forgetBefore(seq: number): void {
+    for (const [id, record] of this.events) if (record.seq < seq) this.events.delete(id);
+    for (const old of this.fullRecords.keys()) if (old < seq) this.fullRecords.delete(old);
+    for (const old of this.shortened) if (old < seq) this.shortened.delete(old);
+    for (const old of this.requested) if (old < seq) this.requested.delete(old);
+  }
+
   /** Keeps what a later detail needs from the session's records. */
   noteRecords(records: readonly AuditRecord[]): void {
     for (const record of records) if (record.type === 'event') this.events.set(record.dispatch_id, record);

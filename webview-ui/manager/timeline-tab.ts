@@ -6,6 +6,7 @@ import { button, h, setText } from '../common/dom';
 import { refillSelect } from './select-refill';
 import { TimelineDetailPane, type DetailSubject } from './timeline-detail-pane';
 import { TimelineFilterBar } from './timeline-filter-bar';
+import { HeldRecords } from './timeline-held';
 import { isFilterActive } from './timeline-rows';
 import { TimelineTable } from './timeline-table';
 import { TraceBuild } from './timeline-trace-build';
@@ -33,8 +34,14 @@ export class TimelineTab {
   private readonly trace: TraceView;
   private readonly table: TimelineTable;
   private readonly detail: TimelineDetailPane;
+  private readonly held = new HeldRecords();
   private readonly sessionSelect = document.createElement('vscode-single-select');
   private readonly count = h('span', { class: 'tl-count', attrs: { 'data-testid': 'timeline-count' } });
+  private readonly dropped = h('span', {
+    class: 'tl-count',
+    text: '(the newest only: older ones were dropped; Export writes them all)',
+    attrs: { 'data-testid': 'timeline-dropped' },
+  });
   private readonly empty = h('div', { class: 'tl-empty', text: 'No records match.' });
 
   constructor(private readonly post: (message: ManagerToHost) => void) {
@@ -73,6 +80,7 @@ export class TimelineTab {
       this.sessionSelect,
       ...this.filters.controls,
       this.count,
+      this.dropped,
       h('span', { class: 'spacer' }),
       button('Export', () => this.sessionId && post({ type: 'exportTimeline', sessionId: this.sessionId }), {
         icon: 'export',
@@ -94,6 +102,7 @@ export class TimelineTab {
     this.filters.clearNames();
     this.lastSeq = -1;
     this.selectedSeq = undefined;
+    this.held.reset(records);
     this.table.reset(records);
     this.noteRecords(records);
     this.build.reset(records);
@@ -111,13 +120,21 @@ export class TimelineTab {
       this.post({ type: 'selectSession', sessionId });
       return;
     }
-    this.build.finish();
-    const tree = this.build.tree;
-    const slowBefore = tree.slowThresholdMs;
     const newNames = this.noteRecords(fresh);
-    tree.add(fresh);
     if (newNames) this.filters.updateOptions(false);
-    this.table.append(fresh, tree.slowThresholdMs !== slowBefore);
+    const kept = this.held.append(fresh);
+    if (kept) {
+      // Spans cannot be taken out of a trace tree: both views are made again from the records kept.
+      this.detail.forgetBefore(kept[0].seq);
+      this.table.reset(kept);
+      this.build.reset(kept);
+    } else {
+      this.build.finish();
+      const tree = this.build.tree;
+      const slowBefore = tree.slowThresholdMs;
+      tree.add(fresh);
+      this.table.append(fresh, tree.slowThresholdMs !== slowBefore);
+    }
     this.refreshViews(true);
   }
 
@@ -205,6 +222,7 @@ export class TimelineTab {
     const filter = this.filters.filter;
     const shown = isFilterActive(filter) ? this.table.filteredRows().length : total;
     setText(this.count, shown === total ? `${total.toLocaleString()} records` : `${shown.toLocaleString()} of ${total.toLocaleString()}`);
+    this.dropped.hidden = !this.held.dropsOlder;
     this.empty.hidden = shown > 0;
     setText(
       this.empty,

@@ -1,4 +1,5 @@
 import type { AuditRecord } from '../../../src/core/audit/records';
+import { VirtualList } from '../../../webview-ui/common/virtual-list';
 import { makeTimeline } from './timeline-fixture';
 import { makeTraceSession } from './trace-fixture';
 
@@ -53,7 +54,40 @@ function measureTimelineFilter(event: string): Promise<number> {
   });
 }
 
-const fixtures = { makeTimeline, makeTraceSession, measureTimelineReset, measureTraceReset, measureTimelineFilter };
+/**
+ * A VirtualList of `items` in a scroller of its own, whose render throws for the items in
+ * `failing`; renders it and returns the text of each row shown, in order.
+ */
+function listWithFailingRows(items: string[], failing: string[]): string[] {
+  const scroller = document.createElement('div');
+  scroller.style.cssText = 'position: fixed; inset: 0; overflow: auto; z-index: 9';
+  document.body.append(scroller);
+  const list = new VirtualList<string>({
+    scroller,
+    key: (item) => item,
+    render: (item) => {
+      if (failing.includes(item)) throw new Error(`cannot draw ${item}`);
+      const row = document.createElement('div');
+      row.textContent = item;
+      return row;
+    },
+    estimateHeight: () => 20,
+  });
+  list.setItems(items);
+  list.renderNow();
+  const shown = [...scroller.querySelectorAll('.vlist-rows > *')].map((row) => row.textContent ?? '');
+  scroller.remove();
+  return shown;
+}
+
+const fixtures = {
+  makeTimeline,
+  makeTraceSession,
+  measureTimelineReset,
+  measureTraceReset,
+  measureTimelineFilter,
+  listWithFailingRows,
+};
 export type PageFixtures = typeof fixtures;
 
 // Bundled into the harness page so that large fixtures are made in the page: sending
