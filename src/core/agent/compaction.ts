@@ -100,9 +100,14 @@ export class Compactor {
     return true;
   }
 
-  /** The same compactor, its events told to `emit` (a subagent's compaction is not the session's). */
+  /**
+   * The same compactor for a subagent, its events told to `emit` (its compaction is not the
+   * session's). Without the session's CLAUDE_ENV_FILE and watch paths: SessionStart is no
+   * subagent event, and capturing it would replace what the session's last compaction exported
+   * with nothing.
+   */
   reportingTo(emit: (e: AgentEvent) => void): Compactor {
-    return new Compactor(this.model, this.modelName, this.budgetTokens, emit, this.envFile, this.onWatchPaths);
+    return new Compactor(this.model, this.modelName, this.budgetTokens, emit);
   }
 
   /**
