@@ -5,10 +5,9 @@ import { text, toolCalls, type RecordedRequest, type ScriptedReply } from '../su
 import { hooksJson } from '../support/workspace';
 
 // A SessionStart hook for source "compact" writes CLAUDE_ENV_FILE: every later Bash command of
-// the session runs after it (docs/hooks.md). A subagent's own compaction calls the same
-// SessionEnvFile.capture('SessionStart compact', ...) through the subagent's hook view, which
-// drops SessionStart: the capture sees an empty file and removes what the session's hook wrote.
-// The model triggers this at will: a Task whose subagent reads a large file.
+// the session runs after it (docs/hooks.md). A subagent's own compaction runs no SessionStart
+// (its hook view drops it), so it must not touch what the session's hook wrote. The model
+// triggers one at will: a Task whose subagent reads a large file.
 
 const bash = (id: string, command: string): ScriptedReply => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
 type Msg = { role: string; content?: unknown; tool_call_id?: string };

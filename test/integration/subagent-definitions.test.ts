@@ -72,6 +72,14 @@ describe('subagent definition files', () => {
     ]);
   });
 
+  it('a file or an unreadable folder where a folder of definitions should be is a problem of its own; the other folders load', () => {
+    const ws = makeWorkspace({ 'user/agents/b.md': '---\nname: b\ndescription: the user\n---\n', 'project/agents': 'not a folder' });
+    cleanups.push(() => ws.cleanup());
+    const loaded = loadSubagentDefinitions([{ dir: ws.file('user/agents') }, { dir: ws.file('project/agents') }]);
+    expect(loaded.definitions.map((d) => d.name)).toEqual(['b']);
+    expect(loaded.problems).toEqual([expect.stringMatching(/project\/agents: not a readable folder \(ENOTDIR/)]);
+  });
+
   it("an untrusted workspace's .claude/agents is not read", () => {
     expect(subagentFolders('/ws', '/home/u', true)).toEqual([
       { dir: path.join('/home/u', '.claude', 'agents') },

@@ -48,9 +48,16 @@ export function loadSubagentDefinitions(folders: readonly SubagentFolder[]): Loa
   const problems: string[] = [];
   for (const { dir: folder, within } of folders) {
     if (!existsSync(folder)) continue;
-    const entries = readdirSync(folder)
-      .filter((f) => f.endsWith('.md'))
-      .sort();
+    let entries: string[];
+    try {
+      entries = readdirSync(folder)
+        .filter((f) => f.endsWith('.md'))
+        .sort();
+    } catch (error) {
+      // A file or an unreadable folder in its place (the model can make one) costs only its definitions.
+      problems.push(`${folder}: not a readable folder (${errorMessage(error)})`);
+      continue;
+    }
     if (entries.length > MAX_FILES) problems.push(`${folder}: more than ${MAX_FILES} files; only the first ${MAX_FILES} are read`);
     for (const entry of entries.slice(0, MAX_FILES)) {
       const file = path.join(folder, entry);
