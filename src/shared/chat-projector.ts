@@ -191,10 +191,11 @@ export class ChatProjector {
       case 'usage':
         // A count that is not one would make every later status message fail the webview's check.
         if (!tokenUsageSchema.safeParse(event).success) return [];
+        // Summed counts stay counts: the totals stop at the largest one a double holds exactly.
         this.totals = {
-          promptTokens: this.totals.promptTokens + event.promptTokens,
-          completionTokens: this.totals.completionTokens + event.completionTokens,
-          totalTokens: this.totals.totalTokens + event.totalTokens,
+          promptTokens: cappedSum(this.totals.promptTokens, event.promptTokens),
+          completionTokens: cappedSum(this.totals.completionTokens, event.completionTokens),
+          totalTokens: cappedSum(this.totals.totalTokens, event.totalTokens),
         };
         return [];
       case 'turn_ended': {
@@ -260,4 +261,8 @@ export class ChatProjector {
     this.usedIds.add(id);
     return id;
   }
+}
+
+function cappedSum(a: number, b: number): number {
+  return Math.min(a + b, Number.MAX_SAFE_INTEGER);
 }

@@ -10,12 +10,13 @@ import { makeWorkspace } from '../support/workspace';
 // must end at the server's exit, for stop(), a crash mid-call and the server's last answer.
 
 const FIXTURE = path.resolve(__dirname, '../fixtures/mcp/detached-child-server.mjs');
+const GROUPED = path.resolve(__dirname, '../fixtures/mcp/group-helper-server.mjs');
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-function managerFor(env: Record<string, string> = {}) {
+function managerFor(env: Record<string, string> = {}, fixture = FIXTURE) {
   const ws = makeWorkspace();
   const pidFile = path.join(ws.dir, 'helper.pid');
   const manager = new McpManager({ workspaceFolder: ws.dir, env: process.env, log: () => undefined, callTimeoutMs: 60_000 });
@@ -33,7 +34,7 @@ function managerFor(env: Record<string, string> = {}) {
     () => manager.stop(),
   );
   const config = loadMcpDocument(
-    JSON.stringify({ mcpServers: { d: { command: process.execPath, args: [FIXTURE], env: { HELPER_PID_FILE: pidFile, ...env } } } }),
+    JSON.stringify({ mcpServers: { d: { command: process.execPath, args: [fixture], env: { HELPER_PID_FILE: pidFile, ...env } } } }),
     { kind: 'cli', file: path.join(ws.dir, 'mcp.json') },
   );
   return { manager, config, pidFile };
@@ -81,5 +82,27 @@ describe('a stdio server whose helper holds its stdout from a session of its own
     await vi.waitFor(() => expect(outcome()).toBeDefined(), { timeout: 10_000, interval: 50 });
     expect(outcome()).toBe('answered: last words');
     await vi.waitFor(() => expect(manager.statuses()[0].state).toBe('failed'));
+  });
+});
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe("a stdio server that exits while a helper of its own process group holds its pipes (npx's node, a shell wrapper's server)", () => {
+  it('the helper goes with the server: its group is killed at the exit, with no stop() needed', async () => {
+    const { manager, config, pidFile } = managerFor({}, GROUPED);
+    await manager.start([config]);
+    expect(manager.statuses()[0].state).toBe('connected');
+    const helper = Number(readFileSync(pidFile, 'utf8'));
+    expect(alive(helper)).toBe(true);
+    await manager.callTool('d', 'crash', {}, new AbortController().signal).catch(() => undefined);
+    await vi.waitFor(() => expect(manager.statuses()[0].state).toBe('failed'));
+    await vi.waitFor(() => expect(alive(helper)).toBe(false), { timeout: 5_000, interval: 50 });
   });
 });

@@ -89,15 +89,21 @@ describe('configuration files a repository controls', () => {
     expect(jsonResult(run).result).toBe('done');
   });
 
-  it.each(['.vscode/settings.json', '.vscode/hooks.json', '.claude/settings.json'])(
-    'a %s nested 6,000 levels deep is a clear problem naming it, never a crash: the run refuses it, the user hooks still load',
-    async (name) => {
-      const deep = 6000;
+  const arrays = `${'['.repeat(6000)}1${']'.repeat(6000)}`;
+  it.each([
+    ['.vscode/settings.json', 'arrays', arrays],
+    ['.vscode/hooks.json', 'arrays', arrays],
+    ['.claude/settings.json', 'arrays', arrays],
+    // The parser skips a stray `}` in an array: as deep as `[[[…`.
+    ['.vscode/hooks.json', '[},[},…', '[},'.repeat(200_000)],
+  ])(
+    'a %s nested thousands of levels deep (%s) is a clear problem naming it, never a crash: the run refuses it, the user hooks still load',
+    async (name, _shape, deep) => {
       const key = name === '.vscode/settings.json' ? 'hookpilot.hooks' : 'hooks';
       const user = {
         'hookpilot.hooks': { hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', name: 'user-guard', command: 'true' }] }] } },
       };
-      bed = await startTestbed(bundle.bundle, { [name]: `{"${key}": {"x": ${'['.repeat(deep)}1${']'.repeat(deep)}}}` }, [text('done')]);
+      bed = await startTestbed(bundle.bundle, { [name]: `{"${key}": {"x": ${deep}}}` }, [text('done')]);
       writeFileSync(path.join(bed.home, 'user-settings.json'), JSON.stringify(user));
       const list = await bed.cli(['hooks', 'list']);
       expect(list.code, list.stderr).toBe(0);

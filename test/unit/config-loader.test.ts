@@ -572,6 +572,13 @@ describe('a source nested past the stack', () => {
     ]);
   });
 
+  it('counts only a close of the kind opened: [},[},… (the parser skips the stray }) is as deep as [[[…', () => {
+    const config = load(`{"hooks": {}, "x": ${'[},'.repeat(200_000)}}`);
+    expect(config.problems).toEqual([
+      expect.objectContaining({ code: 'unreadable', message: `cannot read ${FILE}: nested more than 256 levels deep` }),
+    ]);
+  });
+
   it('loads a file nested exactly as deep as the limit', () => {
     const value = `${'['.repeat(254)}${']'.repeat(254)}`;
     const config = load(`{"hooks": {}, "x": ${value}}`);

@@ -100,6 +100,20 @@ describe('Read and Edit deny rules read as Claude Code reads them', () => {
     expect(readVerdict({ deny: [`Read(/${ws}/secrets/**)`] }, 'secrets/key')).toBe('deny');
   });
 
+  it('a session deny a hook adds, or a resume restores, with an absolute /x pattern (as tool input names paths) takes both readings', () => {
+    const outside = join(base, 'elsewhere');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'token'), 'SECRET');
+    const ctx = { workspaceRoot: ws, cwd: ws, home, protectedPaths: [] };
+    const newGate = () => new PermissionGate(() => permissionSettingsSchema.parse({ additionalDirectories: [outside] }));
+    const added = newGate();
+    added.denyForSession(`Read(${outside}/**)`);
+    expect(added.evaluate(read, { file_path: join(outside, 'token') }, undefined, ctx).verdict).toBe('deny');
+    const restored = newGate();
+    restored.restoreSessionDeny(`Read(${join(outside, 'token')})`);
+    expect(restored.evaluate(read, { file_path: join(outside, 'token') }, undefined, ctx).verdict).toBe('deny');
+  });
+
   it('a guard written for the earlier reading of / (the filesystem root) still guards: deny and ask take both readings', () => {
     expect(readVerdict({ deny: ['Read(/etc/**)'], additionalDirectories: ['/etc'] }, '/etc/passwd')).toBe('deny');
     expect(readVerdict({ ask: ['Read(/etc/**)'], additionalDirectories: ['/etc'] }, '/etc/passwd')).toBe('ask');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/core/agent/agent-events';
+import { tokenUsageSchema } from '../../src/shared/wire-common';
 import { ChatProjector } from '../../src/shared/chat-projector';
 import { hostToChatSchema, type ChatStreamMessage } from '../../src/shared/chat-protocol';
 import { applyChatMessage, initialChatState } from '../../src/shared/chat-reducer';
@@ -73,6 +74,17 @@ describe('ChatProjector', () => {
       ({ type: 'usage', promptTokens, completionTokens: 3, totalTokens: 8 }) as AgentEvent;
     projectAll(projector, [usage(5), usage('5'), usage(-5), usage(Infinity), usage(Number.NaN)]);
     expect(projector.usage).toEqual({ promptTokens: 5, completionTokens: 3, totalTokens: 8 });
+  });
+
+  it('totals of counts each valid stop at the largest safe integer, so they stay counts the webview accepts', () => {
+    const projector = new ChatProjector();
+    const big = Number.MAX_SAFE_INTEGER;
+    projectAll(projector, [
+      { type: 'usage', promptTokens: big, completionTokens: 1, totalTokens: big },
+      { type: 'usage', promptTokens: big, completionTokens: 1, totalTokens: big },
+    ]);
+    expect(projector.usage).toEqual({ promptTokens: big, completionTokens: 2, totalTokens: big });
+    expect(tokenUsageSchema.safeParse(projector.usage).success).toBe(true);
   });
 
   it('records which hook blocked a tool call, and its outcome', () => {

@@ -87,6 +87,9 @@ export class GroupStdioTransport implements Transport {
       // exit at the latest: ending in that turn's check phase reads it without waiting for EOF.
       child.once('exit', (code, signal) => {
         this.exitText = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+        // What is left of its group is orphaned: it goes now, while the group's id is still
+        // provably ours (a live member keeps it from reuse), not at a close() that may never come.
+        if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
         setImmediate(() => this.end());
       });
       child.stdin.on('error', (error) => this.onerror?.(error));

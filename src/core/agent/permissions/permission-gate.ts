@@ -1,5 +1,5 @@
 import { analyzeBashCommand } from '../../permissions/bash-command';
-import { parsePermissionRule } from '../../permissions/permission-rule';
+import { guardReadings, parsePermissionRule } from '../../permissions/permission-rule';
 import { resolvedRuleView } from '../../permissions/resolved-rule-view';
 import { resolvePermission, type PermissionResolution, type PermissionSignal } from '../../permissions/precedence';
 import { HOLE, literalPattern } from '../../permissions/wildcard';
@@ -60,7 +60,8 @@ export class PermissionGate {
 
   private addSessionDeny(ruleText: string): boolean {
     const rule = parsePermissionRule(ruleText);
-    if (rule) this.sessionRules.push({ verdict: 'deny', rule });
+    // A hook names paths as tool input gives them, absolute: guardReadings keeps that reading of `/x`.
+    if (rule) for (const reading of guardReadings(rule)) this.sessionRules.push({ verdict: 'deny', rule: reading });
     return rule !== undefined;
   }
 

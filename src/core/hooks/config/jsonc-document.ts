@@ -102,14 +102,19 @@ const OPEN_BRACKET: SyntaxKind.OpenBracketToken = 3;
 const CLOSE_BRACKET: SyntaxKind.CloseBracketToken = 4;
 const EOF: SyntaxKind.EOF = 17;
 
-/** Where `text` first opens an object or array past MAX_JSONC_DEPTH levels, by its tokens (strings and comments skipped). */
+/**
+ * Where `text` first opens an object or array past MAX_JSONC_DEPTH levels, by its tokens
+ * (strings and comments skipped). Only a close of the same kind closes: the parser's recovery
+ * skips a stray `}` in an array, so `[},[},…` nests as deep as `[[[…`.
+ */
 function firstTooDeep(text: string): number | undefined {
   const scanner = createScanner(text, false);
-  let depth = 0;
+  const open: Array<typeof CLOSE_BRACE | typeof CLOSE_BRACKET> = [];
   for (let token = scanner.scan(); token !== EOF; token = scanner.scan()) {
     if (token === OPEN_BRACE || token === OPEN_BRACKET) {
-      if (++depth > MAX_JSONC_DEPTH) return scanner.getTokenOffset();
-    } else if (token === CLOSE_BRACE || token === CLOSE_BRACKET) depth = Math.max(0, depth - 1);
+      open.push(token === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET);
+      if (open.length > MAX_JSONC_DEPTH) return scanner.getTokenOffset();
+    } else if ((token === CLOSE_BRACE || token === CLOSE_BRACKET) && open.at(-1) === token) open.pop();
   }
   return undefined;
 }
@@ -119,18 +124,23 @@ export function parseJsonc(document: string): ParsedJsonc {
   const text = withoutBom(document);
   const lines = new LineIndex(text);
   if (stripComments(text).trim() === '') return { value: undefined, locator: nodeLocator(undefined, lines), syntaxErrors: [] };
-  const tooDeep = firstTooDeep(text);
-  if (tooDeep !== undefined) {
-    const message = `nested more than ${MAX_JSONC_DEPTH} levels deep`;
-    return {
-      value: undefined,
-      locator: nodeLocator(undefined, lines),
-      syntaxErrors: [{ message, range: lines.range(tooDeep, 1) }],
-      tooDeep: true,
-    };
-  }
+  const tooDeep = (message: string, offset: number): ParsedJsonc => ({
+    value: undefined,
+    locator: nodeLocator(undefined, lines),
+    syntaxErrors: [{ message, range: lines.range(offset, 1) }],
+    tooDeep: true,
+  });
+  const deepAt = firstTooDeep(text);
+  if (deepAt !== undefined) return tooDeep(`nested more than ${MAX_JSONC_DEPTH} levels deep`, deepAt);
   const errors: ParseError[] = [];
-  const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
+  let root: Node | undefined;
+  try {
+    root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
+  } catch (error) {
+    // A nesting the scan did not foresee: the file is still one that cannot be read, never a crash.
+    if (!(error instanceof RangeError)) throw error;
+    return tooDeep('nested too deep to read', 0);
+  }
   const syntaxErrors = errors.map((error) => ({
     message: describeParseError(error),
     range: lines.range(error.offset, Math.max(error.length, 1)),
