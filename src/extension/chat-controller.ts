@@ -219,11 +219,18 @@ export class ChatController extends Disposable {
 
   /** One prompt as the chat's turn; true when it was interrupted or a hook stopped the agent. */
   private async runTurn(prompt: (signal: AbortSignal) => Promise<TurnOutcome>): Promise<boolean> {
-    let stopped = false;
+    let outcome: TurnOutcome | undefined;
     const interrupted = await this.activity.exclusive('chat turn', async (signal) => {
-      stopped = (await prompt(signal)).reason === 'stopped';
+      outcome = await prompt(signal);
     });
-    return interrupted || stopped;
+    const ended = outcome?.reason === 'aborted' ? outcome.stopSession : undefined;
+    if (ended) {
+      // A hard abort ends the session (docs/hooks.md): what was queued goes back to the composer, and the next prompt starts anew.
+      await this.closeSession('other');
+      const message = `Hook "${ended.hookName}" ended the session${ended.reason ? `: ${ended.reason}` : ''}. The next prompt starts a new one.`;
+      this.emitAll(this.projector.project({ type: 'notice', level: 'warning', message, source: 'hook' }));
+    }
+    return interrupted || outcome?.reason === 'stopped' || ended !== undefined;
   }
 
   /**

@@ -164,6 +164,35 @@ describe('chat stream', () => {
     expect(chat.items().map((i) => i.kind)).toEqual(['user', 'tool', 'user', 'assistant', 'user', 'turn-end', 'assistant', 'turn-end']);
   });
 
+  it('a hook\'s abort "hard" ends the session: a message queued meanwhile goes back to the composer, and the next prompt starts a new session', async () => {
+    const guard = `${untilReleased('release')}; echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","abort":"hard"},"reason":"dangerous state"}'`;
+    const hooks = { hooks: { PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: guard, name: 'state-guard' }] }] } };
+    const chat = await startChat({ '.vscode/hooks.json': JSON.stringify(hooks) }, [
+      toolCalls([{ id: 'g1', name: 'Glob', arguments: { pattern: '*' } }]),
+      text('a new session'),
+    ]);
+    h = chat;
+    chat.webview.send({ type: 'send', text: 'list files' });
+    await until(() => chat.items().some((i) => i.kind === 'tool'), 'the tool call to start');
+    const first = chat.root.chat.currentSessionId;
+    chat.webview.send({ type: 'send', text: 'queued while the guard ran' });
+    await until(() => chat.items().some((i) => i.kind === 'user' && i.queued === true), 'the message to be queued');
+    writeFileSync(chat.workspace.file('release'), '');
+    await until(
+      () => chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft').length > 0,
+      'the queued text back',
+    );
+    expect(chat.webview.ofType<Extract<HostToChat, { type: 'restoreDraft' }>>('restoreDraft')[0]?.text).toBe('queued while the guard ran');
+    expect(chat.items().find((i) => i.kind === 'turn-end')).toMatchObject({ reason: 'aborted' });
+    await until(() => chat.items().some((i) => i.kind === 'notice' && i.message.includes('"state-guard" ended the session')), 'the notice');
+    expect(chat.server.requests).toHaveLength(1);
+    expect(chat.root.chat.currentSessionId).toBeUndefined();
+
+    await chat.prompt('start again');
+    expect(chat.root.chat.currentSessionId).not.toBe(first);
+    expect(chat.server.requests).toHaveLength(2);
+  });
+
   it('while a hook with a statusMessage runs, the status carries it; afterwards it is gone', async () => {
     const hooks = {
       hooks: {
