@@ -228,7 +228,9 @@ describe('hooks see MCP calls with Claude Code payloads', () => {
       'mcp__stuck__hang failed',
       'Read executed',
     ]);
-    expect(toolMessageSent(bed.server, 'c1')).toMatch(/MCP server "crashy", tool "crash": .*the server exited with code \d+ before answering/i);
+    expect(toolMessageSent(bed.server, 'c1')).toMatch(
+      /MCP server "crashy", tool "crash": .*the server exited with code \d+ before answering/i,
+    );
     expect(toolMessageSent(bed.server, 'c2')).toMatch(/timed out/i);
     expect(payloads(bed.workspace.file('failures.jsonl')).map((p) => p.tool_name)).toEqual(['mcp__crashy__crash', 'mcp__stuck__hang']);
   });

@@ -31,14 +31,14 @@ beforeEach(() => {
   mkdirSync(join(ws, 'config'));
   mkdirSync(join(ws, 'src'));
   mkdirSync(join(ws, 'pkg'));
-  mkdirSync(join(ws, 'docs', 'a'), { recursive: true });
+  mkdirSync(join(ws, 'notes', 'a'), { recursive: true });
   mkdirSync(join(home, '.ssh'), { recursive: true });
   writeFileSync(join(ws, 'secrets', 'key'), 'k');
   writeFileSync(join(ws, 'secrets', 'a', 'b'), 'k');
   writeFileSync(join(ws, 'config', 'prod.env'), 'TOKEN=1');
   writeFileSync(join(ws, 'src', 'a.ts'), '');
-  writeFileSync(join(ws, 'docs', 'a.md'), '');
-  writeFileSync(join(ws, 'docs', 'a', 'b.md'), '');
+  writeFileSync(join(ws, 'notes', 'a.md'), '');
+  writeFileSync(join(ws, 'notes', 'a', 'b.md'), '');
   writeFileSync(join(home, '.ssh', 'id_rsa'), 'PRIVATE');
   writeFileSync(join(home, '.bashrc'), '');
 });
@@ -122,10 +122,10 @@ describe('Read and Edit deny rules read as Claude Code reads them', () => {
     expect(readVerdict({ deny: ['Read(/etc/**)'] }, 'etc/x')).toBe('deny');
   });
 
-  it('* stays within a name in a pattern with a slash: docs/*.md denies docs/a.md, not docs/a/b.md', () => {
-    expect(readVerdict({ deny: ['Read(docs/*.md)'] }, 'docs/a.md')).toBe('deny');
-    expect(readVerdict({ deny: ['Read(docs/*.md)'] }, 'docs/a/b.md')).toBe('allow');
-    expect(readVerdict({ deny: ['Read(docs/**/*.md)'] }, 'docs/a/b.md')).toBe('deny');
+  it('* stays within a name in a pattern with a slash: notes/*.md denies notes/a.md, not notes/a/b.md', () => {
+    expect(readVerdict({ deny: ['Read(notes/*.md)'] }, 'notes/a.md')).toBe('deny');
+    expect(readVerdict({ deny: ['Read(notes/*.md)'] }, 'notes/a/b.md')).toBe('allow');
+    expect(readVerdict({ deny: ['Read(notes/**/*.md)'] }, 'notes/a/b.md')).toBe('deny');
   });
 
   it('a trailing / matches only a folder: Read(secrets/) denies its files and a search of it, not a file named so', () => {
@@ -151,8 +151,8 @@ describe('allow rules read patterns the same way', () => {
   it('Edit(/src/**) grants an edit at the project root, Edit(*.ts) one at any depth, and nothing else', () => {
     expect(editVerdict({ allow: ['Edit(/src/**)'] }, join(ws, 'src', 'a.ts'))).toBe('allow');
     expect(editVerdict({ allow: ['Edit(*.ts)'] }, 'src/a.ts')).toBe('allow');
-    expect(editVerdict({ allow: ['Edit(/src/**)'] }, 'docs/a.md')).toBe('ask');
-    expect(editVerdict({ allow: ['Edit(docs/*.md)'] }, 'docs/a/b.md')).toBe('ask');
+    expect(editVerdict({ allow: ['Edit(/src/**)'] }, 'notes/a.md')).toBe('ask');
+    expect(editVerdict({ allow: ['Edit(notes/*.md)'] }, 'notes/a/b.md')).toBe('ask');
   });
 
   it("an allow rule takes only Claude Code's reading of /: Edit(/<a folder outside>/**) grants nothing there", () => {

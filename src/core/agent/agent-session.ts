@@ -318,7 +318,7 @@ export class AgentSession {
   async end(reason: 'completed' | 'cancelled' | 'error' | 'clear' | 'other' | 'prompt_input_exit' = 'completed'): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    this.fileChanges.dispose();
+    await this.fileChanges.stop();
     this.idle?.dispose();
     this.hookFailures.dispose();
     if (!this.started) {

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import type { Disposable } from '../events-emitter';
 import type { SessionEnvFile } from './session-env-file';
 import type { SessionHooks } from './session-hooks';
 import { WatchedFiles, type FileChangeKind } from './watched-files';
@@ -28,14 +27,17 @@ export interface FileChangedHooksDeps {
  * `watchPaths` its SessionStart and FileChanged hooks return are watched while the session
  * lives, and each change (by anyone) runs the FileChanged hooks, one change at a time.
  */
-export class FileChangedHooks implements Disposable {
+export class FileChangedHooks {
   /** The latest watchPaths a hook returned: each answer replaces the list before it. */
   private watchPaths: readonly string[] = [];
   private readonly ended = new AbortController();
   private readonly files: WatchedFiles;
+  /** The run under way (WatchedFiles reports one change at a time). */
+  private running: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: FileChangedHooksDeps) {
-    this.files = new WatchedFiles({ onChange: (file, kind) => this.changed(file, kind), warn: (message) => deps.notices([], [message]) });
+    const onChange = (file: string, kind: FileChangeKind) => (this.running = this.changed(file, kind));
+    this.files = new WatchedFiles({ onChange, warn: (message) => deps.notices([], [message]) });
   }
 
   /** Watches what the configuration's FileChanged matchers name now, and `watchPaths` when a hook returned some. */
@@ -51,7 +53,7 @@ export class FileChangedHooks implements Disposable {
   }
 
   private async changed(file: string, kind: FileChangeKind): Promise<void> {
-    if (this.deps.hooks.subscribers('FileChanged').length === 0) return;
+    if (this.ended.signal.aborted || this.deps.hooks.subscribers('FileChanged').length === 0) return;
     const fields = { file_path: file, file_name: path.basename(file), event: kind };
     const { result, problem } = await this.deps.envFile.capture(`FileChanged ${file}`, (env) =>
       this.deps.hooks.dispatch('FileChanged', fields, this.ended.signal, env),
@@ -60,8 +62,13 @@ export class FileChangedHooks implements Disposable {
     if (result.watchPaths && !this.ended.signal.aborted) this.refresh(result.watchPaths);
   }
 
-  dispose(): void {
+  /**
+   * Stops watching and cancels a run under way; resolves once it has ended, so that nothing of
+   * it (its hooks' records, what it exports) comes after the session.
+   */
+  async stop(): Promise<void> {
     this.ended.abort();
     this.files.dispose();
+    await this.running.catch(() => undefined);
   }
 }
