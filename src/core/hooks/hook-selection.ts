@@ -34,7 +34,7 @@ export function selects(hook: HookDefinition, payload: HookPayload, { projectDir
     if (!rule) return true;
     // An `if` that cannot be evaluated fails open: the hook runs (Claude Code).
     const places = { cwd: payload.cwd || projectDir, projectRoot: projectDir, home };
-    return guardReadings(rule).some((reading) => ifMatches(reading, String(payload.tool_name ?? ''), toolInput, places));
+    return ifMatches(guardReadings(rule), String(payload.tool_name ?? ''), toolInput, places);
   }
   return true;
 }
@@ -43,11 +43,13 @@ export function selects(hook: HookDefinition, payload: HookPayload, { projectDir
  * As a deny rule matches: a file or search tool's call as given or with its path resolved, so a
  * guard scoped to .env files runs for a Write through a link that leads to one.
  */
-function ifMatches(rule: PermissionRule, toolName: string, input: Record<string, unknown>, places: RulePlaces): boolean {
-  if (matchPermissionRule(rule, toolName, input, places) !== 'no-match') return true;
+function ifMatches(readings: readonly PermissionRule[], toolName: string, input: Record<string, unknown>, places: RulePlaces): boolean {
+  const matchesIn = (view: RuleView) =>
+    readings.some((rule) => matchPermissionRule(rule, toolName, view.input, view.places) !== 'no-match');
+  if (matchesIn({ input, places })) return true;
   const target = pathOf(toolName, input);
   // No file-system look-up for a call the rule cannot name: a tool without a path, or another tool.
-  if (target === undefined || !ruleNamesTool(rule, toolName)) return false;
+  if (target === undefined || !ruleNamesTool(readings[0], toolName)) return false;
   let resolved: RuleView;
   try {
     resolved = resolvedRuleView(input, physicalPathOf(target, places.cwd), places);
@@ -55,7 +57,7 @@ function ifMatches(rule: PermissionRule, toolName: string, input: Record<string,
     // Where the call lands cannot be told: the guard runs.
     return true;
   }
-  return matchPermissionRule(rule, toolName, resolved.input, resolved.places) !== 'no-match';
+  return matchesIn(resolved);
 }
 
 /** The path a file tool acts on or a search reads, as its `target` gives it to the permission gate. */

@@ -13,8 +13,11 @@ export interface RuleView {
  * as the call as given, so a link does not get around them. Throws when a place cannot be resolved.
  */
 export function resolvedRuleView(input: Record<string, unknown>, physical: string, places: RulePlaces): RuleView {
+  // The cwd is most often the project root: resolved once.
+  const cwd = physicalPath(places.cwd);
+  const projectRoot = places.projectRoot === places.cwd ? cwd : physicalPath(places.projectRoot);
   return {
     input: { ...input, file_path: physical, path: physical, notebook_path: physical },
-    places: { cwd: physicalPath(places.cwd), projectRoot: physicalPath(places.projectRoot), home: physicalPath(places.home) },
+    places: { cwd, projectRoot, home: physicalPath(places.home) },
   };
 }

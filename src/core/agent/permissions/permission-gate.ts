@@ -1,5 +1,5 @@
 import { analyzeBashCommand } from '../../permissions/bash-command';
-import { guardReadings, parsePermissionRule } from '../../permissions/permission-rule';
+import { guardReadings, parsePermissionRule, type RulePlaces } from '../../permissions/permission-rule';
 import { resolvedRuleView } from '../../permissions/resolved-rule-view';
 import { resolvePermission, type PermissionResolution, type PermissionSignal } from '../../permissions/precedence';
 import { HOLE, literalPattern } from '../../permissions/wildcard';
@@ -84,7 +84,7 @@ export class PermissionGate {
     const settings = this.settings();
     const settingsRules = compileRules(settings);
     const allRules = [...settingsRules, ...this.sessionRules];
-    const places = { cwd: ctx.cwd, projectRoot: ctx.workspaceRoot, home: ctx.home };
+    const places = rulePlaces(ctx);
     const call: RuleCall = {
       toolName: tool.name,
       input,
@@ -190,13 +190,18 @@ function privateRecords(physical: string, ctx: GateContext, access: 'reading' | 
   };
 }
 
+/** Where the call's rules start: `x` at its cwd, `/x` at the workspace root, `~/x` at the home folder. */
+function rulePlaces(ctx: GateContext): RulePlaces {
+  return { cwd: ctx.cwd, projectRoot: ctx.workspaceRoot, home: ctx.home };
+}
+
 /** A file tool's input with its path resolved, for rules to match both. */
 function physicalView(tool: Tool, input: Record<string, unknown>, ctx: GateContext, settings: PermissionSettings): RuleCall['physical'] {
   const target = tool.target?.(input);
   if (target === undefined) return undefined;
   try {
     const scope = { workspaceRoot: ctx.workspaceRoot, cwd: ctx.cwd, additionalDirectories: settings.additionalDirectories };
-    return resolvedRuleView(input, resolveInWorkspace(target, scope), { cwd: ctx.cwd, projectRoot: ctx.workspaceRoot, home: ctx.home });
+    return resolvedRuleView(input, resolveInWorkspace(target, scope), rulePlaces(ctx));
   } catch {
     // Outside the workspace: the system check denies it anyway.
     return undefined;
