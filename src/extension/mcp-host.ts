@@ -60,11 +60,11 @@ export interface McpHostDeps {
  * The window's MCP servers: the user setting `hookpilot.mcpServers`, and in a trusted
  * workspace `.mcp.json` and `.vscode/mcp.json`. An untrusted workspace starts none of its
  * servers (the MCP tab lists them as untrusted) and its folder is not the user servers' (see
- * McpManagerOptions.trust); granting trust restarts the servers. The workspace files are read as
- * applied: a change no person made is held until applied, and an applied change restarts the
- * servers; a change of the user setting applies from the next chat on; a person's on/off choice is kept in workspace
- * state; `${input:…}` values are asked once per workspace folder, file and server destination and
- * kept in SecretStorage. A workspace server of a user server's name is refused (McpManager.start).
+ * McpManagerOptions.trust); granting trust restarts the servers. The workspace files are read
+ * as applied: a change no person made is held until applied, and an applied change restarts the
+ * servers; a change of the user setting applies from the next chat on. A person's on/off choice
+ * is kept in workspace state; `${input:…}` values are asked once per workspace folder, file and
+ * server destination and kept in SecretStorage. A workspace server of a user server's name is refused (McpManager.start).
  * Server stderr goes to the output channel.
  */
 export class McpHost extends Disposable {
