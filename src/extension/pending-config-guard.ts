@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { createTwoFilesPatch } from 'diff';
 import { Emitter } from '../core/events-emitter';
+import { isWorkspaceMcpFile } from '../core/mcp/mcp-protected-files';
+import type { ConfigSubject } from '../shared/manager-views';
 
 /** What a governed source holds: its text, or undefined when the file does not exist. */
 export type SourceText = string | undefined;
 
 /**
- * A change to the configuration that governs the agent (hooks, permissions) that no person
+ * A change to the configuration that governs the agent (hooks, permissions, MCP servers) that no person
  * made: held, not applied, until a person applies or discards it. `id` changes whenever the
  * held content changes, so Apply applies exactly the content that was reviewed.
  */
@@ -19,6 +21,8 @@ export interface PendingConfigChange {
   newText: SourceText;
   /** Unified diff from the applied content to the new content. */
   diff: string;
+  /** What the file configures: what stays in force while the change is held. */
+  governs: ConfigSubject;
   /** A ConfigChange hook kept this change out when it was about to apply (docs/hooks.md#configchange). */
   blockedBy?: ChangeBlock;
 }
@@ -269,7 +273,8 @@ export class ConfigChangeGuard {
     const applied = this.applied.get(file);
     const id = `config-change-${this.nextId++}`;
     const diff = unifiedDiff(label, applied, text);
-    this.pending.set(file, { id, file, label, appliedText: applied, newText: text, diff, ...(blockedBy ? { blockedBy } : {}) });
+    const governs = isWorkspaceMcpFile(file) ? 'mcpServers' : 'hooks';
+    this.pending.set(file, { id, file, label, appliedText: applied, newText: text, diff, governs, ...(blockedBy ? { blockedBy } : {}) });
     this.changed.fire();
   }
 

@@ -5,6 +5,7 @@ import type { PendingConfigChange } from './pending-config-guard';
 import { errorMessage } from '../core/error-message';
 import { describeBlockedChange } from '../core/hooks/config-change';
 import { showInformation, showWarning } from './notifications';
+import { appliedBefore, heldConfigKind } from '../shared/held-config-wording';
 
 const REVIEW_ACTION = 'Review';
 const DISCARD_ACTION = 'Discard';
@@ -12,7 +13,7 @@ const DISCARD_ACTION = 'Discard';
 /** What a person is told after discarding: the engine keeps the applied content, the file does not. */
 export function discardedMessage(change: PendingConfigChange): string {
   return (
-    'Hookpilot: the change was discarded; the hooks and permissions applied before stay in force. ' +
+    `Hookpilot: the change was discarded; ${appliedBefore(change.governs)} stay in force. ` +
     `${change.label} on disk still differs from them, and will apply only if you save it from the editor or apply it.`
   );
 }
@@ -47,9 +48,9 @@ export class PendingConfigNotifier extends Disposable {
     // A change a ConfigChange hook blocked was a person's: say which hook kept it out, and why.
     const what = change.blockedBy
       ? `Hookpilot: ${describeBlockedChange(change.label, change.blockedBy)}. `
-      : `Hook configuration changed on disk outside the editor: ${change.label}. `;
+      : `${heldConfigKind(change.governs)} changed on disk outside the editor: ${change.label}. `;
     const answer = await showWarning(
-      `${what}Hookpilot keeps the configuration applied before until you review the change and apply it.`,
+      `${what}Hookpilot keeps ${appliedBefore(change.governs)} until you review the change and apply it.`,
       REVIEW_ACTION,
       DISCARD_ACTION,
     );

@@ -170,9 +170,17 @@ export function toPendingConfigView(change: {
   id: string;
   label: string;
   diff: string;
+  governs: PendingConfigView['governs'];
   blockedBy?: PendingConfigView['blockedBy'];
 }): PendingConfigView {
   const truncated = change.diff.length > MAX_PENDING_DIFF_CHARS;
   const lines = diffLineViews(truncated ? change.diff.slice(0, MAX_PENDING_DIFF_CHARS) : change.diff);
-  return { id: change.id, label: change.label, lines, truncated, ...(change.blockedBy ? { blockedBy: change.blockedBy } : {}) };
+  return {
+    id: change.id,
+    label: change.label,
+    governs: change.governs,
+    lines,
+    truncated,
+    ...(change.blockedBy ? { blockedBy: change.blockedBy } : {}),
+  };
 }

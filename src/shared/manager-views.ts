@@ -170,11 +170,16 @@ export const diffLineViewSchema = z.object({
 export type DiffLineView = z.infer<typeof diffLineViewSchema>;
 
 /** A change to hooks.json or the governing settings that no person made: held until one applies or discards it. */
+/** What a governed file configures: hooks and permissions, or the workspace's MCP servers. */
+export const configSubjectSchema = z.enum(['hooks', 'mcpServers']);
+export type ConfigSubject = z.infer<typeof configSubjectSchema>;
+
 export const pendingConfigViewSchema = z.object({
   /** Names exactly the content shown: Apply for an id that is no longer pending is refused. */
   id: z.string(),
   /** The file as a person reads it, e.g. `.vscode/hooks.json`. */
   label: z.string(),
+  governs: configSubjectSchema,
   /** The unified diff from the applied content to the content on disk, line by line. */
   lines: z.array(diffLineViewSchema),
   /** The diff was cut short (a very large change). */

@@ -19,7 +19,7 @@ describe('Hook Manager webview: a change a ConfigChange hook blocked', () => {
     const blockedBy = { hookName: 'keep-guard', reason: 'the rm guard must stay <img src=x onerror=alert(1)>' };
     await view.host({
       type: 'pendingConfig',
-      changes: [toPendingConfigView({ id: 'config-change-2', label: '.vscode/hooks.json', diff, blockedBy })],
+      changes: [toPendingConfigView({ id: 'config-change-2', label: '.vscode/hooks.json', governs: 'hooks', diff, blockedBy })],
     });
     const change = view.page.getByTestId('pending-change');
     await change.waitFor();
@@ -33,10 +33,24 @@ describe('Hook Manager webview: a change a ConfigChange hook blocked', () => {
     // The same change without a block reads as any change held back.
     await view.host({
       type: 'pendingConfig',
-      changes: [toPendingConfigView({ id: 'config-change-3', label: '.vscode/hooks.json', diff })],
+      changes: [toPendingConfigView({ id: 'config-change-3', label: '.vscode/hooks.json', governs: 'hooks', diff })],
     });
     await view.page.locator('[data-change-id="config-change-3"]').waitFor();
     expect(await view.page.getByTestId('pending-what').textContent()).toBe('.vscode/hooks.json changed on disk outside the editor. ');
+    const banner = view.page.locator('[data-change-id="config-change-3"] .banner-text');
+    expect(await banner.textContent()).toContain('keeps the hooks and permissions applied before');
+    expect(view.problems).toEqual([]);
+  });
+
+  it('a held MCP file says that the MCP servers applied before stay, not the hooks', async () => {
+    await view.host({
+      type: 'pendingConfig',
+      changes: [toPendingConfigView({ id: 'config-change-4', label: '.mcp.json', governs: 'mcpServers', diff })],
+    });
+    const banner = await view.page.locator('[data-change-id="config-change-4"] .banner-text').textContent();
+    expect(banner).toBe(
+      '.mcp.json changed on disk outside the editor. Hookpilot keeps the MCP servers applied before until you apply this change.',
+    );
     expect(view.problems).toEqual([]);
   });
 });

@@ -14,7 +14,7 @@ afterAll(() => closeView?.());
 /** A held change as the host sends it: the diff the guard writes, through the host's view builder. */
 async function showChange(id: string, before: string, after: string, label = '.vscode/hooks.json') {
   const diff = createTwoFilesPatch(`${label} (applied)`, `${label} (on disk)`, before, after);
-  await view.host({ type: 'pendingConfig', changes: [toPendingConfigView({ id, label, diff })] });
+  await view.host({ type: 'pendingConfig', changes: [toPendingConfigView({ id, label, governs: 'hooks', diff })] });
   const change = view.page.locator(`[data-change-id="${id}"]`);
   await change.waitFor();
   return change;

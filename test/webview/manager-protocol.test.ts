@@ -206,7 +206,7 @@ describe('Hook Manager views', () => {
   });
 
   it("classes a held change's diff lines by its structure: a hunk without counts, a missing newline, a header's tab", () => {
-    const view = (diff: string) => toPendingConfigView({ id: 'c', label: 'a', diff }).lines;
+    const view = (diff: string) => toPendingConfigView({ id: 'c', label: 'a', governs: 'hooks', diff }).lines;
     expect(view('--- a (applied)\tno file\n+++ a (on disk)\n@@ -0,0 +1 @@\n+{}\n\\ No newline at end of file\n')).toEqual([
       { kind: 'meta', text: '--- a (applied) no file' },
       { kind: 'meta', text: '+++ a (on disk)' },

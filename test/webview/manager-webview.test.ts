@@ -385,7 +385,7 @@ describe('Hook Manager webview', () => {
     ].join('\n');
     await view.host({
       type: 'pendingConfig',
-      changes: [toPendingConfigView({ id: 'config-change-1', label: '.vscode/hooks.json', diff })],
+      changes: [toPendingConfigView({ id: 'config-change-1', label: '.vscode/hooks.json', governs: 'hooks', diff })],
     });
     const change = view.page.getByTestId('pending-change');
     await change.waitFor();

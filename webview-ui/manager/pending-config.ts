@@ -1,6 +1,7 @@
 import type { ManagerToHost } from '../../src/shared/manager-protocol';
 import type { DiffLineView, PendingConfigView } from '../../src/shared/manager-views';
 import { button, h, icon } from '../common/dom';
+import { appliedBefore } from '../../src/shared/held-config-wording';
 
 /** The marker a line of the file gets back: the host sends its kind, from the diff's structure, and its text apart. */
 const MARKERS: Record<DiffLineView['kind'], string> = { meta: '', hunk: '', same: ' ', del: '-', add: '+' };
@@ -46,7 +47,7 @@ export class PendingConfigSection {
               : `${change.label} changed on disk outside the editor. `,
             attrs: { 'data-testid': 'pending-what' },
           }),
-          'Hookpilot keeps the hooks and permissions applied before until you apply this change.',
+          `Hookpilot keeps ${appliedBefore(change.governs)} until you apply this change.`,
         ),
         button('Apply', () => this.post({ type: 'applyConfigChange', id: change.id }), { testId: 'pending-apply' }),
         button('Discard', () => this.post({ type: 'discardConfigChange', id: change.id }), { secondary: true, testId: 'pending-discard' }),

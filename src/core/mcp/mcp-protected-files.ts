@@ -6,6 +6,11 @@ import { expandKnownVariables, readEnvFile } from './mcp-variables';
 /** The workspace's MCP files: the first of them to define a server name is the one used (serversByPrecedence). */
 export const WORKSPACE_MCP_FILES = ['.mcp.json', path.join('.vscode', 'mcp.json')];
 
+/** Whether `file` (an absolute path) is one of a folder's MCP files rather than hook configuration. */
+export function isWorkspaceMcpFile(file: string): boolean {
+  return WORKSPACE_MCP_FILES.some((rel) => file.endsWith(path.sep + rel));
+}
+
 /**
  * What the model may not change without a person, for a workspace's MCP servers: each server
  * starts with the user's whole environment, so what decides what it runs is as much a part of

@@ -48,9 +48,16 @@ describe('the workspace MCP files changed outside the editor', () => {
     await startServers();
     plant('.mcp.json', mcpJson('planted'));
     const [change] = await until(() => held().length > 0 && held(), 'the held change');
-    expect(change).toMatchObject({ label: '.mcp.json', appliedText: undefined, newText: mcpJson('planted') });
+    expect(change).toMatchObject({ label: '.mcp.json', governs: 'mcpServers', appliedText: undefined, newText: mcpJson('planted') });
     expect(change.diff).toContain('"planted"');
-    await until(() => stub.state.messages.some((m) => m.level === 'warning' && m.message.includes(': .mcp.json.')), 'the question');
+    const question = await until(
+      () => stub.state.messages.find((m) => m.level === 'warning' && m.message.includes(': .mcp.json.')),
+      'the question',
+    );
+    // It says what the file configures, and what stays in force meanwhile.
+    expect(question.message).toMatch(
+      /^MCP server configuration changed on disk outside the editor: \.mcp\.json\. Hookpilot keeps the MCP servers applied before/,
+    );
 
     await startServers();
     await h.restart();
