@@ -18,6 +18,7 @@ import { withoutBom } from '../core/hooks/config/jsonc-document';
 import { errorMessage } from '../core/error-message';
 import { showError } from './notifications';
 import { readConfigText } from '../core/read-regular-file';
+import { governedSourceProblems } from './governed-source-problems';
 
 export const HOOKS_JSON_RELATIVE = '.vscode/hooks.json';
 const OVERRIDES_KEY = 'hookpilot.enabledOverrides';
@@ -62,6 +63,8 @@ export interface HooksJsonFile {
 export class EngineHost extends Disposable {
   readonly engine: HookEngine;
   private hooksJsonFiles: HooksJsonFile[] = [];
+  /** Governed files that could not be read at the last look, and why: their applied content stays. */
+  private readonly unreadable = new Map<string, string>();
   private readonly claudeManaged: ClaudeManagedSources;
   private reloading: Promise<void> = Promise.resolve();
   private reloadTimer: NodeJS.Timeout | undefined;
@@ -267,12 +270,14 @@ export class EngineHost extends Disposable {
     const { guard } = this.options.applied;
     const sources = governedSources();
     guard.retain(new Set(sources.map((s) => s.file)));
+    this.unreadable.clear();
     for (const source of sources) {
       let text: SourceText;
       try {
         text = await readSource(source);
       } catch (error) {
-        // Unreadable is not a change anyone can review: the applied content stays.
+        // Unreadable is not a change anyone can review: the applied content stays, and a problem says so.
+        this.unreadable.set(source.file, errorMessage(error));
         this.options.log.warn(`cannot read ${source.file}: ${errorMessage(error)}; the applied hook configuration stays`);
         continue;
       }
@@ -302,6 +307,7 @@ export class EngineHost extends Disposable {
       ...this.settingsHooks(),
       ...this.loadHooksJsonFiles(),
       ...claudeManaged.claudeConfigs(),
+      ...governedSourceProblems(governedSources(), this.unreadable, (file) => this.options.applied.guard.appliedText(file)),
     ];
     await this.engine.reload(configs);
     this.loaded = true;

@@ -293,6 +293,22 @@ describe('hooks.json changed on disk outside the editor', () => {
     await until(() => stub.state.logLines.find((l) => l.level === 'warn' && l.message.includes(`cannot read ${file}`)), 'the warning');
     expect(guardActive()).toBe(true);
     expect(held()).toEqual([]);
+    // The Hook Manager and the editor's Problems say it too, not only the log.
+    const unreadable = () => host.root.engineHost.engine.problems.filter((p) => p.code === 'unreadable');
+    await until(() => unreadable().length > 0, 'the problem');
+    expect(unreadable()).toEqual([
+      expect.objectContaining({
+        file,
+        severity: 'warning',
+        message: expect.stringMatching(/^cannot read \.vscode\/hooks\.json: .+; the configuration applied before stays in force$/),
+      }),
+    ]);
+
+    // Readable again, the problem is gone (what is there now is a change to review).
+    rmSync(file, { recursive: true });
+    writeFileSync(file, GUARDED);
+    await host.root.engineHost.reload();
+    expect(unreadable()).toEqual([]);
   });
 
   it('Import Hooks writes through Hookpilot: the imported hooks apply at once', async () => {

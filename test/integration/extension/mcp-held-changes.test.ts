@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stub, Uri } from '../../support/vscode-stub';
@@ -149,5 +149,29 @@ process.stderr.write('no new MCP servers'); process.exit(2);
     expect(payload).toMatchObject({ source: 'project_settings', file_path: file, new_content: mcpJson('mine') });
     await startServers();
     expect(started('mine')).toBe(false);
+  });
+});
+
+describe('what is wrong in the workspace MCP files', () => {
+  it('shows with the other configuration problems (Hook Manager, editor), not only in the log', async () => {
+    h = await startHost({ '.mcp.json': '{"mcpServers": {"broken": {"command": 42}' });
+    const file = h.workspace.file('.mcp.json');
+    const problems = h.root.engineHost.engine.problems.filter((p) => p.file === file);
+    expect(problems.map((p) => p.code)).toEqual(expect.arrayContaining(['syntax']));
+    expect(problems.every((p) => p.sourceKind === 'workspace')).toBe(true);
+  });
+
+  it('an MCP file that cannot be read is a problem that says the servers applied before stay', async () => {
+    h = await startHost({ '.mcp.json': mcpJson('team') });
+    const file = h.workspace.file('.mcp.json');
+    rmSync(file);
+    mkdirSync(file);
+    mcpWatcher().changed.fire(Uri.file(file));
+    const problem = await until(
+      () => h!.root.engineHost.engine.problems.find((p) => p.file === file && p.code === 'unreadable'),
+      'the problem',
+    );
+    expect(problem.message).toMatch(/^cannot read \.mcp\.json: .+; the configuration applied before stays in force$/);
+    expect(held()).toEqual([]);
   });
 });
