@@ -265,6 +265,21 @@ void (async () => {
     expect(await shellForksSingleCommands(join(dir, 'no-such-shell'))).toBeUndefined();
   });
 
+  it("hold in their own environment only what a line cannot set: a run's values never wait in /proc/PID/environ", async () => {
+    // A hook's own env (a webhook URL from its configuration) must not outlive its run in a
+    // shell any process of the user can read while it waits, the model's commands included.
+    await warm({ env: { ...baseEnv, NOTIFY_WEBHOOK: 'https://hooks.example.invalid/T0/secret' } });
+    const [pid] = processesIn(dir);
+    const environ = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').filter(Boolean);
+    expect(environ.some((entry) => entry.startsWith('NOTIFY_WEBHOOK='))).toBe(false);
+    expect(environ.some((entry) => entry.startsWith('PATH='))).toBe(false);
+    // The run that takes it still sees exactly its environment.
+    const env = { ...baseEnv, NOTIFY_WEBHOOK: 'https://hooks.example.invalid/T0/secret' };
+    const fresh = await runProcess(request(INTROSPECT, { env }));
+    const prestarted = await runExpecting(true, request(INTROSPECT, { env }));
+    expect(prestarted.stdout).toBe(fresh.stdout);
+  });
+
   it('are killed on dispose, and never keep their host alive', async () => {
     await warm();
     const [pid] = processesIn(dir);
@@ -338,6 +353,17 @@ void runProcess({ command: 'true', shell: true, cwd: ${JSON.stringify(dir)}, env
         const prestarted = await takeBash(bashRequest(command));
         expect({ command, status: status(prestarted) }).toEqual({ command, status: status(fresh) });
       }
+    });
+
+    it('on timeout, also kill a job that job control moved to a group of its own (a subshell that never execs)', async () => {
+      // The run's marker is exported in the line the shell evals, so such a subshell does not
+      // carry it in /proc/PID/environ; it is still in the run's session.
+      const pidFile = join(dir, 'sub.pid');
+      const command = `set -m; (echo $BASHPID > "${pidFile}"; while :; do read -t 0.2 x < <(:); done) & sleep 30`;
+      const result = await takeBash(bashRequest(command, { timeoutMs: 1_000, runMarker: 'run-job-control' }));
+      expect(result.timedOut).toBe(true);
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      expect(await waitUntilDead(pid, 5_000)).toBe(true);
     });
 
     it('are not used for sh, for args, or for a run whose environment differs in any variable', async () => {

@@ -64,6 +64,22 @@ describe('the process spawner helper', () => {
     }
   });
 
+  it("holds no credential of the host's in its own environment, which what it starts can read", async () => {
+    process.env.SPAWNER_TEST_API_KEY = 'sk-spawner-test-4b1d9e';
+    const spawner = startSpawnerFromSource(log);
+    try {
+      await spawner.ready();
+      const env = { PATH: process.env.PATH };
+      const result = await spawner.runner.run({ command: 'tr "\\0" "\\n" < /proc/$PPID/environ', shell: true, cwd: dir, env });
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toContain('ELECTRON_RUN_AS_NODE=1');
+      expect(result.stdout).not.toContain('sk-spawner-test-4b1d9e');
+    } finally {
+      spawner.runner.dispose();
+      delete process.env.SPAWNER_TEST_API_KEY;
+    }
+  });
+
   it('kills the running process group when the helper dies, reports it, and starts a new helper', async () => {
     const spawner = startSpawnerFromSource(log);
     try {

@@ -61,11 +61,13 @@ const workspace = {
   }),
 };
 
+/** The environ of the shell's parent and of its parent: the host, whether the spawner helper stands between them or not. */
+const ANCESTORS_ENVIRON = `p=$PPID; for i in 1 2; do tr '\\0' '\\n' </proc/$p/environ; echo; p=$(cut -d' ' -f4 /proc/$p/stat); done`;
 const bash = (id: string, command: string) => toolCalls([{ id, name: 'Bash', arguments: { command } }]);
 /** The attempts, one tool round each, then a final answer. */
 const attempts = (): ScriptedReply[] => [
   bash('env', 'env'),
-  bash('parent', "tr '\\0' '\\n' </proc/$PPID/environ"),
+  bash('parent', ANCESTORS_ENVIRON),
   bash('dotenv', 'cat .env; echo "db=$DATABASE_URL gh=$GITHUB_TOKEN"'),
   toolCalls([{ id: 'read', name: 'Read', arguments: { file_path: 'notes.txt' } }]),
   toolCalls([{ id: 'glob', name: 'Glob', arguments: { pattern: '**/*' } }]),
@@ -157,13 +159,14 @@ describe('secrets never reach the model', () => {
     ['STRIPE_KEY_LIVE', 'stripe-live-key-value'],
   ])('the credential %s is kept from the Bash tool and redacted from what the model reads', async (name, value) => {
     bed = await startTestbed(bundle.bundle, {}, [
-      bash('peek', `echo "v=\${${name}:-unset}"; tr '\\0' '\\n' </proc/$PPID/environ | grep ^${name}=`),
+      bash('peek', `echo "v=\${${name}:-unset}"`),
+      bash('parent', `${ANCESTORS_ENVIRON} | grep ^${name}=`),
       text('Done.'),
     ]);
     const r = await bed.run(['look', '--output-format', 'json', '--allowed-tools', 'Bash'], { env: { [name]: value } });
     expect(r.code, r.stderr).toBe(0);
     expect(toolMessageSent(bed.server, 'peek')).toContain('v=unset');
-    expect(toolMessageSent(bed.server, 'peek')).toContain(`${name}=[REDACTED:secret_value]`);
+    expect(toolMessageSent(bed.server, 'parent')).toContain(`${name}=[REDACTED:secret_value]`);
     expect(JSON.stringify(bed.server.requests.map((req) => req.body))).not.toContain(value);
   });
 

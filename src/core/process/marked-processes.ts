@@ -28,24 +28,43 @@ export function withRunMarker(run: { env: NodeJS.ProcessEnv; runMarker?: string 
 /** Kill passes before giving up on a process that keeps forking: each pass finds what the last one missed. */
 const MAX_KILL_PASSES = 20;
 
-/** Same-user processes (never this one) whose starting environment holds `entry`. */
-export function markedProcesses(entry: string): number[] {
+/** Same-user processes (never this one) for which `test` holds. */
+function ownProcesses(test: (pid: number) => boolean): number[] {
   const uid = process.getuid?.();
   return procPids().filter((pid) => {
-    if (pid === process.pid) return false;
+    if (pid === process.pid || !test(pid)) return false;
     try {
-      if (uid !== undefined && statSync(`/proc/${pid}`).uid !== uid) return false;
+      return uid === undefined || statSync(`/proc/${pid}`).uid === uid;
     } catch {
       // Gone.
       return false;
     }
-    return carries(pid, entry);
   });
+}
+
+/** Same-user processes (never this one) whose starting environment holds `entry`. */
+export function markedProcesses(entry: string): number[] {
+  return ownProcesses((pid) => carries(pid, entry));
+}
+
+/**
+ * Same-user processes in session `sid`. A run starts as the leader of a session of its own;
+ * job control (`set -m`) moves a job to a group of its own, and a subshell that never execs
+ * holds only the environment its shell started with (no marker a line exported), but neither
+ * leaves the session: only `setsid` does.
+ */
+export function sessionProcesses(sid: number): number[] {
+  return ownProcesses((pid) => procStat(pid)?.session === sid);
 }
 
 /** Sends `name` to every process `markedProcesses` finds; how many it signalled. */
 export function signalMarkedProcesses(entry: string, name: NodeJS.Signals): number {
   return markedProcesses(entry).filter((pid) => signal(pid, name)).length;
+}
+
+/** Sends `name` to every process of session `sid`. */
+export function signalSessionProcesses(sid: number, name: NodeJS.Signals): void {
+  for (const pid of sessionProcesses(sid)) signal(pid, name);
 }
 
 /**
@@ -55,9 +74,18 @@ export function signalMarkedProcesses(entry: string, name: NodeJS.Signals): numb
  * Then every one stopped is killed. Synchronous, so it also runs as the host exits.
  */
 export function killMarkedProcesses(entry: string): void {
+  killFound(() => markedProcesses(entry));
+}
+
+/** Kills every process of session `sid`, as killMarkedProcesses does those it finds. */
+export function killSessionProcesses(sid: number): void {
+  killFound(() => sessionProcesses(sid));
+}
+
+function killFound(find: () => number[]): void {
   const stopped = new Set<number>();
   for (let pass = 0; pass < MAX_KILL_PASSES; pass++) {
-    const found = markedProcesses(entry).filter((pid) => !stopped.has(pid) || isRunning(pid));
+    const found = find().filter((pid) => !stopped.has(pid) || isRunning(pid));
     if (found.length === 0) break;
     for (const pid of found) {
       signal(pid, 'SIGSTOP');

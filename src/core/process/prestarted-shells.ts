@@ -5,7 +5,7 @@ import type { Disposable } from '../events-emitter';
 import { RUN_MARKER_VARIABLE, withRunMarker } from './marked-processes';
 import { procStat } from './proc-stat';
 import { isBash, shellScriptArguments } from './shell-arguments';
-import { exportStatement, shellCommandLine } from './shell-command-line';
+import { exportStatement, shellCommandLine, waitingShellEnv } from './shell-command-line';
 import { shellForksSingleCommands } from './shell-fork-probe';
 
 /** What a run needs to know of the process it gets: how it spawns (shell, directory, env). */
@@ -223,10 +223,12 @@ export class PrestartedShells implements Disposable {
     if (!this.bash && !this.shellForks) return;
     this.directoryId = directoryIdOf(template.cwd);
     if (this.directoryId === undefined) return;
+    // A waiting bash holds the very environment its run needs (see PrestartedShellsOptions).
+    const env = this.bash ? template.env : waitingShellEnv(template.env);
     while (this.idle.length < this.wanted) {
-      const child = this.spawnWaiting(template.shell, template.cwd, template.env);
+      const child = this.spawnWaiting(template.shell, template.cwd, env);
       if (!child) return;
-      const shell = { child, env: template.env };
+      const shell = { child, env };
       child.once('exit', () => (this.idle = this.idle.filter((s) => s !== shell)));
       setRef(child, false);
       this.idle.push(shell);

@@ -21,6 +21,8 @@ export interface ProcStat {
   state: string;
   parent: number;
   group: number;
+  /** The session: the pid of its leader (a run started with setsid leads its own). */
+  session: number;
   /** When it started, in clock ticks after boot: with the pid, tells it from a later process given the same pid. */
   started: number;
 }
@@ -29,10 +31,10 @@ export interface ProcStat {
 export function procStat(pid: number): ProcStat | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    // After the parenthesised command name (which may hold blanks): state, parent pid, group; the 20th is the start time.
+    // After the parenthesised command name (which may hold blanks): state, parent pid, group, session; the 20th is the start time.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const [state, parent, group] = fields;
-    return { state, parent: Number(parent), group: Number(group), started: Number(fields[19]) };
+    const [state, parent, group, session] = fields;
+    return { state, parent: Number(parent), group: Number(group), session: Number(session), started: Number(fields[19]) };
   } catch {
     return undefined;
   }

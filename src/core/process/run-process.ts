@@ -7,10 +7,13 @@ import { shellScriptArguments } from './shell-arguments';
 import { errorMessage } from '../error-message';
 import {
   killMarkedProcesses,
+  killSessionProcesses,
   markedProcesses,
   markerEntry,
   RUN_MARKER_VARIABLE,
+  sessionProcesses,
   signalMarkedProcesses,
+  signalSessionProcesses,
   withRunMarker,
 } from './marked-processes';
 
@@ -154,9 +157,9 @@ function describeSpawnError(error: NodeJS.ErrnoException, options: RunProcessOpt
 }
 
 /**
- * Runs a process in its own process group, feeding `input` on stdin and collecting capped
- * stdout/stderr. Never throws: spawn failures come back as `spawnError`. On timeout or
- * abort the whole group, and every process that carries the run's marker, gets SIGTERM,
+ * Runs a process in its own session and process group, feeding `input` on stdin and collecting
+ * capped stdout/stderr. Never throws: spawn failures come back as `spawnError`. On timeout or
+ * abort the whole group and session, and every process that carries the run's marker, gets SIGTERM,
  * then SIGKILL after the grace period, so grandchildren die too, also those that left the
  * group. With `shells`, a waiting shell runs the command when one fits.
  */
@@ -213,9 +216,10 @@ export function runProcess(options: RunProcessOptions, shells?: PrestartedShells
     };
 
     const marker = options.runMarker === undefined ? undefined : markerEntry(RUN_MARKER_VARIABLE, options.runMarker);
-    /** Whether anything of the run is left: its group, or a process that carries its marker. */
+    /** Whether anything of the run is left: its group or session, or a process that carries its marker. */
     const runSurvives = () =>
-      (child.pid !== undefined && groupAlive(child.pid)) || (marker !== undefined && markedProcesses(marker).length > 0);
+      (child.pid !== undefined && (groupAlive(child.pid) || sessionProcesses(child.pid).length > 0)) ||
+      (marker !== undefined && markedProcesses(marker).length > 0);
     const settle = (result: ProcessResult) => {
       if (settled) return;
       settled = true;
@@ -242,10 +246,14 @@ export function runProcess(options: RunProcessOptions, shells?: PrestartedShells
     function kill(): void {
       if (killing || settled) return;
       killing = true;
+      // The run leads a session of its own (detached): what job control moved to other groups is still in it.
+      const session = child.pid;
       signalGroup(child, 'SIGTERM');
+      if (session !== undefined) signalSessionProcesses(session, 'SIGTERM');
       if (marker !== undefined) signalMarkedProcesses(marker, 'SIGTERM');
       killTimer = setTimeout(() => {
         signalGroup(child, 'SIGKILL');
+        if (session !== undefined) killSessionProcesses(session);
         if (marker !== undefined) killMarkedProcesses(marker);
       }, graceMs);
       killTimer.unref();

@@ -49,6 +49,15 @@ function expressible(name: string, value = ''): boolean {
 }
 
 /**
+ * What a waiting shell starts with: only the variables its line could not set. Any process of
+ * the user reads a process's starting environment (/proc/PID/environ) for as long as it waits,
+ * and a run's own values (a hook's `env`) are exported in its line instead.
+ */
+export function waitingShellEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name, value]) => value !== undefined && !expressible(name, value)));
+}
+
+/**
  * The one line that runs `command` in `to` for a shell started in `from`, or undefined when
  * no such line exists (a multi-line command or value, a name a shell cannot export).
  */

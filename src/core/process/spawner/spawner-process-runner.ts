@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { Disposable } from '../../events-emitter';
 import { timerDelay } from '../../timer-delay';
+import { isSecretEnvEntry } from '../../secret-env-names';
 import { childProcessesOf } from '../child-processes';
 import { killMarkedProcesses, markerEntry, RUN_MARKER_VARIABLE } from '../marked-processes';
 import type { ProcessRunner } from '../process-runner';
@@ -147,7 +148,7 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
     const helper = fork(this.options.modulePath, this.options.args ?? [], {
       execArgv: this.options.execArgv ?? [],
       // Inside VS Code, process.execPath is Electron: ELECTRON_RUN_AS_NODE makes it behave as Node.
-      env: { ...withoutHostOnlyVariables(process.env), ELECTRON_RUN_AS_NODE: '1' },
+      env: { ...helperEnvironment(process.env), ELECTRON_RUN_AS_NODE: '1' },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'advanced',
     });
@@ -284,10 +285,15 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
   }
 }
 
-function withoutHostOnlyVariables(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const copy = { ...env };
-  for (const key of HOST_ONLY_VARIABLES) delete copy[key];
-  return copy;
+/**
+ * The helper's own environment: the host's, without what only the host may use, nor any
+ * credential. Each run brings its environment; the helper's is readable by every process it
+ * starts (/proc/PPID/environ), the model's commands included.
+ */
+function helperEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(env).filter(([name, value]) => !HOST_ONLY_VARIABLES.includes(name) && !isSecretEnvEntry(name, value)),
+  );
 }
 
 function requestOptions(options: RunProcessOptions): SpawnRequestOptions {
