@@ -1,6 +1,6 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { formatImportReport, importHooks } from '../core/import/import-hooks';
+import { formatImportReport, formatImportWrite, importHooks } from '../core/import/import-hooks';
 import { IMPORT_TOOLS, type ImportTool } from '../core/import/import-types';
 import type { EngineHost } from './engine-host';
 import { showError, showInformation } from './notifications';
@@ -35,8 +35,9 @@ export async function importHooksCommand(engineHost: EngineHost): Promise<void> 
   );
   if (!pick) return;
   const preview = importHooks({ cwd, from: pick.tool, dryRun: true });
+  const written = preview.report.added > 0 ? `\n${formatImportWrite(preview.report.target, preview.before, preview.text)}` : '';
   await vscode.window.showTextDocument(
-    await vscode.workspace.openTextDocument({ content: formatImportReport(preview.report), language: 'markdown' }),
+    await vscode.workspace.openTextDocument({ content: formatImportReport(preview.report) + written, language: 'markdown' }),
     { preview: true },
   );
   if (preview.report.added === 0) {
@@ -48,7 +49,7 @@ export async function importHooksCommand(engineHost: EngineHost): Promise<void> 
     return;
   }
   const answer = await showInformation(
-    `Import ${preview.report.added} hook(s) into .vscode/hooks.json? The report lists what changes meaning and what cannot carry over.`,
+    `Import ${preview.report.added} hook(s) into .vscode/hooks.json? The report lists what changes meaning and what cannot carry over, and ends with exactly what is written.`,
     { modal: true },
     'Import',
   );

@@ -51,6 +51,21 @@ describe('hookpilot hooks import', () => {
     expect(readFileSync(path.join(dir, '.vscode', 'hooks.json'), 'utf8')).toBe(written);
   });
 
+  it('--dry-run prints the report, then exactly what would be written as a diff, and writes nothing', async () => {
+    const dir = project('claude/project');
+    const r = await cli(['--cwd', dir, '--dry-run', '--from', 'claude']);
+    expect(r.code).toBe(0);
+    const [report, written] = r.stdout.split('What the import writes to .vscode/hooks.json, in full:');
+    expect(report).toContain('Dry run: nothing written;');
+    expect(written).toMatch(/^\n\n```diff\n/);
+    expect(written).toContain('+++ .vscode/hooks.json (after the import)');
+    // Every command of what would be written is in the diff, whatever the report shortened.
+    const json = await cli(['--cwd', dir, '--dry-run', '--json', '--from', 'claude']);
+    const { text } = JSON.parse(json.stdout) as { text: string };
+    for (const line of text.split('\n').filter((l) => l.includes('"command"'))) expect(written).toContain(`+${line}`);
+    expect(existsSync(path.join(dir, '.vscode'))).toBe(false);
+  });
+
   it('--dry-run --json prints the report and the text, and writes nothing', async () => {
     const dir = project('claude/project');
     mkdirSync(path.join(home, '.claude'));

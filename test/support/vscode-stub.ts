@@ -184,6 +184,8 @@ class StubState {
   readonly watchers: FakeFileSystemWatcher[] = [];
   readonly contentProviders = new Map<string, { provideTextDocumentContent(uri: Uri): string }>();
   readonly openedDocuments: string[] = [];
+  /** The text of each untitled document opened from content (a report shown before a question). */
+  readonly untitledContents: string[] = [];
   readonly progress: ShownProgress[] = [];
   readonly registrations = { active: 0 };
   /** Answers showInformation/Warning/ErrorMessage; default: no answer (dismissed). */
@@ -342,7 +344,11 @@ export const workspace = {
     state.contentProviders.set(scheme, provider);
     return tracked(() => state.contentProviders.delete(scheme));
   },
-  openTextDocument: (uri: Uri) => Promise.resolve({ uri }),
+  openTextDocument: (target: Uri | { content: string; language?: string }) => {
+    if (target instanceof Uri) return Promise.resolve({ uri: target });
+    state.untitledContents.push(target.content);
+    return Promise.resolve({ uri: Uri.from({ scheme: 'untitled', path: `Untitled-${state.untitledContents.length}` }) });
+  },
   asRelativePath: (file: string) => {
     const folder = state.folders.find((f) => file.startsWith(`${f.uri.fsPath}${path.sep}`));
     return folder ? path.relative(folder.uri.fsPath, file) : file;

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { z } from 'zod';
-import { formatImportReport, importHooks, IMPORT_TOOLS, type ImportHooksResult } from '../../core/import/import-hooks';
+import { formatImportReport, formatImportWrite, importHooks, IMPORT_TOOLS, type ImportHooksResult } from '../../core/import/import-hooks';
 import { projectDirOf, type CliContext } from '../cli-context';
 import { CliError, EXIT, oneLine } from '../cli-error';
 
@@ -20,7 +20,7 @@ export function registerHooksImportCommand(hooks: Command, ctx: CliContext): voi
     )
     .option('--cwd <dir>', 'the workspace (default: the current directory)')
     .addOption(new Option('--from <tool>', "import only this tool's hooks").choices(IMPORT_TOOLS))
-    .option('--dry-run', 'print the report and write nothing')
+    .option('--dry-run', 'print the report and exactly what would be written, and write nothing')
     .option('--json', 'print the report (and, with --dry-run, the resulting hooks.json text) as JSON')
     .action((raw: unknown) => {
       const options = importOptionsSchema.parse(raw);
@@ -37,6 +37,8 @@ export function registerHooksImportCommand(hooks: Command, ctx: CliContext): voi
         ctx.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
       } else if (found) {
         ctx.stdout.write(formatImportReport(result.report));
+        if (options.dryRun && result.report.added > 0)
+          ctx.stdout.write(`\n${formatImportWrite(result.report.target, result.before, result.text)}`);
       }
       if (!found) {
         ctx.stderr.write(`hookpilot: no hooks found to import in ${projectDir} (looked in ${result.report.searched.join(', ')})\n`);

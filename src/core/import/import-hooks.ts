@@ -12,7 +12,7 @@ import { linkAmong } from '../agent/permissions/settings-links';
 export { convertSources } from './convert-sources';
 export { discoverHookSources, searchedLocations, type DiscoverOptions } from './discover';
 export * from './import-types';
-export { formatImportReport } from './report';
+export { formatImportReport, formatImportWrite } from './report';
 export { buildDocument, hookIdentity, mergeIntoHooksJson, planMerge, type MergePlan } from './write-hooks-json';
 
 export interface ImportHooksOptions {
@@ -31,6 +31,8 @@ export interface ImportHooksResult {
   written?: string;
   /** `.vscode/hooks.json` as it is (or, on a dry run, would be) after the import. */
   text: string;
+  /** `.vscode/hooks.json` as it was before the import ('' when there was none). */
+  before: string;
 }
 
 function readIfPresent(file: string): string | undefined {
@@ -91,5 +93,5 @@ export function importHooks(options: ImportHooksOptions): ImportHooksResult {
     added: plan.added.length,
     written: write,
   };
-  return { report, written: write ? targetFile : undefined, text: plan.text };
+  return { report, written: write ? targetFile : undefined, text: plan.text, before: existing ?? '' };
 }

@@ -1,3 +1,4 @@
+import { createTwoFilesPatch } from 'diff';
 import { TOOL_LABELS, type ImportReport, type ImportReportEntry, type ImportStatus } from './import-types';
 
 const HEADINGS: Readonly<Record<ImportStatus, string>> = {
@@ -48,4 +49,14 @@ export function formatImportReport(report: ImportReport): string {
   else if (report.written) lines.push(`${report.target}: ${report.added} hook(s) added.`);
   else lines.push(`${report.target}: nothing to add.`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Exactly what an import writes, as a unified diff of the target file: the report names each
+ * hook in brief (a long command shortened, no args, env or headers), and what a person approves
+ * must be all that will run.
+ */
+export function formatImportWrite(target: string, before: string, after: string): string {
+  const patch = createTwoFilesPatch(`${target} (now)`, `${target} (after the import)`, before, after, undefined, undefined, { context: 2 });
+  return `What the import writes to ${target}, in full:\n\n\`\`\`diff\n${patch}\`\`\`\n`;
 }
