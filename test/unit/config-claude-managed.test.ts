@@ -349,10 +349,27 @@ describe('the managed policy', () => {
       'linux',
     );
     expect(bad.config?.problems.map((p) => p.path)).toEqual(expect.arrayContaining(['permissions.deny', 'allowManagedHooksOnly']));
-    expect(bad.permissions).toEqual({ ask: ['Write'] });
-    // A broken allow list does not take the valid deny rules with it.
-    const partly = readManagedPolicy(write(path.join(dir, 'c.json'), { permissions: { allow: [1], deny: ['Bash(curl *)'] } }), 'linux');
+    // A lone deny rule given as a string still denies.
+    expect(bad.permissions).toEqual({ deny: ['Bash'], ask: ['Write'] });
+    // A broken allow list does not take the valid deny rules with it, and allows nothing.
+    const partly = readManagedPolicy(
+      write(path.join(dir, 'c.json'), { permissions: { allow: [1, 'Bash'], deny: ['Bash(curl *)'] } }),
+      'linux',
+    );
     expect(partly.permissions).toEqual({ deny: ['Bash(curl *)'] });
+    expect(readManagedPolicy(write(path.join(dir, 'd.json'), { permissions: { allow: 'Bash' } }), 'linux').permissions).toEqual({});
+  });
+
+  it('a deny or ask list with a wrong entry keeps its rules: a broken guard is never fewer guards', () => {
+    const dir = rootOnlyDir();
+    const policy = readManagedPolicy(
+      write(path.join(dir, 'e.json'), { permissions: { deny: ['Bash(rm *)', 5, null], ask: [{ tool: 'Write' }, 'Edit'] } }),
+      'linux',
+    );
+    expect(policy.permissions).toEqual({ deny: ['Bash(rm *)'], ask: ['Edit'] });
+    expect(policy.config?.problems.filter((p) => p.severity === 'error').map((p) => p.path)).toEqual(
+      expect.arrayContaining(['permissions.deny[1]', 'permissions.deny[2]', 'permissions.ask[0]']),
+    );
   });
 
   it('a deny rule that is not a rule is an error and denies its whole tool, never silently nothing', () => {

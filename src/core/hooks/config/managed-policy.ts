@@ -140,7 +140,24 @@ export function readManagedPolicy(file: string = managedPolicyFile(), platform: 
 /**
  * Each rule list on its own: a broken `allow` must not take the valid `deny` rules with it. A
  * rule that does not parse is an error and is kept: a broken deny rule denies its whole tool.
+ * What is wrong in a `deny` or `ask` list costs only its wrong entries (a lone rule given as a
+ * string is read as that rule): a broken guard is never fewer guards. A wrong `allow` list
+ * allows nothing.
  */
+/** The rules a broken `deny` or `ask` list still holds, each wrong part reported; undefined when it holds none. */
+function guardRules(list: string, raw: unknown, report: (message: string, at: string) => void): string[] | undefined {
+  if (typeof raw === 'string') {
+    report(`"permissions.${list}" must be a list of rules; its one rule is read as ["${raw}"].`, `permissions.${list}`);
+    return [raw];
+  }
+  if (!Array.isArray(raw)) return undefined;
+  raw.forEach((entry, index) => {
+    if (typeof entry !== 'string')
+      report(`"permissions.${list}[${index}]" is not a rule (a string); it is ignored.`, `permissions.${list}[${index}]`);
+  });
+  return raw.filter((entry): entry is string => typeof entry === 'string');
+}
+
 function readPermissions(value: unknown, report: (message: string, at: string) => void): ManagedPermissions {
   if (value === undefined) return {};
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -152,12 +169,13 @@ function readPermissions(value: unknown, report: (message: string, at: string) =
     const raw = (value as Record<string, unknown>)[list];
     if (raw === undefined) continue;
     const parsed = ruleListSchema.safeParse(raw);
-    if (!parsed.success) {
+    const rules = parsed.success ? parsed.data : list === 'allow' ? undefined : guardRules(list, raw, report);
+    if (rules === undefined) {
       report(`"permissions.${list}" must be a list of rules; it is ignored.`, `permissions.${list}`);
       continue;
     }
-    permissions[list] = parsed.data;
-    parsed.data.forEach((text, index) => {
+    permissions[list] = rules;
+    rules.forEach((text, index) => {
       const problem = unparseableRuleProblem(list, text);
       if (problem !== undefined) report(`${problem}.`, `permissions.${list}[${index}]`);
     });
