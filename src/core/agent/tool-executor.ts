@@ -112,7 +112,7 @@ export class ToolExecutor {
     if (call.argumentsError)
       return finish(
         'failed',
-        `Error: the arguments for ${call.name} were not valid JSON (${call.argumentsError}). Send the call again with a JSON object.`,
+        `Error: the arguments for ${call.name} could not be used (${call.argumentsError}). Send the call again with a JSON object.`,
         rawInput,
       );
     const parsed = tool.inputSchema.safeParse(rawInput);

@@ -2,6 +2,24 @@ import { errorMessage } from '../../error-message';
 export type ParsedToolArguments = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
 
 /**
+ * Deeper than any tool's arguments. JSON.parse reads any depth, but the host serializes them
+ * recursively (a hook's stdin, the audit log, the chat): 10 KB of `[` would overflow the stack
+ * there, failing AfterLLM guards before they start.
+ */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+/** Whether `value` nests objects or arrays more than `max` levels deep, found without recursion. */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (item.value === null || typeof item.value !== 'object') continue;
+    if (item.depth > max) return true;
+    for (const child of Object.values(item.value)) stack.push({ value: child, depth: item.depth + 1 });
+  }
+  return false;
+}
+
+/**
  * Models sometimes send broken or non-object arguments; this never throws so the loop can
  * tell the model what was wrong and let it try again.
  */
@@ -18,5 +36,7 @@ export function parseToolArguments(text: string): ParsedToolArguments {
     const got = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`;
     return { ok: false, error: `the tool arguments must be a JSON object, got ${got}` };
   }
+  if (nestedDeeperThan(parsed, MAX_ARGUMENT_DEPTH))
+    return { ok: false, error: `the tool arguments are nested more than ${MAX_ARGUMENT_DEPTH} levels deep` };
   return { ok: true, value: parsed as Record<string, unknown> };
 }
