@@ -103,6 +103,8 @@ export function outcomeDecisionLabel(outcome: HookOutcome): string {
 export class ResultAggregator {
   private readonly seenContexts = new Set<string>();
   private updatedInputBy?: string;
+  /** The policy's hooks are judging a rewritten input again: a rewrite of their own stands. */
+  rejudging = false;
 
   constructor(readonly result: DispatchResult) {}
 
@@ -185,8 +187,9 @@ export class ResultAggregator {
    */
   private answer(permission: NonNullable<HookEffects['permission']>, hookName: string): void {
     const current = this.result.permission;
-    if (!current || PERMISSION_RANK[permission.behavior] > PERMISSION_RANK[current.behavior])
-      this.result.permission = { ...permission, hookName };
+    const stricter = !current || PERMISSION_RANK[permission.behavior] > PERMISSION_RANK[current.behavior];
+    const ownRewrite = this.rejudging && permission.updatedInput !== undefined && permission.behavior === current?.behavior;
+    if (stricter || ownRewrite) this.result.permission = { ...permission, hookName };
   }
 
   private applyEffects(hook: HookDefinition, e: HookEffects): void {

@@ -9,6 +9,7 @@ import { EVENT_INFO, type HookEventName } from './events';
 import { HookAbort } from './hook-abort';
 import { selects } from './hook-selection';
 import { isLockedSource, isWorkspaceSourced } from './hook-switches';
+import { PolicyRecheck } from './policy-recheck';
 import type { RegistrySnapshot } from './registry';
 import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload } from './types';
 import { errorMessage } from '../error-message';
@@ -48,6 +49,16 @@ export interface HookRunEvent {
   sessionId: string;
   outcome: HookOutcome;
   summary: HookRunSummary;
+}
+
+/** One pass over a dispatch's hooks: the main one, or the policy's re-check of a rewritten input. */
+interface DispatchPass {
+  dispatchId: string;
+  options: DispatchOptions;
+  aggregator: ResultAggregator;
+  recheck: PolicyRecheck;
+  /** Set on the re-check pass: the payload the dispatch began with. */
+  original?: HookPayload;
 }
 
 export interface DispatchOptions {
@@ -155,30 +166,15 @@ export class HookDispatcher {
     if (subscribers.length === 0) return result;
     const started = performance.now();
     const aggregator = new ResultAggregator(result);
-    let current = payload;
-    for (const group of groupByOrder(subscribers)) {
-      const input = current;
-      // Each group is selected on the input it will see: a guard whose `if` names the file an
-      // earlier group's rewrite points the call at runs on that call.
-      const applies = group.filter((hook) => this.selects(hook, input));
-      if (aggregator.stopsLaterGroups) {
-        for (const hook of applies) if (!this.ranOnceBefore(hook, payload.session_id)) aggregator.skip(hook, 'an earlier group blocked');
-        continue;
-      }
-      const runs = applies.filter((hook) => this.firstRunOfOnce(hook, payload.session_id));
-      const started = this.hookStarting.size > 0;
-      await Promise.all(
-        runs.map((hook) => {
-          if (started) this.hookStarting.fire({ hook, event, sessionId: payload.session_id });
-          return this.runHook(hook, input, options.signal, options.env).then((outcome) => {
-            const summary = aggregator.add(hook, outcome, this.failsClosed(hook, event));
-            // An async run is recorded when it ends (startAsync), never as a 0 ms success.
-            if (!isAsync(hook)) this.report(hook, input, payload, dispatchId, outcome, summary);
-          });
-        }),
-      );
-      // Sequential groups form a pipeline: a rewrite is what the next group sees.
-      current = pipe(current, result);
+    const recheck = new PolicyRecheck();
+    const piped = await this.runGroups(subscribers, payload, { dispatchId, options, aggregator, recheck });
+    // A rewrite from below the policy: the policy's hooks judge the input the call will run with.
+    const rewritten = aggregator.stopsLaterGroups ? undefined : recheck.payloadToRecheck(payload, piped, result);
+    if (rewritten) {
+      aggregator.rejudging = true;
+      // Async hooks decide nothing: they are not run again.
+      const judges = subscribers.filter((hook) => isLockedSource(hook.source.kind) && !isAsync(hook));
+      await this.runGroups(judges, rewritten, { dispatchId, options, aggregator, recheck, original: payload });
     }
     this.options.audit?.append({
       type: 'dispatch',
@@ -191,6 +187,45 @@ export class HookDispatcher {
       duration_ms: performance.now() - started,
     });
     return result;
+  }
+
+  /**
+   * Runs hooks group by group and returns the payload the last group left. The re-check pass
+   * runs only the hooks that have not judged the input they would see now.
+   */
+  private async runGroups(hooks: readonly HookDefinition[], start: HookPayload, pass: DispatchPass): Promise<HookPayload> {
+    const { dispatchId, options, aggregator, recheck } = pass;
+    const original = pass.original ?? start;
+    const event = start.hook_event_name;
+    const sessionId = start.session_id;
+    let current = start;
+    for (const group of groupByOrder(hooks)) {
+      const input = current;
+      // Each group is selected on the input it will see: a guard whose `if` names the file an
+      // earlier group's rewrite points the call at runs on that call.
+      const applies = group.filter((hook) => this.selects(hook, input) && !(pass.original && recheck.judgedAlready(hook, input)));
+      if (aggregator.stopsLaterGroups) {
+        for (const hook of applies) if (!this.ranOnceBefore(hook, sessionId)) aggregator.skip(hook, 'an earlier group blocked');
+        continue;
+      }
+      // A `once` hook that ran in this dispatch judges the same call again.
+      const runs = applies.filter((hook) => (pass.original && recheck.ranHere(hook)) || this.firstRunOfOnce(hook, sessionId));
+      const started = this.hookStarting.size > 0;
+      await Promise.all(
+        runs.map((hook) => {
+          if (started) this.hookStarting.fire({ hook, event, sessionId });
+          return this.runHook(hook, input, options.signal, options.env).then((outcome) => {
+            const summary = aggregator.add(hook, outcome, this.failsClosed(hook, event));
+            recheck.ran(hook, input, outcome);
+            // An async run is recorded when it ends (startAsync), never as a 0 ms success.
+            if (!isAsync(hook)) this.report(hook, input, original, dispatchId, outcome, summary);
+          });
+        }),
+      );
+      // Sequential groups form a pipeline: a rewrite is what the next group sees.
+      current = pipe(current, aggregator.result);
+    }
+    return current;
   }
 
   /** Observe events: fan out and return at once; the loop never waits (docs/design.md#observers-interceptors-approvers). */
