@@ -5,7 +5,7 @@ import { commandForms, commandName } from '../../permissions/bash-wrappers';
 import { HOLE } from '../../permissions/wildcard';
 import { errorMessage } from '../../error-message';
 import { argumentWords, pathCandidates, scriptAnalyses, type ParsedBash } from './bash-words';
-import { isWithin, physicalPath, physicalPathOf, toAbsolutePath } from '../tools/workspace-paths';
+import { FILE_NAMES_FOLD_CASE, fileSystemKey, isWithin, physicalPath, physicalPathOf, toAbsolutePath } from '../tools/workspace-paths';
 import { escapeGlob, hasExpandingSyntax, MAX_OPENERS, MAX_PATTERN_CHARS, shellPattern, withoutBraces } from './shell-patterns';
 
 /**
@@ -61,7 +61,11 @@ export function protectedTargetOf(filePath: string, cwd: string, targets: readon
   } catch (error) {
     return { physical: filePath, shown: `a path that cannot be resolved (${errorMessage(error)})` };
   }
-  return targets.find((t) => t.physical === physical || (t.folder && isWithin(t.physical, physical)));
+  const key = fileSystemKey(physical);
+  return targets.find((t) => {
+    const target = fileSystemKey(t.physical);
+    return target === key || (t.folder && isWithin(target, key));
+  });
 }
 
 /** How the line's shell matches globs: `shopt -s dotglob` (or GLOBIGNORE) and `nocaseglob` change it. */
@@ -200,7 +204,7 @@ function globTarget(
   // An expansion's value may start with a dot; a glob's `*` matches one only as the shell does,
   // and an extglob (read as `*`) may spell the dot inside it.
   const dot = candidate.includes(HOLE) || hasExtglob(candidate) || options.dotglob === true;
-  const match = { dot, nocase: options.nocaseglob === true };
+  const match = { dot, nocase: options.nocaseglob === true || FILE_NAMES_FOLD_CASE };
   // `hooks/*.py` may create a file in a protected folder even when nothing there matches yet.
   const inFolder = (t: ProtectedTarget) => t.folder && (t.physical === physicalBase || isWithin(t.physical, physicalBase));
   // `.g?t/hooks/x` reaches into the folder `.git` through a glob in a folder's name.
@@ -228,7 +232,8 @@ function targetUnderLiteralStart(candidate: string, cwd: string, targets: readon
     return { physical: candidate, shown: `a pattern too complex to check, which may climb out of its literal start` };
   const literal = (first < 0 ? parts : parts.slice(0, first)).join('/') || (candidate.startsWith('/') ? '/' : '.');
   const base = physicalOrSelf(toAbsolutePath(literal, cwd));
-  return targets.find((t) => isWithin(base, t.physical) || (t.folder && isWithin(t.physical, base)));
+  const key = fileSystemKey(base);
+  return targets.find((t) => isWithin(key, fileSystemKey(t.physical)) || (t.folder && isWithin(fileSystemKey(t.physical), key)));
 }
 
 /**

@@ -248,11 +248,31 @@ function physicalOrWritten(root: string): string {
 
 /** Windows and macOS file systems ignore case by default: there, places compare that way (finding more inside, never less). */
 const FOLD_CASE = process.platform === 'win32' || process.platform === 'darwin';
+const WINDOWS = process.platform === 'win32';
 /** Windows takes either slash. */
-const SEPARATORS = process.platform === 'win32' ? /[\\/]/ : '/';
+const SEPARATORS = WINDOWS ? /[\\/]/ : '/';
 
 function foldCase(place: string): string {
   return FOLD_CASE ? place.toLowerCase() : place;
+}
+
+/** Whether names that differ only in case are one file here (Windows, macOS by default). */
+export const FILE_NAMES_FOLD_CASE = FOLD_CASE;
+
+/**
+ * What tells files apart here: the path itself on Linux; regardless of case on Windows and
+ * macOS; and on Windows without what it drops from a name (trailing dots and spaces) or reads
+ * as a stream of the file (`hooks.json::$DATA`). A name not created yet is kept as written by
+ * the resolution, so `.VSCode/HOOKS.json` is `.vscode/hooks.json` only by this key.
+ */
+export function fileSystemKey(filePath: string): string {
+  if (!FOLD_CASE) return filePath;
+  const folded = filePath.toLowerCase();
+  if (!WINDOWS) return folded;
+  const names = folded.split(/[\\/]/);
+  // The first name is the drive (`c:`); a name of dots alone is not one Windows trims.
+  const trimmed = names.map((name, index) => (index === 0 ? name : name.replace(/:.*$/, '').replace(/(?<=[^. ])[. ]+$/, '')));
+  return trimmed.join(sep);
 }
 
 function isWithinPlace(root: string, place: string): boolean {
