@@ -1,6 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
-import { decodeText, MAX_TEXT_FILE_BYTES, openForUpdate, oversizedFile, rewrite } from './file-content';
+import { decodeText, MAX_TEXT_FILE_BYTES, openForUpdate, readUpTo, rewrite } from './file-content';
 import { hiddenSpans, visibleOccurrences, type TextSpan } from './hidden-text';
 import { truncateMiddle } from './output-limits';
 import { MAX_READ_OUTPUT_CHARS, numberLines } from './read-tool';
@@ -149,11 +149,11 @@ function summary(filePath: string, seen: { before: string; after: string }, patc
 }
 
 async function readOriginal(handle: FileHandle, filePath: string): Promise<{ text: string } | { error: string }> {
-  const size = await oversizedFile(handle);
-  if (size !== undefined) {
-    return { error: `Cannot edit ${filePath}: it is ${size} bytes, more than the ${MAX_TEXT_FILE_BYTES} bytes Edit reads.` };
+  const read = await readUpTo(handle, MAX_TEXT_FILE_BYTES);
+  if ('size' in read) {
+    return { error: `Cannot edit ${filePath}: it is ${read.size} bytes, more than the ${MAX_TEXT_FILE_BYTES} bytes Edit reads.` };
   }
-  const decoded = decodeText(await handle.readFile());
+  const decoded = decodeText(read.bytes);
   return 'problem' in decoded ? { error: `Cannot edit ${filePath}: ${decoded.problem}.` } : decoded;
 }
 

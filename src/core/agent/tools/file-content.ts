@@ -163,10 +163,24 @@ export async function openForUpdate(physical: string, requested: string, create:
   }
 }
 
-/** The size of an open file, when it is over MAX_TEXT_FILE_BYTES; undefined otherwise. */
-export async function oversizedFile(handle: FileHandle): Promise<number | undefined> {
+/**
+ * An open file's bytes when it holds at most `maxBytes`, else its size. The file can grow, or a
+ * process can swap it, after any size check (handle.readFile() reads what it holds then, up to
+ * 2 GiB), so the read itself stops at maxBytes + 1 bytes: that last byte says the file is over.
+ */
+export async function readUpTo(handle: FileHandle, maxBytes: number): Promise<{ bytes: Buffer } | { size: number }> {
   const { size } = await handle.stat();
-  return size > MAX_TEXT_FILE_BYTES ? size : undefined;
+  if (size > maxBytes) return { size };
+  // A byte more than checked: a file that grew since shows it, and is then read on to the cap only.
+  let buffer = Buffer.alloc(size + 1);
+  let length = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+    if (bytesRead === 0) return { bytes: buffer.subarray(0, length) };
+    length += bytesRead;
+    if (length > maxBytes) return { size: Math.max(length, (await handle.stat()).size) };
+    if (length === buffer.length) buffer = Buffer.concat([buffer], maxBytes + 1);
+  }
 }
 
 /** Replaces the whole content of an open file. */

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { z } from 'zod';
-import { looksBinary, MAX_TEXT_FILE_BYTES, openForReading } from './file-content';
+import { looksBinary, MAX_TEXT_FILE_BYTES, openForReading, readUpTo } from './file-content';
 import { fileTypeMatcher, knownFileTypes } from './grep-file-types';
 import { buildRegex, formatMatches, matchFile, type FileMatches, type SearchPattern } from './grep-matcher';
 import { byNewest, findFiles, resolveSearchRoot, type FoundFile, type SearchRoot } from './file-search';
@@ -79,14 +79,15 @@ async function candidateFiles(root: SearchRoot, input: GrepInput, ctx: ToolConte
 }
 
 async function searchFile(file: FoundFile, run: SearchRun, visible: (text: string) => string): Promise<FileHit | undefined> {
-  // Larger files are skipped: they are generated or data, and would stall the search.
+  // Larger files are skipped: they are generated or data, and would stall the search. One that
+  // was listed smaller but is larger once read is skipped too.
   if (file.size > MAX_TEXT_FILE_BYTES) return undefined;
-  let bytes: Buffer;
+  let read: { bytes: Buffer } | { size: number };
   try {
     // Opened as Read opens a file: the checked physical path, not a file with other hard links.
     const handle = await openForReading(file.physical, file.path);
     try {
-      bytes = await handle.readFile();
+      read = await readUpTo(handle, MAX_TEXT_FILE_BYTES);
     } finally {
       await handle.close();
     }
@@ -94,6 +95,8 @@ async function searchFile(file: FoundFile, run: SearchRun, visible: (text: strin
     // Vanished, unreadable, or a link since it was listed: nothing to report for it.
     return undefined;
   }
+  if ('size' in read) return undefined;
+  const { bytes } = read;
   if (looksBinary(bytes)) return undefined;
   if (run.pattern.multiline && performance.now() > run.deadline) {
     run.incomplete = true;

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
-import { errnoCode, isBinaryFile, MAX_TEXT_FILE_BYTES, openForReading } from './file-content';
+import { errnoCode, isBinaryFile, MAX_TEXT_FILE_BYTES, openForReading, readUpTo } from './file-content';
 import { errorMessage } from '../../error-message';
 import { toolFailure, type Tool, type ToolContext, type ToolResult } from './tool';
 import { builtinToolIdentity } from './tool-catalog';
@@ -26,39 +26,79 @@ export interface ReadResponse {
 }
 
 /**
- * Lines of a text stream, without their `\n` / `\r\n` terminators. Only each new chunk is
- * searched for a newline, so that a file with long lines costs time linear in its size.
- */
-async function* splitLines(chunks: AsyncIterable<string> | Iterable<string>): AsyncGenerator<string> {
-  let pending = '';
-  for await (const chunk of chunks) {
-    let start = 0;
-    let newline = chunk.indexOf('\n');
-    while (newline !== -1) {
-      const line = pending + chunk.slice(start, newline);
-      pending = '';
-      yield line.endsWith('\r') ? line.slice(0, -1) : line;
-      start = newline + 1;
-      newline = chunk.indexOf('\n', start);
-    }
-    pending += chunk.slice(start);
-  }
-  if (pending !== '') yield pending;
-}
-
-interface LineWindow {
-  /** Cut to MAX_READ_LINE_CHARS once redacted; uncut until then. */
-  lines: string[];
-  totalLines: number;
-  /** Whether the character budget ended the window before `limit` lines. */
-  cutShort: boolean;
-}
-
-/**
  * Characters of the lines on each side of a window of a file over MAX_TEXT_FILE_BYTES that are
  * redacted with it: a secret longer than this across the window's edge is not recognised.
  */
 export const READ_WINDOW_CONTEXT_CHARS = 64 * 1024;
+
+/**
+ * Characters of a longer line of a streamed file held from its start: the rest, but for its
+ * last READ_WINDOW_CONTEXT_CHARS, is not held. A file can be one line of gigabytes.
+ */
+export const MAX_HELD_LINE_CHARS = 2 * READ_WINDOW_CONTEXT_CHARS;
+
+/** A line, without its `\n` / `\r\n` terminator. */
+interface Line {
+  /** The line, or, once cut, its first MAX_HELD_LINE_CHARS characters followed by its last ones. */
+  text: string;
+  /** Where a cut line's start ends in `text`: the characters between it and the line's end are left out. */
+  cutAt?: number;
+}
+
+/**
+ * Lines of a text stream, each held up to `maxChars` characters and its end. Only each new
+ * chunk is searched for a newline, so that a file with long lines costs time linear in its size.
+ */
+async function* splitLines(chunks: AsyncIterable<string> | Iterable<string>, maxChars = Infinity): AsyncGenerator<Line> {
+  let start = '';
+  // Once the line is longer than maxChars: its last READ_WINDOW_CONTEXT_CHARS characters.
+  let end: string | undefined;
+  const add = (part: string) => {
+    if (end === undefined) {
+      const room = maxChars - start.length;
+      if (part.length <= room) {
+        start += part;
+        return;
+      }
+      start += part.slice(0, room);
+      part = part.slice(room);
+      end = '';
+    }
+    end =
+      part.length >= READ_WINDOW_CONTEXT_CHARS ? part.slice(-READ_WINDOW_CONTEXT_CHARS) : (end + part).slice(-READ_WINDOW_CONTEXT_CHARS);
+  };
+  const take = (): Line => {
+    const line: Line = end === undefined ? { text: start } : { text: start + end, cutAt: start.length };
+    start = '';
+    end = undefined;
+    return line.text.endsWith('\r') ? { ...line, text: line.text.slice(0, -1) } : line;
+  };
+  let held = false;
+  for await (const chunk of chunks) {
+    let from = 0;
+    let newline = chunk.indexOf('\n');
+    while (newline !== -1) {
+      add(chunk.slice(from, newline));
+      yield take();
+      held = false;
+      from = newline + 1;
+      newline = chunk.indexOf('\n', from);
+    }
+    if (from < chunk.length) {
+      add(chunk.slice(from));
+      held = true;
+    }
+  }
+  if (held) yield take();
+}
+
+interface LineWindow<L = string> {
+  /** Cut to MAX_READ_LINE_CHARS once redacted; uncut until then. */
+  lines: L[];
+  totalLines: number;
+  /** Whether the character budget ended the window before `limit` lines. */
+  cutShort: boolean;
+}
 
 /**
  * A line as the model may see it, cut to MAX_READ_LINE_CHARS. Only redacted text is cut: a
@@ -70,7 +110,7 @@ function shownLine(line: string): string {
 
 /**
  * Characters of a window's lines held uncut, until they are redacted, at most: its first line
- * is held whole however long, as the line splitter holds it.
+ * is held however long, up to what the line splitter holds of it.
  */
 const MAX_UNCUT_WINDOW_CHARS = MAX_TEXT_FILE_BYTES;
 
@@ -98,15 +138,16 @@ interface WindowRequest {
  * The window of `lines` from `startLine`: `limit` lines, MAX_READ_OUTPUT_CHARS at most once
  * cut, and MAX_UNCUT_WINDOW_CHARS at most uncut. Its lines are returned uncut.
  */
-async function collectWindow(lines: AsyncIterable<string>, request: WindowRequest): Promise<LineWindow> {
+async function collectWindow(lines: AsyncIterable<Line>, request: WindowRequest): Promise<LineWindow<Line>> {
   const { startLine, limit, context } = request;
-  const window: string[] = [];
+  const window: Line[] = [];
   let totalLines = 0;
   let chars = 0;
   let rawChars = 0;
   let afterChars = 0;
   let cutShort = false;
-  for await (const raw of lines) {
+  for await (const line of lines) {
+    const raw = line.text;
     // The signal is checked per line rather than given to the stream, whose AbortError on an
     // already-aborted signal came before any listener and ended the process.
     if (request.signal.aborted) throw new Error('aborted');
@@ -119,7 +160,7 @@ async function collectWindow(lines: AsyncIterable<string>, request: WindowReques
       const shownChars = shownLine(raw).length;
       const fits = chars + shownChars <= MAX_READ_OUTPUT_CHARS && rawChars + raw.length <= MAX_UNCUT_WINDOW_CHARS;
       if (fits || window.length === 0) {
-        window.push(raw);
+        window.push(line);
         chars += shownChars + 8;
         rawChars += raw.length + 1;
         continue;
@@ -140,11 +181,15 @@ async function collectWindow(lines: AsyncIterable<string>, request: WindowReques
  * window starting inside it would show the rest. Line numbers then follow the redacted text,
  * as Grep's do.
  */
-async function readWholeWindow(handle: FileHandle, startLine: number, limit: number, ctx: ToolContext): Promise<LineWindow> {
-  const text = await handle.readFile({ encoding: 'utf8' });
+async function readWholeWindow(text: string, startLine: number, limit: number, ctx: ToolContext): Promise<LineWindow> {
   const visible = ctx.redactForModel ? ctx.redactForModel(text) : text;
   const window = await collectWindow(splitLines([visible]), { startLine, limit, signal: ctx.signal });
-  return { ...window, lines: window.lines.map(shownLine) };
+  return { ...window, lines: window.lines.map((line) => shownLine(line.text)) };
+}
+
+/** A cut line as if it were cut READ_WINDOW_CONTEXT_CHARS sooner. */
+function cutSooner(line: Line): string {
+  return line.cutAt === undefined ? line.text : line.text.slice(0, line.cutAt - READ_WINDOW_CONTEXT_CHARS) + line.text.slice(line.cutAt);
 }
 
 /**
@@ -152,14 +197,15 @@ async function readWholeWindow(handle: FileHandle, startLine: number, limit: num
  * the lines around it. A secret across the window's edge would be redacted differently on its
  * own, so then the window is refused (the text says why) rather than shown cut. Long lines are
  * cut only after that, as in a whole file: a secret starting past a line's cut still hides
- * the lines of it that follow.
+ * the lines of it that follow. A line too long to hold is cut as it is read: one whose shown
+ * start changes when cut sooner may show part of a secret across the cut, and is refused so.
  */
 async function readStreamedWindow(handle: FileHandle, startLine: number, limit: number, ctx: ToolContext): Promise<LineWindow | string> {
   const context = { before: new LinesBefore(), after: [] as string[] };
   const stream = createReadStream('', { fd: handle, start: 0, autoClose: false, encoding: 'utf8' });
-  let window: LineWindow;
+  let window: LineWindow<Line>;
   try {
-    window = await collectWindow(splitLines(stream), {
+    window = await collectWindow(splitLines(stream, MAX_HELD_LINE_CHARS), {
       startLine,
       limit,
       signal: ctx.signal,
@@ -169,16 +215,24 @@ async function readStreamedWindow(handle: FileHandle, startLine: number, limit: 
     stream.destroy();
   }
   const redact = ctx.redactForModel;
-  if (redact === undefined || window.lines.length === 0) return { ...window, lines: window.lines.map(shownLine) };
+  if (redact === undefined || window.lines.length === 0) return { ...window, lines: window.lines.map((line) => shownLine(line.text)) };
   const before = context.before.lines.map((line) => `${line}\n`).join('');
-  const lines = window.lines.join('\n');
+  const lines = window.lines.map((line) => line.text).join('\n');
   const after = context.after.map((line) => `\n${line}`).join('');
   const visible = redact(lines);
   if (redact(before) + visible + redact(after) !== redact(before + lines + after)) {
     const lastLine = startLine + window.lines.length - 1;
     return `lines ${startLine}-${lastLine} would cut through a secret that continues beyond them, so they are not shown; read a window that starts and ends elsewhere.`;
   }
-  return { ...window, lines: visible.split('\n').map(shownLine) };
+  const seen = visible.split('\n').map(shownLine);
+  if (window.lines.some((line) => line.cutAt !== undefined)) {
+    const sooner = redact(window.lines.map(cutSooner).join('\n')).split('\n').map(shownLine);
+    if (seen.some((line, index) => line !== sooner[index])) {
+      const lastLine = startLine + window.lines.length - 1;
+      return `lines ${startLine}-${lastLine} hold a line over ${MAX_HELD_LINE_CHARS} characters whose cut might go through a secret, so they are not shown; read a window without it.`;
+    }
+  }
+  return { ...window, lines: seen };
 }
 
 /** `cat -n` layout: the line number right-aligned in six columns, a tab, the line. */
@@ -237,10 +291,11 @@ export function createReadTool(): Tool<ReadInput> {
       const limit = input.limit ?? DEFAULT_READ_LIMIT;
       let window: LineWindow | string;
       try {
-        const info = await handle.stat();
+        // Read whole up to the cap, which it checks as it reads: the file may have grown since any check.
+        const whole = await readUpTo(handle, MAX_TEXT_FILE_BYTES);
         window =
-          info.isFile() && info.size <= MAX_TEXT_FILE_BYTES
-            ? await readWholeWindow(handle, startLine, limit, ctx)
+          'bytes' in whole
+            ? await readWholeWindow(whole.bytes.toString('utf8'), startLine, limit, ctx)
             : await readStreamedWindow(handle, startLine, limit, ctx);
       } catch (error) {
         if (ctx.signal.aborted) return toolFailure(`Reading ${filePath} was aborted`, { interrupted: true });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_TEXT_FILE_BYTES, openForUpdate, oversizedFile, rewrite } from './file-content';
+import { MAX_TEXT_FILE_BYTES, openForUpdate, readUpTo, rewrite } from './file-content';
 import { structuredPatch, type PatchHunk } from './structured-patch';
 import { errorMessage } from '../../error-message';
 import { toolFailure, type Tool, type ToolResult } from './tool';
@@ -40,12 +40,14 @@ export function createWriteTool(): Tool<WriteInput> {
         if (!opened) throw new Error('it vanished while being opened');
         let originalFile: string | null;
         try {
-          const size = opened.created ? undefined : await oversizedFile(opened.handle);
           // The original is kept whole for the response and the patch.
-          if (size !== undefined) {
-            return toolFailure(`Cannot write ${filePath}: it is ${size} bytes, more than the ${MAX_TEXT_FILE_BYTES} bytes Write replaces.`);
+          const original = opened.created ? undefined : await readUpTo(opened.handle, MAX_TEXT_FILE_BYTES);
+          if (original !== undefined && 'size' in original) {
+            return toolFailure(
+              `Cannot write ${filePath}: it is ${original.size} bytes, more than the ${MAX_TEXT_FILE_BYTES} bytes Write replaces.`,
+            );
           }
-          originalFile = opened.created ? null : await opened.handle.readFile('utf8');
+          originalFile = original === undefined ? null : original.bytes.toString('utf8');
           await rewrite(opened.handle, input.content);
         } finally {
           await opened.handle.close();
