@@ -1,7 +1,8 @@
 import { realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import fg, { type Entry } from 'fast-glob';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import fg, { type Entry, type Options } from 'fast-glob';
 import { braceExpansionCount } from '../../brace-expansions';
 import { errnoCode } from './file-content';
 import type { ToolContext } from './tool';
@@ -17,7 +18,7 @@ const IGNORED_DIRECTORIES = ['**/node_modules/**', '**/.git/**'];
 const MAX_STARS_PER_SEGMENT = 2;
 const MAX_STARS_PER_PATTERN = 3;
 /** Each brace alternative becomes a pattern of its own, matched against every path. */
-const MAX_BRACE_EXPANSIONS = 100;
+export const MAX_BRACE_EXPANSIONS = 100;
 
 export interface FoundFile {
   /** As listed: under the search directory, symlinks in it kept (what the model sees). */
@@ -53,16 +54,17 @@ export async function resolveSearchRoot(path: string | undefined, ctx: ToolConte
  * not the pattern's. Matches are also kept only inside `directory`, so `..` cannot climb out.
  * A hidden folder is searched only when it holds `gatedRoot`, the `path` the permission gate
  * saw (and asked a person about): a pattern whose literal base lies in it lifts nothing.
+ * The walk stops when `scope.signal` aborts: the promise then rejects.
  */
 export async function findFiles(
   pattern: string,
   directory: string,
   gatedRoot: string,
-  scope: WorkspaceScope & Pick<ToolContext, 'hiddenFolders'>,
+  scope: WorkspaceScope & Pick<ToolContext, 'hiddenFolders' | 'signal'>,
 ): Promise<FoundFile[]> {
   const unbounded = unboundedGlobProblem(pattern);
   if (unbounded !== undefined) throw new Error(`Glob pattern ${JSON.stringify(pattern)} ${unbounded}`);
-  const entries = await fg(pattern, {
+  const options = {
     cwd: directory,
     absolute: true,
     dot: true,
@@ -71,9 +73,11 @@ export async function findFiles(
     onlyFiles: true,
     followSymbolicLinks: false,
     ignore: IGNORED_DIRECTORIES,
-    stats: true,
+    stats: true as const,
     suppressErrors: true,
-  });
+  };
+  for (const base of walkBases(pattern, options)) resolveInWorkspace(base, scope);
+  const entries = await walk(pattern, options, scope.signal);
   const physicalOf = physicalResolver();
   const roots = physicalRoots(scope);
   const hidden = (scope.hiddenFolders ?? []).filter((folder) => !isWithin(folder, gatedRoot));
@@ -86,6 +90,44 @@ export async function findFiles(
     found.push({ path: entry.path, physical, mtimeMs: entry.stats?.mtimeMs ?? 0, size: entry.stats?.size ?? 0 });
   }
   return found;
+}
+
+/**
+ * The folders fast-glob starts from, as it plans the walk: one per brace alternative
+ * (`{/usr,x}/**` walks /usr and x). Matches outside the workspace are dropped afterwards,
+ * but the walk itself would cross whatever folder a base names, `/` included.
+ */
+function walkBases(pattern: string, options: Options & { cwd: string }): string[] {
+  return fg.generateTasks(pattern, options).map((task) => resolve(options.cwd, task.base));
+}
+
+/** fast-glob's listing, stopped (and rejected) when `signal` aborts: it takes no signal itself. */
+function walk(pattern: string, options: Options & { stats: true }, signal: AbortSignal): Promise<Entry[]> {
+  return new Promise((resolvePromise, reject) => {
+    if (signal.aborted) {
+      reject(new Error('Search aborted before it finished'));
+      return;
+    }
+    const entries: Entry[] = [];
+    // Typed as the older ReadableStream interface; it is a stream.Readable (merge2's PassThrough).
+    const stream = fg.stream(pattern, options) as Readable;
+    const abort = () => {
+      // Closing the stream destroys fast-glob's directory readers: no further folder is read.
+      stream.destroy();
+      reject(new Error('Search aborted before it finished'));
+    };
+    signal.addEventListener('abort', abort, { once: true });
+    const settle = () => signal.removeEventListener('abort', abort);
+    stream.on('data', (entry: Entry) => entries.push(entry));
+    stream.once('error', (error) => {
+      settle();
+      reject(error);
+    });
+    stream.once('end', () => {
+      settle();
+      resolvePromise(entries);
+    });
+  });
 }
 
 /** Why matching `pattern` could take unbounded time, or undefined when it cannot. */

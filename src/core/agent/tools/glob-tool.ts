@@ -66,6 +66,7 @@ export function createGlobTool(): Tool<GlobInput> {
           : '';
         return { ok: true, content: filenames.join('\n') + note, response };
       } catch (error) {
+        if (ctx.signal.aborted) return toolFailure('Search aborted before it finished', { interrupted: true });
         return toolFailure(errorMessage(error));
       }
     },

@@ -72,9 +72,11 @@ const YIELD_EVERY_MS = 50;
  * text (`[^z]*z|a` on a long run of `a`), so many matches can cost the square of the file:
  * the deadline bounds that, and the loop yields so a cancel is seen at once.
  */
-async function matchAcrossLines(text: string, lines: string[], regex: RE2JS, limits: MatchLimits): Promise<FileMatches> {
+async function matchAcrossLines(text: string, regex: RE2JS, limits: MatchLimits): Promise<{ matchedLines: number[]; incomplete?: true }> {
   const lineStarts = [0];
   for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lineStarts.push(at + 1);
+  // As splitLines counts them: a last newline ends the last line.
+  const lineCount = text.endsWith('\n') ? lineStarts.length - 1 : lineStarts.length;
   const matched = new Set<number>();
   let incomplete = false;
   // Offsets are UTF-16 indexes into `text`; an empty match moves the search on by itself.
@@ -83,7 +85,7 @@ async function matchAcrossLines(text: string, lines: string[], regex: RE2JS, lim
   while (matcher.find()) {
     const first = lineAt(lineStarts, matcher.start());
     const last = lineAt(lineStarts, Math.max(matcher.start(), matcher.end() - 1));
-    for (let line = first; line <= last && line < lines.length; line += 1) matched.add(line);
+    for (let line = first; line <= last && line < lineCount; line += 1) matched.add(line);
     if (performance.now() - yielded > YIELD_EVERY_MS) {
       await new Promise((resolve) => setImmediate(resolve));
       yielded = performance.now();
@@ -94,7 +96,7 @@ async function matchAcrossLines(text: string, lines: string[], regex: RE2JS, lim
     }
   }
   const matchedLines = [...matched].sort((a, b) => a - b);
-  return incomplete ? { lines, matchedLines, incomplete } : { lines, matchedLines };
+  return incomplete ? { matchedLines, incomplete } : { matchedLines };
 }
 
 /** Lines are tested one by one, in linear time; a multiline search stops at the limits. */
@@ -104,12 +106,38 @@ export async function matchFile(
   limits: MatchLimits = { deadline: Number.POSITIVE_INFINITY },
 ): Promise<FileMatches> {
   const lines = splitLines(text);
-  if (pattern.multiline) return matchAcrossLines(text, lines, pattern.regex, limits);
+  if (pattern.multiline) return { lines, ...(await matchAcrossLines(text, pattern.regex, limits)) };
   const matchedLines: number[] = [];
   lines.forEach((line, index) => {
     if (pattern.regex.test(line)) matchedLines.push(index);
   });
   return { lines, matchedLines };
+}
+
+/**
+ * How many lines of `text` match, as matchFile counts them (a line-by-line search stops at `upTo`), without holding
+ * the file's lines: Grep's files_with_matches and count modes print no line.
+ */
+export async function countMatchingLines(
+  text: string,
+  pattern: SearchPattern,
+  upTo: number,
+  limits: MatchLimits = { deadline: Number.POSITIVE_INFINITY },
+): Promise<{ count: number; incomplete?: true }> {
+  if (pattern.multiline) {
+    const { matchedLines, incomplete } = await matchAcrossLines(text, pattern.regex, limits);
+    return incomplete ? { count: matchedLines.length, incomplete } : { count: matchedLines.length };
+  }
+  let count = 0;
+  // The lines splitLines gives: a last newline ends the last line, and an empty text is one empty line.
+  for (let start = 0; count < upTo && (start < text.length || (start === 0 && text === ''));) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline > start && text[newline - 1] === '\r' ? newline - 1 : newline;
+    if (pattern.regex.test(text.slice(start, end))) count += 1;
+    if (newline === -1) break;
+    start = newline + 1;
+  }
+  return { count };
 }
 
 function clip(line: string): string {

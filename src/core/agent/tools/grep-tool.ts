@@ -1,10 +1,11 @@
-import { basename } from 'node:path';
+import { basename, isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { looksBinary, MAX_TEXT_FILE_BYTES, openForReading, readUpTo } from './file-content';
 import { fileTypeMatcher, knownFileTypes } from './grep-file-types';
-import { buildRegex, formatMatches, matchFile, type FileMatches, type SearchPattern } from './grep-matcher';
-import { byNewest, findFiles, resolveSearchRoot, type FoundFile, type SearchRoot } from './file-search';
-import { truncateMiddle } from './output-limits';
+import { buildRegex, countMatchingLines, formatMatches, matchFile, type FileMatches, type SearchPattern } from './grep-matcher';
+import { byNewest, findFiles, MAX_BRACE_EXPANSIONS, resolveSearchRoot, type FoundFile, type SearchRoot } from './file-search';
+import { MiddleCutLines, truncateMiddle } from './output-limits';
+import { expandBraces } from '../../brace-expansions';
 import { errorMessage } from '../../error-message';
 import { toolFailure, type Tool, type ToolContext, type ToolResult } from './tool';
 import { builtinToolIdentity } from './tool-catalog';
@@ -23,6 +24,9 @@ interface SearchRun {
   deadline: number;
   signal: AbortSignal;
   incomplete: boolean;
+  /** Content mode: each matching file's lines are needed; otherwise only how many match, up to this. */
+  linesNeeded: boolean;
+  countUpTo: number;
 }
 
 export const grepInputSchema = z.object({
@@ -62,7 +66,9 @@ export interface GrepResponse {
 }
 
 interface FileHit extends FoundFile {
-  matches: FileMatches;
+  matchCount: number;
+  /** Content mode only. */
+  matches?: FileMatches;
 }
 
 /** The files to search: the single file given, or those under the directory that pass the filters. */
@@ -72,6 +78,12 @@ async function candidateFiles(root: SearchRoot, input: GrepInput, ctx: ToolConte
     return `Unknown file type "${input.type}". Known types: ${knownFileTypes().join(', ')}. Or use glob instead.`;
   }
   if (root.kind === 'file') return [{ path: root.path, physical: root.path, mtimeMs: root.mtimeMs, size: root.size }];
+  // As ripgrep's --glob, it filters files below the search path: `/abs/**` or `../x/**` would
+  // have the host walk other folders (all of `/`) only to drop what it finds there.
+  const alternatives = input.glob === undefined ? [] : (expandBraces(input.glob, MAX_BRACE_EXPANSIONS) ?? [input.glob]);
+  if (alternatives.some((glob) => isAbsolute(glob) || glob.split('/').includes('..'))) {
+    return `Glob ${JSON.stringify(input.glob)} leaves the search path: it filters files below path, so it takes no absolute path or "..". Set path to search another directory.`;
+  }
   // Like ripgrep's --glob, a pattern without a slash matches file names at any depth.
   const pattern = input.glob === undefined ? '**/*' : input.glob.includes('/') ? input.glob : `**/${input.glob}`;
   const files = await findFiles(pattern, root.path, root.path, ctx);
@@ -104,59 +116,91 @@ async function searchFile(file: FoundFile, run: SearchRun, visible: (text: strin
   }
   // Matched against what Read would show the model: a count over the raw file would let it
   // test a redacted value one character at a time.
-  const matches = await matchFile(visible(bytes.toString('utf8')), run.pattern, run);
-  if (matches.incomplete) run.incomplete = true;
-  return matches.matchedLines.length === 0 ? undefined : { ...file, matches };
-}
-
-async function searchFiles(files: FoundFile[], run: SearchRun, ctx: ToolContext): Promise<FileHit[] | undefined> {
-  const hits: FileHit[] = [];
-  const visible = ctx.redactForModel ?? ((text: string) => text);
-  for (let start = 0; start < files.length; start += READ_CONCURRENCY) {
-    if (ctx.signal.aborted) return undefined;
-    const batch = await Promise.all(files.slice(start, start + READ_CONCURRENCY).map((file) => searchFile(file, run, visible)));
-    for (const hit of batch) if (hit !== undefined) hits.push(hit);
+  const text = visible(bytes.toString('utf8'));
+  if (!run.linesNeeded) {
+    const { count, incomplete } = await countMatchingLines(text, run.pattern, run.countUpTo, run);
+    if (incomplete) run.incomplete = true;
+    return count === 0 ? undefined : { ...file, matchCount: count };
   }
-  return hits;
+  const matches = await matchFile(text, run.pattern, run);
+  if (matches.incomplete) run.incomplete = true;
+  return matches.matchedLines.length === 0 ? undefined : { ...file, matchCount: matches.matchedLines.length, matches };
 }
 
-function limit<T>(items: T[], headLimit: number | undefined): T[] {
-  return headLimit ? items.slice(0, headLimit) : items;
+/** A matching file as its mode reports it: its path and time, and how many lines matched. */
+interface MatchingFile extends FoundFile {
+  matchCount: number;
 }
 
-function contentLines(hits: FileHit[], input: GrepInput): string[] {
+/** What a search keeps: never a file's text, only what its mode prints. */
+interface Findings {
+  /** In path order. */
+  files: MatchingFile[];
+  /** Content mode: the lines shown, up to head_limit; only the head and tail the model sees are held. */
+  lines: MiddleCutLines;
+}
+
+/**
+ * Searches the files in path order (the order every mode but files_with_matches prints), a
+ * batch at a time, keeping of each only what its mode prints: the files' text is let go of
+ * batch by batch, not held until the report. Undefined when aborted.
+ */
+async function searchFiles(files: FoundFile[], run: SearchRun, input: GrepInput, ctx: ToolContext): Promise<Findings | undefined> {
+  const ordered = [...files].sort(byPath);
+  const findings: Findings = { files: [], lines: new MiddleCutLines() };
   const context = input['-C'] ?? 0;
   const options = { before: input['-B'] ?? context, after: input['-A'] ?? context, lineNumbers: input['-n'] ?? true };
-  const groups = hits.flatMap((hit) => formatMatches(hit.path, hit.matches, options));
   const withContext = options.before > 0 || options.after > 0;
-  return groups.flatMap((group, index) => (withContext && index > 0 ? ['--', ...group] : group));
+  const maxLines = input.head_limit || Number.POSITIVE_INFINITY;
+  const visible = ctx.redactForModel ?? ((text: string) => text);
+  for (let start = 0; start < ordered.length; start += READ_CONCURRENCY) {
+    if (ctx.signal.aborted) return undefined;
+    const batch = await Promise.all(ordered.slice(start, start + READ_CONCURRENCY).map((file) => searchFile(file, run, visible)));
+    for (const hit of batch) {
+      if (hit === undefined) continue;
+      const { path, physical, mtimeMs, size, matchCount } = hit;
+      findings.files.push({ path, physical, mtimeMs, size, matchCount });
+      if (hit.matches === undefined || findings.lines.count >= maxLines) continue;
+      for (const group of formatMatches(hit.path, hit.matches, options)) {
+        // rg's separator between groups of lines that are not adjacent, across files too.
+        for (const line of withContext && findings.lines.count > 0 ? ['--', ...group] : group) {
+          if (findings.lines.count < maxLines) findings.lines.add(line);
+        }
+      }
+    }
+  }
+  return findings;
 }
 
-function report(mode: GrepMode, hits: FileHit[], input: GrepInput): ToolResult {
-  const byPath = [...hits].sort((a, b) => a.path.localeCompare(b.path));
+function byPath(a: FoundFile, b: FoundFile): number {
+  return a.path.localeCompare(b.path);
+}
+
+function report(mode: GrepMode, findings: Findings, input: GrepInput): ToolResult {
+  const limit = <T>(items: T[]): T[] => (input.head_limit ? items.slice(0, input.head_limit) : items);
   if (mode === 'files_with_matches') {
-    const filenames = limit([...hits].sort(byNewest), input.head_limit).map((hit) => hit.path);
+    const filenames = limit([...findings.files].sort(byNewest)).map((file) => file.path);
     const response: GrepResponse = { mode, numFiles: filenames.length, filenames };
     const content = filenames.length === 0 ? 'No files found' : `Found ${filenames.length} file(s)\n${filenames.join('\n')}`;
     return { ok: true, content: truncateMiddle(content), response };
   }
   if (mode === 'count') {
-    const counted = limit(byPath, input.head_limit);
-    const content = counted.map((hit) => `${hit.path}:${hit.matches.matchedLines.length}`).join('\n');
-    const numMatches = counted.reduce((sum, hit) => sum + hit.matches.matchedLines.length, 0);
-    const response: GrepResponse = { mode, numFiles: counted.length, filenames: counted.map((hit) => hit.path), content, numMatches };
+    const counted = limit(findings.files);
+    const content = counted.map((file) => `${file.path}:${file.matchCount}`).join('\n');
+    const numMatches = counted.reduce((sum, file) => sum + file.matchCount, 0);
+    const response: GrepResponse = { mode, numFiles: counted.length, filenames: counted.map((file) => file.path), content, numMatches };
     return { ok: true, content: counted.length === 0 ? 'No matches found' : truncateMiddle(content), response };
   }
-  const lines = limit(contentLines(byPath, input), input.head_limit);
-  const content = lines.join('\n');
+  // Past the output cap, hooks get the text the model sees: the rest was not kept.
+  const content = findings.lines.text();
   const response: GrepResponse = {
     mode,
-    numFiles: byPath.length,
-    filenames: byPath.map((hit) => hit.path),
+    numFiles: findings.files.length,
+    filenames: findings.files.map((file) => file.path),
     content,
-    numLines: lines.length,
+    numLines: findings.lines.count,
   };
-  return { ok: true, content: lines.length === 0 ? 'No matches found' : truncateMiddle(content), response };
+  return { ok: true, content: findings.lines.count === 0 ? 'No matches found' : content, response };
 }
 
 export function createGrepTool(): Tool<GrepInput> {
@@ -180,15 +224,25 @@ export function createGrepTool(): Tool<GrepInput> {
         const root = await resolveSearchRoot(input.path, ctx);
         const files = await candidateFiles(root, input, ctx);
         if (typeof files === 'string') return toolFailure(files);
-        const run: SearchRun = { pattern: regex, deadline: performance.now() + MULTILINE_BUDGET_MS, signal: ctx.signal, incomplete: false };
-        const hits = await searchFiles(files, run, ctx);
-        if (hits === undefined || ctx.signal.aborted) return toolFailure('Search aborted before it finished', { interrupted: true });
-        const result = report(input.output_mode ?? 'files_with_matches', hits, input);
+        const mode = input.output_mode ?? 'files_with_matches';
+        const run: SearchRun = {
+          pattern: regex,
+          deadline: performance.now() + MULTILINE_BUDGET_MS,
+          signal: ctx.signal,
+          incomplete: false,
+          linesNeeded: mode === 'content',
+          // Whether a file matches is all files_with_matches prints.
+          countUpTo: mode === 'files_with_matches' ? 1 : Number.POSITIVE_INFINITY,
+        };
+        const findings = await searchFiles(files, run, input, ctx);
+        if (findings === undefined || ctx.signal.aborted) return toolFailure('Search aborted before it finished', { interrupted: true });
+        const result = report(mode, findings, input);
         if (!run.incomplete || !result.ok) return result;
         const seconds = MULTILINE_BUDGET_MS / 1000;
         const note = `[Multiline search stopped after ${seconds} s: the rest was not searched; narrow the pattern or the path]`;
         return { ...result, content: `${result.content}\n${note}` };
       } catch (error) {
+        if (ctx.signal.aborted) return toolFailure('Search aborted before it finished', { interrupted: true });
         return toolFailure(errorMessage(error));
       }
     },
