@@ -69,3 +69,20 @@ export function loadPermissions(
     refusedDirectories: refused,
   };
 }
+
+/**
+ * What whoever runs a command in a workspace should know before the model acts: a cloned
+ * repository's settings chose the permission mode, or listed additional directories that were
+ * left out. One line each, for stderr after "hookpilot: ".
+ */
+export function workspacePermissionNotices({ settings, workspaceChoseMode, refusedDirectories }: LoadedPermissions): string[] {
+  const notices = workspaceChoseMode
+    ? [`permission mode ${settings.mode}, from the workspace's settings (--permission-mode overrides it)`]
+    : [];
+  for (const dir of refusedDirectories) {
+    notices.push(
+      `the workspace's settings list ${JSON.stringify(dir)} as an additional directory: not used (a workspace's settings may add only folders beside the workspace, never the home folder's own or a folder above it)`,
+    );
+  }
+  return notices;
+}

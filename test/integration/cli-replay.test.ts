@@ -1,15 +1,18 @@
 import { spawnSync } from 'node:child_process';
 import {
   appendFileSync,
+  closeSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
   statSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,6 +20,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { jsonResult, nodeHook, startTestbed, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
+import { MAX_RECORD_LINE_BYTES, MAX_RECORDING_BYTES, MAX_RECORDING_RECORDS } from '../../src/core/replay/replay-source';
 
 // `hookpilot replay` as users run it: record a real session with the bundled CLI and the
 // scripted model, change the workspace's hooks, replay, read the differences.
@@ -294,5 +298,80 @@ describe('hookpilot replay', () => {
     expect(readFileSync((JSON.parse(r.stdout) as { audit_log: string }).audit_log, 'utf8')).toContain('not a git repository');
     expect(commits(ws)).toBe('replayed\nfirst');
     expect(commits(above)).toBe('above');
+  });
+});
+
+describe('hookpilot replay of a recording another party wrote', () => {
+  const event = (seq: number, name: string, payload: string) =>
+    `{"seq":${seq},"ts":"t","session_id":"s","type":"event","dispatch_id":"d${seq}","event":"${name}","payload":${payload}}`;
+  const start = `${event(1, 'SessionStart', '{"cwd":"/x"}')}\n${event(2, 'UserPromptSubmit', '{"prompt":"hi"}')}\n`;
+  // Parsed whole, a recording of small objects at the size cap takes about 1 GB of heap.
+  const SMALL_HEAP = { NODE_OPTIONS: '--max-old-space-size=192' };
+
+  /** `start`, then `lines` (made on demand: a large file is not held in the test either) until `stop`. */
+  function writeRecording(file: string, line: (seq: number) => string, stop: (seq: number, size: number) => boolean): void {
+    const fd = openSync(file, 'w');
+    let size = writeSync(fd, start);
+    for (let seq = 3; !stop(seq, size); seq++) size += writeSync(fd, `${line(seq)}\n`);
+    closeSync(fd);
+  }
+
+  it('a recording just under the size cap, of many tiny objects, is read in a small heap', async () => {
+    bed = await startTestbed(bundle.bundle, {});
+    const file = path.join(bed.home, 'shared.jsonl');
+    const objects = `{"x":[${Array(500_000).fill('{}').join(',')}]}`;
+    writeRecording(
+      file,
+      (seq) => event(seq, 'Notification', objects),
+      (_, size) => size + objects.length + 200 > MAX_RECORDING_BYTES,
+    );
+    expect(statSync(file).size).toBeGreaterThan(MAX_RECORDING_BYTES - 2 * objects.length);
+    const r = await bed.cli(['replay', file], { env: SMALL_HEAP });
+    expect(r.stderr).not.toContain('out of memory');
+    expect(r.stdout).toContain('Replayed s (1 turn(s), 0 model replies)');
+  }, 60_000);
+
+  it('a recording past the record cap, or with one record past the line cap, is refused saying which, in a small heap', async () => {
+    bed = await startTestbed(bundle.bundle, {});
+    const many = path.join(bed.home, 'many.jsonl');
+    const small = `{"x":[${Array(30).fill('{}').join(',')}]}`;
+    writeRecording(
+      many,
+      (seq) => event(seq, 'Notification', small),
+      (seq) => seq > MAX_RECORDING_RECORDS + 1,
+    );
+    const long = path.join(bed.home, 'long.jsonl');
+    const longLine = event(3, 'Notification', `{"x":"${'a'.repeat(MAX_RECORD_LINE_BYTES)}"}`);
+    writeFileSync(long, `${start}${longLine}\n`);
+    for (const [file, message] of [
+      [
+        many,
+        `many.jsonl: the recording has more than ${MAX_RECORDING_RECORDS} records, more than a replay reads: replay a shorter session`,
+      ],
+      [
+        long,
+        `long.jsonl: line 3 is ${longLine.length} bytes, over the ${MAX_RECORD_LINE_BYTES} a replay reads of one record: shorten or remove that record`,
+      ],
+    ]) {
+      const r = await bed.cli(['replay', file], { env: SMALL_HEAP });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toContain(message);
+    }
+  }, 60_000);
+
+  it("says on stderr, as run does, that the workspace's settings chose the mode and listed a directory it does not use", async () => {
+    const settings = { 'hookpilot.permissions': { mode: 'bypassPermissions', additionalDirectories: ['/'] } };
+    bed = await startTestbed(bundle.bundle, { '.vscode/settings.json': JSON.stringify(settings) });
+    const file = path.join(bed.home, 'recorded.jsonl');
+    const reply = '{"step":1,"llm_response":{"content":"hi","tool_calls":[],"finish_reason":"stop"}}';
+    writeFileSync(file, `${start}${event(3, 'AfterLLM', reply)}\n`);
+    const r = await bed.cli(['replay', file]);
+    expect(r.stderr).toContain(
+      "hookpilot: permission mode bypassPermissions, from the workspace's settings (--permission-mode overrides it)",
+    );
+    expect(r.stderr).toContain(`hookpilot: the workspace's settings list "/" as an additional directory: not used`);
+    const flagged = await bed.cli(['replay', file, '--permission-mode', 'default']);
+    expect(flagged.stderr).not.toContain('hookpilot: permission mode');
   });
 });

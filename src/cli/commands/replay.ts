@@ -16,7 +16,7 @@ import { storageRoot } from '../../core/storage-root';
 import { headlessApprover } from '../headless-approver';
 import { TerminalApprover } from '../terminal-approver';
 import { plainToolNames, splitToolList } from '../tool-rules';
-import { loadPermissions } from '../workspace-permissions';
+import { loadPermissions, workspacePermissionNotices } from '../workspace-permissions';
 import { workspaceConfigs } from '../composition';
 import { collect } from './hooks';
 
@@ -88,7 +88,10 @@ async function replay(recordingArg: string, options: ReplayOptions, ctx: CliCont
   for (const file of options.hooks) if (!existsSync(path.resolve(file))) throw usageError(`--hooks: no such file ${path.resolve(file)}`);
   const source = await resolveSource(recordingArg, ctx, storageDir);
   const settingsFile = userSettingsFile(ctx.env);
-  const permissions = loadPermissions(projectDir, settingsFile, { mode: options.permissionMode, allowedTools, disallowedTools }).settings;
+  const loaded = loadPermissions(projectDir, settingsFile, { mode: options.permissionMode, allowedTools, disallowedTools });
+  // As for run: the replayed commands run under what a cloned repository's settings chose.
+  for (const notice of workspacePermissionNotices(loaded)) ctx.stderr.write(`hookpilot: ${notice}\n`);
+  const permissions = loaded.settings;
 
   const controller = new AbortController();
   const stopListening = ctx.onInterrupt(() => controller.abort());

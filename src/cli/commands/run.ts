@@ -33,7 +33,7 @@ import { createCliMcpManager, formatMcpProblem, loadCliMcpConfigs, mcpTools } fr
 import { mcpProtectedFiles } from '../../core/mcp/mcp-protected-files';
 import { loadSubagentDefinitions, subagentFolders } from '../../core/agent/subagent-definitions';
 import { plainToolNames, splitToolList } from '../tool-rules';
-import { loadPermissions } from '../workspace-permissions';
+import { loadPermissions, workspacePermissionNotices } from '../workspace-permissions';
 
 const runOptionsSchema = z.object({
   cwd: z.string().optional(),
@@ -128,22 +128,9 @@ async function run(promptArg: string | undefined, options: RunOptions, ctx: CliC
     ctx.stderr.write(`hookpilot: ${displayPath(projectDir, file)} changed since the last run in this project; what it configures applies now
 `);
   }
-  const {
-    settings: permissions,
-    workspaceChoseMode,
-    refusedDirectories,
-  } = loadPermissions(projectDir, userSettingsFile(ctx.env), {
-    mode: options.permissionMode,
-    allowedTools,
-    disallowedTools,
-  });
-  // A cloned repository may choose a mode other than the user's; whoever runs it should know before the model acts.
-  if (workspaceChoseMode)
-    ctx.stderr.write(`hookpilot: permission mode ${permissions.mode}, from the workspace's settings (--permission-mode overrides it)\n`);
-  for (const dir of refusedDirectories)
-    ctx.stderr.write(
-      `hookpilot: the workspace's settings list ${JSON.stringify(dir)} as an additional directory: not used (a workspace's settings may add only folders beside the workspace, never the home folder's own or a folder above it)\n`,
-    );
+  const loaded = loadPermissions(projectDir, userSettingsFile(ctx.env), { mode: options.permissionMode, allowedTools, disallowedTools });
+  for (const notice of workspacePermissionNotices(loaded)) ctx.stderr.write(`hookpilot: ${notice}\n`);
+  const permissions = loaded.settings;
   const prompt = await readPrompt(promptArg, ctx.stdin, (line) => ctx.stderr.write(line));
 
   const toStderr = stderrLogger(ctx);

@@ -155,6 +155,17 @@ export class Transcript {
     text.split('\n').forEach((line, index) => records.take(line, index + 1));
     return records.result().messages;
   }
+
+  /**
+   * As `parse`, from the text's lines (as `text.split('\n')` gives them), taken one at a time;
+   * each message as `keep` keeps it (a reader that needs less of them holds less).
+   */
+  static parseLines(lines: Iterable<string>, keep?: (message: ChatMessage) => ChatMessage): ChatMessage[] {
+    const records = new RestoredRecords(undefined, keep);
+    let lineNumber = 0;
+    for (const line of lines) records.take(line, ++lineNumber);
+    return records.result().messages;
+  }
 }
 
 /**
@@ -220,7 +231,10 @@ class RestoredRecords {
    */
   private compaction?: { before: ChatMessage[]; kept: number };
 
-  constructor(private readonly onBadLine?: (lineNumber: number) => void) {}
+  constructor(
+    private readonly onBadLine?: (lineNumber: number) => void,
+    private readonly keep: (message: ChatMessage) => ChatMessage = (message) => message,
+  ) {}
 
   /** `line` undefined: one too long to hold, skipped as a torn one is. */
   take(line: string | undefined, lineNumber: number): void {
@@ -241,7 +255,7 @@ class RestoredRecords {
       this.tearCompaction();
       this.denyRules.push(entry.rule);
     } else if (entry.message && typeof entry.message === 'object' && 'role' in entry.message) {
-      this.messages.push(entry.message);
+      this.messages.push(this.keep(entry.message));
       this.settleCompaction();
     }
   }

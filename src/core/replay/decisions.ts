@@ -38,13 +38,17 @@ type Fields = Record<string, unknown>;
 const NOT_COMPARED = new Set(['PreToolUse', 'PermissionDenied']);
 const PERSON = new Set(['person', 'timeout', 'cancel']);
 
-/** `Bash(rm -rf build)`, `Write(src/a.ts)`: paths inside the workspace shown relative to it. */
-export function toolSubject(toolName: string, input: unknown, workspaceRoot?: string): string {
+/** What a tool call's subject shows of its input: its main field, else the whole input as JSON. */
+export function subjectTextOf(input: unknown): string {
   const fields = typeof input === 'object' && input !== null ? (input as Fields) : {};
   const main = ['command', 'file_path', 'pattern', 'path', 'url', 'description']
     .map((k) => fields[k])
     .find((v): v is string => typeof v === 'string');
-  let text = main ?? (Object.keys(fields).length > 0 ? JSON.stringify(fields) : '');
+  return main ?? (Object.keys(fields).length > 0 ? JSON.stringify(fields) : '');
+}
+
+/** `Bash(rm -rf build)`, `Write(src/a.ts)` from subjectTextOf the input: paths inside the workspace shown relative to it. */
+export function toolSubject(toolName: string, text: string, workspaceRoot?: string): string {
   if (workspaceRoot) text = text.split(`${workspaceRoot.replace(/\/+$/, '')}/`).join('');
   return `${toolName}(${clip(text.replace(/\s+/g, ' '), 80)})`;
 }
@@ -105,7 +109,9 @@ export function decisionsOf(records: readonly AuditRecord[]): Decision[] {
       if (record.event === 'TurnEnd') inTurn = false;
     }
     const toolUseId = typeof payload.tool_use_id === 'string' ? payload.tool_use_id : undefined;
-    const subject = typeof payload.tool_name === 'string' ? toolSubject(payload.tool_name, payload.tool_input, root) : undefined;
+    // A record a replay kept has the input's subject text already (keptRecord).
+    const input = typeof payload.tool_input === 'string' ? payload.tool_input : subjectTextOf(payload.tool_input);
+    const subject = typeof payload.tool_name === 'string' ? toolSubject(payload.tool_name, input, root) : undefined;
     if (record.event === 'PreToolUse' && toolUseId) {
       // Some models reuse call ids across steps: the nth call with an id is matched with the nth.
       const nth = (counts.get(`tool ${toolUseId}`) ?? 0) + 1;
@@ -163,7 +169,7 @@ export function outcomesOfTranscript(messages: readonly ChatMessage[], workspace
         const nth = (seen.get(ids[i]) ?? 0) + 1;
         seen.set(ids[i], nth);
         const key = nth === 1 ? `tool ${ids[i]}` : `tool ${ids[i]} #${nth}`;
-        const subject = toolSubject(call.function.name, input, workspaceRoot);
+        const subject = toolSubject(call.function.name, subjectTextOf(input), workspaceRoot);
         const decision: Decision = { key, step, event: 'tool', subject, decision: 'not run' };
         calls.set(call.id, [...(calls.get(call.id) ?? []), decision]);
         out.push(decision);

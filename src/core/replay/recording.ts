@@ -1,9 +1,8 @@
 import * as z from 'zod';
-import { parseAuditLine, tornLineProblem, type AuditReadProblem, type AuditReadResult } from '../audit/audit-reader';
+import type { AuditReadProblem } from '../audit/audit-reader';
 import type { AuditRecord } from '../audit/records';
-import type { ChatMessage, ModelResponse, ToolCallRequest } from '../agent/llm/chat-model';
+import type { ChatMessage } from '../agent/llm/chat-model';
 import { COMPACTION_STEP } from '../agent/compaction';
-import { parseToolArguments } from '../agent/llm/tool-arguments';
 import { isTypedPrompt, messageText } from './transcript-text';
 
 /**
@@ -13,7 +12,21 @@ import { isTypedPrompt, messageText } from './transcript-text';
  */
 export interface RecordedTurn {
   prompt: string;
-  responses: ModelResponse[];
+  responses: RecordedReply[];
+}
+
+/** A recorded model reply; its tool arguments as text, parsed when the replay serves them. */
+export interface RecordedReply {
+  content: string;
+  toolCalls: RecordedCall[];
+  finishReason: string | null;
+}
+
+export interface RecordedCall {
+  id: string;
+  name: string;
+  /** The arguments exactly as the model sent them. */
+  argumentsText: string;
 }
 
 export interface Recording {
@@ -45,10 +58,17 @@ type Fields = Record<string, unknown>;
 const payloadOf = (record: AuditRecord): Fields =>
   record.type === 'event' && typeof record.payload === 'object' && record.payload !== null ? (record.payload as Fields) : {};
 
-function toolCall(id: string, name: string, args: Record<string, unknown> | string): ToolCallRequest {
-  const argumentsText = typeof args === 'string' ? args : JSON.stringify(args);
-  const parsed = parseToolArguments(argumentsText);
-  return parsed.ok ? { id, name, argumentsText, arguments: parsed.value } : { id, name, argumentsText, argumentsError: parsed.error };
+/**
+ * `read` of record `seq`, where a RangeError (JSON nested deeper than the stack goes, or too
+ * large a string: a shared recording can hold anything) is a RecordingError naming the record.
+ */
+export function readRecorded<T>(seq: number, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new RecordingError(`record ${seq} cannot be read (${error.message}): a value in it is nested too deeply or too large`);
+  }
 }
 
 function issues(error: z.ZodError): string {
@@ -98,7 +118,11 @@ export function recordingFromAudit(records: readonly AuditRecord[], problems: re
       const turn = turns[turns.length - 1];
       if (!turn) throw new RecordingError(`record ${record.seq}: a model reply before any prompt`);
       const reply = parsed.data.llm_response;
-      const toolCalls = reply.tool_calls.map((c) => toolCall(c.id, c.name, c.arguments));
+      const toolCalls = reply.tool_calls.map(({ id, name, arguments: args }) => ({
+        id,
+        name,
+        argumentsText: typeof args === 'string' ? args : readRecorded(record.seq, () => JSON.stringify(args)),
+      }));
       turn.responses.push({ content: reply.content, toolCalls, finishReason: reply.finish_reason });
     }
   }
@@ -116,61 +140,34 @@ const transcriptLineSchema = z.union([
  * The recording in a transcript (JSONL text). Compaction boundaries are skipped (the full
  * history stays in the file); a line that is not a transcript entry is an error.
  */
-export function recordingFromTranscript(text: string, sessionId: string): Recording {
+export function recordingFromTranscript(text: string | Iterable<string>, sessionId: string): Recording {
   const turns: RecordedTurn[] = [];
   const notes: string[] = [];
-  const lines = text.split('\n');
-  lines.forEach((line, index) => {
-    if (line.trim() === '') return;
+  const lines = (typeof text === 'string' ? text.split('\n') : text)[Symbol.iterator]();
+  for (let index = 0, next = lines.next(); !next.done; index++, next = lines.next()) {
+    const line = next.value;
+    if (line.trim() === '') continue;
     let json: unknown;
     try {
       json = JSON.parse(line);
     } catch {
-      const torn = index >= lines.length - 2;
+      // Cut while it was written: at most the text after the last newline follows.
+      const torn = lines.next().done === true || lines.next().done === true;
       throw new RecordingError(`transcript line ${index + 1} is not JSON${torn ? ': the transcript was cut while it was written' : ''}`);
     }
     const parsed = transcriptLineSchema.safeParse(json);
     if (!parsed.success) throw new RecordingError(`transcript line ${index + 1} is not a transcript entry (${issues(parsed.error)})`);
-    if (!('message' in parsed.data)) return;
+    if (!('message' in parsed.data)) continue;
     const message = parsed.data.message as ChatMessage;
     if (message.role === 'user' && isTypedPrompt(message)) turns.push({ prompt: messageText(message), responses: [] });
     else if (message.role === 'assistant') {
       const turn = turns[turns.length - 1];
       if (!turn) throw new RecordingError(`transcript line ${index + 1}: an assistant message before any prompt`);
       const functions = (message.tool_calls ?? []).filter((c) => c.type === 'function');
-      const calls = functions.map((c) => toolCall(c.id, c.function.name, c.function.arguments));
+      const calls = functions.map((c) => ({ id: c.id, name: c.function.name, argumentsText: c.function.arguments }));
       turn.responses.push({ content: messageText(message), toolCalls: calls, finishReason: calls.length > 0 ? 'tool_calls' : 'stop' });
     }
-  });
+  }
   if (turns.length === 0) throw new RecordingError('the transcript has no prompt: nothing to replay');
   return { kind: 'transcript', sessionId, turns, notes };
-}
-
-/**
- * An audit log's records from its text, as readAuditFile reads them from the file: a replay
- * parses the one text it read (a file read twice could be swapped in between).
- */
-export function auditRecordsOf(text: string): AuditReadResult {
-  const records: AuditRecord[] = [];
-  const problems: AuditReadProblem[] = [];
-  const lines = text.split('\n');
-  // After the last newline: a line the writer was cut off in, skipped and reported.
-  const partial = lines.pop() ?? '';
-  let lastInvalid: { problem: AuditReadProblem; bytes: number } | undefined;
-  for (const [index, raw] of lines.entries()) {
-    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (line.trim() === '') continue;
-    const parsed = parseAuditLine(line);
-    lastInvalid = undefined;
-    if (parsed.ok) {
-      records.push(parsed.record);
-      continue;
-    }
-    const problem = { line: index + 1, error: parsed.error };
-    problems.push(problem);
-    if (parsed.invalidJson) lastInvalid = { problem, bytes: Buffer.byteLength(raw) };
-  }
-  if (partial !== '') problems.push(tornLineProblem(lines.length + 1, Buffer.byteLength(partial)));
-  else if (lastInvalid) Object.assign(lastInvalid.problem, tornLineProblem(lastInvalid.problem.line, lastInvalid.bytes));
-  return { records, problems };
 }

@@ -1,7 +1,7 @@
 import type { ChatModel, CompleteOptions, ModelRequest, ModelResponse, ToolCallRequest } from '../agent/llm/chat-model';
 import { ModelError } from '../agent/llm/model-error';
 import { parseToolArguments } from '../agent/llm/tool-arguments';
-import type { RecordedTurn } from './recording';
+import type { RecordedCall, RecordedTurn } from './recording';
 
 /** The model asked for more replies in a turn than the recording has. */
 export class ReplayExhaustedError extends ModelError {
@@ -61,7 +61,7 @@ export class ReplayChatModel implements ChatModel {
     return { content, toolCalls: recorded.toolCalls.map((call) => this.mapCall(call)), finishReason: recorded.finishReason };
   }
 
-  private mapCall(call: ToolCallRequest): ToolCallRequest {
+  private mapCall(call: RecordedCall): ToolCallRequest {
     const argumentsText = this.mapPath(call.argumentsText, true);
     const parsed = parseToolArguments(argumentsText);
     const base = { id: call.id, name: call.name, argumentsText };
