@@ -24,6 +24,24 @@ afterAll(() => {
   rmSync(ws, { recursive: true, force: true });
 });
 
+/** The gate's verdict on a Write of `file` in acceptEdits mode, with the modules loaded as on `platform`. */
+async function writeVerdict(platform: NodeJS.Platform, file: string): Promise<string> {
+  Object.defineProperty(process, 'platform', { value: platform });
+  vi.resetModules();
+  const { PermissionGate } = await import('../../src/core/agent/permissions/permission-gate');
+  const { permissionSettingsSchema } = await import('../../src/core/agent/permissions/permission-settings');
+  const { createWriteTool } = await import('../../src/core/agent/tools/write-tool');
+  Object.defineProperty(process, 'platform', { value: realPlatform });
+  const gate = new PermissionGate(() => permissionSettingsSchema.parse({ mode: 'acceptEdits' }));
+  const verdict = gate.evaluate(createWriteTool() as never, { file_path: join(ws, file), content: '{"hooks":{}}' }, undefined, {
+    workspaceRoot: ws,
+    cwd: ws,
+    home: homedir(),
+    protectedPaths: [join(ws, '.vscode', 'hooks.json'), join(ws, '.claude', 'settings.local.json')],
+  });
+  return verdict.verdict;
+}
+
 describe.each(['darwin', 'win32'] as const)('on %s (case-insensitive file names)', (platform) => {
   it.each([
     ['.claude/settings.local.json'],
@@ -34,20 +52,7 @@ describe.each(['darwin', 'win32'] as const)('on %s (case-insensitive file names)
     ['.VSCode/hooks.json'],
     ['.vscode/HOOKS.json'],
   ])('Write %s in acceptEdits mode asks a person', async (file) => {
-    Object.defineProperty(process, 'platform', { value: platform });
-    vi.resetModules();
-    const { PermissionGate } = await import('../../src/core/agent/permissions/permission-gate');
-    const { permissionSettingsSchema } = await import('../../src/core/agent/permissions/permission-settings');
-    const { createWriteTool } = await import('../../src/core/agent/tools/write-tool');
-    Object.defineProperty(process, 'platform', { value: realPlatform });
-    const gate = new PermissionGate(() => permissionSettingsSchema.parse({ mode: 'acceptEdits' }));
-    const verdict = gate.evaluate(createWriteTool() as never, { file_path: join(ws, file), content: '{"hooks":{}}' }, undefined, {
-      workspaceRoot: ws,
-      cwd: ws,
-      home: homedir(),
-      protectedPaths: [join(ws, '.vscode', 'hooks.json'), join(ws, '.claude', 'settings.local.json')],
-    });
-    expect({ file, verdict: verdict.verdict }).toEqual({ file, verdict: 'ask' });
+    expect({ file, verdict: await writeVerdict(platform, file) }).toEqual({ file, verdict: 'ask' });
   });
 });
 
@@ -56,20 +61,13 @@ describe('on win32 (names Windows strips)', () => {
   it.each([['.vscode/hooks.json.'], ['.vscode/hooks.json '], ['.vscode/hooks.json::$DATA']])(
     'Write %s in acceptEdits mode asks a person',
     async (file) => {
-      Object.defineProperty(process, 'platform', { value: 'win32' });
-      vi.resetModules();
-      const { PermissionGate } = await import('../../src/core/agent/permissions/permission-gate');
-      const { permissionSettingsSchema } = await import('../../src/core/agent/permissions/permission-settings');
-      const { createWriteTool } = await import('../../src/core/agent/tools/write-tool');
-      Object.defineProperty(process, 'platform', { value: realPlatform });
-      const gate = new PermissionGate(() => permissionSettingsSchema.parse({ mode: 'acceptEdits' }));
-      const verdict = gate.evaluate(createWriteTool() as never, { file_path: join(ws, file), content: '{}' }, undefined, {
-        workspaceRoot: ws,
-        cwd: ws,
-        home: homedir(),
-        protectedPaths: [join(ws, '.vscode', 'hooks.json'), join(ws, '.claude', 'settings.local.json')],
-      });
-      expect({ file, verdict: verdict.verdict }).toEqual({ file, verdict: 'ask' });
+      expect({ file, verdict: await writeVerdict('win32', file) }).toEqual({ file, verdict: 'ask' });
     },
   );
+});
+
+describe('on linux (names that differ in case are other files)', () => {
+  it('Write .vscode/HOOKS.json in acceptEdits mode is an ordinary edit', async () => {
+    expect(await writeVerdict('linux', '.vscode/HOOKS.json')).toBe('allow');
+  });
 });
