@@ -359,11 +359,18 @@ void runProcess({ command: 'true', shell: true, cwd: ${JSON.stringify(dir)}, env
       // The run's marker is exported in the line the shell evals, so such a subshell does not
       // carry it in /proc/PID/environ; it is still in the run's session.
       const pidFile = join(dir, 'sub.pid');
-      const command = `set -m; (echo $BASHPID > "${pidFile}"; while :; do read -t 0.2 x < <(:); done) & sleep 30`;
+      // It waits on a descriptor opened once (no process per turn of the loop), and ends itself
+      // after a minute: a failing run leaves no busy process behind.
+      const loop = `exec 9<> <(:); for i in $(seq 300); do read -t 0.2 -u 9 x; done`;
+      const command = `set -m; (echo $BASHPID > "${pidFile}"; ${loop}) & sleep 30`;
       const result = await takeBash(bashRequest(command, { timeoutMs: 1_000, runMarker: 'run-job-control' }));
       expect(result.timedOut).toBe(true);
       const pid = Number(readFileSync(pidFile, 'utf8'));
-      expect(await waitUntilDead(pid, 5_000)).toBe(true);
+      try {
+        expect(await waitUntilDead(pid, 5_000)).toBe(true);
+      } finally {
+        if (isProcessAlive(pid)) process.kill(pid, 'SIGKILL');
+      }
     });
 
     it('are not used for sh, for args, or for a run whose environment differs in any variable', async () => {
