@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,11 +77,15 @@ describe('processes found by a marker variable', () => {
   });
 });
 
-/** Starts `script` with sh in a process group of its own, without MARKER; its stdin stays open for `go`. */
-function startGroup(script: string): { pgid: number; go: () => void } {
+/**
+ * Starts `script` with sh in a process group of its own, without MARKER; its stdin stays open
+ * for `go`. `reaped` settles once the leader has exited and been reaped: until then its zombie
+ * holds the number and shows the group to be the run's.
+ */
+function startGroup(script: string): { pgid: number; go: () => void; reaped: Promise<unknown> } {
   const child = spawn('sh', ['-c', script], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
   leftovers.push(child.pid!);
-  return { pgid: child.pid!, go: () => child.stdin.end('go\n') };
+  return { pgid: child.pid!, go: () => child.stdin.end('go\n'), reaped: once(child, 'exit') };
 }
 
 /** The pid `sh` wrote to `file` once it is there. */
@@ -98,9 +103,9 @@ describe("the process groups of a session's runs", () => {
     const run = startGroup(`sleep 30 >/dev/null 2>&1 & echo $! > "${pidFile}"`);
     groups.started(run.pgid);
     const left = await pidWritten(pidFile);
-    expect(await waitUntilDead(run.pgid, 5_000)).toBe(true);
+    await run.reaped;
     groups.ended(run.pgid);
-    groups.killAll();
+    expect(groups.killAll()).toEqual([run.pgid]);
     expect(await waitUntilDead(left, 5_000)).toBe(true);
   });
 
@@ -116,11 +121,10 @@ describe("the process groups of a session's runs", () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     run.go();
     const later = await pidWritten(pidFile);
-    expect(await waitUntilDead(run.pgid, 5_000)).toBe(true);
+    await run.reaped;
     process.kill(later, 'SIGSTOP');
     await vi.waitFor(() => expect(procStat(later)?.state).toBe('T'), { timeout: 5_000 });
-    groups.killAll();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(groups.killAll()).toEqual([]);
     expect(procStat(later)?.state).toBe('T');
   });
 });

@@ -160,17 +160,20 @@ export class RunGroups {
    * Kills each group still the run's, whole and at once, then forgets them all. A pass may miss
    * a chain's members, each gone as soon as it is looked at: passes go on while a group that
    * exists has not been shown to be the run's. Synchronous, so it also runs as the host exits.
+   * Returns the groups it signalled.
    */
-  killAll(): void {
+  killAll(): number[] {
     const pending = new Set(this.seen.keys());
+    const killed: number[] = [];
     for (let pass = 0; pass < MAX_KILL_PASSES && pending.size > 0; pass++) {
       const { runs } = this.survey();
       for (const group of pending) {
-        if (runs.has(group)) signal(-group, 'SIGKILL');
+        if (runs.has(group) && signal(-group, 'SIGKILL')) killed.push(group);
         if (runs.has(group) || !groupExists(group)) pending.delete(group);
       }
     }
     this.seen.clear();
+    return killed;
   }
 
   /**
