@@ -1,6 +1,7 @@
 import { agentHookDefinitions } from '../../src/core/hooks/agent-hook-definitions';
 import type { AgentHook } from '../../src/core/hooks/agent-hook';
-import { HookDispatcher, type TimeoutDefaults } from '../../src/core/hooks/dispatcher';
+import { HookDispatcher } from '../../src/core/hooks/dispatcher';
+import type { TimeoutDefaults } from '../../src/core/hooks/hook-timeouts';
 import { BuiltinHookHandler } from '../../src/core/hooks/handlers/builtin-handler';
 import { HookRegistry } from '../../src/core/hooks/registry';
 import type { AuditEntry, AuditSink } from '../../src/core/audit/records';

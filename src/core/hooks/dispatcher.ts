@@ -3,34 +3,16 @@ import { homedir } from 'node:os';
 import type { AuditSink } from '../audit/records';
 import { AsyncHookRuns } from './async-hook-runs';
 import { Emitter, type Disposable } from '../events-emitter';
-import { timerDelay } from '../timer-delay';
 import { emptyResult, ResultAggregator, type DispatchResult, type HookRunSummary, type TaggedContext } from './dispatch-result';
 import { EVENT_INFO, type HookEventName } from './events';
-import { HookAbort } from './hook-abort';
+import { groupByOrder, pipe } from './hook-pipeline';
 import { selects } from './hook-selection';
-import { isLockedSource, isWorkspaceSourced } from './hook-switches';
+import { isLockedSource } from './hook-switches';
+import { HookTimeouts, type TimeoutDefaults } from './hook-timeouts';
 import { PolicyRecheck } from './policy-recheck';
 import type { RegistrySnapshot } from './registry';
+import { runTimed } from './timed-hook-run';
 import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload } from './types';
-import { errorMessage } from '../error-message';
-
-export interface TimeoutDefaults {
-  observerMs: number;
-  interceptorMs: number;
-  approvalMs: number;
-  /** command and http hooks; undefined: Claude Code's defaults (processHookTimeoutMs). */
-  commandMs?: number;
-}
-
-export const DEFAULT_TIMEOUTS: TimeoutDefaults = { observerMs: 500, interceptorMs: 5_000, approvalMs: 60_000 };
-
-/** Claude Code's default for command and http hooks: 600 s, 30 s on UserPromptSubmit (a Stop hook may run a test suite). */
-export function processHookTimeoutMs(event: HookEventName): number {
-  return event === 'UserPromptSubmit' ? 30_000 : 600_000;
-}
-
-/** Extra time a handler gets to honour the abort before the dispatcher stops waiting. */
-const BACKSTOP_MS = 2_000;
 
 export interface DispatcherOptions {
   snapshot: () => RegistrySnapshot;
@@ -75,9 +57,7 @@ export interface DispatchOptions {
  * groups; every outcome is kept and audited.
  */
 export class HookDispatcher {
-  private timeouts: TimeoutDefaults;
-  /** For the workspace's hooks: its `defaults` time those alone, never the user's guards. */
-  private workspaceTimeouts: TimeoutDefaults;
+  private readonly timeouts: HookTimeouts;
   private readonly inFlightObservers = new Set<Promise<unknown>>();
   private readonly asyncRuns: AsyncHookRuns;
   /** The ids of `once` hooks that already ran, by session. */
@@ -86,8 +66,7 @@ export class HookDispatcher {
   private readonly hookStarting = new Emitter<Omit<HookRunEvent, 'outcome' | 'summary'>>();
 
   constructor(private readonly options: DispatcherOptions) {
-    this.timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(options.timeouts) };
-    this.workspaceTimeouts = this.timeouts;
+    this.timeouts = new HookTimeouts(options.timeouts);
     this.asyncRuns = new AsyncHookRuns({
       run: (hook, payload, signal, env) => this.runHook(awaited(hook), payload, signal, env),
       report: (hook, payload, dispatchId, outcome, summary) => this.report(hook, payload, payload, dispatchId, outcome, summary, true),
@@ -111,8 +90,7 @@ export class HookDispatcher {
 
   /** Config `defaults` change on reload: the person's for every hook, the workspace's over them for its own. */
   setTimeouts(timeouts: Partial<TimeoutDefaults>, workspace: Partial<TimeoutDefaults> = {}): void {
-    this.timeouts = { ...DEFAULT_TIMEOUTS, ...definedOnly(this.options.timeouts), ...definedOnly(timeouts) };
-    this.workspaceTimeouts = { ...this.timeouts, ...definedOnly(workspace) };
+    this.timeouts.set(timeouts, workspace);
   }
 
   /** Runs one hook on its own (test-fire from the Hook Manager or the CLI), audited as usual. */
@@ -283,20 +261,7 @@ export class HookDispatcher {
   }
 
   timeoutFor(hook: HookDefinition): number {
-    if (hook.timeoutMs !== undefined) return hook.timeoutMs;
-    // The policy sets no defaults: its locked hooks keep Hookpilot's, out of the person's and the workspace's reach.
-    const timeouts = isLockedSource(hook.source.kind)
-      ? DEFAULT_TIMEOUTS
-      : isWorkspaceSourced(hook)
-        ? this.workspaceTimeouts
-        : this.timeouts;
-    if (hook.spec.type === 'command' || hook.spec.type === 'http' || hook.spec.type === 'mcp_tool')
-      return timeouts.commandMs ?? processHookTimeoutMs(hook.event);
-    // Claude Code's defaults for model hooks: 30 s for a prompt, 60 s for an agent.
-    if (hook.spec.type === 'prompt') return 30_000;
-    if (hook.spec.type === 'agent') return 60_000;
-    const kind = EVENT_INFO[hook.event].kind;
-    return kind === 'observe' ? timeouts.observerMs : kind === 'approve' ? timeouts.approvalMs : timeouts.interceptorMs;
+    return this.timeouts.of(hook);
   }
 
   /** Claude Code fails open; approvals default to deny (docs/design.md#failure-policy). */
@@ -315,58 +280,9 @@ export class HookDispatcher {
   ): Promise<HookOutcome> {
     if (isAsync(hook)) return this.startAsync(hook, payload, env);
     if (parent?.aborted) return { status: 'cancelled', trace: { durationMs: 0 } };
-    const timeoutMs = this.timeoutFor(hook);
     const handler = this.options.handlers[hook.spec.type];
     if (!handler) return { status: 'error', error: `no handler for ${hook.spec.type} hooks here`, trace: { durationMs: 0 } };
-    const abort = new HookAbort(parent);
-    const started = performance.now();
-    let running: HookOutcome | Promise<HookOutcome>;
-    try {
-      running = handler.start
-        ? handler.start(hook, payload, () => abort.signal)
-        : handler.run({ hook, payload, signal: abort.signal, timeoutMs, projectDir: this.options.projectDir, env });
-    } catch (err) {
-      abort.dispose();
-      return { status: 'error', error: errorMessage(err), trace: { durationMs: performance.now() - started } };
-    }
-    if (!(running instanceof Promise)) {
-      abort.dispose();
-      return running;
-    }
-    let timedOut = false;
-    let backstop: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      abort.abort(new Error('timeout'));
-    }, timerDelay(timeoutMs));
-    try {
-      // A handler that ignores the abort is not waited for much longer than its timeout.
-      const guard = new Promise<HookOutcome>((resolve) => {
-        backstop = setTimeout(
-          () =>
-            resolve({
-              status: 'timeout',
-              error: `hook did not stop within ${timeoutMs + BACKSTOP_MS} ms`,
-              trace: { durationMs: performance.now() - started },
-            }),
-          timerDelay(timeoutMs + BACKSTOP_MS),
-        );
-      });
-      const aborted = abort.created || handler.start === undefined ? undefined : abort.whenAborted(started);
-      const outcome = await Promise.race(aborted ? [running, guard, aborted] : [running, guard]).catch((err: unknown): HookOutcome => ({
-        status: 'error',
-        error: errorMessage(err),
-        trace: { durationMs: performance.now() - started },
-      }));
-      if (timedOut && (outcome.status === 'cancelled' || outcome.status === 'error')) {
-        return { status: 'timeout', error: `hook timed out after ${timeoutMs} ms`, trace: outcome.trace };
-      }
-      return outcome;
-    } finally {
-      clearTimeout(timer);
-      clearTimeout(backstop);
-      abort.dispose();
-    }
+    return runTimed(handler, hook, payload, { timeoutMs: this.timeoutFor(hook), projectDir: this.options.projectDir, parent, env });
   }
 
   /** An `async: true` hook: started, not awaited (async-hook-runs.ts); recorded when it ends. */
@@ -412,33 +328,6 @@ export class HookDispatcher {
     });
     if (this.hookRan.size > 0) this.hookRan.fire({ hook, event: input.hook_event_name, sessionId: input.session_id, outcome, summary });
   }
-}
-
-function definedOnly<T extends object>(value: T | undefined): Partial<T> {
-  return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-function groupByOrder(hooks: readonly HookDefinition[]): HookDefinition[][] {
-  const groups: HookDefinition[][] = [];
-  let previous: HookDefinition | undefined;
-  for (const hook of hooks) {
-    const sameGroup =
-      previous !== undefined &&
-      (previous.spec.type === 'builtin') === (hook.spec.type === 'builtin') &&
-      previous.priority === hook.priority;
-    if (sameGroup) groups[groups.length - 1].push(hook);
-    else groups.push([hook]);
-    previous = hook;
-  }
-  return groups;
-}
-
-function pipe(payload: HookPayload, result: DispatchResult): HookPayload {
-  if (result.updatedInput && 'tool_input' in payload) return { ...payload, tool_input: result.updatedInput };
-  if (result.llmRequest && 'llm_request' in payload) return { ...payload, llm_request: result.llmRequest };
-  if (result.llmResponse && 'llm_response' in payload) return { ...payload, llm_response: result.llmResponse };
-  if (result.updatedToolOutput !== undefined && 'tool_response' in payload) return { ...payload, tool_response: result.updatedToolOutput };
-  return payload;
 }
 
 function isAsync(hook: HookDefinition): boolean {

@@ -1,4 +1,4 @@
-import { processHookTimeoutMs } from '../hooks/dispatcher';
+import { processHookTimeoutMs } from '../hooks/hook-timeouts';
 import { EVENT_INFO, type HookEventName } from '../hooks/events';
 
 /** What exit code 2 does on the events where it blocks (Claude Code's table, docs/hooks.md#command-hooks). */
