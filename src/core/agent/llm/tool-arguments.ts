@@ -1,4 +1,5 @@
 import { errorMessage } from '../../error-message';
+import { nestedDeeperThan } from '../../json-depth';
 export type ParsedToolArguments = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
 
 /**
@@ -7,17 +8,6 @@ export type ParsedToolArguments = { ok: true; value: Record<string, unknown> } |
  * there, failing AfterLLM guards before they start.
  */
 export const MAX_ARGUMENT_DEPTH = 64;
-
-/** Whether `value` nests objects or arrays more than `max` levels deep, found without recursion. */
-function nestedDeeperThan(value: unknown, max: number): boolean {
-  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    if (item.value === null || typeof item.value !== 'object') continue;
-    if (item.depth > max) return true;
-    for (const child of Object.values(item.value)) stack.push({ value: child, depth: item.depth + 1 });
-  }
-  return false;
-}
 
 /**
  * Models sometimes send broken or non-object arguments; this never throws so the loop can

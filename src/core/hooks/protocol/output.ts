@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { nestedDeeperThan } from '../../json-depth';
 import type { HookEventName } from '../events';
 import { ELICITATION_ACTIONS } from '../payloads';
 import type { HookEffects } from '../types';
@@ -73,8 +74,17 @@ export type HookOutputJson = z.infer<typeof hookOutputSchema>;
 
 export type ParsedOutput = { ok: true; effects: HookEffects } | { ok: false; error: string };
 
+/**
+ * Room for a rewritten request or tool output around tool arguments (at most 64 deep), far
+ * below what the host's recursive serializers (a hook's stdin, the audit log, the chat) take:
+ * a hook's 1 MiB answer of `{"a":` would overflow the stack there and end the turn.
+ */
+export const MAX_HOOK_OUTPUT_DEPTH = 128;
+
 /** Validates a hook's JSON answer for `event` and normalizes it into effects. */
 export function parseHookOutput(event: HookEventName, value: unknown): ParsedOutput {
+  if (nestedDeeperThan(value, MAX_HOOK_OUTPUT_DEPTH))
+    return { ok: false, error: `invalid hook output: nested more than ${MAX_HOOK_OUTPUT_DEPTH} levels deep` };
   const parsed = hookOutputSchema.safeParse(value);
   if (!parsed.success) {
     return { ok: false, error: `invalid hook output: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}` };
