@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { MAX_TOOL_OUTPUT_CHARS } from '../../src/core/agent/tools/output-limits';
+import { MAX_RESULT_DEPTH } from '../../src/core/mcp/mcp-limits';
 import { matchesValue } from '../../src/core/hooks/matcher';
 import { GroupStdioTransport } from '../../src/core/mcp/group-stdio-transport';
 import { loadMcpDocument } from '../../src/core/mcp/mcp-config';
@@ -20,6 +21,7 @@ const HOSTILE = path.join(FIXTURES, 'hostile-server.mjs');
 const PING_FLOOD = path.join(FIXTURES, 'ping-flood-server.mjs');
 const HTTP_FLOOD = path.join(FIXTURES, 'http-flood-server.mjs');
 const BULKY = path.join(FIXTURES, 'bulky-tools-server.mjs');
+const DEEP_RESULT = path.join(FIXTURES, 'deep-result-server.mjs');
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -327,4 +329,17 @@ describe('embedded resources', () => {
       { type: 'resource', resource: expect.objectContaining({ uri: 'file:///big.bin', blob: '' }) },
     ]);
   });
+});
+
+describe('results nested too deep', () => {
+  it.each(['deep-structured', 'deep-meta'])(
+    '%s: the call fails, naming the depth, instead of a stack overflow wherever the result is written out',
+    async (name) => {
+      const { manager, config } = managerFor({ deep: { command: process.execPath, args: [DEEP_RESULT] } });
+      await manager.start([config]);
+      const result = await toolOf(manager, name).run({}, ctx());
+      expect(result).toMatchObject({ ok: false, error: expect.stringContaining(`nested more than ${MAX_RESULT_DEPTH} levels deep`) });
+      expect(() => JSON.stringify(result)).not.toThrow();
+    },
+  );
 });

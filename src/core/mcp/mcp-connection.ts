@@ -7,10 +7,11 @@ import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprot
 import { GroupStdioTransport } from './group-stdio-transport';
 import { CallElicitations, type Elicit } from './call-elicitations';
 import type { McpServerConfig } from './mcp-config';
-import { limitedFetch, sizeText } from './mcp-limits';
+import { limitedFetch, MAX_RESULT_DEPTH, sizeText } from './mcp-limits';
 import { mcpToolNames } from './mcp-names';
 import { listedTool, MAX_LISTING_BYTES, MAX_SCHEMA_CHARS, shownToolName, type ListedTool } from './mcp-tool-listing';
 import { errorMessage, toError } from '../error-message';
+import { nestedDeeperThan } from '../json-depth';
 import { withAgentWritablePathLast } from '../process/path-search-order';
 import { untilAborted } from '../until-aborted';
 
@@ -180,6 +181,7 @@ export class McpConnection {
     try {
       const request = { name: tool, arguments: args };
       const result = (await client.callTool(request, undefined, { signal: call.signal, timeout: options.timeoutMs })) as CallToolResult;
+      if (nestedDeeperThan(result, MAX_RESULT_DEPTH)) throw new Error(`its result is nested more than ${MAX_RESULT_DEPTH} levels deep`);
       // A call that changed the tool list announced it before its result: the next request offers
       // the new list. The wait has what is left of the call's time; a listing later than that
       // leaves the earlier list for the next request.

@@ -3,6 +3,13 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 /** Most bytes of one message from a server, and of messages waiting to be written to a stdio server: 16 MiB. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
+/**
+ * Most levels of objects and arrays in a tool's result: far more than content parts and any
+ * structured result need, far fewer than would overflow the stack where the host writes a
+ * result out (hooks' stdin, the audit log, the model's request).
+ */
+export const MAX_RESULT_DEPTH = 128;
+
 export function sizeText(bytes: number): string {
   const mib = 1024 * 1024;
   return bytes >= mib && bytes % mib === 0 ? `${bytes / mib} MiB` : `${bytes} bytes`;
