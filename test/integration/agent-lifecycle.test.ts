@@ -58,6 +58,25 @@ describe('agent lifecycle events', () => {
     expect(toolMessageSent(h.server, 'task1')).toBe('There are 2 files.');
   });
 
+  it("a listener of the session's events that throws does not end the turn: the tool runs and the turn completes", async () => {
+    h = await startAgent({}, [toolCalls([{ name: 'Bash', arguments: { command: 'echo ran > ran.txt' } }]), text('done')], {
+      session: { permissions: () => ({ mode: 'bypassPermissions', allow: [], deny: [], ask: [], additionalDirectories: [] }) },
+    });
+    const failures = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const listener = h.session.onEvent(() => {
+      throw new Error('a view failed');
+    });
+    try {
+      const result = await h.session.prompt('go');
+      expect(result.reason).toBe('completed');
+      expect(existsSync(h.workspace.file('ran.txt'))).toBe(true);
+      expect(failures).toHaveBeenCalledWith('hookpilot: an event listener failed:', new Error('a view failed'));
+    } finally {
+      listener.dispose();
+      failures.mockRestore();
+    }
+  });
+
   it('TurnEnd fires once a turn is over, however it ended, with its counts', async () => {
     const cfg = hooksJson({
       TurnEnd: [{ hooks: [{ type: 'command', command: 'node hooks/log.js' }] }],
