@@ -28,7 +28,11 @@ const SECRET_SUFFIX = new RegExp(
 const SECRET_PREFIX_OR_PART =
   /PRIVATE_?KEY|CONNECTION_?STRINGS?|AUTH_?CONFIG|^NPM_(?:CONFIG_+)?AUTH|^OTEL_EXPORTER_OTLP_(?:[A-Z]+_)?HEADERS$|^BW_SESSION$|^OP_SESSION_/i;
 
+// Names a git setting, whose value (GIT_CONFIG_VALUE_n) may be one: git fails every command when a key is missing for its count.
+const GIT_CONFIG_KEY = /^GIT_CONFIG_KEY_\d+$/;
+
 export function isSecretEnvName(name: string): boolean {
+  if (GIT_CONFIG_KEY.test(name)) return false;
   return SECRET_WORD.test(name) || SECRET_SUFFIX.test(name) || SECRET_PREFIX_OR_PART.test(name);
 }
 

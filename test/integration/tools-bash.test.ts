@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -222,6 +222,40 @@ describe.each([['spawned afresh'], ['from a waiting bash'], ['through the spawne
     expect(bash.inputSchema.safeParse({ command: 'ls', timeout: 600_001 }).success).toBe(false);
     expect(bash.inputSchema.safeParse({ command: 'ls', timeout: 600_000 }).success).toBe(true);
     expect(bash.inputSchema.safeParse({ timeout: 10 }).success).toBe(false);
+  });
+});
+
+describe("Bash tool's git and a repository the model wrote outside a `.git` folder", () => {
+  /** No global or system config of the person's: the test reads git's own defaults. */
+  const gitEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+    ...process.env,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    ...extra,
+  });
+
+  it('refuses a folder laid out as a bare repository, whose config names a program git would run', async () => {
+    // What the Write tool may write in acceptEdits mode: no `.git` in any of these paths. Git
+    // run in such a folder reads its config (an alias here; core.fsmonitor, a textconv driver).
+    const marker = join(dir, 'config-program-ran');
+    for (const sub of ['evil/objects', 'evil/refs']) mkdirSync(join(dir, sub), { recursive: true });
+    writeFileSync(join(dir, 'evil', 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(dir, 'evil', 'config'), `[core]\n\tbare = false\n\tworktree = ..\n[alias]\n\tst = "!touch '${marker}'"\n`);
+    const result = await fresh.run({ command: 'cd evil && { git st; git status; }' }, context({ env: gitEnv() }));
+    expect(result).toMatchObject({ ok: false, error: expect.stringContaining('cannot use bare repository') });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('still works in an ordinary repository, and keeps the settings the environment gives git', async () => {
+    const env = gitEnv({ GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'user.name', GIT_CONFIG_VALUE_0: 'Env Person' });
+    const result = await fresh.run(
+      {
+        command: 'git init -q && git status --porcelain=v1 --branch | head -c 2 && git config user.name && git config safe.bareRepository',
+      },
+      // GIT_CONFIG_KEY_0 looks like a credential's name: passed by name, as a person would.
+      context({ env, passEnv: ['GIT_CONFIG_KEY_0'] }),
+    );
+    expect(result).toMatchObject({ ok: true, content: '##Env Person\nexplicit' });
   });
 });
 

@@ -232,6 +232,128 @@ describe('a pattern that may name a .git folder anywhere asks, as a literal one 
   );
 });
 
+describe("a narrow prefix rule does not grant an allowed program's options that run code of the model's choosing", () => {
+  it.each([
+    // npm hands --node-options to every node the script starts as NODE_OPTIONS: `--import=data:` runs any code.
+    ['npm test:*', `npm test --node-options="--import=data:text/javascript,import{execSync}from'node:child_process';execSync('id')"`],
+    ['npm test:*', 'npm test --node-opt=--require=./x.js'],
+    ['npm test:*', 'npm test --script-shell=python3'],
+    ['npm test:*', 'npm test --userconfig ./x.npmrc'],
+    ['npm test:*', 'npm test --globalconfig=./x.npmrc'],
+    ['npm test:*', 'npm test --prefix=src'],
+    ['npm exec tsc:*', "npm exec tsc --call='id'"],
+    ['npm exec tsc:*', 'npm exec tsc --package=tsc-evil'],
+    ['pnpm test:*', 'pnpm test --node-options=--require=./x.js'],
+    ['yarn test:*', 'yarn test --use-yarnrc ./x.yarnrc'],
+    // make evaluates the text as makefile syntax: $(shell ...) runs; so does a makefile of the model's.
+    ['make test:*', "make test --eval='$(shell id)'"],
+    ['make test:*', "make test --ev='$(shell id)'"],
+    ['make test:*', "make test -E'$(shell id)'"],
+    ['make test:*', "make test -sE '$(shell id)'"],
+    ['make test:*', 'make test -f src/x.mk'],
+    ['make test:*', 'make test --makefile=src/x.mk'],
+    ['make test:*', 'make -C src test'],
+    // A variable on the command line overrides the Makefile's: a recipe that runs $(CC) runs it.
+    ['make test:*', 'make test CC=./x'],
+    ['make test:*', "make test 'SHELL=python3'"],
+    // ripgrep runs a preprocessor of the caller's choice on every file.
+    ['rg:*', 'rg --pre sh x src'],
+    ['rg:*', 'rg --pre=sh x src'],
+    ['rg:*', 'rg --hostname-bin=./x --hyperlink-format=default x src'],
+    // sort runs this program to compress its temporary files.
+    ['sort:*', 'sort -S 1 --compress-program=sh src/a.ts'],
+    ['sort:*', 'sort -S 1 --compress-prog sh src/a.ts'],
+    ['rsync:*', 'rsync -avze ./x src host:b'],
+    ['tar:*', 'tar -xvIsh -f a.tar'],
+    // git reads the repository, and the config that runs its programs, from where these say.
+    ['git:*', 'git -C src status'],
+    ['git:*', 'git --git-dir=src --work-tree=. status'],
+    ['git:*', 'git --git-dir src status'],
+    ['git:*', 'git --bare status'],
+  ])('Bash(%s) does not allow `%s`', (rule, command) => {
+    expect(gate({ allow: [`Bash(${rule})`] }).run(command).verdict).not.toBe('allow');
+  });
+
+  it.each([
+    ['git *', 'GIT_DIR=src git status'],
+    ['git *', 'GIT_WORK_TREE=.. git status'],
+    ['git *', 'GIT_CONFIG_COUNT=0 git status'],
+    ['git *', 'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0=id git status'],
+    ['git *', "GIT_CONFIG_PARAMETERS=\"'core.fsmonitor'='id'\" git status"],
+    ['git *', 'GIT_EXEC_PATH=./x git status'],
+    ['git *,unset *', 'unset GIT_CONFIG_COUNT; git status'],
+    ['git *,export *', 'export GIT_CONFIG_COUNT=0; git status'],
+    ['make test', "MAKEFLAGS='--eval=$(shell id)' make test"],
+    ['rg *', 'RIPGREP_CONFIG_PATH=./x rg x src'],
+  ])('Bash(%s) does not allow `%s`: the variable decides what runs', (rules, command) => {
+    expect(gate({ allow: rules.split(',').map((rule) => `Bash(${rule})`) }).run(command).verdict).not.toBe('allow');
+  });
+
+  it.each([
+    ['npm test:*', 'npm test'],
+    ['npm test:*', 'npm test -- --watch=false'],
+    ['make test:*', 'make test -j4'],
+    ['make test:*', 'make test -s'],
+    ['make test CC=*', 'make test CC=clang'],
+    ['make test -f *', 'make test -f src/x.mk'],
+    ['rg:*', 'rg --pre-glob=*.gz -n x src'],
+    ['sort:*', 'sort -r src/a.ts'],
+    ['rsync -e *', 'rsync -e ssh src host:b'],
+    ['rsync -avze ssh *', 'rsync -avze ssh src host:b'],
+    ['git:*', 'git log -C --oneline'],
+    ['git:*', 'git diff --text'],
+    ['git -C src:*', 'git -C src status'],
+  ])('still grants `%s` what it names: `%s`', (rule, command) => {
+    expect(gate({ allow: [`Bash(${rule})`] }).run(command).verdict).toBe('allow');
+  });
+});
+
+describe('the legacy prefix form `X:*` in an allow rule grants X and its arguments, not every program whose name starts with X', () => {
+  // Read as `cat*`, `npx tsc*`: catchsegv (glibc before 2.35) runs the command it is given;
+  // npx fetches and runs any package named tsc…, and tsc-watch runs its --onSuccess command.
+  it.each([
+    ['cat:*', 'catchsegv id'],
+    ['npx tsc:*', "npx tsc-watch --onSuccess 'id'"],
+    ['ls:*', 'lsof -p 1'],
+  ])('Bash(%s) does not allow `%s`', (rule, command) => {
+    expect(gate({ allow: [`Bash(${rule})`] }).run(command).verdict).not.toBe('allow');
+  });
+
+  it.each([
+    ['cat:*', 'cat'],
+    ['cat:*', 'cat src/a.ts'],
+    ['npm run test:*', 'npm run test:unit'],
+    ['npm run test:*', 'npm run test'],
+    ['npm run test:*', 'npm run test -- --watch=false'],
+  ])('Bash(%s) allows `%s`', (rule, command) => {
+    expect(gate({ allow: [`Bash(${rule})`] }).run(command).verdict).toBe('allow');
+  });
+
+  it.each([
+    ['deny', 'cat:*', 'catchsegv id', 'deny'],
+    ['ask', 'npm run test:*', 'npm run testx', 'ask'],
+  ])('a %s rule Bash(%s) still matches `%s`: a broader guard only asks more', (kind, rule, command, verdict) => {
+    expect(gate({ [kind]: [`Bash(${rule})`], mode: 'bypassPermissions' }).run(command).verdict).toBe(verdict);
+  });
+});
+
+describe('a git directory the model wrote outside a `.git` folder (bare layout)', () => {
+  // In acceptEdits mode the Write tool may write evil/HEAD, evil/config ([core] fsmonitor = <cmd>,
+  // worktree = ..), evil/objects/x and evil/refs/x: no `.git` in their paths. The Bash tool's git
+  // refuses such a folder found by discovery (tools-bash.test.ts); these name it explicitly.
+  it('can be written in acceptEdits mode: no `.git` in its paths', () => {
+    expect(gate({ mode: 'acceptEdits' }).tool('Write', { file_path: 'evil/config', content: '[core]\n' }).verdict).toBe('allow');
+  });
+
+  it.each([
+    [['Bash(git:*)'], 'git -C evil status'],
+    [['Bash(git:*)'], 'git --git-dir=evil --work-tree=. status'],
+    [['Bash(git:*)', 'Bash(cd:*)'], 'cd evil && git --bare status'],
+  ])('%j does not allow `%s` in acceptEdits mode', (allow, command) => {
+    expect(gate({ mode: 'acceptEdits', allow }).run(command).verdict).not.toBe('allow');
+  });
+});
+
 describe('a VS Code workspace file, new or not, anywhere, asks: VS Code offers to open one and its settings govern', () => {
   it.each([
     ['Write', { file_path: 'evil.code-workspace', content: '{}' }],

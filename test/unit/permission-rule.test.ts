@@ -178,4 +178,11 @@ describe('wildcard patterns', () => {
     expect(wildcardMatch('npm run test:*', 'npm run test:unit')).toBe(true);
     expect(wildcardMatch('npm run test:*', 'npm run build')).toBe(false);
   });
+
+  it('read the legacy prefix form X:* in an allow rule as X, X … or X:…, and in a guard as any text that starts with X', () => {
+    for (const text of ['cat', 'cat a.txt', 'cat:x']) expect(wildcardMatch('cat:*', text, 'allow')).toBe(true);
+    expect(wildcardMatch('cat:*', 'catchsegv id', 'allow')).toBe(false);
+    expect(wildcardMatch('npx tsc:*', 'npx tsc-watch', 'allow')).toBe(false);
+    expect(wildcardMatch('cat:*', 'catchsegv id')).toBe(true);
+  });
 });

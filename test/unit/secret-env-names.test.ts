@@ -90,6 +90,9 @@ describe('secret-looking environment variables', () => {
     'OPENAI_API_KEY_TYPE',
     'DB_PASS_FILE',
     'KMS_KEY_ARN',
+    // The name of a git setting given through the environment (its GIT_CONFIG_VALUE_n may be secret).
+    'GIT_CONFIG_KEY_0',
+    'GIT_CONFIG_KEY_12',
   ])('%s is not secret by its name', (name) => {
     expect(isSecretEnvName(name)).toBe(false);
   });

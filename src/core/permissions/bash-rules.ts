@@ -193,6 +193,6 @@ function formAllowedBy(pattern: string, forms: CommandForm[], k: number, spelled
   const name = forms[k].words[0];
   const mustName = k < forms.length - 1 || HIDING_COMMANDS.has(name);
   if (mustName && pattern.split(' ')[0] !== name) return false;
-  if (!codeOptions(forms[k].words).every((option) => patternNames(pattern, option))) return false;
-  return wildcardMatch(pattern, spelled);
+  if (!codeOptions(forms[k].words).every((option) => patternNames(pattern, option, commandName(name)))) return false;
+  return wildcardMatch(pattern, spelled, 'allow');
 }

@@ -53,6 +53,8 @@ export const RISKY_VARIABLE = new RegExp(
     'MAKE\\w*',
     'PYTEST_\\w*',
     'RSYNC_\\w*',
+    // ripgrep reads its options from this file: `--pre=sh` among them.
+    'RIPGREP_CONFIG_PATH',
     'LESS\\w*',
     'CC',
     'CXX',

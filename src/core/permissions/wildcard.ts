@@ -35,24 +35,32 @@ export function literalPattern(text: string): string {
 }
 
 /**
- * `npm run test:*` (the legacy prefix form) means the same as `npm run test*`; `rm *` also
- * matches a bare `rm` (the arguments may come from elsewhere: `xargs rm`).
+ * How a rule reads the legacy prefix form `X:*`. A guard (a deny or ask rule, a hook's `if`)
+ * reads it as `X*`, every text that starts with X: a broader guard only asks more. An allow
+ * rule reads it as Claude Code documents it, `X` at a word's end: `X`, `X …` or `X:…`
+ * (`npm run test:*` grants `npm run test:unit`), never `Xother` (`cat:*` is not `catchsegv`).
  */
-function variants(pattern: string): Token[][] {
+export type PrefixReading = 'guard' | 'allow';
+
+/** The pattern's readings: `rm *` also matches a bare `rm` (the arguments may come from elsewhere: `xargs rm`). */
+function variants(pattern: string, reading: PrefixReading): Token[][] {
   const t = tokens(pattern);
   const n = t.length;
-  if (n >= 2 && t[n - 1] === STAR && t[n - 2] === ':') return [[...t.slice(0, -2), STAR]];
+  if (n >= 2 && t[n - 1] === STAR && t[n - 2] === ':') {
+    const prefix = t.slice(0, -2);
+    return reading === 'guard' ? [[...prefix, STAR]] : [prefix, [...prefix, ' ', STAR], t];
+  }
   return n >= 2 && t[n - 1] === STAR && t[n - 2] === ' ' ? [t, t.slice(0, -2)] : [t];
 }
 
 /** Whether `pattern` matches all of `text`, whatever the holes in `text` turn out to be. */
-export function wildcardMatch(pattern: string, text: string): boolean {
-  return variants(pattern).some((p) => matchOne(p, text));
+export function wildcardMatch(pattern: string, text: string, reading: PrefixReading = 'guard'): boolean {
+  return variants(pattern, reading).some((p) => matchOne(p, text));
 }
 
-/** Whether some value of the holes in `text` makes `pattern` match. */
+/** Whether some value of the holes in `text` makes `pattern` match (a guard's question). */
 export function wildcardCouldMatch(pattern: string, text: string): boolean {
-  return variants(pattern).some((p) => couldMatchOne(p, text));
+  return variants(pattern, 'guard').some((p) => couldMatchOne(p, text));
 }
 
 function matchOne(pattern: Token[], text: string): boolean {

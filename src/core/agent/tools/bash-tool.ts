@@ -6,7 +6,7 @@ import { PrestartedShells } from '../../process/prestarted-shells';
 import type { ProcessRunner } from '../../process/process-runner';
 import { runProcess, type ProcessResult, type RunProcessOptions } from '../../process/run-process';
 import { MAX_TOOL_OUTPUT_CHARS, truncateRedacted } from './output-limits';
-import { envWithoutSecrets, resolveShell } from './shell-environment';
+import { envWithoutSecrets, resolveShell, withExplicitBareRepositories } from './shell-environment';
 import { toolFailure, type Tool, type ToolContext, type ToolResult } from './tool';
 import { builtinToolIdentity } from './tool-catalog';
 
@@ -115,7 +115,7 @@ export function createBashTool(
     async run(input, ctx): Promise<ToolResult> {
       if (input.run_in_background) return toolFailure(BACKGROUND_UNSUPPORTED);
       const timeoutMs = input.timeout ?? DEFAULT_BASH_TIMEOUT_MS;
-      const shellEnv = envWithoutSecrets(ctx.env, ctx.passEnv, ctx.secretEnvNames);
+      const shellEnv = withExplicitBareRepositories(envWithoutSecrets(ctx.env, ctx.passEnv, ctx.secretEnvNames));
       // Constant for the session, so a waiting shell started for one command fits the next.
       const env = session === undefined ? shellEnv : { ...shellEnv, [SESSION_MARKER_VARIABLE]: session.marker };
       let group: number | undefined;

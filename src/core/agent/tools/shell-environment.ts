@@ -27,6 +27,25 @@ export function envWithoutSecrets(
 }
 
 /**
+ * `env` with git told, as by `git -c` (GIT_CONFIG_COUNT, after the settings the person's
+ * environment already gives that way), to open a bare repository only when the command names
+ * it (`--git-dir`): a folder the model wrote outside any `.git` (HEAD, config, objects/, refs/)
+ * looks like one to git, which would run the programs its config names (an alias, a diff
+ * driver, core.fsmonitor) on `cd folder && git …`. A line that changes these variables is no pattern rule's to grant.
+ */
+export function withExplicitBareRepositories(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const given = env.GIT_CONFIG_COUNT ?? '';
+  // A count git cannot read fails every git command anyway: then these are the only settings.
+  const count = /^\d+$/.test(given.trim()) ? Number(given) : 0;
+  return {
+    ...env,
+    GIT_CONFIG_COUNT: String(count + 1),
+    [`GIT_CONFIG_KEY_${count}`]: 'safe.bareRepository',
+    [`GIT_CONFIG_VALUE_${count}`]: 'explicit',
+  };
+}
+
+/**
  * The shell found on each PATH searched. Like Claude Code, which picks its shell once, a
  * process keeps the shell it found on a PATH (a `bash` planted later in a folder of that PATH
  * is not picked up); it searches that PATH again only when the shell it found is gone.
