@@ -13,6 +13,7 @@ import { createGrepTool } from '../../src/core/agent/tools/grep-tool';
 import type { Tool } from '../../src/core/agent/tools/tool';
 import { createWriteTool } from '../../src/core/agent/tools/write-tool';
 import { analyzeBashCommand } from '../../src/core/permissions/bash-command';
+import { MAX_WALKED } from '../../src/core/agent/permissions/recursive-links';
 
 // The gate against an attacker review's reproductions: each case here was allowed before.
 
@@ -905,4 +906,121 @@ describe('the brace and extglob word reader takes time linear in the line', () =
   it('a line of 40,000 unclosed arithmetic openers returns', () => {
     expect(gate({ mode: 'bypassPermissions' }).run(`true # ${'(( '.repeat(40_000)}`)).toMatchObject({ verdict: 'allow' });
   }, 20_000);
+});
+
+describe("a sed script's file commands are checked as the paths they name", () => {
+  it.each([
+    ["sed -n '1w ../outside/planted' src/a.ts", 'a `w` outside the workspace'],
+    ["sed -n 'r ../outside/secret.txt' src/a.ts", 'an `r` outside the workspace'],
+    ["sed -n '$R out/secret.txt' src/a.ts", 'an `R` through a link that leads out'],
+    ["sed -n -e p -e 'W ../outside/x' src/a.ts", 'a `W` in a second `-e`'],
+    ["sed --expression='1{W ../outside/x' -e '}' src/a.ts", 'a `W` in a block'],
+    ["sed -n 's/a/b/gw ../outside/x' src/a.ts", 'the `s///w` flag'],
+    ["sed -n '1e id' src/a.ts", 'the `e` command runs a shell command'],
+    ["sed 's/x/id/e' src/a.ts", 'the `s///e` flag runs the pattern space'],
+    ['sed -f script.sed src/a.ts', 'a script file: its commands are not known'],
+    ['sed -nfscript.sed src/a.ts', 'a script file in an option group'],
+  ])('Bash(sed *) asks for %j (%s)', (command) => {
+    expect(gate({ allow: ['Bash(sed *)'] }).run(command), command).toMatchObject({ verdict: 'ask', level: 'P8' });
+  });
+
+  it.each([
+    "sed -n 's/a/b/w copy.txt' src/a.ts",
+    "sed -n '1,/x/Ip;$=' src/a.ts",
+    "sed -i -e 's/a/b/g' src/a.ts",
+    // `-ie` is `-i` with the backup suffix `e`; the script is the first operand.
+    "sed -ie 's/a/b/' src/a.ts",
+    // Text that `a` appends runs to the end of its line: no `w` command there.
+    "sed '1a w ../outside/x' src/a.ts",
+  ])('Bash(sed *) still grants %j', (command) => {
+    writeFileSync(join(ws, 'src', 'a.ts'), '');
+    expect(gate({ allow: ['Bash(sed *)'] }).run(command), command).toMatchObject({ verdict: 'allow', level: 'P7' });
+  });
+
+  it('a `w` through a link to a hook file asks in bypassPermissions mode', () => {
+    symlinkSync(join(ws, '.vscode', 'hooks.json'), join(ws, 'src', 'cfg'));
+    expect(gate({ mode: 'bypassPermissions' }).run("sed -n 'w src/cfg' src/a.ts")).toMatchObject({
+      verdict: 'ask',
+      level: 'P4',
+      system: true,
+    });
+  });
+});
+
+describe('a recursive read that follows links reads each link below its folders, as if the line named it', () => {
+  it.each([
+    ['grep *', 'grep -R TOKEN .'],
+    ['grep *', 'grep -nR TOKEN src'],
+    ['grep *', 'grep --dereference-recursive TOKEN src'],
+    ['ls *', 'ls -RL'],
+    ['ls *', 'ls -lR --dereference src'],
+    ['find *', 'find -L src -name x'],
+    ['find *', 'find src -follow -name x'],
+    ['cp *', 'cp -rL src copy'],
+    ['du *', 'du -L'],
+    ['rsync *', 'rsync -aL src/ copy/'],
+    ['rg *', 'rg -L TOKEN'],
+  ])('Bash(%s) asks for %j', (rule, command) => {
+    expect(gate({ allow: [`Bash(${rule})`] }).run(command), command).toMatchObject({
+      verdict: 'ask',
+      level: 'P8',
+      reason: 'commands need approval in default mode',
+    });
+  });
+
+  it.each([
+    // Plain -r follows only links its words name.
+    ['grep *', 'grep -r TOKEN src'],
+    ['grep *', 'grep -R TOKEN secrets'],
+    ['grep *', 'grep -e R -r TOKEN src'],
+    ['ls *', 'ls -R src'],
+    ['find *', 'find src -name x'],
+  ])('Bash(%s) still grants %j', (rule, command) => {
+    expect(gate({ allow: [`Bash(${rule})`] }).run(command), command).toMatchObject({ verdict: 'allow', level: 'P7' });
+  });
+
+  it('finds a link that leads out below a linked folder inside the workspace', () => {
+    mkdirSync(join(ws, 'lib'));
+    symlinkSync(join(base, 'outside'), join(ws, 'lib', 'shared'));
+    symlinkSync(join(ws, 'lib'), join(ws, 'secrets', 'lib'));
+    expect(gate({ allow: ['Bash(grep *)'] }).run('grep -R TOKEN secrets')).toMatchObject({ verdict: 'ask', level: 'P8' });
+  });
+
+  it('a link to the hook folder below the folder asks in bypassPermissions mode; plain -r does not follow it', () => {
+    symlinkSync(join(ws, '.vscode'), join(ws, 'secrets', 'vs'));
+    expect(gate({ mode: 'bypassPermissions' }).run('grep -R TOKEN secrets')).toMatchObject({
+      verdict: 'ask',
+      level: 'P4',
+      reason: expect.stringContaining('secrets/vs'),
+    });
+    expect(gate({ mode: 'bypassPermissions' }).run('grep -r TOKEN secrets')).toMatchObject({ verdict: 'allow', level: 'P8' });
+  });
+
+  it(`a folder with more than ${MAX_WALKED} entries to walk asks, and returns`, () => {
+    mkdirSync(join(ws, 'secrets', 'wide'));
+    for (let i = 0; i <= MAX_WALKED; i++) writeFileSync(join(ws, 'secrets', 'wide', `f${i}`), '');
+    const start = performance.now();
+    expect(gate({ allow: ['Bash(grep *)'] }).run('grep -R TOKEN secrets')).toMatchObject({ verdict: 'ask', level: 'P4' });
+    expect(performance.now() - start).toBeLessThan(2_000);
+    // Making the entries takes seconds on a busy machine.
+  }, 30_000);
+});
+
+describe('the protected-file check reads a name that printf decodes itself, in every mode', () => {
+  it.each([
+    `printf -v f '\\x2evscode/hook\\x73.json'; cp src/a.ts "$f"`,
+    `cp src/a.ts "$(printf '\\056vscode/hook\\163.json')"`,
+    `cp src/a.ts "$(printf %b '\\0056vscode/hook\\0163.json')"`,
+    `printf '\\u002evscode/hook\\U00000073.json' | xargs cp src/a.ts`,
+  ])('asks for %j under the bare Bash rule and in bypassPermissions mode', (command) => {
+    expect(gate({ allow: ['Bash'] }).run(command)).toMatchObject({ verdict: 'ask', level: 'P4', system: true });
+    expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', level: 'P4', system: true });
+  });
+
+  it('leaves other escapes alone', () => {
+    expect(gate({ mode: 'bypassPermissions' }).run("printf '\\x41\\0101\\n' > src/out.txt")).toMatchObject({
+      verdict: 'allow',
+      level: 'P8',
+    });
+  });
 });

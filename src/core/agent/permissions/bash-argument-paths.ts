@@ -5,6 +5,8 @@ import { HOLE } from '../../permissions/wildcard';
 import { isSymlink, OutsideWorkspaceError, physicalPathOf, resolveInWorkspace, type WorkspaceScope } from '../tools/workspace-paths';
 import { argumentWords, GLOB, lineDirectories, pathCandidates, type ParsedBash } from './bash-words';
 import { errorMessage } from '../../error-message';
+import { followedFolders, linkBelowProblem } from './recursive-links';
+import { sedFiles } from './sed-script';
 
 /** Names that are no file of anyone's: the standard streams and the bit bucket. */
 const HARMLESS = /^\/dev\/(null|stdin|stdout|stderr|tty|fd\/\d+)$/;
@@ -19,13 +21,17 @@ const URL = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
  * by `Bash(cat *)`. A path-like word contains `/`, starts with `~` or is `..`; a word that is
  * only an expansion may be any path. A plain name is checked too when it is a symlink, a glob
  * by every name it may match. A URL is a path to the shell (`h://../x` is `h:/../x`) and is
- * checked as one; a `file:` URL also by the file it names.
+ * checked as one; a `file:` URL also by the file it names. The files of a sed script (`w ../x`)
+ * are checked as words, and a recursive read that follows links (`grep -R`) as reading each
+ * link below its folders.
  */
 export function argumentPathsProblem(analysis: ParsedBash, scope: WorkspaceScope): string | undefined {
   // Relative words are read from where a `cd` goes: after `cd sr?` that is not known yet.
   const dirs = lineDirectories(analysis, scope.cwd, true);
   if (!dirs) return 'it changes directory to a place that cannot be known before it runs';
-  const candidates = new Set(argumentWords(analysis).flatMap(pathCandidates));
+  const sed = sedFiles(analysis);
+  if (sed.problem) return sed.problem;
+  const candidates = new Set([...argumentWords(analysis).flatMap(pathCandidates), ...sed.files]);
   // Each one costs file-system lookups: a line naming more is left to a person.
   if (candidates.size > MAX_CHECKED) return `it names more than ${MAX_CHECKED} distinct words to check as paths`;
   const line = { words: candidates, dirs, scope, listable: MAX_LISTED };
@@ -33,7 +39,11 @@ export function argumentPathsProblem(analysis: ParsedBash, scope: WorkspaceScope
     const problem = candidateProblem(candidate, line);
     if (problem) return problem;
   }
-  return undefined;
+  return linkBelowProblem(followedFolders(analysis, dirs), (link) => {
+    const shown = path.relative(scope.workspaceRoot, link);
+    const problem = pathProblem(link, shown, scope);
+    return problem && `it reads recursively through links: ${problem}`;
+  });
 }
 
 export const MAX_CHECKED = 1_000;

@@ -10,12 +10,15 @@ import { OutsideWorkspaceError, resolveInWorkspace, type WorkspaceScope } from '
 import { MAX_CHECKED } from './bash-argument-paths';
 import { argumentWords, lineDirectories, pathCandidates, scriptAnalyses, type ParsedBash } from './bash-words';
 import { findGitPatterns } from './find-git-patterns';
-import { lineGlobOptions, mayLeadIntoGitFolder, protectedTargetInWord, type ProtectedTarget } from './protected-targets';
+import { lineGlobOptions, mayLeadIntoGitFolder, protectedTargetInWord, protectedTargetOf, type ProtectedTarget } from './protected-targets';
 import { errorMessage } from '../../error-message';
 import { WORKSPACE_FILE_REASON } from '../../engine/protected-names';
 import { mayNameWorkspaceFile, type FolderEntries } from './workspace-file-names';
 import { patternTokens } from './pattern-tokens';
 import { markerProblem } from './session-marker-check';
+import { sedFiles } from './sed-script';
+import { followedFolders, linkBelowProblem } from './recursive-links';
+import { printfDecodings } from './printf-escapes';
 
 /**
  * The gate's view of a Bash call beyond its rules: whether it touches a protected file
@@ -54,7 +57,8 @@ export function bashProtectedCheck(command: string, cwd: string, targets: readon
     return systemAsk(
       `\`${patterns.opaque}\` joins a brace expansion or extglob with quoting or an expansion, so which files it names cannot be read before it runs`,
     );
-  const written = [...shellWords(analysis), ...patterns.tokens];
+  // sed's `w x` and `r x` name files inside one word of script text.
+  const written = [...shellWords(analysis), ...patterns.tokens, ...sedFiles(analysis).files];
   const unknown = targets.length > 0 ? unknownPath(written, analysis) : undefined;
   if (unknown)
     return systemAsk(
@@ -76,6 +80,14 @@ export function bashProtectedCheck(command: string, cwd: string, targets: readon
     const hit = (dirs ?? [cwd]).map((dir) => protectedTargetInWord(word, dir, targets, options)).find((t) => t !== undefined);
     if (hit) return systemAsk(`\`${word}\` leads to ${hit.shown}, which configures hooks: a person must approve commands that touch it`);
   }
+  const linked =
+    targets.length > 0
+      ? linkBelowProblem(followedFolders(analysis, dirs ?? [cwd]), (link) => {
+          const hit = protectedTargetOf(link, cwd, targets);
+          return hit && `it reads recursively through the link \`${path.relative(cwd, link)}\`, which leads to ${hit.shown}`;
+        })
+      : undefined;
+  if (linked) return systemAsk(`${linked}: a person must approve it`);
   const gitWord =
     [...words].find((word) => mayLeadIntoGitFolder(word, options)) ??
     [analysis, ...scripts].flatMap((each) => each.commands.flatMap(findGitPatterns))[0];
@@ -159,13 +171,14 @@ function shellWords(analysis: ParsedBash): string[] {
 
 /**
  * Defense in depth against spellings the word check cannot follow (`cd .vscode && cp x hooks.json`,
- * a here-doc patch, a line in a loop): the line's text, as written, with quotes removed and as
- * parsed, names a protected file's workspace path, a dot-directory holding one (`.vscode`), or
- * a script's distinctive basename. Case is ignored, as some file systems do.
+ * a here-doc patch, a line in a loop): the line's text, as written, with quotes removed, as
+ * parsed, and with the escapes printf decodes itself decoded (`printf -v f '\x2evscode…'`),
+ * names a protected file's workspace path, a dot-directory holding one (`.vscode`), or a
+ * script's distinctive basename. Case is ignored, as some file systems do.
  */
 function mentionedTarget(command: string, analysis: ParsedBash, targets: readonly ProtectedTarget[]): string | undefined {
   const parsed = [...analysis.commands.map((c) => c.words.join(' ')), ...analysis.values].join('\n');
-  const texts = [command, command.replace(/['"\\]/g, ''), parsed].map((t) => t.toLowerCase());
+  const texts = [command, command.replace(/['"\\]/g, ''), parsed, ...printfDecodings(command)].map((t) => t.toLowerCase());
   return mentionNames(targets).find((name) => texts.some((text) => text.includes(name.toLowerCase())));
 }
 
