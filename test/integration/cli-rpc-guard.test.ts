@@ -9,6 +9,7 @@ import { hooksJson } from '../support/workspace';
 // `onFailure: "block"` and no lists, so its handshake decides what it takes.
 
 const UNRULY = path.resolve(__dirname, '../fixtures/rpc/unruly-server.js');
+const STRAY = path.resolve(__dirname, '../fixtures/rpc/stray-server.js');
 
 const bundle = useCliBundle();
 let bed: Testbed | undefined;
@@ -75,5 +76,31 @@ describe('hookpilot run with an rpc guard', () => {
     expect(marker).toBe(false);
     expect(jsonResult(r).tool_calls).toEqual([expect.objectContaining({ id: 'c1', outcome: 'blocked' })]);
     expect(toolMessageSent(bed!.server, 'c1')).toContain('denied by unruly');
+  });
+
+  it('a guard that sends a 10,000-deep message the protocol does not have before its deny: the run goes on and the deny applies', async () => {
+    const policy = {
+      command: ['node', STRAY, '--before=deep'],
+      onFailure: 'block',
+      intercept: ['PreToolUse'],
+      env: { FIXTURE_DEPTH: '10000' },
+    };
+    const { r, marker } = await touchMarker({ '.vscode/hooks.json': hooksJson({}, { servers: { policy } }) });
+    expect(r.stderr).not.toContain('Maximum call stack size exceeded');
+    expect(r.code).toBe(0);
+    expect(marker).toBe(false);
+    expect(jsonResult(r).tool_calls).toEqual([expect.objectContaining({ id: 'c1', outcome: 'blocked' })]);
+    expect(toolMessageSent(bed!.server, 'c1')).toContain('denied by stray');
+  });
+
+  it('a guard stopped for flooding notifications fails as its onFailure says: the Bash call is blocked', async () => {
+    const policy = { command: ['node', STRAY, '--flood=notification:1000000'], onFailure: 'block', intercept: ['PreToolUse'] };
+    const { r, marker } = await touchMarker({ '.vscode/hooks.json': hooksJson({}, { servers: { policy } }) });
+    expect(marker).toBe(false);
+    expect(jsonResult(r).tool_calls).toEqual([expect.objectContaining({ id: 'c1', outcome: 'blocked' })]);
+    // The deny it wrote behind its flood is not read: the stop's failure decides.
+    expect(toolMessageSent(bed!.server, 'c1')).toMatch(
+      /^PreToolUse hook "policy" blocked this call: hook "policy" failed \(error\): rpc server "policy" sent 101 messages the protocol does not have/,
+    );
   });
 });

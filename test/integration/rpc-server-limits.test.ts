@@ -5,12 +5,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { MAX_WAITING_WRITES } from '../../src/core/hooks/handlers/rpc/rpc-message-writer';
 import { RpcServerPool, type RpcServerPoolOptions } from '../../src/core/hooks/handlers/rpc/rpc-server-pool';
 import { STDERR_LOG_BUDGET_CHARS } from '../../src/core/hooks/handlers/rpc/rpc-stderr-log';
+import { FOREIGN_MESSAGE_ALLOWANCE, STRAY_LOG_LINES } from '../../src/core/hooks/handlers/rpc/rpc-stray-messages';
 import type { RpcLogLevel } from '../../src/core/hooks/handlers/rpc/rpc-types';
 import type { HookPayload, ServerDefinition } from '../../src/core/hooks/types';
 
 // What a server cannot make the host do: hold every message it does not read, or log all it writes.
 
 const UNRULY = resolve(__dirname, '../fixtures/rpc/unruly-server.js');
+const STRAY = resolve(__dirname, '../fixtures/rpc/stray-server.js');
 
 let projectDir: string;
 let pool: RpcServerPool | undefined;
@@ -37,6 +39,10 @@ function unruly(name: string, then: string, env: Record<string, string> = {}): S
     priority: 0,
     source: { kind: 'hooksJson' },
   };
+}
+
+function stray(name: string, args: string[], env: Record<string, string> = {}): ServerDefinition {
+  return { ...unruly(name, 'nothing', env), command: [process.execPath, STRAY, ...args], env };
 }
 
 async function synced(server: ServerDefinition, options: Partial<RpcServerPoolOptions> = {}): Promise<RpcServerPool> {
@@ -96,7 +102,8 @@ describe('rpc server stdin', () => {
     // It floods from `initialized` on: it may be stopped before a test could see it ready.
     const p = await synced(unruly('flooder', 'flood-requests'), { backoff: { initialMs: 20, maxCrashes: 1 } });
     await vi.waitFor(() => expect(p.status('flooder')?.state).toBe('failed'), { timeout: 10_000 });
-    expect(p.status('flooder')?.lastError).toMatch(stalled('flooder'));
+    // The host answers no request of a server (the protocol has none): the flood itself stops it.
+    expect(p.status('flooder')?.lastError).toMatch(/^rpc server "flooder" sent \d+ messages the protocol does not have/);
   });
 });
 
@@ -122,4 +129,101 @@ describe('rpc server stderr', () => {
     for (const line of forwarded()) expect(line).toMatch(/^\[noisy\] (flood \d{8} x+|flood done: last line)$/);
     expect(p.stderrTail('noisy')).toMatch(/flood 00163839 x+\nflood done: last line\n$/);
   });
+});
+
+const preToolUse: HookPayload = {
+  hook_event_name: 'PreToolUse',
+  session_id: 'session-1',
+  transcript_path: '/tmp/t.jsonl',
+  cwd: '/tmp',
+  tool_name: 'Bash',
+  tool_input: { command: 'ls' },
+};
+/** How much the host's heap grew at most while `during` ran, in MiB. */
+async function heapGrowthMiB(during: () => Promise<void>): Promise<number> {
+  const base = process.memoryUsage().heapUsed;
+  let peak = base;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 10);
+  try {
+    await during();
+  } finally {
+    clearInterval(sampler);
+  }
+  return (Math.max(peak, process.memoryUsage().heapUsed) - base) / 1024 / 1024;
+}
+
+const denied = { status: 'ok', value: { hookSpecificOutput: expect.objectContaining({ permissionDecision: 'deny' }) } };
+
+describe('rpc server messages the protocol does not have', () => {
+  const uncaught: unknown[] = [];
+  const onUncaught = (error: unknown): void => void uncaught.push(error);
+  afterEach(() => {
+    process.off('uncaughtException', onUncaught);
+    uncaught.length = 0;
+  });
+
+  for (const [what, before, depth] of [
+    ['nested 10,000 deep (20 KB)', 'deep', '10000'],
+    ['nested 4,000 deep (8 KB)', 'deep', '4000'],
+    ['of almost 4 MiB', 'flat', ''],
+  ]) {
+    it(`drops a message whose method is a number, ${what}, in one short log line, and the server's answer still counts`, async () => {
+      process.on('uncaughtException', onUncaught);
+      const p = await started(stray('odd', [`--before=${before}`], { FIXTURE_DEPTH: depth }));
+      const pid = p.status('odd')?.pid;
+      for (let i = 0; i < 3; i++) expect(await p.intercept('odd', 'PreToolUse', preToolUse, { timeoutMs: 5000 })).toEqual(denied);
+      const dropped = 'rpc server "odd" sent a message whose method is a number, which the protocol does not have; dropped';
+      expect(logs.filter((l) => l.message === dropped).map((l) => l.level)).toEqual(['warn', 'warn', 'warn']);
+      // What the library would have done with it runs a turn later: give it that turn.
+      await new Promise((r) => setImmediate(r));
+      expect(uncaught).toEqual([]);
+      expect(Math.max(...logs.map((l) => l.message.length))).toBeLessThan(1024);
+      expect(p.status('odd')).toMatchObject({ state: 'ready', pid, crashes: 0 });
+    });
+  }
+
+  for (const [what, args, env] of [
+    ['notifications x/n', ['--flood=notification:1000000'], {}],
+    ['$/cancelRequest notifications with new ids', ['--flood=notification:1000000'], { FIXTURE_METHOD: '$/cancelRequest' }],
+    ['requests with new ids', ['--flood=request:1000000'], {}],
+  ] as const) {
+    it(`stops a server that floods the host with ${what} (~60 MB) and keeps the host's heap bounded`, async () => {
+      const grew = await heapGrowthMiB(async () => {
+        const p = await synced(stray('flood', [...args], env), { backoff: { initialMs: 20, maxCrashes: 1 } });
+        await vi.waitFor(() => expect(p.status('flood')?.state).toBe('failed'), { timeout: 60_000, interval: 50 });
+        expect(p.status('flood')?.lastError).toMatch(
+          new RegExp(
+            `^rpc server "flood" sent ${FOREIGN_MESSAGE_ALLOWANCE + 1} messages the protocol does not have within 1 s \\(the last: a (notification|request) "`,
+          ),
+        );
+      });
+      expect(grew).toBeLessThan(64);
+      // Its first messages were logged, the rest of the interval counted in one line.
+      expect(logs.filter((l) => l.message.includes('which the protocol does not have; dropped'))).toHaveLength(STRAY_LOG_LINES);
+    }, 90_000);
+  }
+
+  it('reads 1,000,000 answers to requests never sent (~60 MB) in bounded memory, logs a few a second, and keeps the server', async () => {
+    const count = 1_000_000;
+    const p = await started(stray('answers', [`--flood=answer:${count}`]));
+    const pid = p.status('answers')?.pid;
+    const grew = await heapGrowthMiB(() =>
+      vi.waitFor(() => expect(p.stderrTail('answers')).toContain('flood done'), { timeout: 60_000, interval: 50 }),
+    );
+    expect(grew).toBeLessThan(64);
+    const ignored = () => logs.filter((l) => /^rpc server "answers" sent an answer to request \d+, which is not waiting/.test(l.message));
+    const unlogged = () =>
+      logs.flatMap((l) => {
+        const more =
+          /^rpc server "answers" sent (\d+) more messages that were dropped or ignored without a log line \(over 10 per 1 s\)$/.exec(
+            l.message,
+          );
+        return more ? [Number(more[1])] : [];
+      });
+    // Every answer is either logged or counted.
+    await vi.waitFor(() => expect(ignored().length + unlogged().reduce((a, b) => a + b, 0)).toBe(count), { timeout: 10_000 });
+    expect(ignored().length + unlogged().length).toBeLessThan(1000);
+    expect(p.status('answers')).toMatchObject({ state: 'ready', pid, crashes: 0 });
+    expect(await p.intercept('answers', 'PreToolUse', preToolUse, { timeoutMs: 5000 })).toEqual(denied);
+  }, 90_000);
 });

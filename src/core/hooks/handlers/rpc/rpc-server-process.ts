@@ -13,11 +13,12 @@ import {
 import { timerDelay } from '../../../timer-delay';
 import type { ServerDefinition } from '../../types';
 import { guardedReadable } from './rpc-frame-guard';
-import { AnswerDivertingMessageReader } from './rpc-message-reader';
+import { ServerMessageReader } from './rpc-message-reader';
 import { BoundedMessageWriter } from './rpc-message-writer';
 import { CancelRequestNotification, ExitNotification, ShutdownRequest } from './rpc-protocol';
 import { serverLaunch } from './rpc-server-env';
 import { StderrLog } from './rpc-stderr-log';
+import { StrayMessages } from './rpc-stray-messages';
 import type { RpcCallResult, RpcLogger } from './rpc-types';
 import { TailBuffer } from './tail-buffer';
 import { errorMessage } from '../../../error-message';
@@ -47,6 +48,12 @@ interface PendingRequest {
 const STDERR_TAIL_CHARS = 16 * 1024;
 /** After the process exits, how long its last stdout may still be read before giving up. */
 const PIPE_DRAIN_MS = 200;
+/** The longest line the connection, or a reader error, puts in the host log. */
+const LOG_LINE_CHARS = 1024;
+
+function capped(text: string): string {
+  return text.length > LOG_LINE_CHARS ? `${text.slice(0, LOG_LINE_CHARS)}… (${text.length} characters)` : text;
+}
 
 /** Signals the whole process group of a detached child, so grandchildren go too. */
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
@@ -76,11 +83,14 @@ export class RpcServerProcess {
   private readonly connection: MessageConnection;
   private readonly writer: BoundedMessageWriter;
   private readonly stderr = new TailBuffer(STDERR_TAIL_CHARS);
+  private readonly stray: StrayMessages;
   /** Requests in flight by id; each leaves when settled (answer, deadline, signal or exit). */
   private readonly pending = new Map<number, PendingRequest>();
   private nextRequestId = 0;
   /** Set when we end the process on purpose; it explains the exit better than its code. */
   private endReason: string | undefined;
+  /** Set by terminate: what the server still wrote before it died is not trusted, answers included. */
+  private killed = false;
   private exitInfo: RpcExit | undefined;
 
   constructor(private readonly options: RpcServerProcessOptions) {
@@ -108,7 +118,8 @@ export class RpcServerProcess {
     this.child.stdin.on('error', (error) => log('debug', `${this.label} stdin: ${error.message}`));
     this.child.stdout.on('error', (error) => log('debug', `${this.label} stdout: ${error.message}`));
 
-    const reader = new AnswerDivertingMessageReader(
+    this.stray = new StrayMessages(this.label, log, (reason) => this.terminate(reason));
+    const reader = new ServerMessageReader(
       guardedReadable(this.child.stdout, ({ description, oversize }) =>
         this.terminate(
           oversize
@@ -117,18 +128,21 @@ export class RpcServerProcess {
                 'servers must write only JSON-RPC messages there and log to stderr',
         ),
       ),
-      (answer) => this.deliver(answer),
+      {
+        onAnswer: (answer) => !this.killed && this.deliver(answer),
+        onForeign: (message) => !this.killed && this.stray.foreign(message),
+      },
     );
-    reader.onError((error) => this.terminate(`${this.label} sent an unreadable message: ${describeError(error)}`));
+    reader.onError((error) => this.terminate(`${this.label} sent an unreadable message: ${capped(describeError(error))}`));
     this.writer = new BoundedMessageWriter(this.child.stdin, (waiting) =>
       this.terminate(`${this.label} is not reading its stdin (${waiting} messages waiting); the server was stopped`),
     );
     this.writer.onError(([error]) => log('debug', `${this.label}: write failed: ${error.message}`));
     this.connection = createMessageConnection(reader, this.writer, {
-      error: (message) => log('warn', `${this.label}: ${message}`),
-      warn: (message) => log('warn', `${this.label}: ${message}`),
-      info: (message) => log('debug', `${this.label}: ${message}`),
-      log: (message) => log('debug', `${this.label}: ${message}`),
+      error: (message) => log('warn', `${this.label}: ${capped(message)}`),
+      warn: (message) => log('warn', `${this.label}: ${capped(message)}`),
+      info: (message) => log('debug', `${this.label}: ${capped(message)}`),
+      log: (message) => log('debug', `${this.label}: ${capped(message)}`),
     });
     this.connection.listen();
     this.exited = new Promise((resolve) => this.watchExit(resolve));
@@ -192,6 +206,7 @@ export class RpcServerProcess {
   terminate(reason: string): void {
     if (!this.alive) return;
     this.endReason ??= reason;
+    this.killed = true;
     if (this.pid !== undefined) signalGroup(this.pid, 'SIGKILL');
   }
 
@@ -222,7 +237,7 @@ export class RpcServerProcess {
         typeof id === 'number'
           ? `an answer to request ${id}, which is not waiting (late, repeated or never sent)`
           : 'an answer without a numeric id';
-      this.options.log('debug', `${this.label} sent ${what}; ignored`);
+      this.stray.answer(what);
       return;
     }
     if (error) {
@@ -241,6 +256,7 @@ export class RpcServerProcess {
       this.exitInfo = exit;
       for (const request of [...this.pending.values()]) request.settle({ status: 'error', error: exit.reason });
       this.connection.dispose();
+      this.stray.flush();
       resolve(exit);
     };
     // `on`, not `once`: a second 'error' without a listener would crash the host.
