@@ -77,6 +77,8 @@ export class CompositionRoot extends Disposable {
       spawnerModulePath: path.join(context.extensionPath, 'dist', 'process-spawner.js'),
       applied,
       userSettingsFile: userSettingsFileOf(context),
+      // Beside the MCP servers' (below): not the workspace folder while it is untrusted.
+      untrustedCwd: path.join(context.globalStorageUri.fsPath, 'hooks-untrusted-cwd'),
     });
     // prompt and agent hooks (and their test-fire) ask the configured model, behind the secret boundary.
     engineHost.engine.useJudge(

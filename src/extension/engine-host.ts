@@ -45,6 +45,8 @@ export interface EngineHostOptions {
   applied: AppliedConfig;
   /** VS Code's user settings.json: protected from the agent, since it applies live. */
   userSettingsFile?: string;
+  /** Where the user's command hooks and rpc servers run while the workspace is untrusted: an empty folder of global storage. */
+  untrustedCwd: string;
 }
 
 /** What one hooks.json said, kept for diagnostics (positions need the text). */
@@ -104,6 +106,7 @@ export class EngineHost extends Disposable {
       secretValues: options.config.secretValues(),
       spawnerModulePath: options.spawnerModulePath,
       userSettingsFile: options.userSettingsFile,
+      untrustedCwd: options.untrustedCwd,
     });
     const projectDirs = () => (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
     this.configChangeHooks = new ConfigChangeHooks({

@@ -14,6 +14,7 @@ import { makeWorkspace } from '../support/workspace';
 // servers) must contribute nothing. Real command hooks, a real rpc server script, real http.
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
+const FIXTURE_SERVER = path.join(REPO_ROOT, 'test/fixtures/rpc/fixture-server.js');
 let cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
@@ -115,6 +116,82 @@ describe('an untrusted workspace contributes nothing', () => {
     );
     await expect.poll(() => existsSync(marker), { timeout: 10_000 }).toBe(true);
     expect(Number(readFileSync(marker, 'utf8'))).toBeGreaterThan(0);
+  });
+
+  it("the user's hooks and servers whose own cwd is the untrusted workspace's do not run: each fails by its onFailure, until trust is granted", async () => {
+    const home = mkdtempSync(path.join(tmpdir(), 'hookpilot-untrusted-home-'));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+    const ws = makeWorkspace({ 'tools/.keep': '' });
+    cleanups.push(ws.cleanup);
+    // Each hook leaves a mark named after it in the workspace, and says where it ran.
+    const mark = (name: string) => `node -e "require('fs').writeFileSync(process.env.CLAUDE_PROJECT_DIR + '/${name}-ran', process.cwd())"`;
+    const userSettings = path.join(home, 'settings.json');
+    writeFileSync(
+      userSettings,
+      JSON.stringify({
+        'hookpilot.hooks': {
+          hooks: {
+            PreToolUse: [
+              {
+                hooks: [
+                  { type: 'command', name: 'relative', command: mark('relative'), cwd: 'tools', onFailure: 'block' },
+                  { type: 'command', name: 'by-variable', command: mark('by-variable'), cwd: '${CLAUDE_PROJECT_DIR}/tools' },
+                  { type: 'command', name: 'above', command: mark('above'), cwd: '${CLAUDE_PROJECT_DIR}/..' },
+                  { type: 'command', name: 'named', command: mark('named'), cwd: ws.dir },
+                  { type: 'command', name: 'elsewhere', command: mark('elsewhere'), cwd: home },
+                ],
+              },
+            ],
+          },
+          servers: {
+            srv: {
+              command: ['node', FIXTURE_SERVER],
+              cwd: '${CLAUDE_PROJECT_DIR}',
+              env: { FIXTURE_STATE: path.join(home, 'srv.json') },
+              intercept: ['PreToolUse'],
+              onFailure: 'block',
+            },
+          },
+        },
+      }),
+    );
+    const engine = new HookEngine({ projectDir: ws.dir, storageDir: path.join(home, 'storage'), trusted: false });
+    cleanups.push(() => engine.dispose());
+    await engine.reload(loadWorkspaceConfigs(ws.dir, { userSettingsFile: userSettings }));
+
+    const result = await engine.dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }, { cwd: ws.dir }));
+    const runs = Object.fromEntries(result.runs.map((r) => [r.hookName, r]));
+    const refused = (cwd: string) =>
+      `its cwd "${cwd}" is in or relative to the workspace folder, which is not used while the workspace is untrusted (Restricted Mode); it runs once the workspace is trusted`;
+    expect(result.blocked).toBe(true);
+    expect(runs.relative).toMatchObject({ status: 'error', failedClosed: true, error: expect.stringContaining(refused('tools')) });
+    // No onFailure: a command hook's failure does not block, as in Claude Code.
+    for (const [name, cwd] of [
+      ['by-variable', '${CLAUDE_PROJECT_DIR}/tools'],
+      ['named', ws.dir],
+      ['above', '${CLAUDE_PROJECT_DIR}/..'],
+    ]) {
+      expect(runs[name]).toMatchObject({ status: 'error', error: expect.stringContaining(refused(cwd)) });
+      expect(runs[name].failedClosed).toBeUndefined();
+    }
+    expect(readFileSync(ws.file('elsewhere-ran'), 'utf8')).toBe(home);
+    for (const name of ['relative', 'by-variable', 'named', 'above']) expect(existsSync(ws.file(`${name}-ran`))).toBe(false);
+    expect(runs.srv).toMatchObject({
+      status: 'error',
+      failedClosed: true,
+      error: expect.stringContaining(refused('${CLAUDE_PROJECT_DIR}')),
+    });
+    expect(engine.rpcPool.status('srv')).toMatchObject({ state: 'failed' });
+    expect(existsSync(path.join(home, 'srv.json'))).toBe(false);
+
+    await engine.setTrusted(true);
+    const trusted = await engine.dispatcher.dispatch(toolPayload('PreToolUse', 'Bash', { command: 'ls' }, { cwd: ws.dir }));
+    expect(trusted.blocked).toBe(false);
+    expect(readFileSync(ws.file('relative-ran'), 'utf8')).toBe(ws.file('tools'));
+    expect(readFileSync(ws.file('by-variable-ran'), 'utf8')).toBe(ws.file('tools'));
+    expect(readFileSync(ws.file('named-ran'), 'utf8')).toBe(ws.dir);
+    expect(readFileSync(ws.file('above-ran'), 'utf8')).toBe(path.dirname(ws.dir));
+    expect(JSON.parse(readFileSync(path.join(home, 'srv.json'), 'utf8'))).toMatchObject({ cwd: ws.dir });
   });
 
   it("a trusted workspace's URL allowlist narrows its own http hooks, never widens them, and leaves the user's alone", async () => {

@@ -16,7 +16,11 @@ const slowMark = {
     UserPromptSubmit: [
       {
         hooks: [
-          { type: 'command', name: 'user-slow', command: `node -e "setTimeout(() => require('fs').writeFileSync('user-ran', 'x'), 300)"` },
+          {
+            type: 'command',
+            name: 'user-slow',
+            command: `node -e "setTimeout(() => require('fs').writeFileSync(process.env.CLAUDE_PROJECT_DIR + '/user-ran', 'x'), 300)"`,
+          },
         ],
       },
     ],

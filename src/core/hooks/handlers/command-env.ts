@@ -1,4 +1,6 @@
+import { mkdirSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { isWithin } from '../../agent/tools/workspace-paths';
 import { withAgentWritablePathLast } from '../../process/path-search-order';
 import type { HookEventName } from '../events';
 
@@ -69,4 +71,28 @@ export function resolveHookCwd(specCwd: string | undefined, payloadCwd: string |
     return isAbsolute(dir) ? dir : resolve(projectDir, dir);
   }
   return payloadCwd || projectDir;
+}
+
+/**
+ * Where the person's own hook or server runs while the workspace is untrusted (Restricted
+ * Mode): not the workspace folder, where `python3 -m guard` imports the repository's guard.py
+ * and `npx` runs its node_modules/.bin and reads its .npmrc, but `emptyDir` (created on
+ * demand, private). Its own absolute `cwd` outside the workspace stays; a `cwd` in the
+ * workspace or relative to it (`${CLAUDE_PROJECT_DIR}/..` too) is the reason it does not run.
+ */
+export function untrustedWorkingFolder(
+  specCwd: string | undefined,
+  projectDir: string,
+  emptyDir: string,
+): { cwd: string; refused?: undefined } | { refused: string } {
+  if (specCwd === undefined || specCwd === '') {
+    mkdirSync(emptyDir, { recursive: true, mode: 0o700 });
+    return { cwd: emptyDir };
+  }
+  if (specCwd.search(PROJECT_DIR_PLACEHOLDER) === -1 && isAbsolute(specCwd) && !isWithin(projectDir, resolve(specCwd))) {
+    return { cwd: resolve(specCwd) };
+  }
+  return {
+    refused: `its cwd "${specCwd}" is in or relative to the workspace folder, which is not used while the workspace is untrusted (Restricted Mode); it runs once the workspace is trusted`,
+  };
 }

@@ -4,7 +4,7 @@ import { classifyStdout } from '../protocol/output';
 import { spillOutcome } from '../protocol/spill';
 import type { HookEventName } from '../events';
 import type { HookDefinition, HookHandler, HookInvocation, HookOutcome } from '../types';
-import { buildHookEnv, resolveHookCwd, substituteProjectDir } from './command-env';
+import { buildHookEnv, resolveHookCwd, substituteProjectDir, untrustedWorkingFolder } from './command-env';
 
 export interface CommandHookHandlerOptions {
   /** Where texts over 10,000 chars are saved; without it they are only truncated. */
@@ -19,6 +19,8 @@ export interface CommandHookHandlerOptions {
   verifyScript?: (hook: HookDefinition) => string | undefined;
   /** Folders besides the project the agent may write (additional directories). */
   writableRoots?: () => readonly string[];
+  /** While the workspace is untrusted, the empty folder hooks run in (see untrustedWorkingFolder); else undefined. */
+  untrustedCwd?: () => string | undefined;
 }
 
 /**
@@ -39,6 +41,7 @@ export class CommandHookHandler implements HookHandler {
   private readonly runner: ProcessRunner;
   private readonly verifyScript: CommandHookHandlerOptions['verifyScript'];
   private readonly writableRoots: () => readonly string[];
+  private readonly untrustedCwd: () => string | undefined;
 
   constructor(options: CommandHookHandlerOptions = {}) {
     this.spillDir = options.spillDir;
@@ -47,6 +50,7 @@ export class CommandHookHandler implements HookHandler {
     this.runner = options.runner ?? directProcessRunner;
     this.verifyScript = options.verifyScript;
     this.writableRoots = options.writableRoots ?? (() => []);
+    this.untrustedCwd = options.untrustedCwd ?? (() => undefined);
   }
 
   async run(invocation: HookInvocation): Promise<HookOutcome> {
@@ -63,12 +67,20 @@ export class CommandHookHandler implements HookHandler {
         ? { status: 'blocking-error', reason: refused, effects: {}, trace }
         : { status: 'error', error: refused, trace };
     }
+    const emptyDir = this.untrustedCwd();
+    const where =
+      emptyDir === undefined
+        ? { cwd: resolveHookCwd(spec.cwd, payload.cwd, projectDir) }
+        : untrustedWorkingFolder(spec.cwd, projectDir, emptyDir);
+    // A failure like any other: its onFailure decides (a guard set to block blocks).
+    if (where.refused !== undefined)
+      return { status: 'error', error: `"${hook.name}" did not run: ${where.refused}`, trace: { durationMs: 0 } };
     const execArgs = spec.args?.map((arg) => substituteProjectDir(arg, projectDir));
     const result = await this.runner.run({
       command: execArgs ? substituteProjectDir(spec.command, projectDir) : spec.command,
       args: execArgs,
       shell: execArgs === undefined,
-      cwd: resolveHookCwd(spec.cwd, payload.cwd, projectDir),
+      cwd: where.cwd,
       env: buildHookEnv({
         base: this.env,
         specEnv: spec.env,

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { ServerDefinition } from '../../types';
 import { withAgentWritablePathLast } from '../../../process/path-search-order';
-import { expandBracedReferences, substituteProjectDir } from '../command-env';
+import { expandBracedReferences, substituteProjectDir, untrustedWorkingFolder } from '../command-env';
 
 /**
  * The environment a server starts with, by the same rules as command hooks (a server is the
@@ -30,4 +30,18 @@ export function serverLaunch(server: ServerDefinition, projectDir: string): { fi
   const [file, ...args] = server.command.map((word) => substituteProjectDir(word, projectDir));
   const dir = server.cwd ? substituteProjectDir(server.cwd, projectDir) : projectDir;
   return { file, args, cwd: isAbsolute(dir) ? dir : resolve(projectDir, dir) };
+}
+
+/**
+ * The server as it starts while the workspace is untrusted (Restricted Mode): in `emptyDir`
+ * rather than the workspace folder, or, when its own `cwd` is in the workspace, the reason it
+ * does not start (see untrustedWorkingFolder). `${CLAUDE_PROJECT_DIR}` still names the workspace.
+ */
+export function serverWhileUntrusted(
+  server: ServerDefinition,
+  projectDir: string,
+  emptyDir: string,
+): { server: ServerDefinition; refused?: undefined } | { server?: undefined; refused: string } {
+  const where = untrustedWorkingFolder(server.cwd, projectDir, emptyDir);
+  return where.refused === undefined ? { server: { ...server, cwd: where.cwd } } : { refused: where.refused };
 }
