@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonResult, startTestbed, type CliResult, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { text, toolCalls, type ScriptedReply } from '../support/model-server';
+import { GitWorktree } from '../../src/core/hooks/builtins/git-worktree';
 
 // AutoCommit through the real CLI, a real git repository in a temp dir and the scripted model.
 
@@ -282,6 +283,20 @@ git('.', 'update-index', '--add', '--cacheinfo', '160000,' + git(sub, 'rev-parse
     expect(env).not.toContain('tok-live-3f9a8b7c6d5e4f3a2b1c');
   });
 
+  it("the CLI's last turn is committed even when its commit takes longer than observers get at the session's end", async () => {
+    const b = await repoBed([write('w1', 'hello.txt', 'hello\n'), text('Done.')]);
+    bed = b;
+    writeFileSync(b.workspace.file('.gitattributes'), '*.txt filter=slow\n');
+    b.git('add', '.gitattributes');
+    b.git('commit', '-q', '-m', 'attributes');
+    // The user's own filter (as `git lfs install` writes one), slower than the 1.5 s observers get at the end.
+    writeFileSync(path.join(b.home, '.gitconfig'), `[filter "slow"]\n\tclean = "sleep 2; cat"\n`);
+    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write', '--output-format', 'json'], { timeoutMs: 60_000 });
+    expect(jsonResult(r).stop_reason).toBe('completed');
+    expect(commitCount(b.git)).toBe(3);
+    expect(b.git('show', '--name-only', '--format=', 'HEAD').trim()).toBe('hello.txt');
+  });
+
   it('a tracked folder the turn swapped for a link to /proc/self is committed as that link, never read through it', async () => {
     const b = await repoBed([
       write('w0', 'swap.js', "require('fs').rmSync('d', { recursive: true }); require('fs').symlinkSync('/proc/self', 'd');\n"),
@@ -337,5 +352,187 @@ git('.', 'update-index', '--add', '--cacheinfo', '160000,' + git(sub, 'rev-parse
       ' M notes.txt',
       'A  staged.txt',
     ]);
+  });
+
+  it('refuses to commit once .git/logs/HEAD links to a file outside (~/.bashrc): no reflog line, with a user.name that is shell code, lands there', async () => {
+    // A link the model's program made (a downloaded archive's .git can hold one too), and an allowed key set to a command line.
+    const plant = [
+      "const fs = require('fs'), path = require('path'), os = require('os');",
+      "const g = '.gi' + 't';",
+      "fs.rmSync(path.join(g, 'logs', 'HEAD'), { force: true });",
+      "fs.symlinkSync(path.join(os.homedir(), '.bashrc'), path.join(g, 'logs', 'HEAD'));",
+      "fs.appendFileSync(path.join(g, 'config'), '[user]\\n\\tname = \"x;touch ~/pwned-by-reflog;y\"\\n');",
+    ].join('\n');
+    const b = await repoBed([
+      write('w0', 'plant.js', plant),
+      bash('b1', 'node plant.js'),
+      write('w1', 'hello.txt', 'hello\n'),
+      text('Done.'),
+    ]);
+    bed = b;
+    const bashrc = path.join(b.home, '.bashrc');
+    writeFileSync(bashrc, "# the user's shell startup file\n");
+    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write,Bash(node:*)', '--output-format', 'json']);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed', 'executed']);
+    expect(readFileSync(bashrc, 'utf8')).toBe("# the user's shell startup file\n");
+    expect(commitCount(b.git)).toBe(1);
+    expect(autoCommitRun(r)).toEqual(
+      expect.objectContaining({ status: 'error', error: expect.stringContaining('not committing: .git/logs/HEAD is a link') }),
+    );
+  });
+
+  it('refuses to commit once .git/objects links to a folder outside: no object of the turn is written there', async () => {
+    const plant = [
+      "const fs = require('fs'), path = require('path'), os = require('os');",
+      "const objects = path.join('.gi' + 't', 'objects');",
+      'fs.rmSync(objects, { recursive: true });',
+      "fs.symlinkSync(path.join(os.homedir(), 'objects-elsewhere'), objects);",
+    ].join('\n');
+    const b = await repoBed([
+      write('w0', 'plant.js', plant),
+      bash('b1', 'node plant.js'),
+      write('w1', 'hello.txt', 'hello\n'),
+      text('Done.'),
+    ]);
+    bed = b;
+    const elsewhere = path.join(b.home, 'objects-elsewhere');
+    cpSync(b.workspace.file('.git/objects'), elsewhere, { recursive: true });
+    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write,Bash(node:*)', '--output-format', 'json']);
+    expect(jsonResult(r).tool_calls.map((c) => c.outcome)).toEqual(['executed', 'executed', 'executed']);
+    const blob = b.git('hash-object', 'hello.txt').trim();
+    expect(existsSync(path.join(elsewhere, blob.slice(0, 2), blob.slice(2)))).toBe(false);
+    expect(commitCount(b.git)).toBe(1);
+    expect(autoCommitRun(r)).toEqual(
+      expect.objectContaining({ status: 'error', error: expect.stringContaining('.git/objects is a link') }),
+    );
+  });
+
+  it('checks .git/config again right before the commit: a filter written after the snapshot (by a process still running) is never run', async () => {
+    // commitTurn takes dirty() (which checks), fingerprints up to 256 MB, then commit(): update-index --add applies clean filters.
+    const b = await repoBed([]);
+    bed = b;
+    const marker = path.join(b.home, 'pwned-by-late-filter');
+    writeFileSync(b.workspace.file('.gitattributes'), '* filter=x\n');
+    b.git('add', '.gitattributes');
+    b.git('commit', '-q', '-m', 'attributes');
+    writeFileSync(b.workspace.file('hello.txt'), 'hello\n');
+    const git = new GitWorktree(b.workspace.dir);
+    expect([...(await git.dirty()).keys()]).toContain('hello.txt');
+    writeFileSync(
+      b.workspace.file('.git/config'),
+      `${readFileSync(b.workspace.file('.git/config'), 'utf8')}[filter "x"]\n\tclean = touch '${marker}'; cat\n`,
+    );
+    await expect(git.commit(['hello.txt'], 'Hookpilot: test')).rejects.toThrow('filter.x.clean');
+    expect(existsSync(marker)).toBe(false);
+    expect(commitCount(b.git)).toBe(2);
+  });
+
+  it('checks .git for links again right before the commit: a reflog link made after the snapshot gets no line', async () => {
+    const b = await repoBed([]);
+    bed = b;
+    const outside = path.join(b.home, 'profile');
+    writeFileSync(outside, 'mine\n');
+    writeFileSync(b.workspace.file('hello.txt'), 'hello\n');
+    const git = new GitWorktree(b.workspace.dir);
+    expect([...(await git.dirty()).keys()]).toContain('hello.txt');
+    rmSync(b.workspace.file('.git/logs/HEAD'));
+    symlinkSync(outside, b.workspace.file('.git/logs/HEAD'));
+    await expect(git.commit(['hello.txt'], 'Hookpilot: test')).rejects.toThrow('.git/logs/HEAD is a link');
+    expect(readFileSync(outside, 'utf8')).toBe('mine\n');
+    expect(commitCount(b.git)).toBe(1);
+  });
+
+  it('refuses a reflog that is a hard link to a file elsewhere (appended in place)', async () => {
+    const b = await repoBed([]);
+    bed = b;
+    const outside = path.join(b.home, 'profile');
+    writeFileSync(outside, 'mine\n');
+    rmSync(b.workspace.file('.git/logs/HEAD'));
+    linkSync(outside, b.workspace.file('.git/logs/HEAD'));
+    writeFileSync(b.workspace.file('hello.txt'), 'hello\n');
+    const git = new GitWorktree(b.workspace.dir);
+    await expect(git.dirty()).rejects.toThrow('.git/logs/HEAD is a hard link');
+    await expect(git.commit(['hello.txt'], 'Hookpilot: test')).rejects.toThrow('.git/logs/HEAD is a hard link');
+    expect(readFileSync(outside, 'utf8')).toBe('mine\n');
+  });
+
+  it("runs git without the session's credential variables (an http hook's allowedEnvVars), as the Bash tool, whatever their names", async () => {
+    const b = await startTestbed(
+      bundle.bundle,
+      {
+        'README.md': 'readme\n',
+        '.vscode/hooks.json': JSON.stringify({
+          hooks: {
+            PreCompact: [
+              {
+                hooks: [
+                  {
+                    type: 'http',
+                    url: 'http://127.0.0.1:9/hook',
+                    headers: { 'x-v': '$ACME_PARTNER_VALUE' },
+                    allowedEnvVars: ['ACME_PARTNER_VALUE'],
+                  },
+                ],
+              },
+            ],
+          },
+          builtins: { AutoCommit: true },
+        }),
+      },
+      [write('w1', 'hello.txt', 'hello\n'), text('Done.')],
+    );
+    bed = b;
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { cwd: b.workspace.dir, encoding: 'utf8', env: { ...b.env, GIT_CONFIG_NOSYSTEM: '1' } });
+    git('init', '-q');
+    git('config', 'user.name', 'Test User');
+    git('config', 'user.email', 'test@example.invalid');
+    writeFileSync(b.workspace.file('.gitattributes'), '*.txt filter=hp\n');
+    git('add', '.');
+    git('commit', '-q', '-m', 'initial');
+    const seen = path.join(b.home, 'filter-env.txt');
+    writeFileSync(path.join(b.home, '.gitconfig'), `[filter "hp"]\n\tclean = "env > '${seen}'; cat"\n`);
+    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write', '--output-format', 'json'], {
+      env: { ACME_PARTNER_VALUE: 'partner-7c1d9e' },
+    });
+    expect(jsonResult(r).stop_reason).toBe('completed');
+    expect(git('show', '--name-only', '--format=', 'HEAD').trim()).toBe('hello.txt');
+    const env = readFileSync(seen, 'utf8');
+    expect(env).toContain('PATH=');
+    expect(env).not.toContain('partner-7c1d9e');
+  });
+
+  it('never commits a file git ignored before the turn: a turn that un-ignores .env and secrets/ commits only .gitignore, and says what it left', async () => {
+    const b = await repoBed([write('w1', '.gitignore', 'node_modules/\n'), text('Done.')]);
+    bed = b;
+    writeFileSync(b.workspace.file('.gitignore'), '.env\nsecrets/\n');
+    b.git('add', '.gitignore');
+    b.git('commit', '-q', '-m', 'ignore .env');
+    writeFileSync(b.workspace.file('.env'), 'DATABASE_PASSWORD=hunter2-very-secret\n');
+    mkdirSync(b.workspace.file('secrets'));
+    writeFileSync(b.workspace.file('secrets/key.pem'), 'private\n');
+    const r = await b.run(['Tidy the ignore file', '--allowed-tools', 'Write', '--output-format', 'json']);
+    expect(jsonResult(r).stop_reason).toBe('completed');
+    expect(b.git('show', '--name-only', '--format=', 'HEAD').trim().split('\n')).toEqual(['.gitignore']);
+    expect(auditRecords(r)).toContainEqual(
+      expect.objectContaining({
+        type: 'note',
+        level: 'warning',
+        data: expect.objectContaining({ files: ['.gitignore'], ignored_before: ['.env', 'secrets/key.pem'] }),
+      }),
+    );
+  });
+
+  it('an ignored folder of more files than the changed-file limit counts as one entry: the turn is still committed', async () => {
+    const b = await repoBed([write('w1', 'hello.txt', 'hello\n'), text('Done.')]);
+    bed = b;
+    writeFileSync(b.workspace.file('.gitignore'), 'node_modules/\n');
+    b.git('add', '.gitignore');
+    b.git('commit', '-q', '-m', 'ignore node_modules');
+    execFileSync('sh', ['-c', 'mkdir -p node_modules/pkg && cd node_modules/pkg && seq 1 10001 | xargs touch'], { cwd: b.workspace.dir });
+    const r = await b.run(['Add a greeting', '--allowed-tools', 'Write', '--output-format', 'json']);
+    const runs = autoCommitRuns(r).filter((rec) => rec.event === 'UserPromptSubmit' || rec.event === 'TurnEnd');
+    expect(runs.map((rec) => rec.status)).toEqual(['success', 'success']);
+    expect(b.git('show', '--name-only', '--format=', 'HEAD').trim()).toBe('hello.txt');
   });
 });

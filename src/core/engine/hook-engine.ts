@@ -124,6 +124,7 @@ export class HookEngine {
       redact: this.redactAtRest,
       reportError: (r) => this.log('warn', `[${r.type}] ${r.message}`),
       writableRoots: options.writableRoots,
+      secretEnvNames: () => this.credentialEnvNames(),
     });
     this.protectedFiles = this.withUserSettings(protectedHookFiles(options.projectDir, []));
     this.rpcPool = new RpcServerPool({
@@ -362,6 +363,8 @@ export class HookEngine {
     for (const d of this.disposables) d.dispose();
     // Async hooks do not outlive the engine: their process groups are killed, their records kept.
     await this.dispatcher.cancelAsync('the engine stopped');
+    // Bounded by AutoCommit's own timeout, unlike the other observers' short drain below.
+    await this.builtins.autoCommit.settled();
     await this.dispatcher.drain(1_500);
     // After the drain: async hooks still finishing run through it.
     this.processes.dispose();

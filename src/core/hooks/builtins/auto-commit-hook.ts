@@ -2,7 +2,7 @@ import type { AuditSink } from '../../audit/records';
 import type { AgentHook, AgentHookContext } from '../agent-hook';
 import type { PayloadOf } from '../payloads';
 import type { HookEffects } from '../types';
-import { type Fingerprint, GitWorktree, unchanged } from './git-worktree';
+import { GitWorktree, ignoredIn, type Snapshot, unchanged } from './git-worktree';
 
 /** The subject line's room for the prompt (git's 72-column convention, less the prefix). */
 const SUBJECT_PROMPT_CHARS = 50;
@@ -11,8 +11,8 @@ export const MAX_COMMITTED_FILE_BYTES = 10 * 1024 * 1024;
 
 interface OpenTurn {
   prompt: string;
-  /** What was dirty before the turn, with fingerprints; undefined outside a repository. */
-  before: Promise<Map<string, Fingerprint> | undefined>;
+  /** What was dirty before the turn, with fingerprints, and what git ignored then; undefined outside a repository. */
+  before: Promise<Snapshot | undefined>;
 }
 
 /**
@@ -20,9 +20,11 @@ interface OpenTurn {
  * the workspace's git repository (new, changed or deleted since the prompt, by any tool) are
  * committed, and nothing else: the user's own uncommitted and staged work stays as it was,
  * unless the turn changed the same file. A turn that did not complete (blocked, failed,
- * cancelled, stopped) commits nothing and leaves its changes for review. Git never runs the
- * repository's hooks, and does not run at all when `.git/config` holds more than a plain
- * clone's settings: the model can write both.
+ * cancelled, stopped) commits nothing and leaves its changes for review. A file git ignored
+ * before the turn is never committed, even once the turn un-ignores it (a `.env`). Git never
+ * runs the repository's hooks, and does not run at all when `.git/config` holds more than a
+ * plain clone's settings or `.git` holds a link where git reads or writes: the model can write
+ * all of them.
  */
 export class AutoCommitHook implements AgentHook {
   readonly name = 'AutoCommit';
@@ -35,6 +37,8 @@ export class AutoCommitHook implements AgentHook {
   constructor(
     private readonly audit: AuditSink,
     private readonly writableRoots: () => readonly string[],
+    /** The session's credential variables the Bash tool strips: git (and a filter it runs) does not get them either. */
+    private readonly secretEnvNames: () => readonly string[] = () => [],
   ) {}
 
   /** The snapshot is taken before the prompt reaches the model; messages sent mid-turn do not retake it. */
@@ -43,8 +47,8 @@ export class AutoCommitHook implements AgentHook {
     const turn: OpenTurn = { prompt: p.prompt, before: Promise.resolve(undefined) };
     this.open.set(p.session_id, turn);
     await this.committing.get(p.session_id)?.catch(() => undefined);
-    const git = new GitWorktree(p.cwd, ctx.signal, this.writableRoots());
-    turn.before = git.isRepository() ? git.dirty() : Promise.resolve(undefined);
+    const git = new GitWorktree(p.cwd, ctx.signal, this.writableRoots(), this.secretEnvNames());
+    turn.before = git.isRepository() ? git.snapshot() : Promise.resolve(undefined);
     // A failed snapshot surfaces at TurnEnd, where it means nothing is committed.
     await turn.before.catch(() => undefined);
   }
@@ -55,27 +59,47 @@ export class AutoCommitHook implements AgentHook {
     if (!turn || p.reason !== 'completed') return undefined;
     const run = this.commitTurn(p, turn, ctx.signal);
     this.committing.set(p.session_id, run);
+    const forget = () => {
+      if (this.committing.get(p.session_id) === run) this.committing.delete(p.session_id);
+    };
+    run.then(forget, forget);
     return run;
   }
 
+  /** A commit still under way outlives its session (it ends on its own, within the hook's timeout): see settled(). */
   onSessionEnd(p: PayloadOf<'SessionEnd'>): void {
     this.open.delete(p.session_id);
-    this.committing.delete(p.session_id);
+  }
+
+  /**
+   * Settles once the commits under way have ended. The host waits for it before it stops: a
+   * commit of a large turn takes longer than the short wait observers get at the end (the
+   * CLI's last turn would be left uncommitted).
+   */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.committing.values()]);
   }
 
   private async commitTurn(p: PayloadOf<'TurnEnd'>, turn: OpenTurn, signal: AbortSignal): Promise<HookEffects> {
     const before = await turn.before;
     if (before === undefined) return {};
-    const git = new GitWorktree(p.cwd, signal, this.writableRoots());
+    const git = new GitWorktree(p.cwd, signal, this.writableRoots(), this.secretEnvNames());
     // Checks .git/config again (the turn could change it); a refusal is thrown so the run is recorded as failed, not skipped.
     const now = await git.dirty();
     // New since the prompt, or different from what it was then (a file the user had changed and the turn changed further).
-    const touched = [...now].filter(([file, print]) => !unchanged(before.get(file), print)).map(([file]) => file);
-    const skipped: { nested_repository?: string[]; too_large?: string[] } = {};
+    const touched = [...now].filter(([file, print]) => !unchanged(before.dirty.get(file), print)).map(([file]) => file);
+    const skipped: { ignored_before?: string[]; nested_repository?: string[]; too_large?: string[] } = {};
     const changed: string[] = [];
     for (const file of touched) {
+      // Ignored before: absent from the snapshot, so it looks new, but the turn may only have edited .gitignore (a .env).
       // A nested repository is left out: git would look inside it, where its own config names what runs.
-      const reason = git.isDirectory(file) ? 'nested_repository' : git.size(file) > MAX_COMMITTED_FILE_BYTES ? 'too_large' : undefined;
+      const reason = ignoredIn(before.ignored, file)
+        ? 'ignored_before'
+        : git.isDirectory(file)
+          ? 'nested_repository'
+          : git.size(file) > MAX_COMMITTED_FILE_BYTES
+            ? 'too_large'
+            : undefined;
       if (reason === undefined) changed.push(file);
       else (skipped[reason] ??= []).push(file);
     }

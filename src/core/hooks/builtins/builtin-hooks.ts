@@ -18,6 +18,8 @@ export interface BuiltinHookDeps {
   reportError: (report: ErrorReport) => void;
   /** Folders besides the session's the agent may write (additional directories): AutoCommit's git takes no program from there. */
   writableRoots?: () => readonly string[];
+  /** The session's credential variables (http hooks' allowedEnvVars): AutoCommit's git runs without them. */
+  secretEnvNames?: () => readonly string[];
 }
 
 /** The built-in hooks other hook systems ship (docs/design.md), one instance each per host. */
@@ -35,7 +37,7 @@ export class BuiltinHooks {
     this.auditLog = new AuditLogHook(deps.audit);
     this.sessionSummary = new SessionSummaryHook(deps.storageDir, deps.redact);
     this.errorReport = new ErrorReportHook(deps.reportError);
-    this.autoCommit = new AutoCommitHook(deps.audit, deps.writableRoots ?? (() => []));
+    this.autoCommit = new AutoCommitHook(deps.audit, deps.writableRoots ?? (() => []), deps.secretEnvNames);
   }
 
   all(): AgentHook[] {

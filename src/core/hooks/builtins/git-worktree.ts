@@ -8,6 +8,7 @@ import { envWithoutSecrets } from '../../agent/tools/shell-environment';
 import { isWithin } from '../../agent/tools/workspace-paths';
 import { isExecutableFile } from '../../process/executable-file';
 import { pathOf, withoutAgentWritablePath } from '../../process/path-search-order';
+import { gitDirLinkProblem } from './git-dir-links';
 
 /**
  * Options that keep git from running anything the repository names: the model can write
@@ -49,6 +50,8 @@ const HASHED_SNAPSHOT_BYTES = 256 * 1024 * 1024;
 const OPEN_NO_FOLLOW = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 /** Past this many changed paths, fingerprinting them would hold the host's event loop: refused instead. */
 export const MAX_DIRTY_PATHS = 10_000;
+/** Past this many ignored entries (only listed, not read), the snapshot is refused; an ignored folder is one entry. */
+export const MAX_IGNORED_PATHS = 100_000;
 
 export class GitError extends Error {}
 
@@ -66,10 +69,26 @@ export function unchanged(before: Fingerprint | undefined, now: Fingerprint): bo
   return before.content !== undefined && now.content !== undefined ? before.content === now.content : before.metadata === now.metadata;
 }
 
+/** What was changed, and what git ignored, at one moment. */
+export interface Snapshot {
+  dirty: Map<string, Fingerprint>;
+  /** Ignored files, and ignored folders as one `dir/` entry each. */
+  ignored: ReadonlySet<string>;
+}
+
+/** Whether git ignored the path when `ignored` was listed: the path itself, or a folder above it. */
+export function ignoredIn(ignored: ReadonlySet<string>, relative: string): boolean {
+  if (ignored.has(relative)) return true;
+  for (let i = relative.indexOf('/'); i !== -1; i = relative.indexOf('/', i + 1)) {
+    if (ignored.has(relative.slice(0, i + 1))) return true;
+  }
+  return false;
+}
+
 /** A repository whose top level is the workspace folder, driven through `git` with the options above. */
 export class GitWorktree {
   private readonly gitDir: string;
-  /** Settled once unsafeConfig() found nothing: every other git run waits for it. */
+  /** Settled once check() found nothing: every other git run waits for it. */
   private safe?: Promise<void>;
   private gitPath?: string;
   private realRoot?: Promise<string>;
@@ -81,6 +100,8 @@ export class GitWorktree {
     readonly root: string,
     private readonly signal?: AbortSignal,
     extraWritableRoots: readonly string[] = [],
+    /** The session's credential variables (an http hook's allowedEnvVars), kept from git as from the Bash tool. */
+    private readonly secretEnvNames: readonly string[] = [],
   ) {
     this.gitDir = path.join(root, '.git');
     this.writableRoots = [root, ...extraWritableRoots];
@@ -107,15 +128,39 @@ export class GitWorktree {
     return unsafe === undefined ? undefined : `.git/config sets ${unsafe}`;
   }
 
+  /** Why git must not run here because of a link in `.git` (git-dir-links.ts), or undefined. */
+  async unsafeLink(): Promise<string | undefined> {
+    if (!this.isRepository()) return '.git is not a folder';
+    return gitDirLinkProblem(this.gitDir);
+  }
+
   /** Every changed or untracked path (submodules ignored), each with a fingerprint of what is on disk now. */
   async dirty(): Promise<Map<string, Fingerprint>> {
+    return (await this.status(false)).dirty;
+  }
+
+  /** dirty(), and what git ignores now: the turn's snapshot, so that a file it un-ignores is not taken for its own. */
+  snapshot(): Promise<Snapshot> {
+    return this.status(true);
+  }
+
+  private async status(listIgnored: boolean): Promise<Snapshot> {
     await this.ensureSafe();
-    const out = await this.git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all', '--no-renames']);
-    const paths = out
-      .split('\0')
-      .filter((entry) => entry.length > 3)
-      .map((entry) => entry.slice(3));
+    const out = await this.git([
+      'status',
+      '--porcelain=v1',
+      '-z',
+      '--untracked-files=all',
+      '--ignore-submodules=all',
+      '--no-renames',
+      // "matching": an ignored folder is one `dir/` entry, not every file in it (node_modules/).
+      ...(listIgnored ? ['--ignored=matching'] : []),
+    ]);
+    const entries = out.split('\0').filter((entry) => entry.length > 3);
+    const ignored = new Set(entries.filter((entry) => entry.startsWith('!! ')).map((entry) => entry.slice(3)));
+    const paths = entries.filter((entry) => !entry.startsWith('!! ')).map((entry) => entry.slice(3));
     if (paths.length > MAX_DIRTY_PATHS) throw new GitError(`${paths.length} changed or untracked files, more than ${MAX_DIRTY_PATHS}`);
+    if (ignored.size > MAX_IGNORED_PATHS) throw new GitError(`${ignored.size} ignored files and folders, more than ${MAX_IGNORED_PATHS}`);
     const prints = new Map<string, Fingerprint>();
     const budget = { bytes: HASHED_SNAPSHOT_BYTES };
     // One file at a time, read asynchronously: the host's event loop is never held for long.
@@ -123,7 +168,7 @@ export class GitWorktree {
       this.signal?.throwIfAborted();
       prints.set(p, await this.fingerprint(p, budget));
     }
-    return prints;
+    return { dirty: prints, ignored };
   }
 
   /**
@@ -134,10 +179,13 @@ export class GitWorktree {
    * a link to a folder anywhere. The user's other staged work stays staged.
    */
   async commit(paths: readonly string[], message: string): Promise<string | undefined> {
-    await this.ensureSafe();
     const list = (of: readonly string[]) => of.map((p) => `${p}\0`).join('');
     const scratch = await mkdtemp(path.join(tmpdir(), 'hookpilot-commit-'));
     try {
+      // Checked again right before the runs that apply filters and write refs and reflogs, not
+      // taken from the snapshot's check: the fingerprinting between them takes a while. A process
+      // of the model's still running can race any check; this narrows it to the commit's own runs.
+      await this.check();
       const index = { GIT_INDEX_FILE: path.join(scratch, 'index') };
       // Unborn (a repository without commits) when HEAD names no commit: update-ref then requires that it still does not.
       const parent = await this.git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']).then(
@@ -220,10 +268,18 @@ export class GitWorktree {
 
   /** Even `git status` can run a filter or another command `.git/config` names: nothing runs before the check. */
   private ensureSafe(): Promise<void> {
-    this.safe ??= this.unsafeConfig().then((unsafe) => {
-      if (unsafe !== undefined) throw new GitError(`not committing: ${unsafe}, which could make git run a command; commit by hand`);
-    });
+    this.safe ??= this.check();
     return this.safe;
+  }
+
+  /** Links first: reading `.git/config` through one would read a file outside. */
+  private async check(): Promise<void> {
+    const link = await this.unsafeLink();
+    if (link !== undefined) {
+      throw new GitError(`not committing: ${link}, through which git would read or write outside the repository; commit by hand`);
+    }
+    const unsafe = await this.unsafeConfig();
+    if (unsafe !== undefined) throw new GitError(`not committing: ${unsafe}, which could make git run a command; commit by hand`);
   }
 
   /**
@@ -244,7 +300,7 @@ export class GitWorktree {
   private git(args: readonly string[], options: { input?: string; env?: Readonly<Record<string, string>> } = {}): Promise<string> {
     // Without secrets, as the Bash tool's shell: a filter the user's git config names runs with this environment.
     const env: NodeJS.ProcessEnv = {
-      ...envWithoutSecrets(withoutAgentWritablePath(process.env, this.writableRoots)),
+      ...envWithoutSecrets(withoutAgentWritablePath(process.env, this.writableRoots), [], this.secretEnvNames),
       GIT_TERMINAL_PROMPT: '0',
       GIT_OPTIONAL_LOCKS: '0',
     };
