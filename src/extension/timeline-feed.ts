@@ -1,8 +1,9 @@
-import { writeFile } from 'node:fs/promises';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { AuditLog } from '../core/audit/audit-log';
-import { expandModelRequests } from '../core/audit/model-request-delta';
+import { STOP_READING } from '../core/audit/audit-reader';
+import { ModelRequestExpander } from '../core/audit/model-request-delta';
 import type { AuditRecord } from '../core/audit/records';
 import { capStrings, longestString } from '../core/audit/record-truncation';
 import { MAX_TIMELINE_CHARS, MAX_TIMELINE_RECORDS, type HostToManager } from '../shared/manager-protocol';
@@ -17,21 +18,53 @@ import { listSessions } from './session-catalog';
 const LISTED_STRING_CHARS = 2_048;
 const APPEND_BATCH_MS = 50;
 
-/** Records as the list gets them, strings cut (listed in `shortened`), the newest first kept within `maxBytes`. */
-function listed(records: readonly AuditRecord[], maxBytes = Infinity): { records: AuditRecord[]; shortened: number[] } {
-  const kept: AuditRecord[] = [];
-  const shortened: number[] = [];
-  let bytes = 0;
-  for (let i = records.length - 1; i >= 0 && kept.length < MAX_TIMELINE_RECORDS; i--) {
-    const cut = longestString(records[i]) > LISTED_STRING_CHARS;
-    const record = cut ? (capStrings(records[i], LISTED_STRING_CHARS) as AuditRecord) : records[i];
-    // Measured only against a cap: a live batch has none, and the post serializes it anyway.
-    if (maxBytes !== Infinity) bytes += JSON.stringify(record).length;
-    if (bytes > maxBytes && kept.length > 0) break;
-    kept.push(record);
-    if (cut) shortened.push(record.seq);
+/** A record as the list gets it: strings cut, and whether they were (the detail pane then fetches it whole). */
+function listedRecord(record: AuditRecord): { record: AuditRecord; cut: boolean } {
+  const cut = longestString(record) > LISTED_STRING_CHARS;
+  return { record: cut ? (capStrings(record, LISTED_STRING_CHARS) as AuditRecord) : record, cut };
+}
+
+/** Records as the list gets them, strings cut (listed in `shortened`). */
+function listed(records: readonly AuditRecord[]): { records: AuditRecord[]; shortened: number[] } {
+  const kept = records.map(listedRecord);
+  return { records: kept.map((k) => k.record), shortened: kept.filter((k) => k.cut).map((k) => k.record.seq) };
+}
+
+/**
+ * The newest records as the list gets them, fed in log order: at most MAX_TIMELINE_RECORDS, long
+ * strings cut as they come, so a log of any size is read holding no more than the list could
+ * get. Older ones are let go as newer come.
+ */
+class NewestListed {
+  private readonly kept: Array<{ record: AuditRecord; cut: boolean }> = [];
+  /** Index of the oldest kept in `kept`: dropping from the front without shifting every time. */
+  private head = 0;
+
+  add(record: AuditRecord): void {
+    this.kept.push(listedRecord(record));
+    if (this.kept.length - this.head > MAX_TIMELINE_RECORDS) this.head++;
+    if (this.head > 1024 && this.head * 2 > this.kept.length) {
+      this.kept.splice(0, this.head);
+      this.head = 0;
+    }
   }
-  return { records: kept.reverse(), shortened: shortened.reverse() };
+
+  get lastSeq(): number {
+    return this.kept.length > this.head ? this.kept[this.kept.length - 1].record.seq : 0;
+  }
+
+  /** The newest that fit in `maxChars` of JSON (at least one): sized only now, newest first, as few as fit. */
+  result(maxChars: number): { records: AuditRecord[]; shortened: number[] } {
+    let first = this.kept.length;
+    let chars = 0;
+    while (first > this.head) {
+      chars += JSON.stringify(this.kept[first - 1].record).length;
+      if (chars > maxChars && first < this.kept.length) break;
+      first--;
+    }
+    const kept = this.kept.slice(first);
+    return { records: kept.map((k) => k.record), shortened: kept.filter((k) => k.cut).map((k) => k.record.seq) };
+  }
 }
 
 /**
@@ -74,11 +107,13 @@ export class TimelineFeed extends Disposable {
     const id = sessionId ?? this.liveSessionId() ?? sessions[0]?.id ?? '';
     this.flushBatch();
     this.selected = id;
-    const { records } = id === '' ? { records: [] } : await this.audit.read(id);
+    const newest = new NewestListed();
+    // A session picked meanwhile ends the read: its reset is the one that shows.
+    if (id !== '') await this.audit.forEachRecord(id, (record) => (this.selected === id ? newest.add(record) : STOP_READING));
     if (this.selected !== id) return;
-    this.lastSeq = records.at(-1)?.seq ?? 0;
+    this.lastSeq = newest.lastSeq;
     // The newest records within the Timeline's cap; export writes them all.
-    this.post({ type: 'timelineReset', sessionId: id, ...listed(records, MAX_TIMELINE_CHARS), sessions });
+    this.post({ type: 'timelineReset', sessionId: id, ...newest.result(MAX_TIMELINE_CHARS), sessions });
   }
 
   /**
@@ -88,12 +123,16 @@ export class TimelineFeed extends Disposable {
    */
   async detail(sessionId: string, seq: number): Promise<void> {
     if (sessionId !== this.selected) return;
-    const { records } = await this.audit.read(sessionId);
-    const index = records.findIndex((r) => r.seq === seq);
-    if (index < 0 || this.selected !== sessionId) return;
-    const chain = records.slice(0, index).filter((r) => r.type === 'event' && r.event === 'BeforeLLM');
-    const record = expandModelRequests([...chain, records[index]]).at(-1);
-    if (record) this.post({ type: 'timelineRecord', sessionId, record });
+    // Reads up to the record, keeping of those before it only the conversation the requests build.
+    const expander = new ModelRequestExpander();
+    let record: AuditRecord | undefined;
+    await this.audit.forEachRecord(sessionId, (r) => {
+      if (this.selected !== sessionId) return STOP_READING;
+      if (r.seq !== seq) return void expander.expand(r);
+      record = expander.expand(r);
+      return STOP_READING;
+    });
+    if (record && this.selected === sessionId) this.post({ type: 'timelineRecord', sessionId, record });
   }
 
   /** A session started or ended: the list changes, the shown timeline stays. */
@@ -122,9 +161,8 @@ export class TimelineFeed extends Disposable {
     this.post({ type: 'timelineAppend', sessionId: this.selected, ...listed(records) });
   }
 
-  /** Writes the session's whole audit log as JSONL where the user chooses. */
+  /** Writes the session's whole audit log as JSONL where the user chooses, a record at a time as it is read. */
   async export(sessionId: string, defaultDir: vscode.Uri | undefined): Promise<vscode.Uri | undefined> {
-    const { records } = await this.audit.read(sessionId);
     const fileName = `hookpilot-timeline-${sessionId}.jsonl`;
     const target = await vscode.window.showSaveDialog({
       defaultUri: defaultDir ? vscode.Uri.joinPath(defaultDir, fileName) : vscode.Uri.file(path.join(this.audit.dir, fileName)),
@@ -133,7 +171,12 @@ export class TimelineFeed extends Disposable {
       title: 'Export the hook timeline as JSONL',
     });
     if (!target) return undefined;
-    await writeFile(target.fsPath, records.map((r) => JSON.stringify(r)).join('\n') + (records.length > 0 ? '\n' : ''));
+    const fd = openSync(target.fsPath, 'w');
+    try {
+      await this.audit.forEachRecord(sessionId, (record) => void writeSync(fd, `${JSON.stringify(record)}\n`));
+    } finally {
+      closeSync(fd);
+    }
     return target;
   }
 

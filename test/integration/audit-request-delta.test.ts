@@ -4,9 +4,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readAuditFile } from '../../src/core/audit/audit-reader';
 import { AuditWriter } from '../../src/core/audit/audit-writer';
-import { expandModelRequests } from '../../src/core/audit/model-request-delta';
-import type { AuditEntry } from '../../src/core/audit/records';
+import { ModelRequestExpander } from '../../src/core/audit/model-request-delta';
+import type { AuditEntry, AuditRecord } from '../../src/core/audit/records';
 import { Redactor } from '../../src/core/audit/redactor';
+
+/** The records in log order, each request rebuilt by one expander, as a timeline reader feeds it. */
+function expandModelRequests(records: readonly AuditRecord[]): AuditRecord[] {
+  const expander = new ModelRequestExpander();
+  return records.map((record) => expander.expand(record));
+}
 
 let dir: string;
 let writer: AuditWriter;

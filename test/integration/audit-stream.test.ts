@@ -2,8 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readAuditFile } from '../../src/core/audit/audit-reader';
-import { forEachAuditRecord } from '../../src/core/audit/audit-stream';
+import { forEachAuditRecord, readAuditFile } from '../../src/core/audit/audit-reader';
 import type { AuditRecord } from '../../src/core/audit/records';
 
 let dir: string | undefined;

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { AuditLog, type AuditSessionInfo } from '../../core/audit/audit-log';
-import { forEachAuditRecord } from '../../core/audit/audit-stream';
+import { forEachAuditRecord } from '../../core/audit/audit-reader';
 import { DEFAULT_HEALTH_LIMITS, HookHealth, type HookHealthSnapshot } from '../../core/hooks/hook-health';
 import { projectDirOf, type CliContext } from '../cli-context';
 import { CliError, EXIT } from '../cli-error';

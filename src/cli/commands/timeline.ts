@@ -2,15 +2,16 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { AuditLog, type AuditSessionInfo } from '../../core/audit/audit-log';
+import type { AuditReadProblem } from '../../core/audit/audit-reader';
 import { auditFilePath } from '../../core/audit/audit-writer';
-import { expandModelRequests } from '../../core/audit/model-request-delta';
+import { ModelRequestExpander } from '../../core/audit/model-request-delta';
 import { describePermission } from '../../core/audit/permission-text';
 import type { AuditRecord } from '../../core/audit/records';
 import { projectDirOf, type CliContext } from '../cli-context';
 import { CliError, EXIT } from '../cli-error';
 import { projectStorageDir } from '../cli-environment';
 import { storageRoot } from '../../core/storage-root';
-import { writeJsonDocument } from '../output/json-document';
+import { JsonDocumentWriter } from '../output/json-document';
 import { formatTable } from '../output/table';
 import { printable } from '../output/terminal-text';
 import { traceJson, traceTable } from './timeline-trace';
@@ -50,24 +51,30 @@ export function registerTimelineCommand(program: Command, ctx: CliContext): void
         return;
       }
       const sessionId = pickSession(sessions, sessionArg, projectDir);
-      const { records, problems } = await log.read(sessionId);
       const file = auditFilePath(log.dir, sessionId);
+      // Records are handled as they are read, and only what is printed is kept: a session's log
+      // has no size limit (each Bash call can add a 1 MiB record). A trace is built from all.
+      let problems: AuditReadProblem[];
       if (options.trace) {
-        const spans = traceJson(records, options.all, quietBuiltin);
+        const read = await log.read(sessionId);
+        problems = read.problems;
+        const spans = traceJson(read.records, options.all, quietBuiltin);
         if (options.json) ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, file, spans, problems }, null, 2)}\n`);
         else ctx.stdout.write(`Session ${sessionId} (${file})\n${traceTable(spans, printable)}`);
       } else if (options.json) {
         // Model requests are logged as deltas; JSON readers get each one whole.
-        writeJsonDocument(ctx.stdout, { session_id: sessionId, file }, 'records', expandModelRequests(records), { problems });
+        const document = new JsonDocumentWriter(ctx.stdout, { session_id: sessionId, file }, 'records');
+        const expander = new ModelRequestExpander();
+        problems = await log.forEachRecord(sessionId, (record) => document.item(expander.expand(record)));
+        document.end({ problems });
       } else {
         ctx.stdout.write(`Session ${sessionId} (${file})\n`);
-        const rows = records.filter((r) => options.all || !quietBuiltin(r)).flatMap(toRow);
-        ctx.stdout.write(
-          formatTable(
-            ['TIME', 'EVENT', 'HOOK', 'DECISION', 'MS', 'REASON'],
-            rows.map((row) => row.map(printable)),
-          ),
-        );
+        // The rows' cells only: the columns are padded to the widest, known once all are read.
+        const rows: string[][] = [];
+        problems = await log.forEachRecord(sessionId, (record) => {
+          if (options.all || !quietBuiltin(record)) for (const row of toRow(record)) rows.push(row.map(printable));
+        });
+        ctx.stdout.write(formatTable(['TIME', 'EVENT', 'HOOK', 'DECISION', 'MS', 'REASON'], rows));
       }
       // A crash mid-write leaves a torn last line: the reader skipped it, the person should know.
       for (const problem of problems) ctx.stderr.write(`hookpilot: warning: ${file}:${problem.line}: ${problem.error}\n`);

@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readAuditFile, type AuditReadResult } from './audit-reader';
+import { forEachAuditRecord, type AuditReadProblem, type AuditReadResult } from './audit-reader';
 import { auditFilePath, AuditWriter, type AuditWriterOptions } from './audit-writer';
 import { isValidSessionId } from '../session-id';
 import type { AuditRecord } from './records';
@@ -85,18 +85,28 @@ export class AuditLog {
     return sessions.sort((a, b) => b.modified.getTime() - a.modified.getTime() || a.sessionId.localeCompare(b.sessionId));
   }
 
-  /** The session's records as on disk, after flushing its writer; empty for an unknown session. */
-  async read(sessionId: string): Promise<AuditReadResult> {
+  /**
+   * Hands the session's records as on disk to `onRecord` one at a time, after flushing its
+   * writer (see forEachAuditRecord); an unknown session has none.
+   */
+  async forEachRecord(sessionId: string, onRecord: (record: AuditRecord) => unknown): Promise<AuditReadProblem[]> {
     const file = auditFilePath(this.dir, sessionId);
     const writer = this.writers.get(sessionId);
     // A failed flush was already reported through onError; read what did reach the file.
     if (writer && !writer.closed) await writer.flush().catch(() => undefined);
     try {
-      return await readAuditFile(file);
+      return await forEachAuditRecord(file, onRecord);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], problems: [] };
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
     }
+  }
+
+  /** The session's records as on disk, all in memory: for a small log; a timeline uses forEachRecord. */
+  async read(sessionId: string): Promise<AuditReadResult> {
+    const records: AuditRecord[] = [];
+    const problems = await this.forEachRecord(sessionId, (record) => void records.push(record));
+    return { records, problems };
   }
 
   /** Called for every record appended after it subscribed, once it is written, in any session. */

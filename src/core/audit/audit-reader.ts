@@ -41,11 +41,18 @@ export function tornLineProblem(line: number, bytes: number): AuditReadProblem {
   return { line, error: `torn last line (${bytes} bytes) skipped` };
 }
 
-/** Streams the file line by line, so a large log is never held twice in memory. */
-export async function readAuditFile(path: string): Promise<AuditReadResult> {
-  const records: AuditRecord[] = [];
+/** What `onRecord` returns to stop reading: the rest of the file is neither read nor checked. */
+export const STOP_READING: unique symbol = Symbol('stop reading');
+
+/**
+ * Hands each record of the file to `onRecord` as it is read, line by line, keeping none: a
+ * caller keeps what it needs, so a log of any size is read in memory for a few records.
+ * Returns the problems (invalid lines, a torn last line).
+ */
+export async function forEachAuditRecord(path: string, onRecord: (record: AuditRecord) => unknown): Promise<AuditReadProblem[]> {
   const problems: AuditReadProblem[] = [];
   let lineNo = 0;
+  let stopped = false;
   // The last non-blank line, if it was not JSON: it becomes a torn line if nothing follows it.
   let lastInvalid: { problem: AuditReadProblem; bytes: number } | undefined;
 
@@ -57,7 +64,7 @@ export async function readAuditFile(path: string): Promise<AuditReadResult> {
     const parsed = parseAuditLine(text);
     lastInvalid = undefined;
     if (parsed.ok) {
-      records.push(parsed.record);
+      if (onRecord(parsed.record) === STOP_READING) stopped = true;
       return;
     }
     const problem = { line: lineNo, error: parsed.error };
@@ -66,16 +73,22 @@ export async function readAuditFile(path: string): Promise<AuditReadResult> {
   };
 
   let partial: Buffer[] = [];
-  for await (const chunk of createReadStream(path, { highWaterMark: READ_CHUNK_BYTES })) {
-    const buf = chunk as Buffer;
-    let start = 0;
-    for (let nl = buf.indexOf(NEWLINE, start); nl !== -1; nl = buf.indexOf(NEWLINE, start)) {
-      const piece = buf.subarray(start, nl);
-      takeLine(partial.length > 0 ? Buffer.concat([...partial, piece]) : piece);
-      partial = [];
-      start = nl + 1;
+  const stream = createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
+  try {
+    for await (const chunk of stream) {
+      const buf = chunk as Buffer;
+      let start = 0;
+      for (let nl = buf.indexOf(NEWLINE, start); nl !== -1 && !stopped; nl = buf.indexOf(NEWLINE, start)) {
+        const piece = buf.subarray(start, nl);
+        takeLine(partial.length > 0 ? Buffer.concat([...partial, piece]) : piece);
+        partial = [];
+        start = nl + 1;
+      }
+      if (stopped) return problems;
+      if (start < buf.length) partial.push(buf.subarray(start));
     }
-    if (start < buf.length) partial.push(buf.subarray(start));
+  } finally {
+    stream.destroy();
   }
 
   if (partial.length > 0) {
@@ -85,6 +98,13 @@ export async function readAuditFile(path: string): Promise<AuditReadResult> {
     const { problem, bytes } = lastInvalid;
     Object.assign(problem, tornLineProblem(problem.line, bytes));
   }
+  return problems;
+}
+
+/** The whole file's records: for a log known to be small (a replay's run); a timeline streams. */
+export async function readAuditFile(path: string): Promise<AuditReadResult> {
+  const records: AuditRecord[] = [];
+  const problems = await forEachAuditRecord(path, (record) => void records.push(record));
   return { records, problems };
 }
 

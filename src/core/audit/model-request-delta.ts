@@ -6,7 +6,7 @@ import type { AuditEntry, AuditRecord } from './records';
  * conversation: logged as is, a session's log would grow with the square of its length. The
  * writer logs the messages added since the previous request instead (`messages_delta`), with
  * the count and a hash of the messages it builds on, and the tool definitions once (later
- * requests name them by hash). `expandModelRequests` rebuilds the full requests for display.
+ * requests name them by hash). `ModelRequestExpander` rebuilds the full requests for display.
  */
 
 type Fields = Record<string, unknown>;
@@ -121,35 +121,37 @@ export class ModelRequestDeltas {
 }
 
 /**
- * The records with each BeforeLLM request rebuilt in full (`llm_request.messages` and
- * `tools`) from the earlier requests of the same session. A request whose base is not in
- * the records (the log was cut, or started mid-session) keeps its delta and gets
- * `messages_incomplete: true`.
+ * Rebuilds each BeforeLLM request in full (`llm_request.messages` and `tools`) from the
+ * earlier requests of the same session, fed to it one record at a time in log order: a reader
+ * keeps the conversation so far, never the records. A request whose base it was not fed (the
+ * log was cut, or started mid-session) keeps its delta and gets `messages_incomplete: true`.
  */
-export function expandModelRequests(records: readonly AuditRecord[]): AuditRecord[] {
-  const threads = new Map<string, { messages: unknown[]; hashes: string[] }>();
-  const toolsByHash = new Map<string, unknown>();
-  return records.map((record) => {
+export class ModelRequestExpander {
+  private readonly threads = new Map<string, { messages: unknown[]; hashes: string[] }>();
+  private readonly toolsByHash = new Map<string, unknown>();
+
+  /** The record with its request rebuilt; any other record as it is. */
+  expand(record: AuditRecord): AuditRecord {
     if (record.type !== 'event' || record.event !== MODEL_REQUEST_EVENT) return record;
     const payload = record.payload as Fields;
     const request = payload?.llm_request as Fields | undefined;
     const delta = request?.messages_delta as MessagesDelta | undefined;
     if (!request || !delta || !Array.isArray(delta.added)) return record;
     const key = `${record.session_id}\n${String(payload.agent_id ?? '')}`;
-    const known = threads.get(key) ?? { messages: [], hashes: [''] };
+    const known = this.threads.get(key) ?? { messages: [], hashes: [''] };
     const { messages_delta: _delta, tools_sha256: toolsSha256, tools_bytes: _bytes, ...rest } = request;
-    if (request.tools !== undefined && typeof toolsSha256 === 'string') toolsByHash.set(toolsSha256, request.tools);
-    const tools = request.tools ?? (typeof toolsSha256 === 'string' ? toolsByHash.get(toolsSha256) : undefined);
+    if (request.tools !== undefined && typeof toolsSha256 === 'string') this.toolsByHash.set(toolsSha256, request.tools);
+    const tools = request.tools ?? (typeof toolsSha256 === 'string' ? this.toolsByHash.get(toolsSha256) : undefined);
     if (delta.base_count > known.messages.length || known.hashes[delta.base_count] !== delta.base_sha256) {
-      threads.delete(key);
+      this.threads.delete(key);
       return { ...record, payload: { ...payload, llm_request: { ...request, messages_incomplete: true } } };
     }
     const messages = [...known.messages.slice(0, delta.base_count), ...delta.added];
     const hashes = known.hashes.slice(0, delta.base_count + 1);
     for (const message of delta.added) hashes.push(chain(hashes[hashes.length - 1], JSON.stringify(message)));
-    threads.set(key, { messages, hashes });
+    this.threads.set(key, { messages, hashes });
     const full: Fields = { ...rest, messages };
     if (tools !== undefined) full.tools = tools;
     return { ...record, payload: { ...payload, llm_request: full } };
-  });
+  }
 }

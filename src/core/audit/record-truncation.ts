@@ -35,7 +35,12 @@ export function longestString(value: unknown): number {
 
 /** The value with every string longer than `cap` cut, saying how much was cut. */
 export function capStrings(value: unknown, cap: number): unknown {
-  if (typeof value === 'string') return value.length > cap ? `${value.slice(0, cap)}…[truncated ${value.length - cap} chars]` : value;
+  if (typeof value === 'string') {
+    if (value.length <= cap) return value;
+    // A slice keeps the whole string alive: copied, so a cut record does not hold what was cut.
+    const head = value.slice(0, cap).split('').join('');
+    return `${head}…[truncated ${value.length - cap} chars]`;
+  }
   if (Array.isArray(value)) return value.map((v: unknown) => capStrings(v, cap));
   if (typeof value === 'object' && value !== null) {
     const out: Fields = {};

@@ -1,10 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AuditLog } from '../../../src/core/audit/audit-log';
 import type { AuditRecord } from '../../../src/core/audit/records';
-import type { HostToManager } from '../../../src/shared/manager-protocol';
+import { DEFAULT_MAX_RECORD_BYTES } from '../../../src/core/audit/audit-writer';
+import { MAX_TIMELINE_RECORDS, type HostToManager } from '../../../src/shared/manager-protocol';
 import { TimelineFeed } from '../../../src/extension/timeline-feed';
 
 let dir: string;
@@ -147,6 +150,70 @@ describe('TimelineFeed', () => {
     expect(reset.records.length).toBeLessThan(6_000);
     expect(reset.records.at(-1)?.seq).toBe(6_000);
     expect(reset.records.map((r) => r.seq)).toEqual(reset.records.map((_, i) => 6_001 - reset.records.length + i));
+    feed.dispose();
+  });
+
+  it('keeps the newest MAX_TIMELINE_RECORDS records of a longer session, in order', async () => {
+    const writer = audit.writerFor('long');
+    for (let i = 0; i < MAX_TIMELINE_RECORDS + 50; i++) {
+      writer.append({ type: 'note', session_id: 'long', level: 'info', message: `note ${i}` });
+    }
+    await writer.flush();
+    const { feed, posted } = feedFor();
+    await feed.select('long');
+    const reset = posted.find((m): m is Extract<HostToManager, { type: 'timelineReset' }> => m.type === 'timelineReset')!;
+    expect(reset.records.map((r) => r.seq)).toEqual(reset.records.map((_, i) => 51 + i));
+    expect(reset.records).toHaveLength(MAX_TIMELINE_RECORDS);
+    expect(reset.shortened).toEqual([]);
+    feed.dispose();
+  });
+
+  it('opens and details a 256 MiB log without holding its records: the heap grows by what the list shows', async () => {
+    // Records of the size the writer allows (1 MiB), as a Bash call printing 1 MiB logs them.
+    const file = path.join(dir, 'audit', 'huge.jsonl');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const fd = openSync(file, 'w');
+    const stdout = 'x'.repeat(DEFAULT_MAX_RECORD_BYTES - 4096);
+    for (let seq = 1; seq <= 256; seq++) {
+      const record = {
+        seq,
+        ts: new Date(1_700_000_000_000 + seq).toISOString(),
+        session_id: 'huge',
+        type: 'event',
+        dispatch_id: `d${seq}`,
+        event: 'PostToolUse',
+        payload: { tool_name: 'Bash', tool_input: { command: `step ${seq}` }, tool_response: { stdout: `${seq} ${stdout}` } },
+      };
+      writeSync(fd, `${JSON.stringify(record)}\n`);
+    }
+    closeSync(fd);
+
+    const { feed, posted } = feedFor();
+    // What stays reachable, after a full collection, every 32 records read.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const retained = () => (gc(), process.memoryUsage().heapUsed);
+    const before = retained();
+    let peak = before;
+    const read = audit.forEachRecord.bind(audit);
+    vi.spyOn(audit, 'forEachRecord').mockImplementation((id, onRecord) =>
+      read(id, (record) => {
+        if (record.seq % 32 === 0) peak = Math.max(peak, retained());
+        return onRecord(record);
+      }),
+    );
+    await feed.select('huge');
+    await feed.detail('huge', 3);
+
+    const reset = posted.find((m): m is Extract<HostToManager, { type: 'timelineReset' }> => m.type === 'timelineReset')!;
+    expect(reset.records.map((r) => r.seq)).toEqual(reset.records.map((_, i) => i + 1));
+    expect(reset.records).toHaveLength(256);
+    const answer = posted.at(-1);
+    if (answer?.type !== 'timelineRecord') throw new Error(`expected timelineRecord, got ${answer?.type}`);
+    expect((answer.record as Extract<AuditRecord, { type: 'event' }>).payload).toMatchObject({ tool_response: { stdout: `3 ${stdout}` } });
+    console.log(`timeline feed: retained heap grew by ${((peak - before) / 2 ** 20).toFixed(0)} MiB for a 256 MiB log`);
+    // Holding the records would take the log's 256 MiB; the list's cut records take a few.
+    expect((peak - before) / 2 ** 20).toBeLessThan(32);
     feed.dispose();
   });
 });
