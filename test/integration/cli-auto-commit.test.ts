@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { jsonResult, startTestbed, type CliResult, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { text, toolCalls, type ScriptedReply } from '../support/model-server';
 import { GitWorktree } from '../../src/core/hooks/builtins/git-worktree';
+import { watchingPeakMemory } from '../support/peak-resident-memory';
 
 // AutoCommit through the real CLI, a real git repository in a temp dir and the scripted model.
 
@@ -52,38 +53,10 @@ const auditRecords = (r: CliResult) =>
 const autoCommitRuns = (r: CliResult) => auditRecords(r).filter((rec) => rec.type === 'hook_run' && rec.hook_name === 'AutoCommit');
 const autoCommitRun = (r: CliResult) => autoCommitRuns(r).find((rec) => rec.event === 'TurnEnd');
 
-/** The resident memory of a running process, in MiB (0 once it is gone). */
-function residentMiB(pid: number | undefined): number {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * Runs the CLI, killing it once it holds more than 1.5 GiB (the shared machine must not run out
- * of memory when a fix regresses); its peak, and whether it was killed.
- */
+/** Runs the CLI watching its memory (killed past 1.5 GiB): its result, its peak, and whether it was killed. */
 async function runWatchingMemory(b: Testbed, args: string[]): Promise<{ r: CliResult; peakMiB: number; killed: boolean }> {
-  let peakMiB = 0;
-  let killed = false;
-  let watchdog: NodeJS.Timeout | undefined;
-  const r = await b.run(args, {
-    timeoutMs: 120_000,
-    onSpawn: (child) => {
-      watchdog = setInterval(() => {
-        peakMiB = Math.max(peakMiB, residentMiB(child.pid));
-        if (peakMiB > 1536 && !killed) {
-          killed = true;
-          child.kill('SIGKILL');
-        }
-      }, 100);
-    },
-  });
-  clearInterval(watchdog);
-  return { r, peakMiB, killed };
+  const { result, peakMiB, killed } = await watchingPeakMemory((onSpawn) => b.run(args, { timeoutMs: 120_000, onSpawn }));
+  return { r: result, peakMiB, killed };
 }
 
 /**

@@ -1,9 +1,10 @@
-import { mkdirSync, openSync, writeSync, closeSync, readFileSync } from 'node:fs';
+import { mkdirSync, openSync, writeSync, closeSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, startTestbed, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { projectStorageDir } from '../../src/cli/cli-environment';
 import { DEFAULT_MAX_RECORD_BYTES } from '../../src/core/audit/audit-writer';
+import { watchingPeakMemory } from '../support/peak-resident-memory';
 
 // Each record is capped at 1 MiB, but their number is not: a model whose Bash calls print 1 MiB
 // each adds ~1 MiB of PostToolUse payload per call, 50 calls a turn. Before the timeline streamed
@@ -15,15 +16,6 @@ afterEach(async () => {
   await bed?.close();
   bed = undefined;
 });
-
-function residentMiB(pid: number | undefined): number {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
 
 describe('hookpilot timeline on a large session log', () => {
   it('prints a 400 MiB log of records the writer allows in under 256 MiB of RSS, row by row', async () => {
@@ -51,25 +43,13 @@ describe('hookpilot timeline on a large session log', () => {
     writeSync(fd, '{"seq":401,"ts":"2023-11-14T22:13:20.401Z","ty');
     closeSync(fd);
 
-    let peakMiB = 0;
-    let killed = false;
-    let watchdog: NodeJS.Timeout | undefined;
-    const r = await runCli(bundle.bundle, ['timeline', sessionId], {
-      cwd: b.workspace.dir,
-      env: b.env,
-      timeoutMs: 120_000,
-      onSpawn: (child) => {
-        watchdog = setInterval(() => {
-          peakMiB = Math.max(peakMiB, residentMiB(child.pid));
-          // The shared machine must not run out of memory.
-          if (peakMiB > 1536 && !killed) {
-            killed = true;
-            child.kill('SIGKILL');
-          }
-        }, 50);
-      },
-    });
-    clearInterval(watchdog);
+    const {
+      result: r,
+      peakMiB,
+      killed,
+    } = await watchingPeakMemory((onSpawn) =>
+      runCli(bundle.bundle, ['timeline', sessionId], { cwd: b.workspace.dir, env: b.env, timeoutMs: 120_000, onSpawn }),
+    );
     console.log(`timeline: exit ${r.code} ${r.signal ?? ''}, peak RSS ${peakMiB.toFixed(0)} MiB for a 400 MiB log`);
     expect(killed).toBe(false);
     expect(r.code).toBe(0);
