@@ -182,6 +182,15 @@ describe('rpc server messages the protocol does not have', () => {
     });
   }
 
+  it('fails a call whose error answer has a message nested 100,000 deep (200 KB) with a reason, nothing uncaught', async () => {
+    process.on('uncaughtException', onUncaught);
+    const p = await started(stray('odd', ['--answer=deep-error'], { FIXTURE_DEPTH: '100000' }));
+    const result = await p.intercept('odd', 'PreToolUse', preToolUse, { timeoutMs: 5000 });
+    expect(result).toEqual({ status: 'error', error: 'rpc server "odd" answered hook/intercept with error 1: (no message)' });
+    await new Promise((r) => setImmediate(r));
+    expect(uncaught).toEqual([]);
+  });
+
   for (const [what, args, env] of [
     ['notifications x/n', ['--flood=notification:1000000'], {}],
     ['$/cancelRequest notifications with new ids', ['--flood=notification:1000000'], { FIXTURE_METHOD: '$/cancelRequest' }],

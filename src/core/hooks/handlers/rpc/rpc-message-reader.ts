@@ -68,10 +68,15 @@ export class ServerMessageReader extends AbstractMessageReader {
       } catch (error) {
         return this.fail(error);
       }
-      if (typeof message === 'object' && message !== null && !Array.isArray(message) && !('method' in message)) {
-        this.sinks.onAnswer(message as Message);
-      } else {
-        this.sinks.onForeign(message);
+      try {
+        if (typeof message === 'object' && message !== null && !Array.isArray(message) && !('method' in message)) {
+          this.sinks.onAnswer(message as Message);
+        } else {
+          this.sinks.onForeign(message);
+        }
+      } catch (error) {
+        // In the stdout handler nothing else would catch it: the server's message broke the host's reading of it.
+        return this.fail(error);
       }
     }
   }

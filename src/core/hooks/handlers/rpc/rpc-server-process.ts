@@ -241,8 +241,10 @@ export class RpcServerProcess {
       return;
     }
     if (error) {
-      const failure = describeError(new ResponseError(error.code, error.message, error.data));
-      request.settle({ status: 'error', error: `${this.label} answered ${request.method} with ${failure}` });
+      // Only a number and a string are read: ResponseError would stringify any value, recursively.
+      const code = typeof error.code === 'number' ? error.code : '?';
+      const message = typeof error.message === 'string' ? capped(error.message) : '(no message)';
+      request.settle({ status: 'error', error: `${this.label} answered ${request.method} with error ${code}: ${message}` });
     } else if (result === undefined) {
       request.settle({ status: 'error', error: `${this.label} answered ${request.method} with neither a result nor an error` });
     } else {
