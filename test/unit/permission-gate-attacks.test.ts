@@ -271,6 +271,13 @@ describe("a narrow prefix rule does not grant an allowed program's options that 
     ['git:*', 'git --git-dir=src --work-tree=. status'],
     ['git:*', 'git --git-dir src status'],
     ['git:*', 'git --bare status'],
+    // git 2.40's --attr-source takes the next word: the subcommand is not HEAD.
+    ['git:*', 'git --attr-source HEAD -C src status'],
+    // -e: the environment overrides every Makefile variable, not only make's defaults.
+    ['make test:*', 'make test -e'],
+    ['gmake test:*', "gmake test --eval='$(shell id)'"],
+    // npm expands a group whose letters are all shorthands: -d is --loglevel info, -C is --prefix.
+    ['npm test:*', 'npm test -dC src'],
   ])('Bash(%s) does not allow `%s`', (rule, command) => {
     expect(gate({ allow: [`Bash(${rule})`] }).run(command).verdict).not.toBe('allow');
   });
@@ -286,6 +293,10 @@ describe("a narrow prefix rule does not grant an allowed program's options that 
     ['git *,export *', 'export GIT_CONFIG_COUNT=0; git status'],
     ['make test', "MAKEFLAGS='--eval=$(shell id)' make test"],
     ['rg *', 'RIPGREP_CONFIG_PATH=./x rg x src'],
+    // make takes every variable of its environment for its own: $(RM) in the recipe runs ./x.
+    ['make clean', 'RM=./x make clean'],
+    ['make test:*', 'RUNNER=./x make test'],
+    ['make test:*', 'env RUNNER=./x make test'],
   ])('Bash(%s) does not allow `%s`: the variable decides what runs', (rules, command) => {
     expect(gate({ allow: rules.split(',').map((rule) => `Bash(${rule})`) }).run(command).verdict).not.toBe('allow');
   });
@@ -293,6 +304,7 @@ describe("a narrow prefix rule does not grant an allowed program's options that 
   it.each([
     ['npm test:*', 'npm test'],
     ['npm test:*', 'npm test -- --watch=false'],
+    ['npm test:*', 'CI=true npm test'],
     ['make test:*', 'make test -j4'],
     ['make test:*', 'make test -s'],
     ['make test CC=*', 'make test CC=clang'],
@@ -1012,6 +1024,8 @@ describe('the protected-file check reads a name that printf decodes itself, in e
     `cp src/a.ts "$(printf '\\056vscode/hook\\163.json')"`,
     `cp src/a.ts "$(printf %b '\\0056vscode/hook\\0163.json')"`,
     `printf '\\u002evscode/hook\\U00000073.json' | xargs cp src/a.ts`,
+    // A value printf made is the format of the next: decoded twice.
+    `printf -v a '\\\\x2evscode/hook\\\\x73.json'; printf -v f "$a"; cp src/a.ts "$f"`,
   ])('asks for %j under the bare Bash rule and in bypassPermissions mode', (command) => {
     expect(gate({ allow: ['Bash'] }).run(command)).toMatchObject({ verdict: 'ask', level: 'P4', system: true });
     expect(gate({ mode: 'bypassPermissions' }).run(command)).toMatchObject({ verdict: 'ask', level: 'P4', system: true });

@@ -174,11 +174,15 @@ export function bashAllowedBy(patterns: ReadonlyArray<string | undefined>, analy
   return { allowed: true, writes, anyCommand: false };
 }
 
+const MAKE_PROGRAMS = new Set(['make', 'gmake']);
+
 function commandAllowed(simple: SimpleCommand, patterns: readonly string[]): boolean {
   const forms = commandForms(simple);
   for (let k = 0; k < forms.length; k += 1) {
     if (k > 0 && !forms[k].transparent) return false;
     if (forms[k].assigned.some((name) => RISKY_VARIABLE.test(name))) return false;
+    // make reads every variable of its environment as its own: `RM=./x make clean` runs ./x in the recipe.
+    if (forms[k].assigned.length > 0 && MAKE_PROGRAMS.has(commandName(forms[k].words[0]))) return false;
     const spelled = spelledTail(simple, forms[k].words).join(' ');
     if (patterns.some((pattern) => formAllowedBy(pattern, forms, k, spelled))) return true;
   }

@@ -60,7 +60,7 @@ const PROGRAM_OPTIONS: Record<string, readonly string[]> = {
   pnpm: [...NPM_OPTIONS, '--dir'],
   pnpx: NPM_OPTIONS,
   yarn: [...NPM_OPTIONS, '--cwd', '--use-yarnrc'],
-  make: ['--eval', '-E', '-f', '--file', '--makefile', '-C', '--directory'],
+  make: ['--eval', '-E', '-f', '--file', '--makefile', '-C', '--directory', '-e', '--environment-overrides'],
   rg: ['--pre', '--hostname-bin'],
   sort: ['--compress-program'],
 };
@@ -72,7 +72,7 @@ const PROGRAM_OPTIONS: Record<string, readonly string[]> = {
 const GIT_REPOSITORY_OPTIONS = ['-C', '--git-dir', '--work-tree', '--bare'];
 
 /** Programs that read `-xyz` as `-x -y -z` (and a value after the last that takes one): `make -sE'…'`. */
-const CLUSTERING = new Set(['make', 'tar', 'rsync', 'sort', 'rg']);
+const CLUSTERING = new Set(['make', 'tar', 'rsync', 'sort', 'rg', 'npm', 'npx', 'pnpm', 'pnpx']);
 
 /**
  * Programs that take a long option by any unambiguous start (`make --ev=…`, `npm --node-opt=…`),
@@ -102,13 +102,13 @@ const GIT_SUBCOMMANDS = new Map<string, readonly string[]>([
 ]);
 
 /** Git's options before the subcommand that take the next word as their value. */
-const GIT_VALUE_OPTIONS = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix'];
+const GIT_VALUE_OPTIONS = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--attr-source', '--config-env'];
 
 /** The options of `words` that a rule must name to grant it (empty: none). */
 export function codeOptions(words: readonly string[]): string[] {
   const [first, ...args] = words;
-  // `/usr/bin/make` is make.
-  const name = commandName(first);
+  // `/usr/bin/make` is make, and so is GNU make's other name.
+  const name = commandName(first) === 'gmake' ? 'make' : commandName(first);
   const options = PROGRAM_OPTIONS[name] ?? [];
   const found = options.filter((option) => args.some((arg, i) => spells(name, arg, option, i)));
   if (name === 'git') {

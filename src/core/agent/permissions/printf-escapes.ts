@@ -4,10 +4,23 @@
  * to three octal digits, in a `%b` argument `\0NNN`: both readings, the second only when they differ.
  */
 export function printfDecodings(text: string): string[] {
+  const found = new Set<string>();
+  let round = [text];
+  // A value printf made can be printf's format again (`printf -v f "$a"`): decoded until nothing changes, a few rounds.
+  for (let i = 0; i < MAX_ROUNDS && round.length > 0; i++) {
+    round = round.flatMap(decodedOnce).filter((next) => !found.has(next));
+    for (const next of round) found.add(next);
+  }
+  return [...found];
+}
+
+const MAX_ROUNDS = 4;
+
+function decodedOnce(text: string): string[] {
   if (!text.includes('\\')) return [];
   const format = decoded(text, /\\(?:\\|x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})|U([0-9a-fA-F]{1,8})|([0-7]{1,3}))/g);
   const argument = decoded(text, /\\(?:\\|x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})|U([0-9a-fA-F]{1,8})|0([0-7]{0,3}))/g);
-  return argument === format ? [format] : [format, argument];
+  return [format, argument].filter((next, k, all) => next !== text && all.indexOf(next) === k);
 }
 
 function decoded(text: string, escapes: RegExp): string {
