@@ -991,6 +991,54 @@ describe('a recursive read that follows links reads each link below its folders,
     expect(gate({ allow: [`Bash(${rule})`] }).run(command), command).toMatchObject({ verdict: 'allow', level: 'P7' });
   });
 
+  describe('with a linked package below `lib` that leads out', () => {
+    beforeEach(() => {
+      for (const dir of ['lib/pkg', '-pkg']) mkdirSync(join(ws, dir), { recursive: true });
+      symlinkSync(join(base, 'outside'), join(ws, 'lib', 'pkg', 'shared'));
+      symlinkSync(join(base, 'outside'), join(ws, '-pkg', 'shared'));
+    });
+
+    it.each([
+      // GNU getopt takes any unambiguous abbreviation of a long option.
+      ['grep *', 'grep --deref TOKEN lib'],
+      ['ls *', 'ls -L --recur lib'],
+      ['cp *', 'cp -r --deref lib copy'],
+      ['tar *', 'tar --create --deref -f copy.tar lib'],
+      // Programs that follow the links below their folders by default or by an option.
+      ['diff *', 'diff -rN lib secrets'],
+      ['tar *', 'tar -chf copy.tar lib'],
+      ['tar *', 'tar chf copy.tar lib'],
+      ['zip *', 'zip -qr copy.zip lib'],
+      ['chmod *', 'chmod -R -L u+w lib'],
+      ['chown *', 'chown -RL nobody lib'],
+      ['chgrp *', 'chgrp -R -L nogroup lib'],
+      ['tree *', 'tree -l lib'],
+      ['fd *', 'fd -L x lib'],
+      ['fd *', 'fd --follow x lib'],
+      // A word that may name another folder than it shows: the current one is walked too.
+      ['grep *', 'grep -R TOKEN secrets lib/*'],
+      ['grep *', 'grep -R TOKEN secrets -- -pkg'],
+      // The search pattern names a folder, and the search is of the current one.
+      ['grep *', 'grep -R secrets'],
+      ['rg *', 'rg -L secrets'],
+      ['fd *', 'fd -L secrets'],
+    ])('Bash(%s) asks for %j', (rule, command) => {
+      expect(gate({ allow: [`Bash(${rule})`] }).run(command), command).toMatchObject({ verdict: 'ask', level: 'P8' });
+    });
+
+    it.each([
+      ['grep *', 'grep -r --dev=skip TOKEN lib'],
+      ['diff *', 'diff lib secrets'],
+      ['tar *', 'tar -cf copy.tar lib'],
+      ['zip *', 'zip -qry copy.zip lib'],
+      ['chmod *', 'chmod -R u+w lib'],
+      ['tree *', 'tree lib'],
+      ['grep *', 'grep -R TOKEN secrets'],
+    ])('Bash(%s) still grants %j', (rule, command) => {
+      expect(gate({ allow: [`Bash(${rule})`] }).run(command), command).toMatchObject({ verdict: 'allow', level: 'P7' });
+    });
+  });
+
   it('finds a link that leads out below a linked folder inside the workspace', () => {
     mkdirSync(join(ws, 'lib'));
     symlinkSync(join(base, 'outside'), join(ws, 'lib', 'shared'));
@@ -1008,12 +1056,14 @@ describe('a recursive read that follows links reads each link below its folders,
     expect(gate({ mode: 'bypassPermissions' }).run('grep -r TOKEN secrets')).toMatchObject({ verdict: 'allow', level: 'P8' });
   });
 
-  it(`a folder with more than ${MAX_WALKED} entries to walk asks, and returns`, () => {
+  it(`a folder with more than ${MAX_WALKED} entries to walk asks where a rule grants the line, and returns; not in bypassPermissions mode`, () => {
     mkdirSync(join(ws, 'secrets', 'wide'));
     for (let i = 0; i <= MAX_WALKED; i++) writeFileSync(join(ws, 'secrets', 'wide', `f${i}`), '');
     const start = performance.now();
-    expect(gate({ allow: ['Bash(grep *)'] }).run('grep -R TOKEN secrets')).toMatchObject({ verdict: 'ask', level: 'P4' });
+    expect(gate({ allow: ['Bash(grep *)'] }).run('grep -R TOKEN secrets')).toMatchObject({ verdict: 'ask', level: 'P8' });
     expect(performance.now() - start).toBeLessThan(2_000);
+    // The protected-file check of every mode is best effort: a big node_modules must not make `grep -R x .` ask.
+    expect(gate({ mode: 'bypassPermissions' }).run('grep -R TOKEN .')).toMatchObject({ verdict: 'allow' });
     // Making the entries takes seconds on a busy machine.
   }, 30_000);
 });

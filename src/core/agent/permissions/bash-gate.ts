@@ -82,10 +82,15 @@ export function bashProtectedCheck(command: string, cwd: string, targets: readon
   }
   const linked =
     targets.length > 0
-      ? linkBelowProblem(followedFolders(analysis, dirs ?? [cwd]), (link) => {
-          const hit = protectedTargetOf(link, cwd, targets);
-          return hit && `it reads recursively through the link \`${path.relative(cwd, link)}\`, which leads to ${hit.shown}`;
-        })
+      ? linkBelowProblem(
+          followedFolders(analysis, dirs ?? [cwd]),
+          (link) => {
+            const hit = protectedTargetOf(link, cwd, targets);
+            return hit && `it reads recursively through the link \`${path.relative(cwd, link)}\`, which leads to ${hit.shown}`;
+          },
+          // Best effort, as this check's others: a walk too big to finish asks only where a rule grants the line.
+          { bestEffort: true },
+        )
       : undefined;
   if (linked) return systemAsk(`${linked}: a person must approve it`);
   const gitWord =
