@@ -24,13 +24,13 @@ import { ModelHookHandler, type HookJudge } from '../hooks/handlers/model-hook-h
 import type { McpManager } from '../mcp/mcp-manager';
 import { interceptsPerHandshake, rpcHookDefinitions } from '../hooks/handlers/rpc/rpc-hook-definitions';
 import { RpcHookHandler } from '../hooks/handlers/rpc/rpc-hook-handler';
-import { serverWhileUntrusted } from '../hooks/handlers/rpc/rpc-server-env';
 import { RpcServerPool } from '../hooks/handlers/rpc/rpc-server-pool';
 import { HookRegistry } from '../hooks/registry';
 import { LocalProcessRunner } from '../process/process-runner';
 import { SpawnerPool } from '../process/spawner/spawner-pool';
-import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload, HookSource, ServerDefinition } from '../hooks/types';
+import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload, HookSource } from '../hooks/types';
 import { HookScriptPins } from './hook-script-pins';
+import { UntrustedFolder } from './untrusted-folder';
 import { userSettingsFilesOf } from './user-settings-files';
 import { protectedHookFiles } from './protected-files';
 import { scopeHttpHandlers } from './scoped-http-handler';
@@ -108,10 +108,17 @@ export class HookEngine {
   private readonly processes: SpawnerPool | LocalProcessRunner;
   /** The host's model for prompt and agent hooks; set once a model is configured. */
   private judge: HookJudge | undefined;
+  /** Where the person's hooks and servers run while the workspace is untrusted. */
+  private readonly untrusted: UntrustedFolder;
 
   constructor(readonly options: HookEngineOptions) {
     this.log = options.log ?? (() => undefined);
     this.pins = new HookScriptPins(options.projectDir);
+    this.untrusted = new UntrustedFolder(
+      options.projectDir,
+      options.untrustedCwd ?? path.join(options.storageDir, 'hooks-untrusted-cwd'),
+      () => this.options.trusted,
+    );
     this.audit = new AuditLog({
       dir: path.join(options.storageDir, 'audit'),
       onError: (err, session) => this.log('error', `audit log of ${session}: ${err.message}`),
@@ -131,7 +138,9 @@ export class HookEngine {
       projectDir: options.projectDir,
       env: options.env,
       writableRoots: options.writableRoots,
-      verifyServer: (server) => this.refusedWhileUntrusted(server.name) ?? this.pins.change(HookScriptPins.serverKey(server.name)),
+      verifyServer: (server) =>
+        this.untrusted.refusal(this.config.servers.find((s) => s.name === server.name)) ??
+        this.pins.change(HookScriptPins.serverKey(server.name)),
       logger: (level, message) => this.log(level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info', message),
     });
     this.processes = options.spawnerModulePath
@@ -146,7 +155,7 @@ export class HookEngine {
         writableRoots: options.writableRoots,
         runner: this.processes,
         verifyScript: (hook) => this.scriptChange(hook.id),
-        untrustedCwd: () => this.untrustedCwd(),
+        untrustedCwd: () => this.untrusted.cwd(),
       }),
       rpc: new RpcHookHandler(this.rpcPool, { spillDir: path.join(options.storageDir, 'spill'), redact: this.redactAtRest }),
       http: new HttpHookHandler({ env: options.env, spillDir: path.join(options.storageDir, 'spill'), redact: this.redactAtRest }),
@@ -215,7 +224,7 @@ export class HookEngine {
       },
       config.workspaceHttpHookUrls,
     );
-    if (this.startsProcesses) await this.rpcPool.sync(this.serversToStart(this.config.servers));
+    if (this.startsProcesses) await this.rpcPool.sync(this.untrusted.servers(this.config.servers));
     this.rebuild();
     const commandHooks = this.registry.current().states.some((s) => s.active && s.hook.spec.type === 'command');
     if (commandHooks && this.startsProcesses && this.processes instanceof SpawnerPool) this.processes.warmUp();
@@ -255,7 +264,7 @@ export class HookEngine {
       timer = setTimeout(resolve, HANDSHAKE_WAIT_MS);
     });
     try {
-      await this.rpcPool.sync(this.serversToStart(this.config.servers.filter((server) => names.has(server.name))));
+      await this.rpcPool.sync(this.untrusted.servers(this.config.servers.filter((server) => names.has(server.name))));
       if (!settled()) await handshakes;
     } finally {
       listening?.dispose();
@@ -294,7 +303,7 @@ export class HookEngine {
     }
     this.log('info', `scripts of ${hookId} approved as listed: ${this.pins.files(key).join(', ') || '(none)'}`);
     // A server refused for its changed script starts again (sync retries failed servers).
-    if (HookScriptPins.isServerKey(key) && this.startsProcesses) await this.rpcPool.sync(this.serversToStart(this.config.servers));
+    if (HookScriptPins.isServerKey(key) && this.startsProcesses) await this.rpcPool.sync(this.untrusted.servers(this.config.servers));
     this.rebuild();
   }
 
@@ -389,30 +398,6 @@ export class HookEngine {
     const rpcDefs = this.config.servers.flatMap((server) => rpcHookDefinitions(server, this.rpcPool.capabilities(server.name)));
     this.registry.load([...builtinDefs, ...[...this.extraHooks.values()].flat(), ...this.config.hooks, ...rpcDefs], this.config.switches);
     this.reloaded.fire();
-  }
-
-  /** While the workspace is untrusted, where the person's hooks and servers run; undefined while trusted. */
-  private untrustedCwd(): string | undefined {
-    if (this.options.trusted) return undefined;
-    return this.options.untrustedCwd ?? path.join(this.options.storageDir, 'hooks-untrusted-cwd');
-  }
-
-  /**
-   * The servers as the pool starts them: in the empty folder while the workspace is untrusted.
-   * Granting trust changes their cwd back, and a changed cwd restarts a server in the workspace.
-   */
-  private serversToStart(servers: ServerDefinition[]): ServerDefinition[] {
-    const emptyDir = this.untrustedCwd();
-    if (emptyDir === undefined) return servers;
-    return servers.map((server) => serverWhileUntrusted(server, this.options.projectDir, emptyDir).server ?? server);
-  }
-
-  /** Why the server must not start while the workspace is untrusted (its own cwd is the workspace's), if so. */
-  private refusedWhileUntrusted(name: string): string | undefined {
-    const emptyDir = this.untrustedCwd();
-    const server = this.config.servers.find((s) => s.name === name);
-    if (emptyDir === undefined || server === undefined) return undefined;
-    return serverWhileUntrusted(server, this.options.projectDir, emptyDir).refused;
   }
 
   private get startsProcesses(): boolean {
