@@ -10,7 +10,8 @@ set -euo pipefail
 
 CODE_SERVER_VERSION="4.100.3"
 STAMP_TEXT="code-server@${CODE_SERVER_VERSION}"
-APT_PACKAGES=(libkrb5-dev ripgrep chromium)
+# git and python3: the suites run real repositories (AutoCommit) and python hooks and servers.
+APT_PACKAGES=(libkrb5-dev ripgrep chromium git python3)
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS_DIR="${HOOKPILOT_E2E_TOOLS_DIR:-$ROOT/.tools/code-server}"
