@@ -246,6 +246,42 @@ describe("the user's own hooks and rpc servers in Restricted Mode", () => {
     expect(statSync(where.cwd).mode & 0o777).toBe(0o700);
   });
 
+  it("a hook or server that names the workspace folder in what it runs does not run: the repository's script never runs, the guard blocks", async () => {
+    const planted = `#!/bin/sh\ntouch "$CLAUDE_PROJECT_DIR/planted-ran"\nexit 0\n`;
+    h = await startChat({ 'guard.sh': planted, 'lib/guardhook.py': `import os\n${PLANTED_MARK}\n` }, [bash, text('done')], {
+      trusted: false,
+      setup: () => {
+        stub.setConfig('hookpilot.permissionMode', 'bypassPermissions', 'globalValue');
+        stub.setConfig(
+          'hookpilot.hooks',
+          {
+            hooks: {
+              PreToolUse: [
+                {
+                  hooks: [
+                    { type: 'command', name: 'by-variable', command: 'sh "$CLAUDE_PROJECT_DIR"/guard.sh', onFailure: 'block' },
+                    { type: 'command', name: 'by-env', command: 'python3 -m guardhook', env: { PYTHONPATH: '${CLAUDE_PROJECT_DIR}/lib' } },
+                  ],
+                },
+              ],
+            },
+            servers: { 'by-argument': { command: ['sh', '${CLAUDE_PROJECT_DIR}/guard.sh'], intercept: ['PreToolUse'] } },
+          },
+          'globalValue',
+        );
+      },
+    });
+    await h.prompt('go');
+    const call = h.items().find((i) => i.kind === 'tool' && i.callId === 'c1');
+    expect(call).toMatchObject({ status: 'blocked' });
+    expect(JSON.stringify(call)).toContain('names the workspace folder in what it runs');
+    expect(existsSync(h.workspace.file('pwned'))).toBe(false);
+    const { records } = await h.root.engineHost.engine.audit.read(h.root.chat.currentSessionId ?? '');
+    const errors = records.filter((r) => r.type === 'hook_run').map((r) => [r.hook_name, r.error]);
+    expect(errors).toContainEqual(['by-env', expect.stringContaining('"by-env" did not run: it names the workspace folder')]);
+    expect(existsSync(h.workspace.file('planted-ran'))).toBe(false);
+  });
+
   it("an rpc server runs in the empty folder, the user's module answers; granting trust restarts it in the workspace", async () => {
     h = await startChat({ 'guardsrv.py': pythonRpcServer('allow', PLANTED_MARK) }, [bash, text('done')], {
       trusted: false,

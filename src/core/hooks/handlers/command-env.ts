@@ -73,18 +73,48 @@ export function resolveHookCwd(specCwd: string | undefined, payloadCwd: string |
   return payloadCwd || projectDir;
 }
 
+/** `$NAME` or `${NAME}` of a variable that holds the workspace folder's path. */
+const WORKSPACE_VARIABLE = /\$\{?(?:CLAUDE_PROJECT_DIR|HOOKPILOT_PROJECT_DIR|ATOMCODE_WORKSPACE)(?![A-Za-z0-9_])/;
+/** A character that continues a file name: a path followed by one names another file. */
+const NAME_CHARACTER = /[A-Za-z0-9._~+-]/;
+
+/** What a hook or server would run while the workspace is untrusted: its own `cwd`, and its command, arguments and `env` values. */
+export interface UntrustedRun {
+  cwd?: string;
+  runs: readonly string[];
+}
+
+/** Whether `text` names the workspace folder: a variable holding its path, or the path itself. */
+function namesWorkspace(text: string, projectDir: string): boolean {
+  if (WORKSPACE_VARIABLE.test(text)) return true;
+  for (let at = text.indexOf(projectDir); at !== -1; at = text.indexOf(projectDir, at + 1)) {
+    if (!NAME_CHARACTER.test(text.charAt(at + projectDir.length))) return true;
+  }
+  return false;
+}
+
 /**
  * Where the person's own hook or server runs while the workspace is untrusted (Restricted
  * Mode): not the workspace folder, where `python3 -m guard` imports the repository's guard.py
  * and `npx` runs its node_modules/.bin and reads its .npmrc, but `emptyDir` (created on
  * demand, private). Its own absolute `cwd` outside the workspace stays; a `cwd` in the
- * workspace or relative to it (`${CLAUDE_PROJECT_DIR}/..` too) is the reason it does not run.
+ * workspace or relative to it (`${CLAUDE_PROJECT_DIR}/..` too) is the reason it does not run,
+ * as is a command, argument or `env` value that names the workspace folder
+ * (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh`, `PYTHONPATH=${CLAUDE_PROJECT_DIR}/lib`):
+ * it would run the repository's file.
  */
 export function untrustedWorkingFolder(
-  specCwd: string | undefined,
+  run: UntrustedRun,
   projectDir: string,
   emptyDir: string,
 ): { cwd: string; refused?: undefined } | { refused: string } {
+  const named = run.runs.find((text) => namesWorkspace(text, projectDir));
+  if (named !== undefined) {
+    return {
+      refused: `it names the workspace folder in what it runs (${JSON.stringify(named.slice(0, 200))}), whose files are not run while the workspace is untrusted (Restricted Mode); it runs once the workspace is trusted`,
+    };
+  }
+  const specCwd = run.cwd;
   if (specCwd === undefined || specCwd === '') {
     mkdirSync(emptyDir, { recursive: true, mode: 0o700 });
     return { cwd: emptyDir };

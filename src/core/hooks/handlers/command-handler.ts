@@ -71,7 +71,11 @@ export class CommandHookHandler implements HookHandler {
     const where =
       emptyDir === undefined
         ? { cwd: resolveHookCwd(spec.cwd, payload.cwd, projectDir) }
-        : untrustedWorkingFolder(spec.cwd, projectDir, emptyDir);
+        : untrustedWorkingFolder(
+            { cwd: spec.cwd, runs: [spec.command, ...(spec.args ?? []), ...Object.values(spec.env ?? {})] },
+            projectDir,
+            emptyDir,
+          );
     // A failure like any other: its onFailure decides (a guard set to block blocks).
     if (where.refused !== undefined)
       return { status: 'error', error: `"${hook.name}" did not run: ${where.refused}`, trace: { durationMs: 0 } };

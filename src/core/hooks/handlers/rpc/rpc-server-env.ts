@@ -34,14 +34,18 @@ export function serverLaunch(server: ServerDefinition, projectDir: string): { fi
 
 /**
  * The server as it starts while the workspace is untrusted (Restricted Mode): in `emptyDir`
- * rather than the workspace folder, or, when its own `cwd` is in the workspace, the reason it
- * does not start (see untrustedWorkingFolder). `${CLAUDE_PROJECT_DIR}` still names the workspace.
+ * rather than the workspace folder, or, when its own `cwd` is in the workspace or its command
+ * or `env` names the workspace, the reason it does not start (see untrustedWorkingFolder).
  */
 export function serverWhileUntrusted(
   server: ServerDefinition,
   projectDir: string,
   emptyDir: string,
 ): { server: ServerDefinition; refused?: undefined } | { server?: undefined; refused: string } {
-  const where = untrustedWorkingFolder(server.cwd, projectDir, emptyDir);
+  const where = untrustedWorkingFolder(
+    { cwd: server.cwd, runs: [...server.command, ...Object.values(server.env ?? {})] },
+    projectDir,
+    emptyDir,
+  );
   return where.refused === undefined ? { server: { ...server, cwd: where.cwd } } : { refused: where.refused };
 }
