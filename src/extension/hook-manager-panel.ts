@@ -1,5 +1,6 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
+import { recordedHookRun } from '../core/audit/recorded-hook-run';
 import type { ConfigProblem } from '../core/hooks/config/config-problems';
 import type { HookPayload, HookSource } from '../core/hooks/types';
 import type { ScratchReplayResult } from '../core/replay/scratch-replay';
@@ -266,17 +267,16 @@ export class HookManagerPanel extends Disposable {
 
   /** A hook run of the timeline, fired again with the payload it got then: the Hooks tab's test panel shows both. */
   private async testFireRecord(sessionId: string, seq: number): Promise<void> {
-    const { records } = await this.deps.engineHost.engine.audit.read(sessionId);
-    const run = records.find((r) => r.seq === seq);
-    if (run?.type !== 'hook_run') return;
+    const found = await recordedHookRun(this.deps.engineHost.engine.audit, sessionId, seq);
+    if (found === undefined) return;
+    const { run } = found;
     if (!this.deps.engineHost.engine.registry.current().find(run.hook_id)) {
       void showWarning(
         `Hookpilot: "${run.hook_name}" is not configured any more (or its definition changed), so it cannot run on this event.`,
       );
       return;
     }
-    const event = records.find((r) => r.type === 'event' && r.dispatch_id === run.dispatch_id);
-    const recorded = (run.input ?? (event?.type === 'event' ? event.payload : {})) as Record<string, unknown>;
+    const recorded = found.payload as Record<string, unknown>;
     // A test run is logged as a test session of its own, never into the recorded one.
     const { session_id: _session, transcript_path: _transcript, ...fields } = recorded;
     const payload = JSON.stringify(fields, null, 2);

@@ -44,27 +44,58 @@ function shown(spans: readonly TraceSpan[], all: boolean, quiet: (record: AuditR
   });
 }
 
-export function traceJson(records: readonly AuditRecord[], all: boolean, quiet: (record: AuditRecord) => boolean): TraceSpanJson[] {
-  const tree = new TraceTree();
-  tree.add(records);
-  const toJson = (span: TraceSpan): TraceSpanJson => {
-    const out: TraceSpanJson = {
-      kind: span.kind,
-      label: span.label,
-      start_ms: Number.isFinite(span.startMs) ? span.startMs - tree.startMs : 0,
-      duration_ms: duration(span),
-      children: [],
+/** What the printed trace, and the filter of quiet hook runs, read of a record once the tree has placed it (see TraceJson). */
+const PRINTED_FIELDS = new Set([
+  'seq',
+  'ts',
+  'type',
+  'event',
+  'dispatch_id',
+  'hook_name',
+  'source',
+  'status',
+  'duration_ms',
+  'decision',
+  'reason',
+  'error',
+]);
+
+/**
+ * The trace, built as the log is read. The tree keeps each span's record for a detail pane
+ * the CLI has not got, so of each record only what is printed stays once the tree has placed
+ * it: payloads and output go, and a log far larger than memory prints (each record may hold
+ * 1 MiB, and their number has no limit).
+ */
+export class TraceJson {
+  private readonly tree = new TraceTree();
+
+  add(record: AuditRecord): void {
+    this.tree.add([record]);
+    const fields = record as unknown as Record<string, unknown>;
+    for (const name of Object.keys(fields)) if (!PRINTED_FIELDS.has(name)) delete fields[name];
+  }
+
+  spans(all: boolean, quiet: (record: AuditRecord) => boolean): TraceSpanJson[] {
+    const tree = this.tree;
+    const toJson = (span: TraceSpan): TraceSpanJson => {
+      const out: TraceSpanJson = {
+        kind: span.kind,
+        label: span.label,
+        start_ms: Number.isFinite(span.startMs) ? span.startMs - tree.startMs : 0,
+        duration_ms: duration(span),
+        children: [],
+      };
+      if (span.event) out.event = span.event;
+      if (span.decision) out.decision = span.decision;
+      const reason = reasonOf(span);
+      if (reason) out.reason = reason;
+      if (span.open) out.open = true;
+      if (span.record) out.seq = span.record.seq;
+      out.children = shown(span.children, all, quiet).map(toJson);
+      return out;
     };
-    if (span.event) out.event = span.event;
-    if (span.decision) out.decision = span.decision;
-    const reason = reasonOf(span);
-    if (reason) out.reason = reason;
-    if (span.open) out.open = true;
-    if (span.record) out.seq = span.record.seq;
-    out.children = shown(span.children, all, quiet).map(toJson);
-    return out;
-  };
-  return shown(tree.roots, all, quiet).map(toJson);
+    return shown(tree.roots, all, quiet).map(toJson);
+  }
 }
 
 /** The tree as a table: start after the session's first record, duration, the span indented by depth, decision, reason. */

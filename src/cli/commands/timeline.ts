@@ -14,7 +14,7 @@ import { storageRoot } from '../../core/storage-root';
 import { JsonDocumentWriter } from '../output/json-document';
 import { formatTable } from '../output/table';
 import { printable } from '../output/terminal-text';
-import { traceJson, traceTable } from './timeline-trace';
+import { TraceJson, traceTable } from './timeline-trace';
 import { isAgentRunSession } from '../../core/audit/session-kinds';
 
 const timelineOptionsSchema = z.object({
@@ -53,12 +53,12 @@ export function registerTimelineCommand(program: Command, ctx: CliContext): void
       const sessionId = pickSession(sessions, sessionArg, projectDir);
       const file = auditFilePath(log.dir, sessionId);
       // Records are handled as they are read, and only what is printed is kept: a session's log
-      // has no size limit (each Bash call can add a 1 MiB record). A trace is built from all.
+      // has no size limit (each Bash call can add a 1 MiB record).
       let problems: AuditReadProblem[];
       if (options.trace) {
-        const read = await log.read(sessionId);
-        problems = read.problems;
-        const spans = traceJson(read.records, options.all, quietBuiltin);
+        const trace = new TraceJson();
+        problems = await log.forEachRecord(sessionId, (record) => trace.add(record));
+        const spans = trace.spans(options.all, quietBuiltin);
         if (options.json) ctx.stdout.write(`${JSON.stringify({ session_id: sessionId, file, spans, problems }, null, 2)}\n`);
         else ctx.stdout.write(`Session ${sessionId} (${file})\n${traceTable(spans, printable)}`);
       } else if (options.json) {
