@@ -1,12 +1,11 @@
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../src/core/audit/audit-log';
 import { DEFAULT_MAX_RECORD_BYTES } from '../../src/core/audit/audit-writer';
 import { recordedHookRun } from '../../src/core/audit/recorded-hook-run';
+import { watchRetainedHeap } from '../support/retained-heap';
 
 let dir: string;
 let log: AuditLog;
@@ -72,22 +71,11 @@ describe('a recorded hook run and the payload it got', () => {
       yield hookRun(257, 'd1');
     }
     writeLog('huge', records());
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    const retained = () => (gc(), process.memoryUsage().heapUsed);
-    const before = retained();
-    let peak = before;
-    const read = log.forEachRecord.bind(log);
-    vi.spyOn(log, 'forEachRecord').mockImplementation((id, onRecord) =>
-      read(id, (record) => {
-        if (record.seq % 32 === 0) peak = Math.max(peak, retained());
-        return onRecord(record);
-      }),
-    );
+    const growthMiB = watchRetainedHeap(log);
     const found = await recordedHookRun(log, 'huge', 257);
     expect(found?.payload).toEqual({ tool_name: 'Bash', tool_input: { command: 'first' } });
-    console.log(`recorded hook run: retained heap grew by ${((peak - before) / 2 ** 20).toFixed(0)} MiB for a 256 MiB log`);
+    console.log(`recorded hook run: retained heap grew by ${growthMiB().toFixed(0)} MiB for a 256 MiB log`);
     // Holding the records would take the log's 256 MiB.
-    expect((peak - before) / 2 ** 20).toBeLessThan(32);
+    expect(growthMiB()).toBeLessThan(32);
   });
 });

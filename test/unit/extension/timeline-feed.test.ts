@@ -1,14 +1,13 @@
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AuditLog } from '../../../src/core/audit/audit-log';
 import type { AuditRecord } from '../../../src/core/audit/records';
 import { DEFAULT_MAX_RECORD_BYTES } from '../../../src/core/audit/audit-writer';
 import { MAX_TIMELINE_RECORDS, type HostToManager } from '../../../src/shared/manager-protocol';
 import { TimelineFeed } from '../../../src/extension/timeline-feed';
+import { watchRetainedHeap } from '../../support/retained-heap';
 
 let dir: string;
 let audit: AuditLog;
@@ -189,19 +188,7 @@ describe('TimelineFeed', () => {
     closeSync(fd);
 
     const { feed, posted } = feedFor();
-    // What stays reachable, after a full collection, every 32 records read.
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    const retained = () => (gc(), process.memoryUsage().heapUsed);
-    const before = retained();
-    let peak = before;
-    const read = audit.forEachRecord.bind(audit);
-    vi.spyOn(audit, 'forEachRecord').mockImplementation((id, onRecord) =>
-      read(id, (record) => {
-        if (record.seq % 32 === 0) peak = Math.max(peak, retained());
-        return onRecord(record);
-      }),
-    );
+    const growthMiB = watchRetainedHeap(audit);
     await feed.select('huge');
     await feed.detail('huge', 3);
 
@@ -211,9 +198,9 @@ describe('TimelineFeed', () => {
     const answer = posted.at(-1);
     if (answer?.type !== 'timelineRecord') throw new Error(`expected timelineRecord, got ${answer?.type}`);
     expect((answer.record as Extract<AuditRecord, { type: 'event' }>).payload).toMatchObject({ tool_response: { stdout: `3 ${stdout}` } });
-    console.log(`timeline feed: retained heap grew by ${((peak - before) / 2 ** 20).toFixed(0)} MiB for a 256 MiB log`);
+    console.log(`timeline feed: retained heap grew by ${growthMiB().toFixed(0)} MiB for a 256 MiB log`);
     // Holding the records would take the log's 256 MiB; the list's cut records take a few.
-    expect((peak - before) / 2 ** 20).toBeLessThan(32);
+    expect(growthMiB()).toBeLessThan(32);
     feed.dispose();
   });
 });
