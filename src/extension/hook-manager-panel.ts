@@ -217,7 +217,7 @@ export class HookManagerPanel extends Disposable {
         return;
       }
       case 'answerApproval':
-        pending.answer(message.id, message.choice, 'user (Hook Manager)');
+        if (!pending.answer(message.id, message.choice, 'user (Hook Manager)', message.key)) this.postApprovals();
         return;
       case 'showDiff':
         await this.deps.chat.showDiff(message.id);
@@ -376,7 +376,10 @@ export class HookManagerPanel extends Disposable {
   }
 
   private postApprovals(): void {
-    this.post({ type: 'approvals', pending: this.deps.pending.list().map(({ request, createdAt }) => toApprovalView(request, createdAt)) });
+    this.post({
+      type: 'approvals',
+      pending: this.deps.pending.list().map(({ request, createdAt, key }) => toApprovalView(request, createdAt, key)),
+    });
   }
 
   /** Workspace files are shown relative to the workspace; others as they are. */

@@ -19,6 +19,8 @@ export class TelemetryHost extends Disposable {
   private telemetry: Telemetry | undefined;
   /** Stops (and the restart after a settings change) run one after another, never two flushes at once. */
   private queue: Promise<void> = Promise.resolve();
+  /** The user-level values the running export was started with: only a change to them restarts it. */
+  private started = '';
 
   constructor(
     private readonly engine: HookEngine,
@@ -29,7 +31,8 @@ export class TelemetryHost extends Disposable {
     this.start();
     this._register(
       vscode.workspace.onDidChangeConfiguration((event) => {
-        if (!event.affectsConfiguration(SECTION)) return;
+        // A workspace's or folder's value is never read: its change (a checkout, a rewrite) must not cut the traces.
+        if (!event.affectsConfiguration(SECTION) || JSON.stringify(userSettings()) === this.started) return;
         void this.enqueue(async () => {
           await this.stop();
           this.start();
@@ -55,9 +58,11 @@ export class TelemetryHost extends Disposable {
 
   private start(): void {
     if (this.isDisposed) return;
+    const settings = userSettings();
+    this.started = JSON.stringify(settings);
     this.telemetry = Telemetry.start({
       env: this.env,
-      settings: userSettings(),
+      settings,
       audit: this.engine.audit,
       hasSubscribers: (event, sessionId) => this.engine.dispatcher.hasSubscribers(event, sessionId),
       log: (level, message) => this.log[level](message),

@@ -89,7 +89,8 @@ export const managerToHostSchema = z.discriminatedUnion('type', [
   /** A person approves hook `id`'s changed scripts (or its rpc server's) as its row listed them: `fingerprint` is the row's. */
   z.object({ type: z.literal('approveScripts'), id: z.string().min(1), fingerprint: z.string().min(1) }),
   z.object({ type: z.literal('openProblem'), id: z.string().min(1) }),
-  z.object({ type: z.literal('answerApproval'), id: z.string().min(1), choice: approvalChoiceSchema }),
+  /** `key`: the card's (ApprovalView.key): the answer reaches that ask only, never a later one under the same id. */
+  z.object({ type: z.literal('answerApproval'), id: z.string().min(1), key: z.string().min(1), choice: approvalChoiceSchema }),
   /** Show the change the pending file edit `id` proposes (as the chat's showDiff). */
   z.object({ type: z.literal('showDiff'), id: z.string().min(1) }),
   z.object({ type: z.literal('selectSession'), sessionId: z.string().min(1) }),

@@ -107,9 +107,10 @@ export function toProblemView(problem: ConfigProblem, id: string): ProblemView {
   };
 }
 
-export function toApprovalView(request: ApprovalRequest, createdAt: Date): ApprovalView {
+export function toApprovalView(request: ApprovalRequest, createdAt: Date, key: string): ApprovalView {
   return {
     id: request.id,
+    key,
     sessionId: request.sessionId,
     toolName: request.toolName,
     subject: approvalSubject(request),

@@ -93,6 +93,8 @@ export type ProblemView = z.infer<typeof problemViewSchema>;
 export const approvalViewSchema = z.object({
   /** The tool_use_id. */
   id: z.string(),
+  /** The host's key for this very ask (the model picks tool_use_ids, and may reuse one): an answer carries it back. */
+  key: z.string().min(1),
   sessionId: z.string(),
   toolName: z.string(),
   /** The call as the person must see it to answer: whole and escaped (approval-text.ts), never the clipped summary. */

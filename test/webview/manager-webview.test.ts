@@ -57,6 +57,7 @@ const HOOKS: HookView[] = [
 const APPROVALS: ApprovalView[] = [
   {
     id: 'call_7',
+    key: 'approval-7',
     sessionId: 'session-1',
     toolName: 'Bash',
     subject: 'Run: git push --force',
@@ -71,6 +72,7 @@ const APPROVALS: ApprovalView[] = [
   },
   {
     id: 'call_8',
+    key: 'approval-8',
     sessionId: 'session-1',
     toolName: 'Edit',
     subject: 'Edit .vscode/hooks.json',
@@ -85,6 +87,7 @@ const APPROVALS: ApprovalView[] = [
   },
   {
     id: 'call_9',
+    key: 'approval-9',
     sessionId: 'replay-1',
     toolName: 'Bash',
     subject: 'Run: rm -rf build',
@@ -265,9 +268,16 @@ describe('Hook Manager webview', () => {
     await view.host({ type: 'trust', trusted: false });
     await view.screenshot('manager-approvals.png');
     await cards.nth(0).getByText('Always allow').click();
-    expect(await view.waitForPosted('answerApproval')).toEqual([{ type: 'answerApproval', id: 'call_7', choice: 'allow-always' }]);
+    expect(await view.waitForPosted('answerApproval')).toEqual([
+      { type: 'answerApproval', id: 'call_7', key: 'approval-7', choice: 'allow-always' },
+    ]);
     await cards.nth(1).getByText('Deny', { exact: true }).click();
-    expect((await view.waitForPosted('answerApproval', 2))[1]).toEqual({ type: 'answerApproval', id: 'call_8', choice: 'deny' });
+    expect((await view.waitForPosted('answerApproval', 2))[1]).toEqual({
+      type: 'answerApproval',
+      id: 'call_8',
+      key: 'approval-8',
+      choice: 'deny',
+    });
     await view.host({ type: 'approvals', pending: [] });
     await view.page.getByText('Nothing is waiting for your approval.').waitFor();
     await view.host({ type: 'trust', trusted: true });

@@ -30,10 +30,11 @@ export class ApprovalsTab {
       if (!target || !card || target.hasAttribute('disabled')) return;
       const choice = APPROVAL_BUTTONS.find((c) => c.choice === target.dataset.choice)?.choice;
       const id = card.dataset.approvalId;
-      if (!choice || !id) return;
+      const key = card.dataset.approvalKey;
+      if (!choice || !id || !key) return;
       card.classList.add('is-answered');
       card.querySelectorAll('vscode-button').forEach((b) => b.setAttribute('disabled', ''));
-      this.post({ type: 'answerApproval', id, choice });
+      this.post({ type: 'answerApproval', id, key, choice });
     });
     this.el = h('div', { class: 'tab-panel approvals-tab' }, this.list, this.empty);
   }
@@ -55,7 +56,7 @@ export class ApprovalsTab {
     const note = ruleNote(a.choices, a.suggestedRule);
     return h(
       'div',
-      { class: 'approval-card', attrs: { 'data-approval-id': a.id, 'data-testid': 'approval-card' } },
+      { class: 'approval-card', attrs: { 'data-approval-id': a.id, 'data-approval-key': a.key, 'data-testid': 'approval-card' } },
       h(
         'div',
         { class: 'approval-head' },

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import type { AuditRecord } from '../audit/records';
 import type { HookEventName } from '../hooks/events';
@@ -217,7 +218,8 @@ export class SpanRecorder {
     const denied = event === 'PermissionDenied';
     const outcome = denied && payload.source === 'Hook' ? 'blocked' : TOOL_END_EVENTS[event as keyof typeof TOOL_END_EVENTS];
     tool.span.setAttributes(defined({ [ATTR.toolOutcome]: outcome, [ATTR.deniedBy]: denied ? text(payload.source, MAX_ID) : undefined }));
-    if (outcome === 'failed') tool.span.setStatus({ code: SpanStatusCode.ERROR, message: text(payload.error, MAX_TEXT) });
+    // The tool's error is its output (a command's stderr, a file's path): never exported, only that it failed.
+    if (outcome === 'failed') tool.span.setStatus({ code: SpanStatusCode.ERROR, message: 'the tool call failed' });
     const toolName = text(payload.tool_name, MAX_ID) ?? 'unknown';
     this.deps.instruments?.toolCalls.add(1, { [ATTR.toolName]: toolName, [ATTR.toolOutcome]: outcome });
     return tool;
@@ -256,10 +258,13 @@ export class SpanRecorder {
     const id = text(record.tool_use_id, MAX_ID);
     const target = (id !== undefined ? state.tools.get(id) : undefined) ?? state.turn ?? state.session;
     const by = record.by ?? 'unknown';
-    const rule = by === 'rule' || by === 'session-rule' ? record.source.replace(/^(?:session )?rule /, '') : undefined;
+    const ruleText = by === 'rule' || by === 'session-rule' ? record.source.replace(/^(?:session )?rule /, '') : undefined;
+    // A rule "Allow for this session" or "Always allow" added holds the approved command whole: its content is tool input.
+    const rule = ruleText === undefined ? undefined : opaqueRule(ruleText);
+    const source = rule === undefined ? record.source : `${by === 'session-rule' ? 'session rule' : 'rule'} ${rule}`;
     const attributes = defined({
       [ATTR.permissionDecision]: record.decision,
-      [ATTR.permissionSource]: text(record.source, MAX_TEXT),
+      [ATTR.permissionSource]: text(source, MAX_TEXT),
       [ATTR.permissionBy]: by,
       // The rule that decided, when a rule did: the source is "rule Bash(git *)" or "session rule …".
       [ATTR.permissionRule]: text(rule, MAX_TEXT),
@@ -315,6 +320,14 @@ function remember<V>(map: Map<string, V>, key: string, value: V, limit = MAX_REM
   map.delete(key);
   map.set(key, value);
   if (map.size > limit) map.delete(map.keys().next().value as string);
+}
+
+/** `Bash(npm test)` as `Bash(#3f2a…)`: which rule, by a digest of its content, never the content (a command, a path). */
+function opaqueRule(rule: string): string {
+  const open = rule.indexOf('(');
+  if (open < 0 || !rule.endsWith(')')) return rule;
+  const content = rule.slice(open + 1, -1);
+  return `${rule.slice(0, open)}(#${createHash('sha256').update(content).digest('hex').slice(0, 12)})`;
 }
 
 function asObject(value: unknown): Record<string, unknown> {

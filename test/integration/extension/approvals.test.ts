@@ -176,7 +176,7 @@ describe('approvals in a chat', () => {
       suggestedRule: 'Bash(echo hi)',
       system: false,
     });
-    manager.webview.send({ type: 'answerApproval', id: 'call_1', choice: 'deny' });
+    manager.webview.send({ type: 'answerApproval', id: 'call_1', key: listed.pending[0].key, choice: 'deny' });
     await until(() => h?.items().some((i) => i.kind === 'turn-end'), 'the end of the turn');
     release();
 

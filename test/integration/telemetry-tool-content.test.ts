@@ -1,0 +1,90 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Approver } from '../../src/core/agent/permissions/permission-settings';
+import { Telemetry } from '../../src/core/telemetry/telemetry';
+import { startAgent, type AgentHarness } from '../support/agent-harness';
+import { text, toolCalls } from '../support/model-server';
+import { OtlpReceiver } from '../support/otlp-receiver';
+
+// No tool input or output reaches the collector (docs/hooks.md#opentelemetry): not through a
+// rule "Allow for this session" added, which holds the approved command whole (here with a
+// password no redaction pattern knows), nor through a failed call's error, a command's stderr.
+
+const COMMAND = 'sshpass -p Winter2026-Qx7 ssh deploy@10.0.0.5 uptime';
+
+let h: AgentHarness | undefined;
+let otlp: OtlpReceiver | undefined;
+afterEach(async () => {
+  await h?.close();
+  await otlp?.close();
+  h = otlp = undefined;
+});
+
+describe('telemetry and approved commands', () => {
+  it('a command allowed by a session rule is not exported through the permission event', async () => {
+    otlp = await OtlpReceiver.start();
+    const allowSession: Approver = { request: async () => ({ choice: 'allow-session', by: 'user' }) };
+    h = await startAgent(
+      {},
+      [
+        toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: COMMAND } }]),
+        toolCalls([{ id: 'c2', name: 'Bash', arguments: { command: COMMAND } }]),
+        text('done'),
+      ],
+      { approver: allowSession },
+    );
+    const telemetry = Telemetry.start({
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_METRICS_EXPORTER: 'none' },
+      settings: {},
+      audit: h.engine.audit,
+      hasSubscribers: (event, sessionId) => h!.engine.dispatcher.hasSubscribers(event, sessionId),
+      log: () => undefined,
+      serviceVersion: 'test',
+    });
+    expect(telemetry).toBeDefined();
+    await h.session.prompt('check the host');
+    await h.session.end();
+    await h.engine.dispose();
+    await telemetry!.shutdown(5_000);
+    await vi.waitFor(() => expect(otlp!.spans.some((s) => s.name === 'hookpilot.session')).toBe(true));
+
+    const events = otlp.spans.flatMap((s) => s.events).filter((e) => e.name === 'hookpilot.permission');
+    // The second call was decided by the session rule.
+    expect(events.some((e) => e.attributes['hookpilot.permission.by'] === 'session-rule')).toBe(true);
+    const leaks = otlp.spans.flatMap((s) => [
+      ...Object.values(s.attributes),
+      s.status.message,
+      ...s.events.flatMap((e) => Object.values(e.attributes)),
+    ]);
+    expect(leaks.filter((v) => String(v).includes('Winter2026-Qx7'))).toEqual([]);
+  });
+
+  it("a failed command's output is not exported as the tool span's status message", async () => {
+    otlp = await OtlpReceiver.start();
+    const allowOnce: Approver = { request: async () => ({ choice: 'allow-once', by: 'user' }) };
+    // What the command prints (a file's contents, here a marker) on its way to failing.
+    h = await startAgent(
+      { 'notes.txt': 'customer list: ACME-PRIVATE-4711\n' },
+      [toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'cat notes.txt 1>&2; exit 1' } }]), text('done')],
+      { approver: allowOnce },
+    );
+    const telemetry = Telemetry.start({
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_METRICS_EXPORTER: 'none' },
+      settings: {},
+      audit: h.engine.audit,
+      hasSubscribers: (event, sessionId) => h!.engine.dispatcher.hasSubscribers(event, sessionId),
+      log: () => undefined,
+      serviceVersion: 'test',
+    });
+    await h.session.prompt('read the notes');
+    await h.session.end();
+    await h.engine.dispose();
+    await telemetry!.shutdown(5_000);
+    const tool = await vi.waitFor(() => {
+      const found = otlp!.spans.find((s) => s.name === 'hookpilot.tool_call');
+      expect(found).toBeDefined();
+      return found!;
+    });
+    expect(tool.attributes['hookpilot.tool.outcome']).toBe('failed');
+    expect(tool.status.message ?? '').not.toContain('ACME-PRIVATE-4711');
+  });
+});
