@@ -3,6 +3,7 @@ import { emptyResult } from '../hooks/dispatch-result';
 import type { HookDispatcher } from '../hooks/dispatcher';
 import type { HookEventName } from '../hooks/events';
 import type { EventFields } from '../hooks/payloads';
+import { isLockedSource } from '../hooks/hook-switches';
 import type { HookDefinition, HookPayload } from '../hooks/types';
 
 export interface SessionIdentity {
@@ -72,6 +73,21 @@ export class SessionHooks {
     const only = (hook: HookDefinition) => hook.everyCall === true && this.dispatcher.selects(hook, payload);
     if (!this.dispatcher.hasSubscribers('PermissionRequest', this.identity.sessionId, only)) return undefined;
     return this.dispatcher.dispatch(payload, { signal, only });
+  }
+
+  /**
+   * The managed policy's hooks of `event` only: they judge the input a call runs with, also one
+   * a PermissionRequest hook of another source rewrote after the PreToolUse guards had judged it.
+   */
+  async dispatchPolicy<E extends HookEventName>(
+    event: E,
+    fields: EventFields<E>,
+    signal?: AbortSignal,
+  ): Promise<DispatchResult | undefined> {
+    if (this.only && !this.only.has(event)) return undefined;
+    const only = (hook: HookDefinition) => isLockedSource(hook.source.kind);
+    if (!this.dispatcher.hasSubscribers(event, this.identity.sessionId, only)) return undefined;
+    return this.dispatcher.dispatch(this.payload(event, fields), { signal, only });
   }
 
   /** The session's active hooks of `event`, before their matchers are tested. */

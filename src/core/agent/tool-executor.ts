@@ -7,7 +7,7 @@ import type { Approver } from './permissions/permission-settings';
 import type { SessionHooks } from './session-hooks';
 import { ToolApproval } from './tool-approval';
 import { CANCELLED_BEFORE_RUN, type ToolCallOutcome } from './tool-call-outcome';
-import { annotate, halts, hookVerdict, withContexts } from './tool-hook-results';
+import { annotate, halts, hookVerdict, policyVeto, withContexts } from './tool-hook-results';
 import { denialSource, gateDecision, ToolPermissionAudit } from './tool-permission-audit';
 import type { Tool, ToolContext, ToolResult } from './tools/tool';
 import { errorMessage } from '../error-message';
@@ -170,6 +170,8 @@ export class ToolExecutor {
     if (signal.aborted) return cancelled(input);
     const hookSignal = hookVerdict(pre);
     const resolution = this.deps.gate.evaluate(tool, input, hookSignal, this.deps.gateContext());
+    // The file the gate judged: the tool acts on it only (a link swapped later leads elsewhere).
+    let checkedTarget = resolution.checkedTarget;
     this.permissions.decision(call, resolution.verdict, gateDecision(resolution), resolution.reason);
     if (resolution.verdict === 'deny') {
       const retry = await this.approval.denied(call, input, resolution.reason, denialSource(resolution), signal);
@@ -223,7 +225,26 @@ export class ToolExecutor {
             rewritten,
           );
         }
+        // The policy's PreToolUse guards judged the input before the rewrite: they judge this one too.
+        const policy = await this.deps.hooks.dispatchPolicy(
+          'PreToolUse',
+          { tool_name: call.name, tool_input: rewritten, tool_use_id: call.id },
+          signal,
+        );
+        if (policy) annotate(annotations, policy);
+        const veto = policy && policyVeto(policy);
+        if (veto) {
+          const reason = `${veto.reason} (the input a PermissionRequest hook rewrote)`;
+          this.permissions.decision(call, 'deny', { by: 'hook', source: `hook ${veto.hookName}`, level: 'P3' }, reason);
+          const retry = await this.approval.denied(call, rewritten, reason, 'Hook', signal);
+          return finish(
+            'denied',
+            withContexts(`Permission denied (hook ${veto.hookName}): ${reason}${retry}`, contexts, seenContexts),
+            rewritten,
+          );
+        }
         input = rewritten;
+        checkedTarget = recheck.checkedTarget;
       }
       if (answer.stop)
         return finish(
@@ -240,7 +261,7 @@ export class ToolExecutor {
 
     // An approve_tool hook the cancel cut short vetoed nothing, and a cancel after an allow still stops the call.
     if (signal.aborted) return cancelled(input);
-    const result = await this.run(tool, input, ctx);
+    const result = await this.run(tool, input, { ...ctx, checkedTarget });
     if (result.ok) {
       const post = await this.deps.hooks.dispatch(
         'PostToolUse',

@@ -24,6 +24,23 @@ export function hookVerdict(pre: DispatchResult): PermissionSignal | undefined {
   };
 }
 
+/**
+ * What the managed policy's PreToolUse hooks say of an input they judge again, one a
+ * PermissionRequest hook of another source rewrote: anything but an allow (a block, deny, ask,
+ * defer, stop or abort) keeps the call from running, as no person is asked about it.
+ */
+export function policyVeto(result: DispatchResult): { hookName: string; reason: string } | undefined {
+  const halt = result.abort ?? result.stop;
+  const vetoed = halt !== undefined || result.blocked || (result.decision !== undefined && result.decision !== 'allow');
+  if (!vetoed) return undefined;
+  const hookName =
+    halt?.hookName ?? result.blockingErrors[0]?.hookName ?? result.runs.find((r) => r.decision === result.decision)?.hookName ?? 'hook';
+  return {
+    hookName,
+    reason: result.blockReason ?? halt?.reason ?? `${result.decision ?? 'blocked'} by the managed policy's hook "${hookName}"`,
+  };
+}
+
 export function annotate(annotations: HookAnnotation[], result: DispatchResult): void {
   for (const run of result.runs) {
     if (run.status === 'skipped') continue;

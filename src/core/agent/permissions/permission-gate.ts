@@ -65,7 +65,17 @@ export class PermissionGate {
     return rule !== undefined;
   }
 
-  evaluate(tool: Tool, input: Record<string, unknown>, hook: PermissionSignal | undefined, ctx: GateContext): PermissionResolution {
+  /**
+   * `checkedTarget`: the physical path a file tool's target resolved to when it was checked. The
+   * tool must act on that file: a link swapped after the check (while a person read the prompt)
+   * would make the approved call change another file, unchecked.
+   */
+  evaluate(
+    tool: Tool,
+    input: Record<string, unknown>,
+    hook: PermissionSignal | undefined,
+    ctx: GateContext,
+  ): PermissionResolution & { checkedTarget?: string } {
     try {
       return this.resolve(tool, input, hook, ctx);
     } catch (error) {
@@ -80,8 +90,14 @@ export class PermissionGate {
     }
   }
 
-  private resolve(tool: Tool, input: Record<string, unknown>, hook: PermissionSignal | undefined, ctx: GateContext): PermissionResolution {
+  private resolve(
+    tool: Tool,
+    input: Record<string, unknown>,
+    hook: PermissionSignal | undefined,
+    ctx: GateContext,
+  ): PermissionResolution & { checkedTarget?: string } {
     const settings = this.settings();
+    const checked: { target?: string } = {};
     const settingsRules = compileRules(settings);
     const allRules = [...settingsRules, ...this.sessionRules];
     const places = rulePlaces(ctx);
@@ -95,14 +111,16 @@ export class PermissionGate {
       editAllowed: (file) =>
         settings.mode === 'acceptEdits' || allRules.some((r) => r.verdict === 'allow' && editRuleMatches(r.rule, file, places)),
     };
-    return resolvePermission({
-      system: this.systemCheck(tool, input, settings, ctx),
+    const system = this.systemCheck(tool, input, settings, ctx, checked);
+    const resolution = resolvePermission({
+      system,
       toolRule: ruleSignal(settingsRules, [], call, 'rule'),
       // Allow rules combine: a Bash line may be granted partly by settings, partly by this session.
       sessionRule: ruleSignal(this.sessionRules, settingsRules, call, 'session rule'),
       hook,
       implicit: implicitVerdict(settings.mode, tool.category),
     });
+    return checked.target === undefined ? resolution : { ...resolution, checkedTarget: checked.target };
   }
 
   private systemCheck(
@@ -110,6 +128,7 @@ export class PermissionGate {
     input: Record<string, unknown>,
     settings: PermissionSettings,
     sessionCtx: GateContext,
+    checked: { target?: string } = {},
   ): PermissionSignal | undefined {
     const ctx = {
       ...sessionCtx,
@@ -132,6 +151,7 @@ export class PermissionGate {
       // A path that cannot be resolved (a symlink loop) cannot be shown to be inside.
       return { verdict: 'deny', source: 'workspace boundary', reason: errorMessage(err) };
     }
+    checked.target = physical;
     // Compared by physical path: `vs/hooks.json` with `vs -> .vscode` is .vscode/hooks.json.
     if (tool.category !== 'edit') return privateRecords(physical, ctx, 'reading');
     const hit = protectedTargetOf(physical, ctx.cwd, targets());

@@ -6,7 +6,7 @@ import fg, { type Entry, type Options } from 'fast-glob';
 import { braceExpansionCount } from '../../brace-expansions';
 import { errnoCode } from './file-content';
 import type { ToolContext } from './tool';
-import { isWithin, physicalRoots, resolveInWorkspace, type WorkspaceScope } from './workspace-paths';
+import { assertCheckedTarget, isWithin, physicalRoots, resolveInWorkspace, type WorkspaceScope } from './workspace-paths';
 
 /** Never searched unless the search starts inside them: dependencies and git internals. */
 const IGNORED_DIRECTORIES = ['**/node_modules/**', '**/.git/**'];
@@ -37,6 +37,7 @@ export type SearchRoot = { kind: 'directory' | 'file'; path: string; mtimeMs: nu
  */
 export async function resolveSearchRoot(path: string | undefined, ctx: ToolContext): Promise<SearchRoot> {
   const absolute = resolveInWorkspace(path ?? ctx.cwd, ctx);
+  if (path !== undefined) assertCheckedTarget(path, absolute, ctx.checkedTarget);
   try {
     const info = await stat(absolute);
     return { kind: info.isDirectory() ? 'directory' : 'file', path: absolute, mtimeMs: info.mtimeMs, size: info.size };

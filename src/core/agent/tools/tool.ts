@@ -30,6 +30,11 @@ export interface ToolContext {
   hiddenFolders?: readonly string[];
   /** Shell lines every Bash command runs after: what SessionStart hooks wrote to CLAUDE_ENV_FILE. */
   shellPrelude?: string;
+  /**
+   * The physical path the permission check resolved this call's target to: a file tool acts on
+   * that file only, not on another one a link swapped since (while a person read the prompt) leads to.
+   */
+  checkedTarget?: string;
 }
 
 export type ToolResult =

@@ -372,11 +372,21 @@ type WorkspaceFile = { ok: true; path: string; physical: string } | { ok: false;
  * The file a file tool's input names: `path` as the model gave it (made absolute, for
  * messages) and `physical`, the checked path to act on; or the message the model gets.
  */
-export function workspaceFile(filePath: string, scope: WorkspaceScope): WorkspaceFile {
+export function workspaceFile(filePath: string, scope: WorkspaceScope & Pick<ToolContext, 'checkedTarget'>): WorkspaceFile {
   try {
     const physical = resolveInWorkspace(filePath, scope);
+    assertCheckedTarget(filePath, physical, scope.checkedTarget);
     return { ok: true, path: toAbsolutePath(filePath, scope.cwd), physical };
   } catch (error) {
     return { ok: false, error: errorMessage(error) };
   }
+}
+
+/**
+ * The file a tool is about to touch must be the one the permission check judged: a folder of the
+ * path swapped for a link since then (by a process the model left running) leads elsewhere.
+ */
+export function assertCheckedTarget(filePath: string, physical: string, checked: string | undefined): void {
+  if (checked !== undefined && physical !== checked)
+    throw new Error(`${filePath} now leads to ${physical}, not to ${checked}, the file the permission check judged: not done`);
 }
