@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { AgentSession } from '../core/agent/agent-session';
@@ -132,8 +132,12 @@ export function sessionToResume(
 ): string | undefined {
   const dir = path.join(projectStorageDir(storageRoot(env), projectDir), 'transcripts');
   if (request.resume !== undefined) {
-    if (!isValidSessionId(request.resume) || !existsSync(Transcript.pathFor(dir, request.resume)))
-      throw usageError(`--resume: no session ${JSON.stringify(request.resume)} in this workspace`);
+    if (!isValidSessionId(request.resume)) throw usageError(`--resume: no session ${JSON.stringify(request.resume)} in this workspace`);
+    // As --continue: only a regular file is a transcript (a link would be someone else's file, a FIFO never ends).
+    const info = lstatSync(Transcript.pathFor(dir, request.resume), { throwIfNoEntry: false });
+    if (!info) throw usageError(`--resume: no session ${JSON.stringify(request.resume)} in this workspace`);
+    if (!info.isFile())
+      throw usageError(`--resume: the transcript of session ${request.resume} is not a regular file (a link, a FIFO or a folder)`);
     return request.resume;
   }
   if (!request.continue) return undefined;

@@ -90,7 +90,8 @@ export function samplePayload(event: HookEventName, toolName = 'Bash', context: 
   const base = {
     hook_event_name: event,
     session_id: context.sessionId ?? 'test-session',
-    transcript_path: context.transcriptPath ?? `${cwd}/.hookpilot/transcripts/test-session.jsonl`,
+    // A test fire has no transcript: a path in the workspace would be one a cloned repository can fill.
+    transcript_path: context.transcriptPath ?? '',
     cwd,
     permission_mode: 'default',
   };

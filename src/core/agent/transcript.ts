@@ -1,4 +1,4 @@
-import { appendFileSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { endsOnFreshLine } from '../audit/audit-reader';
 import { errorMessage } from '../error-message';
@@ -20,6 +20,39 @@ export const INTERRUPTED_CALL = 'Error: the session ended (the process was stopp
 const MAX_LINE_BYTES = MAX_REPLY_BYTES;
 const READ_CHUNK_BYTES = 1024 * 1024;
 const NEWLINE = 0x0a;
+/**
+ * The transcript is opened without following a link (someone else's file would get the
+ * conversation) and without waiting on a FIFO (which would block the thread for ever).
+ */
+const NO_LINK_NO_WAIT = (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NO_LINK_NO_WAIT;
+
+/** A descriptor of the transcript, checked to be a regular file (else closed, and an error thrown). */
+function openTranscript(file: string, flags: number): number {
+  let fd: number;
+  try {
+    fd = openSync(file, flags, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new Error(`${file} is a symbolic link (not followed)`);
+    throw error;
+  }
+  const info = fstatSync(fd);
+  if (!info.isFile()) {
+    closeSync(fd);
+    throw new Error(info.isDirectory() ? `EISDIR: ${file} is a folder` : `${file} is not a regular file (a FIFO or a device)`);
+  }
+  return fd;
+}
+
+/** Appends to the transcript, never through a link or into a FIFO. */
+function appendTranscript(file: string, text: string): void {
+  const fd = openTranscript(file, APPEND_FLAGS);
+  try {
+    appendFileSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /**
  * The session transcript as JSONL at `transcript_path`, which hooks may read (Claude Code
@@ -43,7 +76,7 @@ export class Transcript {
   /** Takes the session's lock (throws SessionInUseError) and creates the file: hooks may read it from the first event. */
   open(sessionId: string): void {
     this.lock ??= SessionLock.acquire(`${this.file}.lock`, sessionId);
-    const fd = openSync(this.file, 'a+', 0o600);
+    const fd = openTranscript(this.file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | NO_LINK_NO_WAIT);
     try {
       // A line cut off by a crash must not swallow the first message appended after it.
       if (!endsOnFreshLine(fd)) writeSync(fd, '\n');
@@ -68,7 +101,7 @@ export class Transcript {
   sync(messages: readonly ChatMessage[]): void {
     const fresh = messages.slice(Math.max(this.written, 1));
     if (fresh.length === 0) return;
-    appendFileSync(this.file, this.lines(fresh));
+    appendTranscript(this.file, this.lines(fresh));
     this.written = messages.length;
   }
 
@@ -82,7 +115,7 @@ export class Transcript {
    * denies it still (a compaction does not end the session, so it does not drop the rule).
    */
   recordSessionDeny(rule: string): void {
-    appendFileSync(
+    appendTranscript(
       this.file,
       JSON.stringify({ type: 'system', subtype: 'session_deny', rule, timestamp: new Date().toISOString() }) + '\n',
     );
@@ -103,7 +136,7 @@ export class Transcript {
   compacted(messages: readonly ChatMessage[]): void {
     const kept = messages.slice(1);
     const boundary = { type: 'system', subtype: 'compact_boundary', keptMessages: kept.length, timestamp: new Date().toISOString() };
-    appendFileSync(this.file, JSON.stringify(boundary) + '\n' + this.lines(kept));
+    appendTranscript(this.file, JSON.stringify(boundary) + '\n' + this.lines(kept));
     this.written = messages.length;
   }
 
@@ -173,7 +206,7 @@ export class Transcript {
  * A line over MAX_LINE_BYTES comes as undefined, without being held.
  */
 function forEachLine(file: string, onLine: (line: string | undefined, lineNumber: number) => void): void {
-  const fd = openSync(file, 'r');
+  const fd = openTranscript(file, constants.O_RDONLY | NO_LINK_NO_WAIT);
   try {
     const chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES);
     // The start of the line a chunk ended in, copied (the chunk is read into again); undefined once too long.
@@ -279,24 +312,29 @@ class RestoredRecords {
 
 /**
  * A crash between a tool call and its result leaves calls without a tool message, which the
- * model API refuses: each gets one saying the call's fate is unknown.
+ * model API refuses: each gets one saying the call's fate is unknown. A tool message whose call
+ * was lost (its assistant line skipped: torn, or longer than a resume reads) is refused just
+ * the same: it is dropped.
  */
 function answerDanglingCalls(messages: readonly ChatMessage[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   let pending: string[] = [];
+  let answerable = new Set<string>();
   const flush = () => {
     for (const id of pending) out.push({ role: 'tool', tool_call_id: id, content: INTERRUPTED_CALL });
     pending = [];
   };
   for (const message of messages) {
     if (message.role === 'tool') {
+      if (!answerable.delete(message.tool_call_id)) continue;
       pending = pending.filter((id) => id !== message.tool_call_id);
       out.push(message);
       continue;
     }
     flush();
     out.push(message);
-    if (message.role === 'assistant' && message.tool_calls) pending = message.tool_calls.map((call) => call.id);
+    pending = message.role === 'assistant' && Array.isArray(message.tool_calls) ? message.tool_calls.map((call) => call.id) : [];
+    answerable = new Set(pending);
   }
   flush();
   return out;

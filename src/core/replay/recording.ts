@@ -131,9 +131,17 @@ export function recordingFromAudit(records: readonly AuditRecord[], problems: re
   return { kind: 'audit', sessionId, workspaceRoot, turns, notes };
 }
 
+/** A call as the transcript writes it: a shipped recording may hold anything else there. */
+const transcriptCallSchema = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  function: z.looseObject({ name: z.string().min(1), arguments: z.string() }),
+});
 const transcriptLineSchema = z.union([
   z.object({ type: z.literal('system'), subtype: z.literal('compact_boundary') }),
-  z.object({ message: z.looseObject({ role: z.enum(['system', 'user', 'assistant', 'tool']) }) }),
+  z.object({
+    message: z.looseObject({ role: z.enum(['system', 'user', 'assistant', 'tool']), tool_calls: z.array(transcriptCallSchema).optional() }),
+  }),
 ]);
 
 /**
