@@ -45,6 +45,8 @@ async function receiver(mode: 'ok' | 'silent' = 'ok'): Promise<OtlpReceiver> {
 const otelEnv = (url: string, protocol = 'http/protobuf') => ({
   OTEL_EXPORTER_OTLP_ENDPOINT: url,
   OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+  // Hook reasons and deciding rules as written (telemetry-tool-content.test.ts: not by default).
+  OTEL_LOG_TOOL_DETAILS: '1',
   DEPLOY_TOKEN: SECRET,
 });
 const runArgs = ['clean up', '--output-format', 'json', '--allowed-tools', 'Bash'];
@@ -132,7 +134,7 @@ describe('OpenTelemetry export from the CLI', () => {
     });
     expect(guardOnRm.attributes['hookpilot.hook.duration_ms']).toBeGreaterThan(0);
     expect(guardOnRm.endMs).toBeGreaterThanOrEqual(guardOnRm.startMs);
-    // The reason is exported redacted as in the audit log: the hook quoted the secret.
+    // With OTEL_LOG_TOOL_DETAILS the reason is exported, redacted as in the audit log: the hook quoted the secret.
     expect(guardOnRm.attributes['hookpilot.hook.reason']).toBe('no rm: rm -rf build [REDACTED:secret_value]');
     const flaky = one(spans, 'hookpilot.hook_run', { 'hookpilot.hook.name': 'flaky' });
     expect(flaky).toMatchObject({

@@ -19,7 +19,14 @@ describe('TelemetryPipeline', () => {
     receivers.push(silent);
     const logs: string[] = [];
     const pipeline = new TelemetryPipeline({
-      config: { tracesUrl: `${silent.url}/v1/traces`, headers: {}, protocol: 'http/json', serviceName: 'hookpilot', origin: 'environment' },
+      config: {
+        tracesUrl: `${silent.url}/v1/traces`,
+        headers: {},
+        protocol: 'http/json',
+        serviceName: 'hookpilot',
+        toolDetails: false,
+        origin: 'environment',
+      },
       log: (_level, message) => logs.push(message),
       serviceVersion: 'test',
       limits: { maxQueueSize: 8, maxExportBatchSize: 4, scheduledDelayMs: 10, exportTimeoutMs: 60_000 },
@@ -39,7 +46,7 @@ describe('SpanRecorder', () => {
   function recorder(hasSubscribers = false) {
     const exporter = new InMemorySpanExporter();
     const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-    const spans = new SpanRecorder({ tracer: provider.getTracer('test'), hasSubscribers: () => hasSubscribers });
+    const spans = new SpanRecorder({ tracer: provider.getTracer('test'), hasSubscribers: () => hasSubscribers, toolDetails: true });
     let seq = 0;
     let ms = Date.parse('2026-01-01T00:00:00.000Z');
     const feed = (record: Record<string, unknown>) =>

@@ -4,10 +4,15 @@ import { Telemetry } from '../../src/core/telemetry/telemetry';
 import { startAgent, type AgentHarness } from '../support/agent-harness';
 import { text, toolCalls } from '../support/model-server';
 import { OtlpReceiver } from '../support/otlp-receiver';
+import { hooksJson } from '../support/workspace';
 
 // No tool input or output reaches the collector (docs/hooks.md#opentelemetry): not through a
 // rule "Allow for this session" added, which holds the approved command whole (here with a
-// password no redaction pattern knows), nor through a failed call's error, a command's stderr.
+// password no redaction pattern knows), nor through a failed call's error, a command's stderr,
+// nor through a guard's reason quoting the command; unless OTEL_LOG_TOOL_DETAILS asks for them.
+
+/** A guard that blocks every Bash call, quoting the command in its reason (stderr, exit 2). */
+const GUARD_QUOTING_THE_COMMAND = `node -e "let s='';process.stdin.on('data',(d)=>(s+=d)).on('end',()=>{console.error('blocked: '+JSON.parse(s).tool_input.command);process.exit(2)})"`;
 
 const COMMAND = 'sshpass -p Winter2026-Qx7 ssh deploy@10.0.0.5 uptime';
 
@@ -86,5 +91,36 @@ describe('telemetry and approved commands', () => {
     });
     expect(tool.attributes['hookpilot.tool.outcome']).toBe('failed');
     expect(tool.status.message ?? '').not.toContain('ACME-PRIVATE-4711');
+  });
+
+  it("a guard's block reason, which quotes the command, is not exported", async () => {
+    otlp = await OtlpReceiver.start();
+    h = await startAgent(
+      {
+        '.vscode/hooks.json': hooksJson({
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: GUARD_QUOTING_THE_COMMAND }] }],
+        }),
+      },
+      [toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: COMMAND } }]), text('done')],
+    );
+    const telemetry = Telemetry.start({
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_METRICS_EXPORTER: 'none' },
+      settings: {},
+      audit: h.engine.audit,
+      hasSubscribers: (event, sessionId) => h!.engine.dispatcher.hasSubscribers(event, sessionId),
+      log: () => undefined,
+      serviceVersion: 'test',
+    });
+    await h.session.prompt('check the host');
+    await h.session.end();
+    await h.engine.dispose();
+    await telemetry!.shutdown(5_000);
+    await vi.waitFor(() => expect(otlp!.spans.some((s) => s.name === 'hookpilot.hook_run')).toBe(true));
+    const leaks = otlp.spans.flatMap((s) => [
+      ...Object.values(s.attributes),
+      s.status.message,
+      ...s.events.flatMap((e) => Object.values(e.attributes)),
+    ]);
+    expect(leaks.filter((v) => String(v).includes('Winter2026-Qx7'))).toEqual([]);
   });
 });

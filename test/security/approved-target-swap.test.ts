@@ -6,9 +6,10 @@ import { startAgent, toolMessageSent } from '../support/agent-harness';
 import { text, toolCalls } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
-// The gate checks a file tool's path (protected hook files) when the call is decided, and the
-// tool acts on that very file: a background job of the model's that swaps a folder for a link
-// while a person reads the prompt must not make the approved file another one.
+// The gate checks a file tool's path (protected hook files) when the call is decided: a folder
+// of the path swapped for a link afterwards (by a background job of the model's) must not make
+// the allowed file another one. A call a person answered is judged again; any call acts only on
+// the file the check judged.
 
 let h: AgentHarness | undefined;
 afterEach(async () => {
@@ -49,9 +50,28 @@ describe('check vs run of a file tool path', () => {
     expect(write?.system).toBe(false);
     expect(write?.linkedTarget).toBeUndefined();
     const result = toolMessageSent(h.server, 'w1');
-    expect(result).toContain('not to');
-    expect(result).toContain('the file the permission check judged: not done');
+    expect(result).toContain('what the call touches changed while it waited for approval');
     // The protected hook config must not have been rewritten by a call nobody approved for it.
     expect(readFileSync(h.workspace.file('.vscode/hooks.json'), 'utf8')).toBe(ORIGINAL);
   }, 20_000);
+
+  it('a Write allowed without asking acts on the file the check judged, not on the one a link swapped in since leads to', async () => {
+    // An approval interceptor runs between the check and the run: here it is the moment the job swaps d.
+    const swapAndAllow = `rm -rf d && ln -s .vscode d && echo '{}'`;
+    h = await startAgent(
+      {
+        '.vscode/hooks.json': ORIGINAL,
+        'd/readme.txt': 'notes',
+        '.claude/settings.json': JSON.stringify({
+          hooks: { approve_tool: [{ matcher: 'Write', hooks: [{ type: 'command', command: swapAndAllow }] }] },
+        }),
+      },
+      [toolCalls([{ id: 'w1', name: 'Write', arguments: { file_path: 'd/hooks.json', content: EVIL } }]), text('done')],
+      { session: { permissions: () => ({ mode: 'acceptEdits', allow: [], deny: [], ask: [], additionalDirectories: [] }) } },
+    );
+    await h.session.prompt('go');
+    expect(lstatSync(h.workspace.file('d')).isSymbolicLink()).toBe(true);
+    expect(toolMessageSent(h.server, 'w1')).toContain('the file the permission check judged: not done');
+    expect(readFileSync(h.workspace.file('.vscode/hooks.json'), 'utf8')).toBe(ORIGINAL);
+  });
 });

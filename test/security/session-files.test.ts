@@ -7,7 +7,7 @@ import type { ChatMessage } from '../../src/core/agent/llm/chat-model';
 import { MAX_REPLY_BYTES } from '../../src/core/agent/llm/reply-limits';
 import { Transcript } from '../../src/core/agent/transcript';
 import { Redactor } from '../../src/core/audit/redactor';
-import { RecordingError } from '../../src/core/replay/recording';
+import { RecordingError, recordingFromTranscript } from '../../src/core/replay/recording';
 import { loadReplaySource } from '../../src/core/replay/replay-source';
 import { samplePayload } from '../../src/shared/sample-payload';
 import { startTestbed, useCliBundle, type Testbed } from '../fixtures/cli/cli-harness';
@@ -131,5 +131,39 @@ describe('hookpilot run --resume of a transcript that is not a regular file', ()
     const r = await bed!.run(['second', '--resume', sessionId], { timeoutMs: 15_000 });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/not a regular file/);
+  }, 60_000);
+});
+
+describe('a transcript with a session deny rule as a recording', () => {
+  it('is read ("Deny for this session" is a rule, not a message of the conversation)', () => {
+    const lines = [
+      JSON.stringify({ type: 'user', message: { role: 'user', content: 'hi' } }),
+      JSON.stringify({ type: 'system', subtype: 'session_deny', rule: 'Bash(rm *)', timestamp: new Date().toISOString() }),
+      JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: 'ok' } }),
+    ].join('\n');
+    expect(() => recordingFromTranscript(lines, 's1')).not.toThrow();
+  });
+});
+
+describe('hookpilot run --resume with a FIFO at the session lock', () => {
+  const bundle = useCliBundle();
+  let bed: Testbed | undefined;
+  afterEach(async () => {
+    await bed?.close();
+    bed = undefined;
+  });
+
+  it('a FIFO at <session>.jsonl.lock is refused with an error, the CLI does not hang on it', async () => {
+    bed = await startTestbed(bundle.bundle, {}, [text('First.'), text('Second.')]);
+    const first = await bed.run(['first', '--output-format', 'json']);
+    expect(first.code).toBe(0);
+    const sessionId = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+    const projects = path.join(bed.home, '.hookpilot', 'projects');
+    const transcript = path.join(projects, readdirSync(projects)[0], 'transcripts', `${sessionId}.jsonl`);
+    expect(existsSync(transcript)).toBe(true);
+    execFileSync('mkfifo', [`${transcript}.lock`]);
+    // The run must end (with an error) rather than block its thread reading the FIFO.
+    const r = await bed.run(['second', '--resume', sessionId], { timeoutMs: 15_000 });
+    expect(r.code).not.toBe(0);
   }, 60_000);
 });

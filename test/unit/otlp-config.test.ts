@@ -24,9 +24,20 @@ describe('resolveOtlpConfig', () => {
         headers: { 'x-api-key': 'abc==', tenant: 'team 1' },
         protocol: 'http/protobuf',
         serviceName: 'hookpilot',
+        toolDetails: false,
         origin: 'environment',
       },
     });
+  });
+
+  it("exports what may quote tool input only with Claude Code's OTEL_LOG_TOOL_DETAILS", () => {
+    const details = (value?: string) => {
+      const result = resolveOtlpConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_LOG_TOOL_DETAILS: value });
+      return result.kind === 'on' && result.config.toolDetails;
+    };
+    expect([details(), details('0'), details('false'), details('1'), details('true')]).toEqual([false, false, false, true, true]);
+    const fromSettings = resolveOtlpConfig({ OTEL_LOG_TOOL_DETAILS: '1' }, { otlpEndpoint: 'http://c:4318' });
+    expect(fromSettings.kind === 'on' && fromSettings.config.toolDetails).toBe(true);
   });
 
   it('signal endpoints are used as given; OTEL_*_EXPORTER=none turns a signal off; OTEL_SDK_DISABLED turns all off', () => {

@@ -83,11 +83,13 @@ export class SessionHooks {
     event: E,
     fields: EventFields<E>,
     signal?: AbortSignal,
+    rejudge?: ReadonlySet<string>,
   ): Promise<DispatchResult | undefined> {
     if (this.only && !this.only.has(event)) return undefined;
-    const only = (hook: HookDefinition) => isLockedSource(hook.source.kind);
+    // Async hooks decide nothing: they are not run again (as the dispatcher's own re-check).
+    const only = (hook: HookDefinition) => isLockedSource(hook.source.kind) && !isAsyncHook(hook);
     if (!this.dispatcher.hasSubscribers(event, this.identity.sessionId, only)) return undefined;
-    return this.dispatcher.dispatch(this.payload(event, fields), { signal, only });
+    return this.dispatcher.dispatch(this.payload(event, fields), { signal, only, rejudge });
   }
 
   /** The session's active hooks of `event`, before their matchers are tested. */
@@ -114,4 +116,9 @@ export class SessionHooks {
   forSubagent(agent: { id: string; type: string }): SessionHooks {
     return new SessionHooks(this.dispatcher, { ...this.identity, agent }, SUBAGENT_EVENTS);
   }
+}
+
+/** An `async: true` hook: started, not awaited; it decides nothing. */
+function isAsyncHook(hook: HookDefinition): boolean {
+  return (hook.spec.type === 'command' || hook.spec.type === 'builtin') && hook.spec.async === true;
 }

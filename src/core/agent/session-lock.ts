@@ -1,4 +1,4 @@
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, linkSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { procStat } from '../process/proc-stat';
 
 /** Lock files this process holds: a second session object here must not take one over. */
@@ -74,11 +74,22 @@ function tryCreate(file: string): boolean {
   }
 }
 
+/** Opened as the transcript is: a link is not followed, a FIFO is not waited on (it would block the thread for ever). */
+const LOCK_READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
 function lockText(file: string): string | undefined {
+  let fd: number;
   try {
-    return readFileSync(file, 'utf8');
-  } catch {
+    fd = openSync(file, LOCK_READ_FLAGS);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new Error(`the session lock ${file} is a symbolic link (not followed)`);
     return undefined;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`the session lock ${file} is not a regular file (a FIFO, a device or a folder)`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { AuditSink } from '../audit/records';
 import type { AgentEvent, HookAnnotation, ToolOutcome } from './agent-events';
+import { ApprovedRewrite } from './approved-rewrite';
 import { rewriteToolOutput } from './tool-output-rewrite';
 import type { ToolCallRequest } from './llm/chat-model';
 import type { GateContext, PermissionGate } from './permissions/permission-gate';
@@ -7,7 +8,7 @@ import type { Approver } from './permissions/permission-settings';
 import type { SessionHooks } from './session-hooks';
 import { ToolApproval } from './tool-approval';
 import { CANCELLED_BEFORE_RUN, type ToolCallOutcome } from './tool-call-outcome';
-import { annotate, halts, hookVerdict, policyVeto, withContexts } from './tool-hook-results';
+import { annotate, halts, hookVerdict, withContexts } from './tool-hook-results';
 import { denialSource, gateDecision, ToolPermissionAudit } from './tool-permission-audit';
 import type { Tool, ToolContext, ToolResult } from './tools/tool';
 import { errorMessage } from '../error-message';
@@ -37,10 +38,12 @@ export interface ToolExecutorDeps {
 export class ToolExecutor {
   private readonly approval: ToolApproval;
   private readonly permissions: ToolPermissionAudit;
+  private readonly rewrites: ApprovedRewrite;
 
   constructor(private readonly deps: ToolExecutorDeps) {
     this.approval = new ToolApproval(deps);
     this.permissions = new ToolPermissionAudit(deps);
+    this.rewrites = new ApprovedRewrite(deps, this.permissions, this.approval);
   }
 
   /** A call the model asked for that never runs still gets its tool message: the API wants one per call. */
@@ -204,47 +207,14 @@ export class ToolExecutor {
       );
       this.permissions.decision(call, answer.decision, answer.audit, answer.reason);
       if (answer.updatedInput && answer.decision === 'allow') {
-        const revalidated = tool.inputSchema.safeParse(answer.updatedInput);
-        if (!revalidated.success)
-          return finish(
-            'failed',
-            `Error: a PermissionRequest hook rewrote the input of ${call.name} into something invalid: ${revalidated.error.issues[0]?.message}`,
-            input,
-          );
-        const rewritten = revalidated.data as Record<string, unknown>;
-        // The hook allowed what it wrote, unchecked: system and rule denials still apply to it,
-        // and a system ask (a protected file) needs a person, never a hook.
-        const recheck = this.deps.gate.evaluate(tool, rewritten, undefined, this.deps.gateContext());
-        if (recheck.verdict === 'deny' || (recheck.verdict === 'ask' && recheck.system)) {
-          const reason = `${recheck.reason} (the input a PermissionRequest hook rewrote${recheck.verdict === 'ask' ? ' needs a person to approve it' : ''})`;
-          this.permissions.decision(call, 'deny', gateDecision(recheck), reason);
-          const retry = await this.approval.denied(call, rewritten, reason, denialSource(recheck), signal);
-          return finish(
-            'denied',
-            withContexts(`Permission denied (${recheck.source}): ${reason}${retry}`, contexts, seenContexts),
-            rewritten,
-          );
+        const judged = new Set(pre.runs.filter((run) => run.status !== 'skipped').map((run) => run.hookId));
+        const rewrite = await this.rewrites.check(tool, call, input, answer.updatedInput, judged, annotations, signal);
+        if (!rewrite.ok) {
+          const content = rewrite.outcome === 'denied' ? withContexts(rewrite.content, contexts, seenContexts) : rewrite.content;
+          return finish(rewrite.outcome, content, rewrite.input, rewrite.halt);
         }
-        // The policy's PreToolUse guards judged the input before the rewrite: they judge this one too.
-        const policy = await this.deps.hooks.dispatchPolicy(
-          'PreToolUse',
-          { tool_name: call.name, tool_input: rewritten, tool_use_id: call.id },
-          signal,
-        );
-        if (policy) annotate(annotations, policy);
-        const veto = policy && policyVeto(policy);
-        if (veto) {
-          const reason = `${veto.reason} (the input a PermissionRequest hook rewrote)`;
-          this.permissions.decision(call, 'deny', { by: 'hook', source: `hook ${veto.hookName}`, level: 'P3' }, reason);
-          const retry = await this.approval.denied(call, rewritten, reason, 'Hook', signal);
-          return finish(
-            'denied',
-            withContexts(`Permission denied (hook ${veto.hookName}): ${reason}${retry}`, contexts, seenContexts),
-            rewritten,
-          );
-        }
-        input = rewritten;
-        checkedTarget = recheck.checkedTarget;
+        input = rewrite.input;
+        checkedTarget = rewrite.checkedTarget;
       }
       if (answer.stop)
         return finish(
@@ -256,6 +226,15 @@ export class ToolExecutor {
       if (answer.decision === 'deny') {
         const retry = await this.approval.denied(call, input, answer.reason, answer.source, signal);
         return finish('denied', withContexts(`Permission denied (${answer.by}): ${answer.reason}${retry}`, contexts, seenContexts), input);
+      }
+      // While the person read the prompt, a process the model left running may have swapped a
+      // folder the call names for a link: judged again, a deny or a protected file it did not
+      // touch when asked is not what the person allowed.
+      const again = this.deps.gate.evaluate(tool, input, undefined, this.deps.gateContext());
+      if (again.verdict === 'deny' || (again.verdict === 'ask' && again.system && !resolution.system)) {
+        const reason = `what the call touches changed while it waited for approval: ${again.reason}`;
+        this.permissions.decision(call, 'deny', gateDecision(again), reason);
+        return finish('denied', withContexts(`Permission denied (${again.source}): ${reason}`, contexts, seenContexts), input);
       }
     }
 

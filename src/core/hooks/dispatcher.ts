@@ -49,6 +49,8 @@ export interface DispatchOptions {
   only?: (hook: HookDefinition) => boolean;
   /** Variables for this dispatch's command hooks only (SessionStart's CLAUDE_ENV_FILE). */
   env?: Readonly<Record<string, string>>;
+  /** Hooks that judged this very call in an earlier dispatch: a `once` one among them judges it again. */
+  rejudge?: ReadonlySet<string>;
 }
 
 /**
@@ -187,7 +189,9 @@ export class HookDispatcher {
         continue;
       }
       // A `once` hook that ran in this dispatch judges the same call again.
-      const runs = applies.filter((hook) => (pass.original && recheck.ranHere(hook)) || this.firstRunOfOnce(hook, sessionId));
+      const runs = applies.filter(
+        (hook) => (pass.original && recheck.ranHere(hook)) || options.rejudge?.has(hook.id) || this.firstRunOfOnce(hook, sessionId),
+      );
       const started = this.hookStarting.size > 0;
       await Promise.all(
         runs.map((hook) => {

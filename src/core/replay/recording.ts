@@ -139,6 +139,8 @@ const transcriptCallSchema = z.looseObject({
 });
 const transcriptLineSchema = z.union([
   z.object({ type: z.literal('system'), subtype: z.literal('compact_boundary') }),
+  // "Deny for this session" (transcript.ts recordSessionDeny): a rule, not a message of the conversation.
+  z.object({ type: z.literal('system'), subtype: z.literal('session_deny') }),
   z.object({
     message: z.looseObject({ role: z.enum(['system', 'user', 'assistant', 'tool']), tool_calls: z.array(transcriptCallSchema).optional() }),
   }),

@@ -19,6 +19,11 @@ export interface OtlpExportConfig {
   headers: Record<string, string>;
   protocol: OtlpProtocol;
   serviceName: string;
+  /**
+   * `OTEL_LOG_TOOL_DETAILS` (Claude Code's switch): hook reasons, error texts and the rules that
+   * decided are exported as written. Off by default: they may quote tool input and output.
+   */
+  toolDetails: boolean;
   /** Where the configuration came from, for the log line that says export is on. */
   origin: 'environment' | 'settings';
 }
@@ -55,6 +60,8 @@ export function resolveOtlpConfig(env: NodeJS.ProcessEnv, rawSettings: Telemetry
   }
   const settings = parsed.data;
   const serviceName = env.OTEL_SERVICE_NAME?.trim() || DEFAULT_SERVICE_NAME;
+  // Claude Code's switches are `1`; the OpenTelemetry ones (OTEL_SDK_DISABLED) `true`.
+  const toolDetails = isTrue(env.OTEL_LOG_TOOL_DETAILS) || env.OTEL_LOG_TOOL_DETAILS?.trim() === '1';
   const tracesOff = env.OTEL_TRACES_EXPORTER?.trim() === 'none';
   const metricsOff = env.OTEL_METRICS_EXPORTER?.trim() === 'none';
   try {
@@ -66,6 +73,7 @@ export function resolveOtlpConfig(env: NodeJS.ProcessEnv, rawSettings: Telemetry
         headers: settings.otlpHeaders ?? {},
         protocol: settings.otlpProtocol ?? 'http/protobuf',
         serviceName,
+        toolDetails,
         origin: 'settings',
       });
     }
@@ -82,6 +90,7 @@ export function resolveOtlpConfig(env: NodeJS.ProcessEnv, rawSettings: Telemetry
       headers: parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS ?? ''),
       protocol: envProtocol(env.OTEL_EXPORTER_OTLP_PROTOCOL),
       serviceName,
+      toolDetails,
       origin: 'environment',
     });
   } catch (error) {

@@ -22,6 +22,8 @@ export interface SpanRecorderDeps {
   instruments?: TelemetryInstruments;
   /** Whether a dispatch of this event in this session writes a closing `dispatch` record (it has subscribers). */
   hasSubscribers: (event: HookEventName, sessionId: string) => boolean;
+  /** Export hook reasons, error texts and deciding rules as written (OtlpExportConfig.toolDetails). */
+  toolDetails?: boolean;
 }
 
 type NodeKind = 'session' | 'turn' | 'model' | 'tool';
@@ -63,6 +65,11 @@ export class SpanRecorder {
   private readonly ended = new Map<string, SessionState>();
 
   constructor(private readonly deps: SpanRecorderDeps) {}
+
+  /** A text that may quote tool input or output: exported only with toolDetails. */
+  private detail(value: unknown): string | undefined {
+    return this.deps.toolDetails ? text(value, MAX_TEXT) : undefined;
+  }
 
   /** One audit record of a session, in the order the log wrote them. Never throws. */
   record(record: AuditRecord, sessionId: string): void {
@@ -218,8 +225,9 @@ export class SpanRecorder {
     const denied = event === 'PermissionDenied';
     const outcome = denied && payload.source === 'Hook' ? 'blocked' : TOOL_END_EVENTS[event as keyof typeof TOOL_END_EVENTS];
     tool.span.setAttributes(defined({ [ATTR.toolOutcome]: outcome, [ATTR.deniedBy]: denied ? text(payload.source, MAX_ID) : undefined }));
-    // The tool's error is its output (a command's stderr, a file's path): never exported, only that it failed.
-    if (outcome === 'failed') tool.span.setStatus({ code: SpanStatusCode.ERROR, message: 'the tool call failed' });
+    // The tool's error is its output (a command's stderr, a file's path): only that it failed, unless asked for.
+    if (outcome === 'failed')
+      tool.span.setStatus({ code: SpanStatusCode.ERROR, message: this.detail(payload.error) ?? 'the tool call failed' });
     const toolName = text(payload.tool_name, MAX_ID) ?? 'unknown';
     this.deps.instruments?.toolCalls.add(1, { [ATTR.toolName]: toolName, [ATTR.toolOutcome]: outcome });
     return tool;
@@ -237,13 +245,14 @@ export class SpanRecorder {
       [ATTR.hookDecision]: record.decision,
       [ATTR.hookDurationMs]: duration,
       [ATTR.hookExitCode]: typeof record.exit_code === 'number' ? record.exit_code : undefined,
-      [ATTR.hookReason]: text(record.reason, MAX_TEXT),
+      // A guard's reason often quotes the call it judged (`blocked: <command>`).
+      [ATTR.hookReason]: this.detail(record.reason),
       [ATTR.hookAsync]: record.async,
     });
     const parentContext = trace.setSpan(ROOT_CONTEXT, parent.span);
     const span = this.deps.tracer.startSpan(SPAN.hookRun, { startTime: ms - duration, attributes }, parentContext);
     const failed = HOOK_FAILURE_STATUSES.has(record.status);
-    if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: text(record.error, MAX_TEXT) ?? record.status });
+    if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: this.detail(record.error) ?? record.status });
     span.end(ms);
     this.touch(parent, ms);
     const instruments = this.deps.instruments;
@@ -260,7 +269,7 @@ export class SpanRecorder {
     const by = record.by ?? 'unknown';
     const ruleText = by === 'rule' || by === 'session-rule' ? record.source.replace(/^(?:session )?rule /, '') : undefined;
     // A rule "Allow for this session" or "Always allow" added holds the approved command whole: its content is tool input.
-    const rule = ruleText === undefined ? undefined : opaqueRule(ruleText);
+    const rule = ruleText === undefined || this.deps.toolDetails ? ruleText : opaqueRule(ruleText);
     const source = rule === undefined ? record.source : `${by === 'session-rule' ? 'session rule' : 'rule'} ${rule}`;
     const attributes = defined({
       [ATTR.permissionDecision]: record.decision,

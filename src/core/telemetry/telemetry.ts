@@ -64,6 +64,7 @@ export class Telemetry {
           tracer: pipeline.tracer,
           instruments: pipeline.meter ? createInstruments(pipeline.meter) : undefined,
           hasSubscribers: options.hasSubscribers,
+          toolDetails: config.toolDetails,
         });
         for (const [record, sessionId] of this.early ?? []) this.record(recorder, record, sessionId);
         this.early = undefined;

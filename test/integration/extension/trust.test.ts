@@ -277,9 +277,37 @@ describe("the user's own hooks and rpc servers in Restricted Mode", () => {
     expect(JSON.stringify(call)).toContain('names the workspace folder in what it runs');
     expect(existsSync(h.workspace.file('pwned'))).toBe(false);
     const { records } = await h.root.engineHost.engine.audit.read(h.root.chat.currentSessionId ?? '');
-    const errors = records.filter((r) => r.type === 'hook_run').map((r) => [r.hook_name, r.error]);
+    const errors = records.filter((r) => r.type === 'hook_run').map((r) => [r.hook_name, r.error ?? r.reason]);
     expect(errors).toContainEqual(['by-env', expect.stringContaining('"by-env" did not run: it names the workspace folder')]);
     expect(existsSync(h.workspace.file('planted-ran'))).toBe(false);
+  });
+
+  it('a guard of yours that does not run because it names the workspace still keeps the call from running', async () => {
+    h = await startChat({}, [bash, text('done')], {
+      trusted: false,
+      setup: (context) => {
+        const guard = path.join(context.storageUri.fsPath, 'guard.sh');
+        // The user's own guard: it denies every Bash call (exit 2), told which project it guards.
+        writeFileSync(guard, '#!/bin/sh\necho "the user says no" >&2\nexit 2\n');
+        stub.setConfig('hookpilot.permissionMode', 'bypassPermissions', 'globalValue');
+        stub.setConfig(
+          'hookpilot.hooks',
+          {
+            hooks: {
+              PreToolUse: [
+                { matcher: 'Bash', hooks: [{ type: 'command', name: 'user-guard', command: `sh ${guard} --root "$CLAUDE_PROJECT_DIR"` }] },
+              ],
+            },
+          },
+          'globalValue',
+        );
+      },
+    });
+    await h.prompt('go');
+    const call = h.items().find((i) => i.kind === 'tool' && i.callId === 'c1');
+    // Trusted, the guard blocks this call; untrusted, its refusal must not be an allow.
+    expect(existsSync(h.workspace.file('pwned'))).toBe(false);
+    expect(call).toMatchObject({ status: 'blocked' });
   });
 
   it("an rpc server runs in the empty folder, the user's module answers; granting trust restarts it in the workspace", async () => {

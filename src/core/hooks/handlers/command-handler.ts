@@ -76,9 +76,13 @@ export class CommandHookHandler implements HookHandler {
             projectDir,
             emptyDir,
           );
-    // A failure like any other: its onFailure decides (a guard set to block blocks).
-    if (where.refused !== undefined)
-      return { status: 'error', error: `"${hook.name}" did not run: ${where.refused}`, trace: { durationMs: 0 } };
+    // Not run, so it judged nothing: as a refused script, a guard's refusal is never an allow.
+    if (where.refused !== undefined) {
+      const why = `"${hook.name}" did not run: ${where.refused}`;
+      return GUARD_EVENTS.has(hook.event)
+        ? { status: 'blocking-error', reason: why, effects: {}, trace: { durationMs: 0 } }
+        : { status: 'error', error: why, trace: { durationMs: 0 } };
+    }
     const execArgs = spec.args?.map((arg) => substituteProjectDir(arg, projectDir));
     const result = await this.runner.run({
       command: execArgs ? substituteProjectDir(spec.command, projectDir) : spec.command,
