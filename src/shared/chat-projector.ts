@@ -3,7 +3,7 @@ import { summarizeToolCall } from '../core/agent/tool-summary';
 import { isFileEditTool } from '../core/agent/tools/tool-catalog';
 import type { ChatItem, ChatItemChanges, ToolItem } from './chat-items';
 import type { ChatStreamMessage } from './chat-protocol';
-import { applyChatMessage, indexOfItem, initialChatState, type ChatViewState } from './chat-reducer';
+import { applyChanges } from './chat-reducer';
 import { tokenUsageSchema, type TokenUsage } from './wire-common';
 import { approvalSubject, visibleRule, visibleText } from '../core/agent/permissions/approval-text';
 
@@ -18,7 +18,15 @@ export interface ChatProjectorOptions {
  * what the webview would have had. Pure: no VS Code, no timers; the host posts what it returns.
  */
 export class ChatProjector {
-  private state: ChatViewState = initialChatState();
+  /**
+   * The state the stream builds, as the reducer would (chat-reducer.ts), but kept in place with
+   * an index by id: the reducer copies and scans the whole list per message, and the model
+   * picks how many cards a reply adds (up to 1,000 calls), so a long chat would cost each
+   * reply in proportion to its length.
+   */
+  private items: ChatItem[] = [];
+  private readonly positions = new Map<string, number>();
+  private seq = 0;
   private nextId = 1;
   private streamingId: string | undefined;
   /** The prompt the user just sent, shown before UserPromptSubmit hooks finish. */
@@ -37,11 +45,11 @@ export class ChatProjector {
 
   /** The whole transcript as a `reset`: the answer to `ready` and `resync`. */
   snapshot(): ChatStreamMessage {
-    return { type: 'reset', seq: this.state.lastSeq, state: { items: [...this.state.items] } };
+    return { type: 'reset', seq: this.seq, state: { items: [...this.items] } };
   }
 
   get lastSeq(): number {
-    return this.state.lastSeq;
+    return this.seq;
   }
 
   /** Tokens reported by `usage` events since the last clear, for the status message. */
@@ -57,7 +65,7 @@ export class ChatProjector {
     this.toolItems.clear();
     this.usedIds.clear();
     this.totals = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-    return this.emit({ type: 'reset', seq: this.state.lastSeq + 1, state: { items: [] } });
+    return this.emit({ type: 'reset', seq: this.seq + 1, state: { items: [] } });
   }
 
   /** Shows the user's prompt at once; the `turn_started` that follows does not repeat it. */
@@ -231,7 +239,8 @@ export class ChatProjector {
         ? [this.append({ kind: 'assistant', id: this.newId('a'), text: content, streaming: false })]
         : [];
     }
-    const current = this.state.items[indexOfItem(this.state.items, id)];
+    const position = this.positions.get(id);
+    const current = position === undefined ? undefined : this.items[position];
     const replaced = content !== undefined && current?.kind === 'assistant' && current.text !== content;
     return [this.patch(id, replaced ? { kind: 'assistant', streaming: false, text: content } : { kind: 'assistant', streaming: false })];
   }
@@ -242,15 +251,29 @@ export class ChatProjector {
   }
 
   private append(item: ChatItem): ChatStreamMessage {
-    return this.emit({ type: 'append', seq: this.state.lastSeq + 1, item });
+    return this.emit({ type: 'append', seq: this.seq + 1, item });
   }
 
   private patch(id: string, changes: ChatItemChanges): ChatStreamMessage {
-    return this.emit({ type: 'patch', seq: this.state.lastSeq + 1, id, changes });
+    return this.emit({ type: 'patch', seq: this.seq + 1, id, changes });
   }
 
   private emit(msg: ChatStreamMessage): ChatStreamMessage {
-    this.state = applyChatMessage(this.state, msg);
+    this.seq = msg.seq;
+    if (msg.type === 'reset') {
+      this.items = [...msg.state.items];
+      this.positions.clear();
+      this.items.forEach((item, index) => this.positions.set(item.id, index));
+    } else if (msg.type === 'append') {
+      if (!this.positions.has(msg.item.id)) {
+        this.positions.set(msg.item.id, this.items.length);
+        this.items.push(msg.item);
+      }
+    } else {
+      const position = this.positions.get(msg.id);
+      const updated = position === undefined ? undefined : applyChanges(this.items[position], msg.changes);
+      if (position !== undefined && updated) this.items[position] = updated;
+    }
     return msg;
   }
 

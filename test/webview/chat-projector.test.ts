@@ -118,6 +118,35 @@ describe('ChatProjector', () => {
     expect(applyChatMessage(joined, next[0]).items).toHaveLength(built.items.length + 1);
   });
 
+  it('keeps the state a webview builds, message by message, over reused ids, patches and a clear', () => {
+    const projector = new ChatProjector();
+    let webview = initialChatState();
+    const check = (messages: ChatStreamMessage[]) => {
+      for (const message of messages) webview = applyChatMessage(webview, message);
+      const reset = projector.snapshot();
+      expect(webview.outOfSync).toBe(false);
+      expect(reset.type === 'reset' && reset.state.items).toEqual(webview.items);
+    };
+    check(projectAll(projector, blockedTurn));
+    const reused: AgentEvent[] = [
+      { type: 'tool_started', id: 'call_1', name: 'Read', input: { file_path: 'a' } },
+      {
+        type: 'tool_finished',
+        id: 'call_1',
+        name: 'Read',
+        input: { file_path: 'a' },
+        outcome: 'executed',
+        output: 'x',
+        hooks: [],
+        durationMs: 1,
+      },
+      { type: 'notice', level: 'warning', message: 'hook slow' },
+    ];
+    check(projectAll(projector, reused));
+    check([projector.clear()]);
+    check(projectAll(projector, [...blockedTurn, ...reused]));
+  });
+
   it('shows a sent prompt at once and marks it blocked when UserPromptSubmit blocks it', () => {
     const projector = new ChatProjector();
     const sent = projector.userPrompt('deploy to prod');

@@ -107,6 +107,9 @@ export class WatchedFiles implements Disposable {
         } catch (err) {
           this.options.warn(`FileChanged for ${file}: ${errorMessage(err)}`);
         }
+        // Changes that came during the run settle too: a file rewritten without pause (a
+        // process left running) runs the hooks at most once per SETTLE_MS, not back to back.
+        if (this.pending.size > 0 && !this.disposed) await new Promise((resolve) => setTimeout(resolve, SETTLE_MS).unref());
       }
     } finally {
       this.running = false;

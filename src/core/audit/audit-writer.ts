@@ -56,6 +56,13 @@ const MAX_BATCH_BYTES = 8 * 1024 * 1024;
 // A single tick that queues more than this (thousands of records) is written at once,
 // synchronously, so memory stays bounded however long the burst.
 const SPILL_BYTES = 4 * 1024 * 1024;
+/**
+ * The most a writer queues while its file cannot take the records (a write failed, or one has
+ * hung for STALL_MS): later records are dropped, and counted in a note once writing resumes.
+ */
+export const MAX_BACKLOG_BYTES = 16 * 1024 * 1024;
+/** A write or sync in flight this long is a stalled disk, not a slow one. */
+export const STALL_MS = 10_000;
 /** Audit logs hold the session (prompts, commands, tool output) even redacted: for the user alone. */
 const PRIVATE_DIR = 0o700;
 const PRIVATE_FILE = 0o600;
@@ -122,6 +129,12 @@ export class AuditWriter implements AuditSink {
   /** A durable writer syncs the directory once, so that a new file's entry survives too. */
   private needsDirectorySync: boolean;
   private lastTsMs = NaN;
+  /** When the write or sync in flight was issued (this.now()), if one is. */
+  private writeStartedAt: number | undefined;
+  /** The last write failed: nothing reaches the file until one succeeds. */
+  private failing = false;
+  /** Records dropped since the backlog filled, told in a note once it drains. */
+  private dropped = 0;
   private lastTs = '';
 
   /** Throws on an invalid session id or an existing log that cannot be read. */
@@ -158,6 +171,21 @@ export class AuditWriter implements AuditSink {
   append(entry: AuditEntry): void {
     try {
       if (this.closing) throw new Error(`audit writer for session ${this.sessionId} is closed; record dropped`);
+      if (this.pending.bytes >= MAX_BACKLOG_BYTES && this.blocked()) {
+        if (this.dropped++ === 0)
+          this.report(new Error(`audit log ${this.path} cannot be written: records are dropped until it can (the count is logged)`));
+        return;
+      }
+      if (this.dropped > 0) {
+        const count = this.dropped;
+        this.dropped = 0;
+        this.append({
+          type: 'note',
+          session_id: this.sessionId,
+          level: 'error',
+          message: `${count} audit record(s) dropped: the log could not be written`,
+        });
+      }
       const seq = this.seq + 1;
       const ts = this.timestamp();
       // Serialized at once, so only listeners need a copy that the caller cannot change later.
@@ -250,23 +278,41 @@ export class AuditWriter implements AuditSink {
         const fd = await this.openFile();
         if (this.batch || this.pending.count > 0) {
           const batch = (this.batch ??= this.takeBatch());
-          while (batch.slices.length > 0) consume(batch.slices, await this.io.writev(fd, batch.slices));
+          while (batch.slices.length > 0) consume(batch.slices, await this.timed(() => this.io.writev(fd, batch.slices)));
           this.completeBatch(batch);
         }
         if (this.unsynced > 0) {
           const count = this.unsynced;
           if (this.needsDirectorySync) await syncDirectory(this.dir);
           this.needsDirectorySync = false;
-          await this.io.datasync(fd);
+          await this.timed(() => this.io.datasync(fd));
           this.unsynced -= count;
           this.written += count;
         }
       }
     } catch (error) {
       const err = toError(error);
+      this.failing = true;
       this.report(err);
       throw err;
     }
+  }
+
+  /** A file operation, timed: one that does not end is a stalled disk (see blocked). */
+  private async timed<T>(operation: () => Promise<T>): Promise<T> {
+    this.writeStartedAt = this.now();
+    try {
+      const result = await operation();
+      this.failing = false;
+      return result;
+    } finally {
+      this.writeStartedAt = undefined;
+    }
+  }
+
+  /** Whether the file takes no records now: the last write failed, or the one in flight has hung. */
+  private blocked(): boolean {
+    return this.failing || (this.writeStartedAt !== undefined && this.now() - this.writeStartedAt >= STALL_MS);
   }
 
   /** Writes the queue now, synchronously; a failure leaves the batch for the next flush. */
@@ -279,9 +325,11 @@ export class AuditWriter implements AuditSink {
       while (this.pending.count > 0) {
         const batch = (this.batch = this.takeBatch());
         while (batch.slices.length > 0) consume(batch.slices, this.io.writevSync(this.fd, batch.slices));
+        this.failing = false;
         this.completeBatch(batch);
       }
     } catch (error) {
+      this.failing = true;
       this.report(error);
     }
   }

@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../error-message';
 import { emptyResult, ResultAggregator, type HookRunSummary, type TaggedContext } from './dispatch-result';
+import { RunLimiter } from './run-limiter';
 import type { HookDefinition, HookOutcome, HookPayload } from './types';
 
 /** How long `cancel` waits for cancelled runs to report before recording them itself. */
 const CANCEL_WAIT_MS = 3_000;
+/**
+ * Async runs going at once, over all sessions: the model picks how many tool calls a reply
+ * holds (up to 1,000), and each call may start one; the others wait their turn.
+ */
+export const MAX_RUNNING_ASYNC_HOOKS = 16;
+/** Runs waiting for a slot; past this an async run is not started, and recorded as an error. */
+export const MAX_WAITING_ASYNC_HOOKS = 256;
 
 /** An `async: true` run in flight: its session, how to stop it, and whether it was recorded. */
 interface AsyncRun {
@@ -30,6 +38,7 @@ export interface AsyncHookRunsDeps {
 export class AsyncHookRuns {
   private readonly runs = new Set<AsyncRun>();
   private readonly contexts = new Map<string, TaggedContext[]>();
+  private readonly limiter = new RunLimiter(MAX_RUNNING_ASYNC_HOOKS, MAX_WAITING_ASYNC_HOOKS);
 
   constructor(private readonly deps: AsyncHookRunsDeps) {}
 
@@ -64,7 +73,16 @@ export class AsyncHookRuns {
       reportCancelled: () => finish({ status: 'cancelled', trace: { durationMs: performance.now() - started } }),
     };
     this.runs.add(run);
-    run.done = this.deps.run(hook, payload, controller.signal, env).then(finish);
+    // A run that waits for a slot and whose session ends meanwhile starts cancelled (runHook).
+    const running = this.limiter.run(() => this.deps.run(hook, payload, controller.signal, env));
+    run.done = (
+      running ??
+      Promise.resolve<HookOutcome>({
+        status: 'error',
+        error: `not run: ${MAX_RUNNING_ASYNC_HOOKS} async hook runs are running and ${MAX_WAITING_ASYNC_HOOKS} more are waiting`,
+        trace: { durationMs: 0 },
+      })
+    ).then(finish);
     return run.done;
   }
 

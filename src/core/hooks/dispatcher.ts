@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import type { AuditSink } from '../audit/records';
 import { AsyncHookRuns } from './async-hook-runs';
+import { RunLimiter } from './run-limiter';
 import { Emitter, type Disposable } from '../events-emitter';
 import { emptyResult, ResultAggregator, type DispatchResult, type HookRunSummary, type TaggedContext } from './dispatch-result';
 import { EVENT_INFO, type HookEventName } from './events';
@@ -58,9 +59,15 @@ export interface DispatchOptions {
  * process hooks, priority ascending; equal priority in parallel; a block stops later
  * groups; every outcome is kept and audited.
  */
+/** Observer dispatches (emit) going at once; the others wait their turn. */
+export const MAX_RUNNING_OBSERVERS = 16;
+/** Observer dispatches waiting; past this an observer event's hooks are not run (the event is still audited). */
+export const MAX_WAITING_OBSERVERS = 256;
+
 export class HookDispatcher {
   private readonly timeouts: HookTimeouts;
   private readonly inFlightObservers = new Set<Promise<unknown>>();
+  private readonly observers = new RunLimiter(MAX_RUNNING_OBSERVERS, MAX_WAITING_OBSERVERS);
   private readonly asyncRuns: AsyncHookRuns;
   /** The ids of `once` hooks that already ran, by session. */
   private readonly ranOnce = new Map<string, Set<string>>();
@@ -217,7 +224,20 @@ export class HookDispatcher {
       this.options.audit?.append({ type: 'event', session_id: payload.session_id, dispatch_id: randomUUID(), event, payload });
       return;
     }
-    const running = this.dispatch(payload).catch(() => undefined);
+    // The model can make an observer event fire per tool call (ToolSkipped, Error): a few
+    // dispatches go at once, the others wait, and past a backlog the event's hooks are not run.
+    const dispatching = this.observers.run(() => this.dispatch(payload));
+    if (dispatching === undefined) {
+      this.options.audit?.append({ type: 'event', session_id: payload.session_id, dispatch_id: randomUUID(), event, payload });
+      this.options.audit?.append({
+        type: 'note',
+        session_id: payload.session_id,
+        level: 'warning',
+        message: `${event} hooks not run: ${MAX_RUNNING_OBSERVERS} observer dispatches are running and ${MAX_WAITING_OBSERVERS} more are waiting`,
+      });
+      return;
+    }
+    const running = dispatching.catch(() => undefined);
     this.inFlightObservers.add(running);
     void running.finally(() => this.inFlightObservers.delete(running));
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HookEffects, HookOutcome } from '../types';
 import { errorMessage } from '../../error-message';
@@ -7,6 +7,50 @@ import { errorMessage } from '../../error-message';
 /** Claude Code saves hook output strings longer than this to a file (docs/hooks.md#command-hooks). */
 export const SPILL_THRESHOLD_CHARS = 10_000;
 export const SPILL_PREVIEW_CHARS = 2_000;
+/**
+ * What a spill folder may hold: past it, the oldest files go. Hook output is as long as the
+ * tool input a hook echoes, and the model writes those, call after call, session after session.
+ */
+export const MAX_SPILL_DIR_BYTES = 32 * 1024 * 1024;
+const SPILL_FILE = /^hook-.*\.txt$/;
+
+interface SpillIndex {
+  /** Oldest first. */
+  files: Array<{ path: string; bytes: number }>;
+  bytes: number;
+}
+
+/** Each folder's files, listed once (what earlier runs left) and then kept as this process writes. */
+const indexes = new Map<string, Promise<SpillIndex>>();
+
+async function listSpillDir(dir: string): Promise<SpillIndex> {
+  const found: Array<{ path: string; bytes: number; mtimeMs: number }> = [];
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (!SPILL_FILE.test(name)) continue;
+    const file = join(dir, name);
+    const stat = await lstat(file).catch(() => undefined);
+    if (stat?.isFile()) found.push({ path: file, bytes: stat.size, mtimeMs: stat.mtimeMs });
+  }
+  found.sort((a, b) => a.mtimeMs - b.mtimeMs);
+  return { files: found.map(({ path, bytes }) => ({ path, bytes })), bytes: found.reduce((sum, f) => sum + f.bytes, 0) };
+}
+
+/** Counts a file just written in `dir`, and removes the oldest while the folder holds too much. */
+async function keepWithinBudget(dir: string, file: string, bytes: number): Promise<void> {
+  let listing = indexes.get(dir);
+  if (!listing) indexes.set(dir, (listing = listSpillDir(dir)));
+  const index = await listing;
+  if (!index.files.some((f) => f.path === file)) {
+    index.files.push({ path: file, bytes });
+    index.bytes += bytes;
+  }
+  while (index.bytes > MAX_SPILL_DIR_BYTES && index.files.length > 1) {
+    const oldest = index.files.shift();
+    if (!oldest) break;
+    index.bytes -= oldest.bytes;
+    await rm(oldest.path, { force: true }).catch(() => undefined);
+  }
+}
 
 export interface SpillTarget {
   /** Directory for the full texts; without it long texts are only truncated. */
@@ -36,6 +80,7 @@ export async function spillLongText(original: string, target: SpillTarget): Prom
     try {
       await mkdir(target.dir, { recursive: true });
       await writeFile(file, text, { encoding: 'utf8', mode: 0o600 });
+      await keepWithinBudget(target.dir, file, Buffer.byteLength(text));
       return `${preview}\n\n[Hook output truncated: the full ${size} are saved in ${file}]`;
     } catch (error) {
       const why = errorMessage(error);
