@@ -24,6 +24,32 @@ afterEach(async () => {
   h = otlp = undefined;
 });
 
+/** Runs one prompt of `h`'s session with export to `otlp` on, then ends it and waits for the export. */
+async function exportSession(harness: AgentHarness, receiver: OtlpReceiver, prompt: string): Promise<void> {
+  const telemetry = Telemetry.start({
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_METRICS_EXPORTER: 'none' },
+    settings: {},
+    audit: harness.engine.audit,
+    hasSubscribers: (event, sessionId) => harness.engine.dispatcher.hasSubscribers(event, sessionId),
+    log: () => undefined,
+    serviceVersion: 'test',
+  });
+  expect(telemetry).toBeDefined();
+  await harness.session.prompt(prompt);
+  await harness.session.end();
+  await harness.engine.dispose();
+  await telemetry!.shutdown(5_000);
+}
+
+/** Every attribute value, status message and event attribute the collector received. */
+function exported(receiver: OtlpReceiver): unknown[] {
+  return receiver.spans.flatMap((s) => [
+    ...Object.values(s.attributes),
+    s.status.message,
+    ...s.events.flatMap((e) => Object.values(e.attributes)),
+  ]);
+}
+
 describe('telemetry and approved commands', () => {
   it('a command allowed by a session rule is not exported through the permission event', async () => {
     otlp = await OtlpReceiver.start();
@@ -37,30 +63,13 @@ describe('telemetry and approved commands', () => {
       ],
       { approver: allowSession },
     );
-    const telemetry = Telemetry.start({
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_METRICS_EXPORTER: 'none' },
-      settings: {},
-      audit: h.engine.audit,
-      hasSubscribers: (event, sessionId) => h!.engine.dispatcher.hasSubscribers(event, sessionId),
-      log: () => undefined,
-      serviceVersion: 'test',
-    });
-    expect(telemetry).toBeDefined();
-    await h.session.prompt('check the host');
-    await h.session.end();
-    await h.engine.dispose();
-    await telemetry!.shutdown(5_000);
+    await exportSession(h, otlp, 'check the host');
     await vi.waitFor(() => expect(otlp!.spans.some((s) => s.name === 'hookpilot.session')).toBe(true));
 
     const events = otlp.spans.flatMap((s) => s.events).filter((e) => e.name === 'hookpilot.permission');
     // The second call was decided by the session rule.
     expect(events.some((e) => e.attributes['hookpilot.permission.by'] === 'session-rule')).toBe(true);
-    const leaks = otlp.spans.flatMap((s) => [
-      ...Object.values(s.attributes),
-      s.status.message,
-      ...s.events.flatMap((e) => Object.values(e.attributes)),
-    ]);
-    expect(leaks.filter((v) => String(v).includes('Winter2026-Qx7'))).toEqual([]);
+    expect(exported(otlp).filter((v) => String(v).includes('Winter2026-Qx7'))).toEqual([]);
   });
 
   it("a failed command's output is not exported as the tool span's status message", async () => {
@@ -72,18 +81,7 @@ describe('telemetry and approved commands', () => {
       [toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: 'cat notes.txt 1>&2; exit 1' } }]), text('done')],
       { approver: allowOnce },
     );
-    const telemetry = Telemetry.start({
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_METRICS_EXPORTER: 'none' },
-      settings: {},
-      audit: h.engine.audit,
-      hasSubscribers: (event, sessionId) => h!.engine.dispatcher.hasSubscribers(event, sessionId),
-      log: () => undefined,
-      serviceVersion: 'test',
-    });
-    await h.session.prompt('read the notes');
-    await h.session.end();
-    await h.engine.dispose();
-    await telemetry!.shutdown(5_000);
+    await exportSession(h, otlp, 'read the notes');
     const tool = await vi.waitFor(() => {
       const found = otlp!.spans.find((s) => s.name === 'hookpilot.tool_call');
       expect(found).toBeDefined();
@@ -103,24 +101,8 @@ describe('telemetry and approved commands', () => {
       },
       [toolCalls([{ id: 'c1', name: 'Bash', arguments: { command: COMMAND } }]), text('done')],
     );
-    const telemetry = Telemetry.start({
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_METRICS_EXPORTER: 'none' },
-      settings: {},
-      audit: h.engine.audit,
-      hasSubscribers: (event, sessionId) => h!.engine.dispatcher.hasSubscribers(event, sessionId),
-      log: () => undefined,
-      serviceVersion: 'test',
-    });
-    await h.session.prompt('check the host');
-    await h.session.end();
-    await h.engine.dispose();
-    await telemetry!.shutdown(5_000);
+    await exportSession(h, otlp, 'check the host');
     await vi.waitFor(() => expect(otlp!.spans.some((s) => s.name === 'hookpilot.hook_run')).toBe(true));
-    const leaks = otlp.spans.flatMap((s) => [
-      ...Object.values(s.attributes),
-      s.status.message,
-      ...s.events.flatMap((e) => Object.values(e.attributes)),
-    ]);
-    expect(leaks.filter((v) => String(v).includes('Winter2026-Qx7'))).toEqual([]);
+    expect(exported(otlp).filter((v) => String(v).includes('Winter2026-Qx7'))).toEqual([]);
   });
 });

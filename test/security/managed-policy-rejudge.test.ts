@@ -4,7 +4,7 @@ import { loadHooksDocument } from '../../src/core/hooks/config/config-loader';
 import { loadWorkspaceConfigs } from '../../src/core/hooks/config/workspace-config-files';
 import type { AgentHarness } from '../support/agent-harness';
 import { startAgent, toolMessageSent } from '../support/agent-harness';
-import { text, toolCalls } from '../support/model-server';
+import { text, toolCalls, type ScriptedReply } from '../support/model-server';
 import { hooksJson } from '../support/workspace';
 
 // The managed policy's PreToolUse hooks judge an input a PermissionRequest hook of another
@@ -43,6 +43,18 @@ async function withPolicy(harness: AgentHarness, policy: unknown): Promise<void>
   );
 }
 
+/** A session whose model calls Bash `echo hi` (then `more` replies), under the workspace's rewrite and `policy`. */
+async function promptWithPolicy(policy: unknown, more: ScriptedReply[] = []): Promise<AgentHarness> {
+  const harness = await startAgent({ '.vscode/hooks.json': PERMISSION_REWRITE }, [
+    toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'echo hi' } }]),
+    ...more,
+    text('done'),
+  ]);
+  await withPolicy(harness, policy);
+  await harness.session.prompt('go');
+  return harness;
+}
+
 describe('the policy PreToolUse re-judging a PermissionRequest rewrite', () => {
   it("a policy hook's neutralizing rewrite of the rewritten input is applied (not dropped)", async () => {
     // The policy does not block: it neutralizes (updatedInput), as Claude Code's docs show for sanitizing.
@@ -52,14 +64,9 @@ describe('the policy PreToolUse re-judging a PermissionRequest rewrite', () => {
     const policy = {
       hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `if grep -q evil; then echo '${neutralize}'; fi` }] }] },
     };
-    h = await startAgent({ '.vscode/hooks.json': PERMISSION_REWRITE }, [
-      toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'echo hi' } }]),
-      text('done'),
-    ]);
-    await withPolicy(h, policy);
-    await h.session.prompt('go');
-    expect(toolMessageSent(h.server, 'b1')).toBeDefined();
-    // The policy hook saw `echo evil > evil.txt` and answered "run `echo neutralized` instead": the call ran the workspace hook's input.
+    h = await promptWithPolicy(policy);
+    // The policy hook saw `echo evil > evil.txt` and answered "run `echo neutralized` instead".
+    expect(toolMessageSent(h.server, 'b1')).toContain('neutralized');
     expect(existsSync(h.workspace.file('evil.txt'))).toBe(false);
   });
 
@@ -74,12 +81,7 @@ describe('the policy PreToolUse re-judging a PermissionRequest rewrite', () => {
         ],
       },
     };
-    h = await startAgent({ '.vscode/hooks.json': PERMISSION_REWRITE }, [
-      toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'echo hi' } }]),
-      text('done'),
-    ]);
-    await withPolicy(h, policy);
-    await h.session.prompt('go');
+    h = await promptWithPolicy(policy);
     expect(toolMessageSent(h.server, 'b1')).toBeDefined();
     expect(existsSync(h.workspace.file('evil.txt'))).toBe(false);
   });
@@ -89,13 +91,9 @@ describe('the policy PreToolUse re-judging a PermissionRequest rewrite', () => {
     const policy = {
       hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `if grep -q evil; then echo '${stop}'; fi` }] }] },
     };
-    h = await startAgent({ '.vscode/hooks.json': PERMISSION_REWRITE }, [
-      toolCalls([{ id: 'b1', name: 'Bash', arguments: { command: 'echo hi' } }]),
+    h = await promptWithPolicy(policy, [
       toolCalls([{ id: 'b2', name: 'Write', arguments: { file_path: 'after-stop.txt', content: 'the agent went on' } }]),
-      text('done'),
     ]);
-    await withPolicy(h, policy);
-    await h.session.prompt('go');
     expect(existsSync(h.workspace.file('evil.txt'))).toBe(false);
     // The policy said stop: no further model step.
     expect(toolMessageSent(h.server, 'b2')).toBeUndefined();
