@@ -1,4 +1,7 @@
-import { closeSync, constants, fstatSync, linkSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { errorMessage } from '../error-message';
+import { readRegularFile } from '../read-regular-file';
+import { errnoCode } from './tools/file-content';
 import { procStat } from '../process/proc-stat';
 
 /** Lock files this process holds: a second session object here must not take one over. */
@@ -74,22 +77,19 @@ function tryCreate(file: string): boolean {
   }
 }
 
-/** Opened as the transcript is: a link is not followed, a FIFO is not waited on (it would block the thread for ever). */
-const LOCK_READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+/** More than a lock holds (a pid and a start time): a bigger file is no lock of ours. */
+const MAX_LOCK_BYTES = 4096;
 
+/**
+ * The lock's text, read without following a link or waiting on a FIFO (it would block the
+ * thread for ever); undefined when it cannot be opened (gone, unreadable).
+ */
 function lockText(file: string): string | undefined {
-  let fd: number;
   try {
-    fd = openSync(file, LOCK_READ_FLAGS);
+    return readRegularFile(file, MAX_LOCK_BYTES);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new Error(`the session lock ${file} is a symbolic link (not followed)`);
-    return undefined;
-  }
-  try {
-    if (!fstatSync(fd).isFile()) throw new Error(`the session lock ${file} is not a regular file (a FIFO, a device or a folder)`);
-    return readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
+    if (errnoCode(error) !== undefined) return undefined;
+    throw new Error(`the session lock ${file} is not a lock file: ${errorMessage(error)}`);
   }
 }
 
