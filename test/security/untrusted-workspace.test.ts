@@ -118,7 +118,7 @@ describe('an untrusted workspace contributes nothing', () => {
     expect(Number(readFileSync(marker, 'utf8'))).toBeGreaterThan(0);
   });
 
-  it("the user's hooks and servers whose own cwd is the untrusted workspace's do not run: a guard's refusal blocks, a server fails by its onFailure, until trust is granted", async () => {
+  it("the user's hooks and servers whose own cwd is the untrusted workspace's do not run: a guard that did not run blocks, until trust is granted", async () => {
     const home = mkdtempSync(path.join(tmpdir(), 'hookpilot-untrusted-home-'));
     cleanups.push(() => rmSync(home, { recursive: true, force: true }));
     const ws = makeWorkspace({ 'tools/.keep': '' });
@@ -149,7 +149,6 @@ describe('an untrusted workspace contributes nothing', () => {
               cwd: '${CLAUDE_PROJECT_DIR}',
               env: { FIXTURE_STATE: path.join(home, 'srv.json') },
               intercept: ['PreToolUse'],
-              onFailure: 'block',
             },
           },
         },
@@ -175,11 +174,7 @@ describe('an untrusted workspace contributes nothing', () => {
     }
     expect(readFileSync(ws.file('elsewhere-ran'), 'utf8')).toBe(home);
     for (const name of ['relative', 'by-variable', 'named', 'above']) expect(existsSync(ws.file(`${name}-ran`))).toBe(false);
-    expect(runs.srv).toMatchObject({
-      status: 'error',
-      failedClosed: true,
-      error: expect.stringContaining(refused('${CLAUDE_PROJECT_DIR}')),
-    });
+    expect(runs.srv).toMatchObject({ status: 'blocking-error', reason: expect.stringContaining(refused('${CLAUDE_PROJECT_DIR}')) });
     expect(engine.rpcPool.status('srv')).toMatchObject({ state: 'failed' });
     expect(existsSync(path.join(home, 'srv.json'))).toBe(false);
 

@@ -138,9 +138,7 @@ export class HookEngine {
       projectDir: options.projectDir,
       env: options.env,
       writableRoots: options.writableRoots,
-      verifyServer: (server) =>
-        this.untrusted.refusal(this.config.servers.find((s) => s.name === server.name)) ??
-        this.pins.change(HookScriptPins.serverKey(server.name)),
+      verifyServer: (server) => this.serverRefusal(server.name),
       logger: (level, message) => this.log(level === 'error' ? 'error' : level === 'warn' ? 'warn' : 'info', message),
     });
     this.processes = options.spawnerModulePath
@@ -157,7 +155,11 @@ export class HookEngine {
         verifyScript: (hook) => this.scriptChange(hook.id),
         untrustedCwd: () => this.untrusted.cwd(),
       }),
-      rpc: new RpcHookHandler(this.rpcPool, { spillDir: path.join(options.storageDir, 'spill'), redact: this.redactAtRest }),
+      rpc: new RpcHookHandler(this.rpcPool, {
+        spillDir: path.join(options.storageDir, 'spill'),
+        redact: this.redactAtRest,
+        refusal: (server) => this.serverRefusal(server),
+      }),
       http: new HttpHookHandler({ env: options.env, spillDir: path.join(options.storageDir, 'spill'), redact: this.redactAtRest }),
       prompt: new ModelHookHandler(() => this.judge),
       agent: new ModelHookHandler(() => this.judge),
@@ -402,6 +404,11 @@ export class HookEngine {
 
   private get startsProcesses(): boolean {
     return this.options.startProcesses ?? true;
+  }
+
+  /** Why rpc server `name` must not run now: the untrusted workspace it would run, or its script changed since approved. */
+  private serverRefusal(name: string): string | undefined {
+    return this.untrusted.refusal(this.config.servers.find((s) => s.name === name)) ?? this.pins.change(HookScriptPins.serverKey(name));
   }
 
   private pinKeyOf(hookId: string): string | undefined {

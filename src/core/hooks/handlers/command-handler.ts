@@ -2,8 +2,8 @@ import { directProcessRunner, type ProcessRunner } from '../../process/process-r
 import { interpretCommandResult, withLastLineAnswer } from '../protocol/interpret-command';
 import { classifyStdout } from '../protocol/output';
 import { spillOutcome } from '../protocol/spill';
-import type { HookEventName } from '../events';
 import type { HookDefinition, HookHandler, HookInvocation, HookOutcome } from '../types';
+import { refusedRun } from './refused-run';
 import { buildHookEnv, resolveHookCwd, substituteProjectDir, untrustedWorkingFolder } from './command-env';
 
 export interface CommandHookHandlerOptions {
@@ -22,12 +22,6 @@ export interface CommandHookHandlerOptions {
   /** While the workspace is untrusted, the empty folder hooks run in (see untrustedWorkingFolder); else undefined. */
   untrustedCwd?: () => string | undefined;
 }
-
-/**
- * Events where a hook that cannot run must block: letting the action through would be an allow
- * (ConfigChange: a guard whose script the model rewrote must not let its own removal through).
- */
-const GUARD_EVENTS: ReadonlySet<HookEventName> = new Set(['PreToolUse', 'PermissionRequest', 'ConfigChange']);
 
 /**
  * Runs `command` hooks with Claude Code's wire protocol: payload JSON on stdin, the answer
@@ -60,13 +54,7 @@ export class CommandHookHandler implements HookHandler {
       return { status: 'error', error: `command handler cannot run a ${spec.type} hook`, trace: { durationMs: 0 } };
     }
     const refused = this.verifyScript?.(hook);
-    if (refused !== undefined) {
-      // Never run silently, whatever onFailure says: a guard's failure is not an allow.
-      const trace = { durationMs: 0 };
-      return GUARD_EVENTS.has(hook.event)
-        ? { status: 'blocking-error', reason: refused, effects: {}, trace }
-        : { status: 'error', error: refused, trace };
-    }
+    if (refused !== undefined) return refusedRun(hook.event, refused);
     const emptyDir = this.untrustedCwd();
     const where =
       emptyDir === undefined
@@ -76,13 +64,7 @@ export class CommandHookHandler implements HookHandler {
             projectDir,
             emptyDir,
           );
-    // Not run, so it judged nothing: as a refused script, a guard's refusal is never an allow.
-    if (where.refused !== undefined) {
-      const why = `"${hook.name}" did not run: ${where.refused}`;
-      return GUARD_EVENTS.has(hook.event)
-        ? { status: 'blocking-error', reason: why, effects: {}, trace: { durationMs: 0 } }
-        : { status: 'error', error: why, trace: { durationMs: 0 } };
-    }
+    if (where.refused !== undefined) return refusedRun(hook.event, `"${hook.name}" did not run: ${where.refused}`);
     const execArgs = spec.args?.map((arg) => substituteProjectDir(arg, projectDir));
     const result = await this.runner.run({
       command: execArgs ? substituteProjectDir(spec.command, projectDir) : spec.command,

@@ -2,6 +2,7 @@ import { parseHookOutput } from '../../protocol/output';
 import { spillOutcome } from '../../protocol/spill';
 import type { HookHandler, HookInvocation, HookOutcome } from '../../types';
 import type { RpcServerPool } from './rpc-server-pool';
+import { refusedRun } from '../refused-run';
 import type { RpcCallFailure } from './rpc-types';
 
 export interface RpcHookHandlerOptions {
@@ -9,6 +10,8 @@ export interface RpcHookHandlerOptions {
   spillDir?: string;
   /** The engine's redactor, applied to a long text before it is saved and cut. */
   redact?: (text: string) => string;
+  /** Why a server must not run now (its script changed, the untrusted workspace it would run), if so. */
+  refusal?: (server: string) => string | undefined;
 }
 
 /**
@@ -31,6 +34,8 @@ export class RpcHookHandler implements HookHandler {
       return { status: 'error', error: `hook ${hook.id} is not an rpc hook (type ${hook.spec.type})`, trace: trace() };
     }
     const { server, provisional } = hook.spec;
+    const refused = this.options.refusal?.(server);
+    if (refused !== undefined) return refusedRun(hook.event, `rpc server "${server}" did not run: ${refused}`);
     let mode: 'observe' | 'intercept' | undefined = hook.spec.mode;
     if (provisional) {
       const ready = await this.pool.whenReady(server, { timeoutMs: invocation.timeoutMs, signal: invocation.signal });
