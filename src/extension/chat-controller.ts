@@ -149,7 +149,7 @@ export class ChatController extends Disposable {
         await this.deps.promptForApiKey();
         return;
       case 'answerApproval':
-        this.deps.pending.answer(message.id, message.choice, 'user (chat)');
+        this.deps.pending.answer(message.id, message.choice, 'user (chat)', message.askId);
         return;
       case 'showDiff':
         await this.showDiff(message.id);

@@ -378,7 +378,7 @@ export class HookManagerPanel extends Disposable {
   private postApprovals(): void {
     this.post({
       type: 'approvals',
-      pending: this.deps.pending.list().map(({ request, createdAt, key }) => toApprovalView(request, createdAt, key)),
+      pending: this.deps.pending.list().map(({ request, createdAt }) => toApprovalView(request, createdAt)),
     });
   }
 

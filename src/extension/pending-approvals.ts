@@ -6,11 +6,6 @@ import { Disposable } from './lifecycle';
 export interface PendingApproval {
   request: ApprovalRequest;
   createdAt: Date;
-  /**
-   * This ask's own key, issued here: the model picks tool call ids, so a later request may
-   * reuse a withdrawn one's. A card answers with its key, and never reaches another ask.
-   */
-  key: string;
 }
 
 interface Entry extends PendingApproval {
@@ -25,7 +20,6 @@ interface Entry extends PendingApproval {
  */
 export class PendingApprovals extends Disposable {
   private readonly entries = new Map<string, Entry>();
-  private nextKey = 1;
   private readonly changed = this._register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.changed.event;
 
@@ -68,18 +62,18 @@ export class PendingApprovals extends Disposable {
         resolve(answer);
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      this.entries.set(request.id, { request, createdAt: new Date(), key: `approval-${this.nextKey++}`, resolve: settle });
+      this.entries.set(request.id, { request, createdAt: new Date(), resolve: settle });
       this.changed.fire();
     });
   }
 
   /**
    * Answers request `id`; false when it is no longer pending (someone else answered first), or,
-   * given `key`, when the request pending under `id` is not the one that key was issued for.
+   * given `askId`, when the request pending under `id` is another ask (ApprovalRequest.askId).
    */
-  answer(id: string, choice: ApprovalChoice, by: string, key?: string): boolean {
+  answer(id: string, choice: ApprovalChoice, by: string, askId?: string): boolean {
     const entry = this.entries.get(id);
-    if (!entry || (key !== undefined && entry.key !== key)) return false;
+    if (!entry || (askId !== undefined && entry.request.askId !== askId)) return false;
     this.entries.delete(id);
     const final = offeredChoice(entry.request, choice);
     const denied = final === 'deny' || final === 'deny-session';
@@ -94,11 +88,11 @@ export class PendingApprovals extends Disposable {
 
   get(id: string): PendingApproval | undefined {
     const entry = this.entries.get(id);
-    return entry && { request: entry.request, createdAt: entry.createdAt, key: entry.key };
+    return entry && { request: entry.request, createdAt: entry.createdAt };
   }
 
   list(): PendingApproval[] {
-    return [...this.entries.values()].map(({ request, createdAt, key }) => ({ request, createdAt, key }));
+    return [...this.entries.values()].map(({ request, createdAt }) => ({ request, createdAt }));
   }
 
   get size(): number {

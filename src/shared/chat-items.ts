@@ -34,6 +34,8 @@ export type ToolStatus = z.infer<typeof toolStatusSchema>;
 
 /** The permission prompt for a tool call, shown inline on its card while it waits. */
 export const pendingApprovalSchema = z.object({
+  /** The host's id of this ask (ApprovalRequest.askId): the card's answer names it. */
+  askId: z.string().min(1),
   /** The call as the person must see it to answer: whole and escaped (approval-text.ts), never the clipped summary. */
   subject: z.string(),
   reason: z.string(),

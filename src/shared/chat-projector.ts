@@ -150,6 +150,7 @@ export class ChatProjector {
           kind: 'tool',
           status: 'awaiting-approval',
           approval: {
+            askId: event.askId,
             subject: approvalSubject({
               toolName: event.toolName,
               input: event.input,

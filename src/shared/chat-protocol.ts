@@ -97,7 +97,8 @@ export const chatToHostSchema = z.discriminatedUnion('type', [
   /** The host asks for the key itself (a password input box); the key never enters the webview. */
   z.object({ type: z.literal('setApiKey') }),
   /** Answers the pending approval of tool call `id` (the modal may have answered first: then it is ignored). */
-  z.object({ type: z.literal('answerApproval'), id: z.string().min(1), choice: approvalChoiceSchema }),
+  /** `askId`: the card's (its approval's): the answer reaches that ask only, never a later one under the same id. */
+  z.object({ type: z.literal('answerApproval'), id: z.string().min(1), askId: z.string().min(1), choice: approvalChoiceSchema }),
   /** Show the diff of the file edit of tool call `id`. */
   z.object({ type: z.literal('showDiff'), id: z.string().min(1) }),
   /** Replay the workspace's recorded session through its hooks (no model needed). */

@@ -107,10 +107,10 @@ export function toProblemView(problem: ConfigProblem, id: string): ProblemView {
   };
 }
 
-export function toApprovalView(request: ApprovalRequest, createdAt: Date, key: string): ApprovalView {
+export function toApprovalView(request: ApprovalRequest, createdAt: Date): ApprovalView {
   return {
     id: request.id,
-    key,
+    key: request.askId,
     sessionId: request.sessionId,
     toolName: request.toolName,
     subject: approvalSubject(request),

@@ -4,6 +4,7 @@ import type { ApprovalRequest } from '../../src/core/agent/permissions/permissio
 export function approvalRequest(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
   return {
     id: 'call_9',
+    askId: 'ask-9',
     sessionId: 's1',
     toolName: 'Bash',
     input: { command: 'npm test' },

@@ -62,6 +62,7 @@ describe('markdown the chat cannot parse', () => {
         hooks: [],
         diffAvailable: false,
         approval: {
+          askId: 'ask-1',
           subject: 'Run: npm test',
           reason: 'default mode',
           askedBy: 'default mode',

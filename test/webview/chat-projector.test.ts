@@ -172,6 +172,7 @@ describe('ChatProjector', () => {
       {
         type: 'approval_requested',
         id: 'c1',
+        askId: 'ask-c1',
         toolName: 'Edit',
         input,
         reason: 'edits need approval',
@@ -221,6 +222,7 @@ describe('ChatProjector', () => {
       {
         type: 'approval_requested',
         id: 'c1',
+        askId: 'ask-c1',
         toolName: 'Write',
         input,
         linkedTarget: { path: '/ws/config/prod.env' },
@@ -243,6 +245,7 @@ describe('ChatProjector', () => {
       {
         type: 'approval_requested',
         id: 'c1',
+        askId: 'ask-c1',
         toolName: 'Bash',
         input: { command },
         reason: 'commands need approval in default mode',

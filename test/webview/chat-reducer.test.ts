@@ -84,6 +84,7 @@ describe('applyChatMessage', () => {
           kind: 'tool',
           status: 'awaiting-approval',
           approval: {
+            askId: 'ask-1',
             subject: 'Run: npm test',
             reason: 'ask rule Bash',
             askedBy: 'rule',
@@ -149,8 +150,10 @@ describe('chat message schemas', () => {
     expect(receiveChatToHost({ type: 'send', text: '   ' }).ok).toBe(false);
     expect(receiveChatToHost({ type: 'configureModel', preset: 'ollama' }).ok).toBe(true);
     expect(receiveChatToHost({ type: 'configureModel', preset: 'acme' }).ok).toBe(false);
-    expect(receiveChatToHost({ type: 'answerApproval', id: 't1', choice: 'allow-session' }).ok).toBe(true);
-    expect(receiveChatToHost({ type: 'answerApproval', id: 't1', choice: 'maybe' }).ok).toBe(false);
+    expect(receiveChatToHost({ type: 'answerApproval', id: 't1', askId: 'a1', choice: 'allow-session' }).ok).toBe(true);
+    expect(receiveChatToHost({ type: 'answerApproval', id: 't1', askId: 'a1', choice: 'maybe' }).ok).toBe(false);
+    // The card's ask says which ask it answers: without it, an answer could reach a later ask under the same id.
+    expect(receiveChatToHost({ type: 'answerApproval', id: 't1', choice: 'allow-session' }).ok).toBe(false);
     expect(receiveChatToHost({ type: 'resync', lastSeq: 7 }).ok).toBe(true);
   });
 });

@@ -162,6 +162,7 @@ describe('chat webview', () => {
             summary: 'Edit src/a.ts',
             status: 'awaiting-approval',
             approval: {
+              askId: 'ask-1',
               subject: 'Run: npm test',
               reason: 'edits need approval in default mode',
               askedBy: 'default mode',
@@ -176,6 +177,7 @@ describe('chat webview', () => {
             summary: 'Edit .vscode/hooks.json',
             status: 'awaiting-approval',
             approval: {
+              askId: 'ask-1',
               subject: 'Run: npm test',
               reason: 'a hook configuration',
               askedBy: 'protected file',
@@ -199,7 +201,9 @@ describe('chat webview', () => {
     expect(await approvals.nth(1).locator('vscode-button').allTextContents()).toEqual(['Allow once', 'Deny for session', 'Deny']);
     expect(await approvals.nth(0).locator('.approval-subject').textContent()).toBe('Run: npm test');
     await approvals.nth(0).getByText('Allow for session').click();
-    expect(await view.waitForPosted('answerApproval')).toEqual([{ type: 'answerApproval', id: 'call_2', choice: 'allow-session' }]);
+    expect(await view.waitForPosted('answerApproval')).toEqual([
+      { type: 'answerApproval', id: 'call_2', askId: 'ask-1', choice: 'allow-session' },
+    ]);
     await view.page.locator('[data-id="call_3"]').getByText('Show diff').click();
     expect(await view.waitForPosted('showDiff')).toEqual([{ type: 'showDiff', id: 'call_3' }]);
   });
@@ -211,6 +215,7 @@ describe('chat webview', () => {
         summary: 'Write notes.md (2 lines)',
         status: 'awaiting-approval',
         approval: {
+          askId: 'ask-1',
           subject: 'Write notes.md (2 lines)',
           reason: 'file edits need approval',
           askedBy: 'default mode',
@@ -372,6 +377,7 @@ describe('chat webview', () => {
             summary: 'Run: npm test',
             status: 'awaiting-approval',
             approval: {
+              askId: 'ask-1',
               subject: 'Run: npm test',
               reason: 'Bash commands need approval',
               askedBy: 'default mode',

@@ -122,12 +122,13 @@ export class ChatApp {
       this.channel.post({ type: 'showDiff', id: callId });
     } else if (target.dataset.action === 'answer-approval') {
       const choice = approvalChoiceSchema.safeParse(target.dataset.choice);
-      if (!choice.success) return;
+      const askId = target.dataset.ask;
+      if (!choice.success || !askId) return;
       target
         .closest('.tool-approval')
         ?.querySelectorAll('vscode-button')
         .forEach((b) => b.setAttribute('disabled', ''));
-      this.channel.post({ type: 'answerApproval', id: callId, choice: choice.data });
+      this.channel.post({ type: 'answerApproval', id: callId, askId, choice: choice.data });
     }
   }
 

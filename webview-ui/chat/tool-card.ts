@@ -99,6 +99,7 @@ export function renderToolCard(item: ToolItem, previous: HTMLElement | undefined
           if (b.secondary) el.setAttribute('secondary', '');
           el.dataset.action = 'answer-approval';
           el.dataset.call = item.callId;
+          el.dataset.ask = item.approval?.askId;
           el.dataset.choice = b.choice;
           return el;
         }),

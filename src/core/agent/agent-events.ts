@@ -44,6 +44,8 @@ export type AgentEvent =
   | {
       type: 'approval_requested';
       id: string;
+      /** ApprovalRequest.askId: what an answer to this very ask names. */
+      askId: string;
       toolName: string;
       input: Record<string, unknown>;
       /** Where the file path leads when that is not the path as given (ApprovalRequest). */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { join, relative } from 'node:path';
 import { errorMessage } from '../error-message';
 import type { TaggedContext } from '../hooks/dispatch-result';
@@ -213,6 +214,7 @@ export class ToolApproval {
     const linked = target === undefined ? undefined : linkedTarget(target, this.deps.toolContext(signal));
     const request: ApprovalRequest = {
       id: call.id,
+      askId: randomUUID(),
       sessionId: this.deps.hooks.identity.sessionId,
       toolName: call.name,
       input,
@@ -227,6 +229,7 @@ export class ToolApproval {
     this.deps.emit({
       type: 'approval_requested',
       id: call.id,
+      askId: request.askId,
       toolName: call.name,
       input,
       linkedTarget: linked,

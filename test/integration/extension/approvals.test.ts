@@ -307,7 +307,7 @@ describe('approvals in a chat', () => {
     for (const diff of diffs()) expect(provider()?.provideTextDocumentContent((diff.args as Uri[])[1])).toBe('# notes\n');
     expect(existsSync(h.workspace.file('notes.md'))).toBe(false);
 
-    h.webview.send({ type: 'answerApproval', id: 'call_w', choice: 'deny' });
+    h.webview.send({ type: 'answerApproval', id: 'call_w', askId: listed.pending[0].key, choice: 'deny' });
     await until(() => h?.items().some((i) => i.kind === 'turn-end'), 'the end of the turn');
   });
 

@@ -86,7 +86,7 @@ describe('chat stream', () => {
     h = chat;
     const before = chat.webview.posted.length;
     chat.webview.send({ type: 'send', text: '' });
-    chat.webview.send({ type: 'answerApproval', id: 'x', choice: 'allow-forever' });
+    chat.webview.send({ type: 'answerApproval', id: 'x', askId: 'a', choice: 'allow-forever' });
     chat.webview.send('not even an object');
     await until(
       () => stub.state.logLines.filter((l) => l.message.startsWith('chat webview: invalid message')).length === 3,

@@ -19,6 +19,12 @@ export type ApprovalChoice = 'allow-once' | 'allow-session' | 'allow-always' | '
 export interface ApprovalRequest {
   /** The tool_use_id; the modal and the Hook Manager answer the same request. */
   id: string;
+  /**
+   * This ask's own id, issued by the host: the model picks tool_use_ids (unique within one
+   * reply only), so a later ask may reuse a withdrawn one's. An answer from a card carries it
+   * and reaches that ask only.
+   */
+  askId: string;
   sessionId: string;
   toolName: string;
   input: Record<string, unknown>;
