@@ -169,23 +169,20 @@ export class AuditWriter implements AuditSink {
 
   /** Queues a record; never throws (problems go to `onError`). */
   append(entry: AuditEntry): void {
+    if (this.closing) this.report(new Error(`audit writer for session ${this.sessionId} is closed; record dropped`));
+    else this.enqueue(entry);
+  }
+
+  private enqueue(entry: AuditEntry): void {
     try {
-      if (this.closing) throw new Error(`audit writer for session ${this.sessionId} is closed; record dropped`);
       if (this.pending.bytes >= MAX_BACKLOG_BYTES && this.blocked()) {
         if (this.dropped++ === 0)
           this.report(new Error(`audit log ${this.path} cannot be written: records are dropped until it can (the count is logged)`));
+        // The retry that finds the disk writable again clears `failing`.
+        this.scheduleDrain();
         return;
       }
-      if (this.dropped > 0) {
-        const count = this.dropped;
-        this.dropped = 0;
-        this.append({
-          type: 'note',
-          session_id: this.sessionId,
-          level: 'error',
-          message: `${count} audit record(s) dropped: the log could not be written`,
-        });
-      }
+      this.noteDropped();
       const seq = this.seq + 1;
       const ts = this.timestamp();
       // Serialized at once, so only listeners need a copy that the caller cannot change later.
@@ -210,21 +207,41 @@ export class AuditWriter implements AuditSink {
       if (this.onRecord) this.pendingRecords.push(listened ? ((record ?? { seq, ts, ...body }) as AuditRecord) : undefined);
       this.appended++;
       if (this.pending.bytes >= SPILL_BYTES && !this.draining && !this.batch) this.spill();
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => {
-          this.scheduled = false;
-          // Failures were reported through onError; the next flush retries.
-          this.drain().catch(() => undefined);
-        });
-      }
+      this.scheduleDrain();
     } catch (error) {
       this.report(error);
     }
   }
 
+  /** Writes what is queued on the next tick (group commit). */
+  private scheduleDrain(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      // Failures were reported through onError; the next flush retries.
+      this.drain().catch(() => undefined);
+    });
+  }
+
+  /** Records dropped while the log could not be written are told in a note, once it can be again. */
+  private noteDropped(): void {
+    if (this.dropped === 0 || this.blocked() || this.finished) return;
+    const count = this.dropped;
+    this.dropped = 0;
+    this.enqueue({
+      type: 'note',
+      session_id: this.sessionId,
+      level: 'error',
+      message: `${count} audit record(s) dropped: the log could not be written`,
+    });
+  }
+
   /** Resolves once everything appended before the call is written (and synced when durable). */
   async flush(): Promise<void> {
+    // The backlog written first: a failing writer is blocked until a write succeeds.
+    if (this.dropped > 0) await this.drain().catch(() => undefined);
+    this.noteDropped();
     const target = this.appended;
     while (this.written < target && !this.finished) await this.drain();
     if (this.written < target)
@@ -301,10 +318,10 @@ export class AuditWriter implements AuditSink {
   /** A file operation, timed: one that does not end is a stalled disk (see blocked). */
   private async timed<T>(operation: () => Promise<T>): Promise<T> {
     this.writeStartedAt = this.now();
+    // A write that is trying again is judged as any write in flight (STALL_MS); a failure sets `failing` again.
+    this.failing = false;
     try {
-      const result = await operation();
-      this.failing = false;
-      return result;
+      return await operation();
     } finally {
       this.writeStartedAt = undefined;
     }

@@ -376,6 +376,7 @@ export class HookEngine {
     await this.dispatcher.cancelAsync('the engine stopped');
     // Bounded by AutoCommit's own timeout, unlike the other observers' short drain below.
     await this.builtins.autoCommit.settled();
+    this.dispatcher.stopWaitingObservers();
     await this.dispatcher.drain(1_500);
     // After the drain: async hooks still finishing run through it.
     this.processes.dispose();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { errorMessage } from '../error-message';
 import { emptyResult, ResultAggregator, type HookRunSummary, type TaggedContext } from './dispatch-result';
-import { RunLimiter } from './run-limiter';
+import { NOT_RUN, RunLimiter } from './run-limiter';
 import type { HookDefinition, HookOutcome, HookPayload } from './types';
 
 /** How long `cancel` waits for cancelled runs to report before recording them itself. */
@@ -73,16 +73,18 @@ export class AsyncHookRuns {
       reportCancelled: () => finish({ status: 'cancelled', trace: { durationMs: performance.now() - started } }),
     };
     this.runs.add(run);
-    // A run that waits for a slot and whose session ends meanwhile starts cancelled (runHook).
-    const running = this.limiter.run(() => this.deps.run(hook, payload, controller.signal, env));
-    run.done = (
-      running ??
-      Promise.resolve<HookOutcome>({
-        status: 'error',
-        error: `not run: ${MAX_RUNNING_ASYNC_HOOKS} async hook runs are running and ${MAX_WAITING_ASYNC_HOOKS} more are waiting`,
-        trace: { durationMs: 0 },
-      })
-    ).then(finish);
+    // A run still waiting for a slot when its session ends never starts: it is recorded as cancelled at once.
+    const running = this.limiter.run(() => this.deps.run(hook, payload, controller.signal, env), controller.signal);
+    const refused: HookOutcome = {
+      status: 'error',
+      error: `not run: ${MAX_RUNNING_ASYNC_HOOKS} async hook runs are running and ${MAX_WAITING_ASYNC_HOOKS} more are waiting`,
+      trace: { durationMs: 0 },
+    };
+    run.done = (running ?? Promise.resolve(refused))
+      .then((outcome): HookOutcome =>
+        outcome === NOT_RUN ? { status: 'cancelled', trace: { durationMs: performance.now() - started } } : outcome,
+      )
+      .then(finish);
     return run.done;
   }
 

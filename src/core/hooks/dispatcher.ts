@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import type { AuditSink } from '../audit/records';
 import { AsyncHookRuns } from './async-hook-runs';
-import { RunLimiter } from './run-limiter';
+import { NOT_RUN, RunLimiter } from './run-limiter';
 import { Emitter, type Disposable } from '../events-emitter';
 import { emptyResult, ResultAggregator, type DispatchResult, type HookRunSummary, type TaggedContext } from './dispatch-result';
 import { EVENT_INFO, type HookEventName } from './events';
@@ -54,16 +54,18 @@ export interface DispatchOptions {
   rejudge?: ReadonlySet<string>;
 }
 
+/** Observer events the model fires once per tool call. */
+const PER_CALL_OBSERVERS: ReadonlySet<HookEventName> = new Set(['ToolSkipped', 'Error']);
+/** Their dispatches going at once; the others wait their turn. */
+export const MAX_RUNNING_OBSERVERS = 16;
+/** Their dispatches waiting; past this the event's hooks are not run (the event is still audited). */
+export const MAX_WAITING_OBSERVERS = 256;
+
 /**
  * Runs the hooks of one event: only subscribers are touched; in-process hooks first, then
  * process hooks, priority ascending; equal priority in parallel; a block stops later
  * groups; every outcome is kept and audited.
  */
-/** Observer dispatches (emit) going at once; the others wait their turn. */
-export const MAX_RUNNING_OBSERVERS = 16;
-/** Observer dispatches waiting; past this an observer event's hooks are not run (the event is still audited). */
-export const MAX_WAITING_OBSERVERS = 256;
-
 export class HookDispatcher {
   private readonly timeouts: HookTimeouts;
   private readonly inFlightObservers = new Set<Promise<unknown>>();
@@ -224,22 +226,33 @@ export class HookDispatcher {
       this.options.audit?.append({ type: 'event', session_id: payload.session_id, dispatch_id: randomUUID(), event, payload });
       return;
     }
-    // The model can make an observer event fire per tool call (ToolSkipped, Error): a few
-    // dispatches go at once, the others wait, and past a backlog the event's hooks are not run.
-    const dispatching = this.observers.run(() => this.dispatch(payload));
-    if (dispatching === undefined) {
+    // The model makes these fire once per tool call (up to 1,000 a reply): a few dispatches go
+    // at once, the others wait, and past a backlog their hooks are not run. Other observer
+    // events (SessionEnd, TurnEnd, Notification) are never held back by them.
+    const dispatching = PER_CALL_OBSERVERS.has(event) ? this.observers.run(() => this.dispatch(payload)) : this.dispatch(payload);
+    const notRun = (why: string) => {
       this.options.audit?.append({ type: 'event', session_id: payload.session_id, dispatch_id: randomUUID(), event, payload });
       this.options.audit?.append({
         type: 'note',
         session_id: payload.session_id,
         level: 'warning',
-        message: `${event} hooks not run: ${MAX_RUNNING_OBSERVERS} observer dispatches are running and ${MAX_WAITING_OBSERVERS} more are waiting`,
+        message: `${event} hooks not run: ${why}`,
       });
+    };
+    if (dispatching === undefined) {
+      notRun(`${MAX_RUNNING_OBSERVERS} of its dispatches are running and ${MAX_WAITING_OBSERVERS} more are waiting`);
       return;
     }
-    const running = dispatching.catch(() => undefined);
+    const running = dispatching
+      .then((result) => result === NOT_RUN && notRun('the hooks stopped before their turn came'))
+      .catch(() => undefined);
     this.inFlightObservers.add(running);
     void running.finally(() => this.inFlightObservers.delete(running));
+  }
+
+  /** Observer dispatches still waiting for their turn never start: the host is stopping. */
+  stopWaitingObservers(): void {
+    this.observers.clear();
   }
 
   /** Waits (bounded) for observers still running, e.g. before the process exits. */
