@@ -3,7 +3,7 @@ import { emptyResult } from '../hooks/dispatch-result';
 import type { HookDispatcher } from '../hooks/dispatcher';
 import type { HookEventName } from '../hooks/events';
 import type { EventFields } from '../hooks/payloads';
-import { isLockedSource } from '../hooks/hook-switches';
+import { isPolicyJudge } from '../hooks/policy-recheck';
 import type { HookDefinition, HookPayload } from '../hooks/types';
 
 export interface SessionIdentity {
@@ -86,8 +86,8 @@ export class SessionHooks {
     rejudge?: ReadonlySet<string>,
   ): Promise<DispatchResult | undefined> {
     if (this.only && !this.only.has(event)) return undefined;
-    // Async hooks decide nothing: they are not run again (as the dispatcher's own re-check).
-    const only = (hook: HookDefinition) => isLockedSource(hook.source.kind) && !isAsyncHook(hook);
+    // As the dispatcher's own re-check: async hooks decide nothing and are not run again.
+    const only = isPolicyJudge;
     if (!this.dispatcher.hasSubscribers(event, this.identity.sessionId, only)) return undefined;
     return this.dispatcher.dispatch(this.payload(event, fields), { signal, only, rejudge });
   }
@@ -116,9 +116,4 @@ export class SessionHooks {
   forSubagent(agent: { id: string; type: string }): SessionHooks {
     return new SessionHooks(this.dispatcher, { ...this.identity, agent }, SUBAGENT_EVENTS);
   }
-}
-
-/** An `async: true` hook: started, not awaited; it decides nothing. */
-function isAsyncHook(hook: HookDefinition): boolean {
-  return (hook.spec.type === 'command' || hook.spec.type === 'builtin') && hook.spec.async === true;
 }

@@ -8,9 +8,8 @@ import { emptyResult, ResultAggregator, type DispatchResult, type HookRunSummary
 import { EVENT_INFO, type HookEventName } from './events';
 import { groupByOrder, pipe } from './hook-pipeline';
 import { selects } from './hook-selection';
-import { isLockedSource } from './hook-switches';
 import { HookTimeouts, type TimeoutDefaults } from './hook-timeouts';
-import { PolicyRecheck } from './policy-recheck';
+import { isPolicyJudge, PolicyRecheck } from './policy-recheck';
 import type { RegistrySnapshot } from './registry';
 import { runTimed } from './timed-hook-run';
 import type { HandlerType, HookDefinition, HookHandler, HookOutcome, HookPayload } from './types';
@@ -162,7 +161,7 @@ export class HookDispatcher {
     if (rewritten) {
       aggregator.rejudging = true;
       // Async hooks decide nothing: they are not run again.
-      const judges = subscribers.filter((hook) => isLockedSource(hook.source.kind) && !isAsync(hook));
+      const judges = subscribers.filter(isPolicyJudge);
       await this.runGroups(judges, rewritten, { dispatchId, options, aggregator, recheck, original: payload });
     }
     this.options.audit?.append({

@@ -3,6 +3,12 @@ import type { DispatchResult } from './dispatch-result';
 import { isLockedSource } from './hook-switches';
 import type { HookDefinition, HookOutcome, HookPayload } from './types';
 
+/** A hook that judges a call's input for the managed policy: the policy's own, and not `async` (that decides nothing). */
+export function isPolicyJudge(hook: HookDefinition): boolean {
+  const async = (hook.spec.type === 'command' || hook.spec.type === 'builtin') && hook.spec.async === true;
+  return isLockedSource(hook.source.kind) && !async;
+}
+
 /**
  * The managed policy's hooks judge the input a call runs with (docs/hooks.md#managed-policy).
  * A later group's rewrite from another source would otherwise reach the tool unseen by a policy
