@@ -4,6 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { nodeHook, startTestbed, type CliResult, type Testbed, useCliBundle } from '../fixtures/cli/cli-harness';
 import { stall, text, toolCalls } from '../support/model-server';
 import { waitUntilDead } from '../support/process-liveness';
+import { killSessionProcesses } from '../../src/core/process/marked-processes';
+import { procStat } from '../../src/core/process/proc-stat';
 import { hooksJson } from '../support/workspace';
 
 // Ctrl-C cancels the turn: the model stream, the tool and hook processes stop, SessionEnd runs, exit 130.
@@ -93,7 +95,7 @@ describe('Ctrl-C during hookpilot run', () => {
     expect(readFileSync(bed.workspace.file('session-end.txt'), 'utf8')).toBe('cancelled');
   });
 
-  it('a second Ctrl-C quits at once, and the async hooks still running are stopped on the way out', async () => {
+  it('a second Ctrl-C quits at once; the async hooks still running and the guard that ignored SIGTERM are stopped on the way out', async () => {
     const asyncSleeper = `#!/bin/sh
 echo $$ > async.pid
 sleep 30
@@ -111,7 +113,8 @@ while :; do sleep 1; done
         'hooks/guard.sh': stubbornGuard,
         '.vscode/hooks.json': hooksJson({
           PostToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: './hooks/async.sh', async: true }] }],
-          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './hooks/guard.sh', timeout: 120 }] }],
+          // Under a shell that waits for it, which SIGTERM ends: the run is over while the guard lives on.
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './hooks/guard.sh; exit $?', timeout: 120 }] }],
         }),
       },
       [
@@ -127,18 +130,18 @@ while :; do sleep 1; done
       existsSync(bed!.workspace.file(name)) && /^\d+\s*$/.test(readFileSync(bed!.workspace.file(name), 'utf8'));
     await waitFor(() => written('async.pid') && written('guard.pid'), 'both hooks to start');
     const guard = pidOf('guard.pid');
+    // The guard may run under the shell that started it: its session, not its own pid, names all of it.
+    const guardSession = procStat(guard)?.session;
     try {
       child!.kill('SIGINT');
       await waitFor(() => existsSync(bed!.workspace.file('term.txt')), 'the guard to get SIGTERM');
       child!.kill('SIGINT');
       expect((await running).code).toBe(130);
       expect(await waitUntilDead(pidOf('async.pid'), 5_000)).toBe(true);
+      // Its SIGKILL was still waiting out the grace period when the CLI quit.
+      expect(await waitUntilDead(guard, 5_000)).toBe(true);
     } finally {
-      try {
-        process.kill(-guard, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
+      if (guardSession !== undefined) killSessionProcesses(guardSession);
     }
   });
 

@@ -236,6 +236,29 @@ describe('the process spawner helper', () => {
     expect(await waitUntilDead(stubborn, 15_000)).toBe(true);
   });
 
+  it('when the host goes away, kills at once what ignored the SIGTERM of a run already answered, not after its grace', async () => {
+    const spawner = startSpawnerFromSource(log);
+    await spawner.ready();
+    const helperPid = spawner.runner.helperPid!;
+    const pidFile = join(dir, 'pid');
+    const controller = new AbortController();
+    const running = spawner.runner.run({
+      command: `(trap "" TERM; exec sleep 60) & echo $! > "${pidFile}"; wait`,
+      shell: true,
+      cwd: dir,
+      env: process.env,
+      signal: controller.signal,
+      killGraceMs: 120_000,
+    });
+    const stubborn = Number(await waitForFile(pidFile));
+    controller.abort();
+    // The shell leading the run dies of SIGTERM, so the run is answered while its SIGKILL waits.
+    expect(await running).toMatchObject({ aborted: true });
+    spawner.runner.dispose();
+    expect(await waitUntilDead(helperPid, 15_000)).toBe(true);
+    expect(await waitUntilDead(stubborn, 15_000)).toBe(true);
+  });
+
   it('answers a request it cannot run instead of leaving it pending', async () => {
     const spawner = startSpawnerFromSource(log);
     try {

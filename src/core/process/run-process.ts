@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { timerDelay } from '../timer-delay';
 import type { PrestartedShells } from './prestarted-shells';
+import { armKill } from './pending-kills';
 import { shellScriptArguments } from './shell-arguments';
 import { errorMessage } from '../error-message';
 import {
@@ -199,7 +200,7 @@ export function runProcess(options: RunProcessOptions, shells?: PrestartedShells
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let timeoutTimer: NodeJS.Timeout | undefined;
     let drainTimer: NodeJS.Timeout | undefined;
-    let killTimer: NodeJS.Timeout | undefined;
+    let cancelKill: (() => void) | undefined;
 
     const onAbort = () => {
       aborted = true;
@@ -224,8 +225,8 @@ export function runProcess(options: RunProcessOptions, shells?: PrestartedShells
       if (settled) return;
       settled = true;
       cleanup();
-      // The SIGKILL timer stays armed while anything of a killed run survives.
-      if (killTimer && !runSurvives()) clearTimeout(killTimer);
+      // The SIGKILL stays armed while anything of a killed run survives.
+      if (cancelKill && !runSurvives()) cancelKill();
       resolve(result);
     };
 
@@ -251,12 +252,11 @@ export function runProcess(options: RunProcessOptions, shells?: PrestartedShells
       signalGroup(child, 'SIGTERM');
       if (session !== undefined) signalSessionProcesses(session, 'SIGTERM');
       if (marker !== undefined) signalMarkedProcesses(marker, 'SIGTERM');
-      killTimer = setTimeout(() => {
+      cancelKill = armKill(() => {
         signalGroup(child, 'SIGKILL');
         if (session !== undefined) killSessionProcesses(session);
         if (marker !== undefined) killMarkedProcesses(marker);
       }, graceMs);
-      killTimer.unref();
     }
 
     const collect = (stream: Readable | null, into: CappedBuffer) => {

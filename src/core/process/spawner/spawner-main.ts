@@ -11,8 +11,6 @@ import { BASH_SHELLS_ARG, hostToSpawnerSchema, type SpawnerToHost } from './spaw
 interface RunningProcess {
   controller: AbortController;
   done: Promise<void>;
-  /** Its process group, once spawned. */
-  pid?: number;
 }
 
 const running = new Map<number, RunningProcess>();
@@ -53,10 +51,7 @@ process.on('message', (raw: unknown) => {
     {
       ...options,
       signal: entry.controller.signal,
-      onSpawn: (pid) => {
-        entry.pid = pid;
-        send({ type: 'started', id, pid });
-      },
+      onSpawn: (pid) => send({ type: 'started', id, pid }),
     },
     shells,
   ).then((result) => {
@@ -65,22 +60,13 @@ process.on('message', (raw: unknown) => {
   });
 });
 
-// The host went away (exit, crash or dispose): stop what runs, then leave. Leaving drops
-// runProcess's SIGKILL timers, so whatever of a group ignored SIGTERM is killed here first.
+// The host went away (exit, crash or dispose): stop what runs, then leave. The SIGKILLs
+// still armed for what ignored SIGTERM fire as the helper exits (pending-kills).
 process.on('disconnect', () => {
   shells.dispose();
   const entries = [...running.values()];
   for (const entry of entries) entry.controller.abort();
-  void Promise.all(entries.map((entry) => entry.done)).then(() => {
-    for (const { pid } of entries) {
-      try {
-        if (pid !== undefined) process.kill(-pid, 'SIGKILL');
-      } catch {
-        // The group is gone already.
-      }
-    }
-    process.exit(0);
-  });
+  void Promise.all(entries.map((entry) => entry.done)).then(() => process.exit(0));
 });
 
 void shells.whenSettled().then(() => send({ type: 'ready' }));
