@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PrestartedShells } from '../../src/core/process/prestarted-shells';
+import { ownStartingEnvironment } from '../../src/core/process/proc-stat';
 import { runProcess, type RunProcessOptions } from '../../src/core/process/run-process';
 import { shellForksSingleCommands } from '../../src/core/process/shell-fork-probe';
 import { untilWaiting } from '../support/prestarted';
@@ -265,19 +266,54 @@ void (async () => {
     expect(await shellForksSingleCommands(join(dir, 'no-such-shell'))).toBeUndefined();
   });
 
-  it("hold in their own environment only what a line cannot set: a run's values never wait in /proc/PID/environ", async () => {
+  it("hold in their own environment only what their host's already shows, or a line cannot set: a run's values never wait in /proc/PID/environ", async () => {
     // A hook's own env (a webhook URL from its configuration) must not outlive its run in a
     // shell any process of the user can read while it waits, the model's commands included.
     await warm({ env: { ...baseEnv, NOTIFY_WEBHOOK: 'https://hooks.example.invalid/T0/secret' } });
     const [pid] = processesIn(dir);
-    const environ = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').filter(Boolean);
+    const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
     expect(environ.some((entry) => entry.startsWith('NOTIFY_WEBHOOK='))).toBe(false);
-    expect(environ.some((entry) => entry.startsWith('PATH='))).toBe(false);
+    // HOME differs from the host's own; PATH is the host's, which /proc/PID/environ shows for the host too.
+    expect(environ.some((entry) => entry.startsWith('HOME='))).toBe(false);
+    expect(environ).toContain(`PATH=${ownStartingEnvironment().PATH}`);
     // The run that takes it still sees exactly its environment.
     const env = { ...baseEnv, NOTIFY_WEBHOOK: 'https://hooks.example.invalid/T0/secret' };
     const fresh = await runProcess(request(INTROSPECT, { env }));
     const prestarted = await runExpecting(true, request(INTROSPECT, { env }));
     expect(prestarted.stdout).toBe(fresh.stdout);
+  });
+
+  it("read a short line: a run in its host's own environment plus a hook's value costs the shell a few reads, not one per byte of it", async () => {
+    // dash's `read` takes one byte per system call: a line exporting the host's whole environment would cost thousands.
+    const host = join(dir, 'reads-host.ts');
+    writeFileSync(
+      host,
+      `import { PrestartedShells } from ${JSON.stringify(join(__dirname, '../../src/core/process/prestarted-shells'))};
+import { runProcess } from ${JSON.stringify(join(__dirname, '../../src/core/process/run-process'))};
+const shells = new PrestartedShells();
+const env = { ...process.env, HOOK_VALUE: 'from the hook' };
+const options = { command: 'grep syscr /proc/$$/io; echo "$HOOK_VALUE"', shell: true, cwd: ${JSON.stringify(dir)}, env };
+void (async () => {
+  await runProcess({ ...options, command: 'true' }, shells);
+  await shells.whenSettled();
+  const waiting = shells.waiting;
+  const result = await runProcess(options, shells);
+  console.log(JSON.stringify({ waiting, stdout: result.stdout }));
+  shells.dispose();
+})();
+`,
+    );
+    const bigEnvironment = Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`HOST_VALUE_${i}`, 'v'.repeat(64)]));
+    const out = execFileSync(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, host], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, ...bigEnvironment },
+    });
+    const { waiting, stdout } = JSON.parse(out.trim().split('\n').pop() ?? '') as { waiting: number; stdout: string };
+    expect(waiting).toBeGreaterThan(0);
+    const [reads, value] = stdout.trim().split('\n');
+    expect(value).toBe('from the hook');
+    expect(Number(reads.replace('syscr:', '').trim())).toBeLessThan(200);
   });
 
   it('are killed on dispose, and never keep their host alive', async () => {

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import type { Disposable } from '../events-emitter';
 import { RUN_MARKER_VARIABLE, withRunMarker } from './marked-processes';
-import { procStat } from './proc-stat';
+import { ownStartingEnvironment, procStat } from './proc-stat';
 import { isBash, shellScriptArguments } from './shell-arguments';
 import { exportStatement, shellCommandLine, waitingShellEnv } from './shell-command-line';
 import { shellForksSingleCommands } from './shell-fork-probe';
@@ -224,7 +224,7 @@ export class PrestartedShells implements Disposable {
     this.directoryId = directoryIdOf(template.cwd);
     if (this.directoryId === undefined) return;
     // A waiting bash holds the very environment its run needs (see PrestartedShellsOptions).
-    const env = this.bash ? template.env : waitingShellEnv(template.env);
+    const env = this.bash ? template.env : waitingShellEnv(template.env, ownStartingEnvironment());
     while (this.idle.length < this.wanted) {
       const child = this.spawnWaiting(template.shell, template.cwd, env);
       if (!child) return;

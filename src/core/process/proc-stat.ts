@@ -39,3 +39,23 @@ export function procStat(pid: number): ProcStat | undefined {
     return undefined;
   }
 }
+
+let ownStarting: NodeJS.ProcessEnv | undefined;
+
+/**
+ * The environment this process started with, as any process of the user reads it in
+ * /proc/self/environ (never what it set since); empty where /proc does not say.
+ */
+export function ownStartingEnvironment(): NodeJS.ProcessEnv {
+  if (ownStarting) return ownStarting;
+  ownStarting = {};
+  try {
+    for (const entry of readFileSync('/proc/self/environ', 'utf8').split('\0')) {
+      const split = entry.indexOf('=');
+      if (split > 0) ownStarting[entry.slice(0, split)] = entry.slice(split + 1);
+    }
+  } catch {
+    // Not Linux: nothing is known to be shown already.
+  }
+  return ownStarting;
+}

@@ -49,12 +49,16 @@ function expressible(name: string, value = ''): boolean {
 }
 
 /**
- * What a waiting shell starts with: only the variables its line could not set. Any process of
- * the user reads a process's starting environment (/proc/PID/environ) for as long as it waits,
- * and a run's own values (a hook's `env`) are exported in its line instead.
+ * What a waiting shell starts with: the variables its line could not set, and those `shown`
+ * (the starting environment of the process that starts it) already holds with the same value.
+ * Any process of the user reads a process's starting environment (/proc/PID/environ) for as
+ * long as it waits, so a run's own values (a hook's `env`) are exported in its line instead;
+ * the line stays short, which matters because dash's `read` takes it one byte per system call.
  */
-export function waitingShellEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name, value]) => value !== undefined && !expressible(name, value)));
+export function waitingShellEnv(env: NodeJS.ProcessEnv, shown: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(env).filter(([name, value]) => value !== undefined && (!expressible(name, value) || shown[name] === value)),
+  );
 }
 
 /**
