@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -137,6 +137,24 @@ describe('handler fields', () => {
     const outcome = await h.session.prompt('go');
     expect(outcome.toolCalls[0].outcome).toBe('executed');
     expect(JSON.stringify(h.server.requests[1].body.messages)).toContain('LINT FAILED in a.ts');
+  });
+
+  it('asyncRewake: exit 2 brings stderr to the model also on an event where exit 2 blocks nothing (SessionStart)', async () => {
+    // It ends once told to, after this test listens for its end.
+    const rewake = `cat > /dev/null; until [ -e release ]; do sleep 0.02; done; echo 'BACKGROUND TESTS FAILED: 3 failing' >&2; exit 2`;
+    h = await startAgent(
+      {
+        '.vscode/hooks.json': hooksJson({
+          SessionStart: [{ hooks: [{ type: 'command', command: rewake, asyncRewake: true, name: 'bg-tests' }] }],
+        }),
+      },
+      [text('ok')],
+    );
+    const finished = new Promise<void>((resolve) => h!.engine.dispatcher.onDidRunHook((run) => run.hook.name === 'bg-tests' && resolve()));
+    writeFileSync(h.workspace.file('release'), '');
+    await finished;
+    await h.session.prompt('hello');
+    expect(JSON.stringify(h.server.requests[0].body.messages)).toContain('BACKGROUND TESTS FAILED: 3 failing');
   });
 });
 

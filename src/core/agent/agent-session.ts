@@ -1,3 +1,4 @@
+import { showHookMessages } from './hook-notices';
 import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { Redactor } from '../audit/redactor';
@@ -38,10 +39,8 @@ export class AgentSession {
   private readonly events = new Emitter<AgentEvent>();
   private readonly fire = (event: AgentEvent): void => this.events.fire(event);
   /** Shows a dispatch's system messages and warnings to the user. */
-  private readonly notices = (systemMessages: readonly string[], warnings: readonly string[]): void => {
-    for (const message of systemMessages) this.fire({ type: 'notice', level: 'info', message, source: 'hook' });
-    for (const message of warnings) this.fire({ type: 'notice', level: 'warning', message, source: 'hook' });
-  };
+  private readonly notices = (systemMessages: readonly string[], warnings: readonly string[]): void =>
+    showHookMessages(this.fire, systemMessages, warnings);
   private readonly transcript: Transcript;
   private readonly tools: SessionTools;
   private readonly compactor: Compactor;
@@ -330,7 +329,7 @@ export class AgentSession {
     const dispatcher = this.options.dispatcher;
     await dispatcher.cancelAsync('the session ended', this.id);
     this.hooks.emit('SessionEnd', { reason });
-    await dispatcher.drain(1_500);
+    await dispatcher.drain(dispatcher.sessionEndBudgetMs(this.id));
     // SessionEnd's own async hooks had the drain to finish.
     await dispatcher.cancelAsync('the session ended', this.id);
     this.transcript.close();

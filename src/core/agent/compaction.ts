@@ -1,3 +1,4 @@
+import { showHookMessages } from './hook-notices';
 import { formatTaggedContext, type DispatchResult } from '../hooks/dispatch-result';
 import type { AgentEvent } from './agent-events';
 import type { ChatMessage, ChatModel, ModelRequest, ModelResponse } from './llm/chat-model';
@@ -62,6 +63,7 @@ export class Compactor {
       { trigger, custom_instructions: instructions, message_count: messages.length, estimated_tokens: estimateTokens(messages) },
       signal,
     );
+    showHookMessages(this.emit, pre.systemMessages, pre.warnings);
     if (pre.blocked) {
       this.emit({
         type: 'notice',
@@ -89,6 +91,7 @@ export class Compactor {
     const { result: start, problem } = this.envFile
       ? await this.envFile.capture('SessionStart compact', dispatchStart)
       : { result: await dispatchStart() };
+    showHookMessages(this.emit, start.systemMessages, start.warnings);
     if (problem !== undefined) this.emit({ type: 'notice', level: 'warning', message: problem, source: 'SessionStart' });
     if (start.watchPaths) this.onWatchPaths?.(start.watchPaths);
     if (start.contexts.length > 0) {

@@ -1,14 +1,15 @@
 import type { AgentEvent } from './agent-events';
 import type { SessionHooks } from './session-hooks';
 import type { TodoStore } from './tools/todo-store';
-import { reminder, type FinalAnswerHandler } from './turn-loop';
+import { StopBlocks } from './stop-continuation';
+import type { FinalAnswerHandler } from './turn-loop';
 
 export interface FinalAnswerGuardsDeps {
   hooks: SessionHooks;
   todos: TodoStore;
   /** Nudges about unfinished todos per turn before the answer goes to the Stop hooks. */
   todoGuardCap: number;
-  /** Consecutive Stop blocks honoured before the agent stops anyway (Claude Code: 8). */
+  /** Consecutive Stop blocks honoured before the agent stops anyway (Claude Code: 8; see StopBlocks). */
   stopHookCap: number;
   /** Writes the conversation to the transcript: Stop hooks read it. */
   persist: () => void;
@@ -21,9 +22,15 @@ export interface FinalAnswerGuardsDeps {
  * todos mean keep going), then the Stop hooks, which may block it or add context, up to a cap.
  */
 export function finalAnswerGuards(deps: FinalAnswerGuardsDeps): FinalAnswerHandler {
-  let stopBlocks = 0;
+  const stopBlocks = new StopBlocks(deps.stopHookCap, 'Stop', (blocks, cap) =>
+    deps.emit({
+      type: 'notice',
+      level: 'warning',
+      message: `Stop hooks asked to continue ${blocks} times in a row; stopping anyway (cap ${cap}).`,
+    }),
+  );
   let todoNudges = 0;
-  return async (answer, signal) => {
+  return async (answer, signal, toolCallsSoFar) => {
     if (deps.todos.hasUnfinished() && todoNudges < deps.todoGuardCap) {
       todoNudges++;
       const open = deps.todos
@@ -38,26 +45,11 @@ export function finalAnswerGuards(deps: FinalAnswerGuardsDeps): FinalAnswerHandl
     deps.persist();
     const stop = await deps.hooks.dispatch(
       'Stop',
-      { stop_hook_active: stopBlocks > 0, stop_hook_count: stopBlocks, last_assistant_message: answer },
+      { stop_hook_active: stopBlocks.total > 0, stop_hook_count: stopBlocks.total, last_assistant_message: answer },
       signal,
     );
     deps.notices(stop.systemMessages, stop.warnings);
     if (stop.stop) return { stop: stop.stop };
-    if (!stop.blocked && stop.contexts.length === 0) return {};
-    const cap = deps.stopHookCap;
-    if (cap > 0 && stopBlocks >= cap) {
-      deps.emit({
-        type: 'notice',
-        level: 'warning',
-        message: `Stop hooks asked to continue ${stopBlocks} times in a row; stopping anyway (cap ${cap}).`,
-      });
-      return {};
-    }
-    stopBlocks++;
-    if (stop.blocked)
-      return {
-        continueWith: `Stop hook feedback: ${stop.blockReason ?? ''}${stop.contexts.length ? `\n\n${reminder(stop.contexts).content}` : ''}`,
-      };
-    return { continueWith: String(reminder(stop.contexts).content) };
+    return stopBlocks.continuation(stop, toolCallsSoFar);
   };
 }

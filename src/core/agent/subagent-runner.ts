@@ -1,3 +1,5 @@
+import { StopBlocks } from './stop-continuation';
+import { showHookMessages } from './hook-notices';
 import type { AgentEvent } from './agent-events';
 import type { Compactor } from './compaction';
 import type { ChatMessage, ChatModel } from './llm/chat-model';
@@ -55,6 +57,7 @@ export class SubagentRunner {
       return list;
     };
     const start = await parent.dispatch('SubagentStart', { agent_id: agent.id, agent_type: agent.type, prompt: input.prompt }, signal);
+    showHookMessages(this.deps.emit, start.systemMessages, start.warnings);
     const system = this.deps.systemPrompt(tools(), definition?.prompt);
     const messages: ChatMessage[] = [
       { role: 'system', content: system },
@@ -62,7 +65,7 @@ export class SubagentRunner {
     ];
     if (start.contexts.length > 0) messages.push(reminder(start.contexts));
     const hooks = parent.forSubagent(agent);
-    let blocks = 0;
+    const blocks = new StopBlocks(this.deps.stopHookCap, 'SubagentStop');
     const outcome = await runTurnLoop(
       messages,
       {
@@ -74,16 +77,16 @@ export class SubagentRunner {
         compactor: this.deps.compactor.reportingTo(this.compactionNotice(agent.id)),
         emit: this.deps.emit,
         maxSteps: this.deps.maxSteps,
-        onFinalAnswer: async (answer, loopSignal) => {
+        onFinalAnswer: async (answer, loopSignal, toolCallsSoFar) => {
           const stop = await parent.dispatch(
             'SubagentStop',
-            { agent_id: agent.id, agent_type: agent.type, stop_hook_active: blocks > 0, last_assistant_message: answer },
+            { agent_id: agent.id, agent_type: agent.type, stop_hook_active: blocks.total > 0, last_assistant_message: answer },
             loopSignal,
           );
+          showHookMessages(this.deps.emit, stop.systemMessages, stop.warnings);
           if (stop.stop) return { stop: stop.stop };
-          if (!stop.blocked || blocks >= this.deps.stopHookCap) return {};
-          blocks++;
-          return { continueWith: `SubagentStop hook feedback: ${stop.blockReason ?? ''}` };
+          // As Stop (Claude Code): a block, or additionalContext alone, keeps the subagent working.
+          return blocks.continuation(stop, toolCallsSoFar);
         },
       },
       signal,

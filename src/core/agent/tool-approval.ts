@@ -1,3 +1,4 @@
+import { showHookMessages } from './hook-notices';
 import { randomUUID } from 'node:crypto';
 import { join, relative } from 'node:path';
 import { errorMessage } from '../error-message';
@@ -70,6 +71,7 @@ export class ToolApproval {
   ): Promise<AskAnswer> {
     const request = await this.deps.hooks.dispatch('PermissionRequest', this.permissionRequest(call, input, 'ask', reason), signal);
     annotate(annotations, request);
+    showHookMessages(this.deps.emit, request.systemMessages);
     // AstroResearch's InjectContext: what a PermissionRequest hook adds reaches the model too.
     contexts.push(...request.contexts);
     const override = request.permission;
@@ -167,6 +169,7 @@ export class ToolApproval {
     const result = await this.deps.hooks.approveEveryCall(this.permissionRequest(call, input, 'allow', reason), signal);
     if (!result) return undefined;
     annotate(annotations, result);
+    showHookMessages(this.deps.emit, result.systemMessages);
     contexts.push(...result.contexts);
     const denier = result.runs.find((r) => r.decision === 'deny');
     const blocked = result.blockingErrors[0];

@@ -1,3 +1,4 @@
+import { showHookMessages } from './hook-notices';
 import type { AuditSink } from '../audit/records';
 import type { AgentEvent, HookAnnotation, ToolOutcome } from './agent-events';
 import { ApprovedRewrite } from './approved-rewrite';
@@ -131,6 +132,7 @@ export class ToolExecutor {
     const pre = await this.deps.hooks.dispatch('PreToolUse', { tool_name: call.name, tool_input: input, tool_use_id: call.id }, signal);
     const contexts = [...pre.contexts];
     annotate(annotations, pre);
+    showHookMessages(this.deps.emit, pre.systemMessages);
     if (pre.stop) {
       const why = pre.stop.reason ?? 'continue: false';
       this.permissions.decision(call, 'deny', { by: 'hook', source: `hook ${pre.stop.hookName}`, level: 'P3' }, why);
@@ -254,6 +256,7 @@ export class ToolExecutor {
         signal,
       );
       annotate(annotations, post);
+      showHookMessages(this.deps.emit, post.systemMessages);
       this.permissions.permissionsRequired(call, post);
       contexts.push(...post.contexts);
       return finish('executed', withContexts(rewriteToolOutput(result.content, post), contexts, seenContexts), input, halts(post));
@@ -271,6 +274,7 @@ export class ToolExecutor {
       signal.aborted ? undefined : signal,
     );
     annotate(annotations, failure);
+    showHookMessages(this.deps.emit, failure.systemMessages);
     contexts.push(...failure.contexts);
     // AstroResearch's FailHooks: a hook may replace (or shorten) the error text the model sees.
     return finish('failed', withContexts(rewriteToolOutput(result.error, failure), contexts, seenContexts), input, {

@@ -1,3 +1,4 @@
+import { showHookMessages } from './hook-notices';
 import { formatTaggedContext, type DispatchResult, type TaggedContext } from '../hooks/dispatch-result';
 import type { StopFailureError } from '../hooks/payloads';
 import type { AgentEvent, TurnEndReason } from './agent-events';
@@ -37,6 +38,8 @@ export interface SteeringResult {
 export type FinalAnswerHandler = (
   answer: string,
   signal: AbortSignal,
+  /** Tool calls the turn has run so far. */
+  toolCallsSoFar: number,
 ) => Promise<{ continueWith?: string; stop?: { reason?: string; hookName: string } }>;
 
 export interface TurnLoopDeps {
@@ -131,6 +134,7 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
       for (const o of outcomes) messages.push({ role: 'tool', tool_call_id: o.id, content: o.content });
       const calls = outcomes.map((o) => ({ tool_name: o.name, tool_input: o.input, tool_use_id: o.id, tool_response: o.content }));
       const batch = await deps.hooks.dispatch('PostToolBatch', { step, tool_calls: calls }, signal);
+      showHookMessages(deps.emit, batch.systemMessages, batch.warnings);
       const stepContexts = [...afterContexts, ...batch.contexts];
       if (stepContexts.length > 0) messages.push(reminder(stepContexts));
       deps.persist?.();
@@ -177,7 +181,7 @@ export async function runTurnLoop(messages: ChatMessage[], deps: TurnLoopDeps, s
     const late = await deps.takeSteering?.(step, signal);
     if (late?.stop) return done('stopped', response.content, { stopSession: late.stop });
     if (late?.injected) continue;
-    const final = await deps.onFinalAnswer(response.content, signal);
+    const final = await deps.onFinalAnswer(response.content, signal, toolCalls.length);
     if (final.stop) return done('stopped', response.content, { stopSession: final.stop });
     if (final.continueWith === undefined) return done('completed', response.content);
     messages.push({ role: 'user', content: final.continueWith });

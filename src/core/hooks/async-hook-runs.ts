@@ -55,8 +55,11 @@ export class AsyncHookRuns {
         aggregator.result.systemMessages.map((content) => ({ hookName: hook.name, event: hook.event, content })),
       );
       // asyncRewake: exit 2 brings the hook's stderr (or stdout) to the model at its next step.
-      if (hook.spec.type === 'command' && hook.spec.asyncRewake && outcome.status === 'blocking-error') {
-        contexts.push({ hookName: hook.name, event: hook.event, content: outcome.reason || outcome.trace.stdout || 'exit code 2' });
+      // Also where exit 2 blocks nothing (SessionStart, Notification, ...): there it is a success with a warning.
+      const exit2 = outcome.status === 'blocking-error' || (outcome.status === 'success' && outcome.trace.exitCode === 2);
+      if (hook.spec.type === 'command' && hook.spec.asyncRewake && exit2) {
+        const why = outcome.status === 'blocking-error' ? outcome.reason : outcome.trace.stderr?.trim();
+        contexts.push({ hookName: hook.name, event: hook.event, content: why || outcome.trace.stdout?.trim() || 'exit code 2' });
       }
       if (contexts.length > 0 && !controller.signal.aborted) {
         this.contexts.set(payload.session_id, [...(this.contexts.get(payload.session_id) ?? []), ...contexts]);

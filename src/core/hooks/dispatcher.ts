@@ -53,6 +53,10 @@ export interface DispatchOptions {
   rejudge?: ReadonlySet<string>;
 }
 
+/** Claude Code's SessionEnd budget, and how far a hook's configured timeout may raise it. */
+const SESSION_END_BUDGET_MS = 1_500;
+const SESSION_END_MAX_BUDGET_MS = 60_000;
+
 /** Observer events the model fires once per tool call. */
 const PER_CALL_OBSERVERS: ReadonlySet<HookEventName> = new Set(['ToolSkipped', 'Error']);
 /** Their dispatches going at once; the others wait their turn. */
@@ -294,6 +298,15 @@ export class HookDispatcher {
   forgetSession(sessionId: string): void {
     this.ranOnce.delete(sessionId);
     this.asyncRuns.forget(sessionId);
+  }
+
+  /**
+   * How long the end of a session waits for SessionEnd hooks (Claude Code): 1.5 s, raised to the
+   * largest `timeout` one of them configures, up to 60 s.
+   */
+  sessionEndBudgetMs(sessionId: string): number {
+    const configured = this.subscribers('SessionEnd', sessionId).map((hook) => hook.timeoutMs ?? 0);
+    return Math.min(SESSION_END_MAX_BUDGET_MS, Math.max(SESSION_END_BUDGET_MS, ...configured));
   }
 
   timeoutFor(hook: HookDefinition): number {
