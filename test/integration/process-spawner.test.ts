@@ -259,6 +259,37 @@ describe('the process spawner helper', () => {
     expect(await waitUntilDead(stubborn, 15_000)).toBe(true);
   });
 
+  it('on dispose, signals nothing later once the helper stopped its runs and left: their numbers may name other programs by then', async () => {
+    const spawner = startSpawnerFromSource(log);
+    await spawner.ready();
+    const helperPid = spawner.runner.helperPid!;
+    let group: number | undefined;
+    const running = spawner.runner.run({ command: 'sleep 30', shell: true, cwd: dir, env: process.env, onSpawn: (pid) => (group = pid) });
+    await vi.waitFor(() => expect(group).toBeDefined(), { timeout: 10_000 });
+    const kill = vi.spyOn(process, 'kill');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      spawner.runner.dispose();
+      expect((await running).aborted).toBe(true);
+      // Reaped, not only dead: the host has handled the helper's exit.
+      const reaped = () => {
+        try {
+          process.kill(helperPid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      };
+      await vi.waitFor(() => expect(reaped()).toBe(true), { timeout: 15_000, interval: 25 });
+      // Past the deadline for a helper that never leaves.
+      vi.advanceTimersByTime(60_000);
+      expect(kill).not.toHaveBeenCalledWith(-group!, 'SIGKILL');
+    } finally {
+      vi.useRealTimers();
+      kill.mockRestore();
+    }
+  });
+
   it('answers a request it cannot run instead of leaving it pending', async () => {
     const spawner = startSpawnerFromSource(log);
     try {

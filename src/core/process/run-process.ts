@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { timerDelay } from '../timer-delay';
 import type { PrestartedShells } from './prestarted-shells';
-import { armKill } from './pending-kills';
+import { armKill, killAtExit } from './pending-kills';
 import { shellScriptArguments } from './shell-arguments';
 import { errorMessage } from '../error-message';
 import {
@@ -221,9 +221,15 @@ export function runProcess(options: RunProcessOptions, shells?: PrestartedShells
     const runSurvives = () =>
       (child.pid !== undefined && (groupAlive(child.pid) || sessionProcesses(child.pid).length > 0)) ||
       (marker !== undefined && markedProcesses(marker).length > 0);
+    // The host exits while the run goes on (a second Ctrl-C while SessionEnd hooks run): it ends with it.
+    const forgetAtExit = killAtExit(() => {
+      killing = true;
+      killAll();
+    });
     const settle = (result: ProcessResult) => {
       if (settled) return;
       settled = true;
+      forgetAtExit();
       cleanup();
       // The SIGKILL stays armed while anything of a killed run survives.
       if (cancelKill && !runSurvives()) cancelKill();
@@ -252,11 +258,14 @@ export function runProcess(options: RunProcessOptions, shells?: PrestartedShells
       signalGroup(child, 'SIGTERM');
       if (session !== undefined) signalSessionProcesses(session, 'SIGTERM');
       if (marker !== undefined) signalMarkedProcesses(marker, 'SIGTERM');
-      cancelKill = armKill(() => {
-        signalGroup(child, 'SIGKILL');
-        if (session !== undefined) killSessionProcesses(session);
-        if (marker !== undefined) killMarkedProcesses(marker);
-      }, graceMs);
+      cancelKill = armKill(killAll, graceMs);
+    }
+
+    function killAll(): void {
+      const session = child.pid;
+      signalGroup(child, 'SIGKILL');
+      if (session !== undefined) killSessionProcesses(session);
+      if (marker !== undefined) killMarkedProcesses(marker);
     }
 
     const collect = (stream: Readable | null, into: CappedBuffer) => {

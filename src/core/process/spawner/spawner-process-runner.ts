@@ -130,12 +130,21 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
     if (helper.connected) helper.disconnect();
     // Should the helper not have finished by then, nothing it started survives it: not the
     // groups it reported, nor those whose report had not been read yet (its direct children).
-    setTimeout(() => {
+    const deadline = setTimeout(() => {
       const children =
         helper.pid === undefined || helper.exitCode !== null || helper.signalCode !== null ? [] : childProcessesOf(helper.pid);
       for (const pid of new Set([...groups, ...children])) killGroup(pid);
       helper.kill('SIGKILL');
     }, HELPER_EXIT_GRACE_MS).unref();
+    // A helper that left as it does once its host is gone (exit 0) stopped its runs first: their
+    // numbers are free by now and may already name another program's group, which must not be
+    // signalled. One that died otherwise left them running: their groups are killed at once.
+    const exited = (code: number | null) => {
+      clearTimeout(deadline);
+      if (code !== 0) for (const pid of groups) killGroup(pid);
+    };
+    if (helper.exitCode !== null || helper.signalCode !== null) exited(helper.exitCode);
+    else helper.once('exit', exited);
   }
 
   private ensureHelper(): ChildProcess | undefined {
@@ -151,6 +160,10 @@ export class SpawnerProcessRunner implements ProcessRunner, Disposable {
       env: { ...helperEnvironment(process.env), ELECTRON_RUN_AS_NODE: '1' },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'advanced',
+      // A session of its own: a terminal's Ctrl-C, Ctrl-\ or hangup signals the host's whole
+      // foreground group, and would end the helper at once, its runs unstopped (the host decides
+      // what stops; the helper leaves once the host is gone).
+      detached: process.platform !== 'win32',
     });
     this.helper = helper;
     this.ready = false;
