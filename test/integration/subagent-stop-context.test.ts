@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeHook, useTestbed } from '../fixtures/cli/cli-harness';
 import { text, toolCalls, type RecordedRequest } from '../support/model-server';
@@ -41,6 +42,27 @@ async function runOnce() {
 }
 
 describe('SubagentStop', () => {
+  it("sends agent_transcript_path: the subagent's own conversation, in a folder named after the session's transcript", async () => {
+    const { payloads } = await runOnce();
+    const first = payloads[0] as { agent_transcript_path?: string; transcript_path: string; agent_id: string };
+    expect(first.agent_transcript_path).toBe(
+      path.join(
+        path.dirname(first.transcript_path),
+        path.basename(first.transcript_path, '.jsonl'),
+        'subagents',
+        `${first.agent_id}.jsonl`,
+      ),
+    );
+    const lines = readFileSync(first.agent_transcript_path!, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; message: { content: string } });
+    // What the first SubagentStop read, then what the context it added kept going.
+    expect(lines.map((l) => l.type)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(lines.slice(0, 2).map((l) => l.message.content)).toEqual([SUB_PROMPT, 'sub-answer']);
+    expect(lines[2].message.content).toContain('KEEP-GOING-CHECK-TESTS');
+  }, 90_000);
+
   it('keeps the subagent working on additionalContext alone, as Stop does', async () => {
     const { bed, payloads } = await runOnce();
     // The context reached the subagent's next model request, and SubagentStop fired again.

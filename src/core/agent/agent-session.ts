@@ -106,6 +106,7 @@ export class AgentSession {
       redactor,
       emit,
       onSessionDeny: (rule) => this.transcript.recordSessionDeny(rule),
+      subagentTranscript: (agentId) => this.transcript.subagent(agentId),
     });
     this.steering = new SteeringQueue({ hooks: this.hooks, messages: this.messages, emit: this.fire, notices: this.notices });
     this.systemPrompt = new SessionSystemPrompt({

@@ -22,6 +22,7 @@ import { ToolExecutor } from './tool-executor';
 import { BASH_SHELLS_ARG } from '../process/spawner/spawner-protocol';
 import { SpawnerProcessRunner } from '../process/spawner/spawner-process-runner';
 import { createBuiltinTools } from './tools/builtin-tools';
+import type { Transcript } from './transcript';
 import type { TodoStore } from './tools/todo-store';
 import type { Tool } from './tools/tool';
 import { SUBAGENT_TOOL_NAMES } from './tools/tool-catalog';
@@ -41,6 +42,8 @@ export interface SessionToolsDeps {
   redactor: ModelRedactor;
   /** Hears each "Deny for this session" rule (the session keeps it in its transcript). */
   onSessionDeny?: (rule: string) => void;
+  /** A subagent's own transcript (see Transcript.subagent). */
+  subagentTranscript?: (agentId: string) => Transcript;
   emit: (event: AgentEvent) => void;
 }
 
@@ -129,6 +132,7 @@ export class SessionTools {
       emit: deps.emit,
       maxSteps: options.maxSteps ?? 50,
       stopHookCap: options.stopHookCap ?? 8,
+      transcriptFor: deps.subagentTranscript,
       systemPrompt: (tools, instructions) =>
         baseSystemPrompt({
           workspaceRoot: options.workspaceRoot,

@@ -7,6 +7,8 @@ import type { SessionHooks } from './session-hooks';
 import { BUILTIN_SUBAGENTS, GENERAL_PURPOSE, subagentTools, type SubagentDefinition } from './subagent-definitions';
 import type { TaskInput } from './task-tool';
 import type { ToolExecutor } from './tool-executor';
+import type { Transcript } from './transcript';
+import { errorMessage } from '../error-message';
 import { toolFailure, type Tool, type ToolResult } from './tools/tool';
 import { reminder, runTurnLoop } from './turn-loop';
 
@@ -26,6 +28,8 @@ export interface SubagentDeps {
   stopHookCap: number;
   /** The subagent's system prompt for these tools, with its definition's instructions. */
   systemPrompt: (tools: readonly Tool[], instructions?: string) => string;
+  /** A subagent's own transcript, which SubagentStop hooks read (`agent_transcript_path`). */
+  transcriptFor?: (agentId: string) => Transcript;
 }
 
 /**
@@ -66,6 +70,7 @@ export class SubagentRunner {
     if (start.contexts.length > 0) messages.push(reminder(start.contexts));
     const hooks = parent.forSubagent(agent);
     const blocks = new StopBlocks(this.deps.stopHookCap, 'SubagentStop');
+    const transcript = this.attempt('be started', () => this.deps.transcriptFor?.(agent.id));
     const outcome = await runTurnLoop(
       messages,
       {
@@ -78,9 +83,16 @@ export class SubagentRunner {
         emit: this.deps.emit,
         maxSteps: this.deps.maxSteps,
         onFinalAnswer: async (answer, loopSignal, toolCallsSoFar) => {
+          const written = transcript && this.attempt('be written', () => (transcript.sync(messages), transcript.file));
           const stop = await parent.dispatch(
             'SubagentStop',
-            { agent_id: agent.id, agent_type: agent.type, stop_hook_active: blocks.total > 0, last_assistant_message: answer },
+            {
+              agent_id: agent.id,
+              agent_type: agent.type,
+              ...(written === undefined ? {} : { agent_transcript_path: written }),
+              stop_hook_active: blocks.total > 0,
+              last_assistant_message: answer,
+            },
             loopSignal,
           );
           showHookMessages(this.deps.emit, stop.systemMessages, stop.warnings);
@@ -112,6 +124,16 @@ export class SubagentRunner {
         halt,
       };
     return { ok: true, content: outcome.result || '(the subagent returned no text)', response };
+  }
+
+  /** A transcript that cannot be started or written costs its hooks the path, not the subagent its work. */
+  private attempt<T>(what: 'be started' | 'be written', action: () => T): T | undefined {
+    try {
+      return action();
+    } catch (error) {
+      this.deps.emit({ type: 'notice', level: 'warning', message: `the subagent's transcript could not ${what}: ${errorMessage(error)}` });
+      return undefined;
+    }
   }
 
   /**

@@ -1,4 +1,16 @@
-import { appendFileSync, closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { endsOnFreshLine } from '../audit/audit-reader';
 import { errorMessage } from '../error-message';
@@ -95,6 +107,18 @@ export class Transcript {
   static pathFor(dir: string, sessionId: string): string {
     if (!isValidSessionId(sessionId)) throw new Error(`invalid session id ${JSON.stringify(sessionId)}`);
     return path.join(dir, `${sessionId}.jsonl`);
+  }
+
+  /**
+   * A subagent's own transcript (`agent_transcript_path`), in a folder named after its session's
+   * as Claude Code lays it out: `<session>/subagents/<agent id>.jsonl`. A session resumed in a new
+   * process numbers its subagents from 1 again: what an earlier one wrote there is removed first.
+   */
+  subagent(agentId: string): Transcript {
+    if (!/^[\w-]+$/.test(agentId)) throw new Error(`invalid agent id ${JSON.stringify(agentId)}`);
+    const file = path.join(path.dirname(this.file), path.basename(this.file, '.jsonl'), 'subagents', `${agentId}.jsonl`);
+    rmSync(file, { force: true });
+    return new Transcript(file, this.redact);
   }
 
   /** Appends the messages not yet written (the system prompt is not part of the transcript). */
