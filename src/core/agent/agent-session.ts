@@ -1,4 +1,3 @@
-import { showHookMessages } from './hook-notices';
 import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { Redactor } from '../audit/redactor';
@@ -24,6 +23,7 @@ import { envWithoutSecrets } from './tools/shell-environment';
 import { TodoStore } from './tools/todo-store';
 import { Transcript } from './transcript';
 import { reminder, runTurnLoop, type TurnOutcome } from './turn-loop';
+import { showHookMessages } from './hook-notices';
 
 export type { AgentSessionOptions } from './agent-session-options';
 

@@ -1,10 +1,10 @@
-import { showHookMessages } from './hook-notices';
 import { formatTaggedContext, type DispatchResult } from '../hooks/dispatch-result';
 import type { AgentEvent } from './agent-events';
 import type { ChatMessage, ChatModel, ModelRequest, ModelResponse } from './llm/chat-model';
 import { dispatchAfterLLM, dispatchBeforeLLM } from './llm-request-hooks';
 import type { SessionEnvFile } from './session-env-file';
 import type { SessionHooks } from './session-hooks';
+import { showHookMessages } from './hook-notices';
 
 /** Each message's JSON length, measured once: messages are appended, never changed in place. */
 const messageChars = new WeakMap<ChatMessage, number>();

@@ -1,5 +1,3 @@
-import { StopBlocks } from './stop-continuation';
-import { showHookMessages } from './hook-notices';
 import type { AgentEvent } from './agent-events';
 import type { Compactor } from './compaction';
 import type { ChatMessage, ChatModel } from './llm/chat-model';
@@ -11,6 +9,8 @@ import type { Transcript } from './transcript';
 import { errorMessage } from '../error-message';
 import { toolFailure, type Tool, type ToolResult } from './tools/tool';
 import { reminder, runTurnLoop } from './turn-loop';
+import { StopBlocks } from './stop-continuation';
+import { showHookMessages } from './hook-notices';
 
 export interface SubagentDeps {
   parentHooks: SessionHooks;

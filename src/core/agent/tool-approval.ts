@@ -1,4 +1,3 @@
-import { showHookMessages } from './hook-notices';
 import { randomUUID } from 'node:crypto';
 import { join, relative } from 'node:path';
 import { errorMessage } from '../error-message';
@@ -18,6 +17,7 @@ import { personDecision, type Decision, type DenialSource } from './tool-permiss
 import { summarizeToolCall } from './tool-summary';
 import type { Tool } from './tools/tool';
 import { allowedRoots, isWithin, physicalPathOf, rootPlaces, toAbsolutePath, type WorkspaceScope } from './tools/workspace-paths';
+import { showHookMessages } from './hook-notices';
 
 export interface ToolApprovalDeps {
   hooks: SessionHooks;

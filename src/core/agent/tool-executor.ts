@@ -1,4 +1,3 @@
-import { showHookMessages } from './hook-notices';
 import type { AuditSink } from '../audit/records';
 import type { AgentEvent, HookAnnotation, ToolOutcome } from './agent-events';
 import { ApprovedRewrite } from './approved-rewrite';
@@ -13,6 +12,7 @@ import { annotate, halts, hookVerdict, withContexts } from './tool-hook-results'
 import { denialSource, gateDecision, ToolPermissionAudit } from './tool-permission-audit';
 import type { Tool, ToolContext, ToolResult } from './tools/tool';
 import { errorMessage } from '../error-message';
+import { showHookMessages } from './hook-notices';
 
 export type { ToolCallOutcome } from './tool-call-outcome';
 

@@ -1,4 +1,3 @@
-import { showHookMessages } from './hook-notices';
 import { formatTaggedContext, type DispatchResult, type TaggedContext } from '../hooks/dispatch-result';
 import type { StopFailureError } from '../hooks/payloads';
 import type { AgentEvent, TurnEndReason } from './agent-events';
@@ -14,6 +13,7 @@ import { toolDefinitions } from './tools/tool-definitions';
 import { errorMessage } from '../error-message';
 import { withUniqueCallIds } from './llm/unique-call-ids';
 import { dispatchAfterLLM, dispatchBeforeLLM } from './llm-request-hooks';
+import { showHookMessages } from './hook-notices';
 
 export interface TurnOutcome {
   reason: TurnEndReason;
