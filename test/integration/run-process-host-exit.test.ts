@@ -17,6 +17,20 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+/** Runs `host` (which exits 130 once its run wrote its pid to `pidFile`) and waits until that run is gone. */
+async function expectGoneAfterExit(host: string, pidFile: string): Promise<void> {
+  let code = 0;
+  try {
+    execFileSync(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, host], { timeout: 20_000 });
+  } catch (error) {
+    code = (error as { status: number }).status;
+  }
+  expect(code).toBe(130);
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  leftovers.push(pid);
+  await vi.waitFor(() => expect(isProcessAlive(pid)).toBe(false), { timeout: 3_000, interval: 50 });
+}
+
 it('a run aborted by an exit listener (the CLI cancelling async hooks on a second Ctrl-C) is still SIGKILLed', () => {
   const pidFile = join(dir, 'pid');
   const host = join(dir, 'host.ts');
@@ -44,16 +58,7 @@ const wait = setInterval(() => {
 }, 20);
 `,
   );
-  let code = 0;
-  try {
-    execFileSync(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, host], { timeout: 20_000 });
-  } catch (error) {
-    code = (error as { status: number }).status;
-  }
-  expect(code).toBe(130);
-  const pid = Number(readFileSync(pidFile, 'utf8'));
-  leftovers.push(pid);
-  return vi.waitFor(() => expect(isProcessAlive(pid)).toBe(false), { timeout: 3_000, interval: 50 });
+  return expectGoneAfterExit(host, pidFile);
 });
 
 it('a run still going when its host exits (no abort: a sync SessionEnd hook at a second Ctrl-C) does not outlive the host', () => {
@@ -76,14 +81,5 @@ const wait = setInterval(() => {
 }, 20);
 `,
   );
-  let code = 0;
-  try {
-    execFileSync(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, host], { timeout: 20_000 });
-  } catch (error) {
-    code = (error as { status: number }).status;
-  }
-  expect(code).toBe(130);
-  const pid = Number(readFileSync(pidFile, 'utf8'));
-  leftovers.push(pid);
-  return vi.waitFor(() => expect(isProcessAlive(pid)).toBe(false), { timeout: 3_000, interval: 50 });
+  return expectGoneAfterExit(host, pidFile);
 });
