@@ -200,7 +200,7 @@ function commonFields(
       draft.note(`no timeout: Claude Code's default of ${fallback} s is written out (${hookpilotDefault(out.type, event)})`);
     } else {
       draft.note(
-        `no timeout: Claude Code shares a 1.5 s budget among SessionEnd hooks; Hookpilot gives each its own timeout (${hookpilotDefault(out.type, event)})`,
+        `no timeout: the end of a session waits 1.5 s for SessionEnd hooks without one, as Claude Code's does (${hookpilotDefault(out.type, event)})`,
       );
     }
   }
