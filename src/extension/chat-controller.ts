@@ -218,7 +218,7 @@ export class ChatController extends Disposable {
   }
 
   /** One prompt as the chat's turn; true when it was interrupted or a hook stopped the agent. */
-  private async runTurn(prompt: (signal: AbortSignal) => Promise<TurnOutcome>): Promise<boolean> {
+  private async runTurn(prompt: (signal: AbortSignal) => Promise<TurnOutcome | undefined>): Promise<boolean> {
     let outcome: TurnOutcome | undefined;
     const interrupted = await this.activity.exclusive('chat turn', async (signal) => {
       outcome = await prompt(signal);
@@ -241,10 +241,12 @@ export class ChatController extends Disposable {
   private async afterRun(halted: boolean): Promise<void> {
     const session = this.session;
     // A turn that started meanwhile takes them: at its next step, or after it.
-    if (this.busy || !session?.hasQueued) return;
+    if (this.busy || !session) return;
+    // An asyncRewake hook that spoke during the turn wakes the agent, unless the person stopped it.
+    if (!session.hasQueued) return halted ? undefined : this.wakeIfIdle();
     if (halted) return this.returnQueued(session);
     const followUp = session.takeFollowUp();
-    if (followUp === undefined) return;
+    if (followUp === undefined) return this.wakeIfIdle();
     this.emitAll(this.projector.adoptQueued());
     await this.afterRun(await this.runTurn((signal) => session.prompt(followUp, signal)));
   }
@@ -408,6 +410,17 @@ export class ChatController extends Disposable {
       this.deps.diffs.snapshotBefore(event.id, event.name, event.input, this.deps.engineHost.projectDir ?? '');
     this.emitAll(this.projector.project(event));
     if (event.type === 'usage') this.postStatus();
+    if (event.type === 'rewake_requested') void this.wakeIfIdle();
+  }
+
+  /**
+   * An `asyncRewake` hook's words wait while the chat has no turn: the agent is woken with them
+   * (Claude Code's asyncRewake), as a turn of its own. One that came during a turn waits for it.
+   */
+  private async wakeIfIdle(): Promise<void> {
+    const session = this.session;
+    if (!session || this.busy || session.hasQueued || session.rewakeWaiting === undefined) return;
+    await this.afterRun(await this.runTurn((signal) => session.wake(signal)));
   }
 
   private async endSession(reason: 'clear' | 'other' | 'completed'): Promise<void> {

@@ -97,6 +97,10 @@ export class ChatProjector {
   project(event: AgentEvent): ChatStreamMessage[] {
     switch (event.type) {
       case 'turn_started': {
+        if (event.wokenBy !== undefined) {
+          const message = `Hook "${event.wokenBy}" woke the agent with what it reported (asyncRewake).`;
+          return [this.append({ kind: 'notice', id: this.newId('n'), level: 'info', message, source: 'hook' })];
+        }
         if (this.pendingUserId !== undefined) {
           this.pendingUserId = undefined;
           return [];
@@ -224,6 +228,7 @@ export class ChatProjector {
           }),
         ];
       case 'session_started':
+      case 'rewake_requested':
       case 'hook_started':
       case 'hook_response':
         // The Hook Manager's timeline shows hook runs; the chat shows their effect on tool cards.

@@ -41,7 +41,16 @@ export function streamJsonLine(event: AgentEvent, ctx: StreamContext): Line {
         permission_mode: ctx.permissionMode,
       };
     case 'turn_started':
-      return { type: 'system', subtype: 'turn_started', ...session, turn: event.turn, prompt: event.prompt };
+      return {
+        type: 'system',
+        subtype: 'turn_started',
+        ...session,
+        turn: event.turn,
+        prompt: event.prompt,
+        ...(event.wokenBy === undefined ? {} : { woken_by: event.wokenBy }),
+      };
+    case 'rewake_requested':
+      return { type: 'system', subtype: 'rewake_requested', ...session, hook_name: event.hookName };
     case 'prompt_blocked':
       return { type: 'system', subtype: 'prompt_blocked', ...session, reason: event.reason, hook_name: event.hookName };
     case 'steering_injected':

@@ -23,7 +23,10 @@ export type TurnEndReason = 'completed' | 'max_steps' | 'blocked' | 'cancelled' 
  */
 export type AgentEvent =
   | { type: 'session_started'; sessionId: string; source: SessionStartSource; model: string }
-  | { type: 'turn_started'; turn: number; prompt: string }
+  /** `wokenBy`: the `asyncRewake` hook a turn with no prompt was started for (AgentSession.wake). */
+  | { type: 'turn_started'; turn: number; prompt: string; wokenBy?: string }
+  /** An `asyncRewake` hook asks to wake the agent while no turn runs: the host may call AgentSession.wake. */
+  | { type: 'rewake_requested'; hookName: string }
   | { type: 'prompt_blocked'; reason: string; hookName?: string }
   /** A message queued while the turn ran reached the model (or a UserPromptSubmit hook blocked it). */
   | { type: 'steering_injected'; text: string }

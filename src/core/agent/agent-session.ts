@@ -27,6 +27,9 @@ import { showHookMessages } from './hook-notices';
 
 export type { AgentSessionOptions } from './agent-session-options';
 
+/** Turns an `asyncRewake` hook may start with no prompt between them (Stop's cap of blocks in a row). */
+const MAX_WAKES_IN_A_ROW = 8;
+
 /**
  * One conversation with the agent: SessionStart, then turns (UserPromptSubmit, TurnStart,
  * SystemPrompt, the loop, TodoGuard and Stop), then SessionEnd.
@@ -53,6 +56,11 @@ export class AgentSession {
   /** SessionStart said `continue: false`: no prompt runs in this session. */
   private stoppedAtStart?: { reason?: string; hookName: string };
   private readonly hookFailures: Disposable;
+  /** Tells the host when an `asyncRewake` hook asks to wake the agent between turns. */
+  private readonly rewakes: Disposable;
+  private turnRunning = false;
+  /** Turns woken since the last prompt: a hook that exits 2 after every turn must not keep the agent going for ever. */
+  private wakesSincePrompt = 0;
   /** The model behind the secret boundary. */
   private readonly model: ChatModel;
   /** What SessionStart hooks wrote to CLAUDE_ENV_FILE: every Bash command runs after it. */
@@ -119,6 +127,10 @@ export class AgentSession {
       emit: this.fire,
     });
     this.hookFailures = reportHookFailures(options.dispatcher, this.id, this.hooks);
+    this.rewakes = options.dispatcher.onAsyncRewake(({ sessionId, hookName }) => {
+      // During a turn, its next step takes the hook's words; after it, the host asks rewakeWaiting.
+      if (sessionId === this.id && this.started && !this.ended && !this.turnRunning) this.fire({ type: 'rewake_requested', hookName });
+    });
     this.fileChanges = new FileChangedHooks({ hooks: this.hooks, envFile: this.envFile, cwd, notices: this.notices });
   }
 
@@ -210,10 +222,43 @@ export class AgentSession {
   }
 
   /** One user prompt, worked on until the agent stops (or is blocked, cancelled, capped). */
-  async prompt(text: string, signal: AbortSignal = new AbortController().signal): Promise<TurnOutcome> {
+  prompt(text: string, signal: AbortSignal = new AbortController().signal): Promise<TurnOutcome> {
+    this.wakesSincePrompt = 0;
+    return this.turnOf((turn) => this.runTurn(turn, text, signal), signal);
+  }
+
+  /**
+   * The `asyncRewake` hook whose words wait while no turn runs: the host wakes the agent with
+   * them (wake), as Claude Code does, rather than leave them for the next prompt.
+   */
+  get rewakeWaiting(): string | undefined {
+    return this.turnRunning || this.ended ? undefined : this.options.dispatcher.pendingRewake(this.id);
+  }
+
+  /**
+   * A turn with no prompt, started for an `asyncRewake` hook's words (a system reminder at its
+   * first step); undefined when none wait any more, or after MAX_WAKES_IN_A_ROW woken turns
+   * with no prompt between them (the words then wait for the next prompt).
+   */
+  async wake(signal: AbortSignal = new AbortController().signal): Promise<TurnOutcome | undefined> {
+    const hookName = this.rewakeWaiting;
+    if (hookName === undefined) return undefined;
+    if (this.wakesSincePrompt >= MAX_WAKES_IN_A_ROW) {
+      if (this.wakesSincePrompt++ === MAX_WAKES_IN_A_ROW) {
+        const message = `Hook "${hookName}" woke the agent ${MAX_WAKES_IN_A_ROW} times in a row; what it reports now waits for the next prompt.`;
+        this.fire({ type: 'notice', level: 'warning', message, source: 'hook' });
+      }
+      return undefined;
+    }
+    this.wakesSincePrompt++;
+    return this.turnOf((turn) => this.runWokenTurn(turn, hookName, signal), signal);
+  }
+
+  private async turnOf(run: (turn: number) => Promise<TurnOutcome>, signal: AbortSignal): Promise<TurnOutcome> {
     // A session whose start failed (its lock is held elsewhere) must not write the transcript.
     if (!this.started) throw new Error(`session ${this.id} has not started: resume it again, or start a new one`);
     const turn = this.turn++;
+    this.turnRunning = true;
     this.idle?.turnStarted();
     // A configuration applied since the last prompt may watch other files.
     this.fileChanges.refresh();
@@ -225,7 +270,7 @@ export class AgentSession {
     signal.addEventListener('abort', onAbort, { once: true });
     let outcome: TurnOutcome;
     try {
-      outcome = await this.runTurn(turn, text, signal);
+      outcome = await run(turn);
     } catch (err) {
       // However the turn ends, it ends as an outcome: TurnEnd and turn_ended must not be skipped.
       const error = errorMessage(err);
@@ -233,6 +278,7 @@ export class AgentSession {
       outcome = { reason: signal.aborted ? 'cancelled' : 'error', result: '', ...(signal.aborted ? {} : { error }), ...emptyTurn() };
     } finally {
       signal.removeEventListener('abort', onAbort);
+      this.turnRunning = false;
     }
     try {
       this.transcript.sync(this.messages);
@@ -247,7 +293,7 @@ export class AgentSession {
     return this.finish(turn, outcome);
   }
 
-  /** The turn up to its outcome; prompt() reports its end (TurnEnd, turn_ended) whatever it was. */
+  /** A prompted turn up to its outcome; turnOf reports its end (TurnEnd, turn_ended) whatever it was. */
   private async runTurn(turn: number, text: string, signal: AbortSignal): Promise<TurnOutcome> {
     const empty = emptyTurn();
     if (this.stoppedAtStart) return { reason: 'stopped', result: '', stopSession: this.stoppedAtStart, ...empty };
@@ -264,6 +310,18 @@ export class AgentSession {
     this.hooks.emit('TurnStart', { turn_index: turn, prompt: text });
     this.messages.push({ role: 'user', content: text });
     if (submit.contexts.length > 0) this.messages.push(reminder(submit.contexts));
+    return this.loop(turn, signal);
+  }
+
+  /** A woken turn: no prompt and no UserPromptSubmit; the loop's first step takes the hook's words. */
+  private async runWokenTurn(turn: number, hookName: string, signal: AbortSignal): Promise<TurnOutcome> {
+    if (this.stoppedAtStart) return { reason: 'stopped', result: '', stopSession: this.stoppedAtStart, ...emptyTurn() };
+    this.events.fire({ type: 'turn_started', turn, prompt: '', wokenBy: hookName });
+    this.hooks.emit('TurnStart', { turn_index: turn, prompt: '' });
+    return this.loop(turn, signal);
+  }
+
+  private async loop(turn: number, signal: AbortSignal): Promise<TurnOutcome> {
     this.transcript.sync(this.messages);
     await this.systemPrompt.refresh(this.messages, this.tools.current(), signal);
 
@@ -321,6 +379,7 @@ export class AgentSession {
     await this.fileChanges.stop();
     this.idle?.dispose();
     this.hookFailures.dispose();
+    this.rewakes.dispose();
     if (!this.started) {
       // It never started (its transcript was another process's): no SessionEnd for it, nothing to write.
       this.tools.dispose();

@@ -28,6 +28,8 @@ export interface AsyncHookRunsDeps {
   run(hook: HookDefinition, payload: HookPayload, signal: AbortSignal, env?: Readonly<Record<string, string>>): Promise<HookOutcome>;
   /** Records a run's outcome, once, when it ends or is cancelled. */
   report(hook: HookDefinition, payload: HookPayload, dispatchId: string, outcome: HookOutcome, summary: HookRunSummary): void;
+  /** An `asyncRewake` hook exited 2: its session's agent is to be woken with what it said. */
+  rewake(sessionId: string, hookName: string): void;
 }
 
 /**
@@ -38,6 +40,8 @@ export interface AsyncHookRunsDeps {
 export class AsyncHookRuns {
   private readonly runs = new Set<AsyncRun>();
   private readonly contexts = new Map<string, TaggedContext[]>();
+  /** Per session, the last `asyncRewake` hook whose words wait among the contexts. */
+  private readonly rewakes = new Map<string, string>();
   private readonly limiter = new RunLimiter(MAX_RUNNING_ASYNC_HOOKS, MAX_WAITING_ASYNC_HOOKS);
 
   constructor(private readonly deps: AsyncHookRunsDeps) {}
@@ -57,12 +61,17 @@ export class AsyncHookRuns {
       // asyncRewake: exit 2 brings the hook's stderr (or stdout) to the model at its next step.
       // Also where exit 2 blocks nothing (SessionStart, Notification, ...): there it is a success with a warning.
       const exit2 = outcome.status === 'blocking-error' || (outcome.status === 'success' && outcome.trace.exitCode === 2);
-      if (hook.spec.type === 'command' && hook.spec.asyncRewake && exit2) {
+      const rewakes = hook.spec.type === 'command' && hook.spec.asyncRewake === true && exit2;
+      if (rewakes) {
         const why = outcome.status === 'blocking-error' ? outcome.reason : outcome.trace.stderr?.trim();
         contexts.push({ hookName: hook.name, event: hook.event, content: why || outcome.trace.stdout?.trim() || 'exit code 2' });
       }
       if (contexts.length > 0 && !controller.signal.aborted) {
         this.contexts.set(payload.session_id, [...(this.contexts.get(payload.session_id) ?? []), ...contexts]);
+        if (rewakes) {
+          this.rewakes.set(payload.session_id, hook.name);
+          this.deps.rewake(payload.session_id, hook.name);
+        }
       }
       // Stopped because its session ended: the record says so rather than a bare "cancelled".
       if (controller.signal.aborted && outcome.status === 'cancelled')
@@ -109,11 +118,18 @@ export class AsyncHookRuns {
   takeContexts(sessionId: string): TaggedContext[] {
     const list = this.contexts.get(sessionId) ?? [];
     this.contexts.delete(sessionId);
+    this.rewakes.delete(sessionId);
     return list;
+  }
+
+  /** The `asyncRewake` hook whose words wait for the session's next model turn, if one does. */
+  pendingRewake(sessionId: string): string | undefined {
+    return this.rewakes.get(sessionId);
   }
 
   /** Drops the contexts of a session that ended: no next turn will take them. */
   forget(sessionId: string): void {
     this.contexts.delete(sessionId);
+    this.rewakes.delete(sessionId);
   }
 }

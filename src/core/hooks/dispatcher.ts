@@ -78,12 +78,14 @@ export class HookDispatcher {
   private readonly ranOnce = new Map<string, Set<string>>();
   private readonly hookRan = new Emitter<HookRunEvent>();
   private readonly hookStarting = new Emitter<Omit<HookRunEvent, 'outcome' | 'summary'>>();
+  private readonly rewakes = new Emitter<{ sessionId: string; hookName: string }>();
 
   constructor(private readonly options: DispatcherOptions) {
     this.timeouts = new HookTimeouts(options.timeouts);
     this.asyncRuns = new AsyncHookRuns({
       run: (hook, payload, signal, env) => this.runHook(awaited(hook), payload, signal, env),
       report: (hook, payload, dispatchId, outcome, summary) => this.report(hook, payload, payload, dispatchId, outcome, summary, true),
+      rewake: (sessionId, hookName) => this.rewakes.fire({ sessionId, hookName }),
     });
   }
 
@@ -129,6 +131,11 @@ export class HookDispatcher {
     );
     this.report(hook, payload, payload, dispatchId, outcome, summary);
     return { outcome, summary };
+  }
+
+  /** Fires when an `asyncRewake` hook exits 2: what it said waits for its session's next model turn (takeAsyncContexts). */
+  onAsyncRewake(listener: (rewake: { sessionId: string; hookName: string }) => void): Disposable {
+    return this.rewakes.on(listener);
   }
 
   /** Fires as each hook starts (stream-json `hook_started`). */
@@ -277,6 +284,11 @@ export class HookDispatcher {
   /** Contexts from async hooks that finished since the last call, for the next model turn. */
   takeAsyncContexts(sessionId: string): TaggedContext[] {
     return this.asyncRuns.takeContexts(sessionId);
+  }
+
+  /** The `asyncRewake` hook whose words wait for the session's next model turn, if one does. */
+  pendingRewake(sessionId: string): string | undefined {
+    return this.asyncRuns.pendingRewake(sessionId);
   }
 
   /** A `once` hook is selected on its first run in a session only; every other hook always. */
