@@ -60,6 +60,8 @@ export class ChatController extends Disposable {
   private readonly elicitor = new ElicitationModal();
   /** New Chat cleared the last session: the next one starts with source "clear", as in Claude Code. */
   private cleared = false;
+  /** The person stopped the agent (or a hook did): no hook wakes it before the next prompt. */
+  private wakesHeld = false;
   private sessionEvents: vscode.Disposable | undefined;
   /** A prompt sent while the session ends or switches waits, then goes to the chat that follows. */
   private readonly activity = new ChatActivity({
@@ -203,6 +205,7 @@ export class ChatController extends Disposable {
       this.postStatus();
       return;
     }
+    this.wakesHeld = false;
     const halted = await this.runTurn(async (signal) => {
       const session =
         this.session ??
@@ -221,7 +224,12 @@ export class ChatController extends Disposable {
   private async runTurn(prompt: (signal: AbortSignal) => Promise<TurnOutcome | undefined>): Promise<boolean> {
     let outcome: TurnOutcome | undefined;
     const interrupted = await this.activity.exclusive('chat turn', async (signal) => {
-      outcome = await prompt(signal);
+      try {
+        outcome = await prompt(signal);
+      } finally {
+        // Before the chat is idle again: a hook that reports from now on must not restart what was stopped.
+        if (signal.aborted || outcome?.reason === 'stopped') this.wakesHeld = true;
+      }
     });
     const ended = outcome?.reason === 'aborted' ? outcome.stopSession : undefined;
     if (ended) {
@@ -242,11 +250,14 @@ export class ChatController extends Disposable {
     const session = this.session;
     // A turn that started meanwhile takes them: at its next step, or after it.
     if (this.busy || !session) return;
+    // Stopped by the person (or a hook): a hook reporting later does not start it again either.
+    if (halted) this.wakesHeld = true;
     // An asyncRewake hook that spoke during the turn wakes the agent, unless the person stopped it.
     if (!session.hasQueued) return halted ? undefined : this.wakeIfIdle();
     if (halted) return this.returnQueued(session);
     const followUp = session.takeFollowUp();
     if (followUp === undefined) return this.wakeIfIdle();
+    this.wakesHeld = false;
     this.emitAll(this.projector.adoptQueued());
     await this.afterRun(await this.runTurn((signal) => session.prompt(followUp, signal)));
   }
@@ -391,6 +402,7 @@ export class ChatController extends Disposable {
   private async startSession(source: SessionStartSource, modelName: string, sessionId?: string): Promise<AgentSession> {
     const session = await createChatSession(this.deps, modelName, sessionId);
     this.session = session;
+    this.wakesHeld = false;
     this.sessionEvents = session.onEvent((event) => this.onAgentEvent(event));
     this.sessionChanged.fire(session.id);
     try {
@@ -418,9 +430,18 @@ export class ChatController extends Disposable {
    * (Claude Code's asyncRewake), as a turn of its own. One that came during a turn waits for it.
    */
   private async wakeIfIdle(): Promise<void> {
+    // A session still starting (resume) or being switched is not idle: its SessionStart must answer first.
+    await this.activity.afterSwitches();
     const session = this.session;
-    if (!session || this.busy || session.hasQueued || session.rewakeWaiting === undefined) return;
-    await this.afterRun(await this.runTurn((signal) => session.wake(signal)));
+    if (!session || this.wakesHeld || this.busy || session.hasQueued || session.rewakeWaiting === undefined) return;
+    let woken = false;
+    const halted = await this.runTurn(async (signal) => {
+      const outcome = await session.wake(signal);
+      woken = outcome !== undefined;
+      return outcome;
+    });
+    // No turn was started (the wakes in a row are used up): the words wait for the next prompt.
+    if (woken) await this.afterRun(halted);
   }
 
   private async endSession(reason: 'clear' | 'other' | 'completed'): Promise<void> {

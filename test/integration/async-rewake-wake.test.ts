@@ -52,16 +52,21 @@ describe('asyncRewake between turns', () => {
       { session: bypass },
     );
     await h.session.prompt('hi');
-    let woken = 0;
-    for (;;) {
+    for (let woken = 0; woken < 8; woken++) {
       await vi.waitFor(() => expect(h!.session.rewakeWaiting).toBe('nag'), { timeout: 10_000 });
-      if ((await h.session.wake()) === undefined) break;
-      woken++;
+      expect(await h.session.wake()).toMatchObject({ reason: 'completed' });
     }
-    expect(woken).toBe(8);
-    expect(h.events).toContainEqual(
-      expect.objectContaining({ type: 'notice', level: 'warning', message: expect.stringContaining('8 times in a row') }),
+    // The hook reports after the 8th woken turn too: the session says it rests, and offers no wake.
+    await vi.waitFor(
+      () =>
+        expect(h!.events).toContainEqual(
+          expect.objectContaining({ type: 'notice', level: 'warning', message: expect.stringContaining('8 times in a row') }),
+        ),
+      { timeout: 10_000 },
     );
+    expect(h.session.rewakeWaiting).toBeUndefined();
+    expect(await h.session.wake()).toBeUndefined();
+    expect(h.server.requests).toHaveLength(9);
     // The next prompt hears it, and may be woken again.
     await h.session.prompt('and now?');
     expect(JSON.stringify(h.server.requests.at(-1)!.body.messages)).toContain('still failing');

@@ -33,13 +33,19 @@ describe("a subagent's transcript", () => {
     expect(written(again.file)).toEqual(['later task']);
   });
 
-  it('is never written through a link planted at its place, and takes no id that leaves its folder', () => {
+  it('is never written through a link planted at its place, before or after it started, and takes no id that leaves its folder', () => {
     const session = new Transcript(path.join(dir, 'abc.jsonl'));
     const outside = path.join(dir, 'outside.txt');
     writeFileSync(outside, 'kept\n');
     mkdirSync(path.join(dir, 'abc', 'subagents'), { recursive: true });
     symlinkSync(outside, path.join(dir, 'abc', 'subagents', 'agent-1.jsonl'));
+    // Planted before: the start removes the link itself.
     session.subagent('agent-1').sync(conversation('task'));
+    expect(readFileSync(outside, 'utf8')).toBe('kept\n');
+    // Planted after the start, before its first write: the write refuses it.
+    const later = session.subagent('agent-2');
+    symlinkSync(outside, later.file);
+    expect(() => later.sync(conversation('task'))).toThrow(/symbolic link/);
     expect(readFileSync(outside, 'utf8')).toBe('kept\n');
     expect(() => session.subagent('../../escape')).toThrow(/invalid agent id/);
   });

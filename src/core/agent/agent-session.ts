@@ -59,6 +59,8 @@ export class AgentSession {
   /** Tells the host when an `asyncRewake` hook asks to wake the agent between turns. */
   private readonly rewakes: Disposable;
   private turnRunning = false;
+  /** start() has finished (SessionStart answered): only then may a hook wake the agent. */
+  private ready = false;
   /** Turns woken since the last prompt: a hook that exits 2 after every turn must not keep the agent going for ever. */
   private wakesSincePrompt = 0;
   /** The model behind the secret boundary. */
@@ -129,7 +131,9 @@ export class AgentSession {
     this.hookFailures = reportHookFailures(options.dispatcher, this.id, this.hooks);
     this.rewakes = options.dispatcher.onAsyncRewake(({ sessionId, hookName }) => {
       // During a turn, its next step takes the hook's words; after it, the host asks rewakeWaiting.
-      if (sessionId === this.id && this.started && !this.ended && !this.turnRunning) this.fire({ type: 'rewake_requested', hookName });
+      if (sessionId !== this.id || !this.ready || this.ended || this.turnRunning) return;
+      if (this.wakesSincePrompt >= MAX_WAKES_IN_A_ROW) this.wakesUsedUp(hookName);
+      else this.fire({ type: 'rewake_requested', hookName });
     });
     this.fileChanges = new FileChangedHooks({ hooks: this.hooks, envFile: this.envFile, cwd, notices: this.notices });
   }
@@ -187,6 +191,10 @@ export class AgentSession {
     if (result.contexts.length > 0) this.messages.push(reminder(result.contexts));
     this.transcript.sync(this.messages);
     this.fileChanges.refresh(result.watchPaths);
+    this.ready = true;
+    // A hook that asked to wake the agent while SessionStart ran is heard now.
+    const waiting = this.rewakeWaiting;
+    if (waiting !== undefined) this.fire({ type: 'rewake_requested', hookName: waiting });
   }
 
   /**
@@ -232,7 +240,16 @@ export class AgentSession {
    * them (wake), as Claude Code does, rather than leave them for the next prompt.
    */
   get rewakeWaiting(): string | undefined {
-    return this.turnRunning || this.ended ? undefined : this.options.dispatcher.pendingRewake(this.id);
+    if (this.turnRunning || this.ended || !this.ready || this.wakesSincePrompt >= MAX_WAKES_IN_A_ROW) return undefined;
+    return this.options.dispatcher.pendingRewake(this.id);
+  }
+
+  /** Says once, until the next prompt, that the wakes in a row are used up. */
+  private wakesUsedUp(hookName: string): void {
+    if (this.wakesSincePrompt > MAX_WAKES_IN_A_ROW) return;
+    this.wakesSincePrompt++;
+    const message = `Hook "${hookName}" woke the agent ${MAX_WAKES_IN_A_ROW} times in a row; what it reports now waits for the next prompt.`;
+    this.fire({ type: 'notice', level: 'warning', message, source: 'hook' });
   }
 
   /**
@@ -243,13 +260,6 @@ export class AgentSession {
   async wake(signal: AbortSignal = new AbortController().signal): Promise<TurnOutcome | undefined> {
     const hookName = this.rewakeWaiting;
     if (hookName === undefined) return undefined;
-    if (this.wakesSincePrompt >= MAX_WAKES_IN_A_ROW) {
-      if (this.wakesSincePrompt++ === MAX_WAKES_IN_A_ROW) {
-        const message = `Hook "${hookName}" woke the agent ${MAX_WAKES_IN_A_ROW} times in a row; what it reports now waits for the next prompt.`;
-        this.fire({ type: 'notice', level: 'warning', message, source: 'hook' });
-      }
-      return undefined;
-    }
     this.wakesSincePrompt++;
     return this.turnOf((turn) => this.runWokenTurn(turn, hookName, signal), signal);
   }
@@ -290,7 +300,11 @@ export class AgentSession {
         source: 'session',
       });
     }
-    return this.finish(turn, outcome);
+    const result = this.finish(turn, outcome);
+    // Words that came during the last allowed woken turn wait for the next prompt: say so.
+    const waiting = this.options.dispatcher.pendingRewake(this.id);
+    if (waiting !== undefined && this.wakesSincePrompt >= MAX_WAKES_IN_A_ROW) this.wakesUsedUp(waiting);
+    return result;
   }
 
   /** A prompted turn up to its outcome; turnOf reports its end (TurnEnd, turn_ended) whatever it was. */
@@ -389,7 +403,7 @@ export class AgentSession {
     const dispatcher = this.options.dispatcher;
     await dispatcher.cancelAsync('the session ended', this.id);
     this.hooks.emit('SessionEnd', { reason });
-    await dispatcher.drain(dispatcher.sessionEndBudgetMs(this.id));
+    await dispatcher.drainSessionEnd(this.id);
     // SessionEnd's own async hooks had the drain to finish.
     await dispatcher.cancelAsync('the session ended', this.id);
     this.transcript.close();

@@ -71,7 +71,8 @@ export const MAX_WAITING_OBSERVERS = 256;
  */
 export class HookDispatcher {
   private readonly timeouts: HookTimeouts;
-  private readonly inFlightObservers = new Set<Promise<unknown>>();
+  /** Observer dispatches and async runs still going, with the event and session they are for. */
+  private readonly inFlightObservers = new Map<Promise<unknown>, { event: HookEventName; sessionId: string }>();
   private readonly observers = new RunLimiter(MAX_RUNNING_OBSERVERS, MAX_WAITING_OBSERVERS);
   private readonly asyncRuns: AsyncHookRuns;
   /** The ids of `once` hooks that already ran, by session. */
@@ -256,7 +257,7 @@ export class HookDispatcher {
     const running = dispatching
       .then((result) => result === NOT_RUN && notRun('the hooks stopped before their turn came'))
       .catch(() => undefined);
-    this.inFlightObservers.add(running);
+    this.inFlightObservers.set(running, { event, sessionId: payload.session_id });
     void running.finally(() => this.inFlightObservers.delete(running));
   }
 
@@ -266,11 +267,25 @@ export class HookDispatcher {
   }
 
   /** Waits (bounded) for observers still running, e.g. before the process exits. */
-  async drain(timeoutMs: number): Promise<void> {
-    if (this.inFlightObservers.size === 0) return;
+  async drain(timeoutMs: number, only?: { event: HookEventName; sessionId: string }): Promise<void> {
+    const waiting = [...this.inFlightObservers]
+      .filter(([, of]) => !only || (of.event === only.event && of.sessionId === only.sessionId))
+      .map(([running]) => running);
+    if (waiting.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled([...this.inFlightObservers]), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+    await Promise.race([Promise.allSettled(waiting), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
     clearTimeout(timer);
+  }
+
+  /**
+   * The end of a session: every observer gets Claude Code's 1.5 s, and the session's own
+   * SessionEnd hooks the budget their `timeout`s raise (sessionEndBudgetMs); nothing else does.
+   */
+  drainSessionEnd(sessionId: string): Promise<unknown> {
+    return Promise.all([
+      this.drain(SESSION_END_BUDGET_MS),
+      this.drain(this.sessionEndBudgetMs(sessionId), { event: 'SessionEnd', sessionId }),
+    ]);
   }
 
   /**
@@ -349,7 +364,7 @@ export class HookDispatcher {
   /** An `async: true` hook: started, not awaited (async-hook-runs.ts); recorded when it ends. */
   private startAsync(hook: HookDefinition, payload: HookPayload, env?: Readonly<Record<string, string>>): HookOutcome {
     const done = this.asyncRuns.start(hook, payload, env);
-    this.inFlightObservers.add(done);
+    this.inFlightObservers.set(done, { event: payload.hook_event_name, sessionId: payload.session_id });
     void done.finally(() => this.inFlightObservers.delete(done));
     return { status: 'success', effects: {}, trace: { durationMs: 0 } };
   }
