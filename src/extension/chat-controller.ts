@@ -440,7 +440,7 @@ export class ChatController extends Disposable {
       woken = outcome !== undefined;
       return outcome;
     });
-    // No turn was started (the wakes in a row are used up): the words wait for the next prompt.
+    // No turn was started (what waited was taken meanwhile, or the wakes in a row are used up): nothing to follow.
     if (woken) await this.afterRun(halted);
   }
 
